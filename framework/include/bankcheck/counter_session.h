@@ -1,0 +1,53 @@
+#pragma once
+// CounterSession: records every kernel launched while it is active, in launch order, with exact
+// shared-memory counts. Uses the CUPTI Range Profiler (automatic ranges, kernel replay), so each
+// launch is replayed once per pass with device memory saved and restored: a kernel's side
+// effects happen once. Launches inside a session are serialized: don't time them.
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bankcheck/launch_record.h"
+
+namespace bankcheck {
+
+struct SessionOptions {
+  // Extra Perfworks metrics by name (with rollup, e.g. "smsp__inst_executed.sum"), validated
+  // against the running chip before anything runs.
+  std::vector<std::string> extra_metrics;
+  // How many launches the counter image holds. More launches than this is an error.
+  size_t max_launches = 64;
+};
+
+class CounterSession {
+ public:
+  // Starts recording on the current device. Throws bankcheck::Error when counters cannot be read
+  // (no GPU, not permitted, another profiler attached, a session already active, ...).
+  explicit CounterSession(SessionOptions options = {});
+  // Stops recording if Finish() was not called; the records are dropped.
+  ~CounterSession();
+  CounterSession(const CounterSession&) = delete;
+  CounterSession& operator=(const CounterSession&) = delete;
+
+  // Stops recording, synchronizes, and returns one record per launch, in launch order.
+  // Throws Error(kKernelFault) naming the kernel when a launch failed.
+  std::vector<LaunchRecord> Finish();
+
+  // Whether a session is active in this process.
+  static bool Active();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// Runs `launches` inside a session and returns its records.
+std::vector<LaunchRecord> Measure(const std::function<void()>& launches, const SessionOptions& options = {});
+
+// Frees the process-wide CUPTI state (it is kept between sessions so that later sessions are
+// cheap). Called automatically at exit; call it before cudaDeviceReset().
+void ShutdownProfiler();
+
+}  // namespace bankcheck

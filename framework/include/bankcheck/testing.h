@@ -1,0 +1,49 @@
+#pragma once
+// GoogleTest integration: skip (or fail) without a GPU, measure launches in one line, and attach
+// the measured values to the test's XML/JSON report.
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bankcheck/counter_session.h"
+#include "bankcheck/gpu_probe.h"
+#include "bankcheck/launch_record.h"
+
+namespace bankcheck::testing {
+
+// True when the environment sets BANKCHECK_REQUIRE_GPU=1 (GPU CI runners): then a missing GPU
+// fails the test instead of skipping it, so a broken runner never goes green.
+bool GpuRequired();
+
+// The message a GPU test prints when it cannot run.
+std::string NoGpuMessage(const GpuProbe& probe);
+
+// Runs `launches` in a CounterSession and returns one record per launch. Each record is attached
+// to the running test's report as properties ("launch0.kernel", "launch0.ld_wavefronts", ...).
+std::vector<LaunchRecord> MeasureLaunches(const std::function<void()>& launches,
+                                          const SessionOptions& options = {});
+
+// Like MeasureLaunches, for exactly one launch; a test failure (and an empty record) otherwise.
+LaunchRecord MeasureLaunch(const std::function<void()>& launch, const SessionOptions& options = {});
+
+// Attaches records to the running test's report.
+void RecordLaunchProperties(const std::vector<LaunchRecord>& records);
+
+}  // namespace bankcheck::testing
+
+// First statement of every GPU test: skips with the reason when no usable GPU is there, or fails
+// when BANKCHECK_REQUIRE_GPU=1. Never touches CUPTI before the check.
+#define BANKCHECK_SKIP_WITHOUT_GPU()                                               \
+  do {                                                                             \
+    const ::bankcheck::GpuProbe& bankcheck_probe_ = ::bankcheck::ProbeGpu();       \
+    if (!bankcheck_probe_.usable()) {                                              \
+      if (::bankcheck::testing::GpuRequired()) {                                   \
+        GTEST_FAIL() << ::bankcheck::testing::NoGpuMessage(bankcheck_probe_);      \
+      } else {                                                                     \
+        GTEST_SKIP() << ::bankcheck::testing::NoGpuMessage(bankcheck_probe_);      \
+      }                                                                            \
+    }                                                                              \
+  } while (0)

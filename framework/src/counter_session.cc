@@ -1,0 +1,481 @@
+// The CUPTI side of a CounterSession. Call order (CUDA 13, see the research note):
+//   once per process:  cuptiProfilerInitialize -> cuptiDeviceGetChipName -> host object + config
+//                      image for the metric set -> cuptiRangeProfilerEnable(ctx)
+//   per session:       CounterDataImageInitialize -> SetConfig(auto range, kernel replay) -> Start
+//                      ... launches ... Stop -> DecodeData -> EvaluateToGpuValues per range
+// The process-wide part is kept between sessions (it costs hundreds of milliseconds).
+// Kernel names and launch shapes come from a callback on the driver's launch functions: auto
+// range gives one range per launch, in launch order, so range i is the i-th recorded launch.
+
+#include "bankcheck/counter_session.h"
+
+// generated_cuda_meta.h (the driver functions' parameter structs) names the legacy _v1 types,
+// which cuda.h declares only for its own internal build.
+#define __CUDA_API_VERSION_INTERNAL 1
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <cupti_callbacks.h>
+#include <cupti_driver_cbid.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+#include <cxxabi.h>
+#include <generated_cuda_meta.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "bankcheck/error.h"
+#include "bankcheck/gpu_probe.h"
+#include "bankcheck/metrics.h"
+#include "cupti_errors.h"
+
+namespace bankcheck {
+
+namespace {
+
+std::string Demangle(const char* mangled) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> demangled(abi::__cxa_demangle(mangled, nullptr, nullptr, &status),
+                                                   std::free);
+  return status == 0 && demangled ? std::string(demangled.get()) : std::string(mangled);
+}
+
+struct LaunchInfo {
+  std::string mangled;
+  Dim3 grid;
+  Dim3 block;
+  uint32_t dynamic_shared_bytes = 0;
+};
+
+// Launches seen by the callback while a session records. Touched only from CUPTI's callback and
+// the session, under the mutex.
+struct LaunchLog {
+  std::mutex mutex;
+  bool recording = false;
+  std::vector<LaunchInfo> launches;
+};
+LaunchLog& Log() {
+  static LaunchLog log;
+  return log;
+}
+
+void CUPTIAPI OnDriverCall(void* /*userdata*/, CUpti_CallbackDomain domain, CUpti_CallbackId id,
+                           const void* data) {
+  if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
+  const auto* info = static_cast<const CUpti_CallbackData*>(data);
+  if (info->callbackSite != CUPTI_API_ENTER) return;
+  LaunchInfo launch;
+  switch (id) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
+      const auto* p = static_cast<const cuLaunchKernel_params*>(info->functionParams);
+      launch.grid = {p->gridDimX, p->gridDimY, p->gridDimZ};
+      launch.block = {p->blockDimX, p->blockDimY, p->blockDimZ};
+      launch.dynamic_shared_bytes = p->sharedMemBytes;
+      break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+      const auto* p = static_cast<const cuLaunchKernelEx_params*>(info->functionParams);
+      const CUlaunchConfig* c = p->config;
+      launch.grid = {c->gridDimX, c->gridDimY, c->gridDimZ};
+      launch.block = {c->blockDimX, c->blockDimY, c->blockDimZ};
+      launch.dynamic_shared_bytes = c->sharedMemBytes;
+      break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
+      const auto* p = static_cast<const cuLaunchCooperativeKernel_params*>(info->functionParams);
+      launch.grid = {p->gridDimX, p->gridDimY, p->gridDimZ};
+      launch.block = {p->blockDimX, p->blockDimY, p->blockDimZ};
+      launch.dynamic_shared_bytes = p->sharedMemBytes;
+      break;
+    }
+    default:
+      return;
+  }
+  // symbolName is valid only inside the callback: copy it.
+  launch.mangled = info->symbolName != nullptr ? info->symbolName : "<unknown kernel>";
+  LaunchLog& log = Log();
+  std::lock_guard<std::mutex> lock(log.mutex);
+  if (log.recording) log.launches.push_back(std::move(launch));
+}
+
+using CuCtxGetCurrentFn = CUresult (*)(CUcontext*);
+
+// The current CUDA context, through the runtime's driver entry point: linking libcuda directly
+// would stop the binaries from starting on machines without a driver.
+CUcontext CurrentContext() {
+  if (const cudaError_t status = cudaFree(nullptr); status != cudaSuccess) {
+    throw Error(ErrorKind::kCuda, std::string("cannot create a CUDA context: ") + cudaGetErrorName(status));
+  }
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult query{};
+  if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &query) != cudaSuccess ||
+      fn == nullptr) {
+    throw Error(ErrorKind::kCuda, "the CUDA driver has no cuCtxGetCurrent entry point");
+  }
+  CUcontext ctx = nullptr;
+  if (reinterpret_cast<CuCtxGetCurrentFn>(fn)(&ctx) != CUDA_SUCCESS || ctx == nullptr) {
+    throw Error(ErrorKind::kCuda, "cuCtxGetCurrent returned no context");
+  }
+  return ctx;
+}
+
+// Everything that lives across sessions: CUPTI initialization, the chip's host object and config
+// image for the current metric set, the range profiler enabled on the current context.
+class Profiler {
+ public:
+  Profiler() {
+    const GpuProbe& probe = ProbeGpu();
+    if (!probe.usable()) throw Error(probe.state == GpuProbe::State::kCountersNotPermitted
+                                         ? ErrorKind::kCountersNotPermitted
+                                         : ErrorKind::kNoGpu,
+                                     probe.reason);
+    device_ = probe.device;
+    context_ = CurrentContext();
+    BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params, init);
+    BANKCHECK_CUPTI_CHECK(cuptiProfilerInitialize(&init));
+    initialized_ = true;
+    BANKCHECK_CUPTI_PARAMS(CUpti_Device_GetChipName_Params, chip);
+    chip.deviceIndex = static_cast<size_t>(device_);
+    BANKCHECK_CUPTI_CHECK(cuptiDeviceGetChipName(&chip));
+    chip_ = chip.pChipName;
+    catalog_ = std::make_unique<MetricCatalog>(chip_);
+    BANKCHECK_CUPTI_CHECK(cuptiSubscribe(&subscriber_, reinterpret_cast<CUpti_CallbackFunc>(&OnDriverCall), nullptr));
+    BANKCHECK_CUPTI_CHECK(cuptiEnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API));
+    BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params, enable);
+    enable.ctx = context_;
+    BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerEnable(&enable));
+    range_profiler_ = enable.pRangeProfilerObject;
+  }
+
+  ~Profiler() {
+    // Best effort: errors here have nowhere to go.
+    ReleaseConfig();
+    if (range_profiler_ != nullptr) {
+      BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Disable_Params, disable);
+      disable.pRangeProfilerObject = range_profiler_;
+      cuptiRangeProfilerDisable(&disable);
+    }
+    if (subscriber_ != nullptr) cuptiUnsubscribe(subscriber_);
+    if (initialized_) {
+      BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_DeInitialize_Params, deinit);
+      cuptiProfilerDeInitialize(&deinit);
+    }
+  }
+
+  const std::string& chip() const { return chip_; }
+  CUpti_RangeProfiler_Object* range_profiler() const { return range_profiler_; }
+  const MetricCatalog& catalog() const { return *catalog_; }
+
+  // Makes the config image hold exactly `metrics` (rebuilt only when the set changes).
+  void Configure(const std::vector<std::string>& metrics) {
+    if (host_ != nullptr && metrics == metrics_) return;
+    catalog_->Validate(metrics);
+    ReleaseConfig();
+    BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_Initialize_Params, init);
+    init.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    init.pChipName = chip_.c_str();
+    BANKCHECK_CUPTI_CHECK(cuptiProfilerHostInitialize(&init));
+    host_ = init.pHostObject;
+    metrics_ = metrics;
+    metric_names_.clear();
+    for (const std::string& name : metrics_) metric_names_.push_back(name.c_str());
+    BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params, add);
+    add.pHostObject = host_;
+    add.ppMetricNames = metric_names_.data();
+    add.numMetrics = metric_names_.size();
+    BANKCHECK_CUPTI_CHECK(cuptiProfilerHostConfigAddMetrics(&add));
+    BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params, size);
+    size.pHostObject = host_;
+    BANKCHECK_CUPTI_CHECK(cuptiProfilerHostGetConfigImageSize(&size));
+    config_image_.assign(size.configImageSize, 0);
+    BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params, get);
+    get.pHostObject = host_;
+    get.configImageSize = config_image_.size();
+    get.pConfigImage = config_image_.data();
+    BANKCHECK_CUPTI_CHECK(cuptiProfilerHostGetConfigImage(&get));
+    counter_data_ranges_ = 0;
+  }
+
+  // A counter data image for `max_ranges` launches, initialized (it must be, before every session).
+  std::vector<uint8_t>& CounterData(size_t max_ranges) {
+    if (max_ranges != counter_data_ranges_) {
+      BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params, size);
+      size.pRangeProfilerObject = range_profiler_;
+      size.pMetricNames = metric_names_.data();
+      size.numMetrics = metric_names_.size();
+      size.maxNumOfRanges = max_ranges;
+      size.maxNumRangeTreeNodes = static_cast<uint32_t>(max_ranges);
+      BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerGetCounterDataSize(&size));
+      counter_data_.assign(size.counterDataSize, 0);
+      counter_data_ranges_ = max_ranges;
+    }
+    BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params, init);
+    init.pRangeProfilerObject = range_profiler_;
+    init.counterDataSize = counter_data_.size();
+    init.pCounterData = counter_data_.data();
+    BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerCounterDataImageInitialize(&init));
+    return counter_data_;
+  }
+
+  std::vector<uint8_t>& config_image() { return config_image_; }
+  // The image of the running or last session, as CUPTI filled it.
+  const std::vector<uint8_t>& counter_data() const { return counter_data_; }
+  const std::vector<const char*>& metric_names() const { return metric_names_; }
+  CUpti_Profiler_Host_Object* host() const { return host_; }
+
+ private:
+  void ReleaseConfig() {
+    if (host_ == nullptr) return;
+    BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params, deinit);
+    deinit.pHostObject = host_;
+    cuptiProfilerHostDeinitialize(&deinit);
+    host_ = nullptr;
+  }
+
+  int device_ = 0;
+  CUcontext context_ = nullptr;
+  bool initialized_ = false;
+  std::string chip_;
+  std::unique_ptr<MetricCatalog> catalog_;
+  CUpti_SubscriberHandle subscriber_ = nullptr;
+  CUpti_RangeProfiler_Object* range_profiler_ = nullptr;
+  CUpti_Profiler_Host_Object* host_ = nullptr;
+  std::vector<std::string> metrics_;
+  std::vector<const char*> metric_names_;
+  std::vector<uint8_t> config_image_;
+  std::vector<uint8_t> counter_data_;
+  size_t counter_data_ranges_ = 0;
+};
+
+std::mutex& ProfilerMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+std::unique_ptr<Profiler>& ProfilerSlot() {
+  static std::unique_ptr<Profiler> profiler;
+  return profiler;
+}
+bool& SessionActiveFlag() {
+  static bool active = false;
+  return active;
+}
+
+Profiler& GetProfiler() {
+  std::unique_ptr<Profiler>& slot = ProfilerSlot();
+  if (!slot) {
+    slot = std::make_unique<Profiler>();
+    // Registered after the CUDA runtime's own exit handler, so it runs first.
+    static const bool registered = (std::atexit(&ShutdownProfiler), true);
+    (void)registered;
+  }
+  return *slot;
+}
+
+}  // namespace
+
+struct CounterSession::State {
+  SessionOptions options;
+  std::vector<std::string> metrics;
+  bool recording = false;
+};
+
+bool CounterSession::Active() {
+  std::lock_guard<std::mutex> lock(ProfilerMutex());
+  return SessionActiveFlag();
+}
+
+CounterSession::CounterSession(SessionOptions options) : state_(std::make_unique<State>()) {
+  std::lock_guard<std::mutex> lock(ProfilerMutex());
+  if (SessionActiveFlag()) {
+    throw Error(ErrorKind::kNestedSession,
+                "a CounterSession is already active in this process. Sessions cannot be nested or run "
+                "concurrently (the GPU has one set of counters): finish the first one before starting "
+                "another.");
+  }
+  if (options.max_launches == 0) {
+    throw Error(ErrorKind::kBadInput, "SessionOptions::max_launches must be at least 1");
+  }
+  state_->options = std::move(options);
+  state_->metrics = CoreMetrics();
+  for (const std::string& extra : state_->options.extra_metrics) {
+    if (std::find(state_->metrics.begin(), state_->metrics.end(), extra) == state_->metrics.end())
+      state_->metrics.push_back(extra);
+  }
+  Profiler& profiler = GetProfiler();
+  profiler.Configure(state_->metrics);
+  std::vector<uint8_t>& counter_data = profiler.CounterData(state_->options.max_launches);
+
+  BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params, config);
+  config.pRangeProfilerObject = profiler.range_profiler();
+  config.configSize = profiler.config_image().size();
+  config.pConfig = profiler.config_image().data();
+  config.counterDataImageSize = counter_data.size();
+  config.pCounterDataImage = counter_data.data();
+  config.range = CUPTI_AutoRange;
+  config.replayMode = CUPTI_KernelReplay;
+  config.maxRangesPerPass = state_->options.max_launches;
+  config.numNestingLevels = 1;
+  config.minNestingLevel = 1;
+  config.passIndex = 0;
+  config.targetNestingLevel = 1;
+  BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerSetConfig(&config));
+
+  {
+    std::lock_guard<std::mutex> log_lock(Log().mutex);
+    Log().launches.clear();
+    Log().recording = true;
+  }
+  BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params, start);
+  start.pRangeProfilerObject = profiler.range_profiler();
+  if (const CUptiResult status = cuptiRangeProfilerStart(&start); status != CUPTI_SUCCESS) {
+    std::lock_guard<std::mutex> log_lock(Log().mutex);
+    Log().recording = false;
+    throw internal::CuptiFailure(status, "cuptiRangeProfilerStart");
+  }
+  state_->recording = true;
+  SessionActiveFlag() = true;
+}
+
+CounterSession::~CounterSession() {
+  if (!state_ || !state_->recording) return;
+  std::lock_guard<std::mutex> lock(ProfilerMutex());
+  if (ProfilerSlot()) {
+    BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params, stop);
+    stop.pRangeProfilerObject = ProfilerSlot()->range_profiler();
+    cuptiRangeProfilerStop(&stop);
+  }
+  std::lock_guard<std::mutex> log_lock(Log().mutex);
+  Log().recording = false;
+  SessionActiveFlag() = false;
+}
+
+namespace {
+
+// One record from a range's metric values (ordered as `metrics`: CoreMetrics() first).
+LaunchRecord MakeRecord(const LaunchInfo& launch, const std::vector<std::string>& metrics,
+                        const std::vector<double>& values) {
+  LaunchRecord record;
+  record.mangled_kernel = launch.mangled;
+  record.kernel = Demangle(launch.mangled.c_str());
+  record.grid = launch.grid;
+  record.block = launch.block;
+  record.dynamic_shared_bytes = launch.dynamic_shared_bytes;
+  auto value = [&](const char* name) {
+    return values[static_cast<size_t>(std::find(metrics.begin(), metrics.end(), name) - metrics.begin())];
+  };
+  record.loads = DeriveSharedCounts(value(metric::kSharedLoadInstructions), value(metric::kSharedLoadWavefronts),
+                                    value(metric::kHardwareLoadWavefronts), value(metric::kHardwareLoadConflicts));
+  record.stores =
+      DeriveSharedCounts(value(metric::kSharedStoreInstructions), value(metric::kSharedStoreWavefronts),
+                         value(metric::kHardwareStoreWavefronts), value(metric::kHardwareStoreConflicts));
+  record.hardware_loads = {static_cast<uint64_t>(value(metric::kHardwareLoadWavefronts)),
+                           static_cast<uint64_t>(value(metric::kHardwareLoadConflicts))};
+  record.hardware_stores = {static_cast<uint64_t>(value(metric::kHardwareStoreWavefronts)),
+                            static_cast<uint64_t>(value(metric::kHardwareStoreConflicts))};
+  for (size_t i = CoreMetrics().size(); i < metrics.size(); ++i) record.extra_metrics[metrics[i]] = values[i];
+  AddConsistencyNotes(record);
+  return record;
+}
+
+// A launch failed: the context holds a sticky error, so tear CUPTI down and reset the device so
+// that the next session (and the next test in this process) starts clean.
+[[noreturn]] void FailWithKernelFault(cudaError_t status, const std::vector<LaunchInfo>& launches) {
+  std::string which = "a kernel launched in the session";
+  if (!launches.empty()) {
+    const LaunchInfo& last = launches.back();
+    which = "kernel '" + Demangle(last.mangled.c_str()) + "' (launch " + std::to_string(launches.size()) +
+            " of the session, grid " + ToString(last.grid) + ", block " + ToString(last.block) + ")";
+  }
+  ProfilerSlot().reset();
+  cudaDeviceReset();
+  throw Error(ErrorKind::kKernelFault,
+              which + " failed while it was measured: " + cudaGetErrorName(status) + " (" +
+                  cudaGetErrorString(status) +
+                  "). The counter session was torn down and the device reset; later sessions work. "
+                  "Run the test under compute-sanitizer to find the faulting access.");
+}
+
+}  // namespace
+
+std::vector<LaunchRecord> CounterSession::Finish() {
+  if (!state_->recording) throw Error(ErrorKind::kBadInput, "CounterSession::Finish() called twice");
+  std::lock_guard<std::mutex> lock(ProfilerMutex());
+  state_->recording = false;
+  SessionActiveFlag() = false;
+  std::vector<LaunchInfo> launches;
+  {
+    std::lock_guard<std::mutex> log_lock(Log().mutex);
+    Log().recording = false;
+    launches.swap(Log().launches);
+  }
+  Profiler& profiler = *ProfilerSlot();
+  cudaError_t launch_status = cudaDeviceSynchronize();
+  if (launch_status == cudaSuccess) launch_status = cudaGetLastError();
+  if (launch_status != cudaSuccess) FailWithKernelFault(launch_status, launches);
+
+  BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params, stop);
+  stop.pRangeProfilerObject = profiler.range_profiler();
+  BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerStop(&stop));
+  BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params, decode);
+  decode.pRangeProfilerObject = profiler.range_profiler();
+  BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerDecodeData(&decode));
+
+  const size_t max_launches = state_->options.max_launches;
+  if (decode.numOfRangeDropped > 0 || launches.size() > max_launches) {
+    throw Error(ErrorKind::kTooManyLaunches,
+                "the session saw " + std::to_string(launches.size()) + " kernel launches but its counter image "
+                "holds " + std::to_string(max_launches) + " (" + std::to_string(decode.numOfRangeDropped) +
+                " dropped). Raise SessionOptions::max_launches or measure fewer launches per session.");
+  }
+
+  const std::vector<uint8_t>& counter_data = profiler.counter_data();
+  BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params, info);
+  info.pCounterDataImage = counter_data.data();
+  info.counterDataImageSize = counter_data.size();
+  BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerGetCounterDataInfo(&info));
+  if (info.numTotalRanges != launches.size()) {
+    throw Error(ErrorKind::kCupti, "CUPTI recorded " + std::to_string(info.numTotalRanges) + " ranges for " +
+                                       std::to_string(launches.size()) +
+                                       " kernel launches; cannot tell which counts belong to which launch. "
+                                       "Launch kernels only through cudaLaunchKernel/<<<>>>/cuLaunchKernel(Ex).");
+  }
+
+  const std::vector<const char*>& names = profiler.metric_names();
+  std::vector<LaunchRecord> records;
+  records.reserve(launches.size());
+  std::vector<double> values(names.size());
+  for (size_t range = 0; range < launches.size(); ++range) {
+    BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params, evaluate);
+    evaluate.pHostObject = profiler.host();
+    evaluate.pCounterDataImage = counter_data.data();
+    evaluate.counterDataImageSize = counter_data.size();
+    evaluate.rangeIndex = range;
+    evaluate.ppMetricNames = const_cast<const char**>(names.data());
+    evaluate.numMetrics = names.size();
+    evaluate.pMetricValues = values.data();
+    BANKCHECK_CUPTI_CHECK(cuptiProfilerHostEvaluateToGpuValues(&evaluate));
+    records.push_back(MakeRecord(launches[range], state_->metrics, values));
+  }
+  return records;
+}
+
+std::vector<LaunchRecord> Measure(const std::function<void()>& launches, const SessionOptions& options) {
+  CounterSession session(options);
+  launches();
+  return session.Finish();
+}
+
+void ShutdownProfiler() {
+  std::lock_guard<std::mutex> lock(ProfilerMutex());
+  ProfilerSlot().reset();
+}
+
+}  // namespace bankcheck

@@ -1,0 +1,49 @@
+#include "bankcheck/kernel_registry.h"
+
+#include <algorithm>
+#include <map>
+
+#include "bankcheck/error.h"
+
+namespace bankcheck {
+
+namespace {
+// Keyed by name: sorted order for free, and duplicates are caught at registration.
+std::map<std::string, KernelCase>& Registry() {
+  static std::map<std::string, KernelCase> registry;
+  return registry;
+}
+}  // namespace
+
+void CaseContext::Measure(const std::function<void()>& launches) {
+  std::vector<LaunchRecord> measured = bankcheck::Measure(launches, options_);
+  records_.insert(records_.end(), measured.begin(), measured.end());
+}
+
+void RegisterKernelCase(KernelCase kernel_case) {
+  const std::string& name = kernel_case.name;
+  const bool valid_name = !name.empty() && name.find('/') != std::string::npos &&
+                          std::all_of(name.begin(), name.end(), [](char c) {
+                            return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '/';
+                          });
+  if (!valid_name) {
+    throw Error(ErrorKind::kBadInput, "kernel case name '" + name +
+                                          "' must be 'topic/variant[/size]' using only a-z, 0-9, '_' and '/'");
+  }
+  if (!kernel_case.run) throw Error(ErrorKind::kBadInput, "kernel case '" + name + "' has no run function");
+  if (kernel_case.expect.load_ways < 1.0 || kernel_case.expect.store_ways < 1.0) {
+    throw Error(ErrorKind::kBadInput, "kernel case '" + name + "': expected ways must be at least 1");
+  }
+  const auto [it, inserted] = Registry().emplace(name, std::move(kernel_case));
+  if (!inserted) throw Error(ErrorKind::kBadInput, "kernel case '" + it->first + "' is registered twice");
+}
+
+std::vector<const KernelCase*> RegisteredKernelCases() {
+  std::vector<const KernelCase*> cases;
+  for (const auto& entry : Registry()) cases.push_back(&entry.second);
+  return cases;
+}
+
+void ClearKernelCasesForTesting() { Registry().clear(); }
+
+}  // namespace bankcheck

@@ -1,0 +1,57 @@
+#include "bankcheck/kernel_registry.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "bankcheck/error.h"
+
+namespace bankcheck {
+namespace {
+
+using ::testing::ElementsAre;
+
+class KernelRegistryTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ClearKernelCasesForTesting(); }
+  void TearDown() override { ClearKernelCasesForTesting(); }
+
+  static KernelCase Case(const std::string& name) {
+    KernelCase c;
+    c.name = name;
+    c.run = [](CaseContext&) {};
+    return c;
+  }
+};
+
+std::vector<std::string> Names() {
+  std::vector<std::string> names;
+  for (const KernelCase* c : RegisteredKernelCases()) names.push_back(c->name);
+  return names;
+}
+
+TEST_F(KernelRegistryTest, CasesComeBackSortedByName) {
+  RegisterKernelCase(Case("transpose/padded"));
+  RegisterKernelCase(Case("demo/stride2"));
+  RegisterKernelCase(Case("demo/stride1"));
+  EXPECT_THAT(Names(), ElementsAre("demo/stride1", "demo/stride2", "transpose/padded"));
+  EXPECT_EQ(RegisteredKernelCases()[2]->topic(), "transpose");
+}
+
+TEST_F(KernelRegistryTest, RejectsDuplicatesAndBadNames) {
+  RegisterKernelCase(Case("demo/stride1"));
+  EXPECT_THROW(RegisterKernelCase(Case("demo/stride1")), Error);
+  EXPECT_THROW(RegisterKernelCase(Case("")), Error);
+  EXPECT_THROW(RegisterKernelCase(Case("notopic")), Error);
+  EXPECT_THROW(RegisterKernelCase(Case("Demo/Upper")), Error);
+  EXPECT_THROW(RegisterKernelCase(Case("demo/with space")), Error);
+  KernelCase no_run = Case("demo/norun");
+  no_run.run = nullptr;
+  EXPECT_THROW(RegisterKernelCase(no_run), Error);
+  KernelCase bad_ways = Case("demo/badways");
+  bad_ways.expect.load_ways = 0.5;
+  EXPECT_THROW(RegisterKernelCase(bad_ways), Error);
+  EXPECT_THAT(Names(), ElementsAre("demo/stride1"));
+}
+
+}  // namespace
+}  // namespace bankcheck

@@ -1,0 +1,201 @@
+#include "bankcheck/metrics.h"
+
+#include <cupti_profiler_host.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "bankcheck/error.h"
+#include "cupti_errors.h"
+
+namespace bankcheck {
+
+const std::vector<std::string>& CoreMetrics() {
+  static const std::vector<std::string> kMetrics = {
+      metric::kSharedLoadInstructions,  metric::kSharedStoreInstructions, metric::kSharedLoadWavefronts,
+      metric::kSharedStoreWavefronts,   metric::kHardwareLoadWavefronts, metric::kHardwareStoreWavefronts,
+      metric::kHardwareLoadConflicts,   metric::kHardwareStoreConflicts,
+  };
+  return kMetrics;
+}
+
+struct MetricCatalog::HostObject {
+  CUpti_Profiler_Host_Object* object = nullptr;
+  // Base name -> metric type (counter, ratio, throughput): sub-metrics are asked per type.
+  std::map<std::string, CUpti_MetricType> types;
+};
+
+namespace {
+
+CUpti_Profiler_Host_Object* NewHostObject(const std::string& chip) {
+  BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_Initialize_Params, params);
+  params.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+  params.pChipName = chip.c_str();
+  BANKCHECK_CUPTI_CHECK(cuptiProfilerHostInitialize(&params));
+  return params.pHostObject;
+}
+
+void DeleteHostObject(CUpti_Profiler_Host_Object* object) {
+  if (object == nullptr) return;
+  BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params, params);
+  params.pHostObject = object;
+  cuptiProfilerHostDeinitialize(&params);
+}
+
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string BaseName(const std::string& name) { return name.substr(0, name.find('.')); }
+std::string Rollup(const std::string& name) {
+  const size_t dot = name.find('.');
+  return dot == std::string::npos ? std::string() : name.substr(dot);
+}
+
+}  // namespace
+
+std::vector<std::string> SupportedChips() {
+  BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_GetSupportedChips_Params, params);
+  BANKCHECK_CUPTI_CHECK(cuptiProfilerHostGetSupportedChips(&params));
+  return std::vector<std::string>(params.ppChipNames, params.ppChipNames + params.numChips);
+}
+
+MetricCatalog::MetricCatalog(const std::string& chip_name) : chip_(chip_name), host_(new HostObject) {
+  const std::vector<std::string> chips = SupportedChips();
+  if (std::find(chips.begin(), chips.end(), chip_name) == chips.end()) {
+    delete host_;
+    std::string list;
+    for (const std::string& chip : chips) list += (list.empty() ? "" : ", ") + chip;
+    throw Error(ErrorKind::kUnsupportedDevice,
+                "CUPTI cannot profile chip '" + chip_name +
+                    "'. Supported chips: " + list + ". Use a supported GPU or a newer CUDA toolkit.");
+  }
+  try {
+    host_->object = NewHostObject(chip_name);
+    for (int type = 0; type < CUPTI_METRIC_TYPE__COUNT; ++type) {
+      BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_GetBaseMetrics_Params, params);
+      params.pHostObject = host_->object;
+      params.metricType = static_cast<CUpti_MetricType>(type);
+      BANKCHECK_CUPTI_CHECK(cuptiProfilerHostGetBaseMetrics(&params));
+      for (size_t i = 0; i < params.numMetrics; ++i) {
+        host_->types.emplace(params.ppMetricNames[i], params.metricType);
+      }
+    }
+  } catch (...) {
+    DeleteHostObject(host_->object);
+    delete host_;
+    throw;
+  }
+  base_metrics_.reserve(host_->types.size());
+  for (const auto& entry : host_->types) base_metrics_.push_back(entry.first);
+}
+
+MetricCatalog::~MetricCatalog() {
+  DeleteHostObject(host_->object);
+  delete host_;
+}
+
+bool MetricCatalog::IsValid(const std::string& name) const {
+  const auto found = host_->types.find(BaseName(name));
+  if (found == host_->types.end()) return false;
+  const std::string rollup = Rollup(name);
+  if (rollup.empty()) return false;  // the range profiler needs a rollup (".sum", ".avg", ...)
+  BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_GetSubMetrics_Params, params);
+  params.pHostObject = host_->object;
+  params.metricType = found->second;
+  params.pMetricName = found->first.c_str();
+  if (cuptiProfilerHostGetSubMetrics(&params) != CUPTI_SUCCESS) return false;
+  for (size_t i = 0; i < params.numOfSubmetrics; ++i) {
+    if (rollup == params.ppSubMetrics[i]) return true;
+  }
+  return false;
+}
+
+void MetricCatalog::Validate(const std::vector<std::string>& names) const {
+  std::string problems;
+  for (const std::string& name : names) {
+    if (IsValid(name)) continue;
+    std::string rollup = Rollup(name);
+    if (rollup.empty()) rollup = ".sum";
+    std::string suggestions;
+    for (const std::string& close : ClosestNames(BaseName(name), base_metrics_)) {
+      suggestions += "\n    " + close + rollup;
+    }
+    problems += "\n  '" + name + "'" +
+                (host_->types.count(BaseName(name)) ? " (base metric exists; the rollup '" + Rollup(name) +
+                                                          "' does not: use .sum, .avg, .min or .max)"
+                                                    : "; closest valid names:" + suggestions);
+  }
+  if (!problems.empty()) {
+    throw Error(ErrorKind::kUnknownMetric, "unknown metric name(s) for chip " + chip_ + ":" + problems +
+                                               "\nList all with `ncu --query-metrics --chip " + chip_ + "`.");
+  }
+}
+
+size_t MetricCatalog::PassesFor(const std::vector<std::string>& names) const {
+  Validate(names);
+  // A fresh host object: a config accumulates metrics and cannot drop them.
+  CUpti_Profiler_Host_Object* object = NewHostObject(chip_);
+  size_t passes = 0;
+  try {
+    std::vector<const char*> c_names;
+    for (const std::string& name : names) c_names.push_back(name.c_str());
+    BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params, add);
+    add.pHostObject = object;
+    add.ppMetricNames = c_names.data();
+    add.numMetrics = c_names.size();
+    BANKCHECK_CUPTI_CHECK(cuptiProfilerHostConfigAddMetrics(&add));
+    BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params, size);
+    size.pHostObject = object;
+    BANKCHECK_CUPTI_CHECK(cuptiProfilerHostGetConfigImageSize(&size));
+    std::vector<uint8_t> image(size.configImageSize);
+    BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params, get);
+    get.pHostObject = object;
+    get.configImageSize = image.size();
+    get.pConfigImage = image.data();
+    BANKCHECK_CUPTI_CHECK(cuptiProfilerHostGetConfigImage(&get));
+    BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params, count);
+    count.configImageSize = image.size();
+    count.pConfigImage = image.data();
+    BANKCHECK_CUPTI_CHECK(cuptiProfilerHostGetNumOfPasses(&count));
+    passes = count.numOfPasses;
+  } catch (...) {
+    DeleteHostObject(object);
+    throw;
+  }
+  DeleteHostObject(object);
+  return passes;
+}
+
+std::vector<std::string> ClosestNames(const std::string& name, const std::vector<std::string>& candidates,
+                                      size_t limit) {
+  std::vector<std::pair<size_t, const std::string*>> scored;
+  scored.reserve(candidates.size());
+  for (const std::string& candidate : candidates) {
+    size_t score = EditDistance(name, candidate);
+    // A candidate that contains the name (or the reverse) is a strong hint despite its length.
+    if (!name.empty() && (candidate.find(name) != std::string::npos || name.find(candidate) != std::string::npos))
+      score = std::min(score, std::max(candidate.size(), name.size()) - std::min(candidate.size(), name.size()));
+    scored.emplace_back(score, &candidate);
+  }
+  const size_t count = std::min(limit, scored.size());
+  std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(count), scored.end(),
+                    [](const auto& a, const auto& b) { return a.first != b.first ? a.first < b.first : *a.second < *b.second; });
+  std::vector<std::string> result;
+  for (size_t i = 0; i < count; ++i) result.push_back(*scored[i].second);
+  return result;
+}
+
+}  // namespace bankcheck

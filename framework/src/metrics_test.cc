@@ -1,0 +1,85 @@
+// The metric tables and name validation, against CUPTI's host library for the H100's chip
+// (GH100). Needs no GPU: the host library describes every supported chip.
+#include "bankcheck/metrics.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "bankcheck/error.h"
+
+namespace bankcheck {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::Contains;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+const MetricCatalog& Hopper() {
+  static const MetricCatalog catalog("GH100");
+  return catalog;
+}
+
+TEST(MetricsTest, SupportedChipsIncludeAmpereAndHopper) {
+  EXPECT_THAT(SupportedChips(), AllOf(Contains("GA100"), Contains("GH100")));
+}
+
+TEST(MetricsTest, CoreMetricsAreValidOnAmpereAndHopper) {
+  for (const std::string& name : CoreMetrics()) EXPECT_TRUE(Hopper().IsValid(name)) << name;
+  const MetricCatalog ampere("GA100");
+  for (const std::string& name : CoreMetrics()) EXPECT_TRUE(ampere.IsValid(name)) << name;
+}
+
+TEST(MetricsTest, CoreMetricsNeedTwoPasses) {
+  // Instrumented (sass) and hardware counters cannot share a pass (research note, section 2).
+  EXPECT_EQ(Hopper().PassesFor(CoreMetrics()), 2u);
+}
+
+TEST(MetricsTest, RollupIsRequiredAndChecked) {
+  EXPECT_FALSE(Hopper().IsValid("smsp__inst_executed"));
+  EXPECT_TRUE(Hopper().IsValid("smsp__inst_executed.sum"));
+  EXPECT_TRUE(Hopper().IsValid("smsp__inst_executed.avg.per_cycle_active"));
+  EXPECT_FALSE(Hopper().IsValid("smsp__inst_executed.total"));
+}
+
+TEST(MetricsTest, UnknownNameListsCloseValidNames) {
+  try {
+    Hopper().Validate({"smsp__inst_executed.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldx.sum"});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kUnknownMetric);
+    EXPECT_THAT(e.what(), AllOf(HasSubstr("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldx.sum"),
+                                HasSubstr("closest valid names"),
+                                HasSubstr("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"),
+                                HasSubstr("GH100")));
+    EXPECT_THAT(e.what(), ::testing::Not(HasSubstr("'smsp__inst_executed.sum'")));
+  }
+}
+
+TEST(MetricsTest, UnknownRollupSaysWhichPartIsWrong) {
+  try {
+    Hopper().Validate({"smsp__inst_executed.total"});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("the rollup '.total' does not"));
+  }
+}
+
+TEST(MetricsTest, UnknownChipIsAnUnsupportedDevice) {
+  try {
+    MetricCatalog catalog("GX999");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kUnsupportedDevice);
+    EXPECT_THAT(e.what(), AllOf(HasSubstr("GX999"), HasSubstr("GH100")));
+  }
+}
+
+TEST(ClosestNamesTest, RanksByEditDistanceThenContainment) {
+  const std::vector<std::string> names = {"alpha", "alphabet", "beta", "gamma"};
+  EXPECT_THAT(ClosestNames("alpah", names, 2), ElementsAre("alpha", "alphabet"));
+  EXPECT_THAT(ClosestNames("gama", names, 1), ElementsAre("gamma"));
+}
+
+}  // namespace
+}  // namespace bankcheck

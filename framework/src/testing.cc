@@ -1,0 +1,70 @@
+#include "bankcheck/testing.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+namespace bankcheck::testing {
+
+bool GpuRequired() {
+  const char* value = std::getenv("BANKCHECK_REQUIRE_GPU");
+  return value != nullptr && (std::strcmp(value, "1") == 0 || std::strcmp(value, "true") == 0 ||
+                              std::strcmp(value, "yes") == 0 || std::strcmp(value, "ON") == 0);
+}
+
+std::string NoGpuMessage(const GpuProbe& probe) {
+  if (GpuRequired()) {
+    return "BANKCHECK_REQUIRE_GPU=1 is set but there is no usable GPU: " + probe.reason +
+           ". A GPU runner must be able to run GPU tests; fix the runner (see ci/README.md) or unset "
+           "BANKCHECK_REQUIRE_GPU on machines without a GPU.";
+  }
+  return "GPU test skipped, no usable GPU: " + probe.reason;
+}
+
+void RecordLaunchProperties(const std::vector<LaunchRecord>& records) {
+  auto record = [](const std::string& key, uint64_t value) {
+    ::testing::Test::RecordProperty(key, std::to_string(value));
+  };
+  for (size_t i = 0; i < records.size(); ++i) {
+    const LaunchRecord& r = records[i];
+    const std::string prefix = "launch" + std::to_string(i) + ".";
+    ::testing::Test::RecordProperty(prefix + "kernel", r.kernel);
+    ::testing::Test::RecordProperty(prefix + "grid", ToString(r.grid));
+    ::testing::Test::RecordProperty(prefix + "block", ToString(r.block));
+    record(prefix + "ld_instructions", r.loads.instructions);
+    record(prefix + "ld_wavefronts", r.loads.wavefronts);
+    record(prefix + "ld_ideal", r.loads.ideal_wavefronts);
+    record(prefix + "ld_conflicts", r.loads.conflicts());
+    record(prefix + "st_instructions", r.stores.instructions);
+    record(prefix + "st_wavefronts", r.stores.wavefronts);
+    record(prefix + "st_ideal", r.stores.ideal_wavefronts);
+    record(prefix + "st_conflicts", r.stores.conflicts());
+    record(prefix + "hw_ld_wavefronts", r.hardware_loads.wavefronts);
+    record(prefix + "hw_ld_bank_conflicts", r.hardware_loads.bank_conflicts);
+    record(prefix + "hw_st_wavefronts", r.hardware_stores.wavefronts);
+    record(prefix + "hw_st_bank_conflicts", r.hardware_stores.bank_conflicts);
+    for (const auto& [name, value] : r.extra_metrics) {
+      std::ostringstream text;
+      text << value;
+      ::testing::Test::RecordProperty(prefix + name, text.str());
+    }
+  }
+}
+
+std::vector<LaunchRecord> MeasureLaunches(const std::function<void()>& launches, const SessionOptions& options) {
+  std::vector<LaunchRecord> records = Measure(launches, options);
+  RecordLaunchProperties(records);
+  return records;
+}
+
+LaunchRecord MeasureLaunch(const std::function<void()>& launch, const SessionOptions& options) {
+  std::vector<LaunchRecord> records = MeasureLaunches(launch, options);
+  if (records.size() != 1) {
+    ADD_FAILURE() << "MeasureLaunch expected exactly one kernel launch, saw " << records.size()
+                  << " (use MeasureLaunches for several)";
+    return {};
+  }
+  return records.front();
+}
+
+}  // namespace bankcheck::testing
