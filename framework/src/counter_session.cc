@@ -131,7 +131,7 @@ CUcontext CurrentContext() {
 // image for the current metric set, the range profiler enabled on the current context.
 class Profiler {
  public:
-  Profiler() {
+  explicit Profiler(const std::vector<std::string>& metrics) : metrics_(metrics) {
     const GpuProbe& probe = ProbeGpu();
     if (!probe.usable()) throw Error(probe.state == GpuProbe::State::kCountersNotPermitted
                                          ? ErrorKind::kCountersNotPermitted
@@ -153,6 +153,7 @@ class Profiler {
     enable.ctx = context_;
     BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerEnable(&enable));
     range_profiler_ = enable.pRangeProfilerObject;
+    BuildConfigImage();
   }
 
   ~Profiler() {
@@ -174,35 +175,7 @@ class Profiler {
   CUpti_RangeProfiler_Object* range_profiler() const { return range_profiler_; }
   const MetricCatalog& catalog() const { return *catalog_; }
 
-  // Makes the config image hold exactly `metrics` (rebuilt only when the set changes).
-  void Configure(const std::vector<std::string>& metrics) {
-    if (host_ != nullptr && metrics == metrics_) return;
-    catalog_->Validate(metrics);
-    ReleaseConfig();
-    BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_Initialize_Params, init);
-    init.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-    init.pChipName = chip_.c_str();
-    BANKCHECK_CUPTI_CHECK(cuptiProfilerHostInitialize(&init));
-    host_ = init.pHostObject;
-    metrics_ = metrics;
-    metric_names_.clear();
-    for (const std::string& name : metrics_) metric_names_.push_back(name.c_str());
-    BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params, add);
-    add.pHostObject = host_;
-    add.ppMetricNames = metric_names_.data();
-    add.numMetrics = metric_names_.size();
-    BANKCHECK_CUPTI_CHECK(cuptiProfilerHostConfigAddMetrics(&add));
-    BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params, size);
-    size.pHostObject = host_;
-    BANKCHECK_CUPTI_CHECK(cuptiProfilerHostGetConfigImageSize(&size));
-    config_image_.assign(size.configImageSize, 0);
-    BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params, get);
-    get.pHostObject = host_;
-    get.configImageSize = config_image_.size();
-    get.pConfigImage = config_image_.data();
-    BANKCHECK_CUPTI_CHECK(cuptiProfilerHostGetConfigImage(&get));
-    counter_data_ranges_ = 0;
-  }
+  const std::vector<std::string>& metrics() const { return metrics_; }
 
   // A counter data image for `max_ranges` launches, initialized (it must be, before every session).
   std::vector<uint8_t>& CounterData(size_t max_ranges) {
@@ -232,6 +205,31 @@ class Profiler {
   CUpti_Profiler_Host_Object* host() const { return host_; }
 
  private:
+  // The config image for metrics_, validated against the chip first.
+  void BuildConfigImage() {
+    catalog_->Validate(metrics_);
+    BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_Initialize_Params, init);
+    init.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    init.pChipName = chip_.c_str();
+    BANKCHECK_CUPTI_CHECK(cuptiProfilerHostInitialize(&init));
+    host_ = init.pHostObject;
+    for (const std::string& name : metrics_) metric_names_.push_back(name.c_str());
+    BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params, add);
+    add.pHostObject = host_;
+    add.ppMetricNames = metric_names_.data();
+    add.numMetrics = metric_names_.size();
+    BANKCHECK_CUPTI_CHECK(cuptiProfilerHostConfigAddMetrics(&add));
+    BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params, size);
+    size.pHostObject = host_;
+    BANKCHECK_CUPTI_CHECK(cuptiProfilerHostGetConfigImageSize(&size));
+    config_image_.assign(size.configImageSize, 0);
+    BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params, get);
+    get.pHostObject = host_;
+    get.configImageSize = config_image_.size();
+    get.pConfigImage = config_image_.data();
+    BANKCHECK_CUPTI_CHECK(cuptiProfilerHostGetConfigImage(&get));
+  }
+
   void ReleaseConfig() {
     if (host_ == nullptr) return;
     BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params, deinit);
@@ -263,15 +261,28 @@ std::unique_ptr<Profiler>& ProfilerSlot() {
   static std::unique_ptr<Profiler> profiler;
   return profiler;
 }
+// Set once a kernel fault has left this process's CUDA context unusable: what faulted.
+std::string& PoisonedBy() {
+  static std::string what;
+  return what;
+}
+
 bool& SessionActiveFlag() {
   static bool active = false;
   return active;
 }
 
-Profiler& GetProfiler() {
+// The process-wide profiler, configured for `metrics`. A different metric set rebuilds it: the
+// range profiler keeps the configuration it was enabled with (changing the config image in place
+// made CUPTI 13.0 segfault on the H100).
+Profiler& GetProfiler(const std::vector<std::string>& metrics) {
   std::unique_ptr<Profiler>& slot = ProfilerSlot();
+  if (slot && slot->metrics() != metrics) {
+    slot->catalog().Validate(metrics);  // an unknown name must not cost the working profiler
+    slot.reset();
+  }
   if (!slot) {
-    slot = std::make_unique<Profiler>();
+    slot = std::make_unique<Profiler>(metrics);
     // Registered after the CUDA runtime's own exit handler, so it runs first.
     static const bool registered = (std::atexit(&ShutdownProfiler), true);
     (void)registered;
@@ -300,6 +311,11 @@ CounterSession::CounterSession(SessionOptions options) : state_(std::make_unique
                 "concurrently (the GPU has one set of counters): finish the first one before starting "
                 "another.");
   }
+  if (!PoisonedBy().empty()) {
+    throw Error(ErrorKind::kKernelFault, "an earlier kernel fault in this process (" + PoisonedBy() +
+                                             ") left its CUDA context unusable; CUDA needs a new process. Run "
+                                             "each test in its own process (ctest does).");
+  }
   if (options.max_launches == 0) {
     throw Error(ErrorKind::kBadInput, "SessionOptions::max_launches must be at least 1");
   }
@@ -309,8 +325,7 @@ CounterSession::CounterSession(SessionOptions options) : state_(std::make_unique
     if (std::find(state_->metrics.begin(), state_->metrics.end(), extra) == state_->metrics.end())
       state_->metrics.push_back(extra);
   }
-  Profiler& profiler = GetProfiler();
-  profiler.Configure(state_->metrics);
+  Profiler& profiler = GetProfiler(state_->metrics);
   std::vector<uint8_t>& counter_data = profiler.CounterData(state_->options.max_launches);
 
   BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params, config);
@@ -385,8 +400,11 @@ LaunchRecord MakeRecord(const LaunchInfo& launch, const std::vector<std::string>
   return record;
 }
 
-// A launch failed: the context holds a sticky error, so tear CUPTI down and reset the device so
-// that the next session (and the next test in this process) starts clean.
+// A launch failed while measured. A failure to launch (a bad configuration) is cleared by
+// cudaGetLastError and the context stays usable. A fault inside a kernel is sticky: the CUDA
+// runtime documents that the process must be restarted, so the session is torn down and later
+// sessions in this process fail at once with the reason (ctest runs each test in its own
+// process, so the next test is unaffected).
 [[noreturn]] void FailWithKernelFault(cudaError_t status, const std::vector<LaunchInfo>& launches) {
   std::string which = "a kernel launched in the session";
   if (!launches.empty()) {
@@ -394,13 +412,23 @@ LaunchRecord MakeRecord(const LaunchInfo& launch, const std::vector<std::string>
     which = "kernel '" + Demangle(last.mangled.c_str()) + "' (launch " + std::to_string(launches.size()) +
             " of the session, grid " + ToString(last.grid) + ", block " + ToString(last.block) + ")";
   }
+  const std::string error = std::string(cudaGetErrorName(status)) + " (" + cudaGetErrorString(status) + ")";
+  BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params, stop);
+  stop.pRangeProfilerObject = ProfilerSlot()->range_profiler();
+  cuptiRangeProfilerStop(&stop);
+  cudaGetLastError();
+  if (cudaDeviceSynchronize() == cudaSuccess) {
+    throw Error(ErrorKind::kKernelFault, which + " failed while it was measured: " + error +
+                                             ". The session was stopped; later sessions in this process work.");
+  }
   ProfilerSlot().reset();
-  cudaDeviceReset();
+  PoisonedBy() = which + ": " + error;
   throw Error(ErrorKind::kKernelFault,
-              which + " failed while it was measured: " + cudaGetErrorName(status) + " (" +
-                  cudaGetErrorString(status) +
-                  "). The counter session was torn down and the device reset; later sessions work. "
-                  "Run the test under compute-sanitizer to find the faulting access.");
+              which + " faulted while it was measured: " + error +
+                  ". The counter session was torn down. CUDA cannot recover a process from a fault inside a "
+                  "kernel, so later GPU work in this process fails; ctest runs each test in its own process, "
+                  "so the next test is unaffected. Run this test under compute-sanitizer to find the faulting "
+                  "access.");
 }
 
 }  // namespace

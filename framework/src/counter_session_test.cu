@@ -1,0 +1,284 @@
+// GPU tests of the counter session: exactness against the research note's small-launch table,
+// repeatability at scale, and every failure mode that can be produced on a real GPU. They skip
+// with the reason on a machine without a usable GPU.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <vector>
+
+#include "bankcheck/counter_session.h"
+#include "bankcheck/cuda_check.h"
+#include "bankcheck/error.h"
+#include "bankcheck/matchers.h"
+#include "bankcheck/testing.h"
+
+namespace bankcheck {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using testing::Conflicts;
+using testing::LoadWays;
+using testing::MeasureLaunch;
+using testing::MeasureLaunches;
+using testing::SharedLoads;
+using testing::SharedStores;
+using testing::StoreWays;
+
+// ---- Kernels from the research note's probes ------------------------------------------------
+
+// 256 threads store to smem[tid * kStride], then each loads its neighbour's slot: the same set of
+// words per warp, so the same conflicts, and a load the compiler cannot forward from the store.
+template <int kStride>
+__global__ void DemoKernel(int* sink) {
+  __shared__ int smem[256 * kStride];
+  const unsigned tid = threadIdx.x;
+  smem[tid * kStride] = static_cast<int>(tid);
+  __syncthreads();
+  sink[tid] = smem[((tid + 1) % 256) * kStride] + 1;
+}
+
+// One warp: store, then load the neighbour's slot, at a stride of `stride` 4-byte words.
+__global__ void OneWarpStride(int* sink, int stride) {
+  __shared__ int smem[32 * 64];
+  const int lane = static_cast<int>(threadIdx.x);
+  smem[lane * stride] = lane;
+  __syncthreads();
+  sink[lane] = smem[((lane + 1) % 32) * stride];
+}
+
+template <int kPitch>
+__global__ void Transpose32x32Block(const float* in, float* out, int n) {
+  __shared__ float tile[32][kPitch];
+  const int x = static_cast<int>(blockIdx.x * 32 + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * 32 + threadIdx.y);
+  tile[threadIdx.y][threadIdx.x] = in[y * n + x];
+  __syncthreads();
+  const int tx = static_cast<int>(blockIdx.y * 32 + threadIdx.x);
+  const int ty = static_cast<int>(blockIdx.x * 32 + threadIdx.y);
+  out[ty * n + tx] = tile[threadIdx.x][threadIdx.y];
+}
+
+// 32x8 threads, four rows each (the research note's 4096x4096 probe).
+__global__ void Transpose32x8Unpadded(const float* in, float* out, int n) {
+  __shared__ float tile[32][32];
+  const int x = static_cast<int>(blockIdx.x * 32 + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * 32 + threadIdx.y);
+  for (int j = 0; j < 32; j += 8) tile[threadIdx.y + j][threadIdx.x] = in[(y + j) * n + x];
+  __syncthreads();
+  const int tx = static_cast<int>(blockIdx.y * 32 + threadIdx.x);
+  const int ty = static_cast<int>(blockIdx.x * 32 + threadIdx.y);
+  for (int j = 0; j < 32; j += 8) out[(ty + j) * n + tx] = tile[threadIdx.x][threadIdx.y + j];
+}
+
+__global__ void CountLaunches(int* counter) {
+  if (threadIdx.x == 0 && blockIdx.x == 0) atomicAdd(counter, 1);
+}
+
+__global__ void WriteThroughNull(int* p) { p[threadIdx.x] = 1; }
+
+// ---- Exactness: the research note's small-launch table --------------------------------------
+
+TEST(CounterSessionGpuTest, DemoKernelsMatchTheTable) {
+  BANKCHECK_SKIP_WITHOUT_GPU();
+  DeviceBuffer<int> sink(256);
+  const std::vector<LaunchRecord> r = MeasureLaunches([&] {
+    DemoKernel<1><<<1, 256>>>(sink.get());
+    DemoKernel<2><<<1, 256>>>(sink.get());
+    DemoKernel<32><<<1, 256>>>(sink.get());
+  });
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_THAT(r[0], AllOf(SharedLoads(8), SharedStores(8), Conflicts(0, 0)));
+  EXPECT_THAT(r[1], AllOf(SharedLoads(8), SharedStores(8), Conflicts(8, 8)));
+  EXPECT_THAT(r[2], AllOf(SharedLoads(8), SharedStores(8), Conflicts(248, 248), LoadWays(32), StoreWays(32)));
+  EXPECT_EQ(r[2].loads.wavefronts, 256u);
+  for (const LaunchRecord& record : r) {
+    EXPECT_FALSE(record.hardware_differs()) << Summary(record);
+    std::printf("  %s\n", Summary(record).c_str());
+  }
+}
+
+TEST(CounterSessionGpuTest, OneWarpStridesAreSWay) {
+  BANKCHECK_SKIP_WITHOUT_GPU();
+  DeviceBuffer<int> sink(32);
+  const std::vector<int> strides = {1, 2, 4, 8, 16, 32};
+  const std::vector<LaunchRecord> r = MeasureLaunches([&] {
+    for (int s : strides) OneWarpStride<<<1, 32>>>(sink.get(), s);
+  });
+  ASSERT_EQ(r.size(), strides.size());
+  for (size_t i = 0; i < strides.size(); ++i) {
+    const uint64_t s = static_cast<uint64_t>(strides[i]);
+    EXPECT_THAT(r[i], AllOf(SharedLoads(1), SharedStores(1), Conflicts(s - 1, s - 1))) << "stride " << s;
+    EXPECT_EQ(r[i].loads.wavefronts, s);
+  }
+}
+
+TEST(CounterSessionGpuTest, SmallTransposesMatchTheTable) {
+  BANKCHECK_SKIP_WITHOUT_GPU();
+  const int n = 128;
+  DeviceBuffer<float> in(static_cast<size_t>(n) * n);
+  DeviceBuffer<float> out(static_cast<size_t>(n) * n);
+  in.Fill(0);
+  const std::vector<LaunchRecord> r = MeasureLaunches([&] {
+    Transpose32x32Block<32><<<dim3(4, 4), dim3(32, 32)>>>(in.get(), out.get(), n);
+    Transpose32x32Block<33><<<dim3(4, 4), dim3(32, 32)>>>(in.get(), out.get(), n);
+  });
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_THAT(r[0], AllOf(SharedLoads(512), SharedStores(512), Conflicts(15872, 0)));
+  EXPECT_EQ(r[0].loads.wavefronts, 16384u);
+  EXPECT_THAT(r[1], AllOf(SharedLoads(512), SharedStores(512), Conflicts(0, 0)));
+  EXPECT_EQ(r[0].grid, (Dim3{4, 4, 1}));
+  EXPECT_EQ(r[0].block, (Dim3{32, 32, 1}));
+  EXPECT_THAT(r[0].kernel, HasSubstr("Transpose32x32Block<32>"));
+}
+
+// ---- Exactness at scale: identical over three consecutive sessions ---------------------------
+
+TEST(CounterSessionGpuTest, LargeTransposeIsIdenticalOverThreeRuns) {
+  BANKCHECK_SKIP_WITHOUT_GPU();
+  const int n = 4096;
+  DeviceBuffer<float> in(static_cast<size_t>(n) * n);
+  DeviceBuffer<float> out(static_cast<size_t>(n) * n);
+  in.Fill(0);
+  std::vector<LaunchRecord> runs;
+  for (int run = 0; run < 3; ++run) {
+    runs.push_back(MeasureLaunch([&] { Transpose32x8Unpadded<<<dim3(128, 128), dim3(32, 8)>>>(in.get(), out.get(), n); }));
+    const LaunchRecord& r = runs.back();
+    std::printf("  run %d: exact ld %llu wf / %llu conflicts, st %llu wf | hardware ld %llu wf / %llu conflicts, st %llu wf / %llu conflicts\n",
+                run + 1, static_cast<unsigned long long>(r.loads.wavefronts),
+                static_cast<unsigned long long>(r.loads.conflicts()), static_cast<unsigned long long>(r.stores.wavefronts),
+                static_cast<unsigned long long>(r.hardware_loads.wavefronts),
+                static_cast<unsigned long long>(r.hardware_loads.bank_conflicts),
+                static_cast<unsigned long long>(r.hardware_stores.wavefronts),
+                static_cast<unsigned long long>(r.hardware_stores.bank_conflicts));
+  }
+  EXPECT_EQ(runs[0].loads.wavefronts, 16777216u);
+  EXPECT_EQ(runs[0].loads.instructions, 524288u);
+  EXPECT_EQ(runs[0].stores.wavefronts, 524288u);
+  EXPECT_EQ(runs[0].loads.conflicts(), 16252928u);
+  for (int run = 1; run < 3; ++run) {
+    EXPECT_EQ(runs[run].loads, runs[0].loads);
+    EXPECT_EQ(runs[run].stores, runs[0].stores);
+  }
+}
+
+// ---- Semantics -------------------------------------------------------------------------------
+
+TEST(CounterSessionGpuTest, SideEffectsHappenOnceDespiteReplay) {
+  BANKCHECK_SKIP_WITHOUT_GPU();
+  DeviceBuffer<int> counter(1);
+  counter.Fill(0);
+  MeasureLaunch([&] { CountLaunches<<<1, 32>>>(counter.get()); });
+  EXPECT_EQ(counter.ToHost()[0], 1);
+}
+
+TEST(CounterSessionGpuTest, ExtraMetricsAreReported) {
+  BANKCHECK_SKIP_WITHOUT_GPU();
+  DeviceBuffer<int> sink(256);
+  SessionOptions options;
+  options.extra_metrics = {"smsp__inst_executed.sum", "sm__cycles_elapsed.max"};
+  const LaunchRecord r = MeasureLaunch([&] { DemoKernel<2><<<1, 256>>>(sink.get()); }, options);
+  ASSERT_EQ(r.extra_metrics.count("smsp__inst_executed.sum"), 1u);
+  EXPECT_GT(r.extra_metrics.at("smsp__inst_executed.sum"), 16.0);
+  EXPECT_GT(r.extra_metrics.at("sm__cycles_elapsed.max"), 0.0);
+  EXPECT_THAT(r, Conflicts(8, 8));
+}
+
+// ---- Failure modes ---------------------------------------------------------------------------
+
+TEST(CounterSessionGpuTest, UnknownMetricFailsBeforeAnythingRuns) {
+  BANKCHECK_SKIP_WITHOUT_GPU();
+  SessionOptions options;
+  options.extra_metrics = {"smsp__inst_executd.sum"};
+  try {
+    CounterSession session(options);
+    FAIL() << "expected an unknown-metric error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kUnknownMetric);
+    EXPECT_THAT(e.what(), HasSubstr("smsp__inst_executed.sum"));
+  }
+  EXPECT_FALSE(CounterSession::Active());
+}
+
+TEST(CounterSessionGpuTest, NestedSessionIsRefused) {
+  BANKCHECK_SKIP_WITHOUT_GPU();
+  CounterSession outer;
+  try {
+    CounterSession inner;
+    FAIL() << "expected a nested-session error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kNestedSession);
+    EXPECT_THAT(e.what(), HasSubstr("already active"));
+  }
+  EXPECT_TRUE(outer.Finish().empty());
+}
+
+TEST(CounterSessionGpuTest, MoreLaunchesThanTheImageHoldsIsAnError) {
+  BANKCHECK_SKIP_WITHOUT_GPU();
+  DeviceBuffer<int> sink(32);
+  SessionOptions options;
+  options.max_launches = 2;
+  try {
+    Measure([&] { for (int i = 0; i < 3; ++i) OneWarpStride<<<1, 32>>>(sink.get(), 1); }, options);
+    FAIL() << "expected a too-many-launches error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kTooManyLaunches) << e.what();
+    EXPECT_THAT(e.what(), HasSubstr("max_launches"));
+  }
+  // The next session works.
+  EXPECT_EQ(Measure([&] { OneWarpStride<<<1, 32>>>(sink.get(), 2); }).size(), 1u);
+}
+
+TEST(CounterSessionGpuTest, LaunchFailureNamesTheKernelAndTheNextSessionWorks) {
+  BANKCHECK_SKIP_WITHOUT_GPU();
+  DeviceBuffer<int> sink(4096);
+  try {
+    Measure([&] { OneWarpStride<<<1, 4096>>>(sink.get(), 1); });  // more threads than a block may have
+    FAIL() << "expected a kernel-fault error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kKernelFault) << e.what();
+    EXPECT_THAT(e.what(), AllOf(HasSubstr("OneWarpStride"), HasSubstr("block 4096x1x1"),
+                                HasSubstr("later sessions in this process work")));
+    std::printf("  launch failure message: %s\n", e.what());
+  }
+  EXPECT_FALSE(CounterSession::Active());
+  const LaunchRecord r = MeasureLaunch([&] { DemoKernel<2><<<1, 256>>>(sink.get()); });
+  EXPECT_THAT(r, Conflicts(8, 8));
+}
+
+// A fault inside a kernel poisons the process's CUDA context for good, so it runs in a fresh
+// child process (a death test re-executing this binary): the error names the kernel, and a later
+// session in that process says why it cannot run.
+TEST(CounterSessionGpuDeathTest, KernelFaultNamesTheKernelAndLaterSessionsSayWhy) {
+  BANKCHECK_SKIP_WITHOUT_GPU();
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        try {
+          Measure([&] { WriteThroughNull<<<1, 32>>>(nullptr); });
+        } catch (const Error& first) {
+          std::fprintf(stderr, "first: %s\n", first.what());
+          try {
+            CounterSession second;
+          } catch (const Error& e) {
+            std::fprintf(stderr, "second: %s\n", e.what());
+            std::exit(first.kind() == ErrorKind::kKernelFault && e.kind() == ErrorKind::kKernelFault ? 3 : 4);
+          }
+        }
+        std::exit(5);
+      },
+      ::testing::ExitedWithCode(3),
+      "first: kernel '.*WriteThroughNull.*' .*faulted while it was measured: cudaErrorIllegalAddress"
+      "(.|\n)*second: an earlier kernel fault");
+}
+
+// The parent process was not affected by the child's fault.
+TEST(CounterSessionGpuTest, SessionsWorkAfterAFaultInAnotherProcess) {
+  BANKCHECK_SKIP_WITHOUT_GPU();
+  DeviceBuffer<int> sink(256);
+  EXPECT_THAT(MeasureLaunch([&] { DemoKernel<32><<<1, 256>>>(sink.get()); }), Conflicts(248, 248));
+}
+
+}  // namespace
+}  // namespace bankcheck
