@@ -54,7 +54,8 @@ TEST(SmokeTest, CounterSessionMeasuresOneLaunch) {
   DeviceBuffer<int> in(Input());
   DeviceBuffer<int> out(256);
   out.Fill(0xFF);
-  const bankcheck::LaunchRecord r = MeasureLaunch([&] { RoundTripThroughShared<2><<<1, 256>>>(in.get(), out.get()); });
+  const bankcheck::LaunchRecord r =
+      MeasureLaunch([&] { RoundTripThroughShared<2><<<1, 256>>>(in.get(), out.get()); });
   EXPECT_EQ(out.ToHost(), Expected());
   EXPECT_THAT(r.kernel, ::testing::HasSubstr("RoundTripThroughShared<2>"));
   EXPECT_EQ(r.block, (bankcheck::Dim3{256, 1, 1}));

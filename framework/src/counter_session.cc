@@ -116,7 +116,8 @@ CUcontext CurrentContext() {
   }
   void* fn = nullptr;
   cudaDriverEntryPointQueryResult query{};
-  if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &query) != cudaSuccess ||
+  if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &query) !=
+          cudaSuccess ||
       fn == nullptr) {
     throw Error(ErrorKind::kCuda, "the CUDA driver has no cuCtxGetCurrent entry point");
   }
@@ -133,10 +134,10 @@ class Profiler {
  public:
   explicit Profiler(const std::vector<std::string>& metrics) : metrics_(metrics) {
     const GpuProbe& probe = ProbeGpu();
-    if (!probe.usable()) throw Error(probe.state == GpuProbe::State::kCountersNotPermitted
-                                         ? ErrorKind::kCountersNotPermitted
-                                         : ErrorKind::kNoGpu,
-                                     probe.reason);
+    if (!probe.usable())
+      throw Error(probe.state == GpuProbe::State::kCountersNotPermitted ? ErrorKind::kCountersNotPermitted
+                                                                        : ErrorKind::kNoGpu,
+                  probe.reason);
     device_ = probe.device;
     context_ = CurrentContext();
     BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params, init);
@@ -147,7 +148,8 @@ class Profiler {
     BANKCHECK_CUPTI_CHECK(cuptiDeviceGetChipName(&chip));
     chip_ = chip.pChipName;
     catalog_ = std::make_unique<MetricCatalog>(chip_);
-    BANKCHECK_CUPTI_CHECK(cuptiSubscribe(&subscriber_, reinterpret_cast<CUpti_CallbackFunc>(&OnDriverCall), nullptr));
+    BANKCHECK_CUPTI_CHECK(
+        cuptiSubscribe(&subscriber_, reinterpret_cast<CUpti_CallbackFunc>(&OnDriverCall), nullptr));
     BANKCHECK_CUPTI_CHECK(cuptiEnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API));
     BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params, enable);
     enable.ctx = context_;
@@ -312,9 +314,10 @@ CounterSession::CounterSession(SessionOptions options) : state_(std::make_unique
                 "another.");
   }
   if (!PoisonedBy().empty()) {
-    throw Error(ErrorKind::kKernelFault, "an earlier kernel fault in this process (" + PoisonedBy() +
-                                             ") left its CUDA context unusable; CUDA needs a new process. Run "
-                                             "each test in its own process (ctest does).");
+    throw Error(ErrorKind::kKernelFault,
+                "an earlier kernel fault in this process (" + PoisonedBy() +
+                    ") left its CUDA context unusable; CUDA needs a new process. Run "
+                    "each test in its own process (ctest does).");
   }
   if (options.max_launches == 0) {
     throw Error(ErrorKind::kBadInput, "SessionOptions::max_launches must be at least 1");
@@ -386,8 +389,9 @@ LaunchRecord MakeRecord(const LaunchInfo& launch, const std::vector<std::string>
   auto value = [&](const char* name) {
     return values[static_cast<size_t>(std::find(metrics.begin(), metrics.end(), name) - metrics.begin())];
   };
-  record.loads = DeriveSharedCounts(value(metric::kSharedLoadInstructions), value(metric::kSharedLoadWavefronts),
-                                    value(metric::kHardwareLoadWavefronts), value(metric::kHardwareLoadConflicts));
+  record.loads =
+      DeriveSharedCounts(value(metric::kSharedLoadInstructions), value(metric::kSharedLoadWavefronts),
+                         value(metric::kHardwareLoadWavefronts), value(metric::kHardwareLoadConflicts));
   record.stores =
       DeriveSharedCounts(value(metric::kSharedStoreInstructions), value(metric::kSharedStoreWavefronts),
                          value(metric::kHardwareStoreWavefronts), value(metric::kHardwareStoreConflicts));
@@ -418,17 +422,19 @@ LaunchRecord MakeRecord(const LaunchInfo& launch, const std::vector<std::string>
   cuptiRangeProfilerStop(&stop);
   cudaGetLastError();
   if (cudaDeviceSynchronize() == cudaSuccess) {
-    throw Error(ErrorKind::kKernelFault, which + " failed while it was measured: " + error +
-                                             ". The session was stopped; later sessions in this process work.");
+    throw Error(ErrorKind::kKernelFault,
+                which + " failed while it was measured: " + error +
+                    ". The session was stopped; later sessions in this process work.");
   }
   ProfilerSlot().reset();
   PoisonedBy() = which + ": " + error;
-  throw Error(ErrorKind::kKernelFault,
-              which + " faulted while it was measured: " + error +
-                  ". The counter session was torn down. CUDA cannot recover a process from a fault inside a "
-                  "kernel, so later GPU work in this process fails; ctest runs each test in its own process, "
-                  "so the next test is unaffected. Run this test under compute-sanitizer to find the faulting "
-                  "access.");
+  throw Error(
+      ErrorKind::kKernelFault,
+      which + " faulted while it was measured: " + error +
+          ". The counter session was torn down. CUDA cannot recover a process from a fault inside a "
+          "kernel, so later GPU work in this process fails; ctest runs each test in its own process, "
+          "so the next test is unaffected. Run this test under compute-sanitizer to find the faulting "
+          "access.");
 }
 
 }  // namespace
@@ -459,9 +465,11 @@ std::vector<LaunchRecord> CounterSession::Finish() {
   const size_t max_launches = state_->options.max_launches;
   if (decode.numOfRangeDropped > 0 || launches.size() > max_launches) {
     throw Error(ErrorKind::kTooManyLaunches,
-                "the session saw " + std::to_string(launches.size()) + " kernel launches but its counter image "
-                "holds " + std::to_string(max_launches) + " (" + std::to_string(decode.numOfRangeDropped) +
-                " dropped). Raise SessionOptions::max_launches or measure fewer launches per session.");
+                "the session saw " + std::to_string(launches.size()) +
+                    " kernel launches but its counter image "
+                    "holds " +
+                    std::to_string(max_launches) + " (" + std::to_string(decode.numOfRangeDropped) +
+                    " dropped). Raise SessionOptions::max_launches or measure fewer launches per session.");
   }
 
   const std::vector<uint8_t>& counter_data = profiler.counter_data();
@@ -470,10 +478,11 @@ std::vector<LaunchRecord> CounterSession::Finish() {
   info.counterDataImageSize = counter_data.size();
   BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerGetCounterDataInfo(&info));
   if (info.numTotalRanges != launches.size()) {
-    throw Error(ErrorKind::kCupti, "CUPTI recorded " + std::to_string(info.numTotalRanges) + " ranges for " +
-                                       std::to_string(launches.size()) +
-                                       " kernel launches; cannot tell which counts belong to which launch. "
-                                       "Launch kernels only through cudaLaunchKernel/<<<>>>/cuLaunchKernel(Ex).");
+    throw Error(ErrorKind::kCupti,
+                "CUPTI recorded " + std::to_string(info.numTotalRanges) + " ranges for " +
+                    std::to_string(launches.size()) +
+                    " kernel launches; cannot tell which counts belong to which launch. "
+                    "Launch kernels only through cudaLaunchKernel/<<<>>>/cuLaunchKernel(Ex).");
   }
 
   const std::vector<const char*>& names = profiler.metric_names();

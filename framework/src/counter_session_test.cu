@@ -17,8 +17,8 @@ namespace bankcheck {
 namespace {
 
 using ::testing::AllOf;
-using ::testing::HasSubstr;
 using testing::Conflicts;
+using ::testing::HasSubstr;
 using testing::LoadWays;
 using testing::MeasureLaunch;
 using testing::MeasureLaunches;
@@ -143,15 +143,19 @@ TEST(CounterSessionGpuTest, LargeTransposeIsIdenticalOverThreeRuns) {
   in.Fill(0);
   std::vector<LaunchRecord> runs;
   for (int run = 0; run < 3; ++run) {
-    runs.push_back(MeasureLaunch([&] { Transpose32x8Unpadded<<<dim3(128, 128), dim3(32, 8)>>>(in.get(), out.get(), n); }));
+    runs.push_back(MeasureLaunch(
+        [&] { Transpose32x8Unpadded<<<dim3(128, 128), dim3(32, 8)>>>(in.get(), out.get(), n); }));
     const LaunchRecord& r = runs.back();
-    std::printf("  run %d: exact ld %llu wf / %llu conflicts, st %llu wf | hardware ld %llu wf / %llu conflicts, st %llu wf / %llu conflicts\n",
-                run + 1, static_cast<unsigned long long>(r.loads.wavefronts),
-                static_cast<unsigned long long>(r.loads.conflicts()), static_cast<unsigned long long>(r.stores.wavefronts),
-                static_cast<unsigned long long>(r.hardware_loads.wavefronts),
-                static_cast<unsigned long long>(r.hardware_loads.bank_conflicts),
-                static_cast<unsigned long long>(r.hardware_stores.wavefronts),
-                static_cast<unsigned long long>(r.hardware_stores.bank_conflicts));
+    std::printf(
+        "  run %d: exact ld %llu wf / %llu conflicts, st %llu wf | hardware ld %llu wf / %llu conflicts, st "
+        "%llu wf / %llu conflicts\n",
+        run + 1, static_cast<unsigned long long>(r.loads.wavefronts),
+        static_cast<unsigned long long>(r.loads.conflicts()),
+        static_cast<unsigned long long>(r.stores.wavefronts),
+        static_cast<unsigned long long>(r.hardware_loads.wavefronts),
+        static_cast<unsigned long long>(r.hardware_loads.bank_conflicts),
+        static_cast<unsigned long long>(r.hardware_stores.wavefronts),
+        static_cast<unsigned long long>(r.hardware_stores.bank_conflicts));
   }
   EXPECT_EQ(runs[0].loads.wavefronts, 16777216u);
   EXPECT_EQ(runs[0].loads.instructions, 524288u);
@@ -220,7 +224,11 @@ TEST(CounterSessionGpuTest, MoreLaunchesThanTheImageHoldsIsAnError) {
   SessionOptions options;
   options.max_launches = 2;
   try {
-    Measure([&] { for (int i = 0; i < 3; ++i) OneWarpStride<<<1, 32>>>(sink.get(), 1); }, options);
+    Measure(
+        [&] {
+          for (int i = 0; i < 3; ++i) OneWarpStride<<<1, 32>>>(sink.get(), 1);
+        },
+        options);
     FAIL() << "expected a too-many-launches error";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kTooManyLaunches) << e.what();

@@ -22,9 +22,9 @@ Error CuptiFailure(CUptiResult code, const std::string& call);
   var.structSize = type##_STRUCT_SIZE
 
 // Throws the mapped Error when `call` does not return CUPTI_SUCCESS.
-#define BANKCHECK_CUPTI_CHECK(call)                                                  \
-  do {                                                                               \
-    const CUptiResult bankcheck_cupti_status_ = (call);                              \
-    if (bankcheck_cupti_status_ != CUPTI_SUCCESS)                                    \
-      throw ::bankcheck::internal::CuptiFailure(bankcheck_cupti_status_, #call);     \
+#define BANKCHECK_CUPTI_CHECK(call)                                              \
+  do {                                                                           \
+    const CUptiResult bankcheck_cupti_status_ = (call);                          \
+    if (bankcheck_cupti_status_ != CUPTI_SUCCESS)                                \
+      throw ::bankcheck::internal::CuptiFailure(bankcheck_cupti_status_, #call); \
   } while (0)

@@ -4,17 +4,28 @@ namespace bankcheck {
 
 const char* ErrorKindName(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::kNoGpu: return "no GPU";
-    case ErrorKind::kCountersNotPermitted: return "counters not permitted";
-    case ErrorKind::kProfilerBusy: return "profiler busy";
-    case ErrorKind::kUnsupportedDevice: return "unsupported device";
-    case ErrorKind::kTooManyLaunches: return "too many launches";
-    case ErrorKind::kNestedSession: return "nested session";
-    case ErrorKind::kKernelFault: return "kernel fault";
-    case ErrorKind::kUnknownMetric: return "unknown metric";
-    case ErrorKind::kBadInput: return "bad input";
-    case ErrorKind::kCupti: return "CUPTI error";
-    case ErrorKind::kCuda: return "CUDA error";
+    case ErrorKind::kNoGpu:
+      return "no GPU";
+    case ErrorKind::kCountersNotPermitted:
+      return "counters not permitted";
+    case ErrorKind::kProfilerBusy:
+      return "profiler busy";
+    case ErrorKind::kUnsupportedDevice:
+      return "unsupported device";
+    case ErrorKind::kTooManyLaunches:
+      return "too many launches";
+    case ErrorKind::kNestedSession:
+      return "nested session";
+    case ErrorKind::kKernelFault:
+      return "kernel fault";
+    case ErrorKind::kUnknownMetric:
+      return "unknown metric";
+    case ErrorKind::kBadInput:
+      return "bad input";
+    case ErrorKind::kCupti:
+      return "CUPTI error";
+    case ErrorKind::kCuda:
+      return "CUDA error";
   }
   return "error";
 }

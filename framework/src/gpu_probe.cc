@@ -66,9 +66,11 @@ GpuProbe ProbeGpuUncached() {
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status == cudaErrorInsufficientDriver || status == cudaErrorNoDevice) {
     probe.state = status == cudaErrorNoDevice ? GpuProbe::State::kNoDevice : GpuProbe::State::kNoDriver;
-    probe.reason = status == cudaErrorNoDevice
-                       ? "no CUDA device is visible (cudaGetDeviceCount: " + CudaErrorText(status) + ")"
-                       : "no NVIDIA driver is loaded on this machine (cudaGetDeviceCount: " + CudaErrorText(status) + ")";
+    probe.reason =
+        status == cudaErrorNoDevice
+            ? "no CUDA device is visible (cudaGetDeviceCount: " + CudaErrorText(status) + ")"
+            : "no NVIDIA driver is loaded on this machine (cudaGetDeviceCount: " + CudaErrorText(status) +
+                  ")";
     return probe;
   }
   if (status != cudaSuccess) {

@@ -19,11 +19,11 @@ TEST(GpuProbeTest, ReadsTheDriversProfilingRestriction) {
 }
 
 TEST(GpuProbeTest, FindsProfilingCapabilities) {
-  EXPECT_TRUE(HasProfilingCapability("Name:\tx\nCapEff:\t000001ffffffffff\n"));   // root
-  EXPECT_TRUE(HasProfilingCapability("CapEff:\t0000000000200000\n"));             // CAP_SYS_ADMIN only
-  EXPECT_TRUE(HasProfilingCapability("CapEff:\t0000004000000000\n"));             // CAP_PERFMON only
+  EXPECT_TRUE(HasProfilingCapability("Name:\tx\nCapEff:\t000001ffffffffff\n"));  // root
+  EXPECT_TRUE(HasProfilingCapability("CapEff:\t0000000000200000\n"));            // CAP_SYS_ADMIN only
+  EXPECT_TRUE(HasProfilingCapability("CapEff:\t0000004000000000\n"));            // CAP_PERFMON only
   EXPECT_FALSE(HasProfilingCapability("CapEff:\t0000000000000000\n"));
-  EXPECT_FALSE(HasProfilingCapability("CapInh:\t0000000000200000\n"));            // not effective
+  EXPECT_FALSE(HasProfilingCapability("CapInh:\t0000000000200000\n"));  // not effective
 }
 
 TEST(GpuProbeTest, ParsesTheDriverRelease) {
@@ -61,10 +61,20 @@ TEST(NoGpuMessageTest, SaysSkippedOrRequired) {
   EXPECT_THAT(testing::NoGpuMessage(probe), HasSubstr("GPU test skipped, no usable GPU: no NVIDIA driver"));
   setenv("BANKCHECK_REQUIRE_GPU", "1", 1);
   EXPECT_TRUE(testing::GpuRequired());
-  EXPECT_THAT(testing::NoGpuMessage(probe), HasSubstr("BANKCHECK_REQUIRE_GPU=1 is set but there is no usable GPU"));
+  EXPECT_THAT(testing::NoGpuMessage(probe),
+              HasSubstr("BANKCHECK_REQUIRE_GPU=1 is set but there is no usable GPU"));
   setenv("BANKCHECK_REQUIRE_GPU", "0", 1);
   EXPECT_FALSE(testing::GpuRequired());
   unsetenv("BANKCHECK_REQUIRE_GPU");
+}
+
+TEST(CtestGpuAllocationTest, PinsTheAllocatedGpu) {
+  EXPECT_EQ(testing::VisibleDevicesForCtestAllocation(nullptr, nullptr), "");
+  EXPECT_EQ(testing::VisibleDevicesForCtestAllocation("id:1,slots:1", nullptr), "1");
+  EXPECT_EQ(testing::VisibleDevicesForCtestAllocation("id:0,slots:1", ""), "0");
+  // Ids index the devices the runner was already limited to.
+  EXPECT_EQ(testing::VisibleDevicesForCtestAllocation("id:1,slots:1", "4,6"), "6");
+  EXPECT_EQ(testing::VisibleDevicesForCtestAllocation("id:0,slots:1", "GPU-abc,GPU-def"), "GPU-abc");
 }
 
 }  // namespace

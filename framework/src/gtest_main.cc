@@ -2,7 +2,11 @@
 // discovery parses this binary's --gtest_list_tests output.
 #include <gmock/gmock.h>
 
+#include "bankcheck/testing.h"
+
 int main(int argc, char** argv) {
+  // Before anything touches CUDA: run on the GPU CTest allocated to this test, if any.
+  bankcheck::testing::SelectGpuFromCtestAllocation();
   ::testing::InitGoogleMock(&argc, argv);
   return RUN_ALL_TESTS();
 }

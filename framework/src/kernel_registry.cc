@@ -27,8 +27,9 @@ void RegisterKernelCase(KernelCase kernel_case) {
                             return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '/';
                           });
   if (!valid_name) {
-    throw Error(ErrorKind::kBadInput, "kernel case name '" + name +
-                                          "' must be 'topic/variant[/size]' using only a-z, 0-9, '_' and '/'");
+    throw Error(
+        ErrorKind::kBadInput,
+        "kernel case name '" + name + "' must be 'topic/variant[/size]' using only a-z, 0-9, '_' and '/'");
   }
   if (!kernel_case.run) throw Error(ErrorKind::kBadInput, "kernel case '" + name + "' has no run function");
   if (kernel_case.expect.load_ways < 1.0 || kernel_case.expect.store_ways < 1.0) {

@@ -15,8 +15,10 @@ double SharedCounts::ways() const {
 }
 
 bool LaunchRecord::hardware_differs() const {
-  return hardware_loads.wavefronts != loads.wavefronts || hardware_loads.bank_conflicts != loads.conflicts() ||
-         hardware_stores.wavefronts != stores.wavefronts || hardware_stores.bank_conflicts != stores.conflicts();
+  return hardware_loads.wavefronts != loads.wavefronts ||
+         hardware_loads.bank_conflicts != loads.conflicts() ||
+         hardware_stores.wavefronts != stores.wavefronts ||
+         hardware_stores.bank_conflicts != stores.conflicts();
 }
 
 namespace {
@@ -39,7 +41,8 @@ namespace {
 void NoteIdealVersusInstructions(const char* what, const SharedCounts& c, std::vector<std::string>& notes) {
   if (c.ideal_wavefronts == c.instructions) return;
   std::ostringstream note;
-  note << what << ": ideal wavefronts (" << c.ideal_wavefronts << ") differ from instructions (" << c.instructions
+  note << what << ": ideal wavefronts (" << c.ideal_wavefronts << ") differ from instructions ("
+       << c.instructions
        << "): expected only for 8-byte (2 per instruction) or 16-byte (4 per instruction) accesses";
   notes.push_back(note.str());
 }
@@ -51,15 +54,17 @@ void AddConsistencyNotes(LaunchRecord& record) {
   if (record.hardware_differs()) {
     std::ostringstream note;
     note << "hardware counters differ from the exact counts (they also count other L1 traffic): ld "
-         << record.hardware_loads.wavefronts << " wf / " << record.hardware_loads.bank_conflicts << " conflicts, st "
-         << record.hardware_stores.wavefronts << " wf / " << record.hardware_stores.bank_conflicts << " conflicts";
+         << record.hardware_loads.wavefronts << " wf / " << record.hardware_loads.bank_conflicts
+         << " conflicts, st " << record.hardware_stores.wavefronts << " wf / "
+         << record.hardware_stores.bank_conflicts << " conflicts";
     record.notes.push_back(note.str());
   }
 }
 
 namespace {
 void AppendCounts(std::ostringstream& out, const char* what, const SharedCounts& c) {
-  out << what << " " << c.instructions << " inst / " << c.wavefronts << " wf (" << c.conflicts() << " conflicts, ";
+  out << what << " " << c.instructions << " inst / " << c.wavefronts << " wf (" << c.conflicts()
+      << " conflicts, ";
   std::ostringstream ways;
   ways << c.ways();
   out << ways.str() << "-way)";

@@ -38,9 +38,10 @@ TEST(MatchersTest, Ways) {
   const LaunchRecord r = Record({8, 256, 8}, {8, 16, 8});
   EXPECT_THAT(r, AllOf(LoadWays(32), StoreWays(2)));
   EXPECT_THAT(r, Not(LoadWays(2)));
-  EXPECT_EQ(FailureText(StoreWays(1), r),
-            "has shared stores served 1-way (wavefronts / ideal) | stores: 8 instructions, 16 wavefronts, 8 ideal, "
-            "8 conflicts (2-way)");
+  EXPECT_EQ(
+      FailureText(StoreWays(1), r),
+      "has shared stores served 1-way (wavefronts / ideal) | stores: 8 instructions, 16 wavefronts, 8 ideal, "
+      "8 conflicts (2-way)");
 }
 
 TEST(MatchersTest, InstructionCounts) {
@@ -57,7 +58,8 @@ TEST(MatchersTest, Conflicts) {
   EXPECT_THAT(r, Conflicts(256, 256));
   EXPECT_THAT(r, Not(Conflicts(0, 0)));
   EXPECT_THAT(FailureText(Conflicts(0, 256), r),
-              ::testing::HasSubstr("has 0 shared load and 256 shared store bank conflicts | loads: 256 instructions"));
+              ::testing::HasSubstr(
+                  "has 0 shared load and 256 shared store bank conflicts | loads: 256 instructions"));
 }
 
 }  // namespace

@@ -13,9 +13,9 @@ namespace bankcheck {
 
 const std::vector<std::string>& CoreMetrics() {
   static const std::vector<std::string> kMetrics = {
-      metric::kSharedLoadInstructions,  metric::kSharedStoreInstructions, metric::kSharedLoadWavefronts,
-      metric::kSharedStoreWavefronts,   metric::kHardwareLoadWavefronts, metric::kHardwareStoreWavefronts,
-      metric::kHardwareLoadConflicts,   metric::kHardwareStoreConflicts,
+      metric::kSharedLoadInstructions, metric::kSharedStoreInstructions, metric::kSharedLoadWavefronts,
+      metric::kSharedStoreWavefronts,  metric::kHardwareLoadWavefronts,  metric::kHardwareStoreWavefronts,
+      metric::kHardwareLoadConflicts,  metric::kHardwareStoreConflicts,
   };
   return kMetrics;
 }
@@ -78,9 +78,9 @@ MetricCatalog::MetricCatalog(const std::string& chip_name) : chip_(chip_name), h
     delete host_;
     std::string list;
     for (const std::string& chip : chips) list += (list.empty() ? "" : ", ") + chip;
-    throw Error(ErrorKind::kUnsupportedDevice,
-                "CUPTI cannot profile chip '" + chip_name +
-                    "'. Supported chips: " + list + ". Use a supported GPU or a newer CUDA toolkit.");
+    throw Error(ErrorKind::kUnsupportedDevice, "CUPTI cannot profile chip '" + chip_name +
+                                                   "'. Supported chips: " + list +
+                                                   ". Use a supported GPU or a newer CUDA toolkit.");
   }
   try {
     host_->object = NewHostObject(chip_name);
@@ -186,13 +186,17 @@ std::vector<std::string> ClosestNames(const std::string& name, const std::vector
   for (const std::string& candidate : candidates) {
     size_t score = EditDistance(name, candidate);
     // A candidate that contains the name (or the reverse) is a strong hint despite its length.
-    if (!name.empty() && (candidate.find(name) != std::string::npos || name.find(candidate) != std::string::npos))
-      score = std::min(score, std::max(candidate.size(), name.size()) - std::min(candidate.size(), name.size()));
+    if (!name.empty() &&
+        (candidate.find(name) != std::string::npos || name.find(candidate) != std::string::npos))
+      score =
+          std::min(score, std::max(candidate.size(), name.size()) - std::min(candidate.size(), name.size()));
     scored.emplace_back(score, &candidate);
   }
   const size_t count = std::min(limit, scored.size());
   std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(count), scored.end(),
-                    [](const auto& a, const auto& b) { return a.first != b.first ? a.first < b.first : *a.second < *b.second; });
+                    [](const auto& a, const auto& b) {
+                      return a.first != b.first ? a.first < b.first : *a.second < *b.second;
+                    });
   std::vector<std::string> result;
   for (size_t i = 0; i < count; ++i) result.push_back(*scored[i].second);
   return result;

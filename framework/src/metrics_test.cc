@@ -44,7 +44,8 @@ TEST(MetricsTest, RollupIsRequiredAndChecked) {
 
 TEST(MetricsTest, UnknownNameListsCloseValidNames) {
   try {
-    Hopper().Validate({"smsp__inst_executed.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldx.sum"});
+    Hopper().Validate(
+        {"smsp__inst_executed.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldx.sum"});
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kUnknownMetric);

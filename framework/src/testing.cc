@@ -51,7 +51,29 @@ void RecordLaunchProperties(const std::vector<LaunchRecord>& records) {
   }
 }
 
-std::vector<LaunchRecord> MeasureLaunches(const std::function<void()>& launches, const SessionOptions& options) {
+std::string VisibleDevicesForCtestAllocation(const char* ctest_gpus, const char* cuda_visible_devices) {
+  if (ctest_gpus == nullptr) return {};
+  const std::string allocation = ctest_gpus;  // "id:1,slots:1"
+  const size_t start = allocation.find("id:");
+  if (start == std::string::npos) return {};
+  const std::string id = allocation.substr(start + 3, allocation.find(',', start) - start - 3);
+  if (cuda_visible_devices == nullptr || *cuda_visible_devices == '\0') return id;
+  std::stringstream visible(cuda_visible_devices);
+  std::string device;
+  for (unsigned long index = std::stoul(id); std::getline(visible, device, ','); --index) {
+    if (index == 0) return device;
+  }
+  return id;
+}
+
+void SelectGpuFromCtestAllocation() {
+  const std::string devices = VisibleDevicesForCtestAllocation(std::getenv("CTEST_RESOURCE_GROUP_0_GPUS"),
+                                                               std::getenv("CUDA_VISIBLE_DEVICES"));
+  if (!devices.empty()) setenv("CUDA_VISIBLE_DEVICES", devices.c_str(), 1);
+}
+
+std::vector<LaunchRecord> MeasureLaunches(const std::function<void()>& launches,
+                                          const SessionOptions& options) {
   std::vector<LaunchRecord> records = Measure(launches, options);
   RecordLaunchProperties(records);
   return records;

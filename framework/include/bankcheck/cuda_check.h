@@ -14,11 +14,11 @@ namespace bankcheck {
 // Throws Error(kCuda) with the call, the CUDA error name and text.
 void ThrowCudaError(cudaError_t status, const char* call, const char* file, int line);
 
-#define BANKCHECK_CUDA_CHECK(call)                                                  \
-  do {                                                                              \
-    const cudaError_t bankcheck_status_ = (call);                                   \
-    if (bankcheck_status_ != cudaSuccess)                                           \
-      ::bankcheck::ThrowCudaError(bankcheck_status_, #call, __FILE__, __LINE__);    \
+#define BANKCHECK_CUDA_CHECK(call)                                               \
+  do {                                                                           \
+    const cudaError_t bankcheck_status_ = (call);                                \
+    if (bankcheck_status_ != cudaSuccess)                                        \
+      ::bankcheck::ThrowCudaError(bankcheck_status_, #call, __FILE__, __LINE__); \
   } while (0)
 
 // Device memory for `size` elements of T, freed on destruction.

@@ -7,17 +7,17 @@
 namespace bankcheck {
 
 enum class ErrorKind {
-  kNoGpu,               // no driver, no device: tests skip (or fail with BANKCHECK_REQUIRE_GPU=1)
-  kCountersNotPermitted,// the driver restricts performance counters to admin users
-  kProfilerBusy,        // another profiler (ncu, nsys, a second session) holds the counters
-  kUnsupportedDevice,   // CUPTI cannot profile this GPU
-  kTooManyLaunches,     // more launches than the counter image was sized for
-  kNestedSession,       // a counter session is already active in this process
-  kKernelFault,         // a kernel failed while it was measured
-  kUnknownMetric,       // a metric name the running chip does not have
-  kBadInput,            // malformed file or argument
-  kCupti,               // any other CUPTI failure
-  kCuda,                // any other CUDA runtime failure
+  kNoGpu,                 // no driver, no device: tests skip (or fail with BANKCHECK_REQUIRE_GPU=1)
+  kCountersNotPermitted,  // the driver restricts performance counters to admin users
+  kProfilerBusy,          // another profiler (ncu, nsys, a second session) holds the counters
+  kUnsupportedDevice,     // CUPTI cannot profile this GPU
+  kTooManyLaunches,       // more launches than the counter image was sized for
+  kNestedSession,         // a counter session is already active in this process
+  kKernelFault,           // a kernel failed while it was measured
+  kUnknownMetric,         // a metric name the running chip does not have
+  kBadInput,              // malformed file or argument
+  kCupti,                 // any other CUPTI failure
+  kCuda,                  // any other CUDA runtime failure
 };
 
 const char* ErrorKindName(ErrorKind kind);

@@ -10,10 +10,10 @@ namespace bankcheck {
 struct GpuProbe {
   enum class State {
     kUsable,
-    kNoDriver,             // cudaGetDeviceCount: cudaErrorInsufficientDriver / cudaErrorNoDevice-like
-    kNoDevice,             // driver present, zero devices visible
-    kCountersNotPermitted, // RmProfilingAdminOnly=1 and neither root nor CAP_SYS_ADMIN/CAP_PERFMON
-    kCudaError,            // anything else the runtime reported
+    kNoDriver,              // cudaGetDeviceCount: cudaErrorInsufficientDriver / cudaErrorNoDevice-like
+    kNoDevice,              // driver present, zero devices visible
+    kCountersNotPermitted,  // RmProfilingAdminOnly=1 and neither root nor CAP_SYS_ADMIN/CAP_PERFMON
+    kCudaError,             // anything else the runtime reported
   };
   State state = State::kNoDriver;
   std::string reason;       // one line for a person; empty when usable
@@ -21,9 +21,9 @@ struct GpuProbe {
   std::string device_name;  // e.g. "NVIDIA H100 80GB HBM3"
   int compute_major = 0;
   int compute_minor = 0;
-  int driver_version = 0;   // as cudaDriverGetVersion reports it, e.g. 13000
+  int driver_version = 0;      // as cudaDriverGetVersion reports it, e.g. 13000
   std::string driver_release;  // the kernel module's version, e.g. "580.159.04" (empty if unknown)
-  int runtime_version = 0;  // cudaRuntimeGetVersion
+  int runtime_version = 0;     // cudaRuntimeGetVersion
 
   bool usable() const { return state == State::kUsable; }
   std::string arch() const;  // "sm_90"

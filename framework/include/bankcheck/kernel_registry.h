@@ -86,5 +86,6 @@ void ClearKernelCasesForTesting();
 #define BANKCHECK_INTERNAL_CAT2(a, b) a##b
 #define BANKCHECK_INTERNAL_CAT(a, b) BANKCHECK_INTERNAL_CAT2(a, b)
 // Runs `registrar` (a callable) during static initialization.
-#define BANKCHECK_REGISTER_CASES(registrar) \
-  [[maybe_unused]] static const bool BANKCHECK_INTERNAL_CAT(bankcheck_registered_, __LINE__) = ((registrar)(), true)
+#define BANKCHECK_REGISTER_CASES(registrar)                                                    \
+  [[maybe_unused]] static const bool BANKCHECK_INTERNAL_CAT(bankcheck_registered_, __LINE__) = \
+      ((registrar)(), true)

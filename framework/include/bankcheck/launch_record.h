@@ -64,8 +64,8 @@ struct LaunchRecord {
 // The exact values derived from the four readings of one direction:
 //   ideal     = hardware wavefronts - hardware conflicts (exact in every run measured)
 //   wavefronts = the instrumented (sass) wavefront count
-SharedCounts DeriveSharedCounts(double sass_instructions, double sass_wavefronts,
-                                double hardware_wavefronts, double hardware_conflicts);
+SharedCounts DeriveSharedCounts(double sass_instructions, double sass_wavefronts, double hardware_wavefronts,
+                                double hardware_conflicts);
 
 // Adds notes to `record` for what a reader should know: ideal wavefronts that differ from the
 // instruction count (expected for 8- and 16-byte accesses, suspicious otherwise), and hardware

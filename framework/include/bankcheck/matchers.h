@@ -28,33 +28,38 @@ MATCHER(ConflictFree, negation ? "has shared-memory bank conflicts" : "has no sh
   return arg.loads.conflicts() == 0 && arg.stores.conflicts() == 0;
 }
 
-MATCHER_P(LoadWays, ways, std::string(negation ? "doesn't have " : "has ") + "shared loads served " +
-                              ::testing::PrintToString(ways) + "-way (wavefronts / ideal)") {
+MATCHER_P(LoadWays, ways,
+          std::string(negation ? "doesn't have " : "has ") + "shared loads served " +
+              ::testing::PrintToString(ways) + "-way (wavefronts / ideal)") {
   internal::Explain(arg.loads, "loads", result_listener);
   return internal::WaysEqual(arg.loads.ways(), static_cast<double>(ways));
 }
 
-MATCHER_P(StoreWays, ways, std::string(negation ? "doesn't have " : "has ") + "shared stores served " +
-                               ::testing::PrintToString(ways) + "-way (wavefronts / ideal)") {
+MATCHER_P(StoreWays, ways,
+          std::string(negation ? "doesn't have " : "has ") + "shared stores served " +
+              ::testing::PrintToString(ways) + "-way (wavefronts / ideal)") {
   internal::Explain(arg.stores, "stores", result_listener);
   return internal::WaysEqual(arg.stores.ways(), static_cast<double>(ways));
 }
 
-MATCHER_P(SharedLoads, instructions, std::string(negation ? "doesn't execute " : "executes ") +
-                                          ::testing::PrintToString(instructions) + " shared load instructions") {
+MATCHER_P(SharedLoads, instructions,
+          std::string(negation ? "doesn't execute " : "executes ") + ::testing::PrintToString(instructions) +
+              " shared load instructions") {
   internal::Explain(arg.loads, "loads", result_listener);
   return arg.loads.instructions == static_cast<uint64_t>(instructions);
 }
 
-MATCHER_P(SharedStores, instructions, std::string(negation ? "doesn't execute " : "executes ") +
-                                           ::testing::PrintToString(instructions) + " shared store instructions") {
+MATCHER_P(SharedStores, instructions,
+          std::string(negation ? "doesn't execute " : "executes ") + ::testing::PrintToString(instructions) +
+              " shared store instructions") {
   internal::Explain(arg.stores, "stores", result_listener);
   return arg.stores.instructions == static_cast<uint64_t>(instructions);
 }
 
 MATCHER_P2(Conflicts, load_conflicts, store_conflicts,
            std::string(negation ? "doesn't have " : "has ") + ::testing::PrintToString(load_conflicts) +
-               " shared load and " + ::testing::PrintToString(store_conflicts) + " shared store bank conflicts") {
+               " shared load and " + ::testing::PrintToString(store_conflicts) +
+               " shared store bank conflicts") {
   internal::Explain(arg.loads, "loads", result_listener);
   *result_listener << "; ";
   internal::Explain(arg.stores, "stores", result_listener);

@@ -10,13 +10,19 @@ namespace metric {
 // Instrumented (SASS-patching) counters: exact at every scale.
 inline constexpr const char kSharedLoadInstructions[] = "smsp__sass_inst_executed_op_shared_ld.sum";
 inline constexpr const char kSharedStoreInstructions[] = "smsp__sass_inst_executed_op_shared_st.sum";
-inline constexpr const char kSharedLoadWavefronts[] = "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
-inline constexpr const char kSharedStoreWavefronts[] = "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
+inline constexpr const char kSharedLoadWavefronts[] =
+    "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
+inline constexpr const char kSharedStoreWavefronts[] =
+    "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
 // Hardware counters: exact only when nothing else competes for the L1 data banks.
-inline constexpr const char kHardwareLoadWavefronts[] = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
-inline constexpr const char kHardwareStoreWavefronts[] = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
-inline constexpr const char kHardwareLoadConflicts[] = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
-inline constexpr const char kHardwareStoreConflicts[] = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
+inline constexpr const char kHardwareLoadWavefronts[] =
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
+inline constexpr const char kHardwareStoreWavefronts[] =
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
+inline constexpr const char kHardwareLoadConflicts[] =
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
+inline constexpr const char kHardwareStoreConflicts[] =
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
 }  // namespace metric
 
 // The eight metrics every launch record needs, in a fixed order.

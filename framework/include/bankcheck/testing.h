@@ -32,18 +32,27 @@ LaunchRecord MeasureLaunch(const std::function<void()>& launch, const SessionOpt
 // Attaches records to the running test's report.
 void RecordLaunchProperties(const std::vector<LaunchRecord>& records);
 
+// The CUDA_VISIBLE_DEVICES value that pins this process to the GPU CTest allocated to it
+// (CTEST_RESOURCE_GROUP_0_GPUS="id:N,slots:1"), given the current CUDA_VISIBLE_DEVICES (ids index
+// into its list when set). Empty when CTest allocated nothing.
+std::string VisibleDevicesForCtestAllocation(const char* ctest_gpus, const char* cuda_visible_devices);
+
+// Applies VisibleDevicesForCtestAllocation to this process's environment; called by
+// bankcheck::gtest_main before anything touches CUDA.
+void SelectGpuFromCtestAllocation();
+
 }  // namespace bankcheck::testing
 
 // First statement of every GPU test: skips with the reason when no usable GPU is there, or fails
 // when BANKCHECK_REQUIRE_GPU=1. Never touches CUPTI before the check.
-#define BANKCHECK_SKIP_WITHOUT_GPU()                                               \
-  do {                                                                             \
-    const ::bankcheck::GpuProbe& bankcheck_probe_ = ::bankcheck::ProbeGpu();       \
-    if (!bankcheck_probe_.usable()) {                                              \
-      if (::bankcheck::testing::GpuRequired()) {                                   \
-        GTEST_FAIL() << ::bankcheck::testing::NoGpuMessage(bankcheck_probe_);      \
-      } else {                                                                     \
-        GTEST_SKIP() << ::bankcheck::testing::NoGpuMessage(bankcheck_probe_);      \
-      }                                                                            \
-    }                                                                              \
+#define BANKCHECK_SKIP_WITHOUT_GPU()                                          \
+  do {                                                                        \
+    const ::bankcheck::GpuProbe& bankcheck_probe_ = ::bankcheck::ProbeGpu();  \
+    if (!bankcheck_probe_.usable()) {                                         \
+      if (::bankcheck::testing::GpuRequired()) {                              \
+        GTEST_FAIL() << ::bankcheck::testing::NoGpuMessage(bankcheck_probe_); \
+      } else {                                                                \
+        GTEST_SKIP() << ::bankcheck::testing::NoGpuMessage(bankcheck_probe_); \
+      }                                                                       \
+    }                                                                         \
   } while (0)
