@@ -1,0 +1,184 @@
+// Runs the built `bankcheck` binary the way scripts do and checks what they rely on: exit codes,
+// the JSON fields of `predict --json`, messages on bad input, and the files `explain --svg` writes.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#ifndef BANKCHECK_CLI_PATH
+#error "BANKCHECK_CLI_PATH must name the bankcheck binary"
+#endif
+
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream contents;
+  contents << in.rdbuf();
+  return contents.str();
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    directory_ = std::filesystem::temp_directory_path() /
+                 ("bankcheck_cli_test_" + std::to_string(getpid()) + "_" + info->name());
+    std::filesystem::create_directories(directory_);
+  }
+  void TearDown() override { std::filesystem::remove_all(directory_); }
+
+  // `arguments` go through the shell as written; stdout and stderr are captured apart. stdout is
+  // a file, not a terminal, so no colour is expected.
+  CliResult Bankcheck(const std::string& arguments) {
+    const auto out_path = directory_ / "stdout";
+    const auto err_path = directory_ / "stderr";
+    const std::string command = std::string("'") + BANKCHECK_CLI_PATH + "' " + arguments + " >'" +
+                                out_path.string() + "' 2>'" + err_path.string() + "'";
+    const int status = std::system(command.c_str());
+    CliResult run;
+    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    run.out = ReadFile(out_path);
+    run.err = ReadFile(err_path);
+    return run;
+  }
+
+  nlohmann::json PredictJson(const std::string& arguments) {
+    const CliResult run = Bankcheck("predict --json " + arguments);
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(run.out.find('\n'), run.out.size() - 1) << "one line expected: " << run.out;
+    return nlohmann::json::parse(run.out);
+  }
+
+  std::filesystem::path directory_;
+};
+
+void ExpectCost(const nlohmann::json& json, int wavefronts, int ideal, int conflicts, double ways) {
+  ASSERT_TRUE(json.is_object()) << json.dump();
+  ASSERT_TRUE(json.at("wavefronts").is_number_integer()) << json.dump();
+  ASSERT_TRUE(json.at("ideal").is_number_integer()) << json.dump();
+  ASSERT_TRUE(json.at("conflicts").is_number_integer()) << json.dump();
+  ASSERT_TRUE(json.at("ways").is_number()) << json.dump();
+  EXPECT_EQ(json.at("wavefronts").get<int>(), wavefronts) << json.dump();
+  EXPECT_EQ(json.at("ideal").get<int>(), ideal) << json.dump();
+  EXPECT_EQ(json.at("conflicts").get<int>(), conflicts) << json.dump();
+  EXPECT_DOUBLE_EQ(json.at("ways").get<double>(), ways) << json.dump();
+}
+
+TEST_F(CliTest, PredictJsonForStrides) {
+  ExpectCost(PredictJson("--bytes 4 --stride 1"), 1, 1, 0, 1.0);
+  ExpectCost(PredictJson("--bytes 4 --stride 2"), 2, 1, 1, 2.0);
+  ExpectCost(PredictJson("--bytes 4 --stride 32"), 32, 1, 31, 32.0);
+  ExpectCost(PredictJson("--bytes 4 --stride 0"), 1, 1, 0, 1.0);
+  ExpectCost(PredictJson("--bytes 4 --stride 33"), 1, 1, 0, 1.0);
+  ExpectCost(PredictJson("--bytes 8 --stride 2"), 4, 2, 2, 2.0);
+  ExpectCost(PredictJson("--bytes 16 --stride 1"), 4, 4, 0, 1.0);
+  ExpectCost(PredictJson("--bytes 4 --stride 32 --active 16"), 16, 1, 15, 16.0);
+  ExpectCost(PredictJson("--bytes 4 --stride 32 --active 16 --offset 0x40"), 16, 1, 15, 16.0);
+  ExpectCost(PredictJson("--bytes=4 --stride=-1 --offset=124"), 1, 1, 0, 1.0);
+}
+
+TEST_F(CliTest, PredictJsonForAddresses) {
+  // Lanes 0 and 2 in bank 0 (different words), lane 1 inactive, lane 3 shares lane 0's word.
+  ExpectCost(PredictJson("--bytes 4 --addresses 0,-,128,0x0"), 2, 1, 1, 2.0);
+  ExpectCost(PredictJson("--bytes 4 --addresses '0, 4, 8'"), 1, 1, 0, 1.0);
+  ExpectCost(PredictJson("--bytes 1 --addresses 0,1,2,3,129"), 2, 1, 1, 2.0);
+}
+
+TEST_F(CliTest, PredictReadableLine) {
+  const CliResult run = Bankcheck("predict --bytes 4 --stride 2");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "4-byte access, 32 active lanes: 2 wavefronts, ideal 1, 1 conflict (2-way)\n");
+}
+
+TEST_F(CliTest, BadInputExitsTwoAndSaysWhatWasWrong) {
+  struct Case {
+    const char* arguments;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"predict --bytes 3 --stride 1", "1, 2, 4, 8 or 16"},
+      {"predict --bytes 32 --stride 1", "1, 2, 4, 8 or 16"},
+      {"predict --bytes 4 --addresses 0,6", "lane 1 address 0x6"},
+      {"predict --bytes 8 --stride 1 --offset 4", "not aligned to its 8-byte"},
+      {"explain --bytes 16 --addresses 8", "not aligned"},
+      {"predict --bytes 4 --stride 1 --active 33", "at most 32 lanes"},
+      {"predict --bytes 4 --addresses "
+       "0,4,8,12,16,20,24,28,32,36,40,44,48,52,56,60,64,68,72,76,80,84,88,92,96,100,104,108,112,116,120,124,"
+       "128",
+       "33 entries"},
+      {"predict --bytes four --stride 1", "'four' is not a number"},
+      {"predict --bytes 4 --stride 1x", "--stride: '1x' is not a number"},
+      {"predict --bytes 4 --addresses 0,zz", "--addresses entry 1: 'zz' is not a number"},
+      {"predict --bytes 4 --stride 1 --addresses 0", "excludes"},
+      {"predict --bytes 4", "give --stride"},
+      {"predict --stride 1", "--bytes is required"},
+      {"predict --bytes 4 --stride 1 --bogus", "--bogus"},
+      {"", "subcommand"},
+      {"nonsense", "nonsense"},
+  };
+  for (const Case& c : cases) {
+    const CliResult run = Bankcheck(c.arguments);
+    EXPECT_EQ(run.exit_code, 2) << c.arguments << "\n" << run.out << run.err;
+    EXPECT_THAT(run.err, HasSubstr(c.message)) << c.arguments;
+  }
+}
+
+TEST_F(CliTest, HelpOnEverySubcommand) {
+  for (const char* arguments : {"--help", "predict --help", "explain --help"}) {
+    const CliResult run = Bankcheck(arguments);
+    EXPECT_EQ(run.exit_code, 0) << arguments << "\n" << run.err;
+    EXPECT_THAT(run.out, HasSubstr("Usage")) << arguments;
+  }
+  EXPECT_THAT(Bankcheck("predict --help").out, HasSubstr("--addresses"));
+  EXPECT_THAT(Bankcheck("explain --help").out, HasSubstr("--svg"));
+}
+
+TEST_F(CliTest, ExplainPrintsTheWorstBankWithoutColourOffATerminal) {
+  const CliResult run = Bankcheck("explain --bytes 4 --stride 32 --offset 20");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("32 wavefronts, ideal 1, 31 conflicts (32-way)"));
+  EXPECT_THAT(run.out, HasSubstr("worst bank 5 (32 words)"));
+  EXPECT_THAT(run.out, HasSubstr("bank  5  lanes 0-31"));
+  EXPECT_THAT(run.out, HasSubstr("<- worst bank"));
+  EXPECT_THAT(run.out, Not(HasSubstr("\033[")));
+}
+
+TEST_F(CliTest, ExplainWritesSvg) {
+  const auto svg_path = directory_ / "map.svg";
+  const CliResult run = Bankcheck("explain --bytes 8 --stride 2 --svg '" + svg_path.string() + "'");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("wrote"));
+  const std::string svg = ReadFile(svg_path);
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+  EXPECT_THAT(svg, HasSubstr("</svg>"));
+  EXPECT_THAT(svg, HasSubstr("worst bank 0 in phase 0"));
+  EXPECT_FALSE(std::filesystem::exists(svg_path.string() + ".tmp"));
+}
+
+TEST_F(CliTest, ExplainSvgIntoAMissingFolderFails) {
+  const CliResult run =
+      Bankcheck("explain --bytes 4 --stride 1 --svg '" + (directory_ / "no/such/dir/map.svg").string() + "'");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("cannot write"));
+}
+
+}  // namespace

@@ -1,0 +1,27 @@
+#pragma once
+// The `bankcheck` command's subcommands, each group added to the app by one function.
+//
+// Exit codes, the same for every subcommand (main.cc maps errors onto them):
+//   0  success
+//   1  any other failure (a bankcheck::Error of another kind, an unexpected exception)
+//   2  bad input: an unknown option, a malformed number, a bankcheck::Error of kind kBadInput
+// A command that must end with another status and print nothing more throws
+// CLI::RuntimeError(code).
+
+namespace CLI {
+class App;
+}  // namespace CLI
+
+namespace bankcheck::cli {
+
+inline constexpr int kExitSuccess = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitBadInput = 2;
+
+// `predict` and `explain`: one warp access through the CPU bank model (model_commands.cc).
+void AddModelCommands(CLI::App& app);
+
+// Baseline and report commands (report_commands.cc).
+void AddReportCommands(CLI::App& app);
+
+}  // namespace bankcheck::cli

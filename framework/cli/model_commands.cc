@@ -1,0 +1,219 @@
+// `bankcheck predict` and `bankcheck explain`: one warp-level shared access through the CPU bank
+// model, described either as a stride or as one address per lane.
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "bankcheck/bank_map.h"
+#include "bankcheck/bank_model.h"
+#include "bankcheck/error.h"
+#include "commands.h"
+
+namespace bankcheck::cli {
+namespace {
+
+// Numbers are kept as text until the command runs, so that a malformed one gets a message
+// naming the option and the value (and so that "010" is ten, not octal eight).
+struct AccessOptions {
+  std::string bytes;
+  std::string stride;
+  std::string addresses;
+  std::string active;
+  std::string offset;
+};
+
+[[noreturn]] void ThrowBadInput(const std::string& message) { throw Error(ErrorKind::kBadInput, message); }
+
+// Decimal, or hexadecimal after 0x; nothing else (no sign, no spaces, no suffix).
+uint64_t ParseUnsigned(const std::string& text, const std::string& what) {
+  const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+  const std::string digits = hex ? text.substr(2) : text;
+  const char* allowed = hex ? "0123456789abcdefABCDEF" : "0123456789";
+  if (digits.empty() || digits.find_first_not_of(allowed) != std::string::npos) {
+    ThrowBadInput(what + ": '" + text + "' is not a number (use decimal, or hex with 0x)");
+  }
+  errno = 0;
+  const unsigned long long value = std::strtoull(digits.c_str(), nullptr, hex ? 16 : 10);
+  if (errno == ERANGE) ThrowBadInput(what + ": '" + text + "' is too large");
+  return static_cast<uint64_t>(value);
+}
+
+int64_t ParseSigned(const std::string& text, const std::string& what) {
+  const bool negative = !text.empty() && text[0] == '-';
+  const uint64_t magnitude = ParseUnsigned(negative ? text.substr(1) : text, what);
+  if (magnitude > (negative ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1)) {
+    ThrowBadInput(what + ": '" + text + "' is out of range");
+  }
+  return negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
+}
+
+std::string Trim(const std::string& text) {
+  const size_t first = text.find_first_not_of(" \t");
+  if (first == std::string::npos) return "";
+  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
+}
+
+WarpAccess BuildAccess(const AccessOptions& options) {
+  const uint64_t bytes = ParseUnsigned(options.bytes, "--bytes");
+  if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8 && bytes != 16) {
+    ThrowBadInput("--bytes " + options.bytes + ": the access size must be 1, 2, 4, 8 or 16 bytes");
+  }
+  const bool has_stride = !options.stride.empty();
+  const bool has_addresses = !options.addresses.empty();
+  if (has_stride == has_addresses) {
+    ThrowBadInput(has_stride
+                      ? "give either --stride or --addresses, not both"
+                      : "give --stride S (lane i accesses offset + i*S*bytes) or --addresses a0,a1,...");
+  }
+
+  WarpAccess access;
+  if (has_stride) {
+    const int64_t stride = ParseSigned(options.stride, "--stride");
+    const uint64_t active = options.active.empty() ? kWarpSize : ParseUnsigned(options.active, "--active");
+    if (active > kWarpSize) ThrowBadInput("--active " + options.active + ": a warp has at most 32 lanes");
+    const uint64_t offset = options.offset.empty() ? 0 : ParseUnsigned(options.offset, "--offset");
+    access = WarpAccess::Strided(static_cast<uint32_t>(bytes), stride, static_cast<int>(active), offset);
+  } else {
+    access.bytes = static_cast<uint32_t>(bytes);
+    std::vector<std::string> fields;
+    size_t start = 0;
+    while (true) {
+      const size_t comma = options.addresses.find(',', start);
+      fields.push_back(Trim(options.addresses.substr(start, comma - start)));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    if (fields.size() > kWarpSize) {
+      ThrowBadInput("--addresses has " + std::to_string(fields.size()) +
+                    " entries; a warp has at most 32 lanes");
+    }
+    for (size_t lane = 0; lane < fields.size(); ++lane) {
+      if (fields[lane] == "-") continue;  // inactive lane
+      access.SetLane(static_cast<int>(lane),
+                     ParseUnsigned(fields[lane], "--addresses entry " + std::to_string(lane)));
+    }
+  }
+  ValidateWarpAccess(access);
+  return access;
+}
+
+// Options shared by predict and explain.
+void AddAccessOptions(CLI::App& command, AccessOptions& options) {
+  command.add_option("--bytes", options.bytes, "Bytes each lane accesses: 1, 2, 4, 8 or 16")
+      ->required()
+      ->type_name("B");
+  CLI::Option* stride =
+      command
+          .add_option("--stride", options.stride, "Lane i accesses offset + i*S*B (S in elements; may be 0)")
+          ->type_name("S");
+  CLI::Option* addresses =
+      command
+          .add_option(
+              "--addresses", options.addresses,
+              "One byte address per lane, comma separated; '-' for an inactive lane; decimal or 0x hex")
+          ->type_name("A0,A1,...");
+  CLI::Option* active =
+      command.add_option("--active", options.active, "With --stride: lanes 0..N-1 are active (default 32)")
+          ->type_name("N");
+  CLI::Option* offset =
+      command.add_option("--offset", options.offset, "With --stride: byte address of lane 0 (default 0)")
+          ->type_name("O");
+  addresses->excludes(stride)->excludes(active)->excludes(offset);
+  command.footer(
+      "Bank = (address / 4) % 32. Lanes are served in phases of 32 (1-4 bytes), 16 (8 bytes) or 8 (16 "
+      "bytes);\n"
+      "a phase costs the most distinct 4-byte words any bank holds. Exit status: 0 done, 2 bad input.\n");
+}
+
+bool ColourWanted() { return isatty(fileno(stdout)) == 1 && std::getenv("NO_COLOR") == nullptr; }
+
+// Writes next to the destination first, so that a reader never sees a half-written file.
+void WriteFileAtomically(const std::string& path, const std::string& contents) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) ThrowBadInput("cannot write " + temporary + ": " + std::strerror(errno));
+    out << contents;
+    out.close();
+    if (!out) {
+      std::remove(temporary.c_str());
+      ThrowBadInput("cannot write " + temporary + ": " + std::strerror(errno));
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const std::string reason = std::strerror(errno);
+    std::remove(temporary.c_str());
+    ThrowBadInput("cannot rename " + temporary + " to " + path + ": " + reason);
+  }
+}
+
+std::string Heading(const WarpAccess& access) {
+  const int active = __builtin_popcount(access.active_mask);
+  return std::to_string(access.bytes) + "-byte access, " + std::to_string(active) +
+         (active == 1 ? " active lane" : " active lanes");
+}
+
+}  // namespace
+
+void AddModelCommands(CLI::App& app) {
+  {
+    auto options = std::make_shared<AccessOptions>();
+    auto json = std::make_shared<bool>(false);
+    CLI::App* predict = app.add_subcommand(
+        "predict",
+        "Predict one warp access's wavefronts, ideal wavefronts and conflicts with the CPU bank model");
+    AddAccessOptions(*predict, *options);
+    predict->add_flag("--json", *json, "Print one JSON object: wavefronts, ideal, conflicts, ways");
+    predict->callback([options, json] {
+      const WarpAccess access = BuildAccess(*options);
+      const WarpCost cost = CostWarpAccess(access);
+      if (*json) {
+        nlohmann::ordered_json out;
+        out["wavefronts"] = cost.wavefronts;
+        out["ideal"] = cost.ideal;
+        out["conflicts"] = cost.conflicts;
+        out["ways"] = cost.ways;
+        out["bytes"] = access.bytes;
+        out["active_lanes"] = __builtin_popcount(access.active_mask);
+        std::cout << out.dump() << "\n";
+      } else {
+        std::cout << Heading(access) << ": " << DescribeWarpCost(cost) << "\n";
+      }
+    });
+  }
+  {
+    auto options = std::make_shared<AccessOptions>();
+    auto svg_path = std::make_shared<std::string>();
+    CLI::App* explain = app.add_subcommand(
+        "explain",
+        "Draw one warp access's bank map: per phase, each bank's lanes and words, the worst bank marked");
+    AddAccessOptions(*explain, *options);
+    explain->add_option("--svg", *svg_path, "Write the bank map as SVG to FILE instead of printing it")
+        ->type_name("FILE");
+    explain->callback([options, svg_path] {
+      const WarpExplanation explanation = ExplainWarpAccess(BuildAccess(*options));
+      if (!svg_path->empty()) {
+        WriteFileAtomically(*svg_path, RenderBankMapSvg(explanation));
+        std::cout << "wrote " << *svg_path << ": " << Heading(explanation.access) << ": "
+                  << DescribeWarpCost(explanation.cost) << "\n";
+        return;
+      }
+      BankMapOptions map_options;
+      map_options.color = ColourWanted();
+      std::cout << RenderBankMapText(explanation, map_options);
+    });
+  }
+}
+
+}  // namespace bankcheck::cli

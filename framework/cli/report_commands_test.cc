@@ -1,0 +1,167 @@
+// Runs the built `bankcheck` binary's report, compare and merge-results commands as CI scripts do,
+// and checks what they rely on: exit codes, where output goes, and that input files are untouched.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "../src/reports_test_support.h"
+#include "bankcheck/baseline.h"
+#include "bankcheck/results.h"
+
+#ifndef BANKCHECK_CLI_PATH
+#error "BANKCHECK_CLI_PATH must name the bankcheck binary"
+#endif
+
+namespace bankcheck {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using testing_support::MakeMetadata;
+using testing_support::MakeRecord;
+using testing_support::ReadFile;
+using testing_support::WriteFile;
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+class ReportCommandsTest : public testing_support::TempDirTest {
+ protected:
+  CliRun Bankcheck(const std::string& arguments) {
+    const auto out = dir_ / "stdout.txt";
+    const auto err = dir_ / "stderr.txt";
+    const std::string command = std::string("'") + BANKCHECK_CLI_PATH + "' " + arguments + " >'" +
+                                out.string() + "' 2>'" + err.string() + "'";
+    const int status = std::system(command.c_str());
+    CliRun run;
+    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    run.out = ReadFile(out);
+    run.err = ReadFile(err);
+    return run;
+  }
+
+  std::string Quoted(const std::filesystem::path& path) { return "'" + path.string() + "'"; }
+
+  std::filesystem::path WriteRun(const std::string& file_name, uint64_t load_wavefronts) {
+    RunResults results;
+    results.metadata = MakeMetadata();
+    CaseResult& result = results.cases["transpose/naive"];
+    result.name = "transpose/naive";
+    result.launches = {MakeRecord(load_wavefronts)};
+    result.baseline = BaselineVerdict::kMatch;
+    const auto path = dir_ / file_name;
+    WriteResults(path, results);
+    return path;
+  }
+};
+
+TEST_F(ReportCommandsTest, CompareExitsZeroWithoutRegressionsAndLeavesTheFilesAlone) {
+  const auto before = WriteRun("old.json", 2048);
+  const auto after = WriteRun("new.json", 64);
+  const std::string before_text = ReadFile(before);
+  const std::string after_text = ReadFile(after);
+  const CliRun run = Bankcheck("compare " + Quoted(before) + " " + Quoted(after));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out,
+              AllOf(HasSubstr("0 regressed, 1 improved"), HasSubstr("| `transpose/naive` | improvement |")));
+  EXPECT_EQ(ReadFile(before), before_text);
+  EXPECT_EQ(ReadFile(after), after_text);
+}
+
+TEST_F(ReportCommandsTest, CompareExitsOneOnARegression) {
+  const auto before = WriteRun("old.json", 64);
+  const auto after = WriteRun("new.json", 2048);
+  const std::string before_text = ReadFile(before);
+  const CliRun run = Bankcheck("compare " + Quoted(before) + " " + Quoted(after));
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("| `transpose/naive` | **regression** | 0 → 1984 |"));
+  EXPECT_EQ(ReadFile(before), before_text);
+}
+
+TEST_F(ReportCommandsTest, CompareAcceptsABaselineFileAgainstAResultsFile) {
+  UpdateBaselines(dir_ / "baselines", "sm_90", MakeMetadata(), {{"transpose/naive", "", {MakeRecord(64)}}});
+  const auto baseline = dir_ / "baselines" / "sm_90" / "transpose.json";
+  const CliRun run = Bankcheck("compare " + Quoted(baseline) + " " + Quoted(WriteRun("new.json", 2048)));
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("(baseline, sm_90"));
+}
+
+TEST_F(ReportCommandsTest, CompareExitsTwoOnUnreadableInputNamingFileAndPosition) {
+  const auto good = WriteRun("good.json", 64);
+  const std::string damaged = "{\"format\": \"bankcheck-results\",\n  \"version\": 1,\n  \"cases\": [}\n";
+  WriteFile(dir_ / "bad.json", damaged);
+  const std::string good_text = ReadFile(good);
+  CliRun run = Bankcheck("compare " + Quoted(good) + " " + Quoted(dir_ / "bad.json"));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr((dir_ / "bad.json").string() + ":3:13: invalid JSON"));
+  EXPECT_THAT(run.out, IsEmpty());
+  EXPECT_EQ(ReadFile(dir_ / "bad.json"), damaged);
+  EXPECT_EQ(ReadFile(good), good_text);
+
+  run = Bankcheck("compare " + Quoted(dir_ / "absent.json") + " " + Quoted(good));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr((dir_ / "absent.json").string() + ": cannot be read"));
+  // -o is not written when an input is bad.
+  run = Bankcheck("compare " + Quoted(good) + " " + Quoted(dir_ / "bad.json") + " -o " +
+                  Quoted(dir_ / "out.md"));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "out.md"));
+  // A missing argument is bad input too.
+  EXPECT_EQ(Bankcheck("compare " + Quoted(good)).exit_code, 2);
+}
+
+TEST_F(ReportCommandsTest, ReportPrintsMarkdownOrWritesAFile) {
+  const auto results = WriteRun("results.json", 2048);
+  CliRun run = Bankcheck("report " + Quoted(results));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, AllOf(HasSubstr("## bankcheck: sm_90"), HasSubstr("### transpose")));
+  run = Bankcheck("report " + Quoted(results) + " -o " + Quoted(dir_ / "report.md"));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(ReadFile(dir_ / "report.md"), HasSubstr("## bankcheck: sm_90"));
+}
+
+TEST_F(ReportCommandsTest, ReportWithBaselinesComparesWithThem) {
+  const auto results = WriteRun("results.json", 2048);
+  UpdateBaselines(dir_ / "baselines", "sm_90", MakeMetadata(), {{"transpose/naive", "", {MakeRecord(64)}}});
+  const CliRun run = Bankcheck("report " + Quoted(results) + " --baselines " + Quoted(dir_ / "baselines"));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("**regression**"));
+}
+
+TEST_F(ReportCommandsTest, ReportOfAMalformedFileExitsTwo) {
+  WriteFile(dir_ / "results.json", "{\"format\": \"bankcheck-results\", \"version\": \"one\"}");
+  const CliRun run = Bankcheck("report " + Quoted(dir_ / "results.json"));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("version must be a non-negative integer"));
+}
+
+TEST_F(ReportCommandsTest, MergeResultsWritesOneFile) {
+  WriteCaseResult(dir_ / "run", MakeMetadata(),
+                  CaseResult{"transpose/a", "", CaseStatus::kPassed, 1, 1, {}, {}, "", {}});
+  WriteCaseResult(dir_ / "run", MakeMetadata(),
+                  CaseResult{"transpose/b", "", CaseStatus::kSkipped, 1, 1, {}, {}, "", {}});
+  CliRun run = Bankcheck("merge-results " + Quoted(dir_ / "run"));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("(2 cases)"));
+  EXPECT_EQ(ReadResults(dir_ / "run" / "results.json").cases.size(), 2u);
+  run = Bankcheck("merge-results " + Quoted(dir_ / "run") + " -o " + Quoted(dir_ / "merged.json"));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(ReadResults(dir_ / "merged.json").cases.size(), 2u);
+  // No fragments: bad input.
+  run = Bankcheck("merge-results " + Quoted(dir_ / "empty"));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("no case results in"));
+}
+
+}  // namespace
+}  // namespace bankcheck

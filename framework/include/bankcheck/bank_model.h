@@ -1,0 +1,186 @@
+#pragma once
+// The CPU bank-conflict model: what one warp-level shared-memory access costs, by the rules in
+// shared/research/bank-model.md (Volta and later), and the totals of a whole launch.
+//
+// Rules, in short:
+//   bank = (byte address / 4) % 32
+//   lanes are served in phases of 32 (1-, 2-, 4-byte accesses), 16 (8-byte) or 8 (16-byte) lanes
+//   a phase costs the largest number of distinct 4-byte words any one bank holds for it
+//   wavefronts = sum over phases; ideal = phases with an active lane; conflicts = the difference
+//
+// A kernel file declares its access pattern in a few lines:
+//
+//   c.predict = [] {
+//     using bankcheck::Dim3;
+//     return bankcheck::PredictLaunch(Dim3{4, 4}, Dim3{32, 32}, {
+//         bankcheck::SharedStore("tile[ty][tx]", 4, [](Dim3, Dim3 t) { return 4u * (t.y * 32 + t.x); }),
+//         bankcheck::SharedLoad("tile[tx][ty]", 4, [](Dim3, Dim3 t) { return 4u * (t.x * 32 + t.y); }),
+//     });
+//   };
+//
+// An address function may take a third argument, the iteration of a loop the instruction sits
+// in (give the trip count as `iterations`), and may return std::nullopt for a lane that does not
+// execute the instruction.
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "bankcheck/error.h"
+#include "bankcheck/kernel_registry.h"
+#include "bankcheck/launch_record.h"
+
+namespace bankcheck {
+
+inline constexpr int kWarpSize = 32;
+inline constexpr int kSharedBanks = 32;
+inline constexpr uint64_t kBankWordBytes = 4;
+
+// One warp-level shared-memory access: a byte address per lane, which lanes take part, and the
+// size each lane accesses.
+struct WarpAccess {
+  std::array<uint64_t, kWarpSize> addresses{};  // byte addresses; ignored for inactive lanes
+  uint32_t active_mask = 0;                     // bit i set: lane i takes part
+  uint32_t bytes = 4;                           // 1, 2, 4, 8 or 16
+
+  void SetLane(int lane, uint64_t address) {
+    addresses[lane] = address;
+    active_mask |= 1u << lane;
+  }
+  bool active(int lane) const { return (active_mask >> lane) & 1u; }
+
+  // Lanes 0..active_lanes-1 access offset + lane * stride_elements * bytes.
+  // Throws Error(kBadInput) if active_lanes > 32 or an address would be negative.
+  static WarpAccess Strided(uint32_t bytes, int64_t stride_elements, int active_lanes = kWarpSize,
+                            uint64_t offset = 0);
+};
+
+// What one warp access costs.
+struct WarpCost {
+  uint32_t wavefronts = 0;
+  uint32_t ideal = 0;      // phases with an active lane
+  uint32_t conflicts = 0;  // wavefronts - ideal
+  double ways = 1.0;       // wavefronts / ideal; 1.0 when no lane is active
+
+  friend bool operator==(const WarpCost& a, const WarpCost& b) {
+    return a.wavefronts == b.wavefronts && a.ideal == b.ideal && a.conflicts == b.conflicts;
+  }
+  friend bool operator!=(const WarpCost& a, const WarpCost& b) { return !(a == b); }
+};
+
+// Lanes served together for an access of `bytes` bytes: 32, 16 or 8.
+int LanesPerPhase(uint32_t bytes);
+
+// Throws Error(kBadInput) unless the size is 1, 2, 4, 8 or 16 and every active lane's address is
+// a multiple of it.
+void ValidateWarpAccess(const WarpAccess& access);
+
+// The hot path: validates and costs one access. Allocates nothing.
+WarpCost CostWarpAccess(const WarpAccess& access);
+
+// One bank within one phase: who uses it and for which words.
+struct BankUse {
+  std::vector<int> lanes;       // active lanes touching the bank, ascending
+  std::vector<uint64_t> words;  // distinct 4-byte word indices (byte address / 4), ascending
+};
+
+struct PhaseExplanation {
+  int first_lane = 0;
+  int lane_count = 0;
+  int active_lanes = 0;
+  uint32_t wavefronts = 0;  // 0 for a phase without active lanes
+  int worst_bank = -1;      // the lowest bank with the most distinct words; -1 if idle
+  std::array<BankUse, kSharedBanks> banks;
+};
+
+// The same cost with the per-phase, per-bank breakdown behind it (for bank maps; allocates).
+struct WarpExplanation {
+  WarpAccess access;
+  WarpCost cost;
+  std::vector<PhaseExplanation> phases;
+  int worst_phase = -1;  // the first phase with the most wavefronts; -1 if no lane is active
+  int worst_bank = -1;   // that phase's worst bank
+};
+
+WarpExplanation ExplainWarpAccess(const WarpAccess& access);
+
+// ---------------------------------------------------------------------------------------------
+// Launch level.
+
+enum class AccessDirection { kLoad, kStore };
+
+// A lane's byte address for one execution of an instruction, or nullopt when the lane does not
+// execute it. Arguments: block index, thread index, loop iteration (0 when not in a loop).
+using LaneAddressFunction =
+    std::function<std::optional<uint64_t>(const Dim3& block, const Dim3& thread, uint32_t iteration)>;
+
+// One shared-memory instruction of a kernel, as the threads of a launch execute it.
+struct SharedAccess {
+  std::string name;  // what the source says, e.g. "tile[tx][ty]"; shown in bank maps
+  AccessDirection direction = AccessDirection::kLoad;
+  uint32_t bytes = 4;
+  uint32_t iterations = 1;  // how many times each thread executes it (a loop's trip count)
+  LaneAddressFunction address;
+};
+
+namespace internal {
+template <typename Int>
+uint64_t CheckedAddress(Int address) {
+  static_assert(std::is_integral_v<Int>, "an address function returns an integer byte address");
+  if constexpr (std::is_signed_v<Int>) {
+    if (address < 0) throw Error(ErrorKind::kBadInput, "an address function returned a negative address");
+  }
+  return static_cast<uint64_t>(address);
+}
+
+// Accepts a callable taking (block, thread) or (block, thread, iteration), returning an integer
+// byte address or std::optional of one.
+template <typename F>
+LaneAddressFunction ToLaneAddressFunction(F&& f) {
+  using Fn = std::decay_t<F>;
+  if constexpr (std::is_invocable_v<Fn&, const Dim3&, const Dim3&, uint32_t>) {
+    return [f = Fn(std::forward<F>(f))](const Dim3& b, const Dim3& t, uint32_t i) -> std::optional<uint64_t> {
+      auto address = f(b, t, i);
+      if constexpr (std::is_integral_v<decltype(address)>) {
+        return CheckedAddress(address);
+      } else {
+        if (!address) return std::nullopt;
+        return CheckedAddress(*address);
+      }
+    };
+  } else {
+    static_assert(std::is_invocable_v<Fn&, const Dim3&, const Dim3&>,
+                  "an address function takes (Dim3 block, Dim3 thread[, uint32_t iteration])");
+    return ToLaneAddressFunction(
+        [f = Fn(std::forward<F>(f))](const Dim3& b, const Dim3& t, uint32_t) { return f(b, t); });
+  }
+}
+}  // namespace internal
+
+template <typename F>
+SharedAccess SharedLoad(std::string name, uint32_t bytes, F&& address, uint32_t iterations = 1) {
+  return SharedAccess{std::move(name), AccessDirection::kLoad, bytes, iterations,
+                      internal::ToLaneAddressFunction(std::forward<F>(address))};
+}
+
+template <typename F>
+SharedAccess SharedStore(std::string name, uint32_t bytes, F&& address, uint32_t iterations = 1) {
+  return SharedAccess{std::move(name), AccessDirection::kStore, bytes, iterations,
+                      internal::ToLaneAddressFunction(std::forward<F>(address))};
+}
+
+// Walks every warp of every block (warps are 32 consecutive linear thread ids of a block,
+// x fastest; a partial last warp has inactive lanes) through every access, in order, and adds up
+// loads and stores. `instructions` counts warp instructions with at least one active lane.
+// bank_map is the text bank map of the instruction with the most conflicts (the first one found
+// on a tie; the first instruction when none conflicts), with a line saying where it ran.
+// Throws Error(kBadInput) for an empty grid or block, a block over 1024 threads, a missing
+// address function, or an access the model rejects (with the access, block and warp named).
+PredictedCounts PredictLaunch(const Dim3& grid, const Dim3& block, const std::vector<SharedAccess>& accesses);
+
+}  // namespace bankcheck

@@ -1,0 +1,161 @@
+#pragma once
+// Baseline files: the shared-memory counts each case measured when it was last recorded, one
+// file per architecture and topic, kept in git so that a change in conflicts shows in review.
+//
+//   baselines/<arch>/<topic>.json     arch "sm_90"; topic = case name up to the first '/'
+//   {"format": "bankcheck-baseline", "version": 1, "arch": "sm_90",
+//    "recorded_with": {"device", "driver", "cuda_runtime", "cuda_driver", "date"},
+//    "cases": {"<case name>": {"description": "...", "launches": [<record_json.h, exact>]}}}
+//
+// Files are written with sorted keys and a 2-space indent, so each case is one block and a diff
+// shows only the cases that changed. Updates lock the arch folder and replace a file atomically,
+// so CTest's one-process-per-case runs can record cases of the same topic at the same time.
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bankcheck/launch_record.h"
+#include "bankcheck/run_metadata.h"
+
+namespace bankcheck {
+
+inline constexpr char kBaselineFormat[] = "bankcheck-baseline";
+inline constexpr int kBaselineVersion = 1;
+// The command that records baselines; followed by `-R '<regex>'` to record only some cases.
+inline constexpr char kRecordBaselinesCommand[] = "BANKCHECK_UPDATE_BASELINES=1 ci/test.sh";
+// The name under which a case's test runs: the value-parameterized suite's prefix, fixture and
+// test, then GtestNameForCase(case name).
+inline constexpr char kCaseTestPrefix[] = "KernelSuite/CaseTest.Run/";
+
+// The case name as a GoogleTest parameter name: every character but [A-Za-z0-9] becomes '_'
+// ("demo/stride2" -> "demo_stride2"). The suite's name generator must use this function.
+std::string GtestNameForCase(const std::string& case_name);
+// "KernelSuite/CaseTest.Run/demo_stride2"
+std::string CtestNameForCase(const std::string& case_name);
+// An anchored `ctest -R` regex matching only that test: "^KernelSuite/CaseTest\.Run/demo_stride2$"
+std::string CtestRegexForCase(const std::string& case_name);
+// "BANKCHECK_UPDATE_BASELINES=1 ci/test.sh -R '^KernelSuite/CaseTest\.Run/demo_stride2$'"
+std::string RecordBaselineCommand(const std::string& case_name);
+// The case name up to the first '/': the baseline file's name without ".json".
+std::string TopicOfCase(const std::string& case_name);
+
+struct BaselineEntry {
+  std::string description;
+  std::vector<LaunchRecord> launches;  // exact counts only; hardware readings are zero
+};
+
+// One parsed baseline file.
+struct BaselineFile {
+  std::string arch;
+  RunMetadata recorded_with;  // arch and git_commit empty
+  std::map<std::string, BaselineEntry> cases;
+};
+
+// Parses and validates the text of a baseline file read from `path` (named in every error).
+// Error(kBadInput) on malformed JSON ("<path>:<line>:<column>: invalid JSON (...)"), a wrong
+// format or version, or a wrong field ("<path>: case "x": launches[0].grid must be ...").
+BaselineFile ParseBaselineFile(const std::string& text, const std::filesystem::path& path);
+BaselineFile ReadBaselineFile(const std::filesystem::path& path);
+// The canonical text of a baseline file (what UpdateBaselines writes).
+std::string SerializeBaselineFile(const BaselineFile& file);
+
+// Every baseline of one architecture: the *.json files of <baselines_dir>/<arch>/.
+class BaselineSet {
+ public:
+  enum class State {
+    kLoaded,    // the folder exists (it may hold no files)
+    kNoFolder,  // no folder for this arch: suites skip baseline checks, with no_folder_reason()
+  };
+
+  // Error(kBadInput) for an empty arch, a malformed file, a file whose "arch" is not the folder's,
+  // or a case stored in a file other than its topic's.
+  static BaselineSet Load(const std::filesystem::path& baselines_dir, const std::string& arch);
+
+  State state() const { return state_; }
+  bool has_folder() const { return state_ == State::kLoaded; }
+  const std::string& arch() const { return arch_; }
+  const std::filesystem::path& folder() const { return folder_; }  // <baselines_dir>/<arch>
+  // Why baseline checks are skipped, with the command that records them; empty when loaded.
+  std::string no_folder_reason() const;
+
+  // nullptr when the case has no entry.
+  const BaselineEntry* Find(const std::string& case_name) const;
+  // <folder>/<topic>.json, whether or not it exists.
+  std::filesystem::path FileForCase(const std::string& case_name) const;
+  const std::map<std::string, BaselineEntry>& entries() const { return entries_; }
+
+  // A set with the given entries (tests, and comparing against one parsed file).
+  static BaselineSet FromEntries(std::filesystem::path folder, std::string arch,
+                                 std::map<std::string, BaselineEntry> entries);
+
+ private:
+  State state_ = State::kNoFolder;
+  std::string arch_;
+  std::filesystem::path folder_;
+  std::map<std::string, BaselineEntry> entries_;
+};
+
+enum class BaselineVerdict {
+  kMatch,        // every value equal
+  kRegression,   // more conflicts or more wavefronts in some launch, loads or stores
+  kImprovement,  // fewer conflicts or wavefronts somewhere, and more nowhere
+  kChanged,      // same conflicts and wavefronts, other values differ (instructions, launches, grid...)
+  kMissing,      // the case has no baseline entry
+};
+const char* BaselineVerdictName(BaselineVerdict verdict);  // "match", "regression", ...
+std::optional<BaselineVerdict> ParseBaselineVerdict(const std::string& name);
+
+struct BaselineComparison {
+  BaselineVerdict verdict = BaselineVerdict::kMatch;
+  // Per launch: ld/st instructions, wavefronts, ideal, conflicts as "before -> after" where they
+  // differ. Empty for kMissing.
+  std::string table;
+  // One line per difference: "launch 0 (transpose<float>) loads: wavefronts 64 -> 2048, ...".
+  std::vector<std::string> differences;
+  // For a person: what happened and, unless it matches, the command that records the new values.
+  std::string message;
+
+  bool regressed() const { return verdict == BaselineVerdict::kRegression; }
+};
+
+// Compares launches by position; a launch present on one side only counts as zero traffic on the
+// other (so an added launch that touches shared memory is a regression). The message is generic
+// ("before"/"after"); CompareWithBaseline words it for baselines.
+BaselineComparison CompareLaunches(const std::vector<LaunchRecord>& before,
+                                   const std::vector<LaunchRecord>& after);
+
+// Compares a case's measured launches with its entry in `baselines` (which must have a folder).
+// kMissing when there is no entry; every message but kMatch's ends with RecordBaselineCommand().
+BaselineComparison CompareWithBaseline(const BaselineSet& baselines, const std::string& case_name,
+                                       const std::vector<LaunchRecord>& measured);
+
+struct BaselineUpdate {
+  std::string case_name;
+  std::string description;
+  std::vector<LaunchRecord> launches;
+};
+
+// Writes or replaces `updates` in <baselines_dir>/<arch>/<topic>.json (creating folders and files
+// as needed) and sets each touched file's "recorded_with". Other cases in a file are kept exactly.
+// Holds flock(<baselines_dir>/<arch>/.lock) around each read-modify-write and replaces each file
+// atomically. A file whose entries already hold exactly these values is left as it is (its
+// "recorded_with" too). An existing file that is malformed is not touched: Error(kBadInput) saying
+// so. Returns the files written, sorted.
+std::vector<std::filesystem::path> UpdateBaselines(const std::filesystem::path& baselines_dir,
+                                                   const std::string& arch, const RunMetadata& recorded_with,
+                                                   const std::vector<BaselineUpdate>& updates);
+
+// Removes the named entries (e.g. StaleBaselineEntries) under the same lock, atomically; a file
+// left with no cases is deleted. Names without an entry are ignored. Returns the files changed.
+std::vector<std::filesystem::path> RemoveBaselineEntries(const std::filesystem::path& baselines_dir,
+                                                         const std::string& arch,
+                                                         const std::vector<std::string>& case_names);
+
+// Baseline entries whose case is not registered any more (renamed or deleted cases), sorted.
+std::vector<std::string> StaleBaselineEntries(const BaselineSet& baselines,
+                                              const std::vector<std::string>& registered_case_names);
+
+}  // namespace bankcheck

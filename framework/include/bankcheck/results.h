@@ -1,0 +1,80 @@
+#pragma once
+// Results files: everything one suite run measured, for CI artifacts, reports and comparisons.
+//
+//   {"format": "bankcheck-results", "version": 1,
+//    "metadata": {"arch", "device", "driver", "cuda_runtime", "cuda_driver", "date", "git_commit"},
+//    "cases": {"<case name>": {"description": "...", "status": "passed" | "failed" | "skipped",
+//                              "expected": {"load_ways": 2, "store_ways": 1},
+//                              "launches": [<record_json.h, with "hardware">],
+//                              "baseline": "match" | "regression" | "improvement" | "changed" |
+//                                          "missing" | "not_compared",
+//                              "baseline_table": "<before -> after table, or empty>",
+//                              "messages": ["..."]}}}
+//
+// CTest runs every case in its own process, so no process sees the whole run. Each case writes
+// its own fragment, <results_dir>/cases/<GtestNameForCase(name)>.json (itself a results file with
+// one case), and MergeResults (`bankcheck merge-results DIR`) combines the fragments into one file.
+// Clear <results_dir> before a run so that fragments of an earlier run are not merged in.
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bankcheck/baseline.h"
+#include "bankcheck/launch_record.h"
+#include "bankcheck/run_metadata.h"
+
+namespace bankcheck {
+
+inline constexpr char kResultsFormat[] = "bankcheck-results";
+inline constexpr int kResultsVersion = 1;
+
+enum class CaseStatus { kPassed, kFailed, kSkipped };
+const char* CaseStatusName(CaseStatus status);  // "passed", "failed", "skipped"
+std::optional<CaseStatus> ParseCaseStatus(const std::string& name);
+
+struct CaseResult {
+  std::string name;
+  std::string description;
+  CaseStatus status = CaseStatus::kPassed;
+  double expected_load_ways = 1.0;  // the case's annotation
+  double expected_store_ways = 1.0;
+  std::vector<LaunchRecord> launches;
+  // nullopt: not compared (no baseline folder for the arch, or the case did not run).
+  std::optional<BaselineVerdict> baseline;
+  std::string baseline_table;         // BaselineComparison::table
+  std::vector<std::string> messages;  // failures, the skip reason, the baseline message
+};
+
+struct RunResults {
+  RunMetadata metadata;
+  std::map<std::string, CaseResult> cases;  // by name
+};
+
+// The canonical text of a results file (sorted keys, 2-space indent, trailing newline).
+std::string SerializeResults(const RunResults& results);
+// Parses and validates a results file read from `path`; Error(kBadInput) naming the file and the
+// line:column of a syntax error, or the case and field of a wrong value.
+RunResults ParseResults(const std::string& text, const std::filesystem::path& path);
+RunResults ReadResults(const std::filesystem::path& path);
+// Writes atomically (a reader never sees half a file).
+void WriteResults(const std::filesystem::path& path, const RunResults& results);
+
+// <results_dir>/cases/<GtestNameForCase(result.name)>.json
+std::filesystem::path CaseResultPath(const std::filesystem::path& results_dir, const std::string& case_name);
+// Writes one case's fragment atomically, creating the folders; returns its path.
+std::filesystem::path WriteCaseResult(const std::filesystem::path& results_dir, const RunMetadata& metadata,
+                                      const CaseResult& result);
+
+// Combines every fragment in <results_dir>/cases/. The metadata is the fragments' (the earliest
+// date; empty fields filled from any fragment that has them). Error(kBadInput) when there are no
+// fragments, when one is malformed, when two disagree on arch, device, driver, CUDA versions or
+// commit (fragments of different runs), or when two hold the same case.
+RunResults MergeResults(const std::filesystem::path& results_dir);
+// MergeResults, written to `output` (default <results_dir>/results.json); returns the path.
+std::filesystem::path MergeResultsToFile(const std::filesystem::path& results_dir,
+                                         const std::filesystem::path& output = {});
+
+}  // namespace bankcheck

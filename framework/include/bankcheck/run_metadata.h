@@ -1,0 +1,45 @@
+#pragma once
+// Where and when a set of measurements was taken: stored as "recorded_with" in baseline files and
+// as "metadata" in results files, so a reader can tell whether two sets are comparable.
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace bankcheck {
+
+struct RunMetadata {
+  std::string arch;          // "sm_90"; empty when no GPU was used
+  std::string device;        // "NVIDIA H100 80GB HBM3"
+  std::string driver;        // NVIDIA driver version, "580.65.06"
+  std::string cuda_runtime;  // "13.0"
+  std::string cuda_driver;   // the CUDA version the driver supports, "13.0"
+  std::string date;          // UTC, "2025-11-22T10:36:00Z"
+  std::string git_commit;    // from BANKCHECK_GIT_COMMIT; empty when unset
+
+  friend bool operator==(const RunMetadata& a, const RunMetadata& b) {
+    return a.arch == b.arch && a.device == b.device && a.driver == b.driver &&
+           a.cuda_runtime == b.cuda_runtime && a.cuda_driver == b.cuda_driver && a.date == b.date &&
+           a.git_commit == b.git_commit;
+  }
+};
+
+// Metadata for a run on this machine now: the GPU facts are passed in (from GpuProbe: device_name,
+// arch(), driver_version, runtime_version); the NVIDIA driver version comes from
+// /proc/driver/nvidia/version, the date from the clock, the commit from BANKCHECK_GIT_COMMIT.
+RunMetadata DescribeRun(const std::string& device, const std::string& arch, int cuda_driver_version,
+                        int cuda_runtime_version);
+
+// 13000 -> "13.0", 12080 -> "12.8"; 0 (unknown) -> "".
+std::string CudaVersionString(int version);
+// Now, in UTC, ISO 8601 to the second.
+std::string CurrentUtcTimestamp();
+// The version in the text of /proc/driver/nvidia/version
+// ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul 27 ..."); "" if absent.
+std::string ParseNvidiaDriverVersion(const std::string& proc_version_text);
+
+// The baseline files' "recorded_with": device, driver, cuda_runtime, cuda_driver, date.
+nlohmann::json RecordedWithToJson(const RunMetadata& metadata);
+// The results files' "metadata": all seven fields.
+nlohmann::json RunMetadataToJson(const RunMetadata& metadata);
+
+}  // namespace bankcheck

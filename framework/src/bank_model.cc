@@ -1,0 +1,334 @@
+#include "bankcheck/bank_model.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "bankcheck/bank_map.h"
+#include "bankcheck/error.h"
+
+namespace bankcheck {
+namespace {
+
+constexpr uint32_t kMaxThreadsPerBlock = 1024;
+
+bool IsValidAccessSize(uint32_t bytes) {
+  return bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8 || bytes == 16;
+}
+
+[[noreturn]] void ThrowBadSize(uint32_t bytes) {
+  throw Error(ErrorKind::kBadInput, "shared access size " + std::to_string(bytes) +
+                                        " bytes is not supported; use 1, 2, 4, 8 or 16");
+}
+
+[[noreturn]] void ThrowMisaligned(int lane, uint64_t address, uint32_t bytes) {
+  std::ostringstream message;
+  message << "lane " << lane << " address 0x" << std::hex << address << std::dec << " (" << address
+          << ") is not aligned to its " << bytes << "-byte access size";
+  throw Error(ErrorKind::kBadInput, message.str());
+}
+
+// 4-byte words an access of `bytes` bytes touches: sub-word accesses touch one.
+int WordsPerLane(uint32_t bytes) {
+  return bytes > kBankWordBytes ? static_cast<int>(bytes / kBankWordBytes) : 1;
+}
+
+int LowestSetBit(uint32_t mask) { return __builtin_ctz(mask); }
+
+// Whether `unit` is among the first `count` units of the phase. Searches backwards: a repeated
+// unit is most often the neighbouring lane's.
+bool SeenBefore(const uint64_t* units, int count, uint64_t unit) {
+  for (int i = count - 1; i >= 0; --i) {
+    if (units[i] == unit) return true;
+  }
+  return false;
+}
+
+// The cost of one phase: the most distinct words any bank holds.
+//
+// An aligned 8- or 16-byte access covers 2 or 4 consecutive words of one bank row, so the phase
+// can be counted in "units" of the access size over 128 / size unit-banks: every word of a unit
+// sits in a different bank of its unit-bank, and each of those banks holds exactly the phase's
+// distinct units of that unit-bank. Sub-word accesses count in 4-byte units. This gives one
+// entry per lane (never more than 32) whatever the size.
+//
+// Per unit-bank, one word of state: bits 0-31 are a set of hashed rows (a clear bit proves a unit
+// new, so most inputs need no search), bits 32 and up count the distinct units. Only the banks
+// the phase touches are cleared.
+template <int kUnitShift, int kBankShift>
+uint32_t PhaseWavefronts(const uint64_t* addresses, uint32_t lane_mask, uint64_t& address_bits) {
+  constexpr uint64_t kBankMask = (uint64_t{1} << kBankShift) - 1;
+  uint64_t units[kWarpSize];
+  uint64_t bank_state[uint64_t{1} << kBankShift];
+  int count = 0;
+  uint64_t bits = 0;
+  for (; lane_mask != 0; lane_mask &= lane_mask - 1) {
+    const uint64_t address = addresses[LowestSetBit(lane_mask)];
+    bits |= address;
+    const uint64_t unit = address >> kUnitShift;
+    units[count++] = unit;
+    bank_state[unit & kBankMask] = 0;
+  }
+  address_bits |= bits;
+
+  uint32_t most = 0;
+  for (int i = 0; i < count; ++i) {
+    const uint64_t unit = units[i];
+    uint64_t& state = bank_state[unit & kBankMask];
+    const uint64_t row = unit >> kBankShift;
+    // Folding keeps regular row patterns (strides) free of hash collisions.
+    const uint64_t row_bit = uint64_t{1} << ((row ^ (row >> 5)) % 32);
+    const bool is_new = (state & row_bit) == 0 || !SeenBefore(units, i, unit);
+    state = (state | row_bit) + (static_cast<uint64_t>(is_new) << 32);
+    most = std::max(most, static_cast<uint32_t>(state >> 32));
+  }
+  return most;
+}
+
+template <int kLanesPerPhase, int kUnitShift, int kBankShift>
+uint32_t SumPhaseWavefronts(const WarpAccess& access, uint32_t& ideal, uint64_t& address_bits) {
+  constexpr uint32_t kPhaseLanes = kLanesPerPhase >= 32 ? ~0u : (1u << kLanesPerPhase) - 1u;
+  uint32_t wavefronts = 0;
+  for (int first = 0; first < kWarpSize; first += kLanesPerPhase) {
+    const uint32_t lane_mask = (access.active_mask >> first) & kPhaseLanes;
+    if (lane_mask == 0) continue;
+    ++ideal;
+    wavefronts +=
+        PhaseWavefronts<kUnitShift, kBankShift>(access.addresses.data() + first, lane_mask, address_bits);
+  }
+  return wavefronts;
+}
+
+WarpCost MakeCost(uint32_t wavefronts, uint32_t ideal) {
+  WarpCost cost;
+  cost.wavefronts = wavefronts;
+  cost.ideal = ideal;
+  cost.conflicts = wavefronts - ideal;
+  cost.ways = ideal == 0 ? 1.0 : static_cast<double>(wavefronts) / ideal;
+  return cost;
+}
+
+std::string FormatDim3(const Dim3& d) {
+  return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
+}
+
+const char* DirectionName(AccessDirection direction) {
+  return direction == AccessDirection::kLoad ? "load" : "store";
+}
+
+}  // namespace
+
+WarpAccess WarpAccess::Strided(uint32_t bytes, int64_t stride_elements, int active_lanes, uint64_t offset) {
+  if (active_lanes < 0 || active_lanes > kWarpSize) {
+    throw Error(ErrorKind::kBadInput,
+                std::to_string(active_lanes) + " active lanes requested; a warp has 0 to 32 lanes");
+  }
+  WarpAccess access;
+  access.bytes = bytes;
+  for (int lane = 0; lane < active_lanes; ++lane) {
+    // Checked arithmetic: a negative or huge stride must not wrap around silently.
+    int64_t delta = 0;
+    uint64_t address = 0;
+    bool out_of_range = __builtin_mul_overflow(stride_elements, int64_t{lane} * bytes, &delta);
+    if (!out_of_range && delta >= 0) {
+      out_of_range = __builtin_add_overflow(offset, static_cast<uint64_t>(delta), &address);
+    } else if (!out_of_range) {
+      out_of_range = __builtin_sub_overflow(offset, 0 - static_cast<uint64_t>(delta), &address);
+    }
+    if (out_of_range) {
+      throw Error(ErrorKind::kBadInput,
+                  "lane " + std::to_string(lane) + "'s address falls outside 0..2^64-1 (offset " +
+                      std::to_string(offset) + ", stride " + std::to_string(stride_elements) + ")");
+    }
+    access.SetLane(lane, address);
+  }
+  return access;
+}
+
+int LanesPerPhase(uint32_t bytes) {
+  if (!IsValidAccessSize(bytes)) ThrowBadSize(bytes);
+  if (bytes == 16) return 8;
+  if (bytes == 8) return 16;
+  return 32;
+}
+
+void ValidateWarpAccess(const WarpAccess& access) {
+  if (!IsValidAccessSize(access.bytes)) ThrowBadSize(access.bytes);
+  const uint64_t misalignment = access.bytes - 1u;
+  for (uint32_t mask = access.active_mask; mask != 0; mask &= mask - 1) {
+    const int lane = LowestSetBit(mask);
+    if ((access.addresses[lane] & misalignment) != 0)
+      ThrowMisaligned(lane, access.addresses[lane], access.bytes);
+  }
+}
+
+WarpCost CostWarpAccess(const WarpAccess& access) {
+  uint32_t ideal = 0;
+  uint32_t wavefronts = 0;
+  uint64_t address_bits = 0;  // OR of the active lanes' addresses: checks alignment once
+  switch (access.bytes) {
+    case 1:
+    case 2:
+    case 4:
+      wavefronts = SumPhaseWavefronts<32, 2, 5>(access, ideal, address_bits);
+      break;
+    case 8:
+      wavefronts = SumPhaseWavefronts<16, 3, 4>(access, ideal, address_bits);
+      break;
+    case 16:
+      wavefronts = SumPhaseWavefronts<8, 4, 3>(access, ideal, address_bits);
+      break;
+    default:
+      ThrowBadSize(access.bytes);
+  }
+  if ((address_bits & (access.bytes - 1u)) != 0) ValidateWarpAccess(access);  // throws, naming the lane
+  return MakeCost(wavefronts, ideal);
+}
+
+WarpExplanation ExplainWarpAccess(const WarpAccess& access) {
+  ValidateWarpAccess(access);
+  WarpExplanation explanation;
+  explanation.access = access;
+  const int lanes_per_phase = LanesPerPhase(access.bytes);
+  const int words_per_lane = WordsPerLane(access.bytes);
+  uint32_t wavefronts = 0;
+  uint32_t ideal = 0;
+  for (int first = 0; first < kWarpSize; first += lanes_per_phase) {
+    PhaseExplanation phase;
+    phase.first_lane = first;
+    phase.lane_count = lanes_per_phase;
+    for (int lane = first; lane < first + lanes_per_phase; ++lane) {
+      if (!access.active(lane)) continue;
+      ++phase.active_lanes;
+      uint64_t word = access.addresses[lane] / kBankWordBytes;
+      for (int w = 0; w < words_per_lane; ++w, ++word) {
+        BankUse& bank = phase.banks[word % kSharedBanks];
+        if (bank.lanes.empty() || bank.lanes.back() != lane) bank.lanes.push_back(lane);
+        if (std::find(bank.words.begin(), bank.words.end(), word) == bank.words.end())
+          bank.words.push_back(word);
+      }
+    }
+    for (int b = 0; b < kSharedBanks; ++b) {
+      std::vector<uint64_t>& words = phase.banks[b].words;
+      std::sort(words.begin(), words.end());
+      if (words.size() > phase.wavefronts) {
+        phase.wavefronts = static_cast<uint32_t>(words.size());
+        phase.worst_bank = b;
+      }
+    }
+    if (phase.active_lanes > 0) ++ideal;
+    wavefronts += phase.wavefronts;
+    const int index = static_cast<int>(explanation.phases.size());
+    if (phase.wavefronts > 0 && (explanation.worst_phase < 0 ||
+                                 phase.wavefronts > explanation.phases[explanation.worst_phase].wavefronts)) {
+      explanation.worst_phase = index;
+      explanation.worst_bank = phase.worst_bank;
+    }
+    explanation.phases.push_back(std::move(phase));
+  }
+  explanation.cost = MakeCost(wavefronts, ideal);
+  return explanation;
+}
+
+PredictedCounts PredictLaunch(const Dim3& grid, const Dim3& block,
+                              const std::vector<SharedAccess>& accesses) {
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0) {
+    throw Error(ErrorKind::kBadInput, "grid " + FormatDim3(grid) + " or block " + FormatDim3(block) +
+                                          " has a zero dimension; a launch needs at least one thread");
+  }
+  const uint64_t threads_per_block = uint64_t{block.x} * block.y * block.z;
+  if (threads_per_block > kMaxThreadsPerBlock) {
+    throw Error(ErrorKind::kBadInput, "block " + FormatDim3(block) + " has " +
+                                          std::to_string(threads_per_block) +
+                                          " threads; CUDA allows at most 1024");
+  }
+  for (const SharedAccess& a : accesses) {
+    if (!a.address)
+      throw Error(ErrorKind::kBadInput, "shared access '" + a.name + "' has no address function");
+    if (!IsValidAccessSize(a.bytes)) {
+      throw Error(ErrorKind::kBadInput, "shared access '" + a.name + "': size " + std::to_string(a.bytes) +
+                                            " bytes is not supported; use 1, 2, 4, 8 or 16");
+    }
+  }
+
+  // Thread indices by linear id, x fastest, as CUDA numbers the threads of a block.
+  std::vector<Dim3> thread_index(threads_per_block);
+  for (uint32_t z = 0, id = 0; z < block.z; ++z) {
+    for (uint32_t y = 0; y < block.y; ++y) {
+      for (uint32_t x = 0; x < block.x; ++x) thread_index[id++] = Dim3{x, y, z};
+    }
+  }
+  const auto warps_per_block = static_cast<uint32_t>((threads_per_block + kWarpSize - 1) / kWarpSize);
+
+  PredictedCounts predicted;
+  struct Worst {
+    bool found = false;
+    uint32_t conflicts = 0;
+    WarpAccess access;
+    const SharedAccess* instruction = nullptr;
+    Dim3 block;
+    uint32_t warp = 0;
+    uint32_t iteration = 0;
+  } worst;
+
+  Dim3 block_index;
+  for (block_index.z = 0; block_index.z < grid.z; ++block_index.z) {
+    for (block_index.y = 0; block_index.y < grid.y; ++block_index.y) {
+      for (block_index.x = 0; block_index.x < grid.x; ++block_index.x) {
+        for (uint32_t warp = 0; warp < warps_per_block; ++warp) {
+          const uint32_t first_thread = warp * kWarpSize;
+          const auto lanes =
+              static_cast<int>(std::min<uint64_t>(kWarpSize, threads_per_block - first_thread));
+          for (const SharedAccess& instruction : accesses) {
+            SharedCounts& counts =
+                instruction.direction == AccessDirection::kLoad ? predicted.loads : predicted.stores;
+            for (uint32_t iteration = 0; iteration < instruction.iterations; ++iteration) {
+              WarpAccess access;
+              access.bytes = instruction.bytes;
+              for (int lane = 0; lane < lanes; ++lane) {
+                const std::optional<uint64_t> address =
+                    instruction.address(block_index, thread_index[first_thread + lane], iteration);
+                if (address) access.SetLane(lane, *address);
+              }
+              if (access.active_mask == 0) continue;
+              WarpCost cost;
+              try {
+                cost = CostWarpAccess(access);
+              } catch (const Error& e) {
+                throw Error(e.kind(), std::string(DirectionName(instruction.direction)) + " '" +
+                                          instruction.name + "' in block " + FormatDim3(block_index) +
+                                          ", warp " + std::to_string(warp) + ", iteration " +
+                                          std::to_string(iteration) + ": " + e.what());
+              }
+              ++counts.instructions;
+              counts.wavefronts += cost.wavefronts;
+              counts.ideal_wavefronts += cost.ideal;
+              if (!worst.found || cost.conflicts > worst.conflicts) {
+                worst.found = true;
+                worst.conflicts = cost.conflicts;
+                worst.access = access;
+                worst.instruction = &instruction;
+                worst.block = block_index;
+                worst.warp = warp;
+                worst.iteration = iteration;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
+  if (worst.found) {
+    std::ostringstream where;
+    where << "worst instruction: " << DirectionName(worst.instruction->direction) << " '"
+          << worst.instruction->name << "' in block " << FormatDim3(worst.block) << ", warp " << worst.warp
+          << " (threads " << worst.warp * kWarpSize << "-"
+          << std::min<uint64_t>(threads_per_block, uint64_t{worst.warp + 1} * kWarpSize) - 1 << ")";
+    if (worst.instruction->iterations > 1) where << ", iteration " << worst.iteration;
+    where << "\n";
+    predicted.bank_map = where.str() + RenderBankMapText(ExplainWarpAccess(worst.access));
+  }
+  return predicted;
+}
+
+}  // namespace bankcheck

@@ -1,0 +1,532 @@
+#include "bankcheck/bank_model.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "bankcheck/error.h"
+
+namespace bankcheck {
+namespace {
+
+using ::testing::HasSubstr;
+
+// ---------------------------------------------------------------------------------------------
+// The oracle: the research note's rules written as plainly as possible, sharing no code with the
+// model. Every byte a lane touches names its word; a phase costs the most distinct words in any
+// one bank.
+
+struct OracleCost {
+  uint32_t wavefronts = 0;
+  uint32_t ideal = 0;
+  // Per phase: bank -> distinct words, bank -> lanes.
+  std::vector<std::map<uint64_t, std::set<uint64_t>>> words_by_bank;
+  std::vector<std::map<uint64_t, std::set<int>>> lanes_by_bank;
+};
+
+OracleCost Oracle(const std::vector<std::optional<uint64_t>>& lane_addresses, uint32_t bytes) {
+  const int group = bytes == 16 ? 8 : bytes == 8 ? 16 : 32;
+  OracleCost cost;
+  for (int first = 0; first < 32; first += group) {
+    std::map<uint64_t, std::set<uint64_t>> words_by_bank;
+    std::map<uint64_t, std::set<int>> lanes_by_bank;
+    bool any_active = false;
+    for (int lane = first; lane < first + group; ++lane) {
+      if (lane >= static_cast<int>(lane_addresses.size()) || !lane_addresses[lane]) continue;
+      any_active = true;
+      for (uint64_t byte = *lane_addresses[lane]; byte < *lane_addresses[lane] + bytes; ++byte) {
+        const uint64_t word = byte / 4;
+        words_by_bank[word % 32].insert(word);
+        lanes_by_bank[word % 32].insert(lane);
+      }
+    }
+    size_t most = 0;
+    for (const auto& [bank, words] : words_by_bank) most = std::max(most, words.size());
+    cost.wavefronts += static_cast<uint32_t>(most);
+    cost.ideal += any_active ? 1 : 0;
+    cost.words_by_bank.push_back(words_by_bank);
+    cost.lanes_by_bank.push_back(lanes_by_bank);
+  }
+  return cost;
+}
+
+WarpAccess ToWarpAccess(const std::vector<std::optional<uint64_t>>& lane_addresses, uint32_t bytes) {
+  WarpAccess access;
+  access.bytes = bytes;
+  for (int lane = 0; lane < static_cast<int>(lane_addresses.size()); ++lane) {
+    if (lane_addresses[lane]) access.SetLane(lane, *lane_addresses[lane]);
+  }
+  return access;
+}
+
+// Random accesses that exercise the interesting cases: shared words, sub-word bytes of one word,
+// strides, sparse and empty masks, addresses far apart and near the top of the address space.
+std::vector<std::optional<uint64_t>> RandomLaneAddresses(std::mt19937_64& rng, uint32_t bytes) {
+  auto pick = [&](uint64_t n) { return std::uniform_int_distribution<uint64_t>(0, n - 1)(rng); };
+  const uint64_t span_choices[] = {1, 2, 4, 8, 32, 64, 128, 1024, 48 * 1024, uint64_t{1} << 40};
+  const uint64_t span = span_choices[pick(std::size(span_choices))];  // in access-size units
+  const uint64_t base = pick(4) == 0 ? (pick(uint64_t{1} << 20)) * 16 : 0;
+  const int mask_kind = static_cast<int>(pick(5));
+  const int prefix = static_cast<int>(pick(33));
+  const bool strided = pick(3) == 0;
+  const uint64_t stride = pick(70);
+  std::vector<std::optional<uint64_t>> lanes(32);
+  for (int lane = 0; lane < 32; ++lane) {
+    bool active = true;
+    if (mask_kind == 1) active = pick(2) == 0;
+    if (mask_kind == 2) active = lane < prefix;
+    if (mask_kind == 3) active = pick(8) == 0;
+    if (!active) continue;
+    if (strided) {
+      lanes[lane] = base + lane * stride * bytes;
+    } else if (lane > 0 && pick(4) == 0 && lanes[lane - 1]) {
+      lanes[lane] = lanes[lane - 1];  // same address as the neighbour
+    } else {
+      lanes[lane] = base + pick(span) * bytes;
+    }
+  }
+  return lanes;
+}
+
+TEST(BankModelOracleTest, MatchesBruteForceOnRandomAccesses) {
+  std::mt19937_64 rng(20240531);
+  const uint32_t sizes[] = {1, 2, 4, 8, 16};
+  int compared = 0;
+  for (int round = 0; round < 4000; ++round) {
+    for (uint32_t bytes : sizes) {
+      const auto lanes = RandomLaneAddresses(rng, bytes);
+      const OracleCost expected = Oracle(lanes, bytes);
+      const WarpCost cost = CostWarpAccess(ToWarpAccess(lanes, bytes));
+      ASSERT_EQ(cost.wavefronts, expected.wavefronts) << "round " << round << ", " << bytes << " bytes";
+      ASSERT_EQ(cost.ideal, expected.ideal) << "round " << round << ", " << bytes << " bytes";
+      ASSERT_EQ(cost.conflicts, expected.wavefronts - expected.ideal);
+      if (expected.ideal > 0) {
+        ASSERT_DOUBLE_EQ(cost.ways, static_cast<double>(expected.wavefronts) / expected.ideal);
+      }
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, 20000);
+}
+
+TEST(BankModelOracleTest, ExplanationMatchesBruteForceBankByBank) {
+  std::mt19937_64 rng(7);
+  const uint32_t sizes[] = {1, 2, 4, 8, 16};
+  for (int round = 0; round < 400; ++round) {
+    for (uint32_t bytes : sizes) {
+      const auto lanes = RandomLaneAddresses(rng, bytes);
+      const OracleCost expected = Oracle(lanes, bytes);
+      const WarpExplanation explanation = ExplainWarpAccess(ToWarpAccess(lanes, bytes));
+      ASSERT_EQ(explanation.cost, CostWarpAccess(ToWarpAccess(lanes, bytes)));
+      ASSERT_EQ(explanation.phases.size(), expected.words_by_bank.size());
+      uint32_t worst_phase_wavefronts = 0;
+      for (size_t p = 0; p < explanation.phases.size(); ++p) {
+        const PhaseExplanation& phase = explanation.phases[p];
+        uint32_t most = 0;
+        for (int b = 0; b < 32; ++b) {
+          const auto words_it = expected.words_by_bank[p].find(b);
+          const auto lanes_it = expected.lanes_by_bank[p].find(b);
+          const std::vector<uint64_t> want_words =
+              words_it == expected.words_by_bank[p].end()
+                  ? std::vector<uint64_t>{}
+                  : std::vector<uint64_t>(words_it->second.begin(), words_it->second.end());
+          const std::vector<int> want_lanes =
+              lanes_it == expected.lanes_by_bank[p].end()
+                  ? std::vector<int>{}
+                  : std::vector<int>(lanes_it->second.begin(), lanes_it->second.end());
+          ASSERT_EQ(phase.banks[b].words, want_words) << "phase " << p << " bank " << b;
+          ASSERT_EQ(phase.banks[b].lanes, want_lanes) << "phase " << p << " bank " << b;
+          most = std::max(most, static_cast<uint32_t>(want_words.size()));
+        }
+        ASSERT_EQ(phase.wavefronts, most);
+        if (most > 0) {
+          ASSERT_EQ(phase.banks[phase.worst_bank].words.size(), most);
+        } else {
+          ASSERT_EQ(phase.worst_bank, -1);
+        }
+        worst_phase_wavefronts = std::max(worst_phase_wavefronts, most);
+      }
+      if (worst_phase_wavefronts > 0) {
+        ASSERT_EQ(explanation.phases[explanation.worst_phase].wavefronts, worst_phase_wavefronts);
+        ASSERT_EQ(explanation.worst_bank, explanation.phases[explanation.worst_phase].worst_bank);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The research note's rules, one by one.
+
+WarpCost Strided(uint32_t bytes, int64_t stride, int active = 32, uint64_t offset = 0) {
+  return CostWarpAccess(WarpAccess::Strided(bytes, stride, active, offset));
+}
+
+TEST(BankModelRulesTest, FourByteStrideGivesGcdWays) {
+  for (int64_t stride = 0; stride <= 64; ++stride) {
+    const WarpCost cost = Strided(4, stride);
+    const uint32_t ways = stride == 0 ? 1 : static_cast<uint32_t>(std::gcd(stride, int64_t{32}));
+    EXPECT_EQ(cost.wavefronts, ways) << "stride " << stride;
+    EXPECT_EQ(cost.ideal, 1u) << "stride " << stride;
+    EXPECT_EQ(cost.conflicts, ways - 1) << "stride " << stride;
+    EXPECT_DOUBLE_EQ(cost.ways, ways) << "stride " << stride;
+  }
+}
+
+TEST(BankModelRulesTest, StrideTwoIsTwoWayNotSixteen) { EXPECT_EQ(Strided(4, 2).wavefronts, 2u); }
+
+TEST(BankModelRulesTest, StrideZeroIsABroadcast) {
+  EXPECT_EQ(Strided(4, 0), (WarpCost{1, 1, 0, 1.0}));
+  EXPECT_EQ(Strided(8, 0).wavefronts, 2u);  // one word pair per phase, two phases
+  EXPECT_EQ(Strided(16, 0).wavefronts, 4u);
+}
+
+TEST(BankModelRulesTest, StrideThirtyThreeIsConflictFree) {
+  EXPECT_EQ(Strided(4, 33), (WarpCost{1, 1, 0, 1.0}));
+}
+
+TEST(BankModelRulesTest, SixteenActiveLanesInBankZero) {
+  const WarpCost cost = Strided(4, 32, /*active=*/16);
+  EXPECT_EQ(cost.wavefronts, 16u);
+  EXPECT_EQ(cost.ideal, 1u);
+  EXPECT_EQ(cost.conflicts, 15u);
+}
+
+TEST(BankModelRulesTest, WideAccessesAreServedInPhases) {
+  EXPECT_EQ(LanesPerPhase(1), 32);
+  EXPECT_EQ(LanesPerPhase(2), 32);
+  EXPECT_EQ(LanesPerPhase(4), 32);
+  EXPECT_EQ(LanesPerPhase(8), 16);
+  EXPECT_EQ(LanesPerPhase(16), 8);
+  EXPECT_EQ(Strided(8, 1), (WarpCost{2, 2, 0, 1.0}));
+  EXPECT_EQ(Strided(16, 1), (WarpCost{4, 4, 0, 1.0}));
+  EXPECT_EQ(Strided(8, 2), (WarpCost{4, 2, 2, 2.0}));
+  EXPECT_EQ(Strided(16, 2), (WarpCost{8, 4, 4, 2.0}));
+}
+
+TEST(BankModelRulesTest, OneAndTwoByteStrides) {
+  // 1-byte: 32 lanes in 8 words; stride 4 -> 32 words in 32 banks; stride 8 -> two words in each
+  // even bank; stride 128 -> 32 words in bank 0.
+  EXPECT_EQ(Strided(1, 1).wavefronts, 1u);
+  EXPECT_EQ(Strided(1, 2).wavefronts, 1u);
+  EXPECT_EQ(Strided(1, 4).wavefronts, 1u);
+  EXPECT_EQ(Strided(1, 8).wavefronts, 2u);
+  EXPECT_EQ(Strided(1, 128).wavefronts, 32u);
+  // 2-byte: stride 1 -> 16 words; stride 2 -> 32 banks; stride 4 -> 2-way; stride 64 -> 32-way.
+  EXPECT_EQ(Strided(2, 1).wavefronts, 1u);
+  EXPECT_EQ(Strided(2, 2).wavefronts, 1u);
+  EXPECT_EQ(Strided(2, 4).wavefronts, 2u);
+  EXPECT_EQ(Strided(2, 64).wavefronts, 32u);
+  for (uint32_t bytes : {1u, 2u}) {
+    for (int64_t stride = 0; stride < 80; ++stride) EXPECT_EQ(Strided(bytes, stride).ideal, 1u);
+  }
+}
+
+TEST(BankModelRulesTest, SubWordAccessesToOneWordCostOnce) {
+  WarpAccess bytes_of_one_word;
+  bytes_of_one_word.bytes = 1;
+  for (int lane = 0; lane < 32; ++lane) bytes_of_one_word.SetLane(lane, 0x100 + lane % 4);
+  EXPECT_EQ(CostWarpAccess(bytes_of_one_word), (WarpCost{1, 1, 0, 1.0}));
+
+  WarpAccess halves_of_one_word;
+  halves_of_one_word.bytes = 2;
+  for (int lane = 0; lane < 32; ++lane) halves_of_one_word.SetLane(lane, 0x100 + 2 * (lane % 2));
+  EXPECT_EQ(CostWarpAccess(halves_of_one_word), (WarpCost{1, 1, 0, 1.0}));
+
+  // Two different words of bank 0, each shared by 16 lanes: 2-way.
+  WarpAccess two_words;
+  two_words.bytes = 1;
+  for (int lane = 0; lane < 32; ++lane) two_words.SetLane(lane, (lane % 2) * 128 + lane % 4 / 2);
+  EXPECT_EQ(CostWarpAccess(two_words).wavefronts, 2u);
+}
+
+TEST(BankModelRulesTest, PartialWarps) {
+  EXPECT_EQ(Strided(4, 1, 20), (WarpCost{1, 1, 0, 1.0}));
+  EXPECT_EQ(Strided(8, 1, 10), (WarpCost{1, 1, 0, 1.0}));  // only phase 0 has active lanes
+  EXPECT_EQ(Strided(16, 1, 8), (WarpCost{1, 1, 0, 1.0}));
+  EXPECT_EQ(Strided(16, 1, 9), (WarpCost{2, 2, 0, 1.0}));
+
+  WarpAccess one_lane_per_phase;  // lanes 0, 8, 16, 24 of a 16-byte access
+  one_lane_per_phase.bytes = 16;
+  for (int lane : {0, 8, 16, 24}) one_lane_per_phase.SetLane(lane, 16 * lane);
+  EXPECT_EQ(CostWarpAccess(one_lane_per_phase), (WarpCost{4, 4, 0, 1.0}));
+
+  EXPECT_EQ(CostWarpAccess(WarpAccess{}), (WarpCost{0, 0, 0, 1.0}));
+}
+
+TEST(BankModelRulesTest, InactiveLanesTakeNoPart) {
+  WarpAccess access = WarpAccess::Strided(4, 1);
+  for (int lane = 1; lane < 32; lane += 2) {
+    access.active_mask &= ~(1u << lane);
+    access.addresses[lane] = 3;  // conflicting and misaligned, but inactive
+  }
+  EXPECT_EQ(CostWarpAccess(access), (WarpCost{1, 1, 0, 1.0}));
+}
+
+TEST(BankModelRulesTest, EightAndSixteenByteWordsAreConsecutive) {
+  // Lane 0's 16-byte vector covers words 0..3; lane 1 reading word 4..7 shares no bank; a lane at
+  // 128 bytes (words 32..35, banks 0..3) conflicts with lane 0 in every one of its four banks.
+  WarpAccess access;
+  access.bytes = 16;
+  access.SetLane(0, 0);
+  access.SetLane(1, 16);
+  EXPECT_EQ(CostWarpAccess(access).wavefronts, 1u);
+  access.SetLane(2, 128);
+  EXPECT_EQ(CostWarpAccess(access).wavefronts, 2u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Layouts from the research note's references.
+
+uint64_t FloatAt(uint64_t row, uint64_t column, uint64_t pitch) { return 4 * (row * pitch + column); }
+
+TEST(BankModelLayoutTest, PaddedTileColumnReadsAreConflictFree) {
+  for (uint64_t column = 0; column < 32; ++column) {
+    WarpAccess padded, unpadded;
+    for (int lane = 0; lane < 32; ++lane) {
+      padded.SetLane(lane, FloatAt(lane, column, 33));
+      unpadded.SetLane(lane, FloatAt(lane, column, 32));
+    }
+    EXPECT_EQ(CostWarpAccess(padded), (WarpCost{1, 1, 0, 1.0})) << "column " << column;
+    EXPECT_EQ(CostWarpAccess(unpadded), (WarpCost{32, 1, 31, 32.0})) << "column " << column;
+  }
+}
+
+TEST(BankModelLayoutTest, XorSwizzledTileColumnReadsAreConflictFree) {
+  for (uint64_t column = 0; column < 32; ++column) {
+    WarpAccess column_read, row_write;
+    for (uint64_t lane = 0; lane < 32; ++lane) {
+      column_read.SetLane(static_cast<int>(lane),
+                          FloatAt(lane, column ^ lane, 32));  // tile[r][c ^ r], r = lane
+      row_write.SetLane(static_cast<int>(lane),
+                        FloatAt(column, lane ^ column, 32));  // row `column`, c = lane
+    }
+    EXPECT_EQ(CostWarpAccess(column_read), (WarpCost{1, 1, 0, 1.0})) << "column " << column;
+    EXPECT_EQ(CostWarpAccess(row_write), (WarpCost{1, 1, 0, 1.0})) << "row " << column;
+  }
+}
+
+TEST(BankModelLayoutTest, SixteenBytePaddingIsOneVector) {
+  WarpAccess pitch36, pitch32;
+  pitch36.bytes = pitch32.bytes = 16;
+  for (int lane = 0; lane < 32; ++lane) {
+    pitch36.SetLane(lane, FloatAt(lane, 0, 36));
+    pitch32.SetLane(lane, FloatAt(lane, 0, 32));
+  }
+  EXPECT_EQ(CostWarpAccess(pitch36), (WarpCost{4, 4, 0, 1.0}));
+  EXPECT_EQ(CostWarpAccess(pitch32), (WarpCost{32, 4, 28, 8.0}));
+  // A one-float pad breaks 16-byte alignment.
+  WarpAccess pitch33;
+  pitch33.bytes = 16;
+  pitch33.SetLane(1, FloatAt(1, 0, 33));
+  EXPECT_THROW(CostWarpAccess(pitch33), Error);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bad input.
+
+ErrorKind KindOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.kind();
+  }
+  ADD_FAILURE() << "no bankcheck::Error thrown";
+  return ErrorKind::kCuda;
+}
+
+std::string MessageOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no bankcheck::Error thrown";
+  return "";
+}
+
+TEST(BankModelErrorTest, RejectsUnsupportedSizes) {
+  for (uint32_t bytes : {0u, 3u, 5u, 6u, 12u, 32u, 64u}) {
+    WarpAccess access = WarpAccess::Strided(bytes, 0);
+    EXPECT_EQ(KindOf([&] { CostWarpAccess(access); }), ErrorKind::kBadInput) << bytes;
+    EXPECT_THAT(MessageOf([&] { ExplainWarpAccess(access); }), HasSubstr("1, 2, 4, 8 or 16")) << bytes;
+    EXPECT_THROW(LanesPerPhase(bytes), Error);
+  }
+}
+
+TEST(BankModelErrorTest, RejectsMisalignedAddresses) {
+  WarpAccess access = WarpAccess::Strided(4, 1);
+  access.addresses[5] = 22;
+  EXPECT_EQ(KindOf([&] { CostWarpAccess(access); }), ErrorKind::kBadInput);
+  const std::string message = MessageOf([&] { CostWarpAccess(access); });
+  EXPECT_THAT(message, HasSubstr("lane 5"));
+  EXPECT_THAT(message, HasSubstr("0x16"));
+  EXPECT_THAT(message, HasSubstr("not aligned to its 4-byte"));
+  EXPECT_THROW(ExplainWarpAccess(access), Error);
+  EXPECT_THROW(CostWarpAccess(WarpAccess::Strided(8, 1, 32, 4)), Error);
+  EXPECT_THROW(CostWarpAccess(WarpAccess::Strided(16, 1, 32, 8)), Error);
+  EXPECT_THROW(CostWarpAccess(WarpAccess::Strided(2, 1, 32, 1)), Error);
+  EXPECT_NO_THROW(CostWarpAccess(WarpAccess::Strided(1, 1, 32, 1)));
+}
+
+TEST(BankModelErrorTest, StridedRejectsImpossibleWarps) {
+  EXPECT_EQ(KindOf([] { WarpAccess::Strided(4, 1, 33); }), ErrorKind::kBadInput);
+  EXPECT_THAT(MessageOf([] { WarpAccess::Strided(4, 1, -1); }), HasSubstr("0 to 32"));
+  EXPECT_THAT(MessageOf([] { WarpAccess::Strided(4, -1, 32, 8); }), HasSubstr("lane 3"));
+  EXPECT_NO_THROW(WarpAccess::Strided(4, -1, 32, 124));
+  EXPECT_THROW(WarpAccess::Strided(16, int64_t{1} << 62, 32), Error);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Launch level.
+
+TEST(PredictLaunchTest, StrideTwoOverTwoHundredFiftySixThreads) {
+  const PredictedCounts predicted =
+      PredictLaunch(Dim3{1}, Dim3{256},
+                    {
+                        SharedStore("smem[tid*2]", 4, [](Dim3, Dim3 t) { return 4u * t.x * 2; }),
+                        SharedLoad("smem[tid*2]", 4, [](Dim3, Dim3 t) { return 4u * t.x * 2; }),
+                    });
+  for (const SharedCounts& counts : {predicted.loads, predicted.stores}) {
+    EXPECT_EQ(counts.instructions, 8u);
+    EXPECT_EQ(counts.wavefronts, 16u);
+    EXPECT_EQ(counts.ideal_wavefronts, 8u);
+    EXPECT_EQ(counts.conflicts(), 8u);
+  }
+  EXPECT_THAT(predicted.bank_map,
+              HasSubstr("worst instruction: store 'smem[tid*2]' in block (0,0,0), warp 0"));
+  EXPECT_THAT(predicted.bank_map, HasSubstr("1 conflict (2-way)"));
+}
+
+TEST(PredictLaunchTest, StrideThirtyTwoOverTwoHundredFiftySixThreads) {
+  const PredictedCounts predicted =
+      PredictLaunch(Dim3{1}, Dim3{256},
+                    {
+                        SharedLoad("smem[tid*32]", 4, [](Dim3, Dim3 t) { return 4u * t.x * 32; }),
+                    });
+  EXPECT_EQ(predicted.loads, (SharedCounts{8, 256, 8}));
+  EXPECT_EQ(predicted.loads.conflicts(), 248u);
+  EXPECT_EQ(predicted.stores, SharedCounts{});
+  EXPECT_THAT(predicted.bank_map, HasSubstr("<- worst bank"));
+}
+
+TEST(PredictLaunchTest, NaiveTransposeThroughUnpaddedTile) {
+  const PredictedCounts predicted =
+      PredictLaunch(Dim3{4, 4}, Dim3{32, 32},
+                    {
+                        SharedStore("tile[ty][tx]", 4, [](Dim3, Dim3 t) { return 4u * (t.y * 32 + t.x); }),
+                        SharedLoad("tile[tx][ty]", 4, [](Dim3, Dim3 t) { return 4u * (t.x * 32 + t.y); }),
+                    });
+  EXPECT_EQ(predicted.stores, (SharedCounts{512, 512, 512}));
+  EXPECT_EQ(predicted.loads, (SharedCounts{512, 16384, 512}));
+  EXPECT_THAT(predicted.bank_map,
+              HasSubstr("worst instruction: load 'tile[tx][ty]' in block (0,0,0), warp 0"));
+  EXPECT_THAT(predicted.bank_map, HasSubstr("32 wavefronts, ideal 1, 31 conflicts (32-way)"));
+
+  const PredictedCounts padded =
+      PredictLaunch(Dim3{4, 4}, Dim3{32, 32},
+                    {
+                        SharedLoad("tile[tx][ty]", 4, [](Dim3, Dim3 t) { return 4u * (t.x * 33 + t.y); }),
+                    });
+  EXPECT_EQ(padded.loads, (SharedCounts{512, 512, 512}));
+}
+
+TEST(PredictLaunchTest, PartialLastWarpHasInactiveLanes) {
+  const PredictedCounts predicted =
+      PredictLaunch(Dim3{2}, Dim3{48},
+                    {
+                        SharedLoad("smem[tid*32]", 4, [](Dim3, Dim3 t) { return 4u * t.x * 32; }),
+                    });
+  // Per block: warp 0 32-way, warp 1 (16 lanes) 16-way.
+  EXPECT_EQ(predicted.loads, (SharedCounts{4, 96, 4}));
+  EXPECT_THAT(predicted.bank_map, HasSubstr("warp 0 (threads 0-31)"));
+}
+
+TEST(PredictLaunchTest, NulloptLanesAreInactiveAndEmptyWarpsAreNotInstructions) {
+  const PredictedCounts predicted =
+      PredictLaunch(Dim3{1}, Dim3{128},
+                    {
+                        SharedStore("if (tid < 40) smem[tid]", 4,
+                                    [](Dim3, Dim3 t) -> std::optional<uint32_t> {
+                                      if (t.x >= 40) return std::nullopt;
+                                      return 4 * t.x;
+                                    }),
+                    });
+  EXPECT_EQ(predicted.stores, (SharedCounts{2, 2, 2}));
+}
+
+TEST(PredictLaunchTest, IterationsRepeatAnInstructionWithItsOwnAddresses) {
+  // for (i = 0; i < 4; ++i) smem[tid * (i + 1)]: 1-, 2-, 3- (odd: 1) and 4-way.
+  const PredictedCounts predicted = PredictLaunch(
+      Dim3{1}, Dim3{64},
+      {
+          SharedLoad(
+              "smem[tid*(i+1)]", 4, [](Dim3, Dim3 t, uint32_t i) { return 4u * t.x * (i + 1); }, 4),
+      });
+  EXPECT_EQ(predicted.loads, (SharedCounts{8, 2 * (1 + 2 + 1 + 4), 8}));
+  EXPECT_THAT(predicted.bank_map, HasSubstr("iteration 3"));
+}
+
+TEST(PredictLaunchTest, ThreadsAreNumberedXFastest) {
+  // Block 8x4x2: warp 0 holds y = 0..3 of z = 0. Address depends on y only, 32 words apart: the
+  // four rows conflict in bank 0 (4-way) only if x is the fastest index.
+  const PredictedCounts predicted =
+      PredictLaunch(Dim3{1}, Dim3{8, 4, 2},
+                    {
+                        SharedLoad("smem[ty*32]", 4, [](Dim3, Dim3 t) { return 4u * 32 * t.y; }),
+                        SharedStore("smem[tz*32 + linear]", 4,
+                                    [](Dim3, Dim3 t) { return 4u * (t.z * 32 + t.y * 8 + t.x); }),
+                    });
+  EXPECT_EQ(predicted.loads, (SharedCounts{2, 8, 2}));
+  EXPECT_EQ(predicted.stores, (SharedCounts{2, 2, 2}));
+}
+
+TEST(PredictLaunchTest, BlockIndexReachesTheAddressFunction) {
+  // Odd blocks read with stride 2, even blocks with stride 1.
+  const PredictedCounts predicted = PredictLaunch(
+      Dim3{2, 2}, Dim3{32},
+      {
+          SharedLoad("smem[tid*(1+bx%2)]", 4, [](Dim3 b, Dim3 t) { return 4u * t.x * (1 + b.x % 2); }),
+      });
+  EXPECT_EQ(predicted.loads, (SharedCounts{4, 6, 4}));
+}
+
+TEST(PredictLaunchTest, NoAccessesPredictNothing) {
+  const PredictedCounts predicted = PredictLaunch(Dim3{1}, Dim3{32}, {});
+  EXPECT_EQ(predicted.loads, SharedCounts{});
+  EXPECT_EQ(predicted.stores, SharedCounts{});
+  EXPECT_TRUE(predicted.bank_map.empty());
+}
+
+TEST(PredictLaunchTest, BadInputNamesTheAccess) {
+  const std::string misaligned = MessageOf([] {
+    PredictLaunch(Dim3{3}, Dim3{64}, {SharedLoad("smem[tid]+2", 4, [](Dim3 b, Dim3 t) {
+                    return 4u * t.x + (b.x == 2 && t.x == 40 ? 2u : 0u);
+                  })});
+  });
+  EXPECT_THAT(misaligned, HasSubstr("load 'smem[tid]+2' in block (2,0,0), warp 1"));
+  EXPECT_THAT(misaligned, HasSubstr("lane 8"));
+  EXPECT_EQ(KindOf([] { PredictLaunch(Dim3{0}, Dim3{32}, {}); }), ErrorKind::kBadInput);
+  EXPECT_THAT(MessageOf([] { PredictLaunch(Dim3{1}, Dim3{1025}, {}); }), HasSubstr("at most 1024"));
+  EXPECT_THAT(MessageOf([] {
+                PredictLaunch(Dim3{1}, Dim3{32}, {SharedAccess{"x", AccessDirection::kLoad, 4, 1, {}}});
+              }),
+              HasSubstr("'x' has no address function"));
+  EXPECT_THAT(
+      MessageOf([] { PredictLaunch(Dim3{1}, Dim3{32}, {SharedLoad("x", 3, [](Dim3, Dim3) { return 0; })}); }),
+      HasSubstr("1, 2, 4, 8 or 16"));
+  EXPECT_THAT(MessageOf([] {
+                PredictLaunch(Dim3{1}, Dim3{32}, {SharedLoad("x", 4, [](Dim3, Dim3) { return -4; })});
+              }),
+              HasSubstr("negative"));
+}
+
+}  // namespace
+}  // namespace bankcheck

@@ -1,0 +1,159 @@
+#include "bankcheck/record_json.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "bankcheck/error.h"
+#include "reports_test_support.h"
+
+namespace bankcheck {
+namespace {
+
+using nlohmann::json;
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing_support::MakeRecord;
+
+// The message of the Error(kBadInput) that parsing `value` throws; fails the test otherwise.
+std::string ParseError(const json& value) {
+  try {
+    LaunchRecordFromJson(value, "demo.json: case \"demo/x\"", "Fix it", "launches[0]");
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kBadInput);
+    return e.what();
+  }
+  ADD_FAILURE() << "no error for " << value.dump();
+  return "";
+}
+
+TEST(RecordJsonTest, FullRecordHasTheDocumentedFields) {
+  const json out = LaunchRecordToJson(MakeRecord(2048), RecordDetail::kFull);
+  EXPECT_EQ(out, json::parse(R"json({
+    "kernel": "transpose(float*, float const*)", "mangled": "_Z9transposePfPKf",
+    "grid": [32, 32, 1], "block": [32, 8, 1], "dynamic_shared_bytes": 0,
+    "shared_ld": {"instructions": 64, "wavefronts": 2048, "ideal": 64, "conflicts": 1984},
+    "shared_st": {"instructions": 64, "wavefronts": 64, "ideal": 64, "conflicts": 0},
+    "hardware": {"ld_wavefronts": 2051, "ld_bank_conflicts": 1987, "st_wavefronts": 64, "st_bank_conflicts": 0}
+  })json"));
+}
+
+TEST(RecordJsonTest, ExactRecordLeavesOutHardwareNotesAndMetrics) {
+  LaunchRecord record = MakeRecord(2048);
+  record.notes.push_back("a note");
+  record.extra_metrics["smsp__cycles_active.sum"] = 12.0;
+  const json out = LaunchRecordToJson(record, RecordDetail::kExact);
+  EXPECT_FALSE(out.contains("hardware"));
+  EXPECT_FALSE(out.contains("notes"));
+  EXPECT_FALSE(out.contains("extra_metrics"));
+  // Read back, the hardware readings are zero and the exact counts are all there.
+  const LaunchRecord back = LaunchRecordFromJson(out, "test");
+  EXPECT_EQ(back.loads, record.loads);
+  EXPECT_EQ(back.stores, record.stores);
+  EXPECT_EQ(back.hardware_loads.wavefronts, 0u);
+}
+
+TEST(RecordJsonTest, FullRecordRoundTrips) {
+  LaunchRecord record = MakeRecord(256, 64, "reduce");
+  record.dynamic_shared_bytes = 49152;
+  record.grid = {4294967295u, 2, 3};
+  record.loads.instructions = uint64_t{1} << 40;  // beyond 32 bits
+  record.notes = {"first", "second"};
+  record.extra_metrics = {{"a", 1.5}, {"b", -2.0}};
+  const LaunchRecord back = LaunchRecordFromJson(LaunchRecordToJson(record, RecordDetail::kFull), "test");
+  EXPECT_EQ(back.kernel, record.kernel);
+  EXPECT_EQ(back.mangled_kernel, record.mangled_kernel);
+  EXPECT_EQ(back.grid, record.grid);
+  EXPECT_EQ(back.block, record.block);
+  EXPECT_EQ(back.dynamic_shared_bytes, 49152u);
+  EXPECT_EQ(back.loads, record.loads);
+  EXPECT_EQ(back.stores, record.stores);
+  EXPECT_EQ(back.hardware_loads.wavefronts, record.hardware_loads.wavefronts);
+  EXPECT_EQ(back.hardware_loads.bank_conflicts, record.hardware_loads.bank_conflicts);
+  EXPECT_EQ(back.hardware_stores.wavefronts, record.hardware_stores.wavefronts);
+  EXPECT_EQ(back.notes, record.notes);
+  EXPECT_EQ(back.extra_metrics, record.extra_metrics);
+}
+
+TEST(RecordJsonTest, LargestCountsRoundTripExactly) {
+  LaunchRecord record = MakeRecord(64);
+  record.loads.wavefronts = UINT64_MAX;
+  const LaunchRecord back =
+      LaunchRecordFromJson(json::parse(LaunchRecordToJson(record, RecordDetail::kExact).dump()), "test");
+  EXPECT_EQ(back.loads.wavefronts, UINT64_MAX);
+}
+
+TEST(RecordJsonTest, MetricWithoutValueIsWrittenAsNullAndReadAsNaN) {
+  LaunchRecord record = MakeRecord(64);
+  record.extra_metrics["missing"] = std::nan("");
+  const json out = json::parse(LaunchRecordToJson(record, RecordDetail::kFull).dump());
+  EXPECT_TRUE(out["extra_metrics"]["missing"].is_null());
+  EXPECT_TRUE(std::isnan(LaunchRecordFromJson(out, "test").extra_metrics.at("missing")));
+}
+
+TEST(RecordJsonTest, ArraysOfLaunchesNameTheElement) {
+  json launches = LaunchRecordsToJson({MakeRecord(64), MakeRecord(128)}, RecordDetail::kExact);
+  EXPECT_EQ(LaunchRecordsFromJson(launches, "test").size(), 2u);
+  launches[1]["block"] = "32x8";
+  try {
+    LaunchRecordsFromJson(launches, "f.json", "", "launches");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("launches[1].block must be an array"));
+  }
+}
+
+TEST(RecordJsonTest, WrongTypeNamesTheFieldAndTheValue) {
+  json value = LaunchRecordToJson(MakeRecord(2048), RecordDetail::kExact);
+  value["shared_ld"]["wavefronts"] = "2048";
+  EXPECT_THAT(
+      ParseError(value),
+      AllOf(HasSubstr("demo.json: case \"demo/x\": launches[0].shared_ld.wavefronts must be a non-negative "
+                      "integer, but is the string \"2048\""),
+            HasSubstr("Fix it")));
+}
+
+TEST(RecordJsonTest, NegativeAndFractionalCountsAreRejected) {
+  json value = LaunchRecordToJson(MakeRecord(64), RecordDetail::kExact);
+  value["shared_st"]["instructions"] = -1;
+  EXPECT_THAT(ParseError(value),
+              HasSubstr("launches[0].shared_st.instructions must be a non-negative integer, but is -1"));
+  value = LaunchRecordToJson(MakeRecord(64), RecordDetail::kExact);
+  value["dynamic_shared_bytes"] = 1.5;
+  EXPECT_THAT(ParseError(value),
+              HasSubstr("launches[0].dynamic_shared_bytes must be a non-negative integer, but is 1.5"));
+}
+
+TEST(RecordJsonTest, MissingAndUnknownFieldsAreNamed) {
+  json value = LaunchRecordToJson(MakeRecord(64), RecordDetail::kExact);
+  value.erase("mangled");
+  EXPECT_THAT(ParseError(value), HasSubstr("launches[0].mangled is missing"));
+  value = LaunchRecordToJson(MakeRecord(64), RecordDetail::kExact);
+  value["shared_ld"]["wavefront"] = 3;
+  EXPECT_THAT(ParseError(value), HasSubstr("unknown field launches[0].shared_ld.wavefront"));
+}
+
+TEST(RecordJsonTest, ConflictsMustEqualWavefrontsMinusIdeal) {
+  json value = LaunchRecordToJson(MakeRecord(2048), RecordDetail::kExact);
+  value["shared_ld"]["conflicts"] = 7;
+  EXPECT_THAT(ParseError(value),
+              HasSubstr("launches[0].shared_ld.conflicts: is 7, but wavefronts - ideal is 1984"));
+}
+
+TEST(RecordJsonTest, GridMustBeThreeUnsigned32BitIntegers) {
+  json value = LaunchRecordToJson(MakeRecord(64), RecordDetail::kExact);
+  value["grid"] = json::array({1, 2});
+  EXPECT_THAT(ParseError(value), HasSubstr("launches[0].grid must be an array of 3 integers [x, y, z]"));
+  value["grid"] = json::array({1, 2, uint64_t{1} << 32});
+  EXPECT_THAT(ParseError(value), HasSubstr("launches[0].grid[2] must be an integer below 2^32"));
+}
+
+TEST(RecordJsonTest, NotAnObjectIsRejected) {
+  EXPECT_THAT(ParseError(json::array()), HasSubstr("launches[0] must be an object, but is an array"));
+  EXPECT_THAT(ParseError(json(nullptr)), HasSubstr("launches[0] must be an object, but is null"));
+}
+
+}  // namespace
+}  // namespace bankcheck

@@ -1,0 +1,250 @@
+#include "bankcheck/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <vector>
+
+#include "text_table.h"
+
+namespace bankcheck {
+namespace {
+
+// Where a case goes in its suite's table; lower first. kUnchanged cases are only counted.
+enum class Rank {
+  kRegression,
+  kFailed,
+  kImprovement,
+  kChanged,
+  kMissing,
+  kUnchanged,    // passed, matching its baseline
+  kNotCompared,  // passed, with no baseline comparison
+  kSkipped,
+};
+
+struct CaseView {
+  const CaseResult* result = nullptr;
+  std::optional<BaselineVerdict> verdict;
+  std::string table;  // before -> after
+  Rank rank = Rank::kUnchanged;
+};
+
+Rank RankOf(const CaseResult& result, const std::optional<BaselineVerdict>& verdict) {
+  if (verdict == BaselineVerdict::kRegression) return Rank::kRegression;
+  if (result.status == CaseStatus::kFailed) return Rank::kFailed;
+  if (result.status == CaseStatus::kSkipped) return Rank::kSkipped;
+  if (!verdict) return Rank::kNotCompared;
+  switch (*verdict) {
+    case BaselineVerdict::kImprovement:
+      return Rank::kImprovement;
+    case BaselineVerdict::kChanged:
+      return Rank::kChanged;
+    case BaselineVerdict::kMissing:
+      return Rank::kMissing;
+    default:
+      return Rank::kUnchanged;
+  }
+}
+
+std::string Ways(double ways) {
+  char text[32];
+  if (std::fabs(ways - std::round(ways)) < 1e-9) {
+    std::snprintf(text, sizeof(text), "%.0f", ways);
+  } else {
+    std::snprintf(text, sizeof(text), "%.2f", ways);
+  }
+  return text;
+}
+
+// "1984 (32-way)" over all launches: total conflicts, worst ways.
+std::string Measured(const std::vector<LaunchRecord>& launches, SharedCounts LaunchRecord::*counts) {
+  if (launches.empty()) return "—";
+  uint64_t conflicts = 0;
+  double worst_ways = 1.0;
+  for (const LaunchRecord& launch : launches) {
+    conflicts += (launch.*counts).conflicts();
+    worst_ways = std::max(worst_ways, (launch.*counts).ways());
+  }
+  std::string text = std::to_string(conflicts) + " (" + Ways(worst_ways) + "-way";
+  if (launches.size() > 1) text += " max of " + std::to_string(launches.size()) + " launches";
+  return text + ")";
+}
+
+std::string VerdictCell(const std::optional<BaselineVerdict>& verdict) {
+  if (!verdict) return "—";
+  const std::string name = BaselineVerdictName(*verdict);
+  return *verdict == BaselineVerdict::kRegression ? "**" + name + "**" : name;
+}
+
+std::string StatusCell(CaseStatus status) {
+  return status == CaseStatus::kFailed ? "**failed**" : CaseStatusName(status);
+}
+
+std::string Plural(size_t count, const std::string& singular, const std::string& plural) {
+  return std::to_string(count) + " " + (count == 1 ? singular : plural);
+}
+
+std::string CodeSpan(const std::string& text) {
+  std::string clean = text;
+  std::replace(clean.begin(), clean.end(), '`', '\'');
+  return "`" + clean + "`";
+}
+
+std::string Details(const std::string& summary, const std::string& body) {
+  return "<details><summary>" + summary + "</summary>\n\n```\n" + body +
+         (body.empty() || body.back() == '\n' ? "" : "\n") + "```\n</details>\n\n";
+}
+
+}  // namespace
+
+std::string RenderMarkdownReport(const RunResults& results, const ReportOptions& options) {
+  const RunMetadata& meta = results.metadata;
+  std::string baselines_line;
+  std::optional<BaselineSet> baselines;
+  if (options.baselines_dir) {
+    if (meta.arch.empty()) {
+      baselines_line = "Baselines: not compared (the results name no GPU architecture; did the run skip?)";
+    } else {
+      baselines = BaselineSet::Load(*options.baselines_dir, meta.arch);
+      baselines_line = baselines->has_folder()
+                           ? "Baselines: compared with `" + baselines->folder().string() + "`"
+                           : "Baselines: " + baselines->no_folder_reason();
+    }
+  } else {
+    baselines_line = "Baselines: as compared during the run";
+  }
+
+  std::map<std::string, std::vector<CaseView>> by_topic;
+  std::map<Rank, size_t> totals;
+  std::map<CaseStatus, size_t> statuses;
+  for (const auto& [name, result] : results.cases) {
+    CaseView view;
+    view.result = &result;
+    view.verdict = result.baseline;
+    view.table = result.baseline_table;
+    if (baselines) {
+      view.verdict.reset();
+      view.table.clear();
+      if (baselines->has_folder() && result.status != CaseStatus::kSkipped) {
+        const BaselineComparison comparison = CompareWithBaseline(*baselines, name, result.launches);
+        view.verdict = comparison.verdict;
+        view.table = comparison.table;
+      }
+    }
+    view.rank = RankOf(result, view.verdict);
+    ++totals[view.rank];
+    ++statuses[result.status];
+    by_topic[TopicOfCase(name)].push_back(view);
+  }
+
+  std::string out = "## bankcheck: " + (meta.arch.empty() ? std::string("no GPU") : meta.arch) +
+                    (meta.device.empty() ? "" : " · " + meta.device) + "\n\n";
+  std::vector<std::string> facts;
+  if (!meta.driver.empty()) facts.push_back("driver " + meta.driver);
+  if (!meta.cuda_runtime.empty()) facts.push_back("CUDA runtime " + meta.cuda_runtime);
+  if (!meta.cuda_driver.empty()) facts.push_back("CUDA driver " + meta.cuda_driver);
+  if (!meta.date.empty()) facts.push_back(meta.date);
+  if (!meta.git_commit.empty()) facts.push_back("commit " + CodeSpan(meta.git_commit));
+  for (size_t i = 0; i < facts.size(); ++i) out += (i == 0 ? "" : " · ") + facts[i];
+  if (!facts.empty()) out += "  \n";
+  out += baselines_line + "\n\n";
+
+  const size_t regressions = totals[Rank::kRegression];
+  out += (regressions > 0 ? "**" + Plural(regressions, "regression", "regressions") + "**"
+                          : Plural(0, "regression", "regressions")) +
+         ", " + Plural(totals[Rank::kImprovement], "improvement", "improvements") + ", " +
+         std::to_string(totals[Rank::kChanged]) + " changed, " +
+         Plural(totals[Rank::kMissing], "missing baseline", "missing baselines") + ", " +
+         std::to_string(totals[Rank::kUnchanged]) + " unchanged, " +
+         std::to_string(totals[Rank::kNotCompared]) + " not compared · " +
+         Plural(results.cases.size(), "case", "cases") + ": " +
+         std::to_string(statuses[CaseStatus::kPassed]) + " passed, " +
+         (statuses[CaseStatus::kFailed] > 0 ? "**" : "") + std::to_string(statuses[CaseStatus::kFailed]) +
+         " failed" + (statuses[CaseStatus::kFailed] > 0 ? "**" : "") + ", " +
+         std::to_string(statuses[CaseStatus::kSkipped]) + " skipped\n\n";
+  // Skips usually share one reason (no GPU, no permission); say it once.
+  std::vector<std::string> skip_reasons;
+  for (const auto& [name, result] : results.cases) {
+    if (result.status != CaseStatus::kSkipped || result.messages.empty()) continue;
+    if (std::find(skip_reasons.begin(), skip_reasons.end(), result.messages.front()) == skip_reasons.end()) {
+      skip_reasons.push_back(result.messages.front());
+    }
+  }
+  constexpr size_t kMaxSkipReasons = 3;
+  for (size_t i = 0; i < std::min(skip_reasons.size(), kMaxSkipReasons); ++i) {
+    std::string reason = skip_reasons[i];
+    std::replace(reason.begin(), reason.end(), '\n', ' ');  // one quoted line
+    out += "> Skipped: " + reason + "\n";
+  }
+  if (!skip_reasons.empty()) out += "\n";
+
+  // Suites with the most urgent case first, then by name.
+  std::vector<std::pair<Rank, std::string>> topic_order;
+  for (auto& [topic, views] : by_topic) {
+    std::sort(views.begin(), views.end(), [](const CaseView& a, const CaseView& b) {
+      return a.rank != b.rank ? a.rank < b.rank : a.result->name < b.result->name;
+    });
+    topic_order.emplace_back(views.front().rank, topic);
+  }
+  std::sort(topic_order.begin(), topic_order.end());
+
+  std::string details;
+  for (const auto& [first_rank, topic] : topic_order) {
+    out += "### " + internal::EscapeMarkdown(topic) + "\n\n";
+    std::vector<internal::TableRow> rows;
+    std::map<Rank, size_t> collapsed;
+    for (const CaseView& view : by_topic[topic]) {
+      const CaseResult& result = *view.result;
+      if (view.rank >= Rank::kUnchanged) {
+        ++collapsed[view.rank];
+        continue;
+      }
+      rows.push_back(
+          {CodeSpan(result.name), Ways(result.expected_load_ways) + " / " + Ways(result.expected_store_ways),
+           Measured(result.launches, &LaunchRecord::loads), Measured(result.launches, &LaunchRecord::stores),
+           VerdictCell(view.verdict), StatusCell(result.status)});
+      std::string body;
+      if (!view.table.empty() && view.verdict != BaselineVerdict::kMatch) body += view.table;
+      if (result.status == CaseStatus::kFailed) {
+        for (const std::string& message : result.messages) {
+          constexpr size_t kMaxMessage = 2000;
+          body += (body.empty() ? "" : "\n") +
+                  (message.size() > kMaxMessage ? message.substr(0, kMaxMessage) + "\n[...]" : message) +
+                  "\n";
+        }
+      }
+      if (!body.empty()) {
+        const std::string what = view.verdict && view.verdict != BaselineVerdict::kMatch
+                                     ? BaselineVerdictName(*view.verdict)
+                                     : CaseStatusName(result.status);
+        details += Details(CodeSpan(result.name) + ": " + what, body);
+      }
+    }
+    if (!rows.empty()) {
+      out += internal::FormatMarkdownTable({"case", "expected ways (ld / st)", "measured ld conflicts",
+                                            "measured st conflicts", "baseline", "status"},
+                                           rows) +
+             "\n";
+    }
+    std::vector<std::string> counted;
+    if (collapsed[Rank::kUnchanged] > 0) {
+      counted.push_back(Plural(collapsed[Rank::kUnchanged], "case", "cases") + " passed unchanged");
+    }
+    if (collapsed[Rank::kNotCompared] > 0) {
+      counted.push_back(Plural(collapsed[Rank::kNotCompared], "case", "cases") +
+                        " passed with no baseline comparison");
+    }
+    if (collapsed[Rank::kSkipped] > 0) {
+      counted.push_back(Plural(collapsed[Rank::kSkipped], "case", "cases") + " skipped");
+    }
+    for (size_t i = 0; i < counted.size(); ++i)
+      out += (i == 0 ? (rows.empty() ? "" : "And ") : ", ") + counted[i];
+    if (!counted.empty()) out += ".\n\n";
+  }
+  if (results.cases.empty()) out += "No cases in these results.\n\n";
+  if (!details.empty()) out += "### Details\n\n" + details;
+  return out;
+}
+
+}  // namespace bankcheck

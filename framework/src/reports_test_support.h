@@ -1,0 +1,83 @@
+#pragma once
+// Test-only helpers for the baseline, results, report and compare tests: records with chosen
+// counts, and a temporary folder per test.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bankcheck/launch_record.h"
+#include "bankcheck/run_metadata.h"
+
+namespace bankcheck::testing_support {
+
+// One launch with `load_wavefronts` over `ideal` ideal wavefronts for loads and conflict-free
+// stores of `ideal` wavefronts; `ideal` instructions in each direction.
+inline LaunchRecord MakeRecord(uint64_t load_wavefronts, uint64_t ideal = 64,
+                               const std::string& kernel = "transpose") {
+  LaunchRecord record;
+  record.kernel = kernel + "(float*, float const*)";
+  record.mangled_kernel = "_Z" + std::to_string(kernel.size()) + kernel + "PfPKf";
+  record.grid = {32, 32, 1};
+  record.block = {32, 8, 1};
+  record.loads = {ideal, load_wavefronts, ideal};
+  record.stores = {ideal, ideal, ideal};
+  record.hardware_loads = {load_wavefronts + 3, load_wavefronts - ideal + 3};
+  record.hardware_stores = {ideal, 0};
+  return record;
+}
+
+inline RunMetadata MakeMetadata(const std::string& date = "2025-11-22T10:00:00Z") {
+  RunMetadata metadata;
+  metadata.arch = "sm_90";
+  metadata.device = "NVIDIA H100 80GB HBM3";
+  metadata.driver = "580.65.06";
+  metadata.cuda_runtime = "13.0";
+  metadata.cuda_driver = "13.0";
+  metadata.date = date;
+  return metadata;
+}
+
+inline std::string ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+inline void WriteFile(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+// Every file under `folder` whose name contains ".tmp." (a leftover of an atomic write).
+inline std::vector<std::string> TemporaryFilesUnder(const std::filesystem::path& folder) {
+  std::vector<std::string> found;
+  for (const auto& item : std::filesystem::recursive_directory_iterator(folder)) {
+    if (item.path().filename().string().find(".tmp.") != std::string::npos)
+      found.push_back(item.path().string());
+  }
+  return found;
+}
+
+// A fresh folder per test, removed afterwards.
+class TempDirTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = std::filesystem::temp_directory_path() / ("bankcheck_" + std::string(info->test_suite_name()) +
+                                                     "_" + info->name() + "_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::filesystem::path dir_;
+};
+
+}  // namespace bankcheck::testing_support

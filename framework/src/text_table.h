@@ -1,0 +1,24 @@
+#pragma once
+// Internal: tables for terminals (aligned columns) and for Markdown (pipes).
+
+#include <string>
+#include <vector>
+
+namespace bankcheck::internal {
+
+using TableRow = std::vector<std::string>;
+
+// Columns padded to their widest cell, separated by two spaces; trailing spaces trimmed. A header
+// underline of dashes follows the header row.
+std::string FormatTextTable(const TableRow& header, const std::vector<TableRow>& rows);
+
+// A GitHub-flavoured Markdown table; '|' and newlines in cells are escaped.
+std::string FormatMarkdownTable(const TableRow& header, const std::vector<TableRow>& rows);
+
+// Escapes Markdown's inline markup characters so names like `a*b_c` print as written.
+std::string EscapeMarkdown(const std::string& text);
+
+// "before -> after", or just the value when equal; `arrow` lets Markdown use "→".
+std::string BeforeAfter(const std::string& before, const std::string& after, const char* arrow = " -> ");
+
+}  // namespace bankcheck::internal
