@@ -218,6 +218,14 @@ TEST(CompareWithBaselineTest, EqualLaunchesMatch) {
   EXPECT_THAT(comparison.message, HasSubstr("matches its baseline in baselines/sm_90/transpose.json"));
 }
 
+TEST(CompareWithBaselineTest, MangledNamesMayDifferBetweenBuilds) {
+  // nvcc mangles anonymous namespaces with a per-build hash; the demangled name is what matters.
+  LaunchRecord measured = MakeRecord(2048);
+  measured.mangled_kernel = "_ZN12_GLOBAL__N__1234abcd9transposeEPf";
+  EXPECT_EQ(CompareWithBaseline(SetWith("transpose/naive", {MakeRecord(2048)}), "transpose/naive", {measured}).verdict,
+            BaselineVerdict::kMatch);
+}
+
 TEST(CompareWithBaselineTest, MoreConflictsIsARegressionWithTheTableAndTheCommand) {
   const BaselineComparison comparison = CompareWithBaseline(SetWith("transpose/padded", {MakeRecord(64)}),
                                                             "transpose/padded", {MakeRecord(2048)});

@@ -44,13 +44,13 @@ SharedCounts CountsFromJson(const FieldReader& field) {
 
 json LaunchRecordToJson(const LaunchRecord& record, RecordDetail detail) {
   json out = {{"kernel", record.kernel},
-              {"mangled", record.mangled_kernel},
               {"grid", DimToJson(record.grid)},
               {"block", DimToJson(record.block)},
               {"dynamic_shared_bytes", record.dynamic_shared_bytes},
               {"shared_ld", CountsToJson(record.loads)},
               {"shared_st", CountsToJson(record.stores)}};
   if (detail == RecordDetail::kFull) {
+    out["mangled"] = record.mangled_kernel;
     out["hardware"] = {{"ld_wavefronts", record.hardware_loads.wavefronts},
                        {"ld_bank_conflicts", record.hardware_loads.bank_conflicts},
                        {"st_wavefronts", record.hardware_stores.wavefronts},
@@ -74,7 +74,7 @@ LaunchRecord LaunchRecordFromJson(const json& value, const std::string& where, c
                           "shared_st", "hardware", "extra_metrics", "notes"});
   LaunchRecord record;
   record.kernel = launch.Field("kernel").String();
-  record.mangled_kernel = launch.Field("mangled").String();
+  if (launch.Has("mangled")) record.mangled_kernel = launch.Field("mangled").String();
   record.grid = DimFromJson(launch.Field("grid"));
   record.block = DimFromJson(launch.Field("block"));
   record.dynamic_shared_bytes = launch.Field("dynamic_shared_bytes").Unsigned32();

@@ -45,6 +45,7 @@ TEST(RecordJsonTest, ExactRecordLeavesOutHardwareNotesAndMetrics) {
   record.notes.push_back("a note");
   record.extra_metrics["smsp__cycles_active.sum"] = 12.0;
   const json out = LaunchRecordToJson(record, RecordDetail::kExact);
+  EXPECT_FALSE(out.contains("mangled"));  // differs from build to build
   EXPECT_FALSE(out.contains("hardware"));
   EXPECT_FALSE(out.contains("notes"));
   EXPECT_FALSE(out.contains("extra_metrics"));
@@ -128,8 +129,8 @@ TEST(RecordJsonTest, NegativeAndFractionalCountsAreRejected) {
 
 TEST(RecordJsonTest, MissingAndUnknownFieldsAreNamed) {
   json value = LaunchRecordToJson(MakeRecord(64), RecordDetail::kExact);
-  value.erase("mangled");
-  EXPECT_THAT(ParseError(value), HasSubstr("launches[0].mangled is missing"));
+  value.erase("kernel");
+  EXPECT_THAT(ParseError(value), HasSubstr("launches[0].kernel is missing"));
   value = LaunchRecordToJson(MakeRecord(64), RecordDetail::kExact);
   value["shared_ld"]["wavefront"] = 3;
   EXPECT_THAT(ParseError(value), HasSubstr("unknown field launches[0].shared_ld.wavefront"));

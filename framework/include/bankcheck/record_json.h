@@ -8,8 +8,9 @@
 //    "hardware": {"ld_wavefronts": 2051, "ld_bank_conflicts": 1987, "st_wavefronts": 64,
 //                 "st_bank_conflicts": 0}}
 //
-// Baselines hold the exact counts only (RecordDetail::kExact); the hardware readings, extra
-// metrics and notes vary from run to run, so only results files carry them.
+// Baselines hold the exact counts only (RecordDetail::kExact); the mangled name (nvcc mangles
+// anonymous namespaces with a per-build hash), the hardware readings, extra metrics and notes vary
+// from build to build or run to run, so only results files carry them.
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -20,14 +21,14 @@
 namespace bankcheck {
 
 enum class RecordDetail {
-  kExact,  // baselines: names, geometry, exact shared load/store counts
+  kExact,  // baselines: demangled name, geometry, exact shared load/store counts
   kFull,   // results: also "hardware" and, when present, "extra_metrics" and "notes"
 };
 
 nlohmann::json LaunchRecordToJson(const LaunchRecord& record, RecordDetail detail);
 nlohmann::json LaunchRecordsToJson(const std::vector<LaunchRecord>& records, RecordDetail detail);
 
-// Parses one launch. Optional fields ("hardware", "extra_metrics", "notes") may be absent; unknown
+// Parses one launch. Optional fields ("mangled", "hardware", "extra_metrics", "notes") may be absent; unknown
 // fields, wrong types and a "conflicts" that is not wavefronts - ideal throw Error(kBadInput):
 //   "<where>: launches[2].shared_ld.wavefronts must be a non-negative integer, but is "12". <advice>"
 // `field_path` is the launch's own position ("launches[2]"), prefixed to every field named.
