@@ -1,0 +1,40 @@
+# Shared by ci/*.sh: where things are, and the configure + build step.
+# shellcheck shell=bash
+BANKCHECK_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD_DIR="${BANKCHECK_BUILD_DIR:-$BANKCHECK_ROOT/build}"
+JOBS="${BANKCHECK_JOBS:-$(nproc)}"
+
+if ! command -v nvcc >/dev/null 2>&1 && [[ -x /usr/local/cuda/bin/nvcc ]]; then
+  export PATH="/usr/local/cuda/bin:$PATH"
+fi
+
+# Configure and build everything. Warnings are errors in CI (CI=true) or with BANKCHECK_WERROR=ON.
+bankcheck_build() {
+  "$BANKCHECK_ROOT/ci/install-deps.sh"
+  mkdir -p "$BUILD_DIR"
+  local werror="${BANKCHECK_WERROR:-OFF}"
+  [[ "${CI:-}" == "true" ]] && werror=ON
+  cmake -S "$BANKCHECK_ROOT" -B "$BUILD_DIR" -DBANKCHECK_WERROR="$werror" ${BANKCHECK_CMAKE_ARGS:-} >"$BUILD_DIR/configure.log" 2>&1 ||
+    { cat "$BUILD_DIR/configure.log"; echo "bankcheck: configure failed (log above)" >&2; return 1; }
+  echo "bankcheck: building in $BUILD_DIR with $JOBS jobs (warnings are errors: $werror)"
+  cmake --build "$BUILD_DIR" -j "$JOBS"
+}
+
+# Writes a CTest resource specification with one slot per visible GPU (so `ctest -j` runs one GPU
+# test per GPU at a time) and prints its path. A machine without a GPU gets one slot: its GPU
+# tests still run, one at a time, and report themselves skipped.
+bankcheck_resource_spec() {
+  local gpus=0 spec="$BUILD_DIR/ctest-resources.json"
+  if [[ -n "${CUDA_VISIBLE_DEVICES:-}" ]]; then
+    gpus=$(tr ',' '\n' <<<"$CUDA_VISIBLE_DEVICES" | grep -c . || true)
+  elif command -v nvidia-smi >/dev/null 2>&1; then
+    gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
+  fi
+  ((gpus > 0)) || gpus=1
+  {
+    printf '{"version": {"major": 1, "minor": 0}, "local": [{"gpus": ['
+    for ((i = 0; i < gpus; i++)); do printf '%s{"id": "%d", "slots": 1}' "$([[ $i -gt 0 ]] && echo ', ')" "$i"; done
+    printf ']}]}\n'
+  } >"$spec"
+  echo "$spec"
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The main job: configure, build, run the CPU checks and every kernel suite, and print the report.
+#
+#   build/results/results.json     every measured launch, with the run's metadata
+#   build/results/report.md        the Markdown summary (also appended to $GITHUB_STEP_SUMMARY)
+#   build/results/junit/*.xml      GoogleTest's JUnit XML
+#
+# Exits non-zero when a check fails. On a machine without a usable GPU it says so, runs what needs
+# no GPU, and reports the GPU cases as skipped with the reason; with BANKCHECK_REQUIRE_GPU=1 (GPU
+# runners) that is a failure instead.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+bankcheck_build
+
+results="${BANKCHECK_RESULTS_DIR:-$BUILD_DIR/results}"
+export BANKCHECK_RESULTS_DIR="$results"
+rm -rf "$results"
+mkdir -p "$results/junit"
+status=0
+
+echo
+echo "== CPU checks: annotations against the CPU bank model, baseline files"
+"$BUILD_DIR/suites/bankcheck_annotation_test" --gtest_brief=1 \
+  --gtest_output="xml:$results/junit/annotations.xml" || status=1
+
+echo
+echo "== Kernel suites on the GPU (log: $results/kernel_suite.log)"
+"$BUILD_DIR/suites/bankcheck_kernel_suite" --gtest_output="xml:$results/junit/kernel_suite.xml" \
+  >"$results/kernel_suite.log" 2>&1 || status=1
+grep -E '^\[  (PASSED|FAILED|SKIPPED) +\]' "$results/kernel_suite.log" | grep -v ', where' || true
+no_gpu=$(grep -m1 -oE '(GPU test skipped, no usable GPU|BANKCHECK_REQUIRE_GPU=1 is set but there is no usable GPU): .*' \
+  "$results/kernel_suite.log" || true)
+if [[ -n "$no_gpu" ]]; then
+  echo
+  echo "No usable GPU on this machine. ${no_gpu#*: }"
+  echo "Ran the CPU checks only; skipped every kernel suite case (listed as skipped in the report)."
+fi
+
+echo
+"$BUILD_DIR/bin/bankcheck" merge-results "$results" -o "$results/results.json" >/dev/null
+"$BUILD_DIR/bin/bankcheck" report "$results/results.json" --baselines "$BANKCHECK_ROOT/baselines" \
+  | tee "$results/report.md"
+if [[ -n "${GITHUB_STEP_SUMMARY:-}" ]]; then
+  cat "$results/report.md" >>"$GITHUB_STEP_SUMMARY"
+fi
+
+if ((status != 0)); then
+  echo
+  echo "bankcheck: checks failed. Failures:"
+  grep -E -B2 -A12 ': Failure$' "$results/kernel_suite.log" | head -200 || true
+fi
+exit "$status"

@@ -1,0 +1,38 @@
+#pragma once
+// What the kernel suites share: where baselines and results live, and the checks every
+// registered case goes through.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "bankcheck/baseline.h"
+#include "bankcheck/kernel_registry.h"
+#include "bankcheck/results.h"
+
+namespace bankcheck::suites {
+
+// BANKCHECK_BASELINES_DIR, else the source tree's baselines/.
+std::filesystem::path BaselinesDir();
+// BANKCHECK_RESULTS_DIR, else <build>/results.
+std::filesystem::path ResultsDir();
+// BANKCHECK_UPDATE_BASELINES=1: record measured counts instead of checking them.
+bool UpdatingBaselines();
+
+// BANKCHECK_PRUNE_BASELINES=1: remove baseline entries whose case is no longer registered.
+bool PruningBaselines();
+inline constexpr char kPruneBaselinesCommand[] =
+    "BANKCHECK_PRUNE_BASELINES=1 ci/test.sh -R BaselineFilesTest";
+
+// Failure text when a launch disagrees with the case's annotation; empty when it agrees.
+std::vector<std::string> AnnotationMismatches(const Expectation& expect, const LaunchRecord& record);
+
+// Failure text when the CPU model's prediction disagrees with the measured launches (summed);
+// empty when it agrees.
+std::vector<std::string> ModelMismatches(const PredictedCounts& predicted,
+                                         const std::vector<LaunchRecord>& measured);
+
+// Test names: every registered case, or those whose access pattern is declared.
+std::vector<const KernelCase*> CasesWithAccessPattern();
+
+}  // namespace bankcheck::suites

@@ -1,0 +1,110 @@
+// The kernel suites: every registered case (kernels/*.cu) runs on the GPU, and its launches are
+// checked for correctness (by the case), against its annotation, against the CPU model (when the
+// case declares its access pattern) and against the stored baseline. Each case also writes its
+// results fragment (see results.h) for reports.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <iostream>
+
+#include "bankcheck/baseline.h"
+#include "bankcheck/gpu_probe.h"
+#include "bankcheck/kernel_registry.h"
+#include "bankcheck/results.h"
+#include "bankcheck/run_metadata.h"
+#include "bankcheck/testing.h"
+#include "case_runner.h"
+
+namespace bankcheck::suites {
+namespace {
+
+RunMetadata ThisRun() {
+  const GpuProbe& probe = ProbeGpu();
+  return DescribeRun(probe.device_name, probe.usable() ? probe.arch() : "", probe.driver_version,
+                     probe.runtime_version);
+}
+
+// Loaded once per process; a malformed file fails every case that needs it, with the file named.
+const BaselineSet& Baselines(const std::string& arch) {
+  static const BaselineSet baselines = BaselineSet::Load(BaselinesDir(), arch);
+  return baselines;
+}
+
+class CaseTest : public ::testing::TestWithParam<const KernelCase*> {
+ protected:
+  void TearDown() override {
+    const ::testing::TestResult& test = *::testing::UnitTest::GetInstance()->current_test_info()->result();
+    result_.status = test.Skipped()  ? CaseStatus::kSkipped
+                     : test.Failed() ? CaseStatus::kFailed
+                                     : CaseStatus::kPassed;
+    for (int i = 0; i < test.total_part_count(); ++i)
+      result_.messages.push_back(test.GetTestPartResult(i).message());
+    WriteCaseResult(ResultsDir(), ThisRun(), result_);
+  }
+
+  CaseResult result_;
+};
+
+TEST_P(CaseTest, Run) {
+  const KernelCase& c = *GetParam();
+  result_.name = c.name;
+  result_.description = c.description;
+  result_.expected_load_ways = c.expect.load_ways;
+  result_.expected_store_ways = c.expect.store_ways;
+  BANKCHECK_SKIP_WITHOUT_GPU();
+
+  CaseContext context;
+  c.run(context);
+  const std::vector<LaunchRecord>& records = context.records();
+  result_.launches = records;
+  testing::RecordLaunchProperties(records);
+  ASSERT_FALSE(records.empty()) << c.name
+                                << " measured no kernel launch: wrap its launch in ctx.Measure(...)";
+
+  const PredictedCounts predicted = c.predict ? c.predict() : PredictedCounts{};
+  for (size_t i = 0; i < records.size(); ++i) {
+    for (const std::string& mismatch : AnnotationMismatches(c.expect, records[i])) {
+      ADD_FAILURE() << c.name << ": launch " << i << " (" << records[i].kernel
+                    << ") does not do what its annotation says: " << mismatch
+                    << (predicted.bank_map.empty() ? "" : "\nThe CPU model's bank map of its worst access:\n")
+                    << predicted.bank_map;
+    }
+  }
+  if (c.predict) {
+    for (const std::string& mismatch : ModelMismatches(predicted, records))
+      ADD_FAILURE() << c.name << ": " << mismatch;
+  }
+  for (const LaunchRecord& r : records) {
+    for (const std::string& note : r.notes) std::cout << "  note (" << r.kernel << "): " << note << "\n";
+  }
+
+  const std::string arch = ProbeGpu().arch();
+  if (UpdatingBaselines()) {
+    ASSERT_FALSE(HasFailure()) << "not recording a baseline for " << c.name << ": the case failed its checks";
+    for (const auto& file :
+         UpdateBaselines(BaselinesDir(), arch, ThisRun(), {{c.name, c.description, records}}))
+      std::cout << "recorded " << c.name << " in " << file.string() << "\n";
+    return;
+  }
+  const BaselineSet& baselines = Baselines(arch);
+  if (!baselines.has_folder()) {
+    // Annotations were checked above; only the baseline comparison is skipped.
+    result_.messages.push_back(baselines.no_folder_reason());
+    std::cout << "baseline check skipped: " << baselines.no_folder_reason() << "\n";
+    return;
+  }
+  const BaselineComparison comparison = CompareWithBaseline(baselines, c.name, records);
+  result_.baseline = comparison.verdict;
+  result_.baseline_table = comparison.table;
+  ::testing::Test::RecordProperty("baseline", BaselineVerdictName(comparison.verdict));
+  if (comparison.verdict != BaselineVerdict::kMatch)
+    ADD_FAILURE() << comparison.message << "\n" << comparison.table;
+}
+
+INSTANTIATE_TEST_SUITE_P(KernelSuite, CaseTest, ::testing::ValuesIn(RegisteredKernelCases()),
+                         [](const ::testing::TestParamInfo<const KernelCase*>& param_info) {
+                           return GtestNameForCase(param_info.param->name);
+                         });
+
+}  // namespace
+}  // namespace bankcheck::suites
