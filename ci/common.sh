@@ -9,7 +9,15 @@ if ! command -v nvcc >/dev/null 2>&1 && [[ -x /usr/local/cuda/bin/nvcc ]]; then
 fi
 
 # Configure and build everything. Warnings are errors in CI (CI=true) or with BANKCHECK_WERROR=ON.
+# BANKCHECK_PREBUILT=1 uses an existing build folder as it is (built on another machine with the
+# same CUDA version, e.g. a CPU builder feeding a GPU runner without a compiler).
 bankcheck_build() {
+  if [[ "${BANKCHECK_PREBUILT:-0}" == 1 ]]; then
+    [[ -x "$BUILD_DIR/suites/bankcheck_kernel_suite" ]] ||
+      { echo "bankcheck: BANKCHECK_PREBUILT=1 but $BUILD_DIR holds no build" >&2; return 1; }
+    echo "bankcheck: using the prebuilt $BUILD_DIR"
+    return 0
+  fi
   "$BANKCHECK_ROOT/ci/install-deps.sh"
   mkdir -p "$BUILD_DIR"
   local werror="${BANKCHECK_WERROR:-OFF}"
