@@ -24,4 +24,7 @@ void AddModelCommands(CLI::App& app);
 // Baseline and report commands (report_commands.cc).
 void AddReportCommands(CLI::App& app);
 
+// `plot`: what bank conflicts cost in time, from the benchmark programs' JSON (plot_commands.cc).
+void AddPlotCommands(CLI::App& app);
+
 }  // namespace bankcheck::cli

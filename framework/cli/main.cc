@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   bankcheck::cli::AddModelCommands(app);
   bankcheck::cli::AddReportCommands(app);
+  bankcheck::cli::AddPlotCommands(app);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,209 @@
+// bankcheck_speed_probe: the same suite-like launches measured three ways, for ncu_speed.sh (the
+// issue 3 goal: an in-process counter session must be much cheaper than Nsight Compute).
+//
+// One round is 7 launches: the strided store/load demo at stride 1, 2 and 32 (4,096 one-warp
+// blocks), a 1024x1024 float transpose through an unpadded and a padded tile (32x8 blocks), and the
+// puzzle pair (8K elements, 32 blocks of 256). --rounds=6 (the default) gives 42 launches.
+//
+//   --mode=bankcheck     warms up (untimed), then measures all launches in one CounterSession with
+//                        bankcheck::CoreMetrics(); prints the host wall time from before the session
+//                        to after Finish() (session_ms; --sessions=N repeats it, the first pays
+//                        CUPTI's setup and instrumentation)
+//   --mode=plain         just the launches, nothing else, for `ncu --metrics ...` to profile
+//   --mode=kernels-only  times each launch with CUDA events, no profiler (kernel_ms: the sum, median
+//                        of 5 runs), to subtract the kernels' own time from session_ms
+//   --print-metrics      prints CoreMetrics() comma-joined (for ncu --metrics) and exits
+//
+// Output: key=value lines on stdout. Exit status: 0 ok, 1 failure (or no GPU), 2 bad arguments.
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bankcheck/counter_session.h"
+#include "bankcheck/cuda_check.h"
+#include "bankcheck/gpu_probe.h"
+#include "bankcheck/metrics.h"
+#include "demo_kernels.cuh"
+
+namespace bankcheck::bench {
+namespace {
+
+constexpr size_t kStridedElements = size_t{4096} * kWarp;  // 4,096 one-warp blocks
+constexpr int kTransposeSize = 1024;
+constexpr size_t kPuzzleElements = size_t{32} * kPuzzleThreads;
+
+struct Options {
+  std::string mode;
+  int rounds = 6;
+  int sessions = 1;
+  bool print_metrics = false;
+};
+
+// The launches of `rounds` rounds, over buffers that live as long as the returned functions.
+std::vector<std::function<void()>> MakeLaunches(int rounds) {
+  auto strided_in = std::make_shared<DeviceBuffer<float>>(PatternFloats(kStridedElements, 1));
+  auto strided_out = std::make_shared<DeviceBuffer<float>>(kStridedElements);
+  const size_t matrix = static_cast<size_t>(kTransposeSize) * kTransposeSize;
+  auto matrix_in = std::make_shared<DeviceBuffer<float>>(PatternFloats(matrix, 2));
+  auto matrix_out = std::make_shared<DeviceBuffer<float>>(matrix);
+  auto puzzle_in = std::make_shared<DeviceBuffer<float>>(PatternFloats(kPuzzleElements, 3));
+  auto puzzle_out = std::make_shared<DeviceBuffer<float>>(kPuzzleElements);
+
+  std::vector<std::function<void()>> round;
+  for (const int stride : {1, 2, 32}) {
+    round.push_back(
+        [=] { LaunchStridedStoreLoad(strided_in->get(), strided_out->get(), kStridedElements, stride); });
+  }
+  round.push_back([=] {
+    LaunchTranspose<TileLayout::kUnpadded>(matrix_in->get(), matrix_out->get(), kTransposeSize,
+                                           kTransposeSize);
+  });
+  round.push_back([=] {
+    LaunchTranspose<TileLayout::kPadded>(matrix_in->get(), matrix_out->get(), kTransposeSize, kTransposeSize);
+  });
+  round.push_back([=] { LaunchPuzzle<false>(puzzle_in->get(), puzzle_out->get(), kPuzzleElements); });
+  round.push_back([=] { LaunchPuzzle<true>(puzzle_in->get(), puzzle_out->get(), kPuzzleElements); });
+
+  std::vector<std::function<void()>> launches;
+  for (int r = 0; r < rounds; ++r) launches.insert(launches.end(), round.begin(), round.end());
+  return launches;
+}
+
+void RunAll(const std::vector<std::function<void()>>& launches) {
+  for (const auto& launch : launches) launch();
+  BANKCHECK_CUDA_CHECK(cudaGetLastError());
+  BANKCHECK_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+double MsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+void MeasureWithBankcheck(const std::vector<std::function<void()>>& launches, int sessions) {
+  RunAll(launches);  // warm-up, untimed: module loading and first-launch costs are not the session's
+  SessionOptions options;
+  options.max_launches = launches.size();
+  for (int s = 0; s < sessions; ++s) {
+    const auto start = std::chrono::steady_clock::now();
+    CounterSession session(options);
+    for (const auto& launch : launches) launch();
+    const std::vector<LaunchRecord> records = session.Finish();
+    const double ms = MsSince(start);
+    uint64_t load_conflicts = 0;
+    for (const LaunchRecord& record : records) load_conflicts += record.loads.conflicts();
+    if (records.size() != launches.size()) {
+      throw Error(ErrorKind::kCupti, "the session recorded " + std::to_string(records.size()) +
+                                         " launches, expected " + std::to_string(launches.size()));
+    }
+    std::printf("session%d_ms=%.3f\n", s + 1, ms);
+    if (s == 0) {
+      std::printf("session_ms=%.3f\nrecords=%zu\nld_conflicts_total=%llu\n", ms, records.size(),
+                  static_cast<unsigned long long>(load_conflicts));
+    }
+  }
+}
+
+void TimeKernelsOnly(const std::vector<std::function<void()>>& launches) {
+  RunAll(launches);  // warm-up
+  cudaEvent_t start = nullptr, stop = nullptr;
+  BANKCHECK_CUDA_CHECK(cudaEventCreate(&start));
+  BANKCHECK_CUDA_CHECK(cudaEventCreate(&stop));
+  std::vector<double> totals;
+  for (int rep = 0; rep < 5; ++rep) {
+    double total = 0;
+    for (const auto& launch : launches) {  // one at a time, as a counter session runs them
+      BANKCHECK_CUDA_CHECK(cudaEventRecord(start));
+      launch();
+      BANKCHECK_CUDA_CHECK(cudaEventRecord(stop));
+      BANKCHECK_CUDA_CHECK(cudaEventSynchronize(stop));
+      float ms = 0;
+      BANKCHECK_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+      total += ms;
+    }
+    totals.push_back(total);
+  }
+  BANKCHECK_CUDA_CHECK(cudaGetLastError());
+  BANKCHECK_CUDA_CHECK(cudaEventDestroy(start));
+  BANKCHECK_CUDA_CHECK(cudaEventDestroy(stop));
+  std::sort(totals.begin(), totals.end());
+  std::printf("kernel_ms=%.4f\n", totals[totals.size() / 2]);
+}
+
+bool ParseInt(const std::string& text, int& value) {
+  char* end = nullptr;
+  const long parsed = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || parsed < 1 || parsed > 10000) return false;
+  value = static_cast<int>(parsed);
+  return true;
+}
+
+bool ParseOptions(int argc, char** argv, Options& options) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const auto value = [&arg](const char* prefix) { return arg.substr(std::string(prefix).size()); };
+    if (arg == "--print-metrics") {
+      options.print_metrics = true;
+    } else if (arg.rfind("--mode=", 0) == 0) {
+      options.mode = value("--mode=");
+    } else if (arg.rfind("--rounds=", 0) == 0) {
+      if (!ParseInt(value("--rounds="), options.rounds)) return false;
+    } else if (arg.rfind("--sessions=", 0) == 0) {
+      if (!ParseInt(value("--sessions="), options.sessions)) return false;
+    } else {
+      return false;
+    }
+  }
+  return options.print_metrics || options.mode == "bankcheck" || options.mode == "plain" ||
+         options.mode == "kernels-only";
+}
+
+}  // namespace
+}  // namespace bankcheck::bench
+
+int main(int argc, char** argv) {
+  using namespace bankcheck;
+  bench::Options options;
+  if (!bench::ParseOptions(argc, argv, options)) {
+    std::cerr << "usage: " << argv[0]
+              << " --mode=bankcheck|plain|kernels-only [--rounds=N (default 6: 7 launches each)] "
+                 "[--sessions=N (bankcheck mode)]\n       "
+              << argv[0] << " --print-metrics\n";
+    return 2;
+  }
+  if (options.print_metrics) {
+    std::string joined;
+    for (const std::string& name : CoreMetrics()) joined += (joined.empty() ? "" : ",") + name;
+    std::cout << joined << "\n";
+    return 0;
+  }
+  const GpuProbe& probe = ProbeGpu();
+  // Plain mode runs under ncu, which holds the counters: only a device is needed.
+  if (!probe.usable() &&
+      !(options.mode == "plain" && probe.state == GpuProbe::State::kCountersNotPermitted)) {
+    std::cerr << "bankcheck_speed_probe needs a GPU: " << probe.reason << "\n";
+    return 1;
+  }
+  try {
+    const auto launches = bench::MakeLaunches(options.rounds);
+    std::printf("mode=%s\nlaunches=%zu\n", options.mode.c_str(), launches.size());
+    if (options.mode == "bankcheck") {
+      bench::MeasureWithBankcheck(launches, options.sessions);
+    } else if (options.mode == "plain") {
+      bench::RunAll(launches);
+    } else {
+      bench::TimeKernelsOnly(launches);
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "bankcheck_speed_probe: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
