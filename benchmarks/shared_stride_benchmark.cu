@@ -6,9 +6,12 @@
 // against the measured ways.
 //
 // The kernel: 8 warps per block, 8 blocks per SM (full occupancy on Ampere and Hopper). Each thread
-// runs four independent chains of loads; each next address depends on the value just loaded
-// (through a mask that is 0 at run time, which the compiler cannot know), so no load can be hoisted
-// or removed, and every element's bytes feed the sum so 8- and 16-byte loads stay one instruction.
+// issues kLoadsPerStep independent loads of its element per loop step as inline PTX
+// `ld.volatile.shared` of the element's width: none can be hoisted, merged or removed, and each is
+// one LDS, LDS.64 or LDS.128 followed only by the adds that sum it. So a 4-byte load costs about two
+// issued instructions, and the shared-memory pipe (one wavefront per cycle per SM), not instruction
+// issue, sets the time even at stride 1. (A first version chained each load's address on the last
+// loaded value: at 4 bytes and stride 1 it was issue-bound, and stride 2 cost only 1.29x.)
 
 #include <cstdint>
 #include <memory>
@@ -26,40 +29,45 @@ constexpr int kBlocksPerSm = 8;
 constexpr int kLanes = 32;
 constexpr int kMaxStride = 33;
 constexpr int kBufferElements = kLanes * kMaxStride;  // lane * stride stays below this
-constexpr int kChains = 4;
-constexpr int kIterations = 2048;  // loads per chain; kChains * kIterations loads per thread
+constexpr int kLoadsPerStep = 8;
+constexpr int kIterations = 1024;  // loop steps; kLoadsPerStep * kIterations loads per thread
 
-__device__ __forceinline__ uint32_t Sum(uint32_t v) { return v; }
-__device__ __forceinline__ uint32_t Sum(uint2 v) { return v.x + v.y; }
-__device__ __forceinline__ uint32_t Sum(uint4 v) { return v.x + v.y + v.z + v.w; }
+// One shared load of the element at shared-space address `address`, summed to one word.
+__device__ __forceinline__ uint32_t LoadSum(uint32_t address, uint32_t /*width tag*/) {
+  uint32_t v;
+  asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(v) : "r"(address));
+  return v;
+}
+__device__ __forceinline__ uint32_t LoadSum(uint32_t address, uint2 /*width tag*/) {
+  uint32_t x, y;
+  asm volatile("ld.volatile.shared.v2.u32 {%0, %1}, [%2];" : "=r"(x), "=r"(y) : "r"(address));
+  return x + y;
+}
+__device__ __forceinline__ uint32_t LoadSum(uint32_t address, uint4 /*width tag*/) {
+  uint32_t x, y, z, w;
+  asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(x), "=r"(y), "=r"(z), "=r"(w)
+               : "r"(address));
+  return x + y + z + w;
+}
 
 template <typename T>
-__global__ void __launch_bounds__(kThreads) StrideLoads(const T* __restrict__ in, uint32_t* __restrict__ out,
-                                                        int stride, int iterations, uint32_t mask) {
+__global__ void __launch_bounds__(kThreads)
+    StrideLoads(const T* __restrict__ in, uint32_t* __restrict__ out, int stride, int iterations) {
   __shared__ T buf[kBufferElements];
   for (int e = threadIdx.x; e < kBufferElements; e += kThreads) buf[e] = in[e];  // consecutive: no conflicts
   __syncthreads();
 
-  const int base = (threadIdx.x % kLanes) * stride;
-  int index[kChains];
-  uint32_t acc[kChains];
-#pragma unroll
-  for (int c = 0; c < kChains; ++c) {
-    index[c] = base + ((c + 1) & mask);  // all equal at run time; distinct to the compiler
-    acc[c] = 0;
-  }
-#pragma unroll 2
+  const uint32_t address =
+      static_cast<uint32_t>(__cvta_generic_to_shared(&buf[(threadIdx.x % kLanes) * stride]));
+  uint32_t acc[kLoadsPerStep] = {};
   for (int i = 0; i < iterations; ++i) {
 #pragma unroll
-    for (int c = 0; c < kChains; ++c) {
-      const uint32_t v = Sum(buf[index[c]]);
-      acc[c] += v;
-      index[c] = base + static_cast<int>(v & mask);
-    }
+    for (int k = 0; k < kLoadsPerStep; ++k) acc[k] += LoadSum(address, T{});
   }
   uint32_t total = 0;
 #pragma unroll
-  for (int c = 0; c < kChains; ++c) total += acc[c];
+  for (int k = 0; k < kLoadsPerStep; ++k) total += acc[k];
   out[static_cast<size_t>(blockIdx.x) * kThreads + threadIdx.x] = total;
 }
 
@@ -75,7 +83,7 @@ void AddCases(std::vector<GpuCase>& cases, const std::vector<int>& strides, int 
     c.name = "shared_stride/" + std::to_string(sizeof(T)) + "B/s" + std::to_string(stride);
     c.launch = [in, out, blocks, stride] {
       StrideLoads<T>
-          <<<blocks, kThreads>>>(reinterpret_cast<const T*>(in->get()), out->get(), stride, kIterations, 0u);
+          <<<blocks, kThreads>>>(reinterpret_cast<const T*>(in->get()), out->get(), stride, kIterations);
     };
     c.counters = {{"elem_bytes", static_cast<double>(sizeof(T))}, {"stride", static_cast<double>(stride)}};
     cases.push_back(std::move(c));

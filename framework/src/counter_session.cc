@@ -24,6 +24,8 @@
 #include <generated_cuda_meta.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -63,6 +65,15 @@ LaunchLog& Log() {
   static LaunchLog log;
   return log;
 }
+
+constexpr CUpti_CallbackId kLaunchCallbacks[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+};
 
 void CUPTIAPI OnDriverCall(void* /*userdata*/, CUpti_CallbackDomain domain, CUpti_CallbackId id,
                            const void* data) {
@@ -106,6 +117,25 @@ void CUPTIAPI OnDriverCall(void* /*userdata*/, CUpti_CallbackDomain domain, CUpt
   if (log.recording) log.launches.push_back(std::move(launch));
 }
 
+// BANKCHECK_TRACE_SESSION=1 prints how long each step of a session takes, on stderr: where the
+// time of measuring goes.
+class StepTrace {
+ public:
+  StepTrace() : enabled_(std::getenv("BANKCHECK_TRACE_SESSION") != nullptr), last_(Clock::now()) {}
+  void Step(const char* name) {
+    if (!enabled_) return;
+    const Clock::time_point now = Clock::now();
+    std::fprintf(stderr, "bankcheck trace: %-34s %9.3f ms\n", name,
+                 std::chrono::duration<double, std::milli>(now - last_).count());
+    last_ = now;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  bool enabled_;
+  Clock::time_point last_;
+};
+
 using CuCtxGetCurrentFn = CUresult (*)(CUcontext*);
 
 // The current CUDA context, through the runtime's driver entry point: linking libcuda directly
@@ -139,23 +169,31 @@ class Profiler {
                                                                         : ErrorKind::kNoGpu,
                   probe.reason);
     device_ = probe.device;
+    StepTrace trace;
     context_ = CurrentContext();
+    trace.Step("CUDA context");
     BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params, init);
     BANKCHECK_CUPTI_CHECK(cuptiProfilerInitialize(&init));
     initialized_ = true;
+    trace.Step("cuptiProfilerInitialize");
     BANKCHECK_CUPTI_PARAMS(CUpti_Device_GetChipName_Params, chip);
     chip.deviceIndex = static_cast<size_t>(device_);
     BANKCHECK_CUPTI_CHECK(cuptiDeviceGetChipName(&chip));
     chip_ = chip.pChipName;
-    catalog_ = std::make_unique<MetricCatalog>(chip_);
     BANKCHECK_CUPTI_CHECK(
         cuptiSubscribe(&subscriber_, reinterpret_cast<CUpti_CallbackFunc>(&OnDriverCall), nullptr));
-    BANKCHECK_CUPTI_CHECK(cuptiEnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API));
+    // Only the launch functions: every other driver call stays free of the callback.
+    for (const CUpti_CallbackId id : kLaunchCallbacks) {
+      BANKCHECK_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id));
+    }
+    trace.Step("chip name, launch callbacks");
     BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params, enable);
     enable.ctx = context_;
     BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerEnable(&enable));
     range_profiler_ = enable.pRangeProfilerObject;
+    trace.Step("cuptiRangeProfilerEnable");
     BuildConfigImage();
+    trace.Step("config image");
   }
 
   ~Profiler() {
@@ -175,7 +213,12 @@ class Profiler {
 
   const std::string& chip() const { return chip_; }
   CUpti_RangeProfiler_Object* range_profiler() const { return range_profiler_; }
-  const MetricCatalog& catalog() const { return *catalog_; }
+  // The chip's metric names, loaded on first use: only extra metrics need checking, and loading
+  // them costs tens of milliseconds.
+  const MetricCatalog& catalog() {
+    if (!catalog_) catalog_ = std::make_unique<MetricCatalog>(chip_);
+    return *catalog_;
+  }
 
   const std::vector<std::string>& metrics() const { return metrics_; }
 
@@ -209,7 +252,10 @@ class Profiler {
  private:
   // The config image for metrics_, validated against the chip first.
   void BuildConfigImage() {
-    catalog_->Validate(metrics_);
+    if (metrics_.size() > CoreMetrics().size()) {
+      catalog().Validate(
+          {metrics_.begin() + static_cast<std::ptrdiff_t>(CoreMetrics().size()), metrics_.end()});
+    }
     BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_Initialize_Params, init);
     init.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     init.pChipName = chip_.c_str();
@@ -298,6 +344,7 @@ struct CounterSession::State {
   SessionOptions options;
   std::vector<std::string> metrics;
   bool recording = false;
+  StepTrace trace;
 };
 
 bool CounterSession::Active() {
@@ -329,7 +376,9 @@ CounterSession::CounterSession(SessionOptions options) : state_(std::make_unique
       state_->metrics.push_back(extra);
   }
   Profiler& profiler = GetProfiler(state_->metrics);
+  state_->trace.Step("profiler ready");
   std::vector<uint8_t>& counter_data = profiler.CounterData(state_->options.max_launches);
+  state_->trace.Step("counter data image initialized");
 
   BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params, config);
   config.pRangeProfilerObject = profiler.range_profiler();
@@ -345,6 +394,7 @@ CounterSession::CounterSession(SessionOptions options) : state_(std::make_unique
   config.passIndex = 0;
   config.targetNestingLevel = 1;
   BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerSetConfig(&config));
+  state_->trace.Step("config set");
 
   {
     std::lock_guard<std::mutex> log_lock(Log().mutex);
@@ -360,6 +410,7 @@ CounterSession::CounterSession(SessionOptions options) : state_(std::make_unique
   }
   state_->recording = true;
   SessionActiveFlag() = true;
+  state_->trace.Step("started");
 }
 
 CounterSession::~CounterSession() {
@@ -454,6 +505,7 @@ std::vector<LaunchRecord> CounterSession::Finish() {
   cudaError_t launch_status = cudaDeviceSynchronize();
   if (launch_status == cudaSuccess) launch_status = cudaGetLastError();
   if (launch_status != cudaSuccess) FailWithKernelFault(launch_status, launches);
+  state_->trace.Step("launches, replayed and synchronized");
 
   BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params, stop);
   stop.pRangeProfilerObject = profiler.range_profiler();
@@ -461,6 +513,7 @@ std::vector<LaunchRecord> CounterSession::Finish() {
   BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params, decode);
   decode.pRangeProfilerObject = profiler.range_profiler();
   BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerDecodeData(&decode));
+  state_->trace.Step("stopped and decoded");
 
   const size_t max_launches = state_->options.max_launches;
   if (decode.numOfRangeDropped > 0 || launches.size() > max_launches) {
@@ -501,6 +554,7 @@ std::vector<LaunchRecord> CounterSession::Finish() {
     BANKCHECK_CUPTI_CHECK(cuptiProfilerHostEvaluateToGpuValues(&evaluate));
     records.push_back(MakeRecord(launches[range], state_->metrics, values));
   }
+  state_->trace.Step("evaluated");
   return records;
 }
 
