@@ -15,6 +15,7 @@
 #include "../src/json_io.h"
 #include "../src/text_table.h"
 #include "bankcheck/error.h"
+#include "bankcheck/svg.h"
 
 namespace bankcheck::cli {
 namespace {
@@ -146,32 +147,6 @@ std::string Fixed(double value, int digits, const char* suffix = "") {
   return text;
 }
 
-std::string Escape(const std::string& text) {
-  std::string escaped;
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        escaped += "&amp;";
-        break;
-      case '<':
-        escaped += "&lt;";
-        break;
-      case '>':
-        escaped += "&gt;";
-        break;
-      case '"':
-        escaped += "&quot;";
-        break;
-      case '\'':
-        escaped += "&apos;";
-        break;
-      default:
-        escaped += c;
-    }
-  }
-  return escaped;
-}
-
 // ---- SVG ---------------------------------------------------------------------------------------------
 
 constexpr double kWidth = 1100, kHeight = 520;
@@ -208,7 +183,7 @@ class Svg {
          << N(size) << "\"";
     if (std::strcmp(weight, "normal") != 0) out_ << " font-weight=\"" << weight << "\"";
     if (rotate != 0) out_ << " transform=\"rotate(" << N(rotate) << " " << N(x) << " " << N(y) << ")\"";
-    out_ << ">" << Escape(text) << "</text>\n";
+    out_ << ">" << XmlEscape(text) << "</text>\n";
   }
   void Rect(double x, double y, double w, double h, const char* fill, const std::string& tooltip = "") {
     OpenTooltip(tooltip);
@@ -254,7 +229,7 @@ class Svg {
  private:
   // A shape with a tooltip is a group holding a <title> and the shape.
   void OpenTooltip(const std::string& tooltip) {
-    if (!tooltip.empty()) out_ << "<g><title>" << Escape(tooltip) << "</title>";
+    if (!tooltip.empty()) out_ << "<g><title>" << XmlEscape(tooltip) << "</title>";
   }
   void CloseTooltip(const std::string& tooltip) {
     if (!tooltip.empty()) out_ << "</g>\n";

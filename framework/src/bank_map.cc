@@ -4,6 +4,8 @@
 #include <iomanip>
 #include <sstream>
 
+#include "bankcheck/svg.h"
+
 namespace bankcheck {
 namespace {
 
@@ -48,29 +50,6 @@ std::string AccessHeading(const WarpExplanation& explanation) {
          Plural(static_cast<uint64_t>(active), "active lane", "active lanes") + ", " +
          Plural(phases, "phase", "phases") + " of " + std::to_string(lanes_per_phase) +
          " lanes: " + DescribeWarpCost(explanation.cost);
-}
-
-std::string XmlEscape(const std::string& text) {
-  std::string escaped;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        escaped += "&amp;";
-        break;
-      case '<':
-        escaped += "&lt;";
-        break;
-      case '>':
-        escaped += "&gt;";
-        break;
-      case '"':
-        escaped += "&quot;";
-        break;
-      default:
-        escaped += c;
-    }
-  }
-  return escaped;
 }
 
 // Cell colour by distinct words in the bank: idle grey, one word green, then warmer.

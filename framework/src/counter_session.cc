@@ -34,6 +34,7 @@
 #include "bankcheck/error.h"
 #include "bankcheck/gpu_probe.h"
 #include "bankcheck/metrics.h"
+#include "cupti_config.h"
 #include "cupti_errors.h"
 
 namespace bankcheck {
@@ -198,7 +199,7 @@ class Profiler {
 
   ~Profiler() {
     // Best effort: errors here have nowhere to go.
-    ReleaseConfig();
+    config_.reset();
     if (range_profiler_ != nullptr) {
       BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Disable_Params, disable);
       disable.pRangeProfilerObject = range_profiler_;
@@ -227,8 +228,8 @@ class Profiler {
     if (max_ranges != counter_data_ranges_) {
       BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params, size);
       size.pRangeProfilerObject = range_profiler_;
-      size.pMetricNames = metric_names_.data();
-      size.numMetrics = metric_names_.size();
+      size.pMetricNames = const_cast<const char**>(config_->metric_names().data());
+      size.numMetrics = config_->metric_names().size();
       size.maxNumOfRanges = max_ranges;
       size.maxNumRangeTreeNodes = static_cast<uint32_t>(max_ranges);
       BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerGetCounterDataSize(&size));
@@ -243,47 +244,20 @@ class Profiler {
     return counter_data_;
   }
 
-  std::vector<uint8_t>& config_image() { return config_image_; }
+  const std::vector<uint8_t>& config_image() const { return config_->image(); }
   // The image of the running or last session, as CUPTI filled it.
   const std::vector<uint8_t>& counter_data() const { return counter_data_; }
-  const std::vector<const char*>& metric_names() const { return metric_names_; }
-  CUpti_Profiler_Host_Object* host() const { return host_; }
+  const std::vector<const char*>& metric_names() const { return config_->metric_names(); }
+  CUpti_Profiler_Host_Object* host() const { return config_->host(); }
 
  private:
-  // The config image for metrics_, validated against the chip first.
+  // The config image for metrics_; extra metrics are validated against the chip first.
   void BuildConfigImage() {
     if (metrics_.size() > CoreMetrics().size()) {
       catalog().Validate(
           {metrics_.begin() + static_cast<std::ptrdiff_t>(CoreMetrics().size()), metrics_.end()});
     }
-    BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_Initialize_Params, init);
-    init.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-    init.pChipName = chip_.c_str();
-    BANKCHECK_CUPTI_CHECK(cuptiProfilerHostInitialize(&init));
-    host_ = init.pHostObject;
-    for (const std::string& name : metrics_) metric_names_.push_back(name.c_str());
-    BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params, add);
-    add.pHostObject = host_;
-    add.ppMetricNames = metric_names_.data();
-    add.numMetrics = metric_names_.size();
-    BANKCHECK_CUPTI_CHECK(cuptiProfilerHostConfigAddMetrics(&add));
-    BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params, size);
-    size.pHostObject = host_;
-    BANKCHECK_CUPTI_CHECK(cuptiProfilerHostGetConfigImageSize(&size));
-    config_image_.assign(size.configImageSize, 0);
-    BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params, get);
-    get.pHostObject = host_;
-    get.configImageSize = config_image_.size();
-    get.pConfigImage = config_image_.data();
-    BANKCHECK_CUPTI_CHECK(cuptiProfilerHostGetConfigImage(&get));
-  }
-
-  void ReleaseConfig() {
-    if (host_ == nullptr) return;
-    BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params, deinit);
-    deinit.pHostObject = host_;
-    cuptiProfilerHostDeinitialize(&deinit);
-    host_ = nullptr;
+    config_ = std::make_unique<internal::HostConfig>(chip_, metrics_);
   }
 
   int device_ = 0;
@@ -293,10 +267,8 @@ class Profiler {
   std::unique_ptr<MetricCatalog> catalog_;
   CUpti_SubscriberHandle subscriber_ = nullptr;
   CUpti_RangeProfiler_Object* range_profiler_ = nullptr;
-  CUpti_Profiler_Host_Object* host_ = nullptr;
+  std::unique_ptr<internal::HostConfig> config_;
   std::vector<std::string> metrics_;
-  std::vector<const char*> metric_names_;
-  std::vector<uint8_t> config_image_;
   std::vector<uint8_t> counter_data_;
   size_t counter_data_ranges_ = 0;
 };

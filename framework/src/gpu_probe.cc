@@ -45,13 +45,6 @@ bool HasProfilingCapability(const std::string& proc_status_text) {
   return ((caps >> kCapSysAdmin) & 1) != 0 || ((caps >> kCapPerfmon) & 1) != 0;
 }
 
-std::string ParseDriverRelease(const std::string& nvidia_version_text) {
-  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu ..."
-  static const std::regex kRelease(R"(Kernel Module\s+([0-9]+(\.[0-9]+)+))");
-  std::smatch match;
-  return std::regex_search(nvidia_version_text, match, kRelease) ? match[1].str() : std::string();
-}
-
 std::string CounterPermissionAdvice() {
   return "The NVIDIA driver restricts GPU performance counters to admin users "
          "(RmProfilingAdminOnly: 1 in /proc/driver/nvidia/params). Fix one of: run as root; grant "
@@ -96,7 +89,6 @@ GpuProbe ProbeGpuUncached() {
   probe.device_name = props.name;
   probe.compute_major = props.major;
   probe.compute_minor = props.minor;
-  probe.driver_release = ParseDriverRelease(ReadFile("/proc/driver/nvidia/version"));
 
   if (ProfilingRestrictedToAdmins(ReadFile("/proc/driver/nvidia/params")) && geteuid() != 0 &&
       !HasProfilingCapability(ReadFile("/proc/self/status"))) {

@@ -26,13 +26,6 @@ TEST(GpuProbeTest, FindsProfilingCapabilities) {
   EXPECT_FALSE(HasProfilingCapability("CapInh:\t0000000000200000\n"));  // not effective
 }
 
-TEST(GpuProbeTest, ParsesTheDriverRelease) {
-  EXPECT_EQ(ParseDriverRelease("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu Oct  2 "
-                               "2025\nGCC version:  gcc version 12.2.0\n"),
-            "580.159.04");
-  EXPECT_EQ(ParseDriverRelease(""), "");
-}
-
 TEST(GpuProbeTest, PermissionAdviceNamesTheFixes) {
   const std::string advice = CounterPermissionAdvice();
   EXPECT_THAT(advice, HasSubstr("NVreg_RestrictProfilingToAdminUsers=0"));

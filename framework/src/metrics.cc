@@ -7,6 +7,7 @@
 #include <set>
 
 #include "bankcheck/error.h"
+#include "cupti_config.h"
 #include "cupti_errors.h"
 
 namespace bankcheck {
@@ -27,21 +28,6 @@ struct MetricCatalog::HostObject {
 };
 
 namespace {
-
-CUpti_Profiler_Host_Object* NewHostObject(const std::string& chip) {
-  BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_Initialize_Params, params);
-  params.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-  params.pChipName = chip.c_str();
-  BANKCHECK_CUPTI_CHECK(cuptiProfilerHostInitialize(&params));
-  return params.pHostObject;
-}
-
-void DeleteHostObject(CUpti_Profiler_Host_Object* object) {
-  if (object == nullptr) return;
-  BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params, params);
-  params.pHostObject = object;
-  cuptiProfilerHostDeinitialize(&params);
-}
 
 size_t EditDistance(const std::string& a, const std::string& b) {
   std::vector<size_t> row(b.size() + 1);
@@ -83,7 +69,7 @@ MetricCatalog::MetricCatalog(const std::string& chip_name) : chip_(chip_name), h
                                                    ". Use a supported GPU or a newer CUDA toolkit.");
   }
   try {
-    host_->object = NewHostObject(chip_name);
+    host_->object = internal::NewHostObject(chip_name);
     for (int type = 0; type < CUPTI_METRIC_TYPE__COUNT; ++type) {
       BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_GetBaseMetrics_Params, params);
       params.pHostObject = host_->object;
@@ -94,7 +80,7 @@ MetricCatalog::MetricCatalog(const std::string& chip_name) : chip_(chip_name), h
       }
     }
   } catch (...) {
-    DeleteHostObject(host_->object);
+    internal::DeleteHostObject(host_->object);
     delete host_;
     throw;
   }
@@ -103,7 +89,7 @@ MetricCatalog::MetricCatalog(const std::string& chip_name) : chip_(chip_name), h
 }
 
 MetricCatalog::~MetricCatalog() {
-  DeleteHostObject(host_->object);
+  internal::DeleteHostObject(host_->object);
   delete host_;
 }
 
@@ -146,37 +132,8 @@ void MetricCatalog::Validate(const std::vector<std::string>& names) const {
 
 size_t MetricCatalog::PassesFor(const std::vector<std::string>& names) const {
   Validate(names);
-  // A fresh host object: a config accumulates metrics and cannot drop them.
-  CUpti_Profiler_Host_Object* object = NewHostObject(chip_);
-  size_t passes = 0;
-  try {
-    std::vector<const char*> c_names;
-    for (const std::string& name : names) c_names.push_back(name.c_str());
-    BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params, add);
-    add.pHostObject = object;
-    add.ppMetricNames = c_names.data();
-    add.numMetrics = c_names.size();
-    BANKCHECK_CUPTI_CHECK(cuptiProfilerHostConfigAddMetrics(&add));
-    BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params, size);
-    size.pHostObject = object;
-    BANKCHECK_CUPTI_CHECK(cuptiProfilerHostGetConfigImageSize(&size));
-    std::vector<uint8_t> image(size.configImageSize);
-    BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params, get);
-    get.pHostObject = object;
-    get.configImageSize = image.size();
-    get.pConfigImage = image.data();
-    BANKCHECK_CUPTI_CHECK(cuptiProfilerHostGetConfigImage(&get));
-    BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params, count);
-    count.configImageSize = image.size();
-    count.pConfigImage = image.data();
-    BANKCHECK_CUPTI_CHECK(cuptiProfilerHostGetNumOfPasses(&count));
-    passes = count.numOfPasses;
-  } catch (...) {
-    DeleteHostObject(object);
-    throw;
-  }
-  DeleteHostObject(object);
-  return passes;
+  // A fresh configuration: a host object accumulates metrics and cannot drop them.
+  return internal::HostConfig(chip_, names).Passes();
 }
 
 std::vector<std::string> ClosestNames(const std::string& name, const std::vector<std::string>& candidates,

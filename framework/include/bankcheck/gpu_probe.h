@@ -22,7 +22,6 @@ struct GpuProbe {
   int compute_major = 0;
   int compute_minor = 0;
   int driver_version = 0;      // as cudaDriverGetVersion reports it, e.g. 13000
-  std::string driver_release;  // the kernel module's version, e.g. "580.159.04" (empty if unknown)
   int runtime_version = 0;     // cudaRuntimeGetVersion
 
   bool usable() const { return state == State::kUsable; }
@@ -42,9 +41,6 @@ bool ProfilingRestrictedToAdmins(const std::string& nvidia_params_text);
 // Whether the effective capability mask (CapEff in /proc/self/status, hex) holds CAP_SYS_ADMIN
 // or CAP_PERFMON.
 bool HasProfilingCapability(const std::string& proc_status_text);
-
-// The driver release ("580.159.04") from the text of /proc/driver/nvidia/version.
-std::string ParseDriverRelease(const std::string& nvidia_version_text);
 
 // The advice printed whenever counters are not permitted.
 std::string CounterPermissionAdvice();
