@@ -3,7 +3,6 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -14,61 +13,31 @@
 #include <sstream>
 #include <string>
 
+#include "../src/test_support.h"
+
 #ifndef BANKCHECK_CLI_PATH
 #error "BANKCHECK_CLI_PATH must name the bankcheck binary"
 #endif
 
 namespace {
 
+using bankcheck::testing_support::CliRun;
+using bankcheck::testing_support::ReadFile;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-struct CliResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  return contents.str();
-}
-
-class CliTest : public ::testing::Test {
+class CliTest : public bankcheck::testing_support::TempDirTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    directory_ = std::filesystem::temp_directory_path() /
-                 ("bankcheck_cli_test_" + std::to_string(getpid()) + "_" + info->name());
-    std::filesystem::create_directories(directory_);
-  }
-  void TearDown() override { std::filesystem::remove_all(directory_); }
-
-  // `arguments` go through the shell as written; stdout and stderr are captured apart. stdout is
-  // a file, not a terminal, so no colour is expected.
-  CliResult Bankcheck(const std::string& arguments) {
-    const auto out_path = directory_ / "stdout";
-    const auto err_path = directory_ / "stderr";
-    const std::string command = std::string("'") + BANKCHECK_CLI_PATH + "' " + arguments + " >'" +
-                                out_path.string() + "' 2>'" + err_path.string() + "'";
-    const int status = std::system(command.c_str());
-    CliResult run;
-    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    run.out = ReadFile(out_path);
-    run.err = ReadFile(err_path);
-    return run;
+  CliRun Bankcheck(const std::string& arguments) {
+    return bankcheck::testing_support::RunCli(BANKCHECK_CLI_PATH, arguments, dir_);
   }
 
   nlohmann::json PredictJson(const std::string& arguments) {
-    const CliResult run = Bankcheck("predict --json " + arguments);
+    const CliRun run = Bankcheck("predict --json " + arguments);
     EXPECT_EQ(run.exit_code, 0) << run.err;
     EXPECT_EQ(run.out.find('\n'), run.out.size() - 1) << "one line expected: " << run.out;
     return nlohmann::json::parse(run.out);
   }
-
-  std::filesystem::path directory_;
 };
 
 void ExpectCost(const nlohmann::json& json, int wavefronts, int ideal, int conflicts, double ways) {
@@ -104,7 +73,7 @@ TEST_F(CliTest, PredictJsonForAddresses) {
 }
 
 TEST_F(CliTest, PredictReadableLine) {
-  const CliResult run = Bankcheck("predict --bytes 4 --stride 2");
+  const CliRun run = Bankcheck("predict --bytes 4 --stride 2");
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(run.out, "4-byte access, 32 active lanes: 2 wavefronts, ideal 1, 1 conflict (2-way)\n");
 }
@@ -136,7 +105,7 @@ TEST_F(CliTest, BadInputExitsTwoAndSaysWhatWasWrong) {
       {"nonsense", "nonsense"},
   };
   for (const Case& c : cases) {
-    const CliResult run = Bankcheck(c.arguments);
+    const CliRun run = Bankcheck(c.arguments);
     EXPECT_EQ(run.exit_code, 2) << c.arguments << "\n" << run.out << run.err;
     EXPECT_THAT(run.err, HasSubstr(c.message)) << c.arguments;
   }
@@ -144,7 +113,7 @@ TEST_F(CliTest, BadInputExitsTwoAndSaysWhatWasWrong) {
 
 TEST_F(CliTest, HelpOnEverySubcommand) {
   for (const char* arguments : {"--help", "predict --help", "explain --help"}) {
-    const CliResult run = Bankcheck(arguments);
+    const CliRun run = Bankcheck(arguments);
     EXPECT_EQ(run.exit_code, 0) << arguments << "\n" << run.err;
     EXPECT_THAT(run.out, HasSubstr("Usage")) << arguments;
   }
@@ -153,7 +122,7 @@ TEST_F(CliTest, HelpOnEverySubcommand) {
 }
 
 TEST_F(CliTest, ExplainPrintsTheWorstBankWithoutColourOffATerminal) {
-  const CliResult run = Bankcheck("explain --bytes 4 --stride 32 --offset 20");
+  const CliRun run = Bankcheck("explain --bytes 4 --stride 32 --offset 20");
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.out, HasSubstr("32 wavefronts, ideal 1, 31 conflicts (32-way)"));
   EXPECT_THAT(run.out, HasSubstr("worst bank 5 (32 words)"));
@@ -163,8 +132,8 @@ TEST_F(CliTest, ExplainPrintsTheWorstBankWithoutColourOffATerminal) {
 }
 
 TEST_F(CliTest, ExplainWritesSvg) {
-  const auto svg_path = directory_ / "map.svg";
-  const CliResult run = Bankcheck("explain --bytes 8 --stride 2 --svg '" + svg_path.string() + "'");
+  const auto svg_path = dir_ / "map.svg";
+  const CliRun run = Bankcheck("explain --bytes 8 --stride 2 --svg '" + svg_path.string() + "'");
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.out, HasSubstr("wrote"));
   const std::string svg = ReadFile(svg_path);
@@ -175,8 +144,8 @@ TEST_F(CliTest, ExplainWritesSvg) {
 }
 
 TEST_F(CliTest, ExplainSvgIntoAMissingFolderFails) {
-  const CliResult run =
-      Bankcheck("explain --bytes 4 --stride 1 --svg '" + (directory_ / "no/such/dir/map.svg").string() + "'");
+  const CliRun run =
+      Bankcheck("explain --bytes 4 --stride 1 --svg '" + (dir_ / "no/such/dir/map.svg").string() + "'");
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_THAT(run.err, HasSubstr("cannot write"));
 }

@@ -4,7 +4,6 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -15,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "../src/test_support.h"
 #include "bankcheck/error.h"
 #include "benchmark_plot.h"
 
@@ -24,6 +24,10 @@
 
 namespace bankcheck::cli {
 namespace {
+
+using testing_support::CliRun;
+using testing_support::Quoted;
+using testing_support::ReadFile;
 
 using ::testing::AllOf;
 using ::testing::DoubleNear;
@@ -274,48 +278,16 @@ TEST(BenchmarkPlotTest, NotBenchmarkOutputIsBadInput) {
 
 // ---- the binary ----------------------------------------------------------------------------------
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  return contents.str();
-}
-
-class PlotCommandTest : public ::testing::Test {
+class PlotCommandTest : public testing_support::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("bankcheck_plot_test_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   std::filesystem::path Write(const std::string& name, const std::string& text) {
     std::ofstream(dir_ / name, std::ios::binary) << text;
     return dir_ / name;
   }
 
   CliRun Bankcheck(const std::string& arguments) {
-    const std::string command = std::string("'") + BANKCHECK_CLI_PATH + "' " + arguments + " >'" +
-                                (dir_ / "stdout").string() + "' 2>'" + (dir_ / "stderr").string() + "'";
-    const int status = std::system(command.c_str());
-    CliRun run;
-    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    run.out = ReadFile(dir_ / "stdout");
-    run.err = ReadFile(dir_ / "stderr");
-    return run;
+    return testing_support::RunCli(BANKCHECK_CLI_PATH, arguments, dir_);
   }
-
-  std::string Quoted(const std::filesystem::path& path) { return "'" + path.string() + "'"; }
-
-  std::filesystem::path dir_;
 };
 
 TEST_F(PlotCommandTest, WritesTheSvgAndPrintsTheTables) {

@@ -3,14 +3,13 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 
-#include "../src/reports_test_support.h"
+#include "../src/test_support.h"
 #include "bankcheck/baseline.h"
 #include "bankcheck/results.h"
 
@@ -24,33 +23,17 @@ namespace {
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using testing_support::CliRun;
 using testing_support::MakeMetadata;
 using testing_support::MakeRecord;
+using testing_support::Quoted;
 using testing_support::ReadFile;
+using testing_support::RunCli;
 using testing_support::WriteFile;
-
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
 
 class ReportCommandsTest : public testing_support::TempDirTest {
  protected:
-  CliRun Bankcheck(const std::string& arguments) {
-    const auto out = dir_ / "stdout.txt";
-    const auto err = dir_ / "stderr.txt";
-    const std::string command = std::string("'") + BANKCHECK_CLI_PATH + "' " + arguments + " >'" +
-                                out.string() + "' 2>'" + err.string() + "'";
-    const int status = std::system(command.c_str());
-    CliRun run;
-    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    run.out = ReadFile(out);
-    run.err = ReadFile(err);
-    return run;
-  }
-
-  std::string Quoted(const std::filesystem::path& path) { return "'" + path.string() + "'"; }
+  CliRun Bankcheck(const std::string& arguments) { return RunCli(BANKCHECK_CLI_PATH, arguments, dir_); }
 
   std::filesystem::path WriteRun(const std::string& file_name, uint64_t load_wavefronts) {
     RunResults results;

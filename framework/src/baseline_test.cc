@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "bankcheck/error.h"
-#include "reports_test_support.h"
+#include "test_support.h"
 
 namespace bankcheck {
 namespace {

@@ -6,7 +6,7 @@
 #include "bankcheck/baseline.h"
 #include "bankcheck/error.h"
 #include "bankcheck/results.h"
-#include "reports_test_support.h"
+#include "test_support.h"
 
 namespace bankcheck {
 namespace {

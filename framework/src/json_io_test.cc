@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "bankcheck/error.h"
-#include "reports_test_support.h"
+#include "test_support.h"
 #include "text_table.h"
 
 namespace bankcheck::internal {

@@ -6,7 +6,7 @@
 #include <cstdlib>
 
 #include "bankcheck/error.h"
-#include "reports_test_support.h"
+#include "test_support.h"
 
 namespace bankcheck {
 namespace {

@@ -1,10 +1,12 @@
 #pragma once
-// Test-only helpers for the baseline, results, report and compare tests: records with chosen
-// counts, and a temporary folder per test.
+// Test-only helpers: records with chosen counts, files, a temporary folder per test, and the
+// built `bankcheck` binary run as scripts run it.
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -79,5 +81,29 @@ class TempDirTest : public ::testing::Test {
 
   std::filesystem::path dir_;
 };
+
+// What a run of the `bankcheck` binary printed and returned.
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+inline std::string Quoted(const std::filesystem::path& path) { return "'" + path.string() + "'"; }
+
+// Runs `binary arguments` through the shell (arguments as written), capturing stdout and stderr
+// apart in files under `scratch`. stdout is a file, not a terminal, so no colour is expected.
+inline CliRun RunCli(const std::string& binary, const std::string& arguments,
+                     const std::filesystem::path& scratch) {
+  const auto out = scratch / "stdout.txt";
+  const auto err = scratch / "stderr.txt";
+  const std::string command = Quoted(binary) + " " + arguments + " >" + Quoted(out) + " 2>" + Quoted(err);
+  const int status = std::system(command.c_str());
+  CliRun run;
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.out = ReadFile(out);
+  run.err = ReadFile(err);
+  return run;
+}
 
 }  // namespace bankcheck::testing_support
