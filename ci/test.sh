@@ -27,4 +27,11 @@ awk '
     for (r in skipped) { n = split(skipped[r], lines, "\n") - 1; printf "\nSkipped %d test(s): %s%s\n", n, r, skipped[r] }
   }' Testing/Temporary/LastTest.log 2>/dev/null || true
 
+# One results file for the run (each kernel case wrote its own fragment); JUnit XML per test is
+# in test-results/junit/.
+if [[ -d "$BANKCHECK_RESULTS_DIR/cases" ]]; then
+  "$BUILD_DIR/bin/bankcheck" merge-results "$BANKCHECK_RESULTS_DIR" -o "$BANKCHECK_RESULTS_DIR/results.json" >/dev/null &&
+    echo "Results: $BANKCHECK_RESULTS_DIR/results.json; JUnit XML: $BUILD_DIR/test-results/junit/"
+fi
+
 exit "$status"
