@@ -1,5 +1,6 @@
 #include "bankcheck/testing.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -69,7 +70,9 @@ std::string VisibleDevicesForCtestAllocation(const char* ctest_gpus, const char*
 void SelectGpuFromCtestAllocation() {
   const std::string devices = VisibleDevicesForCtestAllocation(std::getenv("CTEST_RESOURCE_GROUP_0_GPUS"),
                                                                std::getenv("CUDA_VISIBLE_DEVICES"));
-  if (!devices.empty()) setenv("CUDA_VISIBLE_DEVICES", devices.c_str(), 1);
+  if (devices.empty()) return;
+  setenv("CUDA_VISIBLE_DEVICES", devices.c_str(), 1);
+  std::fprintf(stderr, "bankcheck: running on the GPU CTest allocated: CUDA_VISIBLE_DEVICES=%s\n", devices.c_str());
 }
 
 std::vector<LaunchRecord> MeasureLaunches(const std::function<void()>& launches,
