@@ -8,7 +8,8 @@
 //   --mode=bankcheck     warms up (untimed), then measures all launches in one CounterSession with
 //                        bankcheck::CoreMetrics(); prints the host wall time from before the session
 //                        to after Finish() (session_ms; --sessions=N repeats it, the first pays
-//                        CUPTI's setup and instrumentation)
+//                        CUPTI's setup and instrumentation); --launches-per-session=N measures them
+//                        in consecutive sessions of N launches instead (the suite: one case each)
 //   --mode=plain         just the launches, nothing else, for `ncu --metrics ...` to profile
 //   --mode=kernels-only  times each launch with CUDA events, no profiler (kernel_ms: the sum, median
 //                        of 5 runs), to subtract the kernels' own time from session_ms
@@ -44,6 +45,7 @@ struct Options {
   std::string mode;
   int rounds = 6;
   int sessions = 1;
+  int launches_per_session = 0;  // 0: all launches in one session
   bool print_metrics = false;
 };
 
@@ -87,26 +89,35 @@ double MsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-void MeasureWithBankcheck(const std::vector<std::function<void()>>& launches, int sessions) {
+// Measures `launches` in consecutive counter sessions of `per_session` launches each (0: all in
+// one session) and prints the time of all of them. The suite measures one case, usually one
+// launch, per session; CUPTI's cost per launch grows with the launches already in a session.
+void MeasureWithBankcheck(const std::vector<std::function<void()>>& launches, int sessions,
+                          size_t per_session) {
   RunAll(launches);  // warm-up, untimed: module loading and first-launch costs are not the session's
+  if (per_session == 0) per_session = launches.size();
   SessionOptions options;
-  options.max_launches = launches.size();
+  options.max_launches = per_session;
   for (int s = 0; s < sessions; ++s) {
     const auto start = std::chrono::steady_clock::now();
-    CounterSession session(options);
-    for (const auto& launch : launches) launch();
-    const std::vector<LaunchRecord> records = session.Finish();
+    std::vector<LaunchRecord> records;
+    for (size_t first = 0; first < launches.size(); first += per_session) {
+      CounterSession session(options);
+      for (size_t i = first; i < std::min(first + per_session, launches.size()); ++i) launches[i]();
+      const std::vector<LaunchRecord> measured = session.Finish();
+      records.insert(records.end(), measured.begin(), measured.end());
+    }
     const double ms = MsSince(start);
     uint64_t load_conflicts = 0;
     for (const LaunchRecord& record : records) load_conflicts += record.loads.conflicts();
     if (records.size() != launches.size()) {
-      throw Error(ErrorKind::kCupti, "the session recorded " + std::to_string(records.size()) +
+      throw Error(ErrorKind::kCupti, "the sessions recorded " + std::to_string(records.size()) +
                                          " launches, expected " + std::to_string(launches.size()));
     }
     std::printf("session%d_ms=%.3f\n", s + 1, ms);
     if (s == 0) {
-      std::printf("session_ms=%.3f\nrecords=%zu\nld_conflicts_total=%llu\n", ms, records.size(),
-                  static_cast<unsigned long long>(load_conflicts));
+      std::printf("session_ms=%.3f\nrecords=%zu\nlaunches_per_session=%zu\nld_conflicts_total=%llu\n", ms,
+                  records.size(), per_session, static_cast<unsigned long long>(load_conflicts));
     }
   }
 }
@@ -157,6 +168,8 @@ bool ParseOptions(int argc, char** argv, Options& options) {
       if (!ParseInt(value("--rounds="), options.rounds)) return false;
     } else if (arg.rfind("--sessions=", 0) == 0) {
       if (!ParseInt(value("--sessions="), options.sessions)) return false;
+    } else if (arg.rfind("--launches-per-session=", 0) == 0) {
+      if (!ParseInt(value("--launches-per-session="), options.launches_per_session)) return false;
     } else {
       return false;
     }
@@ -174,7 +187,7 @@ int main(int argc, char** argv) {
   if (!bench::ParseOptions(argc, argv, options)) {
     std::cerr << "usage: " << argv[0]
               << " --mode=bankcheck|plain|kernels-only [--rounds=N (default 6: 7 launches each)] "
-                 "[--sessions=N (bankcheck mode)]\n       "
+                 "[--sessions=N] [--launches-per-session=N (bankcheck mode; default all)]\n       "
               << argv[0] << " --print-metrics\n";
     return 2;
   }
@@ -195,7 +208,8 @@ int main(int argc, char** argv) {
     const auto launches = bench::MakeLaunches(options.rounds);
     std::printf("mode=%s\nlaunches=%zu\n", options.mode.c_str(), launches.size());
     if (options.mode == "bankcheck") {
-      bench::MeasureWithBankcheck(launches, options.sessions);
+      bench::MeasureWithBankcheck(launches, options.sessions,
+                                  static_cast<size_t>(options.launches_per_session));
     } else if (options.mode == "plain") {
       bench::RunAll(launches);
     } else {
