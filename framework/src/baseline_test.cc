@@ -222,7 +222,8 @@ TEST(CompareWithBaselineTest, MangledNamesMayDifferBetweenBuilds) {
   // nvcc mangles anonymous namespaces with a per-build hash; the demangled name is what matters.
   LaunchRecord measured = MakeRecord(2048);
   measured.mangled_kernel = "_ZN12_GLOBAL__N__1234abcd9transposeEPf";
-  EXPECT_EQ(CompareWithBaseline(SetWith("transpose/naive", {MakeRecord(2048)}), "transpose/naive", {measured}).verdict,
+  EXPECT_EQ(CompareWithBaseline(SetWith("transpose/naive", {MakeRecord(2048)}), "transpose/naive", {measured})
+                .verdict,
             BaselineVerdict::kMatch);
 }
 

@@ -72,7 +72,8 @@ void SelectGpuFromCtestAllocation() {
                                                                std::getenv("CUDA_VISIBLE_DEVICES"));
   if (devices.empty()) return;
   setenv("CUDA_VISIBLE_DEVICES", devices.c_str(), 1);
-  std::fprintf(stderr, "bankcheck: running on the GPU CTest allocated: CUDA_VISIBLE_DEVICES=%s\n", devices.c_str());
+  std::fprintf(stderr, "bankcheck: running on the GPU CTest allocated: CUDA_VISIBLE_DEVICES=%s\n",
+               devices.c_str());
 }
 
 std::vector<LaunchRecord> MeasureLaunches(const std::function<void()>& launches,

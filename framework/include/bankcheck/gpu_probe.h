@@ -21,8 +21,8 @@ struct GpuProbe {
   std::string device_name;  // e.g. "NVIDIA H100 80GB HBM3"
   int compute_major = 0;
   int compute_minor = 0;
-  int driver_version = 0;      // as cudaDriverGetVersion reports it, e.g. 13000
-  int runtime_version = 0;     // cudaRuntimeGetVersion
+  int driver_version = 0;   // as cudaDriverGetVersion reports it, e.g. 13000
+  int runtime_version = 0;  // cudaRuntimeGetVersion
 
   bool usable() const { return state == State::kUsable; }
   std::string arch() const;  // "sm_90"
