@@ -13,6 +13,8 @@
 //   --mode=plain         just the launches, nothing else, for `ncu --metrics ...` to profile
 //   --mode=kernels-only  times each launch with CUDA events, no profiler (kernel_ms: the sum, median
 //                        of 5 runs), to subtract the kernels' own time from session_ms
+//   --extra-mib=N        also allocates N MiB of device memory that no kernel touches (does kernel
+//                        replay's save and restore of device memory set the cost per launch?)
 //   --print-metrics      prints CoreMetrics() comma-joined (for ncu --metrics) and exits
 //
 // Output: key=value lines on stdout. Exit status: 0 ok, 1 failure (or no GPU), 2 bad arguments.
@@ -46,6 +48,7 @@ struct Options {
   int rounds = 6;
   int sessions = 1;
   int launches_per_session = 0;  // 0: all launches in one session
+  int extra_mib = 0;             // device memory allocated besides the launches' own buffers
   bool print_metrics = false;
 };
 
@@ -148,10 +151,11 @@ void TimeKernelsOnly(const std::vector<std::function<void()>>& launches) {
   std::printf("kernel_ms=%.4f\n", totals[totals.size() / 2]);
 }
 
-bool ParseInt(const std::string& text, int& value) {
+// A whole number from `lowest` to 100,000.
+bool ParseInt(const std::string& text, int& value, long lowest = 1) {
   char* end = nullptr;
   const long parsed = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || parsed < 1 || parsed > 10000) return false;
+  if (text.empty() || *end != '\0' || parsed < lowest || parsed > 100000) return false;
   value = static_cast<int>(parsed);
   return true;
 }
@@ -168,6 +172,8 @@ bool ParseOptions(int argc, char** argv, Options& options) {
       if (!ParseInt(value("--rounds="), options.rounds)) return false;
     } else if (arg.rfind("--sessions=", 0) == 0) {
       if (!ParseInt(value("--sessions="), options.sessions)) return false;
+    } else if (arg.rfind("--extra-mib=", 0) == 0) {
+      if (!ParseInt(value("--extra-mib="), options.extra_mib, 0)) return false;
     } else if (arg.rfind("--launches-per-session=", 0) == 0) {
       if (!ParseInt(value("--launches-per-session="), options.launches_per_session)) return false;
     } else {
@@ -185,10 +191,11 @@ int main(int argc, char** argv) {
   using namespace bankcheck;
   bench::Options options;
   if (!bench::ParseOptions(argc, argv, options)) {
-    std::cerr << "usage: " << argv[0]
-              << " --mode=bankcheck|plain|kernels-only [--rounds=N (default 6: 7 launches each)] "
-                 "[--sessions=N] [--launches-per-session=N (bankcheck mode; default all)]\n       "
-              << argv[0] << " --print-metrics\n";
+    std::cerr
+        << "usage: " << argv[0]
+        << " --mode=bankcheck|plain|kernels-only [--rounds=N (default 6: 7 launches each)] "
+           "[--sessions=N] [--launches-per-session=N (bankcheck mode; default all)] [--extra-mib=N]\n       "
+        << argv[0] << " --print-metrics\n";
     return 2;
   }
   if (options.print_metrics) {
@@ -206,6 +213,8 @@ int main(int argc, char** argv) {
   }
   try {
     const auto launches = bench::MakeLaunches(options.rounds);
+    // Memory the kernels never touch: shows whether replay's cost grows with what is allocated.
+    DeviceBuffer<char> extra(static_cast<size_t>(options.extra_mib) << 20);
     std::printf("mode=%s\nlaunches=%zu\n", options.mode.c_str(), launches.size());
     if (options.mode == "bankcheck") {
       bench::MeasureWithBankcheck(launches, options.sessions,
