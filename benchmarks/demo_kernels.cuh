@@ -1,81 +1,36 @@
 #pragma once
-// The demo kernels the benchmark programs and the speed probe launch (the same shapes as the
-// suite's kernels in kernels/, without their test registrations):
-//   Transpose<layout>   float transpose through a 32x32 shared tile, 32x8 threads per block
-//   Puzzle<two_way>     out = (in + 10) * 2 staged through a 256-float shared buffer
-//   StridedStoreLoad    one warp per block stores at lane * stride and loads a neighbour's element
+// The kernels the benchmark programs and the speed probe launch. The transpose and the puzzle are
+// the suite's own (kernels/*_kernel.cuh), so what is timed is what is checked:
+//   LaunchTranspose<layout>  float transpose through a 32x32 shared tile, 32x8 threads per block
+//   LaunchPuzzle<two_way>    out = (in + 10) * 2 staged through a 256-float shared buffer
+//   StridedStoreLoad         one warp per block stores at lane * stride and loads a neighbour's element
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include "puzzle_kernel.cuh"
+#include "transpose_kernel.cuh"
+
 namespace bankcheck::bench {
 
-// ---- transpose ------------------------------------------------------------------------------------
-constexpr int kTile = 32;
+// ---- transpose and the puzzle: the suite's own kernels ------------------------------------------
+using kernels::kPuzzleThreads;
+using kernels::kTile;
+using kernels::TileLayout;
 constexpr int kTileRows = 8;  // 32x8 threads per block, four rows per thread
-
-// unpadded: tile[32][32], the column read tile[tx][r] is 32-way.
-// padded:   tile[32][33], conflict-free.
-// swizzled: tile[32][32] with element (r, c) at tile[r][c ^ r], conflict-free without padding.
-enum class TileLayout { kUnpadded, kPadded, kSwizzled };
-
-template <TileLayout kLayout>
-__global__ void __launch_bounds__(kTile* kTileRows)
-    Transpose(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
-  constexpr int kPitch = kLayout == TileLayout::kPadded ? kTile + 1 : kTile;
-  constexpr bool kSwizzle = kLayout == TileLayout::kSwizzled;
-  __shared__ float tile[kTile][kPitch];
-  const int tx = threadIdx.x;
-  const int ty = threadIdx.y;
-  int x = blockIdx.x * kTile + tx;  // input column
-  int y = blockIdx.y * kTile + ty;  // input row
-#pragma unroll
-  for (int j = 0; j < kTile; j += kTileRows) {
-    const int r = ty + j;
-    if (x < cols && y + j < rows)
-      tile[r][kSwizzle ? (tx ^ r) : tx] = in[static_cast<size_t>(y + j) * cols + x];
-  }
-  __syncthreads();
-  x = blockIdx.y * kTile + tx;  // output column (= input row)
-  y = blockIdx.x * kTile + ty;  // output row (= input column)
-#pragma unroll
-  for (int j = 0; j < kTile; j += kTileRows) {
-    const int r = ty + j;
-    if (x < rows && y + j < cols)
-      out[static_cast<size_t>(y + j) * rows + x] = tile[tx][kSwizzle ? (r ^ tx) : r];
-  }
-}
 
 template <TileLayout kLayout>
 void LaunchTranspose(const float* in, float* out, int rows, int cols) {
   const dim3 grid((cols + kTile - 1) / kTile, (rows + kTile - 1) / kTile);
-  Transpose<kLayout><<<grid, dim3(kTile, kTileRows)>>>(in, out, rows, cols);
-}
-
-// ---- the two-kernel puzzle ------------------------------------------------------------------------
-constexpr unsigned kPuzzleThreads = 256;
-
-// two_way = false: buf[tid], conflict-free. two_way = true: buf[(tid * 2) % 256], two lanes per
-// bank on the store and the load. The plain (tid * 2) % 256 gives threads t and t + 128 the same
-// word (a race between warps), so threads 128..255 are shifted by one word; the shift is uniform
-// per warp, so every warp's bank pattern, and every count, is that of (tid * 2) % 256.
-template <bool kTwoWay>
-__global__ void __launch_bounds__(kPuzzleThreads)
-    Puzzle(const float* __restrict__ in, float* __restrict__ out) {
-  __shared__ float buf[kPuzzleThreads];
-  const unsigned tid = threadIdx.x;
-  const size_t i = static_cast<size_t>(blockIdx.x) * kPuzzleThreads + tid;
-  const unsigned slot = kTwoWay ? (tid * 2) % kPuzzleThreads + tid / 128 : tid;
-  buf[slot] = in[i];
-  __syncthreads();
-  out[i] = (buf[slot] + 10.0f) * 2.0f;
+  kernels::TransposeKernel<kLayout, kTileRows><<<grid, dim3(kTile, kTileRows)>>>(in, out, rows, cols);
 }
 
 // `elements` must be a multiple of 256.
 template <bool kTwoWay>
 void LaunchPuzzle(const float* in, float* out, size_t elements) {
-  Puzzle<kTwoWay><<<static_cast<unsigned>(elements / kPuzzleThreads), kPuzzleThreads>>>(in, out);
+  kernels::PuzzleKernel<kTwoWay>
+      <<<static_cast<unsigned>(elements / kPuzzleThreads), kPuzzleThreads>>>(in, out);
 }
 
 // ---- strided store and load, one warp per block ---------------------------------------------------

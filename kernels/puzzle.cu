@@ -22,25 +22,14 @@
 #include "bankcheck/cuda_check.h"
 #include "bankcheck/kernel_registry.h"
 #include "kernel_support.h"
+#include "puzzle_kernel.cuh"
 
 namespace bankcheck::kernels {
 namespace {
 
-constexpr unsigned kThreads = 256;
+constexpr unsigned kThreads = kPuzzleThreads;
 constexpr unsigned kBlocks = 32;
 constexpr unsigned kSize = kThreads * kBlocks;  // 8K elements
-
-template <bool kTwoWay>
-__global__ void __launch_bounds__(kThreads)
-    PuzzleKernel(const float* __restrict__ in, float* __restrict__ out) {
-  __shared__ float buf[kThreads];
-  const unsigned tid = threadIdx.x;
-  const unsigned i = blockIdx.x * kThreads + tid;
-  const unsigned slot = kTwoWay ? (tid * 2) % kThreads + tid / 128 : tid;
-  buf[slot] = in[i];
-  __syncthreads();
-  out[i] = (buf[slot] + 10.0f) * 2.0f;
-}
 
 template <bool kTwoWay>
 void RegisterPuzzleCase(const std::string& variant, const std::string& description, uint64_t conflicts) {

@@ -22,41 +22,10 @@
 #include "bankcheck/cuda_check.h"
 #include "bankcheck/kernel_registry.h"
 #include "kernel_support.h"
+#include "transpose_kernel.cuh"
 
 namespace bankcheck::kernels {
 namespace {
-
-constexpr int kTile = 32;
-
-enum class TileLayout { kUnpadded, kPadded, kSwizzled };
-
-template <TileLayout kLayout, int kBlockRows>
-__global__ void __launch_bounds__(kTile* kBlockRows)
-    TransposeKernel(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
-  constexpr int kPitch = kLayout == TileLayout::kPadded ? kTile + 1 : kTile;
-  __shared__ float tile[kTile][kPitch];
-  const int tx = threadIdx.x;
-  const int ty = threadIdx.y;
-
-  int x = blockIdx.x * kTile + tx;  // input column
-  int y = blockIdx.y * kTile + ty;  // input row
-#pragma unroll
-  for (int j = 0; j < kTile; j += kBlockRows) {
-    const int r = ty + j;
-    if (x < cols && y + j < rows)
-      tile[r][kLayout == TileLayout::kSwizzled ? (tx ^ r) : tx] = in[static_cast<size_t>(y + j) * cols + x];
-  }
-  __syncthreads();
-
-  x = blockIdx.y * kTile + tx;  // output column (= input row)
-  y = blockIdx.x * kTile + ty;  // output row (= input column)
-#pragma unroll
-  for (int j = 0; j < kTile; j += kBlockRows) {
-    const int r = ty + j;
-    if (x < rows && y + j < cols)
-      out[static_cast<size_t>(y + j) * rows + x] = tile[tx][kLayout == TileLayout::kSwizzled ? (r ^ tx) : r];
-  }
-}
 
 // What the hardware does for one launch (per launch totals).
 struct TransposeExpectation {
