@@ -212,13 +212,17 @@ class Profiler {
     }
   }
 
-  const std::string& chip() const { return chip_; }
   CUpti_RangeProfiler_Object* range_profiler() const { return range_profiler_; }
   // The chip's metric names, loaded on first use: only extra metrics need checking, and loading
   // them costs tens of milliseconds.
   const MetricCatalog& catalog() {
     if (!catalog_) catalog_ = std::make_unique<MetricCatalog>(chip_);
     return *catalog_;
+  }
+  // Checks the names after CoreMetrics() in `metrics` (the core ones are known to be valid).
+  void ValidateExtraMetrics(const std::vector<std::string>& metrics) {
+    if (metrics.size() <= CoreMetrics().size()) return;
+    catalog().Validate({metrics.begin() + static_cast<std::ptrdiff_t>(CoreMetrics().size()), metrics.end()});
   }
 
   const std::vector<std::string>& metrics() const { return metrics_; }
@@ -253,10 +257,7 @@ class Profiler {
  private:
   // The config image for metrics_; extra metrics are validated against the chip first.
   void BuildConfigImage() {
-    if (metrics_.size() > CoreMetrics().size()) {
-      catalog().Validate(
-          {metrics_.begin() + static_cast<std::ptrdiff_t>(CoreMetrics().size()), metrics_.end()});
-    }
+    ValidateExtraMetrics(metrics_);
     config_ = std::make_unique<internal::HostConfig>(chip_, metrics_);
   }
 
@@ -298,7 +299,7 @@ bool& SessionActiveFlag() {
 Profiler& GetProfiler(const std::vector<std::string>& metrics) {
   std::unique_ptr<Profiler>& slot = ProfilerSlot();
   if (slot && slot->metrics() != metrics) {
-    slot->catalog().Validate(metrics);  // an unknown name must not cost the working profiler
+    slot->ValidateExtraMetrics(metrics);  // an unknown name must not cost the working profiler
     slot.reset();
   }
   if (!slot) {
