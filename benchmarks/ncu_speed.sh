@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ncu_speed.sh BUILD_DIR: bankcheck's in-process counter session against Nsight Compute on the same
-# launches (issue 3's speed goal: >= 10x faster than ncu, < 2 ms overhead per launch).
+# launches (the goal: >= 10x faster than ncu, < 2 ms overhead per launch).
 #
 # Runs bankcheck_speed_probe (BUILD_DIR/benchmarks/) four times, on a machine with a GPU:
 #   1. --mode=kernels-only      the launches' own GPU time, no profiler (kernel_ms)

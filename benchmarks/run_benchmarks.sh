@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run_benchmarks.sh [BUILD_DIR [OUT_DIR]]: what bank conflicts cost in time (issue 7).
+# run_benchmarks.sh [BUILD_DIR [OUT_DIR]]: what bank conflicts cost in time.
 #
 # Runs the three GPU benchmark programs (BUILD_DIR/benchmarks/) with JSON output to
 # OUT_DIR/<program>.json, then `bankcheck plot` (BUILD_DIR/bin/bankcheck) to draw

@@ -1,5 +1,5 @@
 // bankcheck_speed_probe: the same suite-like launches measured three ways, for ncu_speed.sh (the
-// issue 3 goal: an in-process counter session must be much cheaper than Nsight Compute).
+// goal: an in-process counter session must be much cheaper than Nsight Compute).
 //
 // One round is 7 launches: the strided store/load demo at stride 1, 2 and 32 (4,096 one-warp
 // blocks), a 1024x1024 float transpose through an unpadded and a padded tile (32x8 blocks), and the
