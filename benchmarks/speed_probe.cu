@@ -49,6 +49,7 @@ struct Options {
   int sessions = 1;
   int launches_per_session = 0;  // 0: all launches in one session
   int extra_mib = 0;             // device memory allocated besides the launches' own buffers
+  bool user_replay = false;      // SessionOptions::Replay::kUser instead of kernel replay
   bool print_metrics = false;
 };
 
@@ -96,18 +97,21 @@ double MsSince(std::chrono::steady_clock::time_point start) {
 // one session) and prints the time of all of them. The suite measures one case, usually one
 // launch, per session; CUPTI's cost per launch grows with the launches already in a session.
 void MeasureWithBankcheck(const std::vector<std::function<void()>>& launches, int sessions,
-                          size_t per_session) {
+                          size_t per_session, SessionOptions::Replay replay) {
   RunAll(launches);  // warm-up, untimed: module loading and first-launch costs are not the session's
   if (per_session == 0) per_session = launches.size();
   SessionOptions options;
   options.max_launches = per_session;
+  options.replay = replay;
   for (int s = 0; s < sessions; ++s) {
     const auto start = std::chrono::steady_clock::now();
     std::vector<LaunchRecord> records;
     for (size_t first = 0; first < launches.size(); first += per_session) {
-      CounterSession session(options);
-      for (size_t i = first; i < std::min(first + per_session, launches.size()); ++i) launches[i]();
-      const std::vector<LaunchRecord> measured = session.Finish();
+      const std::vector<LaunchRecord> measured = Measure(
+          [&] {
+            for (size_t i = first; i < std::min(first + per_session, launches.size()); ++i) launches[i]();
+          },
+          options);
       records.insert(records.end(), measured.begin(), measured.end());
     }
     const double ms = MsSince(start);
@@ -172,6 +176,8 @@ bool ParseOptions(int argc, char** argv, Options& options) {
       if (!ParseInt(value("--rounds="), options.rounds)) return false;
     } else if (arg.rfind("--sessions=", 0) == 0) {
       if (!ParseInt(value("--sessions="), options.sessions)) return false;
+    } else if (arg == "--replay=user") {
+      options.user_replay = true;
     } else if (arg.rfind("--extra-mib=", 0) == 0) {
       if (!ParseInt(value("--extra-mib="), options.extra_mib, 0)) return false;
     } else if (arg.rfind("--launches-per-session=", 0) == 0) {
@@ -191,11 +197,11 @@ int main(int argc, char** argv) {
   using namespace bankcheck;
   bench::Options options;
   if (!bench::ParseOptions(argc, argv, options)) {
-    std::cerr
-        << "usage: " << argv[0]
-        << " --mode=bankcheck|plain|kernels-only [--rounds=N (default 6: 7 launches each)] "
-           "[--sessions=N] [--launches-per-session=N (bankcheck mode; default all)] [--extra-mib=N]\n       "
-        << argv[0] << " --print-metrics\n";
+    std::cerr << "usage: " << argv[0]
+              << " --mode=bankcheck|plain|kernels-only [--rounds=N (default 6: 7 launches each)] "
+                 "[--sessions=N] [--launches-per-session=N (bankcheck mode; default all)] [--extra-mib=N] "
+                 "[--replay=user]\n       "
+              << argv[0] << " --print-metrics\n";
     return 2;
   }
   if (options.print_metrics) {
@@ -217,8 +223,9 @@ int main(int argc, char** argv) {
     DeviceBuffer<char> extra(static_cast<size_t>(options.extra_mib) << 20);
     std::printf("mode=%s\nlaunches=%zu\n", options.mode.c_str(), launches.size());
     if (options.mode == "bankcheck") {
-      bench::MeasureWithBankcheck(launches, options.sessions,
-                                  static_cast<size_t>(options.launches_per_session));
+      bench::MeasureWithBankcheck(
+          launches, options.sessions, static_cast<size_t>(options.launches_per_session),
+          options.user_replay ? SessionOptions::Replay::kUser : SessionOptions::Replay::kKernel);
     } else if (options.mode == "plain") {
       bench::RunAll(launches);
     } else {

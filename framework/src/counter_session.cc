@@ -163,7 +163,8 @@ CUcontext CurrentContext() {
 // image for the current metric set, the range profiler enabled on the current context.
 class Profiler {
  public:
-  explicit Profiler(const std::vector<std::string>& metrics) : metrics_(metrics) {
+  Profiler(const std::vector<std::string>& metrics, SessionOptions::Replay replay)
+      : metrics_(metrics), replay_(replay) {
     const GpuProbe& probe = ProbeGpu();
     if (!probe.usable())
       throw Error(probe.state == GpuProbe::State::kCountersNotPermitted ? ErrorKind::kCountersNotPermitted
@@ -226,6 +227,7 @@ class Profiler {
   }
 
   const std::vector<std::string>& metrics() const { return metrics_; }
+  SessionOptions::Replay replay() const { return replay_; }
 
   // A counter data image for `max_ranges` launches, initialized (it must be, before every session).
   std::vector<uint8_t>& CounterData(size_t max_ranges) {
@@ -270,6 +272,7 @@ class Profiler {
   CUpti_RangeProfiler_Object* range_profiler_ = nullptr;
   std::unique_ptr<internal::HostConfig> config_;
   std::vector<std::string> metrics_;
+  SessionOptions::Replay replay_;
   std::vector<uint8_t> counter_data_;
   size_t counter_data_ranges_ = 0;
 };
@@ -293,17 +296,18 @@ bool& SessionActiveFlag() {
   return active;
 }
 
-// The process-wide profiler, configured for `metrics`. A different metric set rebuilds it: the
-// range profiler keeps the configuration it was enabled with (changing the config image in place
-// made CUPTI 13.0 segfault on the H100).
-Profiler& GetProfiler(const std::vector<std::string>& metrics) {
+// The process-wide profiler, configured for `metrics` and `replay`. A different metric set or
+// replay mode rebuilds it: the range profiler keeps the configuration it was enabled with
+// (changing the config image in place, or kernel replay after user replay, made CUPTI 13.0
+// segfault on the H100).
+Profiler& GetProfiler(const std::vector<std::string>& metrics, SessionOptions::Replay replay) {
   std::unique_ptr<Profiler>& slot = ProfilerSlot();
-  if (slot && slot->metrics() != metrics) {
+  if (slot && (slot->metrics() != metrics || slot->replay() != replay)) {
     slot->ValidateExtraMetrics(metrics);  // an unknown name must not cost the working profiler
     slot.reset();
   }
   if (!slot) {
-    slot = std::make_unique<Profiler>(metrics);
+    slot = std::make_unique<Profiler>(metrics, replay);
     // Registered after the CUDA runtime's own exit handler, so it runs first.
     static const bool registered = (std::atexit(&ShutdownProfiler), true);
     (void)registered;
@@ -318,6 +322,8 @@ struct CounterSession::State {
   std::vector<std::string> metrics;
   bool recording = false;
   StepTrace trace;
+  // Replay::kUser: runs the launches again for each further pass.
+  std::function<void()> rerun;
 };
 
 bool CounterSession::Active() {
@@ -348,7 +354,7 @@ CounterSession::CounterSession(SessionOptions options) : state_(std::make_unique
     if (std::find(state_->metrics.begin(), state_->metrics.end(), extra) == state_->metrics.end())
       state_->metrics.push_back(extra);
   }
-  Profiler& profiler = GetProfiler(state_->metrics);
+  Profiler& profiler = GetProfiler(state_->metrics, state_->options.replay);
   state_->trace.Step("profiler ready");
   std::vector<uint8_t>& counter_data = profiler.CounterData(state_->options.max_launches);
   state_->trace.Step("counter data image initialized");
@@ -360,7 +366,8 @@ CounterSession::CounterSession(SessionOptions options) : state_(std::make_unique
   config.counterDataImageSize = counter_data.size();
   config.pCounterDataImage = counter_data.data();
   config.range = CUPTI_AutoRange;
-  config.replayMode = CUPTI_KernelReplay;
+  config.replayMode =
+      state_->options.replay == SessionOptions::Replay::kUser ? CUPTI_UserReplay : CUPTI_KernelReplay;
   config.maxRangesPerPass = state_->options.max_launches;
   config.numNestingLevels = 1;
   config.minNestingLevel = 1;
@@ -483,6 +490,38 @@ std::vector<LaunchRecord> CounterSession::Finish() {
   BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params, stop);
   stop.pRangeProfilerObject = profiler.range_profiler();
   BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerStop(&stop));
+  // User replay: the launches run again for each further pass, and must be the same launches.
+  for (int pass = 2; !stop.isAllPassSubmitted; ++pass) {
+    if (!state_->rerun || pass > 16) {
+      throw Error(ErrorKind::kCupti, "CUPTI asked for replay pass " + std::to_string(pass) +
+                                         " but the session has no launches to run again");
+    }
+    {
+      std::lock_guard<std::mutex> log_lock(Log().mutex);
+      Log().launches.clear();
+      Log().recording = true;
+    }
+    BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params, start);
+    start.pRangeProfilerObject = profiler.range_profiler();
+    BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerStart(&start));
+    state_->rerun();
+    cudaError_t pass_status = cudaDeviceSynchronize();
+    if (pass_status == cudaSuccess) pass_status = cudaGetLastError();
+    size_t pass_launches = 0;
+    {
+      std::lock_guard<std::mutex> log_lock(Log().mutex);
+      Log().recording = false;
+      pass_launches = Log().launches.size();
+    }
+    if (pass_status != cudaSuccess) FailWithKernelFault(pass_status, launches);
+    BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerStop(&stop));
+    if (pass_launches != launches.size()) {
+      throw Error(ErrorKind::kBadInput,
+                  "with Replay::kUser the launches ran " + std::to_string(launches.size()) +
+                      " kernels in the first pass and " + std::to_string(pass_launches) + " in pass " +
+                      std::to_string(pass) + ": user replay needs the same launches every time");
+    }
+  }
   BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params, decode);
   decode.pRangeProfilerObject = profiler.range_profiler();
   BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerDecodeData(&decode));
@@ -533,6 +572,7 @@ std::vector<LaunchRecord> CounterSession::Finish() {
 
 std::vector<LaunchRecord> Measure(const std::function<void()>& launches, const SessionOptions& options) {
   CounterSession session(options);
+  if (options.replay == SessionOptions::Replay::kUser) session.state_->rerun = launches;
   launches();
   return session.Finish();
 }

@@ -189,6 +189,27 @@ TEST(CounterSessionGpuTest, ExtraMetricsAreReported) {
   EXPECT_THAT(r, Conflicts(8, 8));
 }
 
+TEST(CounterSessionGpuTest, UserReplayGivesTheSameCountsAndRunsTheLaunchesOncePerPass) {
+  BANKCHECK_SKIP_WITHOUT_GPU();
+  DeviceBuffer<int> sink(256);
+  DeviceBuffer<int> counter(1);
+  counter.Fill(0);
+  SessionOptions options;
+  options.replay = SessionOptions::Replay::kUser;
+  const std::vector<LaunchRecord> r = MeasureLaunches(
+      [&] {
+        DemoKernel<1><<<1, 256>>>(sink.get());
+        DemoKernel<32><<<1, 256>>>(sink.get());
+        CountLaunches<<<1, 32>>>(counter.get());
+      },
+      options);
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_THAT(r[0], AllOf(SharedLoads(8), SharedStores(8), Conflicts(0, 0)));
+  EXPECT_THAT(r[1], AllOf(SharedLoads(8), SharedStores(8), Conflicts(248, 248)));
+  EXPECT_THAT(r[1].kernel, HasSubstr("DemoKernel<32>"));
+  EXPECT_EQ(counter.ToHost()[0], 2) << "the core metrics need two passes, so the launches run twice";
+}
+
 // ---- Failure modes ---------------------------------------------------------------------------
 
 TEST(CounterSessionGpuTest, UnknownMetricFailsBeforeAnythingRuns) {

@@ -19,6 +19,16 @@ struct SessionOptions {
   std::vector<std::string> extra_metrics;
   // How many launches the counter image holds. More launches than this is an error.
   size_t max_launches = 64;
+
+  // How CUPTI collects the metrics' passes (the core metrics need 2):
+  //   kKernel  CUPTI replays each launch, saving and restoring device memory around it, so side
+  //            effects happen once. Works with CounterSession and Measure(). The default.
+  //   kUser    Measure() runs `launches` once per pass, and nothing is saved or restored: much
+  //            cheaper when the process has a lot of device memory allocated, but only for
+  //            launches that give the same result when repeated (no accumulating into their own
+  //            inputs or outputs). Measure() only.
+  enum class Replay { kKernel, kUser };
+  Replay replay = Replay::kKernel;
 };
 
 class CounterSession {
@@ -39,11 +49,12 @@ class CounterSession {
   static bool Active();
 
  private:
+  friend std::vector<LaunchRecord> Measure(const std::function<void()>&, const SessionOptions&);
   struct State;
   std::unique_ptr<State> state_;
 };
 
-// Runs `launches` inside a session and returns its records.
+// Runs `launches` inside a session and returns its records (with Replay::kUser, once per pass).
 std::vector<LaunchRecord> Measure(const std::function<void()>& launches, const SessionOptions& options = {});
 
 // Frees the process-wide CUPTI state (it is kept between sessions so that later sessions are
