@@ -75,8 +75,9 @@ nlohmann::json RunMetadataToJson(const RunMetadata& metadata) {
 
 namespace bankcheck::internal {
 
-RunMetadata RecordedWithFromJson(const FieldReader& field) {
-  field.AllowOnlyFields({"device", "driver", "cuda_runtime", "cuda_driver", "date"});
+namespace {
+// The fields a baseline's "recorded_with" and a results file's "metadata" share.
+RunMetadata ReadRecordedWithFields(const FieldReader& field) {
   RunMetadata metadata;
   metadata.device = field.Field("device").String();
   metadata.driver = field.Field("driver").String();
@@ -85,16 +86,17 @@ RunMetadata RecordedWithFromJson(const FieldReader& field) {
   metadata.date = field.Field("date").String();
   return metadata;
 }
+}  // namespace
+
+RunMetadata RecordedWithFromJson(const FieldReader& field) {
+  field.AllowOnlyFields({"device", "driver", "cuda_runtime", "cuda_driver", "date"});
+  return ReadRecordedWithFields(field);
+}
 
 RunMetadata RunMetadataFromJson(const FieldReader& field) {
   field.AllowOnlyFields({"arch", "device", "driver", "cuda_runtime", "cuda_driver", "date", "git_commit"});
-  RunMetadata metadata;
+  RunMetadata metadata = ReadRecordedWithFields(field);
   metadata.arch = field.Field("arch").String();
-  metadata.device = field.Field("device").String();
-  metadata.driver = field.Field("driver").String();
-  metadata.cuda_runtime = field.Field("cuda_runtime").String();
-  metadata.cuda_driver = field.Field("cuda_driver").String();
-  metadata.date = field.Field("date").String();
   metadata.git_commit = field.Field("git_commit").String();
   return metadata;
 }
