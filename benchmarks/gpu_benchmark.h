@@ -156,6 +156,7 @@ inline int Main(int argc, char** argv, const std::function<std::vector<GpuCase>(
     std::cerr << "bankcheck benchmarks need a GPU: " << probe.reason << "\n";
     return 0;
   }
+  PrepareCounterSession();  // overlaps CUPTI's set-up with building the cases
   int status = 0;
   try {
     const std::vector<GpuCase> cases = make_cases();

@@ -1,6 +1,7 @@
 // The CUPTI side of a CounterSession. Call order (CUDA 13, see the research note):
 //   once per process:  cuptiProfilerInitialize -> cuptiDeviceGetChipName -> host object + config
-//                      image for the metric set -> cuptiRangeProfilerEnable(ctx)
+//                      image for the metric set (no CUDA context needed: PrepareCounterSession()
+//                      runs this on a background thread) -> cuptiRangeProfilerEnable(ctx)
 //   per session:       CounterDataImageInitialize -> SetConfig(auto range, kernel replay) -> Start
 //                      ... launches ... Stop -> DecodeData -> EvaluateToGpuValues per range
 // The process-wide part is kept between sessions (it costs hundreds of milliseconds).
@@ -27,6 +28,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -163,55 +165,33 @@ CUcontext CurrentContext() {
 // image for the current metric set, the range profiler enabled on the current context.
 class Profiler {
  public:
-  Profiler(const std::vector<std::string>& metrics, SessionOptions::Replay replay)
-      : metrics_(metrics), replay_(replay) {
-    const GpuProbe& probe = ProbeGpu();
-    if (!probe.usable())
-      throw Error(probe.state == GpuProbe::State::kCountersNotPermitted ? ErrorKind::kCountersNotPermitted
-                                                                        : ErrorKind::kNoGpu,
-                  probe.reason);
-    device_ = probe.device;
+  // The host side: CUPTI initialized, the chip's name, the launch callbacks and the config image.
+  // Needs a usable GPU but no CUDA context, so it may run on another thread than the sessions.
+  explicit Profiler(const std::vector<std::string>& metrics) {
+    try {
+      SetUp(metrics);
+    } catch (...) {
+      Release();  // a half set-up CUPTI would refuse the next session
+      throw;
+    }
+  }
+
+  // Enables the range profiler on the calling thread's CUDA context (creating it if needed), for
+  // sessions that replay with `replay`. Once per Profiler.
+  void Enable(SessionOptions::Replay replay) {
     StepTrace trace;
     context_ = CurrentContext();
     trace.Step("CUDA context");
-    BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params, init);
-    BANKCHECK_CUPTI_CHECK(cuptiProfilerInitialize(&init));
-    initialized_ = true;
-    trace.Step("cuptiProfilerInitialize");
-    BANKCHECK_CUPTI_PARAMS(CUpti_Device_GetChipName_Params, chip);
-    chip.deviceIndex = static_cast<size_t>(device_);
-    BANKCHECK_CUPTI_CHECK(cuptiDeviceGetChipName(&chip));
-    chip_ = chip.pChipName;
-    BANKCHECK_CUPTI_CHECK(
-        cuptiSubscribe(&subscriber_, reinterpret_cast<CUpti_CallbackFunc>(&OnDriverCall), nullptr));
-    // Only the launch functions: every other driver call stays free of the callback.
-    for (const CUpti_CallbackId id : kLaunchCallbacks) {
-      BANKCHECK_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id));
-    }
-    trace.Step("chip name, launch callbacks");
     BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params, enable);
     enable.ctx = context_;
     BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerEnable(&enable));
     range_profiler_ = enable.pRangeProfilerObject;
+    replay_ = replay;
     trace.Step("cuptiRangeProfilerEnable");
-    BuildConfigImage();
-    trace.Step("config image");
   }
+  bool enabled() const { return range_profiler_ != nullptr; }
 
-  ~Profiler() {
-    // Best effort: errors here have nowhere to go.
-    config_.reset();
-    if (range_profiler_ != nullptr) {
-      BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Disable_Params, disable);
-      disable.pRangeProfilerObject = range_profiler_;
-      cuptiRangeProfilerDisable(&disable);
-    }
-    if (subscriber_ != nullptr) cuptiUnsubscribe(subscriber_);
-    if (initialized_) {
-      BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_DeInitialize_Params, deinit);
-      cuptiProfilerDeInitialize(&deinit);
-    }
-  }
+  ~Profiler() { Release(); }
 
   CUpti_RangeProfiler_Object* range_profiler() const { return range_profiler_; }
   // The chip's metric names, loaded on first use: only extra metrics need checking, and loading
@@ -228,6 +208,14 @@ class Profiler {
 
   const std::vector<std::string>& metrics() const { return metrics_; }
   SessionOptions::Replay replay() const { return replay_; }
+
+  // The config image for `metrics` (extra metrics validated against the chip first). Before Enable
+  // only: once enabled, the range profiler keeps the configuration it started with.
+  void UseMetrics(const std::vector<std::string>& metrics) {
+    ValidateExtraMetrics(metrics);
+    config_ = std::make_unique<internal::HostConfig>(chip_, metrics);
+    metrics_ = metrics;
+  }
 
   // A counter data image for `max_ranges` launches, initialized (it must be, before every session).
   std::vector<uint8_t>& CounterData(size_t max_ranges) {
@@ -257,10 +245,50 @@ class Profiler {
   CUpti_Profiler_Host_Object* host() const { return config_->host(); }
 
  private:
-  // The config image for metrics_; extra metrics are validated against the chip first.
-  void BuildConfigImage() {
-    ValidateExtraMetrics(metrics_);
-    config_ = std::make_unique<internal::HostConfig>(chip_, metrics_);
+  // CUPTI initialized, the chip's name, the launch callbacks, the config image for `metrics`.
+  void SetUp(const std::vector<std::string>& metrics) {
+    const GpuProbe& probe = ProbeGpu();
+    if (!probe.usable())
+      throw Error(probe.state == GpuProbe::State::kCountersNotPermitted ? ErrorKind::kCountersNotPermitted
+                                                                        : ErrorKind::kNoGpu,
+                  probe.reason);
+    device_ = probe.device;
+    StepTrace trace;
+    BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params, init);
+    BANKCHECK_CUPTI_CHECK(cuptiProfilerInitialize(&init));
+    initialized_ = true;
+    trace.Step("cuptiProfilerInitialize");
+    BANKCHECK_CUPTI_PARAMS(CUpti_Device_GetChipName_Params, chip);
+    chip.deviceIndex = static_cast<size_t>(device_);
+    BANKCHECK_CUPTI_CHECK(cuptiDeviceGetChipName(&chip));
+    chip_ = chip.pChipName;
+    BANKCHECK_CUPTI_CHECK(
+        cuptiSubscribe(&subscriber_, reinterpret_cast<CUpti_CallbackFunc>(&OnDriverCall), nullptr));
+    // Only the launch functions: every other driver call stays free of the callback.
+    for (const CUpti_CallbackId id : kLaunchCallbacks) {
+      BANKCHECK_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id));
+    }
+    trace.Step("chip name, launch callbacks");
+    UseMetrics(metrics);
+    trace.Step("config image");
+  }
+
+  // Best effort: errors here have nowhere to go.
+  void Release() {
+    config_.reset();
+    if (range_profiler_ != nullptr) {
+      BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Disable_Params, disable);
+      disable.pRangeProfilerObject = range_profiler_;
+      cuptiRangeProfilerDisable(&disable);
+      range_profiler_ = nullptr;
+    }
+    if (subscriber_ != nullptr) cuptiUnsubscribe(subscriber_);
+    subscriber_ = nullptr;
+    if (initialized_) {
+      BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_DeInitialize_Params, deinit);
+      cuptiProfilerDeInitialize(&deinit);
+      initialized_ = false;
+    }
   }
 
   int device_ = 0;
@@ -272,7 +300,7 @@ class Profiler {
   CUpti_RangeProfiler_Object* range_profiler_ = nullptr;
   std::unique_ptr<internal::HostConfig> config_;
   std::vector<std::string> metrics_;
-  SessionOptions::Replay replay_;
+  SessionOptions::Replay replay_ = SessionOptions::Replay::kKernel;
   std::vector<uint8_t> counter_data_;
   size_t counter_data_ranges_ = 0;
 };
@@ -284,6 +312,18 @@ std::mutex& ProfilerMutex() {
 std::unique_ptr<Profiler>& ProfilerSlot() {
   static std::unique_ptr<Profiler> profiler;
   return profiler;
+}
+// The host side being built on a background thread by PrepareCounterSession(), until the first
+// session (or ShutdownProfiler) takes it.
+std::future<std::unique_ptr<Profiler>>& PreparedProfiler() {
+  static std::future<std::unique_ptr<Profiler>> prepared;
+  return prepared;
+}
+// ShutdownProfiler at exit, registered once CUDA is initialized (ProbeGpu() has run): after the
+// CUDA runtime's own exit handler, so it runs first.
+void RegisterShutdownAtExit() {
+  static const bool registered = (std::atexit(&ShutdownProfiler), true);
+  (void)registered;
 }
 // Set once a kernel fault has left this process's CUDA context unusable: what faulted.
 std::string& PoisonedBy() {
@@ -302,16 +342,18 @@ bool& SessionActiveFlag() {
 // segfault on the H100).
 Profiler& GetProfiler(const std::vector<std::string>& metrics, SessionOptions::Replay replay) {
   std::unique_ptr<Profiler>& slot = ProfilerSlot();
-  if (slot && (slot->metrics() != metrics || slot->replay() != replay)) {
+  // A failed preparation throws here, with the error the session would have met itself.
+  if (PreparedProfiler().valid()) slot = PreparedProfiler().get();
+  if (slot && !slot->enabled() && slot->metrics() != metrics) slot->UseMetrics(metrics);
+  if (slot && (slot->metrics() != metrics || (slot->enabled() && slot->replay() != replay))) {
     slot->ValidateExtraMetrics(metrics);  // an unknown name must not cost the working profiler
     slot.reset();
   }
   if (!slot) {
-    slot = std::make_unique<Profiler>(metrics, replay);
-    // Registered after the CUDA runtime's own exit handler, so it runs first.
-    static const bool registered = (std::atexit(&ShutdownProfiler), true);
-    (void)registered;
+    slot = std::make_unique<Profiler>(metrics);
+    RegisterShutdownAtExit();
   }
+  if (!slot->enabled()) slot->Enable(replay);
   return *slot;
 }
 
@@ -577,8 +619,23 @@ std::vector<LaunchRecord> Measure(const std::function<void()>& launches, const S
   return session.Finish();
 }
 
+void PrepareCounterSession() {
+  std::lock_guard<std::mutex> lock(ProfilerMutex());
+  if (ProfilerSlot() || PreparedProfiler().valid() || !PoisonedBy().empty() || !ProbeGpu().usable()) return;
+  PreparedProfiler() =
+      std::async(std::launch::async, [] { return std::make_unique<Profiler>(CoreMetrics()); });
+  RegisterShutdownAtExit();
+}
+
 void ShutdownProfiler() {
   std::lock_guard<std::mutex> lock(ProfilerMutex());
+  if (PreparedProfiler().valid()) {
+    try {
+      ProfilerSlot() = PreparedProfiler().get();
+    } catch (const std::exception&) {
+      // Nothing was set up; a session would have reported the error.
+    }
+  }
   ProfilerSlot().reset();
 }
 

@@ -10,6 +10,7 @@
 #include "bankcheck/counter_session.h"
 #include "bankcheck/cuda_check.h"
 #include "bankcheck/error.h"
+#include "bankcheck/gpu_probe.h"
 #include "bankcheck/matchers.h"
 #include "bankcheck/testing.h"
 
@@ -77,6 +78,37 @@ __global__ void CountLaunches(int* counter) {
 }
 
 __global__ void WriteThroughNull(int* p) { p[threadIdx.x] = 1; }
+
+// ---- Set-up: the background preparation ----------------------------------------------------
+
+TEST(CounterSessionTest, WithoutAUsableGpuPreparationDoesNothingAndSessionsSayWhy) {
+  const GpuProbe& probe = ProbeGpu();
+  if (probe.usable()) GTEST_SKIP() << "this machine has a usable GPU; the GPU tests cover sessions";
+  EXPECT_NO_THROW(PrepareCounterSession());
+  try {
+    CounterSession session;
+    FAIL() << "a session started without a usable GPU";
+  } catch (const Error& e) {
+    EXPECT_TRUE(e.kind() == ErrorKind::kNoGpu || e.kind() == ErrorKind::kCountersNotPermitted)
+        << ErrorKindName(e.kind());
+    EXPECT_THAT(e.what(), HasSubstr(probe.reason));
+  }
+  EXPECT_NO_THROW(ShutdownProfiler());
+}
+
+TEST(CounterSessionGpuTest, PreparationCanBeRepeatedAndShutDownAtAnyPoint) {
+  BANKCHECK_SKIP_WITHOUT_GPU();  // starts a preparation, or finds the profiler already set up
+  DeviceBuffer<int> sink(256);
+  const auto two_way = [&] { DemoKernel<2><<<1, 256>>>(sink.get()); };
+  ShutdownProfiler();  // waits for a pending preparation and frees it
+  PrepareCounterSession();
+  PrepareCounterSession();  // one is pending: nothing more
+  EXPECT_THAT(MeasureLaunch(two_way), AllOf(LoadWays(2), Conflicts(8, 8)));
+  ShutdownProfiler();
+  PrepareCounterSession();
+  ShutdownProfiler();                                                        // most likely still preparing
+  EXPECT_THAT(MeasureLaunch(two_way), AllOf(LoadWays(2), Conflicts(8, 8)));  // sets up by itself
+}
 
 // ---- Exactness: the research note's small-launch table --------------------------------------
 
@@ -214,6 +246,9 @@ TEST(CounterSessionGpuTest, UserReplayGivesTheSameCountsAndRunsTheLaunchesOncePe
 
 TEST(CounterSessionGpuTest, UnknownMetricFailsBeforeAnythingRuns) {
   BANKCHECK_SKIP_WITHOUT_GPU();
+  // No profiler set up yet: the failing session sets CUPTI up itself and must not leave it half
+  // set up for the next one.
+  ShutdownProfiler();
   SessionOptions options;
   options.extra_metrics = {"smsp__inst_executd.sum"};
   try {
@@ -224,6 +259,8 @@ TEST(CounterSessionGpuTest, UnknownMetricFailsBeforeAnythingRuns) {
     EXPECT_THAT(e.what(), HasSubstr("smsp__inst_executed.sum"));
   }
   EXPECT_FALSE(CounterSession::Active());
+  DeviceBuffer<int> sink(256);
+  EXPECT_THAT(MeasureLaunch([&] { DemoKernel<2><<<1, 256>>>(sink.get()); }), LoadWays(2));
 }
 
 TEST(CounterSessionGpuTest, NestedSessionIsRefused) {

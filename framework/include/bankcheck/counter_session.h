@@ -17,7 +17,8 @@ struct SessionOptions {
   // Extra Perfworks metrics by name (with rollup, e.g. "smsp__inst_executed.sum"), validated
   // against the running chip before anything runs.
   std::vector<std::string> extra_metrics;
-  // How many launches the counter image holds. More launches than this is an error.
+  // How many launches the counter image holds. More launches than this is an error. With
+  // Replay::kUser every pass reads back room for this many, so keep it close to the launches.
   size_t max_launches = 64;
 
   // How CUPTI collects the metrics' passes (the core metrics need 2):
@@ -56,6 +57,12 @@ class CounterSession {
 
 // Runs `launches` inside a session and returns its records (with Replay::kUser, once per pass).
 std::vector<LaunchRecord> Measure(const std::function<void()>& launches, const SessionOptions& options = {});
+
+// Starts CUPTI's process-wide set-up (about 0.1 s on the H100) on a background thread, so that it
+// overlaps the caller's own CUDA set-up; the first session waits for it and reports its errors.
+// Optional: without it the first session does the set-up itself. Does nothing without a usable
+// GPU. BANKCHECK_SKIP_WITHOUT_GPU() calls it.
+void PrepareCounterSession();
 
 // Frees the process-wide CUPTI state (it is kept between sessions so that later sessions are
 // cheap). Called automatically at exit; call it before cudaDeviceReset().

@@ -44,7 +44,8 @@ void SelectGpuFromCtestAllocation();
 }  // namespace bankcheck::testing
 
 // First statement of every GPU test: skips with the reason when no usable GPU is there, or fails
-// when BANKCHECK_REQUIRE_GPU=1. Never touches CUPTI before the check.
+// when BANKCHECK_REQUIRE_GPU=1. Never touches CUPTI before the check; after it, starts CUPTI's
+// set-up in the background (PrepareCounterSession) while the test prepares its launches.
 #define BANKCHECK_SKIP_WITHOUT_GPU()                                          \
   do {                                                                        \
     const ::bankcheck::GpuProbe& bankcheck_probe_ = ::bankcheck::ProbeGpu();  \
@@ -55,4 +56,5 @@ void SelectGpuFromCtestAllocation();
         GTEST_SKIP() << ::bankcheck::testing::NoGpuMessage(bankcheck_probe_); \
       }                                                                       \
     }                                                                         \
+    ::bankcheck::PrepareCounterSession();                                     \
   } while (0)
