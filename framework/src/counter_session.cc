@@ -410,7 +410,11 @@ CounterSession::CounterSession(SessionOptions options) : state_(std::make_unique
   config.range = CUPTI_AutoRange;
   config.replayMode =
       state_->options.replay == SessionOptions::Replay::kUser ? CUPTI_UserReplay : CUPTI_KernelReplay;
-  config.maxRangesPerPass = state_->options.max_launches;
+  // Kernel replay makes each launch a pass of its own: one range per pass. A larger value costs
+  // every launch time in proportion (on the H100, 42 launches in one session: 10.8 ms per launch
+  // with 42 ranges per pass, 4.0 ms with 1). User replay runs all the launches in each pass.
+  config.maxRangesPerPass =
+      state_->options.replay == SessionOptions::Replay::kUser ? state_->options.max_launches : 1;
   config.numNestingLevels = 1;
   config.minNestingLevel = 1;
   config.passIndex = 0;
