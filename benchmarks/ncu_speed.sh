@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
 # ncu_speed.sh BUILD_DIR: bankcheck's in-process counter session against Nsight Compute on the same
-# launches (the goal: >= 10x faster than ncu, < 2 ms overhead per launch).
+# launches (the goals: >= 10x faster than ncu, < 2 ms overhead per launch beyond the kernels' own
+# replayed runs).
 #
-# Runs bankcheck_speed_probe (BUILD_DIR/benchmarks/) four times, on a machine with a GPU:
-#   1. --mode=kernels-only      the launches' own GPU time, no profiler (kernel_ms)
-#   2. --mode=bankcheck         whole-process wall time, and the measuring part (session_ms)
-#   3. ncu --metrics <CoreMetrics()> --mode=plain   whole-process wall time
-#   4. --mode=bankcheck --sessions=3   session times after the first (CUPTI already set up), for information
-#   5. the same launches, one session per launch, as the suites measure (whole process, then warm)
-#   6. the same launches with user replay (whole process, then warm)
-# and prints the wall times, ncu / bankcheck, and bankcheck's overhead per launch:
-#   (session_ms - passes * kernel_ms) / launches, passes = 2 for the core metrics.
+# bankcheck_speed_probe (BUILD_DIR/benchmarks/) makes rounds of 7 suite-kernel launches (strided
+# demo at stride 1, 2, 32; 1024x1024 transposes, unpadded and padded; the puzzle pair). For each
+# launch count (ROUNDS, default "6 20": 42 and 140 launches) it times whole processes, the median
+# of REPEATS (default 3) runs each, in this order within a repetition:
+#   ncu        ncu --metrics <CoreMetrics()> probe --mode=plain     (the launches, nothing else)
+#   kernel     probe --mode=bankcheck                  kernel replay, one session of all launches
+#   per-launch probe --mode=bankcheck --launches-per-session=1   kernel replay, one session per
+#              launch (how the suites measure: one case per session)
+#   user       probe --mode=bankcheck --replay=user    Replay::kUser, one session of all launches
+# and prints the wall times, ncu / bankcheck, and what each costs per launch beyond its fixed cost
+# (the slope between the two launch counts). Overhead per launch: a second session in the same
+# process (CUPTI already set up), minus the launches' own GPU time once per pass (2 passes), over
+# the launches. Before timing, one untimed run of each tool takes the machine's first-use costs
+# (up to 0.5 s for the first CUPTI process after a while), which would otherwise fall on whichever
+# runs first.
 # Environment: NCU (default: ncu on PATH, else under /usr/local/cuda*/bin or /opt/nvidia/nsight-compute),
-# LOG_DIR (default: a new temporary folder).
+# LOG_DIR (default: a new temporary folder), ROUNDS, REPEATS.
 set -euo pipefail
 
 die() { echo "ncu_speed.sh: $*" >&2; exit 1; }
@@ -31,6 +38,9 @@ fi
 
 log_dir="${LOG_DIR:-$(mktemp -d /tmp/ncu_speed.XXXXXX)}"
 mkdir -p "$log_dir"
+read -r -a round_counts <<<"${ROUNDS:-6 20}"
+repeats="${REPEATS:-3}"
+[[ ${#round_counts[@]} -ge 1 && "$repeats" -ge 1 ]] || die "ROUNDS needs a count and REPEATS must be >= 1"
 passes=2  # the core metrics mix instrumented and hardware counters: two replay passes
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
@@ -54,70 +64,108 @@ run() {
   end=$(now_ms)
   echo $((end - start))
 }
+median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
 
 metrics=$("$probe" --print-metrics)
 echo "metrics: $metrics"
 echo "logs:    $log_dir"
+echo "ncu:     $ncu"
 
-run kernels "$probe" --mode=kernels-only >/dev/null
-kernel_ms=$(value kernel_ms "$log_dir/kernels.log")
+declare -A mode_args=(
+  [kernel]="--mode=bankcheck"
+  [per-launch]="--mode=bankcheck --launches-per-session=1"
+  [user]="--mode=bankcheck --replay=user"
+)
+modes=(kernel per-launch user)
 
-bankcheck_wall_ms=$(run bankcheck "$probe" --mode=bankcheck)
-session_ms=$(value session_ms "$log_dir/bankcheck.log")
-launches=$(value launches "$log_dir/bankcheck.log")
+run warmup_bankcheck "$probe" --mode=bankcheck --rounds=1 >/dev/null
+run warmup_ncu "$ncu" --metrics "$metrics" "$probe" --mode=plain --rounds=1 >/dev/null
 
-ncu_wall_ms=$(run ncu "$ncu" --metrics "$metrics" "$probe" --mode=plain)
-if grep -q '==ERROR==' "$log_dir/ncu.log"; then
-  grep '==ERROR==' "$log_dir/ncu.log" | head -n 5 >&2
-  die "ncu reported errors (see $log_dir/ncu.log)"
-fi
-ncu_launches=$(value launches "$log_dir/ncu.log")
-[[ "$ncu_launches" == "$launches" ]] || die "ncu's run made $ncu_launches launches, bankcheck's $launches"
-# Each profiled kernel gets one "==PROF== Profiling" line.
-profiled=$(grep -c '==PROF== Profiling' "$log_dir/ncu.log" || true)
-[[ "$profiled" -eq "$launches" ]] || echo "warning: ncu reports $profiled profiled kernels for $launches launches" >&2
+declare -A wall launches_of
+for rounds in "${round_counts[@]}"; do
+  declare -a ncu_ms=() kernel_ms=() per_launch_ms=() user_ms=()
+  for ((rep = 1; rep <= repeats; rep++)); do
+    tag="r${rounds}_${rep}"
+    ncu_ms+=("$(run "ncu_$tag" "$ncu" --metrics "$metrics" "$probe" --mode=plain --rounds="$rounds")")
+    if grep -q '==ERROR==' "$log_dir/ncu_$tag.log"; then
+      grep '==ERROR==' "$log_dir/ncu_$tag.log" | head -n 5 >&2
+      die "ncu reported errors (see $log_dir/ncu_$tag.log)"
+    fi
+    n=$(value launches "$log_dir/ncu_$tag.log")
+    profiled=$(grep -c '==PROF== Profiling' "$log_dir/ncu_$tag.log" || true)
+    [[ "$profiled" -eq "$n" ]] || die "ncu profiled $profiled kernels of $n launches (see $log_dir/ncu_$tag.log)"
+    # shellcheck disable=SC2086  # the mode's arguments are words
+    kernel_ms+=("$(run "kernel_$tag" "$probe" ${mode_args[kernel]} --rounds="$rounds")")
+    # shellcheck disable=SC2086
+    per_launch_ms+=("$(run "per-launch_$tag" "$probe" ${mode_args[per-launch]} --rounds="$rounds")")
+    # shellcheck disable=SC2086
+    user_ms+=("$(run "user_$tag" "$probe" ${mode_args[user]} --rounds="$rounds")")
+    for mode in "${modes[@]}"; do
+      records=$(value records "$log_dir/${mode}_$tag.log")
+      [[ "$records" -eq "$n" ]] || die "bankcheck ($mode) recorded $records launches of $n"
+    done
+  done
+  launches_of[$rounds]=$n
+  wall[ncu,$rounds]=$(median "${ncu_ms[@]}")
+  wall[kernel,$rounds]=$(median "${kernel_ms[@]}")
+  wall[per-launch,$rounds]=$(median "${per_launch_ms[@]}")
+  wall[user,$rounds]=$(median "${user_ms[@]}")
+done
 
-run warm "$probe" --mode=bankcheck --sessions=3 >/dev/null
-warm_ms=$(value session3_ms "$log_dir/warm.log")
+# Overhead per launch once CUPTI is set up, at the first launch count.
+first=${round_counts[0]}
+run kernels "$probe" --mode=kernels-only --rounds="$first" >/dev/null
+gpu_ms=$(value kernel_ms "$log_dir/kernels.log")
+declare -A warm
+for mode in "${modes[@]}"; do
+  # shellcheck disable=SC2086
+  run "warm_$mode" "$probe" ${mode_args[$mode]} --rounds="$first" --sessions=2 >/dev/null
+  warm[$mode]=$(value session2_ms "$log_dir/warm_$mode.log")
+done
 
-# As the suites measure: one session per case, here one per launch.
-single_wall_ms=$(run single "$probe" --mode=bankcheck --launches-per-session=1)
-single_ms=$(value session_ms "$log_dir/single.log")
-run single_warm "$probe" --mode=bankcheck --launches-per-session=1 --sessions=2 >/dev/null
-single_warm_ms=$(value session2_ms "$log_dir/single_warm.log")
-
-# SessionOptions::Replay::kUser: the launches run once per pass, no memory save/restore.
-user_wall_ms=$(run user "$probe" --mode=bankcheck --replay=user)
-run user_warm "$probe" --mode=bankcheck --replay=user --sessions=2 >/dev/null
-user_warm_ms=$(value session2_ms "$log_dir/user_warm.log")
-
-awk -v bw="$bankcheck_wall_ms" -v nw="$ncu_wall_ms" -v s="$session_ms" -v w="$warm_ms" -v k="$kernel_ms" \
-    -v p="$passes" -v n="$launches" -v sbw="$single_wall_ms" -v ss="$single_ms" -v sw="$single_warm_ms" \
-    -v ubw="$user_wall_ms" -v uw="$user_warm_ms" '
+{
+  for rounds in "${round_counts[@]}"; do
+    echo "wall ncu $rounds ${launches_of[$rounds]} ${wall[ncu,$rounds]}"
+    for mode in "${modes[@]}"; do echo "wall $mode $rounds ${launches_of[$rounds]} ${wall[$mode,$rounds]}"; done
+  done
+  for mode in "${modes[@]}"; do echo "warm $mode ${launches_of[$first]} ${warm[$mode]}"; done
+} | awk -v k="$gpu_ms" -v p="$passes" -v reps="$repeats" '
   function verdict(ok) { return ok ? "PASS" : "FAIL" }
-  BEGIN {
-    ratio = nw / bw
-    cold = (s - p * k) / n
-    warm = (w - p * k) / n
+  $1 == "wall" { t[$2, $4] = $5; if (!($4 in seen)) { seen[$4] = 1; counts[++nc] = $4 } }
+  $1 == "warm" { warm[$2] = $4; warm_n = $3 }
+  END {
+    split("kernel per-launch user", modes, " ")
+    label["kernel"] = "kernel replay, one session"
+    label["per-launch"] = "kernel replay, a session per launch"
+    label["user"] = "Replay::kUser, one session"
+    printf "\nwhole process, median of %d runs (s), and ncu / bankcheck:\n", reps
+    printf "%-48s", "launches"
+    for (i = 1; i <= nc; i++) printf "%18d", counts[i]
+    printf "\n%-48s", "ncu --metrics <core metrics>"
+    for (i = 1; i <= nc; i++) printf "%18.2f", t["ncu", counts[i]] / 1000
     printf "\n"
-    printf "%-50s %10.2f s\n", "bankcheck, whole process", bw / 1000
-    printf "%-50s %10.2f s\n", "ncu --metrics <core metrics>, whole process", nw / 1000
-    printf "%-50s %10.1f x    target >= 10x: %s\n", "ncu / bankcheck", ratio, verdict(ratio >= 10)
-    printf "%-50s %10.1f ms\n", "bankcheck session, " n " launches (session to Finish)", s
-    printf "%-50s %10.3f ms\n", "the same launches without a profiler (kernels)", k
-    printf "%-50s %10.3f ms   target < 2 ms: %s\n", "overhead per launch: (session - " p " x kernels) / " n,
-           cold, verdict(cold < 2)
-    printf "%-50s %10.3f ms\n", "  the same for a later session (" w " ms)", warm
-    printf "\none session per launch, as the suites measure:\n"
-    printf "%-50s %10.2f s\n", "bankcheck, whole process, " n " sessions", sbw / 1000
-    printf "%-50s %10.1f x    target >= 10x: %s\n", "ncu / bankcheck", nw / sbw, verdict(nw / sbw >= 10)
-    printf "%-50s %10.3f ms   target < 2 ms: %s\n", "overhead per launch (the first sessions pay setup)",
-           (ss - p * k) / n, verdict((ss - p * k) / n < 2)
-    printf "%-50s %10.3f ms   target < 2 ms: %s\n", "overhead per launch, once set up", (sw - p * k) / n,
-           verdict((sw - p * k) / n < 2)
-    printf "\nuser replay (Replay::kUser: launches re-run per pass), one session of %d:\n", n
-    printf "%-50s %10.2f s\n", "bankcheck, whole process", ubw / 1000
-    printf "%-50s %10.1f x    target >= 10x: %s\n", "ncu / bankcheck", nw / ubw, verdict(nw / ubw >= 10)
-    printf "%-50s %10.3f ms   target < 2 ms: %s\n", "overhead per launch, once set up", (uw - p * k) / n,
-           verdict((uw - p * k) / n < 2)
+    for (m = 1; m <= 3; m++) {
+      printf "%-48s", "bankcheck, " label[modes[m]]
+      for (i = 1; i <= nc; i++) {
+        ratio = t["ncu", counts[i]] / t[modes[m], counts[i]]
+        printf "%9.2f %5.1fx %s", t[modes[m], counts[i]] / 1000, ratio, (ratio >= 10 ? " " : "!")
+      }
+      printf "\n"
+    }
+    printf "(! : below the 10x goal)\n"
+    if (nc >= 2) {
+      a = counts[1]; b = counts[nc]
+      printf "\ncost of each further launch, from %d to %d launches (ms):\n", a, b
+      printf "%-48s %10.1f\n", "ncu", (t["ncu", b] - t["ncu", a]) / (b - a)
+      for (m = 1; m <= 3; m++)
+        printf "%-48s %10.1f\n", "bankcheck, " label[modes[m]], (t[modes[m], b] - t[modes[m], a]) / (b - a)
+    }
+    printf "\noverhead per launch once set up, %d launches (second session in a process; the\n", warm_n
+    printf "launches%s own GPU time, %.3f ms, subtracted once per pass, %d passes):\n", "\047", k, p
+    for (m = 1; m <= 3; m++) {
+      o = (warm[modes[m]] - p * k) / warm_n
+      printf "%-48s %10.3f ms   target < 2 ms: %s\n", "bankcheck, " label[modes[m]], o, verdict(o < 2)
+    }
+    r = t["ncu", counts[1]] / t["kernel", counts[1]]
+    printf "\nat %d launches, the default (kernel replay): %.1fx   target >= 10x: %s\n", counts[1], r, verdict(r >= 10)
   }'
