@@ -81,12 +81,12 @@ modes=(kernel per-launch user)
 run warmup_bankcheck "$probe" --mode=bankcheck --rounds=1 >/dev/null
 run warmup_ncu "$ncu" --metrics "$metrics" "$probe" --mode=plain --rounds=1 >/dev/null
 
-declare -A wall launches_of
+declare -A wall launches_of times
 for rounds in "${round_counts[@]}"; do
-  declare -a ncu_ms=() kernel_ms=() per_launch_ms=() user_ms=()
+  times=()  # per tool or mode: its wall ms at this count, space-separated
   for ((rep = 1; rep <= repeats; rep++)); do
     tag="r${rounds}_${rep}"
-    ncu_ms+=("$(run "ncu_$tag" "$ncu" --metrics "$metrics" "$probe" --mode=plain --rounds="$rounds")")
+    times[ncu]+=" $(run "ncu_$tag" "$ncu" --metrics "$metrics" "$probe" --mode=plain --rounds="$rounds")"
     if grep -q '==ERROR==' "$log_dir/ncu_$tag.log"; then
       grep '==ERROR==' "$log_dir/ncu_$tag.log" | head -n 5 >&2
       die "ncu reported errors (see $log_dir/ncu_$tag.log)"
@@ -94,22 +94,18 @@ for rounds in "${round_counts[@]}"; do
     n=$(value launches "$log_dir/ncu_$tag.log")
     profiled=$(grep -c '==PROF== Profiling' "$log_dir/ncu_$tag.log" || true)
     [[ "$profiled" -eq "$n" ]] || die "ncu profiled $profiled kernels of $n launches (see $log_dir/ncu_$tag.log)"
-    # shellcheck disable=SC2086  # the mode's arguments are words
-    kernel_ms+=("$(run "kernel_$tag" "$probe" ${mode_args[kernel]} --rounds="$rounds")")
-    # shellcheck disable=SC2086
-    per_launch_ms+=("$(run "per-launch_$tag" "$probe" ${mode_args[per-launch]} --rounds="$rounds")")
-    # shellcheck disable=SC2086
-    user_ms+=("$(run "user_$tag" "$probe" ${mode_args[user]} --rounds="$rounds")")
     for mode in "${modes[@]}"; do
+      # shellcheck disable=SC2086  # the mode's arguments are words
+      times[$mode]+=" $(run "${mode}_$tag" "$probe" ${mode_args[$mode]} --rounds="$rounds")"
       records=$(value records "$log_dir/${mode}_$tag.log")
       [[ "$records" -eq "$n" ]] || die "bankcheck ($mode) recorded $records launches of $n"
     done
   done
   launches_of[$rounds]=$n
-  wall[ncu,$rounds]=$(median "${ncu_ms[@]}")
-  wall[kernel,$rounds]=$(median "${kernel_ms[@]}")
-  wall[per-launch,$rounds]=$(median "${per_launch_ms[@]}")
-  wall[user,$rounds]=$(median "${user_ms[@]}")
+  for key in ncu "${modes[@]}"; do
+    # shellcheck disable=SC2086  # a list of numbers
+    wall[$key,$rounds]=$(median ${times[$key]})
+  done
 done
 
 # Overhead per launch once CUPTI is set up, at the first launch count.
