@@ -635,7 +635,7 @@ void ShutdownProfiler() {
   std::lock_guard<std::mutex> lock(ProfilerMutex());
   if (PreparedProfiler().valid()) {
     try {
-      ProfilerSlot() = PreparedProfiler().get();
+      PreparedProfiler().get();  // waits, then frees what was prepared
     } catch (const std::exception&) {
       // Nothing was set up; a session would have reported the error.
     }
