@@ -10,7 +10,6 @@
 #include "bankcheck/counter_session.h"
 #include "bankcheck/cuda_check.h"
 #include "bankcheck/error.h"
-#include "bankcheck/gpu_probe.h"
 #include "bankcheck/matchers.h"
 #include "bankcheck/testing.h"
 
@@ -80,21 +79,6 @@ __global__ void CountLaunches(int* counter) {
 __global__ void WriteThroughNull(int* p) { p[threadIdx.x] = 1; }
 
 // ---- Set-up: the background preparation ----------------------------------------------------
-
-TEST(CounterSessionTest, WithoutAUsableGpuPreparationDoesNothingAndSessionsSayWhy) {
-  const GpuProbe& probe = ProbeGpu();
-  if (probe.usable()) GTEST_SKIP() << "this machine has a usable GPU; the GPU tests cover sessions";
-  EXPECT_NO_THROW(PrepareCounterSession());
-  try {
-    CounterSession session;
-    FAIL() << "a session started without a usable GPU";
-  } catch (const Error& e) {
-    EXPECT_TRUE(e.kind() == ErrorKind::kNoGpu || e.kind() == ErrorKind::kCountersNotPermitted)
-        << ErrorKindName(e.kind());
-    EXPECT_THAT(e.what(), HasSubstr(probe.reason));
-  }
-  EXPECT_NO_THROW(ShutdownProfiler());
-}
 
 TEST(CounterSessionGpuTest, PreparationCanBeRepeatedAndShutDownAtAnyPoint) {
   BANKCHECK_SKIP_WITHOUT_GPU();  // starts a preparation, or finds the profiler already set up
