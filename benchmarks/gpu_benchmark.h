@@ -114,8 +114,8 @@ inline void ReportRecord(benchmark::State& state, const LaunchRecord& record) {
     state.counters[p + "_conflicts"] = static_cast<double>(counts.conflicts());
     state.counters[p + "_ways"] = counts.ways();
   };
-  report("ld", record.loads);
-  report("st", record.stores);
+  report("ld", record.loads());
+  report("st", record.stores());
 }
 
 inline void RunCase(benchmark::State& state, const GpuCase& c, const std::optional<LaunchRecord>& record) {

@@ -16,6 +16,8 @@
 //   --extra-mib=N        also allocates N MiB of device memory that no kernel touches (does kernel
 //                        replay's save and restore of device memory set the cost per launch?)
 //   --print-metrics      prints CoreMetrics() comma-joined (for ncu --metrics) and exits
+//   --print-kinds        prints the kind table (shared_kind.h) as tab-separated lines, metric names
+//                        ("-" for none) with every hardware pair, and exits (for ncu_crosscheck.sh)
 //
 // Output: key=value lines on stdout. Exit status: 0 ok, 1 failure (or no GPU), 2 bad arguments.
 
@@ -51,6 +53,7 @@ struct Options {
   int extra_mib = 0;             // device memory allocated besides the launches' own buffers
   bool user_replay = false;      // SessionOptions::Replay::kUser instead of kernel replay
   bool print_metrics = false;
+  bool print_kinds = false;
 };
 
 // The launches of `rounds` rounds, over buffers that live as long as the returned functions.
@@ -116,7 +119,7 @@ void MeasureWithBankcheck(const std::vector<std::function<void()>>& launches, in
     }
     const double ms = MsSince(start);
     uint64_t load_conflicts = 0;
-    for (const LaunchRecord& record : records) load_conflicts += record.loads.conflicts();
+    for (const LaunchRecord& record : records) load_conflicts += record.loads().conflicts();
     if (records.size() != launches.size()) {
       throw Error(ErrorKind::kCupti, "the sessions recorded " + std::to_string(records.size()) +
                                          " launches, expected " + std::to_string(launches.size()));
@@ -168,6 +171,10 @@ bool ParseOptions(int argc, char** argv, Options& options) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const auto value = [&arg](const char* prefix) { return arg.substr(std::string(prefix).size()); };
+    if (arg == "--print-kinds") {
+      options.print_kinds = true;
+      continue;
+    }
     if (arg == "--print-metrics") {
       options.print_metrics = true;
     } else if (arg.rfind("--mode=", 0) == 0) {
@@ -186,8 +193,8 @@ bool ParseOptions(int argc, char** argv, Options& options) {
       return false;
     }
   }
-  return options.print_metrics || options.mode == "bankcheck" || options.mode == "plain" ||
-         options.mode == "kernels-only";
+  return options.print_metrics || options.print_kinds || options.mode == "bankcheck" ||
+         options.mode == "plain" || options.mode == "kernels-only";
 }
 
 }  // namespace
@@ -201,8 +208,18 @@ int main(int argc, char** argv) {
               << " --mode=bankcheck|plain|kernels-only [--rounds=N (default 6: 7 launches each)] "
                  "[--sessions=N] [--launches-per-session=N (bankcheck mode; default all)] [--extra-mib=N] "
                  "[--replay=user]\n       "
-              << argv[0] << " --print-metrics\n";
+              << argv[0] << " --print-metrics | --print-kinds\n";
     return 2;
+  }
+  if (options.print_kinds) {
+    const auto name = [](const char* metric) { return metric != nullptr ? metric : "-"; };
+    for (const SharedKindInfo& info : SharedKinds()) {
+      std::cout << info.key << "\t" << info.label << "\t" << name(info.instructions_metric) << "\t"
+                << name(info.wavefronts_metric) << "\t" << name(info.conflicts_metric) << "\t"
+                << name(info.hardware_wavefronts_metric) << "\t" << name(info.hardware_conflicts_metric)
+                << "\t" << (info.hardware_also_counts ? InfoOf(*info.hardware_also_counts).key : "-") << "\n";
+    }
+    return 0;
   }
   if (options.print_metrics) {
     std::string joined;

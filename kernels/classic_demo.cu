@@ -38,9 +38,10 @@ void RegisterClassicCase(const std::string& variant, uint64_t wavefronts_per_lau
   c.name = "classic_demo/" + variant + "/1x256";
   c.description = "256 threads write and read smem[tid * " + std::to_string(kStride) + "]";
   // 8 warps, one load and one store instruction each; 1 ideal wavefront per instruction.
-  c.expect.load_ways = c.expect.store_ways = static_cast<double>(wavefronts_per_launch) / 8;
-  c.expect.load_instructions = c.expect.store_instructions = 8;
-  c.expect.load_conflicts = c.expect.store_conflicts = wavefronts_per_launch - 8;
+  c.expect[SharedKind::kLoad].ways = c.expect[SharedKind::kStore].ways =
+      static_cast<double>(wavefronts_per_launch) / 8;
+  c.expect[SharedKind::kLoad].instructions = c.expect[SharedKind::kStore].instructions = 8;
+  c.expect[SharedKind::kLoad].conflicts = c.expect[SharedKind::kStore].conflicts = wavefronts_per_launch - 8;
   c.predict = [] {
     return PredictLaunch(Dim3{1}, Dim3{kThreads},
                          {SharedStore("smem[tid * k]", 4, [](Dim3, Dim3 t) { return 4u * t.x * kStride; }),

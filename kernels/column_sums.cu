@@ -85,12 +85,12 @@ void RegisterColumnSumsCase(const std::string& variant, int rows, int cols, cons
   c.name = "column_sums/" + variant + "/" + std::to_string(rows) + "x" + std::to_string(cols);
   c.description = "column sums of a " + std::to_string(rows) + "x" + std::to_string(cols) +
                   " int matrix through a 32x32 shared tile, " + variant + " read";
-  c.expect.load_ways = e.load_ways;
-  c.expect.store_ways = 1;  // every variant stores the tile row by row
-  c.expect.load_instructions = tiles * e.loads_per_tile;
-  c.expect.store_instructions = tiles * kTile;
-  c.expect.load_conflicts = tiles * e.loads_per_tile * e.conflicts_per_load;
-  c.expect.store_conflicts = 0;
+  c.expect[SharedKind::kLoad].ways = e.load_ways;
+  c.expect[SharedKind::kStore].ways = 1;  // every variant stores the tile row by row
+  c.expect[SharedKind::kLoad].instructions = tiles * e.loads_per_tile;
+  c.expect[SharedKind::kStore].instructions = tiles * kTile;
+  c.expect[SharedKind::kLoad].conflicts = tiles * e.loads_per_tile * e.conflicts_per_load;
+  c.expect[SharedKind::kStore].conflicts = 0;
   c.predict = [rows, cols] {
     constexpr uint32_t kPitch = kRead == ColumnRead::kColumnPadded ? kTile + 1 : kTile;
     const auto tiles_per_warp = static_cast<uint32_t>(rows / kTile);

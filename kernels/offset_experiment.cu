@@ -65,9 +65,9 @@ void RegisterOffsetCase(int offset) {
   c.name = "offset_experiment/offset_" + std::to_string(offset);
   c.description = "one warp, 10,000 steps of a shared store and load at lane * " + std::to_string(offset) +
                   " (+32 words per step)";
-  c.expect.load_ways = c.expect.store_ways = static_cast<double>(ways);
-  c.expect.load_instructions = c.expect.store_instructions = kSteps;
-  c.expect.load_conflicts = c.expect.store_conflicts = kSteps * (ways - 1);
+  c.expect[SharedKind::kLoad].ways = c.expect[SharedKind::kStore].ways = static_cast<double>(ways);
+  c.expect[SharedKind::kLoad].instructions = c.expect[SharedKind::kStore].instructions = kSteps;
+  c.expect[SharedKind::kLoad].conflicts = c.expect[SharedKind::kStore].conflicts = kSteps * (ways - 1);
   c.predict = [offset] {
     const auto word = [offset](unsigned lane, uint32_t step) -> uint64_t {
       return 4u * ((lane * static_cast<unsigned>(offset) + kWarp * step) % kRingWords);

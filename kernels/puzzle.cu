@@ -37,9 +37,10 @@ void RegisterPuzzleCase(const std::string& variant, const std::string& descripti
   c.name = "puzzle/" + variant + "/32x256";
   c.description = description;
   // 256 load and 256 store instructions per launch (32 blocks x 8 warps).
-  c.expect.load_ways = c.expect.store_ways = kTwoWay ? 2 : 1;
-  c.expect.load_instructions = c.expect.store_instructions = kBlocks * kThreads / 32;
-  c.expect.load_conflicts = c.expect.store_conflicts = conflicts;
+  c.expect[SharedKind::kLoad].ways = c.expect[SharedKind::kStore].ways = kTwoWay ? 2 : 1;
+  c.expect[SharedKind::kLoad].instructions = c.expect[SharedKind::kStore].instructions =
+      kBlocks * kThreads / 32;
+  c.expect[SharedKind::kLoad].conflicts = c.expect[SharedKind::kStore].conflicts = conflicts;
   c.predict = [] {
     const auto slot = [](Dim3, Dim3 t) -> uint64_t {
       return 4u * (kTwoWay ? (t.x * 2) % kThreads + t.x / 128 : t.x);

@@ -117,14 +117,15 @@ void RegisterReductionCase(const std::string& variant, unsigned blocks, const Re
   c.description =
       std::to_string(blocks) + " block(s) of 256 ints summed in shared memory, " + variant + " addressing";
   // Measured on the H100 (see the file comment).
-  c.expect.load_ways =
+  c.expect[SharedKind::kLoad].ways =
       static_cast<double>(per_block.load_wavefronts) / static_cast<double>(per_block.load_ideal);
-  c.expect.store_ways =
+  c.expect[SharedKind::kStore].ways =
       static_cast<double>(per_block.store_wavefronts) / static_cast<double>(per_block.store_ideal);
-  c.expect.load_instructions = per_block.load_ideal * blocks;  // 4-byte accesses: one ideal wavefront each
-  c.expect.store_instructions = per_block.store_ideal * blocks;
-  c.expect.load_conflicts = (per_block.load_wavefronts - per_block.load_ideal) * blocks;
-  c.expect.store_conflicts = (per_block.store_wavefronts - per_block.store_ideal) * blocks;
+  c.expect[SharedKind::kLoad].instructions =
+      per_block.load_ideal * blocks;  // 4-byte accesses: one ideal wavefront each
+  c.expect[SharedKind::kStore].instructions = per_block.store_ideal * blocks;
+  c.expect[SharedKind::kLoad].conflicts = (per_block.load_wavefronts - per_block.load_ideal) * blocks;
+  c.expect[SharedKind::kStore].conflicts = (per_block.store_wavefronts - per_block.store_ideal) * blocks;
   c.predict = [blocks] { return PredictReduction<kKind>(blocks); };
   c.run = [blocks](CaseContext& ctx) {
     const size_t n = static_cast<size_t>(blocks) * kThreads;

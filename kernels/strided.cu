@@ -89,9 +89,10 @@ void RegisterStridedCase(const std::string& type_name, const StrideRow& row, uns
   c.description = std::to_string(blocks) + " single-warp block(s): " + std::to_string(sizeof(T)) +
                   "-byte elements stored and loaded at lane * " + std::to_string(stride) +
                   (stride == 0 ? " (every lane the same element: broadcast read)" : "");
-  c.expect.load_ways = c.expect.store_ways = static_cast<double>(row.wavefronts) / kIdeal;
-  c.expect.load_instructions = c.expect.store_instructions = blocks;
-  c.expect.load_conflicts = c.expect.store_conflicts =
+  c.expect[SharedKind::kLoad].ways = c.expect[SharedKind::kStore].ways =
+      static_cast<double>(row.wavefronts) / kIdeal;
+  c.expect[SharedKind::kLoad].instructions = c.expect[SharedKind::kStore].instructions = blocks;
+  c.expect[SharedKind::kLoad].conflicts = c.expect[SharedKind::kStore].conflicts =
       static_cast<uint64_t>(blocks) * (row.wavefronts - kIdeal);
   c.predict = [stride, blocks] {
     const uint64_t pitch = static_cast<uint64_t>(stride) * sizeof(T);  // bytes between lanes

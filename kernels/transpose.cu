@@ -45,12 +45,12 @@ void RegisterTransposeCase(const std::string& layout_name, int rows, int cols,
   c.description = "transpose of a " + std::to_string(rows) + "x" + std::to_string(cols) +
                   " float matrix through a " + layout_name + " 32x32 shared tile, 32x" +
                   std::to_string(kBlockRows) + " thread blocks";
-  c.expect.load_ways = e.load_ways;
-  c.expect.store_ways = 1;
-  c.expect.load_conflicts = e.load_conflicts;
-  c.expect.store_conflicts = e.store_conflicts;
-  c.expect.load_instructions = e.load_instructions;
-  c.expect.store_instructions = e.store_instructions;
+  c.expect[SharedKind::kLoad].ways = e.load_ways;
+  c.expect[SharedKind::kStore].ways = 1;
+  c.expect[SharedKind::kLoad].conflicts = e.load_conflicts;
+  c.expect[SharedKind::kStore].conflicts = e.store_conflicts;
+  c.expect[SharedKind::kLoad].instructions = e.load_instructions;
+  c.expect[SharedKind::kStore].instructions = e.store_instructions;
   // The model's cross-check, for full tiles at small sizes: with partial tiles the compiled guard
   // issues predicated stores from warps without an active lane, which the model does not count,
   // and 4096x4096 would take the model a second or two.

@@ -19,8 +19,7 @@ TEST_P(AnnotationTest, ModelAgreesWithAnnotation) {
   const KernelCase& c = *GetParam();
   const PredictedCounts predicted = c.predict();
   LaunchRecord as_predicted;
-  as_predicted.loads = predicted.loads;
-  as_predicted.stores = predicted.stores;
+  as_predicted.shared = predicted.kinds;
   for (const std::string& mismatch : AnnotationMismatches(c.expect, as_predicted)) {
     ADD_FAILURE() << c.name << ": the CPU model disagrees with the annotation: " << mismatch << "\n"
                   << predicted.bank_map;

@@ -72,6 +72,78 @@ TEST_F(CliTest, PredictJsonForAddresses) {
   ExpectCost(PredictJson("--bytes 1 --addresses 0,1,2,3,129"), 2, 1, 1, 2.0);
 }
 
+TEST_F(CliTest, PredictJsonNamesTheOp) {
+  EXPECT_EQ(PredictJson("--bytes 4 --stride 1").at("op"), "lds");
+  EXPECT_EQ(PredictJson("--op sts --bytes 4 --stride 1").at("op"), "sts");
+  EXPECT_EQ(PredictJson("--op ldsm --stride 1").at("op"), "ldsm");
+}
+
+TEST_F(CliTest, PredictLdmatrixRows) {
+  // Measured on the H100: x4 rows 128 B apart 32 wavefronts / ideal 4; contiguous rows 4 / 4.
+  const nlohmann::json apart = PredictJson("--op ldsm --stride 8");
+  ExpectCost(apart, 32, 4, 28, 8.0);
+  EXPECT_EQ(apart.at("bytes"), 16);
+  EXPECT_EQ(apart.at("active_lanes"), 32);
+  ExpectCost(PredictJson("--op ldsm --stride 1"), 4, 4, 0, 1.0);
+  ExpectCost(PredictJson("--op ldsm --bytes 16 --stride 1"), 4, 4, 0, 1.0);
+  ExpectCost(PredictJson("--op stsm --stride 8"), 32, 4, 28, 8.0);
+  // .x2 and .x1.
+  ExpectCost(PredictJson("--op ldsm --stride 8 --active 16"), 16, 2, 14, 8.0);
+  ExpectCost(PredictJson("--op ldsm --stride 8 --active 8"), 8, 1, 7, 8.0);
+  ExpectCost(PredictJson("--op ldsm --addresses 0,128,256,384,512,640,768,896"), 8, 1, 7, 8.0);
+  ExpectCost(PredictJson("--op ldsm --addresses 0,16,32,48,64,80,96,112"), 1, 1, 0, 1.0);
+}
+
+TEST_F(CliTest, PredictCpAsyncAndAtomics) {
+  // Measured on the H100: cp.async 4 B at word stride 32: 32 wavefronts, 31 conflicts.
+  const nlohmann::json cp_async = PredictJson("--op ldgsts --bytes 4 --stride 32");
+  ExpectCost(cp_async, 32, 1, 31, 32.0);
+  EXPECT_EQ(cp_async.at("op"), "ldgsts");
+  ExpectCost(PredictJson("--op atoms --bytes 4 --stride 2"), 2, 1, 1, 2.0);
+  ExpectCost(PredictJson("--op ldgsts --bytes 8 --stride 1"), 2, 2, 0, 1.0);
+}
+
+TEST_F(CliTest, SixteenByteCpAsyncComesWithANote) {
+  const CliRun run = Bankcheck("predict --json --op ldgsts --bytes 16 --stride 2");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NO_THROW(nlohmann::json::parse(run.out)) << run.out;
+  EXPECT_THAT(run.err, HasSubstr("16-byte cp.async did not follow this rule"));
+  EXPECT_EQ(Bankcheck("predict --json --op ldgsts --bytes 4 --stride 2").err, "");
+}
+
+TEST_F(CliTest, PredictReadableLineNamesTheInstruction) {
+  struct Case {
+    const char* arguments;
+    const char* line;
+  };
+  const Case cases[] = {
+      {"predict --op ldsm --stride 8", "ldmatrix .x4: 32 wavefronts, ideal 4, 28 conflicts (8-way)\n"},
+      {"predict --op stsm --stride 1 --active 8",
+       "stmatrix .x1: 1 wavefront, ideal 1, 0 conflicts (1-way)\n"},
+      {"predict --op ldgsts --bytes 4 --stride 32",
+       "4-byte cp.async (LDGSTS), 32 active lanes: 32 wavefronts, ideal 1, 31 conflicts (32-way)\n"},
+      {"predict --op atoms --bytes 4 --stride 2",
+       "4-byte shared atomic (ATOMS), 32 active lanes: 2 wavefronts, ideal 1, 1 conflict (2-way)\n"},
+      {"predict --op sts --bytes 4 --stride 2",
+       "4-byte store (STS), 32 active lanes: 2 wavefronts, ideal 1, 1 conflict (2-way)\n"},
+      {"predict --op lds --bytes 4 --stride 2",
+       "4-byte access, 32 active lanes: 2 wavefronts, ideal 1, 1 conflict (2-way)\n"},
+  };
+  for (const Case& c : cases) {
+    const CliRun run = Bankcheck(c.arguments);
+    EXPECT_EQ(run.exit_code, 0) << c.arguments << "\n" << run.err;
+    EXPECT_EQ(run.out, c.line) << c.arguments;
+  }
+}
+
+TEST_F(CliTest, ExplainLdmatrixSaysHowItIsCosted) {
+  const CliRun run = Bankcheck("explain --op ldsm --stride 8");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("ldmatrix .x4: 4 matrices of 8 rows"));
+  EXPECT_THAT(run.out, HasSubstr("32 wavefronts, ideal 4, 28 conflicts (8-way)"));
+  EXPECT_THAT(run.out, HasSubstr("<- worst bank"));
+}
+
 TEST_F(CliTest, PredictReadableLine) {
   const CliRun run = Bankcheck("predict --bytes 4 --stride 2");
   EXPECT_EQ(run.exit_code, 0) << run.err;
@@ -101,6 +173,17 @@ TEST_F(CliTest, BadInputExitsTwoAndSaysWhatWasWrong) {
       {"predict --bytes 4", "give --stride"},
       {"predict --stride 1", "--bytes is required"},
       {"predict --bytes 4 --stride 1 --bogus", "--bogus"},
+      {"predict --op ldsm --bytes 4 --stride 1", "ldmatrix/stmatrix rows are 16 bytes"},
+      {"explain --op stsm --bytes 8 --stride 1", "ldmatrix/stmatrix rows are 16 bytes"},
+      {"predict --op ldsm --stride 1 --active 12", "8 (.x1), 16 (.x2) or 32 (.x4)"},
+      {"predict --op ldsm --stride 1 --active 0", "8 (.x1), 16 (.x2) or 32 (.x4)"},
+      {"predict --op ldsm --addresses 0,16,32", "8 (.x1), 16 (.x2) or 32 (.x4)"},
+      {"predict --op ldsm --addresses 0,16,32,48,64,80,96,-", "'-' is not allowed"},
+      {"predict --op ldsm --stride 1 --offset 8", "not aligned to its 16-byte"},
+      {"predict --op nope --bytes 4 --stride 1", "use one of lds, sts, atoms, ldsm, stsm, ldgsts"},
+      {"predict --op gmma --bytes 4 --stride 1", "no rule for wgmma operands"},
+      {"explain --op dsmem --bytes 4 --stride 1", "use one of lds, sts, atoms, ldsm, stsm, ldgsts"},
+      {"predict --op ldgsts --stride 1", "--bytes is required"},
       {"", "subcommand"},
       {"nonsense", "nonsense"},
   };
@@ -118,6 +201,9 @@ TEST_F(CliTest, HelpOnEverySubcommand) {
     EXPECT_THAT(run.out, HasSubstr("Usage")) << arguments;
   }
   EXPECT_THAT(Bankcheck("predict --help").out, HasSubstr("--addresses"));
+  EXPECT_THAT(Bankcheck("predict --help").out, HasSubstr("--op"));
+  EXPECT_THAT(Bankcheck("predict --help").out, HasSubstr("lds, sts, atoms, ldsm, stsm, ldgsts"));
+  EXPECT_THAT(Bankcheck("explain --help").out, HasSubstr("ldmatrix"));
   EXPECT_THAT(Bankcheck("explain --help").out, HasSubstr("--svg"));
 }
 

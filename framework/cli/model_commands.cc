@@ -1,5 +1,6 @@
 // `bankcheck predict` and `bankcheck explain`: one warp-level shared access through the CPU bank
-// model, described either as a stride or as one address per lane.
+// model, described either as a stride or as one address per lane, for one kind of instruction
+// (--op: lds, sts, atoms, ldsm, stsm, ldgsts; docs/model.md gives each kind's rule).
 
 #include <unistd.h>
 
@@ -12,12 +13,14 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bankcheck/bank_map.h"
 #include "bankcheck/bank_model.h"
 #include "bankcheck/error.h"
+#include "bankcheck/shared_kind.h"
 #include "commands.h"
 
 namespace bankcheck::cli {
@@ -26,6 +29,7 @@ namespace {
 // Numbers are kept as text until the command runs, so that a malformed one gets a message
 // naming the option and the value (and so that "010" is ten, not octal eight).
 struct AccessOptions {
+  std::string op = "lds";
   std::string bytes;
   std::string stride;
   std::string addresses;
@@ -64,10 +68,47 @@ std::string Trim(const std::string& text) {
   return text.substr(first, text.find_last_not_of(" \t") - first + 1);
 }
 
-WarpAccess BuildAccess(const AccessOptions& options) {
-  const uint64_t bytes = ParseUnsigned(options.bytes, "--bytes");
-  if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8 && bytes != 16) {
-    ThrowBadInput("--bytes " + options.bytes + ": the access size must be 1, 2, 4, 8 or 16 bytes");
+// Kinds the model has a rule for (docs/model.md); wgmma operands and distributed shared memory
+// have none.
+bool HasModelRule(SharedKind kind) { return kind != SharedKind::kWgmma && kind != SharedKind::kDsmem; }
+
+bool IsMatrixKind(SharedKind kind) { return kind == SharedKind::kLdmatrix || kind == SharedKind::kStmatrix; }
+
+// "lds, sts, atoms, ldsm, stsm, ldgsts"
+std::string ValidOps() {
+  std::string ops;
+  for (const SharedKindInfo& info : SharedKinds()) {
+    if (HasModelRule(info.kind)) ops += (ops.empty() ? "" : ", ") + std::string(info.op);
+  }
+  return ops;
+}
+
+SharedKind ParseOp(const std::string& text) {
+  const std::optional<SharedKind> kind = SharedKindFromOp(text);
+  if (!kind) ThrowBadInput("--op '" + text + "': unknown instruction; use one of " + ValidOps());
+  if (!HasModelRule(*kind)) {
+    ThrowBadInput("--op '" + text + "': the model has no rule for " + InfoOf(*kind).title + "; use one of " +
+                  ValidOps());
+  }
+  return *kind;
+}
+
+// The access one instruction of `kind` makes. For ldmatrix/stmatrix each lane's address is the
+// 16-byte row it supplies: lanes 0-7 (.x1), 0-15 (.x2) or all 32 (.x4).
+WarpAccess BuildAccess(const AccessOptions& options, SharedKind kind) {
+  const bool matrix = IsMatrixKind(kind);
+  uint64_t bytes = kMatrixRowBytes;
+  if (!options.bytes.empty()) {
+    bytes = ParseUnsigned(options.bytes, "--bytes");
+    if (matrix && bytes != kMatrixRowBytes) {
+      ThrowBadInput("--bytes " + options.bytes + " with --op " + options.op +
+                    ": ldmatrix/stmatrix rows are 16 bytes (leave --bytes out or give 16)");
+    }
+    if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8 && bytes != 16) {
+      ThrowBadInput("--bytes " + options.bytes + ": the access size must be 1, 2, 4, 8 or 16 bytes");
+    }
+  } else if (!matrix) {
+    ThrowBadInput("--bytes is required: the size each lane accesses, 1, 2, 4, 8 or 16");
   }
   const bool has_stride = !options.stride.empty();
   const bool has_addresses = !options.addresses.empty();
@@ -82,6 +123,10 @@ WarpAccess BuildAccess(const AccessOptions& options) {
     const int64_t stride = ParseSigned(options.stride, "--stride");
     const uint64_t active = options.active.empty() ? kWarpSize : ParseUnsigned(options.active, "--active");
     if (active > kWarpSize) ThrowBadInput("--active " + options.active + ": a warp has at most 32 lanes");
+    if (matrix && active != 8 && active != 16 && active != 32) {
+      ThrowBadInput("--active " + options.active +
+                    ": ldmatrix/stmatrix take 8 (.x1), 16 (.x2) or 32 (.x4) row addresses");
+    }
     const uint64_t offset = options.offset.empty() ? 0 : ParseUnsigned(options.offset, "--offset");
     access = WarpAccess::Strided(static_cast<uint32_t>(bytes), stride, static_cast<int>(active), offset);
   } else {
@@ -98,8 +143,18 @@ WarpAccess BuildAccess(const AccessOptions& options) {
       ThrowBadInput("--addresses has " + std::to_string(fields.size()) +
                     " entries; a warp has at most 32 lanes");
     }
+    if (matrix && fields.size() != 8 && fields.size() != 16 && fields.size() != 32) {
+      ThrowBadInput("--addresses has " + std::to_string(fields.size()) +
+                    " entries; ldmatrix/stmatrix take 8 (.x1), 16 (.x2) or 32 (.x4) row addresses");
+    }
     for (size_t lane = 0; lane < fields.size(); ++lane) {
-      if (fields[lane] == "-") continue;  // inactive lane
+      if (fields[lane] == "-") {
+        if (matrix) {
+          ThrowBadInput("--addresses entry " + std::to_string(lane) +
+                        ": every lane of an ldmatrix/stmatrix supplies a row; '-' is not allowed");
+        }
+        continue;  // inactive lane
+      }
       access.SetLane(static_cast<int>(lane),
                      ParseUnsigned(fields[lane], "--addresses entry " + std::to_string(lane)));
     }
@@ -110,12 +165,21 @@ WarpAccess BuildAccess(const AccessOptions& options) {
 
 // Options shared by predict and explain.
 void AddAccessOptions(CLI::App& command, AccessOptions& options) {
-  command.add_option("--bytes", options.bytes, "Bytes each lane accesses: 1, 2, 4, 8 or 16")
-      ->required()
+  command
+      .add_option("--op", options.op,
+                  "The instruction: " + ValidOps() +
+                      " (default lds); ldsm/stsm are ldmatrix/stmatrix, ldgsts is cp.async, atoms shared "
+                      "atomics")
+      ->type_name("OP");
+  command
+      .add_option("--bytes", options.bytes,
+                  "Bytes each lane accesses: 1, 2, 4, 8 or 16; required, except for ldsm/stsm (16-byte rows)")
       ->type_name("B");
   CLI::Option* stride =
       command
-          .add_option("--stride", options.stride, "Lane i accesses offset + i*S*B (S in elements; may be 0)")
+          .add_option(
+              "--stride", options.stride,
+              "Lane i accesses offset + i*S*B (S in elements; may be 0); for ldsm/stsm, B = 16: lane i's row")
           ->type_name("S");
   CLI::Option* addresses =
       command
@@ -124,7 +188,10 @@ void AddAccessOptions(CLI::App& command, AccessOptions& options) {
               "One byte address per lane, comma separated; '-' for an inactive lane; decimal or 0x hex")
           ->type_name("A0,A1,...");
   CLI::Option* active =
-      command.add_option("--active", options.active, "With --stride: lanes 0..N-1 are active (default 32)")
+      command
+          .add_option("--active", options.active,
+                      "With --stride: lanes 0..N-1 are active (default 32); ldsm/stsm: 8, 16 or 32 rows "
+                      "(.x1, .x2, .x4)")
           ->type_name("N");
   CLI::Option* offset =
       command.add_option("--offset", options.offset, "With --stride: byte address of lane 0 (default 0)")
@@ -133,7 +200,12 @@ void AddAccessOptions(CLI::App& command, AccessOptions& options) {
   command.footer(
       "Bank = (address / 4) % 32. Lanes are served in phases of 32 (1-4 bytes), 16 (8 bytes) or 8 (16 "
       "bytes);\n"
-      "a phase costs the most distinct 4-byte words any bank holds. Exit status: 0 done, 2 bad input.\n");
+      "a phase costs the most distinct 4-byte words any bank holds.\n"
+      "--op lds, sts, atoms, ldgsts: each lane accesses B bytes at its address, by that rule.\n"
+      "--op ldsm, stsm (ldmatrix/stmatrix): each of lanes 0..N-1 gives the address of one 16-byte row\n"
+      "(N = 8, 16, 32 for .x1, .x2, .x4; with --stride, lane i's row is at O + i*S*16): a 16-byte access,\n"
+      "one 8-row matrix per phase, so the ideal is the number of matrices. See docs/model.md.\n"
+      "Exit status: 0 done, 2 bad input.\n");
 }
 
 bool ColourWanted() { return isatty(fileno(stdout)) == 1 && std::getenv("NO_COLOR") == nullptr; }
@@ -158,10 +230,49 @@ void WriteFileAtomically(const std::string& path, const std::string& contents) {
   }
 }
 
-std::string Heading(const WarpAccess& access) {
+// What the access is, for people: "ldmatrix .x4", "4-byte cp.async (LDGSTS), 32 active lanes";
+// loads keep the plain "4-byte access, 32 active lanes".
+std::string Heading(SharedKind kind, const WarpAccess& access) {
   const int active = __builtin_popcount(access.active_mask);
-  return std::to_string(access.bytes) + "-byte access, " + std::to_string(active) +
+  if (IsMatrixKind(kind)) {
+    return std::string(kind == SharedKind::kLdmatrix ? "ldmatrix" : "stmatrix") + " .x" +
+           std::to_string(active / 8);
+  }
+  std::string instruction = "access";
+  switch (kind) {
+    case SharedKind::kStore:
+      instruction = "store (STS)";
+      break;
+    case SharedKind::kAtomic:
+      instruction = "shared atomic (ATOMS)";
+      break;
+    case SharedKind::kCpAsync:
+      instruction = "cp.async (LDGSTS)";
+      break;
+    default:
+      break;
+  }
+  return std::to_string(access.bytes) + "-byte " + instruction + ", " + std::to_string(active) +
          (active == 1 ? " active lane" : " active lanes");
+}
+
+// For a bank map of anything but a plain load: how the instruction becomes the access drawn.
+std::string HowCosted(SharedKind kind, const WarpAccess& access) {
+  if (kind == SharedKind::kLoad) return "";
+  if (IsMatrixKind(kind)) {
+    const int matrices = __builtin_popcount(access.active_mask) / 8;
+    return Heading(kind, access) + ": " + std::to_string(matrices) +
+           (matrices == 1 ? " matrix" : " matrices") +
+           " of 8 rows; each lane's 16-byte row is served as a 16-byte access, one matrix per phase\n";
+  }
+  return Heading(kind, access) + ": served as an ordinary " + std::to_string(access.bytes) + "-byte access\n";
+}
+
+// What a reader of this prediction should know: where the model is known not to match.
+void PrintCaveats(SharedKind kind, const WarpAccess& access) {
+  if (kind == SharedKind::kCpAsync && access.bytes == 16) {
+    std::cerr << "bankcheck: note: 16-byte cp.async did not follow this rule on the H100 (docs/model.md)\n";
+  }
 }
 
 }  // namespace
@@ -174,12 +285,15 @@ void AddModelCommands(CLI::App& app) {
         "predict",
         "Predict one warp access's wavefronts, ideal wavefronts and conflicts with the CPU bank model");
     AddAccessOptions(*predict, *options);
-    predict->add_flag("--json", *json, "Print one JSON object: wavefronts, ideal, conflicts, ways");
+    predict->add_flag("--json", *json, "Print one JSON object: op, wavefronts, ideal, conflicts, ways");
     predict->callback([options, json] {
-      const WarpAccess access = BuildAccess(*options);
+      const SharedKind kind = ParseOp(options->op);
+      const WarpAccess access = BuildAccess(*options, kind);
       const WarpCost cost = CostWarpAccess(access);
+      PrintCaveats(kind, access);
       if (*json) {
         nlohmann::ordered_json out;
+        out["op"] = InfoOf(kind).op;
         out["wavefronts"] = cost.wavefronts;
         out["ideal"] = cost.ideal;
         out["conflicts"] = cost.conflicts;
@@ -188,7 +302,7 @@ void AddModelCommands(CLI::App& app) {
         out["active_lanes"] = __builtin_popcount(access.active_mask);
         std::cout << out.dump() << "\n";
       } else {
-        std::cout << Heading(access) << ": " << DescribeWarpCost(cost) << "\n";
+        std::cout << Heading(kind, access) << ": " << DescribeWarpCost(cost) << "\n";
       }
     });
   }
@@ -202,16 +316,18 @@ void AddModelCommands(CLI::App& app) {
     explain->add_option("--svg", *svg_path, "Write the bank map as SVG to FILE instead of printing it")
         ->type_name("FILE");
     explain->callback([options, svg_path] {
-      const WarpExplanation explanation = ExplainWarpAccess(BuildAccess(*options));
+      const SharedKind kind = ParseOp(options->op);
+      const WarpExplanation explanation = ExplainWarpAccess(BuildAccess(*options, kind));
+      PrintCaveats(kind, explanation.access);
       if (!svg_path->empty()) {
         WriteFileAtomically(*svg_path, RenderBankMapSvg(explanation));
-        std::cout << "wrote " << *svg_path << ": " << Heading(explanation.access) << ": "
+        std::cout << "wrote " << *svg_path << ": " << Heading(kind, explanation.access) << ": "
                   << DescribeWarpCost(explanation.cost) << "\n";
         return;
       }
       BankMapOptions map_options;
       map_options.color = ColourWanted();
-      std::cout << RenderBankMapText(explanation, map_options);
+      std::cout << HowCosted(kind, explanation.access) << RenderBankMapText(explanation, map_options);
     });
   }
 }

@@ -67,7 +67,7 @@ TEST_F(ReportCommandsTest, CompareExitsOneOnARegression) {
   const std::string before_text = ReadFile(before);
   const CliRun run = Bankcheck("compare " + Quoted(before) + " " + Quoted(after));
   EXPECT_EQ(run.exit_code, 1) << run.err;
-  EXPECT_THAT(run.out, HasSubstr("| `transpose/naive` | **regression** | 0 → 1984 |"));
+  EXPECT_THAT(run.out, HasSubstr("| `transpose/naive` | **regression** | ld 0 → 1984 · st 0 |"));
   EXPECT_EQ(ReadFile(before), before_text);
 }
 
@@ -130,9 +130,9 @@ TEST_F(ReportCommandsTest, ReportOfAMalformedFileExitsTwo) {
 
 TEST_F(ReportCommandsTest, MergeResultsWritesOneFile) {
   WriteCaseResult(dir_ / "run", MakeMetadata(),
-                  CaseResult{"transpose/a", "", CaseStatus::kPassed, 1, 1, {}, {}, "", {}});
+                  CaseResult{"transpose/a", "", CaseStatus::kPassed, DefaultExpectedWays(), {}, {}, "", {}});
   WriteCaseResult(dir_ / "run", MakeMetadata(),
-                  CaseResult{"transpose/b", "", CaseStatus::kSkipped, 1, 1, {}, {}, "", {}});
+                  CaseResult{"transpose/b", "", CaseStatus::kSkipped, DefaultExpectedWays(), {}, {}, "", {}});
   CliRun run = Bankcheck("merge-results " + Quoted(dir_ / "run"));
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.out, HasSubstr("(2 cases)"));

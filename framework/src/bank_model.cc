@@ -111,9 +111,30 @@ std::string FormatDim3(const Dim3& d) {
   return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
 }
 
-const char* DirectionName(AccessDirection direction) {
-  return direction == AccessDirection::kLoad ? "load" : "store";
+// How bank maps and error messages name an instruction of this kind: "load 'tile[tx][ty]'".
+const char* InstructionName(SharedKind kind) {
+  switch (kind) {
+    case SharedKind::kLoad:
+      return "load";
+    case SharedKind::kStore:
+      return "store";
+    case SharedKind::kAtomic:
+      return "shared atomic";
+    case SharedKind::kLdmatrix:
+      return "ldmatrix";
+    case SharedKind::kStmatrix:
+      return "stmatrix";
+    case SharedKind::kCpAsync:
+      return "cp.async";
+    case SharedKind::kWgmma:
+      return "wgmma operand";
+    case SharedKind::kDsmem:
+      return "distributed shared access";
+  }
+  return "shared access";
 }
+
+bool IsMatrixKind(SharedKind kind) { return kind == SharedKind::kLdmatrix || kind == SharedKind::kStmatrix; }
 
 }  // namespace
 
@@ -248,6 +269,15 @@ PredictedCounts PredictLaunch(const Dim3& grid, const Dim3& block,
       throw Error(ErrorKind::kBadInput, "shared access '" + a.name + "': size " + std::to_string(a.bytes) +
                                             " bytes is not supported; use 1, 2, 4, 8 or 16");
     }
+    if (IndexOf(a.kind) >= kSharedKindCount) {
+      throw Error(ErrorKind::kBadInput, "shared access '" + a.name + "' has no valid kind (" +
+                                            std::to_string(IndexOf(a.kind)) + ")");
+    }
+    if (IsMatrixKind(a.kind) && a.bytes != kMatrixRowBytes) {
+      throw Error(ErrorKind::kBadInput, std::string(InstructionName(a.kind)) + " '" + a.name + "': size " +
+                                            std::to_string(a.bytes) +
+                                            " bytes; ldmatrix/stmatrix rows are 16 bytes");
+    }
   }
 
   // Thread indices by linear id, x fastest, as CUDA numbers the threads of a block.
@@ -279,8 +309,7 @@ PredictedCounts PredictLaunch(const Dim3& grid, const Dim3& block,
           const auto lanes =
               static_cast<int>(std::min<uint64_t>(kWarpSize, threads_per_block - first_thread));
           for (const SharedAccess& instruction : accesses) {
-            SharedCounts& counts =
-                instruction.direction == AccessDirection::kLoad ? predicted.loads : predicted.stores;
+            SharedCounts& counts = predicted[instruction.kind];
             for (uint32_t iteration = 0; iteration < instruction.iterations; ++iteration) {
               WarpAccess access;
               access.bytes = instruction.bytes;
@@ -294,7 +323,7 @@ PredictedCounts PredictLaunch(const Dim3& grid, const Dim3& block,
               try {
                 cost = CostWarpAccess(access);
               } catch (const Error& e) {
-                throw Error(e.kind(), std::string(DirectionName(instruction.direction)) + " '" +
+                throw Error(e.kind(), std::string(InstructionName(instruction.kind)) + " '" +
                                           instruction.name + "' in block " + FormatDim3(block_index) +
                                           ", warp " + std::to_string(warp) + ", iteration " +
                                           std::to_string(iteration) + ": " + e.what());
@@ -320,7 +349,7 @@ PredictedCounts PredictLaunch(const Dim3& grid, const Dim3& block,
 
   if (worst.found) {
     std::ostringstream where;
-    where << "worst instruction: " << DirectionName(worst.instruction->direction) << " '"
+    where << "worst instruction: " << InstructionName(worst.instruction->kind) << " '"
           << worst.instruction->name << "' in block " << FormatDim3(worst.block) << ", warp " << worst.warp
           << " (threads " << worst.warp * kWarpSize << "-"
           << std::min<uint64_t>(threads_per_block, uint64_t{worst.warp + 1} * kWarpSize) - 1 << ")";

@@ -124,11 +124,19 @@ std::filesystem::path PrepareArchFolder(const std::filesystem::path& baselines_d
 
 const SharedCounts kNoTraffic{};
 
-struct Direction {
-  const char* name;
-  SharedCounts LaunchRecord::*counts;
-};
-constexpr Direction kDirections[] = {{"loads", &LaunchRecord::loads}, {"stores", &LaunchRecord::stores}};
+// The kinds shown for a launch in either version.
+std::vector<SharedKind> KindsOf(const LaunchRecord* before, const LaunchRecord* after) {
+  std::vector<SharedKind> kinds;
+  for (const SharedKindInfo& info : SharedKinds()) {
+    const auto shown = [&](const LaunchRecord* r) {
+      if (r == nullptr) return false;
+      const std::vector<SharedKind> of = ShownKinds(*r);
+      return std::find(of.begin(), of.end(), info.kind) != of.end();
+    };
+    if (shown(before) || shown(after)) kinds.push_back(info.kind);
+  }
+  return kinds;
+}
 
 std::string Count(uint64_t value) { return std::to_string(value); }
 
@@ -169,30 +177,38 @@ void AddTableRows(std::vector<internal::TableRow>& rows, size_t index, const Lau
   const auto both = [&](const auto& field) {
     return internal::BeforeAfter(label(before, field), label(after, field));
   };
-  const auto counts_row = [&](const char* direction, SharedCounts LaunchRecord::*counts) {
+  const auto counts_row = [&](SharedKind kind) {
     const auto cell = [&](const auto& value_of) {
       const auto text = [&](const LaunchRecord* record) {
-        return record == nullptr ? std::string("-") : Count(value_of(record->*counts));
+        return record == nullptr ? std::string("-") : value_of(record->shared[kind]);
       };
       return internal::BeforeAfter(text(before), text(after));
+    };
+    const auto ideal_text = [](const SharedCounts& c, uint64_t value) {
+      if (!c.ideal_known()) return std::string("n/a");
+      return Count(value) + (c.ideal_provenance == Provenance::kHardware ? " (hw)" : "");
     };
     return internal::TableRow{"",
                               "",
                               "",
                               "",
-                              direction,
-                              cell([](const SharedCounts& c) { return c.instructions; }),
-                              cell([](const SharedCounts& c) { return c.wavefronts; }),
-                              cell([](const SharedCounts& c) { return c.ideal_wavefronts; }),
-                              cell([](const SharedCounts& c) { return c.conflicts(); })};
+                              InfoOf(kind).label,
+                              cell([](const SharedCounts& c) { return Count(c.instructions); }),
+                              cell([](const SharedCounts& c) { return Count(c.wavefronts); }),
+                              cell([&](const SharedCounts& c) { return ideal_text(c, c.ideal_wavefronts); }),
+                              cell([&](const SharedCounts& c) { return ideal_text(c, c.conflicts()); })};
   };
-  internal::TableRow loads = counts_row("ld", &LaunchRecord::loads);
-  loads[0] = std::to_string(index);
-  loads[1] = both(KernelLabel);
-  loads[2] = both([](const LaunchRecord& r) { return ToString(r.grid); });
-  loads[3] = both([](const LaunchRecord& r) { return ToString(r.block); });
-  rows.push_back(std::move(loads));
-  rows.push_back(counts_row("st", &LaunchRecord::stores));
+  const std::vector<SharedKind> kinds = KindsOf(before, after);
+  for (size_t k = 0; k < kinds.size(); ++k) {
+    internal::TableRow row = counts_row(kinds[k]);
+    if (k == 0) {
+      row[0] = std::to_string(index);
+      row[1] = both(KernelLabel);
+      row[2] = both([](const LaunchRecord& r) { return ToString(r.grid); });
+      row[3] = both([](const LaunchRecord& r) { return ToString(r.block); });
+    }
+    rows.push_back(std::move(row));
+  }
 }
 
 std::string Indent(const std::vector<std::string>& lines) {
@@ -354,24 +370,28 @@ BaselineComparison CompareLaunches(const std::vector<LaunchRecord>& before,
     AddTableRows(rows, i, b, a);
     const std::string launch =
         "launch " + std::to_string(i) + " (" + KernelLabel(a != nullptr ? *a : *b) + ")";
-    for (const auto& [name, counts] : kDirections) {
-      const SharedCounts& old_counts = b != nullptr ? b->*counts : kNoTraffic;
-      const SharedCounts& new_counts = a != nullptr ? a->*counts : kNoTraffic;
+    for (const SharedKind kind : KindsOf(b, a)) {
+      const SharedCounts old_counts = ExactCounts(b != nullptr ? b->shared[kind] : kNoTraffic);
+      const SharedCounts new_counts = ExactCounts(a != nullptr ? a->shared[kind] : kNoTraffic);
       more = more || More(old_counts, new_counts);
       fewer = fewer || Fewer(old_counts, new_counts);
       other = other || old_counts != new_counts;
       const std::string differences = CountDifferences(old_counts, new_counts);
       if (!differences.empty() && a != nullptr && b != nullptr) {
-        comparison.differences.push_back(launch + " " + name + ": " + differences);
+        comparison.differences.push_back(launch + " " + InfoOf(kind).label + ": " + differences);
       }
     }
     if (b == nullptr || a == nullptr) {
       const LaunchRecord& only = a != nullptr ? *a : *b;
+      std::string traffic;
+      for (const SharedKind kind : ShownKinds(only)) {
+        const SharedCounts& c = only.shared[kind];
+        traffic += std::string(traffic.empty() ? "" : "; ") + InfoOf(kind).label + " " + Count(c.wavefronts) +
+                   " wavefronts, " + Count(c.conflicts()) + " conflicts";
+      }
       comparison.differences.push_back(
-          launch + (a != nullptr ? ": a launch that was not there before" : ": no longer launched") +
-          " (loads " + Count(only.loads.wavefronts) + " wavefronts, " + Count(only.loads.conflicts()) +
-          " conflicts; stores " + Count(only.stores.wavefronts) + " wavefronts, " +
-          Count(only.stores.conflicts()) + " conflicts)");
+          launch + (a != nullptr ? ": a launch that was not there before" : ": no longer launched") + " (" +
+          traffic + ")");
       continue;
     }
     std::vector<std::string> changes;

@@ -14,6 +14,7 @@ namespace bankcheck {
 namespace {
 
 using ::testing::AllOf;
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -74,7 +75,7 @@ TEST(BaselineFileTest, RoundTrips) {
   EXPECT_EQ(back.recorded_with, file.recorded_with);
   ASSERT_THAT(back.cases, SizeIs(2));
   EXPECT_EQ(back.cases.at("transpose/naive").description, "unpadded tile");
-  EXPECT_EQ(back.cases.at("transpose/naive").launches.at(0).loads, MakeRecord(2048).loads);
+  EXPECT_EQ(back.cases.at("transpose/naive").launches.at(0).loads(), MakeRecord(2048).loads());
   EXPECT_EQ(SerializeBaselineFile(back), SerializeBaselineFile(file));
 }
 
@@ -235,7 +236,7 @@ TEST(CompareWithBaselineTest, MoreConflictsIsARegressionWithTheTableAndTheComman
   EXPECT_THAT(
       comparison.differences,
       ElementsAre(
-          "launch 0 (transpose(float*, float const*)) loads: wavefronts 64 -> 2048, conflicts 0 -> 1984"));
+          "launch 0 (transpose(float*, float const*)) ld: wavefronts 64 -> 2048, conflicts 0 -> 1984"));
   EXPECT_THAT(comparison.message,
               AllOf(HasSubstr("REGRESSION: case \"transpose/padded\" has more shared-memory bank conflicts"),
                     HasSubstr("baselines/sm_90/transpose.json"),
@@ -256,8 +257,25 @@ TEST(CompareWithBaselineTest, MoreWavefrontsWithoutMoreConflictsIsARegression) {
 
 TEST(CompareWithBaselineTest, MoreStoreConflictsIsARegression) {
   LaunchRecord worse = MakeRecord(64);
-  worse.stores.wavefronts = 128;
+  worse.stores().wavefronts = 128;
   EXPECT_EQ(CompareLaunches({MakeRecord(64)}, {worse}).verdict, BaselineVerdict::kRegression);
+}
+
+TEST(CompareWithBaselineTest, EveryKindCountsAndHardwareSourcedIdealsAreNotCompared) {
+  LaunchRecord recorded = MakeRecord(64);
+  recorded.shared[SharedKind::kAtomic] = {256, 806, 0, Provenance::kNotMeasured};  // as a baseline holds it
+  recorded.shared[SharedKind::kLdmatrix] = {16, 64, 64};
+  LaunchRecord measured = recorded;
+  measured.shared[SharedKind::kAtomic] = {256, 806, 250, Provenance::kHardware};  // varies from run to run
+  EXPECT_EQ(CompareWithBaseline(SetWith("a/b", {recorded}), "a/b", {measured}).verdict,
+            BaselineVerdict::kMatch);
+
+  measured.shared[SharedKind::kLdmatrix] = {16, 512, 64};  // the swizzle lost: 8-way
+  const BaselineComparison worse = CompareWithBaseline(SetWith("a/b", {recorded}), "a/b", {measured});
+  EXPECT_EQ(worse.verdict, BaselineVerdict::kRegression);
+  EXPECT_THAT(worse.differences, Contains(HasSubstr("ldsm: wavefronts 64 -> 512, conflicts 0 -> 448")));
+  EXPECT_THAT(worse.table, HasSubstr("ldsm"));
+  EXPECT_THAT(worse.table, HasSubstr("atom"));
 }
 
 TEST(CompareWithBaselineTest, FewerConflictsIsAnImprovement) {
@@ -275,7 +293,7 @@ TEST(CompareWithBaselineTest, BetterInOneLaunchAndWorseInAnotherIsARegression) {
 
 TEST(CompareWithBaselineTest, OtherDifferencesAreChanged) {
   LaunchRecord more_instructions = MakeRecord(64);
-  more_instructions.loads.instructions = 65;
+  more_instructions.loads().instructions = 65;
   EXPECT_EQ(CompareLaunches({MakeRecord(64)}, {more_instructions}).verdict, BaselineVerdict::kChanged);
 
   LaunchRecord other_grid = MakeRecord(64);
@@ -290,14 +308,13 @@ TEST(CompareWithBaselineTest, OtherDifferencesAreChanged) {
 
   // A launch without shared-memory traffic added: launch count differs, conflicts do not.
   LaunchRecord no_traffic = MakeRecord(64, 64, "fill");
-  no_traffic.loads = {};
-  no_traffic.stores = {};
+  no_traffic.loads() = {};
+  no_traffic.stores() = {};
   const BaselineComparison added = CompareLaunches({MakeRecord(64)}, {MakeRecord(64), no_traffic});
   EXPECT_EQ(added.verdict, BaselineVerdict::kChanged);
-  EXPECT_THAT(
-      added.differences,
-      ElementsAre("launch 1 (fill(float*, float const*)): a launch that was not there before (loads 0 "
-                  "wavefronts, 0 conflicts; stores 0 wavefronts, 0 conflicts)"));
+  EXPECT_THAT(added.differences,
+              ElementsAre("launch 1 (fill(float*, float const*)): a launch that was not there before (ld 0 "
+                          "wavefronts, 0 conflicts; st 0 wavefronts, 0 conflicts)"));
   EXPECT_THAT(
       CompareWithBaseline(SetWith("a/b", {MakeRecord(64)}), "a/b", {MakeRecord(64), no_traffic}).message,
       AllOf(HasSubstr("CHANGED"), HasSubstr("ci/test.sh -R '^KernelSuite/CaseTest\\.Run/a_b$'")));
@@ -342,7 +359,7 @@ TEST_F(UpdateBaselinesTest, CreatesTheFolderAndFile) {
   const BaselineFile file = ReadBaselineFile(File());
   EXPECT_EQ(file.arch, "sm_90");
   EXPECT_EQ(file.recorded_with.device, "NVIDIA H100 80GB HBM3");
-  EXPECT_EQ(file.cases.at("transpose/naive").launches.at(0).loads.wavefronts, 2048u);
+  EXPECT_EQ(file.cases.at("transpose/naive").launches.at(0).loads().wavefronts, 2048u);
   EXPECT_EQ(ReadFile(File()), SerializeBaselineFile(file));
   EXPECT_THAT(TemporaryFilesUnder(dir_), IsEmpty());
 }
@@ -362,7 +379,7 @@ TEST_F(UpdateBaselinesTest, ReplacesOneCaseAndLeavesTheOthersByteIdentical) {
   EXPECT_NE(CaseBlock(after, "transpose/b"), CaseBlock(before, "transpose/b"));
   const BaselineFile file = ReadBaselineFile(File());
   EXPECT_EQ(file.cases.at("transpose/b").description, "b v2");
-  EXPECT_EQ(file.cases.at("transpose/b").launches.at(0).loads.wavefronts, 96u);
+  EXPECT_EQ(file.cases.at("transpose/b").launches.at(0).loads().wavefronts, 96u);
   EXPECT_EQ(file.recorded_with.date, "2025-02-02T00:00:00Z");
   EXPECT_THAT(TemporaryFilesUnder(dir_), IsEmpty());
 }
@@ -444,7 +461,7 @@ TEST_F(UpdateBaselinesTest, ConcurrentThreadsUpdatingDifferentCasesAllLand) {
   for (std::thread& thread : threads) thread.join();
   const BaselineFile file = ReadBaselineFile(File());
   EXPECT_EQ(file.cases.size(), static_cast<size_t>(kThreads * kCasesEach));
-  EXPECT_EQ(file.cases.at("transpose/t3_4").launches.at(0).loads.wavefronts, 67u);
+  EXPECT_EQ(file.cases.at("transpose/t3_4").launches.at(0).loads().wavefronts, 67u);
   EXPECT_THAT(TemporaryFilesUnder(dir_), IsEmpty());
 }
 

@@ -53,7 +53,7 @@ TEST_F(CompareTest, ReadsBothKindsByTheirFormat) {
   const MeasurementSet baseline = ReadMeasurementSet(WriteBaseline({{"t/a", 64}}));
   EXPECT_EQ(baseline.kind, "baseline");
   EXPECT_EQ(baseline.arch, "sm_90");
-  EXPECT_EQ(baseline.cases.at("t/a").at(0).loads.wavefronts, 64u);
+  EXPECT_EQ(baseline.cases.at("t/a").at(0).loads().wavefronts, 64u);
   const MeasurementSet run = ReadMeasurementSet(WriteRun("new.json", {{"t/a", 128}}, {"t/skipped"}));
   EXPECT_EQ(run.kind, "results");
   EXPECT_EQ(run.cases.size(), 1u);
@@ -73,11 +73,12 @@ TEST_F(CompareTest, RegressionsImprovementsNewAndRemovedCases) {
   EXPECT_THAT(outcome.added, ElementsAre("t/added"));
   EXPECT_THAT(outcome.removed, ElementsAre("t/gone"));
   const std::string& text = outcome.markdown;
-  EXPECT_THAT(text, AllOf(HasSubstr("**1 regressed**, 1 improved, 0 changed, 1 unchanged; 1 new, 1 removed"),
-                          HasSubstr("| `t/worse` | **regression** | 0 → 1984 | 0 | 64 → 2048 | 64 |"),
-                          HasSubstr("| `t/better` | improvement | 1984 → 0 | 0 | 2048 → 64 | 64 |"),
-                          HasSubstr("New cases (only in the new file):\n\n- `t/added`"),
-                          HasSubstr("Removed cases (only in the old file):\n\n- `t/gone`")));
+  EXPECT_THAT(text,
+              AllOf(HasSubstr("**1 regressed**, 1 improved, 0 changed, 1 unchanged; 1 new, 1 removed"),
+                    HasSubstr("| `t/worse` | **regression** | ld 0 → 1984 · st 0 | ld 64 → 2048 · st 64 |"),
+                    HasSubstr("| `t/better` | improvement | ld 1984 → 0 · st 0 | ld 2048 → 64 · st 64 |"),
+                    HasSubstr("New cases (only in the new file):\n\n- `t/added`"),
+                    HasSubstr("Removed cases (only in the old file):\n\n- `t/gone`")));
   EXPECT_LT(text.find("`t/worse` |"), text.find("`t/better` |"));
   EXPECT_THAT(text, Not(HasSubstr("| `t/same`")));
 }

@@ -63,11 +63,20 @@ struct LaunchLog {
   std::mutex mutex;
   bool recording = false;
   std::vector<LaunchInfo> launches;
+
+  void Start() {
+    std::lock_guard<std::mutex> lock(mutex);
+    launches.clear();
+    recording = true;
+  }
+  // Stops recording and returns what was recorded.
+  std::vector<LaunchInfo> Stop() {
+    std::lock_guard<std::mutex> lock(mutex);
+    recording = false;
+    return std::move(launches);
+  }
 };
-LaunchLog& Log() {
-  static LaunchLog log;
-  return log;
-}
+LaunchLog g_launch_log;
 
 constexpr CUpti_CallbackId kLaunchCallbacks[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
@@ -78,46 +87,50 @@ constexpr CUpti_CallbackId kLaunchCallbacks[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
 };
 
+// The launch shape from a launch function's parameters; nullopt for other functions.
+std::optional<LaunchInfo> LaunchShape(CUpti_CallbackId id, const void* params) {
+  LaunchInfo launch;
+  switch (id) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
+      const auto* p = static_cast<const cuLaunchKernel_params*>(params);
+      launch.grid = {p->gridDimX, p->gridDimY, p->gridDimZ};
+      launch.block = {p->blockDimX, p->blockDimY, p->blockDimZ};
+      launch.dynamic_shared_bytes = p->sharedMemBytes;
+      return launch;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+      const CUlaunchConfig* c = static_cast<const cuLaunchKernelEx_params*>(params)->config;
+      launch.grid = {c->gridDimX, c->gridDimY, c->gridDimZ};
+      launch.block = {c->blockDimX, c->blockDimY, c->blockDimZ};
+      launch.dynamic_shared_bytes = c->sharedMemBytes;
+      return launch;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
+      const auto* p = static_cast<const cuLaunchCooperativeKernel_params*>(params);
+      launch.grid = {p->gridDimX, p->gridDimY, p->gridDimZ};
+      launch.block = {p->blockDimX, p->blockDimY, p->blockDimZ};
+      launch.dynamic_shared_bytes = p->sharedMemBytes;
+      return launch;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
 void CUPTIAPI OnDriverCall(void* /*userdata*/, CUpti_CallbackDomain domain, CUpti_CallbackId id,
                            const void* data) {
   if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto* info = static_cast<const CUpti_CallbackData*>(data);
   if (info->callbackSite != CUPTI_API_ENTER) return;
-  LaunchInfo launch;
-  switch (id) {
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
-      const auto* p = static_cast<const cuLaunchKernel_params*>(info->functionParams);
-      launch.grid = {p->gridDimX, p->gridDimY, p->gridDimZ};
-      launch.block = {p->blockDimX, p->blockDimY, p->blockDimZ};
-      launch.dynamic_shared_bytes = p->sharedMemBytes;
-      break;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
-      const auto* p = static_cast<const cuLaunchKernelEx_params*>(info->functionParams);
-      const CUlaunchConfig* c = p->config;
-      launch.grid = {c->gridDimX, c->gridDimY, c->gridDimZ};
-      launch.block = {c->blockDimX, c->blockDimY, c->blockDimZ};
-      launch.dynamic_shared_bytes = c->sharedMemBytes;
-      break;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
-      const auto* p = static_cast<const cuLaunchCooperativeKernel_params*>(info->functionParams);
-      launch.grid = {p->gridDimX, p->gridDimY, p->gridDimZ};
-      launch.block = {p->blockDimX, p->blockDimY, p->blockDimZ};
-      launch.dynamic_shared_bytes = p->sharedMemBytes;
-      break;
-    }
-    default:
-      return;
-  }
+  std::optional<LaunchInfo> launch = LaunchShape(id, info->functionParams);
+  if (!launch) return;
   // symbolName is valid only inside the callback: copy it.
-  launch.mangled = info->symbolName != nullptr ? info->symbolName : "<unknown kernel>";
-  LaunchLog& log = Log();
-  std::lock_guard<std::mutex> lock(log.mutex);
-  if (log.recording) log.launches.push_back(std::move(launch));
+  launch->mangled = info->symbolName != nullptr ? info->symbolName : "<unknown kernel>";
+  std::lock_guard<std::mutex> lock(g_launch_log.mutex);
+  if (g_launch_log.recording) g_launch_log.launches.push_back(std::move(*launch));
 }
 
 // BANKCHECK_TRACE_SESSION=1 prints how long each step of a session takes, on stderr: where the
@@ -200,12 +213,16 @@ class Profiler {
     if (!catalog_) catalog_ = std::make_unique<MetricCatalog>(chip_);
     return *catalog_;
   }
-  // Checks the names after CoreMetrics() in `metrics` (the core ones are known to be valid).
+  // Checks the names in `metrics` that are not the kind table's (those are known names).
   void ValidateExtraMetrics(const std::vector<std::string>& metrics) {
-    if (metrics.size() <= CoreMetrics().size()) return;
-    catalog().Validate({metrics.begin() + static_cast<std::ptrdiff_t>(CoreMetrics().size()), metrics.end()});
+    std::vector<std::string> extra;
+    for (const std::string& name : metrics)
+      if (!IsKindMetric(name)) extra.push_back(name);
+    if (!extra.empty()) catalog().Validate(extra);
   }
 
+  // The metric set as the session asked for it; what is configured leaves out the kind metrics
+  // this chip does not have (their kinds are then recorded as unsupported).
   const std::vector<std::string>& metrics() const { return metrics_; }
   SessionOptions::Replay replay() const { return replay_; }
 
@@ -213,7 +230,10 @@ class Profiler {
   // only: once enabled, the range profiler keeps the configuration it started with.
   void UseMetrics(const std::vector<std::string>& metrics) {
     ValidateExtraMetrics(metrics);
-    config_ = std::make_unique<internal::HostConfig>(chip_, metrics);
+    std::vector<std::string> available;
+    for (const std::string& name : metrics)
+      if (!IsKindMetric(name) || catalog().IsValid(name)) available.push_back(name);
+    config_ = std::make_unique<internal::HostConfig>(chip_, available);
     metrics_ = metrics;
   }
 
@@ -241,6 +261,7 @@ class Profiler {
   const std::vector<uint8_t>& config_image() const { return config_->image(); }
   // The image of the running or last session, as CUPTI filled it.
   const std::vector<uint8_t>& counter_data() const { return counter_data_; }
+  // The configured metrics (available on this chip), as CUPTI takes them.
   const std::vector<const char*>& metric_names() const { return config_->metric_names(); }
   CUpti_Profiler_Host_Object* host() const { return config_->host(); }
 
@@ -305,45 +326,35 @@ class Profiler {
   size_t counter_data_ranges_ = 0;
 };
 
-std::mutex& ProfilerMutex() {
-  static std::mutex mutex;
-  return mutex;
-}
-std::unique_ptr<Profiler>& ProfilerSlot() {
-  static std::unique_ptr<Profiler> profiler;
-  return profiler;
-}
-// The host side being built on a background thread by PrepareCounterSession(), until the first
-// session (or ShutdownProfiler) takes it.
-std::future<std::unique_ptr<Profiler>>& PreparedProfiler() {
-  static std::future<std::unique_ptr<Profiler>> prepared;
-  return prepared;
-}
-// ShutdownProfiler at exit, registered once CUDA is initialized (ProbeGpu() has run): after the
-// CUDA runtime's own exit handler, so it runs first.
-void RegisterShutdownAtExit() {
-  static const bool registered = (std::atexit(&ShutdownProfiler), true);
-  (void)registered;
-}
-// Set once a kernel fault has left this process's CUDA context unusable: what faulted.
-std::string& PoisonedBy() {
-  static std::string what;
-  return what;
-}
+// What this file keeps for the whole process, under `mutex`.
+struct ProcessState {
+  std::mutex mutex;
+  std::unique_ptr<Profiler> profiler;
+  // The host side being built on a background thread by PrepareCounterSession(), until the first
+  // session (or ShutdownProfiler) takes it.
+  std::future<std::unique_ptr<Profiler>> prepared;
+  // Set once a kernel fault has left this process's CUDA context unusable: what faulted.
+  std::string poisoned_by;
+  bool session_active = false;
+  bool shutdown_registered = false;
 
-bool& SessionActiveFlag() {
-  static bool active = false;
-  return active;
-}
+  // ShutdownProfiler at exit, registered once CUDA is initialized (ProbeGpu() has run): after the
+  // CUDA runtime's own exit handler, so it runs first.
+  void RegisterShutdownAtExit() {
+    if (!shutdown_registered) std::atexit(&ShutdownProfiler);
+    shutdown_registered = true;
+  }
+};
+ProcessState g_process;
 
 // The process-wide profiler, configured for `metrics` and `replay`. A different metric set or
 // replay mode rebuilds it: the range profiler keeps the configuration it was enabled with
 // (changing the config image in place, or kernel replay after user replay, made CUPTI 13.0
-// segfault on the H100).
+// segfault on the H100). Called under g_process.mutex.
 Profiler& GetProfiler(const std::vector<std::string>& metrics, SessionOptions::Replay replay) {
-  std::unique_ptr<Profiler>& slot = ProfilerSlot();
+  std::unique_ptr<Profiler>& slot = g_process.profiler;
   // A failed preparation throws here, with the error the session would have met itself.
-  if (PreparedProfiler().valid()) slot = PreparedProfiler().get();
+  if (g_process.prepared.valid()) slot = g_process.prepared.get();
   if (slot && !slot->enabled() && slot->metrics() != metrics) slot->UseMetrics(metrics);
   if (slot && (slot->metrics() != metrics || (slot->enabled() && slot->replay() != replay))) {
     slot->ValidateExtraMetrics(metrics);  // an unknown name must not cost the working profiler
@@ -351,10 +362,54 @@ Profiler& GetProfiler(const std::vector<std::string>& metrics, SessionOptions::R
   }
   if (!slot) {
     slot = std::make_unique<Profiler>(metrics);
-    RegisterShutdownAtExit();
+    g_process.RegisterShutdownAtExit();
   }
   if (!slot->enabled()) slot->Enable(replay);
   return *slot;
+}
+
+// Auto range (one range per launch, in launch order) with the session's replay mode.
+void SetRangeProfilerConfig(Profiler& profiler, const SessionOptions& options,
+                            std::vector<uint8_t>& counter_data) {
+  BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params, config);
+  config.pRangeProfilerObject = profiler.range_profiler();
+  config.configSize = profiler.config_image().size();
+  config.pConfig = profiler.config_image().data();
+  config.counterDataImageSize = counter_data.size();
+  config.pCounterDataImage = counter_data.data();
+  config.range = CUPTI_AutoRange;
+  const bool user = options.replay == SessionOptions::Replay::kUser;
+  config.replayMode = user ? CUPTI_UserReplay : CUPTI_KernelReplay;
+  // Kernel replay makes each launch a pass of its own: one range per pass. A larger value costs
+  // every launch time in proportion (on the H100, 42 launches in one session: 10.8 ms per launch
+  // with 42 ranges per pass, 4.0 ms with 1). User replay runs all the launches in each pass.
+  config.maxRangesPerPass = user ? options.max_launches : 1;
+  config.numNestingLevels = 1;
+  config.minNestingLevel = 1;
+  config.passIndex = 0;
+  config.targetNestingLevel = 1;
+  BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerSetConfig(&config));
+}
+
+// Starts a range-profiler pass with the launch log recording.
+void StartPass(Profiler& profiler) {
+  g_launch_log.Start();
+  BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params, start);
+  start.pRangeProfilerObject = profiler.range_profiler();
+  if (const CUptiResult status = cuptiRangeProfilerStart(&start); status != CUPTI_SUCCESS) {
+    g_launch_log.Stop();
+    throw internal::CuptiFailure(status, "cuptiRangeProfilerStart");
+  }
+}
+
+// The metric names of a session: the kind table's (with the requested hardware pairs), then the
+// extra metrics not already among them.
+std::vector<std::string> SessionMetrics(const SessionOptions& options) {
+  std::vector<std::string> metrics = KindMetrics(options.hardware_ideal);
+  for (const std::string& extra : options.extra_metrics) {
+    if (std::find(metrics.begin(), metrics.end(), extra) == metrics.end()) metrics.push_back(extra);
+  }
+  return metrics;
 }
 
 }  // namespace
@@ -369,21 +424,21 @@ struct CounterSession::State {
 };
 
 bool CounterSession::Active() {
-  std::lock_guard<std::mutex> lock(ProfilerMutex());
-  return SessionActiveFlag();
+  std::lock_guard<std::mutex> lock(g_process.mutex);
+  return g_process.session_active;
 }
 
 CounterSession::CounterSession(SessionOptions options) : state_(std::make_unique<State>()) {
-  std::lock_guard<std::mutex> lock(ProfilerMutex());
-  if (SessionActiveFlag()) {
+  std::lock_guard<std::mutex> lock(g_process.mutex);
+  if (g_process.session_active) {
     throw Error(ErrorKind::kNestedSession,
                 "a CounterSession is already active in this process. Sessions cannot be nested or run "
                 "concurrently (the GPU has one set of counters): finish the first one before starting "
                 "another.");
   }
-  if (!PoisonedBy().empty()) {
+  if (!g_process.poisoned_by.empty()) {
     throw Error(ErrorKind::kKernelFault,
-                "an earlier kernel fault in this process (" + PoisonedBy() +
+                "an earlier kernel fault in this process (" + g_process.poisoned_by +
                     ") left its CUDA context unusable; CUDA needs a new process. Run "
                     "each test in its own process (ctest does).");
   }
@@ -391,71 +446,35 @@ CounterSession::CounterSession(SessionOptions options) : state_(std::make_unique
     throw Error(ErrorKind::kBadInput, "SessionOptions::max_launches must be at least 1");
   }
   state_->options = std::move(options);
-  state_->metrics = CoreMetrics();
-  for (const std::string& extra : state_->options.extra_metrics) {
-    if (std::find(state_->metrics.begin(), state_->metrics.end(), extra) == state_->metrics.end())
-      state_->metrics.push_back(extra);
-  }
+  state_->metrics = SessionMetrics(state_->options);
   Profiler& profiler = GetProfiler(state_->metrics, state_->options.replay);
   state_->trace.Step("profiler ready");
   std::vector<uint8_t>& counter_data = profiler.CounterData(state_->options.max_launches);
   state_->trace.Step("counter data image initialized");
-
-  BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params, config);
-  config.pRangeProfilerObject = profiler.range_profiler();
-  config.configSize = profiler.config_image().size();
-  config.pConfig = profiler.config_image().data();
-  config.counterDataImageSize = counter_data.size();
-  config.pCounterDataImage = counter_data.data();
-  config.range = CUPTI_AutoRange;
-  config.replayMode =
-      state_->options.replay == SessionOptions::Replay::kUser ? CUPTI_UserReplay : CUPTI_KernelReplay;
-  // Kernel replay makes each launch a pass of its own: one range per pass. A larger value costs
-  // every launch time in proportion (on the H100, 42 launches in one session: 10.8 ms per launch
-  // with 42 ranges per pass, 4.0 ms with 1). User replay runs all the launches in each pass.
-  config.maxRangesPerPass =
-      state_->options.replay == SessionOptions::Replay::kUser ? state_->options.max_launches : 1;
-  config.numNestingLevels = 1;
-  config.minNestingLevel = 1;
-  config.passIndex = 0;
-  config.targetNestingLevel = 1;
-  BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerSetConfig(&config));
+  SetRangeProfilerConfig(profiler, state_->options, counter_data);
   state_->trace.Step("config set");
-
-  {
-    std::lock_guard<std::mutex> log_lock(Log().mutex);
-    Log().launches.clear();
-    Log().recording = true;
-  }
-  BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params, start);
-  start.pRangeProfilerObject = profiler.range_profiler();
-  if (const CUptiResult status = cuptiRangeProfilerStart(&start); status != CUPTI_SUCCESS) {
-    std::lock_guard<std::mutex> log_lock(Log().mutex);
-    Log().recording = false;
-    throw internal::CuptiFailure(status, "cuptiRangeProfilerStart");
-  }
+  StartPass(profiler);
   state_->recording = true;
-  SessionActiveFlag() = true;
+  g_process.session_active = true;
   state_->trace.Step("started");
 }
 
 CounterSession::~CounterSession() {
   if (!state_ || !state_->recording) return;
-  std::lock_guard<std::mutex> lock(ProfilerMutex());
-  if (ProfilerSlot()) {
+  std::lock_guard<std::mutex> lock(g_process.mutex);
+  if (g_process.profiler) {
     BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params, stop);
-    stop.pRangeProfilerObject = ProfilerSlot()->range_profiler();
+    stop.pRangeProfilerObject = g_process.profiler->range_profiler();
     cuptiRangeProfilerStop(&stop);
   }
-  std::lock_guard<std::mutex> log_lock(Log().mutex);
-  Log().recording = false;
-  SessionActiveFlag() = false;
+  g_launch_log.Stop();
+  g_process.session_active = false;
 }
 
 namespace {
 
-// One record from a range's metric values (ordered as `metrics`: CoreMetrics() first).
-LaunchRecord MakeRecord(const LaunchInfo& launch, const std::vector<std::string>& metrics,
+// One record from a range's values of the configured metrics.
+LaunchRecord MakeRecord(const LaunchInfo& launch, const std::vector<const char*>& names,
                         const std::vector<double>& values) {
   LaunchRecord record;
   record.mangled_kernel = launch.mangled;
@@ -463,20 +482,12 @@ LaunchRecord MakeRecord(const LaunchInfo& launch, const std::vector<std::string>
   record.grid = launch.grid;
   record.block = launch.block;
   record.dynamic_shared_bytes = launch.dynamic_shared_bytes;
-  auto value = [&](const char* name) {
-    return values[static_cast<size_t>(std::find(metrics.begin(), metrics.end(), name) - metrics.begin())];
-  };
-  record.loads =
-      DeriveSharedCounts(value(metric::kSharedLoadInstructions), value(metric::kSharedLoadWavefronts),
-                         value(metric::kHardwareLoadWavefronts), value(metric::kHardwareLoadConflicts));
-  record.stores =
-      DeriveSharedCounts(value(metric::kSharedStoreInstructions), value(metric::kSharedStoreWavefronts),
-                         value(metric::kHardwareStoreWavefronts), value(metric::kHardwareStoreConflicts));
-  record.hardware_loads = {static_cast<uint64_t>(value(metric::kHardwareLoadWavefronts)),
-                           static_cast<uint64_t>(value(metric::kHardwareLoadConflicts))};
-  record.hardware_stores = {static_cast<uint64_t>(value(metric::kHardwareStoreWavefronts)),
-                            static_cast<uint64_t>(value(metric::kHardwareStoreConflicts))};
-  for (size_t i = CoreMetrics().size(); i < metrics.size(); ++i) record.extra_metrics[metrics[i]] = values[i];
+  MetricValues by_name;
+  for (size_t i = 0; i < names.size(); ++i) {
+    by_name[names[i]] = values[i];
+    if (!IsKindMetric(names[i])) record.extra_metrics[names[i]] = values[i];
+  }
+  SetSharedCounts(by_name, record);
   AddConsistencyNotes(record);
   return record;
 }
@@ -485,7 +496,7 @@ LaunchRecord MakeRecord(const LaunchInfo& launch, const std::vector<std::string>
 // cudaGetLastError and the context stays usable. A fault inside a kernel is sticky: the CUDA
 // runtime documents that the process must be restarted, so the session is torn down and later
 // sessions in this process fail at once with the reason (ctest runs each test in its own
-// process, so the next test is unaffected).
+// process, so the next test is unaffected). Called under g_process.mutex.
 [[noreturn]] void FailWithKernelFault(cudaError_t status, const std::vector<LaunchInfo>& launches) {
   std::string which = "a kernel launched in the session";
   if (!launches.empty()) {
@@ -495,7 +506,7 @@ LaunchRecord MakeRecord(const LaunchInfo& launch, const std::vector<std::string>
   }
   const std::string error = std::string(cudaGetErrorName(status)) + " (" + cudaGetErrorString(status) + ")";
   BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params, stop);
-  stop.pRangeProfilerObject = ProfilerSlot()->range_profiler();
+  stop.pRangeProfilerObject = g_process.profiler->range_profiler();
   cuptiRangeProfilerStop(&stop);
   cudaGetLastError();
   if (cudaDeviceSynchronize() == cudaSuccess) {
@@ -503,8 +514,8 @@ LaunchRecord MakeRecord(const LaunchInfo& launch, const std::vector<std::string>
                 which + " failed while it was measured: " + error +
                     ". The session was stopped; later sessions in this process work.");
   }
-  ProfilerSlot().reset();
-  PoisonedBy() = which + ": " + error;
+  g_process.profiler.reset();
+  g_process.poisoned_by = which + ": " + error;
   throw Error(
       ErrorKind::kKernelFault,
       which + " faulted while it was measured: " + error +
@@ -514,52 +525,28 @@ LaunchRecord MakeRecord(const LaunchInfo& launch, const std::vector<std::string>
           "access.");
 }
 
-}  // namespace
+// Waits for the launches of a pass; a failed one ends the session with the kernel named.
+void SynchronizeLaunches(const std::vector<LaunchInfo>& launches) {
+  cudaError_t status = cudaDeviceSynchronize();
+  if (status == cudaSuccess) status = cudaGetLastError();
+  if (status != cudaSuccess) FailWithKernelFault(status, launches);
+}
 
-std::vector<LaunchRecord> CounterSession::Finish() {
-  if (!state_->recording) throw Error(ErrorKind::kBadInput, "CounterSession::Finish() called twice");
-  std::lock_guard<std::mutex> lock(ProfilerMutex());
-  state_->recording = false;
-  SessionActiveFlag() = false;
-  std::vector<LaunchInfo> launches;
-  {
-    std::lock_guard<std::mutex> log_lock(Log().mutex);
-    Log().recording = false;
-    launches.swap(Log().launches);
-  }
-  Profiler& profiler = *ProfilerSlot();
-  cudaError_t launch_status = cudaDeviceSynchronize();
-  if (launch_status == cudaSuccess) launch_status = cudaGetLastError();
-  if (launch_status != cudaSuccess) FailWithKernelFault(launch_status, launches);
-  state_->trace.Step("launches, replayed and synchronized");
-
-  BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params, stop);
-  stop.pRangeProfilerObject = profiler.range_profiler();
-  BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerStop(&stop));
-  // User replay: the launches run again for each further pass, and must be the same launches.
+// Replay::kUser: runs the launches again for each pass CUPTI still needs; `stop` holds the state
+// of the last cuptiRangeProfilerStop.
+void RunRemainingPasses(Profiler& profiler, CUpti_RangeProfiler_Stop_Params& stop,
+                        const std::function<void()>& rerun, const std::vector<LaunchInfo>& launches) {
   for (int pass = 2; !stop.isAllPassSubmitted; ++pass) {
-    if (!state_->rerun || pass > 16) {
+    if (!rerun || pass > 16) {
       throw Error(ErrorKind::kCupti, "CUPTI asked for replay pass " + std::to_string(pass) +
                                          " but the session has no launches to run again");
     }
-    {
-      std::lock_guard<std::mutex> log_lock(Log().mutex);
-      Log().launches.clear();
-      Log().recording = true;
-    }
-    BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params, start);
-    start.pRangeProfilerObject = profiler.range_profiler();
-    BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerStart(&start));
-    state_->rerun();
-    cudaError_t pass_status = cudaDeviceSynchronize();
-    if (pass_status == cudaSuccess) pass_status = cudaGetLastError();
-    size_t pass_launches = 0;
-    {
-      std::lock_guard<std::mutex> log_lock(Log().mutex);
-      Log().recording = false;
-      pass_launches = Log().launches.size();
-    }
-    if (pass_status != cudaSuccess) FailWithKernelFault(pass_status, launches);
+    StartPass(profiler);
+    rerun();
+    cudaError_t status = cudaDeviceSynchronize();
+    if (status == cudaSuccess) status = cudaGetLastError();
+    const size_t pass_launches = g_launch_log.Stop().size();
+    if (status != cudaSuccess) FailWithKernelFault(status, launches);
     BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerStop(&stop));
     if (pass_launches != launches.size()) {
       throw Error(ErrorKind::kBadInput,
@@ -568,34 +555,37 @@ std::vector<LaunchRecord> CounterSession::Finish() {
                       std::to_string(pass) + ": user replay needs the same launches every time");
     }
   }
+}
+
+// Decodes the counter data and checks that it holds exactly one range per recorded launch.
+void DecodeRanges(Profiler& profiler, size_t max_launches, size_t launches) {
   BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params, decode);
   decode.pRangeProfilerObject = profiler.range_profiler();
   BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerDecodeData(&decode));
-  state_->trace.Step("stopped and decoded");
-
-  const size_t max_launches = state_->options.max_launches;
-  if (decode.numOfRangeDropped > 0 || launches.size() > max_launches) {
+  if (decode.numOfRangeDropped > 0 || launches > max_launches) {
     throw Error(ErrorKind::kTooManyLaunches,
-                "the session saw " + std::to_string(launches.size()) +
-                    " kernel launches but its counter image "
-                    "holds " +
-                    std::to_string(max_launches) + " (" + std::to_string(decode.numOfRangeDropped) +
+                "the session saw " + std::to_string(launches) +
+                    " kernel launches but its counter image holds " + std::to_string(max_launches) + " (" +
+                    std::to_string(decode.numOfRangeDropped) +
                     " dropped). Raise SessionOptions::max_launches or measure fewer launches per session.");
   }
-
   const std::vector<uint8_t>& counter_data = profiler.counter_data();
   BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params, info);
   info.pCounterDataImage = counter_data.data();
   info.counterDataImageSize = counter_data.size();
   BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerGetCounterDataInfo(&info));
-  if (info.numTotalRanges != launches.size()) {
+  if (info.numTotalRanges != launches) {
     throw Error(ErrorKind::kCupti,
                 "CUPTI recorded " + std::to_string(info.numTotalRanges) + " ranges for " +
-                    std::to_string(launches.size()) +
+                    std::to_string(launches) +
                     " kernel launches; cannot tell which counts belong to which launch. "
                     "Launch kernels only through cudaLaunchKernel/<<<>>>/cuLaunchKernel(Ex).");
   }
+}
 
+// One record per range, in launch order.
+std::vector<LaunchRecord> EvaluateRanges(Profiler& profiler, const std::vector<LaunchInfo>& launches) {
+  const std::vector<uint8_t>& counter_data = profiler.counter_data();
   const std::vector<const char*>& names = profiler.metric_names();
   std::vector<LaunchRecord> records;
   records.reserve(launches.size());
@@ -610,8 +600,30 @@ std::vector<LaunchRecord> CounterSession::Finish() {
     evaluate.numMetrics = names.size();
     evaluate.pMetricValues = values.data();
     BANKCHECK_CUPTI_CHECK(cuptiProfilerHostEvaluateToGpuValues(&evaluate));
-    records.push_back(MakeRecord(launches[range], state_->metrics, values));
+    records.push_back(MakeRecord(launches[range], names, values));
   }
+  return records;
+}
+
+}  // namespace
+
+std::vector<LaunchRecord> CounterSession::Finish() {
+  if (!state_->recording) throw Error(ErrorKind::kBadInput, "CounterSession::Finish() called twice");
+  std::lock_guard<std::mutex> lock(g_process.mutex);
+  state_->recording = false;
+  g_process.session_active = false;
+  const std::vector<LaunchInfo> launches = g_launch_log.Stop();
+  Profiler& profiler = *g_process.profiler;
+  SynchronizeLaunches(launches);
+  state_->trace.Step("launches, replayed and synchronized");
+
+  BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params, stop);
+  stop.pRangeProfilerObject = profiler.range_profiler();
+  BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerStop(&stop));
+  RunRemainingPasses(profiler, stop, state_->rerun, launches);
+  DecodeRanges(profiler, state_->options.max_launches, launches.size());
+  state_->trace.Step("stopped and decoded");
+  std::vector<LaunchRecord> records = EvaluateRanges(profiler, launches);
   state_->trace.Step("evaluated");
   return records;
 }
@@ -623,24 +635,32 @@ std::vector<LaunchRecord> Measure(const std::function<void()>& launches, const S
   return session.Finish();
 }
 
+bool CountersDisabled() {
+  const char* value = std::getenv("BANKCHECK_COUNTERS");
+  return value != nullptr && std::string(value) == "off";
+}
+
 void PrepareCounterSession() {
-  std::lock_guard<std::mutex> lock(ProfilerMutex());
-  if (ProfilerSlot() || PreparedProfiler().valid() || !PoisonedBy().empty() || !ProbeGpu().usable()) return;
-  PreparedProfiler() =
+  if (CountersDisabled()) return;
+  std::lock_guard<std::mutex> lock(g_process.mutex);
+  if (g_process.profiler || g_process.prepared.valid() || !g_process.poisoned_by.empty() ||
+      !ProbeGpu().usable())
+    return;
+  g_process.prepared =
       std::async(std::launch::async, [] { return std::make_unique<Profiler>(CoreMetrics()); });
-  RegisterShutdownAtExit();
+  g_process.RegisterShutdownAtExit();
 }
 
 void ShutdownProfiler() {
-  std::lock_guard<std::mutex> lock(ProfilerMutex());
-  if (PreparedProfiler().valid()) {
+  std::lock_guard<std::mutex> lock(g_process.mutex);
+  if (g_process.prepared.valid()) {
     try {
-      PreparedProfiler().get();  // waits, then frees what was prepared
+      g_process.prepared.get();  // waits, then frees what was prepared
     } catch (const std::exception&) {
       // Nothing was set up; a session would have reported the error.
     }
   }
-  ProfilerSlot().reset();
+  g_process.profiler.reset();
 }
 
 }  // namespace bankcheck

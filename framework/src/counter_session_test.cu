@@ -109,7 +109,7 @@ TEST(CounterSessionGpuTest, DemoKernelsMatchTheTable) {
   EXPECT_THAT(r[0], AllOf(SharedLoads(8), SharedStores(8), Conflicts(0, 0)));
   EXPECT_THAT(r[1], AllOf(SharedLoads(8), SharedStores(8), Conflicts(8, 8)));
   EXPECT_THAT(r[2], AllOf(SharedLoads(8), SharedStores(8), Conflicts(248, 248), LoadWays(32), StoreWays(32)));
-  EXPECT_EQ(r[2].loads.wavefronts, 256u);
+  EXPECT_EQ(r[2].loads().wavefronts, 256u);
   for (const LaunchRecord& record : r) {
     EXPECT_FALSE(record.hardware_differs()) << Summary(record);
     std::printf("  %s\n", Summary(record).c_str());
@@ -127,7 +127,7 @@ TEST(CounterSessionGpuTest, OneWarpStridesAreSWay) {
   for (size_t i = 0; i < strides.size(); ++i) {
     const uint64_t s = static_cast<uint64_t>(strides[i]);
     EXPECT_THAT(r[i], AllOf(SharedLoads(1), SharedStores(1), Conflicts(s - 1, s - 1))) << "stride " << s;
-    EXPECT_EQ(r[i].loads.wavefronts, s);
+    EXPECT_EQ(r[i].loads().wavefronts, s);
   }
 }
 
@@ -143,7 +143,7 @@ TEST(CounterSessionGpuTest, SmallTransposesMatchTheTable) {
   });
   ASSERT_EQ(r.size(), 2u);
   EXPECT_THAT(r[0], AllOf(SharedLoads(512), SharedStores(512), Conflicts(15872, 0)));
-  EXPECT_EQ(r[0].loads.wavefronts, 16384u);
+  EXPECT_EQ(r[0].loads().wavefronts, 16384u);
   EXPECT_THAT(r[1], AllOf(SharedLoads(512), SharedStores(512), Conflicts(0, 0)));
   EXPECT_EQ(r[0].grid, (Dim3{4, 4, 1}));
   EXPECT_EQ(r[0].block, (Dim3{32, 32, 1}));
@@ -166,21 +166,21 @@ TEST(CounterSessionGpuTest, LargeTransposeIsIdenticalOverThreeRuns) {
     std::printf(
         "  run %d: exact ld %llu wf / %llu conflicts, st %llu wf | hardware ld %llu wf / %llu conflicts, st "
         "%llu wf / %llu conflicts\n",
-        run + 1, static_cast<unsigned long long>(r.loads.wavefronts),
-        static_cast<unsigned long long>(r.loads.conflicts()),
-        static_cast<unsigned long long>(r.stores.wavefronts),
-        static_cast<unsigned long long>(r.hardware_loads.wavefronts),
-        static_cast<unsigned long long>(r.hardware_loads.bank_conflicts),
-        static_cast<unsigned long long>(r.hardware_stores.wavefronts),
-        static_cast<unsigned long long>(r.hardware_stores.bank_conflicts));
+        run + 1, static_cast<unsigned long long>(r.loads().wavefronts),
+        static_cast<unsigned long long>(r.loads().conflicts()),
+        static_cast<unsigned long long>(r.stores().wavefronts),
+        static_cast<unsigned long long>(r.hardware[SharedKind::kLoad].wavefronts),
+        static_cast<unsigned long long>(r.hardware[SharedKind::kLoad].bank_conflicts),
+        static_cast<unsigned long long>(r.hardware[SharedKind::kStore].wavefronts),
+        static_cast<unsigned long long>(r.hardware[SharedKind::kStore].bank_conflicts));
   }
-  EXPECT_EQ(runs[0].loads.wavefronts, 16777216u);
-  EXPECT_EQ(runs[0].loads.instructions, 524288u);
-  EXPECT_EQ(runs[0].stores.wavefronts, 524288u);
-  EXPECT_EQ(runs[0].loads.conflicts(), 16252928u);
+  EXPECT_EQ(runs[0].loads().wavefronts, 16777216u);
+  EXPECT_EQ(runs[0].loads().instructions, 524288u);
+  EXPECT_EQ(runs[0].stores().wavefronts, 524288u);
+  EXPECT_EQ(runs[0].loads().conflicts(), 16252928u);
   for (int run = 1; run < 3; ++run) {
-    EXPECT_EQ(runs[run].loads, runs[0].loads);
-    EXPECT_EQ(runs[run].stores, runs[0].stores);
+    EXPECT_EQ(runs[run].loads(), runs[0].loads());
+    EXPECT_EQ(runs[run].stores(), runs[0].stores());
   }
 }
 

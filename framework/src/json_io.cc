@@ -203,13 +203,17 @@ void FieldReader::RequireArray() const {
 }
 
 void FieldReader::AllowOnlyFields(std::initializer_list<const char*> known) const {
+  AllowOnlyFields(std::vector<std::string>(known.begin(), known.end()));
+}
+
+void FieldReader::AllowOnlyFields(const std::vector<std::string>& known) const {
   RequireObject();
   for (const auto& item : value_.items()) {
     bool is_known = false;
-    for (const char* name : known) is_known = is_known || item.key() == name;
+    for (const std::string& name : known) is_known = is_known || item.key() == name;
     if (!is_known) {
       std::string names;
-      for (const char* name : known) names += std::string(names.empty() ? "" : ", ") + name;
+      for (const std::string& name : known) names += std::string(names.empty() ? "" : ", ") + name;
       const std::string field = path_.empty() ? item.key() : path_ + "." + item.key();
       throw Error(
           ErrorKind::kBadInput,

@@ -68,6 +68,7 @@ class FieldReader {
   void RequireArray() const;
   // Fails naming the first key that is not in `known` (catches typos in hand-edited files).
   void AllowOnlyFields(std::initializer_list<const char*> known) const;
+  void AllowOnlyFields(const std::vector<std::string>& known) const;
 
   uint64_t Unsigned() const;
   uint32_t Unsigned32() const;

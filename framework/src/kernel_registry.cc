@@ -16,6 +16,10 @@ std::map<std::string, KernelCase>& Registry() {
 }  // namespace
 
 void CaseContext::Measure(const std::function<void()>& launches) {
+  if (CountersDisabled()) {
+    launches();
+    return;
+  }
   std::vector<LaunchRecord> measured = bankcheck::Measure(launches, options_);
   records_.insert(records_.end(), measured.begin(), measured.end());
 }
@@ -32,8 +36,11 @@ void RegisterKernelCase(KernelCase kernel_case) {
         "kernel case name '" + name + "' must be 'topic/variant[/size]' using only a-z, 0-9, '_' and '/'");
   }
   if (!kernel_case.run) throw Error(ErrorKind::kBadInput, "kernel case '" + name + "' has no run function");
-  if (kernel_case.expect.load_ways < 1.0 || kernel_case.expect.store_ways < 1.0) {
-    throw Error(ErrorKind::kBadInput, "kernel case '" + name + "': expected ways must be at least 1");
+  for (const SharedKindInfo& info : SharedKinds()) {
+    if (kernel_case.expect[info.kind].ways < 1.0) {
+      throw Error(ErrorKind::kBadInput,
+                  "kernel case '" + name + "': expected ways of " + info.title + " must be at least 1");
+    }
   }
   const auto [it, inserted] = Registry().emplace(name, std::move(kernel_case));
   if (!inserted) throw Error(ErrorKind::kBadInput, "kernel case '" + it->first + "' is registered twice");

@@ -48,7 +48,7 @@ TEST_F(KernelRegistryTest, RejectsDuplicatesAndBadNames) {
   no_run.run = nullptr;
   EXPECT_THROW(RegisterKernelCase(no_run), Error);
   KernelCase bad_ways = Case("demo/badways");
-  bad_ways.expect.load_ways = 0.5;
+  bad_ways.expect[SharedKind::kLoad].ways = 0.5;
   EXPECT_THROW(RegisterKernelCase(bad_ways), Error);
   EXPECT_THAT(Names(), ElementsAre("demo/stride1"));
 }

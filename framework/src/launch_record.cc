@@ -1,5 +1,6 @@
 #include "bankcheck/launch_record.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -9,39 +10,129 @@ std::string ToString(const Dim3& d) {
   return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z);
 }
 
+const char* ProvenanceName(Provenance provenance) {
+  switch (provenance) {
+    case Provenance::kExact:
+      return "exact";
+    case Provenance::kHardware:
+      return "hardware";
+    case Provenance::kNotMeasured:
+      break;
+  }
+  return "not measured";
+}
+
 double SharedCounts::ways() const {
-  if (ideal_wavefronts == 0) return 1.0;
+  if (!ideal_known() || ideal_wavefronts == 0) return 1.0;
   return static_cast<double>(wavefronts) / static_cast<double>(ideal_wavefronts);
 }
 
-bool LaunchRecord::hardware_differs() const {
-  return hardware_loads.wavefronts != loads.wavefronts ||
-         hardware_loads.bank_conflicts != loads.conflicts() ||
-         hardware_stores.wavefronts != stores.wavefronts ||
-         hardware_stores.bank_conflicts != stores.conflicts();
+SharedCounts ExactCounts(const SharedCounts& counts) {
+  if (counts.ideal_provenance == Provenance::kExact) return counts;
+  SharedCounts exact = counts;
+  exact.ideal_wavefronts = 0;
+  exact.ideal_provenance = Provenance::kNotMeasured;
+  return exact;
 }
 
 namespace {
 // CUPTI reports counters as doubles; they are integral. Round, and clamp the impossible negatives.
 uint64_t ToCount(double value) { return value <= 0.0 ? 0 : static_cast<uint64_t>(std::llround(value)); }
+
+const double* Find(const MetricValues& values, const char* name) {
+  if (name == nullptr) return nullptr;
+  const auto it = values.find(name);
+  return it == values.end() ? nullptr : &it->second;
+}
+
+// The hardware wavefronts the exact counts of `kind` should equal: its own, plus those of the kind
+// its hardware pair also counts.
+uint64_t ExpectedHardwareWavefronts(const LaunchRecord& record, const SharedKindInfo& info) {
+  uint64_t wavefronts = record.shared[info.kind].wavefronts;
+  if (info.hardware_also_counts) wavefronts += record.shared[*info.hardware_also_counts].wavefronts;
+  return wavefronts;
+}
+
+bool HardwareRead(const SharedKindInfo& info, const SharedCounts& counts) {
+  return info.ideal == IdealSource::kHardwarePair || (info.ideal == IdealSource::kHardwarePairOnRequest &&
+                                                      counts.ideal_provenance == Provenance::kHardware);
+}
+
+// The ideal of one kind from `values`; kinds are set in table order, so a kind named by
+// `hardware_also_counts` that comes later is derived here directly.
+void SetIdeal(const MetricValues& values, const SharedKindInfo& info, LaunchRecord& record);
+
+uint64_t InstrumentedIdeal(const MetricValues& values, const SharedKindInfo& info) {
+  const double* wavefronts = Find(values, info.wavefronts_metric);
+  const double* conflicts = Find(values, info.conflicts_metric);
+  if (wavefronts == nullptr || conflicts == nullptr) return 0;
+  return ToCount(*wavefronts - *conflicts);
+}
+
+void SetIdeal(const MetricValues& values, const SharedKindInfo& info, LaunchRecord& record) {
+  SharedCounts& counts = record.shared[info.kind];
+  const double* hw_wavefronts = Find(values, info.hardware_wavefronts_metric);
+  const double* hw_conflicts = Find(values, info.hardware_conflicts_metric);
+  if (hw_wavefronts != nullptr && hw_conflicts != nullptr)
+    record.hardware[info.kind] = {ToCount(*hw_wavefronts), ToCount(*hw_conflicts)};
+  switch (info.ideal) {
+    case IdealSource::kInstrumentedConflicts:
+      counts.ideal_wavefronts = InstrumentedIdeal(values, info);
+      counts.ideal_provenance =
+          Find(values, info.conflicts_metric) != nullptr ? Provenance::kExact : Provenance::kNotMeasured;
+      return;
+    case IdealSource::kHardwarePair:
+    case IdealSource::kHardwarePairOnRequest: {
+      if (hw_wavefronts == nullptr || hw_conflicts == nullptr) break;
+      // The hardware counters over-count by the same amount in both readings (other L1 traffic),
+      // so their difference is the ideal, exactly, in every run measured on the H100. The pair of
+      // some kinds also counts another kind's traffic (LDS counts LDSM): take its exact ideal off.
+      double ideal = *hw_wavefronts - *hw_conflicts;
+      if (info.hardware_also_counts)
+        ideal -= static_cast<double>(InstrumentedIdeal(values, InfoOf(*info.hardware_also_counts)));
+      counts.ideal_wavefronts = ToCount(ideal);
+      counts.ideal_provenance =
+          info.ideal == IdealSource::kHardwarePair ? Provenance::kExact : Provenance::kHardware;
+      return;
+    }
+    case IdealSource::kNone:
+      break;
+  }
+  counts.ideal_wavefronts = 0;
+  counts.ideal_provenance = Provenance::kNotMeasured;
+}
 }  // namespace
 
-SharedCounts DeriveSharedCounts(double sass_instructions, double sass_wavefronts, double hardware_wavefronts,
-                                double hardware_conflicts) {
-  SharedCounts counts;
-  counts.instructions = ToCount(sass_instructions);
-  counts.wavefronts = ToCount(sass_wavefronts);
-  // The hardware counters over-count by the same amount in both readings (other L1 traffic), so
-  // their difference is the ideal wavefront count, exactly, in every run measured on the H100.
-  counts.ideal_wavefronts = ToCount(hardware_wavefronts - hardware_conflicts);
-  return counts;
+void SetSharedCounts(const MetricValues& values, LaunchRecord& record) {
+  for (const SharedKindInfo& info : SharedKinds()) {
+    SharedCounts& counts = record.shared[info.kind];
+    const double* instructions = Find(values, info.instructions_metric);
+    record.unsupported[info.kind] = instructions == nullptr;
+    counts.instructions = instructions != nullptr ? ToCount(*instructions) : 0;
+    const double* wavefronts = Find(values, info.wavefronts_metric);
+    counts.wavefronts = wavefronts != nullptr ? ToCount(*wavefronts) : 0;
+    SetIdeal(values, info, record);
+  }
+}
+
+bool LaunchRecord::hardware_differs() const {
+  for (const SharedKindInfo& info : SharedKinds()) {
+    const SharedCounts& counts = shared[info.kind];
+    if (!HardwareRead(info, counts)) continue;
+    uint64_t conflicts = counts.conflicts();
+    if (info.hardware_also_counts) conflicts += shared[*info.hardware_also_counts].conflicts();
+    if (hardware[info.kind].wavefronts != ExpectedHardwareWavefronts(*this, info) ||
+        hardware[info.kind].bank_conflicts != conflicts)
+      return true;
+  }
+  return false;
 }
 
 namespace {
-void NoteIdealVersusInstructions(const char* what, const SharedCounts& c, std::vector<std::string>& notes) {
+void NoteIdealVersusInstructions(SharedKind kind, const SharedCounts& c, std::vector<std::string>& notes) {
   if (c.ideal_wavefronts == c.instructions) return;
   std::ostringstream note;
-  note << what << ": ideal wavefronts (" << c.ideal_wavefronts << ") differ from instructions ("
+  note << InfoOf(kind).title << ": ideal wavefronts (" << c.ideal_wavefronts << ") differ from instructions ("
        << c.instructions
        << "): expected only for 8-byte (2 per instruction) or 16-byte (4 per instruction) accesses";
   notes.push_back(note.str());
@@ -49,34 +140,88 @@ void NoteIdealVersusInstructions(const char* what, const SharedCounts& c, std::v
 }  // namespace
 
 void AddConsistencyNotes(LaunchRecord& record) {
-  NoteIdealVersusInstructions("shared loads", record.loads, record.notes);
-  NoteIdealVersusInstructions("shared stores", record.stores, record.notes);
+  NoteIdealVersusInstructions(SharedKind::kLoad, record.loads(), record.notes);
+  NoteIdealVersusInstructions(SharedKind::kStore, record.stores(), record.notes);
   if (record.hardware_differs()) {
     std::ostringstream note;
-    note << "hardware counters differ from the exact counts (they also count other L1 traffic): ld "
-         << record.hardware_loads.wavefronts << " wf / " << record.hardware_loads.bank_conflicts
-         << " conflicts, st " << record.hardware_stores.wavefronts << " wf / "
-         << record.hardware_stores.bank_conflicts << " conflicts";
+    note << "hardware counters differ from the exact counts (they also count other L1 traffic):";
+    const char* separator = " ";
+    for (const SharedKindInfo& info : SharedKinds()) {
+      if (!HardwareRead(info, record.shared[info.kind])) continue;
+      note << separator << info.label << " " << record.hardware[info.kind].wavefronts << " wf / "
+           << record.hardware[info.kind].bank_conflicts << " conflicts";
+      separator = ", ";
+    }
     record.notes.push_back(note.str());
+  }
+  for (const SharedKindInfo& info : SharedKinds()) {
+    if (record.unsupported[info.kind])
+      record.notes.push_back(std::string(info.title) +
+                             ": not measurable on this device (its counters do not exist)");
   }
 }
 
-namespace {
-void AppendCounts(std::ostringstream& out, const char* what, const SharedCounts& c) {
-  out << what << " " << c.instructions << " inst / " << c.wavefronts << " wf (" << c.conflicts()
-      << " conflicts, ";
-  std::ostringstream ways;
-  ways << c.ways();
-  out << ways.str() << "-way)";
+std::string Describe(SharedKind kind, const SharedCounts& c) {
+  std::ostringstream out;
+  const SharedKindInfo& info = InfoOf(kind);
+  out << info.label << ": " << c.instructions << " instructions";
+  if (info.wavefronts_metric == nullptr) return out.str() + " (wavefronts not measurable)";
+  out << ", " << c.wavefronts << " wavefronts, ";
+  if (!c.ideal_known()) return out.str() + "ideal not measured";
+  out << c.ideal_wavefronts << " ideal, " << c.conflicts() << " conflicts (" << c.ways() << "-way";
+  if (c.ideal_provenance == Provenance::kHardware) out << ", from hardware counters";
+  out << ")";
+  return out.str();
 }
-}  // namespace
+
+std::vector<SharedKind> ShownKinds(const LaunchRecord& record) {
+  std::vector<SharedKind> kinds;
+  for (const SharedKindInfo& info : SharedKinds()) {
+    if (info.kind == SharedKind::kLoad || info.kind == SharedKind::kStore || record.shared[info.kind].any() ||
+        record.unsupported[info.kind])
+      kinds.push_back(info.kind);
+  }
+  return kinds;
+}
+
+std::vector<SharedKind> ShownKinds(const std::vector<LaunchRecord>& records) {
+  PerKind<bool> shown;
+  for (const LaunchRecord& record : records)
+    for (const SharedKind kind : ShownKinds(record)) shown[kind] = true;
+  std::vector<SharedKind> kinds;
+  for (const SharedKindInfo& info : SharedKinds())
+    if (shown[info.kind] || info.kind == SharedKind::kLoad || info.kind == SharedKind::kStore)
+      kinds.push_back(info.kind);
+  return kinds;
+}
+
+SharedCounts SumCounts(const std::vector<LaunchRecord>& records, SharedKind kind) {
+  SharedCounts total;
+  for (const LaunchRecord& record : records) {
+    const SharedCounts& c = record.shared[kind];
+    total.instructions += c.instructions;
+    total.wavefronts += c.wavefronts;
+    total.ideal_wavefronts += c.ideal_wavefronts;
+    total.ideal_provenance =
+        std::max(total.ideal_provenance, c.ideal_provenance);  // kExact < kHardware < kNotMeasured
+  }
+  if (!total.ideal_known()) total.ideal_wavefronts = 0;
+  return total;
+}
 
 std::string Summary(const LaunchRecord& record) {
   std::ostringstream out;
   out << record.kernel << " <<<" << ToString(record.grid) << ", " << ToString(record.block) << ">>> ";
-  AppendCounts(out, "ld", record.loads);
-  out << " | ";
-  AppendCounts(out, "st", record.stores);
+  const char* separator = "";
+  for (const SharedKind kind : ShownKinds(record)) {
+    out << separator;
+    if (record.unsupported[kind]) {
+      out << InfoOf(kind).label << " not measurable on this device";
+    } else {
+      out << Describe(kind, record.shared[kind]);
+    }
+    separator = " | ";
+  }
   return out.str();
 }
 

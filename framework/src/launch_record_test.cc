@@ -25,38 +25,129 @@ TEST(SharedCountsTest, NoTrafficIsOneWayWithoutConflicts) {
   EXPECT_DOUBLE_EQ(none.ways(), 1.0);
 }
 
-TEST(DeriveSharedCountsTest, IdealIsHardwareWavefrontsMinusHardwareConflicts) {
-  // Unpadded 4096x4096 transpose loads as measured on the H100: the hardware counters read high,
-  // their difference is exact, and the instrumented wavefronts are exact.
-  const SharedCounts c = DeriveSharedCounts(524288, 16777216, 16905908, 16381620);
-  EXPECT_EQ(c.instructions, 524288u);
-  EXPECT_EQ(c.wavefronts, 16777216u);
-  EXPECT_EQ(c.ideal_wavefronts, 524288u);
-  EXPECT_EQ(c.conflicts(), 16252928u);
-  EXPECT_DOUBLE_EQ(c.ways(), 32.0);
+// Metric values as CUPTI would give them: every metric of the table, zero unless set.
+MetricValues AllMetricsZero() {
+  MetricValues values;
+  for (const SharedKindInfo& info : SharedKinds()) {
+    for (const char* name : {info.instructions_metric, info.wavefronts_metric, info.conflicts_metric,
+                             info.hardware_wavefronts_metric, info.hardware_conflicts_metric})
+      if (name != nullptr) values[name] = 0.0;
+  }
+  return values;
 }
 
-TEST(DeriveSharedCountsTest, RoundsCounterValuesAndClampsNegatives) {
-  const SharedCounts c = DeriveSharedCounts(7.9999999, 16.0000001, 3.0, 5.0);
-  EXPECT_EQ(c.instructions, 8u);
-  EXPECT_EQ(c.wavefronts, 16u);
-  EXPECT_EQ(c.ideal_wavefronts, 0u);
+void Set(MetricValues& values, SharedKind kind, double instructions, double wavefronts) {
+  values[InfoOf(kind).instructions_metric] = instructions;
+  values[InfoOf(kind).wavefronts_metric] = wavefronts;
+}
+void SetHardware(MetricValues& values, SharedKind kind, double wavefronts, double conflicts) {
+  values[InfoOf(kind).hardware_wavefronts_metric] = wavefronts;
+  values[InfoOf(kind).hardware_conflicts_metric] = conflicts;
+}
+
+TEST(SetSharedCountsTest, LoadIdealIsHardwareWavefrontsMinusHardwareConflicts) {
+  // Unpadded 4096x4096 transpose loads as measured on the H100: the hardware counters read high,
+  // their difference is exact, and the instrumented wavefronts are exact.
+  MetricValues values = AllMetricsZero();
+  Set(values, SharedKind::kLoad, 524288, 16777216);
+  SetHardware(values, SharedKind::kLoad, 16905908, 16381620);
+  LaunchRecord r;
+  SetSharedCounts(values, r);
+  EXPECT_EQ(r.loads().instructions, 524288u);
+  EXPECT_EQ(r.loads().wavefronts, 16777216u);
+  EXPECT_EQ(r.loads().ideal_wavefronts, 524288u);
+  EXPECT_EQ(r.loads().ideal_provenance, Provenance::kExact);
+  EXPECT_EQ(r.loads().conflicts(), 16252928u);
+  EXPECT_DOUBLE_EQ(r.loads().ways(), 32.0);
+  EXPECT_EQ(r.hardware[SharedKind::kLoad].wavefronts, 16905908u);
+}
+
+TEST(SetSharedCountsTest, RoundsCounterValuesAndClampsNegatives) {
+  MetricValues values = AllMetricsZero();
+  Set(values, SharedKind::kLoad, 7.9999999, 16.0000001);
+  SetHardware(values, SharedKind::kLoad, 3.0, 5.0);
+  LaunchRecord r;
+  SetSharedCounts(values, r);
+  EXPECT_EQ(r.loads().instructions, 8u);
+  EXPECT_EQ(r.loads().wavefronts, 16u);
+  EXPECT_EQ(r.loads().ideal_wavefronts, 0u);
+}
+
+TEST(SetSharedCountsTest, LdmatrixTrafficInTheLoadHardwarePairStaysOutOfTheLoadIdeal) {
+  // 8 LDS at stride 2 (16 wavefronts, ideal 8) and one ldmatrix .x4 with rows 128 B apart (32
+  // wavefronts, 28 conflicts, ideal 4): the LDS hardware pair counts both.
+  MetricValues values = AllMetricsZero();
+  Set(values, SharedKind::kLoad, 8, 16);
+  Set(values, SharedKind::kLdmatrix, 1, 32);
+  values[InfoOf(SharedKind::kLdmatrix).conflicts_metric] = 28;
+  SetHardware(values, SharedKind::kLoad, 16 + 32, 8 + 28);
+  LaunchRecord r;
+  SetSharedCounts(values, r);
+  EXPECT_EQ(r.loads().ideal_wavefronts, 8u);
+  EXPECT_EQ(r.loads().conflicts(), 8u);
+  EXPECT_EQ(r.shared[SharedKind::kLdmatrix].instructions, 1u);
+  EXPECT_EQ(r.shared[SharedKind::kLdmatrix].ideal_wavefronts, 4u);
+  EXPECT_EQ(r.shared[SharedKind::kLdmatrix].conflicts(), 28u);
+  EXPECT_FALSE(r.hardware_differs());
+}
+
+TEST(SetSharedCountsTest, AtomicIdealIsNotMeasuredUnlessItsHardwarePairIsRead) {
+  MetricValues values = AllMetricsZero();
+  Set(values, SharedKind::kAtomic, 64, 128);
+  values.erase(InfoOf(SharedKind::kAtomic).hardware_wavefronts_metric);
+  values.erase(InfoOf(SharedKind::kAtomic).hardware_conflicts_metric);
+  LaunchRecord r;
+  SetSharedCounts(values, r);
+  EXPECT_EQ(r.shared[SharedKind::kAtomic].wavefronts, 128u);
+  EXPECT_EQ(r.shared[SharedKind::kAtomic].ideal_provenance, Provenance::kNotMeasured);
+  EXPECT_EQ(r.shared[SharedKind::kAtomic].conflicts(), 0u);
+  EXPECT_DOUBLE_EQ(r.shared[SharedKind::kAtomic].ways(), 1.0);
+
+  SetHardware(values, SharedKind::kAtomic, 130, 66);
+  SetSharedCounts(values, r);
+  EXPECT_EQ(r.shared[SharedKind::kAtomic].ideal_provenance, Provenance::kHardware);
+  EXPECT_EQ(r.shared[SharedKind::kAtomic].ideal_wavefronts, 64u);
+  EXPECT_EQ(r.shared[SharedKind::kAtomic].conflicts(), 64u);
+}
+
+TEST(SetSharedCountsTest, KindsWhoseMetricsTheChipLacksAreUnsupportedNotZero) {
+  MetricValues values = AllMetricsZero();
+  values.erase(InfoOf(SharedKind::kStmatrix).instructions_metric);
+  values.erase(InfoOf(SharedKind::kStmatrix).wavefronts_metric);
+  values.erase(InfoOf(SharedKind::kStmatrix).conflicts_metric);
+  LaunchRecord r;
+  SetSharedCounts(values, r);
+  EXPECT_TRUE(r.unsupported[SharedKind::kStmatrix]);
+  EXPECT_FALSE(r.unsupported[SharedKind::kLdmatrix]);
+  EXPECT_THAT(ShownKinds(r), ::testing::Contains(SharedKind::kStmatrix));
+  EXPECT_THAT(Summary(r), HasSubstr("stsm not measurable on this device"));
+}
+
+TEST(SetSharedCountsTest, DistributedSharedMemoryHasInstructionsOnly) {
+  MetricValues values = AllMetricsZero();
+  values[InfoOf(SharedKind::kDsmem).instructions_metric] = 16;
+  LaunchRecord r;
+  SetSharedCounts(values, r);
+  EXPECT_EQ(r.shared[SharedKind::kDsmem].instructions, 16u);
+  EXPECT_FALSE(r.shared[SharedKind::kDsmem].ideal_known());
+  EXPECT_EQ(Describe(SharedKind::kDsmem, r.shared[SharedKind::kDsmem]),
+            "dsmem: 16 instructions (wavefronts not measurable)");
 }
 
 LaunchRecord ExactRecord() {
   LaunchRecord r;
   r.kernel = "stride2(float*)";
-  r.loads = {8, 16, 8};
-  r.stores = {8, 16, 8};
-  r.hardware_loads = {16, 8};
-  r.hardware_stores = {16, 8};
+  r.loads() = {8, 16, 8};
+  r.stores() = {8, 16, 8};
+  r.hardware[SharedKind::kLoad] = {16, 8};
+  r.hardware[SharedKind::kStore] = {16, 8};
   return r;
 }
 
 TEST(LaunchRecordTest, HardwareDiffersOnlyWhenAReadingDiffers) {
   LaunchRecord r = ExactRecord();
   EXPECT_FALSE(r.hardware_differs());
-  r.hardware_stores.bank_conflicts = 9;
+  r.hardware[SharedKind::kStore].bank_conflicts = 9;
   EXPECT_TRUE(r.hardware_differs());
 }
 
@@ -65,8 +156,8 @@ TEST(LaunchRecordTest, ConsistencyNotesFlagIdealNotEqualToInstructions) {
   AddConsistencyNotes(r);
   EXPECT_THAT(r.notes, IsEmpty());
 
-  r.loads = {128, 4096, 512};  // LDS.128: 4 ideal wavefronts per instruction
-  r.hardware_loads = {4096, 3584};
+  r.loads() = {128, 4096, 512};  // LDS.128: 4 ideal wavefronts per instruction
+  r.hardware[SharedKind::kLoad] = {4096, 3584};
   AddConsistencyNotes(r);
   ASSERT_THAT(r.notes, SizeIs(1));
   EXPECT_THAT(r.notes[0], HasSubstr("ideal wavefronts (512) differ from instructions (128)"));
@@ -74,7 +165,7 @@ TEST(LaunchRecordTest, ConsistencyNotesFlagIdealNotEqualToInstructions) {
 
 TEST(LaunchRecordTest, ConsistencyNotesFlagNoisyHardwareReadings) {
   LaunchRecord r = ExactRecord();
-  r.hardware_loads = {18, 10};
+  r.hardware[SharedKind::kLoad] = {18, 10};
   AddConsistencyNotes(r);
   ASSERT_THAT(r.notes, SizeIs(1));
   EXPECT_THAT(r.notes[0], HasSubstr("hardware counters differ"));
@@ -85,8 +176,8 @@ TEST(LaunchRecordTest, SummaryShowsKernelShapeAndCounts) {
   r.grid = {4, 1, 1};
   r.block = {256, 1, 1};
   EXPECT_EQ(Summary(r),
-            "stride2(float*) <<<4x1x1, 256x1x1>>> ld 8 inst / 16 wf (8 conflicts, 2-way) | "
-            "st 8 inst / 16 wf (8 conflicts, 2-way)");
+            "stride2(float*) <<<4x1x1, 256x1x1>>> ld: 8 instructions, 16 wavefronts, 8 ideal, 8 conflicts "
+            "(2-way) | st: 8 instructions, 16 wavefronts, 8 ideal, 8 conflicts (2-way)");
 }
 
 }  // namespace

@@ -11,8 +11,8 @@ using ::testing::Not;
 
 LaunchRecord Record(SharedCounts loads, SharedCounts stores) {
   LaunchRecord r;
-  r.loads = loads;
-  r.stores = stores;
+  r.loads() = loads;
+  r.stores() = stores;
   return r;
 }
 
@@ -30,8 +30,26 @@ TEST(MatchersTest, ConflictFree) {
   EXPECT_THAT(Record({8, 16, 8}, {8, 8, 8}), Not(ConflictFree()));
   EXPECT_THAT(Record({8, 8, 8}, {8, 9, 8}), Not(ConflictFree()));
   EXPECT_EQ(FailureText(ConflictFree(), Record({8, 256, 8}, {8, 8, 8})),
-            "has no shared-memory bank conflicts | loads: 8 instructions, 256 wavefronts, 8 ideal, "
-            "248 conflicts (32-way); stores: 8 instructions, 8 wavefronts, 8 ideal, 0 conflicts (1-way)");
+            "has no shared-memory bank conflicts | ld: 8 instructions, 256 wavefronts, 8 ideal, "
+            "248 conflicts (32-way) | st: 8 instructions, 8 wavefronts, 8 ideal, 0 conflicts (1-way)");
+}
+
+TEST(MatchersTest, ConflictFreeCoversEveryKind) {
+  LaunchRecord r = Record({8, 8, 8}, {8, 8, 8});
+  r.shared[SharedKind::kLdmatrix] = {1, 32, 4};
+  EXPECT_THAT(r, Not(ConflictFree()));
+  EXPECT_THAT(FailureText(ConflictFree(), r),
+              ::testing::HasSubstr("| ldsm: 1 instructions, 32 wavefronts, 4 ideal, 28 conflicts (8-way)"));
+  EXPECT_THAT(r, AllOf(KindWays(SharedKind::kLdmatrix, 8), KindInstructions(SharedKind::kLdmatrix, 1),
+                       KindConflicts(SharedKind::kLdmatrix, 28), KindWays(SharedKind::kLoad, 1)));
+}
+
+TEST(MatchersTest, KindsTheDeviceCannotMeasureNeverMatch) {
+  LaunchRecord r = Record({8, 8, 8}, {8, 8, 8});
+  r.unsupported[SharedKind::kStmatrix] = true;
+  EXPECT_THAT(r, Not(KindInstructions(SharedKind::kStmatrix, 0)));
+  EXPECT_THAT(FailureText(KindInstructions(SharedKind::kStmatrix, 0), r),
+              ::testing::HasSubstr("stmatrix (STSM) cannot be measured on this device"));
 }
 
 TEST(MatchersTest, Ways) {
@@ -40,8 +58,8 @@ TEST(MatchersTest, Ways) {
   EXPECT_THAT(r, Not(LoadWays(2)));
   EXPECT_EQ(
       FailureText(StoreWays(1), r),
-      "has shared stores served 1-way (wavefronts / ideal) | stores: 8 instructions, 16 wavefronts, 8 ideal, "
-      "8 conflicts (2-way)");
+      "has shared stores served 1-way (wavefronts / ideal) | ld: 8 instructions, 256 wavefronts, 8 ideal, "
+      "248 conflicts (32-way) | st: 8 instructions, 16 wavefronts, 8 ideal, 8 conflicts (2-way)");
 }
 
 TEST(MatchersTest, InstructionCounts) {
@@ -49,17 +67,17 @@ TEST(MatchersTest, InstructionCounts) {
   EXPECT_THAT(r, AllOf(SharedLoads(128), SharedStores(512)));
   EXPECT_THAT(r, Not(SharedLoads(512)));
   EXPECT_EQ(FailureText(SharedLoads(512), r),
-            "executes 512 shared load instructions | loads: 128 instructions, 4096 wavefronts, 512 ideal, "
-            "3584 conflicts (8-way)");
+            "executes 512 shared load instructions | ld: 128 instructions, 4096 wavefronts, 512 ideal, "
+            "3584 conflicts (8-way) | st: 512 instructions, 512 wavefronts, 512 ideal, 0 conflicts (1-way)");
 }
 
 TEST(MatchersTest, Conflicts) {
   const LaunchRecord r = Record({256, 512, 256}, {256, 512, 256});
   EXPECT_THAT(r, Conflicts(256, 256));
   EXPECT_THAT(r, Not(Conflicts(0, 0)));
-  EXPECT_THAT(FailureText(Conflicts(0, 256), r),
-              ::testing::HasSubstr(
-                  "has 0 shared load and 256 shared store bank conflicts | loads: 256 instructions"));
+  EXPECT_THAT(
+      FailureText(Conflicts(0, 256), r),
+      ::testing::HasSubstr("has 0 shared load and 256 shared store bank conflicts | ld: 256 instructions"));
 }
 
 }  // namespace

@@ -12,13 +12,39 @@
 
 namespace bankcheck {
 
-const std::vector<std::string>& CoreMetrics() {
-  static const std::vector<std::string> kMetrics = {
-      metric::kSharedLoadInstructions, metric::kSharedStoreInstructions, metric::kSharedLoadWavefronts,
-      metric::kSharedStoreWavefronts,  metric::kHardwareLoadWavefronts,  metric::kHardwareStoreWavefronts,
-      metric::kHardwareLoadConflicts,  metric::kHardwareStoreConflicts,
+std::vector<std::string> KindMetrics(const std::vector<SharedKind>& hardware_ideal) {
+  std::vector<std::string> names;
+  const auto add = [&names](const char* name) {
+    if (name != nullptr && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
   };
+  for (const SharedKindInfo& info : SharedKinds()) {
+    add(info.instructions_metric);
+    add(info.wavefronts_metric);
+    add(info.conflicts_metric);
+    const bool hardware =
+        info.ideal == IdealSource::kHardwarePair ||
+        (info.ideal == IdealSource::kHardwarePairOnRequest &&
+         std::find(hardware_ideal.begin(), hardware_ideal.end(), info.kind) != hardware_ideal.end());
+    if (hardware) {
+      add(info.hardware_wavefronts_metric);
+      add(info.hardware_conflicts_metric);
+    }
+  }
+  return names;
+}
+
+const std::vector<std::string>& CoreMetrics() {
+  static const std::vector<std::string> kMetrics = KindMetrics();
   return kMetrics;
+}
+
+bool IsKindMetric(const std::string& name) {
+  for (const SharedKindInfo& info : SharedKinds()) {
+    for (const char* metric : {info.instructions_metric, info.wavefronts_metric, info.conflicts_metric,
+                               info.hardware_wavefronts_metric, info.hardware_conflicts_metric})
+      if (metric != nullptr && name == metric) return true;
+  }
+  return false;
 }
 
 struct MetricCatalog::HostObject {

@@ -13,10 +13,14 @@ using nlohmann::json;
 json DimToJson(const Dim3& dim) { return json::array({dim.x, dim.y, dim.z}); }
 
 json CountsToJson(const SharedCounts& counts) {
-  return {{"instructions", counts.instructions},
-          {"wavefronts", counts.wavefronts},
-          {"ideal", counts.ideal_wavefronts},
-          {"conflicts", counts.conflicts()}};
+  json out = {{"instructions", counts.instructions}, {"wavefronts", counts.wavefronts}};
+  if (counts.ideal_known()) {
+    out["ideal"] = counts.ideal_wavefronts;
+    out["conflicts"] = counts.conflicts();
+  }
+  if (counts.ideal_provenance != Provenance::kExact)
+    out["ideal_source"] = ProvenanceName(counts.ideal_provenance);
+  return out;
 }
 
 Dim3 DimFromJson(const FieldReader& field) {
@@ -25,11 +29,21 @@ Dim3 DimFromJson(const FieldReader& field) {
   return Dim3{field.Element(0).Unsigned32(), field.Element(1).Unsigned32(), field.Element(2).Unsigned32()};
 }
 
+Provenance ProvenanceFromJson(const FieldReader& field) {
+  const std::string name = field.String();
+  for (const Provenance p : {Provenance::kExact, Provenance::kHardware, Provenance::kNotMeasured})
+    if (name == ProvenanceName(p)) return p;
+  field.Fail("\"exact\", \"hardware\" or \"not measured\"");
+  return Provenance::kExact;
+}
+
 SharedCounts CountsFromJson(const FieldReader& field) {
-  field.AllowOnlyFields({"instructions", "wavefronts", "ideal", "conflicts"});
+  field.AllowOnlyFields({"instructions", "wavefronts", "ideal", "conflicts", "ideal_source"});
   SharedCounts counts;
   counts.instructions = field.Field("instructions").Unsigned();
   counts.wavefronts = field.Field("wavefronts").Unsigned();
+  if (field.Has("ideal_source")) counts.ideal_provenance = ProvenanceFromJson(field.Field("ideal_source"));
+  if (!counts.ideal_known()) return counts;
   counts.ideal_wavefronts = field.Field("ideal").Unsigned();
   // "conflicts" is derived; it is stored for readers, and must agree with the other two.
   const FieldReader conflicts = field.Field("conflicts");
@@ -40,21 +54,40 @@ SharedCounts CountsFromJson(const FieldReader& field) {
   return counts;
 }
 
+// A block per kind: shared_ld and shared_st always (a reader sees that a launch had none), the
+// other kinds when the launch executed them.
+bool Written(const LaunchRecord& record, SharedKind kind) {
+  return kind == SharedKind::kLoad || kind == SharedKind::kStore || record.shared[kind].any();
+}
+
 }  // namespace
 
 json LaunchRecordToJson(const LaunchRecord& record, RecordDetail detail) {
   json out = {{"kernel", record.kernel},
               {"grid", DimToJson(record.grid)},
               {"block", DimToJson(record.block)},
-              {"dynamic_shared_bytes", record.dynamic_shared_bytes},
-              {"shared_ld", CountsToJson(record.loads)},
-              {"shared_st", CountsToJson(record.stores)}};
+              {"dynamic_shared_bytes", record.dynamic_shared_bytes}};
+  for (const SharedKindInfo& info : SharedKinds())
+    if (Written(record, info.kind)) {
+      const SharedCounts& counts = record.shared[info.kind];
+      out[info.key] = CountsToJson(detail == RecordDetail::kFull ? counts : ExactCounts(counts));
+    }
   if (detail == RecordDetail::kFull) {
     out["mangled"] = record.mangled_kernel;
-    out["hardware"] = {{"ld_wavefronts", record.hardware_loads.wavefronts},
-                       {"ld_bank_conflicts", record.hardware_loads.bank_conflicts},
-                       {"st_wavefronts", record.hardware_stores.wavefronts},
-                       {"st_bank_conflicts", record.hardware_stores.bank_conflicts}};
+    json hardware = json::object();
+    json unsupported = json::array();
+    for (const SharedKindInfo& info : SharedKinds()) {
+      const HardwareReadings& readings = record.hardware[info.kind];
+      if (readings.wavefronts != 0 || readings.bank_conflicts != 0 || Written(record, info.kind)) {
+        if (info.hardware_wavefronts_metric != nullptr) {
+          hardware[std::string(info.label) + "_wavefronts"] = readings.wavefronts;
+          hardware[std::string(info.label) + "_bank_conflicts"] = readings.bank_conflicts;
+        }
+      }
+      if (record.unsupported[info.kind]) unsupported.push_back(info.key);
+    }
+    out["hardware"] = std::move(hardware);
+    if (!unsupported.empty()) out["unsupported"] = std::move(unsupported);
     if (!record.extra_metrics.empty()) out["extra_metrics"] = record.extra_metrics;
     if (!record.notes.empty()) out["notes"] = record.notes;
   }
@@ -70,23 +103,46 @@ json LaunchRecordsToJson(const std::vector<LaunchRecord>& records, RecordDetail 
 LaunchRecord LaunchRecordFromJson(const json& value, const std::string& where, const std::string& advice,
                                   const std::string& field_path) {
   const FieldReader launch(value, where, advice, field_path);
-  launch.AllowOnlyFields({"kernel", "mangled", "grid", "block", "dynamic_shared_bytes", "shared_ld",
-                          "shared_st", "hardware", "extra_metrics", "notes"});
+  std::vector<std::string> fields = {
+      "kernel",   "mangled",     "grid",          "block", "dynamic_shared_bytes",
+      "hardware", "unsupported", "extra_metrics", "notes"};
+  for (const SharedKindInfo& info : SharedKinds()) fields.push_back(info.key);
+  launch.AllowOnlyFields(fields);
   LaunchRecord record;
   record.kernel = launch.Field("kernel").String();
   if (launch.Has("mangled")) record.mangled_kernel = launch.Field("mangled").String();
   record.grid = DimFromJson(launch.Field("grid"));
   record.block = DimFromJson(launch.Field("block"));
   record.dynamic_shared_bytes = launch.Field("dynamic_shared_bytes").Unsigned32();
-  record.loads = CountsFromJson(launch.Field("shared_ld"));
-  record.stores = CountsFromJson(launch.Field("shared_st"));
+  record.loads() = CountsFromJson(launch.Field("shared_ld"));
+  record.stores() = CountsFromJson(launch.Field("shared_st"));
+  for (const SharedKindInfo& info : SharedKinds())
+    if (launch.Has(info.key)) record.shared[info.kind] = CountsFromJson(launch.Field(info.key));
   if (launch.Has("hardware")) {
     const FieldReader hardware = launch.Field("hardware");
-    hardware.AllowOnlyFields({"ld_wavefronts", "ld_bank_conflicts", "st_wavefronts", "st_bank_conflicts"});
-    record.hardware_loads.wavefronts = hardware.Field("ld_wavefronts").Unsigned();
-    record.hardware_loads.bank_conflicts = hardware.Field("ld_bank_conflicts").Unsigned();
-    record.hardware_stores.wavefronts = hardware.Field("st_wavefronts").Unsigned();
-    record.hardware_stores.bank_conflicts = hardware.Field("st_bank_conflicts").Unsigned();
+    hardware.RequireObject();
+    for (const auto& item : hardware.json().items()) {
+      const std::string& key = item.key();
+      const size_t underscore = key.find('_');
+      const std::optional<SharedKind> kind =
+          underscore == std::string::npos ? std::nullopt : SharedKindFromKey(key.substr(0, underscore));
+      const std::string reading = underscore == std::string::npos ? key : key.substr(underscore + 1);
+      if (!kind || (reading != "wavefronts" && reading != "bank_conflicts"))
+        hardware.Field(key).FailWith(
+            "is not a hardware reading (<kind>_wavefronts or <kind>_bank_conflicts)");
+      uint64_t& reading_value =
+          reading == "wavefronts" ? record.hardware[*kind].wavefronts : record.hardware[*kind].bank_conflicts;
+      reading_value = hardware.Field(key).Unsigned();
+    }
+  }
+  if (launch.Has("unsupported")) {
+    const FieldReader unsupported = launch.Field("unsupported");
+    for (const std::string& key : unsupported.StringArray()) {
+      const std::optional<SharedKind> kind = SharedKindFromKey(key);
+      if (!kind)
+        unsupported.FailWith("names \"" + key + "\", which is not a kind of shared-memory instruction");
+      record.unsupported[*kind] = true;
+    }
   }
   if (launch.Has("extra_metrics")) {
     const FieldReader metrics = launch.Field("extra_metrics");

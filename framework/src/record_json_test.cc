@@ -51,16 +51,57 @@ TEST(RecordJsonTest, ExactRecordLeavesOutHardwareNotesAndMetrics) {
   EXPECT_FALSE(out.contains("extra_metrics"));
   // Read back, the hardware readings are zero and the exact counts are all there.
   const LaunchRecord back = LaunchRecordFromJson(out, "test");
-  EXPECT_EQ(back.loads, record.loads);
-  EXPECT_EQ(back.stores, record.stores);
-  EXPECT_EQ(back.hardware_loads.wavefronts, 0u);
+  EXPECT_EQ(back.loads(), record.loads());
+  EXPECT_EQ(back.stores(), record.stores());
+  EXPECT_EQ(back.hardware[SharedKind::kLoad].wavefronts, 0u);
+}
+
+TEST(RecordJsonTest, EachExecutedKindHasABlockWithItsProvenance) {
+  LaunchRecord record = MakeRecord(2048);
+  record.shared[SharedKind::kLdmatrix] = {16, 512, 64};
+  record.shared[SharedKind::kAtomic] = {256, 806, 256, Provenance::kHardware};
+  record.hardware[SharedKind::kAtomic] = {806, 550};
+  record.shared[SharedKind::kDsmem] = {16, 0, 0, Provenance::kNotMeasured};
+  record.unsupported[SharedKind::kStmatrix] = true;
+  const json full = LaunchRecordToJson(record, RecordDetail::kFull);
+  EXPECT_EQ(full["shared_ldsm"],
+            json::parse(R"({"instructions": 16, "wavefronts": 512, "ideal": 64, "conflicts": 448})"));
+  EXPECT_EQ(full["shared_atom"], json::parse(R"({"instructions": 256, "wavefronts": 806, "ideal": 256,
+                                                 "conflicts": 550, "ideal_source": "hardware"})"));
+  EXPECT_EQ(full["shared_dsmem"],
+            json::parse(R"({"instructions": 16, "wavefronts": 0, "ideal_source": "not measured"})"));
+  EXPECT_FALSE(full.contains("shared_stsm"));  // not executed: no block
+  EXPECT_EQ(full["unsupported"], json::array({"shared_stsm"}));
+  EXPECT_EQ(full["hardware"]["atom_bank_conflicts"], 550);
+  const LaunchRecord back = LaunchRecordFromJson(full, "test");
+  EXPECT_EQ(back.shared, record.shared);
+  EXPECT_EQ(back.unsupported, record.unsupported);
+  EXPECT_EQ(back.hardware[SharedKind::kAtomic], record.hardware[SharedKind::kAtomic]);
+
+  // Baselines keep only what is exact: the hardware-sourced ideal is left out.
+  const json exact = LaunchRecordToJson(record, RecordDetail::kExact);
+  EXPECT_EQ(exact["shared_atom"],
+            json::parse(R"({"instructions": 256, "wavefronts": 806, "ideal_source": "not measured"})"));
+  EXPECT_EQ(exact["shared_ldsm"], full["shared_ldsm"]);
+}
+
+TEST(RecordJsonTest, UnknownKindsAndProvenancesAreRejected) {
+  json value = LaunchRecordToJson(MakeRecord(64), RecordDetail::kFull);
+  value["shared_xyz"] = value["shared_ld"];
+  EXPECT_THAT(ParseError(value), HasSubstr("unknown field launches[0].shared_xyz"));
+  value = LaunchRecordToJson(MakeRecord(64), RecordDetail::kFull);
+  value["shared_ld"]["ideal_source"] = "guessed";
+  EXPECT_THAT(ParseError(value), HasSubstr("ideal_source"));
+  value = LaunchRecordToJson(MakeRecord(64), RecordDetail::kFull);
+  value["unsupported"] = json::array({"shared_nope"});
+  EXPECT_THAT(ParseError(value), HasSubstr("not a kind of shared-memory instruction"));
 }
 
 TEST(RecordJsonTest, FullRecordRoundTrips) {
   LaunchRecord record = MakeRecord(256, 64, "reduce");
   record.dynamic_shared_bytes = 49152;
   record.grid = {4294967295u, 2, 3};
-  record.loads.instructions = uint64_t{1} << 40;  // beyond 32 bits
+  record.loads().instructions = uint64_t{1} << 40;  // beyond 32 bits
   record.notes = {"first", "second"};
   record.extra_metrics = {{"a", 1.5}, {"b", -2.0}};
   const LaunchRecord back = LaunchRecordFromJson(LaunchRecordToJson(record, RecordDetail::kFull), "test");
@@ -69,21 +110,22 @@ TEST(RecordJsonTest, FullRecordRoundTrips) {
   EXPECT_EQ(back.grid, record.grid);
   EXPECT_EQ(back.block, record.block);
   EXPECT_EQ(back.dynamic_shared_bytes, 49152u);
-  EXPECT_EQ(back.loads, record.loads);
-  EXPECT_EQ(back.stores, record.stores);
-  EXPECT_EQ(back.hardware_loads.wavefronts, record.hardware_loads.wavefronts);
-  EXPECT_EQ(back.hardware_loads.bank_conflicts, record.hardware_loads.bank_conflicts);
-  EXPECT_EQ(back.hardware_stores.wavefronts, record.hardware_stores.wavefronts);
+  EXPECT_EQ(back.loads(), record.loads());
+  EXPECT_EQ(back.stores(), record.stores());
+  EXPECT_EQ(back.hardware[SharedKind::kLoad].wavefronts, record.hardware[SharedKind::kLoad].wavefronts);
+  EXPECT_EQ(back.hardware[SharedKind::kLoad].bank_conflicts,
+            record.hardware[SharedKind::kLoad].bank_conflicts);
+  EXPECT_EQ(back.hardware[SharedKind::kStore].wavefronts, record.hardware[SharedKind::kStore].wavefronts);
   EXPECT_EQ(back.notes, record.notes);
   EXPECT_EQ(back.extra_metrics, record.extra_metrics);
 }
 
 TEST(RecordJsonTest, LargestCountsRoundTripExactly) {
   LaunchRecord record = MakeRecord(64);
-  record.loads.wavefronts = UINT64_MAX;
+  record.loads().wavefronts = UINT64_MAX;
   const LaunchRecord back =
       LaunchRecordFromJson(json::parse(LaunchRecordToJson(record, RecordDetail::kExact).dump()), "test");
-  EXPECT_EQ(back.loads.wavefronts, UINT64_MAX);
+  EXPECT_EQ(back.loads().wavefronts, UINT64_MAX);
 }
 
 TEST(RecordJsonTest, MetricWithoutValueIsWrittenAsNullAndReadAsNaN) {

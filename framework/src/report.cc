@@ -57,18 +57,40 @@ std::string Ways(double ways) {
   return text;
 }
 
-// "1984 (32-way)" over all launches: total conflicts, worst ways.
-std::string Measured(const std::vector<LaunchRecord>& launches, SharedCounts LaunchRecord::*counts) {
+// "ld 1984 (32-way) · st 0 · ldsm 28 (8-way, max of 2 launches)" over the kinds the launches show:
+// total conflicts and the worst ways; "(hardware)" where the ideal came from hardware counters,
+// "n/a" where no counter gives it.
+std::string Measured(const std::vector<LaunchRecord>& launches) {
   if (launches.empty()) return "—";
-  uint64_t conflicts = 0;
-  double worst_ways = 1.0;
-  for (const LaunchRecord& launch : launches) {
-    conflicts += (launch.*counts).conflicts();
-    worst_ways = std::max(worst_ways, (launch.*counts).ways());
+  std::string text;
+  for (const SharedKind kind : ShownKinds(launches)) {
+    const SharedCounts total = SumCounts(launches, kind);
+    double worst_ways = 1.0;
+    for (const LaunchRecord& launch : launches) worst_ways = std::max(worst_ways, launch.shared[kind].ways());
+    text += std::string(text.empty() ? "" : " · ") + InfoOf(kind).label + " ";
+    if (!total.ideal_known()) {
+      text += "n/a";
+      continue;
+    }
+    text += std::to_string(total.conflicts());
+    std::vector<std::string> notes;
+    if (worst_ways != 1.0) notes.push_back(Ways(worst_ways) + "-way");
+    if (worst_ways != 1.0 && launches.size() > 1)
+      notes.back() += " max of " + std::to_string(launches.size()) + " launches";
+    if (total.ideal_provenance == Provenance::kHardware) notes.push_back("hardware");
+    for (size_t i = 0; i < notes.size(); ++i) text += (i == 0 ? " (" : ", ") + notes[i];
+    if (!notes.empty()) text += ")";
   }
-  std::string text = std::to_string(conflicts) + " (" + Ways(worst_ways) + "-way";
-  if (launches.size() > 1) text += " max of " + std::to_string(launches.size()) + " launches";
-  return text + ")";
+  return text;
+}
+
+// "ld 2 · st 1 · ldsm 8": the annotation's ways for the kinds the launches show.
+std::string ExpectedWays(const CaseResult& result) {
+  std::string text;
+  for (const SharedKind kind : ShownKinds(result.launches))
+    text +=
+        std::string(text.empty() ? "" : " · ") + InfoOf(kind).label + " " + Ways(result.expected_ways[kind]);
+  return text;
 }
 
 std::string VerdictCell(const std::optional<BaselineVerdict>& verdict) {
@@ -200,10 +222,8 @@ std::string RenderMarkdownReport(const RunResults& results, const ReportOptions&
         ++collapsed[view.rank];
         continue;
       }
-      rows.push_back(
-          {CodeSpan(result.name), Ways(result.expected_load_ways) + " / " + Ways(result.expected_store_ways),
-           Measured(result.launches, &LaunchRecord::loads), Measured(result.launches, &LaunchRecord::stores),
-           VerdictCell(view.verdict), StatusCell(result.status)});
+      rows.push_back({CodeSpan(result.name), ExpectedWays(result), Measured(result.launches),
+                      VerdictCell(view.verdict), StatusCell(result.status)});
       std::string body;
       if (!view.table.empty() && view.verdict != BaselineVerdict::kMatch) body += view.table;
       if (result.status == CaseStatus::kFailed) {
@@ -222,9 +242,8 @@ std::string RenderMarkdownReport(const RunResults& results, const ReportOptions&
       }
     }
     if (!rows.empty()) {
-      out += internal::FormatMarkdownTable({"case", "expected ways (ld / st)", "measured ld conflicts",
-                                            "measured st conflicts", "baseline", "status"},
-                                           rows) +
+      out += internal::FormatMarkdownTable(
+                 {"case", "expected ways", "measured conflicts", "baseline", "status"}, rows) +
              "\n";
     }
     std::vector<std::string> counted;

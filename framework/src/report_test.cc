@@ -20,7 +20,7 @@ CaseResult MakeCase(const std::string& name, uint64_t load_wavefronts, std::opti
   CaseResult result;
   result.name = name;
   result.status = status;
-  result.expected_load_ways = static_cast<double>(load_wavefronts) / 64.0;
+  result.expected_ways[SharedKind::kLoad] = static_cast<double>(load_wavefronts) / 64.0;
   result.launches = {MakeRecord(load_wavefronts)};
   result.baseline = verdict;
   return result;
@@ -61,7 +61,7 @@ TEST(ReportTest, RegressionsComeFirstThenImprovementsAndUnchangedCasesAreCounted
   const size_t transpose = report.find("### transpose");
   const size_t reduce = report.find("### reduce");
   const size_t regressed = report.find(
-      "| `transpose/zz_regressed` | 32 / 1 | 1984 (32-way) | 0 (1-way) | "
+      "| `transpose/zz_regressed` | ld 32 · st 1 | ld 1984 (32-way) · st 0 | "
       "**regression** | **failed** |");
   const size_t improved = report.find("| `transpose/aa_improved` |");
   const size_t missing = report.find("| `transpose/mm_missing` |");
@@ -115,9 +115,9 @@ TEST_F(ReportWithBaselinesTest, ComparesWithTheBaselineFilesInsteadOfTheStoredVe
   EXPECT_THAT(
       report,
       AllOf(HasSubstr("Baselines: compared with `" + (dir_ / "sm_90").string() + "`"),
-            HasSubstr("| `transpose/a` | 32 / 1 | 1984 (32-way) | 0 (1-way) | **regression** | passed |"),
-            HasSubstr("| `transpose/b` | 1 / 1 | 0 (1-way) | 0 (1-way) | improvement | passed |"),
-            HasSubstr("| `transpose/c` | 1 / 1 | 0 (1-way) | 0 (1-way) | missing | passed |")));
+            HasSubstr("| `transpose/a` | ld 32 · st 1 | ld 1984 (32-way) · st 0 | **regression** | passed |"),
+            HasSubstr("| `transpose/b` | ld 1 · st 1 | ld 0 · st 0 | improvement | passed |"),
+            HasSubstr("| `transpose/c` | ld 1 · st 1 | ld 0 · st 0 | missing | passed |")));
   EXPECT_LT(report.find("`transpose/a` |"), report.find("`transpose/b` |"));
   EXPECT_THAT(report, HasSubstr("wavefronts"));  // the freshly computed before -> after table
 }

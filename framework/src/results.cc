@@ -21,15 +21,24 @@ std::string ResultsFileAdvice(const std::filesystem::path& path) {
          " a bankcheck results file? Produce it again with the suite run (or `bankcheck merge-results`)";
 }
 
+// Loads and stores always; other kinds where the annotation or the launches name them.
+json ExpectedWaysToJson(const CaseResult& result) {
+  json out = json::object();
+  for (const SharedKind kind : ShownKinds(result.launches))
+    out[InfoOf(kind).key] = result.expected_ways[kind];
+  for (const SharedKindInfo& info : SharedKinds())
+    if (result.expected_ways[info.kind] != 1.0) out[info.key] = result.expected_ways[info.kind];
+  return out;
+}
+
 json CaseResultToJson(const CaseResult& result) {
-  return {
-      {"description", result.description},
-      {"status", CaseStatusName(result.status)},
-      {"expected", {{"load_ways", result.expected_load_ways}, {"store_ways", result.expected_store_ways}}},
-      {"launches", LaunchRecordsToJson(result.launches, RecordDetail::kFull)},
-      {"baseline", result.baseline ? BaselineVerdictName(*result.baseline) : kNotCompared},
-      {"baseline_table", result.baseline_table},
-      {"messages", result.messages}};
+  return {{"description", result.description},
+          {"status", CaseStatusName(result.status)},
+          {"expected", ExpectedWaysToJson(result)},
+          {"launches", LaunchRecordsToJson(result.launches, RecordDetail::kFull)},
+          {"baseline", result.baseline ? BaselineVerdictName(*result.baseline) : kNotCompared},
+          {"baseline_table", result.baseline_table},
+          {"messages", result.messages}};
 }
 
 CaseResult CaseResultFromJson(const std::string& name, const json& value, const std::filesystem::path& path) {
@@ -46,9 +55,15 @@ CaseResult CaseResultFromJson(const std::string& name, const json& value, const 
   if (!parsed_status) status.Fail("\"passed\", \"failed\" or \"skipped\"");
   result.status = *parsed_status;
   const FieldReader expected = entry.Field("expected");
-  expected.AllowOnlyFields({"load_ways", "store_ways"});
-  result.expected_load_ways = expected.Field("load_ways").Number();
-  result.expected_store_ways = expected.Field("store_ways").Number();
+  expected.RequireObject();
+  for (const auto& item : expected.json().items()) {
+    // "load_ways"/"store_ways": results files written before the per-kind blocks.
+    const std::optional<SharedKind> kind = item.key() == "load_ways"    ? SharedKind::kLoad
+                                           : item.key() == "store_ways" ? SharedKind::kStore
+                                                                        : SharedKindFromKey(item.key());
+    if (!kind) expected.Field(item.key()).FailWith("is not a kind of shared-memory instruction");
+    result.expected_ways[*kind] = expected.Field(item.key()).Number();
+  }
   result.launches = LaunchRecordsFromJson(entry.Field("launches").json(), where, advice, "launches");
   const FieldReader baseline = entry.Field("baseline");
   if (baseline.String() != kNotCompared) {

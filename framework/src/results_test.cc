@@ -27,8 +27,8 @@ CaseResult MakeCase(const std::string& name, CaseStatus status = CaseStatus::kPa
   result.name = name;
   result.description = "what " + name + " shows";
   result.status = status;
-  result.expected_load_ways = 32;
-  result.expected_store_ways = 1;
+  result.expected_ways[SharedKind::kLoad] = 32;
+  result.expected_ways[SharedKind::kStore] = 1;
   if (status != CaseStatus::kSkipped) result.launches = {MakeRecord(2048)};
   result.baseline = BaselineVerdict::kMatch;
   result.messages = {"a message"};
@@ -79,13 +79,29 @@ TEST(ResultsTest, RoundTripsWithHardwareReadings) {
   const CaseResult& naive = back.cases.at("transpose/naive");
   EXPECT_EQ(naive.name, "transpose/naive");
   EXPECT_EQ(naive.status, CaseStatus::kPassed);
-  EXPECT_EQ(naive.expected_load_ways, 32.0);
+  EXPECT_EQ(naive.expected_ways[SharedKind::kLoad], 32.0);
   EXPECT_EQ(naive.baseline, BaselineVerdict::kMatch);
   EXPECT_EQ(naive.baseline_table, "launch ...\n");
   EXPECT_THAT(naive.messages, ElementsAre("a message"));
-  EXPECT_EQ(naive.launches.at(0).hardware_loads.bank_conflicts, 1987u);
+  EXPECT_EQ(naive.launches.at(0).hardware[SharedKind::kLoad].bank_conflicts, 1987u);
   EXPECT_EQ(back.cases.at("transpose/big").baseline, std::nullopt);
   EXPECT_EQ(SerializeResults(back), text);
+}
+
+TEST(ResultsTest, ExpectedWaysArePerKindAndOlderFilesStillRead) {
+  RunResults results;
+  results.metadata = MakeMetadata();
+  results.cases["transpose/naive"] = MakeCase("transpose/naive");
+  results.cases.at("transpose/naive").expected_ways[SharedKind::kLdmatrix] = 8;
+  nlohmann::json document = nlohmann::json::parse(SerializeResults(results));
+  nlohmann::json& expected = document["cases"]["transpose/naive"]["expected"];
+  EXPECT_EQ(expected, nlohmann::json::parse(R"({"shared_ld": 32, "shared_st": 1, "shared_ldsm": 8})"));
+  // Results files written before the per-kind blocks named loads and stores only.
+  expected = nlohmann::json::parse(R"({"load_ways": 2, "store_ways": 4})");
+  const CaseResult back = ParseResults(document.dump(), "old.json").cases.at("transpose/naive");
+  EXPECT_EQ(back.expected_ways[SharedKind::kLoad], 2.0);
+  EXPECT_EQ(back.expected_ways[SharedKind::kStore], 4.0);
+  EXPECT_EQ(back.expected_ways[SharedKind::kLdmatrix], 1.0);
 }
 
 TEST(ResultsTest, MalformedAndWrongFieldsAreNamed) {

@@ -27,10 +27,10 @@ inline LaunchRecord MakeRecord(uint64_t load_wavefronts, uint64_t ideal = 64,
   record.mangled_kernel = "_Z" + std::to_string(kernel.size()) + kernel + "PfPKf";
   record.grid = {32, 32, 1};
   record.block = {32, 8, 1};
-  record.loads = {ideal, load_wavefronts, ideal};
-  record.stores = {ideal, ideal, ideal};
-  record.hardware_loads = {load_wavefronts + 3, load_wavefronts - ideal + 3};
-  record.hardware_stores = {ideal, 0};
+  record.loads() = {ideal, load_wavefronts, ideal};
+  record.stores() = {ideal, ideal, ideal};
+  record.hardware[SharedKind::kLoad] = {load_wavefronts + 3, load_wavefronts - ideal + 3};
+  record.hardware[SharedKind::kStore] = {ideal, 0};
   return record;
 }
 

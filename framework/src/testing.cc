@@ -32,18 +32,20 @@ void RecordLaunchProperties(const std::vector<LaunchRecord>& records) {
     ::testing::Test::RecordProperty(prefix + "kernel", r.kernel);
     ::testing::Test::RecordProperty(prefix + "grid", ToString(r.grid));
     ::testing::Test::RecordProperty(prefix + "block", ToString(r.block));
-    record(prefix + "ld_instructions", r.loads.instructions);
-    record(prefix + "ld_wavefronts", r.loads.wavefronts);
-    record(prefix + "ld_ideal", r.loads.ideal_wavefronts);
-    record(prefix + "ld_conflicts", r.loads.conflicts());
-    record(prefix + "st_instructions", r.stores.instructions);
-    record(prefix + "st_wavefronts", r.stores.wavefronts);
-    record(prefix + "st_ideal", r.stores.ideal_wavefronts);
-    record(prefix + "st_conflicts", r.stores.conflicts());
-    record(prefix + "hw_ld_wavefronts", r.hardware_loads.wavefronts);
-    record(prefix + "hw_ld_bank_conflicts", r.hardware_loads.bank_conflicts);
-    record(prefix + "hw_st_wavefronts", r.hardware_stores.wavefronts);
-    record(prefix + "hw_st_bank_conflicts", r.hardware_stores.bank_conflicts);
+    for (const SharedKind kind : ShownKinds(r)) {
+      const SharedCounts& c = r.shared[kind];
+      const std::string label = prefix + InfoOf(kind).label;
+      record(label + "_instructions", c.instructions);
+      record(label + "_wavefronts", c.wavefronts);
+      if (c.ideal_known()) {
+        record(label + "_ideal", c.ideal_wavefronts);
+        record(label + "_conflicts", c.conflicts());
+      }
+      if (InfoOf(kind).hardware_wavefronts_metric != nullptr) {
+        record(prefix + "hw_" + InfoOf(kind).label + "_wavefronts", r.hardware[kind].wavefronts);
+        record(prefix + "hw_" + InfoOf(kind).label + "_bank_conflicts", r.hardware[kind].bank_conflicts);
+      }
+    }
     for (const auto& [name, value] : r.extra_metrics) {
       std::ostringstream text;
       text << value;

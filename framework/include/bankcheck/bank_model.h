@@ -1,6 +1,7 @@
 #pragma once
 // The CPU bank-conflict model: what one warp-level shared-memory access costs, by the rules in
-// shared/research/bank-model.md (Volta and later), and the totals of a whole launch.
+// shared/research/bank-model.md (Volta and later), and the totals of a whole launch. docs/model.md
+// describes the rules, per kind of instruction.
 //
 // Rules, in short:
 //   bank = (byte address / 4) % 32
@@ -32,14 +33,15 @@
 #include <vector>
 
 #include "bankcheck/error.h"
-#include "bankcheck/kernel_registry.h"
 #include "bankcheck/launch_record.h"
+#include "bankcheck/shared_kind.h"
 
 namespace bankcheck {
 
 inline constexpr int kWarpSize = 32;
 inline constexpr int kSharedBanks = 32;
 inline constexpr uint64_t kBankWordBytes = 4;
+inline constexpr uint32_t kMatrixRowBytes = 16;  // one row of an 8x8 b16 ldmatrix/stmatrix matrix
 
 // One warp-level shared-memory access: a byte address per lane, which lanes take part, and the
 // size each lane accesses.
@@ -112,7 +114,14 @@ WarpExplanation ExplainWarpAccess(const WarpAccess& access);
 // ---------------------------------------------------------------------------------------------
 // Launch level.
 
-enum class AccessDirection { kLoad, kStore };
+// What the model predicts for a launch, per kind, with the bank map a failure message can show.
+struct PredictedCounts {
+  PerKind<SharedCounts> kinds;
+  std::string bank_map;  // human-readable explanation of the worst access; may be empty
+
+  SharedCounts& operator[](SharedKind kind) { return kinds[kind]; }
+  const SharedCounts& operator[](SharedKind kind) const { return kinds[kind]; }
+};
 
 // A lane's byte address for one execution of an instruction, or nullopt when the lane does not
 // execute it. Arguments: block index, thread index, loop iteration (0 when not in a loop).
@@ -122,7 +131,7 @@ using LaneAddressFunction =
 // One shared-memory instruction of a kernel, as the threads of a launch execute it.
 struct SharedAccess {
   std::string name;  // what the source says, e.g. "tile[tx][ty]"; shown in bank maps
-  AccessDirection direction = AccessDirection::kLoad;
+  SharedKind kind = SharedKind::kLoad;
   uint32_t bytes = 4;
   uint32_t iterations = 1;  // how many times each thread executes it (a loop's trip count)
   LaneAddressFunction address;
@@ -162,25 +171,70 @@ LaneAddressFunction ToLaneAddressFunction(F&& f) {
 }
 }  // namespace internal
 
+// How each kind is costed (docs/model.md, "Instruction kinds"):
+//   loads, stores, shared atomics, cp.async: each active lane accesses `bytes` at its address,
+//     costed by the rule above for that size. (The 16-byte cp.async did not follow it on the
+//     H100; shared-atomic conflicts have no exact counter to check it against.)
+//   ldmatrix, stmatrix: each 8x8 b16 matrix is 8 rows of 16 bytes, one row address per lane
+//     (lanes 0-7 for .x1, 0-15 for .x2, all 32 for .x4): exactly a 16-byte access of the row
+//     addresses, one phase of 8 lanes per matrix; ideal = matrices.
+// The rest (wgmma operands, distributed shared memory) have no model rule; PredictLaunch still
+// costs an access of theirs by its size.
+
+// Any kind: `address` gives each lane's byte address (for ldmatrix/stmatrix, its row's).
+template <typename F>
+SharedAccess SharedAccessOf(SharedKind kind, std::string name, uint32_t bytes, F&& address,
+                            uint32_t iterations = 1) {
+  return SharedAccess{std::move(name), kind, bytes, iterations,
+                      internal::ToLaneAddressFunction(std::forward<F>(address))};
+}
+
 template <typename F>
 SharedAccess SharedLoad(std::string name, uint32_t bytes, F&& address, uint32_t iterations = 1) {
-  return SharedAccess{std::move(name), AccessDirection::kLoad, bytes, iterations,
-                      internal::ToLaneAddressFunction(std::forward<F>(address))};
+  return SharedAccessOf(SharedKind::kLoad, std::move(name), bytes, std::forward<F>(address), iterations);
 }
 
 template <typename F>
 SharedAccess SharedStore(std::string name, uint32_t bytes, F&& address, uint32_t iterations = 1) {
-  return SharedAccess{std::move(name), AccessDirection::kStore, bytes, iterations,
-                      internal::ToLaneAddressFunction(std::forward<F>(address))};
+  return SharedAccessOf(SharedKind::kStore, std::move(name), bytes, std::forward<F>(address), iterations);
+}
+
+// An atomic or reduction on shared memory (ATOMS/REDS) of `bytes` bytes per lane.
+template <typename F>
+SharedAccess SharedAtomic(std::string name, uint32_t bytes, F&& address, uint32_t iterations = 1) {
+  return SharedAccessOf(SharedKind::kAtomic, std::move(name), bytes, std::forward<F>(address), iterations);
+}
+
+// cp.async (LDGSTS) of `bytes` bytes per lane: `address` is the lane's shared destination.
+template <typename F>
+SharedAccess CpAsync(std::string name, uint32_t bytes, F&& address, uint32_t iterations = 1) {
+  return SharedAccessOf(SharedKind::kCpAsync, std::move(name), bytes, std::forward<F>(address), iterations);
+}
+
+// ldmatrix: each lane that supplies a row returns the byte address of its 16-byte row, the others
+// std::nullopt (.x1: lanes 0-7 supply rows, .x2: lanes 0-15, .x4: all 32).
+template <typename F>
+SharedAccess Ldmatrix(std::string name, F&& row_address, uint32_t iterations = 1) {
+  return SharedAccessOf(SharedKind::kLdmatrix, std::move(name), kMatrixRowBytes, std::forward<F>(row_address),
+                        iterations);
+}
+
+// stmatrix: as Ldmatrix.
+template <typename F>
+SharedAccess Stmatrix(std::string name, F&& row_address, uint32_t iterations = 1) {
+  return SharedAccessOf(SharedKind::kStmatrix, std::move(name), kMatrixRowBytes, std::forward<F>(row_address),
+                        iterations);
 }
 
 // Walks every warp of every block (warps are 32 consecutive linear thread ids of a block,
-// x fastest; a partial last warp has inactive lanes) through every access, in order, and adds up
-// loads and stores. `instructions` counts warp instructions with at least one active lane.
+// x fastest; a partial last warp has inactive lanes) through every access, in order, and adds
+// each access's counts to predicted[access.kind]. `instructions` counts warp instructions with at
+// least one active lane; ideal_provenance stays kExact.
 // bank_map is the text bank map of the instruction with the most conflicts (the first one found
 // on a tie; the first instruction when none conflicts), with a line saying where it ran.
 // Throws Error(kBadInput) for an empty grid or block, a block over 1024 threads, a missing
-// address function, or an access the model rejects (with the access, block and warp named).
+// address function, an ldmatrix/stmatrix whose size is not 16 bytes, or an access the model
+// rejects (with the access, block and warp named).
 PredictedCounts PredictLaunch(const Dim3& grid, const Dim3& block, const std::vector<SharedAccess>& accesses);
 
 }  // namespace bankcheck

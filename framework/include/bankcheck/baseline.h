@@ -100,7 +100,7 @@ class BaselineSet {
 
 enum class BaselineVerdict {
   kMatch,        // every value equal
-  kRegression,   // more conflicts or more wavefronts in some launch, loads or stores
+  kRegression,   // more conflicts or more wavefronts in some launch, of any kind
   kImprovement,  // fewer conflicts or wavefronts somewhere, and more nowhere
   kChanged,      // same conflicts and wavefronts, other values differ (instructions, launches, grid...)
   kMissing,      // the case has no baseline entry
@@ -113,7 +113,7 @@ struct BaselineComparison {
   // Per launch: ld/st instructions, wavefronts, ideal, conflicts as "before -> after" where they
   // differ. Empty for kMissing.
   std::string table;
-  // One line per difference: "launch 0 (transpose<float>) loads: wavefronts 64 -> 2048, ...".
+  // One line per difference: "launch 0 (transpose<float>) ld: wavefronts 64 -> 2048, ...".
   std::vector<std::string> differences;
   // For a person: what happened and, unless it matches, the command that records the new values.
   std::string message;

@@ -30,6 +30,10 @@ struct SessionOptions {
   //            inputs or outputs). Measure() only.
   enum class Replay { kKernel, kUser };
   Replay replay = Replay::kKernel;
+
+  // Kinds whose ideal wavefronts only hardware counters give (IdealSource::kHardwarePairOnRequest:
+  // shared atomics, wgmma) to read anyway, marked Provenance::kHardware. Each costs a replay pass.
+  std::vector<SharedKind> hardware_ideal;
 };
 
 class CounterSession {
@@ -63,6 +67,12 @@ std::vector<LaunchRecord> Measure(const std::function<void()>& launches, const S
 // Optional: without it the first session does the set-up itself. Does nothing without a usable
 // GPU. BANKCHECK_SKIP_WITHOUT_GPU() calls it.
 void PrepareCounterSession();
+
+// BANKCHECK_COUNTERS=off: run the launches without measuring them, so that another profiler (ncu)
+// can measure the same launches (benchmarks/ncu_crosscheck.sh). CaseContext::Measure then only
+// runs its launches, PrepareCounterSession does nothing, and the kernel suite skips each case
+// after its run, saying so.
+bool CountersDisabled();
 
 // Frees the process-wide CUPTI state (it is kept between sessions so that later sessions are
 // cheap). Called automatically at exit; call it before cudaDeviceReset().

@@ -7,9 +7,9 @@
 //     bankcheck::KernelCase c;
 //     c.name = "demo/stride2";                          // topic/variant[/size]: the baseline key
 //     c.description = "256 threads write and read smem[tid*2]";
-//     c.expect.load_ways = 2;                           // what the hardware does (measured)
-//     c.expect.store_ways = 2;
-//     c.expect.load_instructions = 8;                   // optional: catches removed/widened accesses
+//     c.expect[bankcheck::SharedKind::kLoad].ways = 2;  // what the hardware does (measured)
+//     c.expect[bankcheck::SharedKind::kStore].ways = 2;
+//     c.expect[bankcheck::SharedKind::kLoad].instructions = 8;  // catches removed/widened accesses
 //     c.run = [](bankcheck::CaseContext& ctx) {
 //       ... allocate and fill inputs ...
 //       ctx.Measure([&] { kernel<<<grid, block>>>(...); });
@@ -24,27 +24,27 @@
 #include <string>
 #include <vector>
 
+#include "bankcheck/bank_model.h"
 #include "bankcheck/counter_session.h"
 #include "bankcheck/launch_record.h"
+#include "bankcheck/shared_kind.h"
 
 namespace bankcheck {
 
-// What a case's annotation says about every launch it measures.
-struct Expectation {
-  double load_ways = 1.0;   // shared load wavefronts / ideal wavefronts
-  double store_ways = 1.0;  // shared store wavefronts / ideal wavefronts
-  std::optional<uint64_t> load_instructions;
-  std::optional<uint64_t> store_instructions;
-  std::optional<uint64_t> load_conflicts;
-  std::optional<uint64_t> store_conflicts;
+// What a case's annotation says about one kind of shared-memory instruction in every launch it
+// measures. The defaults say "conflict-free": a kind a case does not annotate must stay so.
+struct KindExpectation {
+  double ways = 1.0;  // wavefronts / ideal wavefronts (checked where the ideal is exact)
+  std::optional<uint64_t> instructions;
+  std::optional<uint64_t> wavefronts;
+  std::optional<uint64_t> conflicts;  // checked where the ideal is exact
 };
 
-// What the CPU bank model predicts for a case's launch (see bank_model.h), with the bank map a
-// failure message can show.
-struct PredictedCounts {
-  SharedCounts loads;
-  SharedCounts stores;
-  std::string bank_map;  // human-readable explanation of the worst access; may be empty
+// A case's annotation, per kind:  c.expect[SharedKind::kLdmatrix].ways = 8;
+struct Expectation {
+  PerKind<KindExpectation> kinds;
+  KindExpectation& operator[](SharedKind kind) { return kinds[kind]; }
+  const KindExpectation& operator[](SharedKind kind) const { return kinds[kind]; }
 };
 
 // Handed to a case's run function.
@@ -70,6 +70,9 @@ struct KernelCase {
   // Optional: the access pattern through the CPU bank model; when set, the suite checks that the
   // model's prediction equals the measurement.
   std::function<PredictedCounts()> predict;
+  // How the case's launches are measured (e.g. hardware_ideal for the kinds whose ideal only
+  // hardware counters give, at the cost of a replay pass).
+  SessionOptions session;
 
   std::string topic() const { return name.substr(0, name.find('/')); }
 };

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "bankcheck/shared_kind.h"
+
 namespace bankcheck {
 
 struct Dim3 {
@@ -15,28 +17,49 @@ struct Dim3 {
 };
 std::string ToString(const Dim3& d);  // "128x128x1"
 
-// Exact counts for one direction (loads or stores) of shared-memory traffic.
+// Where a count came from.
+enum class Provenance : uint8_t {
+  kExact,        // instrumented counters, or derived exactly from counters (docs/counters.md)
+  kHardware,     // hardware counters that read high at scale: reported, not compared with baselines
+  kNotMeasured,  // no counter gives it (or it was not asked for)
+};
+const char* ProvenanceName(Provenance provenance);  // "exact", "hardware", "not measured"
+
+// The counts of one kind of shared-memory instruction (loads, stores, ldmatrix, ...).
 struct SharedCounts {
-  uint64_t instructions = 0;      // warp-level shared load (or store) instructions executed
+  uint64_t instructions = 0;      // warp-level instructions executed
   uint64_t wavefronts = 0;        // passes through the shared-memory data stage
   uint64_t ideal_wavefronts = 0;  // what the same instructions would cost without conflicts
+  Provenance ideal_provenance = Provenance::kExact;  // and so that of conflicts() and ways()
 
-  uint64_t conflicts() const { return wavefronts > ideal_wavefronts ? wavefronts - ideal_wavefronts : 0; }
-  // wavefronts / ideal; 1.0 for conflict-free (and for no traffic at all).
+  bool ideal_known() const { return ideal_provenance != Provenance::kNotMeasured; }
+  // 0 when the ideal is not known.
+  uint64_t conflicts() const {
+    return ideal_known() && wavefronts > ideal_wavefronts ? wavefronts - ideal_wavefronts : 0;
+  }
+  // wavefronts / ideal; 1.0 for conflict-free, for no traffic at all, and when the ideal is unknown.
   double ways() const;
+  bool any() const { return instructions != 0 || wavefronts != 0; }
 
   friend bool operator==(const SharedCounts& a, const SharedCounts& b) {
     return a.instructions == b.instructions && a.wavefronts == b.wavefronts &&
-           a.ideal_wavefronts == b.ideal_wavefronts;
+           a.ideal_wavefronts == b.ideal_wavefronts && a.ideal_provenance == b.ideal_provenance;
   }
   friend bool operator!=(const SharedCounts& a, const SharedCounts& b) { return !(a == b); }
 };
 
-// Raw hardware counter readings. At scale they read a few percent high (other L1 traffic is
-// counted), so they are reported beside the exact counts, never instead of them.
+// The part of `counts` that is exact: all of it, or without the ideal where that came from hardware
+// counters (which vary from run to run). What baselines store and compare.
+SharedCounts ExactCounts(const SharedCounts& counts);
+
+// Raw hardware counter readings of one kind. At scale they read a few percent high (other L1
+// traffic is counted), so they are reported beside the exact counts, never instead of them.
 struct HardwareReadings {
   uint64_t wavefronts = 0;
   uint64_t bank_conflicts = 0;
+  friend bool operator==(const HardwareReadings& a, const HardwareReadings& b) {
+    return a.wavefronts == b.wavefronts && a.bank_conflicts == b.bank_conflicts;
+  }
 };
 
 struct LaunchRecord {
@@ -46,10 +69,14 @@ struct LaunchRecord {
   Dim3 block;
   uint32_t dynamic_shared_bytes = 0;
 
-  SharedCounts loads;
-  SharedCounts stores;
-  HardwareReadings hardware_loads;
-  HardwareReadings hardware_stores;
+  PerKind<SharedCounts> shared;        // every kind; zero for kinds the launch did not execute
+  PerKind<HardwareReadings> hardware;  // for kinds whose hardware pair was read
+  PerKind<bool> unsupported;           // kinds this device's counters cannot measure at all
+
+  SharedCounts& loads() { return shared[SharedKind::kLoad]; }
+  const SharedCounts& loads() const { return shared[SharedKind::kLoad]; }
+  SharedCounts& stores() { return shared[SharedKind::kStore]; }
+  const SharedCounts& stores() const { return shared[SharedKind::kStore]; }
 
   // Metrics the user asked for by name, with their values.
   std::map<std::string, double> extra_metrics;
@@ -61,18 +88,31 @@ struct LaunchRecord {
   bool hardware_differs() const;
 };
 
-// The exact values derived from the four readings of one direction:
-//   ideal     = hardware wavefronts - hardware conflicts (exact in every run measured)
-//   wavefronts = the instrumented (sass) wavefront count
-SharedCounts DeriveSharedCounts(double sass_instructions, double sass_wavefronts, double hardware_wavefronts,
-                                double hardware_conflicts);
+// Counter values of one launch, by metric name (as in SharedKinds()).
+using MetricValues = std::map<std::string, double>;
+
+// Every kind's counts from the metric values of one launch, by the rules of SharedKinds(): the
+// instrumented instruction and wavefront counts, and the ideal from the kind's IdealSource (see
+// docs/counters.md). A kind whose metrics are missing from `values` gets Provenance::kNotMeasured
+// for what they would give (its instructions and wavefronts stay 0: check `unsupported`).
+void SetSharedCounts(const MetricValues& values, LaunchRecord& record);
 
 // Adds notes to `record` for what a reader should know: ideal wavefronts that differ from the
 // instruction count (expected for 8- and 16-byte accesses, suspicious otherwise), and hardware
 // readings that differ from the exact counts.
 void AddConsistencyNotes(LaunchRecord& record);
 
-// One line for a person: "ld 8 inst / 16 wf (8 conflicts, 2-way) | st ...".
+// "ld: 8 instructions, 16 wavefronts, 8 ideal, 8 conflicts (2-way)"; "ideal not measured" in place
+// of ideal and conflicts when the ideal is unknown, "from hardware counters" when it came from them.
+std::string Describe(SharedKind kind, const SharedCounts& counts);
+// The kinds a reader is shown for a launch: loads and stores always, then every other kind the
+// launch executed or that the device cannot measure, in SharedKinds() order.
+std::vector<SharedKind> ShownKinds(const LaunchRecord& record);
+// The same over several launches: every kind any of them shows.
+std::vector<SharedKind> ShownKinds(const std::vector<LaunchRecord>& records);
+// The counts of one kind added up over launches; the ideal is as exact as the least exact launch's.
+SharedCounts SumCounts(const std::vector<LaunchRecord>& records, SharedKind kind);
+// One line for a person: "kernel <<<grid, block>>> ld: 8 instructions, ... | st: ..." over ShownKinds().
 std::string Summary(const LaunchRecord& record);
 
 }  // namespace bankcheck

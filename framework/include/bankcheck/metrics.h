@@ -4,29 +4,19 @@
 #include <string>
 #include <vector>
 
+#include "bankcheck/shared_kind.h"
+
 namespace bankcheck {
 
-namespace metric {
-// Instrumented (SASS-patching) counters: exact at every scale.
-inline constexpr const char kSharedLoadInstructions[] = "smsp__sass_inst_executed_op_shared_ld.sum";
-inline constexpr const char kSharedStoreInstructions[] = "smsp__sass_inst_executed_op_shared_st.sum";
-inline constexpr const char kSharedLoadWavefronts[] =
-    "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
-inline constexpr const char kSharedStoreWavefronts[] =
-    "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
-// Hardware counters: exact only when nothing else competes for the L1 data banks.
-inline constexpr const char kHardwareLoadWavefronts[] =
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
-inline constexpr const char kHardwareStoreWavefronts[] =
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
-inline constexpr const char kHardwareLoadConflicts[] =
-    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
-inline constexpr const char kHardwareStoreConflicts[] =
-    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
-}  // namespace metric
-
-// The eight metrics every launch record needs, in a fixed order.
+// The metrics that give every kind's counts (the table in shared_kind.h): instrumented
+// instructions, wavefronts and conflicts, and the hardware pairs of kHardwarePair kinds and of the
+// kHardwarePairOnRequest kinds named in `hardware_ideal`. In table order, without duplicates.
+std::vector<std::string> KindMetrics(const std::vector<SharedKind>& hardware_ideal = {});
+// KindMetrics({}): what every launch record needs. On the H100: 2 replay passes (one for the
+// instrumented metrics, one for the LDS/STS hardware pairs); each requested pair adds one.
 const std::vector<std::string>& CoreMetrics();
+// Whether `name` is one of the table's metrics (of any kind).
+bool IsKindMetric(const std::string& name);
 
 // Metric names of one chip ("GH100", "GA100", ...), read from CUPTI's host library. Works on a
 // machine without a GPU or driver: it needs only libnvperf_host.

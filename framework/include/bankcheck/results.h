@@ -4,7 +4,7 @@
 //   {"format": "bankcheck-results", "version": 1,
 //    "metadata": {"arch", "device", "driver", "cuda_runtime", "cuda_driver", "date", "git_commit"},
 //    "cases": {"<case name>": {"description": "...", "status": "passed" | "failed" | "skipped",
-//                              "expected": {"load_ways": 2, "store_ways": 1},
+//                              "expected": {"shared_ld": 2, "shared_st": 1, ...},  (ways per kind)
 //                              "launches": [<record_json.h, with "hardware">],
 //                              "baseline": "match" | "regression" | "improvement" | "changed" |
 //                                          "missing" | "not_compared",
@@ -35,12 +35,18 @@ enum class CaseStatus { kPassed, kFailed, kSkipped };
 const char* CaseStatusName(CaseStatus status);  // "passed", "failed", "skipped"
 std::optional<CaseStatus> ParseCaseStatus(const std::string& name);
 
+inline PerKind<double> DefaultExpectedWays() {
+  PerKind<double> ways;
+  ways.values.fill(1.0);
+  return ways;
+}
+
 struct CaseResult {
   std::string name;
   std::string description;
   CaseStatus status = CaseStatus::kPassed;
-  double expected_load_ways = 1.0;  // the case's annotation
-  double expected_store_ways = 1.0;
+  // The case's annotation: ways per kind (1 for kinds it does not annotate).
+  PerKind<double> expected_ways = DefaultExpectedWays();
   std::vector<LaunchRecord> launches;
   // nullopt: not compared (no baseline folder for the arch, or the case did not run).
   std::optional<BaselineVerdict> baseline;
