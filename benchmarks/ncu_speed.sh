@@ -28,13 +28,7 @@ die() { echo "ncu_speed.sh: $*" >&2; exit 1; }
 probe="$1/benchmarks/bankcheck_speed_probe"
 [[ -x "$probe" ]] || die "$probe not found; build the bankcheck_speed_probe target first"
 
-ncu="${NCU:-$(command -v ncu || true)}"
-if [[ -z "$ncu" ]]; then
-  for candidate in /usr/local/cuda/bin/ncu /usr/local/cuda-*/bin/ncu /opt/nvidia/nsight-compute/*/ncu; do
-    if [[ -x "$candidate" ]]; then ncu=$candidate; break; fi
-  done
-fi
-[[ -n "$ncu" && -x "$ncu" ]] || die "Nsight Compute (ncu) not found: put it on PATH or set NCU=/path/to/ncu"
+source "$(dirname "${BASH_SOURCE[0]}")/find_ncu.sh"
 
 log_dir="${LOG_DIR:-$(mktemp -d /tmp/ncu_speed.XXXXXX)}"
 mkdir -p "$log_dir"
