@@ -29,6 +29,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <future>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -38,6 +39,8 @@
 #include "bankcheck/metrics.h"
 #include "cupti_config.h"
 #include "cupti_errors.h"
+#include "gpu_lock.h"
+#include "graph_nodes.h"
 
 namespace bankcheck {
 
@@ -50,12 +53,14 @@ std::string Demangle(const char* mangled) {
   return status == 0 && demangled ? std::string(demangled.get()) : std::string(mangled);
 }
 
-struct LaunchInfo {
-  std::string mangled;
-  Dim3 grid;
-  Dim3 block;
-  uint32_t dynamic_shared_bytes = 0;
+// A kernel launch, or a graph launch with the kernel nodes of its graph (shape: the first node's).
+struct LaunchInfo : internal::KernelShape {
+  bool graph = false;
+  std::vector<internal::KernelShape> graph_kernels;
+  CUstream stream = nullptr;  // as launched (for telling a captured launch from a real one)
 };
+
+using StreamIsCapturingFn = CUresult (*)(CUstream, CUstreamCaptureStatus*);
 
 // Launches seen by the callback while a session records. Touched only from CUPTI's callback and
 // the session, under the mutex.
@@ -63,6 +68,16 @@ struct LaunchLog {
   std::mutex mutex;
   bool recording = false;
   std::vector<LaunchInfo> launches;
+  // The kernel nodes of every graph instantiated since the callbacks were subscribed.
+  std::map<CUgraphExec, std::vector<internal::KernelShape>> graphs;
+  // cuStreamIsCapturing: a launch into a stream being captured does not run (it becomes a node).
+  StreamIsCapturingFn stream_is_capturing = nullptr;
+
+  bool Captured(CUstream stream) const {
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    return stream_is_capturing != nullptr && stream_is_capturing(stream, &status) == CUDA_SUCCESS &&
+           status != CU_STREAM_CAPTURE_STATUS_NONE;
+  }
 
   void Start() {
     std::lock_guard<std::mutex> lock(mutex);
@@ -85,9 +100,66 @@ constexpr CUpti_CallbackId kLaunchCallbacks[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecDestroy,
 };
 
-// The launch shape from a launch function's parameters; nullopt for other functions.
+// At the exit of a graph instantiation: the new executable graph and the graph it was made from.
+std::optional<std::pair<CUgraphExec, CUgraph>> Instantiated(CUpti_CallbackId id, const void* params) {
+  const auto made = [](auto* p) -> std::optional<std::pair<CUgraphExec, CUgraph>> {
+    if (p->phGraphExec == nullptr) return std::nullopt;
+    return std::make_pair(*p->phGraphExec, p->hGraph);
+  };
+  switch (id) {
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate:
+      return made(static_cast<const cuGraphInstantiate_params*>(params));
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2:
+      return made(static_cast<const cuGraphInstantiate_v2_params*>(params));
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags:
+      return made(static_cast<const cuGraphInstantiateWithFlags_params*>(params));
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams:
+      return made(static_cast<const cuGraphInstantiateWithParams_params*>(params));
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz:
+      return made(static_cast<const cuGraphInstantiateWithParams_ptsz_params*>(params));
+    default:
+      return std::nullopt;
+  }
+}
+
+// Graph instantiation, destruction and launch: what the log keeps of graphs.
+void OnGraphCall(CUpti_CallbackId id, const CUpti_CallbackData& info) {
+  std::lock_guard<std::mutex> lock(g_launch_log.mutex);
+  if (info.callbackSite == CUPTI_API_EXIT) {
+    const auto made = Instantiated(id, info.functionParams);
+    if (made && made->first != nullptr &&
+        *static_cast<const CUresult*>(info.functionReturnValue) == CUDA_SUCCESS)
+      g_launch_log.graphs[made->first] = internal::KernelNodesOf(made->second);
+    return;
+  }
+  if (id == CUPTI_DRIVER_TRACE_CBID_cuGraphExecDestroy) {
+    g_launch_log.graphs.erase(static_cast<const cuGraphExecDestroy_params*>(info.functionParams)->hGraphExec);
+    return;
+  }
+  if (id != CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch && id != CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz) return;
+  if (!g_launch_log.recording) return;
+  // Both launch functions' parameters start with the executable graph.
+  const CUgraphExec exec = static_cast<const cuGraphLaunch_params*>(info.functionParams)->hGraph;
+  LaunchInfo launch;
+  launch.graph = true;
+  const auto found = g_launch_log.graphs.find(exec);
+  if (found != g_launch_log.graphs.end()) launch.graph_kernels = found->second;
+  if (!launch.graph_kernels.empty())
+    static_cast<internal::KernelShape&>(launch) = launch.graph_kernels.front();
+  g_launch_log.launches.push_back(std::move(launch));
+}
+
+// The shape of a kernel launch from a launch function's parameters; nullopt for other functions.
 std::optional<LaunchInfo> LaunchShape(CUpti_CallbackId id, const void* params) {
   LaunchInfo launch;
   switch (id) {
@@ -97,6 +169,7 @@ std::optional<LaunchInfo> LaunchShape(CUpti_CallbackId id, const void* params) {
       launch.grid = {p->gridDimX, p->gridDimY, p->gridDimZ};
       launch.block = {p->blockDimX, p->blockDimY, p->blockDimZ};
       launch.dynamic_shared_bytes = p->sharedMemBytes;
+      launch.stream = p->hStream;
       return launch;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
@@ -105,6 +178,7 @@ std::optional<LaunchInfo> LaunchShape(CUpti_CallbackId id, const void* params) {
       launch.grid = {c->gridDimX, c->gridDimY, c->gridDimZ};
       launch.block = {c->blockDimX, c->blockDimY, c->blockDimZ};
       launch.dynamic_shared_bytes = c->sharedMemBytes;
+      launch.stream = c->hStream;
       return launch;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
@@ -113,6 +187,7 @@ std::optional<LaunchInfo> LaunchShape(CUpti_CallbackId id, const void* params) {
       launch.grid = {p->gridDimX, p->gridDimY, p->gridDimZ};
       launch.block = {p->blockDimX, p->blockDimY, p->blockDimZ};
       launch.dynamic_shared_bytes = p->sharedMemBytes;
+      launch.stream = p->hStream;
       return launch;
     }
     default:
@@ -124,13 +199,17 @@ void CUPTIAPI OnDriverCall(void* /*userdata*/, CUpti_CallbackDomain domain, CUpt
                            const void* data) {
   if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto* info = static_cast<const CUpti_CallbackData*>(data);
-  if (info->callbackSite != CUPTI_API_ENTER) return;
-  std::optional<LaunchInfo> launch = LaunchShape(id, info->functionParams);
-  if (!launch) return;
+  std::optional<LaunchInfo> launch =
+      info->callbackSite == CUPTI_API_ENTER ? LaunchShape(id, info->functionParams) : std::nullopt;
+  if (!launch) {
+    OnGraphCall(id, *info);
+    return;
+  }
   // symbolName is valid only inside the callback: copy it.
   launch->mangled = info->symbolName != nullptr ? info->symbolName : "<unknown kernel>";
   std::lock_guard<std::mutex> lock(g_launch_log.mutex);
-  if (g_launch_log.recording) g_launch_log.launches.push_back(std::move(*launch));
+  if (g_launch_log.recording && !g_launch_log.Captured(launch->stream))
+    g_launch_log.launches.push_back(std::move(*launch));
 }
 
 // BANKCHECK_TRACE_SESSION=1 prints how long each step of a session takes, on stderr: where the
@@ -180,7 +259,10 @@ class Profiler {
  public:
   // The host side: CUPTI initialized, the chip's name, the launch callbacks and the config image.
   // Needs a usable GPU but no CUDA context, so it may run on another thread than the sessions.
-  explicit Profiler(const std::vector<std::string>& metrics) {
+  // Waits for the GPU's counter lock unless `lock` already holds it.
+  explicit Profiler(const std::vector<std::string>& metrics,
+                    std::unique_ptr<internal::GpuCounterLock> lock = nullptr)
+      : gpu_lock_(std::move(lock)) {
     try {
       SetUp(metrics);
     } catch (...) {
@@ -275,6 +357,9 @@ class Profiler {
                   probe.reason);
     device_ = probe.device;
     StepTrace trace;
+    if (!gpu_lock_)
+      gpu_lock_ = std::make_unique<internal::GpuCounterLock>(probe.pci_bus_id, internal::GpuLockTimeout());
+    trace.Step("GPU counter lock");
     BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params, init);
     BANKCHECK_CUPTI_CHECK(cuptiProfilerInitialize(&init));
     initialized_ = true;
@@ -288,6 +373,14 @@ class Profiler {
     // Only the launch functions: every other driver call stays free of the callback.
     for (const CUpti_CallbackId id : kLaunchCallbacks) {
       BANKCHECK_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id));
+    }
+    {
+      void* fn = nullptr;
+      cudaDriverEntryPointQueryResult query{};
+      std::lock_guard<std::mutex> lock(g_launch_log.mutex);
+      if (cudaGetDriverEntryPointByVersion("cuStreamIsCapturing", &fn, 12000, cudaEnableDefault, &query) ==
+          cudaSuccess)
+        g_launch_log.stream_is_capturing = reinterpret_cast<StreamIsCapturingFn>(fn);
     }
     trace.Step("chip name, launch callbacks");
     UseMetrics(metrics);
@@ -310,9 +403,11 @@ class Profiler {
       cuptiProfilerDeInitialize(&deinit);
       initialized_ = false;
     }
+    gpu_lock_.reset();  // last: the next process may start profiling this GPU
   }
 
   int device_ = 0;
+  std::unique_ptr<internal::GpuCounterLock> gpu_lock_;
   CUcontext context_ = nullptr;
   bool initialized_ = false;
   std::string chip_;
@@ -479,6 +574,15 @@ LaunchRecord MakeRecord(const LaunchInfo& launch, const std::vector<const char*>
   LaunchRecord record;
   record.mangled_kernel = launch.mangled;
   record.kernel = Demangle(launch.mangled.c_str());
+  if (launch.graph) {
+    // One range for the whole graph launch: its counts are those of all its kernel nodes.
+    record.mangled_kernel.clear();
+    for (const internal::KernelShape& node : launch.graph_kernels) {
+      record.graph_kernels.push_back(Demangle(node.mangled.c_str()));
+      record.mangled_kernel += (record.mangled_kernel.empty() ? "" : ",") + node.mangled;
+    }
+    record.kernel = GraphLaunchName(record.graph_kernels);
+  }
   record.grid = launch.grid;
   record.block = launch.block;
   record.dynamic_shared_bytes = launch.dynamic_shared_bytes;
@@ -490,6 +594,26 @@ LaunchRecord MakeRecord(const LaunchInfo& launch, const std::vector<const char*>
   SetSharedCounts(by_name, record);
   AddConsistencyNotes(record);
   return record;
+}
+
+// The launches as CUPTI made ranges of them: as recorded when there is one range per launch (a
+// graph launch then is one range), or with each graph launch replaced by its kernel nodes when
+// there is one range per kernel node.
+std::vector<LaunchInfo> LaunchesForRanges(const std::vector<LaunchInfo>& launches, size_t ranges) {
+  if (ranges == launches.size()) return launches;
+  std::vector<LaunchInfo> expanded;
+  for (const LaunchInfo& launch : launches) {
+    if (!launch.graph) {
+      expanded.push_back(launch);
+      continue;
+    }
+    for (const internal::KernelShape& node : launch.graph_kernels) {
+      LaunchInfo info;
+      static_cast<internal::KernelShape&>(info) = node;
+      expanded.push_back(info);
+    }
+  }
+  return expanded;
 }
 
 // A launch failed while measured. A failure to launch (a bad configuration) is cleared by
@@ -557,14 +681,15 @@ void RunRemainingPasses(Profiler& profiler, CUpti_RangeProfiler_Stop_Params& sto
   }
 }
 
-// Decodes the counter data and checks that it holds exactly one range per recorded launch.
-void DecodeRanges(Profiler& profiler, size_t max_launches, size_t launches) {
+// Decodes the counter data and returns the launches its ranges belong to, one per range.
+std::vector<LaunchInfo> DecodeRanges(Profiler& profiler, size_t max_launches,
+                                     const std::vector<LaunchInfo>& launches) {
   BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params, decode);
   decode.pRangeProfilerObject = profiler.range_profiler();
   BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerDecodeData(&decode));
-  if (decode.numOfRangeDropped > 0 || launches > max_launches) {
+  if (decode.numOfRangeDropped > 0 || launches.size() > max_launches) {
     throw Error(ErrorKind::kTooManyLaunches,
-                "the session saw " + std::to_string(launches) +
+                "the session saw " + std::to_string(launches.size()) +
                     " kernel launches but its counter image holds " + std::to_string(max_launches) + " (" +
                     std::to_string(decode.numOfRangeDropped) +
                     " dropped). Raise SessionOptions::max_launches or measure fewer launches per session.");
@@ -574,13 +699,17 @@ void DecodeRanges(Profiler& profiler, size_t max_launches, size_t launches) {
   info.pCounterDataImage = counter_data.data();
   info.counterDataImageSize = counter_data.size();
   BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerGetCounterDataInfo(&info));
-  if (info.numTotalRanges != launches) {
+  std::vector<LaunchInfo> ranged = LaunchesForRanges(launches, info.numTotalRanges);
+  if (info.numTotalRanges != ranged.size()) {
     throw Error(ErrorKind::kCupti,
                 "CUPTI recorded " + std::to_string(info.numTotalRanges) + " ranges for " +
-                    std::to_string(launches) +
-                    " kernel launches; cannot tell which counts belong to which launch. "
-                    "Launch kernels only through cudaLaunchKernel/<<<>>>/cuLaunchKernel(Ex).");
+                    std::to_string(launches.size()) +
+                    " kernel and graph launches; cannot tell which counts belong to which launch. Launch "
+                    "kernels through cudaLaunchKernel/<<<>>>/cuLaunchKernel(Ex) or cudaGraphLaunch, and "
+                    "instantiate graphs after the GPU check (BANKCHECK_SKIP_WITHOUT_GPU) so their kernels "
+                    "are known.");
   }
+  return ranged;
 }
 
 // One record per range, in launch order.
@@ -621,9 +750,9 @@ std::vector<LaunchRecord> CounterSession::Finish() {
   stop.pRangeProfilerObject = profiler.range_profiler();
   BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerStop(&stop));
   RunRemainingPasses(profiler, stop, state_->rerun, launches);
-  DecodeRanges(profiler, state_->options.max_launches, launches.size());
+  const std::vector<LaunchInfo> ranged = DecodeRanges(profiler, state_->options.max_launches, launches);
   state_->trace.Step("stopped and decoded");
-  std::vector<LaunchRecord> records = EvaluateRanges(profiler, launches);
+  std::vector<LaunchRecord> records = EvaluateRanges(profiler, ranged);
   state_->trace.Step("evaluated");
   return records;
 }
@@ -633,6 +762,11 @@ std::vector<LaunchRecord> Measure(const std::function<void()>& launches, const S
   if (options.replay == SessionOptions::Replay::kUser) session.state_->rerun = launches;
   launches();
   return session.Finish();
+}
+
+bool CudaContextLost() {
+  std::lock_guard<std::mutex> lock(g_process.mutex);
+  return !g_process.poisoned_by.empty();
 }
 
 bool CountersDisabled() {
@@ -646,8 +780,13 @@ void PrepareCounterSession() {
   if (g_process.profiler || g_process.prepared.valid() || !g_process.poisoned_by.empty() ||
       !ProbeGpu().usable())
     return;
-  g_process.prepared =
-      std::async(std::launch::async, [] { return std::make_unique<Profiler>(CoreMetrics()); });
+  // Only if the GPU's counters are free now: a wait belongs to the first session, not to a thread
+  // that may still be running when the process exits.
+  g_process.prepared = std::async(std::launch::async, [] {
+    std::unique_ptr<internal::GpuCounterLock> gpu =
+        internal::GpuCounterLock::TryAcquire(ProbeGpu().pci_bus_id);
+    return gpu ? std::make_unique<Profiler>(CoreMetrics(), std::move(gpu)) : std::unique_ptr<Profiler>();
+  });
   g_process.RegisterShutdownAtExit();
 }
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -87,6 +88,10 @@ GpuProbe ProbeGpuUncached() {
     return probe;
   }
   probe.device_name = props.name;
+  char bus_id[32];
+  std::snprintf(bus_id, sizeof(bus_id), "%04x:%02x:%02x.0", static_cast<unsigned>(props.pciDomainID),
+                static_cast<unsigned>(props.pciBusID), static_cast<unsigned>(props.pciDeviceID));
+  probe.pci_bus_id = bus_id;
   probe.compute_major = props.major;
   probe.compute_minor = props.minor;
 

@@ -10,6 +10,12 @@ std::string ToString(const Dim3& d) {
   return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z);
 }
 
+std::string GraphLaunchName(const std::vector<std::string>& kernels) {
+  std::string name = "CUDA graph [";
+  for (size_t i = 0; i < kernels.size(); ++i) name += (i == 0 ? "" : ", ") + kernels[i];
+  return name + "]";
+}
+
 const char* ProvenanceName(Provenance provenance) {
   switch (provenance) {
     case Provenance::kExact:

@@ -67,6 +67,7 @@ json LaunchRecordToJson(const LaunchRecord& record, RecordDetail detail) {
               {"grid", DimToJson(record.grid)},
               {"block", DimToJson(record.block)},
               {"dynamic_shared_bytes", record.dynamic_shared_bytes}};
+  if (!record.graph_kernels.empty()) out["graph_kernels"] = record.graph_kernels;
   for (const SharedKindInfo& info : SharedKinds())
     if (Written(record, info.kind)) {
       const SharedCounts& counts = record.shared[info.kind];
@@ -105,7 +106,7 @@ LaunchRecord LaunchRecordFromJson(const json& value, const std::string& where, c
   const FieldReader launch(value, where, advice, field_path);
   std::vector<std::string> fields = {
       "kernel",   "mangled",     "grid",          "block", "dynamic_shared_bytes",
-      "hardware", "unsupported", "extra_metrics", "notes"};
+      "hardware", "unsupported", "extra_metrics", "notes", "graph_kernels"};
   for (const SharedKindInfo& info : SharedKinds()) fields.push_back(info.key);
   launch.AllowOnlyFields(fields);
   LaunchRecord record;
@@ -114,6 +115,7 @@ LaunchRecord LaunchRecordFromJson(const json& value, const std::string& where, c
   record.grid = DimFromJson(launch.Field("grid"));
   record.block = DimFromJson(launch.Field("block"));
   record.dynamic_shared_bytes = launch.Field("dynamic_shared_bytes").Unsigned32();
+  if (launch.Has("graph_kernels")) record.graph_kernels = launch.Field("graph_kernels").StringArray();
   record.loads() = CountsFromJson(launch.Field("shared_ld"));
   record.stores() = CountsFromJson(launch.Field("shared_st"));
   for (const SharedKindInfo& info : SharedKinds())

@@ -68,6 +68,10 @@ std::vector<LaunchRecord> Measure(const std::function<void()>& launches, const S
 // GPU. BANKCHECK_SKIP_WITHOUT_GPU() calls it.
 void PrepareCounterSession();
 
+// Whether a kernel fault while measured has left this process's CUDA context unusable (later
+// sessions would fail at once; CUDA needs a new process).
+bool CudaContextLost();
+
 // BANKCHECK_COUNTERS=off: run the launches without measuring them, so that another profiler (ncu)
 // can measure the same launches (benchmarks/ncu_crosscheck.sh). CaseContext::Measure then only
 // runs its launches, PrepareCounterSession does nothing, and the kernel suite skips each case

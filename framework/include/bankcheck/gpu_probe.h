@@ -19,6 +19,7 @@ struct GpuProbe {
   std::string reason;       // one line for a person; empty when usable
   int device = 0;           // the current device when usable
   std::string device_name;  // e.g. "NVIDIA H100 80GB HBM3"
+  std::string pci_bus_id;   // "0000:3b:00.0": names the physical GPU whatever CUDA_VISIBLE_DEVICES says
   int compute_major = 0;
   int compute_minor = 0;
   int driver_version = 0;   // as cudaDriverGetVersion reports it, e.g. 13000

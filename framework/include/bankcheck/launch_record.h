@@ -65,6 +65,9 @@ struct HardwareReadings {
 struct LaunchRecord {
   std::string kernel;          // demangled, for people
   std::string mangled_kernel;  // for matching
+  // A CUDA graph launch, measured as one range: its kernel nodes (demangled), in the graph's node
+  // order; `kernel` names them all, grid and block are the first node's. Empty for a kernel launch.
+  std::vector<std::string> graph_kernels;
   Dim3 grid;
   Dim3 block;
   uint32_t dynamic_shared_bytes = 0;
@@ -87,6 +90,9 @@ struct LaunchRecord {
   // True when the hardware readings differ from the exact values.
   bool hardware_differs() const;
 };
+
+// "CUDA graph [a(int*), b(float*)]": the name of a graph launch's record.
+std::string GraphLaunchName(const std::vector<std::string>& kernels);
 
 // Counter values of one launch, by metric name (as in SharedKinds()).
 using MetricValues = std::map<std::string, double>;

@@ -1,0 +1,35 @@
+#pragma once
+// One process at a time reads a GPU's counters: CUPTI profiles a device for one process only, so
+// concurrent test processes (ctest -j without a resource spec) would fail each other. A
+// CounterSession's process holds an advisory lock on its GPU from CUPTI's set-up to its release;
+// other processes wait for it, up to a bound, and then fail saying who holds it. A child of the
+// holder (a death test's child, a program a test runs and waits for) shares its parent's lock.
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+namespace bankcheck::internal {
+
+class GpuCounterLock {
+ public:
+  // Waits for the lock of the GPU at `pci_bus_id`. Throws Error(kProfilerBusy) after `timeout`,
+  // naming the process that holds it. The lock file lives in BANKCHECK_LOCK_DIR (default /tmp).
+  GpuCounterLock(const std::string& pci_bus_id, std::chrono::milliseconds timeout);
+  ~GpuCounterLock();
+  // The lock if it is free now (or our parent's), else nullptr: never waits.
+  static std::unique_ptr<GpuCounterLock> TryAcquire(const std::string& pci_bus_id);
+  GpuCounterLock(const GpuCounterLock&) = delete;
+  GpuCounterLock& operator=(const GpuCounterLock&) = delete;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
+// BANKCHECK_GPU_LOCK_TIMEOUT (seconds), else 600: long enough for another test process to finish.
+std::chrono::milliseconds GpuLockTimeout();
+
+}  // namespace bankcheck::internal
