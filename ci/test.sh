@@ -19,10 +19,11 @@ status=0
 ctest --output-on-failure -j "$JOBS" --resource-spec-file "$(bankcheck_resource_spec)" "$@" || status=$?
 
 # CTest says which tests were skipped but not why: print each skipped test with its reason.
+# (A kernel-suite test runs a topic's cases: it is listed once under its first skipped case's reason.)
 awk '
   / Test: /                { name = $NF }
-  /: Skipped$/             { getline reason; reasons[name] = reason }
-  /^\[  SKIPPED \] .* \(/  { if (name in reasons) skipped[reasons[name]] = skipped[reasons[name]] "\n    " name }
+  /: Skipped$/             { getline reason; if (!(name in reasons)) reasons[name] = reason }
+  /^\[  SKIPPED \] .* \(/  { if ((name in reasons) && !(name in listed)) { listed[name] = 1; skipped[reasons[name]] = skipped[reasons[name]] "\n    " name } }
   END {
     for (r in skipped) { n = split(skipped[r], lines, "\n") - 1; printf "\nSkipped %d test(s): %s%s\n", n, r, skipped[r] }
   }' Testing/Temporary/LastTest.log 2>/dev/null || true

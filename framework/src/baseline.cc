@@ -227,8 +227,12 @@ std::string GtestNameForCase(const std::string& case_name) {
   return name;
 }
 
-std::string CtestNameForCase(const std::string& case_name) {
+std::string GtestTestNameForCase(const std::string& case_name) {
   return kCaseTestPrefix + GtestNameForCase(case_name);
+}
+
+std::string CtestNameForCase(const std::string& case_name) {
+  return kTopicTestPrefix + TopicOfCase(case_name);
 }
 
 std::string CtestRegexForCase(const std::string& case_name) {
@@ -241,7 +245,8 @@ std::string CtestRegexForCase(const std::string& case_name) {
 }
 
 std::string RecordBaselineCommand(const std::string& case_name) {
-  return std::string(kRecordBaselinesCommand) + " -R '" + CtestRegexForCase(case_name) + "'";
+  return "BANKCHECK_UPDATE_BASELINES=1 GTEST_FILTER='" + GtestTestNameForCase(case_name) +
+         "' ci/test.sh -R '" + CtestRegexForCase(case_name) + "'";
 }
 
 std::string TopicOfCase(const std::string& case_name) { return case_name.substr(0, case_name.find('/')); }

@@ -28,10 +28,12 @@ using testing_support::WriteFile;
 
 TEST(CaseNamesTest, TestNamesAndTheRecordCommandComeFromTheCaseName) {
   EXPECT_EQ(GtestNameForCase("transpose/padded-33/4096"), "transpose_padded_33_4096");
-  EXPECT_EQ(CtestNameForCase("demo/stride2"), "KernelSuite/CaseTest.Run/demo_stride2");
-  EXPECT_EQ(CtestRegexForCase("demo/stride2"), "^KernelSuite/CaseTest\\.Run/demo_stride2$");
+  EXPECT_EQ(GtestTestNameForCase("demo/stride2"), "KernelSuite/CaseTest.Run/demo_stride2");
+  EXPECT_EQ(CtestNameForCase("demo/stride2"), "KernelSuite/demo");
+  EXPECT_EQ(CtestRegexForCase("my.demo/stride2"), "^KernelSuite/my\\.demo$");
   EXPECT_EQ(RecordBaselineCommand("demo/stride2"),
-            "BANKCHECK_UPDATE_BASELINES=1 ci/test.sh -R '^KernelSuite/CaseTest\\.Run/demo_stride2$'");
+            "BANKCHECK_UPDATE_BASELINES=1 GTEST_FILTER='KernelSuite/CaseTest.Run/demo_stride2' ci/test.sh -R "
+            "'^KernelSuite/demo$'");
   EXPECT_EQ(TopicOfCase("transpose/naive/4096"), "transpose");
   EXPECT_EQ(TopicOfCase("single"), "single");
 }
@@ -240,8 +242,8 @@ TEST(CompareWithBaselineTest, MoreConflictsIsARegressionWithTheTableAndTheComman
   EXPECT_THAT(comparison.message,
               AllOf(HasSubstr("REGRESSION: case \"transpose/padded\" has more shared-memory bank conflicts"),
                     HasSubstr("baselines/sm_90/transpose.json"),
-                    HasSubstr("BANKCHECK_UPDATE_BASELINES=1 ci/test.sh -R "
-                              "'^KernelSuite/CaseTest\\.Run/transpose_padded$'")));
+                    HasSubstr("BANKCHECK_UPDATE_BASELINES=1 GTEST_FILTER='KernelSuite/CaseTest.Run/"
+                              "transpose_padded' ci/test.sh -R '^KernelSuite/transpose$'")));
   // The table shows before -> after only where values differ.
   EXPECT_THAT(comparison.table, HasSubstr("64 -> 2048"));
   EXPECT_THAT(comparison.table, HasSubstr("0 -> 1984"));
@@ -283,7 +285,8 @@ TEST(CompareWithBaselineTest, FewerConflictsIsAnImprovement) {
                                                             "transpose/naive", {MakeRecord(64)});
   EXPECT_EQ(comparison.verdict, BaselineVerdict::kImprovement);
   EXPECT_THAT(comparison.message, AllOf(HasSubstr("IMPROVEMENT"), HasSubstr("Record the improvement"),
-                                        HasSubstr("-R '^KernelSuite/CaseTest\\.Run/transpose_naive$'")));
+                                        HasSubstr("GTEST_FILTER='KernelSuite/CaseTest.Run/transpose_naive' "
+                                                  "ci/test.sh -R '^KernelSuite/transpose$'")));
 }
 
 TEST(CompareWithBaselineTest, BetterInOneLaunchAndWorseInAnotherIsARegression) {
@@ -317,7 +320,8 @@ TEST(CompareWithBaselineTest, OtherDifferencesAreChanged) {
                           "wavefronts, 0 conflicts; st 0 wavefronts, 0 conflicts)"));
   EXPECT_THAT(
       CompareWithBaseline(SetWith("a/b", {MakeRecord(64)}), "a/b", {MakeRecord(64), no_traffic}).message,
-      AllOf(HasSubstr("CHANGED"), HasSubstr("ci/test.sh -R '^KernelSuite/CaseTest\\.Run/a_b$'")));
+      AllOf(HasSubstr("CHANGED"),
+            HasSubstr("GTEST_FILTER='KernelSuite/CaseTest.Run/a_b' ci/test.sh -R '^KernelSuite/a$'")));
 }
 
 TEST(CompareWithBaselineTest, AddedLaunchWithTrafficIsARegressionAndRemovedOneAnImprovement) {
@@ -335,8 +339,8 @@ TEST(CompareWithBaselineTest, CaseWithoutEntryIsMissingWithTheExactRecordCommand
   EXPECT_EQ(
       comparison.message,
       "MISSING: case \"transpose/padded-33\" has no baseline in baselines/sm_90/transpose.json. Record it "
-      "with:\n  BANKCHECK_UPDATE_BASELINES=1 ci/test.sh -R "
-      "'^KernelSuite/CaseTest\\.Run/transpose_padded_33$'\n");
+      "with:\n  BANKCHECK_UPDATE_BASELINES=1 GTEST_FILTER='KernelSuite/CaseTest.Run/transpose_padded_33' "
+      "ci/test.sh -R '^KernelSuite/transpose$'\n");
 }
 
 // --- updating -----------------------------------------------------------------------------------

@@ -24,20 +24,25 @@ namespace bankcheck {
 
 inline constexpr char kBaselineFormat[] = "bankcheck-baseline";
 inline constexpr int kBaselineVersion = 1;
-// The command that records baselines; followed by `-R '<regex>'` to record only some cases.
+// The command that records baselines (every case of the run; RecordBaselineCommand gives one case's).
 inline constexpr char kRecordBaselinesCommand[] = "BANKCHECK_UPDATE_BASELINES=1 ci/test.sh";
-// The name under which a case's test runs: the value-parameterized suite's prefix, fixture and
-// test, then GtestNameForCase(case name).
+// The GoogleTest name of a case's test: the value-parameterized suite's prefix, fixture and test,
+// then GtestNameForCase(case name).
 inline constexpr char kCaseTestPrefix[] = "KernelSuite/CaseTest.Run/";
+// CTest runs the cases of a topic as one test, named this prefix and the topic.
+inline constexpr char kTopicTestPrefix[] = "KernelSuite/";
 
 // The case name as a GoogleTest parameter name: every character but [A-Za-z0-9] becomes '_'
 // ("demo/stride2" -> "demo_stride2"). The suite's name generator must use this function.
 std::string GtestNameForCase(const std::string& case_name);
-// "KernelSuite/CaseTest.Run/demo_stride2"
+// "KernelSuite/CaseTest.Run/demo_stride2": for --gtest_filter or GTEST_FILTER.
+std::string GtestTestNameForCase(const std::string& case_name);
+// The CTest test that runs the case, that of its topic: "KernelSuite/demo"
 std::string CtestNameForCase(const std::string& case_name);
-// An anchored `ctest -R` regex matching only that test: "^KernelSuite/CaseTest\.Run/demo_stride2$"
+// An anchored `ctest -R` regex matching only that test: "^KernelSuite/demo$"
 std::string CtestRegexForCase(const std::string& case_name);
-// "BANKCHECK_UPDATE_BASELINES=1 ci/test.sh -R '^KernelSuite/CaseTest\.Run/demo_stride2$'"
+// Records this case only: "BANKCHECK_UPDATE_BASELINES=1 GTEST_FILTER='KernelSuite/CaseTest.Run/demo_stride2'
+// ci/test.sh -R '^KernelSuite/demo$'"
 std::string RecordBaselineCommand(const std::string& case_name);
 // The case name up to the first '/': the baseline file's name without ".json".
 std::string TopicOfCase(const std::string& case_name);

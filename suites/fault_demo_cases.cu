@@ -1,0 +1,58 @@
+// Cases for the fault-isolation test (suites/suite_runner_test.cc), in a program of their own so
+// that the kernel suite never runs them: a conflict-free case, a case whose kernel writes through
+// a bad address while measured (a sticky fault: the process's CUDA context is lost), and another
+// conflict-free case that must still run and pass, in a fresh process.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "bankcheck/cuda_check.h"
+#include "bankcheck/kernel_registry.h"
+
+namespace bankcheck::suites {
+namespace {
+
+__global__ void CopyThroughShared(const int* in, int* out) {
+  __shared__ int buf[32];
+  buf[threadIdx.x] = in[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = buf[31 - threadIdx.x];
+}
+
+__global__ void WriteThroughBadAddress(int* out) {
+  // Far beyond any allocation: an illegal address, which CUDA cannot recover the context from.
+  out[threadIdx.x + (size_t{1} << 40)] = 1;
+}
+
+void RegisterCopyCase(const char* name) {
+  KernelCase c;
+  c.name = name;
+  c.description = "one warp copies 32 ints through shared memory, reversed";
+  c.expect[SharedKind::kLoad].instructions = 1;
+  c.expect[SharedKind::kStore].instructions = 1;
+  c.run = [](CaseContext& ctx) {
+    std::vector<int> in(32);
+    for (int i = 0; i < 32; ++i) in[static_cast<size_t>(i)] = i * 7;
+    DeviceBuffer<int> d_in(in), d_out(32);
+    ctx.Measure([&] { CopyThroughShared<<<1, 32>>>(d_in.get(), d_out.get()); });
+    const std::vector<int> out = d_out.ToHost();
+    for (int i = 0; i < 32; ++i) EXPECT_EQ(out[static_cast<size_t>(i)], (31 - i) * 7) << i;
+  };
+  RegisterKernelCase(std::move(c));
+}
+
+BANKCHECK_REGISTER_CASES([] {
+  RegisterCopyCase("fault_demo/a_before");
+  KernelCase fault;
+  fault.name = "fault_demo/b_illegal_address";
+  fault.description = "a kernel that writes through an illegal address while measured";
+  fault.run = [](CaseContext& ctx) {
+    DeviceBuffer<int> d_out(32);
+    ctx.Measure([&] { WriteThroughBadAddress<<<1, 32>>>(d_out.get()); });
+  };
+  RegisterKernelCase(std::move(fault));
+  RegisterCopyCase("fault_demo/c_after");
+});
+
+}  // namespace
+}  // namespace bankcheck::suites

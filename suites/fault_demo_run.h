@@ -1,0 +1,35 @@
+#pragma once
+// Runs the fault demo program (suites/fault_demo_cases.cu, path BANKCHECK_FAULT_DEMO) with an
+// empty baselines folder, for the tests of the suite runner.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+namespace bankcheck::suites {
+
+struct DemoRun {
+  std::string output;
+  int exit_code = -1;
+};
+
+inline DemoRun RunFaultDemo() {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("bankcheck_fault_demo_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "baselines");
+  const std::string command = "BANKCHECK_BASELINES_DIR='" + (dir / "baselines").string() +
+                              "' BANKCHECK_RESULTS_DIR='" + (dir / "results").string() + "' '" +
+                              BANKCHECK_FAULT_DEMO + "' 2>&1";
+  DemoRun run;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  char buffer[4096];
+  while (pipe != nullptr && std::fgets(buffer, sizeof(buffer), pipe) != nullptr) run.output += buffer;
+  const int status = pipe != nullptr ? ::pclose(pipe) : -1;
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::filesystem::remove_all(dir);
+  return run;
+}
+
+}  // namespace bankcheck::suites

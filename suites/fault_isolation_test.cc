@@ -1,0 +1,32 @@
+// The suite runner on the GPU: a case whose kernel faults fails alone, and the cases after it run
+// in a fresh process and pass.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "bankcheck/gpu_probe.h"
+#include "bankcheck/testing.h"
+#include "fault_demo_run.h"
+
+namespace bankcheck::suites {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(SuiteRunnerGpuTest, AFaultingCaseFailsAloneAndTheOthersStillRun) {
+  // Not BANKCHECK_SKIP_WITHOUT_GPU(): that would set up counters here and hold the GPU's counter
+  // lock for this process, which the demo program (not our child) would then wait for.
+  const GpuProbe& probe = ProbeGpu();
+  if (!probe.usable()) {
+    if (testing::GpuRequired()) GTEST_FAIL() << testing::NoGpuMessage(probe);
+    GTEST_SKIP() << testing::NoGpuMessage(probe);
+  }
+  const DemoRun run = RunFaultDemo();
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("[       OK ] KernelSuite/CaseTest.Run/fault_demo_a_before"));
+  EXPECT_THAT(run.output, HasSubstr("[  FAILED  ] KernelSuite/CaseTest.Run/fault_demo_b_illegal_address"));
+  EXPECT_THAT(run.output, HasSubstr("running the remaining 1 case(s) in a fresh process"));
+  EXPECT_THAT(run.output, HasSubstr("[       OK ] KernelSuite/CaseTest.Run/fault_demo_c_after"));
+}
+
+}  // namespace
+}  // namespace bankcheck::suites

@@ -1,0 +1,72 @@
+// main() of the kernel suite program: lists topics for CTest, or runs cases (one topic's, or
+// every case) under the supervisor of suite_runner.h, or, as the supervisor's child, runs them.
+#include <gmock/gmock.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "bankcheck/kernel_registry.h"
+#include "bankcheck/testing.h"
+#include "suite_runner.h"
+
+namespace {
+
+// The value of --name=value among the arguments, removing it; nullptr when absent.
+const char* TakeFlag(std::vector<std::string>& args, const std::string& name, std::string& value) {
+  const std::string prefix = "--" + name + "=";
+  for (auto it = args.begin(); it != args.end(); ++it) {
+    if (it->rfind(prefix, 0) == 0) {
+      value = it->substr(prefix.size());
+      args.erase(it);
+      return value.c_str();
+    }
+  }
+  return nullptr;
+}
+
+bool Has(const std::vector<std::string>& args, const char* flag) {
+  for (const std::string& arg : args)
+    if (arg.rfind(flag, 0) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace bankcheck;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  const std::vector<const KernelCase*> cases = RegisteredKernelCases();
+  if (Has(args, "--bankcheck_list_topics")) {
+    for (const std::string& topic : suites::Topics(cases)) std::cout << topic << "\n";
+    return 0;
+  }
+  const bool supervised = std::getenv("BANKCHECK_SUPERVISED") != nullptr;
+  const bool listing = Has(args, "--gtest_list_tests") || Has(args, "--help") || Has(args, "-h");
+  if (!supervised && !listing) {
+    std::string topic, filter;
+    TakeFlag(args, "bankcheck_topic", topic);
+    if (!TakeFlag(args, "gtest_filter", filter) && std::getenv("GTEST_FILTER") != nullptr)
+      filter = std::getenv("GTEST_FILTER");
+    if (!topic.empty() && suites::SelectCaseTests(cases, topic, "").empty()) {
+      std::cerr << "bankcheck: no registered case has the topic '" << topic << "'\n";
+      return 1;
+    }
+    const std::vector<std::string> tests = suites::SelectCaseTests(cases, topic, filter);
+    if (tests.empty()) {
+      // e.g. GTEST_FILTER naming a case of another topic: CTest reports this one as skipped.
+      std::cout << "bankcheck: every case was skipped: the filter '" << filter << "' selects none"
+                << (topic.empty() ? "" : " of topic '" + topic + "'") << "\n";
+      return 0;
+    }
+    ::unsetenv("GTEST_FILTER");  // the children get the cases by name
+    return suites::SuperviseCases(argv[0], args, tests);
+  }
+  // Before anything touches CUDA: run on the GPU CTest allocated to this test, if any.
+  bankcheck::testing::SelectGpuFromCtestAllocation();
+  ::testing::InitGoogleMock(&argc, argv);
+  suites::InstallChildListener();
+  return RUN_ALL_TESTS();
+}

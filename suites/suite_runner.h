@@ -1,0 +1,54 @@
+#pragma once
+// How the kernel suite program runs its cases: one CTest test per topic (kernel file), all its
+// cases in one process, under a supervisor that starts a fresh process for the remaining cases
+// when one faults (a kernel fault leaves a CUDA context unusable, so the process must go).
+//
+//   bankcheck_kernel_suite --bankcheck_list_topics      the topics, one per line (CTest discovery)
+//   bankcheck_kernel_suite --bankcheck_topic=transpose  that topic's cases (GTEST_FILTER narrows it)
+//   bankcheck_kernel_suite [gtest flags]                every case (or --gtest_filter's)
+//
+// The supervisor itself never touches CUDA: it runs this program again (BANKCHECK_SUPERVISED=1)
+// with an explicit --gtest_filter, and reads which cases finished from a progress file that the
+// child appends to after each case (BANKCHECK_PROGRESS_FILE).
+
+#include <string>
+#include <vector>
+
+#include "bankcheck/kernel_registry.h"
+
+namespace bankcheck::suites {
+
+// The exit code of a child that stopped after a case left its CUDA context unusable.
+inline constexpr int kContextLostExitCode = 86;
+
+// Whether `name` passes a GoogleTest filter: ':'-separated positive patterns, then optionally
+// '-' and ':'-separated negative ones; '*' and '?' wildcards. An empty positive part means "*".
+bool MatchesGtestFilter(const std::string& name, const std::string& filter);
+
+// The full test names ("KernelSuite/CaseTest.Run/<name>") of the cases of `topic` (every case
+// when `topic` is empty) that pass `filter`, in registration (name) order.
+std::vector<std::string> SelectCaseTests(const std::vector<const KernelCase*>& cases,
+                                         const std::string& topic, const std::string& filter);
+
+// The topics of the registered cases, sorted, each once.
+std::vector<std::string> Topics(const std::vector<const KernelCase*>& cases);
+
+// One line of the progress file: "<status>\t<full test name>" (status passed|failed|skipped).
+struct FinishedCase {
+  std::string status;
+  std::string test;
+};
+std::vector<FinishedCase> ParseProgress(const std::string& text);
+
+// Runs `tests` in child processes of `program` (argv[0] and the caller's other gtest flags in
+// `args`), starting a fresh child for the cases after one that faults or kills its process. Prints
+// what it does on stdout; returns the exit code for the whole run (0 when every case passed or
+// skipped).
+int SuperviseCases(const std::string& program, const std::vector<std::string>& args,
+                   const std::vector<std::string>& tests);
+
+// In a supervised child: records each finished case in the progress file, and ends the process
+// with kContextLostExitCode right after a case that lost the CUDA context.
+void InstallChildListener();
+
+}  // namespace bankcheck::suites
