@@ -30,21 +30,24 @@ struct CaseView {
   Rank rank = Rank::kUnchanged;
 };
 
+// A baseline verdict other than a match ranks the case even when it failed (a case fails because
+// of its verdict), so the summary line counts what the run's log reported.
 Rank RankOf(const CaseResult& result, const std::optional<BaselineVerdict>& verdict) {
-  if (verdict == BaselineVerdict::kRegression) return Rank::kRegression;
-  if (result.status == CaseStatus::kFailed) return Rank::kFailed;
   if (result.status == CaseStatus::kSkipped) return Rank::kSkipped;
-  if (!verdict) return Rank::kNotCompared;
-  switch (*verdict) {
+  switch (verdict.value_or(BaselineVerdict::kMatch)) {
+    case BaselineVerdict::kRegression:
+      return Rank::kRegression;
     case BaselineVerdict::kImprovement:
       return Rank::kImprovement;
     case BaselineVerdict::kChanged:
       return Rank::kChanged;
     case BaselineVerdict::kMissing:
       return Rank::kMissing;
-    default:
-      return Rank::kUnchanged;
+    case BaselineVerdict::kMatch:
+      break;
   }
+  if (result.status == CaseStatus::kFailed) return Rank::kFailed;
+  return verdict ? Rank::kUnchanged : Rank::kNotCompared;
 }
 
 std::string Ways(double ways) {

@@ -55,6 +55,18 @@ TEST(ReportTest, HeaderSaysWhereAndWhenAndCountsEverything) {
                         "compared · 7 cases: 6 passed, **1 failed**, 0 skipped"));
 }
 
+TEST(ReportTest, TheSummaryCountsVerdictsOfFailedCasesAsTheLogReportedThem) {
+  // A case fails because of its baseline verdict: an improvement (or a missing baseline) in the
+  // log must be one in the summary line too, not only a failure.
+  RunResults results;
+  results.cases["t/better"] = MakeCase("t/better", 64, BaselineVerdict::kImprovement, CaseStatus::kFailed);
+  results.cases["t/worse"] = MakeCase("t/worse", 2048, BaselineVerdict::kRegression, CaseStatus::kFailed);
+  results.cases["t/new"] = MakeCase("t/new", 64, BaselineVerdict::kMissing, CaseStatus::kFailed);
+  EXPECT_THAT(RenderMarkdownReport(results),
+              HasSubstr("**1 regression**, 1 improvement, 0 changed, 1 missing baseline, 0 unchanged, 0 not "
+                        "compared · 3 cases: 0 passed, **3 failed**, 0 skipped"));
+}
+
 TEST(ReportTest, RegressionsComeFirstThenImprovementsAndUnchangedCasesAreCounted) {
   const std::string report = RenderMarkdownReport(MakeResults());
   // The suite with a regression comes first, its rows ordered by urgency, not by name.
