@@ -8,5 +8,5 @@ int main(int argc, char** argv) {
   // Before anything touches CUDA: run on the GPU CTest allocated to this test, if any.
   bankcheck::testing::SelectGpuFromCtestAllocation();
   ::testing::InitGoogleMock(&argc, argv);
-  return RUN_ALL_TESTS();
+  return bankcheck::testing::ExitCodeOf(RUN_ALL_TESTS());
 }

@@ -14,6 +14,12 @@
 
 namespace bankcheck::testing {
 
+// The exit code of a test program whose every test skipped (no usable GPU) and none failed: CTest
+// reports such a program as skipped (SKIP_RETURN_CODE), not passed.
+inline constexpr int kAllSkippedExitCode = 77;
+// RUN_ALL_TESTS()'s result, or kAllSkippedExitCode when every test that ran was skipped.
+int ExitCodeOf(int run_all_tests_result);
+
 // True when the environment sets BANKCHECK_REQUIRE_GPU=1 (GPU CI runners): then a missing GPU
 // fails the test instead of skipping it, so a broken runner never goes green.
 bool GpuRequired();
