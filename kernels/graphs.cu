@@ -37,18 +37,31 @@ void Expect2Way(KernelCase& c) {
   c.expect[SharedKind::kStore].ways = 2;
 }
 
-// What the two kernels and the memset must have written.
-void CheckOutputs(const std::vector<float>& in, const DeviceBuffer<float>& out1,
-                  const DeviceBuffer<float>& out2, const DeviceBuffer<unsigned char>& flags) {
-  std::vector<float> expected1(kThreads), expected2(kThreads);
-  for (unsigned i = 0; i < kThreads; ++i) {
-    expected1[i] = 1.0f * in[(i + 1) % kThreads];
-    expected2[i] = 3.0f * in[(i + 1) % kThreads];
+// The graph's input, the two kernels' outputs (poisoned) and the memset's target (zeroed).
+struct GraphBuffers {
+  explicit GraphBuffers(uint32_t seed)
+      : in(RandomIntegerFloats(kThreads, seed)), d_in(in), out1(kThreads), out2(kThreads), flags(kFlagBytes) {
+    out1.Fill(0xFF);
+    out2.Fill(0xFF);
+    flags.Fill(0);
   }
-  ExpectVectorsEqual(out1.ToHost(), expected1, "first kernel node");
-  ExpectVectorsEqual(out2.ToHost(), expected2, "second kernel node");
-  ExpectVectorsEqual(flags.ToHost(), std::vector<unsigned char>(kFlagBytes, 0x5A), "memset node");
-}
+
+  // What the two kernels and the memset must have written.
+  void Check() const {
+    std::vector<float> expected1(kThreads), expected2(kThreads);
+    for (unsigned i = 0; i < kThreads; ++i) {
+      expected1[i] = 1.0f * in[(i + 1) % kThreads];
+      expected2[i] = 3.0f * in[(i + 1) % kThreads];
+    }
+    ExpectVectorsEqual(out1.ToHost(), expected1, "first kernel node");
+    ExpectVectorsEqual(out2.ToHost(), expected2, "second kernel node");
+    ExpectVectorsEqual(flags.ToHost(), std::vector<unsigned char>(kFlagBytes, 0x5A), "memset node");
+  }
+
+  std::vector<float> in;
+  DeviceBuffer<float> d_in, out1, out2;
+  DeviceBuffer<unsigned char> flags;
+};
 
 // Every record of the graph launch names the two kernels.
 void ExpectKernelsNamed(const std::vector<LaunchRecord>& records) {
@@ -64,18 +77,13 @@ void RegisterExplicitGraph() {
   c.description = "a graph built node by node: kernel, memset, kernel (2-way smem[tid * 2] in each kernel)";
   Expect2Way(c);
   c.run = [](CaseContext& ctx) {
-    const std::vector<float> in = RandomIntegerFloats(kThreads, 0x6A1u);
-    DeviceBuffer<float> d_in(in), out1(kThreads), out2(kThreads);
-    DeviceBuffer<unsigned char> flags(kFlagBytes);
-    out1.Fill(0xFF);
-    out2.Fill(0xFF);
-    flags.Fill(0);
+    GraphBuffers b(0x6A1u);
     cudaGraph_t graph = nullptr;
     cudaGraphExec_t exec = nullptr;
     ctx.Measure([&] {
       BANKCHECK_CUDA_CHECK(cudaGraphCreate(&graph, 0));
-      const float* in_ptr = d_in.get();
-      float* out_ptrs[2] = {out1.get(), out2.get()};
+      const float* in_ptr = b.d_in.get();
+      float* out_ptrs[2] = {b.out1.get(), b.out2.get()};
       void* args1[] = {&in_ptr, &out_ptrs[0]};
       void* args2[] = {&in_ptr, &out_ptrs[1]};
       cudaKernelNodeParams kernel{};
@@ -86,7 +94,7 @@ void RegisterExplicitGraph() {
       cudaGraphNode_t first = nullptr, memset = nullptr, second = nullptr;
       BANKCHECK_CUDA_CHECK(cudaGraphAddKernelNode(&first, graph, nullptr, 0, &kernel));
       cudaMemsetParams set{};
-      set.dst = flags.get();
+      set.dst = b.flags.get();
       set.value = 0x5A;
       set.elementSize = 1;
       set.width = kFlagBytes;
@@ -99,7 +107,7 @@ void RegisterExplicitGraph() {
       BANKCHECK_CUDA_CHECK(cudaGraphLaunch(exec, 0));
     });
     BANKCHECK_CUDA_CHECK(cudaDeviceSynchronize());
-    CheckOutputs(in, out1, out2, flags);
+    b.Check();
     ExpectKernelsNamed(ctx.records());
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(graph);
@@ -114,12 +122,7 @@ void RegisterCapturedGraph() {
       "a graph captured from a stream: kernel, memset, kernel (2-way smem[tid * 2] in each kernel)";
   Expect2Way(c);
   c.run = [](CaseContext& ctx) {
-    const std::vector<float> in = RandomIntegerFloats(kThreads, 0x6A2u);
-    DeviceBuffer<float> d_in(in), out1(kThreads), out2(kThreads);
-    DeviceBuffer<unsigned char> flags(kFlagBytes);
-    out1.Fill(0xFF);
-    out2.Fill(0xFF);
-    flags.Fill(0);
+    GraphBuffers b(0x6A2u);
     cudaStream_t stream = nullptr;
     BANKCHECK_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     cudaGraph_t graph = nullptr;
@@ -127,15 +130,15 @@ void RegisterCapturedGraph() {
     ctx.Measure([&] {
       // Captured launches become nodes and do not run: only the graph launch is measured.
       BANKCHECK_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-      GraphStride2<1><<<1, kThreads, 0, stream>>>(d_in.get(), out1.get());
-      BANKCHECK_CUDA_CHECK(cudaMemsetAsync(flags.get(), 0x5A, kFlagBytes, stream));
-      GraphStride2<3><<<1, kThreads, 0, stream>>>(d_in.get(), out2.get());
+      GraphStride2<1><<<1, kThreads, 0, stream>>>(b.d_in.get(), b.out1.get());
+      BANKCHECK_CUDA_CHECK(cudaMemsetAsync(b.flags.get(), 0x5A, kFlagBytes, stream));
+      GraphStride2<3><<<1, kThreads, 0, stream>>>(b.d_in.get(), b.out2.get());
       BANKCHECK_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
       BANKCHECK_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
       BANKCHECK_CUDA_CHECK(cudaGraphLaunch(exec, stream));
     });
     BANKCHECK_CUDA_CHECK(cudaStreamSynchronize(stream));
-    CheckOutputs(in, out1, out2, flags);
+    b.Check();
     ExpectKernelsNamed(ctx.records());
     cudaGraphExecDestroy(exec);
     cudaGraphDestroy(graph);
