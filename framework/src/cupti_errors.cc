@@ -41,8 +41,9 @@ std::string Advice(CUptiResult code, ErrorKind kind) {
       return CounterPermissionAdvice();
     case ErrorKind::kProfilerBusy:
       return "Another profiler holds the GPU counters (Nsight Compute `ncu`, Nsight Systems, "
-             "compute-sanitizer or another CUPTI client in this process). Run the tests without it: "
-             "bankcheck reads the counters itself.";
+             "compute-sanitizer, another CUPTI client in this process, or a process that measures "
+             "without bankcheck's GPU lock, such as another user's with a different "
+             "BANKCHECK_LOCK_DIR). Run the tests without it: bankcheck reads the counters itself.";
     case ErrorKind::kUnsupportedDevice:
       if (code == CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED)
         return "CUPTI cannot profile a MIG instance; run on a whole GPU.";

@@ -1,7 +1,10 @@
 #pragma once
 // One process at a time reads a GPU's counters: CUPTI profiles a device for one process only, so
-// concurrent test processes (ctest -j without a resource spec) would fail each other. A
-// CounterSession's process holds an advisory lock on its GPU from CUPTI's set-up to its release;
+// concurrent test processes (ctest -j without a resource spec) would fail each other. While one
+// process has the range profiler enabled, another's cuptiRangeProfilerStart fails with
+// CUPTI_ERROR_HARDWARE_BUSY (measured on the H100: with a lock held only during sessions, 16 of 18
+// GPU tests failed so under ctest -j8). So a process holds an advisory lock on its GPU from
+// CUPTI's set-up to its release;
 // other processes wait for it, up to a bound, and then fail saying who holds it. A child of the
 // holder (a death test's child, a program a test runs and waits for) shares its parent's lock.
 
