@@ -259,10 +259,7 @@ class Profiler {
  public:
   // The host side: CUPTI initialized, the chip's name, the launch callbacks and the config image.
   // Needs a usable GPU but no CUDA context, so it may run on another thread than the sessions.
-  // Waits for the GPU's counter lock unless `lock` already holds it.
-  explicit Profiler(const std::vector<std::string>& metrics,
-                    std::unique_ptr<internal::GpuCounterLock> lock = nullptr)
-      : gpu_lock_(std::move(lock)) {
+  explicit Profiler(const std::vector<std::string>& metrics) {
     try {
       SetUp(metrics);
     } catch (...) {
@@ -277,6 +274,10 @@ class Profiler {
     StepTrace trace;
     context_ = CurrentContext();
     trace.Step("CUDA context");
+    if (!gpu_lock_)
+      gpu_lock_ =
+          std::make_unique<internal::GpuCounterLock>(ProbeGpu().pci_bus_id, internal::GpuLockTimeout());
+    trace.Step("GPU counter lock");
     BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params, enable);
     enable.ctx = context_;
     BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerEnable(&enable));
@@ -357,9 +358,6 @@ class Profiler {
                   probe.reason);
     device_ = probe.device;
     StepTrace trace;
-    if (!gpu_lock_)
-      gpu_lock_ = std::make_unique<internal::GpuCounterLock>(probe.pci_bus_id, internal::GpuLockTimeout());
-    trace.Step("GPU counter lock");
     BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params, init);
     BANKCHECK_CUPTI_CHECK(cuptiProfilerInitialize(&init));
     initialized_ = true;
@@ -396,6 +394,7 @@ class Profiler {
       cuptiRangeProfilerDisable(&disable);
       range_profiler_ = nullptr;
     }
+    gpu_lock_.reset();  // the next process may enable its range profiler on this GPU
     if (subscriber_ != nullptr) cuptiUnsubscribe(subscriber_);
     subscriber_ = nullptr;
     if (initialized_) {
@@ -403,7 +402,6 @@ class Profiler {
       cuptiProfilerDeInitialize(&deinit);
       initialized_ = false;
     }
-    gpu_lock_.reset();  // last: the next process may start profiling this GPU
   }
 
   int device_ = 0;
@@ -780,13 +778,8 @@ void PrepareCounterSession() {
   if (g_process.profiler || g_process.prepared.valid() || !g_process.poisoned_by.empty() ||
       !ProbeGpu().usable())
     return;
-  // Only if the GPU's counters are free now: a wait belongs to the first session, not to a thread
-  // that may still be running when the process exits.
-  g_process.prepared = std::async(std::launch::async, [] {
-    std::unique_ptr<internal::GpuCounterLock> gpu =
-        internal::GpuCounterLock::TryAcquire(ProbeGpu().pci_bus_id);
-    return gpu ? std::make_unique<Profiler>(CoreMetrics(), std::move(gpu)) : std::unique_ptr<Profiler>();
-  });
+  g_process.prepared =
+      std::async(std::launch::async, [] { return std::make_unique<Profiler>(CoreMetrics()); });
   g_process.RegisterShutdownAtExit();
 }
 

@@ -95,15 +95,6 @@ GpuCounterLock::GpuCounterLock(const std::string& pci_bus_id, std::chrono::milli
   }
 }
 
-std::unique_ptr<GpuCounterLock> GpuCounterLock::TryAcquire(const std::string& pci_bus_id) {
-  try {
-    return std::make_unique<GpuCounterLock>(pci_bus_id, std::chrono::milliseconds(0));
-  } catch (const Error& e) {
-    if (e.kind() == ErrorKind::kProfilerBusy) return nullptr;
-    throw;
-  }
-}
-
 GpuCounterLock::~GpuCounterLock() {
   if (fd_ >= 0) ::close(fd_);  // closing releases the flock
 }

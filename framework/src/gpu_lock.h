@@ -3,13 +3,12 @@
 // concurrent test processes (ctest -j without a resource spec) would fail each other. While one
 // process has the range profiler enabled, another's cuptiRangeProfilerStart fails with
 // CUPTI_ERROR_HARDWARE_BUSY (measured on the H100: with a lock held only during sessions, 16 of 18
-// GPU tests failed so under ctest -j8). So a process holds an advisory lock on its GPU from
-// CUPTI's set-up to its release;
+// GPU tests failed so under ctest -j8). So a process holds an advisory lock on its GPU while its
+// range profiler is enabled (from its first session to the profiler's release);
 // other processes wait for it, up to a bound, and then fail saying who holds it. A child of the
 // holder (a death test's child, a program a test runs and waits for) shares its parent's lock.
 
 #include <chrono>
-#include <memory>
 #include <string>
 
 namespace bankcheck::internal {
@@ -20,8 +19,6 @@ class GpuCounterLock {
   // naming the process that holds it. The lock file lives in BANKCHECK_LOCK_DIR (default /tmp).
   GpuCounterLock(const std::string& pci_bus_id, std::chrono::milliseconds timeout);
   ~GpuCounterLock();
-  // The lock if it is free now (or our parent's), else nullptr: never waits.
-  static std::unique_ptr<GpuCounterLock> TryAcquire(const std::string& pci_bus_id);
   GpuCounterLock(const GpuCounterLock&) = delete;
   GpuCounterLock& operator=(const GpuCounterLock&) = delete;
 

@@ -41,7 +41,6 @@ TEST_F(GpuCounterLockTest, ASecondHolderWaitsThenFailsNamingTheFirst) {
     EXPECT_THAT(e.what(), HasSubstr("(pid " + std::to_string(::getpid()) + ")"));
     EXPECT_THAT(e.what(), HasSubstr("BANKCHECK_GPU_LOCK_TIMEOUT"));
   }
-  EXPECT_EQ(GpuCounterLock::TryAcquire("0000:3b:00.0"), nullptr);  // never waits
   // Another GPU has its own lock.
   EXPECT_NO_THROW(GpuCounterLock("0000:3c:00.0", std::chrono::milliseconds(0)));
   first.reset();
