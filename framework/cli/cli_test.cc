@@ -52,6 +52,12 @@ void ExpectCost(const nlohmann::json& json, int wavefronts, int ideal, int confl
   EXPECT_DOUBLE_EQ(json.at("ways").get<double>(), ways) << json.dump();
 }
 
+TEST_F(CliTest, VersionIsTheProjectVersion) {
+  const CliRun run = Bankcheck("--version");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, std::string("bankcheck ") + BANKCHECK_VERSION + "\n");
+}
+
 TEST_F(CliTest, PredictJsonForStrides) {
   ExpectCost(PredictJson("--bytes 4 --stride 1"), 1, 1, 0, 1.0);
   ExpectCost(PredictJson("--bytes 4 --stride 2"), 2, 1, 1, 2.0);

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   // At most one subcommand; "none" is checked after parsing, so that a misspelt one is reported
   // as the unexpected word it is rather than as a missing subcommand.
   app.require_subcommand(0, 1);
+  app.set_version_flag("--version", std::string("bankcheck ") + BANKCHECK_VERSION);
   bankcheck::cli::AddModelCommands(app);
   bankcheck::cli::AddReportCommands(app);
   bankcheck::cli::AddPlotCommands(app);

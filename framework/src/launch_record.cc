@@ -232,3 +232,7 @@ std::string Summary(const LaunchRecord& record) {
 }
 
 }  // namespace bankcheck
+
+namespace bankcheck {
+void PrintTo(const LaunchRecord& record, std::ostream* out) { *out << Summary(record); }
+}  // namespace bankcheck

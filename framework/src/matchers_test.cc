@@ -44,6 +44,25 @@ TEST(MatchersTest, ConflictFreeCoversEveryKind) {
                        KindConflicts(SharedKind::kLdmatrix, 28), KindWays(SharedKind::kLoad, 1)));
 }
 
+TEST(MatchersTest, CountsAndWaysTakeInnerMatchers) {
+  using ::testing::Ge;
+  using ::testing::Gt;
+  using ::testing::Le;
+  const LaunchRecord r = Record({8, 16, 8}, {8, 8, 8});
+  EXPECT_THAT(r, AllOf(LoadWays(Le(2)), StoreWays(Ge(1)), SharedLoads(Gt(0)), Conflicts(Le(8), 0)));
+  EXPECT_THAT(r, Not(LoadWays(Le(1.5))));
+  EXPECT_THAT(FailureText(LoadWays(Le(1.5)), r),
+              ::testing::HasSubstr("has shared loads served with wavefronts / ideal that is <= 1.5 |"));
+  EXPECT_THAT(FailureText(SharedStores(Gt(8)), r),
+              ::testing::HasSubstr("executes a number that is > 8 shared store instructions"));
+}
+
+TEST(MatchersTest, ARecordPrintsAsItsSummary) {
+  LaunchRecord r = Record({8, 16, 8}, {8, 8, 8});
+  r.kernel = "stride2(float*)";
+  EXPECT_EQ(::testing::PrintToString(r), Summary(r));
+}
+
 TEST(MatchersTest, KindsTheDeviceCannotMeasureNeverMatch) {
   LaunchRecord r = Record({8, 8, 8}, {8, 8, 8});
   r.unsupported[SharedKind::kStmatrix] = true;

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -120,5 +121,7 @@ std::vector<SharedKind> ShownKinds(const std::vector<LaunchRecord>& records);
 SharedCounts SumCounts(const std::vector<LaunchRecord>& records, SharedKind kind);
 // One line for a person: "kernel <<<grid, block>>> ld: 8 instructions, ... | st: ..." over ShownKinds().
 std::string Summary(const LaunchRecord& record);
+// GoogleTest prints a LaunchRecord in any failure message as its Summary().
+void PrintTo(const LaunchRecord& record, std::ostream* out);
 
 }  // namespace bankcheck

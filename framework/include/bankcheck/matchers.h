@@ -8,8 +8,10 @@
 
 #include <gmock/gmock.h>
 
-#include <cmath>
 #include <cstdint>
+#include <sstream>
+#include <string>
+#include <type_traits>
 
 #include "bankcheck/launch_record.h"
 #include "bankcheck/shared_kind.h"
@@ -17,7 +19,7 @@
 namespace bankcheck::testing {
 
 namespace internal {
-// "ld 8 inst / 16 wf (8 conflicts, 2-way) | st ..." for the kinds the record shows.
+// "ld: 8 instructions, 16 wavefronts, ... | st: ..." for the kinds the record shows.
 inline void Explain(const LaunchRecord& r, ::testing::MatchResultListener* out) {
   const char* separator = "";
   for (const SharedKind kind : ShownKinds(r)) {
@@ -27,12 +29,53 @@ inline void Explain(const LaunchRecord& r, ::testing::MatchResultListener* out) 
     separator = " | ";
   }
 }
-inline bool WaysEqual(double measured, double expected) { return std::fabs(measured - expected) < 1e-9; }
 // A kind the device cannot measure never matches: its zeros are not measurements.
 inline bool Measurable(const LaunchRecord& r, SharedKind kind, ::testing::MatchResultListener* out) {
   if (!r.unsupported[kind]) return true;
   *out << InfoOf(kind).title << " cannot be measured on this device; ";
   return false;
+}
+// Ways as a matcher: a number matches within 1e-9 (ways are ratios of counts), a matcher as it is.
+template <typename T>
+::testing::Matcher<double> WaysMatcher(const T& ways) {
+  if constexpr (std::is_arithmetic_v<T>) {
+    return ::testing::DoubleNear(static_cast<double>(ways), 1e-9);
+  } else {
+    return ::testing::SafeMatcherCast<double>(ways);
+  }
+}
+// A count as a matcher: a number matches exactly, a matcher as it is.
+template <typename T>
+::testing::Matcher<uint64_t> CountMatcher(const T& count) {
+  if constexpr (std::is_arithmetic_v<T>) {
+    return ::testing::Eq(static_cast<uint64_t>(count));
+  } else {
+    return ::testing::SafeMatcherCast<uint64_t>(count);
+  }
+}
+// For descriptions: "2-way (wavefronts / ideal)" / "with wavefronts / ideal that is <= 2", and
+// "512" / "a number that is > 0".
+template <typename T>
+std::string WaysText(const T& ways) {
+  if constexpr (std::is_arithmetic_v<T>) {
+    return ::testing::PrintToString(ways) + "-way (wavefronts / ideal)";
+  } else {
+    std::ostringstream out;
+    out << "with wavefronts / ideal that ";
+    ::testing::SafeMatcherCast<double>(ways).DescribeTo(&out);
+    return out.str();
+  }
+}
+template <typename T>
+std::string CountText(const T& count) {
+  if constexpr (std::is_arithmetic_v<T>) {
+    return ::testing::PrintToString(count);
+  } else {
+    std::ostringstream out;
+    out << "a number that ";
+    ::testing::SafeMatcherCast<uint64_t>(count).DescribeTo(&out);
+    return out.str();
+  }
 }
 }  // namespace internal
 
@@ -45,64 +88,63 @@ MATCHER(ConflictFree, negation ? "has shared-memory bank conflicts" : "has no sh
 
 MATCHER_P2(KindWays, kind, ways,
            std::string(negation ? "doesn't have " : "has ") + InfoOf(kind).title + " served " +
-               ::testing::PrintToString(ways) + "-way (wavefronts / ideal)") {
+               internal::WaysText(ways)) {
   if (!internal::Measurable(arg, kind, result_listener)) return false;
   internal::Explain(arg, result_listener);
-  return arg.shared[kind].ideal_known() &&
-         internal::WaysEqual(arg.shared[kind].ways(), static_cast<double>(ways));
+  return arg.shared[kind].ideal_known() && internal::WaysMatcher(ways).Matches(arg.shared[kind].ways());
 }
 
 MATCHER_P2(KindInstructions, kind, instructions,
-           std::string(negation ? "doesn't execute " : "executes ") + ::testing::PrintToString(instructions) +
+           std::string(negation ? "doesn't execute " : "executes ") + internal::CountText(instructions) +
                " " + InfoOf(kind).title + " instructions") {
   if (!internal::Measurable(arg, kind, result_listener)) return false;
   internal::Explain(arg, result_listener);
-  return arg.shared[kind].instructions == static_cast<uint64_t>(instructions);
+  return internal::CountMatcher(instructions).Matches(arg.shared[kind].instructions);
 }
 
 MATCHER_P2(KindConflicts, kind, conflicts,
-           std::string(negation ? "doesn't have " : "has ") + ::testing::PrintToString(conflicts) + " " +
+           std::string(negation ? "doesn't have " : "has ") + internal::CountText(conflicts) + " " +
                InfoOf(kind).title + " bank conflicts") {
   if (!internal::Measurable(arg, kind, result_listener)) return false;
   internal::Explain(arg, result_listener);
-  return arg.shared[kind].ideal_known() && arg.shared[kind].conflicts() == static_cast<uint64_t>(conflicts);
+  return arg.shared[kind].ideal_known() &&
+         internal::CountMatcher(conflicts).Matches(arg.shared[kind].conflicts());
 }
 
 MATCHER_P(LoadWays, ways,
           std::string(negation ? "doesn't have " : "has ") + "shared loads served " +
-              ::testing::PrintToString(ways) + "-way (wavefronts / ideal)") {
+              internal::WaysText(ways)) {
   internal::Explain(arg, result_listener);
-  return internal::WaysEqual(arg.loads().ways(), static_cast<double>(ways));
+  return internal::WaysMatcher(ways).Matches(arg.loads().ways());
 }
 
 MATCHER_P(StoreWays, ways,
           std::string(negation ? "doesn't have " : "has ") + "shared stores served " +
-              ::testing::PrintToString(ways) + "-way (wavefronts / ideal)") {
+              internal::WaysText(ways)) {
   internal::Explain(arg, result_listener);
-  return internal::WaysEqual(arg.stores().ways(), static_cast<double>(ways));
+  return internal::WaysMatcher(ways).Matches(arg.stores().ways());
 }
 
 MATCHER_P(SharedLoads, instructions,
-          std::string(negation ? "doesn't execute " : "executes ") + ::testing::PrintToString(instructions) +
+          std::string(negation ? "doesn't execute " : "executes ") + internal::CountText(instructions) +
               " shared load instructions") {
   internal::Explain(arg, result_listener);
-  return arg.loads().instructions == static_cast<uint64_t>(instructions);
+  return internal::CountMatcher(instructions).Matches(arg.loads().instructions);
 }
 
 MATCHER_P(SharedStores, instructions,
-          std::string(negation ? "doesn't execute " : "executes ") + ::testing::PrintToString(instructions) +
+          std::string(negation ? "doesn't execute " : "executes ") + internal::CountText(instructions) +
               " shared store instructions") {
   internal::Explain(arg, result_listener);
-  return arg.stores().instructions == static_cast<uint64_t>(instructions);
+  return internal::CountMatcher(instructions).Matches(arg.stores().instructions);
 }
 
 MATCHER_P2(Conflicts, load_conflicts, store_conflicts,
-           std::string(negation ? "doesn't have " : "has ") + ::testing::PrintToString(load_conflicts) +
-               " shared load and " + ::testing::PrintToString(store_conflicts) +
-               " shared store bank conflicts") {
+           std::string(negation ? "doesn't have " : "has ") + internal::CountText(load_conflicts) +
+               " shared load and " + internal::CountText(store_conflicts) + " shared store bank conflicts") {
   internal::Explain(arg, result_listener);
-  return arg.loads().conflicts() == static_cast<uint64_t>(load_conflicts) &&
-         arg.stores().conflicts() == static_cast<uint64_t>(store_conflicts);
+  return internal::CountMatcher(load_conflicts).Matches(arg.loads().conflicts()) &&
+         internal::CountMatcher(store_conflicts).Matches(arg.stores().conflicts());
 }
 
 }  // namespace bankcheck::testing
