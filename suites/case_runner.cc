@@ -60,8 +60,8 @@ std::vector<std::string> ModelMismatches(const PredictedCounts& predicted,
   for (const SharedKindInfo& info : SharedKinds()) {
     const SharedCounts total = SumCounts(measured, info.kind);
     SharedCounts model = predicted[info.kind];
-    // Where the measured ideal is not exact, compare instructions and wavefronts only.
-    if (total.ideal_provenance != Provenance::kExact) model.ideal_provenance = Provenance::kHardware;
+    // Compared as exactly as measured: instructions and wavefronts only, where the ideal is not exact.
+    model.ideal_provenance = total.ideal_provenance;
     if (ExactCounts(model) != ExactCounts(total))
       mismatches.push_back("model predicts " + Describe(info.kind, predicted[info.kind]) + "; measured " +
                            Describe(info.kind, total));

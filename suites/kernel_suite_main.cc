@@ -14,17 +14,17 @@
 
 namespace {
 
-// The value of --name=value among the arguments, removing it; nullptr when absent.
-const char* TakeFlag(std::vector<std::string>& args, const std::string& name, std::string& value) {
+// Takes --name=value out of the arguments into `value`; false when absent.
+bool TakeFlag(std::vector<std::string>& args, const std::string& name, std::string& value) {
   const std::string prefix = "--" + name + "=";
   for (auto it = args.begin(); it != args.end(); ++it) {
     if (it->rfind(prefix, 0) == 0) {
       value = it->substr(prefix.size());
       args.erase(it);
-      return value.c_str();
+      return true;
     }
   }
-  return nullptr;
+  return false;
 }
 
 bool Has(const std::vector<std::string>& args, const char* flag) {

@@ -128,12 +128,9 @@ const SharedCounts kNoTraffic{};
 std::vector<SharedKind> KindsOf(const LaunchRecord* before, const LaunchRecord* after) {
   std::vector<SharedKind> kinds;
   for (const SharedKindInfo& info : SharedKinds()) {
-    const auto shown = [&](const LaunchRecord* r) {
-      if (r == nullptr) return false;
-      const std::vector<SharedKind> of = ShownKinds(*r);
-      return std::find(of.begin(), of.end(), info.kind) != of.end();
-    };
-    if (shown(before) || shown(after)) kinds.push_back(info.kind);
+    if ((before != nullptr && IsShown(*before, info.kind)) ||
+        (after != nullptr && IsShown(*after, info.kind)))
+      kinds.push_back(info.kind);
   }
   return kinds;
 }

@@ -134,19 +134,25 @@ std::optional<std::pair<CUgraphExec, CUgraph>> Instantiated(CUpti_CallbackId id,
 
 // Graph instantiation, destruction and launch: what the log keeps of graphs.
 void OnGraphCall(CUpti_CallbackId id, const CUpti_CallbackData& info) {
-  std::lock_guard<std::mutex> lock(g_launch_log.mutex);
   if (info.callbackSite == CUPTI_API_EXIT) {
+    // Every launch function's exit comes here too: take the lock only for an instantiation, and
+    // read the graph's nodes (driver calls) before it.
     const auto made = Instantiated(id, info.functionParams);
-    if (made && made->first != nullptr &&
-        *static_cast<const CUresult*>(info.functionReturnValue) == CUDA_SUCCESS)
-      g_launch_log.graphs[made->first] = internal::KernelNodesOf(made->second);
+    if (!made || made->first == nullptr ||
+        *static_cast<const CUresult*>(info.functionReturnValue) != CUDA_SUCCESS)
+      return;
+    std::vector<internal::KernelShape> kernels = internal::KernelNodesOf(made->second);
+    std::lock_guard<std::mutex> lock(g_launch_log.mutex);
+    g_launch_log.graphs[made->first] = std::move(kernels);
     return;
   }
   if (id == CUPTI_DRIVER_TRACE_CBID_cuGraphExecDestroy) {
+    std::lock_guard<std::mutex> lock(g_launch_log.mutex);
     g_launch_log.graphs.erase(static_cast<const cuGraphExecDestroy_params*>(info.functionParams)->hGraphExec);
     return;
   }
   if (id != CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch && id != CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz) return;
+  std::lock_guard<std::mutex> lock(g_launch_log.mutex);
   if (!g_launch_log.recording) return;
   // Both launch functions' parameters start with the executable graph.
   const CUgraphExec exec = static_cast<const cuGraphLaunch_params*>(info.functionParams)->hGraph;

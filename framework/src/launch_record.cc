@@ -64,10 +64,6 @@ bool HardwareRead(const SharedKindInfo& info, const SharedCounts& counts) {
                                                       counts.ideal_provenance == Provenance::kHardware);
 }
 
-// The ideal of one kind from `values`; kinds are set in table order, so a kind named by
-// `hardware_also_counts` that comes later is derived here directly.
-void SetIdeal(const MetricValues& values, const SharedKindInfo& info, LaunchRecord& record);
-
 uint64_t InstrumentedIdeal(const MetricValues& values, const SharedKindInfo& info) {
   const double* wavefronts = Find(values, info.wavefronts_metric);
   const double* conflicts = Find(values, info.conflicts_metric);
@@ -75,6 +71,8 @@ uint64_t InstrumentedIdeal(const MetricValues& values, const SharedKindInfo& inf
   return ToCount(*wavefronts - *conflicts);
 }
 
+// The ideal of one kind from `values`. The ideal of the kind its hardware pair also counts is
+// derived here again from `values`, whatever the table's order.
 void SetIdeal(const MetricValues& values, const SharedKindInfo& info, LaunchRecord& record) {
   SharedCounts& counts = record.shared[info.kind];
   const double* hw_wavefronts = Find(values, info.hardware_wavefronts_metric);
@@ -180,24 +178,26 @@ std::string Describe(SharedKind kind, const SharedCounts& c) {
   return out.str();
 }
 
+bool IsShown(const LaunchRecord& record, SharedKind kind) {
+  return kind == SharedKind::kLoad || kind == SharedKind::kStore || record.shared[kind].any() ||
+         record.unsupported[kind];
+}
+
 std::vector<SharedKind> ShownKinds(const LaunchRecord& record) {
   std::vector<SharedKind> kinds;
-  for (const SharedKindInfo& info : SharedKinds()) {
-    if (info.kind == SharedKind::kLoad || info.kind == SharedKind::kStore || record.shared[info.kind].any() ||
-        record.unsupported[info.kind])
-      kinds.push_back(info.kind);
-  }
+  for (const SharedKindInfo& info : SharedKinds())
+    if (IsShown(record, info.kind)) kinds.push_back(info.kind);
   return kinds;
 }
 
 std::vector<SharedKind> ShownKinds(const std::vector<LaunchRecord>& records) {
-  PerKind<bool> shown;
-  for (const LaunchRecord& record : records)
-    for (const SharedKind kind : ShownKinds(record)) shown[kind] = true;
   std::vector<SharedKind> kinds;
-  for (const SharedKindInfo& info : SharedKinds())
-    if (shown[info.kind] || info.kind == SharedKind::kLoad || info.kind == SharedKind::kStore)
-      kinds.push_back(info.kind);
+  for (const SharedKindInfo& info : SharedKinds()) {
+    const bool shown = info.kind == SharedKind::kLoad || info.kind == SharedKind::kStore ||
+                       std::any_of(records.begin(), records.end(),
+                                   [&](const LaunchRecord& r) { return IsShown(r, info.kind); });
+    if (shown) kinds.push_back(info.kind);
+  }
   return kinds;
 }
 
@@ -215,24 +215,21 @@ SharedCounts SumCounts(const std::vector<LaunchRecord>& records, SharedKind kind
   return total;
 }
 
-std::string Summary(const LaunchRecord& record) {
-  std::ostringstream out;
-  out << record.kernel << " <<<" << ToString(record.grid) << ", " << ToString(record.block) << ">>> ";
-  const char* separator = "";
+std::string DescribeKinds(const LaunchRecord& record) {
+  std::string text;
   for (const SharedKind kind : ShownKinds(record)) {
-    out << separator;
-    if (record.unsupported[kind]) {
-      out << InfoOf(kind).label << " not measurable on this device";
-    } else {
-      out << Describe(kind, record.shared[kind]);
-    }
-    separator = " | ";
+    text += text.empty() ? "" : " | ";
+    text += record.unsupported[kind] ? std::string(InfoOf(kind).label) + " not measurable on this device"
+                                     : Describe(kind, record.shared[kind]);
   }
-  return out.str();
+  return text;
 }
 
-}  // namespace bankcheck
+std::string Summary(const LaunchRecord& record) {
+  return record.kernel + " <<<" + ToString(record.grid) + ", " + ToString(record.block) + ">>> " +
+         DescribeKinds(record);
+}
 
-namespace bankcheck {
 void PrintTo(const LaunchRecord& record, std::ostream* out) { *out << Summary(record); }
+
 }  // namespace bankcheck

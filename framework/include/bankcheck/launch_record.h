@@ -112,14 +112,19 @@ void AddConsistencyNotes(LaunchRecord& record);
 // "ld: 8 instructions, 16 wavefronts, 8 ideal, 8 conflicts (2-way)"; "ideal not measured" in place
 // of ideal and conflicts when the ideal is unknown, "from hardware counters" when it came from them.
 std::string Describe(SharedKind kind, const SharedCounts& counts);
-// The kinds a reader is shown for a launch: loads and stores always, then every other kind the
-// launch executed or that the device cannot measure, in SharedKinds() order.
+// Whether a reader is shown `kind` for a launch: loads and stores always, every other kind when
+// the launch executed it or the device cannot measure it.
+bool IsShown(const LaunchRecord& record, SharedKind kind);
+// The kinds IsShown, in SharedKinds() order.
 std::vector<SharedKind> ShownKinds(const LaunchRecord& record);
 // The same over several launches: every kind any of them shows.
 std::vector<SharedKind> ShownKinds(const std::vector<LaunchRecord>& records);
 // The counts of one kind added up over launches; the ideal is as exact as the least exact launch's.
 SharedCounts SumCounts(const std::vector<LaunchRecord>& records, SharedKind kind);
-// One line for a person: "kernel <<<grid, block>>> ld: 8 instructions, ... | st: ..." over ShownKinds().
+// "ld: 8 instructions, ... | st: ..." over ShownKinds(); "<label> not measurable on this device" for
+// a kind the device cannot measure.
+std::string DescribeKinds(const LaunchRecord& record);
+// One line for a person: "kernel <<<grid, block>>> " and DescribeKinds().
 std::string Summary(const LaunchRecord& record);
 // GoogleTest prints a LaunchRecord in any failure message as its Summary().
 void PrintTo(const LaunchRecord& record, std::ostream* out);

@@ -20,15 +20,7 @@ namespace bankcheck::testing {
 
 namespace internal {
 // "ld: 8 instructions, 16 wavefronts, ... | st: ..." for the kinds the record shows.
-inline void Explain(const LaunchRecord& r, ::testing::MatchResultListener* out) {
-  const char* separator = "";
-  for (const SharedKind kind : ShownKinds(r)) {
-    *out << separator
-         << (r.unsupported[kind] ? std::string(InfoOf(kind).label) + " not measurable on this device"
-                                 : Describe(kind, r.shared[kind]));
-    separator = " | ";
-  }
-}
+inline void Explain(const LaunchRecord& r, ::testing::MatchResultListener* out) { *out << DescribeKinds(r); }
 // A kind the device cannot measure never matches: its zeros are not measurements.
 inline bool Measurable(const LaunchRecord& r, SharedKind kind, ::testing::MatchResultListener* out) {
   if (!r.unsupported[kind]) return true;
