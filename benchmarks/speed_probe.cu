@@ -15,6 +15,8 @@
 //                        of 5 runs), to subtract the kernels' own time from session_ms
 //   --extra-mib=N        also allocates N MiB of device memory that no kernel touches (does kernel
 //                        replay's save and restore of device memory set the cost per launch?)
+//   --atomic-ideal       also reads the shared-atomic hardware pair (SessionOptions::hardware_ideal):
+//                        one replay pass more than the core metrics, to price a pass
 //   --print-metrics      prints CoreMetrics() comma-joined (for ncu --metrics) and exits
 //   --print-kinds        prints the kind table (shared_kind.h) as tab-separated lines, metric names
 //                        ("-" for none) with every hardware pair, and exits (for ncu_crosscheck.sh)
@@ -52,6 +54,7 @@ struct Options {
   int launches_per_session = 0;  // 0: all launches in one session
   int extra_mib = 0;             // device memory allocated besides the launches' own buffers
   bool user_replay = false;      // SessionOptions::Replay::kUser instead of kernel replay
+  bool atomic_ideal = false;     // also the shared-atomic hardware pair: one more replay pass
   bool print_metrics = false;
   bool print_kinds = false;
 };
@@ -100,12 +103,13 @@ double MsSince(std::chrono::steady_clock::time_point start) {
 // one session) and prints the time of all of them. The suite measures one case, usually one
 // launch, per session; CUPTI's cost per launch grows with the launches already in a session.
 void MeasureWithBankcheck(const std::vector<std::function<void()>>& launches, int sessions,
-                          size_t per_session, SessionOptions::Replay replay) {
+                          size_t per_session, SessionOptions::Replay replay, bool atomic_ideal) {
   RunAll(launches);  // warm-up, untimed: module loading and first-launch costs are not the session's
   if (per_session == 0) per_session = launches.size();
   SessionOptions options;
   options.max_launches = per_session;
   options.replay = replay;
+  if (atomic_ideal) options.hardware_ideal = {SharedKind::kAtomic};
   for (int s = 0; s < sessions; ++s) {
     const auto start = std::chrono::steady_clock::now();
     std::vector<LaunchRecord> records;
@@ -183,6 +187,8 @@ bool ParseOptions(int argc, char** argv, Options& options) {
       if (!ParseInt(value("--rounds="), options.rounds)) return false;
     } else if (arg.rfind("--sessions=", 0) == 0) {
       if (!ParseInt(value("--sessions="), options.sessions)) return false;
+    } else if (arg == "--atomic-ideal") {
+      options.atomic_ideal = true;
     } else if (arg == "--replay=user") {
       options.user_replay = true;
     } else if (arg.rfind("--extra-mib=", 0) == 0) {
@@ -207,7 +213,7 @@ int main(int argc, char** argv) {
     std::cerr << "usage: " << argv[0]
               << " --mode=bankcheck|plain|kernels-only [--rounds=N (default 6: 7 launches each)] "
                  "[--sessions=N] [--launches-per-session=N (bankcheck mode; default all)] [--extra-mib=N] "
-                 "[--replay=user]\n       "
+                 "[--replay=user] [--atomic-ideal]\n       "
               << argv[0] << " --print-metrics | --print-kinds\n";
     return 2;
   }
@@ -244,7 +250,8 @@ int main(int argc, char** argv) {
     if (options.mode == "bankcheck") {
       bench::MeasureWithBankcheck(
           launches, options.sessions, static_cast<size_t>(options.launches_per_session),
-          options.user_replay ? SessionOptions::Replay::kUser : SessionOptions::Replay::kKernel);
+          options.user_replay ? SessionOptions::Replay::kUser : SessionOptions::Replay::kKernel,
+          options.atomic_ideal);
     } else if (options.mode == "plain") {
       bench::RunAll(launches);
     } else {

@@ -33,6 +33,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 #include "bankcheck/error.h"
 #include "bankcheck/gpu_probe.h"
@@ -284,10 +285,7 @@ class Profiler {
       gpu_lock_ =
           std::make_unique<internal::GpuCounterLock>(ProbeGpu().pci_bus_id, internal::GpuLockTimeout());
     trace.Step("GPU counter lock");
-    BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params, enable);
-    enable.ctx = context_;
-    BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerEnable(&enable));
-    range_profiler_ = enable.pRangeProfilerObject;
+    range_profiler_ = EnableRangeProfiler(context_);
     replay_ = replay;
     trace.Step("cuptiRangeProfilerEnable");
   }
@@ -391,6 +389,37 @@ class Profiler {
     trace.Step("config image");
   }
 
+  // cuptiRangeProfilerEnable, retried for a few seconds on the errors it returns while the
+  // process that held the lock before this one is still tearing its profiler down: on the H100
+  // a test process that took the lock straight after another's exit once got
+  // CUPTI_ERROR_INVALID_CONTEXT for its first cases (ci/test.sh -L gpu).
+  static CUpti_RangeProfiler_Object* EnableRangeProfiler(CUcontext context) {
+    constexpr auto kGiveUpAfter = std::chrono::seconds(5);
+    const auto start = std::chrono::steady_clock::now();
+    auto pause = std::chrono::milliseconds(20);
+    for (int attempt = 1;; ++attempt) {
+      BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params, enable);
+      enable.ctx = context;
+      const CUptiResult status = cuptiRangeProfilerEnable(&enable);
+      if (status == CUPTI_SUCCESS) {
+        if (attempt > 1)
+          std::fprintf(stderr, "bankcheck: the range profiler started on attempt %d\n", attempt);
+        return enable.pRangeProfilerObject;
+      }
+      const bool transient = status == CUPTI_ERROR_INVALID_CONTEXT || status == CUPTI_ERROR_HARDWARE_BUSY;
+      if (!transient || std::chrono::steady_clock::now() - start > kGiveUpAfter)
+        throw internal::CuptiFailure(status, "cuptiRangeProfilerEnable(&enable)");
+      if (attempt == 1) {
+        const char* name = nullptr;
+        cuptiGetResultString(status, &name);
+        std::fprintf(stderr, "bankcheck: cuptiRangeProfilerEnable returned %s; retrying for up to 5 s\n",
+                     name != nullptr ? name : "an error");
+      }
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::milliseconds(500));
+    }
+  }
+
   // Best effort: errors here have nowhere to go.
   void Release() {
     config_.reset();
@@ -400,7 +429,6 @@ class Profiler {
       cuptiRangeProfilerDisable(&disable);
       range_profiler_ = nullptr;
     }
-    gpu_lock_.reset();  // the next process may enable its range profiler on this GPU
     if (subscriber_ != nullptr) cuptiUnsubscribe(subscriber_);
     subscriber_ = nullptr;
     if (initialized_) {
@@ -408,6 +436,7 @@ class Profiler {
       cuptiProfilerDeInitialize(&deinit);
       initialized_ = false;
     }
+    gpu_lock_.reset();  // CUPTI is torn down: the next process may enable its range profiler
   }
 
   int device_ = 0;
