@@ -21,7 +21,7 @@ inline constexpr int kExitBadInput = 2;
 // `predict` and `explain`: one warp access through the CPU bank model (model_commands.cc).
 void AddModelCommands(CLI::App& app);
 
-// Baseline and report commands (report_commands.cc).
+// Baseline and report commands, and `lines` (report_commands.cc).
 void AddReportCommands(CLI::App& app);
 
 // `plot`: what bank conflicts cost in time, from the benchmark programs' JSON (plot_commands.cc).

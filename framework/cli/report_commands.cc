@@ -1,5 +1,6 @@
-// `bankcheck report`, `bankcheck compare` and `bankcheck merge-results`: the results and
-// baseline files as Markdown for people, and the one-file-per-run step after a CTest run.
+// `bankcheck report`, `bankcheck compare`, `bankcheck merge-results` and `bankcheck lines`: the
+// results and baseline files as Markdown for people, the one-file-per-run step after a CTest run,
+// and the per-instruction tables of attributed launches.
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
@@ -7,9 +8,11 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "bankcheck/compare.h"
 #include "bankcheck/error.h"
+#include "bankcheck/instruction_counts.h"
 #include "bankcheck/report.h"
 #include "bankcheck/results.h"
 #include "commands.h"
@@ -110,12 +113,91 @@ void AddMergeResultsCommand(CLI::App& app) {
   });
 }
 
+// The case named `filter`, else every case whose name contains it (all cases when it is empty).
+std::vector<const CaseResult*> SelectCases(const RunResults& results, const std::string& filter,
+                                           const std::string& path) {
+  const auto exact = results.cases.find(filter);
+  if (exact != results.cases.end()) return {&exact->second};
+  std::vector<const CaseResult*> selected;
+  for (const auto& [name, result] : results.cases)
+    if (name.find(filter) != std::string::npos) selected.push_back(&result);
+  if (selected.empty() && !filter.empty())
+    throw Error(ErrorKind::kBadInput, "no case in " + path + " is named or contains \"" + filter + "\"");
+  return selected;
+}
+
+// "case transpose/naive, launch 0: transpose(float*) (2 launches attributed)" and its table, for
+// each distinct table of the selected cases; empty when none of their launches was attributed.
+std::string InstructionTables(const std::vector<const CaseResult*>& cases, size_t top,
+                              const std::string& source_root) {
+  std::string out;
+  for (const CaseResult* result : cases) {
+    for (const size_t i : LaunchesWithDistinctInstructions(result->launches)) {
+      const LaunchRecord& launch = result->launches[i];
+      const uint32_t attributed = launch.attributed_launches;
+      out += std::string(out.empty() ? "" : "\n") + "case " + result->name + ", launch " + std::to_string(i) +
+             ": " + launch.kernel + " (" + std::to_string(attributed) +
+             (attributed == 1 ? " launch" : " launches") + " attributed)\n" +
+             FormatInstructionTable(launch.instructions, top, source_root);
+    }
+  }
+  return out;
+}
+
+void AddLinesCommand(CLI::App& app) {
+  struct Options {
+    std::string results;
+    std::string case_filter;
+    size_t top = 10;
+    std::string source_root;
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* lines = app.add_subcommand(
+      "lines",
+      "Show which shared-memory instructions (source lines) cost a case its wavefronts, most excess first");
+  lines->footer(
+      "Per-instruction counts are recorded for a case that fails, and for every case of a run with "
+      "BANKCHECK_ATTRIBUTE=1. Exit status: 0 tables printed; 1 no selected launch has them; 2 bad input.");
+  lines->add_option("RESULTS", options->results, "A results file (results.json, or one case's fragment)")
+      ->required()
+      ->type_name("FILE");
+  lines
+      ->add_option("--case", options->case_filter,
+                   "Only the case of this name, or else those whose name contains it")
+      ->type_name("NAME");
+  lines
+      ->add_option("--top", options->top,
+                   "Show the N instructions of most excess per kernel (0: all; default 10)")
+      ->type_name("N")
+      ->check(CLI::NonNegativeNumber);
+  CLI::Option* source_root =
+      lines
+          ->add_option("--source-root", options->source_root,
+                       "Show source paths relative to DIR (default: $BANKCHECK_SOURCE_ROOT)")
+          ->type_name("DIR");
+  lines->callback([options, source_root] {
+    const RunResults results = ReadResults(options->results);
+    const std::string root = source_root->count() > 0 ? options->source_root : SourceRootFromEnvironment();
+    const std::string tables =
+        InstructionTables(SelectCases(results, options->case_filter, options->results), options->top, root);
+    if (tables.empty()) {
+      std::cerr << "bankcheck: no launch of the selected cases in " << options->results
+                << " has per-instruction counts. They are recorded when a case fails; to record them for "
+                   "a case that passes, run it with BANKCHECK_ATTRIBUTE=1 (e.g. BANKCHECK_ATTRIBUTE=1 "
+                   "ctest -R <suite>) and merge the results again.\n";
+      throw CLI::RuntimeError(kExitFailure);
+    }
+    std::cout << tables << std::flush;
+  });
+}
+
 }  // namespace
 
 void AddReportCommands(CLI::App& app) {
   AddReportCommand(app);
   AddCompareCommand(app);
   AddMergeResultsCommand(app);
+  AddLinesCommand(app);
 }
 
 }  // namespace bankcheck::cli

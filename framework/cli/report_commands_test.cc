@@ -1,4 +1,4 @@
-// Runs the built `bankcheck` binary's report, compare and merge-results commands as CI scripts do,
+// Runs the built `bankcheck` binary's report, compare, merge-results and lines commands as CI scripts do,
 // and checks what they rely on: exit codes, where output goes, and that input files are untouched.
 
 #include <gmock/gmock.h>
@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "../src/test_support.h"
 #include "bankcheck/baseline.h"
@@ -23,12 +24,14 @@ namespace {
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using testing_support::CliRun;
 using testing_support::MakeMetadata;
 using testing_support::MakeRecord;
 using testing_support::Quoted;
 using testing_support::ReadFile;
 using testing_support::RunCli;
+using testing_support::WithInstructions;
 using testing_support::WriteFile;
 
 class ReportCommandsTest : public testing_support::TempDirTest {
@@ -43,6 +46,25 @@ class ReportCommandsTest : public testing_support::TempDirTest {
     result.launches = {MakeRecord(load_wavefronts)};
     result.baseline = BaselineVerdict::kMatch;
     const auto path = dir_ / file_name;
+    WriteResults(path, results);
+    return path;
+  }
+
+  // transpose/naive: two attributed launches of one kernel; transpose/padded: one attributed
+  // launch; reduce/plain: none.
+  std::filesystem::path WriteAttributedRun() {
+    RunResults results;
+    results.metadata = MakeMetadata();
+    const auto add = [&results](const std::string& name, std::vector<LaunchRecord> launches) {
+      CaseResult& result = results.cases[name];
+      result.name = name;
+      result.launches = std::move(launches);
+    };
+    add("transpose/naive", {WithInstructions(MakeRecord(2048), 2), WithInstructions(MakeRecord(2048), 2)});
+    add("transpose/padded",
+        {MakeRecord(64, 64, "untouched"), WithInstructions(MakeRecord(64, 64, "padded"))});
+    add("reduce/plain", {MakeRecord(64)});
+    const auto path = dir_ / "results.json";
     WriteResults(path, results);
     return path;
   }
@@ -126,6 +148,69 @@ TEST_F(ReportCommandsTest, ReportOfAMalformedFileExitsTwo) {
   const CliRun run = Bankcheck("report " + Quoted(dir_ / "results.json"));
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_THAT(run.err, HasSubstr("version must be a non-negative integer"));
+}
+
+TEST_F(ReportCommandsTest, LinesPrintsEachAttributedKernelsTableOnce) {
+  const auto results = WriteAttributedRun();
+  const std::string before = ReadFile(results);
+  const CliRun run = Bankcheck("lines " + Quoted(results) + " --source-root /src/bankcheck");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out,
+            "case transpose/naive, launch 0: transpose(float*, float const*) (2 launches attributed)\n"
+            "kernels/transpose.cu:31  +0x0220  LDS  64 exec  2,048 wf  64 ideal  +1,984\n"
+            "kernels/transpose.cu:40  +0x01a0  STS  64 exec     64 wf  64 ideal      +0\n"
+            "\n"
+            "case transpose/padded, launch 1: padded(float*, float const*) (1 launch attributed)\n"
+            "kernels/transpose.cu:31  +0x0220  LDS  64 exec  64 wf  64 ideal  +0\n"
+            "kernels/transpose.cu:40  +0x01a0  STS  64 exec  64 wf  64 ideal  +0\n");
+  EXPECT_THAT(run.err, IsEmpty());
+  EXPECT_EQ(ReadFile(results), before);
+}
+
+TEST_F(ReportCommandsTest, LinesSelectsCasesByNameOrPartAndLimitsTheRows) {
+  const auto results = WriteAttributedRun();
+  CliRun run = Bankcheck("lines " + Quoted(results) + " --case padded --top 1 --source-root /src/bankcheck/");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out,
+            "case transpose/padded, launch 1: padded(float*, float const*) (1 launch attributed)\n"
+            "kernels/transpose.cu:31  +0x0220  LDS  64 exec  64 wf  64 ideal  +0\n"
+            "... 1 more instruction\n");
+  // An exact name selects that case alone; without --source-root, BANKCHECK_SOURCE_ROOT applies.
+  ::setenv("BANKCHECK_SOURCE_ROOT", "/src", 1);
+  run = Bankcheck("lines " + Quoted(results) + " --case transpose/naive --top 0");
+  ::unsetenv("BANKCHECK_SOURCE_ROOT");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, AllOf(HasSubstr("case transpose/naive, launch 0:"),
+                             HasSubstr("\nbankcheck/kernels/transpose.cu:31  +0x0220")));
+  EXPECT_THAT(run.out, Not(HasSubstr("padded")));
+}
+
+TEST_F(ReportCommandsTest, LinesWithoutAttributedLaunchesExitsOneSayingHowToGetThem) {
+  const auto results = WriteAttributedRun();
+  CliRun run = Bankcheck("lines " + Quoted(results) + " --case reduce");
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_THAT(run.out, IsEmpty());
+  EXPECT_THAT(run.err, AllOf(HasSubstr("no launch of the selected cases in " + results.string() +
+                                       " has per-instruction counts"),
+                             HasSubstr("BANKCHECK_ATTRIBUTE=1"), HasSubstr("when a case fails")));
+  run = Bankcheck("lines " + Quoted(WriteRun("plain.json", 2048)));
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_THAT(run.err, HasSubstr("BANKCHECK_ATTRIBUTE=1"));
+}
+
+TEST_F(ReportCommandsTest, LinesRejectsBadInputWithExitTwo) {
+  const auto results = WriteAttributedRun();
+  CliRun run = Bankcheck("lines " + Quoted(results) + " --case nothing/like/this");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err,
+              HasSubstr("no case in " + results.string() + " is named or contains \"nothing/like/this\""));
+  EXPECT_EQ(Bankcheck("lines " + Quoted(results) + " --top -1").exit_code, 2);
+  EXPECT_EQ(Bankcheck("lines " + Quoted(results) + " --top many").exit_code, 2);
+  EXPECT_EQ(Bankcheck("lines").exit_code, 2);
+  WriteFile(dir_ / "bad.json", "{");
+  run = Bankcheck("lines " + Quoted(dir_ / "bad.json"));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("invalid JSON"));
 }
 
 TEST_F(ReportCommandsTest, MergeResultsWritesOneFile) {

@@ -37,6 +37,14 @@ Provenance ProvenanceFromJson(const FieldReader& field) {
   return Provenance::kExact;
 }
 
+// "conflicts" and "excess" are wavefronts - ideal: stored for readers, and must agree with the two.
+void CheckWavefrontsBeyondIdeal(const FieldReader& field, uint64_t wavefronts_beyond_ideal) {
+  if (field.Unsigned() != wavefronts_beyond_ideal) {
+    field.FailWith("is " + std::to_string(field.Unsigned()) + ", but wavefronts - ideal is " +
+                   std::to_string(wavefronts_beyond_ideal));
+  }
+}
+
 SharedCounts CountsFromJson(const FieldReader& field) {
   field.AllowOnlyFields({"instructions", "wavefronts", "ideal", "conflicts", "ideal_source"});
   SharedCounts counts;
@@ -45,13 +53,59 @@ SharedCounts CountsFromJson(const FieldReader& field) {
   if (field.Has("ideal_source")) counts.ideal_provenance = ProvenanceFromJson(field.Field("ideal_source"));
   if (!counts.ideal_known()) return counts;
   counts.ideal_wavefronts = field.Field("ideal").Unsigned();
-  // "conflicts" is derived; it is stored for readers, and must agree with the other two.
-  const FieldReader conflicts = field.Field("conflicts");
-  if (conflicts.Unsigned() != counts.conflicts()) {
-    conflicts.FailWith("is " + std::to_string(conflicts.Unsigned()) + ", but wavefronts - ideal is " +
-                       std::to_string(counts.conflicts()));
-  }
+  CheckWavefrontsBeyondIdeal(field.Field("conflicts"), counts.conflicts());
   return counts;
+}
+
+// The kind `key` names ("shared_ld"); fails at `field` when it names none.
+SharedKind KindNamed(const FieldReader& field, const std::string& key) {
+  const std::optional<SharedKind> kind = SharedKindFromKey(key);
+  if (!kind) field.FailWith("names \"" + key + "\", which is not a kind of shared-memory instruction");
+  return *kind;
+}
+
+json InstructionsToJson(const std::vector<InstructionCounts>& instructions) {
+  json out = json::array();
+  for (const InstructionCounts& instruction : instructions) {
+    out.push_back({{"pc", instruction.pc_offset},
+                   {"opcode", instruction.opcode},
+                   {"kind", InfoOf(instruction.kind).key},
+                   {"file", instruction.file},
+                   {"line", instruction.line},
+                   {"executions", instruction.executions},
+                   {"wavefronts", instruction.wavefronts},
+                   {"ideal", instruction.ideal_wavefronts},
+                   {"excess", instruction.excess()}});
+  }
+  return out;
+}
+
+InstructionCounts InstructionFromJson(const FieldReader& field) {
+  field.AllowOnlyFields(
+      {"pc", "opcode", "kind", "file", "line", "executions", "wavefronts", "ideal", "excess"});
+  InstructionCounts instruction;
+  instruction.pc_offset = field.Field("pc").Unsigned32();
+  instruction.opcode = field.Field("opcode").String();
+  const FieldReader kind = field.Field("kind");
+  instruction.kind = KindNamed(kind, kind.String());
+  instruction.file = field.Field("file").String();
+  instruction.line = field.Field("line").Unsigned32();
+  instruction.executions = field.Field("executions").Unsigned();
+  instruction.wavefronts = field.Field("wavefronts").Unsigned();
+  instruction.ideal_wavefronts = field.Field("ideal").Unsigned();
+  CheckWavefrontsBeyondIdeal(field.Field("excess"), instruction.excess());
+  return instruction;
+}
+
+// "instructions" requires "attributed_launches" (how many launches its counts add up).
+void ReadAttribution(const FieldReader& launch, LaunchRecord& record) {
+  if (!launch.Has("instructions") && !launch.Has("attributed_launches")) return;
+  record.attributed_launches = launch.Field("attributed_launches").Unsigned32();
+  if (!launch.Has("instructions")) return;
+  const FieldReader instructions = launch.Field("instructions");
+  instructions.RequireArray();
+  for (size_t i = 0; i < instructions.json().size(); ++i)
+    record.instructions.push_back(InstructionFromJson(instructions.Element(i)));
 }
 
 // A block per kind: shared_ld and shared_st always (a reader sees that a launch had none), the
@@ -91,6 +145,11 @@ json LaunchRecordToJson(const LaunchRecord& record, RecordDetail detail) {
     if (!unsupported.empty()) out["unsupported"] = std::move(unsupported);
     if (!record.extra_metrics.empty()) out["extra_metrics"] = record.extra_metrics;
     if (!record.notes.empty()) out["notes"] = record.notes;
+    // Per-instruction counts vary with the compiler's code: results only, never baselines.
+    if (!record.instructions.empty()) {
+      out["attributed_launches"] = record.attributed_launches;
+      out["instructions"] = InstructionsToJson(record.instructions);
+    }
   }
   return out;
 }
@@ -105,8 +164,8 @@ LaunchRecord LaunchRecordFromJson(const json& value, const std::string& where, c
                                   const std::string& field_path) {
   const FieldReader launch(value, where, advice, field_path);
   std::vector<std::string> fields = {
-      "kernel",   "mangled",     "grid",          "block", "dynamic_shared_bytes",
-      "hardware", "unsupported", "extra_metrics", "notes", "graph_kernels"};
+      "kernel",      "mangled",       "grid",  "block",         "dynamic_shared_bytes", "hardware",
+      "unsupported", "extra_metrics", "notes", "graph_kernels", "attributed_launches",  "instructions"};
   for (const SharedKindInfo& info : SharedKinds()) fields.push_back(info.key);
   launch.AllowOnlyFields(fields);
   LaunchRecord record;
@@ -139,12 +198,8 @@ LaunchRecord LaunchRecordFromJson(const json& value, const std::string& where, c
   }
   if (launch.Has("unsupported")) {
     const FieldReader unsupported = launch.Field("unsupported");
-    for (const std::string& key : unsupported.StringArray()) {
-      const std::optional<SharedKind> kind = SharedKindFromKey(key);
-      if (!kind)
-        unsupported.FailWith("names \"" + key + "\", which is not a kind of shared-memory instruction");
-      record.unsupported[*kind] = true;
-    }
+    for (const std::string& key : unsupported.StringArray())
+      record.unsupported[KindNamed(unsupported, key)] = true;
   }
   if (launch.Has("extra_metrics")) {
     const FieldReader metrics = launch.Field("extra_metrics");
@@ -156,6 +211,7 @@ LaunchRecord LaunchRecordFromJson(const json& value, const std::string& where, c
     }
   }
   if (launch.Has("notes")) record.notes = launch.Field("notes").StringArray();
+  ReadAttribution(launch, record);
   return record;
 }
 

@@ -16,6 +16,7 @@ using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testing_support::MakeRecord;
+using testing_support::WithInstructions;
 
 // The message of the Error(kBadInput) that parsing `value` throws; fails the test otherwise.
 std::string ParseError(const json& value) {
@@ -118,6 +119,65 @@ TEST(RecordJsonTest, FullRecordRoundTrips) {
   EXPECT_EQ(back.hardware[SharedKind::kStore].wavefronts, record.hardware[SharedKind::kStore].wavefronts);
   EXPECT_EQ(back.notes, record.notes);
   EXPECT_EQ(back.extra_metrics, record.extra_metrics);
+}
+
+TEST(RecordJsonTest, AttributedRecordCarriesItsInstructionsInResultsOnly) {
+  const LaunchRecord record = WithInstructions(MakeRecord(2048), 3);
+  const json full = LaunchRecordToJson(record, RecordDetail::kFull);
+  EXPECT_EQ(full["attributed_launches"], 3);
+  EXPECT_EQ(full["instructions"], json::parse(R"json([
+    {"pc": 544, "opcode": "LDS", "kind": "shared_ld", "file": "/src/bankcheck/kernels/transpose.cu",
+     "line": 31, "executions": 64, "wavefronts": 2048, "ideal": 64, "excess": 1984},
+    {"pc": 416, "opcode": "STS", "kind": "shared_st", "file": "/src/bankcheck/kernels/transpose.cu",
+     "line": 40, "executions": 64, "wavefronts": 64, "ideal": 64, "excess": 0}
+  ])json"));
+  const LaunchRecord back = LaunchRecordFromJson(json::parse(full.dump()), "test");
+  EXPECT_EQ(back.instructions, record.instructions);
+  EXPECT_EQ(back.attributed_launches, 3u);
+  // Baselines: the instructions' offsets and lines change with every edit of a kernel.
+  const json exact = LaunchRecordToJson(record, RecordDetail::kExact);
+  EXPECT_FALSE(exact.contains("instructions"));
+  EXPECT_FALSE(exact.contains("attributed_launches"));
+  EXPECT_TRUE(LaunchRecordFromJson(exact, "test").instructions.empty());
+}
+
+TEST(RecordJsonTest, InstructionsWithoutLineInfoRoundTrip) {
+  LaunchRecord record = WithInstructions(MakeRecord(2048));
+  record.instructions[0].file.clear();
+  record.instructions[0].line = 0;
+  record.instructions[1].kind = SharedKind::kLdmatrix;
+  record.instructions[1].opcode = "LDSM.16.M88.4";
+  const LaunchRecord back = LaunchRecordFromJson(LaunchRecordToJson(record, RecordDetail::kFull), "test");
+  EXPECT_EQ(back.instructions, record.instructions);
+}
+
+TEST(RecordJsonTest, InstructionExcessMustEqualWavefrontsMinusIdeal) {
+  json value = LaunchRecordToJson(WithInstructions(MakeRecord(2048)), RecordDetail::kFull);
+  value["instructions"][0]["excess"] = 7;
+  EXPECT_THAT(ParseError(value), AllOf(HasSubstr("launches[0].instructions[0].excess: is 7, but wavefronts - "
+                                                 "ideal is 1984"),
+                                       HasSubstr("Fix it")));
+}
+
+TEST(RecordJsonTest, MalformedInstructionsAreNamed) {
+  const json good = LaunchRecordToJson(WithInstructions(MakeRecord(2048)), RecordDetail::kFull);
+  json value = good;
+  value["instructions"][1]["kind"] = "shared_xyz";
+  EXPECT_THAT(ParseError(value), HasSubstr("launches[0].instructions[1].kind: names \"shared_xyz\", which is "
+                                           "not a kind of shared-memory instruction"));
+  value = good;
+  value["instructions"][0]["pcs"] = 1;
+  EXPECT_THAT(ParseError(value), HasSubstr("unknown field launches[0].instructions[0].pcs"));
+  value = good;
+  value["instructions"][0]["line"] = "31";
+  EXPECT_THAT(ParseError(value),
+              HasSubstr("launches[0].instructions[0].line must be a non-negative integer"));
+  value = good;
+  value["instructions"] = json::object();
+  EXPECT_THAT(ParseError(value), HasSubstr("launches[0].instructions must be an array"));
+  value = good;
+  value.erase("attributed_launches");
+  EXPECT_THAT(ParseError(value), HasSubstr("launches[0].attributed_launches is missing"));
 }
 
 TEST(RecordJsonTest, LargestCountsRoundTripExactly) {

@@ -6,6 +6,7 @@
 #include <map>
 #include <vector>
 
+#include "bankcheck/instruction_counts.h"
 #include "text_table.h"
 
 namespace bankcheck {
@@ -116,12 +117,42 @@ std::string CodeSpan(const std::string& text) {
   return "`" + clean + "`";
 }
 
-std::string Details(const std::string& summary, const std::string& body) {
-  return "<details><summary>" + summary + "</summary>\n\n```\n" + body +
-         (body.empty() || body.back() == '\n' ? "" : "\n") + "```\n</details>\n\n";
+// A collapsed section: `body` as preformatted text, then `markdown` as it is.
+std::string Details(const std::string& summary, const std::string& body, const std::string& markdown) {
+  std::string out = "<details><summary>" + summary + "</summary>\n\n";
+  if (!body.empty()) out += "```\n" + body + (body.back() == '\n' ? "" : "\n") + "```\n";
+  if (!markdown.empty()) out += (body.empty() ? "" : "\n") + markdown;
+  return out + "</details>\n\n";
+}
+
+// Which instructions cost the case its wavefronts: a table per attributed kernel.
+std::string InstructionSections(const std::vector<LaunchRecord>& launches) {
+  constexpr size_t kInstructionsShown = 10;
+  const std::string source_root = SourceRootFromEnvironment();
+  std::string out;
+  for (const size_t i : LaunchesWithDistinctInstructions(launches)) {
+    const LaunchRecord& launch = launches[i];
+    out += "Shared-memory instructions by excess wavefronts (kernel " + CodeSpan(launch.kernel) + ", over " +
+           Plural(launch.attributed_launches, "launch", "launches") + "):\n\n```\n" +
+           FormatInstructionTable(launch.instructions, kInstructionsShown, source_root) + "```\n\n";
+  }
+  return out;
 }
 
 }  // namespace
+
+std::vector<size_t> LaunchesWithDistinctInstructions(const std::vector<LaunchRecord>& launches) {
+  std::vector<size_t> distinct;
+  for (size_t i = 0; i < launches.size(); ++i) {
+    if (launches[i].instructions.empty()) continue;
+    const bool shown = std::any_of(distinct.begin(), distinct.end(), [&](size_t earlier) {
+      return launches[earlier].kernel == launches[i].kernel &&
+             launches[earlier].instructions == launches[i].instructions;
+    });
+    if (!shown) distinct.push_back(i);
+  }
+  return distinct;
+}
 
 std::string RenderMarkdownReport(const RunResults& results, const ReportOptions& options) {
   const RunMetadata& meta = results.metadata;
@@ -237,11 +268,12 @@ std::string RenderMarkdownReport(const RunResults& results, const ReportOptions&
                   "\n";
         }
       }
-      if (!body.empty()) {
+      const std::string instructions = InstructionSections(result.launches);
+      if (!body.empty() || !instructions.empty()) {
         const std::string what = view.verdict && view.verdict != BaselineVerdict::kMatch
                                      ? BaselineVerdictName(*view.verdict)
                                      : CaseStatusName(result.status);
-        details += Details(CodeSpan(result.name) + ": " + what, body);
+        details += Details(CodeSpan(result.name) + ": " + what, body, instructions);
       }
     }
     if (!rows.empty()) {

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "bankcheck/error.h"
 #include "test_support.h"
 
@@ -14,6 +16,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using testing_support::MakeMetadata;
 using testing_support::MakeRecord;
+using testing_support::WithInstructions;
 
 CaseResult MakeCase(const std::string& name, uint64_t load_wavefronts, std::optional<BaselineVerdict> verdict,
                     CaseStatus status = CaseStatus::kPassed) {
@@ -108,6 +111,53 @@ TEST(ReportTest, SkippedRunSaysWhyOnce) {
                             HasSubstr("> Skipped: no GPU: the CUDA driver is not installed\n\n"),
                             HasSubstr("### a\n\n2 cases skipped.")));
   EXPECT_EQ(report.find("> Skipped:"), report.rfind("> Skipped:"));
+}
+
+TEST(ReportTest, FailedCaseShowsEachAttributedKernelsInstructionsOnce) {
+  RunResults results = MakeResults();
+  CaseResult& regressed = results.cases["transpose/zz_regressed"];
+  // Two launches of one kernel hold the same table; a third kernel has its own.
+  regressed.launches = {WithInstructions(MakeRecord(2048), 2), WithInstructions(MakeRecord(2048), 2),
+                        MakeRecord(64, 64, "reduce")};
+  // A case that passed unchanged is not detailed, attributed or not.
+  results.cases["reduce/a"].launches = {WithInstructions(MakeRecord(64, 64, "reduce_attributed"))};
+  ::setenv("BANKCHECK_SOURCE_ROOT", "/src/bankcheck/", 1);
+  const std::string report = RenderMarkdownReport(results);
+  ::unsetenv("BANKCHECK_SOURCE_ROOT");
+  EXPECT_THAT(report, HasSubstr("REGRESSION: case \"transpose/zz_regressed\" ...\n```\n\n"
+                                "Shared-memory instructions by excess wavefronts (kernel "
+                                "`transpose(float*, float const*)`, over 2 launches):\n\n```\n"
+                                "kernels/transpose.cu:31  +0x0220  LDS  64 exec  2,048 wf  64 ideal  +1,984\n"
+                                "kernels/transpose.cu:40  +0x01a0  STS  64 exec     64 wf  64 ideal      +0\n"
+                                "```\n\n</details>\n\n"));
+  EXPECT_EQ(report.find("Shared-memory instructions"), report.rfind("Shared-memory instructions"));
+  EXPECT_THAT(report, Not(HasSubstr("reduce_attributed")));
+}
+
+TEST(ReportTest, InstructionTablesShowTheTopTenAndWholePathsWithoutASourceRoot) {
+  RunResults results;
+  CaseResult changed = MakeCase("transpose/changed", 2048, BaselineVerdict::kChanged);
+  LaunchRecord launch = WithInstructions(MakeRecord(2048));
+  for (uint32_t i = 0; i < 10; ++i) launch.instructions.push_back(launch.instructions.back());
+  changed.launches = {launch};
+  results.cases[changed.name] = changed;
+  const std::string report = RenderMarkdownReport(results);
+  EXPECT_THAT(report, AllOf(HasSubstr("<details><summary>`transpose/changed`: changed</summary>\n\n"
+                                      "Shared-memory instructions by excess wavefronts (kernel "
+                                      "`transpose(float*, float const*)`, over 1 launch):"),
+                            HasSubstr("\n/src/bankcheck/kernels/transpose.cu:31  +0x0220  LDS"),
+                            HasSubstr("\n... 2 more instructions\n```\n")));
+}
+
+TEST(ReportTest, DistinctInstructionTablesAreOnePerKernelAndTable) {
+  const LaunchRecord attributed = WithInstructions(MakeRecord(2048));
+  LaunchRecord other_table = attributed;
+  other_table.instructions.pop_back();
+  const std::vector<LaunchRecord> launches = {
+      MakeRecord(2048), attributed, attributed, other_table, WithInstructions(MakeRecord(2048, 64, "reduce")),
+      attributed};
+  EXPECT_EQ(LaunchesWithDistinctInstructions(launches), (std::vector<size_t>{1, 3, 4}));
+  EXPECT_TRUE(LaunchesWithDistinctInstructions({MakeRecord(64)}).empty());
 }
 
 class ReportWithBaselinesTest : public testing_support::TempDirTest {};

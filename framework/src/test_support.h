@@ -34,6 +34,36 @@ inline LaunchRecord MakeRecord(uint64_t load_wavefronts, uint64_t ideal = 64,
   return record;
 }
 
+// One shared-memory instruction of a kernel, as attribution counts it.
+inline InstructionCounts MakeInstruction(uint32_t pc_offset, const std::string& opcode, SharedKind kind,
+                                         uint32_t line, uint64_t executions, uint64_t wavefronts,
+                                         uint64_t ideal,
+                                         const std::string& file = "/src/bankcheck/kernels/transpose.cu") {
+  InstructionCounts instruction;
+  instruction.pc_offset = pc_offset;
+  instruction.opcode = opcode;
+  instruction.kind = kind;
+  instruction.file = file;
+  instruction.line = line;
+  instruction.executions = executions;
+  instruction.wavefronts = wavefronts;
+  instruction.ideal_wavefronts = ideal;
+  return instruction;
+}
+
+// `record` as attribution leaves it: its loads as one conflicting LDS at line 31 and its stores as
+// one STS at line 40 of /src/bankcheck/kernels/transpose.cu, summed over `launches` launches.
+inline LaunchRecord WithInstructions(LaunchRecord record, uint32_t launches = 1) {
+  const SharedCounts& loads = record.loads();
+  const SharedCounts& stores = record.stores();
+  record.instructions = {MakeInstruction(0x220, "LDS", SharedKind::kLoad, 31, loads.instructions,
+                                         loads.wavefronts, loads.ideal_wavefronts),
+                         MakeInstruction(0x1a0, "STS", SharedKind::kStore, 40, stores.instructions,
+                                         stores.wavefronts, stores.ideal_wavefronts)};
+  record.attributed_launches = launches;
+  return record;
+}
+
 inline RunMetadata MakeMetadata(const std::string& date = "2025-11-22T10:00:00Z") {
   RunMetadata metadata;
   metadata.arch = "sm_90";

@@ -87,4 +87,14 @@ std::string BeforeAfter(const std::string& before, const std::string& after, con
   return before == after ? after : before + arrow + after;
 }
 
+std::string WithThousands(uint64_t value) {
+  const std::string digits = std::to_string(value);
+  std::string grouped;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) grouped += ',';
+    grouped += digits[i];
+  }
+  return grouped;
+}
+
 }  // namespace bankcheck::internal

@@ -1,6 +1,7 @@
 #pragma once
 // Internal: tables for terminals (aligned columns) and for Markdown (pipes).
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,5 +21,8 @@ std::string EscapeMarkdown(const std::string& text);
 
 // "before -> after", or just the value when equal; `arrow` lets Markdown use "→".
 std::string BeforeAfter(const std::string& before, const std::string& after, const char* arrow = " -> ");
+
+// "16,777,216": digits in groups of three, for counts people compare by eye.
+std::string WithThousands(uint64_t value);
 
 }  // namespace bankcheck::internal

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bankcheck/instruction_counts.h"
 #include "bankcheck/shared_kind.h"
 
 namespace bankcheck {
@@ -81,6 +82,13 @@ struct LaunchRecord {
   const SharedCounts& loads() const { return shared[SharedKind::kLoad]; }
   SharedCounts& stores() { return shared[SharedKind::kStore]; }
   const SharedCounts& stores() const { return shared[SharedKind::kStore]; }
+
+  // Per-instruction counts of this launch's kernel (SessionOptions::attribute_instructions), most
+  // excess first; empty when not attributed. They sum over `attributed_launches` launches of the
+  // kernel in the measured code (every record of those launches holds the same table): per-launch
+  // when the kernel was launched once.
+  std::vector<InstructionCounts> instructions;
+  uint32_t attributed_launches = 0;
 
   // Metrics the user asked for by name, with their values.
   std::map<std::string, double> extra_metrics;

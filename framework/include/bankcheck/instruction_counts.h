@@ -1,0 +1,69 @@
+#pragma once
+// Which access costs what: shared-memory counts per SASS instruction of a kernel, from CUPTI's
+// SASS Metrics API (docs/attribution.md). Host-only: records, tables and sums; the GPU side that
+// fills them is in counter_session.h (SessionOptions::attribute_instructions).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bankcheck/shared_kind.h"
+
+namespace bankcheck {
+
+// One shared-memory SASS instruction of a kernel, summed over the launches of that kernel that
+// were attributed (LaunchRecord::attributed_launches).
+struct InstructionCounts {
+  uint32_t pc_offset = 0;  // byte offset of the instruction in the kernel's SASS
+  // "LDS.128", "LDSM.16.M88.4", "ATOMS.POPC.INC.32" (nvdisasm); the kind's plain SASS name ("LDS")
+  // when nvdisasm was not found.
+  std::string opcode;
+  SharedKind kind = SharedKind::kLoad;
+  std::string file;         // source file from the kernel's line info (-lineinfo); empty without it
+  uint32_t line = 0;        // 0 without line info
+  uint64_t executions = 0;  // warp-level executions
+  uint64_t wavefronts = 0;
+  uint64_t ideal_wavefronts = 0;
+
+  // Wavefronts beyond the ideal: what the instruction's bank conflicts cost.
+  uint64_t excess() const { return wavefronts > ideal_wavefronts ? wavefronts - ideal_wavefronts : 0; }
+
+  friend bool operator==(const InstructionCounts& a, const InstructionCounts& b) {
+    return a.pc_offset == b.pc_offset && a.opcode == b.opcode && a.kind == b.kind && a.file == b.file &&
+           a.line == b.line && a.executions == b.executions && a.wavefronts == b.wavefronts &&
+           a.ideal_wavefronts == b.ideal_wavefronts;
+  }
+  friend bool operator!=(const InstructionCounts& a, const InstructionCounts& b) { return !(a == b); }
+};
+
+// Most excess first; ties by executions (descending), then by offset, so the order is stable.
+void SortByExcess(std::vector<InstructionCounts>& instructions);
+
+// "kernels/transpose.cu:31" ("<no line info>" without line info). `source_root`, when not empty
+// and a prefix of the file's path, is cut off so that logs show paths relative to the project.
+std::string SourceLocation(const InstructionCounts& instruction, const std::string& source_root = "");
+
+// The table a failure message, the report and `bankcheck lines` show: at most `limit`
+// instructions (0: all) in the given order, one line each, columns aligned:
+//   kernels/transpose.cu:31  +0x0220  LDS  65,536 exec  16,777,216 wf  524,288 ideal  +16,252,928
+// and a last line "... N more instructions" when some were left out.
+std::string FormatInstructionTable(const std::vector<InstructionCounts>& instructions, size_t limit,
+                                   const std::string& source_root = "");
+
+// The counts of one kind added up over instructions: executions, wavefronts and ideal, with an
+// exact ideal (the SASS metrics are instrumented).
+struct InstructionTotals {
+  uint64_t executions = 0;
+  uint64_t wavefronts = 0;
+  uint64_t ideal_wavefronts = 0;
+  friend bool operator==(const InstructionTotals& a, const InstructionTotals& b) {
+    return a.executions == b.executions && a.wavefronts == b.wavefronts &&
+           a.ideal_wavefronts == b.ideal_wavefronts;
+  }
+};
+PerKind<InstructionTotals> TotalsByKind(const std::vector<InstructionCounts>& instructions);
+
+// BANKCHECK_SOURCE_ROOT, else "": the prefix SourceLocation cuts off in tables.
+std::string SourceRootFromEnvironment();
+
+}  // namespace bankcheck
