@@ -1,7 +1,11 @@
 #include "case_runner.h"
 
+#include <gtest/gtest-spi.h>
+
 #include <cmath>
 #include <cstdlib>
+#include <map>
+#include <set>
 #include <sstream>
 
 namespace bankcheck::suites {
@@ -67,6 +71,102 @@ std::vector<std::string> ModelMismatches(const PredictedCounts& predicted,
                            Describe(info.kind, total));
   }
   return mismatches;
+}
+
+bool AttributionRequested() { return EnvOr("BANKCHECK_ATTRIBUTE", "0") == "1"; }
+
+namespace {
+// A run of a case in which Measure attributes instead of measuring; tables of a kernel measured
+// in several Measure calls add up.
+class AttributingContext : public CaseContext {
+ public:
+  void Measure(const std::function<void()>& launches) override {
+    for (const auto& [kernel, instructions] : AttributeInstructions(launches)) {
+      std::map<uint32_t, InstructionCounts>& by_pc = tables_[kernel];
+      for (const InstructionCounts& instruction : instructions) {
+        auto [it, added] = by_pc.emplace(instruction.pc_offset, instruction);
+        if (added) continue;
+        it->second.executions += instruction.executions;
+        it->second.wavefronts += instruction.wavefronts;
+        it->second.ideal_wavefronts += instruction.ideal_wavefronts;
+      }
+    }
+  }
+  KernelInstructions tables() const {
+    KernelInstructions out;
+    for (const auto& [kernel, by_pc] : tables_) {
+      std::vector<InstructionCounts>& table = out[kernel];
+      for (const auto& [pc, instruction] : by_pc) table.push_back(instruction);
+      SortByExcess(table);
+    }
+    return out;
+  }
+
+ private:
+  std::map<std::string, std::map<uint32_t, InstructionCounts>> tables_;
+};
+}  // namespace
+
+std::string AttributeCase(const KernelCase& c, std::vector<LaunchRecord>& records) {
+  AttributingContext context;
+  ::testing::TestPartResultArray swallowed;
+  try {
+    ::testing::ScopedFakeTestPartResultReporter reporter(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &swallowed);
+    c.run(context);
+  } catch (const std::exception& e) {
+    return std::string("per-instruction attribution failed: ") + e.what();
+  }
+  AttachInstructions(context.tables(), records);
+  return "";
+}
+
+std::vector<std::string> AttributionSumMismatches(const std::vector<LaunchRecord>& records) {
+  std::vector<std::string> mismatches;
+  std::set<std::string> checked;
+  for (const LaunchRecord& record : records) {
+    if (record.attributed_launches == 0 || !checked.insert(record.mangled_kernel).second) continue;
+    std::vector<LaunchRecord> launches;
+    for (const LaunchRecord& other : records)
+      if (other.mangled_kernel == record.mangled_kernel && other.graph_kernels.empty())
+        launches.push_back(other);
+    const PerKind<InstructionTotals> totals = TotalsByKind(record.instructions);
+    for (const SharedKindInfo& info : SharedKinds()) {
+      const SharedCounts measured = SumCounts(launches, info.kind);
+      const InstructionTotals& summed = totals[info.kind];
+      const bool wavefronts_measured = info.wavefronts_metric != nullptr;
+      // The per-instruction ideal of a 16-byte cp.async with lanes apart is 4 wavefronts, where the
+      // launch's (wavefronts - instrumented conflicts) is 32: two definitions (docs/attribution.md).
+      const bool ideal_exact = measured.ideal_provenance == Provenance::kExact && wavefronts_measured &&
+                               info.kind != SharedKind::kCpAsync;
+      if (summed.executions == measured.instructions &&
+          (!wavefronts_measured || summed.wavefronts == measured.wavefronts) &&
+          (!ideal_exact || summed.ideal_wavefronts == measured.ideal_wavefronts))
+        continue;
+      std::ostringstream out;
+      out << record.kernel << ", " << info.title << ": per-instruction sums " << summed.executions
+          << " executions, " << summed.wavefronts << " wavefronts, " << summed.ideal_wavefronts
+          << " ideal; the " << launches.size() << " launch(es) measured " << Describe(info.kind, measured);
+      mismatches.push_back(out.str());
+    }
+  }
+  return mismatches;
+}
+
+std::string AttributionSummary(const std::vector<LaunchRecord>& records, size_t top) {
+  std::string out;
+  std::set<std::string> shown;
+  for (const LaunchRecord& record : records) {
+    if (record.attributed_launches == 0 || !shown.insert(record.mangled_kernel).second) continue;
+    uint64_t excess = 0;
+    for (const InstructionCounts& instruction : record.instructions) excess += instruction.excess();
+    if (excess == 0) continue;
+    out += "Excess shared-memory wavefronts by instruction, " + record.kernel + " (" +
+           std::to_string(record.attributed_launches) + " launch" +
+           (record.attributed_launches == 1 ? "" : "es") + "):\n" +
+           FormatInstructionTable(record.instructions, top, SourceRootFromEnvironment());
+  }
+  return out;
 }
 
 std::vector<const KernelCase*> CasesWithAccessPattern() {

@@ -32,6 +32,25 @@ std::vector<std::string> AnnotationMismatches(const Expectation& expect, const L
 std::vector<std::string> ModelMismatches(const PredictedCounts& predicted,
                                          const std::vector<LaunchRecord>& measured);
 
+// BANKCHECK_ATTRIBUTE=1: attribute every case's wavefronts to its instructions, not only those of
+// a failing case.
+bool AttributionRequested();
+
+// Runs the case once more with a CaseContext whose Measure attributes wavefronts to instructions
+// (AttributeInstructions) instead of measuring, and fills the per-instruction counts of `records`
+// (the first run's). The second run's own test failures are swallowed: the first run reported its
+// checks. Needs a case whose run function can run twice (every registered case allocates its own
+// inputs). Returns "" or why attribution was not possible.
+std::string AttributeCase(const KernelCase& c, std::vector<LaunchRecord>& records);
+
+// Where the per-instruction sums of a kernel differ from the totals of its attributed launches, for
+// what both sources measure: instructions and wavefronts of every kind, and the ideal where the
+// record's is exact. Empty when they agree.
+std::vector<std::string> AttributionSumMismatches(const std::vector<LaunchRecord>& records);
+
+// Per attributed kernel with excess wavefronts: a heading and its `top` instructions by excess.
+std::string AttributionSummary(const std::vector<LaunchRecord>& records, size_t top);
+
 // Test names: every registered case, or those whose access pattern is declared.
 std::vector<const KernelCase*> CasesWithAccessPattern();
 

@@ -1,7 +1,8 @@
-// Cases for the fault-isolation test (suites/suite_runner_test.cc), in a program of their own so
-// that the kernel suite never runs them: a conflict-free case, a case whose kernel writes through
-// a bad address while measured (a sticky fault: the process's CUDA context is lost), and another
-// conflict-free case that must still run and pass, in a fresh process.
+// Cases for the tests of failing cases (suites/fault_isolation_test.cc, suites/suite_runner_test.cc),
+// in a program of their own so that the kernel suite never runs them: a conflict-free case, a case
+// whose kernel writes through a bad address while measured (a sticky fault: the process's CUDA
+// context is lost), another conflict-free case that must still run and pass, in a fresh process,
+// and a case whose 2-way load its annotation does not admit (its failure names the load's line).
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -22,6 +23,15 @@ __global__ void CopyThroughShared(const int* in, int* out) {
 __global__ void WriteThroughBadAddress(int* out) {
   // Far beyond any allocation: an illegal address, which CUDA cannot recover the context from.
   out[threadIdx.x + (size_t{1} << 40)] = 1;
+}
+
+// Lanes read words 2 apart: two lanes per bank, 2-way.
+__global__ void ReadAtStride2(const int* in, int* out) {
+  __shared__ int buf[64];
+  buf[threadIdx.x] = in[threadIdx.x];
+  buf[threadIdx.x + 32] = in[threadIdx.x + 32];
+  __syncthreads();
+  out[threadIdx.x] = buf[threadIdx.x * 2];
 }
 
 void RegisterCopyCase(const char* name) {
@@ -52,6 +62,16 @@ BANKCHECK_REGISTER_CASES([] {
   };
   RegisterKernelCase(std::move(fault));
   RegisterCopyCase("fault_demo/c_after");
+  KernelCase conflicted;
+  conflicted.name = "fault_demo/d_unannotated_conflict";
+  conflicted.description = "a 2-way load in a case annotated conflict-free";
+  conflicted.run = [](CaseContext& ctx) {
+    const std::vector<int> in(64, 1);
+    DeviceBuffer<int> d_in(in);
+    DeviceBuffer<int> d_out(32);
+    ctx.Measure([&] { ReadAtStride2<<<1, 32>>>(d_in.get(), d_out.get()); });
+  };
+  RegisterKernelCase(std::move(conflicted));
 });
 
 }  // namespace

@@ -1,5 +1,5 @@
-// The suite runner on the GPU: a case whose kernel faults fails alone, and the cases after it run
-// in a fresh process and pass.
+// Failing cases on the GPU: a case whose kernel faults fails alone, and the cases after it run in a
+// fresh process; a case with more conflicts than its annotation says fails naming the instruction.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -24,8 +24,16 @@ TEST(SuiteRunnerGpuTest, AFaultingCaseFailsAloneAndTheOthersStillRun) {
   EXPECT_EQ(run.exit_code, 1) << run.output;
   EXPECT_THAT(run.output, HasSubstr("[       OK ] KernelSuite/CaseTest.Run/fault_demo_a_before"));
   EXPECT_THAT(run.output, HasSubstr("[  FAILED  ] KernelSuite/CaseTest.Run/fault_demo_b_illegal_address"));
-  EXPECT_THAT(run.output, HasSubstr("running the remaining 1 case(s) in a fresh process"));
+  EXPECT_THAT(run.output, HasSubstr("running the remaining 2 case(s) in a fresh process"));
   EXPECT_THAT(run.output, HasSubstr("[       OK ] KernelSuite/CaseTest.Run/fault_demo_c_after"));
+
+  // The 2-way load: its failure ends with the instruction, its source line and its excess.
+  EXPECT_THAT(run.output,
+              HasSubstr("[  FAILED  ] KernelSuite/CaseTest.Run/fault_demo_d_unannotated_conflict"));
+  EXPECT_THAT(run.output, HasSubstr("where the excess wavefronts are"));
+  EXPECT_THAT(run.output,
+              ::testing::ContainsRegex(
+                  "suites/fault_demo_cases.cu:[0-9]+ +\\+0x[0-9a-f]+ +LDS +1 exec +2 wf +1 ideal +\\+1"));
 }
 
 }  // namespace

@@ -42,6 +42,10 @@ class CaseTest : public ::testing::TestWithParam<const KernelCase*> {
     WriteCaseResult(ResultsDir(), ThisRun(), result_);
   }
 
+  // Fills the per-instruction counts of the case's records, checks their sums, and shows where
+  // the excess wavefronts are: in the failure message of a failing case.
+  void Attribute(const KernelCase& c);
+
   CaseResult result_;
 };
 
@@ -81,26 +85,50 @@ TEST_P(CaseTest, Run) {
   }
 
   const std::string arch = ProbeGpu().arch();
-  if (UpdatingBaselines()) {
-    ASSERT_FALSE(HasFailure()) << "not recording a baseline for " << c.name << ": the case failed its checks";
-    for (const auto& file :
-         UpdateBaselines(BaselinesDir(), arch, ThisRun(), {{c.name, c.description, records}}))
-      std::cout << "recorded " << c.name << " in " << file.string() << "\n";
+  if (!UpdatingBaselines()) {
+    const BaselineSet& baselines = Baselines(arch);
+    if (baselines.has_folder()) {
+      const BaselineComparison comparison = CompareWithBaseline(baselines, c.name, records);
+      result_.baseline = comparison.verdict;
+      result_.baseline_table = comparison.table;
+      ::testing::Test::RecordProperty("baseline", BaselineVerdictName(comparison.verdict));
+      if (comparison.verdict != BaselineVerdict::kMatch)
+        ADD_FAILURE() << comparison.message << "\n" << comparison.table;
+    } else {
+      // Annotations were checked above; only the baseline comparison is skipped.
+      result_.messages.push_back(baselines.no_folder_reason());
+      std::cout << "baseline check skipped: " << baselines.no_folder_reason() << "\n";
+    }
+  }
+  // Which instructions the wavefronts come from: for every failing case, and on request.
+  if (HasFailure() || AttributionRequested()) Attribute(c);
+  if (!UpdatingBaselines()) return;
+  ASSERT_FALSE(HasFailure()) << "not recording a baseline for " << c.name << ": the case failed its checks";
+  for (const auto& file :
+       UpdateBaselines(BaselinesDir(), arch, ThisRun(), {{c.name, c.description, records}}))
+    std::cout << "recorded " << c.name << " in " << file.string() << "\n";
+}
+
+void CaseTest::Attribute(const KernelCase& c) {
+  const bool failed = HasFailure();
+  std::vector<LaunchRecord> records = result_.launches;
+  const std::string error = AttributeCase(c, records);
+  if (!error.empty()) {
+    if (failed)
+      std::cout << error << "\n";
+    else
+      ADD_FAILURE() << c.name << ": " << error;
     return;
   }
-  const BaselineSet& baselines = Baselines(arch);
-  if (!baselines.has_folder()) {
-    // Annotations were checked above; only the baseline comparison is skipped.
-    result_.messages.push_back(baselines.no_folder_reason());
-    std::cout << "baseline check skipped: " << baselines.no_folder_reason() << "\n";
-    return;
-  }
-  const BaselineComparison comparison = CompareWithBaseline(baselines, c.name, records);
-  result_.baseline = comparison.verdict;
-  result_.baseline_table = comparison.table;
-  ::testing::Test::RecordProperty("baseline", BaselineVerdictName(comparison.verdict));
-  if (comparison.verdict != BaselineVerdict::kMatch)
-    ADD_FAILURE() << comparison.message << "\n" << comparison.table;
+  result_.launches = records;
+  for (const std::string& mismatch : AttributionSumMismatches(records))
+    ADD_FAILURE() << c.name << ": " << mismatch;
+  const std::string summary = AttributionSummary(records, failed ? 5 : 3);
+  if (summary.empty()) return;
+  if (failed)
+    ADD_FAILURE() << c.name << ": where the excess wavefronts are (`bankcheck lines` shows all)\n" << summary;
+  else
+    std::cout << summary;
 }
 
 INSTANTIATE_TEST_SUITE_P(KernelSuite, CaseTest, ::testing::ValuesIn(RegisteredKernelCases()),

@@ -42,6 +42,7 @@
 #include "cupti_errors.h"
 #include "gpu_lock.h"
 #include "graph_nodes.h"
+#include "sass_metrics.h"
 
 namespace bankcheck {
 
@@ -202,8 +203,12 @@ std::optional<LaunchInfo> LaunchShape(CUpti_CallbackId id, const void* params) {
   }
 }
 
-void CUPTIAPI OnDriverCall(void* /*userdata*/, CUpti_CallbackDomain domain, CUpti_CallbackId id,
-                           const void* data) {
+void CUPTIAPI OnCuptiCallback(void* /*userdata*/, CUpti_CallbackDomain domain, CUpti_CallbackId id,
+                              const void* data) {
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE && id == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
+    internal::OnModuleLoaded(data);  // for instruction attribution: source lines and opcodes
+    return;
+  }
   if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto* info = static_cast<const CUpti_CallbackData*>(data);
   std::optional<LaunchInfo> launch =
@@ -294,6 +299,9 @@ class Profiler {
   ~Profiler() { Release(); }
 
   CUpti_RangeProfiler_Object* range_profiler() const { return range_profiler_; }
+  CUcontext context() const { return context_; }
+  int device() const { return device_; }
+  const std::string& chip() const { return chip_; }
   // The chip's metric names, loaded on first use: only extra metrics need checking, and loading
   // them costs tens of milliseconds.
   const MetricCatalog& catalog() {
@@ -371,11 +379,13 @@ class Profiler {
     BANKCHECK_CUPTI_CHECK(cuptiDeviceGetChipName(&chip));
     chip_ = chip.pChipName;
     BANKCHECK_CUPTI_CHECK(
-        cuptiSubscribe(&subscriber_, reinterpret_cast<CUpti_CallbackFunc>(&OnDriverCall), nullptr));
+        cuptiSubscribe(&subscriber_, reinterpret_cast<CUpti_CallbackFunc>(&OnCuptiCallback), nullptr));
     // Only the launch functions: every other driver call stays free of the callback.
     for (const CUpti_CallbackId id : kLaunchCallbacks) {
       BANKCHECK_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id));
     }
+    BANKCHECK_CUPTI_CHECK(
+        cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED));
     {
       void* fn = nullptr;
       cudaDriverEntryPointQueryResult query{};
@@ -791,10 +801,57 @@ std::vector<LaunchRecord> CounterSession::Finish() {
 }
 
 std::vector<LaunchRecord> Measure(const std::function<void()>& launches, const SessionOptions& options) {
-  CounterSession session(options);
-  if (options.replay == SessionOptions::Replay::kUser) session.state_->rerun = launches;
-  launches();
-  return session.Finish();
+  std::vector<LaunchRecord> records;
+  {
+    CounterSession session(options);
+    if (options.replay == SessionOptions::Replay::kUser) session.state_->rerun = launches;
+    launches();
+    records = session.Finish();
+  }
+  if (options.attribute_instructions) AttachInstructions(AttributeInstructions(launches), records);
+  return records;
+}
+
+KernelInstructions AttributeInstructions(const std::function<void()>& launches) {
+  CUcontext context = nullptr;
+  int device = 0;
+  std::string chip;
+  {
+    std::lock_guard<std::mutex> lock(g_process.mutex);
+    if (g_process.session_active)
+      throw Error(ErrorKind::kNestedSession, "AttributeInstructions called while a CounterSession is active");
+    if (!g_process.poisoned_by.empty())
+      throw Error(ErrorKind::kKernelFault, "an earlier kernel fault in this process (" +
+                                               g_process.poisoned_by + ") left its CUDA context unusable");
+    // The SASS Metrics API recorded only the first kernel when the range profiler was not enabled
+    // (docs/attribution.md): enable it as a session would.
+    Profiler& profiler = g_process.profiler && g_process.profiler->enabled()
+                             ? *g_process.profiler
+                             : GetProfiler(CoreMetrics(), SessionOptions::Replay::kKernel);
+    context = profiler.context();
+    device = profiler.device();
+    chip = profiler.chip();
+    g_process.session_active = true;
+  }
+  struct Inactive {
+    ~Inactive() {
+      std::lock_guard<std::mutex> lock(g_process.mutex);
+      g_process.session_active = false;
+    }
+  } inactive;
+  return internal::AttributeInstructions(context, device, chip, launches);
+}
+
+void AttachInstructions(const KernelInstructions& instructions, std::vector<LaunchRecord>& records) {
+  std::map<std::string, uint32_t> launches_of;
+  for (const LaunchRecord& record : records)
+    if (record.graph_kernels.empty()) ++launches_of[record.mangled_kernel];
+  for (LaunchRecord& record : records) {
+    if (!record.graph_kernels.empty()) continue;  // a graph's nodes are attributed by kernel, not here
+    const auto found = instructions.find(record.mangled_kernel);
+    record.instructions = found != instructions.end() ? found->second : std::vector<InstructionCounts>{};
+    record.attributed_launches = launches_of[record.mangled_kernel];
+  }
 }
 
 bool CudaContextLost() {

@@ -48,6 +48,7 @@ __global__ void OneWarpStride(int* sink, int stride) {
   sink[lane] = smem[((lane + 1) % 32) * stride];
 }
 
+constexpr int kTransposeFirstLine = __LINE__;
 template <int kPitch>
 __global__ void Transpose32x32Block(const float* in, float* out, int n) {
   __shared__ float tile[32][kPitch];
@@ -59,6 +60,7 @@ __global__ void Transpose32x32Block(const float* in, float* out, int n) {
   const int ty = static_cast<int>(blockIdx.x * 32 + threadIdx.y);
   out[ty * n + tx] = tile[threadIdx.x][threadIdx.y];
 }
+constexpr int kTransposeLastLine = __LINE__;
 
 // 32x8 threads, four rows each (the research note's 4096x4096 probe).
 __global__ void Transpose32x8Unpadded(const float* in, float* out, int n) {
@@ -148,6 +150,51 @@ TEST(CounterSessionGpuTest, SmallTransposesMatchTheTable) {
   EXPECT_EQ(r[0].grid, (Dim3{4, 4, 1}));
   EXPECT_EQ(r[0].block, (Dim3{32, 32, 1}));
   EXPECT_THAT(r[0].kernel, HasSubstr("Transpose32x32Block<32>"));
+}
+
+// ---- Per-instruction attribution (SASS Metrics API) ------------------------------------------
+
+// The unpadded transpose twice and the padded one once: each record holds its kernel's table summed
+// over that kernel's launches, the sums equal the launch totals, and the costly instruction is an
+// LDS of the transpose with its source line.
+TEST(CounterSessionGpuTest, AttributedInstructionsAddUpToTheLaunchTotalsAndNameTheLine) {
+  BANKCHECK_SKIP_WITHOUT_GPU();
+  const int n = 128;
+  DeviceBuffer<float> in(static_cast<size_t>(n) * n);
+  DeviceBuffer<float> out(static_cast<size_t>(n) * n);
+  in.Fill(0);
+  SessionOptions options;
+  options.attribute_instructions = true;
+  const std::vector<LaunchRecord> r = MeasureLaunches(
+      [&] {
+        Transpose32x32Block<32><<<dim3(4, 4), dim3(32, 32)>>>(in.get(), out.get(), n);
+        Transpose32x32Block<33><<<dim3(4, 4), dim3(32, 32)>>>(in.get(), out.get(), n);
+        Transpose32x32Block<32><<<dim3(4, 4), dim3(32, 32)>>>(in.get(), out.get(), n);
+      },
+      options);
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0].attributed_launches, 2u);
+  EXPECT_EQ(r[1].attributed_launches, 1u);
+  EXPECT_EQ(r[0].instructions, r[2].instructions);
+  for (const std::vector<LaunchRecord>& launches :
+       {std::vector<LaunchRecord>{r[0], r[2]}, std::vector<LaunchRecord>{r[1]}}) {
+    const PerKind<InstructionTotals> totals = TotalsByKind(launches[0].instructions);
+    for (const SharedKind kind : {SharedKind::kLoad, SharedKind::kStore}) {
+      const SharedCounts measured = SumCounts(launches, kind);
+      EXPECT_EQ(totals[kind].executions, measured.instructions) << launches[0].kernel;
+      EXPECT_EQ(totals[kind].wavefronts, measured.wavefronts) << launches[0].kernel;
+      EXPECT_EQ(totals[kind].ideal_wavefronts, measured.ideal_wavefronts) << launches[0].kernel;
+    }
+  }
+  ASSERT_FALSE(r[0].instructions.empty());
+  const InstructionCounts& worst = r[0].instructions.front();
+  EXPECT_EQ(worst.kind, SharedKind::kLoad);
+  EXPECT_EQ(worst.excess(), 2u * 15872u);
+  EXPECT_THAT(worst.opcode, ::testing::StartsWith("LDS"));
+  EXPECT_THAT(worst.file, ::testing::EndsWith("counter_session_test.cu"));
+  EXPECT_GT(worst.line, static_cast<uint32_t>(kTransposeFirstLine));
+  EXPECT_LT(worst.line, static_cast<uint32_t>(kTransposeLastLine));
+  for (const InstructionCounts& instruction : r[1].instructions) EXPECT_EQ(instruction.excess(), 0u);
 }
 
 // ---- Exactness at scale: identical over three consecutive sessions ---------------------------

@@ -5,6 +5,7 @@
 // effects happen once. Launches inside a session are serialized: don't time them.
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +35,11 @@ struct SessionOptions {
   // Kinds whose ideal wavefronts only hardware counters give (IdealSource::kHardwarePairOnRequest:
   // shared atomics, wgmma) to read anyway, marked Provenance::kHardware. Each costs a replay pass.
   std::vector<SharedKind> hardware_ideal;
+
+  // Measure() runs `launches` once more under CUPTI's SASS Metrics API and fills each record's
+  // per-instruction counts (LaunchRecord::instructions): only for launches that give the same
+  // result when repeated, as with Replay::kUser. Costs nothing when false.
+  bool attribute_instructions = false;
 };
 
 class CounterSession {
@@ -61,6 +67,21 @@ class CounterSession {
 
 // Runs `launches` inside a session and returns its records (with Replay::kUser, once per pass).
 std::vector<LaunchRecord> Measure(const std::function<void()>& launches, const SessionOptions& options = {});
+
+// Per mangled kernel name: its shared-memory instructions with their counts, most excess first.
+using KernelInstructions = std::map<std::string, std::vector<InstructionCounts>>;
+
+// Runs `launches` once under CUPTI's SASS Metrics API (not a counter session: nothing is
+// replayed) and returns the per-instruction counts of every kernel they launched, summed over
+// that kernel's launches. Exact (instrumented counters); sources and opcodes need the kernels'
+// line info (-lineinfo) and nvdisasm (docs/attribution.md). Throws bankcheck::Error as a session
+// does, and Error(kKernelFault) when a launch faults.
+KernelInstructions AttributeInstructions(const std::function<void()>& launches);
+
+// Sets each record's `instructions` to its kernel's table in `instructions` (empty when the kernel
+// ran no shared-memory instruction) and `attributed_launches` to the number of records of that
+// kernel. Graph launches are left alone.
+void AttachInstructions(const KernelInstructions& instructions, std::vector<LaunchRecord>& records);
 
 // Starts CUPTI's process-wide set-up (about 0.1 s on the H100) on a background thread, so that it
 // overlaps the caller's own CUDA set-up; the first session waits for it and reports its errors.

@@ -45,6 +45,7 @@ struct SharedKindInfo {
   const char* label;  // "ld": short name in tables and hardware-reading keys
   const char* op;     // "lds": `bankcheck predict --op`
   const char* title;  // "shared loads (LDS)": for people
+  const char* sass;   // "LDS": the SASS mnemonic, for tables where the full opcode is not known
   const char* instructions_metric;
   const char* wavefronts_metric;           // instrumented; nullptr: not measurable
   const char* conflicts_metric;            // instrumented; nullptr: none exists

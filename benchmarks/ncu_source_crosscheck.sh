@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# ncu_source_crosscheck.sh BUILD_DIR [GTEST_FILTER]: bankcheck's per-instruction attribution next to
+# Nsight Compute's Source page (SourceCounters section) on the same cases (ncu is the oracle).
+#
+#   1. bankcheck: the kernel suite runs the cases (GTEST_FILTER) with BANKCHECK_ATTRIBUTE=1 and writes
+#      its results: every launch's per-instruction table (docs/attribution.md).
+#   2. ncu: the same cases with BANKCHECK_COUNTERS=off under `ncu --section SourceCounters`, then its
+#      Source page as CSV (`--page source --print-source sass`).
+#   3. Per kernel, every SASS instruction with shared-memory wavefronts: offset, opcode, executions,
+#      wavefronts, ideal and excess from both. A kernel agrees when its rows are the same; ncu's
+#      columns are "Instructions Executed", "L1 Wavefronts Shared", "... Ideal", "... Excessive".
+# Kernels are matched by their instruction tables (ncu names kernels its own way). Exit 0 when every
+# kernel agrees, 1 when any differs, 2 on a usage or tool error.
+# Environment: NCU (as find_ncu.sh), LOG_DIR (default: a new temporary folder).
+set -euo pipefail
+
+die() { echo "ncu_source_crosscheck.sh: $*" >&2; exit 2; }
+[[ $# -ge 1 && $# -le 2 ]] || { echo "usage: $0 BUILD_DIR [GTEST_FILTER]" >&2; exit 2; }
+build=$1
+filter=${2:-*transpose_*_128x128:*ldmatrix_row_major_x4}
+suite="$build/suites/bankcheck_kernel_suite"
+cli="$build/bin/bankcheck"
+for f in "$suite" "$cli"; do [[ -x "$f" ]] || die "$f not found: build first"; done
+
+source "$(dirname "${BASH_SOURCE[0]}")/find_ncu.sh"
+command -v python3 >/dev/null || die "python3 is needed to read ncu's CSV"
+
+log_dir="${LOG_DIR:-$(mktemp -d /tmp/ncu_source_crosscheck.XXXXXX)}"
+mkdir -p "$log_dir"
+rm -rf "$log_dir/results"
+# BANKCHECK_SUPERVISED: the cases run in this process, not in a child that ncu would have to follow.
+BANKCHECK_SUPERVISED=1 BANKCHECK_ATTRIBUTE=1 BANKCHECK_RESULTS_DIR="$log_dir/results" \
+  "$suite" --gtest_filter="$filter" >"$log_dir/bankcheck.log" 2>&1 || true
+"$cli" merge-results "$log_dir/results" -o "$log_dir/results.json" >/dev/null ||
+  die "no results from the suite; see $log_dir/bankcheck.log"
+
+BANKCHECK_SUPERVISED=1 BANKCHECK_COUNTERS=off "$ncu" --section SourceCounters -f -o "$log_dir/source" \
+  "$suite" --gtest_filter="$filter" >"$log_dir/ncu.log" 2>&1 || true
+[[ -f "$log_dir/source.ncu-rep" ]] || die "ncu wrote no report; see $log_dir/ncu.log"
+"$ncu" --import "$log_dir/source.ncu-rep" --page source --print-source sass --csv >"$log_dir/source.csv" 2>&1 ||
+  die "ncu could not print its Source page; see $log_dir/source.csv"
+
+python3 - "$log_dir/results.json" "$log_dir/source.csv" <<'EOF'
+import csv, json, sys
+
+# bankcheck: one table per attributed kernel (launches of one kernel share it).
+tables = {}
+for case_name, case in sorted(json.load(open(sys.argv[1]))["cases"].items()):
+    for launch in case.get("launches", []):
+        rows = tuple(sorted((i["pc"], i["opcode"], i["executions"], i["wavefronts"], i["ideal"])
+                            for i in launch.get("instructions", []) if i["wavefronts"]))
+        if rows:
+            tables.setdefault(rows, (case_name, launch["kernel"]))
+
+# ncu: a "Kernel Name" line, a header, then one row per SASS instruction at its address.
+def opcode(text):
+    words = text.split()
+    return words[1] if words and words[0].startswith("@") else (words[0] if words else "")
+
+ncu_tables, rows, i = [], list(csv.reader(open(sys.argv[2]))), 0
+while i < len(rows):
+    if not rows[i] or rows[i][0] != "Kernel Name":
+        i += 1
+        continue
+    name, col = rows[i][1], {h: k for k, h in enumerate(rows[i + 1])}
+    i += 2
+    base, table = None, []
+    while i < len(rows) and rows[i] and rows[i][0] != "Kernel Name":
+        row, i = rows[i], i + 1
+        address = int(row[0], 16)
+        base = address if base is None else base
+        wavefronts = int(row[col["L1 Wavefronts Shared"]])
+        if wavefronts:
+            table.append((address - base, opcode(row[col["Source"]]), int(row[col["Instructions Executed"]]),
+                          wavefronts, int(row[col["L1 Wavefronts Shared Ideal"]]),
+                          int(row[col["L1 Wavefronts Shared Excessive"]])))
+    if table and (name, table) not in ncu_tables:  # the page repeats a kernel once per source view
+        ncu_tables.append((name, table))
+
+differ = 0
+for name, table in ncu_tables:
+    key = tuple(sorted(row[:5] for row in table))
+    match = tables.get(key)
+    bad = [row for row in table if row[5] != row[3] - row[4]]
+    ok = match is not None and not bad
+    differ += not ok
+    print(f"ncu kernel {name}\n  bankcheck: " + (f"{match[0]}, {match[1]}" if match else "NO TABLE WITH THESE ROWS"))
+    print(f"  {'offset':>8}  {'opcode':<16} {'exec':>8} {'wavefronts':>11} {'ideal':>9} {'excessive':>10}")
+    for offset, op, executed, wavefronts, ideal, excessive in table:
+        print(f"  {offset:#08x}  {op:<16} {executed:>8} {wavefronts:>11} {ideal:>9} {excessive:>10}")
+    print(f"  {'same instructions, same counts' if ok else 'DIFFERS'}\n")
+print(f"{len(ncu_tables)} kernels compared; {differ} differ")
+sys.exit(1 if differ or not ncu_tables else 0)
+EOF

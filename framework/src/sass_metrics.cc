@@ -1,0 +1,304 @@
+#include "sass_metrics.h"
+
+#include <cuda_runtime_api.h>
+#include <cupti_pcsampling.h>
+#include <cupti_profiler_target.h>
+#include <cupti_sass_metrics.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <regex>
+#include <tuple>
+
+#include "bankcheck/error.h"
+#include "cupti_errors.h"
+
+namespace bankcheck::internal {
+namespace {
+
+// The cubins CUDA has loaded, by the 32-bit CRC that SASS records carry, and their opcodes once
+// disassembled.
+struct CubinStore {
+  std::mutex mutex;
+  std::map<uint32_t, std::shared_ptr<const std::vector<char>>> cubins;
+  std::map<uint32_t, std::map<std::string, std::map<uint32_t, std::string>>> opcodes;
+};
+CubinStore g_cubins;
+
+std::shared_ptr<const std::vector<char>> FindCubin(uint32_t crc) {
+  std::lock_guard<std::mutex> lock(g_cubins.mutex);
+  const auto found = g_cubins.cubins.find(crc);
+  return found == g_cubins.cubins.end() ? nullptr : found->second;
+}
+
+// nvdisasm: BANKCHECK_NVDISASM, else the toolkit's that bankcheck was built with, else PATH.
+std::string FindNvdisasm() {
+  if (const char* set = std::getenv("BANKCHECK_NVDISASM")) return set;
+#ifdef BANKCHECK_CUDA_BIN_DIR
+  const std::filesystem::path built_with = std::filesystem::path(BANKCHECK_CUDA_BIN_DIR) / "nvdisasm";
+  if (::access(built_with.c_str(), X_OK) == 0) return built_with.string();
+#endif
+  return "nvdisasm";
+}
+
+// nvdisasm's listing of `cubin`; empty when nvdisasm cannot be run.
+std::string Disassemble(const std::vector<char>& cubin) {
+  char path[] = "/tmp/bankcheck-cubin-XXXXXX";
+  const int fd = ::mkstemp(path);
+  if (fd < 0) return "";
+  ::close(fd);
+  std::ofstream(path, std::ios::binary).write(cubin.data(), static_cast<std::streamsize>(cubin.size()));
+  const std::string command = "'" + FindNvdisasm() + "' -c '" + path + "' 2>/dev/null";
+  std::string listing;
+  if (FILE* pipe = ::popen(command.c_str(), "r")) {
+    std::array<char, 4096> buffer{};
+    size_t n = 0;
+    while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) listing.append(buffer.data(), n);
+    ::pclose(pipe);
+  }
+  std::remove(path);
+  return listing;
+}
+
+// The opcode at `pc` of `function` in the cubin with `crc`; empty when unknown.
+std::string OpcodeAt(uint32_t crc, const std::string& function, uint32_t pc) {
+  const std::shared_ptr<const std::vector<char>> cubin = FindCubin(crc);
+  if (!cubin) return "";
+  std::lock_guard<std::mutex> lock(g_cubins.mutex);
+  auto found = g_cubins.opcodes.find(crc);
+  if (found == g_cubins.opcodes.end())
+    found = g_cubins.opcodes.emplace(crc, ParseNvdisasm(Disassemble(*cubin))).first;
+  const auto in_function = found->second.find(function);
+  if (in_function == found->second.end()) return "";
+  const auto at = in_function->second.find(pc);
+  return at == in_function->second.end() ? "" : at->second;
+}
+
+struct SourceLine {
+  std::string file;
+  uint32_t line = 0;
+};
+
+// The source line of `pc` from the cubin's line info (-lineinfo); empty without it.
+SourceLine SourceOf(uint32_t crc, const std::string& function, uint32_t pc) {
+  const std::shared_ptr<const std::vector<char>> cubin = FindCubin(crc);
+  if (!cubin) return {};
+  CUpti_GetSassToSourceCorrelationParams params{};
+  params.size = CUpti_GetSassToSourceCorrelationParamsSize;
+  params.cubin = cubin->data();
+  params.cubinSize = cubin->size();
+  params.functionName = function.c_str();
+  params.pcOffset = pc;
+  if (cuptiGetSassToSourceCorrelation(&params) != CUPTI_SUCCESS) return {};
+  SourceLine source;
+  const std::string file = params.fileName != nullptr ? params.fileName : "";
+  const std::string dir = params.dirName != nullptr ? params.dirName : "";
+  std::free(params.fileName);
+  std::free(params.dirName);
+  if (file.empty()) return {};
+  source.file = file.front() == '/' || dir.empty() ? file : dir + "/" + file;
+  source.line = params.lineNumber;
+  return source;
+}
+
+// The metrics every patched instruction reports: each kind's instruction counter (which kind an
+// instruction is), and the shared-memory wavefronts and ideal wavefronts of all kinds.
+constexpr const char* kWavefrontsMetric = "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared";
+constexpr const char* kIdealMetric = "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal";
+
+struct MetricIds {
+  uint64_t wavefronts = 0;
+  uint64_t ideal = 0;
+  std::map<uint64_t, SharedKind> kind_of;  // instruction counter id -> its kind
+};
+
+std::optional<uint64_t> MetricId(const std::string& chip, const std::string& name) {
+  BANKCHECK_CUPTI_PARAMS(CUpti_SassMetrics_GetProperties_Params, params);
+  params.pChipName = chip.c_str();
+  params.pMetricName = name.c_str();
+  if (cuptiSassMetricsGetProperties(&params) != CUPTI_SUCCESS) return std::nullopt;
+  return params.metric.metricId;
+}
+
+// The SASS metrics configuration can be set once per process and device: CUPTI 13.0 answered a
+// second cuptiSassMetricsSetConfig, after UnsetConfig, with CUPTI_ERROR_OUT_OF_MEMORY on the H100.
+// So it is set on first use and kept.
+const MetricIds& ConfigureOnce(int device, const std::string& chip) {
+  static std::mutex mutex;
+  static std::map<int, MetricIds> configured;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (const auto found = configured.find(device); found != configured.end()) return found->second;
+  MetricIds ids;
+  std::vector<CUpti_SassMetrics_Config> configs;
+  const auto add = [&](const std::string& name) -> std::optional<uint64_t> {
+    const std::optional<uint64_t> id = MetricId(chip, name);
+    if (id) configs.push_back({*id, CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU});
+    return id;
+  };
+  const std::optional<uint64_t> wavefronts = add(kWavefrontsMetric), ideal = add(kIdealMetric);
+  if (!wavefronts || !ideal)
+    throw Error(ErrorKind::kUnsupportedDevice, "this GPU (" + chip +
+                                                   ") has no per-instruction shared-memory "
+                                                   "wavefront metrics in CUPTI's SASS Metrics API");
+  ids.wavefronts = *wavefronts;
+  ids.ideal = *ideal;
+  for (const SharedKindInfo& info : SharedKinds()) {
+    const std::string range_name = info.instructions_metric;  // "...op_shared_ld.sum"
+    if (const std::optional<uint64_t> id = add(range_name.substr(0, range_name.rfind(".sum"))))
+      ids.kind_of[*id] = info.kind;
+  }
+  BANKCHECK_CUPTI_PARAMS(CUpti_SassMetricsSetConfig_Params, set);
+  set.pConfigs = configs.data();
+  set.numOfMetricConfig = configs.size();
+  set.deviceIndex = static_cast<uint32_t>(device);
+  BANKCHECK_CUPTI_CHECK(cuptiSassMetricsSetConfig(&set));
+  return configured.emplace(device, std::move(ids)).first->second;
+}
+
+// What one patched instruction reported: metric id -> value.
+using Key = std::tuple<uint32_t, std::string, uint32_t>;  // cubin CRC, function, offset
+using Reported = std::map<Key, std::map<uint64_t, uint64_t>>;
+
+Reported Flush(CUcontext context) {
+  BANKCHECK_CUPTI_PARAMS(CUpti_SassMetricsGetDataProperties_Params, properties);
+  properties.ctx = context;
+  BANKCHECK_CUPTI_CHECK(cuptiSassMetricsGetDataProperties(&properties));
+  Reported reported;
+  if (properties.numOfPatchedInstructionRecords == 0 || properties.numOfInstances == 0) return reported;
+  std::vector<CUpti_SassMetrics_Data> data(properties.numOfPatchedInstructionRecords);
+  std::vector<CUpti_SassMetrics_InstanceValue> values(data.size() * properties.numOfInstances);
+  for (size_t i = 0; i < data.size(); ++i) {
+    data[i].structSize = sizeof(CUpti_SassMetrics_Data);
+    data[i].pInstanceValues = &values[i * properties.numOfInstances];
+  }
+  BANKCHECK_CUPTI_PARAMS(CUpti_SassMetricsFlushData_Params, flush);
+  flush.ctx = context;
+  flush.numOfPatchedInstructionRecords = data.size();
+  flush.numOfInstances = properties.numOfInstances;
+  flush.pMetricsData = data.data();
+  BANKCHECK_CUPTI_CHECK(cuptiSassMetricsFlushData(&flush));
+  for (const CUpti_SassMetrics_Data& record : data) {
+    // One record per instruction and metric; CUPTI allocates the name, the reader frees it.
+    auto& sums = reported[Key{record.cubinCrc, record.functionName, record.pcOffset}];
+    std::free(const_cast<char*>(record.functionName));
+    for (size_t k = 0; k < properties.numOfInstances; ++k)
+      sums[record.pInstanceValues[k].metricId] += record.pInstanceValues[k].value;
+  }
+  return reported;
+}
+
+std::optional<InstructionCounts> CountsOf(const Key& key, const std::map<uint64_t, uint64_t>& values,
+                                          const MetricIds& ids) {
+  InstructionCounts counts;
+  bool shared = false;
+  for (const auto& [id, value] : values) {
+    if (id == ids.wavefronts) counts.wavefronts = value;
+    if (id == ids.ideal) counts.ideal_wavefronts = value;
+    const auto kind = ids.kind_of.find(id);
+    if (kind != ids.kind_of.end() && value != 0) {
+      counts.kind = kind->second;
+      counts.executions = value;
+      shared = true;
+    }
+  }
+  if (!shared) return std::nullopt;
+  const auto& [crc, function, pc] = key;
+  counts.pc_offset = pc;
+  counts.opcode = OpcodeAt(crc, function, pc);
+  if (counts.opcode.empty()) counts.opcode = InfoOf(counts.kind).sass;
+  const SourceLine source = SourceOf(crc, function, pc);
+  counts.file = source.file;
+  counts.line = source.line;
+  return counts;
+}
+
+// SASS patching on `context` for as long as it lives.
+class SassPatching {
+ public:
+  explicit SassPatching(CUcontext context) : context_(context) {
+    BANKCHECK_CUPTI_PARAMS(CUpti_SassMetricsEnable_Params, enable);
+    enable.ctx = context;
+    enable.enableLazyPatching = 1;  // patch what runs, at its first launch: not every kernel loaded
+    BANKCHECK_CUPTI_CHECK(cuptiSassMetricsEnable(&enable));
+  }
+  ~SassPatching() {
+    BANKCHECK_CUPTI_PARAMS(CUpti_SassMetricsDisable_Params, disable);
+    disable.ctx = context_;
+    cuptiSassMetricsDisable(&disable);
+  }
+  SassPatching(const SassPatching&) = delete;
+  SassPatching& operator=(const SassPatching&) = delete;
+
+ private:
+  CUcontext context_;
+};
+
+}  // namespace
+
+void OnModuleLoaded(const void* data) {
+  const auto* resource = static_cast<const CUpti_ResourceData*>(data);
+  const auto* module = static_cast<const CUpti_ModuleResourceData*>(resource->resourceDescriptor);
+  if (module == nullptr || module->pCubin == nullptr || module->cubinSize == 0) return;
+  auto cubin = std::make_shared<std::vector<char>>(module->pCubin, module->pCubin + module->cubinSize);
+  CUpti_GetCubinCrcParams crc{};
+  crc.size = CUpti_GetCubinCrcParamsSize;
+  crc.cubin = cubin->data();
+  crc.cubinSize = cubin->size();
+  if (cuptiGetCubinCrc(&crc) != CUPTI_SUCCESS) return;
+  std::lock_guard<std::mutex> lock(g_cubins.mutex);
+  g_cubins.cubins[static_cast<uint32_t>(crc.cubinCrc)] = std::move(cubin);
+}
+
+std::map<std::string, std::vector<InstructionCounts>> AttributeInstructions(
+    CUcontext context, int device, const std::string& chip, const std::function<void()>& launches) {
+  const MetricIds& ids = ConfigureOnce(device, chip);
+  Reported reported;
+  {
+    SassPatching patching(context);
+    launches();
+    if (const cudaError_t status = cudaDeviceSynchronize(); status != cudaSuccess) {
+      throw Error(ErrorKind::kKernelFault, std::string("a kernel failed while its instructions were "
+                                                       "attributed: ") +
+                                               cudaGetErrorName(status) + ": " + cudaGetErrorString(status));
+    }
+    reported = Flush(context);
+  }
+  std::map<std::string, std::vector<InstructionCounts>> by_kernel;
+  for (const auto& [key, values] : reported)
+    if (std::optional<InstructionCounts> counts = CountsOf(key, values, ids))
+      by_kernel[std::get<1>(key)].push_back(std::move(*counts));
+  for (auto& [kernel, instructions] : by_kernel) SortByExcess(instructions);
+  return by_kernel;
+}
+
+std::map<std::string, std::map<uint32_t, std::string>> ParseNvdisasm(const std::string& listing) {
+  // "        .text._Z9transposePKfPf:" opens a function; "/*0220*/  @!P0 LDS.128 R4, [R2] ;" is
+  // an instruction (an optional predicate, then the opcode with its modifiers).
+  static const std::regex function(R"(^\s*\.text\.([^\s:]+):)");
+  static const std::regex instruction(R"(/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_.]*))");
+  std::map<std::string, std::map<uint32_t, std::string>> opcodes;
+  std::map<uint32_t, std::string>* current = nullptr;
+  size_t start = 0;
+  while (start < listing.size()) {
+    size_t end = listing.find('\n', start);
+    if (end == std::string::npos) end = listing.size();
+    const std::string line = listing.substr(start, end - start);
+    start = end + 1;
+    std::smatch match;
+    if (std::regex_search(line, match, function)) {
+      current = &opcodes[match[1]];
+    } else if (current != nullptr && std::regex_search(line, match, instruction)) {
+      (*current)[static_cast<uint32_t>(std::stoul(match[1], nullptr, 16))] = match[2];
+    }
+  }
+  return opcodes;
+}
+
+}  // namespace bankcheck::internal

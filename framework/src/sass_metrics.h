@@ -1,0 +1,34 @@
+#pragma once
+// Per-instruction shared-memory counts through CUPTI's SASS Metrics API (cupti_sass_metrics.h):
+// instrumented, so exact, and per SASS instruction of each kernel. docs/attribution.md has what
+// was measured on the H100 and the rules that follow from it.
+
+#include <cuda.h>
+#include <cupti_callbacks.h>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "bankcheck/instruction_counts.h"
+
+namespace bankcheck::internal {
+
+// Keeps a copy of every module's cubin as CUDA loads it (CUPTI_CBID_RESOURCE_MODULE_LOADED), so
+// that instructions can be mapped to source lines and opcodes later. `data` is the callback's.
+void OnModuleLoaded(const void* data);
+
+// Runs `launches` once with SASS patching enabled on `context` and returns, per mangled kernel
+// name, its shared-memory instructions (most excess first) summed over its launches in
+// `launches`. The range profiler of this process must already be enabled (without it the H100
+// recorded only the first kernel). Throws bankcheck::Error when CUPTI refuses, or
+// Error(kKernelFault) when a launch faults.
+std::map<std::string, std::vector<InstructionCounts>> AttributeInstructions(
+    CUcontext context, int device, const std::string& chip, const std::function<void()>& launches);
+
+// The opcode of every instruction of every function in `cubin`, by function (mangled) and
+// offset, from `nvdisasm_output` (nvdisasm's listing of the cubin). Exposed for its test.
+std::map<std::string, std::map<uint32_t, std::string>> ParseNvdisasm(const std::string& nvdisasm_output);
+
+}  // namespace bankcheck::internal
