@@ -6,15 +6,15 @@
 #include <system_error>
 
 #include "bankcheck/error.h"
+#include "bankcheck/file_io.h"
+#include "bankcheck/json_io.h"
 #include "bankcheck/record_json.h"
-#include "json_io.h"
+#include "bankcheck/text_table.h"
 #include "run_metadata_json.h"
-#include "text_table.h"
 
 namespace bankcheck {
 namespace {
 
-using internal::FieldReader;
 using nlohmann::json;
 
 std::string BaselineFileAdvice(const std::filesystem::path& path) {
@@ -93,7 +93,7 @@ json NewBaselineDocument(const std::string& arch) {
 json ReadDocumentForUpdate(const std::filesystem::path& path, const std::string& arch) {
   const std::string advice = BaselineFileAdvice(path);
   try {
-    const json document = internal::ParseJsonText(internal::ReadTextFile(path, advice), path, advice);
+    const json document = ParseJsonText(ReadTextFile(path, advice), path, advice);
     const BaselineFile file = BaselineFileFromJson(document, path);
     if (file.arch != arch) {
       throw Error(ErrorKind::kBadInput, path.string() + ": arch is \"" + file.arch +
@@ -166,38 +166,36 @@ bool Fewer(const SharedCounts& before, const SharedCounts& after) {
   return after.conflicts() < before.conflicts() || after.wavefronts < before.wavefronts;
 }
 
-void AddTableRows(std::vector<internal::TableRow>& rows, size_t index, const LaunchRecord* before,
+void AddTableRows(std::vector<TableRow>& rows, size_t index, const LaunchRecord* before,
                   const LaunchRecord* after) {
   const auto label = [](const LaunchRecord* record, const auto& field) {
     return record == nullptr ? std::string("-") : field(*record);
   };
-  const auto both = [&](const auto& field) {
-    return internal::BeforeAfter(label(before, field), label(after, field));
-  };
+  const auto both = [&](const auto& field) { return BeforeAfter(label(before, field), label(after, field)); };
   const auto counts_row = [&](SharedKind kind) {
     const auto cell = [&](const auto& value_of) {
       const auto text = [&](const LaunchRecord* record) {
         return record == nullptr ? std::string("-") : value_of(record->shared[kind]);
       };
-      return internal::BeforeAfter(text(before), text(after));
+      return BeforeAfter(text(before), text(after));
     };
     const auto ideal_text = [](const SharedCounts& c, uint64_t value) {
       if (!c.ideal_known()) return std::string("n/a");
       return Count(value) + (c.ideal_provenance == Provenance::kHardware ? " (hw)" : "");
     };
-    return internal::TableRow{"",
-                              "",
-                              "",
-                              "",
-                              InfoOf(kind).label,
-                              cell([](const SharedCounts& c) { return Count(c.instructions); }),
-                              cell([](const SharedCounts& c) { return Count(c.wavefronts); }),
-                              cell([&](const SharedCounts& c) { return ideal_text(c, c.ideal_wavefronts); }),
-                              cell([&](const SharedCounts& c) { return ideal_text(c, c.conflicts()); })};
+    return TableRow{"",
+                    "",
+                    "",
+                    "",
+                    InfoOf(kind).label,
+                    cell([](const SharedCounts& c) { return Count(c.instructions); }),
+                    cell([](const SharedCounts& c) { return Count(c.wavefronts); }),
+                    cell([&](const SharedCounts& c) { return ideal_text(c, c.ideal_wavefronts); }),
+                    cell([&](const SharedCounts& c) { return ideal_text(c, c.conflicts()); })};
   };
   const std::vector<SharedKind> kinds = KindsOf(before, after);
   for (size_t k = 0; k < kinds.size(); ++k) {
-    internal::TableRow row = counts_row(kinds[k]);
+    TableRow row = counts_row(kinds[k]);
     if (k == 0) {
       row[0] = std::to_string(index);
       row[1] = both(KernelLabel);
@@ -249,20 +247,20 @@ std::string RecordBaselineCommand(const std::string& case_name) {
 std::string TopicOfCase(const std::string& case_name) { return case_name.substr(0, case_name.find('/')); }
 
 BaselineFile ParseBaselineFile(const std::string& text, const std::filesystem::path& path) {
-  return BaselineFileFromJson(internal::ParseJsonText(text, path, BaselineFileAdvice(path)), path);
+  return BaselineFileFromJson(ParseJsonText(text, path, BaselineFileAdvice(path)), path);
 }
 
 BaselineFile ReadBaselineFile(const std::filesystem::path& path) {
-  return ParseBaselineFile(internal::ReadTextFile(path, BaselineFileAdvice(path)), path);
+  return ParseBaselineFile(ReadTextFile(path, BaselineFileAdvice(path)), path);
 }
 
 std::string SerializeBaselineFile(const BaselineFile& file) {
   json document = NewBaselineDocument(file.arch);
-  document["recorded_with"] = RecordedWithToJson(file.recorded_with);
+  document["recorded_with"] = internal::RecordedWithToJson(file.recorded_with);
   for (const auto& [name, entry] : file.cases) {
     document["cases"][name] = BaselineEntryToJson({name, entry.description, entry.launches});
   }
-  return internal::DumpJson(document);
+  return DumpJson(document);
 }
 
 BaselineSet BaselineSet::Load(const std::filesystem::path& baselines_dir, const std::string& arch) {
@@ -365,7 +363,7 @@ BaselineComparison CompareLaunches(const std::vector<LaunchRecord>& before,
   bool more = false;
   bool fewer = false;
   bool other = before.size() != after.size();
-  std::vector<internal::TableRow> rows;
+  std::vector<TableRow> rows;
   for (size_t i = 0; i < std::max(before.size(), after.size()); ++i) {
     const LaunchRecord* b = i < before.size() ? &before[i] : nullptr;
     const LaunchRecord* a = i < after.size() ? &after[i] : nullptr;
@@ -414,7 +412,7 @@ BaselineComparison CompareLaunches(const std::vector<LaunchRecord>& before,
                        : fewer ? BaselineVerdict::kImprovement
                        : other ? BaselineVerdict::kChanged
                                : BaselineVerdict::kMatch;
-  comparison.table = internal::FormatTextTable(
+  comparison.table = FormatTextTable(
       {"launch", "kernel", "grid", "block", "", "instructions", "wavefronts", "ideal", "conflicts"}, rows);
   switch (comparison.verdict) {
     case BaselineVerdict::kRegression:
@@ -482,7 +480,7 @@ std::vector<std::filesystem::path> UpdateBaselines(const std::filesystem::path& 
   }
   if (by_topic.empty()) return {};
   const std::filesystem::path folder = PrepareArchFolder(baselines_dir, arch);
-  const internal::ExclusiveFileLock lock(folder / ".lock");
+  const ExclusiveFileLock lock(folder / ".lock");
   std::vector<std::filesystem::path> written;
   for (const auto& [topic, topic_updates] : by_topic) {
     const std::filesystem::path path = folder / (topic + ".json");
@@ -499,8 +497,8 @@ std::vector<std::filesystem::path> UpdateBaselines(const std::filesystem::path& 
     // Re-recording the same values leaves the file alone, so a full re-record diffs only where
     // something changed (not a new date in every file).
     if (!changed) continue;
-    document["recorded_with"] = RecordedWithToJson(recorded_with);
-    internal::WriteFileAtomically(path, internal::DumpJson(document));
+    document["recorded_with"] = internal::RecordedWithToJson(recorded_with);
+    WriteFileAtomically(path, DumpJson(document));
     written.push_back(path);
   }
   return written;
@@ -515,7 +513,7 @@ std::vector<std::filesystem::path> RemoveBaselineEntries(const std::filesystem::
   if (case_names.empty() || !std::filesystem::is_directory(folder, error)) return {};
   std::map<std::string, std::vector<std::string>> by_topic;
   for (const std::string& name : case_names) by_topic[TopicOfCase(name)].push_back(name);
-  const internal::ExclusiveFileLock lock(folder / ".lock");
+  const ExclusiveFileLock lock(folder / ".lock");
   std::vector<std::filesystem::path> changed;
   for (const auto& [topic, names] : by_topic) {
     const std::filesystem::path path = folder / (topic + ".json");
@@ -527,7 +525,7 @@ std::vector<std::filesystem::path> RemoveBaselineEntries(const std::filesystem::
     if (document["cases"].empty()) {
       std::filesystem::remove(path);
     } else {
-      internal::WriteFileAtomically(path, internal::DumpJson(document));
+      WriteFileAtomically(path, DumpJson(document));
     }
     changed.push_back(path);
   }

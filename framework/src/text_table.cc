@@ -1,8 +1,8 @@
-#include "text_table.h"
+#include "bankcheck/text_table.h"
 
 #include <algorithm>
 
-namespace bankcheck::internal {
+namespace bankcheck {
 namespace {
 
 // Display width: counts UTF-8 code points, not bytes, so "→" pads like one character.
@@ -87,4 +87,4 @@ std::string BeforeAfter(const std::string& before, const std::string& after, con
   return before == after ? after : before + arrow + after;
 }
 
-}  // namespace bankcheck::internal
+}  // namespace bankcheck

@@ -1,10 +1,10 @@
 #pragma once
-// Internal: tables for terminals (aligned columns) and for Markdown (pipes).
+// Tables for terminals (aligned columns) and for Markdown (pipes), as reports and the CLI print them.
 
 #include <string>
 #include <vector>
 
-namespace bankcheck::internal {
+namespace bankcheck {
 
 using TableRow = std::vector<std::string>;
 
@@ -21,4 +21,4 @@ std::string EscapeMarkdown(const std::string& text);
 // "before -> after", or just the value when equal; `arrow` lets Markdown use "→".
 std::string BeforeAfter(const std::string& before, const std::string& after, const char* arrow = " -> ");
 
-}  // namespace bankcheck::internal
+}  // namespace bankcheck
