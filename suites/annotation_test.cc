@@ -40,16 +40,16 @@ TEST(BaselineFilesTest, ParseAndHaveNoStaleEntries) {
   for (const auto& arch_dir : std::filesystem::directory_iterator(dir)) {
     if (!arch_dir.is_directory()) continue;
     const std::string arch = arch_dir.path().filename().string();
-    const BaselineSet baselines = BaselineSet::Load(dir, arch);
+    const BaselineSet baselines = BaselineSet::Load(dir, arch, SuiteRecordCommand());
     const std::vector<std::string> stale = StaleBaselineEntries(baselines, names);
     if (PruningBaselines()) {
-      for (const auto& file : RemoveBaselineEntries(dir, arch, stale))
+      for (const auto& file : RemoveBaselineEntries(dir, arch, stale, SuiteRecordCommand()))
         std::cout << "pruned " << file.string() << "\n";
       continue;
     }
     EXPECT_THAT(stale, ::testing::IsEmpty())
         << "baseline entries in " << baselines.folder().string()
-        << " have no registered case (renamed or removed). Remove them with:\n  " << kPruneBaselinesCommand;
+        << " have no registered case (renamed or removed). Remove them with:\n  " << PruneBaselinesCommand();
   }
 }
 

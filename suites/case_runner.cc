@@ -38,6 +38,19 @@ std::filesystem::path ResultsDir() { return EnvOr("BANKCHECK_RESULTS_DIR", BANKC
 bool UpdatingBaselines() { return EnvOr("BANKCHECK_UPDATE_BASELINES", "0") == "1"; }
 bool PruningBaselines() { return EnvOr("BANKCHECK_PRUNE_BASELINES", "0") == "1"; }
 
+RecordCommand SuiteRecordCommand() {
+  RecordCommand record;
+  record.test_command = "ci/test.sh";
+  record.topic_test_prefix = "KernelSuite";
+  // A folder given at run time must be given again, or the command records into the suite's own.
+  record.baselines_dir = EnvOr("BANKCHECK_BASELINES_DIR", "");
+  return record;
+}
+
+std::string PruneBaselinesCommand() {
+  return SuiteRecordCommand().RunTestsWith("BANKCHECK_PRUNE_BASELINES", "BaselineFilesTest.");
+}
+
 std::vector<std::string> AnnotationMismatches(const Expectation& expect, const LaunchRecord& record) {
   std::vector<std::string> mismatches;
   for (const SharedKindInfo& info : SharedKinds()) {

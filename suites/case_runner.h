@@ -19,10 +19,15 @@ std::filesystem::path ResultsDir();
 // BANKCHECK_UPDATE_BASELINES=1: record measured counts instead of checking them.
 bool UpdatingBaselines();
 
+// How this program's messages say to record baselines: the suite's test command and test names,
+// and the baselines folder when it came from BANKCHECK_BASELINES_DIR.
+RecordCommand SuiteRecordCommand();
+
 // BANKCHECK_PRUNE_BASELINES=1: remove baseline entries whose case is no longer registered.
 bool PruningBaselines();
-inline constexpr char kPruneBaselinesCommand[] =
-    "BANKCHECK_PRUNE_BASELINES=1 ci/test.sh -R BaselineFilesTest";
+// "BANKCHECK_PRUNE_BASELINES=1 <test command> -R '^BaselineFilesTest\.'", with the folder as in
+// SuiteRecordCommand().
+std::string PruneBaselinesCommand();
 
 // Failure text when a launch disagrees with the case's annotation; empty when it agrees.
 std::vector<std::string> AnnotationMismatches(const Expectation& expect, const LaunchRecord& record);

@@ -26,7 +26,7 @@ RunMetadata ThisRun() {
 
 // Loaded once per process; a malformed file fails every case that needs it, with the file named.
 const BaselineSet& Baselines(const std::string& arch) {
-  static const BaselineSet baselines = BaselineSet::Load(BaselinesDir(), arch);
+  static const BaselineSet baselines = BaselineSet::Load(BaselinesDir(), arch, SuiteRecordCommand());
   return baselines;
 }
 
@@ -83,8 +83,8 @@ TEST_P(CaseTest, Run) {
   const std::string arch = ProbeGpu().arch();
   if (UpdatingBaselines()) {
     ASSERT_FALSE(HasFailure()) << "not recording a baseline for " << c.name << ": the case failed its checks";
-    for (const auto& file :
-         UpdateBaselines(BaselinesDir(), arch, ThisRun(), {{c.name, c.description, records}}))
+    for (const auto& file : UpdateBaselines(BaselinesDir(), arch, ThisRun(),
+                                            {{c.name, c.description, records}}, SuiteRecordCommand()))
       std::cout << "recorded " << c.name << " in " << file.string() << "\n";
     return;
   }
