@@ -36,7 +36,10 @@ TEST(BaselineFilesTest, ParseAndHaveNoStaleEntries) {
   std::vector<std::string> names;
   for (const KernelCase* c : RegisteredKernelCases()) names.push_back(c->name);
   const std::filesystem::path dir = BaselinesDir();
-  ASSERT_TRUE(std::filesystem::is_directory(dir)) << dir << " is missing";
+  ASSERT_TRUE(std::filesystem::is_directory(dir))
+      << "the baselines folder " << dir
+      << " is missing; create it (recorded baselines go to <folder>/<arch>/), "
+      << "or point BASELINES_DIR or BANKCHECK_BASELINES_DIR at the right one";
   for (const auto& arch_dir : std::filesystem::directory_iterator(dir)) {
     if (!arch_dir.is_directory()) continue;
     const std::string arch = arch_dir.path().filename().string();

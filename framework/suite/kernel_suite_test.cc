@@ -1,4 +1,4 @@
-// The kernel suites: every registered case (kernels/*.cu) runs on the GPU, and its launches are
+// The kernel suite: every registered case (the suite's kernel files) runs on the GPU, and its launches are
 // checked for correctness (by the case), against its annotation, against the CPU model (when the
 // case declares its access pattern) and against the stored baseline. Each case also writes its
 // results fragment (see results.h) for reports.
