@@ -79,6 +79,26 @@ MeasurementSet ReadMeasurementSet(const std::filesystem::path& path) {
   return set;
 }
 
+MeasurementSet ReadBaselineFolder(const std::filesystem::path& baselines_dir, const std::string& arch) {
+  if (arch.empty()) {
+    throw Error(ErrorKind::kBadInput,
+                "the other side names no GPU architecture (did its run skip every case?), so "
+                "there are no baselines in " +
+                    baselines_dir.string() + " to compare it with");
+  }
+  const BaselineSet baselines = BaselineSet::Load(baselines_dir, arch);
+  if (!baselines.has_folder()) {
+    throw Error(ErrorKind::kBadInput, baselines.folder().string() + " does not exist: " +
+                                          baselines_dir.string() + " holds no baselines for " + arch);
+  }
+  MeasurementSet set;
+  set.path = baselines.folder();
+  set.kind = "baselines";
+  set.arch = arch;
+  for (const auto& [name, entry] : baselines.entries()) set.cases.emplace(name, entry.launches);
+  return set;
+}
+
 CompareOutcome CompareMeasurementSets(const MeasurementSet& before, const MeasurementSet& after) {
   CompareOutcome outcome;
   struct Row {
