@@ -41,6 +41,21 @@ check_example() {
       "$build/gpu.log" || { cat "$build/gpu.log"; fail "$name" "expected the GPU case to fail as MISSING"; }
     grep -m1 -A1 'Record it with' "$build/gpu.log"
   fi
+  # A stale entry in a baselines folder given at run time: the CPU check fails and prints the
+  # command that removes it, for this build and that folder; run as printed, it does.
+  local stale="$build/stale-baselines" printed expected
+  mkdir -p "$stale/sm_90"
+  printf '%s\n' '{"arch": "sm_90", "cases": {"gone/case": {"description": "", "launches": []}},' \
+    '"format": "bankcheck-baseline", "recorded_with": {"cuda_driver": "", "cuda_runtime": "", "date": "",' \
+    '"device": "", "driver": ""}, "version": 1}' >"$stale/sm_90/gone.json"
+  BANKCHECK_BASELINES_DIR="$stale" ctest --test-dir "$build" --output-on-failure -R '^BaselineFilesTest' \
+    >"$build/stale.log" 2>&1 && fail "$name" "a stale baseline entry passed the CPU check"
+  printed="$(grep -A1 'Remove them with:' "$build/stale.log" | tail -1 | sed 's/^ *//')"
+  expected="BANKCHECK_PRUNE_BASELINES=1 BANKCHECK_BASELINES_DIR='$stale' ctest --test-dir $build -R '^BaselineFilesTest\.'"
+  [[ "$printed" == "$expected" ]] || { cat "$build/stale.log"; fail "$name" "expected the command: $expected"; }
+  (eval "$printed") >"$build/prune.log" 2>&1 || { cat "$build/prune.log"; fail "$name" "the printed command failed"; }
+  [[ ! -e "$stale/sm_90/gone.json" ]] || fail "$name" "the printed command left the stale entry"
+  echo "printed and run: $printed"
   echo "bankcheck example ($name): as expected"
 }
 
