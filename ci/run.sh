@@ -21,7 +21,7 @@ status=0
 
 echo
 echo "== CPU checks: annotations against the CPU bank model, baseline files"
-"$BUILD_DIR/suites/bankcheck_annotation_test" --gtest_brief=1 \
+"$BUILD_DIR/suites/bankcheck_kernel_suite_annotations" --gtest_brief=1 \
   --gtest_output="xml:$results/junit/annotations.xml" || status=1
 
 echo

@@ -7,7 +7,7 @@ function(bankcheck_require_package package debian_packages)
     message(FATAL_ERROR
       "bankcheck needs ${package}, which was not found.\n"
       "Install it with:  sudo apt-get install ${debian_packages}\n"
-      "(or run ci/install-deps.sh, which installs everything bankcheck needs).")
+      "(or run ${PROJECT_SOURCE_DIR}/ci/install-deps.sh, which installs everything bankcheck needs).")
   endif()
 endfunction()
 

@@ -2,9 +2,10 @@ include(GoogleTest)
 
 # bankcheck_add_test(<target> [GPU] SOURCES ... [LIBS ...])
 #
-# One GoogleTest executable, labelled `cpu` or `gpu` for CTest. A test that calls GTEST_SKIP (as
-# every GPU test does on a machine without a usable GPU) is reported by CTest as skipped, not
-# passed; ci/test.sh prints the reasons.
+# One of bankcheck's own GoogleTest executables (a kernel suite is bankcheck_add_kernel_suite()'s),
+# labelled `cpu` or `gpu` for CTest. A test that calls GTEST_SKIP (as every GPU test does on a
+# machine without a usable GPU) is reported by CTest as skipped, not passed; ci/test.sh prints the
+# reasons.
 function(bankcheck_add_test target)
   cmake_parse_arguments(ARG "GPU" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${target} ${ARG_SOURCES})
@@ -29,21 +30,4 @@ function(bankcheck_add_test target)
     PROPERTIES
       LABELS cpu
       SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
-endfunction()
-
-# bankcheck_add_kernel_suite_tests(<target>)
-#
-# The kernel suite program <target> (main in suites/kernel_suite_main.cc) as one CTest test per
-# topic, "KernelSuite/<topic>": each runs the topic's cases in one process (a supervisor starts a
-# fresh one after a kernel fault), so a case costs its own time, not a process start. Labelled
-# `gpu`, one GPU each from CTest's resource allocation; reported as skipped when every case was
-# (no usable GPU). Topics are listed by the program after each build, as gtest_discover_tests does.
-function(bankcheck_add_kernel_suite_tests target)
-  set(test_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_topics.cmake")
-  add_custom_command(TARGET ${target} POST_BUILD
-    COMMAND "${CMAKE_COMMAND}" -D "EXE=$<TARGET_FILE:${target}>" -D "TEST_FILE=${test_file}"
-            -D "PREFIX=KernelSuite/" -D "JUNIT_DIR=${CMAKE_BINARY_DIR}/test-results/junit"
-            -P "${PROJECT_SOURCE_DIR}/cmake/BankcheckDiscoverTopics.cmake"
-    VERBATIM)
-  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${test_file}")
 endfunction()

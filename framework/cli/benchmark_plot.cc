@@ -12,15 +12,14 @@
 #include <tuple>
 #include <utility>
 
-#include "../src/json_io.h"
-#include "../src/text_table.h"
 #include "bankcheck/error.h"
+#include "bankcheck/file_io.h"
+#include "bankcheck/json_io.h"
 #include "bankcheck/svg.h"
+#include "bankcheck/text_table.h"
 
 namespace bankcheck::cli {
 namespace {
-
-using internal::FieldReader;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 const char kAdvice[] =
@@ -410,7 +409,7 @@ void TransposePanel(Svg& svg, const Box& box, const std::vector<TransposeBar>& b
 
 std::vector<BenchmarkResult> ParseBenchmarkResults(const std::string& text,
                                                    const std::filesystem::path& origin) {
-  const nlohmann::json document = internal::ParseJsonText(NullNonFinite(text), origin, kAdvice);
+  const nlohmann::json document = ParseJsonText(NullNonFinite(text), origin, kAdvice);
   const FieldReader root(document, origin.string(), kAdvice);
   const FieldReader list = root.Field("benchmarks");
   list.RequireArray();
@@ -441,7 +440,7 @@ std::vector<BenchmarkResult> ParseBenchmarkResults(const std::string& text,
 std::vector<BenchmarkResult> ReadBenchmarkResults(const std::vector<std::filesystem::path>& files) {
   std::vector<BenchmarkResult> merged;
   for (const std::filesystem::path& file : files) {
-    for (BenchmarkResult& result : ParseBenchmarkResults(internal::ReadTextFile(file, kAdvice), file)) {
+    for (BenchmarkResult& result : ParseBenchmarkResults(ReadTextFile(file, kAdvice), file)) {
       const auto same = std::find_if(merged.begin(), merged.end(),
                                      [&](const BenchmarkResult& r) { return r.name == result.name; });
       if (same == merged.end()) {
@@ -524,14 +523,13 @@ ConflictCost SummarizeConflictCost(const std::vector<BenchmarkResult>& results) 
 
 std::string FormatConflictCostTables(const ConflictCost& cost) {
   std::string text = "Shared loads at stride s: time relative to stride 1 of the same element size\n";
-  std::vector<internal::TableRow> rows;
+  std::vector<TableRow> rows;
   for (const StridePoint& p : cost.strides) {
     rows.push_back({std::to_string(p.elem_bytes) + " B", std::to_string(p.stride), Fixed(p.ways, 2),
                     Fixed(p.seconds * 1e6, 1), Fixed(p.relative, 2, "x")});
   }
-  text += rows.empty()
-              ? "(no shared_stride results)\n"
-              : internal::FormatTextTable({"element", "stride", "ld ways", "time (us)", "relative"}, rows);
+  text += rows.empty() ? "(no shared_stride results)\n"
+                       : FormatTextTable({"element", "stride", "ld ways", "time (us)", "relative"}, rows);
 
   text += "\nTranspose: bytes read + written per second, and percent of the copy\n";
   rows.clear();
@@ -540,7 +538,7 @@ std::string FormatConflictCostTables(const ConflictCost& cost) {
         {b.size, b.variant, Fixed(b.seconds * 1e6, 1), Fixed(b.gbps, 1), Fixed(b.pct_of_copy, 1, "%")});
   }
   text += rows.empty() ? "(no transpose results)\n"
-                       : internal::FormatTextTable({"size", "variant", "time (us)", "GB/s", "of copy"}, rows);
+                       : FormatTextTable({"size", "variant", "time (us)", "GB/s", "of copy"}, rows);
 
   text += "\nPuzzle: the 2-way kernel's time relative to the conflict-free one\n";
   rows.clear();
@@ -551,7 +549,7 @@ std::string FormatConflictCostTables(const ConflictCost& cost) {
   text +=
       rows.empty()
           ? "(no puzzle results)\n"
-          : internal::FormatTextTable(
+          : FormatTextTable(
                 {"elements", "conflict-free (us)", "2-way (us)", "2-way / free", "2-way conflicts"}, rows);
   return text;
 }

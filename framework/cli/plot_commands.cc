@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "../src/json_io.h"
 #include "bankcheck/error.h"
+#include "bankcheck/file_io.h"
 #include "benchmark_plot.h"
 #include "commands.h"
 
@@ -42,7 +42,7 @@ void AddPlotCommands(CLI::App& app) {
                   "no shared_stride/, transpose/ or puzzle/ benchmarks in the input; give the JSON output of "
                   "shared_stride_benchmark, transpose_benchmark or puzzle_benchmark");
     }
-    internal::WriteFileAtomically(options->output, RenderConflictCostSvg(cost));
+    WriteFileAtomically(options->output, RenderConflictCostSvg(cost));
     std::cout << FormatConflictCostTables(cost) << "\nwrote " << options->output << "\n";
   });
 }

@@ -3,6 +3,7 @@
 // and the per-instruction tables of attributed launches.
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -48,13 +49,19 @@ void AddReportCommand(CLI::App& app) {
   report
       ->add_option("--baselines", options->baselines,
                    "Compare each case with the baselines in DIR/<arch>/ instead of the comparison stored "
-                   "in the results")
+                   "in the results (default: BANKCHECK_BASELINES_DIR when set, as the suite's run does)")
       ->type_name("DIR");
   report->add_option("-o,--output", options->output, "Write the Markdown to FILE instead of stdout")
       ->type_name("FILE");
   report->callback([options] {
     ReportOptions report_options;
-    if (!options->baselines.empty()) report_options.baselines_dir = options->baselines;
+    // The folder a suite run used when BANKCHECK_BASELINES_DIR overrode its own: compared the same way.
+    const char* from_environment = std::getenv("BANKCHECK_BASELINES_DIR");
+    if (!options->baselines.empty()) {
+      report_options.baselines_dir = options->baselines;
+    } else if (from_environment != nullptr && *from_environment != '\0') {
+      report_options.baselines_dir = from_environment;
+    }
     Emit(RenderMarkdownReport(ReadResults(options->results), report_options), options->output);
   });
 }
@@ -67,22 +74,42 @@ void AddCompareCommand(CLI::App& app) {
   };
   auto options = std::make_shared<Options>();
   CLI::App* compare = app.add_subcommand(
-      "compare", "Show the differences between two results or baseline files; exit 1 if any case regressed");
+      "compare",
+      "Show the differences between two results or baseline files, or a baselines folder and either; exit 1 "
+      "if any case regressed");
   compare->footer(
       "Exit status: 0 no case regressed; 1 some case has more conflicts or wavefronts than before; "
       "2 a file could not be read (nothing is written).");
-  compare->add_option("OLD", options->before, "The earlier results or baseline file")
+  compare
+      ->add_option("OLD", options->before,
+                   "The earlier results or baseline file, or a baselines folder (its baselines of NEW's "
+                   "architecture, e.g. the suite's BASELINES_DIR)")
       ->required()
-      ->type_name("FILE");
-  compare->add_option("NEW", options->after, "The later results or baseline file")
+      ->type_name("PATH");
+  compare->add_option("NEW", options->after, "The later results or baseline file, or a baselines folder")
       ->required()
-      ->type_name("FILE");
+      ->type_name("PATH");
   compare->add_option("-o,--output", options->output, "Write the Markdown to FILE instead of stdout")
       ->type_name("FILE");
   compare->callback([options] {
-    // Both files are read before anything is written, so bad input leaves no partial output.
-    const MeasurementSet before = ReadMeasurementSet(options->before);
-    const MeasurementSet after = ReadMeasurementSet(options->after);
+    // Both sides are read before anything is written, so bad input leaves no partial output. A
+    // folder is read after the file on the other side, whose architecture picks its baselines.
+    std::error_code error;
+    const bool old_is_folder = std::filesystem::is_directory(options->before, error);
+    const bool new_is_folder = std::filesystem::is_directory(options->after, error);
+    if (old_is_folder && new_is_folder)
+      throw Error(ErrorKind::kBadInput,
+                  "OLD and NEW are both folders; compare a baselines folder with a results "
+                  "or baseline file");
+    MeasurementSet before, after;
+    if (old_is_folder) {
+      after = ReadMeasurementSet(options->after);
+      before = ReadBaselineFolder(options->before, after.arch);
+    } else {
+      before = ReadMeasurementSet(options->before);
+      after = new_is_folder ? ReadBaselineFolder(options->after, before.arch)
+                            : ReadMeasurementSet(options->after);
+    }
     const CompareOutcome outcome = CompareMeasurementSets(before, after);
     Emit(outcome.markdown, options->output);
     if (outcome.regressed()) throw CLI::RuntimeError(kExitFailure);

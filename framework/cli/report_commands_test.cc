@@ -36,6 +36,16 @@ using testing_support::WriteFile;
 
 class ReportCommandsTest : public testing_support::TempDirTest {
  protected:
+  // The commands read BANKCHECK_BASELINES_DIR: none unless a test sets it.
+  void SetUp() override {
+    TempDirTest::SetUp();
+    ::unsetenv("BANKCHECK_BASELINES_DIR");
+  }
+  void TearDown() override {
+    ::unsetenv("BANKCHECK_BASELINES_DIR");
+    TempDirTest::TearDown();
+  }
+
   CliRun Bankcheck(const std::string& arguments) { return RunCli(BANKCHECK_CLI_PATH, arguments, dir_); }
 
   std::filesystem::path WriteRun(const std::string& file_name, uint64_t load_wavefronts) {
@@ -101,6 +111,36 @@ TEST_F(ReportCommandsTest, CompareAcceptsABaselineFileAgainstAResultsFile) {
   EXPECT_THAT(run.out, HasSubstr("(baseline, sm_90"));
 }
 
+TEST_F(ReportCommandsTest, CompareTakesABaselinesFolderForTheOtherSidesArchitecture) {
+  UpdateBaselines(dir_ / "baselines", "sm_90", MakeMetadata(), {{"transpose/naive", "", {MakeRecord(64)}}});
+  UpdateBaselines(dir_ / "baselines", "sm_80", MakeMetadata(), {{"transpose/naive", "", {MakeRecord(2048)}}});
+  const auto results = WriteRun("new.json", 2048);
+  CliRun run = Bankcheck("compare " + Quoted(dir_ / "baselines") + " " + Quoted(results));
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_THAT(run.out,
+              AllOf(HasSubstr("Old: `" + (dir_ / "baselines" / "sm_90").string() + "` (baselines, sm_90)"),
+                    HasSubstr("| `transpose/naive` | **regression** |")));
+  run = Bankcheck("compare " + Quoted(results) + " " + Quoted(dir_ / "baselines"));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("| `transpose/naive` | improvement |"));
+}
+
+TEST_F(ReportCommandsTest, CompareWithAFolderNeedsAnArchitectureWithBaselines) {
+  UpdateBaselines(dir_ / "baselines", "sm_80", MakeMetadata(), {{"transpose/naive", "", {MakeRecord(64)}}});
+  CliRun run = Bankcheck("compare " + Quoted(dir_ / "baselines") + " " + Quoted(WriteRun("new.json", 64)));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr((dir_ / "baselines" / "sm_90").string() + " does not exist"));
+  RunResults skipped;  // a run without a GPU names no architecture
+  skipped.cases["transpose/naive"].name = "transpose/naive";
+  WriteResults(dir_ / "skipped.json", skipped);
+  run = Bankcheck("compare " + Quoted(dir_ / "baselines") + " " + Quoted(dir_ / "skipped.json"));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("names no GPU architecture"));
+  run = Bankcheck("compare " + Quoted(dir_ / "baselines") + " " + Quoted(dir_ / "baselines"));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("both folders"));
+}
+
 TEST_F(ReportCommandsTest, CompareExitsTwoOnUnreadableInputNamingFileAndPosition) {
   const auto good = WriteRun("good.json", 64);
   const std::string damaged = "{\"format\": \"bankcheck-results\",\n  \"version\": 1,\n  \"cases\": [}\n";
@@ -141,6 +181,18 @@ TEST_F(ReportCommandsTest, ReportWithBaselinesComparesWithThem) {
   const CliRun run = Bankcheck("report " + Quoted(results) + " --baselines " + Quoted(dir_ / "baselines"));
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.out, HasSubstr("**regression**"));
+}
+
+TEST_F(ReportCommandsTest, ReportComparesWithTheFolderTheEnvironmentNames) {
+  // As the suite's run does: BANKCHECK_BASELINES_DIR in place of the run's stored comparison.
+  const auto results = WriteRun("results.json", 2048);
+  UpdateBaselines(dir_ / "baselines", "sm_90", MakeMetadata(), {{"transpose/naive", "", {MakeRecord(64)}}});
+  EXPECT_THAT(Bankcheck("report " + Quoted(results)).out, Not(HasSubstr("**regression**")));
+  ::setenv("BANKCHECK_BASELINES_DIR", (dir_ / "baselines").c_str(), 1);
+  const CliRun run = Bankcheck("report " + Quoted(results));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, AllOf(HasSubstr("compared with `" + (dir_ / "baselines" / "sm_90").string() + "`"),
+                             HasSubstr("**regression**")));
 }
 
 TEST_F(ReportCommandsTest, ReportOfAMalformedFileExitsTwo) {

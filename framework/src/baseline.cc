@@ -6,20 +6,20 @@
 #include <system_error>
 
 #include "bankcheck/error.h"
+#include "bankcheck/file_io.h"
+#include "bankcheck/json_io.h"
 #include "bankcheck/record_json.h"
-#include "json_io.h"
+#include "bankcheck/text_table.h"
 #include "run_metadata_json.h"
-#include "text_table.h"
 
 namespace bankcheck {
 namespace {
 
-using internal::FieldReader;
 using nlohmann::json;
 
-std::string BaselineFileAdvice(const std::filesystem::path& path) {
+std::string BaselineFileAdvice(const std::filesystem::path& path, const RecordCommand& record) {
   return std::string("Fix the file by hand, restore it with `git checkout -- ") + path.string() +
-         "`, or delete it and record it again with " + kRecordBaselinesCommand;
+         "`, or delete it and record it again with " + record.ForAll();
 }
 
 // A topic names a file: keep it to characters that are safe in any file system and shell.
@@ -44,8 +44,9 @@ void ValidateArch(const std::string& arch) {
 }
 
 // Validates the parsed document of a baseline file.
-BaselineFile BaselineFileFromJson(const json& document, const std::filesystem::path& path) {
-  const std::string advice = BaselineFileAdvice(path);
+BaselineFile BaselineFileFromJson(const json& document, const std::filesystem::path& path,
+                                  const RecordCommand& record) {
+  const std::string advice = BaselineFileAdvice(path, record);
   const FieldReader root(document, path.string(), advice);
   root.RequireObject();
   const FieldReader format = root.Field("format");
@@ -90,11 +91,12 @@ json NewBaselineDocument(const std::string& arch) {
 
 // Reads and validates an existing file for a read-modify-write; refuses (throws) when it is
 // malformed, so a damaged file is never replaced by one that silently lost its other cases.
-json ReadDocumentForUpdate(const std::filesystem::path& path, const std::string& arch) {
-  const std::string advice = BaselineFileAdvice(path);
+json ReadDocumentForUpdate(const std::filesystem::path& path, const std::string& arch,
+                           const RecordCommand& record) {
+  const std::string advice = BaselineFileAdvice(path, record);
   try {
-    const json document = internal::ParseJsonText(internal::ReadTextFile(path, advice), path, advice);
-    const BaselineFile file = BaselineFileFromJson(document, path);
+    const json document = ParseJsonText(ReadTextFile(path, advice), path, advice);
+    const BaselineFile file = BaselineFileFromJson(document, path, record);
     if (file.arch != arch) {
       throw Error(ErrorKind::kBadInput, path.string() + ": arch is \"" + file.arch +
                                             "\", but the file is in the " + arch + " folder. " + advice);
@@ -166,38 +168,36 @@ bool Fewer(const SharedCounts& before, const SharedCounts& after) {
   return after.conflicts() < before.conflicts() || after.wavefronts < before.wavefronts;
 }
 
-void AddTableRows(std::vector<internal::TableRow>& rows, size_t index, const LaunchRecord* before,
+void AddTableRows(std::vector<TableRow>& rows, size_t index, const LaunchRecord* before,
                   const LaunchRecord* after) {
   const auto label = [](const LaunchRecord* record, const auto& field) {
     return record == nullptr ? std::string("-") : field(*record);
   };
-  const auto both = [&](const auto& field) {
-    return internal::BeforeAfter(label(before, field), label(after, field));
-  };
+  const auto both = [&](const auto& field) { return BeforeAfter(label(before, field), label(after, field)); };
   const auto counts_row = [&](SharedKind kind) {
     const auto cell = [&](const auto& value_of) {
       const auto text = [&](const LaunchRecord* record) {
         return record == nullptr ? std::string("-") : value_of(record->shared[kind]);
       };
-      return internal::BeforeAfter(text(before), text(after));
+      return BeforeAfter(text(before), text(after));
     };
     const auto ideal_text = [](const SharedCounts& c, uint64_t value) {
       if (!c.ideal_known()) return std::string("n/a");
       return Count(value) + (c.ideal_provenance == Provenance::kHardware ? " (hw)" : "");
     };
-    return internal::TableRow{"",
-                              "",
-                              "",
-                              "",
-                              InfoOf(kind).label,
-                              cell([](const SharedCounts& c) { return Count(c.instructions); }),
-                              cell([](const SharedCounts& c) { return Count(c.wavefronts); }),
-                              cell([&](const SharedCounts& c) { return ideal_text(c, c.ideal_wavefronts); }),
-                              cell([&](const SharedCounts& c) { return ideal_text(c, c.conflicts()); })};
+    return TableRow{"",
+                    "",
+                    "",
+                    "",
+                    InfoOf(kind).label,
+                    cell([](const SharedCounts& c) { return Count(c.instructions); }),
+                    cell([](const SharedCounts& c) { return Count(c.wavefronts); }),
+                    cell([&](const SharedCounts& c) { return ideal_text(c, c.ideal_wavefronts); }),
+                    cell([&](const SharedCounts& c) { return ideal_text(c, c.conflicts()); })};
   };
   const std::vector<SharedKind> kinds = KindsOf(before, after);
   for (size_t k = 0; k < kinds.size(); ++k) {
-    internal::TableRow row = counts_row(kinds[k]);
+    TableRow row = counts_row(kinds[k]);
     if (k == 0) {
       row[0] = std::to_string(index);
       row[1] = both(KernelLabel);
@@ -228,46 +228,84 @@ std::string GtestTestNameForCase(const std::string& case_name) {
   return kCaseTestPrefix + GtestNameForCase(case_name);
 }
 
-std::string CtestNameForCase(const std::string& case_name) {
-  return kTopicTestPrefix + TopicOfCase(case_name);
+namespace {
+// `text` in single quotes, as one shell word whatever it holds.
+std::string ShellQuote(const std::string& text) {
+  std::string quoted = "'";
+  for (const char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
 }
 
-std::string CtestRegexForCase(const std::string& case_name) {
-  std::string regex = "^";
-  for (const char c : CtestNameForCase(case_name)) {
+// `text` as a regular expression (CTest's) that matches exactly it.
+std::string RegexEscape(const std::string& text) {
+  std::string regex;
+  for (const char c : text) {
     if (std::string(".[]()*+?^$|\\{}").find(c) != std::string::npos) regex += '\\';
     regex += c;
   }
-  return regex + "$";
+  return regex;
 }
 
-std::string RecordBaselineCommand(const std::string& case_name) {
-  return "BANKCHECK_UPDATE_BASELINES=1 GTEST_FILTER='" + GtestTestNameForCase(case_name) +
-         "' ci/test.sh -R '" + CtestRegexForCase(case_name) + "'";
+// The environment of every command: `variable`=1, and the folder when it is not the suite's own.
+std::string CommandEnvironment(const RecordCommand& record, const std::string& variable) {
+  return variable + "=1 " +
+         (record.baselines_dir.empty() ? ""
+                                       : "BANKCHECK_BASELINES_DIR=" + ShellQuote(record.baselines_dir) + " ");
+}
+}  // namespace
+
+std::string RecordCommand::CtestNameForCase(const std::string& case_name) const {
+  return topic_test_prefix.empty() ? "" : topic_test_prefix + "/" + TopicOfCase(case_name);
+}
+
+std::string RecordCommand::CtestRegexForCase(const std::string& case_name) const {
+  const std::string topic = RegexEscape(TopicOfCase(case_name));
+  return topic_test_prefix.empty() ? "/" + topic + "$"
+                                   : "^" + RegexEscape(topic_test_prefix) + "/" + topic + "$";
+}
+
+std::string RecordCommand::ForCase(const std::string& case_name) const {
+  return CommandEnvironment(*this, "BANKCHECK_UPDATE_BASELINES") +
+         "GTEST_FILTER=" + ShellQuote(GtestTestNameForCase(case_name)) + " " + test_command + " -R " +
+         ShellQuote(CtestRegexForCase(case_name));
+}
+
+std::string RecordCommand::ForAll() const {
+  return RunTestsWith("BANKCHECK_UPDATE_BASELINES", topic_test_prefix.empty() ? "" : topic_test_prefix + "/");
+}
+
+std::string RecordCommand::RunTestsWith(const std::string& variable,
+                                        const std::string& test_name_prefix) const {
+  const std::string command = CommandEnvironment(*this, variable) + test_command;
+  return test_name_prefix.empty() ? command
+                                  : command + " -R " + ShellQuote("^" + RegexEscape(test_name_prefix));
 }
 
 std::string TopicOfCase(const std::string& case_name) { return case_name.substr(0, case_name.find('/')); }
 
-BaselineFile ParseBaselineFile(const std::string& text, const std::filesystem::path& path) {
-  return BaselineFileFromJson(internal::ParseJsonText(text, path, BaselineFileAdvice(path)), path);
+BaselineFile ParseBaselineFile(const std::string& text, const std::filesystem::path& path,
+                               const RecordCommand& record) {
+  return BaselineFileFromJson(ParseJsonText(text, path, BaselineFileAdvice(path, record)), path, record);
 }
 
-BaselineFile ReadBaselineFile(const std::filesystem::path& path) {
-  return ParseBaselineFile(internal::ReadTextFile(path, BaselineFileAdvice(path)), path);
+BaselineFile ReadBaselineFile(const std::filesystem::path& path, const RecordCommand& record) {
+  return ParseBaselineFile(ReadTextFile(path, BaselineFileAdvice(path, record)), path, record);
 }
 
 std::string SerializeBaselineFile(const BaselineFile& file) {
   json document = NewBaselineDocument(file.arch);
-  document["recorded_with"] = RecordedWithToJson(file.recorded_with);
+  document["recorded_with"] = internal::RecordedWithToJson(file.recorded_with);
   for (const auto& [name, entry] : file.cases) {
     document["cases"][name] = BaselineEntryToJson({name, entry.description, entry.launches});
   }
-  return internal::DumpJson(document);
+  return DumpJson(document);
 }
 
-BaselineSet BaselineSet::Load(const std::filesystem::path& baselines_dir, const std::string& arch) {
+BaselineSet BaselineSet::Load(const std::filesystem::path& baselines_dir, const std::string& arch,
+                              const RecordCommand& record) {
   ValidateArch(arch);
   BaselineSet set;
+  set.record_ = record;
   set.arch_ = arch;
   set.folder_ = baselines_dir / arch;
   std::error_code error;
@@ -287,11 +325,11 @@ BaselineSet BaselineSet::Load(const std::filesystem::path& baselines_dir, const 
   }
   std::sort(files.begin(), files.end());
   for (const std::filesystem::path& path : files) {
-    BaselineFile file = ReadBaselineFile(path);
+    BaselineFile file = ReadBaselineFile(path, record);
     if (file.arch != arch) {
       throw Error(ErrorKind::kBadInput, path.string() + ": arch is \"" + file.arch +
                                             "\", but the file is in the " + arch + " folder. " +
-                                            BaselineFileAdvice(path));
+                                            BaselineFileAdvice(path, record));
     }
     const std::string topic = path.stem().string();
     for (auto& [name, entry] : file.cases) {
@@ -301,7 +339,7 @@ BaselineSet BaselineSet::Load(const std::filesystem::path& baselines_dir, const 
                         (set.folder_ / (TopicOfCase(name) + ".json")).string() +
                         " (a case's file is named after the case's topic). Move the entry "
                         "there or record it again with " +
-                        kRecordBaselinesCommand);
+                        record.ForAll());
       }
       set.entries_.emplace(name, std::move(entry));
     }
@@ -312,7 +350,7 @@ BaselineSet BaselineSet::Load(const std::filesystem::path& baselines_dir, const 
 std::string BaselineSet::no_folder_reason() const {
   if (state_ == State::kLoaded) return "";
   return "no baselines for " + arch_ + " (" + folder_.string() +
-         " does not exist), so baseline checks are skipped. Record them with: " + kRecordBaselinesCommand;
+         " does not exist), so baseline checks are skipped. Record them with: " + record_.ForAll();
 }
 
 const BaselineEntry* BaselineSet::Find(const std::string& case_name) const {
@@ -325,8 +363,9 @@ std::filesystem::path BaselineSet::FileForCase(const std::string& case_name) con
 }
 
 BaselineSet BaselineSet::FromEntries(std::filesystem::path folder, std::string arch,
-                                     std::map<std::string, BaselineEntry> entries) {
+                                     std::map<std::string, BaselineEntry> entries, RecordCommand record) {
   BaselineSet set;
+  set.record_ = std::move(record);
   set.state_ = State::kLoaded;
   set.folder_ = std::move(folder);
   set.arch_ = std::move(arch);
@@ -365,7 +404,7 @@ BaselineComparison CompareLaunches(const std::vector<LaunchRecord>& before,
   bool more = false;
   bool fewer = false;
   bool other = before.size() != after.size();
-  std::vector<internal::TableRow> rows;
+  std::vector<TableRow> rows;
   for (size_t i = 0; i < std::max(before.size(), after.size()); ++i) {
     const LaunchRecord* b = i < before.size() ? &before[i] : nullptr;
     const LaunchRecord* a = i < after.size() ? &after[i] : nullptr;
@@ -414,7 +453,7 @@ BaselineComparison CompareLaunches(const std::vector<LaunchRecord>& before,
                        : fewer ? BaselineVerdict::kImprovement
                        : other ? BaselineVerdict::kChanged
                                : BaselineVerdict::kMatch;
-  comparison.table = internal::FormatTextTable(
+  comparison.table = FormatTextTable(
       {"launch", "kernel", "grid", "block", "", "instructions", "wavefronts", "ideal", "conflicts"}, rows);
   switch (comparison.verdict) {
     case BaselineVerdict::kRegression:
@@ -436,13 +475,14 @@ BaselineComparison CompareLaunches(const std::vector<LaunchRecord>& before,
 BaselineComparison CompareWithBaseline(const BaselineSet& baselines, const std::string& case_name,
                                        const std::vector<LaunchRecord>& measured) {
   const std::string file = baselines.FileForCase(case_name).string();
-  const std::string record = RecordBaselineCommand(case_name);
+  const std::string record = baselines.record_command().ForCase(case_name);
   const BaselineEntry* entry = baselines.Find(case_name);
   if (entry == nullptr) {
     BaselineComparison missing;
     missing.verdict = BaselineVerdict::kMissing;
-    missing.message = "MISSING: case \"" + case_name + "\" has no baseline in " + file +
-                      ". Record it with:\n  " + record + "\n";
+    const std::string test = baselines.record_command().CtestNameForCase(case_name);
+    missing.message = "MISSING: case \"" + case_name + "\"" + (test.empty() ? "" : " (test " + test + ")") +
+                      " has no baseline in " + file + ". Record it with:\n  " + record + "\n";
     return missing;
   }
   BaselineComparison comparison = CompareLaunches(entry->launches, measured);
@@ -474,7 +514,8 @@ BaselineComparison CompareWithBaseline(const BaselineSet& baselines, const std::
 
 std::vector<std::filesystem::path> UpdateBaselines(const std::filesystem::path& baselines_dir,
                                                    const std::string& arch, const RunMetadata& recorded_with,
-                                                   const std::vector<BaselineUpdate>& updates) {
+                                                   const std::vector<BaselineUpdate>& updates,
+                                                   const RecordCommand& record) {
   std::map<std::string, std::vector<const BaselineUpdate*>> by_topic;
   for (const BaselineUpdate& update : updates) {
     ValidateTopic(update.case_name);
@@ -482,13 +523,13 @@ std::vector<std::filesystem::path> UpdateBaselines(const std::filesystem::path& 
   }
   if (by_topic.empty()) return {};
   const std::filesystem::path folder = PrepareArchFolder(baselines_dir, arch);
-  const internal::ExclusiveFileLock lock(folder / ".lock");
+  const ExclusiveFileLock lock(folder / ".lock");
   std::vector<std::filesystem::path> written;
   for (const auto& [topic, topic_updates] : by_topic) {
     const std::filesystem::path path = folder / (topic + ".json");
     std::error_code error;
-    json document =
-        std::filesystem::exists(path, error) ? ReadDocumentForUpdate(path, arch) : NewBaselineDocument(arch);
+    json document = std::filesystem::exists(path, error) ? ReadDocumentForUpdate(path, arch, record)
+                                                         : NewBaselineDocument(arch);
     bool changed = !document.contains("recorded_with");
     for (const BaselineUpdate* update : topic_updates) {
       json entry = BaselineEntryToJson(*update);
@@ -499,8 +540,8 @@ std::vector<std::filesystem::path> UpdateBaselines(const std::filesystem::path& 
     // Re-recording the same values leaves the file alone, so a full re-record diffs only where
     // something changed (not a new date in every file).
     if (!changed) continue;
-    document["recorded_with"] = RecordedWithToJson(recorded_with);
-    internal::WriteFileAtomically(path, internal::DumpJson(document));
+    document["recorded_with"] = internal::RecordedWithToJson(recorded_with);
+    WriteFileAtomically(path, DumpJson(document));
     written.push_back(path);
   }
   return written;
@@ -508,26 +549,27 @@ std::vector<std::filesystem::path> UpdateBaselines(const std::filesystem::path& 
 
 std::vector<std::filesystem::path> RemoveBaselineEntries(const std::filesystem::path& baselines_dir,
                                                          const std::string& arch,
-                                                         const std::vector<std::string>& case_names) {
+                                                         const std::vector<std::string>& case_names,
+                                                         const RecordCommand& record) {
   ValidateArch(arch);
   const std::filesystem::path folder = baselines_dir / arch;
   std::error_code error;
   if (case_names.empty() || !std::filesystem::is_directory(folder, error)) return {};
   std::map<std::string, std::vector<std::string>> by_topic;
   for (const std::string& name : case_names) by_topic[TopicOfCase(name)].push_back(name);
-  const internal::ExclusiveFileLock lock(folder / ".lock");
+  const ExclusiveFileLock lock(folder / ".lock");
   std::vector<std::filesystem::path> changed;
   for (const auto& [topic, names] : by_topic) {
     const std::filesystem::path path = folder / (topic + ".json");
     if (topic.empty() || !std::filesystem::exists(path, error)) continue;
-    json document = ReadDocumentForUpdate(path, arch);
+    json document = ReadDocumentForUpdate(path, arch, record);
     size_t removed = 0;
     for (const std::string& name : names) removed += document["cases"].erase(name);
     if (removed == 0) continue;
     if (document["cases"].empty()) {
       std::filesystem::remove(path);
     } else {
-      internal::WriteFileAtomically(path, internal::DumpJson(document));
+      WriteFileAtomically(path, DumpJson(document));
     }
     changed.push_back(path);
   }

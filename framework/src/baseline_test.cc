@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "bankcheck/error.h"
@@ -26,16 +27,53 @@ using testing_support::ReadFile;
 using testing_support::TemporaryFilesUnder;
 using testing_support::WriteFile;
 
+// A consumer's suite, as bankcheck_add_kernel_suite(my_suite ...) in /src/app describes it.
+const RecordCommand kMySuite{"ctest --test-dir /src/app/build", "my_suite", ""};
+
 TEST(CaseNamesTest, TestNamesAndTheRecordCommandComeFromTheCaseName) {
   EXPECT_EQ(GtestNameForCase("transpose/padded-33/4096"), "transpose_padded_33_4096");
   EXPECT_EQ(GtestTestNameForCase("demo/stride2"), "KernelSuite/CaseTest.Run/demo_stride2");
-  EXPECT_EQ(CtestNameForCase("demo/stride2"), "KernelSuite/demo");
-  EXPECT_EQ(CtestRegexForCase("my.demo/stride2"), "^KernelSuite/my\\.demo$");
-  EXPECT_EQ(RecordBaselineCommand("demo/stride2"),
-            "BANKCHECK_UPDATE_BASELINES=1 GTEST_FILTER='KernelSuite/CaseTest.Run/demo_stride2' ci/test.sh -R "
-            "'^KernelSuite/demo$'");
+  EXPECT_EQ(kMySuite.CtestNameForCase("demo/stride2"), "my_suite/demo");
+  EXPECT_EQ((RecordCommand{"ctest", "my.suite", ""}.CtestRegexForCase("my.demo/stride2")),
+            "^my\\.suite/my\\.demo$");
   EXPECT_EQ(TopicOfCase("transpose/naive/4096"), "transpose");
   EXPECT_EQ(TopicOfCase("single"), "single");
+}
+
+TEST(RecordCommandTest, NamesTheSuitesOwnTestAndCommand) {
+  EXPECT_EQ(
+      kMySuite.ForCase("demo/stride2"),
+      "BANKCHECK_UPDATE_BASELINES=1 GTEST_FILTER='KernelSuite/CaseTest.Run/demo_stride2' ctest --test-dir "
+      "/src/app/build -R '^my_suite/demo$'");
+  EXPECT_EQ(kMySuite.ForAll(),
+            "BANKCHECK_UPDATE_BASELINES=1 ctest --test-dir /src/app/build -R '^my_suite/'");
+  // bankcheck's own suite runs its tests through its script.
+  const RecordCommand own{"ci/test.sh", "KernelSuite", ""};
+  EXPECT_EQ(own.ForCase("demo/stride2"),
+            "BANKCHECK_UPDATE_BASELINES=1 GTEST_FILTER='KernelSuite/CaseTest.Run/demo_stride2' ci/test.sh -R "
+            "'^KernelSuite/demo$'");
+}
+
+TEST(RecordCommandTest, AFolderFromTheEnvironmentIsSetAgainQuoted) {
+  RecordCommand record = kMySuite;
+  record.baselines_dir = "/tmp/it's here";
+  EXPECT_EQ(record.ForCase("demo/stride2"),
+            "BANKCHECK_UPDATE_BASELINES=1 BANKCHECK_BASELINES_DIR='/tmp/it'\\''s here' "
+            "GTEST_FILTER='KernelSuite/CaseTest.Run/demo_stride2' ctest --test-dir /src/app/build -R "
+            "'^my_suite/demo$'");
+  EXPECT_EQ(record.ForAll(),
+            "BANKCHECK_UPDATE_BASELINES=1 BANKCHECK_BASELINES_DIR='/tmp/it'\\''s here' ctest --test-dir "
+            "/src/app/build -R '^my_suite/'");
+}
+
+TEST(RecordCommandTest, WithoutASuiteItIsAPlainCtestOfTheTopic) {
+  // What the CLI knows: no suite, so any suite's test of that topic, run from the build folder.
+  const RecordCommand unknown;
+  EXPECT_EQ(unknown.CtestNameForCase("demo/stride2"), "");
+  EXPECT_EQ(
+      unknown.ForCase("demo/stride2"),
+      "BANKCHECK_UPDATE_BASELINES=1 GTEST_FILTER='KernelSuite/CaseTest.Run/demo_stride2' ctest -R '/demo$'");
+  EXPECT_EQ(unknown.ForAll(), "BANKCHECK_UPDATE_BASELINES=1 ctest");
 }
 
 TEST(BaselineVerdictTest, NamesRoundTrip) {
@@ -97,7 +135,7 @@ TEST(BaselineFileTest, SyntaxErrorGivesFileLineAndColumnAndWhatToDo) {
   EXPECT_THAT(BadFileError(text),
               AllOf(HasSubstr("baselines/sm_90/demo.json:3:16: invalid JSON (syntax error"),
                     HasSubstr("git checkout -- baselines/sm_90/demo.json"),
-                    HasSubstr("BANKCHECK_UPDATE_BASELINES=1 ci/test.sh")));
+                    HasSubstr("record it again with BANKCHECK_UPDATE_BASELINES=1 ctest")));
 }
 
 TEST(BaselineFileTest, TruncatedFileGivesThePositionOfItsEnd) {
@@ -143,11 +181,14 @@ TEST(BaselineFileTest, WrongFieldTypeNamesTheFileTheCaseAndTheField) {
 class BaselineSetTest : public testing_support::TempDirTest {};
 
 TEST_F(BaselineSetTest, AbsentFolderIsItsOwnStateWithAReason) {
-  const BaselineSet set = BaselineSet::Load(dir_, "sm_90");
+  const BaselineSet set = BaselineSet::Load(dir_, "sm_90", kMySuite);
   EXPECT_EQ(set.state(), BaselineSet::State::kNoFolder);
   EXPECT_FALSE(set.has_folder());
-  EXPECT_THAT(set.no_folder_reason(), AllOf(HasSubstr((dir_ / "sm_90").string() + " does not exist"),
-                                            HasSubstr("BANKCHECK_UPDATE_BASELINES=1 ci/test.sh")));
+  EXPECT_THAT(
+      set.no_folder_reason(),
+      AllOf(HasSubstr((dir_ / "sm_90").string() + " does not exist"),
+            HasSubstr("Record them with: BANKCHECK_UPDATE_BASELINES=1 ctest --test-dir /src/app/build "
+                      "-R '^my_suite/'")));
   EXPECT_EQ(set.Find("transpose/naive"), nullptr);
 }
 
@@ -210,7 +251,7 @@ TEST_F(BaselineSetTest, EmptyArchIsRejected) { EXPECT_THROW(BaselineSet::Load(di
 // --- comparing ----------------------------------------------------------------------------------
 
 BaselineSet SetWith(const std::string& name, std::vector<LaunchRecord> launches) {
-  return BaselineSet::FromEntries("baselines/sm_90", "sm_90", {{name, {"d", std::move(launches)}}});
+  return BaselineSet::FromEntries("baselines/sm_90", "sm_90", {{name, {"d", std::move(launches)}}}, kMySuite);
 }
 
 TEST(CompareWithBaselineTest, EqualLaunchesMatch) {
@@ -239,11 +280,12 @@ TEST(CompareWithBaselineTest, MoreConflictsIsARegressionWithTheTableAndTheComman
       comparison.differences,
       ElementsAre(
           "launch 0 (transpose(float*, float const*)) ld: wavefronts 64 -> 2048, conflicts 0 -> 1984"));
-  EXPECT_THAT(comparison.message,
-              AllOf(HasSubstr("REGRESSION: case \"transpose/padded\" has more shared-memory bank conflicts"),
-                    HasSubstr("baselines/sm_90/transpose.json"),
-                    HasSubstr("BANKCHECK_UPDATE_BASELINES=1 GTEST_FILTER='KernelSuite/CaseTest.Run/"
-                              "transpose_padded' ci/test.sh -R '^KernelSuite/transpose$'")));
+  EXPECT_THAT(
+      comparison.message,
+      AllOf(HasSubstr("REGRESSION: case \"transpose/padded\" has more shared-memory bank conflicts"),
+            HasSubstr("baselines/sm_90/transpose.json"),
+            HasSubstr("BANKCHECK_UPDATE_BASELINES=1 GTEST_FILTER='KernelSuite/CaseTest.Run/"
+                      "transpose_padded' ctest --test-dir /src/app/build -R '^my_suite/transpose$'")));
   // The table shows before -> after only where values differ.
   EXPECT_THAT(comparison.table, HasSubstr("64 -> 2048"));
   EXPECT_THAT(comparison.table, HasSubstr("0 -> 1984"));
@@ -284,9 +326,10 @@ TEST(CompareWithBaselineTest, FewerConflictsIsAnImprovement) {
   const BaselineComparison comparison = CompareWithBaseline(SetWith("transpose/naive", {MakeRecord(2048)}),
                                                             "transpose/naive", {MakeRecord(64)});
   EXPECT_EQ(comparison.verdict, BaselineVerdict::kImprovement);
-  EXPECT_THAT(comparison.message, AllOf(HasSubstr("IMPROVEMENT"), HasSubstr("Record the improvement"),
-                                        HasSubstr("GTEST_FILTER='KernelSuite/CaseTest.Run/transpose_naive' "
-                                                  "ci/test.sh -R '^KernelSuite/transpose$'")));
+  EXPECT_THAT(comparison.message,
+              AllOf(HasSubstr("IMPROVEMENT"), HasSubstr("Record the improvement"),
+                    HasSubstr("GTEST_FILTER='KernelSuite/CaseTest.Run/transpose_naive' "
+                              "ctest --test-dir /src/app/build -R '^my_suite/transpose$'")));
 }
 
 TEST(CompareWithBaselineTest, BetterInOneLaunchAndWorseInAnotherIsARegression) {
@@ -320,8 +363,8 @@ TEST(CompareWithBaselineTest, OtherDifferencesAreChanged) {
                           "wavefronts, 0 conflicts; st 0 wavefronts, 0 conflicts)"));
   EXPECT_THAT(
       CompareWithBaseline(SetWith("a/b", {MakeRecord(64)}), "a/b", {MakeRecord(64), no_traffic}).message,
-      AllOf(HasSubstr("CHANGED"),
-            HasSubstr("GTEST_FILTER='KernelSuite/CaseTest.Run/a_b' ci/test.sh -R '^KernelSuite/a$'")));
+      AllOf(HasSubstr("CHANGED"), HasSubstr("GTEST_FILTER='KernelSuite/CaseTest.Run/a_b' ctest --test-dir "
+                                            "/src/app/build -R '^my_suite/a$'")));
 }
 
 TEST(CompareWithBaselineTest, AddedLaunchWithTrafficIsARegressionAndRemovedOneAnImprovement) {
@@ -336,11 +379,11 @@ TEST(CompareWithBaselineTest, CaseWithoutEntryIsMissingWithTheExactRecordCommand
   const BaselineComparison comparison = CompareWithBaseline(SetWith("transpose/naive", {MakeRecord(64)}),
                                                             "transpose/padded-33", {MakeRecord(64)});
   EXPECT_EQ(comparison.verdict, BaselineVerdict::kMissing);
-  EXPECT_EQ(
-      comparison.message,
-      "MISSING: case \"transpose/padded-33\" has no baseline in baselines/sm_90/transpose.json. Record it "
-      "with:\n  BANKCHECK_UPDATE_BASELINES=1 GTEST_FILTER='KernelSuite/CaseTest.Run/transpose_padded_33' "
-      "ci/test.sh -R '^KernelSuite/transpose$'\n");
+  EXPECT_EQ(comparison.message,
+            "MISSING: case \"transpose/padded-33\" (test my_suite/transpose) has no baseline in "
+            "baselines/sm_90/transpose.json. Record it with:\n  BANKCHECK_UPDATE_BASELINES=1 "
+            "GTEST_FILTER='KernelSuite/CaseTest.Run/transpose_padded_33' ctest --test-dir /src/app/build -R "
+            "'^my_suite/transpose$'\n");
 }
 
 // --- updating -----------------------------------------------------------------------------------

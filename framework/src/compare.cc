@@ -4,9 +4,10 @@
 
 #include "bankcheck/baseline.h"
 #include "bankcheck/error.h"
+#include "bankcheck/file_io.h"
+#include "bankcheck/json_io.h"
 #include "bankcheck/results.h"
-#include "json_io.h"
-#include "text_table.h"
+#include "bankcheck/text_table.h"
 
 namespace bankcheck {
 namespace {
@@ -21,7 +22,7 @@ std::string Totals(const std::vector<LaunchRecord>& before, const std::vector<La
     const SharedCounts old_total = ExactCounts(SumCounts(before, kind));
     const SharedCounts new_total = ExactCounts(SumCounts(after, kind));
     text += std::string(text.empty() ? "" : " · ") + InfoOf(kind).label + " " +
-            internal::BeforeAfter(std::to_string(field(old_total)), std::to_string(field(new_total)), " → ");
+            BeforeAfter(std::to_string(field(old_total)), std::to_string(field(new_total)), " → ");
   }
   return text;
 }
@@ -46,9 +47,9 @@ std::string Describe(const MeasurementSet& set) {
 
 MeasurementSet ReadMeasurementSet(const std::filesystem::path& path) {
   const std::string advice = "bankcheck compare reads results files and baseline files";
-  const std::string text = internal::ReadTextFile(path, advice);
-  const nlohmann::json document = internal::ParseJsonText(text, path, advice);
-  const internal::FieldReader root(document, path.string(), advice);
+  const std::string text = ReadTextFile(path, advice);
+  const nlohmann::json document = ParseJsonText(text, path, advice);
+  const FieldReader root(document, path.string(), advice);
   root.RequireObject();
   const std::string format = root.Field("format").String();
   MeasurementSet set;
@@ -75,6 +76,26 @@ MeasurementSet ReadMeasurementSet(const std::filesystem::path& path) {
     root.Field("format").FailWith("is \"" + format + "\", but bankcheck compare reads \"" + kResultsFormat +
                                   "\" and \"" + kBaselineFormat + "\" files");
   }
+  return set;
+}
+
+MeasurementSet ReadBaselineFolder(const std::filesystem::path& baselines_dir, const std::string& arch) {
+  if (arch.empty()) {
+    throw Error(ErrorKind::kBadInput,
+                "the other side names no GPU architecture (did its run skip every case?), so "
+                "there are no baselines in " +
+                    baselines_dir.string() + " to compare it with");
+  }
+  const BaselineSet baselines = BaselineSet::Load(baselines_dir, arch);
+  if (!baselines.has_folder()) {
+    throw Error(ErrorKind::kBadInput, baselines.folder().string() + " does not exist: " +
+                                          baselines_dir.string() + " holds no baselines for " + arch);
+  }
+  MeasurementSet set;
+  set.path = baselines.folder();
+  set.kind = "baselines";
+  set.arch = arch;
+  for (const auto& [name, entry] : baselines.entries()) set.cases.emplace(name, entry.launches);
   return set;
 }
 
@@ -132,7 +153,7 @@ CompareOutcome CompareMeasurementSets(const MeasurementSet& before, const Measur
          std::to_string(outcome.added.size()) + " new, " + std::to_string(outcome.removed.size()) +
          " removed\n\n";
   if (!rows.empty()) {
-    std::vector<internal::TableRow> table;
+    std::vector<TableRow> table;
     for (const Row& row : rows) {
       const std::vector<LaunchRecord>& old_launches = before.cases.at(row.name);
       const std::vector<LaunchRecord>& new_launches = after.cases.at(row.name);
@@ -142,7 +163,7 @@ CompareOutcome CompareMeasurementSets(const MeasurementSet& before, const Measur
                        Totals(old_launches, new_launches, Conflicts),
                        Totals(old_launches, new_launches, Wavefronts)});
     }
-    out += internal::FormatMarkdownTable({"case", "change", "conflicts (exact)", "wavefronts"}, table) + "\n";
+    out += FormatMarkdownTable({"case", "change", "conflicts (exact)", "wavefronts"}, table) + "\n";
   }
   if (!outcome.added.empty()) out += "New cases (only in the new file):\n\n" + NameList(outcome.added) + "\n";
   if (!outcome.removed.empty())

@@ -73,13 +73,13 @@ GpuCounterLock::GpuCounterLock(const std::string& pci_bus_id, std::chrono::milli
     if (std::chrono::steady_clock::now() >= deadline) {
       const std::string holder = Holder(path_);
       ::close(fd_);
-      throw Error(
-          ErrorKind::kProfilerBusy,
-          "another process" + (holder.empty() ? std::string() : " (pid " + holder + ")") +
-              " has held the counters of GPU " + pci_bus_id + " for longer than the " +
-              std::to_string(timeout.count() / 1000) + " s wait (lock " + path_ +
-              "). One process at a time can read a GPU's counters; raise "
-              "BANKCHECK_GPU_LOCK_TIMEOUT, or give each test its own GPU (ci/test.sh's resource spec).");
+      throw Error(ErrorKind::kProfilerBusy,
+                  "another process" + (holder.empty() ? std::string() : " (pid " + holder + ")") +
+                      " has held the counters of GPU " + pci_bus_id + " for longer than the " +
+                      std::to_string(timeout.count() / 1000) + " s wait (lock " + path_ +
+                      "). One process at a time can read a GPU's counters; raise "
+                      "BANKCHECK_GPU_LOCK_TIMEOUT, or give each test its own GPU (ctest "
+                      "--resource-spec-file, one \"gpus\" slot per GPU).");
     }
     if (!said_waiting) {
       const std::string holder = Holder(path_);

@@ -4,12 +4,11 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "text_table.h"
+#include "bankcheck/text_table.h"
 
 namespace bankcheck {
 namespace {
 
-using internal::WithThousands;
 
 // The table's first columns (location, offset, opcode) read left to right; the counts after them
 // are right-aligned so that their digits line up.

@@ -6,7 +6,7 @@
 #include <cstdlib>
 
 #include "test_support.h"
-#include "text_table.h"
+#include "bankcheck/text_table.h"
 
 namespace bankcheck {
 namespace {
@@ -126,12 +126,12 @@ TEST(InstructionCountsTest, SourceRootComesFromTheEnvironment) {
 }
 
 TEST(InstructionCountsTest, ThousandsAreGroupedByThree) {
-  EXPECT_EQ(internal::WithThousands(0), "0");
-  EXPECT_EQ(internal::WithThousands(999), "999");
-  EXPECT_EQ(internal::WithThousands(1000), "1,000");
-  EXPECT_EQ(internal::WithThousands(123456), "123,456");
-  EXPECT_EQ(internal::WithThousands(16777216), "16,777,216");
-  EXPECT_EQ(internal::WithThousands(UINT64_MAX), "18,446,744,073,709,551,615");
+  EXPECT_EQ(WithThousands(0), "0");
+  EXPECT_EQ(WithThousands(999), "999");
+  EXPECT_EQ(WithThousands(1000), "1,000");
+  EXPECT_EQ(WithThousands(123456), "123,456");
+  EXPECT_EQ(WithThousands(16777216), "16,777,216");
+  EXPECT_EQ(WithThousands(UINT64_MAX), "18,446,744,073,709,551,615");
 }
 
 }  // namespace

@@ -1,13 +1,14 @@
-#include "json_io.h"
+#include "bankcheck/json_io.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "bankcheck/error.h"
+#include "bankcheck/file_io.h"
+#include "bankcheck/text_table.h"
 #include "test_support.h"
-#include "text_table.h"
 
-namespace bankcheck::internal {
+namespace bankcheck {
 namespace {
 
 using ::testing::HasSubstr;
@@ -67,4 +68,4 @@ TEST(TextTableTest, MarkdownEscapesPipes) {
 }
 
 }  // namespace
-}  // namespace bankcheck::internal
+}  // namespace bankcheck

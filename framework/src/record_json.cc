@@ -2,12 +2,11 @@
 
 #include <cmath>
 
-#include "json_io.h"
+#include "bankcheck/json_io.h"
 
 namespace bankcheck {
 namespace {
 
-using internal::FieldReader;
 using nlohmann::json;
 
 json DimToJson(const Dim3& dim) { return json::array({dim.x, dim.y, dim.z}); }

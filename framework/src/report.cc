@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "bankcheck/instruction_counts.h"
-#include "text_table.h"
+#include "bankcheck/text_table.h"
 
 namespace bankcheck {
 namespace {
@@ -247,8 +247,8 @@ std::string RenderMarkdownReport(const RunResults& results, const ReportOptions&
 
   std::string details;
   for (const auto& [first_rank, topic] : topic_order) {
-    out += "### " + internal::EscapeMarkdown(topic) + "\n\n";
-    std::vector<internal::TableRow> rows;
+    out += "### " + EscapeMarkdown(topic) + "\n\n";
+    std::vector<TableRow> rows;
     std::map<Rank, size_t> collapsed;
     for (const CaseView& view : by_topic[topic]) {
       const CaseResult& result = *view.result;
@@ -277,9 +277,9 @@ std::string RenderMarkdownReport(const RunResults& results, const ReportOptions&
       }
     }
     if (!rows.empty()) {
-      out += internal::FormatMarkdownTable(
-                 {"case", "expected ways", "measured conflicts", "baseline", "status"}, rows) +
-             "\n";
+      out +=
+          FormatMarkdownTable({"case", "expected ways", "measured conflicts", "baseline", "status"}, rows) +
+          "\n";
     }
     std::vector<std::string> counted;
     if (collapsed[Rank::kUnchanged] > 0) {

@@ -4,14 +4,14 @@
 #include <system_error>
 
 #include "bankcheck/error.h"
+#include "bankcheck/file_io.h"
+#include "bankcheck/json_io.h"
 #include "bankcheck/record_json.h"
-#include "json_io.h"
 #include "run_metadata_json.h"
 
 namespace bankcheck {
 namespace {
 
-using internal::FieldReader;
 using nlohmann::json;
 
 constexpr char kNotCompared[] = "not_compared";
@@ -129,15 +129,15 @@ std::optional<CaseStatus> ParseCaseStatus(const std::string& name) {
 std::string SerializeResults(const RunResults& results) {
   json document = {{"format", kResultsFormat},
                    {"version", kResultsVersion},
-                   {"metadata", RunMetadataToJson(results.metadata)},
+                   {"metadata", internal::RunMetadataToJson(results.metadata)},
                    {"cases", json::object()}};
   for (const auto& [name, result] : results.cases) document["cases"][name] = CaseResultToJson(result);
-  return internal::DumpJson(document);
+  return DumpJson(document);
 }
 
 RunResults ParseResults(const std::string& text, const std::filesystem::path& path) {
   const std::string advice = ResultsFileAdvice(path);
-  const json document = internal::ParseJsonText(text, path, advice);
+  const json document = ParseJsonText(text, path, advice);
   const FieldReader root(document, path.string(), advice);
   root.RequireObject();
   const FieldReader format = root.Field("format");
@@ -162,7 +162,7 @@ RunResults ParseResults(const std::string& text, const std::filesystem::path& pa
 }
 
 RunResults ReadResults(const std::filesystem::path& path) {
-  return ParseResults(internal::ReadTextFile(path, ResultsFileAdvice(path)), path);
+  return ParseResults(ReadTextFile(path, ResultsFileAdvice(path)), path);
 }
 
 void WriteResults(const std::filesystem::path& path, const RunResults& results) {
@@ -172,7 +172,7 @@ void WriteResults(const std::filesystem::path& path, const RunResults& results) 
     throw Error(ErrorKind::kBadInput,
                 "cannot create the folder " + path.parent_path().string() + " (" + error.message() + ")");
   }
-  internal::WriteFileAtomically(path, SerializeResults(results));
+  WriteFileAtomically(path, SerializeResults(results));
 }
 
 std::filesystem::path CaseResultPath(const std::filesystem::path& results_dir, const std::string& case_name) {

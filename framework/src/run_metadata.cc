@@ -56,6 +56,10 @@ std::string ParseNvidiaDriverVersion(const std::string& proc_version_text) {
   return "";
 }
 
+}  // namespace bankcheck
+
+namespace bankcheck::internal {
+
 nlohmann::json RecordedWithToJson(const RunMetadata& metadata) {
   return {{"device", metadata.device},
           {"driver", metadata.driver},
@@ -70,10 +74,6 @@ nlohmann::json RunMetadataToJson(const RunMetadata& metadata) {
   out["git_commit"] = metadata.git_commit;
   return out;
 }
-
-}  // namespace bankcheck
-
-namespace bankcheck::internal {
 
 namespace {
 // The fields a baseline's "recorded_with" and a results file's "metadata" share.

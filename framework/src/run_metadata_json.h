@@ -1,10 +1,15 @@
 #pragma once
-// Internal: reading RunMetadata back from baseline and results files.
+// Internal: RunMetadata in baseline and results files, both ways.
 
+#include "bankcheck/json_io.h"
 #include "bankcheck/run_metadata.h"
-#include "json_io.h"
 
 namespace bankcheck::internal {
+
+// The baseline files' "recorded_with": device, driver, cuda_runtime, cuda_driver, date.
+nlohmann::json RecordedWithToJson(const RunMetadata& metadata);
+// The results files' "metadata": all seven fields.
+nlohmann::json RunMetadataToJson(const RunMetadata& metadata);
 
 // A baseline's "recorded_with" (five string fields; arch and git_commit are left empty).
 RunMetadata RecordedWithFromJson(const FieldReader& field);

@@ -1,8 +1,8 @@
-#include "text_table.h"
+#include "bankcheck/text_table.h"
 
 #include <algorithm>
 
-namespace bankcheck::internal {
+namespace bankcheck {
 namespace {
 
 // Display width: counts UTF-8 code points, not bytes, so "→" pads like one character.
@@ -97,4 +97,4 @@ std::string WithThousands(uint64_t value) {
   return grouped;
 }
 
-}  // namespace bankcheck::internal
+}  // namespace bankcheck

@@ -1,6 +1,7 @@
 #pragma once
 // `bankcheck compare OLD NEW`: the differences between two sets of measurements, each a results
-// file or a baseline file (told apart by their "format" field).
+// file or a baseline file (told apart by their "format" field), or a baselines folder (its
+// baselines of the other side's architecture).
 
 #include <filesystem>
 #include <map>
@@ -15,7 +16,7 @@ namespace bankcheck {
 // The measurements of one file, whatever its kind.
 struct MeasurementSet {
   std::filesystem::path path;
-  std::string kind;  // "results" or "baseline"
+  std::string kind;  // "results", "baseline" or "baselines" (a folder)
   std::string arch;
   std::string date;
   std::map<std::string, std::vector<LaunchRecord>> cases;  // measured cases
@@ -25,6 +26,9 @@ struct MeasurementSet {
 // Reads either kind of file. Error(kBadInput) naming the file and the line:column of a syntax
 // error, the field of a wrong value, or a "format" that is neither kind.
 MeasurementSet ReadMeasurementSet(const std::filesystem::path& path);
+// Every baseline of `arch` in a baselines folder (<baselines_dir>/<arch>/<topic>.json), as one set.
+// Error(kBadInput) when `arch` is empty, the folder holds none for it, or a file is malformed.
+MeasurementSet ReadBaselineFolder(const std::filesystem::path& baselines_dir, const std::string& arch);
 
 struct CompareOutcome {
   std::string markdown;  // summary, table of differences, new / removed cases, details

@@ -2,7 +2,6 @@
 // Where and when a set of measurements was taken: stored as "recorded_with" in baseline files and
 // as "metadata" in results files, so a reader can tell whether two sets are comparable.
 
-#include <nlohmann/json.hpp>
 #include <string>
 
 namespace bankcheck {
@@ -36,10 +35,5 @@ std::string CurrentUtcTimestamp();
 // The version in the text of /proc/driver/nvidia/version
 // ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul 27 ..."); "" if absent.
 std::string ParseNvidiaDriverVersion(const std::string& proc_version_text);
-
-// The baseline files' "recorded_with": device, driver, cuda_runtime, cuda_driver, date.
-nlohmann::json RecordedWithToJson(const RunMetadata& metadata);
-// The results files' "metadata": all seven fields.
-nlohmann::json RunMetadataToJson(const RunMetadata& metadata);
 
 }  // namespace bankcheck

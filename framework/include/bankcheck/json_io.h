@@ -1,7 +1,7 @@
 #pragma once
-// Internal helpers shared by the baseline and results code: reading JSON files with errors that
-// name the file, line and column; reading fields with errors that name the field; writing files
-// atomically; and an advisory lock for read-modify-write of files shared between processes.
+// Reading JSON for people: syntax errors that name the file, line and column, and typed fields
+// whose errors name the field, so whoever edits a file by hand knows what to fix. The baseline,
+// results and benchmark readers use it; file_io.h reads and writes the files themselves.
 
 #include <cstddef>
 #include <cstdint>
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace bankcheck::internal {
+namespace bankcheck {
 
 // 1-based line and column of the byte at `offset` (0-based) in `text`.
 struct LineColumn {
@@ -19,9 +19,6 @@ struct LineColumn {
   size_t column = 1;
 };
 LineColumn LineColumnAt(const std::string& text, size_t offset);
-
-// The whole file; Error(kBadInput) naming the file (and `advice`) when it cannot be read.
-std::string ReadTextFile(const std::filesystem::path& path, const std::string& advice);
 
 // Parses `text`, which was read from `path`. A syntax error becomes Error(kBadInput):
 //   "<path>:<line>:<column>: invalid JSON (<parser's reason>). <advice>"
@@ -31,24 +28,6 @@ nlohmann::json ParseJsonText(const std::string& text, const std::filesystem::pat
 // The one serialization bankcheck writes: keys sorted, 2-space indent, trailing newline. Being
 // canonical is what keeps untouched entries byte-identical when a file is rewritten.
 std::string DumpJson(const nlohmann::json& value);
-
-// Replaces `path` with `content` so that a reader sees the old file or the new one, never a
-// partial one: writes `<path>.tmp.<pid>` in the same folder, fsyncs it, renames it over `path`,
-// and fsyncs the folder. The temporary file is removed when any step fails.
-void WriteFileAtomically(const std::filesystem::path& path, const std::string& content);
-
-// flock(LOCK_EX) on `path` (created if absent), released on destruction. Each instance opens its
-// own descriptor, so it excludes other threads of this process as well as other processes.
-class ExclusiveFileLock {
- public:
-  explicit ExclusiveFileLock(const std::filesystem::path& path);
-  ~ExclusiveFileLock();
-  ExclusiveFileLock(const ExclusiveFileLock&) = delete;
-  ExclusiveFileLock& operator=(const ExclusiveFileLock&) = delete;
-
- private:
-  int fd_ = -1;
-};
 
 // Reads typed fields out of a parsed document. Every error is Error(kBadInput) and reads
 //   "<where>: <path.to.field> must be <what>, but is <found>. <advice>"
@@ -90,4 +69,4 @@ class FieldReader {
 // "the string \"12\"", "-3", "an object", ... for error messages.
 std::string DescribeJsonValue(const nlohmann::json& value);
 
-}  // namespace bankcheck::internal
+}  // namespace bankcheck

@@ -1,4 +1,4 @@
-// The kernel suites: every registered case (kernels/*.cu) runs on the GPU, and its launches are
+// The kernel suite: every registered case (the suite's kernel files) runs on the GPU, and its launches are
 // checked for correctness (by the case), against its annotation, against the CPU model (when the
 // case declares its access pattern) and against the stored baseline. Each case also writes its
 // results fragment (see results.h) for reports.
@@ -26,7 +26,7 @@ RunMetadata ThisRun() {
 
 // Loaded once per process; a malformed file fails every case that needs it, with the file named.
 const BaselineSet& Baselines(const std::string& arch) {
-  static const BaselineSet baselines = BaselineSet::Load(BaselinesDir(), arch);
+  static const BaselineSet baselines = BaselineSet::Load(BaselinesDir(), arch, SuiteRecordCommand());
   return baselines;
 }
 
@@ -104,8 +104,8 @@ TEST_P(CaseTest, Run) {
   if (HasFailure() || AttributionRequested()) Attribute(c);
   if (!UpdatingBaselines()) return;
   ASSERT_FALSE(HasFailure()) << "not recording a baseline for " << c.name << ": the case failed its checks";
-  for (const auto& file :
-       UpdateBaselines(BaselinesDir(), arch, ThisRun(), {{c.name, c.description, records}}))
+  for (const auto& file : UpdateBaselines(BaselinesDir(), arch, ThisRun(), {{c.name, c.description, records}},
+                                          SuiteRecordCommand()))
     std::cout << "recorded " << c.name << " in " << file.string() << "\n";
 }
 

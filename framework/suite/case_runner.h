@@ -1,6 +1,7 @@
 #pragma once
-// What the kernel suites share: where baselines and results live, and the checks every
-// registered case goes through.
+// What the kernel suite programs share: where baselines and results live (the suite's settings,
+// bankcheck/suite.h), what their messages tell a person to run, and the checks every registered
+// case goes through.
 
 #include <filesystem>
 #include <string>
@@ -12,17 +13,22 @@
 
 namespace bankcheck::suites {
 
-// BANKCHECK_BASELINES_DIR, else the source tree's baselines/.
+// BANKCHECK_BASELINES_DIR, else the suite's BASELINES_DIR.
 std::filesystem::path BaselinesDir();
-// BANKCHECK_RESULTS_DIR, else <build>/results.
+// BANKCHECK_RESULTS_DIR, else the suite's RESULTS_DIR.
 std::filesystem::path ResultsDir();
 // BANKCHECK_UPDATE_BASELINES=1: record measured counts instead of checking them.
 bool UpdatingBaselines();
 
+// How this program's messages say to record baselines: the suite's test command and test names,
+// and the baselines folder when it came from BANKCHECK_BASELINES_DIR.
+RecordCommand SuiteRecordCommand();
+
 // BANKCHECK_PRUNE_BASELINES=1: remove baseline entries whose case is no longer registered.
 bool PruningBaselines();
-inline constexpr char kPruneBaselinesCommand[] =
-    "BANKCHECK_PRUNE_BASELINES=1 ci/test.sh -R BaselineFilesTest";
+// "BANKCHECK_PRUNE_BASELINES=1 <test command> -R '^<annotation prefix>BaselineFilesTest\.'", with the
+// folder as in SuiteRecordCommand().
+std::string PruneBaselinesCommand();
 
 // Failure text when a launch disagrees with the case's annotation; empty when it agrees.
 std::vector<std::string> AnnotationMismatches(const Expectation& expect, const LaunchRecord& record);

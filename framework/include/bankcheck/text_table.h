@@ -1,11 +1,11 @@
 #pragma once
-// Internal: tables for terminals (aligned columns) and for Markdown (pipes).
+// Tables for terminals (aligned columns) and for Markdown (pipes), as reports and the CLI print them.
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace bankcheck::internal {
+namespace bankcheck {
 
 using TableRow = std::vector<std::string>;
 
@@ -25,4 +25,4 @@ std::string BeforeAfter(const std::string& before, const std::string& after, con
 // "16,777,216": digits in groups of three, for counts people compare by eye.
 std::string WithThousands(uint64_t value);
 
-}  // namespace bankcheck::internal
+}  // namespace bankcheck

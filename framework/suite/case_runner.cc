@@ -8,6 +8,8 @@
 #include <set>
 #include <sstream>
 
+#include "bankcheck/suite.h"
+
 namespace bankcheck::suites {
 
 namespace {
@@ -36,11 +38,26 @@ void CheckKind(SharedKind kind, const KindExpectation& expected, const SharedCou
 }  // namespace
 
 std::filesystem::path BaselinesDir() {
-  return EnvOr("BANKCHECK_BASELINES_DIR", BANKCHECK_DEFAULT_BASELINES_DIR);
+  return EnvOr("BANKCHECK_BASELINES_DIR", GetSuiteSettings().baselines_dir);
 }
-std::filesystem::path ResultsDir() { return EnvOr("BANKCHECK_RESULTS_DIR", BANKCHECK_DEFAULT_RESULTS_DIR); }
+std::filesystem::path ResultsDir() { return EnvOr("BANKCHECK_RESULTS_DIR", GetSuiteSettings().results_dir); }
 bool UpdatingBaselines() { return EnvOr("BANKCHECK_UPDATE_BASELINES", "0") == "1"; }
 bool PruningBaselines() { return EnvOr("BANKCHECK_PRUNE_BASELINES", "0") == "1"; }
+
+RecordCommand SuiteRecordCommand() {
+  const SuiteSettings& settings = GetSuiteSettings();
+  RecordCommand record;
+  record.test_command = settings.test_command;
+  record.topic_test_prefix = settings.test_prefix;
+  // A folder given at run time must be given again, or the command records into the suite's own.
+  record.baselines_dir = EnvOr("BANKCHECK_BASELINES_DIR", "");
+  return record;
+}
+
+std::string PruneBaselinesCommand() {
+  return SuiteRecordCommand().RunTestsWith("BANKCHECK_PRUNE_BASELINES",
+                                           GetSuiteSettings().annotation_test_prefix + "BaselineFilesTest.");
+}
 
 std::vector<std::string> AnnotationMismatches(const Expectation& expect, const LaunchRecord& record) {
   std::vector<std::string> mismatches;

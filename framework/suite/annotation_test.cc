@@ -36,20 +36,25 @@ TEST(BaselineFilesTest, ParseAndHaveNoStaleEntries) {
   std::vector<std::string> names;
   for (const KernelCase* c : RegisteredKernelCases()) names.push_back(c->name);
   const std::filesystem::path dir = BaselinesDir();
-  ASSERT_TRUE(std::filesystem::is_directory(dir)) << dir << " is missing";
+  if (!std::filesystem::exists(dir)) {
+    // A new suite: nothing is recorded yet, and recording creates the folder.
+    std::cout << "no baselines folder " << dir << " yet: nothing to check\n";
+    return;
+  }
+  ASSERT_TRUE(std::filesystem::is_directory(dir)) << "the baselines folder " << dir << " is not a folder";
   for (const auto& arch_dir : std::filesystem::directory_iterator(dir)) {
     if (!arch_dir.is_directory()) continue;
     const std::string arch = arch_dir.path().filename().string();
-    const BaselineSet baselines = BaselineSet::Load(dir, arch);
+    const BaselineSet baselines = BaselineSet::Load(dir, arch, SuiteRecordCommand());
     const std::vector<std::string> stale = StaleBaselineEntries(baselines, names);
     if (PruningBaselines()) {
-      for (const auto& file : RemoveBaselineEntries(dir, arch, stale))
+      for (const auto& file : RemoveBaselineEntries(dir, arch, stale, SuiteRecordCommand()))
         std::cout << "pruned " << file.string() << "\n";
       continue;
     }
     EXPECT_THAT(stale, ::testing::IsEmpty())
         << "baseline entries in " << baselines.folder().string()
-        << " have no registered case (renamed or removed). Remove them with:\n  " << kPruneBaselinesCommand;
+        << " have no registered case (renamed or removed). Remove them with:\n  " << PruneBaselinesCommand();
   }
 }
 

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The example project (examples/) as a user builds it, outside this tree: against bankcheck
+# installed into a temporary prefix (`cmake --install` of the build ci/test.sh made), then through
+# FetchContent from this checkout (no network). Each time: ctest lists the example's own tests and
+# none of bankcheck's, its CPU checks pass, and its GPU case is skipped with the reason (on a GPU:
+# fails as MISSING, naming the example's own folder and the command that records its baseline).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+[[ -x "$BUILD_DIR/bin/bankcheck" ]] || { echo "bankcheck: no build in $BUILD_DIR; run ci/test.sh first" >&2; exit 1; }
+work="$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-example.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+cp -r "$BANKCHECK_ROOT/examples" "$work/src"
+
+fail() {
+  echo "bankcheck example ($1): $2" >&2
+  exit 1
+}
+
+# check_example <name> <build folder>: its tests as a user sees them.
+check_example() {
+  local name="$1" build="$2" listing status=0
+  listing="$(ctest --test-dir "$build" -N)"
+  echo "$listing"
+  grep -q 'my_suite/my_scale$' <<<"$listing" || fail "$name" "ctest -N does not list my_suite/my_scale"
+  grep -q 'KernelModel/AnnotationTest.ModelAgreesWithAnnotation/my_scale_stride2$' <<<"$listing" ||
+    fail "$name" "ctest -N does not list the annotation check of my_scale/stride2"
+  if grep -E 'KernelSuite/|bankcheck_|_NOT_BUILT' <<<"$listing"; then
+    fail "$name" "ctest -N lists tests that are not the example's (above)"
+  fi
+  ctest --test-dir "$build" --output-on-failure -L cpu || fail "$name" "the CPU checks failed"
+  ctest --test-dir "$build" --output-on-failure -V -L gpu >"$build/gpu.log" 2>&1 || status=$?
+  if grep -q 'GPU test skipped, no usable GPU' "$build/gpu.log"; then
+    ((status == 0)) || { cat "$build/gpu.log"; fail "$name" "the GPU case was not reported as skipped"; }
+    grep -m1 'GPU test skipped' "$build/gpu.log"
+    grep -q 'my_suite/my_scale .*Skipped' "$build/gpu.log" || fail "$name" "ctest did not report the GPU case skipped"
+  else
+    # A usable GPU: the example has no recorded baseline, so its case must fail as MISSING with the
+    # command that records it into the example's folder.
+    grep -q "MISSING: case \"my_scale/stride2\" (test my_suite/my_scale) has no baseline in $work/src/baselines/" \
+      "$build/gpu.log" || { cat "$build/gpu.log"; fail "$name" "expected the GPU case to fail as MISSING"; }
+    grep -m1 -A1 'Record it with' "$build/gpu.log"
+  fi
+  # A stale entry in a baselines folder given at run time: the CPU check fails and prints the
+  # command that removes it, for this build and that folder; run as printed, it does.
+  local stale="$build/stale-baselines" printed expected
+  mkdir -p "$stale/sm_90"
+  printf '%s\n' '{"arch": "sm_90", "cases": {"gone/case": {"description": "", "launches": []}},' \
+    '"format": "bankcheck-baseline", "recorded_with": {"cuda_driver": "", "cuda_runtime": "", "date": "",' \
+    '"device": "", "driver": ""}, "version": 1}' >"$stale/sm_90/gone.json"
+  BANKCHECK_BASELINES_DIR="$stale" ctest --test-dir "$build" --output-on-failure -R '^BaselineFilesTest' \
+    >"$build/stale.log" 2>&1 && fail "$name" "a stale baseline entry passed the CPU check"
+  printed="$(grep -A1 'Remove them with:' "$build/stale.log" | tail -1 | sed 's/^ *//')"
+  expected="BANKCHECK_PRUNE_BASELINES=1 BANKCHECK_BASELINES_DIR='$stale' ctest --test-dir $build -R '^BaselineFilesTest\.'"
+  [[ "$printed" == "$expected" ]] || { cat "$build/stale.log"; fail "$name" "expected the command: $expected"; }
+  (eval "$printed") >"$build/prune.log" 2>&1 || { cat "$build/prune.log"; fail "$name" "the printed command failed"; }
+  [[ ! -e "$stale/sm_90/gone.json" ]] || fail "$name" "the printed command left the stale entry"
+  echo "printed and run: $printed"
+  echo "bankcheck example ($name): as expected"
+}
+
+echo
+echo "== The example against bankcheck installed into a temporary prefix"
+start=$SECONDS
+cmake --install "$BUILD_DIR" --prefix "$work/prefix" >"$work/install.log"
+cmake -S "$work/src" -B "$work/installed" -DCMAKE_PREFIX_PATH="$work/prefix" >"$work/installed.log" 2>&1 ||
+  { cat "$work/installed.log"; fail installed "configure failed"; }
+cmake --build "$work/installed" -j "$JOBS"
+check_example installed "$work/installed"
+echo "bankcheck example (installed): $((SECONDS - start)) s"
+
+echo
+echo "== The example with bankcheck through FetchContent from $BANKCHECK_ROOT"
+start=$SECONDS
+cmake -S "$work/src" -B "$work/fetched" -DBANKCHECK_FETCH=ON -DFETCHCONTENT_SOURCE_DIR_BANKCHECK="$BANKCHECK_ROOT" \
+  >"$work/fetched.log" 2>&1 || { cat "$work/fetched.log"; fail fetched "configure failed"; }
+# bankcheck as a subproject leaves the build type as the example set it (not at all).
+grep -q '^CMAKE_BUILD_TYPE:STRING=$' "$work/fetched/CMakeCache.txt" || fail fetched "CMAKE_BUILD_TYPE was set"
+cmake --build "$work/fetched" -j "$JOBS"
+check_example fetched "$work/fetched"
+echo "bankcheck example (FetchContent): $((SECONDS - start)) s"

@@ -1,0 +1,30 @@
+# `cmake --install`: the libraries, the public headers, the `bankcheck` CLI and a CMake package,
+#   <prefix>/lib/cmake/bankcheck/bankcheckConfig.cmake      find_package(bankcheck CONFIG)
+# whose targets are those of the build tree (bankcheck::core, ::cuda, ::testing, ::gtest_main,
+# ::suite, ::kernel_suite_main, ::annotation_checks, ::bankcheck) and which offers
+# bankcheck_add_kernel_suite(). Dependencies are found again in the consumer (find_dependency).
+include(CMakePackageConfigHelpers)
+
+set(BANKCHECK_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/bankcheck"
+    CACHE STRING "Where the installed CMake package goes, under the prefix")
+
+install(TARGETS bankcheck_core bankcheck_cuda bankcheck_testing bankcheck_gtest_main bankcheck_suite
+                bankcheck_kernel_suite_main bankcheck_annotation_checks bankcheck
+  EXPORT bankcheckTargets
+  ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
+  RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}"
+  OBJECTS DESTINATION "${CMAKE_INSTALL_LIBDIR}/bankcheck")
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/framework/include/bankcheck" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
+install(EXPORT bankcheckTargets NAMESPACE bankcheck:: DESTINATION "${BANKCHECK_INSTALL_CMAKEDIR}")
+
+configure_package_config_file("${CMAKE_CURRENT_LIST_DIR}/bankcheckConfig.cmake.in"
+  "${PROJECT_BINARY_DIR}/bankcheckConfig.cmake" INSTALL_DESTINATION "${BANKCHECK_INSTALL_CMAKEDIR}")
+# 0.x: any 0.y satisfies find_package(bankcheck 0.x); a new major version may break kernel files.
+write_basic_package_version_file("${PROJECT_BINARY_DIR}/bankcheckConfigVersion.cmake"
+  COMPATIBILITY SameMajorVersion)
+install(FILES
+    "${PROJECT_BINARY_DIR}/bankcheckConfig.cmake"
+    "${PROJECT_BINARY_DIR}/bankcheckConfigVersion.cmake"
+    "${CMAKE_CURRENT_LIST_DIR}/BankcheckKernelSuite.cmake"
+    "${CMAKE_CURRENT_LIST_DIR}/BankcheckDiscoverTopics.cmake"
+  DESTINATION "${BANKCHECK_INSTALL_CMAKEDIR}")

@@ -1,0 +1,27 @@
+#pragma once
+// The settings of a kernel suite's programs: where they keep baselines and results, and how their
+// messages name the suite's tests. bankcheck_add_kernel_suite() (cmake/BankcheckKernelSuite.cmake)
+// compiles a source file into each program that sets them from its arguments; at run time
+// BANKCHECK_BASELINES_DIR and BANKCHECK_RESULTS_DIR override the two folders.
+
+#include <string>
+
+namespace bankcheck::suites {
+
+struct SuiteSettings {
+  std::string baselines_dir = "baselines";  // BASELINES_DIR: <baselines_dir>/<arch>/<topic>.json
+  std::string results_dir = "results";      // RESULTS_DIR: <results_dir>/cases/<case>.json
+  // CTest runs the cases of topic T as one test, "<test_prefix>/T" (TEST_PREFIX); empty: unknown.
+  std::string test_prefix;
+  // The CTest names of the CPU annotation checks begin with this (ANNOTATION_TEST_PREFIX).
+  std::string annotation_test_prefix;
+  // Runs the suite's tests and takes ctest's options (TEST_COMMAND): "ctest --test-dir <build>".
+  std::string test_command = "ctest";
+};
+
+// Replaces the program's settings (the defaults above until then); returns true, so that a
+// generated file can call it while its static objects are initialized.
+bool SetSuiteSettings(SuiteSettings settings);
+const SuiteSettings& GetSuiteSettings();
+
+}  // namespace bankcheck::suites

@@ -1,0 +1,78 @@
+// A suite's settings (bankcheck/suite.h) as its programs use them: the folders, with the
+// environment overriding them, and the commands that messages print.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+#include "bankcheck/suite.h"
+#include "case_runner.h"
+
+namespace bankcheck::suites {
+namespace {
+
+// A consumer's suite, as bankcheck_add_kernel_suite(my_suite ...) in /src/app would set it.
+class SuiteSettingsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    saved_ = GetSuiteSettings();
+    for (const char* name : {"BANKCHECK_BASELINES_DIR", "BANKCHECK_RESULTS_DIR"}) {
+      const char* value = std::getenv(name);
+      saved_env_.push_back({name, value ? std::optional<std::string>(value) : std::nullopt});
+      ::unsetenv(name);
+    }
+    SetSuiteSettings({"/src/app/baselines", "/src/app/build/my_suite-results", "my_suite", "",
+                      "ctest --test-dir /src/app/build"});
+  }
+  void TearDown() override {
+    SetSuiteSettings(saved_);
+    for (const auto& [name, value] : saved_env_) {
+      if (value) {
+        ::setenv(name.c_str(), value->c_str(), 1);
+      } else {
+        ::unsetenv(name.c_str());
+      }
+    }
+  }
+
+ private:
+  SuiteSettings saved_;
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_env_;
+};
+
+TEST_F(SuiteSettingsTest, FoldersComeFromTheSettingsUnlessTheEnvironmentSaysOtherwise) {
+  EXPECT_EQ(BaselinesDir(), "/src/app/baselines");
+  EXPECT_EQ(ResultsDir(), "/src/app/build/my_suite-results");
+  ::setenv("BANKCHECK_BASELINES_DIR", "/tmp/other", 1);
+  ::setenv("BANKCHECK_RESULTS_DIR", "/tmp/results", 1);
+  EXPECT_EQ(BaselinesDir(), "/tmp/other");
+  EXPECT_EQ(ResultsDir(), "/tmp/results");
+}
+
+TEST_F(SuiteSettingsTest, TheRecordCommandNamesTheSuitesTestAndCommand) {
+  EXPECT_EQ(SuiteRecordCommand().ForCase("my_scale/stride2"),
+            "BANKCHECK_UPDATE_BASELINES=1 GTEST_FILTER='KernelSuite/CaseTest.Run/my_scale_stride2' ctest "
+            "--test-dir /src/app/build -R '^my_suite/my_scale$'");
+  // A folder from the environment is named again, so the command records where the run looked.
+  ::setenv("BANKCHECK_BASELINES_DIR", "/tmp/other", 1);
+  EXPECT_EQ(SuiteRecordCommand().ForCase("my_scale/stride2"),
+            "BANKCHECK_UPDATE_BASELINES=1 BANKCHECK_BASELINES_DIR='/tmp/other' "
+            "GTEST_FILTER='KernelSuite/CaseTest.Run/my_scale_stride2' ctest --test-dir /src/app/build -R "
+            "'^my_suite/my_scale$'");
+}
+
+TEST_F(SuiteSettingsTest, ThePruneCommandSelectsTheSuitesBaselineFileCheck) {
+  EXPECT_EQ(PruneBaselinesCommand(),
+            "BANKCHECK_PRUNE_BASELINES=1 ctest --test-dir /src/app/build -R '^BaselineFilesTest\\.'");
+  SuiteSettings prefixed = GetSuiteSettings();
+  prefixed.annotation_test_prefix = "my_suite.";
+  SetSuiteSettings(prefixed);
+  EXPECT_EQ(
+      PruneBaselinesCommand(),
+      "BANKCHECK_PRUNE_BASELINES=1 ctest --test-dir /src/app/build -R '^my_suite\\.BaselineFilesTest\\.'");
+}
+
+}  // namespace
+}  // namespace bankcheck::suites
