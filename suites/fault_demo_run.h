@@ -1,6 +1,6 @@
 #pragma once
-// Runs the fault demo program (suites/fault_demo_cases.cu, path BANKCHECK_FAULT_DEMO) with an
-// empty baselines folder, for the tests of the suite runner.
+// Runs the fault demo program (suites/fault_demo_cases.cu, path BANKCHECK_FAULT_DEMO), recording
+// into an empty baselines folder, for the tests of the suite runner.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,9 +19,11 @@ inline DemoRun RunFaultDemo() {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("bankcheck_fault_demo_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir / "baselines");
-  const std::string command = "BANKCHECK_BASELINES_DIR='" + (dir / "baselines").string() +
-                              "' BANKCHECK_RESULTS_DIR='" + (dir / "results").string() + "' '" +
-                              BANKCHECK_FAULT_DEMO + "' 2>&1";
+  // Recording into an empty folder: the passing cases pass (with no baseline they would fail as
+  // MISSING), a failing case is not recorded.
+  const std::string command = "BANKCHECK_UPDATE_BASELINES=1 BANKCHECK_BASELINES_DIR='" +
+                              (dir / "baselines").string() + "' BANKCHECK_RESULTS_DIR='" +
+                              (dir / "results").string() + "' '" + BANKCHECK_FAULT_DEMO + "' 2>&1";
   DemoRun run;
   FILE* pipe = ::popen(command.c_str(), "r");
   char buffer[4096];
