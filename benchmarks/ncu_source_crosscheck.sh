@@ -43,14 +43,15 @@ BANKCHECK_SUPERVISED=1 BANKCHECK_COUNTERS=off "$ncu" --section SourceCounters -f
 python3 - "$log_dir/results.json" "$log_dir/source.csv" <<'EOF'
 import csv, json, sys
 
-# bankcheck: one table per attributed kernel (launches of one kernel share it).
+# bankcheck: one table per attributed kernel (launches of one kernel share it). Kernels with the
+# same rows (e.g. two strides that cost the same) are matched in launch order, each once.
 tables = {}
 for case_name, case in sorted(json.load(open(sys.argv[1]))["cases"].items()):
     for launch in case.get("launches", []):
         rows = tuple(sorted((i["pc"], i["opcode"], i["executions"], i["wavefronts"], i["ideal"])
                             for i in launch.get("instructions", []) if i["wavefronts"]))
-        if rows:
-            tables.setdefault(rows, (case_name, launch["kernel"]))
+        if rows and (case_name, launch["kernel"]) not in tables.get(rows, []):
+            tables.setdefault(rows, []).append((case_name, launch["kernel"]))
 
 # ncu: a "Kernel Name" line, a header, then one row per SASS instruction at its address.
 def opcode(text):
@@ -80,7 +81,7 @@ while i < len(rows):
 differ = 0
 for name, table in ncu_tables:
     key = tuple(sorted(row[:5] for row in table))
-    match = tables.get(key)
+    match = tables[key].pop(0) if tables.get(key) else None
     bad = [row for row in table if row[5] != row[3] - row[4]]
     ok = match is not None and not bad
     differ += not ok
