@@ -50,7 +50,8 @@ std::string FindNvdisasm() {
 
 // nvdisasm's listing of `cubin`; empty when nvdisasm cannot be run.
 std::string Disassemble(const std::vector<char>& cubin) {
-  char path[] = "/tmp/bankcheck-cubin-XXXXXX";
+  std::string path_text = (std::filesystem::temp_directory_path() / "bankcheck-cubin-XXXXXX").string();
+  char* path = path_text.data();
   const int fd = ::mkstemp(path);
   if (fd < 0) return "";
   ::close(fd);
