@@ -234,24 +234,10 @@ void WriteFileAtomically(const std::string& path, const std::string& contents) {
 // loads keep the plain "4-byte access, 32 active lanes".
 std::string Heading(SharedKind kind, const WarpAccess& access) {
   const int active = __builtin_popcount(access.active_mask);
-  if (IsMatrixKind(kind)) {
-    return std::string(kind == SharedKind::kLdmatrix ? "ldmatrix" : "stmatrix") + " .x" +
-           std::to_string(active / 8);
-  }
-  std::string instruction = "access";
-  switch (kind) {
-    case SharedKind::kStore:
-      instruction = "store (STS)";
-      break;
-    case SharedKind::kAtomic:
-      instruction = "shared atomic (ATOMS)";
-      break;
-    case SharedKind::kCpAsync:
-      instruction = "cp.async (LDGSTS)";
-      break;
-    default:
-      break;
-  }
+  const SharedKindInfo& info = InfoOf(kind);
+  if (IsMatrixKind(kind)) return info.instruction + std::string(" .x") + std::to_string(active / 8);
+  const std::string instruction =
+      kind == SharedKind::kLoad ? "access" : info.instruction + std::string(" (") + info.sass + ")";
   return std::to_string(access.bytes) + "-byte " + instruction + ", " + std::to_string(active) +
          (active == 1 ? " active lane" : " active lanes");
 }

@@ -111,29 +111,6 @@ std::string FormatDim3(const Dim3& d) {
   return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
 }
 
-// How bank maps and error messages name an instruction of this kind: "load 'tile[tx][ty]'".
-const char* InstructionName(SharedKind kind) {
-  switch (kind) {
-    case SharedKind::kLoad:
-      return "load";
-    case SharedKind::kStore:
-      return "store";
-    case SharedKind::kAtomic:
-      return "shared atomic";
-    case SharedKind::kLdmatrix:
-      return "ldmatrix";
-    case SharedKind::kStmatrix:
-      return "stmatrix";
-    case SharedKind::kCpAsync:
-      return "cp.async";
-    case SharedKind::kWgmma:
-      return "wgmma operand";
-    case SharedKind::kDsmem:
-      return "distributed shared access";
-  }
-  return "shared access";
-}
-
 bool IsMatrixKind(SharedKind kind) { return kind == SharedKind::kLdmatrix || kind == SharedKind::kStmatrix; }
 
 }  // namespace
@@ -274,7 +251,7 @@ PredictedCounts PredictLaunch(const Dim3& grid, const Dim3& block,
                                             std::to_string(IndexOf(a.kind)) + ")");
     }
     if (IsMatrixKind(a.kind) && a.bytes != kMatrixRowBytes) {
-      throw Error(ErrorKind::kBadInput, std::string(InstructionName(a.kind)) + " '" + a.name + "': size " +
+      throw Error(ErrorKind::kBadInput, std::string(InfoOf(a.kind).instruction) + " '" + a.name + "': size " +
                                             std::to_string(a.bytes) +
                                             " bytes; ldmatrix/stmatrix rows are 16 bytes");
     }
@@ -323,7 +300,7 @@ PredictedCounts PredictLaunch(const Dim3& grid, const Dim3& block,
               try {
                 cost = CostWarpAccess(access);
               } catch (const Error& e) {
-                throw Error(e.kind(), std::string(InstructionName(instruction.kind)) + " '" +
+                throw Error(e.kind(), std::string(InfoOf(instruction.kind).instruction) + " '" +
                                           instruction.name + "' in block " + FormatDim3(block_index) +
                                           ", warp " + std::to_string(warp) + ", iteration " +
                                           std::to_string(iteration) + ": " + e.what());
@@ -349,7 +326,7 @@ PredictedCounts PredictLaunch(const Dim3& grid, const Dim3& block,
 
   if (worst.found) {
     std::ostringstream where;
-    where << "worst instruction: " << InstructionName(worst.instruction->kind) << " '"
+    where << "worst instruction: " << InfoOf(worst.instruction->kind).instruction << " '"
           << worst.instruction->name << "' in block " << FormatDim3(worst.block) << ", warp " << worst.warp
           << " (threads " << worst.warp * kWarpSize << "-"
           << std::min<uint64_t>(threads_per_block, uint64_t{worst.warp + 1} * kWarpSize) - 1 << ")";

@@ -41,11 +41,12 @@ enum class IdealSource : uint8_t {
 
 struct SharedKindInfo {
   SharedKind kind;
-  const char* key;    // "shared_ld": the record's block name in results and baselines
-  const char* label;  // "ld": short name in tables and hardware-reading keys
-  const char* op;     // "lds": `bankcheck predict --op`
-  const char* title;  // "shared loads (LDS)": for people
-  const char* sass;   // "LDS": the SASS mnemonic, for tables where the full opcode is not known
+  const char* key;          // "shared_ld": the record's block name in results and baselines
+  const char* label;        // "ld": short name in tables and hardware-reading keys
+  const char* op;           // "lds": `bankcheck predict --op`
+  const char* title;        // "shared loads (LDS)": for people
+  const char* sass;         // "LDS": the SASS mnemonic, for tables where the full opcode is not known
+  const char* instruction;  // "load": one instruction of the kind, in bank maps and model messages
   const char* instructions_metric;
   const char* wavefronts_metric;           // instrumented; nullptr: not measurable
   const char* conflicts_metric;            // instrumented; nullptr: none exists
