@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "bankcheck/report.h"
 #include "bankcheck/suite.h"
 
 namespace bankcheck::suites {
@@ -172,9 +173,8 @@ std::vector<std::string> AttributionSumMismatches(const std::vector<LaunchRecord
 
 std::string AttributionSummary(const std::vector<LaunchRecord>& records, size_t top) {
   std::string out;
-  std::set<std::string> shown;
-  for (const LaunchRecord& record : records) {
-    if (record.attributed_launches == 0 || !shown.insert(record.mangled_kernel).second) continue;
+  for (const size_t i : LaunchesWithDistinctInstructions(records)) {
+    const LaunchRecord& record = records[i];
     uint64_t excess = 0;
     for (const InstructionCounts& instruction : record.instructions) excess += instruction.excess();
     if (excess == 0) continue;
