@@ -24,9 +24,11 @@ namespace bankcheck::internal {
 namespace {
 
 // The cubins CUDA has loaded, by the 32-bit CRC that SASS records carry, and their opcodes once
-// disassembled.
+// disassembled. A module is only copied as it loads; its CRC is computed when attribution first
+// looks for a cubin, so that a run that attributes nothing pays for the copy alone.
 struct CubinStore {
   std::mutex mutex;
+  std::vector<std::shared_ptr<const std::vector<char>>> loaded;  // CRC not computed yet
   std::map<uint32_t, std::shared_ptr<const std::vector<char>>> cubins;
   std::map<uint32_t, std::map<std::string, std::map<uint32_t, std::string>>> opcodes;
 };
@@ -34,6 +36,15 @@ CubinStore g_cubins;
 
 std::shared_ptr<const std::vector<char>> FindCubin(uint32_t crc) {
   std::lock_guard<std::mutex> lock(g_cubins.mutex);
+  for (std::shared_ptr<const std::vector<char>>& cubin : g_cubins.loaded) {
+    CUpti_GetCubinCrcParams params{};
+    params.size = CUpti_GetCubinCrcParamsSize;
+    params.cubin = cubin->data();
+    params.cubinSize = cubin->size();
+    if (cuptiGetCubinCrc(&params) == CUPTI_SUCCESS)
+      g_cubins.cubins[static_cast<uint32_t>(params.cubinCrc)] = std::move(cubin);
+  }
+  g_cubins.loaded.clear();
   const auto found = g_cubins.cubins.find(crc);
   return found == g_cubins.cubins.end() ? nullptr : found->second;
 }
@@ -247,14 +258,9 @@ void OnModuleLoaded(const void* data) {
   const auto* resource = static_cast<const CUpti_ResourceData*>(data);
   const auto* module = static_cast<const CUpti_ModuleResourceData*>(resource->resourceDescriptor);
   if (module == nullptr || module->pCubin == nullptr || module->cubinSize == 0) return;
-  auto cubin = std::make_shared<std::vector<char>>(module->pCubin, module->pCubin + module->cubinSize);
-  CUpti_GetCubinCrcParams crc{};
-  crc.size = CUpti_GetCubinCrcParamsSize;
-  crc.cubin = cubin->data();
-  crc.cubinSize = cubin->size();
-  if (cuptiGetCubinCrc(&crc) != CUPTI_SUCCESS) return;
+  auto cubin = std::make_shared<const std::vector<char>>(module->pCubin, module->pCubin + module->cubinSize);
   std::lock_guard<std::mutex> lock(g_cubins.mutex);
-  g_cubins.cubins[static_cast<uint32_t>(crc.cubinCrc)] = std::move(cubin);
+  g_cubins.loaded.push_back(std::move(cubin));
 }
 
 std::map<std::string, std::vector<InstructionCounts>> AttributeInstructions(
