@@ -28,9 +28,11 @@ bankcheck_build() {
   cmake --build "$BUILD_DIR" -j "$JOBS"
 }
 
-# Writes a CTest resource specification with one slot per visible GPU (so `ctest -j` runs one GPU
-# test per GPU at a time) and prints its path. A machine without a GPU gets one slot: its GPU
-# tests still run, one at a time, and report themselves skipped.
+# Writes a CTest resource specification with BANKCHECK_TESTS_PER_GPU (default 4) slots per visible
+# GPU, so that `ctest -j` spreads GPU tests over the GPUs and runs a few on each at once (counting
+# through SASS metrics, processes do not disturb each other; a range-profiler session waits for the
+# GPU to itself: docs/counters.md), and prints its path. A machine without a GPU gets one GPU's
+# slots: its GPU tests still run, and report themselves skipped.
 bankcheck_resource_spec() {
   local gpus=0 spec="$BUILD_DIR/ctest-resources.json"
   if [[ -n "${CUDA_VISIBLE_DEVICES:-}" ]]; then
@@ -39,9 +41,11 @@ bankcheck_resource_spec() {
     gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
   fi
   ((gpus > 0)) || gpus=1
+  local slots="${BANKCHECK_TESTS_PER_GPU:-4}"
+  [[ "$slots" =~ ^[1-9][0-9]*$ ]] || { echo "bankcheck: BANKCHECK_TESTS_PER_GPU must be a whole number >= 1, not '$slots'" >&2; return 1; }
   {
     printf '{"version": {"major": 1, "minor": 0}, "local": [{"gpus": ['
-    for ((i = 0; i < gpus; i++)); do printf '%s{"id": "%d", "slots": 1}' "$([[ $i -gt 0 ]] && echo ', ')" "$i"; done
+    for ((i = 0; i < gpus; i++)); do printf '%s{"id": "%d", "slots": %d}' "$([[ $i -gt 0 ]] && echo ', ')" "$i" "$slots"; done
     printf ']}]}\n'
   } >"$spec"
   echo "$spec"
