@@ -5,7 +5,9 @@
 #   1. bankcheck: the kernel suite measures the cases (GTEST_FILTER, default every case) and writes
 #      its results; pass or fail does not matter here, only what was measured.
 #   2. ncu: the same cases with BANKCHECK_COUNTERS=off (the launches run unmeasured), under
-#      `ncu --metrics <every metric of the kind table, with every hardware pair>`.
+#      `ncu --profile-from-start off --metrics <every metric of the kind table, with every hardware
+#      pair>`: a case's measured launches run between cudaProfilerStart and cudaProfilerStop, so ncu
+#      profiles those and not the case's other launches (a correctness run after the measured one).
 #   3. A table per launch and kind: instructions, wavefronts, conflicts as bankcheck recorded them
 #      and as ncu's metric gives them, "ok" or "DIFFERS". ncu's conflicts are its instrumented
 #      conflict metric where the kind has one; for LDS/STS, whose conflicts bankcheck derives from
@@ -39,7 +41,7 @@ BANKCHECK_RESULTS_DIR="$log_dir/results" "$suite" --gtest_filter="$filter" >"$lo
 "$cli" merge-results "$log_dir/results" -o "$log_dir/results.json" >/dev/null ||
   die "no results from the suite; see $log_dir/bankcheck.log"
 
-BANKCHECK_COUNTERS=off "$ncu" --metrics "$metrics" --csv --page raw --print-units base \
+BANKCHECK_COUNTERS=off "$ncu" --profile-from-start off --metrics "$metrics" --csv --page raw --print-units base \
   "$suite" --gtest_filter="$filter" >"$log_dir/ncu.csv" 2>"$log_dir/ncu.log" || true
 grep -q '"ID"' "$log_dir/ncu.csv" || die "ncu produced no results; see $log_dir/ncu.log and $log_dir/ncu.csv"
 
@@ -97,7 +99,11 @@ for (case, index, record), launch in zip(records, launches):
         ncu_wf = metric(launch, wf)
         fields = [("instructions", block.get("instructions"), ncu_instr),
                   ("wavefronts", block.get("wavefronts"), ncu_wf)]
-        if "conflicts" in block:
+        # Counted through SASS metrics, the cp.async ideal is the per-instruction SASS ideal, which
+        # no launch metric of ncu gives (its conflict counter follows the other definition:
+        # docs/counters.md); benchmarks/ncu_source_crosscheck.sh compares it with ncu's Source page.
+        sass_cp_async = key == "shared_ldgsts" and record.get("counters") == "sass metrics"
+        if "conflicts" in block and not sass_cp_async:
             hw = " (hw)" if block.get("ideal_source") == "hardware" else ""
             ncu_conf = None if ncu_ideal is None or ncu_wf is None else ncu_wf - ncu_ideal
             fields.append(("conflicts" + hw, block["conflicts"], ncu_conf))

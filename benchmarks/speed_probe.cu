@@ -5,18 +5,24 @@
 // blocks), a 1024x1024 float transpose through an unpadded and a padded tile (32x8 blocks), and the
 // puzzle pair (8K elements, 32 blocks of 256). --rounds=6 (the default) gives 42 launches.
 //
-//   --mode=bankcheck     warms up (untimed), then measures all launches in one CounterSession with
-//                        bankcheck::CoreMetrics(); prints the host wall time from before the session
-//                        to after Finish() (session_ms; --sessions=N repeats it, the first pays
-//                        CUPTI's setup and instrumentation); --launches-per-session=N measures them
-//                        in consecutive sessions of N launches instead (the suite: one case each)
+//   --mode=bankcheck     warms up (untimed), then measures all launches in one CounterSession (by
+//                        default through the SASS Metrics API; --counters=range-profiler: a counter
+//                        session of bankcheck::CoreMetrics()); prints the host wall time from before
+//                        the session to after Finish() (session_ms; --sessions=N repeats it, the first
+//                        pays CUPTI's setup and instrumentation) and how many times each launch ran
+//                        (passes); --launches-per-session=N measures them in consecutive sessions of N
+//                        launches instead (the suite: one case each)
 //   --mode=plain         just the launches, nothing else, for `ncu --metrics ...` to profile
 //   --mode=kernels-only  times each launch with CUDA events, no profiler (kernel_ms: the sum, median
 //                        of 5 runs), to subtract the kernels' own time from session_ms
 //   --extra-mib=N        also allocates N MiB of device memory that no kernel touches (does kernel
 //                        replay's save and restore of device memory set the cost per launch?)
-//   --atomic-ideal       also reads the shared-atomic hardware pair (SessionOptions::hardware_ideal):
-//                        one replay pass more than the core metrics, to price a pass
+//   --atomic-ideal       also reads the shared-atomic hardware pair (SessionOptions::hardware_ideal,
+//                        so a range-profiler session): one replay pass more than the core metrics,
+//                        to price a pass
+//   --replay=user        a range-profiler session with SessionOptions::Replay::kUser
+//   --no-prepare         does not call PrepareCounterSession(): CUPTI is set up by the first session,
+//                        after the CUDA context exists
 //   --print-metrics      prints CoreMetrics() comma-joined (for ncu --metrics) and exits
 //   --print-kinds        prints the kind table (shared_kind.h) as tab-separated lines, metric names
 //                        ("-" for none) with every hardware pair, and exits (for ncu_crosscheck.sh)
@@ -54,9 +60,11 @@ struct Options {
   int launches_per_session = 0;  // 0: all launches in one session
   int extra_mib = 0;             // device memory allocated besides the launches' own buffers
   bool user_replay = false;      // SessionOptions::Replay::kUser instead of kernel replay
+  bool range_profiler = false;   // SessionOptions::Counters::kRangeProfiler
   bool atomic_ideal = false;     // also the shared-atomic hardware pair: one more replay pass
   bool print_metrics = false;
   bool print_kinds = false;
+  bool prepare = true;  // PrepareCounterSession() before the launches, as a test does
 };
 
 // The launches of `rounds` rounds, over buffers that live as long as the returned functions.
@@ -103,13 +111,16 @@ double MsSince(std::chrono::steady_clock::time_point start) {
 // one session) and prints the time of all of them. The suite measures one case, usually one
 // launch, per session; CUPTI's cost per launch grows with the launches already in a session.
 void MeasureWithBankcheck(const std::vector<std::function<void()>>& launches, int sessions,
-                          size_t per_session, SessionOptions::Replay replay, bool atomic_ideal) {
+                          size_t per_session, SessionOptions options) {
   RunAll(launches);  // warm-up, untimed: module loading and first-launch costs are not the session's
   if (per_session == 0) per_session = launches.size();
-  SessionOptions options;
   options.max_launches = per_session;
-  options.replay = replay;
-  if (atomic_ideal) options.hardware_ideal = {SharedKind::kAtomic};
+  // How many times each launch runs: once counted through SASS metrics; once per replay pass in a
+  // range-profiler session (the core metrics mix instrumented and hardware counters: two passes,
+  // and one more for each hardware ideal asked for).
+  const bool range_profiler = CountersFor(options) == SessionOptions::Counters::kRangeProfiler;
+  std::printf("counters=%s\npasses=%zu\n", range_profiler ? "range-profiler" : "sass",
+              range_profiler ? 2 + options.hardware_ideal.size() : 1);
   for (int s = 0; s < sessions; ++s) {
     const auto start = std::chrono::steady_clock::now();
     std::vector<LaunchRecord> records;
@@ -187,10 +198,16 @@ bool ParseOptions(int argc, char** argv, Options& options) {
       if (!ParseInt(value("--rounds="), options.rounds)) return false;
     } else if (arg.rfind("--sessions=", 0) == 0) {
       if (!ParseInt(value("--sessions="), options.sessions)) return false;
+    } else if (arg == "--no-prepare") {
+      options.prepare = false;
     } else if (arg == "--atomic-ideal") {
       options.atomic_ideal = true;
     } else if (arg == "--replay=user") {
       options.user_replay = true;
+    } else if (arg == "--counters=range-profiler") {
+      options.range_profiler = true;
+    } else if (arg == "--counters=sass") {
+      options.range_profiler = false;
     } else if (arg.rfind("--extra-mib=", 0) == 0) {
       if (!ParseInt(value("--extra-mib="), options.extra_mib, 0)) return false;
     } else if (arg.rfind("--launches-per-session=", 0) == 0) {
@@ -213,7 +230,7 @@ int main(int argc, char** argv) {
     std::cerr << "usage: " << argv[0]
               << " --mode=bankcheck|plain|kernels-only [--rounds=N (default 6: 7 launches each)] "
                  "[--sessions=N] [--launches-per-session=N (bankcheck mode; default all)] [--extra-mib=N] "
-                 "[--replay=user] [--atomic-ideal]\n       "
+                 "[--counters=sass|range-profiler] [--replay=user] [--atomic-ideal] [--no-prepare]\n       "
               << argv[0] << " --print-metrics | --print-kinds\n";
     return 2;
   }
@@ -240,18 +257,21 @@ int main(int argc, char** argv) {
     std::cerr << "bankcheck_speed_probe needs a GPU: " << probe.reason << "\n";
     return 1;
   }
-  // As BANKCHECK_SKIP_WITHOUT_GPU() does in a test: CUPTI's set-up overlaps the CUDA set-up.
-  if (options.mode == "bankcheck") PrepareCounterSession();
+  // As BANKCHECK_SKIP_WITHOUT_GPU() does in a test: CUPTI's set-up before the CUDA context exists.
+  if (options.mode == "bankcheck" && options.prepare) PrepareCounterSession();
   try {
     const auto launches = bench::MakeLaunches(options.rounds);
     // Memory the kernels never touch: shows whether replay's cost grows with what is allocated.
     DeviceBuffer<char> extra(static_cast<size_t>(options.extra_mib) << 20);
     std::printf("mode=%s\nlaunches=%zu\n", options.mode.c_str(), launches.size());
     if (options.mode == "bankcheck") {
-      bench::MeasureWithBankcheck(
-          launches, options.sessions, static_cast<size_t>(options.launches_per_session),
-          options.user_replay ? SessionOptions::Replay::kUser : SessionOptions::Replay::kKernel,
-          options.atomic_ideal);
+      SessionOptions session;
+      if (options.range_profiler || options.user_replay)
+        session.counters = SessionOptions::Counters::kRangeProfiler;
+      if (options.user_replay) session.replay = SessionOptions::Replay::kUser;
+      if (options.atomic_ideal) session.hardware_ideal = {SharedKind::kAtomic};
+      bench::MeasureWithBankcheck(launches, options.sessions,
+                                  static_cast<size_t>(options.launches_per_session), session);
     } else if (options.mode == "plain") {
       bench::RunAll(launches);
     } else {

@@ -1,7 +1,11 @@
-// The CUPTI side of a CounterSession. Call order (CUDA 13, see the research note):
+// The CUPTI side of a CounterSession. Two ways to count (SessionOptions::Counters):
+//   kSassMetrics:   SASS patching enabled for the session; the launch callback synchronizes after
+//                   each launch and reads what its instructions counted (sass_metrics.h). Needs the
+//                   range profiler enabled (below) but starts no range-profiler session.
+//   kRangeProfiler: a range-profiler session. Call order (CUDA 13, see the research note):
 //   once per process:  cuptiProfilerInitialize -> cuptiDeviceGetChipName -> host object + config
 //                      image for the metric set (no CUDA context needed: PrepareCounterSession()
-//                      runs this on a background thread) -> cuptiRangeProfilerEnable(ctx)
+//                      runs this before the context exists) -> cuptiRangeProfilerEnable(ctx)
 //   per session:       CounterDataImageInitialize -> SetConfig(auto range, kernel replay) -> Start
 //                      ... launches ... Stop -> DecodeData -> EvaluateToGpuValues per range
 // The process-wide part is kept between sessions (it costs hundreds of milliseconds).
@@ -33,6 +37,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "bankcheck/error.h"
@@ -60,6 +65,9 @@ struct LaunchInfo : internal::KernelShape {
   bool graph = false;
   std::vector<internal::KernelShape> graph_kernels;
   CUstream stream = nullptr;  // as launched (for telling a captured launch from a real one)
+  // kSassMetrics: what the launch's instructions counted, by mangled kernel name, once read.
+  std::map<std::string, internal::KindSums> sass;
+  bool counted = false;
 };
 
 using StreamIsCapturingFn = CUresult (*)(CUstream, CUstreamCaptureStatus*);
@@ -81,21 +89,56 @@ struct LaunchLog {
            status != CU_STREAM_CAPTURE_STATUS_NONE;
   }
 
-  void Start() {
+  // kSassMetrics: counts each recorded launch as it returns (nullptr: a range-profiler session).
+  internal::SassCounting* sass = nullptr;
+  bool awaiting_exit = false;  // a launch was recorded at its entry and is not counted yet
+  bool launch_failed = false;  // a synchronization after a launch failed: count nothing more
+  std::string sass_error;      // why reading the counts after a launch failed
+
+  void Start(internal::SassCounting* counting = nullptr) {
     std::lock_guard<std::mutex> lock(mutex);
     launches.clear();
     recording = true;
+    sass = counting;
+    awaiting_exit = launch_failed = false;
+    sass_error.clear();
   }
   // Stops recording and returns what was recorded.
   std::vector<LaunchInfo> Stop() {
     std::lock_guard<std::mutex> lock(mutex);
     recording = false;
+    sass = nullptr;
+    awaiting_exit = false;
     return std::move(launches);
+  }
+  // Records `launch` (under the mutex).
+  void Add(LaunchInfo launch) {
+    launches.push_back(std::move(launch));
+    awaiting_exit = sass != nullptr;
+  }
+  // At a launch function's exit: waits for the launch just recorded and reads what it counted. A
+  // failure is kept for Finish(), which reports it with the kernel's name (a callback cannot throw).
+  void CountLaunch() {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!awaiting_exit) return;
+    awaiting_exit = false;
+    if (sass == nullptr || launch_failed || !sass_error.empty()) return;
+    if (cudaDeviceSynchronize() != cudaSuccess) {
+      launch_failed = true;
+      return;
+    }
+    try {
+      launches.back().sass = sass->Take();
+      launches.back().counted = true;
+    } catch (const std::exception& e) {
+      sass_error = e.what();
+    }
   }
 };
 LaunchLog g_launch_log;
 
-constexpr CUpti_CallbackId kLaunchCallbacks[] = {
+// The functions that launch work the session records.
+constexpr CUpti_CallbackId kLaunchFunctions[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
@@ -104,6 +147,9 @@ constexpr CUpti_CallbackId kLaunchCallbacks[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
     CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+};
+// The functions that make and destroy the executable graphs it names.
+constexpr CUpti_CallbackId kGraphFunctions[] = {
     CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate,
     CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2,
     CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags,
@@ -111,6 +157,15 @@ constexpr CUpti_CallbackId kLaunchCallbacks[] = {
     CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuGraphExecDestroy,
 };
+
+bool IsGraphLaunch(CUpti_CallbackId id) {
+  return id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch || id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
+}
+
+bool IsLaunchFunction(CUpti_CallbackId id) {
+  return std::find(std::begin(kLaunchFunctions), std::end(kLaunchFunctions), id) !=
+         std::end(kLaunchFunctions);
+}
 
 // At the exit of a graph instantiation: the new executable graph and the graph it was made from.
 std::optional<std::pair<CUgraphExec, CUgraph>> Instantiated(CUpti_CallbackId id, const void* params) {
@@ -153,7 +208,7 @@ void OnGraphCall(CUpti_CallbackId id, const CUpti_CallbackData& info) {
     g_launch_log.graphs.erase(static_cast<const cuGraphExecDestroy_params*>(info.functionParams)->hGraphExec);
     return;
   }
-  if (id != CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch && id != CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz) return;
+  if (!IsGraphLaunch(id)) return;
   std::lock_guard<std::mutex> lock(g_launch_log.mutex);
   if (!g_launch_log.recording) return;
   // Both launch functions' parameters start with the executable graph.
@@ -164,7 +219,7 @@ void OnGraphCall(CUpti_CallbackId id, const CUpti_CallbackData& info) {
   if (found != g_launch_log.graphs.end()) launch.graph_kernels = found->second;
   if (!launch.graph_kernels.empty())
     static_cast<internal::KernelShape&>(launch) = launch.graph_kernels.front();
-  g_launch_log.launches.push_back(std::move(launch));
+  g_launch_log.Add(std::move(launch));
 }
 
 // The shape of a kernel launch from a launch function's parameters; nullopt for other functions.
@@ -211,6 +266,10 @@ void CUPTIAPI OnCuptiCallback(void* /*userdata*/, CUpti_CallbackDomain domain, C
   }
   if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto* info = static_cast<const CUpti_CallbackData*>(data);
+  if (info->callbackSite == CUPTI_API_EXIT && IsLaunchFunction(id)) {
+    g_launch_log.CountLaunch();
+    return;
+  }
   std::optional<LaunchInfo> launch =
       info->callbackSite == CUPTI_API_ENTER ? LaunchShape(id, info->functionParams) : std::nullopt;
   if (!launch) {
@@ -220,8 +279,7 @@ void CUPTIAPI OnCuptiCallback(void* /*userdata*/, CUpti_CallbackDomain domain, C
   // symbolName is valid only inside the callback: copy it.
   launch->mangled = info->symbolName != nullptr ? info->symbolName : "<unknown kernel>";
   std::lock_guard<std::mutex> lock(g_launch_log.mutex);
-  if (g_launch_log.recording && !g_launch_log.Captured(launch->stream))
-    g_launch_log.launches.push_back(std::move(*launch));
+  if (g_launch_log.recording && !g_launch_log.Captured(launch->stream)) g_launch_log.Add(std::move(*launch));
 }
 
 // BANKCHECK_TRACE_SESSION=1 prints how long each step of a session takes, on stderr: where the
@@ -287,14 +345,31 @@ class Profiler {
     context_ = CurrentContext();
     trace.Step("CUDA context");
     if (!gpu_lock_)
-      gpu_lock_ =
-          std::make_unique<internal::GpuCounterLock>(ProbeGpu().pci_bus_id, internal::GpuLockTimeout());
-    trace.Step("GPU counter lock");
+      gpu_lock_ = std::make_unique<internal::GpuCounterLock>(
+          ProbeGpu().pci_bus_id, internal::GpuLockTimeout(), internal::GpuCounterLock::Mode::kShared);
+    trace.Step("GPU counter lock (shared)");
     range_profiler_ = EnableRangeProfiler(context_);
     replay_ = replay;
     trace.Step("cuptiRangeProfilerEnable");
   }
   bool enabled() const { return range_profiler_ != nullptr; }
+
+  // The GPU to this process alone, for a range-profiler session (its hardware counters).
+  void LockExclusively() {
+    StepTrace trace;
+    const std::chrono::milliseconds timeout = internal::GpuLockTimeout();
+    if (!gpu_lock_) {
+      gpu_lock_ = std::make_unique<internal::GpuCounterLock>(ProbeGpu().pci_bus_id, timeout);
+    } else if (gpu_lock_->mode() != internal::GpuCounterLock::Mode::kExclusive) {
+      try {
+        gpu_lock_->MakeExclusive(timeout);
+      } catch (...) {
+        gpu_lock_.reset();  // it let go of its shared lock: the next session takes the lock anew
+        throw;
+      }
+    }
+    trace.Step("GPU counter lock (exclusive)");
+  }
 
   ~Profiler() { Release(); }
 
@@ -380,10 +455,11 @@ class Profiler {
     chip_ = chip.pChipName;
     BANKCHECK_CUPTI_CHECK(
         cuptiSubscribe(&subscriber_, reinterpret_cast<CUpti_CallbackFunc>(&OnCuptiCallback), nullptr));
-    // Only the launch functions: every other driver call stays free of the callback.
-    for (const CUpti_CallbackId id : kLaunchCallbacks) {
+    // Only the launch and graph functions: every other driver call stays free of the callback.
+    for (const CUpti_CallbackId id : kLaunchFunctions)
       BANKCHECK_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id));
-    }
+    for (const CUpti_CallbackId id : kGraphFunctions)
+      BANKCHECK_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id));
     BANKCHECK_CUPTI_CHECK(
         cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED));
     {
@@ -468,8 +544,8 @@ class Profiler {
 struct ProcessState {
   std::mutex mutex;
   std::unique_ptr<Profiler> profiler;
-  // The host side being built on a background thread by PrepareCounterSession(), until the first
-  // session (or ShutdownProfiler) takes it.
+  // The set-up PrepareCounterSession() did (or the error it met), until the first session (or
+  // ShutdownProfiler) takes it.
   std::future<std::unique_ptr<Profiler>> prepared;
   // Set once a kernel fault has left this process's CUDA context unusable: what faulted.
   std::string poisoned_by;
@@ -504,6 +580,14 @@ Profiler& GetProfiler(const std::vector<std::string>& metrics, SessionOptions::R
   }
   if (!slot->enabled()) slot->Enable(replay);
   return *slot;
+}
+
+// The process-wide profiler with its range profiler enabled, whatever its metric set: what SASS
+// counting needs (the SASS Metrics API recorded only the first kernel in a process whose range
+// profiler had not been enabled: docs/attribution.md). Called under g_process.mutex.
+Profiler& EnabledProfiler() {
+  if (g_process.profiler && g_process.profiler->enabled()) return *g_process.profiler;
+  return GetProfiler(CoreMetrics(), SessionOptions::Replay::kKernel);
 }
 
 // Auto range (one range per launch, in launch order) with the session's replay mode.
@@ -559,6 +643,8 @@ struct CounterSession::State {
   StepTrace trace;
   // Replay::kUser: runs the launches again for each further pass.
   std::function<void()> rerun;
+  // kSassMetrics: the patching that counts the launches (null for a range-profiler session).
+  std::unique_ptr<internal::SassCounting> sass;
 };
 
 bool CounterSession::Active() {
@@ -584,8 +670,20 @@ CounterSession::CounterSession(SessionOptions options) : state_(std::make_unique
     throw Error(ErrorKind::kBadInput, "SessionOptions::max_launches must be at least 1");
   }
   state_->options = std::move(options);
+  if (CountersFor(state_->options) == SessionOptions::Counters::kSassMetrics) {
+    Profiler& profiler = EnabledProfiler();
+    state_->trace.Step("profiler ready");
+    state_->sass =
+        std::make_unique<internal::SassCounting>(profiler.context(), profiler.device(), profiler.chip());
+    g_launch_log.Start(state_->sass.get());
+    state_->recording = true;
+    g_process.session_active = true;
+    state_->trace.Step("SASS patching enabled");
+    return;
+  }
   state_->metrics = SessionMetrics(state_->options);
   Profiler& profiler = GetProfiler(state_->metrics, state_->options.replay);
+  profiler.LockExclusively();
   state_->trace.Step("profiler ready");
   std::vector<uint8_t>& counter_data = profiler.CounterData(state_->options.max_launches);
   state_->trace.Step("counter data image initialized");
@@ -600,20 +698,20 @@ CounterSession::CounterSession(SessionOptions options) : state_(std::make_unique
 CounterSession::~CounterSession() {
   if (!state_ || !state_->recording) return;
   std::lock_guard<std::mutex> lock(g_process.mutex);
-  if (g_process.profiler) {
+  if (g_process.profiler && !state_->sass) {
     BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params, stop);
     stop.pRangeProfilerObject = g_process.profiler->range_profiler();
     cuptiRangeProfilerStop(&stop);
   }
   g_launch_log.Stop();
+  state_->sass.reset();
   g_process.session_active = false;
 }
 
 namespace {
 
-// One record from a range's values of the configured metrics.
-LaunchRecord MakeRecord(const LaunchInfo& launch, const std::vector<const char*>& names,
-                        const std::vector<double>& values) {
+// A record of `launch` without counts: its kernel (or a graph launch's kernels) and shape.
+LaunchRecord RecordOf(const LaunchInfo& launch) {
   LaunchRecord record;
   record.mangled_kernel = launch.mangled;
   record.kernel = Demangle(launch.mangled.c_str());
@@ -629,6 +727,13 @@ LaunchRecord MakeRecord(const LaunchInfo& launch, const std::vector<const char*>
   record.grid = launch.grid;
   record.block = launch.block;
   record.dynamic_shared_bytes = launch.dynamic_shared_bytes;
+  return record;
+}
+
+// One record from a range's values of the configured metrics.
+LaunchRecord MakeRecord(const LaunchInfo& launch, const std::vector<const char*>& names,
+                        const std::vector<double>& values) {
+  LaunchRecord record = RecordOf(launch);
   MetricValues by_name;
   for (size_t i = 0; i < names.size(); ++i) {
     by_name[names[i]] = values[i];
@@ -637,6 +742,13 @@ LaunchRecord MakeRecord(const LaunchInfo& launch, const std::vector<const char*>
   SetSharedCounts(by_name, record);
   AddConsistencyNotes(record);
   return record;
+}
+
+// A kernel node of a graph as a launch of its own.
+LaunchInfo NodeLaunch(const internal::KernelShape& node) {
+  LaunchInfo info;
+  static_cast<internal::KernelShape&>(info) = node;
+  return info;
 }
 
 // The launches as CUPTI made ranges of them: as recorded when there is one range per launch (a
@@ -650,21 +762,56 @@ std::vector<LaunchInfo> LaunchesForRanges(const std::vector<LaunchInfo>& launche
       expanded.push_back(launch);
       continue;
     }
-    for (const internal::KernelShape& node : launch.graph_kernels) {
-      LaunchInfo info;
-      static_cast<internal::KernelShape&>(info) = node;
-      expanded.push_back(info);
-    }
+    for (const internal::KernelShape& node : launch.graph_kernels) expanded.push_back(NodeLaunch(node));
   }
   return expanded;
+}
+
+// kSassMetrics: the records of one launch from what its instructions counted. A kernel launch
+// gives one record. A graph launch gives one per kernel node, in node order, when its nodes run
+// different kernels (what each kernel counted is then its node's); when a kernel runs in several
+// nodes, or an unnamed one ran, the counts cannot be told apart by node, and the graph launch
+// gives one record with them all (docs/counters.md).
+std::vector<LaunchRecord> SassRecords(const LaunchInfo& launch, const PerKind<bool>& unsupported) {
+  const auto record_with = [&](const LaunchInfo& info, const std::vector<const internal::KindSums*>& sums) {
+    LaunchRecord record = RecordOf(info);
+    internal::KindSums total;
+    for (const internal::KindSums* part : sums)
+      for (const SharedKindInfo& kind : SharedKinds()) {
+        total[kind.kind].instructions += (*part)[kind.kind].instructions;
+        total[kind.kind].wavefronts += (*part)[kind.kind].wavefronts;
+        total[kind.kind].ideal_wavefronts += (*part)[kind.kind].ideal_wavefronts;
+      }
+    SetSassCounts(total, unsupported, record);
+    AddConsistencyNotes(record);
+    return record;
+  };
+  std::vector<const internal::KindSums*> all;
+  for (const auto& [kernel, sums] : launch.sass) all.push_back(&sums);
+  if (!launch.graph) return {record_with(launch, all)};
+  std::set<std::string> node_kernels;
+  for (const internal::KernelShape& node : launch.graph_kernels) node_kernels.insert(node.mangled);
+  bool by_node = node_kernels.size() == launch.graph_kernels.size() && !node_kernels.empty();
+  for (const auto& [kernel, sums] : launch.sass) by_node = by_node && node_kernels.count(kernel) != 0;
+  if (!by_node) return {record_with(launch, all)};
+  std::vector<LaunchRecord> records;
+  for (const internal::KernelShape& node : launch.graph_kernels) {
+    const auto found = launch.sass.find(node.mangled);
+    std::vector<const internal::KindSums*> sums;
+    if (found != launch.sass.end()) sums.push_back(&found->second);
+    records.push_back(record_with(NodeLaunch(node), sums));
+  }
+  return records;
 }
 
 // A launch failed while measured. A failure to launch (a bad configuration) is cleared by
 // cudaGetLastError and the context stays usable. A fault inside a kernel is sticky: the CUDA
 // runtime documents that the process must be restarted, so the session is torn down and later
 // sessions in this process fail at once with the reason (ctest runs each test in its own
-// process, so the next test is unaffected). Called under g_process.mutex.
-[[noreturn]] void FailWithKernelFault(cudaError_t status, const std::vector<LaunchInfo>& launches) {
+// process, so the next test is unaffected). `stop_counting` ends the session's counting first.
+// Called under g_process.mutex.
+[[noreturn]] void FailWithKernelFault(cudaError_t status, const std::vector<LaunchInfo>& launches,
+                                      const std::function<void()>& stop_counting) {
   std::string which = "a kernel launched in the session";
   if (!launches.empty()) {
     const LaunchInfo& last = launches.back();
@@ -672,9 +819,7 @@ std::vector<LaunchInfo> LaunchesForRanges(const std::vector<LaunchInfo>& launche
             " of the session, grid " + ToString(last.grid) + ", block " + ToString(last.block) + ")";
   }
   const std::string error = std::string(cudaGetErrorName(status)) + " (" + cudaGetErrorString(status) + ")";
-  BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params, stop);
-  stop.pRangeProfilerObject = g_process.profiler->range_profiler();
-  cuptiRangeProfilerStop(&stop);
+  stop_counting();
   cudaGetLastError();
   if (cudaDeviceSynchronize() == cudaSuccess) {
     throw Error(ErrorKind::kKernelFault,
@@ -692,11 +837,19 @@ std::vector<LaunchInfo> LaunchesForRanges(const std::vector<LaunchInfo>& launche
           "access.");
 }
 
+// Stops the range-profiler pass in progress (after a failed launch).
+void StopRangeProfiler() {
+  BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params, stop);
+  stop.pRangeProfilerObject = g_process.profiler->range_profiler();
+  cuptiRangeProfilerStop(&stop);
+}
+
 // Waits for the launches of a pass; a failed one ends the session with the kernel named.
-void SynchronizeLaunches(const std::vector<LaunchInfo>& launches) {
+void SynchronizeLaunches(const std::vector<LaunchInfo>& launches,
+                         const std::function<void()>& stop_counting) {
   cudaError_t status = cudaDeviceSynchronize();
   if (status == cudaSuccess) status = cudaGetLastError();
-  if (status != cudaSuccess) FailWithKernelFault(status, launches);
+  if (status != cudaSuccess) FailWithKernelFault(status, launches, stop_counting);
 }
 
 // Replay::kUser: runs the launches again for each pass CUPTI still needs; `stop` holds the state
@@ -713,7 +866,7 @@ void RunRemainingPasses(Profiler& profiler, CUpti_RangeProfiler_Stop_Params& sto
     cudaError_t status = cudaDeviceSynchronize();
     if (status == cudaSuccess) status = cudaGetLastError();
     const size_t pass_launches = g_launch_log.Stop().size();
-    if (status != cudaSuccess) FailWithKernelFault(status, launches);
+    if (status != cudaSuccess) FailWithKernelFault(status, launches, StopRangeProfiler);
     BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerStop(&stop));
     if (pass_launches != launches.size()) {
       throw Error(ErrorKind::kBadInput,
@@ -784,9 +937,10 @@ std::vector<LaunchRecord> CounterSession::Finish() {
   std::lock_guard<std::mutex> lock(g_process.mutex);
   state_->recording = false;
   g_process.session_active = false;
+  if (state_->sass) return FinishSass();
   const std::vector<LaunchInfo> launches = g_launch_log.Stop();
   Profiler& profiler = *g_process.profiler;
-  SynchronizeLaunches(launches);
+  SynchronizeLaunches(launches, StopRangeProfiler);
   state_->trace.Step("launches, replayed and synchronized");
 
   BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params, stop);
@@ -797,6 +951,37 @@ std::vector<LaunchRecord> CounterSession::Finish() {
   state_->trace.Step("stopped and decoded");
   std::vector<LaunchRecord> records = EvaluateRanges(profiler, ranged);
   state_->trace.Step("evaluated");
+  return records;
+}
+
+// Called under g_process.mutex, the session no longer active.
+std::vector<LaunchRecord> CounterSession::FinishSass() {
+  std::string sass_error;
+  {
+    std::lock_guard<std::mutex> lock(g_launch_log.mutex);
+    sass_error = g_launch_log.sass_error;
+  }
+  const std::vector<LaunchInfo> launches = g_launch_log.Stop();
+  // A kernel that faulted is the first launch left uncounted: name it, not the last launch.
+  const auto uncounted =
+      std::find_if(launches.begin(), launches.end(), [](const LaunchInfo& l) { return !l.counted; });
+  SynchronizeLaunches({launches.begin(), uncounted == launches.end() ? uncounted : uncounted + 1},
+                      [this] { state_->sass.reset(); });
+  const PerKind<bool> unsupported = state_->sass->unsupported();
+  state_->sass.reset();  // patching off: the launches after the session run at full speed
+  state_->trace.Step("launches counted and synchronized");
+  if (!sass_error.empty())
+    throw Error(ErrorKind::kCupti, "reading a launch's SASS metrics failed: " + sass_error);
+  std::vector<LaunchRecord> records;
+  for (const LaunchInfo& launch : launches) {
+    if (!launch.counted) {
+      throw Error(ErrorKind::kCupti, "a launch of '" + Demangle(launch.mangled.c_str()) +
+                                         "' was recorded but its SASS metrics were not read; measure it "
+                                         "with SessionOptions::Counters::kRangeProfiler");
+    }
+    for (LaunchRecord& record : SassRecords(launch, unsupported)) records.push_back(std::move(record));
+  }
+  state_->trace.Step("records");
   return records;
 }
 
@@ -864,14 +1049,37 @@ bool CountersDisabled() {
   return value != nullptr && std::string(value) == "off";
 }
 
+SessionOptions::Counters CountersFor(const SessionOptions& options) {
+  using Counters = SessionOptions::Counters;
+  const char* value = std::getenv("BANKCHECK_COUNTERS");
+  const std::string forced = value != nullptr ? value : "";
+  if (!forced.empty() && forced != "sass" && forced != "range-profiler" && forced != "off") {
+    throw Error(ErrorKind::kBadInput,
+                "BANKCHECK_COUNTERS is '" + forced +
+                    "'; use sass (the default), range-profiler, or off (measure nothing)");
+  }
+  if (forced == "range-profiler" || !options.extra_metrics.empty() || !options.hardware_ideal.empty())
+    return Counters::kRangeProfiler;
+  return options.counters;
+}
+
 void PrepareCounterSession() {
   if (CountersDisabled()) return;
   std::lock_guard<std::mutex> lock(g_process.mutex);
   if (g_process.profiler || g_process.prepared.valid() || !g_process.poisoned_by.empty() ||
       !ProbeGpu().usable())
     return;
-  g_process.prepared =
-      std::async(std::launch::async, [] { return std::make_unique<Profiler>(CoreMetrics()); });
+  // On this thread, before the test creates its CUDA context, with no CUDA work beside it. CUPTI's
+  // set-up on a background thread while the test's thread created its context left CUPTI refusing
+  // that context for good in 3 of 964 processes on the H100 (cuptiRangeProfilerEnable:
+  // CUPTI_ERROR_INVALID_CONTEXT, also after initializing CUPTI again or detaching it); its
+  // initialization on a thread beside the GPU probe's cudaGetDeviceCount crashed 4 GPU test
+  // processes (signal 11) in 10 runs of ctest -j8 -L gpu. A failure is kept for the first session,
+  // which reports it.
+  std::packaged_task<std::unique_ptr<Profiler>()> set_up(
+      [] { return std::make_unique<Profiler>(CoreMetrics()); });
+  g_process.prepared = set_up.get_future();
+  set_up();
   g_process.RegisterShutdownAtExit();
 }
 

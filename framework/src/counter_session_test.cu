@@ -113,9 +113,43 @@ TEST(CounterSessionGpuTest, DemoKernelsMatchTheTable) {
   EXPECT_THAT(r[2], AllOf(SharedLoads(8), SharedStores(8), Conflicts(248, 248), LoadWays(32), StoreWays(32)));
   EXPECT_EQ(r[2].loads().wavefronts, 256u);
   for (const LaunchRecord& record : r) {
-    EXPECT_FALSE(record.hardware_differs()) << Summary(record);
+    EXPECT_EQ(record.counted_by, CountedBy::kSassMetrics);
     std::printf("  %s\n", Summary(record).c_str());
   }
+}
+
+// The two ways to count give the same exact counts; the range profiler also reads the hardware
+// counters, whose difference is the LDS/STS ideal (docs/counters.md).
+TEST(CounterSessionGpuTest, SassMetricsAndTheRangeProfilerAgree) {
+  BANKCHECK_SKIP_WITHOUT_GPU();
+  DeviceBuffer<int> sink(256);
+  DeviceBuffer<float> in(64 * 64), out(64 * 64);
+  in.Fill(0);
+  const auto launches = [&] {
+    DemoKernel<1><<<1, 256>>>(sink.get());
+    DemoKernel<32><<<1, 256>>>(sink.get());
+    for (int s : {2, 8}) OneWarpStride<<<1, 32>>>(sink.get(), s);
+    Transpose32x32Block<32><<<dim3(2, 2), dim3(32, 32)>>>(in.get(), out.get(), 64);
+    Transpose32x32Block<33><<<dim3(2, 2), dim3(32, 32)>>>(in.get(), out.get(), 64);
+  };
+  SessionOptions range_profiler;
+  range_profiler.counters = SessionOptions::Counters::kRangeProfiler;
+  const std::vector<LaunchRecord> sass = Measure(launches);
+  const std::vector<LaunchRecord> ranged = Measure(launches, range_profiler);
+  ASSERT_EQ(sass.size(), 6u);
+  ASSERT_EQ(ranged.size(), sass.size());
+  for (size_t i = 0; i < sass.size(); ++i) {
+    EXPECT_EQ(sass[i].counted_by, CountedBy::kSassMetrics);
+    EXPECT_EQ(ranged[i].counted_by, CountedBy::kRangeProfiler);
+    EXPECT_EQ(sass[i].kernel, ranged[i].kernel);
+    EXPECT_EQ(sass[i].shared, ranged[i].shared)
+        << "launch " << i << "\n  sass metrics:   " << Summary(sass[i])
+        << "\n  range profiler: " << Summary(ranged[i]);
+    EXPECT_FALSE(ranged[i].hardware_differs()) << Summary(ranged[i]);
+  }
+  EXPECT_THAT(sass[1], AllOf(Conflicts(248, 248), LoadWays(32)));
+  EXPECT_THAT(sass[4], LoadWays(32));
+  EXPECT_THAT(sass[5], Conflicts(0, 0));
 }
 
 TEST(CounterSessionGpuTest, OneWarpStridesAreSWay) {
@@ -197,6 +231,41 @@ TEST(CounterSessionGpuTest, AttributedInstructionsAddUpToTheLaunchTotalsAndNameT
   for (const InstructionCounts& instruction : r[1].instructions) EXPECT_EQ(instruction.excess(), 0u);
 }
 
+// A graph whose two kernel nodes run the same kernel: counted through SASS metrics its launch is
+// one record (the counts come by kernel function); the range profiler makes a range of each node.
+TEST(CounterSessionGpuTest, AGraphRunningOneKernelTwiceIsOneRecordUnlessRangeProfiled) {
+  BANKCHECK_SKIP_WITHOUT_GPU();
+  DeviceBuffer<int> sink(256);
+  cudaStream_t stream = nullptr;
+  BANKCHECK_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  // Captured and instantiated inside the measured code, where bankcheck sees the instantiation.
+  const auto launch = [&] {
+    cudaGraph_t graph = nullptr;
+    BANKCHECK_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    DemoKernel<2><<<1, 256, 0, stream>>>(sink.get());
+    BANKCHECK_CUDA_CHECK(cudaMemsetAsync(sink.get(), 0, 64, stream));
+    DemoKernel<2><<<1, 256, 0, stream>>>(sink.get());
+    BANKCHECK_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+    cudaGraphExec_t exec = nullptr;
+    BANKCHECK_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    BANKCHECK_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+    BANKCHECK_CUDA_CHECK(cudaStreamSynchronize(stream));
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+  };
+  const std::vector<LaunchRecord> sass = Measure(launch);
+  ASSERT_EQ(sass.size(), 1u);
+  EXPECT_EQ(sass[0].graph_kernels.size(), 2u);
+  EXPECT_THAT(sass[0].kernel, HasSubstr("CUDA graph ["));
+  EXPECT_THAT(sass[0], AllOf(SharedLoads(16), SharedStores(16), Conflicts(16, 16)));
+  SessionOptions range_profiler;
+  range_profiler.counters = SessionOptions::Counters::kRangeProfiler;
+  const std::vector<LaunchRecord> ranged = Measure(launch, range_profiler);
+  ASSERT_EQ(ranged.size(), 2u);
+  for (const LaunchRecord& node : ranged) EXPECT_THAT(node, AllOf(SharedLoads(8), Conflicts(8, 8)));
+  cudaStreamDestroy(stream);
+}
+
 // ---- Exactness at scale: identical over three consecutive sessions ---------------------------
 
 TEST(CounterSessionGpuTest, LargeTransposeIsIdenticalOverThreeRuns) {
@@ -210,16 +279,10 @@ TEST(CounterSessionGpuTest, LargeTransposeIsIdenticalOverThreeRuns) {
     runs.push_back(MeasureLaunch(
         [&] { Transpose32x8Unpadded<<<dim3(128, 128), dim3(32, 8)>>>(in.get(), out.get(), n); }));
     const LaunchRecord& r = runs.back();
-    std::printf(
-        "  run %d: exact ld %llu wf / %llu conflicts, st %llu wf | hardware ld %llu wf / %llu conflicts, st "
-        "%llu wf / %llu conflicts\n",
-        run + 1, static_cast<unsigned long long>(r.loads().wavefronts),
-        static_cast<unsigned long long>(r.loads().conflicts()),
-        static_cast<unsigned long long>(r.stores().wavefronts),
-        static_cast<unsigned long long>(r.hardware[SharedKind::kLoad].wavefronts),
-        static_cast<unsigned long long>(r.hardware[SharedKind::kLoad].bank_conflicts),
-        static_cast<unsigned long long>(r.hardware[SharedKind::kStore].wavefronts),
-        static_cast<unsigned long long>(r.hardware[SharedKind::kStore].bank_conflicts));
+    std::printf("  run %d: exact ld %llu wf / %llu conflicts, st %llu wf\n", run + 1,
+                static_cast<unsigned long long>(r.loads().wavefronts),
+                static_cast<unsigned long long>(r.loads().conflicts()),
+                static_cast<unsigned long long>(r.stores().wavefronts));
   }
   EXPECT_EQ(runs[0].loads().wavefronts, 16777216u);
   EXPECT_EQ(runs[0].loads().instructions, 524288u);
@@ -229,6 +292,20 @@ TEST(CounterSessionGpuTest, LargeTransposeIsIdenticalOverThreeRuns) {
     EXPECT_EQ(runs[run].loads(), runs[0].loads());
     EXPECT_EQ(runs[run].stores(), runs[0].stores());
   }
+  // The range profiler: the same exact counts, and hardware readings that read high at scale.
+  SessionOptions range_profiler;
+  range_profiler.counters = SessionOptions::Counters::kRangeProfiler;
+  const LaunchRecord r =
+      MeasureLaunch([&] { Transpose32x8Unpadded<<<dim3(128, 128), dim3(32, 8)>>>(in.get(), out.get(), n); },
+                    range_profiler);
+  std::printf("  range profiler: hardware ld %llu wf / %llu conflicts, st %llu wf / %llu conflicts\n",
+              static_cast<unsigned long long>(r.hardware[SharedKind::kLoad].wavefronts),
+              static_cast<unsigned long long>(r.hardware[SharedKind::kLoad].bank_conflicts),
+              static_cast<unsigned long long>(r.hardware[SharedKind::kStore].wavefronts),
+              static_cast<unsigned long long>(r.hardware[SharedKind::kStore].bank_conflicts));
+  EXPECT_EQ(r.loads(), runs[0].loads());
+  EXPECT_EQ(r.stores(), runs[0].stores());
+  EXPECT_GE(r.hardware[SharedKind::kLoad].wavefronts, r.loads().wavefronts);
 }
 
 // ---- Semantics -------------------------------------------------------------------------------
@@ -259,6 +336,7 @@ TEST(CounterSessionGpuTest, UserReplayGivesTheSameCountsAndRunsTheLaunchesOncePe
   DeviceBuffer<int> counter(1);
   counter.Fill(0);
   SessionOptions options;
+  options.counters = SessionOptions::Counters::kRangeProfiler;
   options.replay = SessionOptions::Replay::kUser;
   const std::vector<LaunchRecord> r = MeasureLaunches(
       [&] {
@@ -312,6 +390,7 @@ TEST(CounterSessionGpuTest, MoreLaunchesThanTheImageHoldsIsAnError) {
   BANKCHECK_SKIP_WITHOUT_GPU();
   DeviceBuffer<int> sink(32);
   SessionOptions options;
+  options.counters = SessionOptions::Counters::kRangeProfiler;  // SASS counting has no image to fill
   options.max_launches = 2;
   try {
     Measure(

@@ -1,5 +1,7 @@
 #include "bankcheck/kernel_registry.h"
 
+#include <cuda_profiler_api.h>
+
 #include <algorithm>
 #include <map>
 
@@ -13,10 +15,22 @@ std::map<std::string, KernelCase>& Registry() {
   static std::map<std::string, KernelCase> registry;
   return registry;
 }
+
+// Under BANKCHECK_COUNTERS=off a case's measured launches run between cudaProfilerStart and
+// cudaProfilerStop, so that `ncu --profile-from-start off` profiles those launches and none of the
+// case's others (a correctness run after the measured one): benchmarks/ncu_crosscheck.sh.
+class ProfiledRegion {
+ public:
+  ProfiledRegion() { static_cast<void>(cudaProfilerStart()); }
+  ~ProfiledRegion() { static_cast<void>(cudaProfilerStop()); }
+  ProfiledRegion(const ProfiledRegion&) = delete;
+  ProfiledRegion& operator=(const ProfiledRegion&) = delete;
+};
 }  // namespace
 
 void CaseContext::Measure(const std::function<void()>& launches) {
   if (CountersDisabled()) {
+    const ProfiledRegion region;
     launches();
     return;
   }

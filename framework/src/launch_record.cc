@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <utility>
 
 namespace bankcheck {
 
@@ -26,6 +27,25 @@ const char* ProvenanceName(Provenance provenance) {
       break;
   }
   return "not measured";
+}
+
+namespace {
+constexpr std::pair<CountedBy, const char*> kCountedByNames[] = {
+    {CountedBy::kSassMetrics, "sass metrics"},
+    {CountedBy::kRangeProfiler, "range profiler"},
+};
+}  // namespace
+
+const char* CountedByName(CountedBy counted_by) {
+  for (const auto& [value, name] : kCountedByNames)
+    if (value == counted_by) return name;
+  return "?";
+}
+
+std::optional<CountedBy> CountedByFromName(const std::string& name) {
+  for (const auto& [value, known] : kCountedByNames)
+    if (name == known) return value;
+  return std::nullopt;
 }
 
 double SharedCounts::ways() const {
@@ -59,9 +79,12 @@ uint64_t ExpectedHardwareWavefronts(const LaunchRecord& record, const SharedKind
   return wavefronts;
 }
 
-bool HardwareRead(const SharedKindInfo& info, const SharedCounts& counts) {
-  return info.ideal == IdealSource::kHardwarePair || (info.ideal == IdealSource::kHardwarePairOnRequest &&
-                                                      counts.ideal_provenance == Provenance::kHardware);
+// Whether the record holds hardware readings of `info`'s kind.
+bool HardwareRead(const LaunchRecord& record, const SharedKindInfo& info) {
+  if (record.counted_by != CountedBy::kRangeProfiler) return false;
+  return info.ideal == IdealSource::kHardwarePair ||
+         (info.ideal == IdealSource::kHardwarePairOnRequest &&
+          record.shared[info.kind].ideal_provenance == Provenance::kHardware);
 }
 
 uint64_t InstrumentedIdeal(const MetricValues& values, const SharedKindInfo& info) {
@@ -108,6 +131,7 @@ void SetIdeal(const MetricValues& values, const SharedKindInfo& info, LaunchReco
 }  // namespace
 
 void SetSharedCounts(const MetricValues& values, LaunchRecord& record) {
+  record.counted_by = CountedBy::kRangeProfiler;
   for (const SharedKindInfo& info : SharedKinds()) {
     SharedCounts& counts = record.shared[info.kind];
     const double* instructions = Find(values, info.instructions_metric);
@@ -119,10 +143,35 @@ void SetSharedCounts(const MetricValues& values, LaunchRecord& record) {
   }
 }
 
+void SetSassCounts(const PerKind<SharedCounts>& sums, const PerKind<bool>& unsupported,
+                   LaunchRecord& record) {
+  record.counted_by = CountedBy::kSassMetrics;
+  record.unsupported = unsupported;
+  for (const SharedKindInfo& info : SharedKinds()) {
+    SharedCounts& counts = record.shared[info.kind];
+    counts = SharedCounts{};
+    if (unsupported[info.kind]) {
+      counts.ideal_provenance = Provenance::kNotMeasured;
+      continue;
+    }
+    counts.instructions = sums[info.kind].instructions;
+    // No wavefront counter for the kind (distributed shared memory): instructions only.
+    counts.wavefronts = info.wavefronts_metric != nullptr ? sums[info.kind].wavefronts : 0;
+    // The SASS ideal is instrumented for every kind, but only where a counter session's ideal is exact
+    // too has it been checked on a GPU (docs/counters.md): the others stay unmeasured, as they are
+    // without `hardware_ideal`.
+    const bool exact =
+        info.wavefronts_metric != nullptr &&
+        (info.ideal == IdealSource::kHardwarePair || info.ideal == IdealSource::kInstrumentedConflicts);
+    counts.ideal_wavefronts = exact ? sums[info.kind].ideal_wavefronts : 0;
+    counts.ideal_provenance = exact ? Provenance::kExact : Provenance::kNotMeasured;
+  }
+}
+
 bool LaunchRecord::hardware_differs() const {
   for (const SharedKindInfo& info : SharedKinds()) {
     const SharedCounts& counts = shared[info.kind];
-    if (!HardwareRead(info, counts)) continue;
+    if (!HardwareRead(*this, info)) continue;
     uint64_t conflicts = counts.conflicts();
     if (info.hardware_also_counts) conflicts += shared[*info.hardware_also_counts].conflicts();
     if (hardware[info.kind].wavefronts != ExpectedHardwareWavefronts(*this, info) ||
@@ -151,7 +200,7 @@ void AddConsistencyNotes(LaunchRecord& record) {
     note << "hardware counters differ from the exact counts (they also count other L1 traffic):";
     const char* separator = " ";
     for (const SharedKindInfo& info : SharedKinds()) {
-      if (!HardwareRead(info, record.shared[info.kind])) continue;
+      if (!HardwareRead(record, info)) continue;
       note << separator << info.label << " " << record.hardware[info.kind].wavefronts << " wf / "
            << record.hardware[info.kind].bank_conflicts << " conflicts";
       separator = ", ";

@@ -134,9 +134,11 @@ TEST(SetSharedCountsTest, DistributedSharedMemoryHasInstructionsOnly) {
             "dsmem: 16 instructions (wavefronts not measurable)");
 }
 
+// A range-profiler record, with hardware readings equal to the exact counts.
 LaunchRecord ExactRecord() {
   LaunchRecord r;
   r.kernel = "stride2(float*)";
+  r.counted_by = CountedBy::kRangeProfiler;
   r.loads() = {8, 16, 8};
   r.stores() = {8, 16, 8};
   r.hardware[SharedKind::kLoad] = {16, 8};
@@ -149,6 +151,36 @@ TEST(LaunchRecordTest, HardwareDiffersOnlyWhenAReadingDiffers) {
   EXPECT_FALSE(r.hardware_differs());
   r.hardware[SharedKind::kStore].bank_conflicts = 9;
   EXPECT_TRUE(r.hardware_differs());
+  // Counted through SASS metrics, a record has no hardware readings to differ.
+  r.counted_by = CountedBy::kSassMetrics;
+  EXPECT_FALSE(r.hardware_differs());
+}
+
+TEST(LaunchRecordTest, SassSumsGiveExactIdealsWhereACounterSessionsAreExact) {
+  PerKind<SharedCounts> sums;
+  sums[SharedKind::kLoad] = {128, 4096, 512};
+  sums[SharedKind::kCpAsync] = {4, 128, 16};
+  sums[SharedKind::kAtomic] = {256, 806, 256};
+  sums[SharedKind::kDsmem] = {16, 0, 0};
+  PerKind<bool> unsupported;
+  unsupported[SharedKind::kWgmma] = true;
+  LaunchRecord r;
+  SetSassCounts(sums, unsupported, r);
+  EXPECT_EQ(r.counted_by, CountedBy::kSassMetrics);
+  EXPECT_EQ(r.loads(), (SharedCounts{128, 4096, 512, Provenance::kExact}));
+  EXPECT_EQ(r.stores(), (SharedCounts{0, 0, 0, Provenance::kExact}));
+  EXPECT_EQ(r.shared[SharedKind::kCpAsync], (SharedCounts{4, 128, 16, Provenance::kExact}));
+  // Atomics: instructions and wavefronts; the ideal, as without `hardware_ideal`, not measured.
+  EXPECT_EQ(r.shared[SharedKind::kAtomic], (SharedCounts{256, 806, 0, Provenance::kNotMeasured}));
+  EXPECT_EQ(r.shared[SharedKind::kDsmem], (SharedCounts{16, 0, 0, Provenance::kNotMeasured}));
+  EXPECT_TRUE(r.unsupported[SharedKind::kWgmma]);
+  EXPECT_FALSE(r.unsupported[SharedKind::kLoad]);
+}
+
+TEST(LaunchRecordTest, CountedByHasOneNameEach) {
+  for (const CountedBy counted_by : {CountedBy::kSassMetrics, CountedBy::kRangeProfiler})
+    EXPECT_EQ(CountedByFromName(CountedByName(counted_by)), counted_by);
+  EXPECT_EQ(CountedByFromName("ncu"), std::nullopt);
 }
 
 TEST(LaunchRecordTest, ConsistencyNotesFlagIdealNotEqualToInstructions) {

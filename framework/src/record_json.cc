@@ -128,6 +128,7 @@ json LaunchRecordToJson(const LaunchRecord& record, RecordDetail detail) {
     }
   if (detail == RecordDetail::kFull) {
     out["mangled"] = record.mangled_kernel;
+    out["counters"] = CountedByName(record.counted_by);
     json hardware = json::object();
     json unsupported = json::array();
     for (const SharedKindInfo& info : SharedKinds()) {
@@ -140,7 +141,7 @@ json LaunchRecordToJson(const LaunchRecord& record, RecordDetail detail) {
       }
       if (record.unsupported[info.kind]) unsupported.push_back(info.key);
     }
-    out["hardware"] = std::move(hardware);
+    if (record.counted_by == CountedBy::kRangeProfiler) out["hardware"] = std::move(hardware);
     if (!unsupported.empty()) out["unsupported"] = std::move(unsupported);
     if (!record.extra_metrics.empty()) out["extra_metrics"] = record.extra_metrics;
     if (!record.notes.empty()) out["notes"] = record.notes;
@@ -164,7 +165,8 @@ LaunchRecord LaunchRecordFromJson(const json& value, const std::string& where, c
   const FieldReader launch(value, where, advice, field_path);
   std::vector<std::string> fields = {
       "kernel",      "mangled",       "grid",  "block",         "dynamic_shared_bytes", "hardware",
-      "unsupported", "extra_metrics", "notes", "graph_kernels", "attributed_launches",  "instructions"};
+      "unsupported", "extra_metrics", "notes", "graph_kernels", "attributed_launches",  "instructions",
+      "counters"};
   for (const SharedKindInfo& info : SharedKinds()) fields.push_back(info.key);
   launch.AllowOnlyFields(fields);
   LaunchRecord record;
@@ -178,6 +180,14 @@ LaunchRecord LaunchRecordFromJson(const json& value, const std::string& where, c
   record.stores() = CountsFromJson(launch.Field("shared_st"));
   for (const SharedKindInfo& info : SharedKinds())
     if (launch.Has(info.key)) record.shared[info.kind] = CountsFromJson(launch.Field(info.key));
+  // Results written before "counters" existed came from counter sessions, with hardware readings.
+  record.counted_by = launch.Has("hardware") ? CountedBy::kRangeProfiler : CountedBy::kSassMetrics;
+  if (launch.Has("counters")) {
+    const FieldReader counters = launch.Field("counters");
+    const std::optional<CountedBy> counted_by = CountedByFromName(counters.String());
+    if (!counted_by) counters.FailWith("is not \"sass metrics\" or \"range profiler\"");
+    record.counted_by = *counted_by;
+  }
   if (launch.Has("hardware")) {
     const FieldReader hardware = launch.Field("hardware");
     hardware.RequireObject();

@@ -34,11 +34,28 @@ TEST(RecordJsonTest, FullRecordHasTheDocumentedFields) {
   const json out = LaunchRecordToJson(MakeRecord(2048), RecordDetail::kFull);
   EXPECT_EQ(out, json::parse(R"json({
     "kernel": "transpose(float*, float const*)", "mangled": "_Z9transposePfPKf",
-    "grid": [32, 32, 1], "block": [32, 8, 1], "dynamic_shared_bytes": 0,
+    "grid": [32, 32, 1], "block": [32, 8, 1], "dynamic_shared_bytes": 0, "counters": "range profiler",
     "shared_ld": {"instructions": 64, "wavefronts": 2048, "ideal": 64, "conflicts": 1984},
     "shared_st": {"instructions": 64, "wavefronts": 64, "ideal": 64, "conflicts": 0},
     "hardware": {"ld_wavefronts": 2051, "ld_bank_conflicts": 1987, "st_wavefronts": 64, "st_bank_conflicts": 0}
   })json"));
+}
+
+TEST(RecordJsonTest, SassMetricsRecordHasNoHardwareReadingsAndReadsBack) {
+  LaunchRecord record = MakeRecord(2048);
+  record.counted_by = CountedBy::kSassMetrics;
+  record.hardware = {};
+  const json out = LaunchRecordToJson(record, RecordDetail::kFull);
+  EXPECT_EQ(out.at("counters"), "sass metrics");
+  EXPECT_FALSE(out.contains("hardware"));
+  EXPECT_EQ(LaunchRecordFromJson(out, "test").counted_by, CountedBy::kSassMetrics);
+  // Results written before "counters" existed came from counter sessions.
+  json old = LaunchRecordToJson(MakeRecord(2048), RecordDetail::kFull);
+  old.erase("counters");
+  EXPECT_EQ(LaunchRecordFromJson(old, "test").counted_by, CountedBy::kRangeProfiler);
+  json bad = out;
+  bad["counters"] = "ncu";
+  EXPECT_THROW(LaunchRecordFromJson(bad, "test"), Error);
 }
 
 TEST(RecordJsonTest, ExactRecordLeavesOutHardwareNotesAndMetrics) {

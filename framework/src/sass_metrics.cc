@@ -129,6 +129,7 @@ struct MetricIds {
   uint64_t wavefronts = 0;
   uint64_t ideal = 0;
   std::map<uint64_t, SharedKind> kind_of;  // instruction counter id -> its kind
+  PerKind<bool> unsupported;               // kinds without an instruction counter on this chip
 };
 
 std::optional<uint64_t> MetricId(const std::string& chip, const std::string& name) {
@@ -165,6 +166,8 @@ const MetricIds& ConfigureOnce(int device, const std::string& chip) {
     const std::string range_name = info.instructions_metric;  // "...op_shared_ld.sum"
     if (const std::optional<uint64_t> id = add(range_name.substr(0, range_name.rfind(".sum"))))
       ids.kind_of[*id] = info.kind;
+    else
+      ids.unsupported[info.kind] = true;
   }
   BANKCHECK_CUPTI_PARAMS(CUpti_SassMetricsSetConfig_Params, set);
   set.pConfigs = configs.data();
@@ -206,21 +209,28 @@ Reported Flush(CUcontext context) {
   return reported;
 }
 
+// The kind of a patched instruction (the kind whose instruction counter it incremented), and its
+// executions; nullopt for instructions that are not a shared-memory kind's or did not run.
+std::optional<std::pair<SharedKind, uint64_t>> KindOf(const std::map<uint64_t, uint64_t>& values,
+                                                      const MetricIds& ids) {
+  for (const auto& [id, value] : values) {
+    const auto kind = ids.kind_of.find(id);
+    if (kind != ids.kind_of.end() && value != 0) return std::make_pair(kind->second, value);
+  }
+  return std::nullopt;
+}
+
 std::optional<InstructionCounts> CountsOf(const Key& key, const std::map<uint64_t, uint64_t>& values,
                                           const MetricIds& ids) {
+  const auto kind = KindOf(values, ids);
+  if (!kind) return std::nullopt;
   InstructionCounts counts;
-  bool shared = false;
+  counts.kind = kind->first;
+  counts.executions = kind->second;
   for (const auto& [id, value] : values) {
     if (id == ids.wavefronts) counts.wavefronts = value;
     if (id == ids.ideal) counts.ideal_wavefronts = value;
-    const auto kind = ids.kind_of.find(id);
-    if (kind != ids.kind_of.end() && value != 0) {
-      counts.kind = kind->second;
-      counts.executions = value;
-      shared = true;
-    }
   }
-  if (!shared) return std::nullopt;
   const auto& [crc, function, pc] = key;
   counts.pc_offset = pc;
   counts.opcode = OpcodeAt(crc, function, pc);
@@ -253,6 +263,35 @@ class SassPatching {
 };
 
 }  // namespace
+
+struct SassCounting::State {
+  State(CUcontext on, const MetricIds& configured) : context(on), ids(configured), patching(on) {}
+  CUcontext context;
+  const MetricIds& ids;
+  SassPatching patching;
+};
+
+SassCounting::SassCounting(CUcontext context, int device, const std::string& chip)
+    : state_(std::make_unique<State>(context, ConfigureOnce(device, chip))) {}
+
+SassCounting::~SassCounting() = default;
+
+std::map<std::string, KindSums> SassCounting::Take() {
+  std::map<std::string, KindSums> by_kernel;
+  for (const auto& [key, values] : Flush(state_->context)) {
+    const auto kind = KindOf(values, state_->ids);
+    if (!kind) continue;
+    SharedCounts& sums = by_kernel[std::get<1>(key)][kind->first];
+    sums.instructions += kind->second;
+    for (const auto& [id, value] : values) {
+      if (id == state_->ids.wavefronts) sums.wavefronts += value;
+      if (id == state_->ids.ideal) sums.ideal_wavefronts += value;
+    }
+  }
+  return by_kernel;
+}
+
+const PerKind<bool>& SassCounting::unsupported() const { return state_->ids.unsupported; }
 
 void OnModuleLoaded(const void* data) {
   const auto* resource = static_cast<const CUpti_ResourceData*>(data);

@@ -8,10 +8,12 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "bankcheck/instruction_counts.h"
+#include "bankcheck/launch_record.h"
 
 namespace bankcheck::internal {
 
@@ -26,6 +28,32 @@ void OnModuleLoaded(const void* data);
 // Error(kKernelFault) when a launch faults.
 std::map<std::string, std::vector<InstructionCounts>> AttributeInstructions(
     CUcontext context, int device, const std::string& chip, const std::function<void()>& launches);
+
+// Per-kind sums of what a kernel's patched instructions counted: executions (in `instructions`),
+// wavefronts and ideal wavefronts of each kind's instructions.
+using KindSums = PerKind<SharedCounts>;
+
+// SASS patching enabled on a context for as long as this lives, read launch by launch: a counter
+// session's SessionOptions::Counters::kSassMetrics. The range profiler of this process must already
+// be enabled (as for AttributeInstructions).
+class SassCounting {
+ public:
+  SassCounting(CUcontext context, int device, const std::string& chip);
+  ~SassCounting();
+  SassCounting(const SassCounting&) = delete;
+  SassCounting& operator=(const SassCounting&) = delete;
+
+  // What the instructions counted since the last call (or since patching began), by mangled kernel
+  // name; the work counted must have finished (synchronize first). Throws bankcheck::Error when
+  // CUPTI refuses.
+  std::map<std::string, KindSums> Take();
+  // The kinds this device has no instruction counter for.
+  const PerKind<bool>& unsupported() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 // The opcode of every instruction of every function in `cubin`, by function (mangled) and
 // offset, from `nvdisasm_output` (nvdisasm's listing of the cubin). Exposed for its test.

@@ -29,6 +29,7 @@ inline LaunchRecord MakeRecord(uint64_t load_wavefronts, uint64_t ideal = 64,
   record.block = {32, 8, 1};
   record.loads() = {ideal, load_wavefronts, ideal};
   record.stores() = {ideal, ideal, ideal};
+  record.counted_by = CountedBy::kRangeProfiler;  // with hardware readings
   record.hardware[SharedKind::kLoad] = {load_wavefronts + 3, load_wavefronts - ideal + 3};
   record.hardware[SharedKind::kStore] = {ideal, 0};
   return record;

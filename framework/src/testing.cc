@@ -49,7 +49,7 @@ void RecordLaunchProperties(const std::vector<LaunchRecord>& records) {
         record(label + "_ideal", c.ideal_wavefronts);
         record(label + "_conflicts", c.conflicts());
       }
-      if (InfoOf(kind).hardware_wavefronts_metric != nullptr) {
+      if (r.counted_by == CountedBy::kRangeProfiler && InfoOf(kind).hardware_wavefronts_metric != nullptr) {
         record(prefix + "hw_" + InfoOf(kind).label + "_wavefronts", r.hardware[kind].wavefronts);
         record(prefix + "hw_" + InfoOf(kind).label + "_bank_conflicts", r.hardware[kind].bank_conflicts);
       }

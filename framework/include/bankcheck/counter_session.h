@@ -1,8 +1,9 @@
 #pragma once
 // CounterSession: records every kernel launched while it is active, in launch order, with exact
-// shared-memory counts. Uses the CUPTI Range Profiler (automatic ranges, kernel replay), so each
-// launch is replayed once per pass with device memory saved and restored: a kernel's side
-// effects happen once. Launches inside a session are serialized: don't time them.
+// shared-memory counts. By default each launch runs once, in code CUPTI's SASS Metrics API has
+// patched, and is synchronized as it returns; a range-profiler session instead replays each launch
+// once per pass with device memory saved and restored (SessionOptions::counters). Either way a
+// kernel's side effects happen once, and launches inside a session are serialized: don't time them.
 
 #include <functional>
 #include <map>
@@ -15,14 +16,27 @@
 namespace bankcheck {
 
 struct SessionOptions {
+  // Which CUPTI interface counts the launches (docs/counters.md, "Two ways to count"):
+  //   kSassMetrics    CUPTI's SASS Metrics API: each launch is synchronized as it returns and its
+  //                   instructions' instrumented counters are read and summed by kind. Exact, nothing
+  //                   replayed, about 0.15 ms per launch on the H100, and test processes sharing a
+  //                   GPU do not wait for each other. No hardware readings. The default.
+  //   kRangeProfiler  a counter session (CUPTI's Range Profiler, replayed as `replay` says): also
+  //                   reads hardware counters (the readings beside the exact counts, `hardware_ideal`)
+  //                   and `extra_metrics`, so sessions that ask for those use it whatever this says.
+  //                   Several milliseconds per launch, and one process per GPU at a time.
+  // BANKCHECK_COUNTERS=range-profiler makes every session of the process use kRangeProfiler.
+  enum class Counters { kSassMetrics, kRangeProfiler };
+  Counters counters = Counters::kSassMetrics;
+
   // Extra Perfworks metrics by name (with rollup, e.g. "smsp__inst_executed.sum"), validated
   // against the running chip before anything runs.
   std::vector<std::string> extra_metrics;
-  // How many launches the counter image holds. More launches than this is an error. With
-  // Replay::kUser every pass reads back room for this many, so keep it close to the launches.
+  // kRangeProfiler: how many launches the counter image holds. More launches than this is an error.
+  // With Replay::kUser every pass reads back room for this many, so keep it close to the launches.
   size_t max_launches = 64;
 
-  // How CUPTI collects the metrics' passes (the core metrics need 2):
+  // kRangeProfiler: how CUPTI collects the metrics' passes (the core metrics need 2):
   //   kKernel  CUPTI replays each launch, saving and restoring device memory around it, so side
   //            effects happen once. Works with CounterSession and Measure(). The default.
   //   kUser    Measure() runs `launches` once per pass, and nothing is saved or restored: much
@@ -61,6 +75,7 @@ class CounterSession {
 
  private:
   friend std::vector<LaunchRecord> Measure(const std::function<void()>&, const SessionOptions&);
+  std::vector<LaunchRecord> FinishSass();
   struct State;
   std::unique_ptr<State> state_;
 };
@@ -83,10 +98,11 @@ KernelInstructions AttributeInstructions(const std::function<void()>& launches);
 // kernel. Graph launches are left alone.
 void AttachInstructions(const KernelInstructions& instructions, std::vector<LaunchRecord>& records);
 
-// Starts CUPTI's process-wide set-up (about 0.1 s on the H100) on a background thread, so that it
-// overlaps the caller's own CUDA set-up; the first session waits for it and reports its errors.
-// Optional: without it the first session does the set-up itself. Does nothing without a usable
-// GPU. BANKCHECK_SKIP_WITHOUT_GPU() calls it.
+// With a usable GPU, does CUPTI's process-wide set-up (about 0.1 s on the H100) now, on this
+// thread; the first session reports its errors. Optional: without it the first session does the
+// set-up itself. Best called before the process creates its CUDA context, with no CUDA work on
+// other threads (CUPTI set up beside the context's creation once refused that context for good).
+// BANKCHECK_SKIP_WITHOUT_GPU() calls it.
 void PrepareCounterSession();
 
 // Whether a kernel fault while measured has left this process's CUDA context unusable (later
@@ -95,9 +111,15 @@ bool CudaContextLost();
 
 // BANKCHECK_COUNTERS=off: run the launches without measuring them, so that another profiler (ncu)
 // can measure the same launches (benchmarks/ncu_crosscheck.sh). CaseContext::Measure then only
-// runs its launches, PrepareCounterSession does nothing, and the kernel suite skips each case
-// after its run, saying so.
+// runs its launches, between cudaProfilerStart and cudaProfilerStop (for `ncu --profile-from-start
+// off`), PrepareCounterSession does nothing, and the kernel suite skips each case
+// after its run, saying so. (BANKCHECK_COUNTERS=range-profiler or sass chooses SessionOptions::counters.)
 bool CountersDisabled();
+
+// The interface a session with `options` counts with: kRangeProfiler when it asks for extra metrics
+// or a hardware ideal, or when BANKCHECK_COUNTERS=range-profiler; otherwise `options.counters`.
+// Throws Error(kBadInput) for a BANKCHECK_COUNTERS value other than off, sass or range-profiler.
+SessionOptions::Counters CountersFor(const SessionOptions& options);
 
 // Frees the process-wide CUPTI state (it is kept between sessions so that later sessions are
 // cheap). Called automatically at exit; call it before cudaDeviceReset().

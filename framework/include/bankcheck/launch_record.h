@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -64,6 +65,14 @@ struct HardwareReadings {
   }
 };
 
+// Which CUPTI interface counted a launch (SessionOptions::counters; docs/counters.md).
+enum class CountedBy : uint8_t {
+  kSassMetrics,    // the SASS Metrics API: instrumented counters only, summed over the instructions
+  kRangeProfiler,  // a counter session: instrumented and hardware counters
+};
+const char* CountedByName(CountedBy counted_by);  // "sass metrics", "range profiler"
+std::optional<CountedBy> CountedByFromName(const std::string& name);
+
 struct LaunchRecord {
   std::string kernel;          // demangled, for people
   std::string mangled_kernel;  // for matching
@@ -74,8 +83,9 @@ struct LaunchRecord {
   Dim3 block;
   uint32_t dynamic_shared_bytes = 0;
 
+  CountedBy counted_by = CountedBy::kSassMetrics;
   PerKind<SharedCounts> shared;        // every kind; zero for kinds the launch did not execute
-  PerKind<HardwareReadings> hardware;  // for kinds whose hardware pair was read
+  PerKind<HardwareReadings> hardware;  // kRangeProfiler: for kinds whose hardware pair was read
   PerKind<bool> unsupported;           // kinds this device's counters cannot measure at all
 
   SharedCounts& loads() { return shared[SharedKind::kLoad]; }
@@ -111,6 +121,12 @@ using MetricValues = std::map<std::string, double>;
 // docs/counters.md). A kind whose metrics are missing from `values` gets Provenance::kNotMeasured
 // for what they would give (its instructions and wavefronts stay 0: check `unsupported`).
 void SetSharedCounts(const MetricValues& values, LaunchRecord& record);
+
+// Every kind's counts from the sums of a launch's per-instruction counters (CUPTI's SASS Metrics
+// API: instructions, wavefronts and ideal wavefronts of each kind's instructions), by the rules of
+// docs/counters.md: the ideal is exact for the kinds whose counter-session ideal is exact, and not
+// measured for the others; kinds marked in `unsupported` have no counter on this device.
+void SetSassCounts(const PerKind<SharedCounts>& sums, const PerKind<bool>& unsupported, LaunchRecord& record);
 
 // Adds notes to `record` for what a reader should know: ideal wavefronts that differ from the
 // instruction count (expected for 8- and 16-byte accesses, suspicious otherwise), and hardware

@@ -50,8 +50,8 @@ void SelectGpuFromCtestAllocation();
 }  // namespace bankcheck::testing
 
 // First statement of every GPU test: skips with the reason when no usable GPU is there, or fails
-// when BANKCHECK_REQUIRE_GPU=1. Never touches CUPTI before the check; after it, starts CUPTI's
-// set-up in the background (PrepareCounterSession) while the test prepares its launches.
+// when BANKCHECK_REQUIRE_GPU=1. Never touches CUPTI before the check; after it, does CUPTI's set-up
+// (PrepareCounterSession) before the test creates its CUDA context.
 #define BANKCHECK_SKIP_WITHOUT_GPU()                                          \
   do {                                                                        \
     const ::bankcheck::GpuProbe& bankcheck_probe_ = ::bankcheck::ProbeGpu();  \
