@@ -9,7 +9,6 @@
 namespace bankcheck {
 namespace {
 
-
 // The table's first columns (location, offset, opcode) read left to right; the counts after them
 // are right-aligned so that their digits line up.
 constexpr size_t kTextColumns = 3;

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "test_support.h"
 #include "bankcheck/text_table.h"
+#include "test_support.h"
 
 namespace bankcheck {
 namespace {
