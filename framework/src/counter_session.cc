@@ -583,8 +583,8 @@ Profiler& GetProfiler(const std::vector<std::string>& metrics, SessionOptions::R
 }
 
 // The process-wide profiler with its range profiler enabled, whatever its metric set: what SASS
-// counting needs (the SASS Metrics API recorded only the first kernel in a process whose range
-// profiler had not been enabled: docs/attribution.md). Called under g_process.mutex.
+// counting and attribution need (the SASS Metrics API recorded only the first kernel in a process
+// whose range profiler had not been enabled: docs/counters.md). Called under g_process.mutex.
 Profiler& EnabledProfiler() {
   if (g_process.profiler && g_process.profiler->enabled()) return *g_process.profiler;
   return GetProfiler(CoreMetrics(), SessionOptions::Replay::kKernel);
@@ -1008,11 +1008,7 @@ KernelInstructions AttributeInstructions(const std::function<void()>& launches) 
     if (!g_process.poisoned_by.empty())
       throw Error(ErrorKind::kKernelFault, "an earlier kernel fault in this process (" +
                                                g_process.poisoned_by + ") left its CUDA context unusable");
-    // The SASS Metrics API recorded only the first kernel when the range profiler was not enabled
-    // (docs/attribution.md): enable it as a session would.
-    Profiler& profiler = g_process.profiler && g_process.profiler->enabled()
-                             ? *g_process.profiler
-                             : GetProfiler(CoreMetrics(), SessionOptions::Replay::kKernel);
+    Profiler& profiler = EnabledProfiler();
     context = profiler.context();
     device = profiler.device();
     chip = profiler.chip();

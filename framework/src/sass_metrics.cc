@@ -16,6 +16,7 @@
 #include <optional>
 #include <regex>
 #include <tuple>
+#include <utility>
 
 #include "bankcheck/error.h"
 #include "cupti_errors.h"
@@ -220,6 +221,16 @@ std::optional<std::pair<SharedKind, uint64_t>> KindOf(const std::map<uint64_t, u
   return std::nullopt;
 }
 
+// A patched instruction's shared-memory wavefronts and ideal wavefronts.
+std::pair<uint64_t, uint64_t> WavefrontsOf(const std::map<uint64_t, uint64_t>& values, const MetricIds& ids) {
+  std::pair<uint64_t, uint64_t> wavefronts{0, 0};
+  for (const auto& [id, value] : values) {
+    if (id == ids.wavefronts) wavefronts.first = value;
+    if (id == ids.ideal) wavefronts.second = value;
+  }
+  return wavefronts;
+}
+
 std::optional<InstructionCounts> CountsOf(const Key& key, const std::map<uint64_t, uint64_t>& values,
                                           const MetricIds& ids) {
   const auto kind = KindOf(values, ids);
@@ -227,10 +238,7 @@ std::optional<InstructionCounts> CountsOf(const Key& key, const std::map<uint64_
   InstructionCounts counts;
   counts.kind = kind->first;
   counts.executions = kind->second;
-  for (const auto& [id, value] : values) {
-    if (id == ids.wavefronts) counts.wavefronts = value;
-    if (id == ids.ideal) counts.ideal_wavefronts = value;
-  }
+  std::tie(counts.wavefronts, counts.ideal_wavefronts) = WavefrontsOf(values, ids);
   const auto& [crc, function, pc] = key;
   counts.pc_offset = pc;
   counts.opcode = OpcodeAt(crc, function, pc);
@@ -282,11 +290,10 @@ std::map<std::string, KindSums> SassCounting::Take() {
     const auto kind = KindOf(values, state_->ids);
     if (!kind) continue;
     SharedCounts& sums = by_kernel[std::get<1>(key)][kind->first];
+    const auto [wavefronts, ideal] = WavefrontsOf(values, state_->ids);
     sums.instructions += kind->second;
-    for (const auto& [id, value] : values) {
-      if (id == state_->ids.wavefronts) sums.wavefronts += value;
-      if (id == state_->ids.ideal) sums.ideal_wavefronts += value;
-    }
+    sums.wavefronts += wavefronts;
+    sums.ideal_wavefronts += ideal;
   }
   return by_kernel;
 }
