@@ -32,13 +32,14 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <future>
+#include <exception>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <thread>
+#include <utility>
 
 #include "bankcheck/error.h"
 #include "bankcheck/gpu_probe.h"
@@ -544,9 +545,8 @@ class Profiler {
 struct ProcessState {
   std::mutex mutex;
   std::unique_ptr<Profiler> profiler;
-  // The set-up PrepareCounterSession() did (or the error it met), until the first session (or
-  // ShutdownProfiler) takes it.
-  std::future<std::unique_ptr<Profiler>> prepared;
+  // Why PrepareCounterSession()'s set-up failed, until the first session reports it as its own.
+  std::exception_ptr prepare_failure;
   // Set once a kernel fault has left this process's CUDA context unusable: what faulted.
   std::string poisoned_by;
   bool session_active = false;
@@ -568,7 +568,7 @@ ProcessState g_process;
 Profiler& GetProfiler(const std::vector<std::string>& metrics, SessionOptions::Replay replay) {
   std::unique_ptr<Profiler>& slot = g_process.profiler;
   // A failed preparation throws here, with the error the session would have met itself.
-  if (g_process.prepared.valid()) slot = g_process.prepared.get();
+  if (g_process.prepare_failure) std::rethrow_exception(std::exchange(g_process.prepare_failure, nullptr));
   if (slot && !slot->enabled() && slot->metrics() != metrics) slot->UseMetrics(metrics);
   if (slot && (slot->metrics() != metrics || (slot->enabled() && slot->replay() != replay))) {
     slot->ValidateExtraMetrics(metrics);  // an unknown name must not cost the working profiler
@@ -1062,7 +1062,7 @@ SessionOptions::Counters CountersFor(const SessionOptions& options) {
 void PrepareCounterSession() {
   if (CountersDisabled()) return;
   std::lock_guard<std::mutex> lock(g_process.mutex);
-  if (g_process.profiler || g_process.prepared.valid() || !g_process.poisoned_by.empty() ||
+  if (g_process.profiler || g_process.prepare_failure || !g_process.poisoned_by.empty() ||
       !ProbeGpu().usable())
     return;
   // On this thread, before the test creates its CUDA context, with no CUDA work beside it. CUPTI's
@@ -1070,24 +1070,18 @@ void PrepareCounterSession() {
   // that context for good in 3 of 964 processes on the H100 (cuptiRangeProfilerEnable:
   // CUPTI_ERROR_INVALID_CONTEXT, also after initializing CUPTI again or detaching it); its
   // initialization on a thread beside the GPU probe's cudaGetDeviceCount crashed 4 GPU test
-  // processes (signal 11) in 10 runs of ctest -j8 -L gpu. A failure is kept for the first session,
-  // which reports it.
-  std::packaged_task<std::unique_ptr<Profiler>()> set_up(
-      [] { return std::make_unique<Profiler>(CoreMetrics()); });
-  g_process.prepared = set_up.get_future();
-  set_up();
+  // processes (signal 11) in 10 runs of ctest -j8 -L gpu.
+  try {
+    g_process.profiler = std::make_unique<Profiler>(CoreMetrics());
+  } catch (...) {
+    g_process.prepare_failure = std::current_exception();
+  }
   g_process.RegisterShutdownAtExit();
 }
 
 void ShutdownProfiler() {
   std::lock_guard<std::mutex> lock(g_process.mutex);
-  if (g_process.prepared.valid()) {
-    try {
-      g_process.prepared.get();  // waits, then frees what was prepared
-    } catch (const std::exception&) {
-      // Nothing was set up; a session would have reported the error.
-    }
-  }
+  g_process.prepare_failure = nullptr;  // nothing was set up; a session would have reported it
   g_process.profiler.reset();
 }
 

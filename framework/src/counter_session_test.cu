@@ -80,19 +80,19 @@ __global__ void CountLaunches(int* counter) {
 
 __global__ void WriteThroughNull(int* p) { p[threadIdx.x] = 1; }
 
-// ---- Set-up: the background preparation ----------------------------------------------------
+// ---- Set-up: the preparation ---------------------------------------------------------------
 
 TEST(CounterSessionGpuTest, PreparationCanBeRepeatedAndShutDownAtAnyPoint) {
   BANKCHECK_SKIP_WITHOUT_GPU();  // starts a preparation, or finds the profiler already set up
   DeviceBuffer<int> sink(256);
   const auto two_way = [&] { DemoKernel<2><<<1, 256>>>(sink.get()); };
-  ShutdownProfiler();  // waits for a pending preparation and frees it
+  ShutdownProfiler();  // frees what was prepared
   PrepareCounterSession();
-  PrepareCounterSession();  // one is pending: nothing more
+  PrepareCounterSession();  // already prepared: nothing more
   EXPECT_THAT(MeasureLaunch(two_way), AllOf(LoadWays(2), Conflicts(8, 8)));
   ShutdownProfiler();
   PrepareCounterSession();
-  ShutdownProfiler();  // most likely while still preparing
+  ShutdownProfiler();  // before any session used the preparation
   // With nothing prepared, the session sets CUPTI up by itself.
   EXPECT_THAT(MeasureLaunch(two_way), AllOf(LoadWays(2), Conflicts(8, 8)));
 }
