@@ -113,7 +113,7 @@ bool CudaContextLost();
 // can measure the same launches (benchmarks/ncu_crosscheck.sh). CaseContext::Measure then only
 // runs its launches, between cudaProfilerStart and cudaProfilerStop (for `ncu --profile-from-start
 // off`), PrepareCounterSession does nothing, and the kernel suite skips each case
-// after its run, saying so. (BANKCHECK_COUNTERS=range-profiler or sass chooses SessionOptions::counters.)
+// after its run, saying so. (BANKCHECK_COUNTERS=range-profiler: see CountersFor; sass is the default.)
 bool CountersDisabled();
 
 // The interface a session with `options` counts with: kRangeProfiler when it asks for extra metrics
