@@ -3,9 +3,10 @@
 //                   each launch and reads what its instructions counted (sass_metrics.h). Needs the
 //                   range profiler enabled (below) but starts no range-profiler session.
 //   kRangeProfiler: a range-profiler session. Call order (CUDA 13, see the research note):
-//   once per process:  cuptiProfilerInitialize -> cuptiDeviceGetChipName -> host object + config
-//                      image for the metric set (no CUDA context needed: PrepareCounterSession()
-//                      runs this before the context exists) -> cuptiRangeProfilerEnable(ctx)
+//   once per process:  launch callbacks (PrepareCounterSession(): before the context exists) ->
+//                      cuptiProfilerInitialize -> cuptiDeviceGetChipName -> host object + config
+//                      image for the metric set -> cuptiRangeProfilerEnable(ctx), all on the
+//                      first session's thread, after the context exists
 //   per session:       CounterDataImageInitialize -> SetConfig(auto range, kernel replay) -> Start
 //                      ... launches ... Stop -> DecodeData -> EvaluateToGpuValues per range
 // The process-wide part is kept between sessions (it costs hundreds of milliseconds).
@@ -33,11 +34,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -48,6 +51,7 @@
 #include "cupti_errors.h"
 #include "gpu_lock.h"
 #include "graph_nodes.h"
+#include "profiler_host_library.h"
 #include "sass_metrics.h"
 
 namespace bankcheck {
@@ -324,12 +328,47 @@ CUcontext CurrentContext() {
   return ctx;
 }
 
+// CUPTI's callbacks on the driver's launch and graph functions and on module loads, for the whole
+// process. Subscribed before the test creates its CUDA context (PrepareCounterSession), so that
+// every module load is seen: instruction attribution looks up the loaded cubins.
+class LaunchCallbacks {
+ public:
+  LaunchCallbacks() {
+    BANKCHECK_CUPTI_CHECK(
+        cuptiSubscribe(&subscriber_, reinterpret_cast<CUpti_CallbackFunc>(&OnCuptiCallback), nullptr));
+    try {
+      // Only the launch and graph functions: every other driver call stays free of the callback.
+      for (const CUpti_CallbackId id : kLaunchFunctions)
+        BANKCHECK_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id));
+      for (const CUpti_CallbackId id : kGraphFunctions)
+        BANKCHECK_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id));
+      BANKCHECK_CUPTI_CHECK(
+          cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED));
+    } catch (...) {
+      cuptiUnsubscribe(subscriber_);
+      throw;
+    }
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult query{};
+    std::lock_guard<std::mutex> lock(g_launch_log.mutex);
+    if (cudaGetDriverEntryPointByVersion("cuStreamIsCapturing", &fn, 12000, cudaEnableDefault, &query) ==
+        cudaSuccess)
+      g_launch_log.stream_is_capturing = reinterpret_cast<StreamIsCapturingFn>(fn);
+  }
+  ~LaunchCallbacks() { cuptiUnsubscribe(subscriber_); }
+  LaunchCallbacks(const LaunchCallbacks&) = delete;
+  LaunchCallbacks& operator=(const LaunchCallbacks&) = delete;
+
+ private:
+  CUpti_SubscriberHandle subscriber_ = nullptr;
+};
+
 // Everything that lives across sessions: CUPTI initialization, the chip's host object and config
 // image for the current metric set, the range profiler enabled on the current context.
 class Profiler {
  public:
-  // The host side: CUPTI initialized, the chip's name, the launch callbacks and the config image.
-  // Needs a usable GPU but no CUDA context, so it may run on another thread than the sessions.
+  // The host side: CUPTI's profiler initialized, the chip's name and the config image. Needs a
+  // usable GPU but no CUDA context.
   explicit Profiler(const std::vector<std::string>& metrics) {
     try {
       SetUp(metrics);
@@ -437,7 +476,7 @@ class Profiler {
   CUpti_Profiler_Host_Object* host() const { return config_->host(); }
 
  private:
-  // CUPTI initialized, the chip's name, the launch callbacks, the config image for `metrics`.
+  // CUPTI's profiler initialized, the chip's name, the config image for `metrics`.
   void SetUp(const std::vector<std::string>& metrics) {
     const GpuProbe& probe = ProbeGpu();
     if (!probe.usable())
@@ -454,24 +493,7 @@ class Profiler {
     chip.deviceIndex = static_cast<size_t>(device_);
     BANKCHECK_CUPTI_CHECK(cuptiDeviceGetChipName(&chip));
     chip_ = chip.pChipName;
-    BANKCHECK_CUPTI_CHECK(
-        cuptiSubscribe(&subscriber_, reinterpret_cast<CUpti_CallbackFunc>(&OnCuptiCallback), nullptr));
-    // Only the launch and graph functions: every other driver call stays free of the callback.
-    for (const CUpti_CallbackId id : kLaunchFunctions)
-      BANKCHECK_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id));
-    for (const CUpti_CallbackId id : kGraphFunctions)
-      BANKCHECK_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id));
-    BANKCHECK_CUPTI_CHECK(
-        cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED));
-    {
-      void* fn = nullptr;
-      cudaDriverEntryPointQueryResult query{};
-      std::lock_guard<std::mutex> lock(g_launch_log.mutex);
-      if (cudaGetDriverEntryPointByVersion("cuStreamIsCapturing", &fn, 12000, cudaEnableDefault, &query) ==
-          cudaSuccess)
-        g_launch_log.stream_is_capturing = reinterpret_cast<StreamIsCapturingFn>(fn);
-    }
-    trace.Step("chip name, launch callbacks");
+    trace.Step("chip name");
     UseMetrics(metrics);
     trace.Step("config image");
   }
@@ -516,8 +538,6 @@ class Profiler {
       cuptiRangeProfilerDisable(&disable);
       range_profiler_ = nullptr;
     }
-    if (subscriber_ != nullptr) cuptiUnsubscribe(subscriber_);
-    subscriber_ = nullptr;
     if (initialized_) {
       BANKCHECK_CUPTI_PARAMS(CUpti_Profiler_DeInitialize_Params, deinit);
       cuptiProfilerDeInitialize(&deinit);
@@ -532,7 +552,6 @@ class Profiler {
   bool initialized_ = false;
   std::string chip_;
   std::unique_ptr<MetricCatalog> catalog_;
-  CUpti_SubscriberHandle subscriber_ = nullptr;
   CUpti_RangeProfiler_Object* range_profiler_ = nullptr;
   std::unique_ptr<internal::HostConfig> config_;
   std::vector<std::string> metrics_;
@@ -544,6 +563,10 @@ class Profiler {
 // What this file keeps for the whole process, under `mutex`.
 struct ProcessState {
   std::mutex mutex;
+  std::unique_ptr<LaunchCallbacks> callbacks;
+  // PrepareCounterSession()'s load of libnvperf_host.so, running while the test creates its
+  // context; the first Profiler waits for it.
+  std::future<void> host_library;
   std::unique_ptr<Profiler> profiler;
   // Why PrepareCounterSession()'s set-up failed, until the first session reports it as its own.
   std::exception_ptr prepare_failure;
@@ -575,9 +598,11 @@ Profiler& GetProfiler(const std::vector<std::string>& metrics, SessionOptions::R
     slot.reset();
   }
   if (!slot) {
-    slot = std::make_unique<Profiler>(metrics);
+    if (g_process.host_library.valid()) g_process.host_library.get();
+    slot = std::make_unique<Profiler>(metrics);  // checks for a usable GPU first
     g_process.RegisterShutdownAtExit();
   }
+  if (!g_process.callbacks) g_process.callbacks = std::make_unique<LaunchCallbacks>();
   if (!slot->enabled()) slot->Enable(replay);
   return *slot;
 }
@@ -1062,27 +1087,37 @@ SessionOptions::Counters CountersFor(const SessionOptions& options) {
 void PrepareCounterSession() {
   if (CountersDisabled()) return;
   std::lock_guard<std::mutex> lock(g_process.mutex);
-  if (g_process.profiler || g_process.prepare_failure || !g_process.poisoned_by.empty() ||
-      !ProbeGpu().usable())
+  if (g_process.callbacks || g_process.profiler || g_process.prepare_failure ||
+      !g_process.poisoned_by.empty() || !ProbeGpu().usable())
     return;
-  // On this thread, before the test creates its CUDA context, with no CUDA work beside it. CUPTI's
-  // set-up on a background thread while the test's thread created its context left CUPTI refusing
-  // that context for good in 3 of 964 processes on the H100 (cuptiRangeProfilerEnable:
-  // CUPTI_ERROR_INVALID_CONTEXT, also after initializing CUPTI again or detaching it); its
-  // initialization on a thread beside the GPU probe's cudaGetDeviceCount crashed 4 GPU test
-  // processes (signal 11) in 10 runs of ctest -j8 -L gpu.
+  g_process.RegisterShutdownAtExit();
+  // The launch callbacks on this thread, before the test creates its CUDA context. No CUPTI call
+  // runs beside CUDA work: CUPTI's set-up on a background thread while the test's thread created
+  // its context left CUPTI refusing that context for good in 3 of 964 processes on the H100
+  // (cuptiRangeProfilerEnable: CUPTI_ERROR_INVALID_CONTEXT, also after initializing CUPTI again
+  // or detaching it); its initialization on a thread beside the GPU probe's cudaGetDeviceCount
+  // crashed 4 GPU test processes (signal 11) in 10 runs of ctest -j8 -L gpu.
   try {
-    g_process.profiler = std::make_unique<Profiler>(CoreMetrics());
+    g_process.callbacks = std::make_unique<LaunchCallbacks>();
   } catch (...) {
     g_process.prepare_failure = std::current_exception();
+    return;
   }
-  g_process.RegisterShutdownAtExit();
+  // Only the library's loading runs beside the context's creation; the first session does the rest
+  // of the set-up after it. Beside cudaGetDeviceCount it would gain nothing: the two take turns.
+  try {
+    g_process.host_library = std::async(std::launch::async, [] { internal::LoadProfilerHostLibrary(); });
+  } catch (const std::system_error&) {
+    // No thread to be had: CUPTI loads the library when the first session initializes it.
+  }
 }
 
 void ShutdownProfiler() {
   std::lock_guard<std::mutex> lock(g_process.mutex);
   g_process.prepare_failure = nullptr;  // nothing was set up; a session would have reported it
+  if (g_process.host_library.valid()) g_process.host_library.get();
   g_process.profiler.reset();
+  g_process.callbacks.reset();
 }
 
 }  // namespace bankcheck

@@ -50,7 +50,7 @@ void SelectGpuFromCtestAllocation();
 }  // namespace bankcheck::testing
 
 // First statement of every GPU test: skips with the reason when no usable GPU is there, or fails
-// when BANKCHECK_REQUIRE_GPU=1. Never touches CUPTI before the check; after it, does CUPTI's set-up
+// when BANKCHECK_REQUIRE_GPU=1. Never touches CUPTI before the check; after it, starts CUPTI's set-up
 // (PrepareCounterSession) before the test creates its CUDA context.
 #define BANKCHECK_SKIP_WITHOUT_GPU()                                          \
   do {                                                                        \
