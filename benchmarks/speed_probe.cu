@@ -21,8 +21,8 @@
 //                        so a range-profiler session): one replay pass more than the core metrics,
 //                        to price a pass
 //   --replay=user        a range-profiler session with SessionOptions::Replay::kUser
-//   --no-prepare         does not call PrepareCounterSession(): CUPTI is set up by the first session,
-//                        after the CUDA context exists
+//   --no-prepare         does not call PrepareCounterSession(): the first session does all of CUPTI's
+//                        set-up, loading its profiler library included
 //   --print-metrics      prints CoreMetrics() comma-joined (for ncu --metrics) and exits
 //   --print-kinds        prints the kind table (shared_kind.h) as tab-separated lines, metric names
 //                        ("-" for none) with every hardware pair, and exits (for ncu_crosscheck.sh)
@@ -257,7 +257,7 @@ int main(int argc, char** argv) {
     std::cerr << "bankcheck_speed_probe needs a GPU: " << probe.reason << "\n";
     return 1;
   }
-  // As BANKCHECK_SKIP_WITHOUT_GPU() does in a test: CUPTI's set-up before the CUDA context exists.
+  // As BANKCHECK_SKIP_WITHOUT_GPU() does in a test: CUPTI's set-up started before the CUDA context.
   if (options.mode == "bankcheck" && options.prepare) PrepareCounterSession();
   try {
     const auto launches = bench::MakeLaunches(options.rounds);
