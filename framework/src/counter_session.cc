@@ -1104,7 +1104,8 @@ void PrepareCounterSession() {
     return;
   }
   // Only the library's loading runs beside the context's creation; the first session does the rest
-  // of the set-up after it. Beside cudaGetDeviceCount it would gain nothing: the two take turns.
+  // of the set-up after it. Beside cudaGetDeviceCount it would gain nothing: the two take turns
+  // (benchmarks/README.md).
   try {
     g_process.host_library = std::async(std::launch::async, [] { internal::LoadProfilerHostLibrary(); });
   } catch (const std::system_error&) {

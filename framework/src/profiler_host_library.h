@@ -1,7 +1,7 @@
 #pragma once
 // CUPTI's profiler host library (libnvperf_host.so, beside libcupti), loaded ahead of CUPTI. Its
-// loading is most of cuptiProfilerInitialize's time (about 70 of 80-90 ms on the H100,
-// docs/counters.md); loaded while the process creates its CUDA context, it costs nothing there,
+// loading is most of cuptiProfilerInitialize's time (68-88 ms of 70-140 on the H100,
+// benchmarks/README.md); loaded while the process creates its CUDA context, it costs nothing there,
 // and CUPTI's own dlopen finds it loaded. No CUPTI call: safe beside CUDA work on another thread.
 
 #include <string>
