@@ -18,9 +18,9 @@
 # and prints the wall times, ncu / bankcheck, and what each costs per launch beyond its fixed cost
 # (the slope between the two launch counts). Overhead per launch: a second session in the same
 # process (CUPTI already set up), minus the launches' own GPU time once per pass (1 for SASS
-# metrics, 2 for a range-profiler session: the probe prints it), over the launches. Before timing, one untimed run of each tool takes the machine's first-use costs
-# (up to 0.5 s for the first CUPTI process after a while), which would otherwise fall on whichever
-# runs first.
+# metrics, 2 for a range-profiler session: the probe prints it), over the launches. Before timing,
+# one untimed run of each tool takes the machine's first-use costs (up to 0.5 s for the first CUPTI
+# process after a while), which would otherwise fall on whichever runs first.
 # Environment: NCU (default: ncu on PATH, else under /usr/local/cuda*/bin or /opt/nvidia/nsight-compute),
 # LOG_DIR (default: a new temporary folder), ROUNDS, REPEATS.
 set -euo pipefail
@@ -161,7 +161,6 @@ done
       o = (warm[modes[m]] - passes[modes[m]] * k) / warm_n
       printf "%-48s %10.3f ms (%d pass%s)%s\n", "bankcheck, " label[modes[m]], o, passes[modes[m]],
              passes[modes[m]] == 1 ? "" : "es", m == 1 ? "   target < 2 ms: " verdict(o < 2) : ""
-      if (m == 1) default_overhead = o
     }
     r = t["ncu", counts[1]] / t["sass", counts[1]]
     printf "\nat %d launches, the default (SASS metrics, one session): %.1fx   target >= 15x: %s\n", counts[1], r, verdict(r >= 15)

@@ -802,11 +802,7 @@ std::vector<LaunchRecord> SassRecords(const LaunchInfo& launch, const PerKind<bo
     LaunchRecord record = RecordOf(info);
     internal::KindSums total;
     for (const internal::KindSums* part : sums)
-      for (const SharedKindInfo& kind : SharedKinds()) {
-        total[kind.kind].instructions += (*part)[kind.kind].instructions;
-        total[kind.kind].wavefronts += (*part)[kind.kind].wavefronts;
-        total[kind.kind].ideal_wavefronts += (*part)[kind.kind].ideal_wavefronts;
-      }
+      for (const SharedKindInfo& kind : SharedKinds()) total[kind.kind] += (*part)[kind.kind];
     SetSassCounts(total, unsupported, record);
     AddConsistencyNotes(record);
     return record;

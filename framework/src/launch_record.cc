@@ -252,14 +252,7 @@ std::vector<SharedKind> ShownKinds(const std::vector<LaunchRecord>& records) {
 
 SharedCounts SumCounts(const std::vector<LaunchRecord>& records, SharedKind kind) {
   SharedCounts total;
-  for (const LaunchRecord& record : records) {
-    const SharedCounts& c = record.shared[kind];
-    total.instructions += c.instructions;
-    total.wavefronts += c.wavefronts;
-    total.ideal_wavefronts += c.ideal_wavefronts;
-    total.ideal_provenance =
-        std::max(total.ideal_provenance, c.ideal_provenance);  // kExact < kHardware < kNotMeasured
-  }
+  for (const LaunchRecord& record : records) total += record.shared[kind];
   if (!total.ideal_known()) total.ideal_wavefronts = 0;
   return total;
 }

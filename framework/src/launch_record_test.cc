@@ -25,6 +25,18 @@ TEST(SharedCountsTest, NoTrafficIsOneWayWithoutConflicts) {
   EXPECT_DOUBLE_EQ(none.ways(), 1.0);
 }
 
+TEST(SharedCountsTest, AddingSumsTheCountsAndKeepsTheLessCertainIdeal) {
+  SharedCounts sum{8, 16, 8};
+  sum += SharedCounts{8, 256, 8};
+  EXPECT_EQ(sum, (SharedCounts{16, 272, 16}));
+  sum += SharedCounts{1, 2, 1, Provenance::kHardware};
+  EXPECT_EQ(sum, (SharedCounts{17, 274, 17, Provenance::kHardware}));
+  sum += SharedCounts{0, 0, 0, Provenance::kNotMeasured};
+  EXPECT_FALSE(sum.ideal_known());
+  sum += SharedCounts{1, 1, 1};
+  EXPECT_EQ(sum.ideal_provenance, Provenance::kNotMeasured) << "an exact part cannot make it known again";
+}
+
 // Metric values as CUPTI would give them: every metric of the table, zero unless set.
 MetricValues AllMetricsZero() {
   MetricValues values;

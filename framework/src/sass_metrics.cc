@@ -289,11 +289,8 @@ std::map<std::string, KindSums> SassCounting::Take() {
   for (const auto& [key, values] : Flush(state_->context)) {
     const auto kind = KindOf(values, state_->ids);
     if (!kind) continue;
-    SharedCounts& sums = by_kernel[std::get<1>(key)][kind->first];
     const auto [wavefronts, ideal] = WavefrontsOf(values, state_->ids);
-    sums.instructions += kind->second;
-    sums.wavefronts += wavefronts;
-    sums.ideal_wavefronts += ideal;
+    by_kernel[std::get<1>(key)][kind->first] += SharedCounts{kind->second, wavefronts, ideal};
   }
   return by_kernel;
 }

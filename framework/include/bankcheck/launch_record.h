@@ -1,6 +1,7 @@
 #pragma once
 // What bankcheck measures for one kernel launch.
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -43,6 +44,15 @@ struct SharedCounts {
   // wavefronts / ideal; 1.0 for conflict-free, for no traffic at all, and when the ideal is unknown.
   double ways() const;
   bool any() const { return instructions != 0 || wavefronts != 0; }
+  // Adds `other`'s counts; the sum's ideal is only as certain as the less certain of the two.
+  SharedCounts& operator+=(const SharedCounts& other) {
+    instructions += other.instructions;
+    wavefronts += other.wavefronts;
+    ideal_wavefronts += other.ideal_wavefronts;
+    ideal_provenance =
+        std::max(ideal_provenance, other.ideal_provenance);  // kExact < kHardware < kNotMeasured
+    return *this;
+  }
 
   friend bool operator==(const SharedCounts& a, const SharedCounts& b) {
     return a.instructions == b.instructions && a.wavefronts == b.wavefronts &&
