@@ -157,12 +157,9 @@ void SetSassCounts(const PerKind<SharedCounts>& sums, const PerKind<bool>& unsup
     counts.instructions = sums[info.kind].instructions;
     // No wavefront counter for the kind (distributed shared memory): instructions only.
     counts.wavefronts = info.wavefronts_metric != nullptr ? sums[info.kind].wavefronts : 0;
-    // The SASS ideal is instrumented for every kind, but only where a counter session's ideal is exact
-    // too has it been checked on a GPU (docs/counters.md): the others stay unmeasured, as they are
-    // without `hardware_ideal`.
-    const bool exact =
-        info.wavefronts_metric != nullptr &&
-        (info.ideal == IdealSource::kHardwarePair || info.ideal == IdealSource::kInstrumentedConflicts);
+    // The SASS ideal is instrumented for every kind, but only where it was checked against ncu's
+    // Source page is it recorded (docs/counters.md): the others stay unmeasured.
+    const bool exact = info.wavefronts_metric != nullptr && info.sass_ideal_exact;
     counts.ideal_wavefronts = exact ? sums[info.kind].ideal_wavefronts : 0;
     counts.ideal_provenance = exact ? Provenance::kExact : Provenance::kNotMeasured;
   }

@@ -168,11 +168,12 @@ TEST(LaunchRecordTest, HardwareDiffersOnlyWhenAReadingDiffers) {
   EXPECT_FALSE(r.hardware_differs());
 }
 
-TEST(LaunchRecordTest, SassSumsGiveExactIdealsWhereACounterSessionsAreExact) {
+TEST(LaunchRecordTest, SassSumsGiveExactIdealsWhereCheckedAgainstNcu) {
   PerKind<SharedCounts> sums;
   sums[SharedKind::kLoad] = {128, 4096, 512};
   sums[SharedKind::kCpAsync] = {4, 128, 16};
   sums[SharedKind::kAtomic] = {256, 806, 256};
+  sums[SharedKind::kWgmma] = {8, 64, 32};
   sums[SharedKind::kDsmem] = {16, 0, 0};
   PerKind<bool> unsupported;
   unsupported[SharedKind::kWgmma] = true;
@@ -182,11 +183,22 @@ TEST(LaunchRecordTest, SassSumsGiveExactIdealsWhereACounterSessionsAreExact) {
   EXPECT_EQ(r.loads(), (SharedCounts{128, 4096, 512, Provenance::kExact}));
   EXPECT_EQ(r.stores(), (SharedCounts{0, 0, 0, Provenance::kExact}));
   EXPECT_EQ(r.shared[SharedKind::kCpAsync], (SharedCounts{4, 128, 16, Provenance::kExact}));
-  // Atomics: instructions and wavefronts; the ideal, as without `hardware_ideal`, not measured.
-  EXPECT_EQ(r.shared[SharedKind::kAtomic], (SharedCounts{256, 806, 0, Provenance::kNotMeasured}));
+  // Atomics: the SASS ideal was checked against ncu's Source page (shared_kind.cc), so it is exact.
+  EXPECT_EQ(r.shared[SharedKind::kAtomic], (SharedCounts{256, 806, 256, Provenance::kExact}));
   EXPECT_EQ(r.shared[SharedKind::kDsmem], (SharedCounts{16, 0, 0, Provenance::kNotMeasured}));
   EXPECT_TRUE(r.unsupported[SharedKind::kWgmma]);
   EXPECT_FALSE(r.unsupported[SharedKind::kLoad]);
+}
+
+TEST(LaunchRecordTest, SassIdealsNotCheckedAgainstNcuStayUnmeasured) {
+  PerKind<SharedCounts> sums;
+  sums[SharedKind::kWgmma] = {8, 64, 32};
+  LaunchRecord r;
+  SetSassCounts(sums, PerKind<bool>{}, r);
+  EXPECT_EQ(r.shared[SharedKind::kWgmma].ideal_provenance,
+            InfoOf(SharedKind::kWgmma).sass_ideal_exact ? Provenance::kExact : Provenance::kNotMeasured);
+  EXPECT_EQ(r.shared[SharedKind::kWgmma].instructions, 8u);
+  EXPECT_EQ(r.shared[SharedKind::kWgmma].wavefronts, 64u);
 }
 
 TEST(LaunchRecordTest, CountedByHasOneNameEach) {

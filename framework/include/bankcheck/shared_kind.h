@@ -54,6 +54,10 @@ struct SharedKindInfo {
   const char* hardware_conflicts_metric;   // nullptr: none read
   IdealSource ideal;
   std::optional<SharedKind> hardware_also_counts;
+  // Whether the SASS Metrics API's per-instruction ideal (the default way to count) has been checked
+  // equal to ncu's Source page for this kind, instruction by instruction: only then do records
+  // counted through SASS metrics carry it (docs/counters.md).
+  bool sass_ideal_exact;
 };
 
 const std::array<SharedKindInfo, kSharedKindCount>& SharedKinds();
