@@ -14,7 +14,8 @@
 #      the hardware pair (docs/counters.md), the same derivation on ncu's readings. Hardware-sourced
 #      values are compared too, and marked "(hw)".
 # Launches are matched in order: the suite runs its cases sorted by name, as the results file
-# lists them. Exit 0 when everything agrees, 1 when anything differs, 2 on a usage or tool error.
+# lists them; the record of a graph launch whose nodes run one kernel takes ncu's rows of all its
+# nodes, added up. Exit 0 when everything agrees, 1 when anything differs, 2 on a usage or tool error.
 # Environment: NCU (default: ncu on PATH, else under /usr/local/cuda*/bin or /opt/nvidia/nsight-compute),
 # LOG_DIR (default: a new temporary folder).
 set -euo pipefail
@@ -65,13 +66,31 @@ def metric(launch, name):
     except ValueError:
         return None
 
+def summed(rows):
+    """ncu's rows of several kernel nodes as one row: each metric added up."""
+    total = list(rows[0])
+    for name, i in col.items():
+        values = [metric(row, name) for row in rows]
+        if all(v is not None for v in values):
+            total[i] = str(sum(values))
+    return total
+
 records = []
 for case, result in sorted(results["cases"].items()):
     for i, launch in enumerate(result["launches"]):
         records.append((case, i, launch))
-if len(records) != len(launches):
-    print(f"ncu profiled {len(launches)} launches, bankcheck recorded {len(records)}: cannot match them")
+# A record of a graph launch whose nodes run one kernel holds them all (docs/counters.md): ncu
+# profiles each node, so such a record takes as many of ncu's rows as it names nodes.
+nodes = [max(1, len(record.get("graph_kernels", []))) for _, _, record in records]
+if sum(nodes) != len(launches):
+    print(f"ncu profiled {len(launches)} launches, bankcheck recorded {len(records)} "
+          f"({sum(nodes)} kernel launches and nodes): cannot match them")
     sys.exit(1)
+matched, at = [], 0
+for n in nodes:
+    matched.append(summed(launches[at:at + n]))
+    at += n
+launches = matched
 
 differs = 0
 print(f"{'case':44} {'#':>2} {'kind':6} {'field':12} {'bankcheck':>12} {'ncu':>12}  verdict")

@@ -9,7 +9,13 @@ include(GoogleTest)
 function(bankcheck_add_test target)
   cmake_parse_arguments(ARG "GPU" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${target} ${ARG_SOURCES})
-  target_link_libraries(${target} PRIVATE ${ARG_LIBS} bankcheck::gtest_main)
+  # GPU programs get bankcheck's main (GPU selection, set-up before any test, exit 77 when all
+  # skipped); CPU programs GoogleTest's, which touches no GPU.
+  if(ARG_GPU)
+    target_link_libraries(${target} PRIVATE ${ARG_LIBS} bankcheck::gtest_main)
+  else()
+    target_link_libraries(${target} PRIVATE ${ARG_LIBS} GTest::gmock_main)
+  endif()
   bankcheck_set_warnings(${target})
   # A GPU program is one CTest test: its tests share one process (CUDA and CUPTI start once, about
   # 0.5 s), and it takes one GPU from CTest's resource allocation (`ctest --resource-spec-file`,

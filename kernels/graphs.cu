@@ -4,12 +4,16 @@
 // read a neighbour's slot (2-way; the neighbour, so that nvcc cannot forward the store), so any
 // record of the graph launch is 2-way for loads and stores whether CUPTI measures the graph as one
 // range or each kernel node as its own (docs/counters.md says which the H100 does).
-// The graph is captured, instantiated and launched inside the measured lambda: bankcheck learns a
-// graph's kernel nodes when it is instantiated, and a launch into a capturing stream is not run,
-// so it is not recorded.
+// The first two cases capture, instantiate and launch the graph inside the measured lambda; the
+// others build it in every other order a test does (before measuring, between two measurements,
+// launched twice, the same kernel in two nodes, a child graph, an executable graph updated with
+// cudaGraphExecUpdate). bankcheck learns a graph's kernel nodes when it is instantiated, and has
+// CUDA instantiate it instrumented (docs/counters.md, "CUDA graphs"); a launch into a capturing
+// stream is not run, so it is not recorded.
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -46,12 +50,12 @@ struct GraphBuffers {
     flags.Fill(0);
   }
 
-  // What the two kernels and the memset must have written.
-  void Check() const {
+  // What the two kernels (GraphStride2<first> and <second>) and the memset must have written.
+  void Check(float first = 1.0f, float second = 3.0f) const {
     std::vector<float> expected1(kThreads), expected2(kThreads);
     for (unsigned i = 0; i < kThreads; ++i) {
-      expected1[i] = 1.0f * in[(i + 1) % kThreads];
-      expected2[i] = 3.0f * in[(i + 1) % kThreads];
+      expected1[i] = first * in[(i + 1) % kThreads];
+      expected2[i] = second * in[(i + 1) % kThreads];
     }
     ExpectVectorsEqual(out1.ToHost(), expected1, "first kernel node");
     ExpectVectorsEqual(out2.ToHost(), expected2, "second kernel node");
@@ -147,9 +151,127 @@ void RegisterCapturedGraph() {
   RegisterKernelCase(std::move(c));
 }
 
+// A stream-captured graph of GraphStride2<kFirst> then GraphStride2<kSecond>, instantiated: what a
+// test builds once in its set-up and launches later. Destroys both graphs with itself.
+template <int kFirst, int kSecond>
+struct CapturedPair {
+  explicit CapturedPair(GraphBuffers& b) {
+    BANKCHECK_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    BANKCHECK_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    GraphStride2<kFirst><<<1, kThreads, 0, stream>>>(b.d_in.get(), b.out1.get());
+    BANKCHECK_CUDA_CHECK(cudaMemsetAsync(b.flags.get(), 0x5A, kFlagBytes, stream));
+    GraphStride2<kSecond><<<1, kThreads, 0, stream>>>(b.d_in.get(), b.out2.get());
+    BANKCHECK_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+    BANKCHECK_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  }
+  ~CapturedPair() {
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    cudaStreamDestroy(stream);
+  }
+  CapturedPair(const CapturedPair&) = delete;
+  CapturedPair& operator=(const CapturedPair&) = delete;
+  void Launch() const { BANKCHECK_CUDA_CHECK(cudaGraphLaunch(exec, stream)); }
+  void Synchronize() const { BANKCHECK_CUDA_CHECK(cudaStreamSynchronize(stream)); }
+
+  cudaStream_t stream = nullptr;
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+};
+
+// Registers graphs/<name>: a 2-way graph case whose run is `run`.
+void RegisterGraphCase(const char* name, const char* description, std::function<void(CaseContext&)> run) {
+  KernelCase c;
+  c.name = std::string("graphs/") + name;
+  c.description = description;
+  Expect2Way(c);
+  c.run = std::move(run);
+  RegisterKernelCase(std::move(c));
+}
+
+void RegisterGraphsBuiltOutsideTheMeasurement() {
+  RegisterGraphCase("built_before_measuring",
+                    "a captured graph instantiated before the measurement and launched inside it",
+                    [](CaseContext& ctx) {
+                      GraphBuffers b(0x6A3u);
+                      const CapturedPair<1, 3> graph(b);
+                      ctx.Measure([&] { graph.Launch(); });
+                      graph.Synchronize();
+                      b.Check();
+                      ExpectKernelsNamed(ctx.records());
+                    });
+  RegisterGraphCase("launched_twice",
+                    "a graph instantiated before measuring, launched twice in one measurement",
+                    [](CaseContext& ctx) {
+                      GraphBuffers b(0x6A4u);
+                      const CapturedPair<1, 3> graph(b);
+                      ctx.Measure([&] {
+                        graph.Launch();
+                        graph.Launch();
+                      });
+                      graph.Synchronize();
+                      b.Check();
+                      EXPECT_EQ(ctx.records().size(), 4u) << "one record per kernel node and launch";
+                    });
+  RegisterGraphCase("built_between_measurements",
+                    "a graph instantiated after a first measurement and launched in a second",
+                    [](CaseContext& ctx) {
+                      GraphBuffers b(0x6A5u);
+                      ctx.Measure([&] { GraphStride2<1><<<1, kThreads>>>(b.d_in.get(), b.out1.get()); });
+                      const CapturedPair<1, 3> graph(b);
+                      ctx.Measure([&] { graph.Launch(); });
+                      graph.Synchronize();
+                      b.Check();
+                      EXPECT_EQ(ctx.records().size(), 3u) << "the kernel, then each kernel node";
+                    });
+  RegisterGraphCase("same_kernel_twice",
+                    "one kernel in both nodes of a graph built before measuring: one record, both nodes",
+                    [](CaseContext& ctx) {
+                      GraphBuffers b(0x6A6u);
+                      const CapturedPair<1, 1> graph(b);
+                      ctx.Measure([&] { graph.Launch(); });
+                      graph.Synchronize();
+                      b.Check(1.0f, 1.0f);
+                      ASSERT_EQ(ctx.records().size(), 1u) << "nodes that run one kernel cannot be told apart";
+                      EXPECT_EQ(ctx.records()[0].graph_kernels.size(), 2u) << ctx.records()[0].kernel;
+                    });
+  RegisterGraphCase(
+      "child_graph", "a graph whose one node is a child graph of two kernel nodes, built before",
+      [](CaseContext& ctx) {
+        GraphBuffers b(0x6A7u);
+        const CapturedPair<1, 3> child(b);
+        cudaGraph_t parent = nullptr;
+        cudaGraphExec_t exec = nullptr;
+        BANKCHECK_CUDA_CHECK(cudaGraphCreate(&parent, 0));
+        cudaGraphNode_t node = nullptr;
+        BANKCHECK_CUDA_CHECK(cudaGraphAddChildGraphNode(&node, parent, nullptr, 0, child.graph));
+        BANKCHECK_CUDA_CHECK(cudaGraphInstantiate(&exec, parent, 0));
+        ctx.Measure([&] { BANKCHECK_CUDA_CHECK(cudaGraphLaunch(exec, child.stream)); });
+        child.Synchronize();
+        b.Check();
+        ExpectKernelsNamed(ctx.records());
+        cudaGraphExecDestroy(exec);
+        cudaGraphDestroy(parent);
+      });
+  RegisterGraphCase("exec_update",
+                    "an executable graph updated with cudaGraphExecUpdate before measuring: the new kernels",
+                    [](CaseContext& ctx) {
+                      GraphBuffers b(0x6A8u);
+                      const CapturedPair<5, 7> old_graph(b);
+                      const CapturedPair<1, 3> new_graph(b);
+                      cudaGraphExecUpdateResultInfo info{};
+                      BANKCHECK_CUDA_CHECK(cudaGraphExecUpdate(old_graph.exec, new_graph.graph, &info));
+                      ctx.Measure([&] { old_graph.Launch(); });
+                      old_graph.Synchronize();
+                      b.Check();
+                      ExpectKernelsNamed(ctx.records());
+                    });
+}
+
 BANKCHECK_REGISTER_CASES([] {
   RegisterExplicitGraph();
   RegisterCapturedGraph();
+  RegisterGraphsBuiltOutsideTheMeasurement();
 });
 
 }  // namespace

@@ -30,6 +30,7 @@
 #include <generated_cuda_meta.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -69,6 +70,13 @@ std::string Demangle(const char* mangled) {
 struct LaunchInfo : internal::KernelShape {
   bool graph = false;
   std::vector<internal::KernelShape> graph_kernels;
+  // A graph launch whose executable graph CUDA runs without the profiler's instrumentation beyond
+  // its first kernel node: it was instantiated before the launch callbacks were subscribed.
+  bool graph_unmeasurable = false;
+  // Why this launch cannot be counted exactly ("" when it can): it ran in a CUDA context other than
+  // the measured one and that context could not be patched, or a range-profiler session measures
+  // another context.
+  std::string context_unmeasurable;
   CUstream stream = nullptr;  // as launched (for telling a captured launch from a real one)
   // kSassMetrics: what the launch's instructions counted, by mangled kernel name, once read.
   std::map<std::string, internal::KindSums> sass;
@@ -83,8 +91,13 @@ struct LaunchLog {
   std::mutex mutex;
   bool recording = false;
   std::vector<LaunchInfo> launches;
-  // The kernel nodes of every graph instantiated since the callbacks were subscribed.
-  std::map<CUgraphExec, std::vector<internal::KernelShape>> graphs;
+  // Every executable graph instantiated since the callbacks were subscribed: its kernel nodes, and
+  // whether it was instantiated with the profiler's instrumentation on (ProfilableInstantiation).
+  struct GraphExec {
+    std::vector<internal::KernelShape> kernels;
+    bool measurable = false;
+  };
+  std::map<CUgraphExec, GraphExec> graphs;
   // cuStreamIsCapturing: a launch into a stream being captured does not run (it becomes a node).
   StreamIsCapturingFn stream_is_capturing = nullptr;
 
@@ -97,14 +110,24 @@ struct LaunchLog {
   // kSassMetrics: counts each recorded launch as it returns (nullptr: a range-profiler session).
   internal::SassCounting* sass = nullptr;
   bool awaiting_exit = false;  // a launch was recorded at its entry and is not counted yet
+  // kSassMetrics: launches from several host threads run one at a time, each from its entry to its
+  // counting at its exit, so that what a synchronization reads belongs to that launch alone.
+  std::atomic<bool> serialize{false};
+  std::mutex serial;
   bool launch_failed = false;  // a synchronization after a launch failed: count nothing more
   std::string sass_error;      // why reading the counts after a launch failed
 
-  void Start(internal::SassCounting* counting = nullptr) {
+  // The context a range-profiler session measures (null for SASS counting, which patches each
+  // context a kernel is launched in).
+  CUcontext measured_context = nullptr;
+
+  void Start(internal::SassCounting* counting = nullptr, CUcontext range_profiled = nullptr) {
     std::lock_guard<std::mutex> lock(mutex);
+    measured_context = range_profiled;
     launches.clear();
     recording = true;
     sass = counting;
+    serialize = counting != nullptr;
     awaiting_exit = launch_failed = false;
     sass_error.clear();
   }
@@ -113,11 +136,23 @@ struct LaunchLog {
     std::lock_guard<std::mutex> lock(mutex);
     recording = false;
     sass = nullptr;
+    serialize = false;
     awaiting_exit = false;
     return std::move(launches);
   }
-  // Records `launch` (under the mutex).
-  void Add(LaunchInfo launch) {
+  // Records `launch`, launched in `context` (under the mutex).
+  void Add(LaunchInfo launch, CUcontext context) {
+    if (sass != nullptr) {
+      try {
+        sass->Watch(context);
+      } catch (const std::exception& e) {
+        launch.context_unmeasurable = std::string("its CUDA context could not be patched: ") + e.what();
+      }
+    } else if (context != nullptr && measured_context != nullptr && context != measured_context) {
+      launch.context_unmeasurable =
+          "it ran in a CUDA context other than the one the range profiler measures (the primary "
+          "context); count it through SASS metrics (the default), which patch every context";
+    }
     launches.push_back(std::move(launch));
     awaiting_exit = sass != nullptr;
   }
@@ -160,6 +195,8 @@ constexpr CUpti_CallbackId kGraphFunctions[] = {
     CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags,
     CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams,
     CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2,
     CUPTI_DRIVER_TRACE_CBID_cuGraphExecDestroy,
 };
 
@@ -194,20 +231,68 @@ std::optional<std::pair<CUgraphExec, CUgraph>> Instantiated(CUpti_CallbackId id,
   }
 }
 
-// Graph instantiation, destruction and launch: what the log keeps of graphs.
+// At the exit of cuGraphExecUpdate: the executable graph and the graph it now runs.
+std::optional<std::pair<CUgraphExec, CUgraph>> Updated(CUpti_CallbackId id, const void* params) {
+  switch (id) {
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate: {
+      const auto* p = static_cast<const cuGraphExecUpdate_params*>(params);
+      return std::make_pair(p->hGraphExec, p->hGraph);
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2: {
+      const auto* p = static_cast<const cuGraphExecUpdate_v2_params*>(params);
+      return std::make_pair(p->hGraphExec, p->hGraph);
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+bool MakesGraphExec(CUpti_CallbackId id) {
+  return id != CUPTI_DRIVER_TRACE_CBID_cuGraphExecDestroy &&
+         std::find(std::begin(kGraphFunctions), std::end(kGraphFunctions), id) != std::end(kGraphFunctions);
+}
+
+// Instrumentation switched on around a graph's instantiation (or update) outside a session, on the
+// calling thread's context: CUDA runs an executable graph instantiated without it uninstrumented
+// beyond its first kernel node, in both counting modes, whatever happens later (upload, update,
+// relaunch); one instantiated with it counts every node in every later session (H100, driver
+// 580.159.04: docs/counters.md, "CUDA graphs"). Defined with the process state below; null when
+// the profiler cannot be set up (the graph is then reported as unmeasurable when measured).
+std::unique_ptr<internal::SassCounting> ProfilableInstantiation(CUcontext context);
+
+// Graph instantiation, update, destruction and launch: what the log keeps of graphs.
 void OnGraphCall(CUpti_CallbackId id, const CUpti_CallbackData& info) {
-  if (info.callbackSite == CUPTI_API_EXIT) {
-    // Every launch function's exit comes here too: take the lock only for an instantiation, and
-    // read the graph's nodes (driver calls) before it.
-    const auto made = Instantiated(id, info.functionParams);
-    if (!made || made->first == nullptr ||
-        *static_cast<const CUresult*>(info.functionReturnValue) != CUDA_SUCCESS)
+  // The instrumentation around an instantiation or update outside a session (this thread's).
+  thread_local std::unique_ptr<internal::SassCounting> instrumented;
+  thread_local bool measurable = false;
+  if (MakesGraphExec(id)) {
+    if (info.callbackSite == CUPTI_API_ENTER) {
+      bool recording = false;
+      {
+        std::lock_guard<std::mutex> lock(g_launch_log.mutex);
+        recording = g_launch_log.recording;
+      }
+      instrumented = recording ? nullptr : ProfilableInstantiation(info.context);
+      measurable = recording || instrumented != nullptr;
       return;
-    std::vector<internal::KernelShape> kernels = internal::KernelNodesOf(made->second);
-    std::lock_guard<std::mutex> lock(g_launch_log.mutex);
-    g_launch_log.graphs[made->first] = std::move(kernels);
+    }
+    instrumented.reset();
+    if (*static_cast<const CUresult*>(info.functionReturnValue) != CUDA_SUCCESS) return;
+    // Read the graph's nodes (driver calls) before taking the lock.
+    if (const auto made = Instantiated(id, info.functionParams); made && made->first != nullptr) {
+      LaunchLog::GraphExec exec{internal::KernelNodesOf(made->second), measurable};
+      std::lock_guard<std::mutex> lock(g_launch_log.mutex);
+      g_launch_log.graphs[made->first] = std::move(exec);
+    } else if (const auto updated = Updated(id, info.functionParams)) {
+      std::vector<internal::KernelShape> kernels = internal::KernelNodesOf(updated->second);
+      std::lock_guard<std::mutex> lock(g_launch_log.mutex);
+      LaunchLog::GraphExec& exec = g_launch_log.graphs[updated->first];
+      exec.kernels = std::move(kernels);
+      exec.measurable = exec.measurable && measurable;
+    }
     return;
   }
+  if (info.callbackSite == CUPTI_API_EXIT) return;
   if (id == CUPTI_DRIVER_TRACE_CBID_cuGraphExecDestroy) {
     std::lock_guard<std::mutex> lock(g_launch_log.mutex);
     g_launch_log.graphs.erase(static_cast<const cuGraphExecDestroy_params*>(info.functionParams)->hGraphExec);
@@ -221,10 +306,11 @@ void OnGraphCall(CUpti_CallbackId id, const CUpti_CallbackData& info) {
   LaunchInfo launch;
   launch.graph = true;
   const auto found = g_launch_log.graphs.find(exec);
-  if (found != g_launch_log.graphs.end()) launch.graph_kernels = found->second;
+  launch.graph_unmeasurable = found == g_launch_log.graphs.end() || !found->second.measurable;
+  if (found != g_launch_log.graphs.end()) launch.graph_kernels = found->second.kernels;
   if (!launch.graph_kernels.empty())
     static_cast<internal::KernelShape&>(launch) = launch.graph_kernels.front();
-  g_launch_log.Add(std::move(launch));
+  g_launch_log.Add(std::move(launch), info.context);
 }
 
 // The shape of a kernel launch from a launch function's parameters; nullopt for other functions.
@@ -269,11 +355,29 @@ void CUPTIAPI OnCuptiCallback(void* /*userdata*/, CUpti_CallbackDomain domain, C
     internal::OnModuleLoaded(data);  // for instruction attribution: source lines and opcodes
     return;
   }
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE && id == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
+    std::lock_guard<std::mutex> lock(g_launch_log.mutex);  // a session's patching lets go of it
+    if (g_launch_log.sass != nullptr)
+      g_launch_log.sass->Forget(static_cast<const CUpti_ResourceData*>(data)->context);
+    return;
+  }
   if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto* info = static_cast<const CUpti_CallbackData*>(data);
-  if (info->callbackSite == CUPTI_API_EXIT && IsLaunchFunction(id)) {
-    g_launch_log.CountLaunch();
-    return;
+  // Whether this thread holds g_launch_log.serial, from a launch's entry to its exit.
+  thread_local bool holds_serial = false;
+  if (IsLaunchFunction(id)) {
+    if (info->callbackSite == CUPTI_API_ENTER && g_launch_log.serialize) {
+      g_launch_log.serial.lock();
+      holds_serial = true;
+    }
+    if (info->callbackSite == CUPTI_API_EXIT) {
+      g_launch_log.CountLaunch();
+      if (holds_serial) {
+        holds_serial = false;
+        g_launch_log.serial.unlock();
+      }
+      return;
+    }
   }
   std::optional<LaunchInfo> launch =
       info->callbackSite == CUPTI_API_ENTER ? LaunchShape(id, info->functionParams) : std::nullopt;
@@ -284,7 +388,8 @@ void CUPTIAPI OnCuptiCallback(void* /*userdata*/, CUpti_CallbackDomain domain, C
   // symbolName is valid only inside the callback: copy it.
   launch->mangled = info->symbolName != nullptr ? info->symbolName : "<unknown kernel>";
   std::lock_guard<std::mutex> lock(g_launch_log.mutex);
-  if (g_launch_log.recording && !g_launch_log.Captured(launch->stream)) g_launch_log.Add(std::move(*launch));
+  if (g_launch_log.recording && !g_launch_log.Captured(launch->stream))
+    g_launch_log.Add(std::move(*launch), info->context);
 }
 
 // BANKCHECK_TRACE_SESSION=1 prints how long each step of a session takes, on stderr: where the
@@ -344,6 +449,8 @@ class LaunchCallbacks {
         BANKCHECK_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id));
       BANKCHECK_CUPTI_CHECK(
           cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED));
+      BANKCHECK_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE,
+                                                CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING));
     } catch (...) {
       cuptiUnsubscribe(subscriber_);
       throw;
@@ -615,6 +722,60 @@ Profiler& EnabledProfiler() {
   return GetProfiler(CoreMetrics(), SessionOptions::Replay::kKernel);
 }
 
+std::unique_ptr<internal::SassCounting> ProfilableInstantiation(CUcontext context) {
+  if (context == nullptr) return nullptr;
+  try {
+    std::lock_guard<std::mutex> lock(g_process.mutex);
+    // A failed set-up stays for the first session to report.
+    if (g_process.session_active || g_process.prepare_failure || !g_process.poisoned_by.empty())
+      return nullptr;
+    Profiler& profiler = EnabledProfiler();
+    return std::make_unique<internal::SassCounting>(context, profiler.device(), profiler.chip());
+  } catch (const std::exception&) {
+    return nullptr;  // the graph is reported as unmeasurable if a session launches it
+  }
+}
+
+// Whether `launch` ran a kernel (or a graph's kernel node) that may launch kernels from the device.
+bool MayLaunchFromDevice(const LaunchInfo& launch) {
+  if (internal::MayLaunchFromDevice(launch.mangled)) return true;
+  return std::any_of(
+      launch.graph_kernels.begin(), launch.graph_kernels.end(),
+      [](const internal::KernelShape& node) { return internal::MayLaunchFromDevice(node.mangled); });
+}
+
+// Refuses what a session saw run but cannot count exactly, naming it and what to do instead.
+// `sass`: the session counted through SASS metrics, which count no kernel launched from the device.
+void RefuseUnmeasurable(const std::vector<LaunchInfo>& launches, bool sass) {
+  for (size_t i = 0; i < launches.size(); ++i) {
+    if (sass && MayLaunchFromDevice(launches[i])) {
+      throw Error(ErrorKind::kUnmeasurable,
+                  "launch " + std::to_string(i + 1) + " of the session ('" +
+                      Demangle(launches[i].mangled.c_str()) +
+                      "') is a kernel of a module that launches kernels from the device (dynamic "
+                      "parallelism), and CUPTI's SASS Metrics API counts no device-launched kernel, so "
+                      "its counts would miss them. Measure it with SessionOptions::counters = "
+                      "kRangeProfiler (c.session.counters in a kernel case): its record then includes "
+                      "the kernels it launched, as ncu's does (docs/counters.md).");
+    }
+    if (!launches[i].context_unmeasurable.empty()) {
+      throw Error(ErrorKind::kUnmeasurable,
+                  "launch " + std::to_string(i + 1) + " of the session ('" +
+                      Demangle(launches[i].mangled.c_str()) +
+                      "') cannot be counted exactly: " + launches[i].context_unmeasurable);
+    }
+    if (!launches[i].graph_unmeasurable) continue;
+    throw Error(ErrorKind::kUnmeasurable,
+                "launch " + std::to_string(i + 1) +
+                    " of the session is a CUDA graph instantiated before bankcheck was set up in this "
+                    "process; CUDA runs such a graph without the profiler's instrumentation beyond its "
+                    "first kernel node, so its counts would be incomplete. Set bankcheck up before the "
+                    "graph is instantiated: link bankcheck::gtest_main (it does so before any test), or "
+                    "call BANKCHECK_SKIP_WITHOUT_GPU() or bankcheck::PrepareCounterSession() first "
+                    "(docs/counters.md, \"CUDA graphs\").");
+  }
+}
+
 // Auto range (one range per launch, in launch order) with the session's replay mode.
 void SetRangeProfilerConfig(Profiler& profiler, const SessionOptions& options,
                             std::vector<uint8_t>& counter_data) {
@@ -640,7 +801,7 @@ void SetRangeProfilerConfig(Profiler& profiler, const SessionOptions& options,
 
 // Starts a range-profiler pass with the launch log recording.
 void StartPass(Profiler& profiler) {
-  g_launch_log.Start();
+  g_launch_log.Start(nullptr, profiler.context());
   BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params, start);
   start.pRangeProfilerObject = profiler.range_profiler();
   if (const CUptiResult status = cuptiRangeProfilerStart(&start); status != CUPTI_SUCCESS) {
@@ -766,6 +927,9 @@ LaunchRecord MakeRecord(const LaunchInfo& launch, const std::vector<const char*>
   }
   SetSharedCounts(by_name, record);
   AddConsistencyNotes(record);
+  if (!launch.graph && internal::MayLaunchFromDevice(launch.mangled))
+    record.notes.push_back(
+        "the counts include the kernels it launched from the device (dynamic parallelism), as ncu's do");
   return record;
 }
 
@@ -963,6 +1127,7 @@ std::vector<LaunchRecord> CounterSession::Finish() {
   Profiler& profiler = *g_process.profiler;
   SynchronizeLaunches(launches, StopRangeProfiler);
   state_->trace.Step("launches, replayed and synchronized");
+  RefuseUnmeasurable(launches, /*sass=*/false);
 
   BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params, stop);
   stop.pRangeProfilerObject = profiler.range_profiler();
@@ -993,6 +1158,7 @@ std::vector<LaunchRecord> CounterSession::FinishSass() {
   state_->trace.Step("launches counted and synchronized");
   if (!sass_error.empty())
     throw Error(ErrorKind::kCupti, "reading a launch's SASS metrics failed: " + sass_error);
+  RefuseUnmeasurable(launches, /*sass=*/true);
   std::vector<LaunchRecord> records;
   for (const LaunchInfo& launch : launches) {
     if (!launch.counted) {

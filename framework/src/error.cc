@@ -18,6 +18,8 @@ const char* ErrorKindName(ErrorKind kind) {
       return "nested session";
     case ErrorKind::kKernelFault:
       return "kernel fault";
+    case ErrorKind::kUnmeasurable:
+      return "unmeasurable launch";
     case ErrorKind::kUnknownMetric:
       return "unknown metric";
     case ErrorKind::kBadInput:

@@ -15,6 +15,8 @@
 #include <mutex>
 #include <optional>
 #include <regex>
+#include <set>
+#include <string_view>
 #include <tuple>
 #include <utility>
 
@@ -32,8 +34,28 @@ struct CubinStore {
   std::vector<std::shared_ptr<const std::vector<char>>> loaded;  // CRC not computed yet
   std::map<uint32_t, std::shared_ptr<const std::vector<char>>> cubins;
   std::map<uint32_t, std::map<std::string, std::map<uint32_t, std::string>>> opcodes;
+  // The kernels of modules that launch kernels from the device (MayLaunchFromDevice).
+  std::set<std::string> device_launchers;
 };
 CubinStore g_cubins;
+
+// The functions of `cubin` (its ".text.<mangled name>" sections) when it links the device runtime's
+// launch; none otherwise. A byte search, not an ELF parse: the names only need to be found.
+std::vector<std::string> FunctionsIfLaunchingFromDevice(const char* cubin, size_t size) {
+  const std::string_view bytes(cubin, size);
+  if (bytes.find("cudaCDP2LaunchDevice") == std::string_view::npos &&
+      bytes.find("cudaLaunchDeviceV2") == std::string_view::npos)
+    return {};
+  std::vector<std::string> functions;
+  constexpr std::string_view kText = ".text.";
+  for (size_t at = bytes.find(kText); at != std::string_view::npos; at = bytes.find(kText, at + 1)) {
+    const size_t start = at + kText.size();
+    const size_t end = bytes.find('\0', start);
+    if (end == std::string_view::npos) break;
+    functions.emplace_back(bytes.substr(start, end - start));
+  }
+  return functions;
+}
 
 std::shared_ptr<const std::vector<char>> FindCubin(uint32_t crc) {
   std::lock_guard<std::mutex> lock(g_cubins.mutex);
@@ -277,6 +299,8 @@ struct SassCounting::State {
   CUcontext context;
   const MetricIds& ids;
   SassPatching patching;
+  // Other contexts that launched kernels while counting (Watch).
+  std::map<CUcontext, std::unique_ptr<SassPatching>> others;
 };
 
 SassCounting::SassCounting(CUcontext context, int device, const std::string& chip)
@@ -286,7 +310,12 @@ SassCounting::~SassCounting() = default;
 
 std::map<std::string, KindSums> SassCounting::Take() {
   std::map<std::string, KindSums> by_kernel;
-  for (const auto& [key, values] : Flush(state_->context)) {
+  Reported reported = Flush(state_->context);
+  // A module loaded in two contexts has the same instructions (keys) in both: add them up.
+  for (const auto& [context, patching] : state_->others)
+    for (const auto& [key, values] : Flush(context))
+      for (const auto& [id, value] : values) reported[key][id] += value;
+  for (const auto& [key, values] : reported) {
     const auto kind = KindOf(values, state_->ids);
     if (!kind) continue;
     const auto [wavefronts, ideal] = WavefrontsOf(values, state_->ids);
@@ -295,6 +324,13 @@ std::map<std::string, KindSums> SassCounting::Take() {
   return by_kernel;
 }
 
+void SassCounting::Watch(CUcontext context) {
+  if (context == nullptr || context == state_->context || state_->others.count(context) != 0) return;
+  state_->others.emplace(context, std::make_unique<SassPatching>(context));
+}
+
+void SassCounting::Forget(CUcontext context) { state_->others.erase(context); }
+
 const PerKind<bool>& SassCounting::unsupported() const { return state_->ids.unsupported; }
 
 void OnModuleLoaded(const void* data) {
@@ -302,8 +338,19 @@ void OnModuleLoaded(const void* data) {
   const auto* module = static_cast<const CUpti_ModuleResourceData*>(resource->resourceDescriptor);
   if (module == nullptr || module->pCubin == nullptr || module->cubinSize == 0) return;
   auto cubin = std::make_shared<const std::vector<char>>(module->pCubin, module->pCubin + module->cubinSize);
+  std::vector<std::string> launchers = FunctionsIfLaunchingFromDevice(module->pCubin, module->cubinSize);
   std::lock_guard<std::mutex> lock(g_cubins.mutex);
   g_cubins.loaded.push_back(std::move(cubin));
+  g_cubins.device_launchers.insert(launchers.begin(), launchers.end());
+}
+
+std::vector<std::string> DeviceLaunchingFunctions(const char* cubin, size_t size) {
+  return FunctionsIfLaunchingFromDevice(cubin, size);
+}
+
+bool MayLaunchFromDevice(const std::string& mangled) {
+  std::lock_guard<std::mutex> lock(g_cubins.mutex);
+  return g_cubins.device_launchers.count(mangled) != 0;
 }
 
 std::map<std::string, std::vector<InstructionCounts>> AttributeInstructions(

@@ -21,6 +21,15 @@ namespace bankcheck::internal {
 // that instructions can be mapped to source lines and opcodes later. `data` is the callback's.
 void OnModuleLoaded(const void* data);
 
+// Whether the kernel `mangled` is in a loaded module that launches kernels from the device
+// (dynamic parallelism: the module links CUDA's device runtime launch, __cudaCDP2LaunchDeviceV2).
+// The SASS Metrics API counts no device-launched kernel (H100, CUDA 13.0: docs/counters.md), so a
+// record of such a launch would miss them.
+bool MayLaunchFromDevice(const std::string& mangled);
+// The functions of a cubin that links the device runtime's launch (its ".text.<name>" sections);
+// none for other cubins. Exposed for its test.
+std::vector<std::string> DeviceLaunchingFunctions(const char* cubin, size_t size);
+
 // Runs `launches` once with SASS patching enabled on `context` and returns, per mangled kernel
 // name, its shared-memory instructions (most excess first) summed over its launches in
 // `launches`. The range profiler of this process must already be enabled (without it the H100
@@ -44,9 +53,15 @@ class SassCounting {
   SassCounting& operator=(const SassCounting&) = delete;
 
   // What the instructions counted since the last call (or since patching began), by mangled kernel
-  // name; the work counted must have finished (synchronize first). Throws bankcheck::Error when
-  // CUPTI refuses.
+  // name, in every context patched; the work counted must have finished (synchronize first). Throws
+  // bankcheck::Error when CUPTI refuses.
   std::map<std::string, KindSums> Take();
+  // Patches `context` too (a kernel launched in a context other than the session's: a library's
+  // own context, cuCtxCreate), until Forget(context) or the end; nothing when it is patched
+  // already. Throws bankcheck::Error when CUPTI refuses.
+  void Watch(CUcontext context);
+  // Stops patching `context` (it is being destroyed); what it counted must have been taken.
+  void Forget(CUcontext context);
   // The kinds this device has no instruction counter for.
   const PerKind<bool>& unsupported() const;
 

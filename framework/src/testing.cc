@@ -21,6 +21,8 @@ bool GpuRequired() {
                               std::strcmp(value, "yes") == 0 || std::strcmp(value, "ON") == 0);
 }
 
+void CounterSessionEnvironment::SetUp() { PrepareCounterSession(); }
+
 std::string NoGpuMessage(const GpuProbe& probe) {
   if (GpuRequired()) {
     return "BANKCHECK_REQUIRE_GPU=1 is set but there is no usable GPU: " + probe.reason +

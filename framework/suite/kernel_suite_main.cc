@@ -67,6 +67,7 @@ int main(int argc, char** argv) {
   // Before anything touches CUDA: run on the GPU CTest allocated to this test, if any.
   bankcheck::testing::SelectGpuFromCtestAllocation();
   ::testing::InitGoogleMock(&argc, argv);
+  ::testing::AddGlobalTestEnvironment(new bankcheck::testing::CounterSessionEnvironment);
   suites::InstallChildListener();
   return RUN_ALL_TESTS();  // the supervisor tells "every case skipped" from the progress file
 }

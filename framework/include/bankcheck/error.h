@@ -14,10 +14,11 @@ enum class ErrorKind {
   kTooManyLaunches,       // more launches than the counter image was sized for
   kNestedSession,         // a counter session is already active in this process
   kKernelFault,           // a kernel failed while it was measured
-  kUnknownMetric,         // a metric name the running chip does not have
-  kBadInput,              // malformed file or argument
-  kCupti,                 // any other CUPTI failure
-  kCuda,                  // any other CUDA runtime failure
+  kUnmeasurable,   // work that ran but cannot be counted exactly (e.g. a graph instantiated before set-up)
+  kUnknownMetric,  // a metric name the running chip does not have
+  kBadInput,       // malformed file or argument
+  kCupti,          // any other CUPTI failure
+  kCuda,           // any other CUDA runtime failure
 };
 
 const char* ErrorKindName(ErrorKind kind);

@@ -27,6 +27,16 @@ bool GpuRequired();
 // The message a GPU test prints when it cannot run.
 std::string NoGpuMessage(const GpuProbe& probe);
 
+// Sets bankcheck up (PrepareCounterSession) before any test or test-suite set-up runs, so that a
+// CUDA graph a fixture instantiates is counted node by node when a test measures it (CUDA runs a
+// graph instantiated before bankcheck was set up uninstrumented beyond its first node:
+// docs/counters.md, "CUDA graphs"). bankcheck::gtest_main adds it; a program with its own main()
+// adds it with ::testing::AddGlobalTestEnvironment(new bankcheck::testing::CounterSessionEnvironment).
+class CounterSessionEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override;
+};
+
 // Runs `launches` in a CounterSession and returns one record per launch. Each record is attached
 // to the running test's report as properties ("launch0.kernel", "launch0.ld_wavefronts", ...).
 std::vector<LaunchRecord> MeasureLaunches(const std::function<void()>& launches,
