@@ -228,9 +228,9 @@ void RegisterTileCopy(double load_ways, uint64_t load_conflicts) {
                   (kSwizzle ? "a chunk-swizzled (c ^ r % 8)" : "an unswizzled") +
                   " shared tile, read back by chunk column with 16-byte loads";
   // The copy: every 8-lane phase writes one whole 128-byte row (permuted within the row when
-  // swizzled): 4 wavefronts per instruction by the bank rule, as measured on the H100 for both
-  // tiles (32 instructions, 128 wavefronts, 0 conflicts): the swizzled copy, a permutation within
-  // each row, costs what a contiguous copy does.
+  // swizzled) from 128 contiguous bytes of a matrix row: 4 wavefronts per instruction by the
+  // 16-byte copy rule, as measured on the H100 for both tiles (32 instructions, 128 wavefronts, 0
+  // conflicts): the swizzled copy, a permutation within each row, costs what a contiguous copy does.
   c.expect[SharedKind::kCpAsync].instructions = kTiles * kPerWarp;  // 32
   c.expect[SharedKind::kCpAsync].wavefronts = kTiles * kPerWarp * 4;
   c.expect[SharedKind::kCpAsync].conflicts = 0;
