@@ -121,7 +121,8 @@ struct WarpCopy {
 // The lanes of a 16-byte cp.async phase (8 lanes, or fewer active) copy one 128-byte row: their
 // shared destinations are distinct 16-byte chunks of one 128-byte-aligned row, and their global
 // sources distinct 16-byte pieces of one 128-byte span (8 active lanes: contiguous 128 bytes, in
-// any order). A hypothesis fitted to the H100's measurements (docs/model.md, "cp.async").
+// any order). Addresses aligned to 16 bytes; lane_mask bits 0-7. A hypothesis fitted to the H100's
+// measurements (docs/model.md, "cp.async").
 bool IsRowCopy(const uint64_t* destinations, const uint64_t* sources, uint32_t lane_mask);
 
 // What a cp.async costs. 4 and 8 bytes: CostWarpAccess(destination), the bank rule (measured on
