@@ -1,6 +1,7 @@
 // `bankcheck predict` and `bankcheck explain`: one warp-level shared access through the CPU bank
 // model, described either as a stride or as one address per lane, for one kind of instruction
-// (--op: lds, sts, atoms, ldsm, stsm, ldgsts; docs/model.md gives each kind's rule).
+// (--op: lds, sts, atoms, ldsm, stsm, ldgsts; docs/model.md gives each kind's rule). A cp.async
+// takes its global source too (--src-stride).
 
 #include <unistd.h>
 
@@ -35,6 +36,7 @@ struct AccessOptions {
   std::string addresses;
   std::string active;
   std::string offset;
+  std::string src_stride;  // ldgsts: lane i's global source at i * src_stride * bytes
 };
 
 [[noreturn]] void ThrowBadInput(const std::string& message) { throw Error(ErrorKind::kBadInput, message); }
@@ -163,6 +165,37 @@ WarpAccess BuildAccess(const AccessOptions& options, SharedKind kind) {
   return access;
 }
 
+// The instruction as the model takes it: the shared access, and for a cp.async its global
+// sources, lane i's at i*T*bytes (T = --src-stride, default 1: contiguous; lane 31's at 0 when T is
+// negative). Only where the sources lie relative to each other matters (docs/model.md).
+WarpCopy BuildInstruction(const AccessOptions& options, SharedKind kind) {
+  if (!options.src_stride.empty() && kind != SharedKind::kCpAsync) {
+    ThrowBadInput("--src-stride " + options.src_stride + " with --op " + options.op +
+                  ": only a cp.async (--op ldgsts) has a global source");
+  }
+  WarpCopy copy;
+  copy.destination = BuildAccess(options, kind);
+  if (kind != SharedKind::kCpAsync) return copy;
+  const int64_t stride = options.src_stride.empty() ? 1 : ParseSigned(options.src_stride, "--src-stride");
+  const uint64_t bytes = copy.destination.bytes;
+  const uint64_t magnitude = stride < 0 ? 0 - static_cast<uint64_t>(stride) : static_cast<uint64_t>(stride);
+  uint64_t lowest = 0;  // lane 0's source when lane 31's is lowest
+  if (stride < 0 && __builtin_mul_overflow(magnitude, bytes * (kWarpSize - 1), &lowest)) {
+    ThrowBadInput("--src-stride " + options.src_stride + " is out of range");
+  }
+  copy.sources = WarpAccess::Strided(copy.destination.bytes, stride, kWarpSize, lowest).addresses;
+  return copy;
+}
+
+WarpCost CostInstruction(SharedKind kind, const WarpCopy& instruction) {
+  return kind == SharedKind::kCpAsync ? CostWarpCopy(instruction) : CostWarpAccess(instruction.destination);
+}
+
+WarpExplanation ExplainInstruction(SharedKind kind, const WarpCopy& instruction) {
+  return kind == SharedKind::kCpAsync ? ExplainWarpCopy(instruction)
+                                      : ExplainWarpAccess(instruction.destination);
+}
+
 // Options shared by predict and explain.
 void AddAccessOptions(CLI::App& command, AccessOptions& options) {
   command
@@ -196,12 +229,21 @@ void AddAccessOptions(CLI::App& command, AccessOptions& options) {
   CLI::Option* offset =
       command.add_option("--offset", options.offset, "With --stride: byte address of lane 0 (default 0)")
           ->type_name("O");
+  command
+      .add_option(
+          "--src-stride", options.src_stride,
+          "ldgsts only: lane i copies from global address i*T*B (T in elements; default 1, contiguous)")
+      ->type_name("T");
   addresses->excludes(stride)->excludes(active)->excludes(offset);
   command.footer(
       "Bank = (address / 4) % 32. Lanes are served in phases of 32 (1-4 bytes), 16 (8 bytes) or 8 (16 "
       "bytes);\n"
       "a phase costs the most distinct 4-byte words any bank holds.\n"
-      "--op lds, sts, atoms, ldgsts: each lane accesses B bytes at its address, by that rule.\n"
+      "--op lds, sts, atoms, ldgsts of 4 or 8 bytes: each lane accesses B bytes at its address, by\n"
+      "that rule.\n"
+      "--op ldgsts --bytes 16 (cp.async): phases of 8 lanes; a phase whose lanes copy one 128-byte\n"
+      "global span (--src-stride) into one 128-byte shared row costs 1 wavefront, any other 1 per lane\n"
+      "(a hypothesis fitted to the H100's measurements).\n"
       "--op ldsm, stsm (ldmatrix/stmatrix): each of lanes 0..N-1 gives the address of one 16-byte row\n"
       "(N = 8, 16, 32 for .x1, .x2, .x4; with --stride, lane i's row is at O + i*S*16): a 16-byte access,\n"
       "one 8-row matrix per phase, so the ideal is the number of matrices. See docs/model.md.\n"
@@ -251,13 +293,19 @@ std::string HowCosted(SharedKind kind, const WarpAccess& access) {
            (matrices == 1 ? " matrix" : " matrices") +
            " of 8 rows; each lane's 16-byte row is served as a 16-byte access, one matrix per phase\n";
   }
+  if (kind == SharedKind::kCpAsync && access.bytes == 16) {
+    return Heading(kind, access) +
+           ": phases of 8 lanes; a phase whose lanes copy one 128-byte global span into one 128-byte "
+           "shared row costs 1 wavefront, any other 1 per lane; the banks below are the destinations'\n";
+  }
   return Heading(kind, access) + ": served as an ordinary " + std::to_string(access.bytes) + "-byte access\n";
 }
 
-// What a reader of this prediction should know: where the model is known not to match.
+// What a reader of this prediction should know: where the model is known not to match, or guesses.
 void PrintCaveats(SharedKind kind, const WarpAccess& access) {
   if (kind == SharedKind::kCpAsync && access.bytes == 16) {
-    std::cerr << "bankcheck: note: 16-byte cp.async did not follow this rule on the H100 (docs/model.md)\n";
+    std::cerr << "bankcheck: note: the 16-byte cp.async rule is a hypothesis fitted to the H100's "
+                 "measurements (docs/model.md)\n";
   }
 }
 
@@ -274,8 +322,9 @@ void AddModelCommands(CLI::App& app) {
     predict->add_flag("--json", *json, "Print one JSON object: op, wavefronts, ideal, conflicts, ways");
     predict->callback([options, json] {
       const SharedKind kind = ParseOp(options->op);
-      const WarpAccess access = BuildAccess(*options, kind);
-      const WarpCost cost = CostWarpAccess(access);
+      const WarpCopy instruction = BuildInstruction(*options, kind);
+      const WarpAccess& access = instruction.destination;
+      const WarpCost cost = CostInstruction(kind, instruction);
       PrintCaveats(kind, access);
       if (*json) {
         nlohmann::ordered_json out;
@@ -303,7 +352,7 @@ void AddModelCommands(CLI::App& app) {
         ->type_name("FILE");
     explain->callback([options, svg_path] {
       const SharedKind kind = ParseOp(options->op);
-      const WarpExplanation explanation = ExplainWarpAccess(BuildAccess(*options, kind));
+      const WarpExplanation explanation = ExplainInstruction(kind, BuildInstruction(*options, kind));
       PrintCaveats(kind, explanation.access);
       if (!svg_path->empty()) {
         WriteFileAtomically(*svg_path, RenderBankMapSvg(explanation));

@@ -97,10 +97,13 @@ std::string RenderBankMapText(const WarpExplanation& explanation, const BankMapO
     }
     const auto idle = std::count_if(phase.banks.begin(), phase.banks.end(),
                                     [](const BankUse& bank) { return bank.words.empty(); });
+    // The worst bank's words, not the phase's wavefronts: a 16-byte cp.async phase can cost more
+    // than its worst bank holds (ExplainWarpCopy).
+    const size_t worst_words = phase.banks[phase.worst_bank].words.size();
     out << paint(kAnsiBold, "phase " + std::to_string(p) + " (lanes " + lanes +
                                 "): " + Plural(phase.wavefronts, "wavefront", "wavefronts") +
                                 ", worst bank " + std::to_string(phase.worst_bank) + " (" +
-                                Plural(phase.wavefronts, "word", "words") + "), " +
+                                Plural(worst_words, "word", "words") + "), " +
                                 Plural(static_cast<uint64_t>(idle), "bank", "banks") + " idle")
         << "\n";
     for (int b = 0; b < kSharedBanks; ++b) {
@@ -109,7 +112,7 @@ std::string RenderBankMapText(const WarpExplanation& explanation, const BankMapO
       std::ostringstream line;
       line << "  bank " << std::setw(2) << b << "  lanes " << std::left << std::setw(12)
            << FormatLaneRanges(bank.lanes) << std::right << " words " << FormatWords(bank.words);
-      const bool worst = b == phase.worst_bank && phase.wavefronts > 1;
+      const bool worst = b == phase.worst_bank && worst_words > 1;
       if (b == phase.worst_bank) line << "  <- worst bank";
       const char* colour = worst ? kAnsiWorst : bank.words.size() > 1 ? kAnsiConflict : nullptr;
       out << (colour != nullptr ? paint(colour, line.str()) : line.str()) << "\n";
@@ -132,7 +135,7 @@ std::string RenderBankMapSvg(const WarpExplanation& explanation) {
     const PhaseExplanation& phase = explanation.phases[explanation.worst_phase];
     caption = "worst bank " + std::to_string(explanation.worst_bank) + " in phase " +
               std::to_string(explanation.worst_phase) + ": " +
-              Plural(phase.wavefronts, "distinct word", "distinct words");
+              Plural(phase.banks[explanation.worst_bank].words.size(), "distinct word", "distinct words");
   }
 
   std::ostringstream svg;

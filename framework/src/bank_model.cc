@@ -1,6 +1,7 @@
 #include "bankcheck/bank_model.h"
 
 #include <algorithm>
+#include <limits>
 #include <sstream>
 
 #include "bankcheck/bank_map.h"
@@ -113,6 +114,64 @@ std::string FormatDim3(const Dim3& d) {
 
 bool IsMatrixKind(SharedKind kind) { return kind == SharedKind::kLdmatrix || kind == SharedKind::kStmatrix; }
 
+// A cp.async lane's global source: its source function's, or lane * bytes without one.
+uint64_t SourceAddress(const SharedAccess& copy, const Dim3& block, const Dim3& thread, uint32_t iteration,
+                       int lane) {
+  if (!copy.source) return uint64_t{copy.bytes} * static_cast<uint64_t>(lane);
+  const std::optional<uint64_t> source = copy.source(block, thread, iteration);
+  if (!source) {
+    throw Error(
+        ErrorKind::kBadInput,
+        "lane " + std::to_string(lane) + " has a shared destination but its source function gave no address");
+  }
+  return *source;
+}
+
+// A 16-byte cp.async (docs/model.md, "cp.async"): 8 lanes per phase, one 16-byte chunk each, a row
+// of 128 bytes per phase.
+constexpr uint32_t kCopyChunkBytes = 16;
+constexpr uint64_t kCopyRowBytes = 128;
+constexpr int kCopyPhaseLanes = 8;
+constexpr uint32_t kCopyPhaseMask = (1u << kCopyPhaseLanes) - 1u;
+
+// The phase's cost: one wavefront for a row copy, otherwise one per active lane.
+uint32_t CopyPhaseWavefronts(const WarpCopy& copy, int first_lane) {
+  const uint32_t lane_mask = (copy.destination.active_mask >> first_lane) & kCopyPhaseMask;
+  if (lane_mask == 0) return 0;
+  if (IsRowCopy(copy.destination.addresses.data() + first_lane, copy.sources.data() + first_lane, lane_mask))
+    return 1;
+  return static_cast<uint32_t>(__builtin_popcount(lane_mask));
+}
+
+// A cp.async reads its source at the alignment of its size, as it writes its destination.
+void ValidateSources(const WarpCopy& copy) {
+  const uint64_t misalignment = copy.destination.bytes - 1u;
+  for (uint32_t mask = copy.destination.active_mask; mask != 0; mask &= mask - 1) {
+    const int lane = LowestSetBit(mask);
+    if ((copy.sources[lane] & misalignment) != 0) {
+      std::ostringstream message;
+      message << "lane " << lane << " global source 0x" << std::hex << copy.sources[lane] << std::dec << " ("
+              << copy.sources[lane] << ") is not aligned to its " << copy.destination.bytes
+              << "-byte copy size";
+      throw Error(ErrorKind::kBadInput, message.str());
+    }
+  }
+}
+
+// The first phase with the most wavefronts, and its worst bank.
+void MarkWorstPhase(WarpExplanation& explanation) {
+  explanation.worst_phase = -1;
+  explanation.worst_bank = -1;
+  for (size_t p = 0; p < explanation.phases.size(); ++p) {
+    const PhaseExplanation& phase = explanation.phases[p];
+    if (phase.wavefronts > 0 && (explanation.worst_phase < 0 ||
+                                 phase.wavefronts > explanation.phases[explanation.worst_phase].wavefronts)) {
+      explanation.worst_phase = static_cast<int>(p);
+      explanation.worst_bank = phase.worst_bank;
+    }
+  }
+}
+
 }  // namespace
 
 WarpAccess WarpAccess::Strided(uint32_t bytes, int64_t stride_elements, int active_lanes, uint64_t offset) {
@@ -215,15 +274,60 @@ WarpExplanation ExplainWarpAccess(const WarpAccess& access) {
     }
     if (phase.active_lanes > 0) ++ideal;
     wavefronts += phase.wavefronts;
-    const int index = static_cast<int>(explanation.phases.size());
-    if (phase.wavefronts > 0 && (explanation.worst_phase < 0 ||
-                                 phase.wavefronts > explanation.phases[explanation.worst_phase].wavefronts)) {
-      explanation.worst_phase = index;
-      explanation.worst_bank = phase.worst_bank;
-    }
     explanation.phases.push_back(std::move(phase));
   }
   explanation.cost = MakeCost(wavefronts, ideal);
+  MarkWorstPhase(explanation);
+  return explanation;
+}
+
+bool IsRowCopy(const uint64_t* destinations, const uint64_t* sources, uint32_t lane_mask) {
+  if (lane_mask == 0) return false;
+  const uint64_t row = destinations[LowestSetBit(lane_mask)] / kCopyRowBytes;
+  uint64_t lowest_source = std::numeric_limits<uint64_t>::max();
+  for (uint32_t mask = lane_mask; mask != 0; mask &= mask - 1)
+    lowest_source = std::min(lowest_source, sources[LowestSetBit(mask)]);
+  uint32_t destination_chunks = 0;  // bit c: chunk c of the row is written
+  uint32_t source_chunks = 0;       // bit c: bytes 16c..16c+15 above the lowest source are read
+  for (uint32_t mask = lane_mask; mask != 0; mask &= mask - 1) {
+    const int lane = LowestSetBit(mask);
+    const uint64_t source_offset = sources[lane] - lowest_source;
+    if (destinations[lane] / kCopyRowBytes != row || source_offset >= kCopyRowBytes) return false;
+    const uint32_t destination_chunk = 1u << (destinations[lane] % kCopyRowBytes / kCopyChunkBytes);
+    const uint32_t source_chunk = 1u << (source_offset / kCopyChunkBytes);
+    if ((destination_chunks & destination_chunk) != 0 || (source_chunks & source_chunk) != 0) return false;
+    destination_chunks |= destination_chunk;
+    source_chunks |= source_chunk;
+  }
+  return true;
+}
+
+WarpCost CostWarpCopy(const WarpCopy& copy) {
+  if (copy.destination.bytes != kCopyChunkBytes) {
+    const WarpCost cost = CostWarpAccess(copy.destination);
+    ValidateSources(copy);
+    return cost;
+  }
+  ValidateWarpAccess(copy.destination);
+  ValidateSources(copy);
+  uint32_t wavefronts = 0;
+  uint32_t ideal = 0;
+  for (int first = 0; first < kWarpSize; first += kCopyPhaseLanes) {
+    const uint32_t phase_wavefronts = CopyPhaseWavefronts(copy, first);
+    wavefronts += phase_wavefronts;
+    ideal += phase_wavefronts > 0 ? 1 : 0;
+  }
+  return MakeCost(wavefronts, ideal);
+}
+
+WarpExplanation ExplainWarpCopy(const WarpCopy& copy) {
+  WarpExplanation explanation = ExplainWarpAccess(copy.destination);
+  ValidateSources(copy);
+  if (copy.destination.bytes != kCopyChunkBytes) return explanation;
+  for (PhaseExplanation& phase : explanation.phases)
+    phase.wavefronts = CopyPhaseWavefronts(copy, phase.first_lane);
+  explanation.cost = CostWarpCopy(copy);
+  MarkWorstPhase(explanation);
   return explanation;
 }
 
@@ -250,6 +354,10 @@ PredictedCounts PredictLaunch(const Dim3& grid, const Dim3& block,
       throw Error(ErrorKind::kBadInput, "shared access '" + a.name + "' has no valid kind (" +
                                             std::to_string(IndexOf(a.kind)) + ")");
     }
+    if (a.source && a.kind != SharedKind::kCpAsync) {
+      throw Error(ErrorKind::kBadInput, std::string(InfoOf(a.kind).instruction) + " '" + a.name +
+                                            "' has a source address function; only a cp.async has a source");
+    }
     if (IsMatrixKind(a.kind) && a.bytes != kMatrixRowBytes) {
       throw Error(ErrorKind::kBadInput, std::string(InfoOf(a.kind).instruction) + " '" + a.name + "': size " +
                                             std::to_string(a.bytes) +
@@ -270,7 +378,7 @@ PredictedCounts PredictLaunch(const Dim3& grid, const Dim3& block,
   struct Worst {
     bool found = false;
     uint32_t conflicts = 0;
-    WarpAccess access;
+    WarpCopy access;  // the destination alone but for a cp.async
     const SharedAccess* instruction = nullptr;
     Dim3 block;
     uint32_t warp = 0;
@@ -288,17 +396,21 @@ PredictedCounts PredictLaunch(const Dim3& grid, const Dim3& block,
           for (const SharedAccess& instruction : accesses) {
             SharedCounts& counts = predicted[instruction.kind];
             for (uint32_t iteration = 0; iteration < instruction.iterations; ++iteration) {
-              WarpAccess access;
-              access.bytes = instruction.bytes;
-              for (int lane = 0; lane < lanes; ++lane) {
-                const std::optional<uint64_t> address =
-                    instruction.address(block_index, thread_index[first_thread + lane], iteration);
-                if (address) access.SetLane(lane, *address);
-              }
-              if (access.active_mask == 0) continue;
+              WarpCopy access;
+              access.destination.bytes = instruction.bytes;
               WarpCost cost;
               try {
-                cost = CostWarpAccess(access);
+                for (int lane = 0; lane < lanes; ++lane) {
+                  const Dim3& thread = thread_index[first_thread + lane];
+                  const std::optional<uint64_t> address = instruction.address(block_index, thread, iteration);
+                  if (!address) continue;
+                  access.destination.SetLane(lane, *address);
+                  if (instruction.kind == SharedKind::kCpAsync)
+                    access.sources[lane] = SourceAddress(instruction, block_index, thread, iteration, lane);
+                }
+                if (access.destination.active_mask == 0) continue;
+                cost = instruction.kind == SharedKind::kCpAsync ? CostWarpCopy(access)
+                                                                : CostWarpAccess(access.destination);
               } catch (const Error& e) {
                 throw Error(e.kind(), std::string(InfoOf(instruction.kind).instruction) + " '" +
                                           instruction.name + "' in block " + FormatDim3(block_index) +
@@ -332,7 +444,9 @@ PredictedCounts PredictLaunch(const Dim3& grid, const Dim3& block,
           << std::min<uint64_t>(threads_per_block, uint64_t{worst.warp + 1} * kWarpSize) - 1 << ")";
     if (worst.instruction->iterations > 1) where << ", iteration " << worst.iteration;
     where << "\n";
-    predicted.bank_map = where.str() + RenderBankMapText(ExplainWarpAccess(worst.access));
+    const bool copy = worst.instruction->kind == SharedKind::kCpAsync;
+    predicted.bank_map = where.str() + RenderBankMapText(copy ? ExplainWarpCopy(worst.access)
+                                                              : ExplainWarpAccess(worst.access.destination));
   }
   return predicted;
 }

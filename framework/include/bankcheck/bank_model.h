@@ -111,6 +111,29 @@ struct WarpExplanation {
 
 WarpExplanation ExplainWarpAccess(const WarpAccess& access);
 
+// One warp-level cp.async (LDGSTS): each active lane of `destination` copies destination.bytes
+// bytes from its global source address to its shared address.
+struct WarpCopy {
+  WarpAccess destination;
+  std::array<uint64_t, kWarpSize> sources{};  // global byte addresses; ignored for inactive lanes
+};
+
+// The lanes of a 16-byte cp.async phase (8 lanes, or fewer active) copy one 128-byte row: their
+// shared destinations are distinct 16-byte chunks of one 128-byte-aligned row, and their global
+// sources distinct 16-byte pieces of one 128-byte span (8 active lanes: contiguous 128 bytes, in
+// any order). Addresses aligned to 16 bytes; lane_mask bits 0-7. A hypothesis fitted to the H100's
+// measurements (docs/model.md, "cp.async").
+bool IsRowCopy(const uint64_t* destinations, const uint64_t* sources, uint32_t lane_mask);
+
+// What a cp.async costs. 4 and 8 bytes: CostWarpAccess(destination), the bank rule (measured on
+// the H100). 16 bytes: lanes in phases of 8; a phase costs 1 wavefront when its lanes copy one row
+// (IsRowCopy), otherwise one per active lane; ideal = phases with an active lane.
+// Throws Error(kBadInput) as ValidateWarpAccess does, or when a source is not aligned to the size.
+WarpCost CostWarpCopy(const WarpCopy& copy);
+
+// ExplainWarpAccess of the destination, each phase costed as CostWarpCopy costs it.
+WarpExplanation ExplainWarpCopy(const WarpCopy& copy);
+
 // ---------------------------------------------------------------------------------------------
 // Launch level.
 
@@ -135,6 +158,9 @@ struct SharedAccess {
   uint32_t bytes = 4;
   uint32_t iterations = 1;  // how many times each thread executes it (a loop's trip count)
   LaneAddressFunction address;
+  // cp.async only: the lane's global source address. Empty: lane i of a warp reads i * bytes, a
+  // contiguous source.
+  LaneAddressFunction source;
 };
 
 namespace internal {
@@ -172,9 +198,10 @@ LaneAddressFunction ToLaneAddressFunction(F&& f) {
 }  // namespace internal
 
 // How each kind is costed (docs/model.md, "Instruction kinds"):
-//   loads, stores, shared atomics, cp.async: each active lane accesses `bytes` at its address,
-//     costed by the rule above for that size. (The 16-byte cp.async did not follow it on the
-//     H100; shared-atomic conflicts have no exact counter to check it against.)
+//   loads, stores, shared atomics, 4- and 8-byte cp.async: each active lane accesses `bytes` at
+//     its address, costed by the rule above for that size. (Shared-atomic conflicts have no exact
+//     counter to check it against.)
+//   16-byte cp.async: CostWarpCopy, which takes the global source addresses too.
 //   ldmatrix, stmatrix: each 8x8 b16 matrix is 8 rows of 16 bytes, one row address per lane
 //     (lanes 0-7 for .x1, 0-15 for .x2, all 32 for .x4): exactly a 16-byte access of the row
 //     addresses, one phase of 8 lanes per matrix; ideal = matrices.
@@ -185,8 +212,12 @@ LaneAddressFunction ToLaneAddressFunction(F&& f) {
 template <typename F>
 SharedAccess SharedAccessOf(SharedKind kind, std::string name, uint32_t bytes, F&& address,
                             uint32_t iterations = 1) {
-  return SharedAccess{std::move(name), kind, bytes, iterations,
-                      internal::ToLaneAddressFunction(std::forward<F>(address))};
+  return SharedAccess{std::move(name),
+                      kind,
+                      bytes,
+                      iterations,
+                      internal::ToLaneAddressFunction(std::forward<F>(address)),
+                      {}};
 }
 
 template <typename F>
@@ -205,10 +236,20 @@ SharedAccess SharedAtomic(std::string name, uint32_t bytes, F&& address, uint32_
   return SharedAccessOf(SharedKind::kAtomic, std::move(name), bytes, std::forward<F>(address), iterations);
 }
 
-// cp.async (LDGSTS) of `bytes` bytes per lane: `address` is the lane's shared destination.
+// cp.async (LDGSTS) of `bytes` bytes per lane: `address` is the lane's shared destination, and
+// the source is taken as contiguous (lane i of a warp reads i * bytes).
 template <typename F>
 SharedAccess CpAsync(std::string name, uint32_t bytes, F&& address, uint32_t iterations = 1) {
   return SharedAccessOf(SharedKind::kCpAsync, std::move(name), bytes, std::forward<F>(address), iterations);
+}
+
+// cp.async with its global source: `source` gives the lane's global byte address, as `address`
+// gives its shared one (a 16-byte copy's cost depends on both: CostWarpCopy).
+template <typename F, typename G, typename = std::enable_if_t<!std::is_arithmetic_v<std::decay_t<G>>>>
+SharedAccess CpAsync(std::string name, uint32_t bytes, F&& address, G&& source, uint32_t iterations = 1) {
+  SharedAccess access = CpAsync(std::move(name), bytes, std::forward<F>(address), iterations);
+  access.source = internal::ToLaneAddressFunction(std::forward<G>(source));
+  return access;
 }
 
 // ldmatrix: each lane that supplies a row returns the byte address of its 16-byte row, the others
@@ -232,9 +273,12 @@ SharedAccess Stmatrix(std::string name, F&& row_address, uint32_t iterations = 1
 // least one active lane; ideal_provenance stays kExact.
 // bank_map is the text bank map of the instruction with the most conflicts (the first one found
 // on a tie; the first instruction when none conflicts), with a line saying where it ran.
+// A cp.async is costed by CostWarpCopy with its sources (the default source when it has no
+// source function).
 // Throws Error(kBadInput) for an empty grid or block, a block over 1024 threads, a missing
-// address function, an ldmatrix/stmatrix whose size is not 16 bytes, or an access the model
-// rejects (with the access, block and warp named).
+// address function, a source function on anything but a cp.async, a source function that gives
+// no address for an active lane, an ldmatrix/stmatrix whose size is not 16 bytes, or an access
+// the model rejects (with the access, block and warp named).
 PredictedCounts PredictLaunch(const Dim3& grid, const Dim3& block, const std::vector<SharedAccess>& accesses);
 
 }  // namespace bankcheck
