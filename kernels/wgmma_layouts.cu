@@ -9,9 +9,11 @@
 // (SM90_64x64x16_F32F16F16_SS, K-major), and the TMA descriptors (make_tma_atom); the cp.async
 // copy-in addresses come from the same layout, so the copy writes where the descriptors read.
 //
-// SASS (nvcc 13.0, sm_90a) per thread: cp_async 16 LDGSTS.E.64 (8 for A, 8 for B) and 4
-// HGMMA.64x64x16.F32; tma 4 HGMMA.64x64x16.F32, the TMA loads (UTMALDG) issued by thread 0, and
-// the mbarrier's SYNCS; no LDS or STS in either.
+// SASS (nvcc 13.0, sm_90a, read with cuobjdump) per warp: cp_async 16 LDGSTS.E.LTC128B.64 (8 for A,
+// 8 for B), 4 HGMMA.64x64x16.F32 and no LDS or STS (but four `@!PT LDS RZ, [RZ]`, executed by no
+// lane and so not counted, as in kernels/cp_async.cu); tma 4 HGMMA.64x64x16.F32, the mbarrier's
+// SYNCS.EXCH.64 (init), SYNCS.ARRIVE.TRANS64 and SYNCS.PHASECHK.TRANS64.TRYWAIT, and UTMALDG.2D
+// (thread 0: 1, 2, 4 or 8 per tile for sw128, sw64, sw32, interleaved: one per atom column).
 
 #include <gtest/gtest.h>
 
