@@ -113,7 +113,7 @@ TEST_F(CliTest, SixteenByteCpAsyncComesWithANote) {
   const CliRun run = Bankcheck("predict --json --op ldgsts --bytes 16 --stride 2");
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NO_THROW(nlohmann::json::parse(run.out)) << run.out;
-  EXPECT_THAT(run.err, HasSubstr("the 16-byte cp.async rule is a hypothesis"));
+  EXPECT_THAT(run.err, HasSubstr("the 16-byte cp.async rule is fitted to the H100's measurements"));
   EXPECT_EQ(Bankcheck("predict --json --op ldgsts --bytes 4 --stride 2").err, "");
 }
 

@@ -243,7 +243,7 @@ void AddAccessOptions(CLI::App& command, AccessOptions& options) {
       "that rule.\n"
       "--op ldgsts --bytes 16 (cp.async): phases of 8 lanes; a phase whose lanes copy one 128-byte\n"
       "global span (--src-stride) into one 128-byte shared row costs 1 wavefront, any other 1 per lane\n"
-      "(a hypothesis fitted to the H100's measurements).\n"
+      "(fitted to and checked on the H100; partial phases and unaligned sources unmeasured).\n"
       "--op ldsm, stsm (ldmatrix/stmatrix): each of lanes 0..N-1 gives the address of one 16-byte row\n"
       "(N = 8, 16, 32 for .x1, .x2, .x4; with --stride, lane i's row is at O + i*S*16): a 16-byte access,\n"
       "one 8-row matrix per phase, so the ideal is the number of matrices. See docs/model.md.\n"
@@ -304,8 +304,8 @@ std::string HowCosted(SharedKind kind, const WarpAccess& access) {
 // What a reader of this prediction should know: where the model is known not to match, or guesses.
 void PrintCaveats(SharedKind kind, const WarpAccess& access) {
   if (kind == SharedKind::kCpAsync && access.bytes == 16) {
-    std::cerr << "bankcheck: note: the 16-byte cp.async rule is a hypothesis fitted to the H100's "
-                 "measurements (docs/model.md)\n";
+    std::cerr << "bankcheck: note: the 16-byte cp.async rule is fitted to the H100's measurements; partial "
+                 "phases and unaligned sources are unmeasured (docs/model.md)\n";
   }
 }
 
