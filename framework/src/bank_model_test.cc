@@ -649,7 +649,8 @@ TEST(PredictLaunchTest, BadInputNamesTheAccess) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 16-byte cp.async: its own rule (docs/model.md, "cp.async"), fitted to the H100 and confirmed on four more cases.
+// 16-byte cp.async: its own rule (docs/model.md, "cp.async"), fitted to the H100 and confirmed on four more
+// cases.
 
 // The rule as plainly as possible, sharing no code with the model: per 8-lane phase, the active
 // lanes copy one row when their destinations are distinct and lie in one 128-byte-aligned row and

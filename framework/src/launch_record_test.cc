@@ -173,7 +173,6 @@ TEST(LaunchRecordTest, SassSumsGiveExactIdealsWhereCheckedAgainstNcu) {
   sums[SharedKind::kLoad] = {128, 4096, 512};
   sums[SharedKind::kCpAsync] = {4, 128, 16};
   sums[SharedKind::kAtomic] = {256, 806, 256};
-  sums[SharedKind::kWgmma] = {8, 64, 32};
   sums[SharedKind::kDsmem] = {16, 0, 0};
   PerKind<bool> unsupported;
   unsupported[SharedKind::kWgmma] = true;
@@ -188,17 +187,6 @@ TEST(LaunchRecordTest, SassSumsGiveExactIdealsWhereCheckedAgainstNcu) {
   EXPECT_EQ(r.shared[SharedKind::kDsmem], (SharedCounts{16, 0, 0, Provenance::kNotMeasured}));
   EXPECT_TRUE(r.unsupported[SharedKind::kWgmma]);
   EXPECT_FALSE(r.unsupported[SharedKind::kLoad]);
-}
-
-TEST(LaunchRecordTest, SassIdealsNotCheckedAgainstNcuStayUnmeasured) {
-  PerKind<SharedCounts> sums;
-  sums[SharedKind::kWgmma] = {8, 64, 32};
-  LaunchRecord r;
-  SetSassCounts(sums, PerKind<bool>{}, r);
-  EXPECT_EQ(r.shared[SharedKind::kWgmma].ideal_provenance,
-            InfoOf(SharedKind::kWgmma).sass_ideal_exact ? Provenance::kExact : Provenance::kNotMeasured);
-  EXPECT_EQ(r.shared[SharedKind::kWgmma].instructions, 8u);
-  EXPECT_EQ(r.shared[SharedKind::kWgmma].wavefronts, 64u);
 }
 
 TEST(LaunchRecordTest, CountedByHasOneNameEach) {

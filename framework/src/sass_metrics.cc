@@ -377,9 +377,10 @@ std::map<std::string, std::vector<InstructionCounts>> AttributeInstructions(
 
 std::map<std::string, std::map<uint32_t, std::string>> ParseNvdisasm(const std::string& listing) {
   // "        .text._Z9transposePKfPf:" opens a function; "/*0220*/  @!P0 LDS.128 R4, [R2] ;" is
-  // an instruction (an optional predicate, then the opcode with its modifiers).
+  // an instruction (an optional predicate, then the opcode with its modifiers, which may hold
+  // lower-case letters: HGMMA.64x64x16.F32).
   static const std::regex function(R"(^\s*\.text\.([^\s:]+):)");
-  static const std::regex instruction(R"(/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_.]*))");
+  static const std::regex instruction(R"(/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Za-z0-9_.]*))");
   std::map<std::string, std::map<uint32_t, std::string>> opcodes;
   std::map<uint32_t, std::string>* current = nullptr;
   size_t start = 0;

@@ -25,6 +25,7 @@ constexpr char kListing[] = R"listing(
         /*0230*/                   LDSM.16.M88.4 R8, [R3] ;
 .L_x_0:
         /*0240*/               @UP0 ATOMS.POPC.INC.32 RZ, [R2+UR5], RZ ;
+        /*0248*/                   HGMMA.64x64x16.F32 R24, gdesc[UR4], R24 ;
         /*0250*/                   EXIT ;
 .text._Z5OtherPi:
         /*0000*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;
@@ -33,10 +34,10 @@ constexpr char kListing[] = R"listing(
 TEST(ParseNvdisasmTest, OpcodesByFunctionAndOffsetWithoutPredicatesOrOperands) {
   const auto opcodes = ParseNvdisasm(kListing);
   ASSERT_EQ(opcodes.size(), 2u);
-  EXPECT_THAT(
-      opcodes.at("_Z9TransposePKfPfi"),
-      ElementsAre(Pair(0x0000u, "LDC"), Pair(0x0210u, "STS"), Pair(0x0220u, "LDS.128"),
-                  Pair(0x0230u, "LDSM.16.M88.4"), Pair(0x0240u, "ATOMS.POPC.INC.32"), Pair(0x0250u, "EXIT")));
+  EXPECT_THAT(opcodes.at("_Z9TransposePKfPfi"),
+              ElementsAre(Pair(0x0000u, "LDC"), Pair(0x0210u, "STS"), Pair(0x0220u, "LDS.128"),
+                          Pair(0x0230u, "LDSM.16.M88.4"), Pair(0x0240u, "ATOMS.POPC.INC.32"),
+                          Pair(0x0248u, "HGMMA.64x64x16.F32"), Pair(0x0250u, "EXIT")));
   EXPECT_THAT(opcodes.at("_Z5OtherPi"), ElementsAre(Pair(0x0000u, "BAR.SYNC.DEFER_BLOCKING")));
 }
 

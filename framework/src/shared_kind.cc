@@ -7,7 +7,8 @@ namespace {
 // each counts was measured on the H100 (docs/counters.md). Instrumented ("sass") metrics are exact
 // and all fit in one replay pass; the ld/st hardware pairs take a second pass, and the atom and
 // gmma pairs one more each. The last field: the SASS per-instruction ideal checked against ncu's Source
-// page (shared atomics: 256-, 32- and 1-bin histograms, H100, 2026-11-25).
+// page (shared atomics: 256-, 32- and 1-bin histograms; wgmma: the wgmma_layouts cases; H100,
+// 2026-11-25).
 constexpr std::array<SharedKindInfo, kSharedKindCount> kKinds = {{
     {SharedKind::kLoad, "shared_ld", "ld", "lds", "shared loads (LDS)", "LDS", "load",
      "smsp__sass_inst_executed_op_shared_ld.sum",
@@ -46,7 +47,7 @@ constexpr std::array<SharedKindInfo, kSharedKindCount> kKinds = {{
      "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum", nullptr,
      "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum",
      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_gmma.sum", IdealSource::kHardwarePairOnRequest,
-     std::nullopt, false},
+     std::nullopt, true},
     {SharedKind::kDsmem, "shared_dsmem", "dsmem", "dsmem", "distributed shared memory in a cluster",
      "LD.cluster", "distributed shared access", "smsp__sass_inst_executed_op_dshared.sum", nullptr, nullptr,
      nullptr, nullptr, IdealSource::kNone, std::nullopt, false},
