@@ -151,7 +151,10 @@ TEST_F(ResultFragmentsTest, MergeCombinesFragmentsWithTheEarliestDate) {
   EXPECT_EQ(merged.metadata.date, "2025-11-22T10:00:01Z");
   EXPECT_EQ(merged.metadata.arch, "sm_90");
   EXPECT_EQ(merged.metadata.device, "NVIDIA H100 80GB HBM3");
-  // The output may go elsewhere; the fragments stay.
+  // The output may go elsewhere, into a folder that exists (as for every -o); the fragments stay.
+  EXPECT_THROW(MergeResultsToFile(dir_, dir_ / "out" / "all.json"), Error);
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "out"));
+  std::filesystem::create_directory(dir_ / "out");
   MergeResultsToFile(dir_, dir_ / "out" / "all.json");
   EXPECT_EQ(ReadFile(dir_ / "out" / "all.json"), ReadFile(path));
   EXPECT_THAT(TemporaryFilesUnder(dir_), IsEmpty());
