@@ -277,7 +277,7 @@ TEST_F(CliTest, ExplainWritesSvg) {
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
   EXPECT_THAT(svg, HasSubstr("</svg>"));
   EXPECT_THAT(svg, HasSubstr("worst bank 0 in phase 0"));
-  EXPECT_FALSE(std::filesystem::exists(svg_path.string() + ".tmp"));
+  EXPECT_THAT(bankcheck::testing_support::TemporaryFilesUnder(dir_), ::testing::IsEmpty());
 }
 
 TEST_F(CliTest, ExplainSvgIntoAMissingFolderFails) {

@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -21,6 +20,7 @@
 #include "bankcheck/bank_map.h"
 #include "bankcheck/bank_model.h"
 #include "bankcheck/error.h"
+#include "bankcheck/file_io.h"
 #include "bankcheck/shared_kind.h"
 #include "commands.h"
 
@@ -251,26 +251,6 @@ void AddAccessOptions(CLI::App& command, AccessOptions& options) {
 }
 
 bool ColourWanted() { return isatty(fileno(stdout)) == 1 && std::getenv("NO_COLOR") == nullptr; }
-
-// Writes next to the destination first, so that a reader never sees a half-written file.
-void WriteFileAtomically(const std::string& path, const std::string& contents) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) ThrowBadInput("cannot write " + temporary + ": " + std::strerror(errno));
-    out << contents;
-    out.close();
-    if (!out) {
-      std::remove(temporary.c_str());
-      ThrowBadInput("cannot write " + temporary + ": " + std::strerror(errno));
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    std::remove(temporary.c_str());
-    ThrowBadInput("cannot rename " + temporary + " to " + path + ": " + reason);
-  }
-}
 
 // What the access is, for people: "ldmatrix .x4", "4-byte cp.async (LDGSTS), 32 active lanes";
 // loads keep the plain "4-byte access, 32 active lanes".

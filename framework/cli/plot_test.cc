@@ -351,5 +351,23 @@ TEST_F(PlotCommandTest, BenchmarksSkippedWithAnErrorAreReported) {
   EXPECT_THAT(run.err, HasSubstr("shared_stride/4B/s2 has no result: counters failed"));
 }
 
+TEST_F(PlotCommandTest, ALinkAtTheOutputIsRefusedAndAHardLinksTargetKept) {
+  const auto input = Write("results.json", FakeResults());
+  const testing_support::Victim victim = testing_support::MakeVictim(dir_ / "victim");
+  const auto svg = dir_ / "plot.svg";
+  std::filesystem::create_symlink(victim.path, svg);
+  CliRun run = Bankcheck("plot " + Quoted(input) + " -o " + Quoted(svg));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, AllOf(HasSubstr("refusing to write " + svg.string()), HasSubstr("symbolic link")));
+  testing_support::ExpectUntouched(victim);
+  std::filesystem::remove(svg);
+  std::filesystem::create_hard_link(victim.path, svg);
+  run = Bankcheck("plot " + Quoted(input) + " -o " + Quoted(svg));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(WellFormedXml(ReadFile(svg)));
+  testing_support::ExpectUntouched(victim);
+  EXPECT_EQ(testing_support::ModeOf(svg), 0600u);  // the replaced file's mode
+}
+
 }  // namespace
 }  // namespace bankcheck::cli

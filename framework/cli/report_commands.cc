@@ -5,7 +5,6 @@
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -13,6 +12,7 @@
 
 #include "bankcheck/compare.h"
 #include "bankcheck/error.h"
+#include "bankcheck/file_io.h"
 #include "bankcheck/instruction_counts.h"
 #include "bankcheck/report.h"
 #include "bankcheck/results.h"
@@ -21,17 +21,13 @@
 namespace bankcheck::cli {
 namespace {
 
-// Prints `text` to stdout, or writes it to `output` when one was given.
+// Prints `text` to stdout, or writes it to `output` when one was given (never through a link).
 void Emit(const std::string& text, const std::string& output) {
   if (output.empty()) {
     std::cout << text << std::flush;
     return;
   }
-  std::ofstream file(output, std::ios::binary | std::ios::trunc);
-  file << text;
-  file.close();
-  if (!file)
-    throw Error(ErrorKind::kBadInput, "cannot write " + output + "; is its folder there and writable?");
+  WriteFileAtomically(output, text);
 }
 
 void AddReportCommand(CLI::App& app) {

@@ -26,11 +26,17 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
 using testing_support::CliRun;
+using testing_support::ExpectUntouched;
 using testing_support::MakeMetadata;
 using testing_support::MakeRecord;
+using testing_support::MakeVictim;
+using testing_support::ModeOf;
 using testing_support::Quoted;
 using testing_support::ReadFile;
 using testing_support::RunCli;
+using testing_support::ScopedUmask;
+using testing_support::TemporaryFilesUnder;
+using testing_support::Victim;
 using testing_support::WithInstructions;
 using testing_support::WriteFile;
 
@@ -281,6 +287,92 @@ TEST_F(ReportCommandsTest, MergeResultsWritesOneFile) {
   run = Bankcheck("merge-results " + Quoted(dir_ / "empty"));
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_THAT(run.err, HasSubstr("no case results in"));
+}
+
+// Every command that writes a file it is given (-o, --svg), with its inputs made here: each is
+// followed by the output's path. (`plot -o` is checked in plot_test.cc.)
+class OutputPathTest : public ReportCommandsTest {
+ protected:
+  void SetUp() override {
+    ReportCommandsTest::SetUp();
+    const auto results = Quoted(WriteRun("results.json", 64));
+    WriteCaseResult(
+        dir_ / "run", MakeMetadata(),
+        CaseResult{"transpose/a", "", CaseStatus::kPassed, DefaultExpectedWays(), {}, {}, "", {}});
+    commands_ = {"report " + results + " -o ", "compare " + results + " " + results + " -o ",
+                 "merge-results " + Quoted(dir_ / "run") + " -o ", "explain --bytes 4 --stride 2 --svg "};
+    std::filesystem::create_directory(dir_ / "out");
+  }
+
+  std::vector<std::string> commands_;
+};
+
+TEST_F(OutputPathTest, ALinkAtTheOutputIsRefusedAndItsTargetKept) {
+  const Victim victim = MakeVictim(dir_ / "victim");
+  const auto out = dir_ / "out" / "file";
+  for (const std::string& command : commands_) {
+    SCOPED_TRACE(command);
+    for (const auto& target : {victim.path, dir_ / "out" / "created-by-the-link"}) {
+      std::filesystem::create_symlink(target, out);
+      const CliRun run = Bankcheck(command + Quoted(out));
+      EXPECT_EQ(run.exit_code, 2) << run.out;
+      EXPECT_THAT(run.err, AllOf(HasSubstr("bankcheck: error: refusing to write " + out.string()),
+                                 HasSubstr("symbolic link"), HasSubstr("remove the link")));
+      EXPECT_TRUE(std::filesystem::is_symlink(out));
+      std::filesystem::remove(out);
+    }
+    ExpectUntouched(victim);
+    EXPECT_FALSE(std::filesystem::exists(dir_ / "out" / "created-by-the-link"));
+  }
+  EXPECT_THAT(TemporaryFilesUnder(dir_), IsEmpty());
+}
+
+TEST_F(OutputPathTest, LinksAtTheOldTemporaryNamesAndHardLinksAreNotWrittenThrough) {
+  const Victim victim = MakeVictim(dir_ / "victim");
+  const Victim hard = MakeVictim(dir_ / "hard-victim");
+  const auto out = dir_ / "out" / "file";
+  for (const std::string& command : commands_) {
+    SCOPED_TRACE(command);
+    std::filesystem::create_symlink(victim.path, out.string() + ".tmp");  // explain --svg's old name
+    std::filesystem::create_hard_link(hard.path, out);
+    const CliRun run = Bankcheck(command + Quoted(out));
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_NE(ReadFile(out), hard.content);
+    ExpectUntouched(victim);
+    ExpectUntouched(hard);
+    std::filesystem::remove(out);
+    std::filesystem::remove(out.string() + ".tmp");
+  }
+  EXPECT_THAT(TemporaryFilesUnder(dir_), IsEmpty());
+}
+
+TEST_F(OutputPathTest, ModesAreKeptAndNeverWorldWritable) {
+  const ScopedUmask no_mask(0);
+  const auto out = dir_ / "out" / "file";
+  for (const std::string& command : commands_) {
+    SCOPED_TRACE(command);
+    ASSERT_EQ(Bankcheck(command + Quoted(out)).exit_code, 0);
+    EXPECT_EQ(ModeOf(out), 0644u);
+    std::filesystem::permissions(out, std::filesystem::perms(0600));
+    ASSERT_EQ(Bankcheck(command + Quoted(out)).exit_code, 0);
+    EXPECT_EQ(ModeOf(out), 0600u);
+    std::filesystem::remove(out);
+  }
+}
+
+TEST_F(OutputPathTest, NoOutputCreatesFoldersAndNothingButAFileIsReplaced) {
+  for (const std::string& command : commands_) {
+    SCOPED_TRACE(command);
+    CliRun run = Bankcheck(command + Quoted(dir_ / "absent" / "file"));
+    EXPECT_EQ(run.exit_code, 2);
+    EXPECT_THAT(run.err,
+                HasSubstr("its folder " + (dir_ / "absent").string() + " does not exist; create it"));
+    EXPECT_FALSE(std::filesystem::exists(dir_ / "absent"));
+    run = Bankcheck(command + Quoted(dir_ / "out"));
+    EXPECT_EQ(run.exit_code, 2);
+    EXPECT_THAT(run.err, HasSubstr("not a regular file"));
+    EXPECT_TRUE(std::filesystem::is_directory(dir_ / "out"));
+  }
 }
 
 }  // namespace

@@ -113,12 +113,7 @@ json ReadDocumentForUpdate(const std::filesystem::path& path, const std::string&
 std::filesystem::path PrepareArchFolder(const std::filesystem::path& baselines_dir, const std::string& arch) {
   ValidateArch(arch);
   const std::filesystem::path folder = baselines_dir / arch;
-  std::error_code error;
-  std::filesystem::create_directories(folder, error);
-  if (error) {
-    throw Error(ErrorKind::kBadInput,
-                "cannot create the baseline folder " + folder.string() + " (" + error.message() + ")");
-  }
+  CreateOutputFolders(folder);
   return folder;
 }
 

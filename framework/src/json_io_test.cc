@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include "bankcheck/error.h"
-#include "bankcheck/file_io.h"
 #include "bankcheck/text_table.h"
 #include "test_support.h"
 
@@ -12,7 +11,6 @@ namespace bankcheck {
 namespace {
 
 using ::testing::HasSubstr;
-using ::testing::IsEmpty;
 
 TEST(LineColumnTest, CountsLinesAndColumnsFromOne) {
   const std::string text = "ab\ncd\n\nef";
@@ -35,24 +33,6 @@ TEST(ParseJsonTextTest, EmptyInputIsReportedAtLineOneColumnOne) {
     EXPECT_THAT(e.what(), HasSubstr("empty.json:1:1: invalid JSON ("));
     EXPECT_THAT(e.what(), HasSubstr(". Do this"));
   }
-}
-
-class AtomicWriteTest : public testing_support::TempDirTest {};
-
-TEST_F(AtomicWriteTest, ReplacesTheFileAndLeavesNoTemporaryFile) {
-  WriteFileAtomically(dir_ / "f.json", "first\n");
-  WriteFileAtomically(dir_ / "f.json", "second\n");
-  EXPECT_EQ(testing_support::ReadFile(dir_ / "f.json"), "second\n");
-  EXPECT_THAT(testing_support::TemporaryFilesUnder(dir_), IsEmpty());
-}
-
-TEST_F(AtomicWriteTest, FailureLeavesTheOldFileAndNoTemporaryFile) {
-  // Renaming a file over a folder fails after the temporary file was written.
-  std::filesystem::create_directories(dir_ / "taken" / "inside");
-  EXPECT_THROW(WriteFileAtomically(dir_ / "taken", "text"), Error);
-  EXPECT_TRUE(std::filesystem::is_directory(dir_ / "taken" / "inside"));
-  EXPECT_THAT(testing_support::TemporaryFilesUnder(dir_), IsEmpty());
-  EXPECT_THROW(WriteFileAtomically(dir_ / "absent" / "f.json", "text"), Error);
 }
 
 TEST(TextTableTest, AlignsColumnsByCharactersNotBytes) {

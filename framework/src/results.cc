@@ -166,12 +166,6 @@ RunResults ReadResults(const std::filesystem::path& path) {
 }
 
 void WriteResults(const std::filesystem::path& path, const RunResults& results) {
-  std::error_code error;
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), error);
-  if (error) {
-    throw Error(ErrorKind::kBadInput,
-                "cannot create the folder " + path.parent_path().string() + " (" + error.message() + ")");
-  }
   WriteFileAtomically(path, SerializeResults(results));
 }
 
@@ -185,6 +179,8 @@ std::filesystem::path WriteCaseResult(const std::filesystem::path& results_dir, 
   fragment.metadata = metadata;
   fragment.cases.emplace(result.name, result);
   const std::filesystem::path path = CaseResultPath(results_dir, result.name);
+  CreateOutputFolders(results_dir);
+  CreateOutputFolders(path.parent_path());
   WriteResults(path, fragment);
   return path;
 }

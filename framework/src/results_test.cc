@@ -151,9 +151,36 @@ TEST_F(ResultFragmentsTest, MergeCombinesFragmentsWithTheEarliestDate) {
   EXPECT_EQ(merged.metadata.date, "2025-11-22T10:00:01Z");
   EXPECT_EQ(merged.metadata.arch, "sm_90");
   EXPECT_EQ(merged.metadata.device, "NVIDIA H100 80GB HBM3");
-  // The output may go elsewhere; the fragments stay.
+  // The output may go elsewhere, into a folder that exists (as for every -o); the fragments stay.
+  EXPECT_THROW(MergeResultsToFile(dir_, dir_ / "out" / "all.json"), Error);
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "out"));
+  std::filesystem::create_directory(dir_ / "out");
   MergeResultsToFile(dir_, dir_ / "out" / "all.json");
   EXPECT_EQ(ReadFile(dir_ / "out" / "all.json"), ReadFile(path));
+  EXPECT_THAT(TemporaryFilesUnder(dir_), IsEmpty());
+}
+
+TEST_F(ResultFragmentsTest, LinksAtTheResultsFolderOrAFragmentAreRefused) {
+  const testing_support::Victim victim = testing_support::MakeVictim(dir_ / "victim");
+  // BANKCHECK_RESULTS_DIR, or its cases/ folder, a link to a folder elsewhere: nothing written.
+  std::filesystem::create_directories(dir_ / "elsewhere");
+  std::filesystem::create_directory_symlink(dir_ / "elsewhere", dir_ / "linked");
+  EXPECT_THROW(WriteCaseResult(dir_ / "linked", MakeMetadata(), MakeCase("transpose/a")), Error);
+  std::filesystem::create_directories(dir_ / "run");
+  std::filesystem::create_directory_symlink(dir_ / "elsewhere", dir_ / "run" / "cases");
+  EXPECT_THROW(WriteCaseResult(dir_ / "run", MakeMetadata(), MakeCase("transpose/a")), Error);
+  EXPECT_TRUE(std::filesystem::is_empty(dir_ / "elsewhere"));
+  // A link planted at a fragment's name.
+  const auto fragment = CaseResultPath(dir_ / "own", "transpose/a");
+  std::filesystem::create_directories(fragment.parent_path());
+  std::filesystem::create_symlink(victim.path, fragment);
+  try {
+    WriteCaseResult(dir_ / "own", MakeMetadata(), MakeCase("transpose/a"));
+    ADD_FAILURE() << "wrote through a link";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), AllOf(HasSubstr(fragment.string()), HasSubstr("symbolic link")));
+  }
+  testing_support::ExpectUntouched(victim);
   EXPECT_THAT(TemporaryFilesUnder(dir_), IsEmpty());
 }
 

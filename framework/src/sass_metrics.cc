@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -21,6 +20,7 @@
 #include <utility>
 
 #include "bankcheck/error.h"
+#include "bankcheck/file_io.h"
 #include "cupti_errors.h"
 
 namespace bankcheck::internal {
@@ -86,10 +86,15 @@ std::string FindNvdisasm() {
 std::string Disassemble(const std::vector<char>& cubin) {
   std::string path_text = (std::filesystem::temp_directory_path() / "bankcheck-cubin-XXXXXX").string();
   char* path = path_text.data();
+  // Written through mkstemp's descriptor: reopening the name could follow a link swapped in for it.
   const int fd = ::mkstemp(path);
   if (fd < 0) return "";
+  const bool written = WriteAll(fd, std::string_view(cubin.data(), cubin.size()));
   ::close(fd);
-  std::ofstream(path, std::ios::binary).write(cubin.data(), static_cast<std::streamsize>(cubin.size()));
+  if (!written) {
+    std::remove(path);
+    return "";
+  }
   const std::string command = "'" + FindNvdisasm() + "' -c '" + path + "' 2>/dev/null";
   std::string listing;
   if (FILE* pipe = ::popen(command.c_str(), "r")) {

@@ -3,6 +3,7 @@
 // built `bankcheck` binary run as scripts run it.
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -97,6 +98,44 @@ inline std::vector<std::string> TemporaryFilesUnder(const std::filesystem::path&
   }
   return found;
 }
+
+// The permission bits of `path` itself (a link's own, not its target's).
+inline mode_t ModeOf(const std::filesystem::path& path) {
+  struct stat status {};
+  return ::lstat(path.c_str(), &status) == 0 ? status.st_mode & 07777 : 0;
+}
+
+// A file that a planted link points at: it stands for a file of root's that no output may touch.
+struct Victim {
+  std::filesystem::path path;
+  std::string content;
+  mode_t mode;
+};
+
+inline Victim MakeVictim(const std::filesystem::path& path) {
+  const Victim victim{path, "root's own file\n", 0600};
+  WriteFile(path, victim.content);
+  std::filesystem::permissions(path, std::filesystem::perms(victim.mode));
+  return victim;
+}
+
+// The victim is byte-identical and keeps its mode.
+inline void ExpectUntouched(const Victim& victim) {
+  EXPECT_EQ(ReadFile(victim.path), victim.content) << victim.path;
+  EXPECT_EQ(ModeOf(victim.path), victim.mode) << victim.path;
+}
+
+// Sets the process's umask for a scope (children started meanwhile inherit it).
+class ScopedUmask {
+ public:
+  explicit ScopedUmask(mode_t mask) : old_(::umask(mask)) {}
+  ~ScopedUmask() { ::umask(old_); }
+  ScopedUmask(const ScopedUmask&) = delete;
+  ScopedUmask& operator=(const ScopedUmask&) = delete;
+
+ private:
+  mode_t old_;
+};
 
 // A fresh folder per test, removed afterwards.
 class TempDirTest : public ::testing::Test {

@@ -1,22 +1,24 @@
 #include "suite_runner.h"
 
 #include <cuda_runtime_api.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <set>
 #include <sstream>
 
 #include "bankcheck/baseline.h"
 #include "bankcheck/counter_session.h"
+#include "bankcheck/file_io.h"
 #include "bankcheck/gpu_probe.h"
 #include "bankcheck/testing.h"
 
@@ -38,11 +40,14 @@ bool MatchesAny(const std::string& name, const std::string& patterns) {
   return false;
 }
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+// The whole file open as `fd`, from its start.
+std::string ReadAll(int fd) {
+  std::string text;
+  std::array<char, 4096> buffer{};
+  ssize_t n = 0;
+  while ((n = ::pread(fd, buffer.data(), buffer.size(), static_cast<off_t>(text.size()))) > 0)
+    text.append(buffer.data(), static_cast<size_t>(n));
+  return text;
 }
 
 // Runs `program` with `args` as a supervised child; returns its wait status.
@@ -128,21 +133,26 @@ std::vector<FinishedCase> ParseProgress(const std::string& text) {
 int SuperviseCases(const std::string& program, const std::vector<std::string>& args,
                    const std::vector<std::string>& tests) {
   char progress_template[] = "/tmp/bankcheck-progress-XXXXXX";
-  const int fd = ::mkstemp(progress_template);
+  const int fd = ::mkostemp(progress_template, O_CLOEXEC);
   if (fd < 0) {
     std::perror("bankcheck: cannot create the progress file");
     return 1;
   }
-  ::close(fd);
+  // Kept open and read and emptied through its descriptor, never reopened by name (a link swapped
+  // in for the name is never followed); children append to it by name (AppendToExistingFile).
   const std::string progress = progress_template;
   std::vector<std::string> pending = tests;
   int exit_code = 0;
   size_t skipped = 0;
   for (int child = 1; !pending.empty(); ++child) {
-    std::ofstream(progress, std::ios::trunc).close();
+    if (::ftruncate(fd, 0) != 0) {
+      std::perror("bankcheck: cannot empty the progress file");
+      exit_code = 1;
+      break;
+    }
     const int status = RunChild(program, ChildArgs(args, pending, child), progress);
     std::set<std::string> done;
-    for (const FinishedCase& f : ParseProgress(ReadAll(progress))) {
+    for (const FinishedCase& f : ParseProgress(ReadAll(fd))) {
       done.insert(f.test);
       skipped += f.status == "skipped";
     }
@@ -169,6 +179,7 @@ int SuperviseCases(const std::string& program, const std::vector<std::string>& a
                 << " case(s) in a fresh process (CUDA cannot recover a process after a kernel fault)\n";
     }
   }
+  ::close(fd);
   std::remove(progress.c_str());
   if (exit_code == 0 && !tests.empty() && skipped == tests.size()) {
     std::cout << "bankcheck: every case was skipped\n";
@@ -185,10 +196,8 @@ class ChildListener : public ::testing::EmptyTestEventListener {
   void OnTestEnd(const ::testing::TestInfo& info) override {
     const ::testing::TestResult& result = *info.result();
     const char* status = result.Skipped() ? "skipped" : result.Failed() ? "failed" : "passed";
-    {
-      std::ofstream out(progress_, std::ios::app);
-      out << status << "\t" << info.test_suite_name() << "." << info.name() << "\n";
-    }
+    AppendToExistingFile(progress_,
+                         std::string(status) + "\t" + info.test_suite_name() + "." + info.name() + "\n");
     if (ContextLost()) {
       std::cout << "bankcheck: " << info.test_suite_name() << "." << info.name()
                 << " left the CUDA context unusable; this process stops here.\n";

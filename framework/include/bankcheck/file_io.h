@@ -4,16 +4,37 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace bankcheck {
 
 // The whole file; Error(kBadInput) naming the file (and `advice`) when it cannot be read.
 std::string ReadTextFile(const std::filesystem::path& path, const std::string& advice);
 
-// Replaces `path` with `content` so that a reader sees the old file or the new one, never a
-// partial one: writes `<path>.tmp.<pid>` in the same folder, fsyncs it, renames it over `path`,
-// and fsyncs the folder. The temporary file is removed when any step fails.
+// The one way bankcheck writes a file (every -o, results, baselines, plots). Replaces `path` with
+// `content` so that a reader sees the old file or the new one, never a partial one, and never
+// writes through a link planted at the path (docs/security.md): creates a temporary
+// `<name>.tmp.<random>` in the folder of `path` exclusively (O_CREAT|O_EXCL|O_NOFOLLOW), writes
+// and fsyncs it, renames it over `path`, and fsyncs the folder. A new file gets 0644 less the
+// umask; an existing one keeps its mode. Never world-writable. Error(kBadInput) naming the file,
+// with the old file unchanged and the temporary removed, when the folder is missing (folders are
+// not created here), or `path` is a symbolic link or exists but is not a regular file, or a step
+// fails.
 void WriteFileAtomically(const std::filesystem::path& path, const std::string& content);
+
+// Creates `folder` and its missing parents (mode 0755 less the umask) for bankcheck's own output.
+// Error(kBadInput) naming the folder when `folder` is a symbolic link or not a folder, or when it
+// or a parent is owned by another user and writable by others (group or world, without the
+// sticky bit), who could swap what is written there.
+void CreateOutputFolders(const std::filesystem::path& folder);
+
+// Writes all of `content` to `fd`, retrying short and interrupted writes; false with errno set
+// on an error.
+bool WriteAll(int fd, std::string_view content);
+
+// Appends `text` to `path`, which must exist as a regular file (never created, never followed
+// when it is a link); false when it cannot.
+bool AppendToExistingFile(const std::filesystem::path& path, const std::string& text);
 
 // flock(LOCK_EX) on `path` (created if absent), released on destruction. Each instance opens its
 // own descriptor, so it excludes other threads of this process as well as other processes.

@@ -65,12 +65,14 @@ std::string SerializeResults(const RunResults& results);
 // line:column of a syntax error, or the case and field of a wrong value.
 RunResults ParseResults(const std::string& text, const std::filesystem::path& path);
 RunResults ReadResults(const std::filesystem::path& path);
-// Writes atomically (a reader never sees half a file).
+// Writes with WriteFileAtomically (file_io.h): a reader never sees half a file; the folder must
+// exist; a symbolic link at `path` is refused.
 void WriteResults(const std::filesystem::path& path, const RunResults& results);
 
 // <results_dir>/cases/<GtestNameForCase(result.name)>.json
 std::filesystem::path CaseResultPath(const std::filesystem::path& results_dir, const std::string& case_name);
-// Writes one case's fragment atomically, creating the folders; returns its path.
+// Writes one case's fragment atomically, creating <results_dir> and its cases/ folder where
+// missing (CreateOutputFolders, file_io.h: neither may be a link); returns its path.
 std::filesystem::path WriteCaseResult(const std::filesystem::path& results_dir, const RunMetadata& metadata,
                                       const CaseResult& result);
 
@@ -79,7 +81,8 @@ std::filesystem::path WriteCaseResult(const std::filesystem::path& results_dir, 
 // fragments, when one is malformed, when two disagree on arch, device, driver, CUDA versions or
 // commit (fragments of different runs), or when two hold the same case.
 RunResults MergeResults(const std::filesystem::path& results_dir);
-// MergeResults, written to `output` (default <results_dir>/results.json); returns the path.
+// MergeResults, written to `output` (default <results_dir>/results.json, whose folder must exist);
+// returns the path.
 std::filesystem::path MergeResultsToFile(const std::filesystem::path& results_dir,
                                          const std::filesystem::path& output = {});
 
