@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The example project (examples/) as a user builds it, outside this tree: against bankcheck
-# installed into a temporary prefix (`cmake --install` of the build ci/test.sh made), then through
+# installed into a temporary prefix (`cmake --install` of the build ci/test.sh made; every installed
+# header is first compiled on its own: ci/installed-headers.sh), then through
 # FetchContent from this checkout (no network). Each time: ctest lists the example's own tests and
 # none of bankcheck's, its CPU checks pass, and its GPU case is skipped with the reason (on a GPU:
 # fails as MISSING, naming the example's own folder and the command that records its baseline).
@@ -63,6 +64,7 @@ echo
 echo "== The example against bankcheck installed into a temporary prefix"
 start=$SECONDS
 cmake --install "$BUILD_DIR" --prefix "$work/prefix" >"$work/install.log"
+"$BANKCHECK_ROOT/ci/installed-headers.sh" "$work/prefix"
 cmake -S "$work/src" -B "$work/installed" -DCMAKE_PREFIX_PATH="$work/prefix" >"$work/installed.log" 2>&1 ||
   { cat "$work/installed.log"; fail installed "configure failed"; }
 cmake --build "$work/installed" -j "$JOBS"
