@@ -8,8 +8,12 @@ include(CMakePackageConfigHelpers)
 set(BANKCHECK_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/bankcheck"
     CACHE STRING "Where the installed CMake package goes, under the prefix")
 
-install(TARGETS bankcheck_core bankcheck_cuda bankcheck_testing bankcheck_gtest_main bankcheck_suite
-                bankcheck_kernel_suite_main bankcheck_annotation_checks bankcheck
+set(bankcheck_installed_targets bankcheck_core bankcheck)
+if(BANKCHECK_ENABLE_CUDA)
+  list(APPEND bankcheck_installed_targets bankcheck_cuda bankcheck_testing bankcheck_gtest_main bankcheck_suite
+              bankcheck_kernel_suite_main bankcheck_annotation_checks)
+endif()
+install(TARGETS ${bankcheck_installed_targets}
   EXPORT bankcheckTargets
   ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
   RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}"
@@ -17,6 +21,8 @@ install(TARGETS bankcheck_core bankcheck_cuda bankcheck_testing bankcheck_gtest_
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/framework/include/bankcheck" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
 install(EXPORT bankcheckTargets NAMESPACE bankcheck:: DESTINATION "${BANKCHECK_INSTALL_CMAKEDIR}")
 
+# bankcheckConfig.cmake asks for the GPU side's dependencies only when the package has it.
+set(BANKCHECK_PACKAGE_HAS_CUDA ${BANKCHECK_ENABLE_CUDA})
 configure_package_config_file("${CMAKE_CURRENT_LIST_DIR}/bankcheckConfig.cmake.in"
   "${PROJECT_BINARY_DIR}/bankcheckConfig.cmake" INSTALL_DESTINATION "${BANKCHECK_INSTALL_CMAKEDIR}")
 # 0.x: any 0.y satisfies find_package(bankcheck 0.x); a new major version may break kernel files.
