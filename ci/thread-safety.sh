@@ -41,8 +41,9 @@ foreach(i RANGE ${last})
   endif()
 endforeach()
 CMAKE
-mapfile -t entries < <(cmake -DDATABASE="$database" -P "$reader" 2>&1)
-((${#entries[@]})) || { echo "bankcheck: no bankcheck_cuda sources in $database" >&2; exit 1; }
+listing="$(cmake -DDATABASE="$database" -P "$reader" 2>&1)" || { echo "$listing" >&2; exit 1; }
+mapfile -t entries <<<"$listing"
+[[ -n "$listing" ]] || { echo "bankcheck: no bankcheck_cuda sources in $database" >&2; exit 1; }
 
 status=0
 for entry in "${entries[@]}"; do

@@ -16,12 +16,10 @@
 #define BANKCHECK_CAPABILITY(x) BANKCHECK_THREAD_ANNOTATION(capability(x))
 #define BANKCHECK_SCOPED_CAPABILITY BANKCHECK_THREAD_ANNOTATION(scoped_lockable)
 #define BANKCHECK_GUARDED_BY(x) BANKCHECK_THREAD_ANNOTATION(guarded_by(x))
-#define BANKCHECK_PT_GUARDED_BY(x) BANKCHECK_THREAD_ANNOTATION(pt_guarded_by(x))
 #define BANKCHECK_REQUIRES(...) BANKCHECK_THREAD_ANNOTATION(requires_capability(__VA_ARGS__))
 #define BANKCHECK_EXCLUDES(...) BANKCHECK_THREAD_ANNOTATION(locks_excluded(__VA_ARGS__))
 #define BANKCHECK_ACQUIRE(...) BANKCHECK_THREAD_ANNOTATION(acquire_capability(__VA_ARGS__))
 #define BANKCHECK_RELEASE(...) BANKCHECK_THREAD_ANNOTATION(release_capability(__VA_ARGS__))
-#define BANKCHECK_RETURN_CAPABILITY(x) BANKCHECK_THREAD_ANNOTATION(lock_returned(x))
 // For a function whose locking the analysis cannot follow; say why beside it.
 #define BANKCHECK_NO_THREAD_SAFETY_ANALYSIS BANKCHECK_THREAD_ANNOTATION(no_thread_safety_analysis)
 
