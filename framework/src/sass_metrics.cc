@@ -22,6 +22,7 @@
 #include "bankcheck/error.h"
 #include "bankcheck/file_io.h"
 #include "cupti_errors.h"
+#include "thread_annotations.h"
 
 namespace bankcheck::internal {
 namespace {
@@ -30,12 +31,14 @@ namespace {
 // disassembled. A module is only copied as it loads; its CRC is computed when attribution first
 // looks for a cubin, so that a run that attributes nothing pays for the copy alone.
 struct CubinStore {
-  std::mutex mutex;
-  std::vector<std::shared_ptr<const std::vector<char>>> loaded;  // CRC not computed yet
-  std::map<uint32_t, std::shared_ptr<const std::vector<char>>> cubins;
-  std::map<uint32_t, std::map<std::string, std::map<uint32_t, std::string>>> opcodes;
+  Mutex mutex;
+  // Copied as they loaded, CRC not computed yet.
+  std::vector<std::shared_ptr<const std::vector<char>>> loaded BANKCHECK_GUARDED_BY(mutex);
+  std::map<uint32_t, std::shared_ptr<const std::vector<char>>> cubins BANKCHECK_GUARDED_BY(mutex);
+  std::map<uint32_t, std::map<std::string, std::map<uint32_t, std::string>>> opcodes
+      BANKCHECK_GUARDED_BY(mutex);
   // The kernels of modules that launch kernels from the device (MayLaunchFromDevice).
-  std::set<std::string> device_launchers;
+  std::set<std::string> device_launchers BANKCHECK_GUARDED_BY(mutex);
 };
 CubinStore g_cubins;
 
@@ -58,7 +61,7 @@ std::vector<std::string> FunctionsIfLaunchingFromDevice(const char* cubin, size_
 }
 
 std::shared_ptr<const std::vector<char>> FindCubin(uint32_t crc) {
-  std::lock_guard<std::mutex> lock(g_cubins.mutex);
+  MutexLock lock(g_cubins.mutex);
   for (std::shared_ptr<const std::vector<char>>& cubin : g_cubins.loaded) {
     CUpti_GetCubinCrcParams params{};
     params.size = CUpti_GetCubinCrcParamsSize;
@@ -111,7 +114,7 @@ std::string Disassemble(const std::vector<char>& cubin) {
 std::string OpcodeAt(uint32_t crc, const std::string& function, uint32_t pc) {
   const std::shared_ptr<const std::vector<char>> cubin = FindCubin(crc);
   if (!cubin) return "";
-  std::lock_guard<std::mutex> lock(g_cubins.mutex);
+  MutexLock lock(g_cubins.mutex);
   auto found = g_cubins.opcodes.find(crc);
   if (found == g_cubins.opcodes.end())
     found = g_cubins.opcodes.emplace(crc, ParseNvdisasm(Disassemble(*cubin))).first;
@@ -344,7 +347,7 @@ void OnModuleLoaded(const void* data) {
   if (module == nullptr || module->pCubin == nullptr || module->cubinSize == 0) return;
   auto cubin = std::make_shared<const std::vector<char>>(module->pCubin, module->pCubin + module->cubinSize);
   std::vector<std::string> launchers = FunctionsIfLaunchingFromDevice(module->pCubin, module->cubinSize);
-  std::lock_guard<std::mutex> lock(g_cubins.mutex);
+  MutexLock lock(g_cubins.mutex);
   g_cubins.loaded.push_back(std::move(cubin));
   g_cubins.device_launchers.insert(launchers.begin(), launchers.end());
 }
@@ -354,7 +357,7 @@ std::vector<std::string> DeviceLaunchingFunctions(const char* cubin, size_t size
 }
 
 bool MayLaunchFromDevice(const std::string& mangled) {
-  std::lock_guard<std::mutex> lock(g_cubins.mutex);
+  MutexLock lock(g_cubins.mutex);
   return g_cubins.device_launchers.count(mangled) != 0;
 }
 

@@ -75,7 +75,6 @@ class CounterSession {
 
  private:
   friend std::vector<LaunchRecord> Measure(const std::function<void()>&, const SessionOptions&);
-  std::vector<LaunchRecord> FinishSass();
   struct State;
   std::unique_ptr<State> state_;
 };
