@@ -172,11 +172,11 @@ class RangeProfilerBackend final : public CountingBackend {
     Profiler& profiler = *process.profiler();
     SynchronizeLaunches(process, launches, [&] { StopRangeProfiler(profiler); });
     trace_.Step("launches, replayed and synchronized");
-    RefuseUnmeasurable(launches, /*sass=*/false);
 
     BANKCHECK_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params, stop);
     stop.pRangeProfilerObject = profiler.range_profiler();
     BANKCHECK_CUPTI_CHECK(cuptiRangeProfilerStop(&stop));
+    RefuseUnmeasurable(launches, /*sass=*/false);  // after the stop: the next session can start
     RunRemainingPasses(process, profiler, stop, rerun, launches);
     const std::vector<LaunchInfo> ranged = DecodeRanges(profiler, options_.max_launches, launches);
     trace_.Step("stopped and decoded");
