@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
     return suites::SuperviseCases(argv[0], args, tests);
   }
   // Before anything touches CUDA: run on the GPU CTest allocated to this test, if any.
-  bankcheck::testing::SelectGpuFromCtestAllocation();
+  if (!bankcheck::testing::SelectGpuFromCtestAllocation()) return 1;
   ::testing::InitGoogleMock(&argc, argv);
   ::testing::AddGlobalTestEnvironment(new bankcheck::testing::CounterSessionEnvironment);
   suites::InstallChildListener();

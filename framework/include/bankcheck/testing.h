@@ -50,12 +50,15 @@ void RecordLaunchProperties(const std::vector<LaunchRecord>& records);
 
 // The CUDA_VISIBLE_DEVICES value that pins this process to the GPU CTest allocated to it
 // (CTEST_RESOURCE_GROUP_0_GPUS="id:N,slots:1"), given the current CUDA_VISIBLE_DEVICES (ids index
-// into its list when set). Empty when CTest allocated nothing.
+// into its list when set). Empty when CTest allocated nothing. Error(kBadInput) saying what is wrong
+// when the allocation has no numeric id, or names a GPU outside CUDA_VISIBLE_DEVICES (the GPUs the
+// runner was given).
 std::string VisibleDevicesForCtestAllocation(const char* ctest_gpus, const char* cuda_visible_devices);
 
 // Applies VisibleDevicesForCtestAllocation to this process's environment; called by
-// bankcheck::gtest_main before anything touches CUDA.
-void SelectGpuFromCtestAllocation();
+// bankcheck::gtest_main before anything touches CUDA. False, having printed the error, when the
+// allocation is refused: the caller exits with a failure instead of running on another GPU.
+[[nodiscard]] bool SelectGpuFromCtestAllocation();
 
 }  // namespace bankcheck::testing
 
