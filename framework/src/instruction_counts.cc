@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "bankcheck/count_sum.h"
+#include "bankcheck/environment.h"
 #include "bankcheck/text_table.h"
 
 namespace bankcheck {
@@ -98,9 +99,6 @@ PerKind<InstructionTotals> TotalsByKind(const std::vector<InstructionCounts>& in
   return totals;
 }
 
-std::string SourceRootFromEnvironment() {
-  const char* root = std::getenv("BANKCHECK_SOURCE_ROOT");
-  return root != nullptr ? root : "";
-}
+std::string SourceRootFromEnvironment() { return AbsolutePathFromEnvironment("BANKCHECK_SOURCE_ROOT"); }
 
 }  // namespace bankcheck

@@ -18,6 +18,7 @@
 #include <tuple>
 #include <utility>
 
+#include "bankcheck/environment.h"
 #include "bankcheck/error.h"
 #include "bankcheck/file_io.h"
 #include "cupti_errors.h"

@@ -2,14 +2,10 @@
 
 #include <fcntl.h>
 #include <spawn.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
-
-#include "bankcheck/error.h"
 
 extern char** environ;  // NOLINT: POSIX declares it nowhere else
 
@@ -79,20 +75,6 @@ ProgramRun RunProgram(const std::string& program, const std::vector<std::string>
   run.output = ReadAll(read_end.fd);
   run.exit_status = StatusOf(pid);
   return run;
-}
-
-std::string ExecutableFromEnvironment(const char* variable) {
-  const char* value = std::getenv(variable);
-  if (value == nullptr || *value == '\0') return "";
-  struct stat status {};
-  const std::string why = value[0] != '/'               ? "is not an absolute path"
-                          : ::stat(value, &status) != 0 ? "does not exist"
-                          : !S_ISREG(status.st_mode)    ? "is not a regular file"
-                          : ::access(value, X_OK) != 0  ? "is not executable"
-                                                        : "";
-  if (why.empty()) return value;
-  throw Error(ErrorKind::kBadInput, std::string(variable) + "='" + value + "' " + why +
-                                        "; set it to the absolute path of the program, or unset it");
 }
 
 }  // namespace bankcheck::internal

@@ -21,9 +21,4 @@ struct ProgramRun {
 // captured. Never throws for the program's failure: the result says.
 ProgramRun RunProgram(const std::string& program, const std::vector<std::string>& arguments);
 
-// The executable that the environment variable `variable` names, "" when it is unset or empty.
-// Error(kBadInput) naming the variable unless its value is an absolute path to an executable
-// regular file.
-std::string ExecutableFromEnvironment(const char* variable);
-
 }  // namespace bankcheck::internal

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <vector>
 
+#include "bankcheck/environment.h"
 #include "bankcheck/error.h"
 
 namespace bankcheck::testing {
@@ -18,11 +19,7 @@ int ExitCodeOf(int run_all_tests_result) {
   return run_all_tests_result;
 }
 
-bool GpuRequired() {
-  const char* value = std::getenv("BANKCHECK_REQUIRE_GPU");
-  return value != nullptr && (std::strcmp(value, "1") == 0 || std::strcmp(value, "true") == 0 ||
-                              std::strcmp(value, "yes") == 0 || std::strcmp(value, "ON") == 0);
-}
+bool GpuRequired() { return FlagFromEnvironment("BANKCHECK_REQUIRE_GPU"); }
 
 void CounterSessionEnvironment::SetUp() { PrepareCounterSession(); }
 

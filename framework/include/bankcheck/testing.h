@@ -21,7 +21,8 @@ inline constexpr int kAllSkippedExitCode = 77;
 int ExitCodeOf(int run_all_tests_result);
 
 // True when the environment sets BANKCHECK_REQUIRE_GPU=1 (GPU CI runners): then a missing GPU
-// fails the test instead of skipping it, so a broken runner never goes green.
+// fails the test instead of skipping it, so a broken runner never goes green. An on/off switch
+// (FlagFromEnvironment): any other value is an Error, which fails the test.
 bool GpuRequired();
 
 // The message a GPU test prints when it cannot run.
