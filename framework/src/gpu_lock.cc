@@ -235,7 +235,7 @@ bool GpuCounterLock::Wait(int fd, int operation, std::chrono::steady_clock::time
 
 void GpuCounterLock::AnnounceHolder() {
   const pid_t pid = ::getpid();
-  const std::string name = name_ + ".holder." + std::to_string(pid);
+  const std::string name = HolderName(pid);
   for (int attempt = 0; attempt < 2; ++attempt) {
     const int fd = ::openat(folder_fd_, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                             kLockFileMode);
@@ -254,16 +254,17 @@ void GpuCounterLock::AnnounceHolder() {
                                         "); remove it, or set BANKCHECK_LOCK_DIR to another folder");
 }
 
+std::string GpuCounterLock::HolderName(pid_t pid) const { return name_ + ".holder." + std::to_string(pid); }
+
 void GpuCounterLock::WithdrawHolder() {
   if (holder_file_pid_ == 0 || holder_file_pid_ != ::getpid()) return;
-  ::unlinkat(folder_fd_, (name_ + ".holder." + std::to_string(holder_file_pid_)).c_str(), 0);
+  ::unlinkat(folder_fd_, HolderName(holder_file_pid_).c_str(), 0);
   holder_file_pid_ = 0;
 }
 
 bool GpuCounterLock::HolderFileOf(pid_t pid) const {
   struct stat file {};
-  if (::fstatat(folder_fd_, (name_ + ".holder." + std::to_string(pid)).c_str(), &file, AT_SYMLINK_NOFOLLOW) !=
-          0 ||
+  if (::fstatat(folder_fd_, HolderName(pid).c_str(), &file, AT_SYMLINK_NOFOLLOW) != 0 ||
       !S_ISREG(file.st_mode))
     return false;
   struct stat process {};
@@ -304,7 +305,7 @@ std::string GpuCounterLock::Holders() const {
 
 void GpuCounterLock::RemoveStaleHolders() const {
   for (const pid_t pid : HolderFilePids(folder_fd_, name_))
-    if (!Alive(pid)) ::unlinkat(folder_fd_, (name_ + ".holder." + std::to_string(pid)).c_str(), 0);
+    if (!Alive(pid)) ::unlinkat(folder_fd_, HolderName(pid).c_str(), 0);
 }
 
 void GpuCounterLock::CloseLock() {

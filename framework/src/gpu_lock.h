@@ -57,6 +57,7 @@ class GpuCounterLock {
   // inherits this object).
   void AnnounceHolder();
   void WithdrawHolder();
+  std::string HolderName(pid_t pid) const;  // "<lock name>.holder.<pid>"
   // Whether process `pid` holds the lock by its holder file: a regular file owned by the user who
   // runs `pid` (a file another user planted for someone else's pid does not count).
   bool HolderFileOf(pid_t pid) const;

@@ -77,7 +77,7 @@ int RunSuiteProgram(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return RunSuiteProgram(argc, argv);
-  } catch (const bankcheck::Error& e) {  // a variable of the environment refused
+  } catch (const bankcheck::Error& e) {  // e.g. a refused environment variable
     std::cerr << "bankcheck: error: " << e.what() << "\n";
     return 1;
   }
