@@ -213,12 +213,72 @@ bool AppendToExistingFile(const std::filesystem::path& path, const std::string& 
   return file.fd >= 0 && ::fstat(file.fd, &status) == 0 && S_ISREG(status.st_mode) && WriteAll(file.fd, text);
 }
 
-ExclusiveFileLock::ExclusiveFileLock(const std::filesystem::path& path) {
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) {
-    throw Error(ErrorKind::kBadInput,
-                "cannot open the lock file " + path.string() + " (" + ErrnoText(errno) + ")");
+namespace {
+// Refuses what `fd` opened at a lock path unless it is a regular file of one link.
+void CheckLockFile(int fd, const std::filesystem::path& shown_path) {
+  struct stat status {};
+  std::string why;
+  if (::fstat(fd, &status) != 0) {
+    why = "cannot be examined (" + ErrnoText(errno) + ")";
+  } else if (!S_ISREG(status.st_mode)) {
+    why = "it is not a regular file";
+  } else if (status.st_nlink != 1) {
+    why = "it has " + std::to_string(status.st_nlink) +
+          " hard links, so it may be another file's second name (someone may have planted it)";
   }
+  if (why.empty()) return;
+  ::close(fd);
+  throw Error(ErrorKind::kBadInput, "refusing to use the lock file " + shown_path.string() + ": " + why +
+                                        "; remove it and run again");
+}
+}  // namespace
+
+int OpenLockFileAt(int folder_fd, const std::string& name, const std::filesystem::path& shown_path,
+                   mode_t mode) {
+  // A few tries: the file may be removed between a create that finds it and the open that follows.
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    int fd = ::openat(folder_fd, name.c_str(), O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    if (fd >= 0) {
+      if (::fchmod(fd, mode) != 0) {
+        const int error_number = errno;
+        ::close(fd);
+        throw Error(ErrorKind::kBadInput, "cannot set the mode of the lock file " + shown_path.string() +
+                                              " (" + ErrnoText(error_number) + ")");
+      }
+      CheckLockFile(fd, shown_path);
+      return fd;
+    }
+    if (errno != EEXIST) {
+      throw Error(ErrorKind::kBadInput, "cannot create the lock file " + shown_path.string() + " (" +
+                                            ErrnoText(errno) + "); is its folder writable?");
+    }
+    // O_NONBLOCK: a FIFO planted there must not block the open (CheckLockFile refuses it).
+    fd = ::openat(folder_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0) {
+      CheckLockFile(fd, shown_path);
+      return fd;
+    }
+    if (errno == ENOENT) continue;
+    if (errno == ELOOP) {
+      throw Error(ErrorKind::kBadInput, "refusing to use the lock file " + shown_path.string() +
+                                            ": it is a symbolic link, which bankcheck never follows "
+                                            "(someone may have planted it); remove it and run again");
+    }
+    throw Error(ErrorKind::kBadInput, "cannot open the lock file " + shown_path.string() + " (" +
+                                          ErrnoText(errno) + "); remove it or ask its owner to");
+  }
+  throw Error(ErrorKind::kBadInput,
+              "cannot open the lock file " + shown_path.string() + ": it keeps disappearing; run again");
+}
+
+ExclusiveFileLock::ExclusiveFileLock(const std::filesystem::path& path) {
+  const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : ".";
+  const Descriptor folder_fd{::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+  if (folder_fd.fd < 0) {
+    throw Error(ErrorKind::kBadInput,
+                "cannot open the folder of the lock file " + path.string() + " (" + ErrnoText(errno) + ")");
+  }
+  fd_ = OpenLockFileAt(folder_fd.fd, path.filename().string(), path, 0644);
   while (::flock(fd_, LOCK_EX) != 0) {
     if (errno == EINTR) continue;
     const int lock_errno = errno;

@@ -194,5 +194,53 @@ TEST_F(AppendToExistingFileTest, AppendsButNeverCreatesNorFollowsALink) {
   ExpectUntouched(victim);
 }
 
+class ExclusiveFileLockTest : public testing_support::TempDirTest {
+ protected:
+  // The error of locking `path`; fails the test when it is locked.
+  static std::string ErrorOf(const std::filesystem::path& path) {
+    try {
+      const ExclusiveFileLock lock(path);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    ADD_FAILURE() << "locking " << path << " did not fail";
+    return "";
+  }
+};
+
+TEST_F(ExclusiveFileLockTest, CreatesAnEmptyLockFileAndUsesAnExistingOneAsFound) {
+  const ScopedUmask umask(0);
+  { const ExclusiveFileLock lock(dir_ / ".lock"); }
+  EXPECT_EQ(ModeOf(dir_ / ".lock"), 0644u);
+  EXPECT_EQ(ReadFile(dir_ / ".lock"), "");
+  testing_support::WriteFile(dir_ / "other.lock", "kept\n");
+  ::chmod((dir_ / "other.lock").c_str(), 0600);
+  { const ExclusiveFileLock lock(dir_ / "other.lock"); }
+  EXPECT_EQ(ReadFile(dir_ / "other.lock"), "kept\n");
+  EXPECT_EQ(ModeOf(dir_ / "other.lock"), 0600u);
+}
+
+// The baselines folder's .lock (baseline update and prune): a link planted there is never
+// followed, nor a second name of another file used.
+TEST_F(ExclusiveFileLockTest, RefusesALinkAHardLinkOrANonRegularFile) {
+  const Victim victim = MakeVictim(dir_ / "victim");
+  const auto lock = dir_ / "sm_90" / ".lock";
+  std::filesystem::create_directories(lock.parent_path());
+  std::filesystem::create_symlink(victim.path, lock);
+  EXPECT_THAT(ErrorOf(lock),
+              AllOf(HasSubstr(lock.string()), HasSubstr("symbolic link"), HasSubstr("remove")));
+  std::filesystem::remove(lock);
+  std::filesystem::create_symlink(dir_ / "created", lock);  // dangling: nothing is created through it
+  EXPECT_THAT(ErrorOf(lock), HasSubstr("symbolic link"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "created"));
+  std::filesystem::remove(lock);
+  std::filesystem::create_hard_link(victim.path, lock);
+  EXPECT_THAT(ErrorOf(lock), AllOf(HasSubstr(lock.string()), HasSubstr("2 hard links")));
+  std::filesystem::remove(lock);
+  ExpectUntouched(victim);
+  std::filesystem::create_directory(lock);
+  EXPECT_THAT(ErrorOf(lock), HasSubstr("not a regular file"));
+}
+
 }  // namespace
 }  // namespace bankcheck

@@ -6,7 +6,7 @@
 
 int main(int argc, char** argv) {
   // Before anything touches CUDA: run on the GPU CTest allocated to this test, if any.
-  bankcheck::testing::SelectGpuFromCtestAllocation();
+  if (!bankcheck::testing::SelectGpuFromCtestAllocation()) return 1;
   ::testing::InitGoogleMock(&argc, argv);
   ::testing::AddGlobalTestEnvironment(new bankcheck::testing::CounterSessionEnvironment);
   return bankcheck::testing::ExitCodeOf(RUN_ALL_TESTS());

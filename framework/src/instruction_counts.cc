@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "bankcheck/count_sum.h"
+#include "bankcheck/environment.h"
 #include "bankcheck/text_table.h"
 
 namespace bankcheck {
@@ -89,16 +91,14 @@ PerKind<InstructionTotals> TotalsByKind(const std::vector<InstructionCounts>& in
   PerKind<InstructionTotals> totals;
   for (const InstructionCounts& instruction : instructions) {
     InstructionTotals& total = totals[instruction.kind];
-    total.executions += instruction.executions;
-    total.wavefronts += instruction.wavefronts;
-    total.ideal_wavefronts += instruction.ideal_wavefronts;
+    total.executions = AddCounts(total.executions, instruction.executions, "execution");
+    total.wavefronts = AddCounts(total.wavefronts, instruction.wavefronts, "wavefront");
+    total.ideal_wavefronts =
+        AddCounts(total.ideal_wavefronts, instruction.ideal_wavefronts, "ideal wavefront");
   }
   return totals;
 }
 
-std::string SourceRootFromEnvironment() {
-  const char* root = std::getenv("BANKCHECK_SOURCE_ROOT");
-  return root != nullptr ? root : "";
-}
+std::string SourceRootFromEnvironment() { return AbsolutePathFromEnvironment("BANKCHECK_SOURCE_ROOT"); }
 
 }  // namespace bankcheck

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
+#include <tuple>
 
+#include "bankcheck/error.h"
 #include "bankcheck/text_table.h"
 #include "test_support.h"
 
@@ -113,6 +116,19 @@ TEST(InstructionCountsTest, TotalsAddUpEachKindApart) {
   EXPECT_EQ(totals[SharedKind::kLoad], (InstructionTotals{15, 60, 30}));
   EXPECT_EQ(totals[SharedKind::kStore], (InstructionTotals{7, 7, 7}));
   EXPECT_EQ(totals[SharedKind::kLdmatrix], InstructionTotals{});
+}
+
+TEST(InstructionCountsTest, TotalsThatWouldWrapAreAnError) {
+  constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+  constexpr uint64_t kOne = 1;
+  for (const auto& [executions, wavefronts, ideal] :
+       {std::tuple{kMax, kOne, kOne}, std::tuple{kOne, kMax, kOne}, std::tuple{kOne, kOne, kMax}}) {
+    const std::vector<InstructionCounts> instructions = {
+        Instruction(0x00, "LDS", executions, wavefronts, ideal, 1, SharedKind::kLoad),
+        Instruction(0x10, "LDS", 1, 1, 1, 2, SharedKind::kLoad),
+    };
+    EXPECT_THROW(TotalsByKind(instructions), Error);
+  }
 }
 
 TEST(InstructionCountsTest, SourceRootComesFromTheEnvironment) {

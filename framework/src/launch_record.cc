@@ -75,7 +75,8 @@ const double* Find(const MetricValues& values, const char* name) {
 // its hardware pair also counts.
 uint64_t ExpectedHardwareWavefronts(const LaunchRecord& record, const SharedKindInfo& info) {
   uint64_t wavefronts = record.shared[info.kind].wavefronts;
-  if (info.hardware_also_counts) wavefronts += record.shared[*info.hardware_also_counts].wavefronts;
+  if (info.hardware_also_counts)
+    wavefronts = AddCounts(wavefronts, record.shared[*info.hardware_also_counts].wavefronts, "wavefront");
   return wavefronts;
 }
 
@@ -170,7 +171,8 @@ bool LaunchRecord::hardware_differs() const {
     const SharedCounts& counts = shared[info.kind];
     if (!HardwareRead(*this, info)) continue;
     uint64_t conflicts = counts.conflicts();
-    if (info.hardware_also_counts) conflicts += shared[*info.hardware_also_counts].conflicts();
+    if (info.hardware_also_counts)
+      conflicts = AddCounts(conflicts, shared[*info.hardware_also_counts].conflicts(), "conflict");
     if (hardware[info.kind].wavefronts != ExpectedHardwareWavefronts(*this, info) ||
         hardware[info.kind].bank_conflicts != conflicts)
       return true;

@@ -3,12 +3,18 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <limits>
+
+#include "bankcheck/error.h"
+
 namespace bankcheck {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
+using ::testing::ThrowsMessage;
 
 TEST(SharedCountsTest, ConflictsAndWaysFollowFromWavefrontsAndIdeal) {
   const SharedCounts stride2{8, 16, 8};
@@ -35,6 +41,36 @@ TEST(SharedCountsTest, AddingSumsTheCountsAndKeepsTheLessCertainIdeal) {
   EXPECT_FALSE(sum.ideal_known());
   sum += SharedCounts{1, 1, 1};
   EXPECT_EQ(sum.ideal_provenance, Provenance::kNotMeasured) << "an exact part cannot make it known again";
+}
+
+// Counts near 2^64 (a crafted results or baseline file) give an error naming the count, not a sum
+// wrapped to a small one.
+TEST(SharedCountsTest, ASumThatWouldWrapIsAnErrorAndChangesNothing) {
+  constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+  SharedCounts sum{1, 2, 1};
+  for (const SharedCounts& huge :
+       {SharedCounts{kMax, 0, 0}, SharedCounts{0, kMax, 0}, SharedCounts{0, 0, kMax}}) {
+    try {
+      sum += huge;
+      ADD_FAILURE() << "the sum wrapped";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kBadInput);
+      EXPECT_THAT(e.what(), AllOf(HasSubstr("does not fit in 64 bits"), HasSubstr(std::to_string(kMax))));
+    }
+    EXPECT_EQ(sum, (SharedCounts{1, 2, 1}));
+  }
+  const auto wrap_wavefronts = [] { SharedCounts{0, kMax, 0} += SharedCounts{0, 1, 0}; };
+  EXPECT_THAT(wrap_wavefronts, ThrowsMessage<Error>(HasSubstr("wavefront counts")));
+  sum += SharedCounts{kMax - 1, kMax - 2, kMax - 1};  // the largest sums still fit
+  EXPECT_EQ(sum, (SharedCounts{kMax, kMax, kMax}));
+}
+
+TEST(SharedCountsTest, SumCountsOfLaunchesThatWouldWrapIsAnError) {
+  std::vector<LaunchRecord> launches(2);
+  launches[0].loads() = {1, std::numeric_limits<uint64_t>::max(), 1};
+  launches[1].loads() = {1, 1, 1};
+  EXPECT_THROW(SumCounts(launches, SharedKind::kLoad), Error);
+  EXPECT_EQ(SumCounts(launches, SharedKind::kStore), SharedCounts{});
 }
 
 // Metric values as CUPTI would give them: every metric of the table, zero unless set.

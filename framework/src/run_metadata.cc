@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "bankcheck/environment.h"
 #include "run_metadata_json.h"
 
 namespace bankcheck {
@@ -24,7 +25,7 @@ RunMetadata DescribeRun(const std::string& device, const std::string& arch, int 
   metadata.cuda_driver = CudaVersionString(cuda_driver_version);
   metadata.cuda_runtime = CudaVersionString(cuda_runtime_version);
   metadata.date = CurrentUtcTimestamp();
-  if (const char* commit = std::getenv("BANKCHECK_GIT_COMMIT")) metadata.git_commit = commit;
+  metadata.git_commit = LabelFromEnvironment("BANKCHECK_GIT_COMMIT");
   return metadata;
 }
 

@@ -6,7 +6,6 @@
 #include <cupti_sass_metrics.h>
 #include <unistd.h>
 
-#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -19,9 +18,11 @@
 #include <tuple>
 #include <utility>
 
+#include "bankcheck/environment.h"
 #include "bankcheck/error.h"
 #include "bankcheck/file_io.h"
 #include "cupti_errors.h"
+#include "subprocess.h"
 #include "thread_annotations.h"
 
 namespace bankcheck::internal {
@@ -75,9 +76,10 @@ std::shared_ptr<const std::vector<char>> FindCubin(uint32_t crc) {
   return found == g_cubins.cubins.end() ? nullptr : found->second;
 }
 
-// nvdisasm: BANKCHECK_NVDISASM, else the toolkit's that bankcheck was built with, else PATH.
+// nvdisasm: BANKCHECK_NVDISASM (an absolute path to an executable; Error otherwise), else the
+// toolkit's that bankcheck was built with, else found on PATH.
 std::string FindNvdisasm() {
-  if (const char* set = std::getenv("BANKCHECK_NVDISASM")) return set;
+  if (std::string set = ExecutableFromEnvironment("BANKCHECK_NVDISASM"); !set.empty()) return set;
 #ifdef BANKCHECK_CUDA_BIN_DIR
   const std::filesystem::path built_with = std::filesystem::path(BANKCHECK_CUDA_BIN_DIR) / "nvdisasm";
   if (::access(built_with.c_str(), X_OK) == 0) return built_with.string();
@@ -87,6 +89,7 @@ std::string FindNvdisasm() {
 
 // nvdisasm's listing of `cubin`; empty when nvdisasm cannot be run.
 std::string Disassemble(const std::vector<char>& cubin) {
+  const std::string nvdisasm = FindNvdisasm();
   std::string path_text = (std::filesystem::temp_directory_path() / "bankcheck-cubin-XXXXXX").string();
   char* path = path_text.data();
   // Written through mkstemp's descriptor: reopening the name could follow a link swapped in for it.
@@ -94,20 +97,10 @@ std::string Disassemble(const std::vector<char>& cubin) {
   if (fd < 0) return "";
   const bool written = WriteAll(fd, std::string_view(cubin.data(), cubin.size()));
   ::close(fd);
-  if (!written) {
-    std::remove(path);
-    return "";
-  }
-  const std::string command = "'" + FindNvdisasm() + "' -c '" + path + "' 2>/dev/null";
-  std::string listing;
-  if (FILE* pipe = ::popen(command.c_str(), "r")) {
-    std::array<char, 4096> buffer{};
-    size_t n = 0;
-    while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) listing.append(buffer.data(), n);
-    ::pclose(pipe);
-  }
+  // An argument vector, no shell: neither the path nor BANKCHECK_NVDISASM can become a command.
+  const ProgramRun run = written ? RunProgram(nvdisasm, {"-c", path}) : ProgramRun{};
   std::remove(path);
-  return listing;
+  return run.exit_status == 0 ? run.output : "";
 }
 
 // The opcode at `pc` of `function` in the cubin with `crc`; empty when unknown.

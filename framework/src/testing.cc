@@ -2,8 +2,11 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <sstream>
+#include <vector>
+
+#include "bankcheck/environment.h"
+#include "bankcheck/error.h"
 
 namespace bankcheck::testing {
 
@@ -15,11 +18,7 @@ int ExitCodeOf(int run_all_tests_result) {
   return run_all_tests_result;
 }
 
-bool GpuRequired() {
-  const char* value = std::getenv("BANKCHECK_REQUIRE_GPU");
-  return value != nullptr && (std::strcmp(value, "1") == 0 || std::strcmp(value, "true") == 0 ||
-                              std::strcmp(value, "yes") == 0 || std::strcmp(value, "ON") == 0);
-}
+bool GpuRequired() { return FlagFromEnvironment("BANKCHECK_REQUIRE_GPU"); }
 
 void CounterSessionEnvironment::SetUp() { PrepareCounterSession(); }
 
@@ -64,28 +63,56 @@ void RecordLaunchProperties(const std::vector<LaunchRecord>& records) {
   }
 }
 
+namespace {
+// The value of `key` in CTest's "id:1,slots:1" (its first group when it lists several, split by
+// ';'); "" when absent.
+std::string AllocationField(const std::string& allocation, const std::string& key) {
+  std::stringstream fields(allocation.substr(0, allocation.find(';')));
+  for (std::string field; std::getline(fields, field, ',');)
+    if (field.compare(0, key.size() + 1, key + ":") == 0) return field.substr(key.size() + 1);
+  return "";
+}
+
+Error BadAllocation(const std::string& allocation, const std::string& why) {
+  return Error(ErrorKind::kBadInput, "CTEST_RESOURCE_GROUP_0_GPUS='" + allocation + "' " + why +
+                                         "; it comes from ctest --resource-spec-file (ci/common.sh writes "
+                                         "one with ids 0, 1, ... for the visible GPUs): check that file");
+}
+}  // namespace
+
 std::string VisibleDevicesForCtestAllocation(const char* ctest_gpus, const char* cuda_visible_devices) {
   if (ctest_gpus == nullptr) return {};
   const std::string allocation = ctest_gpus;  // "id:1,slots:1"
-  const size_t start = allocation.find("id:");
-  if (start == std::string::npos) return {};
-  const std::string id = allocation.substr(start + 3, allocation.find(',', start) - start - 3);
+  const std::string id = AllocationField(allocation, "id");
+  if (id.empty() || id.size() > 6 || id.find_first_not_of("0123456789") != std::string::npos)
+    throw BadAllocation(allocation, "has no GPU index (expected \"id:<number>,slots:<number>\")");
   if (cuda_visible_devices == nullptr || *cuda_visible_devices == '\0') return id;
-  std::stringstream visible(cuda_visible_devices);
-  std::string device;
-  for (unsigned long index = std::stoul(id); std::getline(visible, device, ','); --index) {
-    if (index == 0) return device;
+  std::vector<std::string> visible;
+  std::stringstream list(cuda_visible_devices);
+  for (std::string device; std::getline(list, device, ',');) visible.push_back(device);
+  const size_t index = std::stoul(id);
+  if (index >= visible.size()) {
+    throw BadAllocation(allocation, "names GPU " + id + " but CUDA_VISIBLE_DEVICES='" + cuda_visible_devices +
+                                        "' allows " + std::to_string(visible.size()) +
+                                        " (ids index that list, from 0)");
   }
-  return id;
+  return visible[index];
 }
 
-void SelectGpuFromCtestAllocation() {
-  const std::string devices = VisibleDevicesForCtestAllocation(std::getenv("CTEST_RESOURCE_GROUP_0_GPUS"),
-                                                               std::getenv("CUDA_VISIBLE_DEVICES"));
-  if (devices.empty()) return;
+bool SelectGpuFromCtestAllocation() {
+  std::string devices;
+  try {
+    devices = VisibleDevicesForCtestAllocation(std::getenv("CTEST_RESOURCE_GROUP_0_GPUS"),
+                                               std::getenv("CUDA_VISIBLE_DEVICES"));
+  } catch (const Error& e) {
+    std::fprintf(stderr, "bankcheck: error: %s\n", e.what());
+    return false;
+  }
+  if (devices.empty()) return true;
   setenv("CUDA_VISIBLE_DEVICES", devices.c_str(), 1);
   std::fprintf(stderr, "bankcheck: running on the GPU CTest allocated: CUDA_VISIBLE_DEVICES=%s\n",
                devices.c_str());
+  return true;
 }
 
 std::vector<LaunchRecord> MeasureLaunches(const std::function<void()>& launches,

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "bankcheck/environment.h"
+#include "bankcheck/error.h"
 #include "bankcheck/kernel_registry.h"
 #include "bankcheck/testing.h"
 #include "suite_runner.h"
@@ -33,9 +35,7 @@ bool Has(const std::vector<std::string>& args, const char* flag) {
   return false;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int RunSuiteProgram(int argc, char** argv) {
   using namespace bankcheck;
   std::vector<std::string> args(argv + 1, argv + argc);
   const std::vector<const KernelCase*> cases = RegisteredKernelCases();
@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
     for (const std::string& topic : suites::Topics(cases)) std::cout << topic << "\n";
     return 0;
   }
-  const bool supervised = std::getenv("BANKCHECK_SUPERVISED") != nullptr;
+  const bool supervised = FlagFromEnvironment("BANKCHECK_SUPERVISED");
   const bool listing = Has(args, "--gtest_list_tests") || Has(args, "--help") || Has(args, "-h");
   if (!supervised && !listing) {
     std::string topic, filter;
@@ -65,9 +65,20 @@ int main(int argc, char** argv) {
     return suites::SuperviseCases(argv[0], args, tests);
   }
   // Before anything touches CUDA: run on the GPU CTest allocated to this test, if any.
-  bankcheck::testing::SelectGpuFromCtestAllocation();
+  if (!bankcheck::testing::SelectGpuFromCtestAllocation()) return 1;
   ::testing::InitGoogleMock(&argc, argv);
   ::testing::AddGlobalTestEnvironment(new bankcheck::testing::CounterSessionEnvironment);
   suites::InstallChildListener();
   return RUN_ALL_TESTS();  // the supervisor tells "every case skipped" from the progress file
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return RunSuiteProgram(argc, argv);
+  } catch (const bankcheck::Error& e) {  // e.g. a refused environment variable
+    std::cerr << "bankcheck: error: " << e.what() << "\n";
+    return 1;
+  }
 }

@@ -18,6 +18,7 @@
 
 #include "bankcheck/baseline.h"
 #include "bankcheck/counter_session.h"
+#include "bankcheck/environment.h"
 #include "bankcheck/file_io.h"
 #include "bankcheck/gpu_probe.h"
 #include "bankcheck/testing.h"
@@ -221,8 +222,8 @@ class ChildListener : public ::testing::EmptyTestEventListener {
 }  // namespace
 
 void InstallChildListener() {
-  const char* progress = std::getenv("BANKCHECK_PROGRESS_FILE");
-  if (progress == nullptr) return;
+  const std::string progress = AbsolutePathFromEnvironment("BANKCHECK_PROGRESS_FILE");
+  if (progress.empty()) return;
   // Before the default printer: GoogleTest calls the end events in reverse order, so the
   // printer's result line for a case comes out before this listener may end the process.
   ::testing::TestEventListeners& listeners = ::testing::UnitTest::GetInstance()->listeners();

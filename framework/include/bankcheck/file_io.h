@@ -2,6 +2,8 @@
 // Files that several processes read and write: whole-file reads with errors that name the file,
 // atomic replacement, and an advisory lock for read-modify-write.
 
+#include <sys/types.h>
+
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -36,8 +38,19 @@ bool WriteAll(int fd, std::string_view content);
 // when it is a link); false when it cannot.
 bool AppendToExistingFile(const std::filesystem::path& path, const std::string& text);
 
-// flock(LOCK_EX) on `path` (created if absent), released on destruction. Each instance opens its
-// own descriptor, so it excludes other threads of this process as well as other processes.
+// Opens the lock file `name` in the folder open at `folder_fd`, for flock(2) only: read-only, as
+// flock needs no more and nothing is ever written to a lock file. Creates it when absent
+// (O_CREAT|O_EXCL|O_NOFOLLOW) and then sets exactly `mode` (whatever the umask, so that other users
+// can open one meant to be shared); uses an existing one as found, never changing it. Refuses, with
+// Error(kBadInput) naming `shown_path` and changing nothing, a symbolic link (never followed: a link
+// planted in a shared folder could point anywhere, docs/security.md), anything but a regular file,
+// and a file with other hard links.
+int OpenLockFileAt(int folder_fd, const std::string& name, const std::filesystem::path& shown_path,
+                   mode_t mode);
+
+// flock(LOCK_EX) on `path` (created 0644 if absent; a link, a hard-linked or non-regular file
+// there is refused, see OpenLockFileAt), released on destruction. Each instance opens its own
+// descriptor, so it excludes other threads of this process as well as other processes.
 class ExclusiveFileLock {
  public:
   explicit ExclusiveFileLock(const std::filesystem::path& path);

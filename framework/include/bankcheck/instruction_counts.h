@@ -63,7 +63,8 @@ struct InstructionTotals {
 };
 PerKind<InstructionTotals> TotalsByKind(const std::vector<InstructionCounts>& instructions);
 
-// BANKCHECK_SOURCE_ROOT, else "": the prefix SourceLocation cuts off in tables.
+// BANKCHECK_SOURCE_ROOT (an absolute path, else Error), else "": the prefix SourceLocation cuts off
+// in tables.
 std::string SourceRootFromEnvironment();
 
 }  // namespace bankcheck

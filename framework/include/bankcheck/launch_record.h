@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bankcheck/count_sum.h"
 #include "bankcheck/instruction_counts.h"
 #include "bankcheck/shared_kind.h"
 
@@ -45,10 +46,13 @@ struct SharedCounts {
   double ways() const;
   bool any() const { return instructions != 0 || wavefronts != 0; }
   // Adds `other`'s counts; the sum's ideal is only as certain as the less certain of the two.
+  // Error(kBadInput) when a sum does not fit in 64 bits (then *this is unchanged).
   SharedCounts& operator+=(const SharedCounts& other) {
-    instructions += other.instructions;
-    wavefronts += other.wavefronts;
-    ideal_wavefronts += other.ideal_wavefronts;
+    const uint64_t instruction_sum = AddCounts(instructions, other.instructions, "instruction");
+    const uint64_t wavefront_sum = AddCounts(wavefronts, other.wavefronts, "wavefront");
+    ideal_wavefronts = AddCounts(ideal_wavefronts, other.ideal_wavefronts, "ideal wavefront");
+    instructions = instruction_sum;
+    wavefronts = wavefront_sum;
     ideal_provenance =
         std::max(ideal_provenance, other.ideal_provenance);  // kExact < kHardware < kNotMeasured
     return *this;

@@ -13,7 +13,7 @@ struct RunMetadata {
   std::string cuda_runtime;  // "13.0"
   std::string cuda_driver;   // the CUDA version the driver supports, "13.0"
   std::string date;          // UTC, "2025-11-22T10:36:00Z"
-  std::string git_commit;    // from BANKCHECK_GIT_COMMIT; empty when unset
+  std::string git_commit;    // from BANKCHECK_GIT_COMMIT (LabelFromEnvironment); empty when unset
 
   friend bool operator==(const RunMetadata& a, const RunMetadata& b) {
     return a.arch == b.arch && a.device == b.device && a.driver == b.driver &&

@@ -21,7 +21,8 @@ inline constexpr int kAllSkippedExitCode = 77;
 int ExitCodeOf(int run_all_tests_result);
 
 // True when the environment sets BANKCHECK_REQUIRE_GPU=1 (GPU CI runners): then a missing GPU
-// fails the test instead of skipping it, so a broken runner never goes green.
+// fails the test instead of skipping it, so a broken runner never goes green. An on/off switch
+// (FlagFromEnvironment): any other value is an Error, which fails the test.
 bool GpuRequired();
 
 // The message a GPU test prints when it cannot run.
@@ -50,12 +51,15 @@ void RecordLaunchProperties(const std::vector<LaunchRecord>& records);
 
 // The CUDA_VISIBLE_DEVICES value that pins this process to the GPU CTest allocated to it
 // (CTEST_RESOURCE_GROUP_0_GPUS="id:N,slots:1"), given the current CUDA_VISIBLE_DEVICES (ids index
-// into its list when set). Empty when CTest allocated nothing.
+// into its list when set). Empty when CTest allocated nothing. Error(kBadInput) saying what is wrong
+// when the allocation has no numeric id, or names a GPU outside CUDA_VISIBLE_DEVICES (the GPUs the
+// runner was given).
 std::string VisibleDevicesForCtestAllocation(const char* ctest_gpus, const char* cuda_visible_devices);
 
 // Applies VisibleDevicesForCtestAllocation to this process's environment; called by
-// bankcheck::gtest_main before anything touches CUDA.
-void SelectGpuFromCtestAllocation();
+// bankcheck::gtest_main before anything touches CUDA. False, having printed the error, when the
+// allocation is refused: the caller exits with a failure instead of running on another GPU.
+[[nodiscard]] bool SelectGpuFromCtestAllocation();
 
 }  // namespace bankcheck::testing
 
