@@ -1,17 +1,18 @@
 #pragma once
-// BANKCHECK_TRACE_SESSION=1 prints how long each step of a session takes, on stderr: where the
+// BANKCHECK_TRACE_SESSION=1 (a flag: bankcheck/environment.h) prints how long each step of a session takes, on stderr: where the
 // time of measuring goes.
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
+
+#include "bankcheck/environment.h"
 
 namespace bankcheck::internal {
 
 // Prints, at each Step, the time since the last one (or since construction).
 class StepTrace {
  public:
-  StepTrace() : enabled_(std::getenv("BANKCHECK_TRACE_SESSION") != nullptr), last_(Clock::now()) {}
+  StepTrace() : enabled_(FlagFromEnvironment("BANKCHECK_TRACE_SESSION")), last_(Clock::now()) {}
   void Step(const char* name) {
     if (!enabled_) return;
     const Clock::time_point now = Clock::now();
