@@ -5,7 +5,13 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 build="${BANKCHECK_NO_CUDA_BUILD_DIR:-$BANKCHECK_ROOT/build-no-cuda}"
-path_without_cuda="$(tr ':' '\n' <<<"$PATH" | grep -v -i cuda | paste -sd: -)"
+# Every PATH folder named for CUDA or holding an nvcc (a wrapper such as /usr/local/bin/nvcc too).
+path_without_cuda=""
+IFS=: read -ra path_dirs <<<"$PATH"
+for dir in "${path_dirs[@]}"; do
+  [[ "${dir,,}" == *cuda* || -e "$dir/nvcc" ]] && continue
+  path_without_cuda+="${path_without_cuda:+:}$dir"
+done
 werror=OFF
 [[ "${CI:-}" == "true" ]] && werror=ON
 run() { env -u CUDACXX -u CUDA_PATH -u CUDA_HOME PATH="$path_without_cuda" "$@"; }
