@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks the lock rules that framework/src/thread_annotations.h writes into the declarations
+# Checks the lock rules that framework/cuda/internal/thread_annotations.h writes into the declarations
 # (BANKCHECK_GUARDED_BY, BANKCHECK_REQUIRES, ...): compiles the host sources of bankcheck::cuda (the
 # counter session, its process state and launch log, SASS metrics) with clang's -Wthread-safety as
 # errors, syntax only. Include paths and definitions come from the build's compile_commands.json

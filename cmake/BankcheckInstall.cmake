@@ -17,8 +17,9 @@ install(TARGETS ${bankcheck_installed_targets}
   EXPORT bankcheckTargets
   ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
   RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}"
-  OBJECTS DESTINATION "${CMAKE_INSTALL_LIBDIR}/bankcheck")
-install(DIRECTORY "${PROJECT_SOURCE_DIR}/framework/include/bankcheck" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
+  OBJECTS DESTINATION "${CMAKE_INSTALL_LIBDIR}/bankcheck"
+  # Each layer's public headers (its HEADERS file set); internal/ headers are never installed.
+  FILE_SET HEADERS DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
 install(EXPORT bankcheckTargets NAMESPACE bankcheck:: DESTINATION "${BANKCHECK_INSTALL_CMAKEDIR}")
 
 # bankcheckConfig.cmake asks for the GPU side's dependencies only when the package has it.

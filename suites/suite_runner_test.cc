@@ -1,4 +1,4 @@
-#include "suite_runner.h"
+#include "suite/internal/suite_runner.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "bankcheck/suite.h"
-#include "case_runner.h"
+#include "suite/internal/case_runner.h"
 
 namespace bankcheck::suites {
 namespace {

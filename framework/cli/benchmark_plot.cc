@@ -13,10 +13,10 @@
 #include <utility>
 
 #include "bankcheck/error.h"
-#include "bankcheck/file_io.h"
-#include "bankcheck/json_io.h"
-#include "bankcheck/svg.h"
-#include "bankcheck/text_table.h"
+#include "core/internal/file_io.h"
+#include "core/internal/json_io.h"
+#include "core/internal/svg.h"
+#include "core/internal/text_table.h"
 
 namespace bankcheck::cli {
 namespace {

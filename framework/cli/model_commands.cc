@@ -20,7 +20,7 @@
 #include "bankcheck/bank_map.h"
 #include "bankcheck/bank_model.h"
 #include "bankcheck/error.h"
-#include "bankcheck/file_io.h"
+#include "core/internal/file_io.h"
 #include "bankcheck/shared_kind.h"
 #include "commands.h"
 

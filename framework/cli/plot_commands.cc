@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "bankcheck/error.h"
-#include "bankcheck/file_io.h"
+#include "core/internal/file_io.h"
 #include "benchmark_plot.h"
 #include "commands.h"
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "../src/test_support.h"
+#include "core/internal/test_support.h"
 #include "bankcheck/error.h"
 #include "benchmark_plot.h"
 

@@ -12,7 +12,7 @@
 
 #include "bankcheck/compare.h"
 #include "bankcheck/error.h"
-#include "bankcheck/file_io.h"
+#include "core/internal/file_io.h"
 #include "bankcheck/instruction_counts.h"
 #include "bankcheck/report.h"
 #include "bankcheck/results.h"

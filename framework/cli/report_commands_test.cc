@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "../src/test_support.h"
+#include "core/internal/test_support.h"
 #include "bankcheck/baseline.h"
 #include "bankcheck/results.h"
 

@@ -8,7 +8,7 @@
 
 #include "bankcheck/baseline.h"
 #include "bankcheck/kernel_registry.h"
-#include "case_runner.h"
+#include "suite/internal/case_runner.h"
 
 namespace bankcheck::suites {
 namespace {

@@ -1,4 +1,4 @@
-#include "case_runner.h"
+#include "suite/internal/case_runner.h"
 
 #include <gtest/gtest-spi.h>
 

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/environment.h"
+#include "core/internal/environment.h"
 #include "bankcheck/error.h"
 #include "bankcheck/kernel_registry.h"
 #include "bankcheck/testing.h"
-#include "suite_runner.h"
+#include "suite/internal/suite_runner.h"
 
 namespace {
 

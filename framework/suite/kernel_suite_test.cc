@@ -13,7 +13,7 @@
 #include "bankcheck/results.h"
 #include "bankcheck/run_metadata.h"
 #include "bankcheck/testing.h"
-#include "case_runner.h"
+#include "suite/internal/case_runner.h"
 
 namespace bankcheck::suites {
 namespace {

@@ -1,4 +1,4 @@
-#include "suite_runner.h"
+#include "suite/internal/suite_runner.h"
 
 #include <cuda_runtime_api.h>
 #include <fcntl.h>
@@ -18,8 +18,8 @@
 
 #include "bankcheck/baseline.h"
 #include "bankcheck/counter_session.h"
-#include "bankcheck/environment.h"
-#include "bankcheck/file_io.h"
+#include "core/internal/environment.h"
+#include "core/internal/file_io.h"
 #include "bankcheck/gpu_probe.h"
 #include "bankcheck/testing.h"
 

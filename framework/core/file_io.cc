@@ -1,0 +1,295 @@
+#include "core/internal/file_io.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <system_error>
+#include <utility>
+
+#include "bankcheck/error.h"
+
+namespace bankcheck {
+namespace {
+
+std::string ErrnoText(int error_number) { return std::generic_category().message(error_number); }
+
+// Appends ". advice" unless there is no advice.
+std::string WithAdvice(std::string message, const std::string& advice) {
+  if (!advice.empty()) message += ". " + advice;
+  return message;
+}
+
+// Closes a descriptor on every path out of a function.
+struct Descriptor {
+  int fd = -1;
+  ~Descriptor() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// The folder that holds `target`, opened for the *at calls; Error naming it when it cannot be.
+int OpenFolderOf(const std::filesystem::path& target) {
+  const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : ".";
+  const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) return fd;
+  const int open_errno = errno;
+  const std::string why = open_errno == ENOENT    ? "does not exist; create it first"
+                          : open_errno == ENOTDIR ? "is not a folder"
+                                                  : "cannot be opened (" + ErrnoText(open_errno) + ")";
+  throw Error(ErrorKind::kBadInput, "cannot write " + target.string() + ": its folder " + folder.string() +
+                                        " " + why + "; the file was not written");
+}
+
+// The mode a replacement of `name` keeps (the old file's, never world-writable), or none when
+// there is no such file. Refuses a symbolic link (never written through, docs/security.md) and
+// anything but a regular file.
+std::optional<mode_t> ModeOfExistingTarget(int folder_fd, const std::string& name,
+                                           const std::filesystem::path& target) {
+  struct stat status {};
+  if (::fstatat(folder_fd, name.c_str(), &status, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno == ENOENT) return std::nullopt;
+    throw Error(ErrorKind::kBadInput, "cannot write " + target.string() + " (" + ErrnoText(errno) + ")");
+  }
+  if (S_ISLNK(status.st_mode)) {
+    throw Error(ErrorKind::kBadInput, "refusing to write " + target.string() +
+                                          ": it is a symbolic link, which bankcheck never writes through; "
+                                          "remove the link or write to another path");
+  }
+  if (!S_ISREG(status.st_mode)) {
+    throw Error(ErrorKind::kBadInput, "refusing to write " + target.string() +
+                                          ": it exists and is not a regular file; remove it or write to "
+                                          "another path");
+  }
+  return status.st_mode & 0777 & ~static_cast<mode_t>(S_IWOTH);
+}
+
+// "<name>.tmp.<16 random hex digits>": a name another user cannot guess in advance.
+std::string TemporaryName(const std::string& name) {
+  static std::random_device random;
+  char suffix[17];
+  std::snprintf(suffix, sizeof suffix, "%08x%08x", random(), random());
+  return name + ".tmp." + suffix;
+}
+
+// Creates a fresh temporary for `name` in the folder (O_EXCL: never an existing file or link),
+// with `mode` (less the umask); returns its descriptor and sets `temporary` to its name.
+int CreateTemporary(int folder_fd, const std::string& name, mode_t mode, const std::filesystem::path& target,
+                    std::string& temporary) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    temporary = TemporaryName(name);
+    const int fd =
+        ::openat(folder_fd, temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    if (fd >= 0) return fd;
+    if (errno != EEXIST) {
+      throw Error(ErrorKind::kBadInput, "cannot create a temporary file beside " + target.string() + " (" +
+                                            ErrnoText(errno) + "); is its folder writable?");
+    }
+  }
+  throw Error(ErrorKind::kBadInput,
+              "cannot create a temporary file beside " + target.string() + ": every name tried was taken");
+}
+
+// Whether the folder `status` describes may be written by someone other than its owner and us
+// (group or world write without the sticky bit, owned by another user).
+bool WritableByOthers(const struct stat& status) {
+  return status.st_uid != ::geteuid() && (status.st_mode & (S_IWGRP | S_IWOTH)) != 0 &&
+         (status.st_mode & S_ISVTX) == 0;
+}
+
+// Checks a folder that exists on the way to an output folder; `final` is the output folder
+// itself, which must not be a link.
+void CheckOutputFolder(const std::filesystem::path& folder, bool final) {
+  struct stat status {};
+  const int result = final ? ::lstat(folder.c_str(), &status) : ::stat(folder.c_str(), &status);
+  if (result != 0) {
+    throw Error(ErrorKind::kBadInput,
+                "cannot use the folder " + folder.string() + " (" + ErrnoText(errno) + ")");
+  }
+  if (S_ISLNK(status.st_mode)) {
+    throw Error(ErrorKind::kBadInput, "refusing to write into " + folder.string() +
+                                          ": it is a symbolic link; give the real folder's path instead");
+  }
+  if (!S_ISDIR(status.st_mode)) {
+    throw Error(ErrorKind::kBadInput,
+                "cannot create the folder " + folder.string() + ": something that is not a folder is there");
+  }
+  if (WritableByOthers(status)) {
+    throw Error(ErrorKind::kBadInput,
+                "refusing to write under " + folder.string() +
+                    ": it belongs to another user and others may write to it, so they could swap what "
+                    "bankcheck writes; use a folder of your own");
+  }
+}
+
+}  // namespace
+
+std::string ReadTextFile(const std::filesystem::path& path, const std::string& advice) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    throw Error(ErrorKind::kBadInput, WithAdvice(path.string() + ": is a folder, not a file", advice));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw Error(ErrorKind::kBadInput,
+                WithAdvice(path.string() + ": cannot be read (" + ErrnoText(errno) + ")", advice));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) {
+    throw Error(ErrorKind::kBadInput, WithAdvice(path.string() + ": read error", advice));
+  }
+  return text.str();
+}
+
+bool WriteAll(int fd, std::string_view content) {
+  while (!content.empty()) {
+    const ssize_t written = ::write(fd, content.data(), content.size());
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    content.remove_prefix(static_cast<size_t>(written));
+  }
+  return true;
+}
+
+void WriteFileAtomically(const std::filesystem::path& path, const std::string& content) {
+  const std::string name = path.filename().string();
+  if (name.empty() || name == "." || name == "..") {
+    throw Error(ErrorKind::kBadInput, "cannot write " + path.string() + ": it names a folder, not a file");
+  }
+  const Descriptor folder{OpenFolderOf(path)};
+  const std::optional<mode_t> old_mode = ModeOfExistingTarget(folder.fd, name, path);
+  std::string temporary;
+  Descriptor file{CreateTemporary(folder.fd, name, old_mode ? 0600 : 0644, path, temporary)};
+  // Removes the temporary and reports the step that failed, with the errno it left.
+  const auto fail = [&](const char* step) {
+    const int error_number = errno;
+    ::unlinkat(folder.fd, temporary.c_str(), 0);
+    throw Error(ErrorKind::kBadInput, "cannot write " + path.string() + ": " + step + " " + temporary +
+                                          " failed (" + ErrnoText(error_number) + "); " + path.string() +
+                                          " was left unchanged");
+  };
+  if (old_mode && ::fchmod(file.fd, *old_mode) != 0) fail("setting the mode of");
+  if (!WriteAll(file.fd, content) || ::fsync(file.fd) != 0) fail("writing");
+  if (::close(std::exchange(file.fd, -1)) != 0) fail("writing");
+  try {
+    ModeOfExistingTarget(folder.fd, name, path);  // a link planted meanwhile is refused, not replaced
+  } catch (const Error&) {
+    ::unlinkat(folder.fd, temporary.c_str(), 0);
+    throw;
+  }
+  if (::renameat(folder.fd, temporary.c_str(), folder.fd, name.c_str()) != 0) fail("renaming");
+  ::fsync(folder.fd);  // best effort: the rename itself already happened
+}
+
+void CreateOutputFolders(const std::filesystem::path& folder) {
+  std::filesystem::path wanted = std::filesystem::absolute(folder).lexically_normal();
+  if (wanted.filename().empty()) wanted = wanted.parent_path();  // a trailing '/'
+  std::filesystem::path prefix;
+  for (const std::filesystem::path& part : wanted) {
+    prefix /= part;
+    if (prefix == prefix.root_path()) continue;
+    if (::mkdir(prefix.c_str(), 0755) == 0) continue;  // new, and ours
+    if (errno != EEXIST) {
+      throw Error(ErrorKind::kBadInput, "cannot create the folder " + prefix.string() + " (" +
+                                            ErrnoText(errno) + "); is its parent writable?");
+    }
+    CheckOutputFolder(prefix, prefix == wanted);
+  }
+}
+
+bool AppendToExistingFile(const std::filesystem::path& path, const std::string& text) {
+  const Descriptor file{::open(path.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)};
+  struct stat status {};
+  return file.fd >= 0 && ::fstat(file.fd, &status) == 0 && S_ISREG(status.st_mode) && WriteAll(file.fd, text);
+}
+
+namespace {
+// Refuses what `fd` opened at a lock path unless it is a regular file of one link.
+void CheckLockFile(int fd, const std::filesystem::path& shown_path) {
+  struct stat status {};
+  std::string why;
+  if (::fstat(fd, &status) != 0) {
+    why = "cannot be examined (" + ErrnoText(errno) + ")";
+  } else if (!S_ISREG(status.st_mode)) {
+    why = "it is not a regular file";
+  } else if (status.st_nlink != 1) {
+    why = "it has " + std::to_string(status.st_nlink) +
+          " hard links, so it may be another file's second name (someone may have planted it)";
+  }
+  if (why.empty()) return;
+  ::close(fd);
+  throw Error(ErrorKind::kBadInput, "refusing to use the lock file " + shown_path.string() + ": " + why +
+                                        "; remove it and run again");
+}
+}  // namespace
+
+int OpenLockFileAt(int folder_fd, const std::string& name, const std::filesystem::path& shown_path,
+                   mode_t mode) {
+  // A few tries: the file may be removed between a create that finds it and the open that follows.
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    int fd = ::openat(folder_fd, name.c_str(), O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    if (fd >= 0) {
+      if (::fchmod(fd, mode) != 0) {
+        const int error_number = errno;
+        ::close(fd);
+        throw Error(ErrorKind::kBadInput, "cannot set the mode of the lock file " + shown_path.string() +
+                                              " (" + ErrnoText(error_number) + ")");
+      }
+      CheckLockFile(fd, shown_path);
+      return fd;
+    }
+    if (errno != EEXIST) {
+      throw Error(ErrorKind::kBadInput, "cannot create the lock file " + shown_path.string() + " (" +
+                                            ErrnoText(errno) + "); is its folder writable?");
+    }
+    // O_NONBLOCK: a FIFO planted there must not block the open (CheckLockFile refuses it).
+    fd = ::openat(folder_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0) {
+      CheckLockFile(fd, shown_path);
+      return fd;
+    }
+    if (errno == ENOENT) continue;
+    if (errno == ELOOP) {
+      throw Error(ErrorKind::kBadInput, "refusing to use the lock file " + shown_path.string() +
+                                            ": it is a symbolic link, which bankcheck never follows "
+                                            "(someone may have planted it); remove it and run again");
+    }
+    throw Error(ErrorKind::kBadInput, "cannot open the lock file " + shown_path.string() + " (" +
+                                          ErrnoText(errno) + "); remove it or ask its owner to");
+  }
+  throw Error(ErrorKind::kBadInput,
+              "cannot open the lock file " + shown_path.string() + ": it keeps disappearing; run again");
+}
+
+ExclusiveFileLock::ExclusiveFileLock(const std::filesystem::path& path) {
+  const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : ".";
+  const Descriptor folder_fd{::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+  if (folder_fd.fd < 0) {
+    throw Error(ErrorKind::kBadInput,
+                "cannot open the folder of the lock file " + path.string() + " (" + ErrnoText(errno) + ")");
+  }
+  fd_ = OpenLockFileAt(folder_fd.fd, path.filename().string(), path, 0644);
+  while (::flock(fd_, LOCK_EX) != 0) {
+    if (errno == EINTR) continue;
+    const int lock_errno = errno;
+    ::close(fd_);
+    throw Error(ErrorKind::kBadInput, "cannot lock " + path.string() + " (" + ErrnoText(lock_errno) + ")");
+  }
+}
+
+ExclusiveFileLock::~ExclusiveFileLock() {
+  // Closing the descriptor releases the lock.
+  ::close(fd_);
+}
+
+}  // namespace bankcheck

@@ -1,0 +1,104 @@
+#include "bankcheck/instruction_counts.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "bankcheck/count_sum.h"
+#include "core/internal/environment.h"
+#include "core/internal/text_table.h"
+
+namespace bankcheck {
+namespace {
+
+// The table's first columns (location, offset, opcode) read left to right; the counts after them
+// are right-aligned so that their digits line up.
+constexpr size_t kTextColumns = 3;
+
+// `file` without the folder `root` in front of it; unchanged unless `root` ends at a path-component
+// boundary of `file` ("/work/ma" is no prefix of "/work/main/a.cu").
+std::string WithoutRoot(const std::string& file, std::string root) {
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  if (root.empty()) return file;
+  if (root.back() != '/') root += '/';
+  const bool under_root = file.size() > root.size() && file.compare(0, root.size(), root) == 0;
+  return under_root ? file.substr(root.size()) : file;
+}
+
+std::string Offset(uint32_t pc_offset) {
+  char text[16];
+  std::snprintf(text, sizeof(text), "+0x%04x", static_cast<unsigned>(pc_offset));
+  return text;
+}
+
+std::vector<std::string> Cells(const InstructionCounts& instruction, const std::string& source_root) {
+  return {SourceLocation(instruction, source_root),
+          Offset(instruction.pc_offset),
+          instruction.opcode,
+          WithThousands(instruction.executions) + " exec",
+          WithThousands(instruction.wavefronts) + " wf",
+          WithThousands(instruction.ideal_wavefronts) + " ideal",
+          "+" + WithThousands(instruction.excess())};
+}
+
+std::string AlignedLine(const std::vector<std::string>& cells, const std::vector<size_t>& widths) {
+  std::string line;
+  for (size_t column = 0; column < cells.size(); ++column) {
+    const std::string padding(widths[column] - cells[column].size(), ' ');
+    if (column > 0) line += "  ";
+    line += column < kTextColumns ? cells[column] + padding : padding + cells[column];
+  }
+  line.erase(line.find_last_not_of(' ') + 1);
+  return line + "\n";
+}
+
+}  // namespace
+
+void SortByExcess(std::vector<InstructionCounts>& instructions) {
+  std::sort(instructions.begin(), instructions.end(),
+            [](const InstructionCounts& a, const InstructionCounts& b) {
+              if (a.excess() != b.excess()) return a.excess() > b.excess();
+              if (a.executions != b.executions) return a.executions > b.executions;
+              return a.pc_offset < b.pc_offset;
+            });
+}
+
+std::string SourceLocation(const InstructionCounts& instruction, const std::string& source_root) {
+  if (instruction.file.empty() || instruction.line == 0) return "<no line info>";
+  return WithoutRoot(instruction.file, source_root) + ":" + std::to_string(instruction.line);
+}
+
+std::string FormatInstructionTable(const std::vector<InstructionCounts>& instructions, size_t limit,
+                                   const std::string& source_root) {
+  const size_t shown = limit == 0 ? instructions.size() : std::min(limit, instructions.size());
+  std::vector<std::vector<std::string>> rows;
+  std::vector<size_t> widths;
+  for (size_t i = 0; i < shown; ++i) {
+    rows.push_back(Cells(instructions[i], source_root));
+    widths.resize(rows.back().size(), 0);
+    for (size_t column = 0; column < widths.size(); ++column)
+      widths[column] = std::max(widths[column], rows.back()[column].size());
+  }
+  std::string table;
+  for (const std::vector<std::string>& row : rows) table += AlignedLine(row, widths);
+  const size_t left_out = instructions.size() - shown;
+  if (left_out > 0)
+    table += "... " + std::to_string(left_out) + " more instruction" + (left_out == 1 ? "" : "s") + "\n";
+  return table;
+}
+
+PerKind<InstructionTotals> TotalsByKind(const std::vector<InstructionCounts>& instructions) {
+  PerKind<InstructionTotals> totals;
+  for (const InstructionCounts& instruction : instructions) {
+    InstructionTotals& total = totals[instruction.kind];
+    total.executions = AddCounts(total.executions, instruction.executions, "execution");
+    total.wavefronts = AddCounts(total.wavefronts, instruction.wavefronts, "wavefront");
+    total.ideal_wavefronts =
+        AddCounts(total.ideal_wavefronts, instruction.ideal_wavefronts, "ideal wavefront");
+  }
+  return totals;
+}
+
+std::string SourceRootFromEnvironment() { return AbsolutePathFromEnvironment("BANKCHECK_SOURCE_ROOT"); }
+
+}  // namespace bankcheck

@@ -1,0 +1,228 @@
+#include "bankcheck/results.h"
+
+#include <algorithm>
+#include <system_error>
+
+#include "bankcheck/error.h"
+#include "core/internal/file_io.h"
+#include "core/internal/json_io.h"
+#include "core/internal/record_json.h"
+#include "core/internal/run_metadata_json.h"
+
+namespace bankcheck {
+namespace {
+
+using nlohmann::json;
+
+constexpr char kNotCompared[] = "not_compared";
+
+std::string ResultsFileAdvice(const std::filesystem::path& path) {
+  return "Is " + path.string() +
+         " a bankcheck results file? Produce it again with the suite run (or `bankcheck merge-results`)";
+}
+
+// Loads and stores always; other kinds where the annotation or the launches name them.
+json ExpectedWaysToJson(const CaseResult& result) {
+  json out = json::object();
+  for (const SharedKind kind : ShownKinds(result.launches))
+    out[InfoOf(kind).key] = result.expected_ways[kind];
+  for (const SharedKindInfo& info : SharedKinds())
+    if (result.expected_ways[info.kind] != 1.0) out[info.key] = result.expected_ways[info.kind];
+  return out;
+}
+
+json CaseResultToJson(const CaseResult& result) {
+  return {{"description", result.description},
+          {"status", CaseStatusName(result.status)},
+          {"expected", ExpectedWaysToJson(result)},
+          {"launches", LaunchRecordsToJson(result.launches, RecordDetail::kFull)},
+          {"baseline", result.baseline ? BaselineVerdictName(*result.baseline) : kNotCompared},
+          {"baseline_table", result.baseline_table},
+          {"messages", result.messages}};
+}
+
+CaseResult CaseResultFromJson(const std::string& name, const json& value, const std::filesystem::path& path) {
+  const std::string where = path.string() + ": case \"" + name + "\"";
+  const std::string advice = ResultsFileAdvice(path);
+  const FieldReader entry(value, where, advice);
+  entry.AllowOnlyFields(
+      {"description", "status", "expected", "launches", "baseline", "baseline_table", "messages"});
+  CaseResult result;
+  result.name = name;
+  result.description = entry.Field("description").String();
+  const FieldReader status = entry.Field("status");
+  const std::optional<CaseStatus> parsed_status = ParseCaseStatus(status.String());
+  if (!parsed_status) status.Fail("\"passed\", \"failed\" or \"skipped\"");
+  result.status = *parsed_status;
+  const FieldReader expected = entry.Field("expected");
+  expected.RequireObject();
+  for (const auto& item : expected.json().items()) {
+    // "load_ways"/"store_ways": results files written before the per-kind blocks.
+    const std::optional<SharedKind> kind = item.key() == "load_ways"    ? SharedKind::kLoad
+                                           : item.key() == "store_ways" ? SharedKind::kStore
+                                                                        : SharedKindFromKey(item.key());
+    if (!kind) expected.Field(item.key()).FailWith("is not a kind of shared-memory instruction");
+    result.expected_ways[*kind] = expected.Field(item.key()).Number();
+  }
+  result.launches = LaunchRecordsFromJson(entry.Field("launches").json(), where, advice, "launches");
+  const FieldReader baseline = entry.Field("baseline");
+  if (baseline.String() != kNotCompared) {
+    result.baseline = ParseBaselineVerdict(baseline.String());
+    if (!result.baseline) {
+      baseline.Fail(
+          "\"match\", \"regression\", \"improvement\", \"changed\", \"missing\" or \"not_compared\"");
+    }
+  }
+  result.baseline_table = entry.Field("baseline_table").String();
+  result.messages = entry.Field("messages").StringArray();
+  return result;
+}
+
+// Merges `from` into `into`: a field empty in `into` takes `from`'s value; two different
+// non-empty values mean the fragments come from different runs.
+void MergeMetadata(RunMetadata& into, const RunMetadata& from, const std::filesystem::path& from_source,
+                   const std::filesystem::path& results_dir) {
+  const auto merge = [&](const char* name, std::string RunMetadata::*field) {
+    std::string& mine = into.*field;
+    const std::string& theirs = from.*field;
+    if (theirs.empty() || mine == theirs) return;
+    if (mine.empty()) {
+      mine = theirs;
+      return;
+    }
+    throw Error(ErrorKind::kBadInput, "the case results come from different runs: " + from_source.string() +
+                                          " has " + name + " \"" + theirs + "\", the fragments before it \"" +
+                                          mine + "\". Delete " + (results_dir / "cases").string() +
+                                          " before a run so that it holds one run's results");
+  };
+  merge("arch", &RunMetadata::arch);
+  merge("device", &RunMetadata::device);
+  merge("driver", &RunMetadata::driver);
+  merge("cuda_runtime", &RunMetadata::cuda_runtime);
+  merge("cuda_driver", &RunMetadata::cuda_driver);
+  merge("git_commit", &RunMetadata::git_commit);
+  // The run started when its first case did.
+  if (into.date.empty() || (!from.date.empty() && from.date < into.date)) into.date = from.date;
+}
+
+}  // namespace
+
+const char* CaseStatusName(CaseStatus status) {
+  switch (status) {
+    case CaseStatus::kPassed:
+      return "passed";
+    case CaseStatus::kFailed:
+      return "failed";
+    case CaseStatus::kSkipped:
+      return "skipped";
+  }
+  return "unknown";
+}
+
+std::optional<CaseStatus> ParseCaseStatus(const std::string& name) {
+  for (const CaseStatus status : {CaseStatus::kPassed, CaseStatus::kFailed, CaseStatus::kSkipped}) {
+    if (name == CaseStatusName(status)) return status;
+  }
+  return std::nullopt;
+}
+
+std::string SerializeResults(const RunResults& results) {
+  json document = {{"format", kResultsFormat},
+                   {"version", kResultsVersion},
+                   {"metadata", internal::RunMetadataToJson(results.metadata)},
+                   {"cases", json::object()}};
+  for (const auto& [name, result] : results.cases) document["cases"][name] = CaseResultToJson(result);
+  return DumpJson(document);
+}
+
+RunResults ParseResults(const std::string& text, const std::filesystem::path& path) {
+  const std::string advice = ResultsFileAdvice(path);
+  const json document = ParseJsonText(text, path, advice);
+  const FieldReader root(document, path.string(), advice);
+  root.RequireObject();
+  const FieldReader format = root.Field("format");
+  if (format.String() != kResultsFormat) {
+    format.FailWith("is \"" + format.String() + "\", but a results file's format is \"" + kResultsFormat +
+                    "\"");
+  }
+  root.AllowOnlyFields({"format", "version", "metadata", "cases"});
+  const FieldReader version = root.Field("version");
+  if (version.Unsigned() != static_cast<uint64_t>(kResultsVersion)) {
+    version.FailWith("is " + std::to_string(version.Unsigned()) + ", but this bankcheck reads version " +
+                     std::to_string(kResultsVersion) + " only");
+  }
+  RunResults results;
+  results.metadata = internal::RunMetadataFromJson(root.Field("metadata"));
+  const FieldReader cases = root.Field("cases");
+  cases.RequireObject();
+  for (const auto& item : cases.json().items()) {
+    results.cases.emplace(item.key(), CaseResultFromJson(item.key(), item.value(), path));
+  }
+  return results;
+}
+
+RunResults ReadResults(const std::filesystem::path& path) {
+  return ParseResults(ReadTextFile(path, ResultsFileAdvice(path)), path);
+}
+
+void WriteResults(const std::filesystem::path& path, const RunResults& results) {
+  WriteFileAtomically(path, SerializeResults(results));
+}
+
+std::filesystem::path CaseResultPath(const std::filesystem::path& results_dir, const std::string& case_name) {
+  return results_dir / "cases" / (GtestNameForCase(case_name) + ".json");
+}
+
+std::filesystem::path WriteCaseResult(const std::filesystem::path& results_dir, const RunMetadata& metadata,
+                                      const CaseResult& result) {
+  RunResults fragment;
+  fragment.metadata = metadata;
+  fragment.cases.emplace(result.name, result);
+  const std::filesystem::path path = CaseResultPath(results_dir, result.name);
+  CreateOutputFolders(results_dir);
+  CreateOutputFolders(path.parent_path());
+  WriteResults(path, fragment);
+  return path;
+}
+
+RunResults MergeResults(const std::filesystem::path& results_dir) {
+  const std::filesystem::path cases_dir = results_dir / "cases";
+  std::vector<std::filesystem::path> fragments;
+  std::error_code error;
+  if (std::filesystem::is_directory(cases_dir, error)) {
+    for (const auto& item : std::filesystem::directory_iterator(cases_dir)) {
+      if (item.is_regular_file() && item.path().extension() == ".json") fragments.push_back(item.path());
+    }
+  }
+  if (fragments.empty()) {
+    throw Error(ErrorKind::kBadInput, "no case results in " + cases_dir.string() +
+                                          "; was the suite run with its results folder set to " +
+                                          results_dir.string() + "?");
+  }
+  std::sort(fragments.begin(), fragments.end());
+  RunResults merged;
+  std::map<std::string, std::filesystem::path> source_of_case;
+  for (const std::filesystem::path& path : fragments) {
+    RunResults fragment = ReadResults(path);
+    MergeMetadata(merged.metadata, fragment.metadata, path, results_dir);
+    for (auto& [name, result] : fragment.cases) {
+      const auto [existing, inserted] = source_of_case.emplace(name, path);
+      if (!inserted) {
+        throw Error(ErrorKind::kBadInput, "case \"" + name + "\" is in both " + existing->second.string() +
+                                              " and " + path.string() + "; delete " + cases_dir.string() +
+                                              " and run again");
+      }
+      merged.cases.emplace(name, std::move(result));
+    }
+  }
+  return merged;
+}
+
+std::filesystem::path MergeResultsToFile(const std::filesystem::path& results_dir,
+                                         const std::filesystem::path& output) {
+  const std::filesystem::path path = output.empty() ? results_dir / "results.json" : output;
+  WriteResults(path, MergeResults(results_dir));
+  return path;
+}
+
+}  // namespace bankcheck

@@ -1,0 +1,221 @@
+#include "bankcheck/results.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "bankcheck/error.h"
+#include "core/internal/test_support.h"
+
+namespace bankcheck {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+using testing_support::MakeMetadata;
+using testing_support::MakeRecord;
+using testing_support::ReadFile;
+using testing_support::TemporaryFilesUnder;
+using testing_support::WriteFile;
+
+CaseResult MakeCase(const std::string& name, CaseStatus status = CaseStatus::kPassed) {
+  CaseResult result;
+  result.name = name;
+  result.description = "what " + name + " shows";
+  result.status = status;
+  result.expected_ways[SharedKind::kLoad] = 32;
+  result.expected_ways[SharedKind::kStore] = 1;
+  if (status != CaseStatus::kSkipped) result.launches = {MakeRecord(2048)};
+  result.baseline = BaselineVerdict::kMatch;
+  result.messages = {"a message"};
+  return result;
+}
+
+TEST(RunMetadataTest, VersionsAndDriverAreReadable) {
+  EXPECT_EQ(CudaVersionString(13000), "13.0");
+  EXPECT_EQ(CudaVersionString(12080), "12.8");
+  EXPECT_EQ(CudaVersionString(0), "");
+  EXPECT_EQ(ParseNvidiaDriverVersion("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul 27 "
+                                     "07:09:00 UTC 2025\nGCC version:  gcc version 12.2.0\n"),
+            "580.65.06");
+  EXPECT_EQ(
+      ParseNvidiaDriverVersion("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  575.57.08  Release"),
+      "575.57.08");
+  EXPECT_EQ(ParseNvidiaDriverVersion(""), "");
+}
+
+TEST(RunMetadataTest, DescribeRunTakesTheCommitFromTheEnvironment) {
+  ::setenv("BANKCHECK_GIT_COMMIT", "abc1234", 1);
+  const RunMetadata metadata = DescribeRun("NVIDIA H100", "sm_90", 13000, 13000);
+  ::unsetenv("BANKCHECK_GIT_COMMIT");
+  EXPECT_EQ(metadata.git_commit, "abc1234");
+  EXPECT_EQ(metadata.arch, "sm_90");
+  EXPECT_EQ(metadata.cuda_runtime, "13.0");
+  EXPECT_THAT(metadata.date,
+              ::testing::MatchesRegex("[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z"));
+  EXPECT_EQ(DescribeRun("", "", 0, 0).git_commit, "");
+}
+
+TEST(ResultsTest, RoundTripsWithHardwareReadings) {
+  RunResults results;
+  results.metadata = MakeMetadata();
+  results.metadata.git_commit = "abc";
+  results.cases["transpose/naive"] = MakeCase("transpose/naive");
+  results.cases["transpose/naive"].baseline_table = "launch ...\n";
+  CaseResult skipped = MakeCase("transpose/big", CaseStatus::kSkipped);
+  skipped.baseline.reset();
+  results.cases["transpose/big"] = skipped;
+  const std::string text = SerializeResults(results);
+  EXPECT_THAT(text,
+              AllOf(HasSubstr("\"format\": \"bankcheck-results\""), HasSubstr("\"ld_bank_conflicts\": 1987"),
+                    HasSubstr("\"baseline\": \"not_compared\""), HasSubstr("\"status\": \"skipped\"")));
+  const RunResults back = ParseResults(text, "results.json");
+  EXPECT_EQ(back.metadata, results.metadata);
+  ASSERT_THAT(back.cases, SizeIs(2));
+  const CaseResult& naive = back.cases.at("transpose/naive");
+  EXPECT_EQ(naive.name, "transpose/naive");
+  EXPECT_EQ(naive.status, CaseStatus::kPassed);
+  EXPECT_EQ(naive.expected_ways[SharedKind::kLoad], 32.0);
+  EXPECT_EQ(naive.baseline, BaselineVerdict::kMatch);
+  EXPECT_EQ(naive.baseline_table, "launch ...\n");
+  EXPECT_THAT(naive.messages, ElementsAre("a message"));
+  EXPECT_EQ(naive.launches.at(0).hardware[SharedKind::kLoad].bank_conflicts, 1987u);
+  EXPECT_EQ(back.cases.at("transpose/big").baseline, std::nullopt);
+  EXPECT_EQ(SerializeResults(back), text);
+}
+
+TEST(ResultsTest, ExpectedWaysArePerKindAndOlderFilesStillRead) {
+  RunResults results;
+  results.metadata = MakeMetadata();
+  results.cases["transpose/naive"] = MakeCase("transpose/naive");
+  results.cases.at("transpose/naive").expected_ways[SharedKind::kLdmatrix] = 8;
+  nlohmann::json document = nlohmann::json::parse(SerializeResults(results));
+  nlohmann::json& expected = document["cases"]["transpose/naive"]["expected"];
+  EXPECT_EQ(expected, nlohmann::json::parse(R"({"shared_ld": 32, "shared_st": 1, "shared_ldsm": 8})"));
+  // Results files written before the per-kind blocks named loads and stores only.
+  expected = nlohmann::json::parse(R"({"load_ways": 2, "store_ways": 4})");
+  const CaseResult back = ParseResults(document.dump(), "old.json").cases.at("transpose/naive");
+  EXPECT_EQ(back.expected_ways[SharedKind::kLoad], 2.0);
+  EXPECT_EQ(back.expected_ways[SharedKind::kStore], 4.0);
+  EXPECT_EQ(back.expected_ways[SharedKind::kLdmatrix], 1.0);
+}
+
+TEST(ResultsTest, MalformedAndWrongFieldsAreNamed) {
+  try {
+    ParseResults("{\"format\": \"bankcheck-results\",\n\"version\": tru}", "r.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("r.json:2:15: invalid JSON"));
+  }
+  RunResults results;
+  results.cases["a/b"] = MakeCase("a/b");
+  nlohmann::json document = nlohmann::json::parse(SerializeResults(results));
+  document["cases"]["a/b"]["status"] = "flaky";
+  try {
+    ParseResults(document.dump(), "r.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(),
+                HasSubstr("r.json: case \"a/b\": status must be \"passed\", \"failed\" or \"skipped\", "
+                          "but is the string \"flaky\""));
+  }
+}
+
+class ResultFragmentsTest : public testing_support::TempDirTest {};
+
+TEST_F(ResultFragmentsTest, EachCaseWritesItsOwnFragment) {
+  const auto path = WriteCaseResult(dir_, MakeMetadata(), MakeCase("transpose/padded-33"));
+  EXPECT_EQ(path, dir_ / "cases" / "transpose_padded_33.json");
+  const RunResults fragment = ReadResults(path);
+  EXPECT_THAT(fragment.cases, SizeIs(1));
+  EXPECT_EQ(fragment.metadata.arch, "sm_90");
+  EXPECT_THAT(TemporaryFilesUnder(dir_), IsEmpty());
+}
+
+TEST_F(ResultFragmentsTest, MergeCombinesFragmentsWithTheEarliestDate) {
+  WriteCaseResult(dir_, MakeMetadata("2025-11-22T10:00:05Z"), MakeCase("transpose/a"));
+  WriteCaseResult(dir_, MakeMetadata("2025-11-22T10:00:01Z"), MakeCase("transpose/b", CaseStatus::kFailed));
+  RunMetadata no_gpu;  // a case that skipped before probing says nothing about the GPU
+  no_gpu.date = "2025-11-22T10:00:03Z";
+  WriteCaseResult(dir_, no_gpu, MakeCase("reduce/c", CaseStatus::kSkipped));
+  const auto path = MergeResultsToFile(dir_);
+  EXPECT_EQ(path, dir_ / "results.json");
+  const RunResults merged = ReadResults(path);
+  EXPECT_THAT(merged.cases, SizeIs(3));
+  EXPECT_EQ(merged.cases.at("transpose/b").status, CaseStatus::kFailed);
+  EXPECT_EQ(merged.metadata.date, "2025-11-22T10:00:01Z");
+  EXPECT_EQ(merged.metadata.arch, "sm_90");
+  EXPECT_EQ(merged.metadata.device, "NVIDIA H100 80GB HBM3");
+  // The output may go elsewhere, into a folder that exists (as for every -o); the fragments stay.
+  EXPECT_THROW(MergeResultsToFile(dir_, dir_ / "out" / "all.json"), Error);
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "out"));
+  std::filesystem::create_directory(dir_ / "out");
+  MergeResultsToFile(dir_, dir_ / "out" / "all.json");
+  EXPECT_EQ(ReadFile(dir_ / "out" / "all.json"), ReadFile(path));
+  EXPECT_THAT(TemporaryFilesUnder(dir_), IsEmpty());
+}
+
+TEST_F(ResultFragmentsTest, LinksAtTheResultsFolderOrAFragmentAreRefused) {
+  const testing_support::Victim victim = testing_support::MakeVictim(dir_ / "victim");
+  // BANKCHECK_RESULTS_DIR, or its cases/ folder, a link to a folder elsewhere: nothing written.
+  std::filesystem::create_directories(dir_ / "elsewhere");
+  std::filesystem::create_directory_symlink(dir_ / "elsewhere", dir_ / "linked");
+  EXPECT_THROW(WriteCaseResult(dir_ / "linked", MakeMetadata(), MakeCase("transpose/a")), Error);
+  std::filesystem::create_directories(dir_ / "run");
+  std::filesystem::create_directory_symlink(dir_ / "elsewhere", dir_ / "run" / "cases");
+  EXPECT_THROW(WriteCaseResult(dir_ / "run", MakeMetadata(), MakeCase("transpose/a")), Error);
+  EXPECT_TRUE(std::filesystem::is_empty(dir_ / "elsewhere"));
+  // A link planted at a fragment's name.
+  const auto fragment = CaseResultPath(dir_ / "own", "transpose/a");
+  std::filesystem::create_directories(fragment.parent_path());
+  std::filesystem::create_symlink(victim.path, fragment);
+  try {
+    WriteCaseResult(dir_ / "own", MakeMetadata(), MakeCase("transpose/a"));
+    ADD_FAILURE() << "wrote through a link";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), AllOf(HasSubstr(fragment.string()), HasSubstr("symbolic link")));
+  }
+  testing_support::ExpectUntouched(victim);
+  EXPECT_THAT(TemporaryFilesUnder(dir_), IsEmpty());
+}
+
+TEST_F(ResultFragmentsTest, FragmentsOfDifferentRunsAreRefused) {
+  WriteCaseResult(dir_, MakeMetadata(), MakeCase("transpose/a"));
+  RunMetadata other = MakeMetadata();
+  other.arch = "sm_80";
+  WriteCaseResult(dir_, other, MakeCase("transpose/b"));
+  try {
+    MergeResults(dir_);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), AllOf(HasSubstr("different runs"), HasSubstr("arch \"sm_80\""),
+                                HasSubstr("Delete " + (dir_ / "cases").string())));
+  }
+}
+
+TEST_F(ResultFragmentsTest, NoFragmentsOrAMalformedOneIsAnError) {
+  EXPECT_THROW(MergeResults(dir_), Error);
+  WriteCaseResult(dir_, MakeMetadata(), MakeCase("transpose/a"));
+  WriteFile(dir_ / "cases" / "transpose_b.json", "{\n\n   oops");
+  try {
+    MergeResults(dir_);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kBadInput);
+    EXPECT_THAT(e.what(), HasSubstr((dir_ / "cases" / "transpose_b.json").string() + ":3:4: invalid JSON"));
+  }
+}
+
+TEST_F(ResultFragmentsTest, TheSameCaseInTwoFragmentsIsAnError) {
+  WriteCaseResult(dir_, MakeMetadata(), MakeCase("transpose/a"));
+  std::filesystem::copy_file(dir_ / "cases" / "transpose_a.json", dir_ / "cases" / "copy.json");
+  EXPECT_THROW(MergeResults(dir_), Error);
+}
+
+}  // namespace
+}  // namespace bankcheck

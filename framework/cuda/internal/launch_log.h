@@ -1,0 +1,111 @@
+#pragma once
+// The launch log: the launches that CUPTI's callbacks (launch_callbacks.h) see while a counter
+// session records, with the executable graphs they may launch. The callbacks write it from any
+// host thread, the session reads it; its lock rules are in its declarations (thread_annotations.h).
+
+#include <cuda.h>
+
+#include <atomic>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cuda/internal/graph_nodes.h"
+#include "cuda/internal/sass_metrics.h"
+#include "cuda/internal/thread_annotations.h"
+
+namespace bankcheck::internal {
+
+// A kernel launch, or a graph launch with the kernel nodes of its graph (shape: the first node's).
+struct LaunchInfo : KernelShape {
+  bool graph = false;
+  std::vector<KernelShape> graph_kernels;
+  // A graph launch whose executable graph CUDA runs without the profiler's instrumentation beyond
+  // its first kernel node: it was instantiated before the launch callbacks were subscribed.
+  bool graph_unmeasurable = false;
+  // Why this launch cannot be counted exactly ("" when it can): it ran in a CUDA context other than
+  // the measured one and that context could not be patched, or a range-profiler session measures
+  // another context.
+  std::string context_unmeasurable;
+  CUstream stream = nullptr;  // as launched (for telling a captured launch from a real one)
+  // kSassMetrics: what the launch's instructions counted, by mangled kernel name, once read.
+  std::map<std::string, KindSums> sass;
+  bool counted = false;
+};
+
+// An executable graph instantiated since the callbacks were subscribed: its kernel nodes, and
+// whether it was instantiated with the profiler's instrumentation on (ProfilableInstantiation).
+struct GraphExec {
+  std::vector<KernelShape> kernels;
+  bool measurable = false;
+};
+
+using StreamIsCapturingFn = CUresult (*)(CUstream, CUstreamCaptureStatus*);
+
+// Launches seen by the callbacks while a session records, and the graphs they may launch. Every
+// member but the serialization is under `mutex_`, taken by each public function.
+class LaunchLog {
+ public:
+  // Starts recording: counted launch by launch through `counting` (kSassMetrics), or, without it,
+  // by a range-profiler session on `range_profiled`.
+  void Start(SassCounting* counting = nullptr, CUcontext range_profiled = nullptr) BANKCHECK_EXCLUDES(mutex_);
+  // Stops recording and returns what was recorded.
+  std::vector<LaunchInfo> Stop() BANKCHECK_EXCLUDES(mutex_);
+  bool recording() BANKCHECK_EXCLUDES(mutex_);
+  // Why reading the counts after a launch failed ("" when none did).
+  std::string sass_error() BANKCHECK_EXCLUDES(mutex_);
+
+  // A kernel launch in `context`, recorded while recording unless it launches into a stream being
+  // captured (a captured launch does not run: it becomes a graph node).
+  void RecordLaunch(LaunchInfo launch, CUcontext context) BANKCHECK_EXCLUDES(mutex_);
+  // A launch of the executable graph `exec` in `context`, recorded while recording.
+  void RecordGraphLaunch(CUgraphExec exec, CUcontext context) BANKCHECK_EXCLUDES(mutex_);
+
+  // A launch function's entry and exit (any host thread). kSassMetrics: launches from several host
+  // threads run one at a time, each from its entry to its counting at its exit, so that what a
+  // synchronization reads belongs to that launch alone; at the exit the launch just recorded is
+  // waited for and what it counted read. A failure is kept for the session, which reports it with
+  // the kernel's name (a callback cannot throw).
+  void EnterLaunch() BANKCHECK_EXCLUDES(mutex_);
+  void ExitLaunch() BANKCHECK_EXCLUDES(mutex_);
+
+  void AddGraph(CUgraphExec exec, GraphExec graph) BANKCHECK_EXCLUDES(mutex_);
+  // `exec` now runs `kernels`; it stays measurable only if this update was made measurable too.
+  void UpdateGraph(CUgraphExec exec, std::vector<KernelShape> kernels, bool measurable)
+      BANKCHECK_EXCLUDES(mutex_);
+  void ForgetGraph(CUgraphExec exec) BANKCHECK_EXCLUDES(mutex_);
+  // `context` is being destroyed: a session's patching lets go of it.
+  void ForgetContext(CUcontext context) BANKCHECK_EXCLUDES(mutex_);
+  // cuStreamIsCapturing, for telling captured launches (null: none is).
+  void SetStreamIsCapturing(StreamIsCapturingFn fn) BANKCHECK_EXCLUDES(mutex_);
+
+ private:
+  bool Captured(CUstream stream) const BANKCHECK_REQUIRES(mutex_);
+  // Records `launch`, launched in `context`.
+  void Add(LaunchInfo launch, CUcontext context) BANKCHECK_REQUIRES(mutex_);
+  void CountLaunch() BANKCHECK_EXCLUDES(mutex_);
+
+  Mutex mutex_;
+  bool recording_ BANKCHECK_GUARDED_BY(mutex_) = false;
+  std::vector<LaunchInfo> launches_ BANKCHECK_GUARDED_BY(mutex_);
+  std::map<CUgraphExec, GraphExec> graphs_ BANKCHECK_GUARDED_BY(mutex_);
+  StreamIsCapturingFn stream_is_capturing_ BANKCHECK_GUARDED_BY(mutex_) = nullptr;
+  // kSassMetrics: counts each recorded launch as it returns (nullptr: a range-profiler session).
+  SassCounting* sass_ BANKCHECK_GUARDED_BY(mutex_) = nullptr;
+  bool awaiting_exit_ BANKCHECK_GUARDED_BY(mutex_) = false;  // recorded at its entry, not counted yet
+  bool launch_failed_ BANKCHECK_GUARDED_BY(mutex_) = false;  // a synchronization failed: count no more
+  std::string sass_error_ BANKCHECK_GUARDED_BY(mutex_);
+  // The context a range-profiler session measures (null for SASS counting, which patches each
+  // context a kernel is launched in).
+  CUcontext measured_context_ BANKCHECK_GUARDED_BY(mutex_) = nullptr;
+
+  // kSassMetrics: whether launches are serialized, and the lock a launch holds from its entry to its
+  // exit (EnterLaunch, ExitLaunch).
+  std::atomic<bool> serialize_{false};
+  Mutex serial_;
+};
+
+// The process's launch log (the callbacks are process-wide).
+LaunchLog& TheLaunchLog();
+
+}  // namespace bankcheck::internal

@@ -1,0 +1,228 @@
+// generated_cuda_meta.h (the driver functions' parameter structs) names the legacy _v1 types,
+// which cuda.h declares only for its own internal build: defined before anything includes cuda.h.
+#define __CUDA_API_VERSION_INTERNAL 1
+#include "cuda/internal/launch_callbacks.h"
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <cupti_driver_cbid.h>
+#include <generated_cuda_meta.h>
+
+#include <algorithm>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "cuda/internal/cupti_errors.h"
+#include "cuda/internal/launch_log.h"
+#include "cuda/internal/process_state.h"
+#include "cuda/internal/sass_metrics.h"
+
+namespace bankcheck::internal {
+namespace {
+
+// The functions that launch work the session records.
+constexpr CUpti_CallbackId kLaunchFunctions[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+};
+// The functions that make and destroy the executable graphs it names.
+constexpr CUpti_CallbackId kGraphFunctions[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecDestroy,
+};
+
+bool IsGraphLaunch(CUpti_CallbackId id) {
+  return id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch || id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
+}
+
+bool IsLaunchFunction(CUpti_CallbackId id) {
+  return std::find(std::begin(kLaunchFunctions), std::end(kLaunchFunctions), id) !=
+         std::end(kLaunchFunctions);
+}
+
+// At the exit of a graph instantiation: the new executable graph and the graph it was made from.
+std::optional<std::pair<CUgraphExec, CUgraph>> Instantiated(CUpti_CallbackId id, const void* params) {
+  const auto made = [](auto* p) -> std::optional<std::pair<CUgraphExec, CUgraph>> {
+    if (p->phGraphExec == nullptr) return std::nullopt;
+    return std::make_pair(*p->phGraphExec, p->hGraph);
+  };
+  switch (id) {
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate:
+      return made(static_cast<const cuGraphInstantiate_params*>(params));
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2:
+      return made(static_cast<const cuGraphInstantiate_v2_params*>(params));
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags:
+      return made(static_cast<const cuGraphInstantiateWithFlags_params*>(params));
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams:
+      return made(static_cast<const cuGraphInstantiateWithParams_params*>(params));
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz:
+      return made(static_cast<const cuGraphInstantiateWithParams_ptsz_params*>(params));
+    default:
+      return std::nullopt;
+  }
+}
+
+// At the exit of cuGraphExecUpdate: the executable graph and the graph it now runs.
+std::optional<std::pair<CUgraphExec, CUgraph>> Updated(CUpti_CallbackId id, const void* params) {
+  switch (id) {
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate: {
+      const auto* p = static_cast<const cuGraphExecUpdate_params*>(params);
+      return std::make_pair(p->hGraphExec, p->hGraph);
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2: {
+      const auto* p = static_cast<const cuGraphExecUpdate_v2_params*>(params);
+      return std::make_pair(p->hGraphExec, p->hGraph);
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+bool MakesGraphExec(CUpti_CallbackId id) {
+  return id != CUPTI_DRIVER_TRACE_CBID_cuGraphExecDestroy &&
+         std::find(std::begin(kGraphFunctions), std::end(kGraphFunctions), id) != std::end(kGraphFunctions);
+}
+
+// Graph instantiation, update, destruction and launch: what the log keeps of graphs.
+void OnGraphCall(CUpti_CallbackId id, const CUpti_CallbackData& info) {
+  LaunchLog& log = TheLaunchLog();
+  // The instrumentation around an instantiation or update outside a session (this thread's).
+  thread_local std::unique_ptr<SassCounting> instrumented;
+  thread_local bool measurable = false;
+  if (MakesGraphExec(id)) {
+    if (info.callbackSite == CUPTI_API_ENTER) {
+      const bool recording = log.recording();
+      instrumented = recording ? nullptr : TheProcessState().ProfilableInstantiation(info.context);
+      measurable = recording || instrumented != nullptr;
+      return;
+    }
+    instrumented.reset();
+    if (*static_cast<const CUresult*>(info.functionReturnValue) != CUDA_SUCCESS) return;
+    // Read the graph's nodes (driver calls) before the log takes its lock.
+    if (const auto made = Instantiated(id, info.functionParams); made && made->first != nullptr) {
+      log.AddGraph(made->first, GraphExec{KernelNodesOf(made->second), measurable});
+    } else if (const auto updated = Updated(id, info.functionParams)) {
+      log.UpdateGraph(updated->first, KernelNodesOf(updated->second), measurable);
+    }
+    return;
+  }
+  if (info.callbackSite == CUPTI_API_EXIT) return;
+  if (id == CUPTI_DRIVER_TRACE_CBID_cuGraphExecDestroy) {
+    log.ForgetGraph(static_cast<const cuGraphExecDestroy_params*>(info.functionParams)->hGraphExec);
+    return;
+  }
+  if (!IsGraphLaunch(id)) return;
+  // Both launch functions' parameters start with the executable graph.
+  log.RecordGraphLaunch(static_cast<const cuGraphLaunch_params*>(info.functionParams)->hGraph, info.context);
+}
+
+// The shape of a kernel launch from a launch function's parameters; nullopt for other functions.
+std::optional<LaunchInfo> LaunchShape(CUpti_CallbackId id, const void* params) {
+  LaunchInfo launch;
+  switch (id) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
+      const auto* p = static_cast<const cuLaunchKernel_params*>(params);
+      launch.grid = {p->gridDimX, p->gridDimY, p->gridDimZ};
+      launch.block = {p->blockDimX, p->blockDimY, p->blockDimZ};
+      launch.dynamic_shared_bytes = p->sharedMemBytes;
+      launch.stream = p->hStream;
+      return launch;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+      const CUlaunchConfig* c = static_cast<const cuLaunchKernelEx_params*>(params)->config;
+      launch.grid = {c->gridDimX, c->gridDimY, c->gridDimZ};
+      launch.block = {c->blockDimX, c->blockDimY, c->blockDimZ};
+      launch.dynamic_shared_bytes = c->sharedMemBytes;
+      launch.stream = c->hStream;
+      return launch;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
+      const auto* p = static_cast<const cuLaunchCooperativeKernel_params*>(params);
+      launch.grid = {p->gridDimX, p->gridDimY, p->gridDimZ};
+      launch.block = {p->blockDimX, p->blockDimY, p->blockDimZ};
+      launch.dynamic_shared_bytes = p->sharedMemBytes;
+      launch.stream = p->hStream;
+      return launch;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+void CUPTIAPI OnCuptiCallback(void* /*userdata*/, CUpti_CallbackDomain domain, CUpti_CallbackId id,
+                              const void* data) {
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE && id == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
+    OnModuleLoaded(data);  // for instruction attribution: source lines and opcodes
+    return;
+  }
+  LaunchLog& log = TheLaunchLog();
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE && id == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
+    log.ForgetContext(static_cast<const CUpti_ResourceData*>(data)->context);
+    return;
+  }
+  if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
+  const auto* info = static_cast<const CUpti_CallbackData*>(data);
+  if (IsLaunchFunction(id)) {
+    if (info->callbackSite == CUPTI_API_EXIT) {
+      log.ExitLaunch();
+      return;
+    }
+    log.EnterLaunch();
+  }
+  std::optional<LaunchInfo> launch =
+      info->callbackSite == CUPTI_API_ENTER ? LaunchShape(id, info->functionParams) : std::nullopt;
+  if (!launch) {
+    OnGraphCall(id, *info);
+    return;
+  }
+  // symbolName is valid only inside the callback: copy it.
+  launch->mangled = info->symbolName != nullptr ? info->symbolName : "<unknown kernel>";
+  log.RecordLaunch(std::move(*launch), info->context);
+}
+
+}  // namespace
+
+LaunchCallbacks::LaunchCallbacks() {
+  BANKCHECK_CUPTI_CHECK(
+      cuptiSubscribe(&subscriber_, reinterpret_cast<CUpti_CallbackFunc>(&OnCuptiCallback), nullptr));
+  try {
+    // Only the launch and graph functions: every other driver call stays free of the callback.
+    for (const CUpti_CallbackId id : kLaunchFunctions)
+      BANKCHECK_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id));
+    for (const CUpti_CallbackId id : kGraphFunctions)
+      BANKCHECK_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id));
+    BANKCHECK_CUPTI_CHECK(
+        cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED));
+    BANKCHECK_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE,
+                                              CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING));
+  } catch (...) {
+    cuptiUnsubscribe(subscriber_);
+    throw;
+  }
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult query{};
+  if (cudaGetDriverEntryPointByVersion("cuStreamIsCapturing", &fn, 12000, cudaEnableDefault, &query) ==
+      cudaSuccess)
+    TheLaunchLog().SetStreamIsCapturing(reinterpret_cast<StreamIsCapturingFn>(fn));
+}
+
+LaunchCallbacks::~LaunchCallbacks() { cuptiUnsubscribe(subscriber_); }
+
+}  // namespace bankcheck::internal

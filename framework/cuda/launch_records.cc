@@ -1,0 +1,107 @@
+#include "cuda/internal/launch_records.h"
+
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <memory>
+#include <set>
+
+#include "bankcheck/metrics.h"
+#include "cuda/internal/sass_metrics.h"
+
+namespace bankcheck::internal {
+
+std::string Demangle(const char* mangled) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> demangled(abi::__cxa_demangle(mangled, nullptr, nullptr, &status),
+                                                   std::free);
+  return status == 0 && demangled ? std::string(demangled.get()) : std::string(mangled);
+}
+
+namespace {
+
+// A kernel node of a graph as a launch of its own.
+LaunchInfo NodeLaunch(const KernelShape& node) {
+  LaunchInfo info;
+  static_cast<KernelShape&>(info) = node;
+  return info;
+}
+
+}  // namespace
+
+LaunchRecord RecordOf(const LaunchInfo& launch) {
+  LaunchRecord record;
+  record.mangled_kernel = launch.mangled;
+  record.kernel = Demangle(launch.mangled.c_str());
+  if (launch.graph) {
+    // One range for the whole graph launch: its counts are those of all its kernel nodes.
+    record.mangled_kernel.clear();
+    for (const KernelShape& node : launch.graph_kernels) {
+      record.graph_kernels.push_back(Demangle(node.mangled.c_str()));
+      record.mangled_kernel += (record.mangled_kernel.empty() ? "" : ",") + node.mangled;
+    }
+    record.kernel = GraphLaunchName(record.graph_kernels);
+  }
+  record.grid = launch.grid;
+  record.block = launch.block;
+  record.dynamic_shared_bytes = launch.dynamic_shared_bytes;
+  return record;
+}
+
+LaunchRecord MakeRecord(const LaunchInfo& launch, const std::vector<const char*>& names,
+                        const std::vector<double>& values) {
+  LaunchRecord record = RecordOf(launch);
+  MetricValues by_name;
+  for (size_t i = 0; i < names.size(); ++i) {
+    by_name[names[i]] = values[i];
+    if (!IsKindMetric(names[i])) record.extra_metrics[names[i]] = values[i];
+  }
+  SetSharedCounts(by_name, record);
+  AddConsistencyNotes(record);
+  if (!launch.graph && MayLaunchFromDevice(launch.mangled))
+    record.notes.push_back(
+        "the counts include the kernels it launched from the device (dynamic parallelism), as ncu's do");
+  return record;
+}
+
+std::vector<LaunchInfo> LaunchesForRanges(const std::vector<LaunchInfo>& launches, size_t ranges) {
+  if (ranges == launches.size()) return launches;
+  std::vector<LaunchInfo> expanded;
+  for (const LaunchInfo& launch : launches) {
+    if (!launch.graph) {
+      expanded.push_back(launch);
+      continue;
+    }
+    for (const KernelShape& node : launch.graph_kernels) expanded.push_back(NodeLaunch(node));
+  }
+  return expanded;
+}
+
+std::vector<LaunchRecord> SassRecords(const LaunchInfo& launch, const PerKind<bool>& unsupported) {
+  const auto record_with = [&](const LaunchInfo& info, const std::vector<const KindSums*>& sums) {
+    LaunchRecord record = RecordOf(info);
+    KindSums total;
+    for (const KindSums* part : sums)
+      for (const SharedKindInfo& kind : SharedKinds()) total[kind.kind] += (*part)[kind.kind];
+    SetSassCounts(total, unsupported, record);
+    AddConsistencyNotes(record);
+    return record;
+  };
+  std::vector<const KindSums*> all;
+  for (const auto& [kernel, sums] : launch.sass) all.push_back(&sums);
+  if (!launch.graph) return {record_with(launch, all)};
+  std::set<std::string> node_kernels;
+  for (const KernelShape& node : launch.graph_kernels) node_kernels.insert(node.mangled);
+  bool by_node = node_kernels.size() == launch.graph_kernels.size() && !node_kernels.empty();
+  for (const auto& [kernel, sums] : launch.sass) by_node = by_node && node_kernels.count(kernel) != 0;
+  if (!by_node) return {record_with(launch, all)};
+  std::vector<LaunchRecord> records;
+  for (const KernelShape& node : launch.graph_kernels) {
+    const auto found = launch.sass.find(node.mangled);
+    std::vector<const KindSums*> sums;
+    if (found != launch.sass.end()) sums.push_back(&found->second);
+    records.push_back(record_with(NodeLaunch(node), sums));
+  }
+  return records;
+}
+}  // namespace bankcheck::internal

@@ -1,0 +1,403 @@
+#include "cuda/internal/sass_metrics.h"
+
+#include <cuda_runtime_api.h>
+#include <cupti_pcsampling.h>
+#include <cupti_profiler_target.h>
+#include <cupti_sass_metrics.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <regex>
+#include <set>
+#include <string_view>
+#include <tuple>
+#include <utility>
+
+#include "core/internal/environment.h"
+#include "bankcheck/error.h"
+#include "core/internal/file_io.h"
+#include "cuda/internal/cupti_errors.h"
+#include "core/internal/subprocess.h"
+#include "cuda/internal/thread_annotations.h"
+
+namespace bankcheck::internal {
+namespace {
+
+// The cubins CUDA has loaded, by the 32-bit CRC that SASS records carry, and their opcodes once
+// disassembled. A module is only copied as it loads; its CRC is computed when attribution first
+// looks for a cubin, so that a run that attributes nothing pays for the copy alone.
+struct CubinStore {
+  Mutex mutex;
+  // Copied as they loaded, CRC not computed yet.
+  std::vector<std::shared_ptr<const std::vector<char>>> loaded BANKCHECK_GUARDED_BY(mutex);
+  std::map<uint32_t, std::shared_ptr<const std::vector<char>>> cubins BANKCHECK_GUARDED_BY(mutex);
+  std::map<uint32_t, std::map<std::string, std::map<uint32_t, std::string>>> opcodes
+      BANKCHECK_GUARDED_BY(mutex);
+  // The kernels of modules that launch kernels from the device (MayLaunchFromDevice).
+  std::set<std::string> device_launchers BANKCHECK_GUARDED_BY(mutex);
+};
+CubinStore g_cubins;
+
+// The functions of `cubin` (its ".text.<mangled name>" sections) when it links the device runtime's
+// launch; none otherwise. A byte search, not an ELF parse: the names only need to be found.
+std::vector<std::string> FunctionsIfLaunchingFromDevice(const char* cubin, size_t size) {
+  const std::string_view bytes(cubin, size);
+  if (bytes.find("cudaCDP2LaunchDevice") == std::string_view::npos &&
+      bytes.find("cudaLaunchDeviceV2") == std::string_view::npos)
+    return {};
+  std::vector<std::string> functions;
+  constexpr std::string_view kText = ".text.";
+  for (size_t at = bytes.find(kText); at != std::string_view::npos; at = bytes.find(kText, at + 1)) {
+    const size_t start = at + kText.size();
+    const size_t end = bytes.find('\0', start);
+    if (end == std::string_view::npos) break;
+    functions.emplace_back(bytes.substr(start, end - start));
+  }
+  return functions;
+}
+
+std::shared_ptr<const std::vector<char>> FindCubin(uint32_t crc) {
+  MutexLock lock(g_cubins.mutex);
+  for (std::shared_ptr<const std::vector<char>>& cubin : g_cubins.loaded) {
+    CUpti_GetCubinCrcParams params{};
+    params.size = CUpti_GetCubinCrcParamsSize;
+    params.cubin = cubin->data();
+    params.cubinSize = cubin->size();
+    if (cuptiGetCubinCrc(&params) == CUPTI_SUCCESS)
+      g_cubins.cubins[static_cast<uint32_t>(params.cubinCrc)] = std::move(cubin);
+  }
+  g_cubins.loaded.clear();
+  const auto found = g_cubins.cubins.find(crc);
+  return found == g_cubins.cubins.end() ? nullptr : found->second;
+}
+
+// nvdisasm: BANKCHECK_NVDISASM (an absolute path to an executable; Error otherwise), else the
+// toolkit's that bankcheck was built with, else found on PATH.
+std::string FindNvdisasm() {
+  if (std::string set = ExecutableFromEnvironment("BANKCHECK_NVDISASM"); !set.empty()) return set;
+#ifdef BANKCHECK_CUDA_BIN_DIR
+  const std::filesystem::path built_with = std::filesystem::path(BANKCHECK_CUDA_BIN_DIR) / "nvdisasm";
+  if (::access(built_with.c_str(), X_OK) == 0) return built_with.string();
+#endif
+  return "nvdisasm";
+}
+
+// nvdisasm's listing of `cubin`; empty when nvdisasm cannot be run.
+std::string Disassemble(const std::vector<char>& cubin) {
+  const std::string nvdisasm = FindNvdisasm();
+  std::string path_text = (std::filesystem::temp_directory_path() / "bankcheck-cubin-XXXXXX").string();
+  char* path = path_text.data();
+  // Written through mkstemp's descriptor: reopening the name could follow a link swapped in for it.
+  const int fd = ::mkstemp(path);
+  if (fd < 0) return "";
+  const bool written = WriteAll(fd, std::string_view(cubin.data(), cubin.size()));
+  ::close(fd);
+  // An argument vector, no shell: neither the path nor BANKCHECK_NVDISASM can become a command.
+  const ProgramRun run = written ? RunProgram(nvdisasm, {"-c", path}) : ProgramRun{};
+  std::remove(path);
+  return run.exit_status == 0 ? run.output : "";
+}
+
+// The opcode at `pc` of `function` in the cubin with `crc`; empty when unknown.
+std::string OpcodeAt(uint32_t crc, const std::string& function, uint32_t pc) {
+  const std::shared_ptr<const std::vector<char>> cubin = FindCubin(crc);
+  if (!cubin) return "";
+  MutexLock lock(g_cubins.mutex);
+  auto found = g_cubins.opcodes.find(crc);
+  if (found == g_cubins.opcodes.end())
+    found = g_cubins.opcodes.emplace(crc, ParseNvdisasm(Disassemble(*cubin))).first;
+  const auto in_function = found->second.find(function);
+  if (in_function == found->second.end()) return "";
+  const auto at = in_function->second.find(pc);
+  return at == in_function->second.end() ? "" : at->second;
+}
+
+struct SourceLine {
+  std::string file;
+  uint32_t line = 0;
+};
+
+// The source line of `pc` from the cubin's line info (-lineinfo); empty without it.
+SourceLine SourceOf(uint32_t crc, const std::string& function, uint32_t pc) {
+  const std::shared_ptr<const std::vector<char>> cubin = FindCubin(crc);
+  if (!cubin) return {};
+  CUpti_GetSassToSourceCorrelationParams params{};
+  params.size = CUpti_GetSassToSourceCorrelationParamsSize;
+  params.cubin = cubin->data();
+  params.cubinSize = cubin->size();
+  params.functionName = function.c_str();
+  params.pcOffset = pc;
+  if (cuptiGetSassToSourceCorrelation(&params) != CUPTI_SUCCESS) return {};
+  SourceLine source;
+  const std::string file = params.fileName != nullptr ? params.fileName : "";
+  const std::string dir = params.dirName != nullptr ? params.dirName : "";
+  std::free(params.fileName);
+  std::free(params.dirName);
+  if (file.empty()) return {};
+  source.file = file.front() == '/' || dir.empty() ? file : dir + "/" + file;
+  source.line = params.lineNumber;
+  return source;
+}
+
+// The metrics every patched instruction reports: each kind's instruction counter (which kind an
+// instruction is), and the shared-memory wavefronts and ideal wavefronts of all kinds.
+constexpr const char* kWavefrontsMetric = "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared";
+constexpr const char* kIdealMetric = "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal";
+
+struct MetricIds {
+  uint64_t wavefronts = 0;
+  uint64_t ideal = 0;
+  std::map<uint64_t, SharedKind> kind_of;  // instruction counter id -> its kind
+  PerKind<bool> unsupported;               // kinds without an instruction counter on this chip
+};
+
+std::optional<uint64_t> MetricId(const std::string& chip, const std::string& name) {
+  BANKCHECK_CUPTI_PARAMS(CUpti_SassMetrics_GetProperties_Params, params);
+  params.pChipName = chip.c_str();
+  params.pMetricName = name.c_str();
+  if (cuptiSassMetricsGetProperties(&params) != CUPTI_SUCCESS) return std::nullopt;
+  return params.metric.metricId;
+}
+
+// The SASS metrics configuration can be set once per process and device: CUPTI 13.0 answered a
+// second cuptiSassMetricsSetConfig, after UnsetConfig, with CUPTI_ERROR_OUT_OF_MEMORY on the H100.
+// So it is set on first use and kept.
+const MetricIds& ConfigureOnce(int device, const std::string& chip) {
+  static std::mutex mutex;
+  static std::map<int, MetricIds> configured;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (const auto found = configured.find(device); found != configured.end()) return found->second;
+  MetricIds ids;
+  std::vector<CUpti_SassMetrics_Config> configs;
+  const auto add = [&](const std::string& name) -> std::optional<uint64_t> {
+    const std::optional<uint64_t> id = MetricId(chip, name);
+    if (id) configs.push_back({*id, CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU});
+    return id;
+  };
+  const std::optional<uint64_t> wavefronts = add(kWavefrontsMetric), ideal = add(kIdealMetric);
+  if (!wavefronts || !ideal)
+    throw Error(ErrorKind::kUnsupportedDevice, "this GPU (" + chip +
+                                                   ") has no per-instruction shared-memory "
+                                                   "wavefront metrics in CUPTI's SASS Metrics API");
+  ids.wavefronts = *wavefronts;
+  ids.ideal = *ideal;
+  for (const SharedKindInfo& info : SharedKinds()) {
+    const std::string range_name = info.instructions_metric;  // "...op_shared_ld.sum"
+    if (const std::optional<uint64_t> id = add(range_name.substr(0, range_name.rfind(".sum"))))
+      ids.kind_of[*id] = info.kind;
+    else
+      ids.unsupported[info.kind] = true;
+  }
+  BANKCHECK_CUPTI_PARAMS(CUpti_SassMetricsSetConfig_Params, set);
+  set.pConfigs = configs.data();
+  set.numOfMetricConfig = configs.size();
+  set.deviceIndex = static_cast<uint32_t>(device);
+  BANKCHECK_CUPTI_CHECK(cuptiSassMetricsSetConfig(&set));
+  return configured.emplace(device, std::move(ids)).first->second;
+}
+
+// What one patched instruction reported: metric id -> value.
+using Key = std::tuple<uint32_t, std::string, uint32_t>;  // cubin CRC, function, offset
+using Reported = std::map<Key, std::map<uint64_t, uint64_t>>;
+
+Reported Flush(CUcontext context) {
+  BANKCHECK_CUPTI_PARAMS(CUpti_SassMetricsGetDataProperties_Params, properties);
+  properties.ctx = context;
+  BANKCHECK_CUPTI_CHECK(cuptiSassMetricsGetDataProperties(&properties));
+  Reported reported;
+  if (properties.numOfPatchedInstructionRecords == 0 || properties.numOfInstances == 0) return reported;
+  std::vector<CUpti_SassMetrics_Data> data(properties.numOfPatchedInstructionRecords);
+  std::vector<CUpti_SassMetrics_InstanceValue> values(data.size() * properties.numOfInstances);
+  for (size_t i = 0; i < data.size(); ++i) {
+    data[i].structSize = sizeof(CUpti_SassMetrics_Data);
+    data[i].pInstanceValues = &values[i * properties.numOfInstances];
+  }
+  BANKCHECK_CUPTI_PARAMS(CUpti_SassMetricsFlushData_Params, flush);
+  flush.ctx = context;
+  flush.numOfPatchedInstructionRecords = data.size();
+  flush.numOfInstances = properties.numOfInstances;
+  flush.pMetricsData = data.data();
+  BANKCHECK_CUPTI_CHECK(cuptiSassMetricsFlushData(&flush));
+  for (const CUpti_SassMetrics_Data& record : data) {
+    // One record per instruction and metric; CUPTI allocates the name, the reader frees it.
+    auto& sums = reported[Key{record.cubinCrc, record.functionName, record.pcOffset}];
+    std::free(const_cast<char*>(record.functionName));
+    for (size_t k = 0; k < properties.numOfInstances; ++k)
+      sums[record.pInstanceValues[k].metricId] += record.pInstanceValues[k].value;
+  }
+  return reported;
+}
+
+// The kind of a patched instruction (the kind whose instruction counter it incremented), and its
+// executions; nullopt for instructions that are not a shared-memory kind's or did not run.
+std::optional<std::pair<SharedKind, uint64_t>> KindOf(const std::map<uint64_t, uint64_t>& values,
+                                                      const MetricIds& ids) {
+  for (const auto& [id, value] : values) {
+    const auto kind = ids.kind_of.find(id);
+    if (kind != ids.kind_of.end() && value != 0) return std::make_pair(kind->second, value);
+  }
+  return std::nullopt;
+}
+
+// A patched instruction's shared-memory wavefronts and ideal wavefronts.
+std::pair<uint64_t, uint64_t> WavefrontsOf(const std::map<uint64_t, uint64_t>& values, const MetricIds& ids) {
+  std::pair<uint64_t, uint64_t> wavefronts{0, 0};
+  for (const auto& [id, value] : values) {
+    if (id == ids.wavefronts) wavefronts.first = value;
+    if (id == ids.ideal) wavefronts.second = value;
+  }
+  return wavefronts;
+}
+
+std::optional<InstructionCounts> CountsOf(const Key& key, const std::map<uint64_t, uint64_t>& values,
+                                          const MetricIds& ids) {
+  const auto kind = KindOf(values, ids);
+  if (!kind) return std::nullopt;
+  InstructionCounts counts;
+  counts.kind = kind->first;
+  counts.executions = kind->second;
+  std::tie(counts.wavefronts, counts.ideal_wavefronts) = WavefrontsOf(values, ids);
+  const auto& [crc, function, pc] = key;
+  counts.pc_offset = pc;
+  counts.opcode = OpcodeAt(crc, function, pc);
+  if (counts.opcode.empty()) counts.opcode = InfoOf(counts.kind).sass;
+  const SourceLine source = SourceOf(crc, function, pc);
+  counts.file = source.file;
+  counts.line = source.line;
+  return counts;
+}
+
+// SASS patching on `context` for as long as it lives.
+class SassPatching {
+ public:
+  explicit SassPatching(CUcontext context) : context_(context) {
+    BANKCHECK_CUPTI_PARAMS(CUpti_SassMetricsEnable_Params, enable);
+    enable.ctx = context;
+    enable.enableLazyPatching = 1;  // patch what runs, at its first launch: not every kernel loaded
+    BANKCHECK_CUPTI_CHECK(cuptiSassMetricsEnable(&enable));
+  }
+  ~SassPatching() {
+    BANKCHECK_CUPTI_PARAMS(CUpti_SassMetricsDisable_Params, disable);
+    disable.ctx = context_;
+    cuptiSassMetricsDisable(&disable);
+  }
+  SassPatching(const SassPatching&) = delete;
+  SassPatching& operator=(const SassPatching&) = delete;
+
+ private:
+  CUcontext context_;
+};
+
+}  // namespace
+
+struct SassCounting::State {
+  State(CUcontext on, const MetricIds& configured) : context(on), ids(configured), patching(on) {}
+  CUcontext context;
+  const MetricIds& ids;
+  SassPatching patching;
+  // Other contexts that launched kernels while counting (Watch).
+  std::map<CUcontext, std::unique_ptr<SassPatching>> others;
+};
+
+SassCounting::SassCounting(CUcontext context, int device, const std::string& chip)
+    : state_(std::make_unique<State>(context, ConfigureOnce(device, chip))) {}
+
+SassCounting::~SassCounting() = default;
+
+std::map<std::string, KindSums> SassCounting::Take() {
+  std::map<std::string, KindSums> by_kernel;
+  Reported reported = Flush(state_->context);
+  // A module loaded in two contexts has the same instructions (keys) in both: add them up.
+  for (const auto& [context, patching] : state_->others)
+    for (const auto& [key, values] : Flush(context))
+      for (const auto& [id, value] : values) reported[key][id] += value;
+  for (const auto& [key, values] : reported) {
+    const auto kind = KindOf(values, state_->ids);
+    if (!kind) continue;
+    const auto [wavefronts, ideal] = WavefrontsOf(values, state_->ids);
+    by_kernel[std::get<1>(key)][kind->first] += SharedCounts{kind->second, wavefronts, ideal};
+  }
+  return by_kernel;
+}
+
+void SassCounting::Watch(CUcontext context) {
+  if (context == nullptr || context == state_->context || state_->others.count(context) != 0) return;
+  state_->others.emplace(context, std::make_unique<SassPatching>(context));
+}
+
+void SassCounting::Forget(CUcontext context) { state_->others.erase(context); }
+
+const PerKind<bool>& SassCounting::unsupported() const { return state_->ids.unsupported; }
+
+void OnModuleLoaded(const void* data) {
+  const auto* resource = static_cast<const CUpti_ResourceData*>(data);
+  const auto* module = static_cast<const CUpti_ModuleResourceData*>(resource->resourceDescriptor);
+  if (module == nullptr || module->pCubin == nullptr || module->cubinSize == 0) return;
+  auto cubin = std::make_shared<const std::vector<char>>(module->pCubin, module->pCubin + module->cubinSize);
+  std::vector<std::string> launchers = FunctionsIfLaunchingFromDevice(module->pCubin, module->cubinSize);
+  MutexLock lock(g_cubins.mutex);
+  g_cubins.loaded.push_back(std::move(cubin));
+  g_cubins.device_launchers.insert(launchers.begin(), launchers.end());
+}
+
+std::vector<std::string> DeviceLaunchingFunctions(const char* cubin, size_t size) {
+  return FunctionsIfLaunchingFromDevice(cubin, size);
+}
+
+bool MayLaunchFromDevice(const std::string& mangled) {
+  MutexLock lock(g_cubins.mutex);
+  return g_cubins.device_launchers.count(mangled) != 0;
+}
+
+std::map<std::string, std::vector<InstructionCounts>> AttributeInstructions(
+    CUcontext context, int device, const std::string& chip, const std::function<void()>& launches) {
+  const MetricIds& ids = ConfigureOnce(device, chip);
+  Reported reported;
+  {
+    SassPatching patching(context);
+    launches();
+    if (const cudaError_t status = cudaDeviceSynchronize(); status != cudaSuccess) {
+      throw Error(ErrorKind::kKernelFault, std::string("a kernel failed while its instructions were "
+                                                       "attributed: ") +
+                                               cudaGetErrorName(status) + ": " + cudaGetErrorString(status));
+    }
+    reported = Flush(context);
+  }
+  std::map<std::string, std::vector<InstructionCounts>> by_kernel;
+  for (const auto& [key, values] : reported)
+    if (std::optional<InstructionCounts> counts = CountsOf(key, values, ids))
+      by_kernel[std::get<1>(key)].push_back(std::move(*counts));
+  for (auto& [kernel, instructions] : by_kernel) SortByExcess(instructions);
+  return by_kernel;
+}
+
+std::map<std::string, std::map<uint32_t, std::string>> ParseNvdisasm(const std::string& listing) {
+  // "        .text._Z9transposePKfPf:" opens a function; "/*0220*/  @!P0 LDS.128 R4, [R2] ;" is
+  // an instruction (an optional predicate, then the opcode with its modifiers, which may hold
+  // lower-case letters: HGMMA.64x64x16.F32).
+  static const std::regex function(R"(^\s*\.text\.([^\s:]+):)");
+  static const std::regex instruction(R"(/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Za-z0-9_.]*))");
+  std::map<std::string, std::map<uint32_t, std::string>> opcodes;
+  std::map<uint32_t, std::string>* current = nullptr;
+  size_t start = 0;
+  while (start < listing.size()) {
+    size_t end = listing.find('\n', start);
+    if (end == std::string::npos) end = listing.size();
+    const std::string line = listing.substr(start, end - start);
+    start = end + 1;
+    std::smatch match;
+    if (std::regex_search(line, match, function)) {
+      current = &opcodes[match[1]];
+    } else if (current != nullptr && std::regex_search(line, match, instruction)) {
+      (*current)[static_cast<uint32_t>(std::stoul(match[1], nullptr, 16))] = match[2];
+    }
+  }
+  return opcodes;
+}
+
+}  // namespace bankcheck::internal
