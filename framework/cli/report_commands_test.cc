@@ -181,6 +181,26 @@ TEST_F(ReportCommandsTest, ReportPrintsMarkdownOrWritesAFile) {
   EXPECT_THAT(ReadFile(dir_ / "report.md"), HasSubstr("## bankcheck: sm_90"));
 }
 
+TEST_F(ReportCommandsTest, MaxBytesBoundsReportAndCompareAndZeroLiftsTheBound) {
+  const auto before = WriteRun("old.json", 64);
+  const auto after = WriteRun("new.json", 2048);
+  CliRun run = Bankcheck("report " + Quoted(after) + " --max-bytes 1");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, AllOf(HasSubstr("## bankcheck: sm_90"),
+                             HasSubstr("> **Not shown:** 1 more case, to keep this report under 1 bytes"),
+                             HasSubstr("the results file <code>" + after.string() + "</code>"),
+                             Not(HasSubstr("### transpose"))));
+  run = Bankcheck("report " + Quoted(after) + " --max-bytes 0");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, AllOf(HasSubstr("### transpose"), Not(HasSubstr("Not shown"))));
+  run = Bankcheck("compare " + Quoted(before) + " " + Quoted(after) + " --max-bytes 1");
+  EXPECT_EQ(run.exit_code, 1) << run.err;  // the regression still decides the exit status
+  EXPECT_THAT(run.out, AllOf(HasSubstr("**1 regressed**"), HasSubstr("> **Not shown:** 1 more case"),
+                             Not(HasSubstr("<code>transpose/naive</code>"))));
+  run = Bankcheck("report " + Quoted(after) + " --max-bytes -1");
+  EXPECT_EQ(run.exit_code, 2) << run.out;
+}
+
 TEST_F(ReportCommandsTest, ReportWithBaselinesComparesWithThem) {
   const auto results = WriteRun("results.json", 2048);
   UpdateBaselines(dir_ / "baselines", "sm_90", MakeMetadata(), {{"transpose/naive", "", {MakeRecord(64)}}});
