@@ -34,7 +34,8 @@ uint64_t Conflicts(const SharedCounts& c) { return c.conflicts(); }
 uint64_t Wavefronts(const SharedCounts& c) { return c.wavefronts; }
 
 std::string Describe(const MeasurementSet& set) {
-  std::string text = markdown::Code(set.path.string()) + " (" + markdown::Inline(set.kind);
+  std::string text =
+      markdown::Code(set.path.string(), markdown::kMaxPathBytes) + " (" + markdown::Inline(set.kind);
   if (!set.arch.empty()) text += ", " + markdown::Inline(set.arch);
   if (!set.date.empty()) text += ", " + markdown::Inline(set.date);
   return text + ")";

@@ -12,6 +12,8 @@ namespace bankcheck::markdown {
 
 // The longest piece of inline text shown, in bytes of the original text (names, metadata fields).
 inline constexpr size_t kMaxInlineBytes = 200;
+// The longest path shown (a file or folder named on the command line or in a results file).
+inline constexpr size_t kMaxPathBytes = 1024;
 // The longest code block shown, in bytes of the original text (messages, before -> after tables).
 inline constexpr size_t kMaxBlockBytes = 20000;
 

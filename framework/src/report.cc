@@ -205,7 +205,8 @@ std::string RenderMarkdownReport(const RunResults& results, const ReportOptions&
     } else {
       baselines = BaselineSet::Load(*options.baselines_dir, meta.arch);
       baselines_line = baselines->has_folder()
-                           ? "Baselines: compared with " + markdown::Code(baselines->folder().string())
+                           ? "Baselines: compared with " +
+                                 markdown::Code(baselines->folder().string(), markdown::kMaxPathBytes)
                            : "Baselines: " + markdown::Inline(baselines->no_folder_reason(), kMaxReasonBytes);
     }
   } else {
@@ -325,8 +326,11 @@ std::string RenderMarkdownReport(const RunResults& results, const ReportOptions&
   const TableRow header = {"case", "expected ways", "measured conflicts", "baseline", "status"};
   const std::string empty_table = FormatMarkdownTable(header, {});
   const std::string details_heading = "### Details\n\n";
-  constexpr size_t kNoteBytes = 2048;  // room for the note on what is not shown
-  const size_t fixed = head.size() + kNoteBytes + details_heading.size();
+  const std::string results_file = options.results_path.empty()
+                                       ? std::string()
+                                       : markdown::Code(options.results_path, markdown::kMaxPathBytes);
+  const size_t note_bytes = 512 + results_file.size();  // room for the note on what is not shown
+  const size_t fixed = head.size() + note_bytes + details_heading.size();
   const size_t budget = options.max_bytes == 0      ? SIZE_MAX
                         : options.max_bytes > fixed ? options.max_bytes - fixed
                                                     : 0;
@@ -397,7 +401,7 @@ std::string RenderMarkdownReport(const RunResults& results, const ReportOptions&
         "> **Not shown:** " + parts[0] + (parts.size() > 1 ? " and " + parts[1] : "") +
         ", to keep this report under " + WithThousands(options.max_bytes) +
         " bytes (regressions come first). For the full report, run `bankcheck report` on the results file" +
-        (options.results_path.empty() ? std::string() : " " + markdown::Code(options.results_path)) +
+        (options.results_path.empty() ? std::string() : " " + results_file) +
         " with `--max-bytes 0 -o report.md`.\n\n";
   }
   return head + note + body;

@@ -265,6 +265,11 @@ TEST(ReportTest, HugeResultsStayWithinTheBudgetAndShowTheRegressionFirst) {
                     HasSubstr("run `bankcheck report` on the results file <code>out/results.json</code> with "
                               "`--max-bytes 0 -o report.md`"),
                     Not(HasSubstr("3000 cases passed unchanged"))));
+  // A path of any length and content is cut, escaped and counted in the budget.
+  options.results_path = std::string(5000, '|') + "<x>";
+  const std::string with_long_path = RenderMarkdownReport(results, options);
+  EXPECT_LE(with_long_path.size(), kMaxReportBytes);
+  EXPECT_THAT(with_long_path, AllOf(HasSubstr("&#124;…</code> with `--max-bytes 0"), Not(HasSubstr("<x>"))));
 }
 
 TEST(ReportTest, ASmallBudgetKeepsTheHeadlineAndCountsWhatIsNotShown) {
