@@ -16,6 +16,7 @@
 #include "bankcheck/instruction_counts.h"
 #include "bankcheck/report.h"
 #include "bankcheck/results.h"
+#include "bankcheck/text_table.h"
 #include "commands.h"
 
 namespace bankcheck::cli {
@@ -30,11 +31,23 @@ void Emit(const std::string& text, const std::string& output) {
   WriteFileAtomically(output, text);
 }
 
+// --max-bytes: the bound on the Markdown's size (GitHub's job summary holds at most 1 MiB).
+void AddMaxBytesOption(CLI::App& command, size_t& max_bytes) {
+  command
+      .add_option("--max-bytes", max_bytes,
+                  "Keep the Markdown under N bytes: headline and totals first, then as many cases as fit, "
+                  "regressions first (0: no limit; default " +
+                      WithThousands(kMaxReportBytes) + ", under GitHub's 1 MiB job summary)")
+      ->type_name("N")
+      ->check(CLI::NonNegativeNumber);
+}
+
 void AddReportCommand(CLI::App& app) {
   struct Options {
     std::string results;
     std::string baselines;
     std::string output;
+    size_t max_bytes = kMaxReportBytes;
   };
   auto options = std::make_shared<Options>();
   CLI::App* report = app.add_subcommand(
@@ -49,6 +62,7 @@ void AddReportCommand(CLI::App& app) {
       ->type_name("DIR");
   report->add_option("-o,--output", options->output, "Write the Markdown to FILE instead of stdout")
       ->type_name("FILE");
+  AddMaxBytesOption(*report, options->max_bytes);
   report->callback([options] {
     ReportOptions report_options;
     // The folder a suite run used when BANKCHECK_BASELINES_DIR overrode its own: compared the same way.
@@ -58,6 +72,8 @@ void AddReportCommand(CLI::App& app) {
     } else if (from_environment != nullptr && *from_environment != '\0') {
       report_options.baselines_dir = from_environment;
     }
+    report_options.max_bytes = options->max_bytes;
+    report_options.results_path = options->results;
     Emit(RenderMarkdownReport(ReadResults(options->results), report_options), options->output);
   });
 }
@@ -67,6 +83,7 @@ void AddCompareCommand(CLI::App& app) {
     std::string before;
     std::string after;
     std::string output;
+    size_t max_bytes = kMaxReportBytes;
   };
   auto options = std::make_shared<Options>();
   CLI::App* compare = app.add_subcommand(
@@ -87,6 +104,7 @@ void AddCompareCommand(CLI::App& app) {
       ->type_name("PATH");
   compare->add_option("-o,--output", options->output, "Write the Markdown to FILE instead of stdout")
       ->type_name("FILE");
+  AddMaxBytesOption(*compare, options->max_bytes);
   compare->callback([options] {
     // Both sides are read before anything is written, so bad input leaves no partial output. A
     // folder is read after the file on the other side, whose architecture picks its baselines.
@@ -106,7 +124,7 @@ void AddCompareCommand(CLI::App& app) {
       after = new_is_folder ? ReadBaselineFolder(options->after, before.arch)
                             : ReadMeasurementSet(options->after);
     }
-    const CompareOutcome outcome = CompareMeasurementSets(before, after);
+    const CompareOutcome outcome = CompareMeasurementSets(before, after, options->max_bytes);
     Emit(outcome.markdown, options->output);
     if (outcome.regressed()) throw CLI::RuntimeError(kExitFailure);
   });

@@ -93,8 +93,8 @@ TEST_F(ReportCommandsTest, CompareExitsZeroWithoutRegressionsAndLeavesTheFilesAl
   const std::string after_text = ReadFile(after);
   const CliRun run = Bankcheck("compare " + Quoted(before) + " " + Quoted(after));
   EXPECT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_THAT(run.out,
-              AllOf(HasSubstr("0 regressed, 1 improved"), HasSubstr("| `transpose/naive` | improvement |")));
+  EXPECT_THAT(run.out, AllOf(HasSubstr("0 regressed, 1 improved"),
+                             HasSubstr("| <code>transpose/naive</code> | improvement |")));
   EXPECT_EQ(ReadFile(before), before_text);
   EXPECT_EQ(ReadFile(after), after_text);
 }
@@ -105,7 +105,7 @@ TEST_F(ReportCommandsTest, CompareExitsOneOnARegression) {
   const std::string before_text = ReadFile(before);
   const CliRun run = Bankcheck("compare " + Quoted(before) + " " + Quoted(after));
   EXPECT_EQ(run.exit_code, 1) << run.err;
-  EXPECT_THAT(run.out, HasSubstr("| `transpose/naive` | **regression** | ld 0 → 1984 · st 0 |"));
+  EXPECT_THAT(run.out, HasSubstr("| <code>transpose/naive</code> | **regression** | ld 0 → 1984 · st 0 |"));
   EXPECT_EQ(ReadFile(before), before_text);
 }
 
@@ -123,12 +123,12 @@ TEST_F(ReportCommandsTest, CompareTakesABaselinesFolderForTheOtherSidesArchitect
   const auto results = WriteRun("new.json", 2048);
   CliRun run = Bankcheck("compare " + Quoted(dir_ / "baselines") + " " + Quoted(results));
   EXPECT_EQ(run.exit_code, 1) << run.err;
-  EXPECT_THAT(run.out,
-              AllOf(HasSubstr("Old: `" + (dir_ / "baselines" / "sm_90").string() + "` (baselines, sm_90)"),
-                    HasSubstr("| `transpose/naive` | **regression** |")));
+  EXPECT_THAT(run.out, AllOf(HasSubstr("Old: <code>" + (dir_ / "baselines" / "sm_90").string() +
+                                       "</code> (baselines, sm_90)"),
+                             HasSubstr("| <code>transpose/naive</code> | **regression** |")));
   run = Bankcheck("compare " + Quoted(results) + " " + Quoted(dir_ / "baselines"));
   EXPECT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_THAT(run.out, HasSubstr("| `transpose/naive` | improvement |"));
+  EXPECT_THAT(run.out, HasSubstr("| <code>transpose/naive</code> | improvement |"));
 }
 
 TEST_F(ReportCommandsTest, CompareWithAFolderNeedsAnArchitectureWithBaselines) {
@@ -181,6 +181,26 @@ TEST_F(ReportCommandsTest, ReportPrintsMarkdownOrWritesAFile) {
   EXPECT_THAT(ReadFile(dir_ / "report.md"), HasSubstr("## bankcheck: sm_90"));
 }
 
+TEST_F(ReportCommandsTest, MaxBytesBoundsReportAndCompareAndZeroLiftsTheBound) {
+  const auto before = WriteRun("old.json", 64);
+  const auto after = WriteRun("new.json", 2048);
+  CliRun run = Bankcheck("report " + Quoted(after) + " --max-bytes 1");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, AllOf(HasSubstr("## bankcheck: sm_90"),
+                             HasSubstr("> **Not shown:** 1 more case, to keep this report under 1 bytes"),
+                             HasSubstr("the results file <code>" + after.string() + "</code>"),
+                             Not(HasSubstr("### transpose"))));
+  run = Bankcheck("report " + Quoted(after) + " --max-bytes 0");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, AllOf(HasSubstr("### transpose"), Not(HasSubstr("Not shown"))));
+  run = Bankcheck("compare " + Quoted(before) + " " + Quoted(after) + " --max-bytes 1");
+  EXPECT_EQ(run.exit_code, 1) << run.err;  // the regression still decides the exit status
+  EXPECT_THAT(run.out, AllOf(HasSubstr("**1 regressed**"), HasSubstr("> **Not shown:** 1 more case"),
+                             Not(HasSubstr("<code>transpose/naive</code>"))));
+  run = Bankcheck("report " + Quoted(after) + " --max-bytes -1");
+  EXPECT_EQ(run.exit_code, 2) << run.out;
+}
+
 TEST_F(ReportCommandsTest, ReportWithBaselinesComparesWithThem) {
   const auto results = WriteRun("results.json", 2048);
   UpdateBaselines(dir_ / "baselines", "sm_90", MakeMetadata(), {{"transpose/naive", "", {MakeRecord(64)}}});
@@ -197,8 +217,9 @@ TEST_F(ReportCommandsTest, ReportComparesWithTheFolderTheEnvironmentNames) {
   ::setenv("BANKCHECK_BASELINES_DIR", (dir_ / "baselines").c_str(), 1);
   const CliRun run = Bankcheck("report " + Quoted(results));
   EXPECT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_THAT(run.out, AllOf(HasSubstr("compared with `" + (dir_ / "baselines" / "sm_90").string() + "`"),
-                             HasSubstr("**regression**")));
+  EXPECT_THAT(run.out,
+              AllOf(HasSubstr("compared with <code>" + (dir_ / "baselines" / "sm_90").string() + "</code>"),
+                    HasSubstr("**regression**")));
 }
 
 TEST_F(ReportCommandsTest, ReportOfAMalformedFileExitsTwo) {

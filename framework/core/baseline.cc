@@ -140,6 +140,17 @@ std::string KernelLabel(const LaunchRecord& record) {
   return name.size() > kMaxWidth ? name.substr(0, kMaxWidth - 3) + "..." : name;
 }
 
+// The ideal and so the conflicts compare only where both sides know the ideal. A side that does
+// not (a range-profiler run of a kind whose ideal only SASS metrics give: docs/counters.md) makes
+// the comparison a change, never more or fewer conflicts.
+bool IdealsComparable(const SharedCounts& before, const SharedCounts& after) {
+  return before.ideal_known() && after.ideal_known();
+}
+
+std::string IdealText(const SharedCounts& counts, uint64_t value) {
+  return counts.ideal_known() ? Count(value) : std::string("not measured");
+}
+
 // "wavefronts 64 -> 2048, conflicts 0 -> 1984" for the fields of one direction that differ.
 std::string CountDifferences(const SharedCounts& before, const SharedCounts& after) {
   std::vector<std::string> parts;
@@ -148,19 +159,26 @@ std::string CountDifferences(const SharedCounts& before, const SharedCounts& aft
   };
   add("instructions", before.instructions, after.instructions);
   add("wavefronts", before.wavefronts, after.wavefronts);
-  add("ideal", before.ideal_wavefronts, after.ideal_wavefronts);
-  add("conflicts", before.conflicts(), after.conflicts());
+  if (IdealsComparable(before, after)) {
+    add("ideal", before.ideal_wavefronts, after.ideal_wavefronts);
+    add("conflicts", before.conflicts(), after.conflicts());
+  } else if (before.ideal_known() != after.ideal_known()) {
+    parts.push_back("ideal " + IdealText(before, before.ideal_wavefronts) + " -> " +
+                    IdealText(after, after.ideal_wavefronts) + " (conflicts not compared)");
+  }
   std::string text;
   for (const std::string& part : parts) text += (text.empty() ? "" : ", ") + part;
   return text;
 }
 
 bool More(const SharedCounts& before, const SharedCounts& after) {
-  return after.conflicts() > before.conflicts() || after.wavefronts > before.wavefronts;
+  return after.wavefronts > before.wavefronts ||
+         (IdealsComparable(before, after) && after.conflicts() > before.conflicts());
 }
 
 bool Fewer(const SharedCounts& before, const SharedCounts& after) {
-  return after.conflicts() < before.conflicts() || after.wavefronts < before.wavefronts;
+  return after.wavefronts < before.wavefronts ||
+         (IdealsComparable(before, after) && after.conflicts() < before.conflicts());
 }
 
 void AddTableRows(std::vector<TableRow>& rows, size_t index, const LaunchRecord* before,

@@ -322,6 +322,24 @@ TEST(CompareWithBaselineTest, EveryKindCountsAndHardwareSourcedIdealsAreNotCompa
   EXPECT_THAT(worse.table, HasSubstr("atom"));
 }
 
+TEST(CompareWithBaselineTest, AnIdealMeasuredOnOneSideOnlyIsAChangeNotFewerConflicts) {
+  // A baseline recorded through SASS metrics (exact atomic ideal), measured again by a
+  // range-profiler session, which has no atomic ideal: the conflicts cannot be compared.
+  LaunchRecord recorded = MakeRecord(64);
+  recorded.shared[SharedKind::kAtomic] = {16, 32, 16};
+  LaunchRecord measured = recorded;
+  measured.shared[SharedKind::kAtomic] = {16, 32, 0, Provenance::kNotMeasured};
+  const BaselineComparison comparison = CompareLaunches({recorded}, {measured});
+  EXPECT_EQ(comparison.verdict, BaselineVerdict::kChanged);
+  EXPECT_THAT(comparison.differences,
+              ElementsAre(HasSubstr("atom: ideal 16 -> not measured (conflicts not compared)")));
+  EXPECT_EQ(CompareLaunches({measured}, {recorded}).verdict, BaselineVerdict::kChanged);
+
+  // More wavefronts is still a regression, whatever is known of the ideal.
+  measured.shared[SharedKind::kAtomic].wavefronts = 64;
+  EXPECT_EQ(CompareLaunches({recorded}, {measured}).verdict, BaselineVerdict::kRegression);
+}
+
 TEST(CompareWithBaselineTest, FewerConflictsIsAnImprovement) {
   const BaselineComparison comparison = CompareWithBaseline(SetWith("transpose/naive", {MakeRecord(2048)}),
                                                             "transpose/naive", {MakeRecord(64)});

@@ -1,12 +1,15 @@
 #include "bankcheck/compare.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <functional>
 
 #include "bankcheck/baseline.h"
 #include "bankcheck/error.h"
 #include "core/internal/file_io.h"
 #include "core/internal/json_io.h"
 #include "bankcheck/results.h"
+#include "core/internal/markdown.h"
 #include "core/internal/text_table.h"
 
 namespace bankcheck {
@@ -30,17 +33,29 @@ std::string Totals(const std::vector<LaunchRecord>& before, const std::vector<La
 uint64_t Conflicts(const SharedCounts& c) { return c.conflicts(); }
 uint64_t Wavefronts(const SharedCounts& c) { return c.wavefronts; }
 
-std::string NameList(const std::vector<std::string>& names) {
-  std::string text;
-  for (const std::string& name : names) text += "- `" + name + "`\n";
-  return text;
+std::string Describe(const MeasurementSet& set) {
+  std::string text =
+      markdown::Code(set.path.string(), markdown::kMaxPathBytes) + " (" + markdown::Inline(set.kind);
+  if (!set.arch.empty()) text += ", " + markdown::Inline(set.arch);
+  if (!set.date.empty()) text += ", " + markdown::Inline(set.date);
+  return text + ")";
 }
 
-std::string Describe(const MeasurementSet& set) {
-  std::string text = "`" + set.path.string() + "` (" + set.kind;
-  if (!set.arch.empty()) text += ", " + set.arch;
-  if (!set.date.empty()) text += ", " + set.date;
-  return text + ")";
+// A list of case names under its title, in the part of the budget left: the names that fit, then
+// how many did not. Returns how many were not shown.
+size_t AppendNameList(std::string& out, const std::string& title, const std::vector<std::string>& names,
+                      const std::function<bool(size_t)>& take) {
+  if (names.empty()) return 0;
+  std::string list;
+  size_t shown = 0;
+  for (const std::string& name : names) {
+    const std::string item = "- " + markdown::Code(name) + "\n";
+    if (!take(item.size() + (shown == 0 ? title.size() + 1 : 0))) break;
+    list += item;
+    ++shown;
+  }
+  if (shown > 0) out += title + list + "\n";
+  return names.size() - shown;
 }
 
 }  // namespace
@@ -99,7 +114,8 @@ MeasurementSet ReadBaselineFolder(const std::filesystem::path& baselines_dir, co
   return set;
 }
 
-CompareOutcome CompareMeasurementSets(const MeasurementSet& before, const MeasurementSet& after) {
+CompareOutcome CompareMeasurementSets(const MeasurementSet& before, const MeasurementSet& after,
+                                      size_t max_bytes) {
   CompareOutcome outcome;
   struct Row {
     BaselineVerdict verdict;
@@ -140,34 +156,69 @@ CompareOutcome CompareMeasurementSets(const MeasurementSet& before, const Measur
   std::stable_sort(rows.begin(), rows.end(),
                    [&](const Row& a, const Row& b) { return order(a.verdict) < order(b.verdict); });
 
-  std::string& out = outcome.markdown;
-  out = "## bankcheck compare\n\nOld: " + Describe(before) + "  \nNew: " + Describe(after) + "\n\n";
+  // The headline and totals, always shown and first; then, while the budget lasts, the changed
+  // cases (regressions first) and their details, then the new, removed and skipped cases.
+  std::string head =
+      "## bankcheck compare\n\nOld: " + Describe(before) + "  \nNew: " + Describe(after) + "\n\n";
   if (!before.arch.empty() && !after.arch.empty() && before.arch != after.arch) {
-    out += "> **Warning:** the files were measured on different architectures (" + before.arch + " and " +
-           after.arch + "); their counts are not expected to agree.\n\n";
+    head += "> **Warning:** the files were measured on different architectures (" +
+            markdown::Inline(before.arch) + " and " + markdown::Inline(after.arch) +
+            "); their counts are not expected to agree.\n\n";
   }
-  out += (outcome.regressions > 0 ? "**" + std::to_string(outcome.regressions) + " regressed**"
-                                  : std::string("0 regressed")) +
-         ", " + std::to_string(outcome.improvements) + " improved, " + std::to_string(outcome.changed) +
-         " changed, " + std::to_string(outcome.unchanged) + " unchanged; " +
-         std::to_string(outcome.added.size()) + " new, " + std::to_string(outcome.removed.size()) +
-         " removed\n\n";
-  if (!rows.empty()) {
-    std::vector<TableRow> table;
-    for (const Row& row : rows) {
-      const std::vector<LaunchRecord>& old_launches = before.cases.at(row.name);
-      const std::vector<LaunchRecord>& new_launches = after.cases.at(row.name);
-      const std::string verdict = BaselineVerdictName(row.verdict);
-      table.push_back({"`" + row.name + "`",
-                       row.verdict == BaselineVerdict::kRegression ? "**" + verdict + "**" : verdict,
-                       Totals(old_launches, new_launches, Conflicts),
-                       Totals(old_launches, new_launches, Wavefronts)});
+  head += (outcome.regressions > 0 ? "**" + std::to_string(outcome.regressions) + " regressed**"
+                                   : std::string("0 regressed")) +
+          ", " + std::to_string(outcome.improvements) + " improved, " + std::to_string(outcome.changed) +
+          " changed, " + std::to_string(outcome.unchanged) + " unchanged; " +
+          std::to_string(outcome.added.size()) + " new, " + std::to_string(outcome.removed.size()) +
+          " removed\n\n";
+
+  constexpr size_t kNoteBytes = 512;  // room for the note on what is not shown
+  const size_t fixed = head.size() + kNoteBytes;
+  const size_t budget = max_bytes == 0 ? SIZE_MAX : max_bytes > fixed ? max_bytes - fixed : 0;
+  size_t used = 0;
+  bool full = false;
+  const std::function<bool(size_t)> take = [&](size_t cost) {
+    if (full || cost > budget - used) full = true;
+    if (full) return false;
+    used += cost;
+    return true;
+  };
+
+  std::string body;
+  const TableRow header = {"case", "change", "conflicts (exact)", "wavefronts"};
+  const std::string empty_table = FormatMarkdownTable(header, {});
+  std::vector<TableRow> table;
+  for (const Row& row : rows) {
+    const std::vector<LaunchRecord>& old_launches = before.cases.at(row.name);
+    const std::vector<LaunchRecord>& new_launches = after.cases.at(row.name);
+    const std::string verdict = BaselineVerdictName(row.verdict);
+    TableRow cells = {markdown::Code(row.name),
+                      row.verdict == BaselineVerdict::kRegression ? "**" + verdict + "**" : verdict,
+                      Totals(old_launches, new_launches, Conflicts),
+                      Totals(old_launches, new_launches, Wavefronts)};
+    const size_t cost = FormatMarkdownTable(header, {cells}).size() - empty_table.size() +
+                        (table.empty() ? empty_table.size() + 1 : 0);
+    if (!take(cost)) break;
+    table.push_back(std::move(cells));
+  }
+  size_t not_shown = rows.size() - table.size();
+  if (!table.empty()) body += FormatMarkdownTable(header, table) + "\n";
+  // The details of the rows shown come before the lists of names in the budget, after them on the page.
+  std::string details;
+  size_t details_not_shown = 0;
+  for (size_t i = 0; i < table.size(); ++i) {
+    const Row& row = rows[i];
+    const std::string section = "<details><summary>" + markdown::Code(row.name) + ": " +
+                                BaselineVerdictName(row.verdict) + "</summary>\n\n" +
+                                markdown::FencedBlock(row.comparison.table) + "</details>\n\n";
+    if (take(section.size())) {
+      details += section;
+    } else {
+      ++details_not_shown;
     }
-    out += FormatMarkdownTable({"case", "change", "conflicts (exact)", "wavefronts"}, table) + "\n";
   }
-  if (!outcome.added.empty()) out += "New cases (only in the new file):\n\n" + NameList(outcome.added) + "\n";
-  if (!outcome.removed.empty())
-    out += "Removed cases (only in the old file):\n\n" + NameList(outcome.removed) + "\n";
+  not_shown += AppendNameList(body, "New cases (only in the new file):\n\n", outcome.added, take);
+  not_shown += AppendNameList(body, "Removed cases (only in the old file):\n\n", outcome.removed, take);
   std::vector<std::string> skipped;
   for (const std::string& name : after.not_measured) {
     if (before.cases.count(name) > 0) skipped.push_back(name);
@@ -175,11 +226,19 @@ CompareOutcome CompareMeasurementSets(const MeasurementSet& before, const Measur
   for (const std::string& name : before.not_measured) {
     if (after.cases.count(name) > 0) skipped.push_back(name);
   }
-  if (!skipped.empty()) out += "Not compared (skipped in one of the runs):\n\n" + NameList(skipped) + "\n";
-  for (const Row& row : rows) {
-    out += "<details><summary>`" + row.name + "`: " + BaselineVerdictName(row.verdict) +
-           "</summary>\n\n```\n" + row.comparison.table + "```\n</details>\n\n";
+  not_shown += AppendNameList(body, "Not compared (skipped in one of the runs):\n\n", skipped, take);
+  body += details;
+
+  std::string note;
+  if (not_shown > 0 || details_not_shown > 0) {
+    note =
+        "> **Not shown:** " + std::to_string(not_shown) + " more " + (not_shown == 1 ? "case" : "cases") +
+        (details_not_shown > 0 ? " and the details of " + std::to_string(details_not_shown) : std::string()) +
+        ", to keep this comparison under " + WithThousands(max_bytes) +
+        " bytes (regressions come first). For all of it, run `bankcheck compare` with `--max-bytes 0 -o "
+        "compare.md`.\n\n";
   }
+  outcome.markdown = head + note + body;
   return outcome;
 }
 

@@ -73,14 +73,16 @@ TEST_F(CompareTest, RegressionsImprovementsNewAndRemovedCases) {
   EXPECT_THAT(outcome.added, ElementsAre("t/added"));
   EXPECT_THAT(outcome.removed, ElementsAre("t/gone"));
   const std::string& text = outcome.markdown;
-  EXPECT_THAT(text,
-              AllOf(HasSubstr("**1 regressed**, 1 improved, 0 changed, 1 unchanged; 1 new, 1 removed"),
-                    HasSubstr("| `t/worse` | **regression** | ld 0 → 1984 · st 0 | ld 64 → 2048 · st 64 |"),
-                    HasSubstr("| `t/better` | improvement | ld 1984 → 0 · st 0 | ld 2048 → 64 · st 64 |"),
-                    HasSubstr("New cases (only in the new file):\n\n- `t/added`"),
-                    HasSubstr("Removed cases (only in the old file):\n\n- `t/gone`")));
-  EXPECT_LT(text.find("`t/worse` |"), text.find("`t/better` |"));
-  EXPECT_THAT(text, Not(HasSubstr("| `t/same`")));
+  EXPECT_THAT(
+      text,
+      AllOf(
+          HasSubstr("**1 regressed**, 1 improved, 0 changed, 1 unchanged; 1 new, 1 removed"),
+          HasSubstr("| <code>t/worse</code> | **regression** | ld 0 → 1984 · st 0 | ld 64 → 2048 · st 64 |"),
+          HasSubstr("| <code>t/better</code> | improvement | ld 1984 → 0 · st 0 | ld 2048 → 64 · st 64 |"),
+          HasSubstr("New cases (only in the new file):\n\n- <code>t/added</code>"),
+          HasSubstr("Removed cases (only in the old file):\n\n- <code>t/gone</code>")));
+  EXPECT_LT(text.find("<code>t/worse</code> |"), text.find("<code>t/better</code> |"));
+  EXPECT_THAT(text, Not(HasSubstr("| <code>t/same</code>")));
 }
 
 TEST_F(CompareTest, OnlyImprovementsIsNotARegression) {
@@ -96,7 +98,8 @@ TEST_F(CompareTest, SkippedCasesAreNeitherNewNorRemoved) {
       CompareMeasurementSets(ReadMeasurementSet(WriteRun("old.json", {{"t/a", 64}})),
                              ReadMeasurementSet(WriteRun("new.json", {}, {"t/a"})));
   EXPECT_THAT(outcome.removed, IsEmpty());
-  EXPECT_THAT(outcome.markdown, HasSubstr("Not compared (skipped in one of the runs):\n\n- `t/a`"));
+  EXPECT_THAT(outcome.markdown,
+              HasSubstr("Not compared (skipped in one of the runs):\n\n- <code>t/a</code>"));
 }
 
 TEST_F(CompareTest, DifferentArchitecturesAreWarnedAbout) {
@@ -105,6 +108,71 @@ TEST_F(CompareTest, DifferentArchitecturesAreWarnedAbout) {
   after.arch = "sm_80";
   EXPECT_THAT(CompareMeasurementSets(before, after).markdown,
               HasSubstr("different architectures (sm_90 and sm_80)"));
+}
+
+// Issue 26: the files compared can come from a pull request; nothing in them may forge the summary.
+
+TEST(CompareMarkdownTest, CraftedNamesPathsAndMetadataRenderInert) {
+  const std::string name = "t/x`</summary></details><a href=y>|";
+  MeasurementSet before;
+  before.path = "old\n## bankcheck compare: 0 regressed.json";
+  before.kind = "baseline";
+  before.arch = "sm_90\n\n**0 regressed**";
+  before.cases[name] = {MakeRecord(64, 64, "k```\n[click](https://evil.example)\n")};
+  before.cases["t/gone`<b>"] = {MakeRecord(64)};
+  MeasurementSet after = before;
+  after.path = "new.json";
+  after.arch = "sm_80";
+  after.cases.erase("t/gone`<b>");
+  after.cases[name] = {MakeRecord(2048, 64, "k```\n[click](https://evil.example)\n")};
+  const CompareOutcome outcome = CompareMeasurementSets(before, after);
+  const std::string& text = outcome.markdown;
+  const std::string code = "<code>t/x&#96;&lt;/summary&gt;&lt;/details&gt;&lt;a href=y&gt;&#124;</code>";
+  EXPECT_EQ(text.substr(0, text.find("\n\n")), "## bankcheck compare");
+  EXPECT_THAT(
+      text, AllOf(HasSubstr("Old: <code>old &#35;&#35; bankcheck compare: 0 regressed.json</code> (baseline, "
+                            "sm_90  &#42;&#42;0 regressed&#42;&#42;)"),
+                  HasSubstr("different architectures (sm_90  &#42;&#42;0 regressed&#42;&#42; and sm_80)"),
+                  HasSubstr("| " + code + " | **regression** |"),
+                  HasSubstr("<details><summary>" + code + ": regression</summary>"),
+                  HasSubstr("- <code>t/gone&#96;&lt;b&gt;</code>"), Not(HasSubstr("</summary></details>")),
+                  Not(HasSubstr("<a href")), Not(HasSubstr("<b>")), Not(HasSubstr("\n## bankcheck compare:")),
+                  Not(HasSubstr("\n**0 regressed**"))));
+  // The kernel name in the before -> after table cannot close the table's code block.
+  const size_t block = text.find("<details><summary>");
+  ASSERT_NE(block, std::string::npos);
+  EXPECT_EQ(text.compare(text.find("</summary>\n\n", block) + 12, 5, "````\n"), 0) << text.substr(block);
+  EXPECT_LT(text.find("**1 regressed**"), block);
+}
+
+TEST(CompareMarkdownTest, ManyCasesStayWithinTheBudgetAndShowTheRegressionFirst) {
+  MeasurementSet before, after;
+  before.path = "old.json";
+  after.path = "new.json";
+  before.kind = after.kind = "results";
+  for (int i = 0; i < 6000; ++i)
+    after.cases["a/new_" + std::to_string(i) + std::string(180, 'n')] = {MakeRecord(64)};
+  before.cases["zz/regressed"] = {MakeRecord(64)};
+  after.cases["zz/regressed"] = {MakeRecord(2048)};
+  EXPECT_GT(CompareMeasurementSets(before, after, 0).markdown.size(), kMaxReportBytes);
+  const CompareOutcome outcome = CompareMeasurementSets(before, after);
+  const std::string& text = outcome.markdown;
+  EXPECT_LE(text.size(), kMaxReportBytes);
+  EXPECT_EQ(outcome.added.size(), 6000u);
+  const size_t headline =
+      text.find("**1 regressed**, 0 improved, 0 changed, 0 unchanged; 6000 new, 0 removed");
+  const size_t note = text.find("> **Not shown:** ");
+  const size_t regressed = text.find("| <code>zz/regressed</code> | **regression** |");
+  const size_t first_new = text.find("- <code>a/new_");
+  ASSERT_NE(headline, std::string::npos);
+  ASSERT_NE(note, std::string::npos);
+  ASSERT_NE(regressed, std::string::npos);
+  ASSERT_NE(first_new, std::string::npos);
+  EXPECT_LT(headline, note);
+  EXPECT_LT(note, regressed);
+  EXPECT_LT(regressed, first_new);
+  EXPECT_THAT(text, AllOf(HasSubstr(" more cases, to keep this comparison under 1,000,000 bytes"),
+                          HasSubstr("<details><summary><code>zz/regressed</code>: regression</summary>")));
 }
 
 TEST_F(CompareTest, UnreadableInputNamesTheFileAndPosition) {

@@ -2,15 +2,20 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <vector>
 
 #include "bankcheck/instruction_counts.h"
+#include "core/internal/markdown.h"
 #include "core/internal/text_table.h"
 
 namespace bankcheck {
 namespace {
+
+// The longest reason (skip reason, why no baselines were found) shown, in bytes.
+constexpr size_t kMaxReasonBytes = 500;
 
 // Where a case goes in its suite's table; lower first. kUnchanged cases are only counted.
 enum class Rank {
@@ -111,16 +116,10 @@ std::string Plural(size_t count, const std::string& singular, const std::string&
   return std::to_string(count) + " " + (count == 1 ? singular : plural);
 }
 
-std::string CodeSpan(const std::string& text) {
-  std::string clean = text;
-  std::replace(clean.begin(), clean.end(), '`', '\'');
-  return "`" + clean + "`";
-}
-
-// A collapsed section: `body` as preformatted text, then `markdown` as it is.
+// A collapsed section: `body` as preformatted text, then `markdown` as it is. `summary` is HTML.
 std::string Details(const std::string& summary, const std::string& body, const std::string& markdown) {
   std::string out = "<details><summary>" + summary + "</summary>\n\n";
-  if (!body.empty()) out += "```\n" + body + (body.back() == '\n' ? "" : "\n") + "```\n";
+  if (!body.empty()) out += markdown::FencedBlock(body);
   if (!markdown.empty()) out += (body.empty() ? "" : "\n") + markdown;
   return out + "</details>\n\n";
 }
@@ -132,11 +131,53 @@ std::string InstructionSections(const std::vector<LaunchRecord>& launches) {
   std::string out;
   for (const size_t i : LaunchesWithDistinctInstructions(launches)) {
     const LaunchRecord& launch = launches[i];
-    out += "Shared-memory instructions by excess wavefronts (kernel " + CodeSpan(launch.kernel) + ", over " +
-           Plural(launch.attributed_launches, "launch", "launches") + "):\n\n```\n" +
-           FormatInstructionTable(launch.instructions, kInstructionsShown, source_root) + "```\n\n";
+    out +=
+        "Shared-memory instructions by excess wavefronts (kernel " + markdown::Code(launch.kernel) +
+        ", over " + Plural(launch.attributed_launches, "launch", "launches") + "):\n\n" +
+        markdown::FencedBlock(FormatInstructionTable(launch.instructions, kInstructionsShown, source_root)) +
+        "\n";
   }
   return out;
+}
+
+// A row of a suite's table, and what its details say.
+struct Row {
+  Rank rank = Rank::kUnchanged;
+  TableRow cells;
+  std::string details;  // empty: none
+  bool shown = false;
+  bool details_shown = false;
+};
+
+// One suite's section: its table rows and the cases it only counts.
+struct TopicSection {
+  std::string heading;  // "### <topic>\n\n"
+  std::vector<Row> rows;
+  std::map<Rank, size_t> collapsed;
+  size_t collapsed_cases = 0;
+  bool opened = false;        // the heading is shown
+  bool counts_shown = false;  // the line counting the collapsed cases is shown
+};
+
+// "3 cases passed unchanged, 1 case skipped." for the cases a section only counts.
+std::string CountsLine(const TopicSection& section, bool after_rows) {
+  std::vector<std::string> counted;
+  const auto count = [&](Rank rank) {
+    const auto found = section.collapsed.find(rank);
+    return found == section.collapsed.end() ? size_t{0} : found->second;
+  };
+  if (count(Rank::kUnchanged) > 0)
+    counted.push_back(Plural(count(Rank::kUnchanged), "case", "cases") + " passed unchanged");
+  if (count(Rank::kNotCompared) > 0) {
+    counted.push_back(Plural(count(Rank::kNotCompared), "case", "cases") +
+                      " passed with no baseline comparison");
+  }
+  if (count(Rank::kSkipped) > 0)
+    counted.push_back(Plural(count(Rank::kSkipped), "case", "cases") + " skipped");
+  std::string line;
+  for (size_t i = 0; i < counted.size(); ++i)
+    line += (i == 0 ? (after_rows ? "And " : "") : ", ") + counted[i];
+  return line.empty() ? line : line + ".\n\n";
 }
 
 }  // namespace
@@ -164,8 +205,9 @@ std::string RenderMarkdownReport(const RunResults& results, const ReportOptions&
     } else {
       baselines = BaselineSet::Load(*options.baselines_dir, meta.arch);
       baselines_line = baselines->has_folder()
-                           ? "Baselines: compared with `" + baselines->folder().string() + "`"
-                           : "Baselines: " + baselines->no_folder_reason();
+                           ? "Baselines: compared with " +
+                                 markdown::Code(baselines->folder().string(), markdown::kMaxPathBytes)
+                           : "Baselines: " + markdown::Inline(baselines->no_folder_reason(), kMaxReasonBytes);
     }
   } else {
     baselines_line = "Baselines: as compared during the run";
@@ -194,31 +236,33 @@ std::string RenderMarkdownReport(const RunResults& results, const ReportOptions&
     by_topic[TopicOfCase(name)].push_back(view);
   }
 
-  std::string out = "## bankcheck: " + (meta.arch.empty() ? std::string("no GPU") : meta.arch) +
-                    (meta.device.empty() ? "" : " · " + meta.device) + "\n\n";
+  // The headline and the totals: always shown, first, and bounded (every field is cut to length).
+  std::string head =
+      "## bankcheck: " + (meta.arch.empty() ? std::string("no GPU") : markdown::Inline(meta.arch)) +
+      (meta.device.empty() ? "" : " · " + markdown::Inline(meta.device)) + "\n\n";
   std::vector<std::string> facts;
-  if (!meta.driver.empty()) facts.push_back("driver " + meta.driver);
-  if (!meta.cuda_runtime.empty()) facts.push_back("CUDA runtime " + meta.cuda_runtime);
-  if (!meta.cuda_driver.empty()) facts.push_back("CUDA driver " + meta.cuda_driver);
-  if (!meta.date.empty()) facts.push_back(meta.date);
-  if (!meta.git_commit.empty()) facts.push_back("commit " + CodeSpan(meta.git_commit));
-  for (size_t i = 0; i < facts.size(); ++i) out += (i == 0 ? "" : " · ") + facts[i];
-  if (!facts.empty()) out += "  \n";
-  out += baselines_line + "\n\n";
+  if (!meta.driver.empty()) facts.push_back("driver " + markdown::Inline(meta.driver));
+  if (!meta.cuda_runtime.empty()) facts.push_back("CUDA runtime " + markdown::Inline(meta.cuda_runtime));
+  if (!meta.cuda_driver.empty()) facts.push_back("CUDA driver " + markdown::Inline(meta.cuda_driver));
+  if (!meta.date.empty()) facts.push_back(markdown::Inline(meta.date));
+  if (!meta.git_commit.empty()) facts.push_back("commit " + markdown::Code(meta.git_commit));
+  for (size_t i = 0; i < facts.size(); ++i) head += (i == 0 ? "" : " · ") + facts[i];
+  if (!facts.empty()) head += "  \n";
+  head += baselines_line + "\n\n";
 
   const size_t regressions = totals[Rank::kRegression];
-  out += (regressions > 0 ? "**" + Plural(regressions, "regression", "regressions") + "**"
-                          : Plural(0, "regression", "regressions")) +
-         ", " + Plural(totals[Rank::kImprovement], "improvement", "improvements") + ", " +
-         std::to_string(totals[Rank::kChanged]) + " changed, " +
-         Plural(totals[Rank::kMissing], "missing baseline", "missing baselines") + ", " +
-         std::to_string(totals[Rank::kUnchanged]) + " unchanged, " +
-         std::to_string(totals[Rank::kNotCompared]) + " not compared · " +
-         Plural(results.cases.size(), "case", "cases") + ": " +
-         std::to_string(statuses[CaseStatus::kPassed]) + " passed, " +
-         (statuses[CaseStatus::kFailed] > 0 ? "**" : "") + std::to_string(statuses[CaseStatus::kFailed]) +
-         " failed" + (statuses[CaseStatus::kFailed] > 0 ? "**" : "") + ", " +
-         std::to_string(statuses[CaseStatus::kSkipped]) + " skipped\n\n";
+  head += (regressions > 0 ? "**" + Plural(regressions, "regression", "regressions") + "**"
+                           : Plural(0, "regression", "regressions")) +
+          ", " + Plural(totals[Rank::kImprovement], "improvement", "improvements") + ", " +
+          std::to_string(totals[Rank::kChanged]) + " changed, " +
+          Plural(totals[Rank::kMissing], "missing baseline", "missing baselines") + ", " +
+          std::to_string(totals[Rank::kUnchanged]) + " unchanged, " +
+          std::to_string(totals[Rank::kNotCompared]) + " not compared · " +
+          Plural(results.cases.size(), "case", "cases") + ": " +
+          std::to_string(statuses[CaseStatus::kPassed]) + " passed, " +
+          (statuses[CaseStatus::kFailed] > 0 ? "**" : "") + std::to_string(statuses[CaseStatus::kFailed]) +
+          " failed" + (statuses[CaseStatus::kFailed] > 0 ? "**" : "") + ", " +
+          std::to_string(statuses[CaseStatus::kSkipped]) + " skipped\n\n";
   // Skips usually share one reason (no GPU, no permission); say it once.
   std::vector<std::string> skip_reasons;
   for (const auto& [name, result] : results.cases) {
@@ -229,11 +273,9 @@ std::string RenderMarkdownReport(const RunResults& results, const ReportOptions&
   }
   constexpr size_t kMaxSkipReasons = 3;
   for (size_t i = 0; i < std::min(skip_reasons.size(), kMaxSkipReasons); ++i) {
-    std::string reason = skip_reasons[i];
-    std::replace(reason.begin(), reason.end(), '\n', ' ');  // one quoted line
-    out += "> Skipped: " + reason + "\n";
+    head += "> Skipped: " + markdown::Inline(skip_reasons[i], kMaxReasonBytes) + "\n";  // one quoted line
   }
-  if (!skip_reasons.empty()) out += "\n";
+  if (!skip_reasons.empty()) head += "\n";
 
   // Suites with the most urgent case first, then by name.
   std::vector<std::pair<Rank, std::string>> topic_order;
@@ -245,27 +287,27 @@ std::string RenderMarkdownReport(const RunResults& results, const ReportOptions&
   }
   std::sort(topic_order.begin(), topic_order.end());
 
-  std::string details;
+  std::vector<TopicSection> sections;
   for (const auto& [first_rank, topic] : topic_order) {
-    out += "### " + EscapeMarkdown(topic) + "\n\n";
-    std::vector<TableRow> rows;
-    std::map<Rank, size_t> collapsed;
+    TopicSection& section = sections.emplace_back();
+    section.heading = "### " + markdown::Inline(topic) + "\n\n";
     for (const CaseView& view : by_topic[topic]) {
       const CaseResult& result = *view.result;
       if (view.rank >= Rank::kUnchanged) {
-        ++collapsed[view.rank];
+        ++section.collapsed[view.rank];
+        ++section.collapsed_cases;
         continue;
       }
-      rows.push_back({CodeSpan(result.name), ExpectedWays(result), Measured(result.launches),
-                      VerdictCell(view.verdict), StatusCell(result.status)});
+      Row& row = section.rows.emplace_back();
+      row.rank = view.rank;
+      row.cells = {markdown::Code(result.name), ExpectedWays(result), Measured(result.launches),
+                   VerdictCell(view.verdict), StatusCell(result.status)};
       std::string body;
       if (!view.table.empty() && view.verdict != BaselineVerdict::kMatch) body += view.table;
       if (result.status == CaseStatus::kFailed) {
         for (const std::string& message : result.messages) {
           constexpr size_t kMaxMessage = 2000;
-          body += (body.empty() ? "" : "\n") +
-                  (message.size() > kMaxMessage ? message.substr(0, kMaxMessage) + "\n[...]" : message) +
-                  "\n";
+          body += (body.empty() ? "" : "\n") + markdown::Truncate(message, kMaxMessage) + "\n";
         }
       }
       const std::string instructions = InstructionSections(result.launches);
@@ -273,32 +315,96 @@ std::string RenderMarkdownReport(const RunResults& results, const ReportOptions&
         const std::string what = view.verdict && view.verdict != BaselineVerdict::kMatch
                                      ? BaselineVerdictName(*view.verdict)
                                      : CaseStatusName(result.status);
-        details += Details(CodeSpan(result.name) + ": " + what, body, instructions);
+        row.details = Details(markdown::Code(result.name) + ": " + what, body, instructions);
       }
     }
-    if (!rows.empty()) {
-      out +=
-          FormatMarkdownTable({"case", "expected ways", "measured conflicts", "baseline", "status"}, rows) +
-          "\n";
-    }
-    std::vector<std::string> counted;
-    if (collapsed[Rank::kUnchanged] > 0) {
-      counted.push_back(Plural(collapsed[Rank::kUnchanged], "case", "cases") + " passed unchanged");
-    }
-    if (collapsed[Rank::kNotCompared] > 0) {
-      counted.push_back(Plural(collapsed[Rank::kNotCompared], "case", "cases") +
-                        " passed with no baseline comparison");
-    }
-    if (collapsed[Rank::kSkipped] > 0) {
-      counted.push_back(Plural(collapsed[Rank::kSkipped], "case", "cases") + " skipped");
-    }
-    for (size_t i = 0; i < counted.size(); ++i)
-      out += (i == 0 ? (rows.empty() ? "" : "And ") : ", ") + counted[i];
-    if (!counted.empty()) out += ".\n\n";
   }
-  if (results.cases.empty()) out += "No cases in these results.\n\n";
-  if (!details.empty()) out += "### Details\n\n" + details;
-  return out;
+
+  // What fits in the budget, most urgent first: the rows of regressions and their details, then of
+  // failures, improvements, changes and missing baselines, then the lines counting the other cases.
+  // The first part that does not fit ends the choice, so nothing less urgent is shown instead.
+  const TableRow header = {"case", "expected ways", "measured conflicts", "baseline", "status"};
+  const std::string empty_table = FormatMarkdownTable(header, {});
+  const std::string details_heading = "### Details\n\n";
+  const std::string results_file = options.results_path.empty()
+                                       ? std::string()
+                                       : markdown::Code(options.results_path, markdown::kMaxPathBytes);
+  const size_t note_bytes = 512 + results_file.size();  // room for the note on what is not shown
+  const size_t fixed = head.size() + note_bytes + details_heading.size();
+  const size_t budget = options.max_bytes == 0      ? SIZE_MAX
+                        : options.max_bytes > fixed ? options.max_bytes - fixed
+                                                    : 0;
+  size_t used = 0;
+  bool full = false;
+  const auto take = [&](size_t cost) {
+    if (full || cost > budget - used) full = true;
+    if (full) return false;
+    used += cost;
+    return true;
+  };
+  for (Rank rank = Rank::kRegression; rank < Rank::kUnchanged;
+       rank = static_cast<Rank>(static_cast<int>(rank) + 1)) {
+    for (TopicSection& section : sections) {
+      bool table_started =
+          std::any_of(section.rows.begin(), section.rows.end(), [](const Row& row) { return row.shown; });
+      for (Row& row : section.rows) {
+        if (row.rank != rank) continue;
+        const size_t cost = FormatMarkdownTable(header, {row.cells}).size() - empty_table.size() +
+                            (section.opened ? 0 : section.heading.size()) +
+                            (table_started ? 0 : empty_table.size() + 1);
+        if (!take(cost)) break;
+        row.shown = section.opened = table_started = true;
+      }
+    }
+    for (TopicSection& section : sections) {
+      for (Row& row : section.rows) {
+        if (row.rank == rank && row.shown && !row.details.empty() && take(row.details.size())) {
+          row.details_shown = true;
+        }
+      }
+    }
+  }
+  for (TopicSection& section : sections) {
+    if (section.collapsed_cases == 0) continue;
+    if (!take(CountsLine(section, true).size() + (section.opened ? 0 : section.heading.size()))) break;
+    section.counts_shown = section.opened = true;
+  }
+
+  std::string body;
+  std::string details;
+  size_t cases_not_shown = 0;
+  size_t details_not_shown = 0;
+  for (const TopicSection& section : sections) {
+    std::vector<TableRow> rows;
+    for (const Row& row : section.rows) {
+      if (row.shown) rows.push_back(row.cells);
+      cases_not_shown += row.shown ? 0 : 1;
+      details_not_shown += row.shown && !row.details.empty() && !row.details_shown ? 1 : 0;
+      if (row.details_shown) details += row.details;
+    }
+    cases_not_shown += section.counts_shown ? 0 : section.collapsed_cases;
+    if (!section.opened) continue;
+    body += section.heading;
+    if (!rows.empty()) body += FormatMarkdownTable(header, rows) + "\n";
+    if (section.counts_shown) body += CountsLine(section, !rows.empty());
+  }
+  if (results.cases.empty()) body += "No cases in these results.\n\n";
+  if (!details.empty()) body += details_heading + details;
+
+  std::string note;
+  if (cases_not_shown > 0 || details_not_shown > 0) {
+    std::vector<std::string> parts;
+    if (cases_not_shown > 0) parts.push_back(Plural(cases_not_shown, "more case", "more cases"));
+    if (details_not_shown > 0)
+      parts.push_back("the details of " + Plural(details_not_shown, "case", "cases"));
+    note =
+        "> **Not shown:** " + parts[0] + (parts.size() > 1 ? " and " + parts[1] : "") +
+        ", to keep this report under " + WithThousands(options.max_bytes) +
+        " bytes (regressions come first). For the full report, run `bankcheck report` on the results file" +
+        (options.results_path.empty() ? std::string() : " " + results_file) +
+        " with `--max-bytes 0 -o report.md`.\n\n";
+  }
+  return head + note + body;
 }
 
 }  // namespace bankcheck

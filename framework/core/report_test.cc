@@ -50,9 +50,9 @@ RunResults MakeResults() {
 
 TEST(ReportTest, HeaderSaysWhereAndWhenAndCountsEverything) {
   const std::string report = RenderMarkdownReport(MakeResults());
-  EXPECT_THAT(report,
-              AllOf(HasSubstr("## bankcheck: sm_90 · NVIDIA H100 80GB HBM3"), HasSubstr("driver 580.65.06"),
-                    HasSubstr("commit `abc1234`"), HasSubstr("Baselines: as compared during the run")));
+  EXPECT_THAT(report, AllOf(HasSubstr("## bankcheck: sm_90 · NVIDIA H100 80GB HBM3"),
+                            HasSubstr("driver 580.65.06"), HasSubstr("commit <code>abc1234</code>"),
+                            HasSubstr("Baselines: as compared during the run")));
   EXPECT_THAT(report,
               HasSubstr("**1 regression**, 1 improvement, 0 changed, 1 missing baseline, 4 unchanged, 0 not "
                         "compared · 7 cases: 6 passed, **1 failed**, 0 skipped"));
@@ -76,10 +76,10 @@ TEST(ReportTest, RegressionsComeFirstThenImprovementsAndUnchangedCasesAreCounted
   const size_t transpose = report.find("### transpose");
   const size_t reduce = report.find("### reduce");
   const size_t regressed = report.find(
-      "| `transpose/zz_regressed` | ld 32 · st 1 | ld 1984 (32-way) · st 0 | "
+      "| <code>transpose/zz_regressed</code> | ld 32 · st 1 | ld 1984 (32-way) · st 0 | "
       "**regression** | **failed** |");
-  const size_t improved = report.find("| `transpose/aa_improved` |");
-  const size_t missing = report.find("| `transpose/mm_missing` |");
+  const size_t improved = report.find("| <code>transpose/aa_improved</code> |");
+  const size_t missing = report.find("| <code>transpose/mm_missing</code> |");
   ASSERT_NE(transpose, std::string::npos) << report;
   ASSERT_NE(regressed, std::string::npos) << report;
   ASSERT_NE(improved, std::string::npos) << report;
@@ -91,10 +91,11 @@ TEST(ReportTest, RegressionsComeFirstThenImprovementsAndUnchangedCasesAreCounted
   EXPECT_LT(missing, reduce);
   EXPECT_THAT(report, HasSubstr("And 2 cases passed unchanged."));
   EXPECT_THAT(report, HasSubstr("### reduce\n\n2 cases passed unchanged.\n"));
-  EXPECT_THAT(report, Not(HasSubstr("| `transpose/bb_same`")));
+  EXPECT_THAT(report, Not(HasSubstr("| <code>transpose/bb_same</code>")));
   // The before -> after table and the failure's messages follow in details.
-  EXPECT_THAT(report, AllOf(HasSubstr("<details><summary>`transpose/zz_regressed`: regression</summary>"),
-                            HasSubstr("64 -> 2048"), HasSubstr("REGRESSION: case")));
+  EXPECT_THAT(report,
+              AllOf(HasSubstr("<details><summary><code>transpose/zz_regressed</code>: regression</summary>"),
+                    HasSubstr("64 -> 2048"), HasSubstr("REGRESSION: case")));
 }
 
 TEST(ReportTest, SkippedRunSaysWhyOnce) {
@@ -124,12 +125,13 @@ TEST(ReportTest, FailedCaseShowsEachAttributedKernelsInstructionsOnce) {
   ::setenv("BANKCHECK_SOURCE_ROOT", "/src/bankcheck/", 1);
   const std::string report = RenderMarkdownReport(results);
   ::unsetenv("BANKCHECK_SOURCE_ROOT");
-  EXPECT_THAT(report, HasSubstr("REGRESSION: case \"transpose/zz_regressed\" ...\n```\n\n"
-                                "Shared-memory instructions by excess wavefronts (kernel "
-                                "`transpose(float*, float const*)`, over 2 launches):\n\n```\n"
-                                "kernels/transpose.cu:31  +0x0220  LDS  64 exec  2,048 wf  64 ideal  +1,984\n"
-                                "kernels/transpose.cu:40  +0x01a0  STS  64 exec     64 wf  64 ideal      +0\n"
-                                "```\n\n</details>\n\n"));
+  EXPECT_THAT(report,
+              HasSubstr("REGRESSION: case \"transpose/zz_regressed\" ...\n```\n\n"
+                        "Shared-memory instructions by excess wavefronts (kernel "
+                        "<code>transpose(float&#42;, float const&#42;)</code>, over 2 launches):\n\n```\n"
+                        "kernels/transpose.cu:31  +0x0220  LDS  64 exec  2,048 wf  64 ideal  +1,984\n"
+                        "kernels/transpose.cu:40  +0x01a0  STS  64 exec     64 wf  64 ideal      +0\n"
+                        "```\n\n</details>\n\n"));
   EXPECT_EQ(report.find("Shared-memory instructions"), report.rfind("Shared-memory instructions"));
   EXPECT_THAT(report, Not(HasSubstr("reduce_attributed")));
 }
@@ -142,11 +144,12 @@ TEST(ReportTest, InstructionTablesShowTheTopTenAndWholePathsWithoutASourceRoot) 
   changed.launches = {launch};
   results.cases[changed.name] = changed;
   const std::string report = RenderMarkdownReport(results);
-  EXPECT_THAT(report, AllOf(HasSubstr("<details><summary>`transpose/changed`: changed</summary>\n\n"
-                                      "Shared-memory instructions by excess wavefronts (kernel "
-                                      "`transpose(float*, float const*)`, over 1 launch):"),
-                            HasSubstr("\n/src/bankcheck/kernels/transpose.cu:31  +0x0220  LDS"),
-                            HasSubstr("\n... 2 more instructions\n```\n")));
+  EXPECT_THAT(report,
+              AllOf(HasSubstr("<details><summary><code>transpose/changed</code>: changed</summary>\n\n"
+                              "Shared-memory instructions by excess wavefronts (kernel "
+                              "<code>transpose(float&#42;, float const&#42;)</code>, over 1 launch):"),
+                    HasSubstr("\n/src/bankcheck/kernels/transpose.cu:31  +0x0220  LDS"),
+                    HasSubstr("\n... 2 more instructions\n```\n")));
 }
 
 TEST(ReportTest, DistinctInstructionTablesAreOnePerKernelAndTable) {
@@ -158,6 +161,129 @@ TEST(ReportTest, DistinctInstructionTablesAreOnePerKernelAndTable) {
       attributed};
   EXPECT_EQ(LaunchesWithDistinctInstructions(launches), (std::vector<size_t>{1, 3, 4}));
   EXPECT_TRUE(LaunchesWithDistinctInstructions({MakeRecord(64)}).empty());
+}
+
+// Issue 26: results files can come from a pull request; nothing in them may forge the summary.
+
+TEST(ReportTest, DeviceWithNewlinesCannotPutAFakeHeadlineFirst) {
+  RunResults results = MakeResults();
+  results.metadata.device = "H100\n\n## bankcheck: all cases passed, 0 regressions\n\n<details><summary>more";
+  results.metadata.driver = "580\n# fake";
+  const std::string report = RenderMarkdownReport(results);
+  // The real headline is the first line, with the device on it, escaped.
+  EXPECT_EQ(report.substr(0, report.find('\n')),
+            "## bankcheck: sm_90 · H100  &#35;&#35; bankcheck: all cases passed, 0 regressions  "
+            "&lt;details&gt;&lt;summary&gt;more");
+  EXPECT_THAT(report, AllOf(Not(HasSubstr("\n## bankcheck: all cases passed")),
+                            Not(HasSubstr("<details><summary>more")), Not(HasSubstr("\n# fake")),
+                            HasSubstr("driver 580 &#35; fake")));
+  // The count of regressions comes before any collapsed section.
+  ASSERT_NE(report.find("**1 regression**"), std::string::npos);
+  EXPECT_LT(report.find("**1 regression**"), report.find("<details>"));
+}
+
+TEST(ReportTest, MessageCannotCloseItsCodeBlock) {
+  RunResults results = MakeResults();
+  results.cases["transpose/zz_regressed"].messages = {"boom\n```\n[click me](https://evil.example)\n```\n"};
+  const std::string report = RenderMarkdownReport(results);
+  // The fence is longer than the message's, so the message's lines stay inside the block.
+  EXPECT_THAT(report, HasSubstr("</summary>\n\n````\nlaunch  kernel ... 64 -> 2048\n\nboom\n```\n"
+                                "[click me](https://evil.example)\n```\n\n````\n</details>"));
+}
+
+TEST(ReportTest, CaseNameCannotBreakOutOfTheTableOrTheDetails) {
+  RunResults results;
+  results.metadata = MakeMetadata();
+  const std::string name = "transpose/x`</summary></details><img src=x>|*";
+  CaseResult evil = MakeCase(name, 2048, BaselineVerdict::kRegression, CaseStatus::kFailed);
+  evil.baseline_table = "before -> after\n";
+  evil.launches = {MakeRecord(2048, 64, "k</summary>`")};
+  results.cases[name] = evil;
+  const std::string topic_name = "# evil|<h3>topic/a";
+  results.cases[topic_name] = MakeCase(topic_name, 2048, BaselineVerdict::kRegression);
+  const std::string report = RenderMarkdownReport(results);
+  const std::string code =
+      "<code>transpose/x&#96;&lt;/summary&gt;&lt;/details&gt;&lt;img src=x&gt;&#124;&#42;</code>";
+  EXPECT_THAT(report, AllOf(HasSubstr("| " + code + " | ld 32 · st 1 |"),
+                            HasSubstr("<details><summary>" + code + ": regression</summary>"),
+                            HasSubstr("### &#35; evil&#124;&lt;h3&gt;topic\n"),
+                            Not(HasSubstr("</summary></details>")), Not(HasSubstr("<img")),
+                            Not(HasSubstr("<h3>")), Not(HasSubstr("x`"))));
+  // Every <details> is closed once, by the report itself.
+  size_t opened = 0, closed = 0;
+  for (size_t at = report.find("<details>"); at != std::string::npos; at = report.find("<details>", at + 1))
+    ++opened;
+  for (size_t at = report.find("</details>"); at != std::string::npos; at = report.find("</details>", at + 1))
+    ++closed;
+  EXPECT_EQ(opened, 1u);
+  EXPECT_EQ(closed, 1u);
+}
+
+// Many cases with long messages: far more than GitHub's 1 MiB job summary without the bound.
+RunResults HugeResults() {
+  RunResults results;
+  results.metadata = MakeMetadata();
+  for (int i = 0; i < 3000; ++i) {
+    const std::string name = "bulk/case_" + std::to_string(10000 + i) + std::string(150, 'n');
+    CaseResult changed = MakeCase(name, 128, BaselineVerdict::kChanged, CaseStatus::kFailed);
+    changed.messages = {std::string(1500, 'm')};
+    results.cases[name] = changed;
+    const std::string same = "bulk/same_" + std::to_string(i);
+    results.cases[same] = MakeCase(same, 64, BaselineVerdict::kMatch);
+  }
+  // Last by name, first by urgency.
+  CaseResult regressed = MakeCase("zz/regressed", 2048, BaselineVerdict::kRegression, CaseStatus::kFailed);
+  regressed.baseline_table = "launch  kernel ... 64 -> 2048\n";
+  results.cases[regressed.name] = regressed;
+  return results;
+}
+
+TEST(ReportTest, HugeResultsStayWithinTheBudgetAndShowTheRegressionFirst) {
+  const RunResults results = HugeResults();
+  ReportOptions unbounded;
+  unbounded.max_bytes = 0;
+  EXPECT_GT(RenderMarkdownReport(results, unbounded).size(), kMaxReportBytes);
+
+  ReportOptions options;
+  options.results_path = "out/results.json";
+  const std::string report = RenderMarkdownReport(results, options);
+  EXPECT_LE(report.size(), kMaxReportBytes);
+  EXPECT_GT(report.size(), kMaxReportBytes - 10000);  // the budget is used, not thrown away
+  const size_t headline = report.find("**1 regression**, 0 improvements, 3000 changed");
+  const size_t note = report.find("> **Not shown:** ");
+  const size_t regressed = report.find("| <code>zz/regressed</code> |");
+  const size_t first_bulk = report.find("| <code>bulk/case_");
+  ASSERT_NE(headline, std::string::npos);
+  ASSERT_NE(note, std::string::npos);
+  ASSERT_NE(regressed, std::string::npos);
+  ASSERT_NE(first_bulk, std::string::npos);
+  EXPECT_LT(headline, note);
+  EXPECT_LT(note, regressed);
+  EXPECT_LT(regressed, first_bulk);
+  EXPECT_THAT(report,
+              AllOf(HasSubstr("<details><summary><code>zz/regressed</code>: regression</summary>"),
+                    HasSubstr("run `bankcheck report` on the results file <code>out/results.json</code> with "
+                              "`--max-bytes 0 -o report.md`"),
+                    Not(HasSubstr("3000 cases passed unchanged"))));
+  // A path of any length and content is cut, escaped and counted in the budget.
+  options.results_path = std::string(5000, '|') + "<x>";
+  const std::string with_long_path = RenderMarkdownReport(results, options);
+  EXPECT_LE(with_long_path.size(), kMaxReportBytes);
+  EXPECT_THAT(with_long_path, AllOf(HasSubstr("&#124;…</code> with `--max-bytes 0"), Not(HasSubstr("<x>"))));
+}
+
+TEST(ReportTest, ASmallBudgetKeepsTheHeadlineAndCountsWhatIsNotShown) {
+  const RunResults results = MakeResults();
+  ReportOptions options;
+  options.max_bytes = 1;  // nothing but the headline fits
+  const std::string report = RenderMarkdownReport(results, options);
+  EXPECT_THAT(report, AllOf(HasSubstr("**1 regression**"),
+                            HasSubstr("> **Not shown:** 7 more cases, to keep this report under 1 bytes"),
+                            Not(HasSubstr("###")), Not(HasSubstr("<details>"))));
+  // Unbounded, everything is shown and nothing is said about it.
+  options.max_bytes = 0;
+  EXPECT_THAT(RenderMarkdownReport(results, options), Not(HasSubstr("Not shown")));
+  EXPECT_THAT(RenderMarkdownReport(results), Not(HasSubstr("Not shown")));
 }
 
 class ReportWithBaselinesTest : public testing_support::TempDirTest {};
@@ -176,11 +302,12 @@ TEST_F(ReportWithBaselinesTest, ComparesWithTheBaselineFilesInsteadOfTheStoredVe
   const std::string report = RenderMarkdownReport(results, options);
   EXPECT_THAT(
       report,
-      AllOf(HasSubstr("Baselines: compared with `" + (dir_ / "sm_90").string() + "`"),
-            HasSubstr("| `transpose/a` | ld 32 · st 1 | ld 1984 (32-way) · st 0 | **regression** | passed |"),
-            HasSubstr("| `transpose/b` | ld 1 · st 1 | ld 0 · st 0 | improvement | passed |"),
-            HasSubstr("| `transpose/c` | ld 1 · st 1 | ld 0 · st 0 | missing | passed |")));
-  EXPECT_LT(report.find("`transpose/a` |"), report.find("`transpose/b` |"));
+      AllOf(HasSubstr("Baselines: compared with <code>" + (dir_ / "sm_90").string() + "</code>"),
+            HasSubstr("| <code>transpose/a</code> | ld 32 · st 1 | ld 1984 (32-way) · st 0 | **regression** "
+                      "| passed |"),
+            HasSubstr("| <code>transpose/b</code> | ld 1 · st 1 | ld 0 · st 0 | improvement | passed |"),
+            HasSubstr("| <code>transpose/c</code> | ld 1 · st 1 | ld 0 · st 0 | missing | passed |")));
+  EXPECT_LT(report.find("<code>transpose/a</code> |"), report.find("<code>transpose/b</code> |"));
   EXPECT_THAT(report, HasSubstr("wavefronts"));  // the freshly computed before -> after table
 }
 

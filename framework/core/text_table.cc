@@ -74,15 +74,6 @@ std::string FormatMarkdownTable(const TableRow& header, const std::vector<TableR
   return out;
 }
 
-std::string EscapeMarkdown(const std::string& text) {
-  std::string escaped;
-  for (const char c : text) {
-    if (std::string("\\`*_[]<>|~").find(c) != std::string::npos) escaped += '\\';
-    escaped += c;
-  }
-  return escaped;
-}
-
 std::string BeforeAfter(const std::string& before, const std::string& after, const char* arrow) {
   return before == after ? after : before + arrow + after;
 }

@@ -16,9 +16,6 @@ std::string FormatTextTable(const TableRow& header, const std::vector<TableRow>&
 // A GitHub-flavoured Markdown table; '|' and newlines in cells are escaped.
 std::string FormatMarkdownTable(const TableRow& header, const std::vector<TableRow>& rows);
 
-// Escapes Markdown's inline markup characters so names like `a*b_c` print as written.
-std::string EscapeMarkdown(const std::string& text);
-
 // "before -> after", or just the value when equal; `arrow` lets Markdown use "→".
 std::string BeforeAfter(const std::string& before, const std::string& after, const char* arrow = " -> ");
 

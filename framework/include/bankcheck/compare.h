@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bankcheck/launch_record.h"
+#include "bankcheck/report.h"
 
 namespace bankcheck {
 
@@ -41,6 +42,10 @@ struct CompareOutcome {
   bool regressed() const { return regressions > 0; }
 };
 
-CompareOutcome CompareMeasurementSets(const MeasurementSet& before, const MeasurementSet& after);
+// The Markdown stays under `max_bytes` (0: no limit; kMaxReportBytes, report.h, by default): the
+// headline and totals first, then as much as fits, regressions first, and a line saying how many
+// cases are not shown. Names, paths and metadata are escaped as in the report (report.h).
+CompareOutcome CompareMeasurementSets(const MeasurementSet& before, const MeasurementSet& after,
+                                      size_t max_bytes = kMaxReportBytes);
 
 }  // namespace bankcheck
