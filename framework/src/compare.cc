@@ -8,6 +8,7 @@
 #include "bankcheck/json_io.h"
 #include "bankcheck/results.h"
 #include "bankcheck/text_table.h"
+#include "parsed_documents.h"
 
 namespace bankcheck {
 namespace {
@@ -47,21 +48,21 @@ std::string Describe(const MeasurementSet& set) {
 
 MeasurementSet ReadMeasurementSet(const std::filesystem::path& path) {
   const std::string advice = "bankcheck compare reads results files and baseline files";
-  const std::string text = ReadTextFile(path, advice);
-  const nlohmann::json document = ParseJsonText(text, path, advice);
+  // Parsed once: the document tells which kind of file it is, and is then read as that kind.
+  const nlohmann::json document = ParseJsonText(ReadTextFile(path, advice), path, advice);
   const FieldReader root(document, path.string(), advice);
   root.RequireObject();
   const std::string format = root.Field("format").String();
   MeasurementSet set;
   set.path = path;
   if (format == kBaselineFormat) {
-    BaselineFile file = ParseBaselineFile(text, path);
+    BaselineFile file = internal::BaselineFileFromJson(document, path);
     set.kind = "baseline";
     set.arch = file.arch;
     set.date = file.recorded_with.date;
     for (auto& [name, entry] : file.cases) set.cases.emplace(name, std::move(entry.launches));
   } else if (format == kResultsFormat) {
-    RunResults results = ParseResults(text, path);
+    RunResults results = internal::ResultsFromJson(document, path);
     set.kind = "results";
     set.arch = results.metadata.arch;
     set.date = results.metadata.date;
