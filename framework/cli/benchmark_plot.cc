@@ -6,6 +6,7 @@
 #include <cstring>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -13,6 +14,7 @@
 #include <utility>
 
 #include "bankcheck/error.h"
+#include "bankcheck/limits.h"
 #include "core/internal/file_io.h"
 #include "core/internal/json_io.h"
 #include "core/internal/svg.h"
@@ -102,10 +104,13 @@ void Accumulate(const FieldReader& entry, std::vector<std::string>& order,
   }
   BenchmarkResult run;
   run.name = name;
-  run.seconds = entry.Field("real_time").Number() * SecondsPer(entry.Field("time_unit"));
+  // Numbers beyond kMaxBenchmarkValue (limits.h) are refused: no measurement is that large, and
+  // scales drawn to them would mean nothing.
+  run.seconds =
+      entry.Field("real_time").NumberIn(0, kMaxBenchmarkValue) * SecondsPer(entry.Field("time_unit"));
   for (const auto& item : entry.json().items())
     if (item.value().is_number() && IsCounter(item.key()))
-      run.counters[item.key()] = item.value().get<double>();
+      run.counters[item.key()] = entry.Field(item.key()).NumberIn(-kMaxBenchmarkValue, kMaxBenchmarkValue);
   if (aggregate) {
     result.median = std::move(run);
     result.has_median = true;
@@ -275,9 +280,13 @@ void Empty(Svg& svg, const Box& box, const std::string& message) {
 }
 
 std::string PowerOfTwoLabel(int exponent) {
+  if (exponent > 20 || exponent < -10) return "2^" + std::to_string(exponent);
   if (exponent >= 0) return std::to_string(1LL << exponent);
   return Fixed(std::ldexp(1.0, exponent), -exponent);
 }
+
+// The most ticks an axis gets, whatever the range of its values.
+constexpr int kMaxTicks = 12;
 
 void StridePanel(Svg& svg, const Box& box, const std::vector<StridePoint>& points) {
   Frame(svg, box, "Loads at stride s: time vs. measured bank-conflict ways");
@@ -304,7 +313,10 @@ void StridePanel(Svg& svg, const Box& box, const std::vector<StridePoint>& point
   const auto y_of = [&](double v) {
     return box.bottom() - (std::log2(v) - log_lo) / (log_hi - log_lo) * box.height;
   };
-  for (int e = static_cast<int>(std::ceil(log_lo)); e <= static_cast<int>(std::floor(log_hi)); ++e) {
+  // Every power of two, or every few when the range is wide: at most about kMaxTicks ticks.
+  const int first = static_cast<int>(std::ceil(log_lo)), last = static_cast<int>(std::floor(log_hi));
+  const int every = std::max(1, (last - first) / kMaxTicks + 1);
+  for (int e = first; e <= last; e += every) {
     const double v = std::ldexp(1.0, e);
     svg.Line(x_of(v), box.top, x_of(v), box.bottom(), "#e0e0e0");
     svg.Line(box.left, y_of(v), box.right(), y_of(v), "#e0e0e0");
@@ -317,14 +329,21 @@ void StridePanel(Svg& svg, const Box& box, const std::vector<StridePoint>& point
   svg.Line(x_of(ends[0]), y_of(ends[0]), x_of(ends[1]), y_of(ends[1]), "#555555", 1.5, "5,3");
 
   std::vector<LegendEntry> legend;
+  // A series per element size, in the order the sizes first appear.
   std::vector<int> sizes;
-  for (const StridePoint* p : drawn)
-    if (std::find(sizes.begin(), sizes.end(), p->elem_bytes) == sizes.end()) sizes.push_back(p->elem_bytes);
+  std::vector<std::vector<const StridePoint*>> series_of_size;
+  std::map<int, size_t> size_index;
+  for (const StridePoint* p : drawn) {
+    const auto [found, inserted] = size_index.emplace(p->elem_bytes, sizes.size());
+    if (inserted) {
+      sizes.push_back(p->elem_bytes);
+      series_of_size.emplace_back();
+    }
+    series_of_size[found->second].push_back(p);
+  }
   for (size_t s = 0; s < sizes.size(); ++s) {
     const char* color = kPalette[s % std::size(kPalette)];
-    std::vector<const StridePoint*> series;
-    for (const StridePoint* p : drawn)
-      if (p->elem_bytes == sizes[s]) series.push_back(p);
+    std::vector<const StridePoint*>& series = series_of_size[s];
     std::stable_sort(series.begin(), series.end(),
                      [](const StridePoint* a, const StridePoint* b) { return a->ways < b->ways; });
     std::vector<std::pair<double, double>> line;
@@ -354,20 +373,29 @@ void TransposePanel(Svg& svg, const Box& box, const std::vector<TransposeBar>& b
     return;
   }
   std::vector<std::string> sizes, variants;
+  std::map<std::string, size_t> size_index, variant_index;
   double top_pct = 100;
   for (const TransposeBar* b : drawn) {
-    if (std::find(sizes.begin(), sizes.end(), b->size) == sizes.end()) sizes.push_back(b->size);
-    if (std::find(variants.begin(), variants.end(), b->variant) == variants.end())
-      variants.push_back(b->variant);
+    if (size_index.emplace(b->size, sizes.size()).second) sizes.push_back(b->size);
+    if (variant_index.emplace(b->variant, variants.size()).second) variants.push_back(b->variant);
     top_pct = std::max(top_pct, b->pct_of_copy);
   }
   std::stable_sort(variants.begin(), variants.end(), [](const std::string& a, const std::string& b) {
     return VariantRank(a) < VariantRank(b);
   });
-  const double step = top_pct > 200 ? 50 : 20;
+  for (size_t v = 0; v < variants.size(); ++v) variant_index[variants[v]] = v;
+  // Ticks every 20 or 50 percent, or every 1, 2 or 5 times a power of ten for a larger range:
+  // never more than about kMaxTicks, however large the values.
+  double step = top_pct > 200 ? 50 : 20;
+  if (const double wanted = top_pct * 1.08 / kMaxTicks; wanted > step) {
+    const double decade = std::pow(10, std::floor(std::log10(wanted)));
+    const double mantissa = wanted / decade;
+    step = (mantissa <= 2 ? 2 : mantissa <= 5 ? 5 : 10) * decade;
+  }
   const double y_max = std::ceil((top_pct * 1.08) / step) * step;
   const auto y_of = [&](double pct) { return box.bottom() - pct / y_max * box.height; };
-  for (double t = 0; t <= y_max + 1e-9; t += step) {
+  for (int tick = 0; tick <= kMaxTicks + 1 && tick * step <= y_max + 1e-9; ++tick) {
+    const double t = tick * step;
     svg.Line(box.left, y_of(t), box.right(), y_of(t), "#e0e0e0");
     svg.Line(box.left - 5, y_of(t), box.left, y_of(t), "black");
     svg.Text(box.left - 8, y_of(t) + 4, Fixed(t, 0), "end");
@@ -377,19 +405,23 @@ void TransposePanel(Svg& svg, const Box& box, const std::vector<TransposeBar>& b
     static const char* const kFixed[] = {"#7f7f7f", "#d62728", "#1f77b4", "#2ca02c"};
     const int rank = VariantRank(variant);
     if (rank < 4) return kFixed[rank];
-    const size_t index = std::find(variants.begin(), variants.end(), variant) - variants.begin();
-    return kPalette[(3 + index) % std::size(kPalette)];
+    return kPalette[(3 + variant_index.at(variant)) % std::size(kPalette)];
   };
   const double group = box.width / static_cast<double>(sizes.size());
   const double bar = group * 0.8 / static_cast<double>(variants.size());
+  // The bars by size and variant, in the order they are drawn: one pass over the bars, not one per
+  // size and variant.
+  std::map<std::pair<size_t, size_t>, std::vector<const TransposeBar*>> cells;
+  for (const TransposeBar* b : drawn) cells[{size_index[b->size], variant_index[b->variant]}].push_back(b);
+  auto cell = cells.begin();
   for (size_t s = 0; s < sizes.size(); ++s) {
     const double group_left = box.left + group * static_cast<double>(s) + group * 0.1;
     svg.Line(box.left + group * (static_cast<double>(s) + 0.5), box.bottom(),
              box.left + group * (static_cast<double>(s) + 0.5), box.bottom() + 5, "black");
     svg.Text(box.left + group * (static_cast<double>(s) + 0.5), box.bottom() + 19, sizes[s]);
-    for (size_t v = 0; v < variants.size(); ++v) {
-      for (const TransposeBar* b : drawn) {
-        if (b->size != sizes[s] || b->variant != variants[v]) continue;
+    for (; cell != cells.end() && cell->first.first == s; ++cell) {
+      const size_t v = cell->first.second;
+      for (const TransposeBar* b : cell->second) {
         const double x = group_left + bar * static_cast<double>(v);
         const double pct = std::min(b->pct_of_copy, y_max);
         svg.Rect(x + 1, y_of(pct), bar - 2, box.bottom() - y_of(pct), color_of(b->variant),
@@ -413,6 +445,10 @@ std::vector<BenchmarkResult> ParseBenchmarkResults(const std::string& text,
   const FieldReader root(document, origin.string(), kAdvice);
   const FieldReader list = root.Field("benchmarks");
   list.RequireArray();
+  if (list.json().size() > kMaxBenchmarkEntries) {
+    list.FailWith("holds " + std::to_string(list.json().size()) + " entries, more than the " +
+                  std::to_string(kMaxBenchmarkEntries) + " bankcheck plot reads (limits.h)");
+  }
   std::vector<std::string> order;
   std::map<std::string, Accumulated> by_name;
   for (size_t i = 0; i < list.json().size(); ++i) Accumulate(list.Element(i), order, by_name);
@@ -439,14 +475,14 @@ std::vector<BenchmarkResult> ParseBenchmarkResults(const std::string& text,
 
 std::vector<BenchmarkResult> ReadBenchmarkResults(const std::vector<std::filesystem::path>& files) {
   std::vector<BenchmarkResult> merged;
+  std::map<std::string, size_t> index_of_name;
   for (const std::filesystem::path& file : files) {
     for (BenchmarkResult& result : ParseBenchmarkResults(ReadTextFile(file, kAdvice), file)) {
-      const auto same = std::find_if(merged.begin(), merged.end(),
-                                     [&](const BenchmarkResult& r) { return r.name == result.name; });
-      if (same == merged.end()) {
+      const auto [found, inserted] = index_of_name.emplace(result.name, merged.size());
+      if (inserted) {
         merged.push_back(std::move(result));
       } else {
-        *same = std::move(result);
+        merged[found->second] = std::move(result);
       }
     }
   }
@@ -456,7 +492,8 @@ std::vector<BenchmarkResult> ReadBenchmarkResults(const std::vector<std::filesys
 ConflictCost SummarizeConflictCost(const std::vector<BenchmarkResult>& results) {
   ConflictCost cost;
   std::map<std::string, double> copy_gbps;
-  std::vector<std::string> transpose_sizes;
+  std::map<std::string, size_t> transpose_size_index;  // by first appearance
+  std::map<std::string, size_t> puzzle_row;
   for (const BenchmarkResult& r : results) {
     if (!r.error.empty()) continue;
     const std::vector<std::string> parts = Split(r.name);
@@ -476,16 +513,12 @@ ConflictCost SummarizeConflictCost(const std::vector<BenchmarkResult>& results) 
       b.gbps = CounterOr(r, "GB/s", CounterOr(r, "bytes_per_second", kNaN) / 1e9);
       b.pct_of_copy = CounterOr(r, "pct_of_copy", kNaN);
       if (b.variant == "copy") copy_gbps[b.size] = b.gbps;
-      if (std::find(transpose_sizes.begin(), transpose_sizes.end(), b.size) == transpose_sizes.end())
-        transpose_sizes.push_back(b.size);
+      transpose_size_index.emplace(b.size, transpose_size_index.size());
       cost.transposes.push_back(b);
     } else if (parts[0] == "puzzle") {
-      auto row = std::find_if(cost.puzzles.begin(), cost.puzzles.end(),
-                              [&](const PuzzleRow& p) { return p.elements == parts[2]; });
-      if (row == cost.puzzles.end()) {
-        cost.puzzles.push_back({parts[2], kNaN, kNaN, kNaN});
-        row = cost.puzzles.end() - 1;
-      }
+      const auto [found, inserted] = puzzle_row.emplace(parts[2], cost.puzzles.size());
+      if (inserted) cost.puzzles.push_back({parts[2], kNaN, kNaN, kNaN});
+      PuzzleRow* row = &cost.puzzles[found->second];
       if (parts[1] == "no_conflict") row->no_conflict_seconds = r.seconds;
       if (parts[1] == "two_way") {
         row->two_way_seconds = r.seconds;
@@ -510,9 +543,7 @@ ConflictCost SummarizeConflictCost(const std::vector<BenchmarkResult>& results) 
     if (found != copy_gbps.end() && std::isfinite(found->second) && found->second > 0)
       b.pct_of_copy = 100.0 * b.gbps / found->second;
   }
-  const auto size_index = [&](const std::string& size) {
-    return std::find(transpose_sizes.begin(), transpose_sizes.end(), size) - transpose_sizes.begin();
-  };
+  const auto size_index = [&](const std::string& size) { return transpose_size_index.at(size); };
   std::stable_sort(cost.transposes.begin(), cost.transposes.end(),
                    [&](const TransposeBar& a, const TransposeBar& b) {
                      return std::make_tuple(size_index(a.size), VariantRank(a.variant), a.variant) <

@@ -266,6 +266,50 @@ TEST(BenchmarkPlotTest, NonFiniteNumbersAreReadAsMissingAndKeepErrorPositions) {
   }
 }
 
+TEST(BenchmarkPlotTest, AbsurdNumbersAreRefusedNamingTheField) {
+  // "GB/s": 1e300 drew ticks 50 apart up to 1e300 (an endless loop); 1e20 wrote more than 1 GB.
+  for (const std::string value : {"1e300", "1e20", "-1e19"}) {
+    SCOPED_TRACE(value);
+    const std::string text =
+        Document({Aggregates("transpose/copy/4096x4096", 40, ",\n      \"GB/s\": " + value)});
+    try {
+      ParseBenchmarkResults(text, "huge.json");
+      FAIL() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kBadInput);
+      EXPECT_THAT(e.what(),
+                  AllOf(HasSubstr("huge.json"), HasSubstr("GB/s"), HasSubstr("from -1e+18 to 1e+18")));
+    }
+  }
+  try {
+    ParseBenchmarkResults(Document({Entry("shared_stride/4B/s1", "", 1e300, "")}), "slow.json");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(),
+                AllOf(HasSubstr("slow.json"), HasSubstr("real_time"), HasSubstr("from 0 to 1e+18")));
+  }
+  try {
+    ParseBenchmarkResults("{\"benchmarks\": [{\"real_time\": 1e400}]}", "overflow.json");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), AllOf(HasSubstr("overflow.json"), HasSubstr("invalid JSON")));
+  }
+}
+
+TEST(BenchmarkPlotTest, HugeValuesDrawBoundedAxes) {
+  // Values the reader would refuse, drawn anyway: the axes get a bounded number of ticks.
+  ConflictCost cost;
+  for (const double value : {1e300, 1e20, 3e5}) {
+    cost.transposes.push_back({"4096x4096", "padded", 1, value, value});
+    cost.strides.push_back({4, 2, 1, value, value});
+    cost.strides.push_back({4, 1, 1, 1 / value, 1 / value});
+    const std::string svg = RenderConflictCostSvg(cost);
+    EXPECT_TRUE(WellFormedXml(svg));
+    EXPECT_LT(svg.size(), 100'000u);
+    cost = {};
+  }
+}
+
 TEST(BenchmarkPlotTest, NotBenchmarkOutputIsBadInput) {
   try {
     ParseBenchmarkResults("{\"cases\": []}", "other.json");
@@ -327,6 +371,15 @@ TEST_F(PlotCommandTest, BadJsonExitsTwoNamingFileAndPosition) {
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_THAT(run.err, HasSubstr(input.string() + ":3:14: invalid JSON"));
   EXPECT_FALSE(std::filesystem::exists(svg));
+}
+
+TEST_F(PlotCommandTest, AbsurdValuesExitTwoNamingTheField) {
+  const auto input =
+      Write("huge.json", Document({Aggregates("transpose/copy/4096x4096", 40, Transpose(1e300, 101))}));
+  const CliRun run = Bankcheck("plot " + Quoted(input) + " -o " + Quoted(dir_ / "a.svg"));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, AllOf(HasSubstr(input.string()), HasSubstr("GB/s")));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "a.svg"));
 }
 
 TEST_F(PlotCommandTest, MissingFileAndNoBenchmarksExitTwo) {

@@ -16,7 +16,7 @@
 #include "bankcheck/instruction_counts.h"
 #include "bankcheck/report.h"
 #include "bankcheck/results.h"
-#include "bankcheck/text_table.h"
+#include "core/internal/text_table.h"
 #include "commands.h"
 
 namespace bankcheck::cli {

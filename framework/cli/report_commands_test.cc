@@ -292,6 +292,37 @@ TEST_F(ReportCommandsTest, LinesRejectsBadInputWithExitTwo) {
   EXPECT_THAT(run.err, HasSubstr("invalid JSON"));
 }
 
+TEST_F(ReportCommandsTest, LinesPadsColumnsToAtMostTheLimit) {
+  // A long source path in one of many rows: padding every row to it grew 1 MB into 1 GB.
+  RunResults results;
+  results.metadata = MakeMetadata();
+  CaseResult& result = results.cases["transpose/long"];
+  result.name = "transpose/long";
+  LaunchRecord launch = MakeRecord(64);
+  launch.attributed_launches = 1;
+  for (uint32_t i = 0; i < 2000; ++i) {
+    launch.instructions.push_back(
+        testing_support::MakeInstruction(i * 16, "LDS", SharedKind::kLoad, i + 1, 1, 2, 1, "a.cu"));
+  }
+  const std::string long_path(100'000, 'p');
+  launch.instructions[1000].file = long_path;
+  result.launches = {launch};
+  WriteResults(dir_ / "long.json", results);
+  const CliRun run = Bankcheck("lines " + Quoted(dir_ / "long.json") + " --top 0");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, AllOf(HasSubstr("\n" + long_path + ":1001  +0x3e80  LDS"), HasSubstr("\na.cu:1  ")));
+  EXPECT_LT(run.out.size(), long_path.size() + 2000 * 250);
+}
+
+TEST_F(ReportCommandsTest, InputBeyondTheLimitsExitsTwoNamingTheLimit) {
+  for (const std::string command : {"report ", "lines ", "compare /dev/zero "}) {
+    SCOPED_TRACE(command);
+    const CliRun run = Bankcheck(command + "/dev/zero");
+    EXPECT_EQ(run.exit_code, 2);
+    EXPECT_THAT(run.err, AllOf(HasSubstr("/dev/zero: larger than 64 MiB"), HasSubstr("limits.h")));
+  }
+}
+
 TEST_F(ReportCommandsTest, MergeResultsWritesOneFile) {
   WriteCaseResult(dir_ / "run", MakeMetadata(),
                   CaseResult{"transpose/a", "", CaseStatus::kPassed, DefaultExpectedWays(), {}, {}, "", {}});

@@ -6,11 +6,13 @@
 #include <system_error>
 
 #include "bankcheck/error.h"
+#include "bankcheck/limits.h"
 #include "core/internal/file_io.h"
 #include "core/internal/json_io.h"
+#include "core/internal/parsed_documents.h"
 #include "core/internal/record_json.h"
-#include "core/internal/text_table.h"
 #include "core/internal/run_metadata_json.h"
+#include "core/internal/text_table.h"
 
 namespace bankcheck {
 namespace {
@@ -43,42 +45,6 @@ void ValidateArch(const std::string& arch) {
   }
 }
 
-// Validates the parsed document of a baseline file.
-BaselineFile BaselineFileFromJson(const json& document, const std::filesystem::path& path,
-                                  const RecordCommand& record) {
-  const std::string advice = BaselineFileAdvice(path, record);
-  const FieldReader root(document, path.string(), advice);
-  root.RequireObject();
-  const FieldReader format = root.Field("format");
-  if (format.String() != kBaselineFormat) {
-    format.FailWith("is \"" + format.String() + "\", but a baseline file's format is \"" + kBaselineFormat +
-                    "\"; is this the right file?");
-  }
-  root.AllowOnlyFields({"format", "version", "arch", "recorded_with", "cases"});
-  const FieldReader version = root.Field("version");
-  if (version.Unsigned() != static_cast<uint64_t>(kBaselineVersion)) {
-    version.FailWith("is " + std::to_string(version.Unsigned()) + ", but this bankcheck reads version " +
-                     std::to_string(kBaselineVersion) +
-                     " only; use the bankcheck that wrote it, or record again");
-  }
-  BaselineFile file;
-  file.arch = root.Field("arch").String();
-  file.recorded_with = internal::RecordedWithFromJson(root.Field("recorded_with"));
-  const FieldReader cases = root.Field("cases");
-  cases.RequireObject();
-  for (const auto& item : cases.json().items()) {
-    const std::string where = path.string() + ": case \"" + item.key() + "\"";
-    const FieldReader entry(item.value(), where, advice);
-    entry.RequireObject();
-    entry.AllowOnlyFields({"description", "launches"});
-    BaselineEntry parsed;
-    parsed.description = entry.Field("description").String();
-    parsed.launches = LaunchRecordsFromJson(entry.Field("launches").json(), where, advice, "launches");
-    file.cases.emplace(item.key(), std::move(parsed));
-  }
-  return file;
-}
-
 json BaselineEntryToJson(const BaselineUpdate& update) {
   return {{"description", update.description},
           {"launches", LaunchRecordsToJson(update.launches, RecordDetail::kExact)}};
@@ -96,7 +62,7 @@ json ReadDocumentForUpdate(const std::filesystem::path& path, const std::string&
   const std::string advice = BaselineFileAdvice(path, record);
   try {
     const json document = ParseJsonText(ReadTextFile(path, advice), path, advice);
-    const BaselineFile file = BaselineFileFromJson(document, path, record);
+    const BaselineFile file = internal::BaselineFileFromJson(document, path, record);
     if (file.arch != arch) {
       throw Error(ErrorKind::kBadInput, path.string() + ": arch is \"" + file.arch +
                                             "\", but the file is in the " + arch + " folder. " + advice);
@@ -296,9 +262,53 @@ std::string RecordCommand::RunTestsWith(const std::string& variable,
 
 std::string TopicOfCase(const std::string& case_name) { return case_name.substr(0, case_name.find('/')); }
 
+BaselineFile internal::BaselineFileFromJson(const json& document, const std::filesystem::path& path,
+                                            const RecordCommand& record) {
+  const std::string advice = BaselineFileAdvice(path, record);
+  const FieldReader root(document, path.string(), advice);
+  root.RequireObject();
+  const FieldReader format = root.Field("format");
+  if (format.String() != kBaselineFormat) {
+    format.FailWith("is \"" + format.String() + "\", but a baseline file's format is \"" + kBaselineFormat +
+                    "\"; is this the right file?");
+  }
+  root.AllowOnlyFields({"format", "version", "arch", "recorded_with", "cases"});
+  const FieldReader version = root.Field("version");
+  if (version.Unsigned() != static_cast<uint64_t>(kBaselineVersion)) {
+    version.FailWith("is " + std::to_string(version.Unsigned()) + ", but this bankcheck reads version " +
+                     std::to_string(kBaselineVersion) +
+                     " only; use the bankcheck that wrote it, or record again");
+  }
+  BaselineFile file;
+  file.arch = root.Field("arch").String();
+  file.recorded_with = internal::RecordedWithFromJson(root.Field("recorded_with"));
+  const FieldReader cases = root.Field("cases");
+  cases.RequireObject();
+  if (cases.json().size() > kMaxCases) {
+    cases.FailWith("holds " + std::to_string(cases.json().size()) + " cases, more than the " +
+                   std::to_string(kMaxCases) + " bankcheck reads from one file (limits.h)");
+  }
+  if (internal::LaunchesInCases(cases.json()) > kMaxLaunchesPerFile) {
+    cases.FailWith("hold more than " + std::to_string(kMaxLaunchesPerFile) +
+                   " launches, the most bankcheck reads from one file (limits.h)");
+  }
+  for (const auto& item : cases.json().items()) {
+    const std::string where = path.string() + ": case \"" + item.key() + "\"";
+    const FieldReader entry(item.value(), where, advice);
+    entry.RequireObject();
+    entry.AllowOnlyFields({"description", "launches"});
+    BaselineEntry parsed;
+    parsed.description = entry.Field("description").String();
+    parsed.launches = LaunchRecordsFromJson(entry.Field("launches").json(), where, advice, "launches");
+    file.cases.emplace(item.key(), std::move(parsed));
+  }
+  return file;
+}
+
 BaselineFile ParseBaselineFile(const std::string& text, const std::filesystem::path& path,
                                const RecordCommand& record) {
-  return BaselineFileFromJson(ParseJsonText(text, path, BaselineFileAdvice(path, record)), path, record);
+  return internal::BaselineFileFromJson(ParseJsonText(text, path, BaselineFileAdvice(path, record)), path,
+                                        record);
 }
 
 BaselineFile ReadBaselineFile(const std::filesystem::path& path, const RecordCommand& record) {

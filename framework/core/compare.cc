@@ -10,6 +10,7 @@
 #include "core/internal/json_io.h"
 #include "bankcheck/results.h"
 #include "core/internal/markdown.h"
+#include "core/internal/parsed_documents.h"
 #include "core/internal/text_table.h"
 
 namespace bankcheck {
@@ -62,21 +63,21 @@ size_t AppendNameList(std::string& out, const std::string& title, const std::vec
 
 MeasurementSet ReadMeasurementSet(const std::filesystem::path& path) {
   const std::string advice = "bankcheck compare reads results files and baseline files";
-  const std::string text = ReadTextFile(path, advice);
-  const nlohmann::json document = ParseJsonText(text, path, advice);
+  // Parsed once: the document tells which kind of file it is, and is then read as that kind.
+  const nlohmann::json document = ParseJsonText(ReadTextFile(path, advice), path, advice);
   const FieldReader root(document, path.string(), advice);
   root.RequireObject();
   const std::string format = root.Field("format").String();
   MeasurementSet set;
   set.path = path;
   if (format == kBaselineFormat) {
-    BaselineFile file = ParseBaselineFile(text, path);
+    BaselineFile file = internal::BaselineFileFromJson(document, path);
     set.kind = "baseline";
     set.arch = file.arch;
     set.date = file.recorded_with.date;
     for (auto& [name, entry] : file.cases) set.cases.emplace(name, std::move(entry.launches));
   } else if (format == kResultsFormat) {
-    RunResults results = ParseResults(text, path);
+    RunResults results = internal::ResultsFromJson(document, path);
     set.kind = "results";
     set.arch = results.metadata.arch;
     set.date = results.metadata.date;

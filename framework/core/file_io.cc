@@ -10,11 +10,11 @@
 #include <fstream>
 #include <optional>
 #include <random>
-#include <sstream>
 #include <system_error>
 #include <utility>
 
 #include "bankcheck/error.h"
+#include "bankcheck/limits.h"
 
 namespace bankcheck {
 namespace {
@@ -141,12 +141,23 @@ std::string ReadTextFile(const std::filesystem::path& path, const std::string& a
     throw Error(ErrorKind::kBadInput,
                 WithAdvice(path.string() + ": cannot be read (" + ErrnoText(errno) + ")", advice));
   }
-  std::ostringstream text;
-  text << in.rdbuf();
+  // Read in chunks, at most one byte past the limit: the size a stat reports says nothing about a
+  // pipe or a device such as /dev/zero.
+  std::string text;
+  char chunk[1 << 16];
+  while (in && text.size() <= kMaxInputFileBytes) {
+    in.read(chunk, sizeof chunk);
+    text.append(chunk, static_cast<size_t>(in.gcount()));
+  }
   if (in.bad()) {
     throw Error(ErrorKind::kBadInput, WithAdvice(path.string() + ": read error", advice));
   }
-  return text.str();
+  if (text.size() > kMaxInputFileBytes) {
+    throw Error(ErrorKind::kBadInput,
+                path.string() + ": larger than " + std::to_string(kMaxInputFileBytes >> 20) +
+                    " MiB, the most bankcheck reads (limits.h, docs/security.md); is it the right file?");
+  }
+  return text;
 }
 
 bool WriteAll(int fd, std::string_view content) {

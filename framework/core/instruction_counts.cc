@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "bankcheck/count_sum.h"
+#include "bankcheck/limits.h"
 #include "core/internal/environment.h"
 #include "core/internal/text_table.h"
 
@@ -41,10 +42,11 @@ std::vector<std::string> Cells(const InstructionCounts& instruction, const std::
           "+" + WithThousands(instruction.excess())};
 }
 
+// A cell wider than its column (one longer than kMaxColumnWidth) is printed whole, unpadded.
 std::string AlignedLine(const std::vector<std::string>& cells, const std::vector<size_t>& widths) {
   std::string line;
   for (size_t column = 0; column < cells.size(); ++column) {
-    const std::string padding(widths[column] - cells[column].size(), ' ');
+    const std::string padding(widths[column] - std::min(widths[column], cells[column].size()), ' ');
     if (column > 0) line += "  ";
     line += column < kTextColumns ? cells[column] + padding : padding + cells[column];
   }
@@ -77,7 +79,7 @@ std::string FormatInstructionTable(const std::vector<InstructionCounts>& instruc
     rows.push_back(Cells(instructions[i], source_root));
     widths.resize(rows.back().size(), 0);
     for (size_t column = 0; column < widths.size(); ++column)
-      widths[column] = std::max(widths[column], rows.back()[column].size());
+      widths[column] = std::max(widths[column], std::min(rows.back()[column].size(), kMaxColumnWidth));
   }
   std::string table;
   for (const std::vector<std::string>& row : rows) table += AlignedLine(row, widths);

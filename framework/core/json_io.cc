@@ -1,8 +1,11 @@
 #include "core/internal/json_io.h"
 
+#include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "bankcheck/error.h"
+#include "bankcheck/limits.h"
 
 namespace bankcheck {
 namespace {
@@ -22,6 +25,12 @@ std::string ParserReason(const std::string& what) {
 
 }  // namespace
 
+std::string FormatNumber(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
 LineColumn LineColumnAt(const std::string& text, size_t offset) {
   if (offset > text.size()) offset = text.size();
   LineColumn position;
@@ -38,8 +47,19 @@ LineColumn LineColumnAt(const std::string& text, size_t offset) {
 
 nlohmann::json ParseJsonText(const std::string& text, const std::filesystem::path& path,
                              const std::string& advice) {
+  // Nesting is bounded as the parser goes: a file of "[[[[..." would otherwise take memory many
+  // times its size (limits.h).
+  const auto bounded_depth = [&](int depth, nlohmann::json::parse_event_t, const nlohmann::json&) {
+    if (depth > kMaxJsonDepth) {
+      throw Error(ErrorKind::kBadInput,
+                  WithAdvice(path.string() + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
+                                 " levels, more than bankcheck reads (limits.h)",
+                             advice));
+    }
+    return true;
+  };
   try {
-    return nlohmann::json::parse(text);
+    return nlohmann::json::parse(text, bounded_depth);
   } catch (const nlohmann::json::parse_error& e) {
     // `byte` is the 1-based index of the last character read, i.e. the offending one.
     const LineColumn at = LineColumnAt(text, e.byte > 0 ? e.byte - 1 : 0);
@@ -47,6 +67,10 @@ nlohmann::json ParseJsonText(const std::string& text, const std::filesystem::pat
                 WithAdvice(path.string() + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) +
                                ": invalid JSON (" + ParserReason(e.what()) + ")",
                            advice));
+  } catch (const nlohmann::json::exception& e) {
+    // A number too large for a double ("1e400"): out_of_range, which names the number.
+    throw Error(ErrorKind::kBadInput,
+                WithAdvice(path.string() + ": invalid JSON (" + ParserReason(e.what()) + ")", advice));
   }
 }
 
@@ -142,7 +166,15 @@ uint32_t FieldReader::Unsigned32() const {
 
 double FieldReader::Number() const {
   if (!value_.is_number()) Fail("a number");
-  return value_.get<double>();
+  const double value = value_.get<double>();
+  if (!std::isfinite(value)) Fail("a finite number");
+  return value;
+}
+
+double FieldReader::NumberIn(double low, double high) const {
+  const double value = Number();
+  if (value < low || value > high) Fail("a number from " + FormatNumber(low) + " to " + FormatNumber(high));
+  return value;
 }
 
 std::string FieldReader::String() const {

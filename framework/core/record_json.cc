@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "bankcheck/limits.h"
 #include "core/internal/json_io.h"
 
 namespace bankcheck {
@@ -228,7 +229,12 @@ std::vector<LaunchRecord> LaunchRecordsFromJson(const json& value, const std::st
                                                 const std::string& advice, const std::string& field_path) {
   const FieldReader launches(value, where, advice, field_path);
   launches.RequireArray();
+  if (value.size() > kMaxLaunchesPerCase) {
+    launches.FailWith("holds " + std::to_string(value.size()) + " launches, more than the " +
+                      std::to_string(kMaxLaunchesPerCase) + " bankcheck reads for one case (limits.h)");
+  }
   std::vector<LaunchRecord> records;
+  records.reserve(value.size());
   for (size_t i = 0; i < value.size(); ++i) {
     records.push_back(
         LaunchRecordFromJson(value[i], where, advice, field_path + "[" + std::to_string(i) + "]"));

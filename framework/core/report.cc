@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <set>
+#include <tuple>
 #include <vector>
 
 #include "bankcheck/instruction_counts.h"
@@ -183,14 +185,23 @@ std::string CountsLine(const TopicSection& section, bool after_rows) {
 }  // namespace
 
 std::vector<size_t> LaunchesWithDistinctInstructions(const std::vector<LaunchRecord>& launches) {
+  // The tables shown so far, ordered by kernel and table: a lookup, not a scan of every earlier
+  // launch, so that many launches cost n log n (limits.h allows a million).
+  const auto instruction_less = [](const InstructionCounts& a, const InstructionCounts& b) {
+    return std::tie(a.pc_offset, a.opcode, a.kind, a.file, a.line, a.executions, a.wavefronts,
+                    a.ideal_wavefronts) < std::tie(b.pc_offset, b.opcode, b.kind, b.file, b.line,
+                                                   b.executions, b.wavefronts, b.ideal_wavefronts);
+  };
+  const auto launch_less = [&](const LaunchRecord* a, const LaunchRecord* b) {
+    if (a->kernel != b->kernel) return a->kernel < b->kernel;
+    return std::lexicographical_compare(a->instructions.begin(), a->instructions.end(),
+                                        b->instructions.begin(), b->instructions.end(), instruction_less);
+  };
+  std::set<const LaunchRecord*, decltype(launch_less)> shown(launch_less);
   std::vector<size_t> distinct;
   for (size_t i = 0; i < launches.size(); ++i) {
     if (launches[i].instructions.empty()) continue;
-    const bool shown = std::any_of(distinct.begin(), distinct.end(), [&](size_t earlier) {
-      return launches[earlier].kernel == launches[i].kernel &&
-             launches[earlier].instructions == launches[i].instructions;
-    });
-    if (!shown) distinct.push_back(i);
+    if (shown.insert(&launches[i]).second) distinct.push_back(i);
   }
   return distinct;
 }
@@ -263,17 +274,19 @@ std::string RenderMarkdownReport(const RunResults& results, const ReportOptions&
           (statuses[CaseStatus::kFailed] > 0 ? "**" : "") + std::to_string(statuses[CaseStatus::kFailed]) +
           " failed" + (statuses[CaseStatus::kFailed] > 0 ? "**" : "") + ", " +
           std::to_string(statuses[CaseStatus::kSkipped]) + " skipped\n\n";
-  // Skips usually share one reason (no GPU, no permission); say it once.
+  // Skips usually share one reason (no GPU, no permission); say it once. Only the first few
+  // distinct reasons are shown, so only those are collected: no search through thousands.
+  constexpr size_t kMaxSkipReasons = 3;
   std::vector<std::string> skip_reasons;
   for (const auto& [name, result] : results.cases) {
+    if (skip_reasons.size() == kMaxSkipReasons) break;
     if (result.status != CaseStatus::kSkipped || result.messages.empty()) continue;
     if (std::find(skip_reasons.begin(), skip_reasons.end(), result.messages.front()) == skip_reasons.end()) {
       skip_reasons.push_back(result.messages.front());
     }
   }
-  constexpr size_t kMaxSkipReasons = 3;
-  for (size_t i = 0; i < std::min(skip_reasons.size(), kMaxSkipReasons); ++i) {
-    head += "> Skipped: " + markdown::Inline(skip_reasons[i], kMaxReasonBytes) + "\n";  // one quoted line
+  for (const std::string& reason : skip_reasons) {
+    head += "> Skipped: " + markdown::Inline(reason, kMaxReasonBytes) + "\n";  // one quoted line
   }
   if (!skip_reasons.empty()) head += "\n";
 

@@ -4,8 +4,10 @@
 #include <system_error>
 
 #include "bankcheck/error.h"
+#include "bankcheck/limits.h"
 #include "core/internal/file_io.h"
 #include "core/internal/json_io.h"
+#include "core/internal/parsed_documents.h"
 #include "core/internal/record_json.h"
 #include "core/internal/run_metadata_json.h"
 
@@ -62,7 +64,7 @@ CaseResult CaseResultFromJson(const std::string& name, const json& value, const 
                                            : item.key() == "store_ways" ? SharedKind::kStore
                                                                         : SharedKindFromKey(item.key());
     if (!kind) expected.Field(item.key()).FailWith("is not a kind of shared-memory instruction");
-    result.expected_ways[*kind] = expected.Field(item.key()).Number();
+    result.expected_ways[*kind] = expected.Field(item.key()).NumberIn(0, kMaxExpectedWays);
   }
   result.launches = LaunchRecordsFromJson(entry.Field("launches").json(), where, advice, "launches");
   const FieldReader baseline = entry.Field("baseline");
@@ -76,6 +78,25 @@ CaseResult CaseResultFromJson(const std::string& name, const json& value, const 
   result.baseline_table = entry.Field("baseline_table").String();
   result.messages = entry.Field("messages").StringArray();
   return result;
+}
+
+// Fails when a results file's cases are more than kMaxCases (limits.h).
+void CheckCaseCount(const FieldReader& cases) {
+  if (cases.json().size() > kMaxCases) {
+    cases.FailWith("holds " + std::to_string(cases.json().size()) + " cases, more than the " +
+                   std::to_string(kMaxCases) + " bankcheck reads from one file (limits.h)");
+  }
+}
+
+// Adds a case's launches to `total`; fails when the file's (or the merge's) launches are more
+// than kMaxLaunchesPerFile.
+void CountLaunches(size_t& total, size_t launches, const std::filesystem::path& path) {
+  total += launches;
+  if (total > kMaxLaunchesPerFile) {
+    throw Error(ErrorKind::kBadInput, path.string() + ": more than " + std::to_string(kMaxLaunchesPerFile) +
+                                          " launches, the most bankcheck reads from one results file "
+                                          "(limits.h)");
+  }
 }
 
 // Merges `from` into `into`: a field empty in `into` takes `from`'s value; two different
@@ -136,8 +157,11 @@ std::string SerializeResults(const RunResults& results) {
 }
 
 RunResults ParseResults(const std::string& text, const std::filesystem::path& path) {
+  return internal::ResultsFromJson(ParseJsonText(text, path, ResultsFileAdvice(path)), path);
+}
+
+RunResults internal::ResultsFromJson(const json& document, const std::filesystem::path& path) {
   const std::string advice = ResultsFileAdvice(path);
-  const json document = ParseJsonText(text, path, advice);
   const FieldReader root(document, path.string(), advice);
   root.RequireObject();
   const FieldReader format = root.Field("format");
@@ -155,6 +179,9 @@ RunResults ParseResults(const std::string& text, const std::filesystem::path& pa
   results.metadata = internal::RunMetadataFromJson(root.Field("metadata"));
   const FieldReader cases = root.Field("cases");
   cases.RequireObject();
+  CheckCaseCount(cases);
+  size_t launches = 0;
+  CountLaunches(launches, internal::LaunchesInCases(cases.json()), path);
   for (const auto& item : cases.json().items()) {
     results.cases.emplace(item.key(), CaseResultFromJson(item.key(), item.value(), path));
   }
@@ -199,13 +226,25 @@ RunResults MergeResults(const std::filesystem::path& results_dir) {
                                           "; was the suite run with its results folder set to " +
                                           results_dir.string() + "?");
   }
+  if (fragments.size() > kMaxCases) {
+    throw Error(ErrorKind::kBadInput, cases_dir.string() + " holds " + std::to_string(fragments.size()) +
+                                          " fragments, more than the " + std::to_string(kMaxCases) +
+                                          " cases one results file may hold (limits.h)");
+  }
   std::sort(fragments.begin(), fragments.end());
+  size_t launches = 0;
   RunResults merged;
   std::map<std::string, std::filesystem::path> source_of_case;
   for (const std::filesystem::path& path : fragments) {
     RunResults fragment = ReadResults(path);
     MergeMetadata(merged.metadata, fragment.metadata, path, results_dir);
+    if (merged.cases.size() + fragment.cases.size() > kMaxCases) {
+      throw Error(ErrorKind::kBadInput, "the fragments in " + cases_dir.string() + " hold more than " +
+                                            std::to_string(kMaxCases) +
+                                            " cases, the most one results file may hold (limits.h)");
+    }
     for (auto& [name, result] : fragment.cases) {
+      CountLaunches(launches, result.launches.size(), cases_dir);
       const auto [existing, inserted] = source_of_case.emplace(name, path);
       if (!inserted) {
         throw Error(ErrorKind::kBadInput, "case \"" + name + "\" is in both " + existing->second.string() +

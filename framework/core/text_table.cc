@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "bankcheck/limits.h"
+
 namespace bankcheck {
 namespace {
 
@@ -19,7 +21,9 @@ void AppendRow(std::string& out, const TableRow& row, const std::vector<size_t>&
   for (size_t column = 0; column < widths.size(); ++column) {
     const std::string cell = column < row.size() ? row[column] : "";
     line += cell;
-    if (column + 1 < widths.size()) line += std::string(widths[column] - DisplayWidth(cell) + 2, ' ');
+    // A cell wider than its column (one longer than kMaxColumnWidth) is printed whole, unpadded.
+    if (column + 1 < widths.size())
+      line += std::string(widths[column] - std::min(widths[column], DisplayWidth(cell)) + 2, ' ');
   }
   line.erase(line.find_last_not_of(' ') + 1);
   out += line + "\n";
@@ -46,7 +50,7 @@ std::string FormatTextTable(const TableRow& header, const std::vector<TableRow>&
   for (size_t column = 0; column < header.size(); ++column) widths[column] = DisplayWidth(header[column]);
   for (const TableRow& row : rows) {
     for (size_t column = 0; column < std::min(row.size(), widths.size()); ++column) {
-      widths[column] = std::max(widths[column], DisplayWidth(row[column]));
+      widths[column] = std::max(widths[column], std::min(DisplayWidth(row[column]), kMaxColumnWidth));
     }
   }
   std::string out;

@@ -10,7 +10,8 @@
 
 namespace bankcheck {
 
-// The whole file; Error(kBadInput) naming the file (and `advice`) when it cannot be read.
+// The whole file; Error(kBadInput) naming the file (and `advice`) when it cannot be read, and naming
+// the limit when it is larger than kMaxInputFileBytes (limits.h; only that much is ever read).
 std::string ReadTextFile(const std::filesystem::path& path, const std::string& advice);
 
 // The one way bankcheck writes a file (every -o, results, baselines, plots). Replaces `path` with

@@ -22,6 +22,7 @@ LineColumn LineColumnAt(const std::string& text, size_t offset);
 
 // Parses `text`, which was read from `path`. A syntax error becomes Error(kBadInput):
 //   "<path>:<line>:<column>: invalid JSON (<parser's reason>). <advice>"
+// as do a number too large for a double and nesting deeper than kMaxJsonDepth (limits.h).
 nlohmann::json ParseJsonText(const std::string& text, const std::filesystem::path& path,
                              const std::string& advice);
 
@@ -51,7 +52,9 @@ class FieldReader {
 
   uint64_t Unsigned() const;
   uint32_t Unsigned32() const;
-  double Number() const;
+  double Number() const;  // finite (JSON has no NaN; "1e400" fails at parsing)
+  // A number from `low` to `high` (inclusive); fails naming the range otherwise.
+  double NumberIn(double low, double high) const;
   std::string String() const;
   std::vector<std::string> StringArray() const;
 
@@ -65,6 +68,9 @@ class FieldReader {
   std::string advice_;
   std::string path_;
 };
+
+// "1e+18", "0.5": a number for error messages (%g).
+std::string FormatNumber(double value);
 
 // "the string \"12\"", "-3", "an object", ... for error messages.
 std::string DescribeJsonValue(const nlohmann::json& value);

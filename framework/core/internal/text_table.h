@@ -9,8 +9,9 @@ namespace bankcheck {
 
 using TableRow = std::vector<std::string>;
 
-// Columns padded to their widest cell, separated by two spaces; trailing spaces trimmed. A header
-// underline of dashes follows the header row.
+// Columns padded to their widest cell, but to at most kMaxColumnWidth (limits.h: a longer cell is
+// printed whole and unpadded, so the table grows linearly with its cells), separated by two
+// spaces; trailing spaces trimmed. A header underline of dashes follows the header row.
 std::string FormatTextTable(const TableRow& header, const std::vector<TableRow>& rows);
 
 // A GitHub-flavoured Markdown table; '|' and newlines in cells are escaped.

@@ -46,7 +46,8 @@ std::string SourceLocation(const InstructionCounts& instruction, const std::stri
 // The table a failure message, the report and `bankcheck lines` show: at most `limit`
 // instructions (0: all) in the given order, one line each, columns aligned:
 //   kernels/transpose.cu:31  +0x0220  LDS  65,536 exec  16,777,216 wf  524,288 ideal  +16,252,928
-// and a last line "... N more instructions" when some were left out.
+// and a last line "... N more instructions" when some were left out. A column is padded to at most
+// kMaxColumnWidth (limits.h); a longer cell (a long path) is printed whole and unpadded.
 std::string FormatInstructionTable(const std::vector<InstructionCounts>& instructions, size_t limit,
                                    const std::string& source_root = "");
 
