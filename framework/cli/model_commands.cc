@@ -20,9 +20,9 @@
 #include "bankcheck/bank_map.h"
 #include "bankcheck/bank_model.h"
 #include "bankcheck/error.h"
-#include "core/internal/file_io.h"
 #include "bankcheck/shared_kind.h"
 #include "commands.h"
+#include "core/internal/file_io.h"
 
 namespace bankcheck::cli {
 namespace {

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "bankcheck/error.h"
-#include "core/internal/file_io.h"
 #include "benchmark_plot.h"
 #include "commands.h"
+#include "core/internal/file_io.h"
 
 namespace bankcheck::cli {
 

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "core/internal/test_support.h"
 #include "bankcheck/error.h"
 #include "benchmark_plot.h"
+#include "core/internal/test_support.h"
 
 #ifndef BANKCHECK_CLI_PATH
 #error "BANKCHECK_CLI_PATH must name the bankcheck binary"

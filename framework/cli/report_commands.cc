@@ -12,12 +12,12 @@
 
 #include "bankcheck/compare.h"
 #include "bankcheck/error.h"
-#include "core/internal/file_io.h"
 #include "bankcheck/instruction_counts.h"
 #include "bankcheck/report.h"
 #include "bankcheck/results.h"
-#include "core/internal/text_table.h"
 #include "commands.h"
+#include "core/internal/file_io.h"
+#include "core/internal/text_table.h"
 
 namespace bankcheck::cli {
 namespace {

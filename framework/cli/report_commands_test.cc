@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "core/internal/test_support.h"
 #include "bankcheck/baseline.h"
 #include "bankcheck/results.h"
+#include "core/internal/test_support.h"
 
 #ifndef BANKCHECK_CLI_PATH
 #error "BANKCHECK_CLI_PATH must name the bankcheck binary"

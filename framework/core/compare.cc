@@ -6,9 +6,9 @@
 
 #include "bankcheck/baseline.h"
 #include "bankcheck/error.h"
+#include "bankcheck/results.h"
 #include "core/internal/file_io.h"
 #include "core/internal/json_io.h"
-#include "bankcheck/results.h"
 #include "core/internal/markdown.h"
 #include "core/internal/parsed_documents.h"
 #include "core/internal/text_table.h"

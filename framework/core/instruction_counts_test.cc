@@ -8,8 +8,8 @@
 #include <tuple>
 
 #include "bankcheck/error.h"
-#include "core/internal/text_table.h"
 #include "core/internal/test_support.h"
+#include "core/internal/text_table.h"
 
 namespace bankcheck {
 namespace {

@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "bankcheck/error.h"
-#include "core/internal/text_table.h"
 #include "core/internal/test_support.h"
+#include "core/internal/text_table.h"
 
 namespace bankcheck {
 namespace {

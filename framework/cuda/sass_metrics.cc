@@ -18,11 +18,11 @@
 #include <tuple>
 #include <utility>
 
-#include "core/internal/environment.h"
 #include "bankcheck/error.h"
+#include "core/internal/environment.h"
 #include "core/internal/file_io.h"
-#include "cuda/internal/cupti_errors.h"
 #include "core/internal/subprocess.h"
+#include "cuda/internal/cupti_errors.h"
 #include "cuda/internal/thread_annotations.h"
 
 namespace bankcheck::internal {

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "core/internal/environment.h"
 #include "bankcheck/error.h"
 #include "bankcheck/kernel_registry.h"
 #include "bankcheck/testing.h"
+#include "core/internal/environment.h"
 #include "suite/internal/suite_runner.h"
 
 namespace {

@@ -18,10 +18,10 @@
 
 #include "bankcheck/baseline.h"
 #include "bankcheck/counter_session.h"
-#include "core/internal/environment.h"
-#include "core/internal/file_io.h"
 #include "bankcheck/gpu_probe.h"
 #include "bankcheck/testing.h"
+#include "core/internal/environment.h"
+#include "core/internal/file_io.h"
 
 namespace bankcheck::suites {
 

@@ -5,8 +5,8 @@
 #include <sstream>
 #include <vector>
 
-#include "core/internal/environment.h"
 #include "bankcheck/error.h"
+#include "core/internal/environment.h"
 
 namespace bankcheck::testing {
 

@@ -6,8 +6,8 @@
 #include <filesystem>
 
 #include "bankcheck/baseline.h"
-#include "core/internal/json_io.h"
 #include "bankcheck/results.h"
+#include "core/internal/json_io.h"
 
 namespace bankcheck::internal {
 

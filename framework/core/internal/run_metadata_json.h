@@ -1,8 +1,8 @@
 #pragma once
 // Internal: RunMetadata in baseline and results files, both ways.
 
-#include "core/internal/json_io.h"
 #include "bankcheck/run_metadata.h"
+#include "core/internal/json_io.h"
 
 namespace bankcheck::internal {
 
