@@ -1,6 +1,7 @@
 #include "bankcheck/results.h"
 
 #include <algorithm>
+#include <cctype>
 #include <system_error>
 
 #include "bankcheck/error.h"
@@ -196,8 +197,16 @@ void WriteResults(const std::filesystem::path& path, const RunResults& results) 
   WriteFileAtomically(path, SerializeResults(results));
 }
 
+std::string SafeCaseName(const std::string& case_name) {
+  std::string name = case_name;
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
+}
+
 std::filesystem::path CaseResultPath(const std::filesystem::path& results_dir, const std::string& case_name) {
-  return results_dir / "cases" / (GtestNameForCase(case_name) + ".json");
+  return results_dir / "cases" / (SafeCaseName(case_name) + ".json");
 }
 
 std::filesystem::path WriteCaseResult(const std::filesystem::path& results_dir, const RunMetadata& metadata,

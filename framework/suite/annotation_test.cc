@@ -28,7 +28,7 @@ TEST_P(AnnotationTest, ModelAgreesWithAnnotation) {
 
 INSTANTIATE_TEST_SUITE_P(KernelModel, AnnotationTest, ::testing::ValuesIn(CasesWithAccessPattern()),
                          [](const ::testing::TestParamInfo<const KernelCase*>& param_info) {
-                           return GtestNameForCase(param_info.param->name);
+                           return SafeCaseName(param_info.param->name);
                          });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(AnnotationTest);
 
@@ -45,10 +45,10 @@ TEST(BaselineFilesTest, ParseAndHaveNoStaleEntries) {
   for (const auto& arch_dir : std::filesystem::directory_iterator(dir)) {
     if (!arch_dir.is_directory()) continue;
     const std::string arch = arch_dir.path().filename().string();
-    const BaselineSet baselines = BaselineSet::Load(dir, arch, SuiteRecordCommand());
+    const BaselineSet baselines = BaselineSet::Load(dir, arch, SuiteRecordCommand().Advice());
     const std::vector<std::string> stale = StaleBaselineEntries(baselines, names);
     if (PruningBaselines()) {
-      for (const auto& file : RemoveBaselineEntries(dir, arch, stale, SuiteRecordCommand()))
+      for (const auto& file : RemoveBaselineEntries(dir, arch, stale, SuiteRecordCommand().Advice()))
         std::cout << "pruned " << file.string() << "\n";
       continue;
     }

@@ -26,7 +26,7 @@ RunMetadata ThisRun() {
 
 // Loaded once per process; a malformed file fails every case that needs it, with the file named.
 const BaselineSet& Baselines(const std::string& arch) {
-  static const BaselineSet baselines = BaselineSet::Load(BaselinesDir(), arch, SuiteRecordCommand());
+  static const BaselineSet baselines = BaselineSet::Load(BaselinesDir(), arch, SuiteRecordCommand().Advice());
   return baselines;
 }
 
@@ -104,7 +104,7 @@ TEST_P(CaseTest, Run) {
   if (!UpdatingBaselines()) return;
   ASSERT_FALSE(HasFailure()) << "not recording a baseline for " << c.name << ": the case failed its checks";
   for (const auto& file : UpdateBaselines(BaselinesDir(), arch, ThisRun(), {{c.name, c.description, records}},
-                                          SuiteRecordCommand()))
+                                          SuiteRecordCommand().Advice()))
     std::cout << "recorded " << c.name << " in " << file.string() << "\n";
 }
 
@@ -132,7 +132,7 @@ void CaseTest::Attribute(const KernelCase& c) {
 
 INSTANTIATE_TEST_SUITE_P(KernelSuite, CaseTest, ::testing::ValuesIn(RegisteredKernelCases()),
                          [](const ::testing::TestParamInfo<const KernelCase*>& param_info) {
-                           return GtestNameForCase(param_info.param->name);
+                           return SafeCaseName(param_info.param->name);
                          });
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include "bankcheck/testing.h"
 #include "core/internal/environment.h"
 #include "core/internal/file_io.h"
+#include "suite/internal/record_command.h"
 
 namespace bankcheck::suites {
 

@@ -27,6 +27,6 @@ inline size_t LaunchesInCases(const nlohmann::json& cases) {
 RunResults ResultsFromJson(const nlohmann::json& document, const std::filesystem::path& path);
 // As ParseBaselineFile (baseline.h), from the document parsed out of `path`.
 BaselineFile BaselineFileFromJson(const nlohmann::json& document, const std::filesystem::path& path,
-                                  const RecordCommand& record = {});
+                                  const RecordAdvice& record = {});
 
 }  // namespace bankcheck::internal

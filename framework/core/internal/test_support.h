@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "bankcheck/baseline.h"
 #include "bankcheck/launch_record.h"
 #include "bankcheck/run_metadata.h"
 
@@ -75,6 +76,27 @@ inline RunMetadata MakeMetadata(const std::string& date = "2025-11-22T10:00:00Z"
   metadata.cuda_driver = "13.0";
   metadata.date = date;
   return metadata;
+}
+
+// What a consumer's suite (bankcheck_add_kernel_suite(my_suite ...)) tells a person to run, as the
+// core gets it; the suite layer's RecordCommand makes the real one (suite/record_command_test.cc).
+inline RecordAdvice MySuiteAdvice() {
+  RecordAdvice advice;
+  advice.all = "RECORD ALL";
+  advice.one = [](const std::string& case_name) { return "RECORD " + case_name; };
+  advice.test_of = [](const std::string& case_name) { return "my_suite/" + TopicOfCase(case_name); };
+  return advice;
+}
+
+// A baseline file of two transpose cases.
+inline BaselineFile MakeBaselineFile() {
+  BaselineFile file;
+  file.arch = "sm_90";
+  file.recorded_with = MakeMetadata();
+  file.recorded_with.arch.clear();
+  file.cases["transpose/naive"] = {"unpadded tile", {MakeRecord(2048)}};
+  file.cases["transpose/padded"] = {"padded tile", {MakeRecord(64)}};
+  return file;
 }
 
 inline std::string ReadFile(const std::filesystem::path& path) {

@@ -10,8 +10,13 @@
 // Files are written with sorted keys and a 2-space indent, so each case is one block and a diff
 // shows only the cases that changed. Updates lock the arch folder and replace a file atomically,
 // so CTest's one-process-per-case runs can record cases of the same topic at the same time.
+//
+// Three parts, a source each: the file format (baseline_format.cc), the baselines of an
+// architecture as a folder and their locked updates (baseline_store.cc), and comparing measured
+// launches with recorded ones (baseline_compare.cc).
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -24,41 +29,19 @@ namespace bankcheck {
 
 inline constexpr char kBaselineFormat[] = "bankcheck-baseline";
 inline constexpr int kBaselineVersion = 1;
-// The GoogleTest name of a case's test: the value-parameterized suite's prefix, fixture and test,
-// then GtestNameForCase(case name). The same in every suite program.
-inline constexpr char kCaseTestPrefix[] = "KernelSuite/CaseTest.Run/";
+// How messages tell a person to record baselines again. The suite layer fills it in for its own
+// test command and CTest names (bankcheck_add_kernel_suite); without one it names a plain `ctest`.
+struct RecordAdvice {
+  // Records every case: "BANKCHECK_UPDATE_BASELINES=1 ctest -R '^KernelSuite/'".
+  std::string all = "BANKCHECK_UPDATE_BASELINES=1 ctest";
+  // Records one case, given its name; unset: `all`.
+  std::function<std::string(const std::string& case_name)> one;
+  // The CTest test that runs a case ("KernelSuite/demo"), given its name; unset or "": unknown.
+  std::function<std::string(const std::string& case_name)> test_of;
 
-// The case name as a GoogleTest parameter name: every character but [A-Za-z0-9] becomes '_'
-// ("demo/stride2" -> "demo_stride2"). The suite's name generator must use this function.
-std::string GtestNameForCase(const std::string& case_name);
-// "KernelSuite/CaseTest.Run/demo_stride2": for --gtest_filter or GTEST_FILTER.
-std::string GtestTestNameForCase(const std::string& case_name);
-
-// How messages tell a person to record baselines: the command that runs the suite's CTest tests,
-// and the CTest name of its topic tests. A suite program has its own (bankcheck/suite.h, from
-// bankcheck_add_kernel_suite()); the defaults are a plain `ctest` in the build folder.
-struct RecordCommand {
-  // Runs the suite's tests and takes ctest's options: "ctest --test-dir /src/build", "ci/test.sh".
-  std::string test_command = "ctest";
-  // CTest runs the cases of topic T as one test, "<topic_test_prefix>/T". Empty: not known, so
-  // commands select the topic in whichever suite has it.
-  std::string topic_test_prefix;
-  // Non-empty: the run took its baselines folder from BANKCHECK_BASELINES_DIR, and the commands
-  // set it again so that they record into the same folder.
-  std::string baselines_dir;
-
-  // The CTest test that runs the case, that of its topic: "KernelSuite/demo"; empty without a prefix.
-  std::string CtestNameForCase(const std::string& case_name) const;
-  // An anchored `ctest -R` regex for that test: "^KernelSuite/demo$" (without a prefix: "/demo$").
-  std::string CtestRegexForCase(const std::string& case_name) const;
-  // Records this case only: "BANKCHECK_UPDATE_BASELINES=1
-  // GTEST_FILTER='KernelSuite/CaseTest.Run/demo_stride2' ctest -R '^KernelSuite/demo$'"
-  std::string ForCase(const std::string& case_name) const;
-  // Records every case of the suite: "BANKCHECK_UPDATE_BASELINES=1 ctest -R '^KernelSuite/'"
-  std::string ForAll() const;
-  // Runs the tests whose CTest names begin with `test_name_prefix` (every test when it is empty)
-  // with `variable`=1: "BANKCHECK_PRUNE_BASELINES=1 ctest -R '^BaselineFilesTest\.'"
-  std::string RunTestsWith(const std::string& variable, const std::string& test_name_prefix) const;
+  const std::string& ForAll() const { return all; }
+  std::string ForCase(const std::string& case_name) const { return one ? one(case_name) : all; }
+  std::string TestOfCase(const std::string& case_name) const { return test_of ? test_of(case_name) : ""; }
 };
 
 // The case name up to the first '/': the baseline file's name without ".json".
@@ -81,8 +64,8 @@ struct BaselineFile {
 // format or version, or a wrong field ("<path>: case "x": launches[0].grid must be ..."); each
 // error says how to fix the file, `record.ForAll()` among the ways.
 BaselineFile ParseBaselineFile(const std::string& text, const std::filesystem::path& path,
-                               const RecordCommand& record = {});
-BaselineFile ReadBaselineFile(const std::filesystem::path& path, const RecordCommand& record = {});
+                               const RecordAdvice& record = {});
+BaselineFile ReadBaselineFile(const std::filesystem::path& path, const RecordAdvice& record = {});
 // The canonical text of a baseline file (what UpdateBaselines writes).
 std::string SerializeBaselineFile(const BaselineFile& file);
 
@@ -98,13 +81,13 @@ class BaselineSet {
   // or a case stored in a file other than its topic's. `record` is what its messages tell a person
   // to run (no_folder_reason(), CompareWithBaseline()).
   static BaselineSet Load(const std::filesystem::path& baselines_dir, const std::string& arch,
-                          const RecordCommand& record = {});
+                          const RecordAdvice& record = {});
 
   State state() const { return state_; }
   bool has_folder() const { return state_ == State::kLoaded; }
   const std::string& arch() const { return arch_; }
   const std::filesystem::path& folder() const { return folder_; }  // <baselines_dir>/<arch>
-  const RecordCommand& record_command() const { return record_; }
+  const RecordAdvice& record_advice() const { return record_; }
   // Why baseline checks are skipped, with the command that records them; empty when loaded.
   std::string no_folder_reason() const;
 
@@ -116,14 +99,14 @@ class BaselineSet {
 
   // A set with the given entries (tests, and comparing against one parsed file).
   static BaselineSet FromEntries(std::filesystem::path folder, std::string arch,
-                                 std::map<std::string, BaselineEntry> entries, RecordCommand record = {});
+                                 std::map<std::string, BaselineEntry> entries, RecordAdvice record = {});
 
  private:
   State state_ = State::kNoFolder;
   std::string arch_;
   std::filesystem::path folder_;
   std::map<std::string, BaselineEntry> entries_;
-  RecordCommand record_;
+  RecordAdvice record_;
 };
 
 enum class BaselineVerdict {
@@ -157,7 +140,7 @@ BaselineComparison CompareLaunches(const std::vector<LaunchRecord>& before,
 
 // Compares a case's measured launches with its entry in `baselines` (which must have a folder).
 // kMissing when there is no entry; every message but kMatch's ends with the command that records
-// the case, baselines.record_command().ForCase(case_name).
+// the case, baselines.record_advice().ForCase(case_name).
 BaselineComparison CompareWithBaseline(const BaselineSet& baselines, const std::string& case_name,
                                        const std::vector<LaunchRecord>& measured);
 
@@ -176,14 +159,14 @@ struct BaselineUpdate {
 std::vector<std::filesystem::path> UpdateBaselines(const std::filesystem::path& baselines_dir,
                                                    const std::string& arch, const RunMetadata& recorded_with,
                                                    const std::vector<BaselineUpdate>& updates,
-                                                   const RecordCommand& record = {});
+                                                   const RecordAdvice& record = {});
 
 // Removes the named entries (e.g. StaleBaselineEntries) under the same lock, atomically; a file
 // left with no cases is deleted. Names without an entry are ignored. Returns the files changed.
 std::vector<std::filesystem::path> RemoveBaselineEntries(const std::filesystem::path& baselines_dir,
                                                          const std::string& arch,
                                                          const std::vector<std::string>& case_names,
-                                                         const RecordCommand& record = {});
+                                                         const RecordAdvice& record = {});
 
 // Baseline entries whose case is not registered any more (renamed or deleted cases), sorted.
 std::vector<std::string> StaleBaselineEntries(const BaselineSet& baselines,

@@ -12,7 +12,7 @@
 //                              "messages": ["..."]}}}
 //
 // CTest runs every case in its own process, so no process sees the whole run. Each case writes
-// its own fragment, <results_dir>/cases/<GtestNameForCase(name)>.json (itself a results file with
+// its own fragment, <results_dir>/cases/<SafeCaseName(name)>.json (itself a results file with
 // one case), and MergeResults (`bankcheck merge-results DIR`) combines the fragments into one file.
 // Clear <results_dir> before a run so that fragments of an earlier run are not merged in.
 
@@ -69,7 +69,10 @@ RunResults ReadResults(const std::filesystem::path& path);
 // exist; a symbolic link at `path` is refused.
 void WriteResults(const std::filesystem::path& path, const RunResults& results);
 
-// <results_dir>/cases/<GtestNameForCase(result.name)>.json
+// The case name with every character but [A-Za-z0-9] as '_' ("demo/stride2" -> "demo_stride2"):
+// a fragment's file name, and (kernel suites) the case's GoogleTest parameter name.
+std::string SafeCaseName(const std::string& case_name);
+// <results_dir>/cases/<SafeCaseName(case_name)>.json
 std::filesystem::path CaseResultPath(const std::filesystem::path& results_dir, const std::string& case_name);
 // Writes one case's fragment atomically, creating <results_dir> and its cases/ folder where
 // missing (CreateOutputFolders, file_io.h: neither may be a link); returns its path.

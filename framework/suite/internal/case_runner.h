@@ -10,6 +10,7 @@
 #include "bankcheck/baseline.h"
 #include "bankcheck/kernel_registry.h"
 #include "bankcheck/results.h"
+#include "suite/internal/record_command.h"
 
 namespace bankcheck::suites {
 

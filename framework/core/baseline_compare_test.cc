@@ -1,0 +1,186 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "bankcheck/baseline.h"
+#include "bankcheck/error.h"
+#include "core/internal/test_support.h"
+
+// Comparing launches with their baselines (baseline_compare.cc).
+namespace bankcheck {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::Contains;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+using testing_support::MakeRecord;
+using testing_support::MySuiteAdvice;
+
+TEST(BaselineVerdictTest, NamesRoundTrip) {
+  for (const BaselineVerdict verdict :
+       {BaselineVerdict::kMatch, BaselineVerdict::kRegression, BaselineVerdict::kImprovement,
+        BaselineVerdict::kChanged, BaselineVerdict::kMissing}) {
+    EXPECT_EQ(ParseBaselineVerdict(BaselineVerdictName(verdict)), verdict);
+  }
+  EXPECT_EQ(ParseBaselineVerdict("worse"), std::nullopt);
+}
+
+// --- comparing ----------------------------------------------------------------------------------
+
+BaselineSet SetWith(const std::string& name, std::vector<LaunchRecord> launches) {
+  return BaselineSet::FromEntries("baselines/sm_90", "sm_90", {{name, {"d", std::move(launches)}}},
+                                  MySuiteAdvice());
+}
+
+TEST(CompareWithBaselineTest, EqualLaunchesMatch) {
+  const BaselineComparison comparison = CompareWithBaseline(SetWith("transpose/naive", {MakeRecord(2048)}),
+                                                            "transpose/naive", {MakeRecord(2048)});
+  EXPECT_EQ(comparison.verdict, BaselineVerdict::kMatch);
+  EXPECT_THAT(comparison.differences, IsEmpty());
+  EXPECT_THAT(comparison.message, HasSubstr("matches its baseline in baselines/sm_90/transpose.json"));
+}
+
+TEST(CompareWithBaselineTest, MangledNamesMayDifferBetweenBuilds) {
+  // nvcc mangles anonymous namespaces with a per-build hash; the demangled name is what matters.
+  LaunchRecord measured = MakeRecord(2048);
+  measured.mangled_kernel = "_ZN12_GLOBAL__N__1234abcd9transposeEPf";
+  EXPECT_EQ(CompareWithBaseline(SetWith("transpose/naive", {MakeRecord(2048)}), "transpose/naive", {measured})
+                .verdict,
+            BaselineVerdict::kMatch);
+}
+
+TEST(CompareWithBaselineTest, MoreConflictsIsARegressionWithTheTableAndTheCommand) {
+  const BaselineComparison comparison = CompareWithBaseline(SetWith("transpose/padded", {MakeRecord(64)}),
+                                                            "transpose/padded", {MakeRecord(2048)});
+  EXPECT_EQ(comparison.verdict, BaselineVerdict::kRegression);
+  EXPECT_TRUE(comparison.regressed());
+  EXPECT_THAT(
+      comparison.differences,
+      ElementsAre(
+          "launch 0 (transpose(float*, float const*)) ld: wavefronts 64 -> 2048, conflicts 0 -> 1984"));
+  EXPECT_THAT(comparison.message,
+              AllOf(HasSubstr("REGRESSION: case \"transpose/padded\" has more shared-memory bank conflicts"),
+                    HasSubstr("baselines/sm_90/transpose.json"),
+                    HasSubstr("record the new values with:\n  RECORD transpose/padded\n")));
+  // The table shows before -> after only where values differ.
+  EXPECT_THAT(comparison.table, HasSubstr("64 -> 2048"));
+  EXPECT_THAT(comparison.table, HasSubstr("0 -> 1984"));
+  EXPECT_THAT(comparison.table, HasSubstr("instructions"));
+  EXPECT_THAT(comparison.table, Not(HasSubstr("64 -> 64")));
+}
+
+TEST(CompareWithBaselineTest, MoreWavefrontsWithoutMoreConflictsIsARegression) {
+  // Twice the ideal wavefronts (e.g. twice the accesses), conflict-free both times.
+  EXPECT_EQ(CompareLaunches({MakeRecord(64, 64)}, {MakeRecord(128, 128)}).verdict,
+            BaselineVerdict::kRegression);
+}
+
+TEST(CompareWithBaselineTest, MoreStoreConflictsIsARegression) {
+  LaunchRecord worse = MakeRecord(64);
+  worse.stores().wavefronts = 128;
+  EXPECT_EQ(CompareLaunches({MakeRecord(64)}, {worse}).verdict, BaselineVerdict::kRegression);
+}
+
+TEST(CompareWithBaselineTest, EveryKindCountsAndHardwareSourcedIdealsAreNotCompared) {
+  LaunchRecord recorded = MakeRecord(64);
+  recorded.shared[SharedKind::kAtomic] = {256, 806, 0, Provenance::kNotMeasured};  // as a baseline holds it
+  recorded.shared[SharedKind::kLdmatrix] = {16, 64, 64};
+  LaunchRecord measured = recorded;
+  measured.shared[SharedKind::kAtomic] = {256, 806, 250, Provenance::kHardware};  // varies from run to run
+  EXPECT_EQ(CompareWithBaseline(SetWith("a/b", {recorded}), "a/b", {measured}).verdict,
+            BaselineVerdict::kMatch);
+
+  measured.shared[SharedKind::kLdmatrix] = {16, 512, 64};  // the swizzle lost: 8-way
+  const BaselineComparison worse = CompareWithBaseline(SetWith("a/b", {recorded}), "a/b", {measured});
+  EXPECT_EQ(worse.verdict, BaselineVerdict::kRegression);
+  EXPECT_THAT(worse.differences, Contains(HasSubstr("ldsm: wavefronts 64 -> 512, conflicts 0 -> 448")));
+  EXPECT_THAT(worse.table, HasSubstr("ldsm"));
+  EXPECT_THAT(worse.table, HasSubstr("atom"));
+}
+
+TEST(CompareWithBaselineTest, AnIdealMeasuredOnOneSideOnlyIsAChangeNotFewerConflicts) {
+  // A baseline recorded through SASS metrics (exact atomic ideal), measured again by a
+  // range-profiler session, which has no atomic ideal: the conflicts cannot be compared.
+  LaunchRecord recorded = MakeRecord(64);
+  recorded.shared[SharedKind::kAtomic] = {16, 32, 16};
+  LaunchRecord measured = recorded;
+  measured.shared[SharedKind::kAtomic] = {16, 32, 0, Provenance::kNotMeasured};
+  const BaselineComparison comparison = CompareLaunches({recorded}, {measured});
+  EXPECT_EQ(comparison.verdict, BaselineVerdict::kChanged);
+  EXPECT_THAT(comparison.differences,
+              ElementsAre(HasSubstr("atom: ideal 16 -> not measured (conflicts not compared)")));
+  EXPECT_EQ(CompareLaunches({measured}, {recorded}).verdict, BaselineVerdict::kChanged);
+
+  // More wavefronts is still a regression, whatever is known of the ideal.
+  measured.shared[SharedKind::kAtomic].wavefronts = 64;
+  EXPECT_EQ(CompareLaunches({recorded}, {measured}).verdict, BaselineVerdict::kRegression);
+}
+
+TEST(CompareWithBaselineTest, FewerConflictsIsAnImprovement) {
+  const BaselineComparison comparison = CompareWithBaseline(SetWith("transpose/naive", {MakeRecord(2048)}),
+                                                            "transpose/naive", {MakeRecord(64)});
+  EXPECT_EQ(comparison.verdict, BaselineVerdict::kImprovement);
+  EXPECT_THAT(comparison.message, AllOf(HasSubstr("IMPROVEMENT"), HasSubstr("Record the improvement"),
+                                        HasSubstr("RECORD transpose/naive")));
+}
+
+TEST(CompareWithBaselineTest, BetterInOneLaunchAndWorseInAnotherIsARegression) {
+  EXPECT_EQ(CompareLaunches({MakeRecord(2048), MakeRecord(64)}, {MakeRecord(64), MakeRecord(128)}).verdict,
+            BaselineVerdict::kRegression);
+}
+
+TEST(CompareWithBaselineTest, OtherDifferencesAreChanged) {
+  LaunchRecord more_instructions = MakeRecord(64);
+  more_instructions.loads().instructions = 65;
+  EXPECT_EQ(CompareLaunches({MakeRecord(64)}, {more_instructions}).verdict, BaselineVerdict::kChanged);
+
+  LaunchRecord other_grid = MakeRecord(64);
+  other_grid.grid = {64, 16, 1};
+  const BaselineComparison grid = CompareLaunches({MakeRecord(64)}, {other_grid});
+  EXPECT_EQ(grid.verdict, BaselineVerdict::kChanged);
+  EXPECT_THAT(grid.differences, ElementsAre(HasSubstr("grid 32x32x1 -> 64x16x1")));
+  EXPECT_THAT(grid.table, HasSubstr("32x32x1 -> 64x16x1"));
+
+  LaunchRecord other_kernel = MakeRecord(64, 64, "copy");
+  EXPECT_EQ(CompareLaunches({MakeRecord(64)}, {other_kernel}).verdict, BaselineVerdict::kChanged);
+
+  // A launch without shared-memory traffic added: launch count differs, conflicts do not.
+  LaunchRecord no_traffic = MakeRecord(64, 64, "fill");
+  no_traffic.loads() = {};
+  no_traffic.stores() = {};
+  const BaselineComparison added = CompareLaunches({MakeRecord(64)}, {MakeRecord(64), no_traffic});
+  EXPECT_EQ(added.verdict, BaselineVerdict::kChanged);
+  EXPECT_THAT(added.differences,
+              ElementsAre("launch 1 (fill(float*, float const*)): a launch that was not there before (ld 0 "
+                          "wavefronts, 0 conflicts; st 0 wavefronts, 0 conflicts)"));
+  EXPECT_THAT(
+      CompareWithBaseline(SetWith("a/b", {MakeRecord(64)}), "a/b", {MakeRecord(64), no_traffic}).message,
+      AllOf(HasSubstr("CHANGED"), HasSubstr("RECORD a/b")));
+}
+
+TEST(CompareWithBaselineTest, AddedLaunchWithTrafficIsARegressionAndRemovedOneAnImprovement) {
+  const BaselineComparison added = CompareLaunches({MakeRecord(64)}, {MakeRecord(64), MakeRecord(64)});
+  EXPECT_EQ(added.verdict, BaselineVerdict::kRegression);
+  EXPECT_THAT(added.table, HasSubstr("- -> 64"));
+  EXPECT_EQ(CompareLaunches({MakeRecord(64), MakeRecord(64)}, {MakeRecord(64)}).verdict,
+            BaselineVerdict::kImprovement);
+}
+
+TEST(CompareWithBaselineTest, CaseWithoutEntryIsMissingWithTheExactRecordCommand) {
+  const BaselineComparison comparison = CompareWithBaseline(SetWith("transpose/naive", {MakeRecord(64)}),
+                                                            "transpose/padded-33", {MakeRecord(64)});
+  EXPECT_EQ(comparison.verdict, BaselineVerdict::kMissing);
+  EXPECT_EQ(comparison.message,
+            "MISSING: case \"transpose/padded-33\" (test my_suite/transpose) has no baseline in "
+            "baselines/sm_90/transpose.json. Record it with:\n  RECORD transpose/padded-33\n");
+}
+
+}  // namespace
+}  // namespace bankcheck

@@ -1,0 +1,120 @@
+#include "core/internal/baseline_format.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "bankcheck/baseline.h"
+#include "bankcheck/error.h"
+#include "bankcheck/limits.h"
+#include "core/internal/file_io.h"
+#include "core/internal/json_io.h"
+#include "core/internal/parsed_documents.h"
+#include "core/internal/record_json.h"
+#include "core/internal/run_metadata_json.h"
+
+// Baseline files: their format, checked field by field (baseline.h).
+namespace bankcheck {
+
+using nlohmann::json;
+
+std::string internal::BaselineFileAdvice(const std::filesystem::path& path, const RecordAdvice& record) {
+  return std::string("Fix the file by hand, restore it with `git checkout -- ") + path.string() +
+         "`, or delete it and record it again with " + record.ForAll();
+}
+
+// A topic names a file: keep it to characters that are safe in any file system and shell.
+void internal::ValidateBaselineTopic(const std::string& case_name) {
+  const std::string topic = TopicOfCase(case_name);
+  const bool safe = !topic.empty() && topic[0] != '.' && std::all_of(topic.begin(), topic.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+  });
+  if (!safe) {
+    throw Error(ErrorKind::kBadInput, "case name \"" + case_name + "\" has topic \"" + topic +
+                                          "\", which cannot name a baseline file; start case names with "
+                                          "a topic of letters, digits, '_', '-' or '.' followed by '/'");
+  }
+}
+
+void internal::ValidateBaselineArch(const std::string& arch) {
+  if (arch.empty() || arch.find('/') != std::string::npos || arch[0] == '.') {
+    throw Error(
+        ErrorKind::kBadInput,
+        "\"" + arch + "\" is not a GPU architecture name for a baseline folder (expected e.g. sm_90)");
+  }
+}
+
+json internal::BaselineEntryToJson(const BaselineUpdate& update) {
+  return {{"description", update.description},
+          {"launches", LaunchRecordsToJson(update.launches, RecordDetail::kExact)}};
+}
+
+json internal::NewBaselineDocument(const std::string& arch) {
+  return {
+      {"format", kBaselineFormat}, {"version", kBaselineVersion}, {"arch", arch}, {"cases", json::object()}};
+}
+
+std::string TopicOfCase(const std::string& case_name) { return case_name.substr(0, case_name.find('/')); }
+
+BaselineFile internal::BaselineFileFromJson(const json& document, const std::filesystem::path& path,
+                                            const RecordAdvice& record) {
+  const std::string advice = internal::BaselineFileAdvice(path, record);
+  const FieldReader root(document, path.string(), advice);
+  root.RequireObject();
+  const FieldReader format = root.Field("format");
+  if (format.String() != kBaselineFormat) {
+    format.FailWith("is \"" + format.String() + "\", but a baseline file's format is \"" + kBaselineFormat +
+                    "\"; is this the right file?");
+  }
+  root.AllowOnlyFields({"format", "version", "arch", "recorded_with", "cases"});
+  const FieldReader version = root.Field("version");
+  if (version.Unsigned() != static_cast<uint64_t>(kBaselineVersion)) {
+    version.FailWith("is " + std::to_string(version.Unsigned()) + ", but this bankcheck reads version " +
+                     std::to_string(kBaselineVersion) +
+                     " only; use the bankcheck that wrote it, or record again");
+  }
+  BaselineFile file;
+  file.arch = root.Field("arch").String();
+  file.recorded_with = internal::RecordedWithFromJson(root.Field("recorded_with"));
+  const FieldReader cases = root.Field("cases");
+  cases.RequireObject();
+  if (cases.json().size() > kMaxCases) {
+    cases.FailWith("holds " + std::to_string(cases.json().size()) + " cases, more than the " +
+                   std::to_string(kMaxCases) + " bankcheck reads from one file (limits.h)");
+  }
+  if (internal::LaunchesInCases(cases.json()) > kMaxLaunchesPerFile) {
+    cases.FailWith("hold more than " + std::to_string(kMaxLaunchesPerFile) +
+                   " launches, the most bankcheck reads from one file (limits.h)");
+  }
+  for (const auto& item : cases.json().items()) {
+    const std::string where = path.string() + ": case \"" + item.key() + "\"";
+    const FieldReader entry(item.value(), where, advice);
+    entry.RequireObject();
+    entry.AllowOnlyFields({"description", "launches"});
+    BaselineEntry parsed;
+    parsed.description = entry.Field("description").String();
+    parsed.launches = LaunchRecordsFromJson(entry.Field("launches").json(), where, advice, "launches");
+    file.cases.emplace(item.key(), std::move(parsed));
+  }
+  return file;
+}
+
+BaselineFile ParseBaselineFile(const std::string& text, const std::filesystem::path& path,
+                               const RecordAdvice& record) {
+  return internal::BaselineFileFromJson(ParseJsonText(text, path, internal::BaselineFileAdvice(path, record)),
+                                        path, record);
+}
+
+BaselineFile ReadBaselineFile(const std::filesystem::path& path, const RecordAdvice& record) {
+  return ParseBaselineFile(ReadTextFile(path, internal::BaselineFileAdvice(path, record)), path, record);
+}
+
+std::string SerializeBaselineFile(const BaselineFile& file) {
+  json document = internal::NewBaselineDocument(file.arch);
+  document["recorded_with"] = internal::RecordedWithToJson(file.recorded_with);
+  for (const auto& [name, entry] : file.cases) {
+    document["cases"][name] = internal::BaselineEntryToJson({name, entry.description, entry.launches});
+  }
+  return DumpJson(document);
+}
+
+}  // namespace bankcheck

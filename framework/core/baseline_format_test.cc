@@ -1,0 +1,118 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "bankcheck/baseline.h"
+#include "bankcheck/error.h"
+#include "core/internal/test_support.h"
+
+// The baseline file format (baseline_format.cc).
+namespace bankcheck {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::SizeIs;
+using testing_support::MakeBaselineFile;
+using testing_support::MakeRecord;
+
+TEST(CaseNamesTest, TheTopicIsTheNameUpToTheFirstSlash) {
+  EXPECT_EQ(TopicOfCase("transpose/naive/4096"), "transpose");
+  EXPECT_EQ(TopicOfCase("single"), "single");
+}
+
+TEST(RecordAdviceTest, WithoutASuiteItIsAPlainCtest) {
+  const RecordAdvice unknown;
+  EXPECT_EQ(unknown.ForAll(), "BANKCHECK_UPDATE_BASELINES=1 ctest");
+  EXPECT_EQ(unknown.ForCase("demo/stride2"), "BANKCHECK_UPDATE_BASELINES=1 ctest");
+  EXPECT_EQ(unknown.TestOfCase("demo/stride2"), "");
+}
+
+// --- files ------------------------------------------------------------------------------------
+
+TEST(BaselineFileTest, SerializedFileIsSortedIndentedAndEndsWithANewline) {
+  const std::string text = SerializeBaselineFile(MakeBaselineFile());
+  EXPECT_EQ(text.back(), '\n');
+  EXPECT_EQ(text.rfind("{\n  \"arch\": \"sm_90\",\n  \"cases\": {\n    \"transpose/naive\": {\n", 0), 0u)
+      << text;
+  EXPECT_LT(text.find("\"transpose/naive\""), text.find("\"transpose/padded\""));
+  EXPECT_LT(text.find("\"format\": \"bankcheck-baseline\""), text.find("\"recorded_with\""));
+  EXPECT_THAT(text, HasSubstr("\"version\": 1\n}\n"));
+  EXPECT_THAT(text, Not(HasSubstr("hardware")));
+}
+
+TEST(BaselineFileTest, RoundTrips) {
+  const BaselineFile file = MakeBaselineFile();
+  const BaselineFile back = ParseBaselineFile(SerializeBaselineFile(file), "x.json");
+  EXPECT_EQ(back.arch, "sm_90");
+  EXPECT_EQ(back.recorded_with, file.recorded_with);
+  ASSERT_THAT(back.cases, SizeIs(2));
+  EXPECT_EQ(back.cases.at("transpose/naive").description, "unpadded tile");
+  EXPECT_EQ(back.cases.at("transpose/naive").launches.at(0).loads(), MakeRecord(2048).loads());
+  EXPECT_EQ(SerializeBaselineFile(back), SerializeBaselineFile(file));
+}
+
+std::string BadFileError(const std::string& text) {
+  try {
+    ParseBaselineFile(text, "baselines/sm_90/demo.json");
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kBadInput);
+    return e.what();
+  }
+  ADD_FAILURE() << "no error for " << text;
+  return "";
+}
+
+TEST(BaselineFileTest, SyntaxErrorGivesFileLineAndColumnAndWhatToDo) {
+  const std::string text = "{\n  \"format\": \"bankcheck-baseline\",\n  \"version\": 1,,\n}\n";
+  EXPECT_THAT(BadFileError(text),
+              AllOf(HasSubstr("baselines/sm_90/demo.json:3:16: invalid JSON (syntax error"),
+                    HasSubstr("git checkout -- baselines/sm_90/demo.json"),
+                    HasSubstr("record it again with BANKCHECK_UPDATE_BASELINES=1 ctest")));
+}
+
+TEST(BaselineFileTest, TruncatedFileGivesThePositionOfItsEnd) {
+  const std::string text = SerializeBaselineFile(MakeBaselineFile());
+  const std::string truncated = text.substr(0, text.find("\"transpose/padded\""));
+  const size_t lines = static_cast<size_t>(std::count(truncated.begin(), truncated.end(), '\n'));
+  EXPECT_THAT(BadFileError(truncated),
+              HasSubstr("demo.json:" + std::to_string(lines + 1) + ":5: invalid JSON"));
+}
+
+TEST(BaselineFileTest, WrongFormatAndVersionAreExplained) {
+  nlohmann::json document = nlohmann::json::parse(SerializeBaselineFile(MakeBaselineFile()));
+  document["format"] = "bankcheck-results";
+  EXPECT_THAT(BadFileError(document.dump()),
+              HasSubstr("demo.json: format: is \"bankcheck-results\", but a baseline file's format is "
+                        "\"bankcheck-baseline\""));
+  document["format"] = "bankcheck-baseline";
+  document["version"] = 2;
+  EXPECT_THAT(BadFileError(document.dump()),
+              HasSubstr("version: is 2, but this bankcheck reads version 1 only"));
+  document["version"] = "1";
+  EXPECT_THAT(BadFileError(document.dump()), HasSubstr("version must be a non-negative integer"));
+}
+
+TEST(BaselineFileTest, WrongFieldTypeNamesTheFileTheCaseAndTheField) {
+  nlohmann::json document = nlohmann::json::parse(SerializeBaselineFile(MakeBaselineFile()));
+  document["cases"]["transpose/padded"]["launches"][0]["shared_st"]["ideal"] = true;
+  EXPECT_THAT(
+      BadFileError(document.dump()),
+      HasSubstr("baselines/sm_90/demo.json: case \"transpose/padded\": launches[0].shared_st.ideal must be "
+                "a non-negative integer, but is true"));
+  document = nlohmann::json::parse(SerializeBaselineFile(MakeBaselineFile()));
+  document["cases"]["transpose/naive"]["description"] = 3;
+  EXPECT_THAT(BadFileError(document.dump()),
+              HasSubstr("case \"transpose/naive\": description must be a string, but is 3"));
+  document = nlohmann::json::parse(SerializeBaselineFile(MakeBaselineFile()));
+  document["recorded_with"].erase("driver");
+  EXPECT_THAT(BadFileError(document.dump()), HasSubstr("demo.json: recorded_with.driver is missing"));
+}
+
+}  // namespace
+}  // namespace bankcheck

@@ -1,0 +1,74 @@
+#include "suite/internal/record_command.h"
+
+#include "bankcheck/results.h"
+
+namespace bankcheck::suites {
+
+std::string GtestTestNameForCase(const std::string& case_name) {
+  return kCaseTestPrefix + SafeCaseName(case_name);
+}
+
+namespace {
+// `text` in single quotes, as one shell word whatever it holds.
+std::string ShellQuote(const std::string& text) {
+  std::string quoted = "'";
+  for (const char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// `text` as a regular expression (CTest's) that matches exactly it.
+std::string RegexEscape(const std::string& text) {
+  std::string regex;
+  for (const char c : text) {
+    if (std::string(".[]()*+?^$|\\{}").find(c) != std::string::npos) regex += '\\';
+    regex += c;
+  }
+  return regex;
+}
+
+// The environment of every command: `variable`=1, and the folder when it is not the suite's own.
+std::string CommandEnvironment(const RecordCommand& record, const std::string& variable) {
+  return variable + "=1 " +
+         (record.baselines_dir.empty() ? ""
+                                       : "BANKCHECK_BASELINES_DIR=" + ShellQuote(record.baselines_dir) + " ");
+}
+}  // namespace
+
+std::string RecordCommand::CtestNameForCase(const std::string& case_name) const {
+  return topic_test_prefix.empty() ? "" : topic_test_prefix + "/" + TopicOfCase(case_name);
+}
+
+std::string RecordCommand::CtestRegexForCase(const std::string& case_name) const {
+  const std::string topic = RegexEscape(TopicOfCase(case_name));
+  return topic_test_prefix.empty() ? "/" + topic + "$"
+                                   : "^" + RegexEscape(topic_test_prefix) + "/" + topic + "$";
+}
+
+std::string RecordCommand::ForCase(const std::string& case_name) const {
+  return CommandEnvironment(*this, "BANKCHECK_UPDATE_BASELINES") +
+         "GTEST_FILTER=" + ShellQuote(GtestTestNameForCase(case_name)) + " " + test_command + " -R " +
+         ShellQuote(CtestRegexForCase(case_name));
+}
+
+std::string RecordCommand::ForAll() const {
+  return RunTestsWith("BANKCHECK_UPDATE_BASELINES", topic_test_prefix.empty() ? "" : topic_test_prefix + "/");
+}
+
+std::string RecordCommand::RunTestsWith(const std::string& variable,
+                                        const std::string& test_name_prefix) const {
+  const std::string command = CommandEnvironment(*this, variable) + test_command;
+  return test_name_prefix.empty() ? command
+                                  : command + " -R " + ShellQuote("^" + RegexEscape(test_name_prefix));
+}
+
+RecordAdvice RecordCommand::Advice() const {
+  RecordAdvice advice;
+  advice.all = ForAll();
+  advice.one = [command = *this](const std::string& case_name) { return command.ForCase(case_name); };
+  advice.test_of = [command = *this](const std::string& case_name) {
+    return command.CtestNameForCase(case_name);
+  };
+  return advice;
+}
+
+}  // namespace bankcheck::suites
