@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "bankcheck/error.h"
 #include "bankcheck/suite.h"
 #include "suite/internal/case_runner.h"
 
@@ -18,7 +19,8 @@ class SuiteSettingsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     saved_ = GetSuiteSettings();
-    for (const char* name : {"BANKCHECK_BASELINES_DIR", "BANKCHECK_RESULTS_DIR"}) {
+    for (const char* name : {"BANKCHECK_BASELINES_DIR", "BANKCHECK_RESULTS_DIR", "BANKCHECK_UPDATE_BASELINES",
+                             "BANKCHECK_PRUNE_BASELINES", "BANKCHECK_ATTRIBUTE"}) {
       const char* value = std::getenv(name);
       saved_env_.push_back({name, value ? std::optional<std::string>(value) : std::nullopt});
       ::unsetenv(name);
@@ -49,6 +51,23 @@ TEST_F(SuiteSettingsTest, FoldersComeFromTheSettingsUnlessTheEnvironmentSaysOthe
   ::setenv("BANKCHECK_RESULTS_DIR", "/tmp/results", 1);
   EXPECT_EQ(BaselinesDir(), "/tmp/other");
   EXPECT_EQ(ResultsDir(), "/tmp/results");
+}
+
+TEST_F(SuiteSettingsTest, EnvironmentFoldersAndSwitchesAreCheckedWithAClearError) {
+  ::setenv("BANKCHECK_RESULTS_DIR", "results", 1);  // relative: where would ctest's test put it?
+  EXPECT_THAT([] { ResultsDir(); },
+              ::testing::ThrowsMessage<Error>(::testing::HasSubstr("BANKCHECK_RESULTS_DIR")));
+  ::setenv("BANKCHECK_BASELINES_DIR", "/tmp/a\nb", 1);
+  EXPECT_THAT([] { BaselinesDir(); },
+              ::testing::ThrowsMessage<Error>(::testing::HasSubstr("BANKCHECK_BASELINES_DIR")));
+  EXPECT_FALSE(UpdatingBaselines());
+  ::setenv("BANKCHECK_UPDATE_BASELINES", "true", 1);
+  EXPECT_TRUE(UpdatingBaselines());
+  ::setenv("BANKCHECK_PRUNE_BASELINES", "maybe", 1);
+  EXPECT_THAT([] { PruningBaselines(); },
+              ::testing::ThrowsMessage<Error>(::testing::HasSubstr("BANKCHECK_PRUNE_BASELINES")));
+  ::setenv("BANKCHECK_ATTRIBUTE", "0", 1);
+  EXPECT_FALSE(AttributionRequested());
 }
 
 TEST_F(SuiteSettingsTest, TheRecordCommandNamesTheSuitesTestAndCommand) {

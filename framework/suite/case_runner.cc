@@ -11,13 +11,15 @@
 
 #include "bankcheck/report.h"
 #include "bankcheck/suite.h"
+#include "core/internal/environment.h"
 
 namespace bankcheck::suites {
 
 namespace {
-std::string EnvOr(const char* name, const std::string& fallback) {
-  const char* value = std::getenv(name);
-  return value != nullptr && *value != '\0' ? std::string(value) : fallback;
+// A folder from the environment (an absolute path, checked), else the suite's own.
+std::filesystem::path FolderFromEnvironmentOr(const char* variable, const std::string& suite_folder) {
+  const std::string folder = AbsolutePathFromEnvironment(variable);
+  return folder.empty() ? std::filesystem::path(suite_folder) : std::filesystem::path(folder);
 }
 
 void CheckKind(SharedKind kind, const KindExpectation& expected, const SharedCounts& measured,
@@ -40,11 +42,13 @@ void CheckKind(SharedKind kind, const KindExpectation& expected, const SharedCou
 }  // namespace
 
 std::filesystem::path BaselinesDir() {
-  return EnvOr("BANKCHECK_BASELINES_DIR", GetSuiteSettings().baselines_dir);
+  return FolderFromEnvironmentOr("BANKCHECK_BASELINES_DIR", GetSuiteSettings().baselines_dir);
 }
-std::filesystem::path ResultsDir() { return EnvOr("BANKCHECK_RESULTS_DIR", GetSuiteSettings().results_dir); }
-bool UpdatingBaselines() { return EnvOr("BANKCHECK_UPDATE_BASELINES", "0") == "1"; }
-bool PruningBaselines() { return EnvOr("BANKCHECK_PRUNE_BASELINES", "0") == "1"; }
+std::filesystem::path ResultsDir() {
+  return FolderFromEnvironmentOr("BANKCHECK_RESULTS_DIR", GetSuiteSettings().results_dir);
+}
+bool UpdatingBaselines() { return FlagFromEnvironment("BANKCHECK_UPDATE_BASELINES"); }
+bool PruningBaselines() { return FlagFromEnvironment("BANKCHECK_PRUNE_BASELINES"); }
 
 RecordCommand SuiteRecordCommand() {
   const SuiteSettings& settings = GetSuiteSettings();
@@ -52,7 +56,7 @@ RecordCommand SuiteRecordCommand() {
   record.test_command = settings.test_command;
   record.topic_test_prefix = settings.test_prefix;
   // A folder given at run time must be given again, or the command records into the suite's own.
-  record.baselines_dir = EnvOr("BANKCHECK_BASELINES_DIR", "");
+  record.baselines_dir = AbsolutePathFromEnvironment("BANKCHECK_BASELINES_DIR");
   return record;
 }
 
@@ -92,7 +96,7 @@ std::vector<std::string> ModelMismatches(const PredictedCounts& predicted,
   return mismatches;
 }
 
-bool AttributionRequested() { return EnvOr("BANKCHECK_ATTRIBUTE", "0") == "1"; }
+bool AttributionRequested() { return FlagFromEnvironment("BANKCHECK_ATTRIBUTE"); }
 
 namespace {
 // A run of a case in which Measure attributes instead of measuring; tables of a kernel measured
