@@ -342,7 +342,8 @@ TEST_F(ReportCommandsTest, MergeResultsWritesOneFile) {
 }
 
 // Every command that writes a file it is given (-o, --svg), with its inputs made here: each is
-// followed by the output's path. (`plot -o` is checked in plot_test.cc.)
+// followed by the output's path. (bankcheck_benchmark_plot's `-o` is checked in
+// benchmarks/plot/plot_test.cc.)
 class OutputPathTest : public ReportCommandsTest {
  protected:
   void SetUp() override {
