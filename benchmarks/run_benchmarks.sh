@@ -2,7 +2,7 @@
 # run_benchmarks.sh [BUILD_DIR [OUT_DIR]]: what bank conflicts cost in time.
 #
 # Runs the three GPU benchmark programs (BUILD_DIR/benchmarks/) with JSON output to
-# OUT_DIR/<program>.json, then `bankcheck plot` (BUILD_DIR/bin/bankcheck) to draw
+# OUT_DIR/<program>.json, then bankcheck_benchmark_plot (BUILD_DIR/benchmarks/, from plot/) to draw
 # OUT_DIR/conflict-cost.svg and print the table of relative times and transpose bandwidth.
 # About a minute on an H100.
 #
@@ -19,8 +19,8 @@ min_time="${MIN_TIME:-0.1}"
 
 die() { echo "run_benchmarks.sh: $*" >&2; exit 1; }
 
-bankcheck="$build_dir/bin/bankcheck"
-[[ -x "$bankcheck" ]] || die "$bankcheck not found; build the bankcheck target (or pass the build folder)"
+plot="$build_dir/benchmarks/bankcheck_benchmark_plot"
+[[ -x "$plot" ]] || die "$plot not found; build the bankcheck_benchmark_plot target (or pass the build folder)"
 mkdir -p "$out_dir"
 
 jsons=()
@@ -38,5 +38,5 @@ for program in shared_stride_benchmark transpose_benchmark puzzle_benchmark; do
   jsons+=("$json")
 done
 
-"$bankcheck" plot "${jsons[@]}" -o "$out_dir/conflict-cost.svg"
+"$plot" "${jsons[@]}" -o "$out_dir/conflict-cost.svg"
 echo "results: ${jsons[*]}" >&2

@@ -2,7 +2,7 @@
 // each lane reading element lane * stride of a shared buffer again and again, for 4-, 8- and
 // 16-byte elements at several strides. Expect time proportional to the measured ways (the ld_ways
 // counter) as long as the kernel stays shared-memory bound: stride 2 ~2x stride 1, 32 ~32x, while
-// an odd stride (33, 17, 9) is conflict-free again. `bankcheck plot` draws time relative to stride 1
+// an odd stride (33, 17, 9) is conflict-free again. bankcheck_benchmark_plot draws time relative to stride 1
 // against the measured ways.
 //
 // The kernel: 8 warps per block, 8 blocks per SM (full occupancy on Ampere and Hopper). Each thread

@@ -258,6 +258,15 @@ TEST_F(CliTest, HelpOnEverySubcommand) {
   EXPECT_THAT(Bankcheck("explain --help").out, HasSubstr("--svg"));
 }
 
+// `plot` draws this repository's benchmarks only: it is benchmarks/plot's bankcheck_benchmark_plot,
+// not a command of the installed CLI.
+TEST_F(CliTest, PlotIsNotACommand) {
+  const CliRun run = Bankcheck("plot results.json -o plot.svg");
+  EXPECT_EQ(run.exit_code, 2) << run.out << run.err;
+  EXPECT_THAT(run.err, HasSubstr("plot"));
+  EXPECT_THAT(Bankcheck("--help").out, Not(HasSubstr("plot")));
+}
+
 TEST_F(CliTest, ExplainPrintsTheWorstBankWithoutColourOffATerminal) {
   const CliRun run = Bankcheck("explain --bytes 4 --stride 32 --offset 20");
   EXPECT_EQ(run.exit_code, 0) << run.err;

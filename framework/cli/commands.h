@@ -24,7 +24,4 @@ void AddModelCommands(CLI::App& app);
 // Baseline and report commands, and `lines` (report_commands.cc).
 void AddReportCommands(CLI::App& app);
 
-// `plot`: what bank conflicts cost in time, from the benchmark programs' JSON (plot_commands.cc).
-void AddPlotCommands(CLI::App& app);
-
 }  // namespace bankcheck::cli

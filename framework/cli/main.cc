@@ -16,7 +16,6 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("bankcheck ") + BANKCHECK_VERSION);
   bankcheck::cli::AddModelCommands(app);
   bankcheck::cli::AddReportCommands(app);
-  bankcheck::cli::AddPlotCommands(app);
 
   try {
     app.parse(argc, argv);

@@ -7,9 +7,11 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "bankcheck/baseline.h"
 #include "bankcheck/compare.h"
 #include "bankcheck/error.h"
 #include "bankcheck/instruction_counts.h"
@@ -64,17 +66,26 @@ void AddReportCommand(CLI::App& app) {
       ->type_name("FILE");
   AddMaxBytesOption(*report, options->max_bytes);
   report->callback([options] {
+    const RunResults results = ReadResults(options->results);
     ReportOptions report_options;
     // The folder a suite run used when BANKCHECK_BASELINES_DIR overrode its own: compared the same way.
     const char* from_environment = std::getenv("BANKCHECK_BASELINES_DIR");
-    if (!options->baselines.empty()) {
-      report_options.baselines_dir = options->baselines;
-    } else if (from_environment != nullptr && *from_environment != '\0') {
-      report_options.baselines_dir = from_environment;
+    std::string baselines_dir = options->baselines;
+    if (baselines_dir.empty() && from_environment != nullptr) baselines_dir = from_environment;
+    // The baselines of the results' architecture, loaded here: the renderer reads no file. Results
+    // that name no architecture (a run that skipped) have none to load; the report says so.
+    std::optional<BaselineSet> baselines;
+    if (!baselines_dir.empty()) {
+      if (results.metadata.arch.empty()) {
+        report_options.baselines_requested_without_arch = true;
+      } else {
+        baselines = BaselineSet::Load(baselines_dir, results.metadata.arch);
+        report_options.baselines = &*baselines;
+      }
     }
     report_options.max_bytes = options->max_bytes;
     report_options.results_path = options->results;
-    Emit(RenderMarkdownReport(ReadResults(options->results), report_options), options->output);
+    Emit(RenderMarkdownReport(results, report_options), options->output);
   });
 }
 

@@ -209,6 +209,31 @@ TEST_F(ReportCommandsTest, ReportWithBaselinesComparesWithThem) {
   EXPECT_THAT(run.out, HasSubstr("**regression**"));
 }
 
+TEST_F(ReportCommandsTest, ReportWithBaselinesOfAnotherArchitectureOrNoneSaysSo) {
+  // No folder for the results' architecture: nothing is compared, and the report says why.
+  UpdateBaselines(dir_ / "baselines", "sm_80", MakeMetadata(), {{"transpose/naive", "", {MakeRecord(64)}}});
+  const auto results = WriteRun("results.json", 2048);
+  CliRun run = Bankcheck("report " + Quoted(results) + " --baselines " + Quoted(dir_ / "baselines"));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, AllOf(HasSubstr("Baselines: no baselines for sm_90"), HasSubstr("0 regressions")));
+  // A run that skipped names no architecture: nothing to load, the stored comparison is shown.
+  RunResults skipped;
+  skipped.cases["transpose/naive"].name = "transpose/naive";
+  WriteResults(dir_ / "skipped.json", skipped);
+  run = Bankcheck("report " + Quoted(dir_ / "skipped.json") + " --baselines " + Quoted(dir_ / "baselines"));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("Baselines: not compared (the results name no GPU architecture"));
+}
+
+TEST_F(ReportCommandsTest, ReportWithAMalformedBaselineExitsTwoNamingIt) {
+  const auto results = WriteRun("results.json", 2048);
+  WriteFile(dir_ / "baselines" / "sm_90" / "transpose.json", "[");
+  const CliRun run = Bankcheck("report " + Quoted(results) + " --baselines " + Quoted(dir_ / "baselines"));
+  EXPECT_EQ(run.exit_code, 2) << run.out;
+  EXPECT_THAT(run.err, HasSubstr((dir_ / "baselines" / "sm_90" / "transpose.json").string()));
+  EXPECT_TRUE(run.out.empty()) << run.out;
+}
+
 TEST_F(ReportCommandsTest, ReportComparesWithTheFolderTheEnvironmentNames) {
   // As the suite's run does: BANKCHECK_BASELINES_DIR in place of the run's stored comparison.
   const auto results = WriteRun("results.json", 2048);
@@ -342,7 +367,8 @@ TEST_F(ReportCommandsTest, MergeResultsWritesOneFile) {
 }
 
 // Every command that writes a file it is given (-o, --svg), with its inputs made here: each is
-// followed by the output's path. (`plot -o` is checked in plot_test.cc.)
+// followed by the output's path. (bankcheck_benchmark_plot's `-o` is checked in
+// benchmarks/plot/plot_test.cc.)
 class OutputPathTest : public ReportCommandsTest {
  protected:
   void SetUp() override {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <vector>
@@ -209,17 +210,16 @@ std::vector<size_t> LaunchesWithDistinctInstructions(const std::vector<LaunchRec
 std::string RenderMarkdownReport(const RunResults& results, const ReportOptions& options) {
   const RunMetadata& meta = results.metadata;
   std::string baselines_line;
-  std::optional<BaselineSet> baselines;
-  if (options.baselines_dir) {
-    if (meta.arch.empty()) {
-      baselines_line = "Baselines: not compared (the results name no GPU architecture; did the run skip?)";
-    } else {
-      baselines = BaselineSet::Load(*options.baselines_dir, meta.arch);
-      baselines_line = baselines->has_folder()
-                           ? "Baselines: compared with " +
-                                 markdown::Code(baselines->folder().string(), markdown::kMaxPathBytes)
-                           : "Baselines: " + markdown::Inline(baselines->no_folder_reason(), kMaxReasonBytes);
-    }
+  // The baselines each case is compared with; nullptr: the comparison stored in the results.
+  const BaselineSet* baselines = nullptr;
+  if (meta.arch.empty() && (options.baselines != nullptr || options.baselines_requested_without_arch)) {
+    baselines_line = "Baselines: not compared (the results name no GPU architecture; did the run skip?)";
+  } else if (options.baselines != nullptr) {
+    baselines = options.baselines;
+    baselines_line = baselines->has_folder()
+                         ? "Baselines: compared with " +
+                               markdown::Code(baselines->folder().string(), markdown::kMaxPathBytes)
+                         : "Baselines: " + markdown::Inline(baselines->no_folder_reason(), kMaxReasonBytes);
   } else {
     baselines_line = "Baselines: as compared during the run";
   }

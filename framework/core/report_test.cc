@@ -297,8 +297,9 @@ TEST_F(ReportWithBaselinesTest, ComparesWithTheBaselineFilesInsteadOfTheStoredVe
   results.cases["transpose/c"] = MakeCase("transpose/c", 64, BaselineVerdict::kMatch);
   UpdateBaselines(dir_, "sm_90", MakeMetadata(),
                   {{"transpose/a", "", {MakeRecord(64)}}, {"transpose/b", "", {MakeRecord(128)}}});
+  const BaselineSet baselines = BaselineSet::Load(dir_, "sm_90");
   ReportOptions options;
-  options.baselines_dir = dir_;
+  options.baselines = &baselines;
   const std::string report = RenderMarkdownReport(results, options);
   EXPECT_THAT(
       report,
@@ -316,20 +317,51 @@ TEST_F(ReportWithBaselinesTest, NoBaselineFolderIsSaidAndNothingIsCompared) {
   results.metadata = MakeMetadata();
   results.metadata.arch = "sm_120";
   results.cases["transpose/a"] = MakeCase("transpose/a", 2048, BaselineVerdict::kRegression);
+  const BaselineSet baselines = BaselineSet::Load(dir_, "sm_120");  // no such folder: not an error
+  ASSERT_FALSE(baselines.has_folder());
   ReportOptions options;
-  options.baselines_dir = dir_;
+  options.baselines = &baselines;
   const std::string report = RenderMarkdownReport(results, options);
   EXPECT_THAT(report, AllOf(HasSubstr("Baselines: no baselines for sm_120"), HasSubstr("0 regressions"),
                             HasSubstr("1 case passed with no baseline comparison")));
 }
 
-TEST_F(ReportWithBaselinesTest, MalformedBaselineIsAnError) {
-  testing_support::WriteFile(dir_ / "sm_90" / "transpose.json", "[");
+TEST_F(ReportWithBaselinesTest, TheRendererComparesWithTheGivenSetAndReadsNoFile) {
+  // A set made in memory whose folder does not exist: the report compares with its entries alone.
   RunResults results;
   results.metadata = MakeMetadata();
+  results.cases["transpose/a"] = MakeCase("transpose/a", 2048, BaselineVerdict::kMatch);
+  BaselineEntry entry;
+  entry.launches = {MakeRecord(64)};
+  const BaselineSet baselines =
+      BaselineSet::FromEntries(dir_ / "absent" / "sm_90", "sm_90", {{"transpose/a", entry}});
   ReportOptions options;
-  options.baselines_dir = dir_;
-  EXPECT_THROW(RenderMarkdownReport(results, options), Error);
+  options.baselines = &baselines;
+  const std::string report = RenderMarkdownReport(results, options);
+  EXPECT_THAT(report, AllOf(HasSubstr("compared with <code>" + (dir_ / "absent" / "sm_90").string()),
+                            HasSubstr("**1 regression**")));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "absent"));
+}
+
+TEST_F(ReportWithBaselinesTest, ResultsWithoutAnArchitectureAreNotCompared) {
+  // A run that skipped names no architecture: there is nothing to load baselines for, and given
+  // baselines are not used either; the stored comparison is shown.
+  RunResults results;
+  results.metadata = MakeMetadata();
+  results.metadata.arch.clear();
+  results.cases["transpose/a"] = MakeCase("transpose/a", 2048, BaselineVerdict::kRegression);
+  const BaselineSet baselines = BaselineSet::FromEntries(dir_ / "sm_90", "sm_90", {});
+  ReportOptions requested;
+  requested.baselines_requested_without_arch = true;
+  ReportOptions given;
+  given.baselines = &baselines;
+  for (const ReportOptions& options : {requested, given}) {
+    EXPECT_THAT(RenderMarkdownReport(results, options),
+                AllOf(HasSubstr("Baselines: not compared (the results name no GPU architecture; did the run "
+                                "skip?)"),
+                      HasSubstr("**1 regression**")));
+  }
+  EXPECT_THAT(RenderMarkdownReport(results), HasSubstr("Baselines: as compared during the run"));
 }
 
 }  // namespace

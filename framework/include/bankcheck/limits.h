@@ -24,18 +24,11 @@ inline constexpr size_t kMaxCases = 100'000;
 inline constexpr size_t kMaxLaunchesPerCase = 100'000;
 inline constexpr size_t kMaxLaunchesPerFile = 200'000;
 
-// Entries ("benchmarks") of one Google Benchmark output file that `bankcheck plot` reads.
-inline constexpr size_t kMaxBenchmarkEntries = 100'000;
-
-// The largest magnitude of a number `bankcheck plot` accepts (times, GB/s, ways, counters): above
-// any real measurement, and small enough that scales and ticks stay meaningful.
-inline constexpr double kMaxBenchmarkValue = 1e18;
-
 // The largest annotated ways (a results file's "expected"); a warp has 32 threads, so this is generous.
 inline constexpr double kMaxExpectedWays = 1e6;
 
-// Terminal tables (`bankcheck lines`, baseline comparisons, `plot`): a column is padded to at most
-// this many characters, so one long name cannot pad every row; a longer cell is printed whole.
+// Terminal tables (`bankcheck lines`, baseline comparisons, the benchmarks' plot): a column is padded to at
+// most this many characters, so one long name cannot pad every row; a longer cell is printed whole.
 inline constexpr size_t kMaxColumnWidth = 120;
 
 }  // namespace bankcheck

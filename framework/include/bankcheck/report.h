@@ -15,11 +15,10 @@
 // saying how many are not shown.
 
 #include <cstddef>
-#include <filesystem>
-#include <optional>
 #include <string>
 #include <vector>
 
+#include "bankcheck/baseline.h"
 #include "bankcheck/results.h"
 
 namespace bankcheck {
@@ -27,10 +26,18 @@ namespace bankcheck {
 // The default bound on a report's (and a comparison's) size: under GitHub's 1 MiB step summary.
 inline constexpr size_t kMaxReportBytes = 1'000'000;
 
+// What the report is rendered with. The renderer reads no file: baselines are loaded by the caller.
 struct ReportOptions {
-  // Compare each case with the baselines in <baselines_dir>/<results' arch>/ instead of using the
-  // comparison stored in the results. Error(kBadInput) if a baseline file there is malformed.
-  std::optional<std::filesystem::path> baselines_dir;
+  // Compare each case with these baselines instead of using the comparison stored in the results.
+  // The caller loads them for the results' architecture, BaselineSet::Load(dir,
+  // results.metadata.arch), which throws Error(kBadInput) for a malformed baseline file; a set
+  // without a folder for that architecture (State::kNoFolder) compares no case, and the report
+  // says why. Not owned; it must outlive the call. nullptr: the comparison stored in the results.
+  const BaselineSet* baselines = nullptr;
+  // Baselines were asked for, but the results name no GPU architecture to load them for (the run
+  // skipped): the report says they were not compared and shows the stored comparison. Read only
+  // for such results, which are never compared with `baselines` either.
+  bool baselines_requested_without_arch = false;
   // The most bytes the report may take (0: no limit).
   size_t max_bytes = kMaxReportBytes;
   // The results file, named in the line saying how to get the full report when cases are not shown.

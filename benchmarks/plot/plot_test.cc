@@ -1,6 +1,7 @@
-// `bankcheck plot`: a small fake Google Benchmark JSON through the model (medians, suffixes, units,
-// ratios, percent of the copy), the SVG (well-formed, labelled), and the binary as scripts run it
-// (exit codes, the file written atomically, bad JSON reported with the file and position).
+// bankcheck_benchmark_plot: a small fake Google Benchmark JSON through the model (medians, suffixes,
+// units, ratios, percent of the copy), the SVG (well-formed, labelled), and the program as
+// run_benchmarks.sh runs it (exit codes, the file written atomically, bad JSON reported with the
+// file and position).
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -18,11 +19,11 @@
 #include "benchmark_plot.h"
 #include "core/internal/test_support.h"
 
-#ifndef BANKCHECK_CLI_PATH
-#error "BANKCHECK_CLI_PATH must name the bankcheck binary"
+#ifndef BANKCHECK_BENCHMARK_PLOT_PATH
+#error "BANKCHECK_BENCHMARK_PLOT_PATH must name the bankcheck_benchmark_plot program"
 #endif
 
-namespace bankcheck::cli {
+namespace bankcheck::benchmarks {
 namespace {
 
 using testing_support::CliRun;
@@ -320,7 +321,7 @@ TEST(BenchmarkPlotTest, NotBenchmarkOutputIsBadInput) {
   }
 }
 
-// ---- the binary ----------------------------------------------------------------------------------
+// ---- the program ---------------------------------------------------------------------------------
 
 class PlotCommandTest : public testing_support::TempDirTest {
  protected:
@@ -329,8 +330,8 @@ class PlotCommandTest : public testing_support::TempDirTest {
     return dir_ / name;
   }
 
-  CliRun Bankcheck(const std::string& arguments) {
-    return testing_support::RunCli(BANKCHECK_CLI_PATH, arguments, dir_);
+  CliRun Plot(const std::string& arguments) {
+    return testing_support::RunCli(BANKCHECK_BENCHMARK_PLOT_PATH, arguments, dir_);
   }
 };
 
@@ -338,7 +339,7 @@ TEST_F(PlotCommandTest, WritesTheSvgAndPrintsTheTables) {
   const auto input = Write("results.json", FakeResults());
   const auto svg = dir_ / "out" / "conflict-cost.svg";
   std::filesystem::create_directories(svg.parent_path());
-  const CliRun run = Bankcheck("plot " + Quoted(input) + " -o " + Quoted(svg));
+  const CliRun run = Plot(Quoted(input) + " -o " + Quoted(svg));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.out, AllOf(HasSubstr("31.00x"), HasSubstr("50.0%"), HasSubstr("wrote " + svg.string())));
   EXPECT_TRUE(WellFormedXml(ReadFile(svg)));
@@ -358,8 +359,7 @@ TEST_F(PlotCommandTest, MergesFiles) {
   const auto transposes =
       Write("transposes.json", Document({Aggregates("transpose/copy/8192x8192", 40, Transpose(3000, 100)),
                                          Aggregates("transpose/padded/8192x8192", 40, Transpose(2400, 80))}));
-  const CliRun run =
-      Bankcheck("plot " + Quoted(strides) + " " + Quoted(transposes) + " -o " + Quoted(dir_ / "a.svg"));
+  const CliRun run = Plot(Quoted(strides) + " " + Quoted(transposes) + " -o " + Quoted(dir_ / "a.svg"));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.out, AllOf(HasSubstr("2.00x"), HasSubstr("80.0%")));
 }
@@ -367,7 +367,7 @@ TEST_F(PlotCommandTest, MergesFiles) {
 TEST_F(PlotCommandTest, BadJsonExitsTwoNamingFileAndPosition) {
   const auto input = Write("bad.json", "{\n  \"benchmarks\": [\n    {\"name\": oops}\n  ]\n}\n");
   const auto svg = dir_ / "never.svg";
-  const CliRun run = Bankcheck("plot " + Quoted(input) + " -o " + Quoted(svg));
+  const CliRun run = Plot(Quoted(input) + " -o " + Quoted(svg));
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_THAT(run.err, HasSubstr(input.string() + ":3:14: invalid JSON"));
   EXPECT_FALSE(std::filesystem::exists(svg));
@@ -376,19 +376,26 @@ TEST_F(PlotCommandTest, BadJsonExitsTwoNamingFileAndPosition) {
 TEST_F(PlotCommandTest, AbsurdValuesExitTwoNamingTheField) {
   const auto input =
       Write("huge.json", Document({Aggregates("transpose/copy/4096x4096", 40, Transpose(1e300, 101))}));
-  const CliRun run = Bankcheck("plot " + Quoted(input) + " -o " + Quoted(dir_ / "a.svg"));
+  const CliRun run = Plot(Quoted(input) + " -o " + Quoted(dir_ / "a.svg"));
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_THAT(run.err, AllOf(HasSubstr(input.string()), HasSubstr("GB/s")));
   EXPECT_FALSE(std::filesystem::exists(dir_ / "a.svg"));
 }
 
 TEST_F(PlotCommandTest, MissingFileAndNoBenchmarksExitTwo) {
-  EXPECT_EQ(Bankcheck("plot " + Quoted(dir_ / "absent.json") + " -o " + Quoted(dir_ / "a.svg")).exit_code, 2);
+  EXPECT_EQ(Plot(Quoted(dir_ / "absent.json") + " -o " + Quoted(dir_ / "a.svg")).exit_code, 2);
   const auto other = Write("other.json", Document({Aggregates("something/else/1", 1, "")}));
-  const CliRun run = Bankcheck("plot " + Quoted(other) + " -o " + Quoted(dir_ / "a.svg"));
+  const CliRun run = Plot(Quoted(other) + " -o " + Quoted(dir_ / "a.svg"));
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_THAT(run.err, HasSubstr("no shared_stride/, transpose/ or puzzle/ benchmarks"));
-  EXPECT_EQ(Bankcheck("plot " + Quoted(other)).exit_code, 2);  // -o is required
+  EXPECT_EQ(Plot(Quoted(other)).exit_code, 2);  // -o is required
+}
+
+TEST_F(PlotCommandTest, HelpSaysWhatItReads) {
+  const CliRun run = Plot("--help");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, AllOf(HasSubstr("BENCHMARK_JSON"), HasSubstr("--output")));
+  EXPECT_EQ(Plot(Quoted(dir_ / "a.json") + " -o " + Quoted(dir_ / "a.svg") + " --bogus").exit_code, 2);
 }
 
 TEST_F(PlotCommandTest, BenchmarksSkippedWithAnErrorAreReported) {
@@ -399,7 +406,7 @@ TEST_F(PlotCommandTest, BenchmarksSkippedWithAnErrorAreReported) {
       "\"counters failed\"\n    }";
   const auto input =
       Write("r.json", Document({Aggregates("shared_stride/4B/s1", 100, Stride(4, 1, 1)), skipped}));
-  const CliRun run = Bankcheck("plot " + Quoted(input) + " -o " + Quoted(dir_ / "a.svg"));
+  const CliRun run = Plot(Quoted(input) + " -o " + Quoted(dir_ / "a.svg"));
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.err, HasSubstr("shared_stride/4B/s2 has no result: counters failed"));
 }
@@ -409,13 +416,13 @@ TEST_F(PlotCommandTest, ALinkAtTheOutputIsRefusedAndAHardLinksTargetKept) {
   const testing_support::Victim victim = testing_support::MakeVictim(dir_ / "victim");
   const auto svg = dir_ / "plot.svg";
   std::filesystem::create_symlink(victim.path, svg);
-  CliRun run = Bankcheck("plot " + Quoted(input) + " -o " + Quoted(svg));
+  CliRun run = Plot(Quoted(input) + " -o " + Quoted(svg));
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_THAT(run.err, AllOf(HasSubstr("refusing to write " + svg.string()), HasSubstr("symbolic link")));
   testing_support::ExpectUntouched(victim);
   std::filesystem::remove(svg);
   std::filesystem::create_hard_link(victim.path, svg);
-  run = Bankcheck("plot " + Quoted(input) + " -o " + Quoted(svg));
+  run = Plot(Quoted(input) + " -o " + Quoted(svg));
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_TRUE(WellFormedXml(ReadFile(svg)));
   testing_support::ExpectUntouched(victim);
@@ -423,4 +430,4 @@ TEST_F(PlotCommandTest, ALinkAtTheOutputIsRefusedAndAHardLinksTargetKept) {
 }
 
 }  // namespace
-}  // namespace bankcheck::cli
+}  // namespace bankcheck::benchmarks

@@ -1,18 +1,27 @@
 #pragma once
-// `bankcheck plot`'s model: the Google Benchmark JSON results of the programs in benchmarks/ turned
+// bankcheck_benchmark_plot's model: the Google Benchmark JSON results of the programs in benchmarks/ turned
 // into what bank conflicts cost in time, as a text table and as one SVG with two panels:
 //   1. shared_stride/<n>B/s<stride>: time relative to stride 1 (per element size) against the
 //      measured ways (the ld_ways counter), with the ideal line time = ways;
 //   2. transpose/<variant>/<size>: bandwidth (the GB/s counter) as a percent of the
 //      transpose/copy/<size> run of the same size (or, without one, the pct_of_copy counter).
 // puzzle/<variant>/<elements> runs are tabulated (two_way time / no_conflict time), not drawn.
+// benchmark_results.cc reads and groups; conflict_cost_render.cc draws the tables and the SVG.
 
+#include <cstddef>
 #include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
 
-namespace bankcheck::cli {
+namespace bankcheck::benchmarks {
+
+// Entries ("benchmarks") of one Google Benchmark output file that the plot reads.
+inline constexpr size_t kMaxBenchmarkEntries = 100'000;
+
+// The largest magnitude of a number the plot accepts (times, GB/s, ways, counters): above any real
+// measurement, and small enough that scales and ticks stay meaningful.
+inline constexpr double kMaxBenchmarkValue = 1e18;
 
 // One benchmark of a results file: its median where the file has aggregates over repetitions,
 // else the mean of its runs.
@@ -62,10 +71,14 @@ struct ConflictCost {
 
 ConflictCost SummarizeConflictCost(const std::vector<BenchmarkResult>& results);
 
+// The order of transpose variants, in the tables and the SVG: copy, unpadded, padded, swizzled (0 to
+// 3), then any other (4).
+int VariantRank(const std::string& variant);
+
 // Plain-text tables of the numbers the SVG draws.
 std::string FormatConflictCostTables(const ConflictCost& cost);
 
 // One self-contained SVG document.
 std::string RenderConflictCostSvg(const ConflictCost& cost);
 
-}  // namespace bankcheck::cli
+}  // namespace bankcheck::benchmarks
