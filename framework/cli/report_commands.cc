@@ -18,6 +18,7 @@
 #include "bankcheck/report.h"
 #include "bankcheck/results.h"
 #include "commands.h"
+#include "core/internal/environment.h"
 #include "core/internal/file_io.h"
 #include "core/internal/text_table.h"
 
@@ -69,9 +70,8 @@ void AddReportCommand(CLI::App& app) {
     const RunResults results = ReadResults(options->results);
     ReportOptions report_options;
     // The folder a suite run used when BANKCHECK_BASELINES_DIR overrode its own: compared the same way.
-    const char* from_environment = std::getenv("BANKCHECK_BASELINES_DIR");
     std::string baselines_dir = options->baselines;
-    if (baselines_dir.empty() && from_environment != nullptr) baselines_dir = from_environment;
+    if (baselines_dir.empty()) baselines_dir = AbsolutePathFromEnvironment("BANKCHECK_BASELINES_DIR");
     // The baselines of the results' architecture, loaded here: the renderer reads no file. Results
     // that name no architecture (a run that skipped) have none to load; the report says so.
     std::optional<BaselineSet> baselines;
