@@ -27,4 +27,7 @@ void AddReportCommands(CLI::App& app);
 // `plot`: what bank conflicts cost in time, from the benchmark programs' JSON (plot_commands.cc).
 void AddPlotCommands(CLI::App& app);
 
+// `annotations`: the line annotations of source files as JSON, a linter (annotation_commands.cc).
+void AddAnnotationCommands(CLI::App& app);
+
 }  // namespace bankcheck::cli

@@ -1,4 +1,4 @@
-// bankcheck: the command-line front end of the bankcheck framework.
+// The `bankcheck` command: the command-line front end of the bankcheck framework.
 
 #include <CLI/CLI.hpp>
 #include <exception>
@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   bankcheck::cli::AddModelCommands(app);
   bankcheck::cli::AddReportCommands(app);
   bankcheck::cli::AddPlotCommands(app);
+  bankcheck::cli::AddAnnotationCommands(app);
 
   try {
     app.parse(argc, argv);

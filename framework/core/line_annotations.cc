@@ -347,7 +347,8 @@ LineAnnotationScan ScanLineAnnotations(std::string_view text, const std::string&
   for (const Comment& comment : source.comments) {
     std::string_view body = comment.text;
     while (!body.empty() && (body.front() == ' ' || body.front() == '\t')) body.remove_prefix(1);
-    if (!StartsWith(body, kMarker)) continue;
+    // `// bankcheck::Error when ...` names a C++ symbol: prose, not an annotation.
+    if (!StartsWith(body, kMarker) || StartsWith(body.substr(kMarker.size()), ":")) continue;
     auto problem = [&](const std::string& message) {
       scan.problems.push_back({file, comment.line, message});
     };

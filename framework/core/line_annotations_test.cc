@@ -103,6 +103,8 @@ TEST(LineAnnotations, OnlyCommentsThatStartWithTheMarker) {
                     "x; /// bankcheck: 2-way\n"
                     "x; // bankcheck 2-way\n"
                     "// the bankcheck: docs say\n"
+                    "// bankcheck::Error when the file cannot be read\n"
+                    "x; // bankcheck::SharedKind::kLoad 2-way\n"
                     "x;\n"),
               IsEmpty());
 }

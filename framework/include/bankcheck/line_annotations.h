@@ -6,9 +6,9 @@
 //   // bankcheck: ld 2-way, st conflict-free; the tile is padded by one word
 //   tile[y][x] = tile[x][y];
 //
-// A `//` comment whose text starts with `bankcheck:` is an annotation; on a line with code it
-// annotates that line, alone on its line it annotates the next line that is neither blank nor only
-// comments. Anything else that merely mentions bankcheck is not read. This file parses the
+// A `//` comment whose text starts with `bankcheck:` (not `bankcheck::`, a C++ name) is an annotation; on a
+// line with code it annotates that line, alone on its line it annotates the next line that is neither blank
+// nor only comments. Anything else that merely mentions bankcheck is not read. This file parses the
 // annotations; checking them against measured per-line counts is not done here.
 
 #include <cstdint>
