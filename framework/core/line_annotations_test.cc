@@ -50,6 +50,8 @@ TEST(LineAnnotations, AloneAnnotatesTheNextCodeLine) {
               ElementsAre(At(8, 1, std::nullopt, 4)));
   // A line with code after a block comment is code.
   EXPECT_THAT(Parse("// bankcheck: 4-way\n/* note */ x = t[i];\n"), ElementsAre(At(2, 1, std::nullopt, 4)));
+  // Only a block comment before it: still alone on its line.
+  EXPECT_THAT(Parse("/* note */ // bankcheck: 4-way\nx = t[i];\n"), ElementsAre(At(2, 1, std::nullopt, 4)));
   // Code before a block comment on the annotation's line makes it a same-line annotation.
   EXPECT_THAT(Parse("x = t[i]; /* a */ // bankcheck: 4-way\n"), ElementsAre(At(1, 1, std::nullopt, 4)));
 }
