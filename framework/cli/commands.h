@@ -24,4 +24,7 @@ void AddModelCommands(CLI::App& app);
 // Baseline and report commands, and `lines` (report_commands.cc).
 void AddReportCommands(CLI::App& app);
 
+// `annotations`: the line annotations of source files as JSON, a linter (annotation_commands.cc).
+void AddAnnotationCommands(CLI::App& app);
+
 }  // namespace bankcheck::cli

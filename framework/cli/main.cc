@@ -1,4 +1,4 @@
-// bankcheck: the command-line front end of the bankcheck framework.
+// The `bankcheck` command: the command-line front end of the bankcheck framework.
 
 #include <CLI/CLI.hpp>
 #include <exception>
@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("bankcheck ") + BANKCHECK_VERSION);
   bankcheck::cli::AddModelCommands(app);
   bankcheck::cli::AddReportCommands(app);
+  bankcheck::cli::AddAnnotationCommands(app);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,399 @@
+#include "bankcheck/line_annotations.h"
+
+#include <cctype>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "bankcheck/error.h"
+#include "bankcheck/limits.h"
+#include "core/internal/file_io.h"
+
+namespace bankcheck {
+namespace {
+
+constexpr std::string_view kMarker = "bankcheck:";
+
+bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+bool IsIdentifierChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+
+std::string_view Trim(std::string_view text) {
+  while (!text.empty() && IsBlank(text.front())) text.remove_prefix(1);
+  while (!text.empty() && IsBlank(text.back())) text.remove_suffix(1);
+  return text;
+}
+
+bool StartsWith(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+bool EndsWith(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+// A comment as the lexer found it.
+struct Comment {
+  uint32_t line = 0;        // where it starts
+  bool block = false;       // /* */
+  bool after_code = false;  // code precedes it on its line
+  std::string_view text;    // `//`: to the end of its first line; `/*`: to the `*/`
+};
+
+struct LexedSource {
+  std::vector<bool> has_code;  // by line, 1-based: any token outside comments
+  std::vector<Comment> comments;
+};
+
+// The identifier characters just before `position` (a literal's encoding or raw prefix, a number).
+std::string_view WordBefore(std::string_view text, size_t position) {
+  size_t start = position;
+  while (start > 0 && IsIdentifierChar(text[start - 1])) --start;
+  return text.substr(start, position - start);
+}
+
+// Splits `text` into comments and code as a C++ (or CUDA) compiler's first phases do, closely
+// enough to find comments: string and character literals (with escapes, encoding prefixes and raw
+// strings), `//` comments continued by a backslash at the end of a line, `/* */` comments, digit
+// separators (1'000). Ill-formed input (an unterminated literal) ends the literal at the line's end.
+LexedSource Lex(std::string_view text) {
+  LexedSource out;
+  out.has_code.assign(2, false);
+  uint32_t line = 1;
+  const size_t n = text.size();
+  auto new_line = [&] {
+    ++line;
+    out.has_code.push_back(false);
+  };
+  auto count_lines = [&](size_t from, size_t to, bool code) {
+    for (size_t k = from; k < to; ++k) {
+      if (text[k] != '\n') continue;
+      new_line();
+      if (code) out.has_code[line] = true;
+    }
+  };
+  // Skips a quoted literal that starts at `i` (the quote) and ends at `quote`.
+  auto skip_quoted = [&](size_t i, char quote) {
+    for (++i; i < n; ++i) {
+      if (text[i] == '\\' && i + 1 < n) {
+        ++i;
+        if (text[i] == '\n') {  // a line splice inside the literal
+          new_line();
+          out.has_code[line] = true;
+        }
+      } else if (text[i] == quote) {
+        return i + 1;
+      } else if (text[i] == '\n') {
+        return i;  // unterminated: the main loop counts the line
+      }
+    }
+    return n;
+  };
+
+  size_t i = 0;
+  while (i < n) {
+    const char c = text[i];
+    const char next = i + 1 < n ? text[i + 1] : '\0';
+    if (c == '\n') {
+      new_line();
+      ++i;
+    } else if (IsBlank(c)) {
+      ++i;
+    } else if (c == '/' && next == '/') {
+      size_t end = text.find('\n', i);
+      if (end == std::string_view::npos) end = n;
+      std::string_view comment = text.substr(i + 2, end - i - 2);
+      if (!comment.empty() && comment.back() == '\r') comment.remove_suffix(1);
+      out.comments.push_back({line, false, out.has_code[line], comment});
+      // A backslash at the end of the line continues the comment onto the next one.
+      while (end < n) {
+        const size_t before = end > 0 && text[end - 1] == '\r' ? end - 1 : end;
+        if (before == 0 || text[before - 1] != '\\') break;
+        new_line();
+        end = text.find('\n', end + 1);
+        if (end == std::string_view::npos) end = n;
+      }
+      i = end;
+    } else if (c == '/' && next == '*') {
+      const size_t close = text.find("*/", i + 2);
+      const size_t end = close == std::string_view::npos ? n : close;
+      out.comments.push_back({line, true, out.has_code[line], text.substr(i + 2, end - i - 2)});
+      count_lines(i + 2, end, false);
+      i = close == std::string_view::npos ? n : close + 2;
+    } else if (c == '"') {
+      out.has_code[line] = true;
+      const std::string_view prefix = WordBefore(text, i);
+      const bool raw = prefix == "R" || prefix == "LR" || prefix == "uR" || prefix == "UR" || prefix == "u8R";
+      const size_t open = raw ? text.find('(', i + 1) : std::string_view::npos;
+      const std::string_view delimiter =
+          open == std::string_view::npos ? std::string_view() : text.substr(i + 1, open - i - 1);
+      if (raw && open != std::string_view::npos && delimiter.size() <= 16 &&
+          delimiter.find_first_of(" \t\r\n\\)\"") == std::string_view::npos) {
+        const std::string closing = ")" + std::string(delimiter) + "\"";
+        const size_t close = text.find(closing, open + 1);
+        const size_t end = close == std::string_view::npos ? n : close + closing.size();
+        count_lines(open + 1, end, true);
+        i = end;
+      } else {
+        i = skip_quoted(i, '"');
+      }
+    } else if (c == '\'') {
+      out.has_code[line] = true;
+      const std::string_view prefix = WordBefore(text, i);
+      const bool literal =
+          prefix.empty() || prefix == "L" || prefix == "u" || prefix == "U" || prefix == "u8";
+      i = literal ? skip_quoted(i, '\'') : i + 1;  // else a digit separator
+    } else {
+      out.has_code[line] = true;
+      ++i;
+    }
+  }
+  return out;
+}
+
+// "ld, st, atom, ldsm, stsm, ldgsts, gmma, dsmem": the kind table's labels.
+std::string KindLabels() {
+  std::string labels;
+  for (const SharedKindInfo& info : SharedKinds())
+    labels += (labels.empty() ? "" : ", ") + std::string(info.label);
+  return labels;
+}
+
+std::string Quote(std::string_view text) { return "'" + std::string(text) + "'"; }
+
+// `N-way` (N >= 1: digits with at most one decimal point) or `conflict-free`; the error otherwise.
+std::optional<double> ParseWays(std::string_view word, std::string& error) {
+  if (word == "conflict-free") return 1.0;
+  if (EndsWith(word, "-ways")) {
+    error = Quote(word) + ": write " + Quote(word.substr(0, word.size() - 1)) + " (singular)";
+    return std::nullopt;
+  }
+  if (!EndsWith(word, "-way")) {
+    error = Quote(word) + ": expected N-way (such as 2-way or 1.5-way) or conflict-free";
+    return std::nullopt;
+  }
+  const std::string_view number = word.substr(0, word.size() - 4);
+  const size_t point = number.find('.');
+  const std::string_view whole = number.substr(0, point);
+  const std::string_view fraction =
+      point == std::string_view::npos ? std::string_view() : number.substr(point + 1);
+  auto digits = [](std::string_view part) {
+    return !part.empty() && part.find_first_not_of("0123456789") == std::string_view::npos;
+  };
+  if (!digits(whole) || (point != std::string_view::npos && !digits(fraction))) {
+    error =
+        Quote(word) + ": N in N-way must be a number such as 2 or 1.5 (digits, at most one decimal point)";
+    return std::nullopt;
+  }
+  if (fraction.size() > 6) {
+    error = Quote(word) + ": at most 6 digits after the decimal point";
+    return std::nullopt;
+  }
+  const size_t significant = whole.find_first_not_of('0');
+  if (significant != std::string_view::npos && whole.size() - significant > 7) {
+    error = Quote(word) + ": more ways than " + std::to_string(static_cast<uint64_t>(kMaxExpectedWays)) +
+            ", the most bankcheck accepts (limits.h)";
+    return std::nullopt;
+  }
+  // Exact: an integer below 2^53 over a power of ten that a double holds exactly.
+  uint64_t scaled = 0;
+  for (const char d : whole) scaled = scaled * 10 + static_cast<uint64_t>(d - '0');
+  double scale = 1;
+  for (const char d : fraction) {
+    scaled = scaled * 10 + static_cast<uint64_t>(d - '0');
+    scale *= 10;
+  }
+  const double ways = static_cast<double>(scaled) / scale;
+  if (ways < 1) {
+    error = Quote(word) + ": ways are wavefronts per ideal wavefront, at least 1 (conflict-free is 1-way)";
+    return std::nullopt;
+  }
+  if (ways > kMaxExpectedWays) {
+    error = Quote(word) + ": more ways than " + std::to_string(static_cast<uint64_t>(kMaxExpectedWays)) +
+            ", the most bankcheck accepts (limits.h)";
+    return std::nullopt;
+  }
+  return ways;
+}
+
+struct Term {
+  std::string_view text;
+  std::optional<SharedKind> kind;
+  double ways = 1.0;
+};
+
+std::vector<std::string_view> Words(std::string_view text) {
+  std::vector<std::string_view> words;
+  size_t i = 0;
+  while (i < text.size()) {
+    if (IsBlank(text[i])) {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (end < text.size() && !IsBlank(text[end])) ++end;
+    words.push_back(text.substr(i, end - i));
+    i = end;
+  }
+  return words;
+}
+
+// One comma-separated term: `[KIND] N-way` or `[KIND] conflict-free`.
+std::optional<Term> ParseTerm(std::string_view text, std::string& error) {
+  const std::vector<std::string_view> words = Words(text);
+  const std::string shape =
+      "a term is N-way or conflict-free, after a kind or not (such as 2-way or ld 2-way)";
+  if (words.size() > 2) {
+    error = Quote(text) + ": too many words; " + shape;
+    return std::nullopt;
+  }
+  Term term{text, std::nullopt, 1.0};
+  std::string_view ways = words.back();
+  if (words.size() == 2) {
+    term.kind = SharedKindFromKey(std::string(words[0]));
+    if (!term.kind) {
+      std::string ignored;
+      if (ParseWays(words[0], ignored) && SharedKindFromKey(std::string(words[1]))) {
+        error = Quote(text) +
+                ": put the kind first: " + Quote(std::string(words[1]) + " " + std::string(words[0]));
+      } else if (ParseWays(words[0], ignored)) {
+        error = Quote(text) + ": " + Quote(words[1]) + " after " + Quote(words[0]) +
+                "; separate terms with ',' and begin a note with ';'";
+      } else if (const std::optional<SharedKind> by_op = SharedKindFromOp(std::string(words[0]))) {
+        error = Quote(words[0]) + " is an op name; the kind is " + Quote(InfoOf(*by_op).label) +
+                " (kinds: " + KindLabels() + ")";
+      } else {
+        error = Quote(words[0]) + ": not a kind of shared-memory instruction (kinds: " + KindLabels() + ")";
+      }
+      return std::nullopt;
+    }
+  } else if (SharedKindFromKey(std::string(ways)) || SharedKindFromOp(std::string(ways))) {
+    error = Quote(text) + ": a kind without ways; write " + Quote(std::string(ways) + " N-way") + " or " +
+            Quote(std::string(ways) + " conflict-free");
+    return std::nullopt;
+  }
+  const std::optional<double> parsed = ParseWays(ways, error);
+  if (!parsed) return std::nullopt;
+  term.ways = *parsed;
+  return term;
+}
+
+// What follows `bankcheck:`: terms separated by commas, then optionally `;` and a note.
+std::optional<std::vector<Term>> ParseTerms(std::string_view body, std::string& error) {
+  const std::string_view spec = Trim(body.substr(0, body.find(';')));
+  if (spec.empty()) {
+    error =
+        "'bankcheck:' without terms; write such as 'bankcheck: 2-way', 'bankcheck: conflict-free' or "
+        "'bankcheck: ld 2-way, st conflict-free'";
+    return std::nullopt;
+  }
+  std::vector<Term> terms;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = spec.find(',', start);
+    const std::string_view text =
+        Trim(spec.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    if (text.empty()) {
+      error = "an empty term in " + Quote(spec) + " (a stray comma?)";
+      return std::nullopt;
+    }
+    std::optional<Term> term = ParseTerm(text, error);
+    if (!term) return std::nullopt;
+    terms.push_back(*term);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  for (size_t a = 0; a < terms.size(); ++a) {
+    for (size_t b = 0; b < a; ++b) {
+      if (terms[a].kind && terms[a].kind == terms[b].kind) {
+        error = "kind " + Quote(InfoOf(*terms[a].kind).label) + " given twice (" + Quote(terms[b].text) +
+                ", " + Quote(terms[a].text) + ")";
+        return std::nullopt;
+      }
+      if (!terms[a].kind && !terms[b].kind) {
+        error = "two terms without a kind (" + Quote(terms[b].text) + ", " + Quote(terms[a].text) +
+                "); give one, or put a kind before each";
+        return std::nullopt;
+      }
+      if (terms[a].kind.has_value() != terms[b].kind.has_value()) {
+        const Term& bare = terms[a].kind ? terms[b] : terms[a];
+        const Term& qualified = terms[a].kind ? terms[a] : terms[b];
+        error = Quote(bare.text) + " has no kind but " + Quote(qualified.text) +
+                " has one; put a kind before every term, or give one term without a kind";
+        return std::nullopt;
+      }
+    }
+  }
+  return terms;
+}
+
+}  // namespace
+
+std::string LineAnnotationProblem::ToString() const {
+  return file + ":" + std::to_string(line) + ": " + message;
+}
+
+LineAnnotationScan ScanLineAnnotations(std::string_view text, const std::string& file) {
+  const LexedSource source = Lex(text);
+  const uint32_t lines = static_cast<uint32_t>(source.has_code.size() - 1);
+  // next_code[l]: the first line at or after l with code; 0 when none.
+  std::vector<uint32_t> next_code(lines + 2, 0);
+  for (uint32_t l = lines; l >= 1; --l) next_code[l] = source.has_code[l] ? l : next_code[l + 1];
+
+  LineAnnotationScan scan;
+  std::map<uint32_t, uint32_t> annotated;  // code line -> the line of the comment that annotates it
+  for (const Comment& comment : source.comments) {
+    std::string_view body = comment.text;
+    while (!body.empty() && (body.front() == ' ' || body.front() == '\t')) body.remove_prefix(1);
+    // `// bankcheck::Error when ...` names a C++ symbol: prose, not an annotation.
+    if (!StartsWith(body, kMarker) || StartsWith(body.substr(kMarker.size()), ":")) continue;
+    auto problem = [&](const std::string& message) {
+      scan.problems.push_back({file, comment.line, message});
+    };
+    if (comment.block) {
+      problem("an annotation must be a // comment; a /* */ comment is not read (write // bankcheck: ...)");
+      continue;
+    }
+    std::string error;
+    const std::optional<std::vector<Term>> terms = ParseTerms(body.substr(kMarker.size()), error);
+    if (!terms) {
+      problem(error);
+      continue;
+    }
+    const uint32_t line = comment.after_code ? comment.line : next_code[comment.line + 1];
+    if (line == 0) {
+      problem("the annotation annotates no line: only blank lines and comments follow it");
+      continue;
+    }
+    const auto [earlier, first] = annotated.emplace(line, comment.line);
+    if (!first) {
+      problem("line " + std::to_string(line) + " is already annotated (by the comment on line " +
+              std::to_string(earlier->second) +
+              "); give all of a line's terms in one annotation, such as 'ld 2-way, st conflict-free'");
+      continue;
+    }
+    for (const Term& term : *terms)
+      scan.annotations.push_back({file, line, comment.line, term.kind, term.ways});
+  }
+  return scan;
+}
+
+std::vector<LineAnnotation> ParseLineAnnotations(std::string_view text, const std::string& file) {
+  LineAnnotationScan scan = ScanLineAnnotations(text, file);
+  if (!scan.problems.empty()) {
+    std::string message;
+    for (const LineAnnotationProblem& problem : scan.problems) {
+      message += (message.empty() ? "" : "\n") + problem.ToString();
+    }
+    throw Error(ErrorKind::kBadInput, message);
+  }
+  return std::move(scan.annotations);
+}
+
+std::vector<LineAnnotation> ReadLineAnnotations(const std::filesystem::path& path) {
+  return ParseLineAnnotations(ReadTextFile(path, ""), path.string());
+}
+
+}  // namespace bankcheck
