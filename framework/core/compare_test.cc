@@ -72,7 +72,7 @@ TEST_F(CompareTest, RegressionsImprovementsNewAndRemovedCases) {
   EXPECT_EQ(outcome.unchanged, 1u);
   EXPECT_THAT(outcome.added, ElementsAre("t/added"));
   EXPECT_THAT(outcome.removed, ElementsAre("t/gone"));
-  const std::string& text = outcome.markdown;
+  const std::string& text = outcome.output;
   EXPECT_THAT(
       text,
       AllOf(
@@ -98,7 +98,7 @@ TEST_F(CompareTest, SkippedCasesAreNeitherNewNorRemoved) {
       CompareMeasurementSets(ReadMeasurementSet(WriteRun("old.json", {{"t/a", 64}})),
                              ReadMeasurementSet(WriteRun("new.json", {}, {"t/a"})));
   EXPECT_THAT(outcome.removed, IsEmpty());
-  EXPECT_THAT(outcome.markdown,
+  EXPECT_THAT(outcome.output,
               HasSubstr("Not compared (skipped in one of the runs):\n\n- <code>t/a</code>"));
 }
 
@@ -106,7 +106,7 @@ TEST_F(CompareTest, DifferentArchitecturesAreWarnedAbout) {
   const MeasurementSet before = ReadMeasurementSet(WriteBaseline({{"t/a", 64}}));
   MeasurementSet after = before;
   after.arch = "sm_80";
-  EXPECT_THAT(CompareMeasurementSets(before, after).markdown,
+  EXPECT_THAT(CompareMeasurementSets(before, after).output,
               HasSubstr("different architectures (sm_90 and sm_80)"));
 }
 
@@ -126,7 +126,7 @@ TEST(CompareMarkdownTest, CraftedNamesPathsAndMetadataRenderInert) {
   after.cases.erase("t/gone`<b>");
   after.cases[name] = {MakeRecord(2048, 64, "k```\n[click](https://evil.example)\n")};
   const CompareOutcome outcome = CompareMeasurementSets(before, after);
-  const std::string& text = outcome.markdown;
+  const std::string& text = outcome.output;
   const std::string code = "<code>t/x&#96;&lt;/summary&gt;&lt;/details&gt;&lt;a href=y&gt;&#124;</code>";
   EXPECT_EQ(text.substr(0, text.find("\n\n")), "## bankcheck compare");
   EXPECT_THAT(
@@ -154,9 +154,9 @@ TEST(CompareMarkdownTest, ManyCasesStayWithinTheBudgetAndShowTheRegressionFirst)
     after.cases["a/new_" + std::to_string(i) + std::string(180, 'n')] = {MakeRecord(64)};
   before.cases["zz/regressed"] = {MakeRecord(64)};
   after.cases["zz/regressed"] = {MakeRecord(2048)};
-  EXPECT_GT(CompareMeasurementSets(before, after, 0).markdown.size(), kMaxReportBytes);
+  EXPECT_GT(CompareMeasurementSets(before, after, 0).output.size(), kMaxReportBytes);
   const CompareOutcome outcome = CompareMeasurementSets(before, after);
-  const std::string& text = outcome.markdown;
+  const std::string& text = outcome.output;
   EXPECT_LE(text.size(), kMaxReportBytes);
   EXPECT_EQ(outcome.added.size(), 6000u);
   const size_t headline =
