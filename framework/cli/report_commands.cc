@@ -1,6 +1,6 @@
 // `bankcheck report`, `bankcheck compare`, `bankcheck merge-results` and `bankcheck lines`: the
-// results and baseline files as Markdown for people (or text for a terminal, JSON for programs), the one-file-per-run step after a CTest run,
-// and the per-instruction tables of attributed launches.
+// results and baseline files as Markdown for people (or text for a terminal, JSON for programs), the
+// one-file-per-run step after a CTest run, and the per-instruction tables of attributed launches.
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
@@ -53,7 +53,9 @@ void AddFormatOption(CLI::App& command, std::string& format) {
 }
 
 OutputFormat FormatNamed(const std::string& name) {
-  return name == "json" ? OutputFormat::kJson : name == "text" ? OutputFormat::kText : OutputFormat::kMarkdown;
+  return name == "json"   ? OutputFormat::kJson
+         : name == "text" ? OutputFormat::kText
+                          : OutputFormat::kMarkdown;
 }
 
 // The one exit status of report and compare.

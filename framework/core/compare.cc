@@ -124,8 +124,8 @@ namespace {
 
 std::string LeftOutLine(size_t left_out, const std::string& quote = "`") {
   return std::to_string(left_out) + (left_out == 1 ? " case" : " cases") +
-         " of the old side that the new one does not hold were not compared (" + quote + "--all" + quote +
-         " lists them as removed).";
+         " of the old side that the new one does not hold " + (left_out == 1 ? "was" : "were") +
+         " not compared (" + quote + "--all" + quote + " lists them as removed).";
 }
 
 std::string RenderCompareMarkdown(const MeasurementSet& before, const MeasurementSet& after,
@@ -223,15 +223,16 @@ std::string DescribePlain(const MeasurementSet& set) {
 
 std::string RenderCompareText(const MeasurementSet& before, const MeasurementSet& after,
                               const CompareOutcome& outcome) {
-  std::string out = "bankcheck compare\nOld: " + DescribePlain(before) + "\nNew: " + DescribePlain(after) + "\n";
+  std::string out =
+      "bankcheck compare\nOld: " + DescribePlain(before) + "\nNew: " + DescribePlain(after) + "\n";
   if (!before.arch.empty() && !after.arch.empty() && before.arch != after.arch) {
-    out += "Warning: the files were measured on different architectures (" + PlainLine(before.arch) + " and " +
-           PlainLine(after.arch) + "); their counts are not expected to agree.\n";
+    out += "Warning: the files were measured on different architectures (" + PlainLine(before.arch) +
+           " and " + PlainLine(after.arch) + "); their counts are not expected to agree.\n";
   }
   out += "\n" + std::to_string(outcome.regressions) + " regressed, " + std::to_string(outcome.improvements) +
          " improved, " + std::to_string(outcome.changed) + " changed, " + std::to_string(outcome.unchanged) +
-         " unchanged; " + std::to_string(outcome.added.size()) + " new, " + std::to_string(outcome.removed.size()) +
-         " removed\n";
+         " unchanged; " + std::to_string(outcome.added.size()) + " new, " +
+         std::to_string(outcome.removed.size()) + " removed\n";
   if (outcome.left_out > 0) out += LeftOutLine(outcome.left_out, "") + "\n";
   std::vector<TableRow> table;
   std::string details;
@@ -245,7 +246,8 @@ std::string RenderCompareText(const MeasurementSet& before, const MeasurementSet
     details += "\n-- " + PlainLine(row.name) + ": " + BaselineVerdictName(row.verdict) + "\n" +
                PlainBlock(row.comparison.table);
   }
-  if (!table.empty()) out += "\n" + FormatTextTable({"case", "change", "conflicts (exact)", "wavefronts"}, table);
+  if (!table.empty())
+    out += "\n" + FormatTextTable({"case", "change", "conflicts (exact)", "wavefronts"}, table);
   const auto list = [&out](const char* title, const std::vector<std::string>& names) {
     if (names.empty()) return;
     out += std::string("\n") + title + "\n";
@@ -268,17 +270,22 @@ std::string RenderCompareJson(const MeasurementSet& before, const MeasurementSet
   out["old"] = SideJson(before);
   out["new"] = SideJson(after);
   out["all"] = options.all;
-  out["totals"] = {{"regressions", outcome.regressions},    {"improvements", outcome.improvements},
-                   {"changed", outcome.changed},            {"unchanged", outcome.unchanged},
-                   {"added", outcome.added.size()},         {"removed", outcome.removed.size()},
-                   {"not_compared", outcome.not_compared.size()}, {"left_out", outcome.left_out}};
+  out["totals"] = {{"regressions", outcome.regressions},
+                   {"improvements", outcome.improvements},
+                   {"changed", outcome.changed},
+                   {"unchanged", outcome.unchanged},
+                   {"added", outcome.added.size()},
+                   {"removed", outcome.removed.size()},
+                   {"not_compared", outcome.not_compared.size()},
+                   {"left_out", outcome.left_out}};
   for (const char* key : {"regressions", "improvements", "changed", "missing", "cases"})
     out[key] = nlohmann::json::array();
   for (const ComparedCase& row : outcome.cases) {
-    nlohmann::json object = {{"name", row.name},
-                             {"verdict", BaselineVerdictName(row.verdict)},
-                             {"differences", row.comparison.differences},
-                             {"table", row.verdict == BaselineVerdict::kMatch ? std::string() : row.comparison.table}};
+    nlohmann::json object = {
+        {"name", row.name},
+        {"verdict", BaselineVerdictName(row.verdict)},
+        {"differences", row.comparison.differences},
+        {"table", row.verdict == BaselineVerdict::kMatch ? std::string() : row.comparison.table}};
     if (row.verdict == BaselineVerdict::kRegression) out["regressions"].push_back(object);
     if (row.verdict == BaselineVerdict::kImprovement) out["improvements"].push_back(object);
     if (row.verdict == BaselineVerdict::kChanged) out["changed"].push_back(object);
@@ -351,9 +358,9 @@ CompareOutcome CompareMeasurementSets(const MeasurementSet& before, const Measur
         return 2;
     }
   };
-  std::stable_sort(outcome.cases.begin(), outcome.cases.end(), [&](const ComparedCase& a, const ComparedCase& b) {
-    return order(a.verdict) < order(b.verdict);
-  });
+  std::stable_sort(
+      outcome.cases.begin(), outcome.cases.end(),
+      [&](const ComparedCase& a, const ComparedCase& b) { return order(a.verdict) < order(b.verdict); });
   switch (options.format) {
     case OutputFormat::kMarkdown:
       outcome.output = RenderCompareMarkdown(before, after, outcome, options);

@@ -35,7 +35,7 @@ enum class Rank {
 struct CaseView {
   const CaseResult* result = nullptr;
   std::optional<BaselineVerdict> verdict;
-  std::string table;  // before -> after
+  std::string table;                     // before -> after
   std::vector<std::string> differences;  // one line each (a comparison made here; none stored in results)
   Rank rank = Rank::kUnchanged;
 };
@@ -137,8 +137,8 @@ std::string InstructionSections(const std::vector<LaunchRecord>& launches) {
     const LaunchRecord& launch = launches[i];
     out +=
         "Shared-memory instructions by excess wavefronts (kernel " +
-        markdown::Code(ShortenKernelName(launch.kernel, markdown::kMaxInlineBytes)) +
-        ", over " + Plural(launch.attributed_launches, "launch", "launches") + "):\n\n" +
+        markdown::Code(ShortenKernelName(launch.kernel, markdown::kMaxInlineBytes)) + ", over " +
+        Plural(launch.attributed_launches, "launch", "launches") + "):\n\n" +
         markdown::FencedBlock(FormatInstructionTable(launch.instructions, kInstructionsShown, source_root)) +
         "\n";
   }
@@ -216,8 +216,8 @@ namespace {
 struct ReportData {
   const RunResults* results = nullptr;
   enum class Baselines { kRun, kNoArch, kFolder, kNoFolder } baselines = Baselines::kRun;
-  std::string baselines_folder;  // kFolder
-  std::string baselines_reason;  // kNoFolder
+  std::string baselines_folder;                           // kFolder
+  std::string baselines_reason;                           // kNoFolder
   std::map<std::string, std::vector<CaseView>> by_topic;  // each sorted, most urgent first
   std::vector<std::pair<Rank, std::string>> topic_order;  // suites with the most urgent case first
   std::map<Rank, size_t> totals;
@@ -307,8 +307,9 @@ std::string Headline(const ReportData& data, const std::string& strong) {
          std::to_string(data.total(Rank::kUnchanged)) + " unchanged, " +
          std::to_string(data.total(Rank::kNotCompared)) + " not compared · " +
          Plural(data.results->cases.size(), "case", "cases") + ": " +
-         std::to_string(data.status(CaseStatus::kPassed)) + " passed, " + failed_mark + std::to_string(failed) +
-         " failed" + failed_mark + ", " + std::to_string(data.status(CaseStatus::kSkipped)) + " skipped";
+         std::to_string(data.status(CaseStatus::kPassed)) + " passed, " + failed_mark +
+         std::to_string(failed) + " failed" + failed_mark + ", " +
+         std::to_string(data.status(CaseStatus::kSkipped)) + " skipped";
 }
 
 // The failure messages shown in a case's details, each at most this many bytes.
@@ -342,7 +343,8 @@ std::string RenderMarkdown(const ReportData& data, const ReportOptions& options)
       baselines_line = "Baselines: not compared (the results name no GPU architecture; did the run skip?)";
       break;
     case ReportData::Baselines::kFolder:
-      baselines_line = "Baselines: compared with " + markdown::Code(data.baselines_folder, markdown::kMaxPathBytes);
+      baselines_line =
+          "Baselines: compared with " + markdown::Code(data.baselines_folder, markdown::kMaxPathBytes);
       break;
     case ReportData::Baselines::kNoFolder:
       baselines_line = "Baselines: " + markdown::Inline(data.baselines_reason, kMaxReasonBytes);
@@ -476,7 +478,6 @@ std::string RenderMarkdown(const ReportData& data, const ReportOptions& options)
   return head + note + body;
 }
 
-
 // The report for a terminal: the same headline, suites and details, as aligned text with nothing
 // from the file able to send the terminal a control sequence. Not bounded by max_bytes.
 std::string RenderText(const ReportData& data) {
@@ -506,7 +507,8 @@ std::string RenderText(const ReportData& data) {
       break;
   }
   out += "\n" + Headline(data, "") + "\n";
-  for (const std::string& reason : data.skip_reasons) out += "Skipped: " + PlainLine(reason, kMaxReasonBytes) + "\n";
+  for (const std::string& reason : data.skip_reasons)
+    out += "Skipped: " + PlainLine(reason, kMaxReasonBytes) + "\n";
   if (data.results->cases.empty()) out += "\nNo cases in these results.\n";
 
   const TableRow header = {"case", "expected ways", "measured conflicts", "baseline", "status"};
@@ -522,15 +524,17 @@ std::string RenderText(const ReportData& data) {
         continue;
       }
       rows.push_back({PlainLine(result.name), ExpectedWays(result), Measured(result.launches),
-                      view.verdict ? BaselineVerdictName(*view.verdict) : "—", CaseStatusName(result.status)});
+                      view.verdict ? BaselineVerdictName(*view.verdict) : "—",
+                      CaseStatusName(result.status)});
       const std::string body = DetailsBody(view);
       std::string instructions;
       for (const size_t i : LaunchesWithDistinctInstructions(result.launches)) {
         const LaunchRecord& launch = result.launches[i];
-        instructions += "Shared-memory instructions by excess wavefronts (kernel " +
-                        PlainLine(ShortenKernelName(launch.kernel, markdown::kMaxInlineBytes)) + ", over " +
-                        Plural(launch.attributed_launches, "launch", "launches") + "):\n" +
-                        PlainBlock(FormatInstructionTable(launch.instructions, 10, SourceRootFromEnvironment()));
+        instructions +=
+            "Shared-memory instructions by excess wavefronts (kernel " +
+            PlainLine(ShortenKernelName(launch.kernel, markdown::kMaxInlineBytes)) + ", over " +
+            Plural(launch.attributed_launches, "launch", "launches") + "):\n" +
+            PlainBlock(FormatInstructionTable(launch.instructions, 10, SourceRootFromEnvironment()));
       }
       if (!body.empty() || !instructions.empty()) {
         details += "\n-- " + PlainLine(result.name) + ": " + DetailsWhat(view) + "\n" + PlainBlock(body) +
@@ -561,7 +565,8 @@ nlohmann::json CaseJson(const CaseView& view) {
   nlohmann::json conflicts = nlohmann::json::object();
   for (const SharedKind kind : ShownKinds(result.launches)) {
     const SharedCounts total = SumCounts(result.launches, kind);
-    conflicts[InfoOf(kind).label] = total.ideal_known() ? nlohmann::json(total.conflicts()) : nlohmann::json();
+    conflicts[InfoOf(kind).label] =
+        total.ideal_known() ? nlohmann::json(total.conflicts()) : nlohmann::json();
   }
   object["conflicts"] = std::move(conflicts);
   object["messages"] = result.status == CaseStatus::kPassed ? std::vector<std::string>() : result.messages;
@@ -584,16 +589,12 @@ std::string RenderJson(const ReportData& data) {
                       {"reason", data.baselines == ReportData::Baselines::kNoArch
                                      ? std::string("the results name no GPU architecture")
                                      : data.baselines_reason}};
-  out["totals"] = {{"regressions", data.total(Rank::kRegression)},
-                   {"improvements", data.total(Rank::kImprovement)},
-                   {"changed", data.total(Rank::kChanged)},
-                   {"missing", data.total(Rank::kMissing)},
-                   {"unchanged", data.total(Rank::kUnchanged)},
-                   {"not_compared", data.total(Rank::kNotCompared)},
-                   {"cases", data.results->cases.size()},
-                   {"passed", data.status(CaseStatus::kPassed)},
-                   {"failed", data.status(CaseStatus::kFailed)},
-                   {"skipped", data.status(CaseStatus::kSkipped)}};
+  out["totals"] = {
+      {"regressions", data.total(Rank::kRegression)}, {"improvements", data.total(Rank::kImprovement)},
+      {"changed", data.total(Rank::kChanged)},        {"missing", data.total(Rank::kMissing)},
+      {"unchanged", data.total(Rank::kUnchanged)},    {"not_compared", data.total(Rank::kNotCompared)},
+      {"cases", data.results->cases.size()},          {"passed", data.status(CaseStatus::kPassed)},
+      {"failed", data.status(CaseStatus::kFailed)},   {"skipped", data.status(CaseStatus::kSkipped)}};
   out["skip_reasons"] = data.skip_reasons;
   for (const char* key : {"regressions", "improvements", "changed", "missing", "failed", "cases"})
     out[key] = nlohmann::json::array();

@@ -26,9 +26,11 @@ TEST(ShortenKernelNameTest, CutsAPlainFunctionNameInItsMiddle) {
 }
 
 TEST(ShortenKernelNameTest, DropsReturnTypeAndAnonymousNamespaceFirst) {
-  const std::string name = "void bankcheck::kernels::(anonymous namespace)::Transpose<32, 8>(float const*, float*)";
+  const std::string name =
+      "void bankcheck::kernels::(anonymous namespace)::Transpose<32, 8>(float const*, float*)";
   EXPECT_EQ(ShortenKernelName(name, 48), "…::Transpose<32, 8>(float const*, float*)");
-  EXPECT_EQ(ShortenKernelName(name, 82), "bankcheck::kernels::(anonymous namespace)::Transpose<32, 8>(float const*, float*)");
+  EXPECT_EQ(ShortenKernelName(name, 82),
+            "bankcheck::kernels::(anonymous namespace)::Transpose<32, 8>(float const*, float*)");
   EXPECT_EQ(ShortenKernelName(name, 30), "…::Transpose<32, 8>(…)");
 }
 
@@ -51,7 +53,9 @@ TEST(ShortenKernelNameTest, AnUnpairedBracketIsCutInTheMiddle) {
 TEST(PlainTextTest, ControlCharactersCannotReachTheTerminal) {
   EXPECT_EQ(PlainLine("a\x1b[31mred\nb\tc"), "a?[31mred b c");
   EXPECT_EQ(PlainBlock("a\x1b]0;x\x07\nb\tc\r\n"), "a?]0;x?\nb\tc\n");
-  EXPECT_EQ(PlainLine("x\xc2\x9b" "31m"), "x?31m");  // U+009B, the C1 CSI
+  EXPECT_EQ(PlainLine("x\xc2\x9b"
+                      "31m"),
+            "x?31m");  // U+009B, the C1 CSI
   EXPECT_EQ(PlainLine("é", 200), "é");
   EXPECT_EQ(PlainLine("abcdef", 3), "abc…");
 }
