@@ -1,6 +1,6 @@
 // `bankcheck report`, `bankcheck compare`, `bankcheck merge-results` and `bankcheck lines`: the
-// results and baseline files as Markdown for people, the one-file-per-run step after a CTest run,
-// and the per-instruction tables of attributed launches.
+// results and baseline files as Markdown for people (or text for a terminal, JSON for programs), the
+// one-file-per-run step after a CTest run, and the per-instruction tables of attributed launches.
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
@@ -45,16 +45,40 @@ void AddMaxBytesOption(CLI::App& command, size_t& max_bytes) {
       ->check(CLI::NonNegativeNumber);
 }
 
+// --format markdown|text|json (default markdown).
+void AddFormatOption(CLI::App& command, std::string& format) {
+  command
+      .add_option("--format", format,
+                  "markdown (default: for a pull request or job summary), text (for a terminal) or json "
+                  "(for a program: totals, regressions, improvements, changed, missing and every case)")
+      ->type_name("FORMAT")
+      ->check(CLI::IsMember({"markdown", "text", "json"}));
+}
+
+OutputFormat FormatNamed(const std::string& name) {
+  return name == "json"   ? OutputFormat::kJson
+         : name == "text" ? OutputFormat::kText
+                          : OutputFormat::kMarkdown;
+}
+
+// The one exit status of report and compare.
+constexpr const char* kRegressionExitFooter =
+    "Exit status: 0 no case regressed; 1 some case regressed (more conflicts or wavefronts than before); "
+    "2 usage error or input that could not be read (nothing is written).";
+
 void AddReportCommand(CLI::App& app) {
   struct Options {
     std::string results;
     std::string baselines;
     std::string output;
     size_t max_bytes = kMaxReportBytes;
+    std::string format = "markdown";
   };
   auto options = std::make_shared<Options>();
   CLI::App* report = app.add_subcommand(
-      "report", "Print a results file as Markdown for a pull request or CI job summary, regressions first");
+      "report",
+      "Print a results file as Markdown for a pull request or CI job summary (or --format text|json), "
+      "regressions first; exit 1 if any case regressed");
   report->add_option("RESULTS", options->results, "The results file (results.json from merge-results)")
       ->required()
       ->type_name("FILE");
@@ -63,9 +87,11 @@ void AddReportCommand(CLI::App& app) {
                    "Compare each case with the baselines in DIR/<arch>/ instead of the comparison stored "
                    "in the results (default: BANKCHECK_BASELINES_DIR when set, as the suite's run does)")
       ->type_name("DIR");
-  report->add_option("-o,--output", options->output, "Write the Markdown to FILE instead of stdout")
+  report->add_option("-o,--output", options->output, "Write the report to FILE instead of stdout")
       ->type_name("FILE");
   AddMaxBytesOption(*report, options->max_bytes);
+  AddFormatOption(*report, options->format);
+  report->footer(kRegressionExitFooter);
   report->callback([options] {
     const RunResults results = ReadResults(options->results);
     ReportOptions report_options;
@@ -85,7 +111,10 @@ void AddReportCommand(CLI::App& app) {
     }
     report_options.max_bytes = options->max_bytes;
     report_options.results_path = options->results;
-    Emit(RenderMarkdownReport(results, report_options), options->output);
+    report_options.format = FormatNamed(options->format);
+    const ReportOutcome outcome = RenderReport(results, report_options);
+    Emit(outcome.output, options->output);
+    if (outcome.regressed()) throw CLI::RuntimeError(kExitFailure);
   });
 }
 
@@ -95,15 +124,15 @@ void AddCompareCommand(CLI::App& app) {
     std::string after;
     std::string output;
     size_t max_bytes = kMaxReportBytes;
+    std::string format = "markdown";
+    bool all = false;
   };
   auto options = std::make_shared<Options>();
   CLI::App* compare = app.add_subcommand(
       "compare",
       "Show the differences between two results or baseline files, or a baselines folder and either; exit 1 "
       "if any case regressed");
-  compare->footer(
-      "Exit status: 0 no case regressed; 1 some case has more conflicts or wavefronts than before; "
-      "2 a file could not be read (nothing is written).");
+  compare->footer(kRegressionExitFooter);
   compare
       ->add_option("OLD", options->before,
                    "The earlier results or baseline file, or a baselines folder (its baselines of NEW's "
@@ -113,9 +142,13 @@ void AddCompareCommand(CLI::App& app) {
   compare->add_option("NEW", options->after, "The later results or baseline file, or a baselines folder")
       ->required()
       ->type_name("PATH");
-  compare->add_option("-o,--output", options->output, "Write the Markdown to FILE instead of stdout")
+  compare->add_option("-o,--output", options->output, "Write the comparison to FILE instead of stdout")
       ->type_name("FILE");
   AddMaxBytesOption(*compare, options->max_bytes);
+  AddFormatOption(*compare, options->format);
+  compare->add_flag("--all", options->all,
+                    "Also list OLD's cases that NEW does not hold as removed (by default only the cases NEW "
+                    "holds are compared, so a baselines folder against one topic's results removes nothing)");
   compare->callback([options] {
     // Both sides are read before anything is written, so bad input leaves no partial output. A
     // folder is read after the file on the other side, whose architecture picks its baselines.
@@ -135,8 +168,12 @@ void AddCompareCommand(CLI::App& app) {
       after = new_is_folder ? ReadBaselineFolder(options->after, before.arch)
                             : ReadMeasurementSet(options->after);
     }
-    const CompareOutcome outcome = CompareMeasurementSets(before, after, options->max_bytes);
-    Emit(outcome.markdown, options->output);
+    CompareOptions compare_options;
+    compare_options.max_bytes = options->max_bytes;
+    compare_options.format = FormatNamed(options->format);
+    compare_options.all = options->all;
+    const CompareOutcome outcome = CompareMeasurementSets(before, after, compare_options);
+    Emit(outcome.output, options->output);
     if (outcome.regressed()) throw CLI::RuntimeError(kExitFailure);
   });
 }

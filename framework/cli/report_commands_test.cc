@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -205,7 +206,7 @@ TEST_F(ReportCommandsTest, ReportWithBaselinesComparesWithThem) {
   const auto results = WriteRun("results.json", 2048);
   UpdateBaselines(dir_ / "baselines", "sm_90", MakeMetadata(), {{"transpose/naive", "", {MakeRecord(64)}}});
   const CliRun run = Bankcheck("report " + Quoted(results) + " --baselines " + Quoted(dir_ / "baselines"));
-  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.exit_code, 1) << run.err;  // a regression: as compare
   EXPECT_THAT(run.out, HasSubstr("**regression**"));
 }
 
@@ -241,10 +242,91 @@ TEST_F(ReportCommandsTest, ReportComparesWithTheFolderTheEnvironmentNames) {
   EXPECT_THAT(Bankcheck("report " + Quoted(results)).out, Not(HasSubstr("**regression**")));
   ::setenv("BANKCHECK_BASELINES_DIR", (dir_ / "baselines").c_str(), 1);
   const CliRun run = Bankcheck("report " + Quoted(results));
-  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.exit_code, 1) << run.err;
   EXPECT_THAT(run.out,
               AllOf(HasSubstr("compared with <code>" + (dir_ / "baselines" / "sm_90").string() + "</code>"),
                     HasSubstr("**regression**")));
+}
+
+// One exit status for report and compare: 0 no regression, 1 a regression, 2 usage or input error.
+TEST_F(ReportCommandsTest, ReportAndCompareShareOneExitStatus) {
+  const auto before = WriteRun("old.json", 64);
+  const auto after = WriteRun("new.json", 2048);
+  UpdateBaselines(dir_ / "baselines", "sm_90", MakeMetadata(), {{"transpose/naive", "", {MakeRecord(64)}}});
+  for (const std::string format : {"markdown", "text", "json"}) {
+    SCOPED_TRACE(format);
+    EXPECT_EQ(Bankcheck("report " + Quoted(before) + " --format " + format).exit_code, 0);
+    EXPECT_EQ(Bankcheck("report " + Quoted(after) + " --baselines " + Quoted(dir_ / "baselines") +
+                        " --format " + format)
+                  .exit_code,
+              1);
+    EXPECT_EQ(Bankcheck("compare " + Quoted(before) + " " + Quoted(before) + " --format " + format).exit_code,
+              0);
+    EXPECT_EQ(Bankcheck("compare " + Quoted(before) + " " + Quoted(after) + " --format " + format).exit_code,
+              1);
+  }
+  CliRun run = Bankcheck("report " + Quoted(before) + " --format yaml");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("--format"));
+  EXPECT_EQ(Bankcheck("compare " + Quoted(before) + " " + Quoted(after) + " --format html").exit_code, 2);
+  EXPECT_EQ(Bankcheck("report " + Quoted(dir_ / "absent.json")).exit_code, 2);
+  EXPECT_EQ(Bankcheck("compare " + Quoted(before)).exit_code, 2);
+}
+
+TEST_F(ReportCommandsTest, JsonOutputsParseAndCountWhatTheMarkdownCounts) {
+  const auto before = WriteRun("old.json", 64);
+  const auto after = WriteRun("new.json", 2048);
+  UpdateBaselines(dir_ / "baselines", "sm_90", MakeMetadata(), {{"transpose/naive", "", {MakeRecord(64)}}});
+  const std::string baselines = " --baselines " + Quoted(dir_ / "baselines");
+  CliRun run = Bankcheck("report " + Quoted(after) + baselines + " --format json");
+  ASSERT_EQ(run.exit_code, 1) << run.err;
+  const nlohmann::json report = nlohmann::json::parse(run.out);
+  EXPECT_EQ(report["format"], "bankcheck-report");
+  EXPECT_EQ(report["totals"]["regressions"], 1);
+  ASSERT_EQ(report["regressions"].size(), 1u);
+  EXPECT_EQ(report["regressions"][0]["name"], "transpose/naive");
+  EXPECT_EQ(report["regressions"][0]["verdict"], "regression");
+  EXPECT_THAT(report["regressions"][0]["differences"][0].get<std::string>(),
+              HasSubstr("wavefronts 64 -> 2048"));
+  EXPECT_THAT(Bankcheck("report " + Quoted(after) + baselines).out,
+              HasSubstr("**1 regression**, 0 improvements"));
+
+  run = Bankcheck("compare " + Quoted(before) + " " + Quoted(after) + " --format json");
+  ASSERT_EQ(run.exit_code, 1) << run.err;
+  const nlohmann::json compare = nlohmann::json::parse(run.out);
+  EXPECT_EQ(compare["format"], "bankcheck-compare");
+  EXPECT_EQ(compare["totals"]["regressions"], 1);
+  EXPECT_EQ(compare["regressions"][0]["name"], "transpose/naive");
+  EXPECT_THAT(Bankcheck("compare " + Quoted(before) + " " + Quoted(after)).out,
+              HasSubstr("**1 regressed**, 0 improved, 0 changed, 0 unchanged; 0 new, 0 removed"));
+
+  run = Bankcheck("compare " + Quoted(before) + " " + Quoted(after) + " --format text");
+  EXPECT_THAT(run.out, AllOf(HasSubstr("1 regressed, 0 improved"), HasSubstr("transpose/naive  regression"),
+                             Not(HasSubstr("**")), Not(HasSubstr("<code>")), Not(HasSubstr("| "))));
+}
+
+// A baselines folder against the results of one topic: the other topics' cases are not "removed".
+TEST_F(ReportCommandsTest, CompareOfASubsetListsNoRemovedCasesUnlessAll) {
+  UpdateBaselines(dir_ / "baselines", "sm_90", MakeMetadata(),
+                  {{"transpose/naive", "", {MakeRecord(64)}}, {"reduce/plain", "", {MakeRecord(64)}}});
+  const auto results = WriteRun("new.json", 64);  // transpose/naive only
+  const std::string command = "compare " + Quoted(dir_ / "baselines") + " " + Quoted(results);
+  CliRun run = Bankcheck(command);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, AllOf(HasSubstr("1 unchanged; 0 new, 0 removed"), Not(HasSubstr("Removed cases")),
+                             Not(HasSubstr("reduce/plain")), HasSubstr("`--all` lists them as removed")));
+  nlohmann::json json = nlohmann::json::parse(Bankcheck(command + " --format json").out);
+  EXPECT_EQ(json["totals"]["removed"], 0);
+  EXPECT_EQ(json["totals"]["left_out"], 1);
+  EXPECT_TRUE(json["removed"].empty());
+
+  run = Bankcheck(command + " --all");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out,
+              AllOf(HasSubstr("0 new, 1 removed"),
+                    HasSubstr("Removed cases (only in the old file):\n\n- <code>reduce/plain</code>")));
+  json = nlohmann::json::parse(Bankcheck(command + " --all --format json").out);
+  EXPECT_EQ(json["removed"], nlohmann::json::array({"reduce/plain"}));
 }
 
 TEST_F(ReportCommandsTest, ReportOfAMalformedFileExitsTwo) {

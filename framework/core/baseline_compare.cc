@@ -27,7 +27,7 @@ std::string Count(uint64_t value) { return std::to_string(value); }
 std::string KernelLabel(const LaunchRecord& record) {
   constexpr size_t kMaxWidth = 48;
   const std::string& name = record.kernel.empty() ? record.mangled_kernel : record.kernel;
-  return name.size() > kMaxWidth ? name.substr(0, kMaxWidth - 3) + "..." : name;
+  return ShortenKernelName(name, kMaxWidth);
 }
 
 // The ideal and so the conflicts compare only where both sides know the ideal. A side that does

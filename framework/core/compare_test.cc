@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "bankcheck/baseline.h"
 #include "bankcheck/error.h"
 #include "bankcheck/results.h"
@@ -65,14 +67,16 @@ TEST_F(CompareTest, RegressionsImprovementsNewAndRemovedCases) {
       WriteBaseline({{"t/worse", 64}, {"t/better", 2048}, {"t/same", 64}, {"t/gone", 64}}));
   const MeasurementSet after = ReadMeasurementSet(
       WriteRun("new.json", {{"t/worse", 2048}, {"t/better", 64}, {"t/same", 64}, {"t/added", 64}}));
-  const CompareOutcome outcome = CompareMeasurementSets(before, after);
+  CompareOptions options;
+  options.all = true;  // t/gone, only in the old file, is listed as removed
+  const CompareOutcome outcome = CompareMeasurementSets(before, after, options);
   EXPECT_TRUE(outcome.regressed());
   EXPECT_EQ(outcome.regressions, 1u);
   EXPECT_EQ(outcome.improvements, 1u);
   EXPECT_EQ(outcome.unchanged, 1u);
   EXPECT_THAT(outcome.added, ElementsAre("t/added"));
   EXPECT_THAT(outcome.removed, ElementsAre("t/gone"));
-  const std::string& text = outcome.markdown;
+  const std::string& text = outcome.output;
   EXPECT_THAT(
       text,
       AllOf(
@@ -83,6 +87,59 @@ TEST_F(CompareTest, RegressionsImprovementsNewAndRemovedCases) {
           HasSubstr("Removed cases (only in the old file):\n\n- <code>t/gone</code>")));
   EXPECT_LT(text.find("<code>t/worse</code> |"), text.find("<code>t/better</code> |"));
   EXPECT_THAT(text, Not(HasSubstr("| <code>t/same</code>")));
+}
+
+TEST_F(CompareTest, ASubsetComparesOnlyTheCasesTheNewSideHolds) {
+  const MeasurementSet before =
+      ReadMeasurementSet(WriteBaseline({{"t/same", 64}, {"other/a", 64}, {"other/b", 64}}));
+  const MeasurementSet after = ReadMeasurementSet(WriteRun("new.json", {{"t/same", 64}}));
+  const CompareOutcome outcome = CompareMeasurementSets(before, after);
+  EXPECT_THAT(outcome.removed, IsEmpty());
+  EXPECT_EQ(outcome.left_out, 2u);
+  EXPECT_THAT(outcome.output,
+              AllOf(HasSubstr("1 unchanged; 0 new, 0 removed"), Not(HasSubstr("Removed cases")),
+                    HasSubstr("2 cases of the old side that the new one does not hold")));
+  CompareOptions all;
+  all.all = true;
+  EXPECT_THAT(CompareMeasurementSets(before, after, all).removed, ElementsAre("other/a", "other/b"));
+}
+
+// The JSON and the text are rendered from the outcome the Markdown is: their counts agree.
+TEST_F(CompareTest, JsonAndTextAgreeWithTheMarkdown) {
+  const MeasurementSet before = ReadMeasurementSet(
+      WriteBaseline({{"t/worse", 64}, {"t/better", 2048}, {"t/same", 64}, {"t/gone", 64}}));
+  const MeasurementSet after = ReadMeasurementSet(
+      WriteRun("new.json", {{"t/worse", 2048}, {"t/better", 64}, {"t/same", 64}, {"t/added", 64}}));
+  for (const bool all : {false, true}) {
+    CompareOptions options;
+    options.all = all;
+    const std::string markdown = CompareMeasurementSets(before, after, options).output;
+    options.format = OutputFormat::kJson;
+    const nlohmann::json json = nlohmann::json::parse(CompareMeasurementSets(before, after, options).output);
+    EXPECT_EQ(json["format"], "bankcheck-compare");
+    EXPECT_EQ(json["version"], 1);
+    const nlohmann::json& totals = json["totals"];
+    const auto count = [&](const char* key) { return std::to_string(totals[key].get<size_t>()); };
+    EXPECT_THAT(markdown,
+                HasSubstr("**" + count("regressions") + " regressed**, " + count("improvements") +
+                          " improved, " + count("changed") + " changed, " + count("unchanged") +
+                          " unchanged; " + count("added") + " new, " + count("removed") + " removed"));
+    EXPECT_EQ(json["regressions"].size(), totals["regressions"].get<size_t>());
+    EXPECT_EQ(json["improvements"].size(), totals["improvements"].get<size_t>());
+    EXPECT_EQ(json["removed"].size(), totals["removed"].get<size_t>());
+    EXPECT_EQ(json["cases"].size(), 3u);
+    EXPECT_EQ(json["regressions"][0]["name"], "t/worse");
+    EXPECT_THAT(json["regressions"][0]["differences"][0].get<std::string>(),
+                HasSubstr("wavefronts 64 -> 2048"));
+    EXPECT_EQ(json["missing"][0]["name"], "t/added");
+    EXPECT_EQ(json["missing"][0]["verdict"], "missing");
+    EXPECT_EQ(totals["left_out"], all ? 0 : 1);
+    options.format = OutputFormat::kText;
+    const std::string text = CompareMeasurementSets(before, after, options).output;
+    EXPECT_THAT(text, AllOf(HasSubstr("1 regressed, 1 improved, 0 changed, 1 unchanged; 1 new"),
+                            HasSubstr("t/worse   regression   ld 0 -> 1984"), Not(HasSubstr("**")),
+                            Not(HasSubstr("<code>"))));
+  }
 }
 
 TEST_F(CompareTest, OnlyImprovementsIsNotARegression) {
@@ -98,15 +155,14 @@ TEST_F(CompareTest, SkippedCasesAreNeitherNewNorRemoved) {
       CompareMeasurementSets(ReadMeasurementSet(WriteRun("old.json", {{"t/a", 64}})),
                              ReadMeasurementSet(WriteRun("new.json", {}, {"t/a"})));
   EXPECT_THAT(outcome.removed, IsEmpty());
-  EXPECT_THAT(outcome.markdown,
-              HasSubstr("Not compared (skipped in one of the runs):\n\n- <code>t/a</code>"));
+  EXPECT_THAT(outcome.output, HasSubstr("Not compared (skipped in one of the runs):\n\n- <code>t/a</code>"));
 }
 
 TEST_F(CompareTest, DifferentArchitecturesAreWarnedAbout) {
   const MeasurementSet before = ReadMeasurementSet(WriteBaseline({{"t/a", 64}}));
   MeasurementSet after = before;
   after.arch = "sm_80";
-  EXPECT_THAT(CompareMeasurementSets(before, after).markdown,
+  EXPECT_THAT(CompareMeasurementSets(before, after).output,
               HasSubstr("different architectures (sm_90 and sm_80)"));
 }
 
@@ -125,8 +181,10 @@ TEST(CompareMarkdownTest, CraftedNamesPathsAndMetadataRenderInert) {
   after.arch = "sm_80";
   after.cases.erase("t/gone`<b>");
   after.cases[name] = {MakeRecord(2048, 64, "k```\n[click](https://evil.example)\n")};
-  const CompareOutcome outcome = CompareMeasurementSets(before, after);
-  const std::string& text = outcome.markdown;
+  CompareOptions options;
+  options.all = true;  // the removed case's name is listed too
+  const CompareOutcome outcome = CompareMeasurementSets(before, after, options);
+  const std::string& text = outcome.output;
   const std::string code = "<code>t/x&#96;&lt;/summary&gt;&lt;/details&gt;&lt;a href=y&gt;&#124;</code>";
   EXPECT_EQ(text.substr(0, text.find("\n\n")), "## bankcheck compare");
   EXPECT_THAT(
@@ -154,9 +212,9 @@ TEST(CompareMarkdownTest, ManyCasesStayWithinTheBudgetAndShowTheRegressionFirst)
     after.cases["a/new_" + std::to_string(i) + std::string(180, 'n')] = {MakeRecord(64)};
   before.cases["zz/regressed"] = {MakeRecord(64)};
   after.cases["zz/regressed"] = {MakeRecord(2048)};
-  EXPECT_GT(CompareMeasurementSets(before, after, 0).markdown.size(), kMaxReportBytes);
+  EXPECT_GT(CompareMeasurementSets(before, after, 0).output.size(), kMaxReportBytes);
   const CompareOutcome outcome = CompareMeasurementSets(before, after);
-  const std::string& text = outcome.markdown;
+  const std::string& text = outcome.output;
   EXPECT_LE(text.size(), kMaxReportBytes);
   EXPECT_EQ(outcome.added.size(), 6000u);
   const size_t headline =

@@ -5,12 +5,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
-#include <optional>
 #include <set>
 #include <tuple>
 #include <vector>
 
 #include "bankcheck/instruction_counts.h"
+#include "core/internal/json_io.h"
 #include "core/internal/markdown.h"
 #include "core/internal/text_table.h"
 
@@ -35,7 +35,8 @@ enum class Rank {
 struct CaseView {
   const CaseResult* result = nullptr;
   std::optional<BaselineVerdict> verdict;
-  std::string table;  // before -> after
+  std::string table;                     // before -> after
+  std::vector<std::string> differences;  // one line each (a comparison made here; none stored in results)
   Rank rank = Rank::kUnchanged;
 };
 
@@ -135,8 +136,9 @@ std::string InstructionSections(const std::vector<LaunchRecord>& launches) {
   for (const size_t i : LaunchesWithDistinctInstructions(launches)) {
     const LaunchRecord& launch = launches[i];
     out +=
-        "Shared-memory instructions by excess wavefronts (kernel " + markdown::Code(launch.kernel) +
-        ", over " + Plural(launch.attributed_launches, "launch", "launches") + "):\n\n" +
+        "Shared-memory instructions by excess wavefronts (kernel " +
+        markdown::Code(ShortenKernelName(launch.kernel, markdown::kMaxInlineBytes)) + ", over " +
+        Plural(launch.attributed_launches, "launch", "launches") + "):\n\n" +
         markdown::FencedBlock(FormatInstructionTable(launch.instructions, kInstructionsShown, source_root)) +
         "\n";
   }
@@ -207,44 +209,146 @@ std::vector<size_t> LaunchesWithDistinctInstructions(const std::vector<LaunchRec
   return distinct;
 }
 
-std::string RenderMarkdownReport(const RunResults& results, const ReportOptions& options) {
-  const RunMetadata& meta = results.metadata;
-  std::string baselines_line;
-  // The baselines each case is compared with; nullptr: the comparison stored in the results.
-  const BaselineSet* baselines = nullptr;
-  if (meta.arch.empty() && (options.baselines != nullptr || options.baselines_requested_without_arch)) {
-    baselines_line = "Baselines: not compared (the results name no GPU architecture; did the run skip?)";
-  } else if (options.baselines != nullptr) {
-    baselines = options.baselines;
-    baselines_line = baselines->has_folder()
-                         ? "Baselines: compared with " +
-                               markdown::Code(baselines->folder().string(), markdown::kMaxPathBytes)
-                         : "Baselines: " + markdown::Inline(baselines->no_folder_reason(), kMaxReasonBytes);
-  } else {
-    baselines_line = "Baselines: as compared during the run";
-  }
+namespace {
 
-  std::map<std::string, std::vector<CaseView>> by_topic;
+// What every format shows, computed once: the verdict of each case, its rank, the totals. The
+// renderers below only format it, so the Markdown, the text and the JSON cannot disagree.
+struct ReportData {
+  const RunResults* results = nullptr;
+  enum class Baselines { kRun, kNoArch, kFolder, kNoFolder } baselines = Baselines::kRun;
+  std::string baselines_folder;                           // kFolder
+  std::string baselines_reason;                           // kNoFolder
+  std::map<std::string, std::vector<CaseView>> by_topic;  // each sorted, most urgent first
+  std::vector<std::pair<Rank, std::string>> topic_order;  // suites with the most urgent case first
   std::map<Rank, size_t> totals;
   std::map<CaseStatus, size_t> statuses;
+  std::vector<std::string> skip_reasons;  // the first few distinct ones
+
+  size_t total(Rank rank) const {
+    const auto found = totals.find(rank);
+    return found == totals.end() ? 0 : found->second;
+  }
+  size_t status(CaseStatus status) const {
+    const auto found = statuses.find(status);
+    return found == statuses.end() ? 0 : found->second;
+  }
+};
+
+ReportData ComputeReport(const RunResults& results, const ReportOptions& options) {
+  ReportData data;
+  data.results = &results;
+  // The baselines each case is compared with; nullptr: the comparison stored in the results.
+  const BaselineSet* baselines = nullptr;
+  if (results.metadata.arch.empty() &&
+      (options.baselines != nullptr || options.baselines_requested_without_arch)) {
+    data.baselines = ReportData::Baselines::kNoArch;
+  } else if (options.baselines != nullptr) {
+    baselines = options.baselines;
+    if (baselines->has_folder()) {
+      data.baselines = ReportData::Baselines::kFolder;
+      data.baselines_folder = baselines->folder().string();
+    } else {
+      data.baselines = ReportData::Baselines::kNoFolder;
+      data.baselines_reason = baselines->no_folder_reason();
+    }
+  }
   for (const auto& [name, result] : results.cases) {
     CaseView view;
     view.result = &result;
     view.verdict = result.baseline;
     view.table = result.baseline_table;
-    if (baselines) {
+    if (baselines != nullptr) {
       view.verdict.reset();
       view.table.clear();
       if (baselines->has_folder() && result.status != CaseStatus::kSkipped) {
-        const BaselineComparison comparison = CompareWithBaseline(*baselines, name, result.launches);
+        BaselineComparison comparison = CompareWithBaseline(*baselines, name, result.launches);
         view.verdict = comparison.verdict;
-        view.table = comparison.table;
+        view.table = std::move(comparison.table);
+        view.differences = std::move(comparison.differences);
       }
     }
     view.rank = RankOf(result, view.verdict);
-    ++totals[view.rank];
-    ++statuses[result.status];
-    by_topic[TopicOfCase(name)].push_back(view);
+    ++data.totals[view.rank];
+    ++data.statuses[result.status];
+    data.by_topic[TopicOfCase(name)].push_back(std::move(view));
+  }
+  // Skips usually share one reason (no GPU, no permission); say it once. Only the first few
+  // distinct reasons are shown, so only those are collected: no search through thousands.
+  constexpr size_t kMaxSkipReasons = 3;
+  for (const auto& [name, result] : results.cases) {
+    if (data.skip_reasons.size() == kMaxSkipReasons) break;
+    if (result.status != CaseStatus::kSkipped || result.messages.empty()) continue;
+    if (std::find(data.skip_reasons.begin(), data.skip_reasons.end(), result.messages.front()) ==
+        data.skip_reasons.end()) {
+      data.skip_reasons.push_back(result.messages.front());
+    }
+  }
+  for (auto& [topic, views] : data.by_topic) {
+    std::sort(views.begin(), views.end(), [](const CaseView& a, const CaseView& b) {
+      return a.rank != b.rank ? a.rank < b.rank : a.result->name < b.result->name;
+    });
+    data.topic_order.emplace_back(views.front().rank, topic);
+  }
+  std::sort(data.topic_order.begin(), data.topic_order.end());
+  return data;
+}
+
+// "0 regressions, 1 improvement, ... · 5 cases: 4 passed, 1 failed, 0 skipped"; `strong` marks
+// regressions and failures (Markdown's bold).
+std::string Headline(const ReportData& data, const std::string& strong) {
+  const size_t regressions = data.total(Rank::kRegression);
+  const size_t failed = data.status(CaseStatus::kFailed);
+  const std::string mark = regressions > 0 ? strong : "";
+  const std::string failed_mark = failed > 0 ? strong : "";
+  return mark + Plural(regressions, "regression", "regressions") + mark + ", " +
+         Plural(data.total(Rank::kImprovement), "improvement", "improvements") + ", " +
+         std::to_string(data.total(Rank::kChanged)) + " changed, " +
+         Plural(data.total(Rank::kMissing), "missing baseline", "missing baselines") + ", " +
+         std::to_string(data.total(Rank::kUnchanged)) + " unchanged, " +
+         std::to_string(data.total(Rank::kNotCompared)) + " not compared · " +
+         Plural(data.results->cases.size(), "case", "cases") + ": " +
+         std::to_string(data.status(CaseStatus::kPassed)) + " passed, " + failed_mark +
+         std::to_string(failed) + " failed" + failed_mark + ", " +
+         std::to_string(data.status(CaseStatus::kSkipped)) + " skipped";
+}
+
+// The failure messages shown in a case's details, each at most this many bytes.
+constexpr size_t kMaxMessage = 2000;
+
+// The preformatted part of a case's details: its before -> after table, then its failure messages.
+std::string DetailsBody(const CaseView& view) {
+  const CaseResult& result = *view.result;
+  std::string body;
+  if (!view.table.empty() && view.verdict != BaselineVerdict::kMatch) body += view.table;
+  if (result.status == CaseStatus::kFailed) {
+    for (const std::string& message : result.messages)
+      body += (body.empty() ? "" : "\n") + markdown::Truncate(message, kMaxMessage) + "\n";
+  }
+  return body;
+}
+
+std::string DetailsWhat(const CaseView& view) {
+  return view.verdict && view.verdict != BaselineVerdict::kMatch ? BaselineVerdictName(*view.verdict)
+                                                                 : CaseStatusName(view.result->status);
+}
+
+std::string RenderMarkdown(const ReportData& data, const ReportOptions& options) {
+  const RunMetadata& meta = data.results->metadata;
+  std::string baselines_line;
+  switch (data.baselines) {
+    case ReportData::Baselines::kRun:
+      baselines_line = "Baselines: as compared during the run";
+      break;
+    case ReportData::Baselines::kNoArch:
+      baselines_line = "Baselines: not compared (the results name no GPU architecture; did the run skip?)";
+      break;
+    case ReportData::Baselines::kFolder:
+      baselines_line =
+          "Baselines: compared with " + markdown::Code(data.baselines_folder, markdown::kMaxPathBytes);
+      break;
+    case ReportData::Baselines::kNoFolder:
+      baselines_line = "Baselines: " + markdown::Inline(data.baselines_reason, kMaxReasonBytes);
+      break;
   }
 
   // The headline and the totals: always shown, first, and bounded (every field is cut to length).
@@ -260,51 +364,17 @@ std::string RenderMarkdownReport(const RunResults& results, const ReportOptions&
   for (size_t i = 0; i < facts.size(); ++i) head += (i == 0 ? "" : " · ") + facts[i];
   if (!facts.empty()) head += "  \n";
   head += baselines_line + "\n\n";
-
-  const size_t regressions = totals[Rank::kRegression];
-  head += (regressions > 0 ? "**" + Plural(regressions, "regression", "regressions") + "**"
-                           : Plural(0, "regression", "regressions")) +
-          ", " + Plural(totals[Rank::kImprovement], "improvement", "improvements") + ", " +
-          std::to_string(totals[Rank::kChanged]) + " changed, " +
-          Plural(totals[Rank::kMissing], "missing baseline", "missing baselines") + ", " +
-          std::to_string(totals[Rank::kUnchanged]) + " unchanged, " +
-          std::to_string(totals[Rank::kNotCompared]) + " not compared · " +
-          Plural(results.cases.size(), "case", "cases") + ": " +
-          std::to_string(statuses[CaseStatus::kPassed]) + " passed, " +
-          (statuses[CaseStatus::kFailed] > 0 ? "**" : "") + std::to_string(statuses[CaseStatus::kFailed]) +
-          " failed" + (statuses[CaseStatus::kFailed] > 0 ? "**" : "") + ", " +
-          std::to_string(statuses[CaseStatus::kSkipped]) + " skipped\n\n";
-  // Skips usually share one reason (no GPU, no permission); say it once. Only the first few
-  // distinct reasons are shown, so only those are collected: no search through thousands.
-  constexpr size_t kMaxSkipReasons = 3;
-  std::vector<std::string> skip_reasons;
-  for (const auto& [name, result] : results.cases) {
-    if (skip_reasons.size() == kMaxSkipReasons) break;
-    if (result.status != CaseStatus::kSkipped || result.messages.empty()) continue;
-    if (std::find(skip_reasons.begin(), skip_reasons.end(), result.messages.front()) == skip_reasons.end()) {
-      skip_reasons.push_back(result.messages.front());
-    }
-  }
-  for (const std::string& reason : skip_reasons) {
+  head += Headline(data, "**") + "\n\n";
+  for (const std::string& reason : data.skip_reasons) {
     head += "> Skipped: " + markdown::Inline(reason, kMaxReasonBytes) + "\n";  // one quoted line
   }
-  if (!skip_reasons.empty()) head += "\n";
-
-  // Suites with the most urgent case first, then by name.
-  std::vector<std::pair<Rank, std::string>> topic_order;
-  for (auto& [topic, views] : by_topic) {
-    std::sort(views.begin(), views.end(), [](const CaseView& a, const CaseView& b) {
-      return a.rank != b.rank ? a.rank < b.rank : a.result->name < b.result->name;
-    });
-    topic_order.emplace_back(views.front().rank, topic);
-  }
-  std::sort(topic_order.begin(), topic_order.end());
+  if (!data.skip_reasons.empty()) head += "\n";
 
   std::vector<TopicSection> sections;
-  for (const auto& [first_rank, topic] : topic_order) {
+  for (const auto& [first_rank, topic] : data.topic_order) {
     TopicSection& section = sections.emplace_back();
     section.heading = "### " + markdown::Inline(topic) + "\n\n";
-    for (const CaseView& view : by_topic[topic]) {
+    for (const CaseView& view : data.by_topic.at(topic)) {
       const CaseResult& result = *view.result;
       if (view.rank >= Rank::kUnchanged) {
         ++section.collapsed[view.rank];
@@ -315,24 +385,12 @@ std::string RenderMarkdownReport(const RunResults& results, const ReportOptions&
       row.rank = view.rank;
       row.cells = {markdown::Code(result.name), ExpectedWays(result), Measured(result.launches),
                    VerdictCell(view.verdict), StatusCell(result.status)};
-      std::string body;
-      if (!view.table.empty() && view.verdict != BaselineVerdict::kMatch) body += view.table;
-      if (result.status == CaseStatus::kFailed) {
-        for (const std::string& message : result.messages) {
-          constexpr size_t kMaxMessage = 2000;
-          body += (body.empty() ? "" : "\n") + markdown::Truncate(message, kMaxMessage) + "\n";
-        }
-      }
+      const std::string body = DetailsBody(view);
       const std::string instructions = InstructionSections(result.launches);
-      if (!body.empty() || !instructions.empty()) {
-        const std::string what = view.verdict && view.verdict != BaselineVerdict::kMatch
-                                     ? BaselineVerdictName(*view.verdict)
-                                     : CaseStatusName(result.status);
-        row.details = Details(markdown::Code(result.name) + ": " + what, body, instructions);
-      }
+      if (!body.empty() || !instructions.empty())
+        row.details = Details(markdown::Code(result.name) + ": " + DetailsWhat(view), body, instructions);
     }
   }
-
   // What fits in the budget, most urgent first: the rows of regressions and their details, then of
   // failures, improvements, changes and missing baselines, then the lines counting the other cases.
   // The first part that does not fit ends the choice, so nothing less urgent is shown instead.
@@ -401,7 +459,7 @@ std::string RenderMarkdownReport(const RunResults& results, const ReportOptions&
     if (!rows.empty()) body += FormatMarkdownTable(header, rows) + "\n";
     if (section.counts_shown) body += CountsLine(section, !rows.empty());
   }
-  if (results.cases.empty()) body += "No cases in these results.\n\n";
+  if (data.results->cases.empty()) body += "No cases in these results.\n\n";
   if (!details.empty()) body += details_heading + details;
 
   std::string note;
@@ -418,6 +476,178 @@ std::string RenderMarkdownReport(const RunResults& results, const ReportOptions&
         " with `--max-bytes 0 -o report.md`.\n\n";
   }
   return head + note + body;
+}
+
+// The report for a terminal: the same headline, suites and details, as aligned text with nothing
+// from the file able to send the terminal a control sequence. Not bounded by max_bytes.
+std::string RenderText(const ReportData& data) {
+  const RunMetadata& meta = data.results->metadata;
+  std::string out = "bankcheck: " + (meta.arch.empty() ? std::string("no GPU") : PlainLine(meta.arch)) +
+                    (meta.device.empty() ? "" : " · " + PlainLine(meta.device)) + "\n";
+  std::vector<std::string> facts;
+  if (!meta.driver.empty()) facts.push_back("driver " + PlainLine(meta.driver));
+  if (!meta.cuda_runtime.empty()) facts.push_back("CUDA runtime " + PlainLine(meta.cuda_runtime));
+  if (!meta.cuda_driver.empty()) facts.push_back("CUDA driver " + PlainLine(meta.cuda_driver));
+  if (!meta.date.empty()) facts.push_back(PlainLine(meta.date));
+  if (!meta.git_commit.empty()) facts.push_back("commit " + PlainLine(meta.git_commit));
+  for (size_t i = 0; i < facts.size(); ++i) out += (i == 0 ? "" : " · ") + facts[i];
+  if (!facts.empty()) out += "\n";
+  switch (data.baselines) {
+    case ReportData::Baselines::kRun:
+      out += "Baselines: as compared during the run\n";
+      break;
+    case ReportData::Baselines::kNoArch:
+      out += "Baselines: not compared (the results name no GPU architecture; did the run skip?)\n";
+      break;
+    case ReportData::Baselines::kFolder:
+      out += "Baselines: compared with " + PlainLine(data.baselines_folder, markdown::kMaxPathBytes) + "\n";
+      break;
+    case ReportData::Baselines::kNoFolder:
+      out += "Baselines: " + PlainLine(data.baselines_reason, kMaxReasonBytes) + "\n";
+      break;
+  }
+  out += "\n" + Headline(data, "") + "\n";
+  for (const std::string& reason : data.skip_reasons)
+    out += "Skipped: " + PlainLine(reason, kMaxReasonBytes) + "\n";
+  if (data.results->cases.empty()) out += "\nNo cases in these results.\n";
+
+  const TableRow header = {"case", "expected ways", "measured conflicts", "baseline", "status"};
+  std::string details;
+  for (const auto& [first_rank, topic] : data.topic_order) {
+    TopicSection section;
+    std::vector<TableRow> rows;
+    for (const CaseView& view : data.by_topic.at(topic)) {
+      const CaseResult& result = *view.result;
+      if (view.rank >= Rank::kUnchanged) {
+        ++section.collapsed[view.rank];
+        ++section.collapsed_cases;
+        continue;
+      }
+      rows.push_back({PlainLine(result.name), ExpectedWays(result), Measured(result.launches),
+                      view.verdict ? BaselineVerdictName(*view.verdict) : "—",
+                      CaseStatusName(result.status)});
+      const std::string body = DetailsBody(view);
+      std::string instructions;
+      for (const size_t i : LaunchesWithDistinctInstructions(result.launches)) {
+        const LaunchRecord& launch = result.launches[i];
+        instructions +=
+            "Shared-memory instructions by excess wavefronts (kernel " +
+            PlainLine(ShortenKernelName(launch.kernel, markdown::kMaxInlineBytes)) + ", over " +
+            Plural(launch.attributed_launches, "launch", "launches") + "):\n" +
+            PlainBlock(FormatInstructionTable(launch.instructions, 10, SourceRootFromEnvironment()));
+      }
+      if (!body.empty() || !instructions.empty()) {
+        details += "\n-- " + PlainLine(result.name) + ": " + DetailsWhat(view) + "\n" + PlainBlock(body) +
+                   (body.empty() || instructions.empty() ? "" : "\n") + instructions;
+      }
+    }
+    out += "\n== " + PlainLine(topic) + "\n";
+    if (!rows.empty()) out += FormatTextTable(header, rows);
+    const std::string counts = CountsLine(section, !rows.empty());
+    if (!counts.empty()) out += counts.substr(0, counts.size() - 1);  // one newline, not two
+  }
+  if (!details.empty()) out += "\n== Details\n" + details;
+  return out;
+}
+
+// A case as the JSON output lists it.
+nlohmann::json CaseJson(const CaseView& view) {
+  const CaseResult& result = *view.result;
+  nlohmann::json object = {
+      {"name", result.name},
+      {"topic", TopicOfCase(result.name)},
+      {"status", CaseStatusName(result.status)},
+      {"verdict", view.verdict ? nlohmann::json(BaselineVerdictName(*view.verdict)) : nlohmann::json()},
+      {"differences", view.differences},
+      {"table", view.verdict != BaselineVerdict::kMatch ? view.table : std::string()},
+      {"launches", result.launches.size()},
+  };
+  nlohmann::json conflicts = nlohmann::json::object();
+  for (const SharedKind kind : ShownKinds(result.launches)) {
+    const SharedCounts total = SumCounts(result.launches, kind);
+    conflicts[InfoOf(kind).label] =
+        total.ideal_known() ? nlohmann::json(total.conflicts()) : nlohmann::json();
+  }
+  object["conflicts"] = std::move(conflicts);
+  object["messages"] = result.status == CaseStatus::kPassed ? std::vector<std::string>() : result.messages;
+  return object;
+}
+
+std::string RenderJson(const ReportData& data) {
+  const RunMetadata& meta = data.results->metadata;
+  nlohmann::json out = {{"format", "bankcheck-report"}, {"version", 1}};
+  out["run"] = {{"arch", meta.arch},
+                {"device", meta.device},
+                {"driver", meta.driver},
+                {"cuda_runtime", meta.cuda_runtime},
+                {"cuda_driver", meta.cuda_driver},
+                {"date", meta.date},
+                {"git_commit", meta.git_commit}};
+  static const char* const kSources[] = {"run", "none", "folder", "none"};
+  out["baselines"] = {{"compared", kSources[static_cast<int>(data.baselines)]},
+                      {"folder", data.baselines_folder},
+                      {"reason", data.baselines == ReportData::Baselines::kNoArch
+                                     ? std::string("the results name no GPU architecture")
+                                     : data.baselines_reason}};
+  out["totals"] = {
+      {"regressions", data.total(Rank::kRegression)}, {"improvements", data.total(Rank::kImprovement)},
+      {"changed", data.total(Rank::kChanged)},        {"missing", data.total(Rank::kMissing)},
+      {"unchanged", data.total(Rank::kUnchanged)},    {"not_compared", data.total(Rank::kNotCompared)},
+      {"cases", data.results->cases.size()},          {"passed", data.status(CaseStatus::kPassed)},
+      {"failed", data.status(CaseStatus::kFailed)},   {"skipped", data.status(CaseStatus::kSkipped)}};
+  out["skip_reasons"] = data.skip_reasons;
+  for (const char* key : {"regressions", "improvements", "changed", "missing", "failed", "cases"})
+    out[key] = nlohmann::json::array();
+  for (const auto& [first_rank, topic] : data.topic_order) {
+    for (const CaseView& view : data.by_topic.at(topic)) {
+      nlohmann::json object = CaseJson(view);
+      switch (view.rank) {
+        case Rank::kRegression:
+          out["regressions"].push_back(object);
+          break;
+        case Rank::kImprovement:
+          out["improvements"].push_back(object);
+          break;
+        case Rank::kChanged:
+          out["changed"].push_back(object);
+          break;
+        case Rank::kMissing:
+          out["missing"].push_back(object);
+          break;
+        default:
+          break;
+      }
+      if (view.result->status == CaseStatus::kFailed) out["failed"].push_back(object);
+      out["cases"].push_back(std::move(object));
+    }
+  }
+  return DumpJson(out);
+}
+
+}  // namespace
+
+ReportOutcome RenderReport(const RunResults& results, const ReportOptions& options) {
+  const ReportData data = ComputeReport(results, options);
+  ReportOutcome outcome;
+  outcome.regressions = data.total(Rank::kRegression);
+  switch (options.format) {
+    case OutputFormat::kMarkdown:
+      outcome.output = RenderMarkdown(data, options);
+      break;
+    case OutputFormat::kText:
+      outcome.output = RenderText(data);
+      break;
+    case OutputFormat::kJson:
+      outcome.output = RenderJson(data);
+      break;
+  }
+  return outcome;
+}
+
+std::string RenderMarkdownReport(const RunResults& results, const ReportOptions& options) {
+  ReportOptions markdown_options = options;
+  markdown_options.format = OutputFormat::kMarkdown;
+  return RenderReport(results, markdown_options).output;
 }
 
 }  // namespace bankcheck

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 
 #include "bankcheck/error.h"
 #include "core/internal/test_support.h"
@@ -56,6 +57,61 @@ TEST(ReportTest, HeaderSaysWhereAndWhenAndCountsEverything) {
   EXPECT_THAT(report,
               HasSubstr("**1 regression**, 1 improvement, 0 changed, 1 missing baseline, 4 unchanged, 0 not "
                         "compared · 7 cases: 6 passed, **1 failed**, 0 skipped"));
+}
+
+// The JSON and the text are rendered from the data the Markdown is: their counts agree.
+TEST(ReportTest, JsonAndTextAgreeWithTheMarkdownHeadline) {
+  const RunResults results = MakeResults();
+  const std::string markdown = RenderMarkdownReport(results);
+  ReportOptions options;
+  options.format = OutputFormat::kJson;
+  const ReportOutcome outcome = RenderReport(results, options);
+  EXPECT_EQ(outcome.regressions, 1u);
+  const nlohmann::json json = nlohmann::json::parse(outcome.output);
+  EXPECT_EQ(json["format"], "bankcheck-report");
+  EXPECT_EQ(json["version"], 1);
+  const nlohmann::json& totals = json["totals"];
+  const auto count = [&](const char* key) { return std::to_string(totals[key].get<size_t>()); };
+  EXPECT_THAT(markdown,
+              HasSubstr("**" + count("regressions") + " regression**, " + count("improvements") +
+                        " improvement, " + count("changed") + " changed, " + count("missing") +
+                        " missing baseline, " + count("unchanged") + " unchanged, " + count("not_compared") +
+                        " not compared · " + count("cases") + " cases: " + count("passed") + " passed, **" +
+                        count("failed") + " failed**, " + count("skipped") + " skipped"));
+  EXPECT_EQ(json["regressions"].size(), totals["regressions"].get<size_t>());
+  EXPECT_EQ(json["improvements"].size(), totals["improvements"].get<size_t>());
+  EXPECT_EQ(json["changed"].size(), totals["changed"].get<size_t>());
+  EXPECT_EQ(json["missing"].size(), totals["missing"].get<size_t>());
+  EXPECT_EQ(json["failed"].size(), totals["failed"].get<size_t>());
+  EXPECT_EQ(json["cases"].size(), results.cases.size());
+  const nlohmann::json& regressed = json["regressions"][0];
+  EXPECT_EQ(regressed["name"], "transpose/zz_regressed");
+  EXPECT_EQ(regressed["verdict"], "regression");
+  EXPECT_EQ(regressed["status"], "failed");
+  EXPECT_EQ(regressed["table"], "launch  kernel ... 64 -> 2048\n");
+  EXPECT_EQ(json["cases"][0]["name"], "transpose/zz_regressed");  // the Markdown's order: most urgent first
+
+  options.format = OutputFormat::kText;
+  const std::string text = RenderReport(results, options).output;
+  EXPECT_THAT(text, AllOf(HasSubstr("bankcheck: sm_90 · NVIDIA H100 80GB HBM3"),
+                          HasSubstr("1 regression, 1 improvement, 0 changed, 1 missing baseline"),
+                          HasSubstr("== transpose"), HasSubstr("transpose/zz_regressed  ld 32"),
+                          HasSubstr("-- transpose/zz_regressed: regression\nlaunch  kernel ... 64 -> 2048"),
+                          Not(HasSubstr("**")), Not(HasSubstr("<code>")), Not(HasSubstr("<details>"))));
+}
+
+TEST(ReportTest, TextCannotSendTheTerminalControlSequences) {
+  RunResults results;
+  CaseResult evil = MakeCase("t/\x1b[2Jx", 2048, BaselineVerdict::kRegression, CaseStatus::kFailed);
+  evil.messages = {"boom \x1b]0;title\x07"};
+  results.cases[evil.name] = evil;
+  results.metadata.device = "GPU\x1b[31m";
+  ReportOptions options;
+  options.format = OutputFormat::kText;
+  const std::string text = RenderReport(results, options).output;
+  EXPECT_EQ(text.find('\x1b'), std::string::npos);
+  EXPECT_EQ(text.find('\x07'), std::string::npos);
+  EXPECT_THAT(text, HasSubstr("t/?[2Jx"));
 }
 
 TEST(ReportTest, TheSummaryCountsVerdictsOfFailedCasesAsTheLogReportedThem) {

@@ -8,7 +8,7 @@ namespace bankcheck {
 namespace {
 
 // Display width: counts UTF-8 code points, not bytes, so "→" pads like one character.
-size_t DisplayWidth(const std::string& text) {
+size_t DisplayWidth(std::string_view text) {
   size_t width = 0;
   for (const char c : text) {
     if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++width;
@@ -27,6 +27,74 @@ void AppendRow(std::string& out, const TableRow& row, const std::vector<size_t>&
   }
   line.erase(line.find_last_not_of(' ') + 1);
   out += line + "\n";
+}
+
+// The byte offset after the first `count` code points of `text`.
+size_t PrefixBytes(std::string_view text, size_t count) {
+  size_t i = 0;
+  for (size_t seen = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80 && seen++ == count) break;
+  }
+  return i;
+}
+
+// `text` in at most `max_width` code points: its first and last code points with "…" between.
+std::string CutMiddle(std::string_view text, size_t max_width) {
+  const size_t width = DisplayWidth(text);
+  if (width <= max_width) return std::string(text);
+  if (max_width == 0) return std::string();
+  const size_t head = (max_width - 1) / 2;
+  const size_t tail = max_width - 1 - head;  // the end of a name (its function) gets the odd one
+  return std::string(text.substr(0, PrefixBytes(text, head))) + "…" +
+         std::string(text.substr(PrefixBytes(text, width - tail)));
+}
+
+// The parts of a demangled name "R ns::Class::f<T>(args)": return type with its space, scopes with
+// their last "::", the function, the parameter list. False when brackets do not pair up (an
+// operator such as operator<, a name that is not demangled): the name is then cut in its middle.
+struct NameParts {
+  std::string_view return_type, scopes, function, params;
+};
+
+bool SplitName(std::string_view name, NameParts& parts) {
+  size_t head_end = name.size();
+  if (!name.empty() && name.back() == ')') {
+    int depth = 0;
+    size_t i = name.size();
+    while (i-- > 0) {
+      if (name[i] == ')') ++depth;
+      if (name[i] == '(' && --depth == 0) break;
+    }
+    if (depth != 0 || i == std::string_view::npos) return false;
+    // "ns::(anonymous namespace)" ends in ')' but is a scope, not a parameter list.
+    if (i > 0 && name[i - 1] != ':') head_end = i;
+  }
+  const std::string_view head = name.substr(0, head_end);
+  parts.params = name.substr(head_end);
+  int depth = 0;
+  size_t name_start = 0;
+  size_t last_scope = std::string_view::npos;  // the position after the last top-level "::"
+  for (size_t i = 0; i < head.size(); ++i) {
+    const char c = head[i];
+    if (c == '<' || c == '(' || c == '[') ++depth;
+    if (c == '>' || c == ')' || c == ']') {
+      if (--depth < 0) return false;
+    }
+    if (depth != 0) continue;
+    if (c == ' ') {
+      name_start = i + 1;
+      last_scope = std::string_view::npos;
+    } else if (c == ':' && i + 1 < head.size() && head[i + 1] == ':') {
+      last_scope = i + 2;
+      ++i;
+    }
+  }
+  if (depth != 0) return false;
+  const size_t function_start = last_scope == std::string_view::npos ? name_start : last_scope;
+  parts.return_type = head.substr(0, name_start);
+  parts.scopes = head.substr(name_start, function_start - name_start);
+  parts.function = head.substr(function_start);
+  return !parts.function.empty();
 }
 
 std::string MarkdownCell(const std::string& text) {
@@ -61,6 +129,58 @@ std::string FormatTextTable(const TableRow& header, const std::vector<TableRow>&
   for (const TableRow& row : rows) AppendRow(out, row, widths);
   return out;
 }
+
+std::string ShortenKernelName(std::string_view name, size_t max_width) {
+  if (DisplayWidth(name) <= max_width) return std::string(name);
+  NameParts parts;
+  if (!SplitName(name, parts)) return CutMiddle(name, max_width);
+  const std::string scopes = parts.scopes.empty() ? "" : "…::";
+  const std::string function(parts.function);
+  std::vector<std::string> candidates = {
+      std::string(parts.scopes) + function + std::string(parts.params),  // no return type
+      scopes + function + std::string(parts.params),                     // no namespaces either
+  };
+  const std::string params = parts.params.size() > 2 ? "(…)" : std::string(parts.params);
+  candidates.push_back(scopes + function + params);  // nor parameters
+  for (const std::string& candidate : candidates) {
+    if (DisplayWidth(candidate) <= max_width) return candidate;
+  }
+  // The function's own name (its template arguments, mostly) cut in its middle.
+  const size_t around = DisplayWidth(scopes) + DisplayWidth(params);
+  if (max_width > around + 2) return scopes + CutMiddle(function, max_width - around) + params;
+  return CutMiddle(candidates.back(), max_width);
+}
+
+namespace {
+
+std::string Plain(std::string_view text, size_t max_bytes, bool keep_lines) {
+  size_t cut = std::min(max_bytes, text.size());
+  while (cut > 0 && cut < text.size() && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  std::string out;
+  out.reserve(cut + 3);
+  for (size_t i = 0; i < cut; ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if ((c == '\n' || c == '\t') && keep_lines) {
+      out += static_cast<char>(c);
+    } else if (c == '\n' || c == '\t' || c == '\r') {
+      out += keep_lines && c == '\r' ? "" : " ";
+    } else if (c < 0x20 || c == 0x7F) {
+      out += '?';
+    } else if (c == 0xC2 && i + 1 < cut && (static_cast<unsigned char>(text[i + 1]) & 0xE0) == 0x80) {
+      out += '?';  // a C1 control character (U+0080 to U+009F): CSI and its like
+      ++i;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return cut < text.size() ? out + "…" : out;
+}
+
+}  // namespace
+
+std::string PlainLine(std::string_view text, size_t max_bytes) { return Plain(text, max_bytes, false); }
+
+std::string PlainBlock(std::string_view text, size_t max_bytes) { return Plain(text, max_bytes, true); }
 
 std::string FormatMarkdownTable(const TableRow& header, const std::vector<TableRow>& rows) {
   std::string out = "|";

@@ -1,8 +1,10 @@
 #pragma once
 // Tables for terminals (aligned columns) and for Markdown (pipes), as reports and the CLI print them.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace bankcheck {
@@ -22,5 +24,19 @@ std::string BeforeAfter(const std::string& before, const std::string& after, con
 
 // "16,777,216": digits in groups of three, for counts people compare by eye.
 std::string WithThousands(uint64_t value);
+
+// A demangled kernel name in at most `max_width` characters (UTF-8 code points), shortened in the
+// middle so that the function's own name stays: first the return type goes, then the enclosing
+// namespaces and classes ("…::"), then the parameter list ("(…)"), and only then is the rest cut in
+// its middle ("…"). "void bankcheck::kernels::(anonymous namespace)::Transpose<32, 8>(float const*,
+// float*)" in 48 characters is "…::Transpose<32, 8>(float const*, float*)". A name that fits is
+// returned as it is. Every table that shows kernel names shortens them here.
+std::string ShortenKernelName(std::string_view name, size_t max_width);
+
+// Text from a results or baseline file made safe for a terminal: at most `max_bytes` bytes (cut at
+// a UTF-8 boundary, "…" appended), control characters (escape sequences) shown as "?". PlainLine
+// also makes line breaks and tabs spaces; PlainBlock keeps them.
+std::string PlainLine(std::string_view text, size_t max_bytes = 200);
+std::string PlainBlock(std::string_view text, size_t max_bytes = 20000);
 
 }  // namespace bankcheck

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bankcheck/baseline.h"
 #include "bankcheck/launch_record.h"
 #include "bankcheck/report.h"
 
@@ -31,20 +32,52 @@ MeasurementSet ReadMeasurementSet(const std::filesystem::path& path);
 // Error(kBadInput) when `arch` is empty, the folder holds none for it, or a file is malformed.
 MeasurementSet ReadBaselineFolder(const std::filesystem::path& baselines_dir, const std::string& arch);
 
+struct CompareOptions {
+  // The Markdown stays under max_bytes (0: no limit): the headline and totals first, then as much
+  // as fits, regressions first, and a line saying how many cases are not shown. Text and JSON hold
+  // everything.
+  size_t max_bytes = kMaxReportBytes;
+  OutputFormat format = OutputFormat::kMarkdown;
+  // false: only the cases NEW holds are compared, so a baselines folder against one topic's results
+  // lists no removed cases (OLD's other cases are counted in `left_out`); true: OLD's cases that
+  // NEW lacks are listed as removed.
+  bool all = false;
+};
+
+// A case both sides measured.
+struct ComparedCase {
+  std::string name;
+  BaselineVerdict verdict = BaselineVerdict::kMatch;
+  BaselineComparison comparison;  // its table and one line per difference
+};
+
 struct CompareOutcome {
-  std::string markdown;  // summary, table of differences, new / removed cases, details
+  std::string output;  // in CompareOptions::format: summary, differences, new / removed cases, details
   size_t regressions = 0;
   size_t improvements = 0;
   size_t changed = 0;
   size_t unchanged = 0;
+  std::vector<ComparedCase> cases;   // every case both measured: regressions, improvements, changes, matches
   std::vector<std::string> added;    // only in NEW
-  std::vector<std::string> removed;  // only in OLD
+  std::vector<std::string> removed;  // only in OLD (with CompareOptions::all)
+  std::vector<std::string> not_compared;  // skipped on one side, measured on the other
+  size_t left_out = 0;                    // OLD's cases NEW does not hold, not compared (without `all`)
   bool regressed() const { return regressions > 0; }
 };
 
-// The Markdown stays under `max_bytes` (0: no limit; kMaxReportBytes, report.h, by default): the
-// headline and totals first, then as much as fits, regressions first, and a line saying how many
-// cases are not shown. Names, paths and metadata are escaped as in the report (report.h).
+// Names, paths and metadata are escaped as in the report (report.h). The JSON:
+//   {"format": "bankcheck-compare", "version": 1,
+//    "old", "new": {"path", "kind", "arch", "date"}, "all": false,
+//    "totals": {"regressions", "improvements", "changed", "unchanged", "added", "removed",
+//               "not_compared", "left_out"},   (the Markdown headline's numbers)
+//    "regressions", "improvements", "changed": [case, ...],
+//    "missing": [case, ...]   (NEW's cases OLD has no measurement of; verdict "missing"),
+//    "added", "removed", "not_compared": [name, ...],
+//    "cases": [case, ...]}    (every case both measured, regressions first)
+// where a case is {"name", "verdict", "differences" (one line each), "table" (before -> after)}.
+CompareOutcome CompareMeasurementSets(const MeasurementSet& before, const MeasurementSet& after,
+                                      const CompareOptions& options);
+// In Markdown, of the cases NEW holds, under `max_bytes`.
 CompareOutcome CompareMeasurementSets(const MeasurementSet& before, const MeasurementSet& after,
                                       size_t max_bytes = kMaxReportBytes);
 

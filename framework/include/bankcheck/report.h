@@ -23,6 +23,11 @@
 
 namespace bankcheck {
 
+// What `report` and `compare` print: Markdown (for a pull request or a job summary), plain text
+// (for a terminal: aligned tables, no markup, control characters shown as "?") or JSON (for a
+// program: the documented object of RenderReport and CompareMeasurementSets; keys sorted).
+enum class OutputFormat { kMarkdown, kText, kJson };
+
 // The default bound on a report's (and a comparison's) size: under GitHub's 1 MiB step summary.
 inline constexpr size_t kMaxReportBytes = 1'000'000;
 
@@ -42,8 +47,30 @@ struct ReportOptions {
   size_t max_bytes = kMaxReportBytes;
   // The results file, named in the line saying how to get the full report when cases are not shown.
   std::string results_path;
+  // Markdown is bounded by max_bytes; text and JSON hold every case.
+  OutputFormat format = OutputFormat::kMarkdown;
 };
 
+struct ReportOutcome {
+  std::string output;      // in ReportOptions::format
+  size_t regressions = 0;  // cases whose baseline verdict is a regression
+  bool regressed() const { return regressions > 0; }
+};
+
+// The verdicts are computed once and each format only renders them, so the formats agree. The JSON:
+//   {"format": "bankcheck-report", "version": 1,
+//    "run": {"arch", "device", "driver", "cuda_runtime", "cuda_driver", "date", "git_commit"},
+//    "baselines": {"compared": "run" | "folder" | "none", "folder", "reason"},
+//    "totals": {"regressions", "improvements", "changed", "missing", "unchanged", "not_compared",
+//               "cases", "passed", "failed", "skipped"},   (the Markdown headline's numbers)
+//    "skip_reasons": [...],
+//    "regressions", "improvements", "changed", "missing", "failed": [case, ...],
+//    "cases": [case, ...]}   (every case, suites and cases in the Markdown's order)
+// where a case is {"name", "topic", "status", "verdict" (null: not compared), "differences" (one
+// line each; only when the report compared with --baselines), "table" (before -> after),
+// "launches", "conflicts" ({"ld": 1984, ...}; null where the ideal is unknown), "messages"}.
+ReportOutcome RenderReport(const RunResults& results, const ReportOptions& options = {});
+// RenderReport(...).output in Markdown, whatever options.format says.
 std::string RenderMarkdownReport(const RunResults& results, const ReportOptions& options = {});
 
 // The positions in `launches` whose per-instruction tables a reader is shown: each launch with

@@ -1,0 +1,64 @@
+#include "core/internal/text_table.h"
+
+#include <gtest/gtest.h>
+
+namespace bankcheck {
+namespace {
+
+size_t Width(const std::string& text) {
+  size_t width = 0;
+  for (const char c : text) width += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+  return width;
+}
+
+TEST(ShortenKernelNameTest, KeepsANameThatFits) {
+  EXPECT_EQ(ShortenKernelName("transpose", 48), "transpose");
+  EXPECT_EQ(ShortenKernelName("transpose(float*, float const*)", 48), "transpose(float*, float const*)");
+}
+
+TEST(ShortenKernelNameTest, CutsAPlainFunctionNameInItsMiddle) {
+  const std::string name(60, 'a');
+  const std::string shortened = ShortenKernelName(name + "_end", 20);
+  EXPECT_EQ(Width(shortened), 20u);
+  EXPECT_EQ(shortened.substr(0, 9), "aaaaaaaaa");
+  EXPECT_NE(shortened.find("…"), std::string::npos);
+  EXPECT_EQ(shortened.substr(shortened.size() - 4), "_end");
+}
+
+TEST(ShortenKernelNameTest, DropsReturnTypeAndAnonymousNamespaceFirst) {
+  const std::string name =
+      "void bankcheck::kernels::(anonymous namespace)::Transpose<32, 8>(float const*, float*)";
+  EXPECT_EQ(ShortenKernelName(name, 48), "…::Transpose<32, 8>(float const*, float*)");
+  EXPECT_EQ(ShortenKernelName(name, 82),
+            "bankcheck::kernels::(anonymous namespace)::Transpose<32, 8>(float const*, float*)");
+  EXPECT_EQ(ShortenKernelName(name, 30), "…::Transpose<32, 8>(…)");
+}
+
+TEST(ShortenKernelNameTest, CutsALongTemplateKeepingTheFunctionsStartAndEnd) {
+  const std::string name =
+      "void cute::device_kernel<cutlass::gemm::kernel::GemmUniversal<cute::tuple<int, int, int, int>, "
+      "cutlass::gemm::collective::CollectiveMma<>, void>>(cutlass::gemm::kernel::Params)";
+  const std::string shortened = ShortenKernelName(name, 48);
+  EXPECT_EQ(Width(shortened), 48u);
+  EXPECT_EQ(shortened.substr(0, std::string("…::device_kernel<").size()), "…::device_kernel<");
+  EXPECT_EQ(shortened.substr(shortened.size() - std::string(">>(…)").size()), ">>(…)");
+}
+
+TEST(ShortenKernelNameTest, AnUnpairedBracketIsCutInTheMiddle) {
+  const std::string name = "bool ns::operator<(ns::Widget const&, ns::Widget const&)" + std::string(30, 'x');
+  const std::string shortened = ShortenKernelName(name, 24);
+  EXPECT_EQ(Width(shortened), 24u);
+}
+
+TEST(PlainTextTest, ControlCharactersCannotReachTheTerminal) {
+  EXPECT_EQ(PlainLine("a\x1b[31mred\nb\tc"), "a?[31mred b c");
+  EXPECT_EQ(PlainBlock("a\x1b]0;x\x07\nb\tc\r\n"), "a?]0;x?\nb\tc\n");
+  EXPECT_EQ(PlainLine("x\xc2\x9b"
+                      "31m"),
+            "x?31m");  // U+009B, the C1 CSI
+  EXPECT_EQ(PlainLine("é", 200), "é");
+  EXPECT_EQ(PlainLine("abcdef", 3), "abc…");
+}
+
+}  // namespace
+}  // namespace bankcheck
