@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "bankcheck/baseline.h"
+#include "core/internal/name_table.h"
 #include "core/internal/text_table.h"
 
 // Comparing measured launches with recorded ones (baseline.h).
@@ -131,15 +132,11 @@ constexpr std::pair<BaselineVerdict, const char*> kVerdictNames[] = {
 }  // namespace
 
 const char* BaselineVerdictName(BaselineVerdict verdict) {
-  for (const auto& [value, name] : kVerdictNames)
-    if (value == verdict) return name;
-  return "unknown";
+  return internal::NameIn(kVerdictNames, verdict, "unknown");
 }
 
 std::optional<BaselineVerdict> ParseBaselineVerdict(const std::string& name) {
-  for (const auto& [value, verdict_name] : kVerdictNames)
-    if (name == verdict_name) return value;
-  return std::nullopt;
+  return internal::ValueNamed(kVerdictNames, name);
 }
 
 BaselineComparison CompareLaunches(const std::vector<LaunchRecord>& before,

@@ -5,6 +5,8 @@
 #include <sstream>
 #include <utility>
 
+#include "core/internal/name_table.h"
+
 namespace bankcheck {
 
 std::string ToString(const Dim3& d) {
@@ -17,16 +19,20 @@ std::string GraphLaunchName(const std::vector<std::string>& kernels) {
   return name + "]";
 }
 
+namespace {
+constexpr std::pair<Provenance, const char*> kProvenanceNames[] = {
+    {Provenance::kExact, "exact"},
+    {Provenance::kHardware, "hardware"},
+    {Provenance::kNotMeasured, "not measured"},
+};
+}  // namespace
+
 const char* ProvenanceName(Provenance provenance) {
-  switch (provenance) {
-    case Provenance::kExact:
-      return "exact";
-    case Provenance::kHardware:
-      return "hardware";
-    case Provenance::kNotMeasured:
-      break;
-  }
-  return "not measured";
+  return internal::NameIn(kProvenanceNames, provenance, "not measured");
+}
+
+std::optional<Provenance> ProvenanceFromName(const std::string& name) {
+  return internal::ValueNamed(kProvenanceNames, name);
 }
 
 namespace {
@@ -36,16 +42,10 @@ constexpr std::pair<CountedBy, const char*> kCountedByNames[] = {
 };
 }  // namespace
 
-const char* CountedByName(CountedBy counted_by) {
-  for (const auto& [value, name] : kCountedByNames)
-    if (value == counted_by) return name;
-  return "?";
-}
+const char* CountedByName(CountedBy counted_by) { return internal::NameIn(kCountedByNames, counted_by, "?"); }
 
 std::optional<CountedBy> CountedByFromName(const std::string& name) {
-  for (const auto& [value, known] : kCountedByNames)
-    if (name == known) return value;
-  return std::nullopt;
+  return internal::ValueNamed(kCountedByNames, name);
 }
 
 double SharedCounts::ways() const {

@@ -30,9 +30,7 @@ Dim3 DimFromJson(const FieldReader& field) {
 }
 
 Provenance ProvenanceFromJson(const FieldReader& field) {
-  const std::string name = field.String();
-  for (const Provenance p : {Provenance::kExact, Provenance::kHardware, Provenance::kNotMeasured})
-    if (name == ProvenanceName(p)) return p;
+  if (const std::optional<Provenance> provenance = ProvenanceFromName(field.String())) return *provenance;
   field.Fail("\"exact\", \"hardware\" or \"not measured\"");
   return Provenance::kExact;
 }

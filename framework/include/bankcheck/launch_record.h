@@ -29,6 +29,7 @@ enum class Provenance : uint8_t {
   kNotMeasured,  // no counter gives it (or it was not asked for)
 };
 const char* ProvenanceName(Provenance provenance);  // "exact", "hardware", "not measured"
+std::optional<Provenance> ProvenanceFromName(const std::string& name);
 
 // The counts of one kind of shared-memory instruction (loads, stores, ldmatrix, ...).
 struct SharedCounts {
