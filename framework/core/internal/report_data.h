@@ -1,0 +1,103 @@
+#pragma once
+// Internal: what `report`'s three renderers share (report.cc computes it once; report_markdown.cc,
+// report_text.cc and report_json.cc only format it, so the formats cannot disagree).
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bankcheck/report.h"
+#include "core/internal/text_table.h"
+
+namespace bankcheck::internal {
+
+// The longest reason (skip reason, why no baselines were found) shown, in bytes.
+constexpr size_t kMaxReasonBytes = 500;
+
+// The failure messages shown in a case's details, each at most this many bytes.
+constexpr size_t kMaxMessage = 2000;
+
+// Where a case goes in its suite's table; lower first. kUnchanged cases are only counted.
+enum class Rank {
+  kRegression,
+  kFailed,
+  kImprovement,
+  kChanged,
+  kMissing,
+  kUnchanged,    // passed, matching its baseline
+  kNotCompared,  // passed, with no baseline comparison
+  kSkipped,
+};
+
+struct CaseView {
+  const CaseResult* result = nullptr;
+  std::optional<BaselineVerdict> verdict;
+  std::string table;                     // before -> after
+  std::vector<std::string> differences;  // one line each (a comparison made here; none stored in results)
+  Rank rank = Rank::kUnchanged;
+};
+
+// A row of a suite's table, and what its details say.
+struct Row {
+  Rank rank = Rank::kUnchanged;
+  TableRow cells;
+  std::string details;  // empty: none
+  bool shown = false;
+  bool details_shown = false;
+};
+
+// One suite's section: its table rows and the cases it only counts.
+struct TopicSection {
+  std::string heading;  // "### <topic>\n\n"
+  std::vector<Row> rows;
+  std::map<Rank, size_t> collapsed;
+  size_t collapsed_cases = 0;
+  bool opened = false;        // the heading is shown
+  bool counts_shown = false;  // the line counting the collapsed cases is shown
+};
+
+// What every format shows, computed once: the verdict of each case, its rank, the totals. The
+// renderers below only format it, so the Markdown, the text and the JSON cannot disagree.
+struct ReportData {
+  const RunResults* results = nullptr;
+  enum class Baselines { kRun, kNoArch, kFolder, kNoFolder } baselines = Baselines::kRun;
+  std::string baselines_folder;                           // kFolder
+  std::string baselines_reason;                           // kNoFolder
+  std::map<std::string, std::vector<CaseView>> by_topic;  // each sorted, most urgent first
+  std::vector<std::pair<Rank, std::string>> topic_order;  // suites with the most urgent case first
+  std::map<Rank, size_t> totals;
+  std::map<CaseStatus, size_t> statuses;
+  std::vector<std::string> skip_reasons;  // the first few distinct ones
+
+  size_t total(Rank rank) const {
+    const auto found = totals.find(rank);
+    return found == totals.end() ? 0 : found->second;
+  }
+  size_t status(CaseStatus status) const {
+    const auto found = statuses.find(status);
+    return found == statuses.end() ? 0 : found->second;
+  }
+};
+
+ReportData ComputeReport(const RunResults& results, const ReportOptions& options);
+
+// Cells and lines every format shows alike (report.cc).
+std::string Ways(double ways);                                    // "2", "1.5"
+std::string Measured(const std::vector<LaunchRecord>& launches);  // "ld 8 (2-way), st 0"
+std::string ExpectedWays(const CaseResult& result);
+std::string VerdictCell(const std::optional<BaselineVerdict>& verdict);
+std::string StatusCell(CaseStatus status);
+std::string Plural(size_t count, const std::string& singular, const std::string& plural);
+std::string CountsLine(const TopicSection& section, bool after_rows);
+std::string Headline(const ReportData& data, const std::string& strong);
+std::string DetailsBody(const CaseView& view);
+std::string DetailsWhat(const CaseView& view);
+
+std::string RenderMarkdown(const ReportData& data, const ReportOptions& options);  // report_markdown.cc
+std::string RenderText(const ReportData& data);                                    // report_text.cc
+std::string RenderJson(const ReportData& data);                                    // report_json.cc
+
+}  // namespace bankcheck::internal
