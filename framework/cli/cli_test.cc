@@ -244,6 +244,46 @@ TEST_F(CliTest, BadInputExitsTwoAndSaysWhatWasWrong) {
   }
 }
 
+// Every error, CLI11's parse errors included, is one `bankcheck: error:` line (then where to look),
+// with the nearest command or option when one is within two edits; usage errors exit 2.
+TEST_F(CliTest, ParseErrorsHaveTheOneFormAndSuggestTheNearestName) {
+  struct Case {
+    const char* arguments;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"predcit --bytes 4 --stride 1",
+       "bankcheck: error: 'predcit' is not a command; did you mean 'predict'?"},
+      {"merge-result run", "did you mean 'merge-results'?"},
+      {"explian", "did you mean 'explain'?"},
+      {"predict --josn --bytes 4 --stride 1",
+       "bankcheck: error: bankcheck predict has no option --josn; did you mean '--json'?"},
+      {"predict --bytes 4 --stride 1 --src-strid=2", "no option --src-strid; did you mean '--src-stride'?"},
+      {"report results.json --fromat text",
+       "bankcheck report has no option --fromat; did you mean '--format'?"},
+      {"--verison", "bankcheck: error: bankcheck has no option --verison; did you mean '--version'?"},
+      {"nonsense", "bankcheck: error: 'nonsense' is not a command (the commands: predict, explain, report"},
+      {"predict --bytes 4 --stride 1 --zzzzzz",
+       "bankcheck: error: bankcheck predict has no option --zzzzzz\n"},
+      {"predict --bytes 4 --stride 1 extra", "bankcheck: error: bankcheck predict takes no argument 'extra'"},
+      {"predict --bytes", "bankcheck: error: predict: --bytes"},
+      {"compare a.json", "bankcheck: error: compare: NEW is required"},
+      {"report results.json --format yaml", "bankcheck: error: report: --format"},
+      {"", "bankcheck: error: a subcommand is required (predict, explain"},
+  };
+  for (const Case& c : cases) {
+    const CliRun run = Bankcheck(c.arguments);
+    EXPECT_EQ(run.exit_code, 2) << c.arguments;
+    EXPECT_EQ(run.out, "") << c.arguments;
+    EXPECT_EQ(run.err.rfind("bankcheck: error: ", 0), 0u) << c.arguments << "\n" << run.err;
+    EXPECT_THAT(run.err, HasSubstr(c.message)) << c.arguments;
+    EXPECT_THAT(run.err, HasSubstr("--help' for more information")) << c.arguments;
+  }
+  // Too far from any name: no guess.
+  EXPECT_THAT(Bankcheck("nonsense").err, Not(HasSubstr("did you mean")));
+  EXPECT_THAT(Bankcheck("predict --bytes 4 --stride 1 --zzzzzz").err, Not(HasSubstr("did you mean")));
+}
+
 TEST_F(CliTest, HelpOnEverySubcommand) {
   for (const char* arguments : {"--help", "predict --help", "explain --help"}) {
     const CliRun run = Bankcheck(arguments);

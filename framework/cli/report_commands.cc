@@ -270,7 +270,7 @@ void AddLinesCommand(CLI::App& app) {
     const std::string tables =
         InstructionTables(SelectCases(results, options->case_filter, options->results), options->top, root);
     if (tables.empty()) {
-      std::cerr << "bankcheck: no launch of the selected cases in " << options->results
+      std::cerr << "bankcheck: error: no launch of the selected cases in " << options->results
                 << " has per-instruction counts. They are recorded when a case fails; to record them for "
                    "a case that passes, run it with BANKCHECK_ATTRIBUTE=1 (e.g. BANKCHECK_ATTRIBUTE=1 "
                    "ctest -R <suite>) and merge the results again.\n";
