@@ -3,6 +3,7 @@
 // one-file-per-run step after a CTest run, and the per-instruction tables of attributed launches.
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -25,6 +26,10 @@
 namespace bankcheck::cli {
 namespace {
 
+// The most --max-bytes and --top take: more is no bound at all, which 0 already says.
+constexpr size_t kMaxMaxBytes = 1'000'000'000'000;
+constexpr size_t kMaxTop = 1'000'000;
+
 // Prints `text` to stdout, or writes it to `output` when one was given (never through a link).
 void Emit(const std::string& text, const std::string& output) {
   if (output.empty()) {
@@ -32,6 +37,22 @@ void Emit(const std::string& text, const std::string& output) {
     return;
   }
   WriteFileAtomically(output, text);
+}
+
+// A whole number from 0 to `max` (decimal digits only). CLI11's NonNegativeNumber reads a double and
+// names DBL_MAX, all 309 digits of it, when it refuses "-1".
+CLI::Validator WholeNumberUpTo(size_t max) {
+  return CLI::Validator(
+      [max](std::string& text) -> std::string {
+        const std::string wanted = "give a whole number from 0 to " + WithThousands(max);
+        if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+          return "'" + text + "' is not a whole number; " + wanted;
+        errno = 0;
+        const unsigned long long value = std::strtoull(text.c_str(), nullptr, 10);
+        if (errno == ERANGE || value > max) return "'" + text + "' is too large; " + wanted;
+        return "";
+      },
+      "");
 }
 
 // --max-bytes: the bound on the Markdown's size (GitHub's job summary holds at most 1 MiB).
@@ -42,7 +63,7 @@ void AddMaxBytesOption(CLI::App& command, size_t& max_bytes) {
                   "regressions first (0: no limit; default " +
                       WithThousands(kMaxReportBytes) + ", under GitHub's 1 MiB job summary)")
       ->type_name("N")
-      ->check(CLI::NonNegativeNumber);
+      ->check(WholeNumberUpTo(kMaxMaxBytes));
 }
 
 // --format markdown|text|json (default markdown).
@@ -258,7 +279,7 @@ void AddLinesCommand(CLI::App& app) {
       ->add_option("--top", options->top,
                    "Show the N instructions of most excess per kernel (0: all; default 10)")
       ->type_name("N")
-      ->check(CLI::NonNegativeNumber);
+      ->check(WholeNumberUpTo(kMaxTop));
   CLI::Option* source_root =
       lines
           ->add_option("--source-root", options->source_root,

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bankcheck/baseline.h"
@@ -390,8 +391,26 @@ TEST_F(ReportCommandsTest, LinesRejectsBadInputWithExitTwo) {
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_THAT(run.err,
               HasSubstr("no case in " + results.string() + " is named or contains \"nothing/like/this\""));
-  EXPECT_EQ(Bankcheck("lines " + Quoted(results) + " --top -1").exit_code, 2);
-  EXPECT_EQ(Bankcheck("lines " + Quoted(results) + " --top many").exit_code, 2);
+  // A negative, fractional or absurd --top (or --max-bytes) is refused in a line that names the range,
+  // not CLI11's range of a double, DBL_MAX's 309 digits.
+  for (const auto& [arguments, message] : std::vector<std::pair<std::string, std::string>>{
+           {"lines " + Quoted(results) + " --top -1",
+            "--top: '-1' is not a whole number; give a whole number "
+            "from 0 to 1,000,000"},
+           {"lines " + Quoted(results) + " --top many", "--top: 'many' is not a whole number"},
+           {"lines " + Quoted(results) + " --top 1e3", "--top: '1e3' is not a whole number"},
+           {"lines " + Quoted(results) + " --top 1000001", "--top: '1000001' is too large"},
+           {"lines " + Quoted(results) + " --top 99999999999999999999999", "is too large"},
+           {"report " + Quoted(results) + " --max-bytes -1", "--max-bytes: '-1' is not a whole number"},
+           {"compare " + Quoted(results) + " " + Quoted(results) + " --max-bytes=-1",
+            "not a whole number"}}) {
+    SCOPED_TRACE(arguments);
+    run = Bankcheck(arguments);
+    EXPECT_EQ(run.exit_code, 2);
+    EXPECT_THAT(run.err, AllOf(HasSubstr("bankcheck: error: "), HasSubstr(message)));
+    EXPECT_LT(run.err.size(), 300u) << run.err;
+  }
+  EXPECT_EQ(Bankcheck("lines " + Quoted(results) + " --top 1000000").exit_code, 0);
   EXPECT_EQ(Bankcheck("lines").exit_code, 2);
   WriteFile(dir_ / "bad.json", "{");
   run = Bankcheck("lines " + Quoted(dir_ / "bad.json"));
