@@ -181,12 +181,14 @@ void WriteFileAtomically(const std::filesystem::path& path, const std::string& c
   const std::optional<mode_t> old_mode = ModeOfExistingTarget(folder.fd, name, path);
   std::string temporary;
   Descriptor file{CreateTemporary(folder.fd, name, old_mode ? 0600 : 0644, path, temporary)};
-  // Removes the temporary and reports the step that failed, with the errno it left.
+  // Removes the temporary and reports the step that failed, with the errno it left. The message
+  // names the path the user gave, never the temporary's internal name.
   const auto fail = [&](const char* step) {
     const int error_number = errno;
     ::unlinkat(folder.fd, temporary.c_str(), 0);
-    throw Error(ErrorKind::kBadInput, "cannot write " + path.string() + ": " + step + " " + temporary +
-                                          " failed (" + ErrnoText(error_number) + "); " + path.string() +
+    throw Error(ErrorKind::kBadInput, "cannot write " + path.string() + ": " + step +
+                                          " its temporary copy in the same folder failed (" +
+                                          ErrnoText(error_number) + "); " + path.string() +
                                           " was left unchanged");
   };
   if (old_mode && ::fchmod(file.fd, *old_mode) != 0) fail("setting the mode of");

@@ -24,6 +24,7 @@ namespace {
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using testing_support::ExpectUntouched;
 using testing_support::MakeVictim;
 using testing_support::ModeOf;
@@ -136,7 +137,9 @@ TEST_F(WriteFileAtomicallyTest, AFailedWriteLeavesTheOldFileAndNothingElse) {
   const std::string message = ErrorOf(out, std::string(100, 'x'));
   ::setrlimit(RLIMIT_FSIZE, &old_limit);
   std::signal(SIGXFSZ, old_handler);
-  EXPECT_THAT(message, AllOf(HasSubstr("cannot write " + out.string()), HasSubstr("was left unchanged")));
+  EXPECT_THAT(message, AllOf(HasSubstr("cannot write " + out.string() + ": writing its temporary copy"),
+                             HasSubstr("was left unchanged")));
+  EXPECT_THAT(message, Not(HasSubstr(".tmp")));  // the user's path, never the internal name
   EXPECT_EQ(ReadFile(out), "old\n");
   EXPECT_THAT(TemporaryFilesUnder(dir_), IsEmpty());
 }
