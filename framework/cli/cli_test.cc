@@ -9,7 +9,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -17,6 +20,9 @@
 
 #ifndef BANKCHECK_CLI_PATH
 #error "BANKCHECK_CLI_PATH must name the bankcheck binary"
+#endif
+#ifndef BANKCHECK_README_PATH
+#error "BANKCHECK_README_PATH must name the source tree's README.md"
 #endif
 
 namespace {
@@ -334,6 +340,72 @@ TEST_F(CliTest, ExplainSvgIntoAMissingFolderFails) {
       Bankcheck("explain --bytes 4 --stride 1 --svg '" + (dir_ / "no/such/dir/map.svg").string() + "'");
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_THAT(run.err, HasSubstr("cannot write"));
+}
+
+// README's table of the `bankcheck` command, by command: the row's first cell (its usage).
+std::map<std::string, std::string> ReadmeCommandRows() {
+  const std::string readme = ReadFile(BANKCHECK_README_PATH);
+  const size_t section = readme.find("\n## The `bankcheck` command\n");
+  EXPECT_NE(section, std::string::npos) << "README.md has no '## The `bankcheck` command' section";
+  const size_t end = readme.find("\n## ", section + 1);
+  std::istringstream lines(readme.substr(section, end - section));
+  std::map<std::string, std::string> rows;
+  const std::regex row(R"(^\| `bankcheck ([a-z-]+)([^|]|\\\|)*`)");
+  std::smatch match;
+  for (std::string line; std::getline(lines, line);) {
+    if (std::regex_search(line, match, row)) rows[match[1]] = match[0];
+  }
+  return rows;
+}
+
+// The subcommands `bankcheck --help` lists.
+std::set<std::string> HelpCommands(const std::string& help) {
+  std::istringstream lines(help.substr(help.find("Subcommands:")));
+  std::set<std::string> commands;
+  std::string line;
+  std::getline(lines, line);
+  while (std::getline(lines, line) && line.rfind("  ", 0) == 0) {
+    std::istringstream words(line);
+    std::string name;
+    words >> name;
+    commands.insert(name);
+  }
+  return commands;
+}
+
+// README's command table names exactly the subcommands --help lists, and each row's options are
+// options of that command, so that the two cannot drift apart.
+TEST_F(CliTest, ReadmeNamesExactlyTheCommandsAndOptionsOfHelp) {
+  const CliRun help = Bankcheck("--help");
+  ASSERT_EQ(help.exit_code, 0) << help.err;
+  const std::set<std::string> commands = HelpCommands(help.out);
+  EXPECT_THAT(commands, ::testing::Contains("predict"));
+  const std::map<std::string, std::string> rows = ReadmeCommandRows();
+  std::set<std::string> documented;
+  for (const auto& [name, usage] : rows) documented.insert(name);
+  EXPECT_EQ(documented, commands) << "README.md's table of the bankcheck command against `bankcheck --help`";
+  const std::regex option("--[a-z][a-z-]*");
+  for (const auto& [name, usage] : rows) {
+    if (commands.count(name) == 0) continue;
+    const CliRun command_help = Bankcheck(name + " --help");
+    ASSERT_EQ(command_help.exit_code, 0) << name << ": " << command_help.err;
+    for (auto it = std::sregex_iterator(usage.begin(), usage.end(), option); it != std::sregex_iterator();
+         ++it) {
+      EXPECT_THAT(command_help.out, HasSubstr(it->str() + " ")) << "README.md: " << usage;
+    }
+  }
+}
+
+// README and `predict --help` name every field `predict --json` prints.
+TEST_F(CliTest, ReadmeAndHelpNameEveryFieldOfPredictJson) {
+  const std::string readme = ReadFile(BANKCHECK_README_PATH);
+  const std::string help = Bankcheck("predict --help").out;
+  const nlohmann::json predicted = PredictJson("--op lds --bytes 4 --stride 2");
+  ASSERT_TRUE(predicted.is_object());
+  for (auto field = predicted.begin(); field != predicted.end(); ++field) {
+    EXPECT_THAT(readme, HasSubstr("\"" + field.key() + "\"")) << "README.md: predict --json";
+    EXPECT_THAT(help, HasSubstr(field.key())) << "predict --help: --json";
+  }
 }
 
 }  // namespace

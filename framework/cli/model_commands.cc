@@ -299,7 +299,9 @@ void AddModelCommands(CLI::App& app) {
         "predict",
         "Predict one warp access's wavefronts, ideal wavefronts and conflicts with the CPU bank model");
     AddAccessOptions(*predict, *options);
-    predict->add_flag("--json", *json, "Print one JSON object: op, wavefronts, ideal, conflicts, ways");
+    predict->add_flag(
+        "--json", *json,
+        "Print one line of JSON: {op, wavefronts, ideal, conflicts, ways, bytes (per lane), active_lanes}");
     predict->callback([options, json] {
       const SharedKind kind = ParseOp(options->op);
       const WarpCopy instruction = BuildInstruction(*options, kind);
