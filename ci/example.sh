@@ -2,7 +2,10 @@
 # The example project (examples/) as a user builds it, outside this tree: against bankcheck
 # installed into a temporary prefix (`cmake --install` of the build ci/test.sh made; every installed
 # header is first compiled on its own: ci/installed-headers.sh), then through
-# FetchContent from this checkout (no network). Each time: ctest lists the example's own tests and
+# FetchContent from this checkout (no network), and through FetchContent again with GoogleTest
+# brought by the example itself (GoogleTest's quickstart, from Debian's sources in
+# /usr/src/googletest) while find_package may find neither GoogleTest nor CLI11: bankcheck uses the
+# example's targets and builds no CLI. Each time: ctest lists the example's own tests and
 # none of bankcheck's, its CPU checks pass, and its GPU case is skipped with the reason (on a GPU:
 # fails as MISSING, naming the example's own folder and the command that records its baseline).
 set -euo pipefail
@@ -81,3 +84,22 @@ grep -q '^CMAKE_BUILD_TYPE:STRING=$' "$work/fetched/CMakeCache.txt" || fail fetc
 cmake --build "$work/fetched" -j "$JOBS"
 check_example fetched "$work/fetched"
 echo "bankcheck example (FetchContent): $((SECONDS - start)) s"
+
+echo
+echo "== The example with bankcheck and GoogleTest through FetchContent, find_package(GTest) and (CLI11) disabled"
+start=$SECONDS
+googletest_src="${BANKCHECK_GOOGLETEST_SOURCE_DIR:-/usr/src/googletest}"
+[[ -f "$googletest_src/CMakeLists.txt" ]] ||
+  fail own-gtest "no GoogleTest sources in $googletest_src (apt-get install googletest, or BANKCHECK_GOOGLETEST_SOURCE_DIR)"
+cmake -S "$work/src" -B "$work/own-gtest" -DBANKCHECK_FETCH=ON -DFETCHCONTENT_SOURCE_DIR_BANKCHECK="$BANKCHECK_ROOT" \
+  -DEXAMPLE_FETCH_GOOGLETEST=ON -DFETCHCONTENT_SOURCE_DIR_GOOGLETEST="$googletest_src" \
+  -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON -DCMAKE_DISABLE_FIND_PACKAGE_CLI11=ON -DBANKCHECK_FETCH_DEPENDENCIES=OFF \
+  >"$work/own-gtest.log" 2>&1 || { cat "$work/own-gtest.log"; fail own-gtest "configure failed"; }
+grep 'bankcheck: GTest: the targets that exist already' "$work/own-gtest.log" ||
+  { cat "$work/own-gtest.log"; fail own-gtest "bankcheck did not take the example's GoogleTest targets"; }
+if grep -E 'bankcheck: CLI11' "$work/own-gtest.log"; then fail own-gtest "bankcheck looked for CLI11 without the CLI"; fi
+# The example's programs and what they link, no more (no bankcheck CLI: it was not asked for).
+cmake --build "$work/own-gtest" -j "$JOBS" --target my_suite my_suite_annotations
+[[ ! -e "$work/own-gtest/_deps/bankcheck-build/bin/bankcheck" ]] || fail own-gtest "the bankcheck CLI was built"
+check_example own-gtest "$work/own-gtest"
+echo "bankcheck example (FetchContent, the example's own GoogleTest): $((SECONDS - start)) s"

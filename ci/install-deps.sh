@@ -12,7 +12,9 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"  # BUILD_DIR
 
-packages=(cmake make g++ libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev)
+# googletest: GoogleTest's sources (/usr/src/googletest), which ci/example.sh builds as a project
+# that brings its own GoogleTest does.
+packages=(cmake make g++ libgtest-dev libgmock-dev googletest libbenchmark-dev nlohmann-json3-dev libcli11-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

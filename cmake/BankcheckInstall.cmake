@@ -1,14 +1,30 @@
 # `cmake --install`: the libraries, the public headers, the `bankcheck` CLI and a CMake package,
 #   <prefix>/lib/cmake/bankcheck/bankcheckConfig.cmake      find_package(bankcheck CONFIG)
 # whose targets are those of the build tree (bankcheck::core, ::cuda, ::testing, ::gtest_main,
-# ::suite, ::kernel_suite_main, ::annotation_checks, ::bankcheck) and which offers
-# bankcheck_add_kernel_suite(). Dependencies are found again in the consumer (find_dependency).
+# ::suite, ::kernel_suite_main, ::annotation_checks, and ::bankcheck with BANKCHECK_BUILD_CLI) and
+# which offers bankcheck_add_kernel_suite(). The GPU side's dependencies are found again in the
+# consumer (find_dependency), unless the consumer has their targets already.
 include(CMakePackageConfigHelpers)
 
 set(BANKCHECK_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/bankcheck"
     CACHE STRING "Where the installed CMake package goes, under the prefix")
 
-set(bankcheck_installed_targets bankcheck_core bankcheck)
+# GoogleTest built in this tree (FetchContent, BankcheckDependencies.cmake) is in no export set, so
+# the GPU side's installed targets could not name it: nothing is installed then.
+if(BANKCHECK_ENABLE_CUDA)
+  get_target_property(bankcheck_gtest_imported GTest::gtest IMPORTED)
+  if(NOT bankcheck_gtest_imported)
+    message(WARNING "bankcheck: not installing (BANKCHECK_INSTALL): GoogleTest is built in this tree, not "
+                    "an installed package that an installed bankcheck could find again. Install GoogleTest "
+                    "(sudo apt-get install libgtest-dev libgmock-dev, or its own `cmake --install`) to install bankcheck.")
+    return()
+  endif()
+endif()
+
+set(bankcheck_installed_targets bankcheck_core)
+if(BANKCHECK_BUILD_CLI)
+  list(APPEND bankcheck_installed_targets bankcheck)
+endif()
 if(BANKCHECK_ENABLE_CUDA)
   list(APPEND bankcheck_installed_targets bankcheck_cuda bankcheck_testing bankcheck_gtest_main bankcheck_suite
               bankcheck_kernel_suite_main bankcheck_annotation_checks)
