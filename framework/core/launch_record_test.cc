@@ -231,16 +231,33 @@ TEST(LaunchRecordTest, CountedByHasOneNameEach) {
   EXPECT_EQ(CountedByFromName("ncu"), std::nullopt);
 }
 
-TEST(LaunchRecordTest, ConsistencyNotesFlagIdealNotEqualToInstructions) {
+TEST(LaunchRecordTest, ConsistencyNotesFlagOnlyAnIdealNoAccessWidthGives) {
   LaunchRecord r = ExactRecord();
   AddConsistencyNotes(r);
   EXPECT_THAT(r.notes, IsEmpty());
 
-  r.loads() = {128, 4096, 512};  // LDS.128: 4 ideal wavefronts per instruction
+  // LDS.128 (4 ideal wavefronts per instruction) and a mix of widths: nothing to say.
+  r.loads() = {128, 4096, 512};
   r.hardware[SharedKind::kLoad] = {4096, 3584};
   AddConsistencyNotes(r);
+  EXPECT_THAT(r.notes, IsEmpty());
+  r.loads() = {128, 4096, 300};
+  r.hardware[SharedKind::kLoad] = {4096, 3796};
+  AddConsistencyNotes(r);
+  EXPECT_THAT(r.notes, IsEmpty());
+
+  // Fewer than 1 per instruction: warps with every lane predicated off. Nothing to say either.
+  r.loads() = {128, 100, 100};
+  r.hardware[SharedKind::kLoad] = {100, 0};
+  AddConsistencyNotes(r);
+  EXPECT_THAT(r.notes, IsEmpty());
+
+  // More than 4 per instruction: no width gives that.
+  r.loads() = {128, 4096, 513};
+  r.hardware[SharedKind::kLoad] = {4096, 3583};
+  AddConsistencyNotes(r);
   ASSERT_THAT(r.notes, SizeIs(1));
-  EXPECT_THAT(r.notes[0], HasSubstr("ideal wavefronts (512) differ from instructions (128)"));
+  EXPECT_THAT(r.notes[0], HasSubstr("ideal wavefronts (513) above 4 per instruction (128 instructions)"));
 }
 
 TEST(LaunchRecordTest, ConsistencyNotesFlagNoisyHardwareReadings) {
