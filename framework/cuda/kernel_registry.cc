@@ -38,7 +38,11 @@ void CaseContext::Measure(const std::function<void()>& launches) {
   records_.insert(records_.end(), measured.begin(), measured.end());
 }
 
-void RegisterKernelCase(KernelCase kernel_case) {
+void RegisterKernelCase(KernelCase kernel_case, const char* file, int line) {
+  if (kernel_case.source_file.empty() && file != nullptr) {
+    kernel_case.source_file = file;
+    kernel_case.source_line = line;
+  }
   const std::string& name = kernel_case.name;
   const bool valid_name = !name.empty() && name.find('/') != std::string::npos &&
                           std::all_of(name.begin(), name.end(), [](char c) {

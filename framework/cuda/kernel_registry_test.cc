@@ -37,6 +37,21 @@ TEST_F(KernelRegistryTest, CasesComeBackSortedByName) {
   EXPECT_EQ(RegisteredKernelCases()[2]->topic(), "transpose");
 }
 
+TEST_F(KernelRegistryTest, ACaseKnowsTheLineThatRegisteredIt) {
+  const int line = __LINE__ + 1;
+  RegisterKernelCase(Case("demo/here"));
+  KernelCase named = Case("demo/named");
+  named.source_file = "kernels/mine.cu";
+  named.source_line = 7;
+  RegisterKernelCase(named);
+  const std::vector<const KernelCase*> cases = RegisteredKernelCases();
+  ASSERT_EQ(cases.size(), 2u);
+  EXPECT_EQ(cases[0]->source_file, __FILE__);
+  EXPECT_EQ(cases[0]->source_line, line);
+  EXPECT_EQ(cases[1]->source_file, "kernels/mine.cu") << "a case that names its source keeps it";
+  EXPECT_EQ(cases[1]->source_line, 7);
+}
+
 TEST_F(KernelRegistryTest, RejectsDuplicatesAndBadNames) {
   RegisterKernelCase(Case("demo/stride1"));
   EXPECT_THROW(RegisterKernelCase(Case("demo/stride1")), Error);

@@ -18,6 +18,14 @@
 namespace bankcheck::suites {
 namespace {
 
+// A failure about case `c`, reported at the line that registered it in the kernel's own file (where
+// an editor or CI log links), or here when that is not known.
+const char* FailureFile(const KernelCase& c, const char* here) {
+  return c.source_file.empty() ? here : c.source_file.c_str();
+}
+int FailureLine(const KernelCase& c, int here) { return c.source_file.empty() ? here : c.source_line; }
+#define CASE_FAILURE(c) ADD_FAILURE_AT(FailureFile((c), __FILE__), FailureLine((c), __LINE__))
+
 RunMetadata ThisRun() {
   const GpuProbe& probe = ProbeGpu();
   return DescribeRun(probe.device_name, probe.usable() ? probe.arch() : "", probe.driver_version,
@@ -70,15 +78,16 @@ TEST_P(CaseTest, Run) {
   const PredictedCounts predicted = c.predict ? c.predict() : PredictedCounts{};
   for (size_t i = 0; i < records.size(); ++i) {
     for (const std::string& mismatch : AnnotationMismatches(c.expect, records[i])) {
-      ADD_FAILURE() << c.name << ": launch " << i << " (" << records[i].kernel
-                    << ") does not do what its annotation says: " << mismatch
-                    << (predicted.bank_map.empty() ? "" : "\nThe CPU model's bank map of its worst access:\n")
-                    << predicted.bank_map;
+      CASE_FAILURE(c) << c.name << ": launch " << i << " (" << records[i].kernel
+                      << ") does not do what its annotation says: " << mismatch
+                      << (predicted.bank_map.empty() ? ""
+                                                     : "\nThe CPU model's bank map of its worst access:\n")
+                      << predicted.bank_map;
     }
   }
   if (c.predict) {
     for (const std::string& mismatch : ModelMismatches(predicted, records))
-      ADD_FAILURE() << c.name << ": " << mismatch;
+      CASE_FAILURE(c) << c.name << ": " << mismatch;
   }
   for (const LaunchRecord& r : records) {
     for (const std::string& note : r.notes) std::cout << "  note (" << r.kernel << "): " << note << "\n";
@@ -94,7 +103,7 @@ TEST_P(CaseTest, Run) {
     result_.baseline_table = comparison.table;
     ::testing::Test::RecordProperty("baseline", BaselineVerdictName(comparison.verdict));
     if (comparison.verdict != BaselineVerdict::kMatch)
-      ADD_FAILURE() << comparison.message << "\n" << comparison.table;
+      CASE_FAILURE(c) << comparison.message << "\n" << comparison.table;
     counts_failed |=
         comparison.verdict != BaselineVerdict::kMatch && comparison.verdict != BaselineVerdict::kMissing;
   }
@@ -116,16 +125,17 @@ void CaseTest::Attribute(const KernelCase& c) {
     if (failed)
       std::cout << error << "\n";
     else
-      ADD_FAILURE() << c.name << ": " << error;
+      CASE_FAILURE(c) << c.name << ": " << error;
     return;
   }
   result_.launches = records;
   for (const std::string& mismatch : AttributionSumMismatches(records))
-    ADD_FAILURE() << c.name << ": " << mismatch;
+    CASE_FAILURE(c) << c.name << ": " << mismatch;
   const std::string summary = AttributionSummary(records, failed ? 5 : 3);
   if (summary.empty()) return;
   if (failed)
-    ADD_FAILURE() << c.name << ": where the excess wavefronts are (`bankcheck lines` shows all)\n" << summary;
+    CASE_FAILURE(c) << c.name << ": where the excess wavefronts are (`bankcheck lines` shows all)\n"
+                    << summary;
   else
     std::cout << summary;
 }

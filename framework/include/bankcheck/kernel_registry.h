@@ -74,12 +74,18 @@ struct KernelCase {
   // How the case's launches are measured (e.g. hardware_ideal for the kinds whose ideal only
   // hardware counters give, at the cost of a replay pass).
   SessionOptions session;
+  // Where the case was registered (RegisterKernelCase's caller): the suite's failures about the case
+  // name this line of the kernel's own file, not bankcheck's.
+  std::string source_file;
+  int source_line = 0;
 
   std::string topic() const { return name.substr(0, name.find('/')); }
 };
 
-// Adds a case. Throws Error(kBadInput) for an empty or duplicate name or a missing run function.
-void RegisterKernelCase(KernelCase kernel_case);
+// Adds a case, with the file and line of the call as its source (unless the case names its own).
+// Throws Error(kBadInput) for an empty or duplicate name or a missing run function.
+void RegisterKernelCase(KernelCase kernel_case, const char* file = __builtin_FILE(),
+                        int line = __builtin_LINE());
 // All registered cases, sorted by name.
 std::vector<const KernelCase*> RegisteredKernelCases();
 // Removes every case (tests of the registry itself).
