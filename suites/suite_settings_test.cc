@@ -2,11 +2,14 @@
 // environment overriding them, and the commands that messages print.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <string>
 
+#include "bankcheck/baseline.h"
 #include "bankcheck/error.h"
 #include "bankcheck/suite.h"
 #include "suite/internal/case_runner.h"
@@ -68,6 +71,31 @@ TEST_F(SuiteSettingsTest, EnvironmentFoldersAndSwitchesAreCheckedWithAClearError
               ::testing::ThrowsMessage<Error>(::testing::HasSubstr("BANKCHECK_PRUNE_BASELINES")));
   ::setenv("BANKCHECK_ATTRIBUTE", "0", 1);
   EXPECT_FALSE(AttributionRequested());
+}
+
+TEST(SoftwareChangeNoteTest, SaysWhenTheBaselineCameFromOtherGpuSoftware) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("bankcheck-software-note-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  RunMetadata recorded;
+  recorded.device = "NVIDIA H100 80GB HBM3";
+  recorded.driver = "570.86.10";
+  recorded.cuda_runtime = "12.8";
+  LaunchRecord launch;
+  launch.kernel = "k()";
+  UpdateBaselines(dir, "sm_90", recorded, {{"demo/stride2", "a demo", {launch}}});
+  const BaselineSet baselines = BaselineSet::Load(dir, "sm_90");
+  std::filesystem::remove_all(dir);
+
+  RunMetadata now = recorded;
+  now.date = "2026-11-25T09:00:00Z";
+  EXPECT_EQ(SoftwareChangeNote(baselines, "demo/stride2", now), "") << "the same software";
+  now.driver = "580.65.06";
+  now.cuda_runtime = "13.0";
+  EXPECT_THAT(SoftwareChangeNote(baselines, "demo/stride2", now),
+              ::testing::HasSubstr("recorded with other GPU software (driver 570.86.10 -> 580.65.06, "
+                                   "CUDA runtime 12.8 -> 13.0)"));
+  EXPECT_EQ(SoftwareChangeNote(baselines, "other/case", now), "") << "no file for that topic";
 }
 
 TEST_F(SuiteSettingsTest, TheRecordCommandNamesTheSuitesTestAndCommand) {

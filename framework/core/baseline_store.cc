@@ -78,6 +78,7 @@ BaselineSet BaselineSet::Load(const std::filesystem::path& baselines_dir, const 
                                             internal::BaselineFileAdvice(path, record));
     }
     const std::string topic = path.stem().string();
+    set.recorded_with_[topic] = file.recorded_with;
     for (auto& [name, entry] : file.cases) {
       if (TopicOfCase(name) != topic) {
         throw Error(ErrorKind::kBadInput,
@@ -102,6 +103,11 @@ std::string BaselineSet::no_folder_reason() const {
 const BaselineEntry* BaselineSet::Find(const std::string& case_name) const {
   const auto found = entries_.find(case_name);
   return found == entries_.end() ? nullptr : &found->second;
+}
+
+const RunMetadata* BaselineSet::RecordedWith(const std::string& case_name) const {
+  const auto found = recorded_with_.find(TopicOfCase(case_name));
+  return found == recorded_with_.end() ? nullptr : &found->second;
 }
 
 std::filesystem::path BaselineSet::FileForCase(const std::string& case_name) const {

@@ -57,6 +57,16 @@ TEST_F(BaselineSetTest, LoadsEveryTopicFileAndIgnoresLockAndTemporaryFiles) {
   EXPECT_EQ(set.FileForCase("transpose/naive"), dir_ / "sm_90" / "transpose.json");
 }
 
+TEST_F(BaselineSetTest, EachCaseKnowsWhatRecordedItsFile) {
+  BaselineFile transpose = MakeBaselineFile();
+  transpose.recorded_with.driver = "570.86.10";
+  WriteFile(dir_ / "sm_90" / "transpose.json", SerializeBaselineFile(transpose));
+  const BaselineSet set = BaselineSet::Load(dir_, "sm_90");
+  ASSERT_NE(set.RecordedWith("transpose/naive/4096"), nullptr);
+  EXPECT_EQ(set.RecordedWith("transpose/naive/4096")->driver, "570.86.10");
+  EXPECT_EQ(set.RecordedWith("reduce/warp"), nullptr) << "no file for that topic";
+}
+
 TEST_F(BaselineSetTest, EmptyFolderIsLoadedWithNoEntries) {
   std::filesystem::create_directories(dir_ / "sm_90");
   const BaselineSet set = BaselineSet::Load(dir_, "sm_90");

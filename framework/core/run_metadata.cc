@@ -5,6 +5,7 @@
 #include <ctime>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "core/internal/environment.h"
 #include "core/internal/run_metadata_json.h"
@@ -27,6 +28,23 @@ RunMetadata DescribeRun(const std::string& device, const std::string& arch, int 
   metadata.date = CurrentUtcTimestamp();
   metadata.git_commit = LabelFromEnvironment("BANKCHECK_GIT_COMMIT");
   return metadata;
+}
+
+std::string SoftwareChange(const RunMetadata& recorded, const RunMetadata& now) {
+  const std::pair<const char*, std::string RunMetadata::*> fields[] = {
+      {"device", &RunMetadata::device},
+      {"driver", &RunMetadata::driver},
+      {"CUDA runtime", &RunMetadata::cuda_runtime},
+      {"CUDA driver", &RunMetadata::cuda_driver},
+  };
+  std::string change;
+  for (const auto& [name, field] : fields) {
+    const std::string& before = recorded.*field;
+    const std::string& after = now.*field;
+    if (before.empty() || after.empty() || before == after) continue;
+    change += (change.empty() ? "" : ", ") + std::string(name) + " " + before + " -> " + after;
+  }
+  return change;
 }
 
 std::string CudaVersionString(int version) {

@@ -65,6 +65,16 @@ std::string PruneBaselinesCommand() {
                                            GetSuiteSettings().annotation_test_prefix + "BaselineFilesTest.");
 }
 
+std::string SoftwareChangeNote(const BaselineSet& baselines, const std::string& case_name,
+                               const RunMetadata& now) {
+  const RunMetadata* recorded = baselines.RecordedWith(case_name);
+  const std::string change = recorded == nullptr ? "" : SoftwareChange(*recorded, now);
+  if (change.empty()) return "";
+  return "Note: the baseline was recorded with other GPU software (" + change +
+         "). A new toolkit or driver can change the generated code, and so the counts, without a change "
+         "in the kernel: look at the instructions below before recording.\n";
+}
+
 std::vector<std::string> AnnotationMismatches(const Expectation& expect, const LaunchRecord& record) {
   std::vector<std::string> mismatches;
   for (const SharedKindInfo& info : SharedKinds()) {

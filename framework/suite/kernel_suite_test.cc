@@ -102,8 +102,12 @@ TEST_P(CaseTest, Run) {
     result_.baseline = comparison.verdict;
     result_.baseline_table = comparison.table;
     ::testing::Test::RecordProperty("baseline", BaselineVerdictName(comparison.verdict));
-    if (comparison.verdict != BaselineVerdict::kMatch)
-      CASE_FAILURE(c) << comparison.message << "\n" << comparison.table;
+    if (comparison.verdict != BaselineVerdict::kMatch) {
+      const std::string software = comparison.verdict == BaselineVerdict::kMissing
+                                       ? ""
+                                       : SoftwareChangeNote(Baselines(arch), c.name, ThisRun());
+      CASE_FAILURE(c) << comparison.message << software << "\n" << comparison.table;
+    }
     counts_failed |=
         comparison.verdict != BaselineVerdict::kMatch && comparison.verdict != BaselineVerdict::kMissing;
   }

@@ -96,6 +96,9 @@ class BaselineSet {
   // <folder>/<topic>.json, whether or not it exists.
   std::filesystem::path FileForCase(const std::string& case_name) const;
   const std::map<std::string, BaselineEntry>& entries() const { return entries_; }
+  // The "recorded_with" of the file that holds the case's topic; nullptr when no file was loaded
+  // for it.
+  const RunMetadata* RecordedWith(const std::string& case_name) const;
 
   // A set with the given entries (tests, and comparing against one parsed file).
   static BaselineSet FromEntries(std::filesystem::path folder, std::string arch,
@@ -106,6 +109,7 @@ class BaselineSet {
   std::string arch_;
   std::filesystem::path folder_;
   std::map<std::string, BaselineEntry> entries_;
+  std::map<std::string, RunMetadata> recorded_with_;  // by topic
   RecordAdvice record_;
 };
 

@@ -28,6 +28,12 @@ struct RunMetadata {
 RunMetadata DescribeRun(const std::string& device, const std::string& arch, int cuda_driver_version,
                         int cuda_runtime_version);
 
+// What differs between the GPU software that `recorded` baselines and that of `now`, for a person:
+// "CUDA runtime 12.8 -> 13.0, driver 570.86.10 -> 580.65.06" (device, driver, CUDA runtime, CUDA
+// driver; fields either side leaves empty are not compared); "" when nothing differs. A new toolkit
+// or driver can change the generated code, and so the counts, without a change in the kernel.
+std::string SoftwareChange(const RunMetadata& recorded, const RunMetadata& now);
+
 // 13000 -> "13.0", 12080 -> "12.8"; 0 (unknown) -> "".
 std::string CudaVersionString(int version);
 // Now, in UTC, ISO 8601 to the second.

@@ -31,6 +31,12 @@ bool PruningBaselines();
 // folder as in SuiteRecordCommand().
 std::string PruneBaselinesCommand();
 
+// For a case whose counts differ from its baseline: a line saying that the baseline was recorded
+// with other GPU software than `now` (SoftwareChange, run_metadata.h), which can change the
+// counts without a change in the kernel; "" when the software is the same or not known.
+std::string SoftwareChangeNote(const BaselineSet& baselines, const std::string& case_name,
+                               const RunMetadata& now);
+
 // Failure text when a launch disagrees with the case's annotation; empty when it agrees.
 std::vector<std::string> AnnotationMismatches(const Expectation& expect, const LaunchRecord& record);
 
