@@ -29,6 +29,7 @@ check_example() {
   grep -q 'my_suite/my_scale$' <<<"$listing" || fail "$name" "ctest -N does not list my_suite/my_scale"
   grep -q 'KernelModel/AnnotationTest.ModelAgreesWithAnnotation/my_scale_stride2$' <<<"$listing" ||
     fail "$name" "ctest -N does not list the annotation check of my_scale/stride2"
+  grep -q 'my_gpu_test$' <<<"$listing" || fail "$name" "ctest -N does not list my_gpu_test (bankcheck_add_gpu_test)"
   if grep -E 'KernelSuite/|bankcheck_|_NOT_BUILT' <<<"$listing"; then
     fail "$name" "ctest -N lists tests that are not the example's (above)"
   fi
@@ -38,6 +39,7 @@ check_example() {
     ((status == 0)) || { cat "$build/gpu.log"; fail "$name" "the GPU case was not reported as skipped"; }
     grep -m1 'GPU test skipped' "$build/gpu.log"
     grep -q 'my_suite/my_scale .*Skipped' "$build/gpu.log" || fail "$name" "ctest did not report the GPU case skipped"
+    grep -q 'my_gpu_test .*Skipped' "$build/gpu.log" || fail "$name" "ctest did not report the user's GPU test skipped"
   else
     # A usable GPU: the example has no recorded baseline, so its case must fail as MISSING with the
     # command that records it into the example's folder.
@@ -99,7 +101,7 @@ grep 'bankcheck: GTest: the targets that exist already' "$work/own-gtest.log" ||
   { cat "$work/own-gtest.log"; fail own-gtest "bankcheck did not take the example's GoogleTest targets"; }
 if grep -E 'bankcheck: CLI11' "$work/own-gtest.log"; then fail own-gtest "bankcheck looked for CLI11 without the CLI"; fi
 # The example's programs and what they link, no more (no bankcheck CLI: it was not asked for).
-cmake --build "$work/own-gtest" -j "$JOBS" --target my_suite my_suite_annotations
+cmake --build "$work/own-gtest" -j "$JOBS" --target my_suite my_suite_annotations my_gpu_test
 [[ ! -e "$work/own-gtest/_deps/bankcheck-build/bin/bankcheck" ]] || fail own-gtest "the bankcheck CLI was built"
 check_example own-gtest "$work/own-gtest"
 echo "bankcheck example (FetchContent, the example's own GoogleTest): $((SECONDS - start)) s"

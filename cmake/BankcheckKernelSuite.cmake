@@ -1,4 +1,5 @@
-# bankcheck_add_kernel_suite(): a kernel suite from a project's own kernel files. Included by
+# bankcheck_add_kernel_suite(): a kernel suite from a project's own kernel files, and
+# bankcheck_add_gpu_test(): a program of the project's own GPU TEST()s. Included by
 # bankcheck's CMakeLists.txt and by bankcheckConfig.cmake, so that the build tree, FetchContent and
 # an installed package offer the same function.
 include_guard(GLOBAL)
@@ -118,4 +119,25 @@ namespace {
     NO_PRETTY_VALUES
     XML_OUTPUT_DIR "${junit_dir}"
     PROPERTIES LABELS cpu SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
+endfunction()
+
+# bankcheck_add_gpu_test(<target> SOURCES <file>... [LIBRARIES <library>...])
+#
+# A program of your own GoogleTest TEST()s that measure launches (bankcheck/testing.h,
+# bankcheck/matchers.h), as CTest runs a GPU test: linked with bankcheck's main (GPU selection from
+# CTest's resource allocation, CUPTI set up before any test), one CTest test labelled `gpu` that takes
+# one GPU of a resource spec (`ctest --resource-spec-file`), and reported skipped, not passed, when
+# every test in it skipped (no usable GPU: exit 77). JUnit XML goes to
+# <top binary dir>/test-results/junit/<target>.xml. bankcheck's own GPU test programs are made so.
+function(bankcheck_add_gpu_test target)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "" "SOURCES;LIBRARIES")
+  if(ARG_UNPARSED_ARGUMENTS OR NOT ARG_SOURCES)
+    message(FATAL_ERROR "bankcheck_add_gpu_test(${target} SOURCES <file>... [LIBRARIES <library>...]): "
+                        "${ARG_UNPARSED_ARGUMENTS}")
+  endif()
+  add_executable(${target} ${ARG_SOURCES})
+  target_link_libraries(${target} PRIVATE ${ARG_LIBRARIES} bankcheck::testing bankcheck::gtest_main)
+  add_test(NAME ${target} COMMAND ${target}
+    "--gtest_output=xml:${CMAKE_BINARY_DIR}/test-results/junit/${target}.xml")
+  set_tests_properties(${target} PROPERTIES LABELS gpu RESOURCE_GROUPS "gpus:1" SKIP_RETURN_CODE 77)
 endfunction()
