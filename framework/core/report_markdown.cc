@@ -22,7 +22,6 @@ std::string Details(const std::string& summary, const std::string& body, const s
 
 // Which instructions cost the case its wavefronts: a table per attributed kernel.
 std::string InstructionSections(const std::vector<LaunchRecord>& launches) {
-  constexpr size_t kInstructionsShown = 10;
   const std::string source_root = SourceRootFromEnvironment();
   std::string out;
   for (const size_t i : LaunchesWithDistinctInstructions(launches)) {
@@ -83,11 +82,7 @@ std::string RenderMarkdown(const ReportData& data, const ReportOptions& options)
     section.heading = "### " + markdown::Inline(topic) + "\n\n";
     for (const CaseView& view : data.by_topic.at(topic)) {
       const CaseResult& result = *view.result;
-      if (view.rank >= Rank::kUnchanged) {
-        ++section.collapsed[view.rank];
-        ++section.collapsed_cases;
-        continue;
-      }
+      if (section.Collapse(view.rank)) continue;
       Row& row = section.rows.emplace_back();
       row.rank = view.rank;
       row.cells = {markdown::Code(result.name), ExpectedWays(result), Measured(result.launches),

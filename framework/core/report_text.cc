@@ -50,11 +50,7 @@ std::string RenderText(const ReportData& data) {
     std::vector<TableRow> rows;
     for (const CaseView& view : data.by_topic.at(topic)) {
       const CaseResult& result = *view.result;
-      if (view.rank >= Rank::kUnchanged) {
-        ++section.collapsed[view.rank];
-        ++section.collapsed_cases;
-        continue;
-      }
+      if (section.Collapse(view.rank)) continue;
       rows.push_back({PlainLine(result.name), ExpectedWays(result), Measured(result.launches),
                       view.verdict ? BaselineVerdictName(*view.verdict) : "—",
                       CaseStatusName(result.status)});
@@ -62,11 +58,11 @@ std::string RenderText(const ReportData& data) {
       std::string instructions;
       for (const size_t i : LaunchesWithDistinctInstructions(result.launches)) {
         const LaunchRecord& launch = result.launches[i];
-        instructions +=
-            "Shared-memory instructions by excess wavefronts (kernel " +
-            PlainLine(ShortenKernelName(launch.kernel, markdown::kMaxInlineBytes)) + ", over " +
-            Plural(launch.attributed_launches, "launch", "launches") + "):\n" +
-            PlainBlock(FormatInstructionTable(launch.instructions, 10, SourceRootFromEnvironment()));
+        instructions += "Shared-memory instructions by excess wavefronts (kernel " +
+                        PlainLine(ShortenKernelName(launch.kernel, markdown::kMaxInlineBytes)) + ", over " +
+                        Plural(launch.attributed_launches, "launch", "launches") + "):\n" +
+                        PlainBlock(FormatInstructionTable(launch.instructions, kInstructionsShown,
+                                                          SourceRootFromEnvironment()));
       }
       if (!body.empty() || !instructions.empty()) {
         details += "\n-- " + PlainLine(result.name) + ": " + DetailsWhat(view) + "\n" + PlainBlock(body) +

@@ -57,7 +57,19 @@ struct TopicSection {
   size_t collapsed_cases = 0;
   bool opened = false;        // the heading is shown
   bool counts_shown = false;  // the line counting the collapsed cases is shown
+
+  // Counts a case the section only counts (passed unchanged, not compared, skipped) and says so;
+  // false for a case that gets a row.
+  bool Collapse(Rank rank) {
+    if (rank < Rank::kUnchanged) return false;
+    ++collapsed[rank];
+    ++collapsed_cases;
+    return true;
+  }
 };
+
+// The instructions of an attributed kernel a case's details show, the most excessive first.
+inline constexpr size_t kInstructionsShown = 10;
 
 // What every format shows, computed once: the verdict of each case, its rank, the totals. The
 // renderers below only format it, so the Markdown, the text and the JSON cannot disagree.
