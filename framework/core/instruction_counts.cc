@@ -26,6 +26,10 @@ std::string WithoutRoot(const std::string& file, std::string root) {
   return under_root ? file.substr(root.size()) : file;
 }
 
+bool UnderRoot(const std::string& file, const std::string& root) {
+  return !root.empty() && WithoutRoot(file, root) != file;
+}
+
 std::string Offset(uint32_t pc_offset) {
   char text[16];
   std::snprintf(text, sizeof(text), "+0x%04x", static_cast<unsigned>(pc_offset));
@@ -65,9 +69,25 @@ void SortByExcess(std::vector<InstructionCounts>& instructions) {
             });
 }
 
+const SourceFrame& ChooseCallSite(const std::vector<SourceFrame>& chain, const std::string& project_root,
+                                  const std::string& excluded_root) {
+  for (auto frame = chain.rbegin(); frame != chain.rend(); ++frame)
+    if (UnderRoot(frame->file, project_root) && !UnderRoot(frame->file, excluded_root)) return *frame;
+  return chain.back();
+}
+
+const SourceFrame* InlinedFrom(const InstructionCounts& instruction) {
+  if (instruction.inline_chain.empty()) return nullptr;
+  const SourceFrame& innermost = instruction.inline_chain.front();
+  return innermost.file == instruction.file && innermost.line == instruction.line ? nullptr : &innermost;
+}
+
 std::string SourceLocation(const InstructionCounts& instruction, const std::string& source_root) {
   if (instruction.file.empty() || instruction.line == 0) return "<no line info>";
-  return WithoutRoot(instruction.file, source_root) + ":" + std::to_string(instruction.line);
+  std::string location = WithoutRoot(instruction.file, source_root) + ":" + std::to_string(instruction.line);
+  if (const SourceFrame* from = InlinedFrom(instruction))
+    location += " (" + WithoutRoot(from->file, source_root) + ":" + std::to_string(from->line) + ")";
+  return location;
 }
 
 std::string FormatInstructionTable(const std::vector<InstructionCounts>& instructions, size_t limit,

@@ -62,6 +62,26 @@ SharedKind KindNamed(const FieldReader& field, const std::string& key) {
   return *kind;
 }
 
+json FramesToJson(const std::vector<SourceFrame>& frames) {
+  json out = json::array();
+  for (const SourceFrame& frame : frames) out.push_back({{"file", frame.file}, {"line", frame.line}});
+  return out;
+}
+
+// "inline_chain" may be absent (files written before it existed): not inlined.
+std::vector<SourceFrame> FramesFromJson(const FieldReader& instruction) {
+  std::vector<SourceFrame> frames;
+  if (!instruction.Has("inline_chain")) return frames;
+  const FieldReader chain = instruction.Field("inline_chain");
+  chain.RequireArray();
+  for (size_t i = 0; i < chain.json().size(); ++i) {
+    const FieldReader frame = chain.Element(i);
+    frame.AllowOnlyFields({"file", "line"});
+    frames.push_back({frame.Field("file").String(), frame.Field("line").Unsigned32()});
+  }
+  return frames;
+}
+
 json InstructionsToJson(const std::vector<InstructionCounts>& instructions) {
   json out = json::array();
   for (const InstructionCounts& instruction : instructions) {
@@ -70,6 +90,7 @@ json InstructionsToJson(const std::vector<InstructionCounts>& instructions) {
                    {"kind", InfoOf(instruction.kind).key},
                    {"file", instruction.file},
                    {"line", instruction.line},
+                   {"inline_chain", FramesToJson(instruction.inline_chain)},
                    {"executions", instruction.executions},
                    {"wavefronts", instruction.wavefronts},
                    {"ideal", instruction.ideal_wavefronts},
@@ -80,7 +101,7 @@ json InstructionsToJson(const std::vector<InstructionCounts>& instructions) {
 
 InstructionCounts InstructionFromJson(const FieldReader& field) {
   field.AllowOnlyFields(
-      {"pc", "opcode", "kind", "file", "line", "executions", "wavefronts", "ideal", "excess"});
+      {"pc", "opcode", "kind", "file", "line", "inline_chain", "executions", "wavefronts", "ideal", "excess"});
   InstructionCounts instruction;
   instruction.pc_offset = field.Field("pc").Unsigned32();
   instruction.opcode = field.Field("opcode").String();
@@ -88,6 +109,7 @@ InstructionCounts InstructionFromJson(const FieldReader& field) {
   instruction.kind = KindNamed(kind, kind.String());
   instruction.file = field.Field("file").String();
   instruction.line = field.Field("line").Unsigned32();
+  instruction.inline_chain = FramesFromJson(field);
   instruction.executions = field.Field("executions").Unsigned();
   instruction.wavefronts = field.Field("wavefronts").Unsigned();
   instruction.ideal_wavefronts = field.Field("ideal").Unsigned();

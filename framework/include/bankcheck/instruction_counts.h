@@ -11,6 +11,16 @@
 
 namespace bankcheck {
 
+// A place in the source: a file (as the kernel's line info names it) and a 1-based line.
+struct SourceFrame {
+  std::string file;
+  uint32_t line = 0;
+  friend bool operator==(const SourceFrame& a, const SourceFrame& b) {
+    return a.file == b.file && a.line == b.line;
+  }
+  friend bool operator!=(const SourceFrame& a, const SourceFrame& b) { return !(a == b); }
+};
+
 // One shared-memory SASS instruction of a kernel, summed over the launches of that kernel that
 // were attributed (LaunchRecord::attributed_launches).
 struct InstructionCounts {
@@ -19,8 +29,15 @@ struct InstructionCounts {
   // when nvdisasm was not found.
   std::string opcode;
   SharedKind kind = SharedKind::kLoad;
-  std::string file;         // source file from the kernel's line info (-lineinfo); empty without it
-  uint32_t line = 0;        // 0 without line info
+  // The line the instruction is attributed to, from the kernel's line info (-lineinfo); empty and 0
+  // without it. For code inlined from functions (a CuTe copy atom, a helper) it is the call site:
+  // the outermost frame of `inline_chain` inside the project's sources (ChooseCallSite).
+  std::string file;
+  uint32_t line = 0;
+  // Where the instruction's code was written and the calls it was inlined through, innermost first
+  // (cute/arch/copy_sm80.hpp:64, then the helper's line, then the kernel's); empty when it was not
+  // inlined (its one frame is file:line).
+  std::vector<SourceFrame> inline_chain;
   uint64_t executions = 0;  // warp-level executions
   uint64_t wavefronts = 0;
   uint64_t ideal_wavefronts = 0;
@@ -30,17 +47,30 @@ struct InstructionCounts {
 
   friend bool operator==(const InstructionCounts& a, const InstructionCounts& b) {
     return a.pc_offset == b.pc_offset && a.opcode == b.opcode && a.kind == b.kind && a.file == b.file &&
-           a.line == b.line && a.executions == b.executions && a.wavefronts == b.wavefronts &&
+           a.line == b.line && a.inline_chain == b.inline_chain && a.executions == b.executions && a.wavefronts == b.wavefronts &&
            a.ideal_wavefronts == b.ideal_wavefronts;
   }
   friend bool operator!=(const InstructionCounts& a, const InstructionCounts& b) { return !(a == b); }
 };
 
+// The frame of `chain` (innermost first, not empty) an instruction is attributed to: the outermost
+// frame whose file is under `project_root` and not under `excluded_root` (a build folder inside the
+// project, which holds fetched libraries), else the outermost frame. Empty roots: the outermost
+// frame. Roots are compared at path-component boundaries.
+const SourceFrame& ChooseCallSite(const std::vector<SourceFrame>& chain, const std::string& project_root,
+                                  const std::string& excluded_root);
+
+// The innermost frame of an inlined instruction when it is not its attributed line ("where the
+// library wrote the access"); nullptr when not inlined or the same line.
+const SourceFrame* InlinedFrom(const InstructionCounts& instruction);
+
 // Most excess first; ties by executions (descending), then by offset, so the order is stable.
 void SortByExcess(std::vector<InstructionCounts>& instructions);
 
-// "kernels/transpose.cu:31" ("<no line info>" without line info). `source_root`, when not empty
-// and a prefix of the file's path, is cut off so that logs show paths relative to the project.
+// "kernels/transpose.cu:31" ("<no line info>" without line info), and for inlined code the line it
+// was inlined from after it: "kernels/gemm.cu:152 (cute/arch/copy_sm80.hpp:64)". `source_root`,
+// when not empty and a prefix of a file's path, is cut off so that logs show paths relative to the
+// project.
 std::string SourceLocation(const InstructionCounts& instruction, const std::string& source_root = "");
 
 // The table a failure message, the report and `bankcheck lines` show: at most `limit`

@@ -1,0 +1,92 @@
+#pragma once
+// Lines as the contract (docs/annotations.md): a case's per-instruction counts added up per source
+// line and kind, checked against the line annotations of the kernel's sources, and the annotation
+// that would match each line (for failure messages and `bankcheck annotate`). Host-only.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bankcheck/instruction_counts.h"
+#include "bankcheck/launch_record.h"
+#include "bankcheck/line_annotations.h"
+#include "bankcheck/shared_kind.h"
+
+namespace bankcheck {
+
+// The instructions of one kind attributed to one source line (InstructionCounts::file/line, the call
+// site for inlined code), summed over a case's launches.
+struct LineCounts {
+  std::string file;
+  uint32_t line = 0;
+  SharedKind kind = SharedKind::kLoad;
+  uint64_t executions = 0;
+  uint64_t wavefronts = 0;
+  uint64_t ideal_wavefronts = 0;
+  std::vector<std::string> opcodes;  // distinct, in the order of their first instruction's offset
+  // The innermost frame of the line's first inlined instruction when not the line itself ("" else):
+  // "…/cute/arch/copy_sm80.hpp:64", shown beside the line.
+  std::string inlined_from;
+
+  // Wavefronts per ideal wavefront; 1 when the ideal is 0.
+  double ways() const;
+  // Whether the kind has wavefronts to compare (a kind without a wavefront counter reads 0 and 0).
+  bool measurable() const { return wavefronts != 0 || ideal_wavefronts != 0; }
+};
+
+// Per source line and kind, sorted by file, line and kind. Records whose instructions hold one
+// table for several launches (LaunchRecord::attributed_launches > 1) count that table once;
+// instructions without line info are left out.
+std::vector<LineCounts> CountsByLine(const std::vector<LaunchRecord>& records);
+
+// How an annotation writes `ways`: "conflict-free" for 1, else "N-way" with N rounded to two
+// decimals and trailing zeros dropped ("2-way", "2.5-way", "1.67-way").
+std::string FormatWays(double ways);
+
+// Whether measured ways match annotated ways: equal to two decimals (|measured - annotated| <
+// 0.005), the precision FormatWays writes, so that a suggestion always matches its measurement.
+bool WaysMatch(double measured, double annotated);
+
+// The annotation text that matches the measured kinds of one line (all of `line_kinds` must be of
+// the same file and line): "bankcheck: 4-way" when every measurable kind has the same ways, else a
+// kind-qualified term per kind in kind-table order: "bankcheck: ld 2-way, st conflict-free". Empty
+// when no kind is measurable.
+std::string SuggestedAnnotation(const std::vector<LineCounts>& line_kinds);
+
+// The annotations of a source file (ScanLineAnnotations of the file as it is now), or nullptr when
+// the file cannot be read (not on this machine: a library's header in a build elsewhere).
+using AnnotationsOfFile = std::function<const LineAnnotationScan*(const std::string& file)>;
+
+// One line that does not do what its annotation (or, unannotated in an annotated file,
+// conflict-free) says; or a malformed annotation (`measured` empty).
+struct LineFailure {
+  std::string file;
+  uint32_t line = 0;      // the code line (the comment's line for a malformed annotation)
+  std::string annotated;  // "2-way", "ld 2-way", "conflict-free (not annotated)"
+  std::string measured;   // "4-way (LDS.128: 8,192 wavefronts, 2,048 ideal)"
+  std::string suggestion; // "bankcheck: 4-way": the annotation that matches the measurement
+  std::string message;    // one paragraph: all of the above, for a test failure
+};
+
+struct LineCheck {
+  // Whether any measured line is in a file that has line annotations: only then are lines checked.
+  bool applies = false;
+  std::vector<LineFailure> failures;  // in file and line order
+};
+
+// Checks `lines` (CountsByLine of one case) against the annotations of their files. A file with at
+// least one annotation is "annotated": each of its measured lines must match its annotation (a
+// kind-qualified term checks that kind's instructions, a term without a kind all of the line's
+// measurable kinds summed), and each measured line without one must be conflict-free. Lines in files
+// without annotations, kinds without wavefronts and annotations of lines this case did not run are
+// not checked. A malformed annotation in a file with measured lines is a failure at its line.
+LineCheck CheckLines(const std::vector<LineCounts>& lines, const AnnotationsOfFile& annotations_of);
+
+// The per-line table of what to write, for a case whose lines fail or are not annotated: one row
+// per measured line, "kernels/gemm.cu:74  LDS.128  4-way  // bankcheck: 4-way", paths relative to
+// `source_root` when under it. Empty when no line is measurable.
+std::string FormatSuggestions(const std::vector<LineCounts>& lines, const std::string& source_root = "");
+
+}  // namespace bankcheck
