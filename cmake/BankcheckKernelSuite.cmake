@@ -85,6 +85,8 @@ namespace {
     R"bankcheck(@ARG_TEST_PREFIX@)bankcheck",
     R"bankcheck(@ARG_ANNOTATION_TEST_PREFIX@)bankcheck",
     R"bankcheck(@ARG_TEST_COMMAND@)bankcheck",
+    R"bankcheck(@CMAKE_SOURCE_DIR@)bankcheck",
+    R"bankcheck(@CMAKE_BINARY_DIR@)bankcheck",
 });
 }  // namespace
 ]==])

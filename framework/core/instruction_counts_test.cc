@@ -141,6 +141,31 @@ TEST(InstructionCountsTest, SourceRootComesFromTheEnvironment) {
   if (saved != nullptr) ::setenv("BANKCHECK_SOURCE_ROOT", before.c_str(), 1);
 }
 
+TEST(InstructionCountsTest, InlinedCodeIsAttributedToItsCallSiteInTheProject) {
+  const std::vector<SourceFrame> chain = {{"/p/build/cute/arch/copy_sm80.hpp", 64},
+                                          {"/p/kernels/gemm.cu", 137},
+                                          {"/p/kernels/gemm.cu", 152},
+                                          {"/lib/cutlass/device_kernel.h", 20}};
+  // The outermost frame under the project root and not in its build folder.
+  EXPECT_EQ(ChooseCallSite(chain, "/p", "/p/build"), (SourceFrame{"/p/kernels/gemm.cu", 152}));
+  // Only frames under the root count.
+  EXPECT_EQ(ChooseCallSite(chain, "/p/build", ""), (SourceFrame{"/p/build/cute/arch/copy_sm80.hpp", 64}));
+  // No frame in the project, or no root: the outermost frame.
+  EXPECT_EQ(ChooseCallSite(chain, "/elsewhere", ""), chain.back());
+  EXPECT_EQ(ChooseCallSite(chain, "", ""), chain.back());
+
+  InstructionCounts instruction = Instruction(0x440, "LDGSTS", 8, 8, 8, 152, SharedKind::kCpAsync);
+  instruction.file = "/p/kernels/gemm.cu";
+  EXPECT_EQ(InlinedFrom(instruction), nullptr);
+  instruction.inline_chain = {chain[0], chain[1], chain[2]};
+  ASSERT_NE(InlinedFrom(instruction), nullptr);
+  EXPECT_EQ(*InlinedFrom(instruction), chain[0]);
+  EXPECT_EQ(SourceLocation(instruction, "/p"), "kernels/gemm.cu:152 (build/cute/arch/copy_sm80.hpp:64)");
+  // Inlined from its own line: nothing beside it.
+  instruction.inline_chain = {{"/p/kernels/gemm.cu", 152}, {"/p/kernels/gemm.cu", 152}};
+  EXPECT_EQ(SourceLocation(instruction, "/p"), "kernels/gemm.cu:152");
+}
+
 TEST(InstructionCountsTest, ThousandsAreGroupedByThree) {
   EXPECT_EQ(WithThousands(0), "0");
   EXPECT_EQ(WithThousands(999), "999");

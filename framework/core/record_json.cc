@@ -68,7 +68,7 @@ json FramesToJson(const std::vector<SourceFrame>& frames) {
   return out;
 }
 
-// "inline_chain" may be absent (files written before it existed): not inlined.
+// "inline_chain" is absent for an instruction that was not inlined.
 std::vector<SourceFrame> FramesFromJson(const FieldReader& instruction) {
   std::vector<SourceFrame> frames;
   if (!instruction.Has("inline_chain")) return frames;
@@ -85,23 +85,25 @@ std::vector<SourceFrame> FramesFromJson(const FieldReader& instruction) {
 json InstructionsToJson(const std::vector<InstructionCounts>& instructions) {
   json out = json::array();
   for (const InstructionCounts& instruction : instructions) {
-    out.push_back({{"pc", instruction.pc_offset},
-                   {"opcode", instruction.opcode},
-                   {"kind", InfoOf(instruction.kind).key},
-                   {"file", instruction.file},
-                   {"line", instruction.line},
-                   {"inline_chain", FramesToJson(instruction.inline_chain)},
-                   {"executions", instruction.executions},
-                   {"wavefronts", instruction.wavefronts},
-                   {"ideal", instruction.ideal_wavefronts},
-                   {"excess", instruction.excess()}});
+    json entry = {{"pc", instruction.pc_offset},
+                  {"opcode", instruction.opcode},
+                  {"kind", InfoOf(instruction.kind).key},
+                  {"file", instruction.file},
+                  {"line", instruction.line},
+                  {"executions", instruction.executions},
+                  {"wavefronts", instruction.wavefronts},
+                  {"ideal", instruction.ideal_wavefronts},
+                  {"excess", instruction.excess()}};
+    // Only for inlined code: most instructions are not, and results files hold every launch's table.
+    if (!instruction.inline_chain.empty()) entry["inline_chain"] = FramesToJson(instruction.inline_chain);
+    out.push_back(std::move(entry));
   }
   return out;
 }
 
 InstructionCounts InstructionFromJson(const FieldReader& field) {
-  field.AllowOnlyFields(
-      {"pc", "opcode", "kind", "file", "line", "inline_chain", "executions", "wavefronts", "ideal", "excess"});
+  field.AllowOnlyFields({"pc", "opcode", "kind", "file", "line", "inline_chain", "executions", "wavefronts",
+                         "ideal", "excess"});
   InstructionCounts instruction;
   instruction.pc_offset = field.Field("pc").Unsigned32();
   instruction.opcode = field.Field("opcode").String();

@@ -150,6 +150,14 @@ TEST(RecordJsonTest, AttributedRecordCarriesItsInstructionsInResultsOnly) {
   ])json"));
   const LaunchRecord back = LaunchRecordFromJson(json::parse(full.dump()), "test");
   EXPECT_EQ(back.instructions, record.instructions);
+  // An inlined instruction keeps its chain, innermost first.
+  LaunchRecord inlined = record;
+  inlined.instructions[0].inline_chain = {{"/src/cute/arch/copy_sm80.hpp", 64},
+                                          {"/src/bankcheck/kernels/transpose.cu", 31}};
+  const json with_chain = LaunchRecordToJson(inlined, RecordDetail::kFull);
+  EXPECT_EQ(with_chain["instructions"][0]["inline_chain"][0]["line"], 64);
+  EXPECT_FALSE(with_chain["instructions"][1].contains("inline_chain"));
+  EXPECT_EQ(LaunchRecordFromJson(json::parse(with_chain.dump()), "test").instructions, inlined.instructions);
   EXPECT_EQ(back.attributed_launches, 3u);
   // Baselines: the instructions' offsets and lines change with every edit of a kernel.
   const json exact = LaunchRecordToJson(record, RecordDetail::kExact);

@@ -77,6 +77,8 @@ std::string Measured(const std::vector<LaunchRecord>& launches) {
 
 // "ld 2 · st 1 · ldsm 8": the annotation's ways for the kinds the launches show.
 std::string ExpectedWays(const CaseResult& result) {
+  if (result.expected_by == ExpectedBy::kLines) return "per line";
+  if (result.expected_by == ExpectedBy::kBaselineOnly) return "baseline only";
   std::string text;
   for (const SharedKind kind : ShownKinds(result.launches))
     text +=

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cctype>
 #include <system_error>
+#include <utility>
 
 #include "bankcheck/error.h"
 #include "bankcheck/limits.h"
 #include "core/internal/file_io.h"
 #include "core/internal/json_io.h"
+#include "core/internal/name_table.h"
 #include "core/internal/parsed_documents.h"
 #include "core/internal/record_json.h"
 #include "core/internal/run_metadata_json.h"
@@ -38,6 +40,7 @@ json CaseResultToJson(const CaseResult& result) {
   return {{"description", result.description},
           {"status", CaseStatusName(result.status)},
           {"expected", ExpectedWaysToJson(result)},
+          {"expected_by", ExpectedByName(result.expected_by)},
           {"launches", LaunchRecordsToJson(result.launches, RecordDetail::kFull)},
           {"baseline", result.baseline ? BaselineVerdictName(*result.baseline) : kNotCompared},
           {"baseline_table", result.baseline_table},
@@ -48,8 +51,8 @@ CaseResult CaseResultFromJson(const std::string& name, const json& value, const 
   const std::string where = path.string() + ": case \"" + name + "\"";
   const std::string advice = ResultsFileAdvice(path);
   const FieldReader entry(value, where, advice);
-  entry.AllowOnlyFields(
-      {"description", "status", "expected", "launches", "baseline", "baseline_table", "messages"});
+  entry.AllowOnlyFields({"description", "status", "expected", "expected_by", "launches", "baseline",
+                         "baseline_table", "messages"});
   CaseResult result;
   result.name = name;
   result.description = entry.Field("description").String();
@@ -66,6 +69,13 @@ CaseResult CaseResultFromJson(const std::string& name, const json& value, const 
                                                                         : SharedKindFromKey(item.key());
     if (!kind) expected.Field(item.key()).FailWith("is not a kind of shared-memory instruction");
     result.expected_ways[*kind] = expected.Field(item.key()).NumberIn(0, kMaxExpectedWays);
+  }
+  // Absent from files written before cases could go without c.expect: the case's annotation.
+  if (entry.Has("expected_by")) {
+    const FieldReader expected_by = entry.Field("expected_by");
+    const std::optional<ExpectedBy> parsed = ExpectedByFromName(expected_by.String());
+    if (!parsed) expected_by.Fail("\"case\", \"lines\" or \"baseline\"");
+    result.expected_by = *parsed;
   }
   result.launches = LaunchRecordsFromJson(entry.Field("launches").json(), where, advice, "launches");
   const FieldReader baseline = entry.Field("baseline");
@@ -128,6 +138,21 @@ void MergeMetadata(RunMetadata& into, const RunMetadata& from, const std::filesy
 }
 
 }  // namespace
+
+namespace {
+constexpr std::pair<ExpectedBy, const char*> kExpectedByNames[] = {
+    {ExpectedBy::kCase, "case"},
+    {ExpectedBy::kLines, "lines"},
+    {ExpectedBy::kBaselineOnly, "baseline"},
+};
+}  // namespace
+
+const char* ExpectedByName(ExpectedBy expected_by) {
+  return internal::NameIn(kExpectedByNames, expected_by, "?");
+}
+std::optional<ExpectedBy> ExpectedByFromName(const std::string& name) {
+  return internal::ValueNamed(kExpectedByNames, name);
+}
 
 const char* CaseStatusName(CaseStatus status) {
   switch (status) {

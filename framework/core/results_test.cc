@@ -80,6 +80,26 @@ TEST(ResultsTest, ExpectedWaysArePerKindAndOlderFilesStillRead) {
   EXPECT_EQ(back.expected_ways[SharedKind::kLdmatrix], 1.0);
 }
 
+TEST(ResultsTest, WhatACaseWasCheckedAgainstRoundTripsAndDefaultsToItsAnnotation) {
+  RunResults results;
+  results.metadata = MakeMetadata();
+  results.cases["gemm/tiled"] = MakeCase("gemm/tiled");
+  results.cases.at("gemm/tiled").expected_by = ExpectedBy::kBaselineOnly;
+  results.cases["gemm/lines"] = MakeCase("gemm/lines");
+  results.cases.at("gemm/lines").expected_by = ExpectedBy::kLines;
+  nlohmann::json document = nlohmann::json::parse(SerializeResults(results));
+  EXPECT_EQ(document["cases"]["gemm/tiled"]["expected_by"], "baseline");
+  RunResults back = ParseResults(document.dump(), "r.json");
+  EXPECT_EQ(back.cases.at("gemm/tiled").expected_by, ExpectedBy::kBaselineOnly);
+  EXPECT_EQ(back.cases.at("gemm/lines").expected_by, ExpectedBy::kLines);
+  // Files written before it: the case's annotation.
+  document["cases"]["gemm/tiled"].erase("expected_by");
+  back = ParseResults(document.dump(), "r.json");
+  EXPECT_EQ(back.cases.at("gemm/tiled").expected_by, ExpectedBy::kCase);
+  document["cases"]["gemm/tiled"]["expected_by"] = "nothing";
+  EXPECT_THROW(ParseResults(document.dump(), "r.json"), Error);
+}
+
 TEST(ResultsTest, MalformedAndWrongFieldsAreNamed) {
   try {
     ParseResults("{\"format\": \"bankcheck-results\",\n\"version\": tru}", "r.json");

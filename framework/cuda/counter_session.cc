@@ -11,6 +11,7 @@
 
 #include "bankcheck/counter_session.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <utility>
@@ -94,7 +95,12 @@ std::vector<LaunchRecord> Measure(const std::function<void()>& launches, const S
     launches();
     records = session.Finish();
   }
-  if (options.attribute_instructions) AttachInstructions(AttributeInstructions(launches), records);
+  // Records counted through SASS metrics carry their launch's own table already.
+  const bool tables_read = std::all_of(records.begin(), records.end(), [](const LaunchRecord& record) {
+    return record.counted_by == CountedBy::kSassMetrics;
+  });
+  if (options.attribute_instructions && !tables_read)
+    AttachInstructions(AttributeInstructions(launches), records);
   return records;
 }
 
@@ -136,6 +142,10 @@ void AttachInstructions(const KernelInstructions& instructions, std::vector<Laun
     record.instructions = found != instructions.end() ? found->second : std::vector<InstructionCounts>{};
     record.attributed_launches = launches_of[record.mangled_kernel];
   }
+}
+
+void SetProjectSources(const std::string& source_root, const std::string& build_root) {
+  internal::SetProjectSources(source_root, build_root);
 }
 
 bool CudaContextLost() {

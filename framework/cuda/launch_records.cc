@@ -78,17 +78,25 @@ std::vector<LaunchInfo> LaunchesForRanges(const std::vector<LaunchInfo>& launche
 }
 
 std::vector<LaunchRecord> SassRecords(const LaunchInfo& launch, const PerKind<bool>& unsupported) {
-  const auto record_with = [&](const LaunchInfo& info, const std::vector<const KindSums*>& sums) {
+  // A record of the kernels in `parts` (by mangled name), with their instructions: the table of
+  // this one launch (attributed_launches 1), read with its totals.
+  using Part = std::pair<const std::string, KernelSass>;
+  const auto record_with = [&](const LaunchInfo& info, const std::vector<const Part*>& parts) {
     LaunchRecord record = RecordOf(info);
     KindSums total;
-    for (const KindSums* part : sums)
-      for (const SharedKindInfo& kind : SharedKinds()) total[kind.kind] += (*part)[kind.kind];
+    for (const Part* part : parts) {
+      for (const SharedKindInfo& kind : SharedKinds()) total[kind.kind] += part->second.sums[kind.kind];
+      for (InstructionCounts& instruction : ResolveInstructions(part->first, part->second.instructions))
+        record.instructions.push_back(std::move(instruction));
+    }
+    SortByExcess(record.instructions);
+    record.attributed_launches = 1;
     SetSassCounts(total, unsupported, record);
     AddConsistencyNotes(record);
     return record;
   };
-  std::vector<const KindSums*> all;
-  for (const auto& [kernel, sums] : launch.sass) all.push_back(&sums);
+  std::vector<const Part*> all;
+  for (const Part& part : launch.sass) all.push_back(&part);
   if (!launch.graph) return {record_with(launch, all)};
   std::set<std::string> node_kernels;
   for (const KernelShape& node : launch.graph_kernels) node_kernels.insert(node.mangled);
@@ -98,9 +106,9 @@ std::vector<LaunchRecord> SassRecords(const LaunchInfo& launch, const PerKind<bo
   std::vector<LaunchRecord> records;
   for (const KernelShape& node : launch.graph_kernels) {
     const auto found = launch.sass.find(node.mangled);
-    std::vector<const KindSums*> sums;
-    if (found != launch.sass.end()) sums.push_back(&found->second);
-    records.push_back(record_with(NodeLaunch(node), sums));
+    std::vector<const Part*> parts;
+    if (found != launch.sass.end()) parts.push_back(&*found);
+    records.push_back(record_with(NodeLaunch(node), parts));
   }
   return records;
 }

@@ -28,16 +28,18 @@
 namespace bankcheck::internal {
 namespace {
 
-// The cubins CUDA has loaded, by the 32-bit CRC that SASS records carry, and their opcodes once
-// disassembled. A module is only copied as it loads; its CRC is computed when attribution first
-// looks for a cubin, so that a run that attributes nothing pays for the copy alone.
+// The cubins CUDA has loaded, by the 32-bit CRC that SASS records carry, and their instructions'
+// opcodes and source lines once disassembled. A module is only copied as it loads; its CRC is computed when
+// attribution first looks for a cubin, so that a run that attributes nothing pays for the copy alone.
 struct CubinStore {
   Mutex mutex;
   // Copied as they loaded, CRC not computed yet.
   std::vector<std::shared_ptr<const std::vector<char>>> loaded BANKCHECK_GUARDED_BY(mutex);
   std::map<uint32_t, std::shared_ptr<const std::vector<char>>> cubins BANKCHECK_GUARDED_BY(mutex);
-  std::map<uint32_t, std::map<std::string, std::map<uint32_t, std::string>>> opcodes
-      BANKCHECK_GUARDED_BY(mutex);
+  std::map<uint32_t, Disassembly> disassembled BANKCHECK_GUARDED_BY(mutex);
+  // Where the project's sources are (SetProjectSources): inlined code is attributed to its call site there.
+  std::string project_root BANKCHECK_GUARDED_BY(mutex);
+  std::string build_root BANKCHECK_GUARDED_BY(mutex);
   // The kernels of modules that launch kernels from the device (MayLaunchFromDevice).
   std::set<std::string> device_launchers BANKCHECK_GUARDED_BY(mutex);
 };
@@ -98,32 +100,29 @@ std::string Disassemble(const std::vector<char>& cubin) {
   const bool written = WriteAll(fd, std::string_view(cubin.data(), cubin.size()));
   ::close(fd);
   // An argument vector, no shell: neither the path nor BANKCHECK_NVDISASM can become a command.
-  const ProgramRun run = written ? RunProgram(nvdisasm, {"-c", path}) : ProgramRun{};
+  // -gi: each instruction's source line with the chain of calls it was inlined through.
+  const ProgramRun run = written ? RunProgram(nvdisasm, {"-gi", "-c", path}) : ProgramRun{};
   std::remove(path);
   return run.exit_status == 0 ? run.output : "";
 }
 
-// The opcode at `pc` of `function` in the cubin with `crc`; empty when unknown.
-std::string OpcodeAt(uint32_t crc, const std::string& function, uint32_t pc) {
+// The disassembled instruction at `pc` of `function` in the cubin with `crc`; empty when unknown.
+DisassembledInstruction DisassembledAt(uint32_t crc, const std::string& function, uint32_t pc) {
   const std::shared_ptr<const std::vector<char>> cubin = FindCubin(crc);
-  if (!cubin) return "";
+  if (!cubin) return {};
   MutexLock lock(g_cubins.mutex);
-  auto found = g_cubins.opcodes.find(crc);
-  if (found == g_cubins.opcodes.end())
-    found = g_cubins.opcodes.emplace(crc, ParseNvdisasm(Disassemble(*cubin))).first;
+  auto found = g_cubins.disassembled.find(crc);
+  if (found == g_cubins.disassembled.end())
+    found = g_cubins.disassembled.emplace(crc, ParseNvdisasm(Disassemble(*cubin))).first;
   const auto in_function = found->second.find(function);
-  if (in_function == found->second.end()) return "";
+  if (in_function == found->second.end()) return {};
   const auto at = in_function->second.find(pc);
-  return at == in_function->second.end() ? "" : at->second;
+  return at == in_function->second.end() ? DisassembledInstruction{} : at->second;
 }
 
-struct SourceLine {
-  std::string file;
-  uint32_t line = 0;
-};
-
-// The source line of `pc` from the cubin's line info (-lineinfo); empty without it.
-SourceLine SourceOf(uint32_t crc, const std::string& function, uint32_t pc) {
+// The source line of `pc` from the cubin's line info (-lineinfo), through CUPTI, for when nvdisasm
+// could not be run; empty without line info.
+SourceFrame SourceOf(uint32_t crc, const std::string& function, uint32_t pc) {
   const std::shared_ptr<const std::vector<char>> cubin = FindCubin(crc);
   if (!cubin) return {};
   CUpti_GetSassToSourceCorrelationParams params{};
@@ -133,7 +132,7 @@ SourceLine SourceOf(uint32_t crc, const std::string& function, uint32_t pc) {
   params.functionName = function.c_str();
   params.pcOffset = pc;
   if (cuptiGetSassToSourceCorrelation(&params) != CUPTI_SUCCESS) return {};
-  SourceLine source;
+  SourceFrame source;
   const std::string file = params.fileName != nullptr ? params.fileName : "";
   const std::string dir = params.dirName != nullptr ? params.dirName : "";
   std::free(params.fileName);
@@ -254,22 +253,18 @@ std::pair<uint64_t, uint64_t> WavefrontsOf(const std::map<uint64_t, uint64_t>& v
   return wavefronts;
 }
 
-std::optional<InstructionCounts> CountsOf(const Key& key, const std::map<uint64_t, uint64_t>& values,
-                                          const MetricIds& ids) {
+// A patched shared-memory instruction's counts; nullopt for other instructions and those not run.
+std::optional<SassInstruction> SassInstructionOf(const Key& key, const std::map<uint64_t, uint64_t>& values,
+                                                 const MetricIds& ids) {
   const auto kind = KindOf(values, ids);
   if (!kind) return std::nullopt;
-  InstructionCounts counts;
-  counts.kind = kind->first;
-  counts.executions = kind->second;
-  std::tie(counts.wavefronts, counts.ideal_wavefronts) = WavefrontsOf(values, ids);
-  const auto& [crc, function, pc] = key;
-  counts.pc_offset = pc;
-  counts.opcode = OpcodeAt(crc, function, pc);
-  if (counts.opcode.empty()) counts.opcode = InfoOf(counts.kind).sass;
-  const SourceLine source = SourceOf(crc, function, pc);
-  counts.file = source.file;
-  counts.line = source.line;
-  return counts;
+  SassInstruction instruction;
+  instruction.cubin_crc = std::get<0>(key);
+  instruction.pc_offset = std::get<2>(key);
+  instruction.kind = kind->first;
+  instruction.executions = kind->second;
+  std::tie(instruction.wavefronts, instruction.ideal_wavefronts) = WavefrontsOf(values, ids);
+  return instruction;
 }
 
 // SASS patching on `context` for as long as it lives.
@@ -309,18 +304,21 @@ SassCounting::SassCounting(CUcontext context, int device, const std::string& chi
 
 SassCounting::~SassCounting() = default;
 
-std::map<std::string, KindSums> SassCounting::Take() {
-  std::map<std::string, KindSums> by_kernel;
+std::map<std::string, KernelSass> SassCounting::Take() {
+  std::map<std::string, KernelSass> by_kernel;
   Reported reported = Flush(state_->context);
   // A module loaded in two contexts has the same instructions (keys) in both: add them up.
   for (const auto& [context, patching] : state_->others)
     for (const auto& [key, values] : Flush(context))
       for (const auto& [id, value] : values) reported[key][id] += value;
+  // Kept per instruction: the table of each launch comes from its own counts, at no second run.
   for (const auto& [key, values] : reported) {
-    const auto kind = KindOf(values, state_->ids);
-    if (!kind) continue;
-    const auto [wavefronts, ideal] = WavefrontsOf(values, state_->ids);
-    by_kernel[std::get<1>(key)][kind->first] += SharedCounts{kind->second, wavefronts, ideal};
+    const std::optional<SassInstruction> instruction = SassInstructionOf(key, values, state_->ids);
+    if (!instruction) continue;
+    KernelSass& kernel = by_kernel[std::get<1>(key)];
+    kernel.sums[instruction->kind] +=
+        SharedCounts{instruction->executions, instruction->wavefronts, instruction->ideal_wavefronts};
+    kernel.instructions.push_back(*instruction);
   }
   return by_kernel;
 }
@@ -368,22 +366,72 @@ std::map<std::string, std::vector<InstructionCounts>> AttributeInstructions(
     }
     reported = Flush(context);
   }
-  std::map<std::string, std::vector<InstructionCounts>> by_kernel;
+  std::map<std::string, std::vector<SassInstruction>> by_kernel;
   for (const auto& [key, values] : reported)
-    if (std::optional<InstructionCounts> counts = CountsOf(key, values, ids))
-      by_kernel[std::get<1>(key)].push_back(std::move(*counts));
-  for (auto& [kernel, instructions] : by_kernel) SortByExcess(instructions);
-  return by_kernel;
+    if (const std::optional<SassInstruction> instruction = SassInstructionOf(key, values, ids))
+      by_kernel[std::get<1>(key)].push_back(*instruction);
+  std::map<std::string, std::vector<InstructionCounts>> tables;
+  for (const auto& [kernel, instructions] : by_kernel)
+    tables[kernel] = ResolveInstructions(kernel, instructions);
+  return tables;
 }
 
-std::map<std::string, std::map<uint32_t, std::string>> ParseNvdisasm(const std::string& listing) {
+void SetProjectSources(const std::string& project_root, const std::string& build_root) {
+  MutexLock lock(g_cubins.mutex);
+  g_cubins.project_root = project_root;
+  g_cubins.build_root = build_root;
+}
+
+std::vector<InstructionCounts> ResolveInstructions(const std::string& function,
+                                                   const std::vector<SassInstruction>& instructions) {
+  std::string project_root = AbsolutePathFromEnvironment("BANKCHECK_SOURCE_ROOT"), build_root;
+  {
+    MutexLock lock(g_cubins.mutex);
+    if (project_root.empty()) project_root = g_cubins.project_root;
+    build_root = g_cubins.build_root;
+  }
+  std::vector<InstructionCounts> resolved;
+  for (const SassInstruction& instruction : instructions) {
+    InstructionCounts counts;
+    counts.pc_offset = instruction.pc_offset;
+    counts.kind = instruction.kind;
+    counts.executions = instruction.executions;
+    counts.wavefronts = instruction.wavefronts;
+    counts.ideal_wavefronts = instruction.ideal_wavefronts;
+    DisassembledInstruction disassembled =
+        DisassembledAt(instruction.cubin_crc, function, instruction.pc_offset);
+    counts.opcode = disassembled.opcode.empty() ? InfoOf(counts.kind).sass : disassembled.opcode;
+    if (disassembled.inline_chain.empty()) {
+      const SourceFrame source = SourceOf(instruction.cubin_crc, function, instruction.pc_offset);
+      counts.file = source.file;
+      counts.line = source.line;
+    } else {
+      const SourceFrame& site = ChooseCallSite(disassembled.inline_chain, project_root, build_root);
+      counts.file = site.file;
+      counts.line = site.line;
+      if (disassembled.inline_chain.size() > 1) counts.inline_chain = std::move(disassembled.inline_chain);
+    }
+    resolved.push_back(std::move(counts));
+  }
+  SortByExcess(resolved);
+  return resolved;
+}
+
+Disassembly ParseNvdisasm(const std::string& listing) {
   // "        .text._Z9transposePKfPf:" opens a function; "/*0220*/  @!P0 LDS.128 R4, [R2] ;" is
   // an instruction (an optional predicate, then the opcode with its modifiers, which may hold
-  // lower-case letters: HGMMA.64x64x16.F32).
+  // lower-case letters: HGMMA.64x64x16.F32). With -gi, the instructions after
+  //   //## File "/p/cute/arch/copy_sm80.hpp", line 64 inlined at "/p/gemm.cu", line 137
+  //   //## File "/p/gemm.cu", line 137 inlined at "/p/gemm.cu", line 152
+  //   //## File "/p/gemm.cu", line 152
+  // come from that chain of lines, innermost first (a group of such lines replaces the last).
   static const std::regex function(R"(^\s*\.text\.([^\s:]+):)");
   static const std::regex instruction(R"(/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Za-z0-9_.]*))");
-  std::map<std::string, std::map<uint32_t, std::string>> opcodes;
-  std::map<uint32_t, std::string>* current = nullptr;
+  static const std::regex line_info(R"re(^\s*//## File "([^"]*)", line ([0-9]+))re");
+  Disassembly disassembled;
+  std::map<uint32_t, DisassembledInstruction>* current = nullptr;
+  std::vector<SourceFrame> chain;
+  bool chain_open = false;  // the last line read was a line-info line: the next one extends the chain
   size_t start = 0;
   while (start < listing.size()) {
     size_t end = listing.find('\n', start);
@@ -391,13 +439,21 @@ std::map<std::string, std::map<uint32_t, std::string>> ParseNvdisasm(const std::
     const std::string line = listing.substr(start, end - start);
     start = end + 1;
     std::smatch match;
+    if (std::regex_search(line, match, line_info)) {
+      if (!chain_open) chain.clear();
+      chain_open = true;
+      chain.push_back({match[1], static_cast<uint32_t>(std::stoul(match[2]))});
+      continue;
+    }
+    chain_open = false;
     if (std::regex_search(line, match, function)) {
-      current = &opcodes[match[1]];
+      current = &disassembled[match[1]];
+      chain.clear();
     } else if (current != nullptr && std::regex_search(line, match, instruction)) {
-      (*current)[static_cast<uint32_t>(std::stoul(match[1], nullptr, 16))] = match[2];
+      (*current)[static_cast<uint32_t>(std::stoul(match[1], nullptr, 16))] = {match[2], chain};
     }
   }
-  return opcodes;
+  return disassembled;
 }
 
 }  // namespace bankcheck::internal

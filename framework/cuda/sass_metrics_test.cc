@@ -2,6 +2,10 @@
 
 #include <gmock/gmock.h>
 
+#include <map>
+#include <string>
+#include <vector>
+
 namespace bankcheck::internal {
 namespace {
 
@@ -31,17 +35,62 @@ constexpr char kListing[] = R"listing(
         /*0000*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;
 )listing";
 
+// Function -> offset -> opcode, from a parsed listing.
+std::map<std::string, std::map<uint32_t, std::string>> Opcodes(const Disassembly& disassembly) {
+  std::map<std::string, std::map<uint32_t, std::string>> opcodes;
+  for (const auto& [function, instructions] : disassembly)
+    for (const auto& [pc, instruction] : instructions) opcodes[function][pc] = instruction.opcode;
+  return opcodes;
+}
+
 TEST(ParseNvdisasmTest, OpcodesByFunctionAndOffsetWithoutPredicatesOrOperands) {
-  const auto opcodes = ParseNvdisasm(kListing);
+  const auto opcodes = Opcodes(ParseNvdisasm(kListing));
   ASSERT_EQ(opcodes.size(), 2u);
   EXPECT_THAT(opcodes.at("_Z9TransposePKfPfi"),
               ElementsAre(Pair(0x0000u, "LDC"), Pair(0x0210u, "STS"), Pair(0x0220u, "LDS.128"),
                           Pair(0x0230u, "LDSM.16.M88.4"), Pair(0x0240u, "ATOMS.POPC.INC.32"),
                           Pair(0x0248u, "HGMMA.64x64x16.F32"), Pair(0x0250u, "EXIT")));
   EXPECT_THAT(opcodes.at("_Z5OtherPi"), ElementsAre(Pair(0x0000u, "BAR.SYNC.DEFER_BLOCKING")));
+  // Without -gi's line info, no source lines.
+  EXPECT_TRUE(ParseNvdisasm(kListing).at("_Z5OtherPi").at(0).inline_chain.empty());
 }
 
 TEST(ParseNvdisasmTest, NoListingGivesNoOpcodes) { EXPECT_TRUE(ParseNvdisasm("").empty()); }
+
+// The shape of `nvdisasm -gi -c` output (CUDA 13.0, sm_90a, a CuTe cp.async inlined into a loader
+// function inlined into the kernel; lines copied from the H100 machine's listing, paths shortened).
+constexpr char kLineInfoListing[] = R"listing(
+.text._Z6LoaderPKfPf:
+	//## File "/p/kernels/gemm.cu", line 54
+        /*0000*/                   LDC R1, c[0x0][0x28] ;
+	//## File "/p/build/cute/arch/copy_sm80.hpp", line 64 inlined at "/p/kernels/gemm.cu", line 137
+	//## File "/p/kernels/gemm.cu", line 137 inlined at "/p/kernels/gemm.cu", line 152
+	//## File "/p/kernels/gemm.cu", line 152
+        /*0440*/                   LDGSTS.E.LTC128B.64 [R25], desc[UR10][R8.64] ;
+        /*0480*/                   LDGSTS.E.LTC128B.64 [R27], desc[UR10][R10.64] ;
+	//## File "/p/kernels/ldmatrix_support.cuh", line 110 inlined at "/p/kernels/gemm.cu", line 76
+	//## File "/p/kernels/gemm.cu", line 76
+        /*04b0*/                   LDSM.16.M88.4 R4, [R4+UR4] ;
+.text._Z5OtherPi:
+        /*0000*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;
+)listing";
+
+TEST(ParseNvdisasmTest, EachInstructionHasItsInlineChainInnermostFirst) {
+  const Disassembly parsed = ParseNvdisasm(kLineInfoListing);
+  const auto& loader = parsed.at("_Z6LoaderPKfPf");
+  EXPECT_THAT(loader.at(0x0000).inline_chain, ElementsAre(SourceFrame{"/p/kernels/gemm.cu", 54}));
+  const std::vector<SourceFrame> copy{
+      {"/p/build/cute/arch/copy_sm80.hpp", 64}, {"/p/kernels/gemm.cu", 137}, {"/p/kernels/gemm.cu", 152}};
+  EXPECT_EQ(loader.at(0x0440).opcode, "LDGSTS.E.LTC128B.64");
+  EXPECT_EQ(loader.at(0x0440).inline_chain, copy);
+  EXPECT_EQ(loader.at(0x0480).inline_chain, copy);  // a chain holds until the next one
+  EXPECT_THAT(loader.at(0x04b0).inline_chain, ElementsAre(SourceFrame{"/p/kernels/ldmatrix_support.cuh", 110},
+                                                          SourceFrame{"/p/kernels/gemm.cu", 76}));
+  // A new function starts without the last function's line.
+  EXPECT_TRUE(parsed.at("_Z5OtherPi").at(0).inline_chain.empty());
+  // Attributed to the call site in the project: the outermost frame under the root, not in its build folder.
+  EXPECT_EQ(ChooseCallSite(copy, "/p", "/p/build"), (SourceFrame{"/p/kernels/gemm.cu", 152}));
+}
 
 // Section names and symbols as an sm_90 cubin of a dynamic-parallelism kernel holds them.
 std::string CubinBytes(bool launches_from_device) {

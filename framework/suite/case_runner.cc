@@ -6,12 +6,16 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 
+#include "bankcheck/error.h"
 #include "bankcheck/report.h"
 #include "bankcheck/suite.h"
 #include "core/internal/environment.h"
+#include "core/internal/file_io.h"
 
 namespace bankcheck::suites {
 
@@ -158,11 +162,18 @@ std::vector<std::string> AttributionSumMismatches(const std::vector<LaunchRecord
   std::vector<std::string> mismatches;
   std::set<std::string> checked;
   for (const LaunchRecord& record : records) {
-    if (record.attributed_launches == 0 || !checked.insert(record.mangled_kernel).second) continue;
+    if (record.attributed_launches == 0) continue;
+    // A table of one launch (read with the launch's counts, graph nodes included) is checked against
+    // its record; a table of several launches of a kernel (a second run) against all of them.
     std::vector<LaunchRecord> launches;
-    for (const LaunchRecord& other : records)
-      if (other.mangled_kernel == record.mangled_kernel && other.graph_kernels.empty())
-        launches.push_back(other);
+    if (record.attributed_launches == 1) {
+      launches.push_back(record);
+    } else {
+      if (!checked.insert(record.mangled_kernel).second) continue;
+      for (const LaunchRecord& other : records)
+        if (other.mangled_kernel == record.mangled_kernel && other.graph_kernels.empty())
+          launches.push_back(other);
+    }
     const PerKind<InstructionTotals> totals = TotalsByKind(record.instructions);
     for (const SharedKindInfo& info : SharedKinds()) {
       const SharedCounts measured = SumCounts(launches, info.kind);
@@ -204,6 +215,59 @@ std::string AttributionSummary(const std::vector<LaunchRecord>& records, size_t 
            FormatInstructionTable(record.instructions, top, SourceRootFromEnvironment());
   }
   return out;
+}
+
+bool HaveInstructionTables(const std::vector<LaunchRecord>& records) {
+  return !records.empty() && std::all_of(records.begin(), records.end(), [](const LaunchRecord& record) {
+    return record.attributed_launches > 0;
+  });
+}
+
+const LineAnnotationScan* AnnotationsOf(const std::string& file) {
+  static std::mutex mutex;
+  static std::map<std::string, std::optional<LineAnnotationScan>> scanned;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = scanned.find(file);
+  if (found == scanned.end()) {
+    std::optional<LineAnnotationScan> scan;
+    std::error_code error;
+    if (std::filesystem::is_regular_file(file, error)) {
+      try {
+        scan = ScanLineAnnotations(ReadTextFile(file, ""), file);
+      } catch (const Error&) {
+        // Unreadable (or too large): its lines are not checked, as for a library's header.
+      }
+    }
+    found = scanned.emplace(file, std::move(scan)).first;
+  }
+  return found->second ? &*found->second : nullptr;
+}
+
+CaseLines CheckCaseLines(const std::vector<LaunchRecord>& records) {
+  CaseLines out;
+  out.lines = CountsByLine(records);
+  out.check = CheckLines(out.lines, AnnotationsOf);
+  return out;
+}
+
+ExpectedBy ExpectationOf(const KernelCase& c, const CaseLines& lines) {
+  if (c.expect.stated()) return ExpectedBy::kCase;
+  return lines.check.applies ? ExpectedBy::kLines : ExpectedBy::kBaselineOnly;
+}
+
+std::string InstructionsOfLine(const std::vector<LaunchRecord>& records, const std::string& file,
+                               uint32_t line) {
+  std::vector<InstructionCounts> of_line;
+  for (const size_t i : LaunchesWithDistinctInstructions(records))
+    for (const InstructionCounts& instruction : records[i].instructions)
+      if (instruction.file == file && instruction.line == line) of_line.push_back(instruction);
+  SortByExcess(of_line);
+  return FormatInstructionTable(of_line, 8, DisplayRoot());
+}
+
+std::string DisplayRoot() {
+  const std::string root = SourceRootFromEnvironment();
+  return root.empty() ? GetSuiteSettings().source_dir : root;
 }
 
 std::vector<const KernelCase*> CasesWithAccessPattern() {

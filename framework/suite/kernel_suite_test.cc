@@ -12,6 +12,7 @@
 #include "bankcheck/kernel_registry.h"
 #include "bankcheck/results.h"
 #include "bankcheck/run_metadata.h"
+#include "bankcheck/suite.h"
 #include "bankcheck/testing.h"
 #include "suite/internal/case_runner.h"
 
@@ -50,9 +51,17 @@ class CaseTest : public ::testing::TestWithParam<const KernelCase*> {
     WriteCaseResult(ResultsDir(), ThisRun(), result_);
   }
 
-  // Fills the per-instruction counts of the case's records, checks their sums, and shows where
-  // the excess wavefronts are: in the failure message of a failing case.
-  void Attribute(const KernelCase& c);
+  // Gives every record its per-instruction table: read with the counts (the default), else by
+  // running the case again (AttributeCase). Returns false, having said why, when that failed.
+  bool EnsureInstructionTables(const KernelCase& c, std::vector<LaunchRecord>& records);
+  // Checks the tables' sums against the launch totals: a line's counts are only as good as its
+  // instructions'.
+  void CheckTableSums(const KernelCase& c, const std::vector<LaunchRecord>& records);
+  // Shows where the excess wavefronts are: in the failure message of a failing case, in the output
+  // on request.
+  void ShowExcess(const KernelCase& c, const std::vector<LaunchRecord>& records);
+  // Checks each measured line against its annotation; returns what the lines measured.
+  CaseLines CheckLineAnnotations(const KernelCase& c, const std::vector<LaunchRecord>& records);
 
   CaseResult result_;
 };
@@ -64,6 +73,9 @@ TEST_P(CaseTest, Run) {
   for (const SharedKindInfo& info : SharedKinds())
     result_.expected_ways[info.kind] = c.expect[info.kind].ways;
   BANKCHECK_SKIP_WITHOUT_GPU();
+  static const bool project_sources_set =
+      (SetProjectSources(GetSuiteSettings().source_dir, GetSuiteSettings().build_dir), true);
+  (void)project_sources_set;
 
   CaseContext context(c.session);
   c.run(context);
@@ -74,9 +86,18 @@ TEST_P(CaseTest, Run) {
   testing::RecordLaunchProperties(records);
   ASSERT_FALSE(records.empty()) << c.name
                                 << " measured no kernel launch: wrap its launch in ctx.Measure(...)";
+  // The per-line contract needs each launch's instructions: read with the counts by default.
+  bool tables = EnsureInstructionTables(c, result_.launches);
+  if (tables) CheckTableSums(c, result_.launches);
+  const CaseLines lines = tables ? CheckLineAnnotations(c, result_.launches) : CaseLines{};
+  result_.expected_by = ExpectationOf(c, lines);
+  const std::string suggestions = FormatSuggestions(lines.lines, DisplayRoot());
+  if (result_.expected_by == ExpectedBy::kBaselineOnly)
+    std::cout << "  note: " << c.name
+              << " has no c.expect and its kernel's lines no annotation: checked against its baseline only\n";
 
   const PredictedCounts predicted = c.predict ? c.predict() : PredictedCounts{};
-  for (size_t i = 0; i < records.size(); ++i) {
+  for (size_t i = 0; i < records.size() && c.expect.stated(); ++i) {
     for (const std::string& mismatch : AnnotationMismatches(c.expect, records[i])) {
       CASE_FAILURE(c) << c.name << ": launch " << i << " (" << records[i].kernel
                       << ") does not do what its annotation says: " << mismatch
@@ -106,14 +127,24 @@ TEST_P(CaseTest, Run) {
       const std::string software = comparison.verdict == BaselineVerdict::kMissing
                                        ? ""
                                        : SoftwareChangeNote(Baselines(arch), c.name, ThisRun());
-      CASE_FAILURE(c) << comparison.message << software << "\n" << comparison.table;
+      CASE_FAILURE(c) << comparison.message << software << "\n"
+                      << comparison.table
+                      << (result_.expected_by == ExpectedBy::kBaselineOnly && !suggestions.empty()
+                              ? "\nLine annotations that match this run (review them; `bankcheck annotate "
+                                "RESULTS --apply` writes them into the sources):\n" +
+                                    suggestions
+                              : "");
     }
     counts_failed |=
         comparison.verdict != BaselineVerdict::kMatch && comparison.verdict != BaselineVerdict::kMissing;
   }
   // Which instructions the wavefronts come from: when the counts are not what was expected (not
   // for a baseline that is only missing), and on request.
-  if (counts_failed || AttributionRequested()) Attribute(c);
+  if (counts_failed || AttributionRequested()) {
+    if (!tables && (tables = EnsureInstructionTables(c, result_.launches)))
+      CheckTableSums(c, result_.launches);
+    if (tables) ShowExcess(c, result_.launches);
+  }
   if (!UpdatingBaselines()) return;
   ASSERT_FALSE(HasFailure()) << "not recording a baseline for " << c.name << ": the case failed its checks";
   for (const auto& file : UpdateBaselines(BaselinesDir(), arch, ThisRun(), {{c.name, c.description, records}},
@@ -121,20 +152,27 @@ TEST_P(CaseTest, Run) {
     std::cout << "recorded " << c.name << " in " << file.string() << "\n";
 }
 
-void CaseTest::Attribute(const KernelCase& c) {
-  const bool failed = HasFailure();
-  std::vector<LaunchRecord> records = result_.launches;
+bool CaseTest::EnsureInstructionTables(const KernelCase& c, std::vector<LaunchRecord>& records) {
+  if (HaveInstructionTables(records)) return true;
+  // Counted another way (the range profiler): attributed by a second run, which a case whose
+  // counts passed and that states its expectation per launch does not need.
+  if (c.expect.stated() && !HasFailure() && !AttributionRequested()) return false;
   const std::string error = AttributeCase(c, records);
-  if (!error.empty()) {
-    if (failed)
-      std::cout << error << "\n";
-    else
-      CASE_FAILURE(c) << c.name << ": " << error;
-    return;
-  }
-  result_.launches = records;
+  if (error.empty()) return true;
+  if (HasFailure())
+    std::cout << error << "\n";
+  else
+    CASE_FAILURE(c) << c.name << ": " << error;
+  return false;
+}
+
+void CaseTest::CheckTableSums(const KernelCase& c, const std::vector<LaunchRecord>& records) {
   for (const std::string& mismatch : AttributionSumMismatches(records))
     CASE_FAILURE(c) << c.name << ": " << mismatch;
+}
+
+void CaseTest::ShowExcess(const KernelCase& c, const std::vector<LaunchRecord>& records) {
+  const bool failed = HasFailure();
   const std::string summary = AttributionSummary(records, failed ? 5 : 3);
   if (summary.empty()) return;
   if (failed)
@@ -142,6 +180,17 @@ void CaseTest::Attribute(const KernelCase& c) {
                     << summary;
   else
     std::cout << summary;
+}
+
+CaseLines CaseTest::CheckLineAnnotations(const KernelCase& c, const std::vector<LaunchRecord>& records) {
+  CaseLines lines = CheckCaseLines(records);
+  // Each failure at the annotated line of the kernel's own file, where editors and CI logs link.
+  for (const LineFailure& failure : lines.check.failures) {
+    ADD_FAILURE_AT(failure.file.c_str(), static_cast<int>(failure.line))
+        << c.name << ": " << failure.message << "\n"
+        << (failure.measured.empty() ? "" : InstructionsOfLine(records, failure.file, failure.line));
+  }
+  return lines;
 }
 
 INSTANTIATE_TEST_SUITE_P(KernelSuite, CaseTest, ::testing::ValuesIn(RegisteredKernelCases()),

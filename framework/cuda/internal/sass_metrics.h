@@ -42,6 +42,33 @@ std::map<std::string, std::vector<InstructionCounts>> AttributeInstructions(
 // wavefronts and ideal wavefronts of each kind's instructions.
 using KindSums = PerKind<SharedCounts>;
 
+// What one patched shared-memory instruction counted, as read: its source line and opcode are
+// looked up later (ResolveInstructions), not in the launch callback that reads it.
+struct SassInstruction {
+  uint32_t cubin_crc = 0;
+  uint32_t pc_offset = 0;
+  SharedKind kind = SharedKind::kLoad;
+  uint64_t executions = 0;
+  uint64_t wavefronts = 0;
+  uint64_t ideal_wavefronts = 0;
+};
+
+// SetProjectSources (counter_session.h): where inlined instructions' call sites are looked for.
+void SetProjectSources(const std::string& project_root, const std::string& build_root);
+
+// What a kernel's patched instructions counted in one read: per kind, and per instruction.
+struct KernelSass {
+  KindSums sums;
+  std::vector<SassInstruction> instructions;
+};
+
+// The instructions of `function` with their opcodes (nvdisasm) and source lines (nvdisasm -gi, else
+// CUPTI's correlation), inlined code attributed to its call site in the project's sources
+// (ChooseCallSite with SetProjectSources' roots; BANKCHECK_SOURCE_ROOT overrides the project
+// root), most excess first.
+std::vector<InstructionCounts> ResolveInstructions(const std::string& function,
+                                                   const std::vector<SassInstruction>& instructions);
+
 // SASS patching enabled on a context for as long as this lives, read launch by launch: a counter
 // session's SessionOptions::Counters::kSassMetrics. The range profiler of this process must already
 // be enabled (as for AttributeInstructions).
@@ -55,7 +82,7 @@ class SassCounting {
   // What the instructions counted since the last call (or since patching began), by mangled kernel
   // name, in every context patched; the work counted must have finished (synchronize first). Throws
   // bankcheck::Error when CUPTI refuses.
-  std::map<std::string, KindSums> Take();
+  std::map<std::string, KernelSass> Take();
   // Patches `context` too (a kernel launched in a context other than the session's: a library's
   // own context, cuCtxCreate), until Forget(context) or the end; nothing when it is patched
   // already. Throws bankcheck::Error when CUPTI refuses.
@@ -70,8 +97,17 @@ class SassCounting {
   std::unique_ptr<State> state_;
 };
 
-// The opcode of every instruction of every function in `cubin`, by function (mangled) and
-// offset, from `nvdisasm_output` (nvdisasm's listing of the cubin). Exposed for its test.
-std::map<std::string, std::map<uint32_t, std::string>> ParseNvdisasm(const std::string& nvdisasm_output);
+// An instruction as `nvdisasm -gi` lists it: its opcode and its source line's inline chain,
+// innermost first (empty without line info).
+struct DisassembledInstruction {
+  std::string opcode;
+  std::vector<SourceFrame> inline_chain;
+};
+// By function (mangled) and offset.
+using Disassembly = std::map<std::string, std::map<uint32_t, DisassembledInstruction>>;
+
+// Every instruction of every function in a cubin, from `nvdisasm_output` (`nvdisasm -gi -c`'s
+// listing of it). Exposed for its test.
+Disassembly ParseNvdisasm(const std::string& nvdisasm_output);
 
 }  // namespace bankcheck::internal

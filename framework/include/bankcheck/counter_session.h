@@ -97,6 +97,13 @@ KernelInstructions AttributeInstructions(const std::function<void()>& launches);
 // kernel. Graph launches are left alone.
 void AttachInstructions(const KernelInstructions& instructions, std::vector<LaunchRecord>& records);
 
+// Where the project's own sources are (`source_root`) and its build folder, which may lie inside
+// it and hold fetched libraries (`build_root`): an instruction inlined from a library is attributed
+// to the outermost line of its inline chain under `source_root` and not under `build_root` (the
+// call site in the kernel's file: ChooseCallSite, instruction_counts.h). BANKCHECK_SOURCE_ROOT
+// overrides `source_root`. Unset: the outermost line. Kernel suites set it to their project's.
+void SetProjectSources(const std::string& source_root, const std::string& build_root);
+
 // With a usable GPU, starts CUPTI's process-wide set-up: subscribes to launches on this thread, and
 // loads CUPTI's profiler library on another while the process creates its CUDA context. The first
 // session finishes the set-up (on the H100 about 15 ms, against 80-120 ms without this) and reports

@@ -42,10 +42,22 @@ struct KindExpectation {
 };
 
 // A case's annotation, per kind:  c.expect[SharedKind::kLdmatrix].ways = 8;
-struct Expectation {
-  PerKind<KindExpectation> kinds;
-  KindExpectation& operator[](SharedKind kind) { return kinds[kind]; }
-  const KindExpectation& operator[](SharedKind kind) const { return kinds[kind]; }
+// Optional: a case that never writes c.expect states nothing per launch. Its launches are then
+// checked against the line annotations of its kernel's sources (docs/annotations.md) when they
+// have some, and against its baseline only when they have none.
+class Expectation {
+ public:
+  KindExpectation& operator[](SharedKind kind) {
+    stated_ = true;
+    return kinds_[kind];
+  }
+  const KindExpectation& operator[](SharedKind kind) const { return kinds_[kind]; }
+  // Whether the case wrote any of it (then every kind it did not write must stay conflict-free).
+  bool stated() const { return stated_; }
+
+ private:
+  PerKind<KindExpectation> kinds_;
+  bool stated_ = false;
 };
 
 // Handed to a case's run function.

@@ -35,6 +35,13 @@ enum class CaseStatus { kPassed, kFailed, kSkipped };
 const char* CaseStatusName(CaseStatus status);  // "passed", "failed", "skipped"
 std::optional<CaseStatus> ParseCaseStatus(const std::string& name);
 
+// What a case's counts were checked against besides its baseline: the per-launch ways of its
+// annotation (c.expect), the line annotations of its kernel's sources, or nothing (a case with
+// neither is checked against its baseline only).
+enum class ExpectedBy { kCase, kLines, kBaselineOnly };
+const char* ExpectedByName(ExpectedBy expected_by);  // "case", "lines", "baseline"
+std::optional<ExpectedBy> ExpectedByFromName(const std::string& name);
+
 inline PerKind<double> DefaultExpectedWays() {
   PerKind<double> ways;
   ways.values.fill(1.0);
@@ -47,6 +54,7 @@ struct CaseResult {
   CaseStatus status = CaseStatus::kPassed;
   // The case's annotation: ways per kind (1 for kinds it does not annotate).
   PerKind<double> expected_ways = DefaultExpectedWays();
+  ExpectedBy expected_by = ExpectedBy::kCase;
   std::vector<LaunchRecord> launches;
   // nullopt: not compared (no baseline folder for the arch, or the case did not run).
   std::optional<BaselineVerdict> baseline;

@@ -9,7 +9,9 @@
 
 #include "bankcheck/baseline.h"
 #include "bankcheck/kernel_registry.h"
+#include "bankcheck/line_annotations.h"
 #include "bankcheck/results.h"
+#include "core/internal/line_counts.h"
 #include "suite/internal/record_command.h"
 
 namespace bankcheck::suites {
@@ -63,6 +65,32 @@ std::vector<std::string> AttributionSumMismatches(const std::vector<LaunchRecord
 
 // Per attributed kernel with excess wavefronts: a heading and its `top` instructions by excess.
 std::string AttributionSummary(const std::vector<LaunchRecord>& records, size_t top);
+
+// Whether every launch of `records` has its per-instruction table (counted through SASS metrics,
+// or attributed by AttributeCase).
+bool HaveInstructionTables(const std::vector<LaunchRecord>& records);
+
+// The line annotations of the source file `file` as it is now, read once per process; nullptr when
+// it cannot be read.
+const LineAnnotationScan* AnnotationsOf(const std::string& file);
+
+// A case's launches line by line, checked against the line annotations of their sources
+// (CheckLines, line_counts.h).
+struct CaseLines {
+  std::vector<LineCounts> lines;
+  LineCheck check;
+};
+CaseLines CheckCaseLines(const std::vector<LaunchRecord>& records);
+
+// What a case's counts are checked against besides its baseline.
+ExpectedBy ExpectationOf(const KernelCase& c, const CaseLines& lines);
+
+// The instructions of `records` attributed to `file`:`line` (each shared table once), as a table.
+std::string InstructionsOfLine(const std::vector<LaunchRecord>& records, const std::string& file,
+                               uint32_t line);
+
+// The prefix that tables cut off file paths: BANKCHECK_SOURCE_ROOT, else the suite's source folder.
+std::string DisplayRoot();
 
 // Test names: every registered case, or those whose access pattern is declared.
 std::vector<const KernelCase*> CasesWithAccessPattern();
