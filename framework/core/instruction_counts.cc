@@ -7,6 +7,7 @@
 #include "bankcheck/count_sum.h"
 #include "bankcheck/limits.h"
 #include "core/internal/environment.h"
+#include "core/internal/source_paths.h"
 #include "core/internal/text_table.h"
 
 namespace bankcheck {
@@ -15,20 +16,6 @@ namespace {
 // The table's first columns (location, offset, opcode) read left to right; the counts after them
 // are right-aligned so that their digits line up.
 constexpr size_t kTextColumns = 3;
-
-// `file` without the folder `root` in front of it; unchanged unless `root` ends at a path-component
-// boundary of `file` ("/work/ma" is no prefix of "/work/main/a.cu").
-std::string WithoutRoot(const std::string& file, std::string root) {
-  while (root.size() > 1 && root.back() == '/') root.pop_back();
-  if (root.empty()) return file;
-  if (root.back() != '/') root += '/';
-  const bool under_root = file.size() > root.size() && file.compare(0, root.size(), root) == 0;
-  return under_root ? file.substr(root.size()) : file;
-}
-
-bool UnderRoot(const std::string& file, const std::string& root) {
-  return !root.empty() && WithoutRoot(file, root) != file;
-}
 
 std::string Offset(uint32_t pc_offset) {
   char text[16];

@@ -29,6 +29,14 @@ void AppendRow(std::string& out, const TableRow& row, const std::vector<size_t>&
   out += line + "\n";
 }
 
+// Widens `widths` to the cells of `rows` (each column to at most kMaxColumnWidth).
+void WidenTo(const std::vector<TableRow>& rows, std::vector<size_t>& widths) {
+  for (const TableRow& row : rows) {
+    for (size_t column = 0; column < std::min(row.size(), widths.size()); ++column)
+      widths[column] = std::max(widths[column], std::min(DisplayWidth(row[column]), kMaxColumnWidth));
+  }
+}
+
 // The byte offset after the first `count` code points of `text`.
 size_t PrefixBytes(std::string_view text, size_t count) {
   size_t i = 0;
@@ -116,16 +124,22 @@ std::string MarkdownCell(const std::string& text) {
 std::string FormatTextTable(const TableRow& header, const std::vector<TableRow>& rows) {
   std::vector<size_t> widths(header.size(), 0);
   for (size_t column = 0; column < header.size(); ++column) widths[column] = DisplayWidth(header[column]);
-  for (const TableRow& row : rows) {
-    for (size_t column = 0; column < std::min(row.size(), widths.size()); ++column) {
-      widths[column] = std::max(widths[column], std::min(DisplayWidth(row[column]), kMaxColumnWidth));
-    }
-  }
+  WidenTo(rows, widths);
   std::string out;
   AppendRow(out, header, widths);
   TableRow underline;
   for (const size_t width : widths) underline.push_back(std::string(width, '-'));
   AppendRow(out, underline, widths);
+  for (const TableRow& row : rows) AppendRow(out, row, widths);
+  return out;
+}
+
+std::string FormatTextRows(const std::vector<TableRow>& rows) {
+  size_t columns = 0;
+  for (const TableRow& row : rows) columns = std::max(columns, row.size());
+  std::vector<size_t> widths(columns, 0);
+  WidenTo(rows, widths);
+  std::string out;
   for (const TableRow& row : rows) AppendRow(out, row, widths);
   return out;
 }

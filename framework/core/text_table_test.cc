@@ -60,5 +60,13 @@ TEST(PlainTextTest, ControlCharactersCannotReachTheTerminal) {
   EXPECT_EQ(PlainLine("abcdef", 3), "abc…");
 }
 
+TEST(TextTableTest, RowsWithoutAHeaderAreAlignedAndTrimmed) {
+  EXPECT_EQ(FormatTextRows({{"a.cu:7", "LDS", "2-way"}, {"long/b.cu:12", "STS.128", ""}, {"c"}}),
+            "a.cu:7        LDS      2-way\n"
+            "long/b.cu:12  STS.128\n"
+            "c\n");
+  EXPECT_EQ(FormatTextRows({}), "");
+}
+
 }  // namespace
 }  // namespace bankcheck

@@ -45,9 +45,20 @@ std::vector<LineCounts> CountsByLine(const std::vector<LaunchRecord>& records);
 // decimals and trailing zeros dropped ("2-way", "2.5-way", "1.67-way").
 std::string FormatWays(double ways);
 
-// Whether measured ways match annotated ways: equal to two decimals (|measured - annotated| <
-// 0.005), the precision FormatWays writes, so that a suggestion always matches its measurement.
+// Whether measured ways match annotated ways: equal to two decimals (|measured - annotated| <=
+// 0.005), the precision FormatWays writes, so that a suggestion always matches its measurement (a
+// tie such as 1.125, written 1.12, is 0.005 away).
 bool WaysMatch(double measured, double annotated);
+
+// The terms of one line's annotation as written: "2-way", "ld 2-way, st conflict-free" (ways to
+// the six decimals the grammar allows).
+std::string FormatAnnotationTerms(const std::vector<LineAnnotation>& terms);
+
+// Of one line's measurable kinds (as SuggestedAnnotation takes them): their distinct opcodes in kind
+// order ("LDS.128, STS"), and their ways as the suggestion writes them ("4-way", "ld 2-way, st
+// conflict-free"); empty when no kind is measurable.
+std::string LineOpcodes(const std::vector<LineCounts>& line_kinds);
+std::string LineWays(const std::vector<LineCounts>& line_kinds);
 
 // The annotation text that matches the measured kinds of one line (all of `line_kinds` must be of
 // the same file and line): "bankcheck: 4-way" when every measurable kind has the same ways, else a
@@ -63,11 +74,11 @@ using AnnotationsOfFile = std::function<const LineAnnotationScan*(const std::str
 // conflict-free) says; or a malformed annotation (`measured` empty).
 struct LineFailure {
   std::string file;
-  uint32_t line = 0;      // the code line (the comment's line for a malformed annotation)
-  std::string annotated;  // "2-way", "ld 2-way", "conflict-free (not annotated)"
-  std::string measured;   // "4-way (LDS.128: 8,192 wavefronts, 2,048 ideal)"
-  std::string suggestion; // "bankcheck: 4-way": the annotation that matches the measurement
-  std::string message;    // one paragraph: all of the above, for a test failure
+  uint32_t line = 0;       // the code line (the comment's line for a malformed annotation)
+  std::string annotated;   // "2-way", "ld 2-way", "conflict-free (not annotated)"
+  std::string measured;    // "4-way (LDS.128: 8,192 wavefronts, 2,048 ideal)"
+  std::string suggestion;  // "bankcheck: 4-way": the annotation that matches the measurement
+  std::string message;     // one paragraph: all of the above, for a test failure
 };
 
 struct LineCheck {

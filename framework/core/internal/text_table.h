@@ -15,6 +15,8 @@ using TableRow = std::vector<std::string>;
 // printed whole and unpadded, so the table grows linearly with its cells), separated by two
 // spaces; trailing spaces trimmed. A header underline of dashes follows the header row.
 std::string FormatTextTable(const TableRow& header, const std::vector<TableRow>& rows);
+// The same rows without a header, for lists that need none.
+std::string FormatTextRows(const std::vector<TableRow>& rows);
 
 // A GitHub-flavoured Markdown table; '|' and newlines in cells are escaped.
 std::string FormatMarkdownTable(const TableRow& header, const std::vector<TableRow>& rows);
