@@ -154,7 +154,16 @@ double LineCounts::ways() const {
 std::vector<LineCounts> CountsByLine(const std::vector<LaunchRecord>& records) {
   // Ordered by file, line and kind: the order the result is documented in.
   std::map<std::tuple<std::string, uint32_t, SharedKind>, std::vector<const InstructionCounts*>> by_line;
-  for (const size_t i : LaunchesWithDistinctInstructions(records)) {
+  // A table of one launch counts for that launch, even when another launch's is the same; a table
+  // of several launches of a kernel (a second run) is attached to each of them and counts once.
+  std::vector<size_t> tables;
+  for (size_t i = 0; i < records.size(); ++i)
+    if (records[i].attributed_launches == 1) tables.push_back(i);
+  std::set<std::string> shared_counted;
+  for (size_t i = 0; i < records.size(); ++i)
+    if (records[i].attributed_launches > 1 && shared_counted.insert(records[i].mangled_kernel).second)
+      tables.push_back(i);
+  for (const size_t i : tables) {
     for (const InstructionCounts& instruction : records[i].instructions) {
       if (instruction.file.empty() || instruction.line == 0) continue;
       by_line[{instruction.file, instruction.line, instruction.kind}].push_back(&instruction);

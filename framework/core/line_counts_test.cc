@@ -114,6 +114,16 @@ TEST(CountsByLine, ATableSharedBySeveralLaunchesCountsOnce) {
   EXPECT_EQ(lines[0].executions, 4u);
 }
 
+TEST(CountsByLine, EachLaunchsOwnTableCountsEvenWhenTwoAreTheSame) {
+  // The default: every launch read its own table with its counts; two equal launches are two.
+  const std::vector<InstructionCounts> table = {
+      MakeInstruction(0x20, "LDS", SharedKind::kLoad, 7, 4, 64, 16)};
+  const std::vector<LineCounts> lines = CountsByLine({Attributed("k", table), Attributed("k", table)});
+  ASSERT_THAT(lines, SizeIs(1));
+  EXPECT_EQ(lines[0].wavefronts, 128u);
+  EXPECT_EQ(lines[0].executions, 8u);
+}
+
 TEST(CountsByLine, KeepsWhereInlinedCodeCameFrom) {
   InstructionCounts inlined =
       MakeInstruction(0x30, "LDSM.16.M88.4", SharedKind::kLdmatrix, 152, 1, 8, 2, kOther);

@@ -144,9 +144,9 @@ TEST(RecordJsonTest, AttributedRecordCarriesItsInstructionsInResultsOnly) {
   EXPECT_EQ(full["attributed_launches"], 3);
   EXPECT_EQ(full["instructions"], json::parse(R"json([
     {"pc": 544, "opcode": "LDS", "kind": "shared_ld", "file": "/src/bankcheck/kernels/transpose.cu",
-     "line": 31, "inline_chain": [], "executions": 64, "wavefronts": 2048, "ideal": 64, "excess": 1984},
+     "line": 31, "executions": 64, "wavefronts": 2048, "ideal": 64, "excess": 1984},
     {"pc": 416, "opcode": "STS", "kind": "shared_st", "file": "/src/bankcheck/kernels/transpose.cu",
-     "line": 40, "inline_chain": [], "executions": 64, "wavefronts": 64, "ideal": 64, "excess": 0}
+     "line": 40, "executions": 64, "wavefronts": 64, "ideal": 64, "excess": 0}
   ])json"));
   const LaunchRecord back = LaunchRecordFromJson(json::parse(full.dump()), "test");
   EXPECT_EQ(back.instructions, record.instructions);
