@@ -4,10 +4,10 @@
 # CUPTI) is not a Debian package here: it must already be installed, with nvcc on PATH or in
 # /usr/local/cuda/bin.
 #
-# Optional: CuTe's headers, for the wgmma_layouts kernels (kernels/wgmma_layouts.cu), from the
-# nvidia-cutlass wheel (headers and python; installed without its dependencies), with pip --target
-# into <build folder>/cute-headers, where cmake/BankcheckCute.cmake looks. Nothing of the system's
-# python is changed, so this works as root and beside a distribution's own python (PEP 668).
+# Optional: CuTe's headers, for the CuTe kernels (kernels/wgmma_layouts.cu, kernels/cute_gemm.cu),
+# from the nvidia-cutlass wheel (headers and python; installed without its dependencies), with pip
+# --target into <build folder>/cute-headers, where cmake/BankcheckCute.cmake looks. Nothing of the
+# system's python is changed, so this works as root and beside a distribution's own python (PEP 668).
 # Without pip, or when pip fails (offline), it says so and goes on: those cases then skip.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"  # BUILD_DIR
@@ -39,7 +39,7 @@ if ! command -v nvcc >/dev/null 2>&1 && [[ ! -x /usr/local/cuda/bin/nvcc ]]; the
   exit 1
 fi
 
-cute_wheel="nvidia-cutlass==4.2.0.0"  # the version the wgmma_layouts kernels were built with
+cute_wheel="nvidia-cutlass==4.2.0.0"  # the version the CuTe kernels were built with
 cute_dir="$BUILD_DIR/cute-headers"
 if [[ -f "$cute_dir/cutlass_library/source/include/cute/tensor.hpp" ]] ||
   python3 -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('cutlass_library') is None)" 2>/dev/null; then
@@ -47,9 +47,9 @@ if [[ -f "$cute_dir/cutlass_library/source/include/cute/tensor.hpp" ]] ||
 elif python3 -m pip --version >/dev/null 2>&1; then
   echo "bankcheck: installing CuTe's headers ($cute_wheel) into $cute_dir"
   python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --retries 1 --timeout 20 --no-deps --target "$cute_dir" "$cute_wheel" ||
-    echo "bankcheck: note: could not install $cute_wheel (above why): the wgmma_layouts cases will skip" >&2
+    echo "bankcheck: note: could not install $cute_wheel (above why): the wgmma_layouts and cute_gemm cases will skip" >&2
 else
   echo "bankcheck: note: python3 -m pip not found, so CuTe's headers were not installed: the wgmma_layouts" \
-    "cases will skip. To run them: python3 -m pip install --target '$cute_dir' --no-deps $cute_wheel" \
+    "and cute_gemm cases will skip. To run them: python3 -m pip install --target '$cute_dir' --no-deps $cute_wheel" \
     "(or any nvidia-cutlass install; see README)" >&2
 fi

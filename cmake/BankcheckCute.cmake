@@ -1,6 +1,6 @@
 # bankcheck_find_cute(<out_var>): the folder that holds CuTe's headers (cute/tensor.hpp), or ""
-# when none is found. CuTe is optional: only bankcheck's own wgmma_layouts cases use it
-# (suites/CMakeLists.txt), and without it they skip with the reason. Looked for, in order:
+# when none is found. CuTe is optional: only bankcheck's own wgmma_layouts and cute_gemm cases use
+# it (suites/CMakeLists.txt), and without it they skip with the reason. Looked for, in order:
 #   1. BANKCHECK_CUTE_INCLUDE_DIR, when set (an error if it holds no cute/tensor.hpp);
 #   2. <build folder>/cute-headers, where ci/install-deps.sh installs the nvidia-cutlass wheel
 #      (pip install --target: no environment of the system is touched);
