@@ -54,12 +54,12 @@ struct CaseResult {
   CaseStatus status = CaseStatus::kPassed;
   // The case's annotation: ways per kind (1 for kinds it does not annotate).
   PerKind<double> expected_ways = DefaultExpectedWays();
-  ExpectedBy expected_by = ExpectedBy::kCase;
   std::vector<LaunchRecord> launches;
   // nullopt: not compared (no baseline folder for the arch, or the case did not run).
   std::optional<BaselineVerdict> baseline;
   std::string baseline_table;         // BaselineComparison::table
   std::vector<std::string> messages;  // failures, the skip reason, the baseline message
+  ExpectedBy expected_by = ExpectedBy::kCase;
 };
 
 struct RunResults {
