@@ -64,6 +64,9 @@ void AddAnnotationsCommand(CLI::App& app) {
 
 }  // namespace
 
-void AddAnnotationCommands(CLI::App& app) { AddAnnotationsCommand(app); }
+void AddAnnotationCommands(CLI::App& app) {
+  AddAnnotationsCommand(app);
+  AddAnnotateCommand(app);
+}
 
 }  // namespace bankcheck::cli

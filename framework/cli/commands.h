@@ -24,7 +24,12 @@ void AddModelCommands(CLI::App& app);
 // Baseline and report commands, and `lines` (report_commands.cc).
 void AddReportCommands(CLI::App& app);
 
-// `annotations`: the line annotations of source files as JSON, a linter (annotation_commands.cc).
+// `annotations`: the line annotations of source files as JSON, a linter (annotation_commands.cc);
+// and `annotate`.
 void AddAnnotationCommands(CLI::App& app);
+
+// `annotate`: the annotations that match results files' per-line counts, written with --apply
+// (annotate_command.cc).
+void AddAnnotateCommand(CLI::App& app);
 
 }  // namespace bankcheck::cli

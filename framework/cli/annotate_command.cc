@@ -1,0 +1,368 @@
+// `bankcheck annotate RESULTS...`: the line annotation that matches what each measured source line
+// costs (docs/annotations.md), against the sources as they are now; with --apply, written into them.
+// The text edits are the core's (annotation_edit.h); this file reads and writes the files.
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "bankcheck/error.h"
+#include "bankcheck/instruction_counts.h"
+#include "bankcheck/line_annotations.h"
+#include "bankcheck/results.h"
+#include "commands.h"
+#include "core/internal/annotation_edit.h"
+#include "core/internal/file_io.h"
+#include "core/internal/line_counts.h"
+#include "core/internal/source_paths.h"
+#include "core/internal/text_table.h"
+
+namespace bankcheck::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// One case's measurement of one line.
+struct CaseLine {
+  std::string case_name;
+  std::vector<LineCounts> kinds;
+  std::string suggestion;  // "bankcheck: 4-way"
+};
+
+// A source file that line info names, and whether annotate may touch it.
+struct Source {
+  std::string shown;  // relative to the source root when under it, else as line info names it
+  fs::path path;      // the file itself (links resolved) when under the root
+  bool under_root = false;
+  std::string text;
+  LineAnnotationScan scan;
+};
+
+// kUnwritable: the suggestion is no annotation the grammar allows (fewer wavefronts than ideal).
+enum class Status { kMatches, kNotAnnotated, kDiffers, kDisagree, kUnwritable, kOutsideRoot };
+
+struct Row {
+  const Source* source = nullptr;
+  uint32_t line = 0;
+  std::vector<CaseLine> cases;
+  Status status = Status::kNotAnnotated;
+  std::vector<LineAnnotation> existing;  // the line's annotation now
+  std::optional<EditResult> edit;        // what --apply did
+  std::string unwritable;                // kUnwritable: why
+};
+
+fs::path SourceRoot(const std::string& option, bool given) {
+  std::string root = given ? option : SourceRootFromEnvironment();
+  const char* from = given ? "--source-root" : "BANKCHECK_SOURCE_ROOT";
+  if (root.empty()) {
+    root = fs::current_path().string();
+    from = "the current directory (no --source-root or BANKCHECK_SOURCE_ROOT)";
+  }
+  std::error_code error;
+  if (!fs::is_directory(root, error))
+    throw Error(ErrorKind::kBadInput, "the source root " + root + ", from " + from + ", is not a folder");
+  return fs::canonical(root);
+}
+
+// `file` (as line info names it) relative to `root` when inside it, following links: a link out of
+// the root is outside it.
+std::optional<fs::path> UnderRoot(const std::string& file, const fs::path& root, fs::path& resolved) {
+  std::error_code error;
+  resolved = fs::weakly_canonical(fs::absolute(file, error), error);
+  if (error) return std::nullopt;
+  const fs::path relative = resolved.lexically_relative(root);
+  if (relative.empty() || relative == "." || *relative.begin() == "..") return std::nullopt;
+  return relative;
+}
+
+// "a, b: 4-way; c: 2-way": the cases of a line by what they measured, in the order of the cases.
+std::string Disagreement(const std::vector<CaseLine>& cases) {
+  std::vector<std::pair<std::string, std::string>> by_suggestion;  // suggestion, cases
+  for (const CaseLine& c : cases) {
+    auto found = std::find_if(by_suggestion.begin(), by_suggestion.end(),
+                              [&](const auto& entry) { return entry.first == c.suggestion; });
+    if (found == by_suggestion.end()) found = by_suggestion.insert(found, {c.suggestion, ""});
+    found->second += (found->second.empty() ? "" : ", ") + c.case_name;
+  }
+  std::string text;
+  for (const auto& [suggestion, names] : by_suggestion)
+    text += (text.empty() ? "" : "; ") + names + ": " + suggestion.substr(std::string("bankcheck: ").size());
+  return text;
+}
+
+// Whether the line's annotation holds for every case's measurement (CheckLines, on this line only).
+bool Matches(const Row& row) {
+  LineAnnotationScan only;
+  only.annotations = row.existing;
+  const AnnotationsOfFile lookup = [&](const std::string&) { return &only; };
+  for (const CaseLine& c : row.cases)
+    if (!CheckLines(c.kinds, lookup).failures.empty()) return false;
+  return true;
+}
+
+std::string Where(const Row& row) {
+  const std::string comment_line = std::to_string(row.existing.front().comment_line);
+  return row.existing.front().comment_line == row.line ? "" : " (line " + comment_line + ")";
+}
+
+std::string StatusText(const Row& row, bool apply, bool overwrite) {
+  switch (row.status) {
+    case Status::kMatches:
+      return "matches";
+    case Status::kOutsideRoot:
+      return "outside the source root: not written";
+    case Status::kDisagree:
+      return "cases disagree (" + Disagreement(row.cases) + "): not written";
+    case Status::kUnwritable:
+      return "not written: " + row.unwritable;
+    case Status::kNotAnnotated:
+    case Status::kDiffers:
+      break;
+  }
+  const std::string differs =
+      row.existing.empty() ? ""
+                           : "annotated differently: " + FormatAnnotationTerms(row.existing) + Where(row);
+  if (!apply) {
+    if (row.status == Status::kNotAnnotated) return "not annotated";
+    return differs + (overwrite ? "" : " (kept without --overwrite)");
+  }
+  switch (row.edit->outcome) {
+    case EditOutcome::kAppended:
+      return "written";
+    case EditOutcome::kInsertedAbove:
+      return "written on a new line above it (the lines below moved)";
+    case EditOutcome::kReplaced:
+      return "overwritten (was " + row.edit->existing + ")";
+    case EditOutcome::kUnchanged:
+      return "matches";
+    case EditOutcome::kKept:
+      return "kept: " + differs + " (--overwrite replaces it)";
+    case EditOutcome::kNotPlaced:
+      break;
+  }
+  return "not written: " + row.edit->reason;
+}
+
+bool Settled(const Row& row) {
+  if (row.status == Status::kMatches || row.status == Status::kOutsideRoot) return true;
+  if (!row.edit) return false;
+  const EditOutcome outcome = row.edit->outcome;
+  return outcome == EditOutcome::kAppended || outcome == EditOutcome::kInsertedAbove ||
+         outcome == EditOutcome::kReplaced || outcome == EditOutcome::kUnchanged;
+}
+
+std::string Count(size_t n, const std::string& singular, const std::string& plural) {
+  return std::to_string(n) + " " + (n == 1 ? singular : plural);
+}
+
+void AddAnnotateCommandTo(CLI::App& app) {
+  struct Options {
+    std::vector<std::string> results;
+    bool apply = false;
+    bool overwrite = false;
+    std::string source_root;
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* command = app.add_subcommand(
+      "annotate",
+      "Suggest the line annotation (// bankcheck: 4-way) of every measured source line from results files, "
+      "against the sources as they are; --apply writes them");
+  command->footer(
+      "Per line: file:line, its instructions, the measured ways, the annotation that matches them, and the "
+      "line's status in the source now. Lines that cases measure differently are reported, never written; "
+      "only files under the source root are written, never a library's. --apply appends the annotation to "
+      "its line, or puts it alone on a new line above one that ends with another // comment (lines then "
+      "move: rebuild the kernels before the next measured run). Grammar: docs/annotations.md. Exit status: "
+      "0 every line under the source root matches or was written; 1 some suggestion was not written (a dry "
+      "run with lines to write, cases that disagree, an annotation kept without --overwrite), or no case "
+      "has per-line counts; 2 bad input (a results file, the source root, a source that cannot be read or "
+      "has a malformed annotation: nothing is written).");
+  command
+      ->add_option("RESULTS", options->results,
+                   "Results files (results.json, or per-case fragments) of a run with per-line counts")
+      ->required()
+      ->type_name("FILE");
+  command->add_flag("--apply", options->apply, "Write the annotations into the sources (default: a dry run)");
+  command->add_flag(
+      "--overwrite", options->overwrite,
+      "Replace an annotation that differs from the measurement (its terms; a note after ';' stays)");
+  CLI::Option* root_option =
+      command
+          ->add_option("--source-root", options->source_root,
+                       "Only files under DIR are written (default: $BANKCHECK_SOURCE_ROOT, else the current "
+                       "directory)")
+          ->type_name("DIR");
+  command->callback([options, root_option] {
+    const fs::path root = SourceRoot(options->source_root, root_option->count() > 0);
+    // Every input is read before anything is written.
+    std::map<std::pair<std::string, uint32_t>, std::vector<CaseLine>> lines;  // by line info's file
+    for (const std::string& path : options->results) {
+      const RunResults results = ReadResults(path);
+      for (const auto& [name, result] : results.cases) {
+        std::map<std::pair<std::string, uint32_t>, std::vector<LineCounts>> by_line;
+        for (LineCounts& counts : CountsByLine(result.launches))
+          by_line[{counts.file, counts.line}].push_back(std::move(counts));
+        for (auto& [where, kinds] : by_line) {
+          std::string suggestion = SuggestedAnnotation(kinds);
+          if (!suggestion.empty()) lines[where].push_back({name, std::move(kinds), std::move(suggestion)});
+        }
+      }
+    }
+    if (lines.empty()) {
+      std::cerr
+          << "bankcheck: error: no case in the results has per-line counts. They are recorded when a case "
+             "fails; to record them for every case, run with BANKCHECK_ATTRIBUTE=1 (e.g. "
+             "BANKCHECK_ATTRIBUTE=1 ctest -R <suite>) and merge the results again.\n";
+      throw CLI::RuntimeError(kExitFailure);
+    }
+
+    // The sources, by line info's name; a file under the root by its resolved path too, so that two
+    // names of one file are edited as one.
+    std::map<std::string, Source> sources;
+    std::map<std::string, Source*> by_path;
+    std::vector<std::string> problems;
+    for (const auto& [where, cases] : lines) {
+      if (sources.count(where.first) != 0) continue;
+      Source& source = sources[where.first];
+      fs::path resolved;
+      const std::optional<fs::path> relative = UnderRoot(where.first, root, resolved);
+      source.shown = relative ? relative->string() : where.first;
+      if (!relative) continue;
+      source.under_root = true;
+      source.path = resolved;
+      try {
+        source.text = ReadTextFile(resolved, "");
+      } catch (const Error& e) {
+        problems.push_back("bankcheck: error: " + std::string(e.what()));
+        continue;
+      }
+      source.scan = ScanLineAnnotations(source.text, source.shown);
+      for (const LineAnnotationProblem& problem : source.scan.problems)
+        problems.push_back(problem.ToString());
+      by_path.emplace(resolved.string(), &source);
+    }
+    if (!problems.empty()) {
+      for (const std::string& problem : problems) std::cerr << problem << "\n";
+      std::cerr << "bankcheck: error: nothing written: a source under " << root.string()
+                << " cannot be read or has a malformed annotation (above)\n";
+      throw CLI::RuntimeError(kExitBadInput);
+    }
+
+    // One row per line of a file, cases merged; files under the root first, then in file and line
+    // order. A file under the root by its resolved path.
+    std::map<std::tuple<bool, std::string, uint32_t>, Row> rows;
+    for (auto& [where, cases] : lines) {
+      const Source* source = &sources.at(where.first);
+      if (source->under_root) source = by_path.at(source->path.string());
+      Row& row = rows[{!source->under_root, source->shown, where.second}];
+      row.source = source;
+      row.line = where.second;
+      row.cases.insert(row.cases.end(), cases.begin(), cases.end());
+    }
+    std::map<const Source*, std::vector<Row*>> edits_of;
+    for (auto& [key, row] : rows) {
+      std::set<std::string> suggestions;
+      for (const CaseLine& c : row.cases) suggestions.insert(c.suggestion);
+      for (const LineAnnotation& term : row.source->scan.annotations)
+        if (term.line == row.line) row.existing.push_back(term);
+      if (!row.source->under_root) {
+        row.status = Status::kOutsideRoot;
+      } else if (!row.existing.empty() && Matches(row)) {
+        row.status = Status::kMatches;
+      } else if (suggestions.size() > 1) {
+        row.status = Status::kDisagree;
+      } else if (const LineAnnotationScan probe =
+                     ScanLineAnnotations("x; // " + *suggestions.begin(), row.source->shown);
+                 !probe.problems.empty()) {
+        row.status = Status::kUnwritable;
+        row.unwritable = probe.problems.front().message;
+      } else {
+        row.status = row.existing.empty() ? Status::kNotAnnotated : Status::kDiffers;
+        edits_of[row.source].push_back(&row);
+      }
+    }
+
+    std::set<std::string> moved;
+    size_t written = 0;
+    if (options->apply) {
+      for (auto& [source, edit_rows] : edits_of) {
+        std::vector<AnnotationEdit> edits;
+        for (const Row* row : edit_rows)
+          edits.push_back({row->line, row->cases.front().suggestion, options->overwrite});
+        const EditedSource edited = ApplyAnnotationEdits(source->text, source->shown, edits);
+        for (size_t i = 0; i < edit_rows.size(); ++i) edit_rows[i]->edit = edited.results[i];
+        if (edited.text == source->text) continue;
+        WriteFileAtomically(source->path, edited.text);
+        if (edited.lines_moved) moved.insert(source->shown);
+        for (const EditResult& result : edited.results) {
+          written += result.outcome == EditOutcome::kAppended ||
+                     result.outcome == EditOutcome::kInsertedAbove ||
+                     result.outcome == EditOutcome::kReplaced;
+        }
+      }
+    }
+
+    std::vector<TableRow> table;
+    size_t unsettled = 0, outside = 0, disagree = 0, not_annotated = 0, differs = 0;
+    for (const auto& [key, row] : rows) {
+      std::vector<LineCounts> all;
+      for (const CaseLine& c : row.cases) all.insert(all.end(), c.kinds.begin(), c.kinds.end());
+      const bool one = row.status != Status::kDisagree;
+      std::string location = row.source->shown + ":" + std::to_string(row.line);
+      const auto inlined = std::find_if(all.begin(), all.end(), [](const LineCounts& kind) {
+        return kind.measurable() && !kind.inlined_from.empty();
+      });
+      if (inlined != all.end()) location += " (" + WithoutRoot(inlined->inlined_from, root.string()) + ")";
+      table.push_back({location, LineOpcodes(all), one ? LineWays(row.cases.front().kinds) : "by case",
+                       one ? "// " + row.cases.front().suggestion : "",
+                       StatusText(row, options->apply, options->overwrite)});
+      unsettled += !Settled(row);
+      outside += row.status == Status::kOutsideRoot;
+      disagree += row.status == Status::kDisagree;
+      not_annotated += row.status == Status::kNotAnnotated;
+      differs += row.status == Status::kDiffers;
+    }
+    std::cout << FormatTextRows(table) << "\n";
+    if (!options->apply && not_annotated + differs > 0) {
+      std::cout << "Dry run, nothing written: " << Count(not_annotated, "line", "lines") << " not annotated, "
+                << Count(differs, "line", "lines")
+                << " annotated differently. --apply writes them (--overwrite to replace annotations that "
+                   "differ).\n";
+    }
+    if (options->apply) {
+      std::cout << "Wrote " << Count(written, "annotation", "annotations") << ".\n";
+    }
+    if (!moved.empty()) {
+      std::string files;
+      for (const std::string& file : moved) files += (files.empty() ? "" : ", ") + file;
+      std::cout << "Lines moved in " << files
+                << ": rebuild the kernels before the next measured run (line info must match the sources), "
+                   "and do not apply these results again.\n";
+    }
+    if (disagree > 0) {
+      std::cout << Count(disagree, "line is", "lines are")
+                << " measured differently by different cases: not written; annotate by hand where one "
+                   "annotation holds for every case.\n";
+    }
+    if (outside > 0) {
+      std::cout << Count(outside, "line is", "lines are") << " outside the source root " << root.string()
+                << ": not considered.\n";
+    }
+    if (unsettled > 0) throw CLI::RuntimeError(kExitFailure);
+  });
+}
+
+}  // namespace
+
+void AddAnnotateCommand(CLI::App& app) { AddAnnotateCommandTo(app); }
+
+}  // namespace bankcheck::cli
