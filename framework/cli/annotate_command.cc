@@ -43,12 +43,13 @@ struct Source {
   std::string shown;  // relative to the source root when under it, else as line info names it
   fs::path path;      // the file itself (links resolved) when under the root
   bool under_root = false;
+  bool found = true;  // false: line info names a file this machine does not have (generated at run time)
   std::string text;
   LineAnnotationScan scan;
 };
 
 // kUnwritable: the suggestion is no annotation the grammar allows (fewer wavefronts than ideal).
-enum class Status { kMatches, kNotAnnotated, kDiffers, kDisagree, kUnwritable, kOutsideRoot };
+enum class Status { kMatches, kNotAnnotated, kDiffers, kDisagree, kUnwritable, kOutsideRoot, kNotFound };
 
 struct Row {
   const Source* source = nullptr;
@@ -120,6 +121,8 @@ std::string StatusText(const Row& row, bool apply, bool overwrite) {
       return "matches";
     case Status::kOutsideRoot:
       return "outside the source root: not written";
+    case Status::kNotFound:
+      return "no such file here (generated, or built elsewhere): not written";
     case Status::kDisagree:
       return "cases disagree (" + Disagreement(row.cases) + "): not written";
     case Status::kUnwritable:
@@ -153,7 +156,8 @@ std::string StatusText(const Row& row, bool apply, bool overwrite) {
 }
 
 bool Settled(const Row& row) {
-  if (row.status == Status::kMatches || row.status == Status::kOutsideRoot) return true;
+  if (row.status == Status::kMatches || row.status == Status::kOutsideRoot || row.status == Status::kNotFound)
+    return true;
   if (!row.edit) return false;
   const EditOutcome outcome = row.edit->outcome;
   return outcome == EditOutcome::kAppended || outcome == EditOutcome::kInsertedAbove ||
@@ -205,9 +209,14 @@ void AddAnnotateCommandTo(CLI::App& app) {
     const fs::path root = SourceRoot(options->source_root, root_option->count() > 0);
     // Every input is read before anything is written.
     std::map<std::pair<std::string, uint32_t>, std::vector<CaseLine>> lines;  // by line info's file
+    std::set<std::string> per_launch;  // cases that state c.expect: their contract is not the lines
     for (const std::string& path : options->results) {
       const RunResults results = ReadResults(path);
       for (const auto& [name, result] : results.cases) {
+        if (result.expected_by == ExpectedBy::kCase) {
+          per_launch.insert(name);
+          continue;
+        }
         std::map<std::pair<std::string, uint32_t>, std::vector<LineCounts>> by_line;
         for (LineCounts& counts : CountsByLine(result.launches))
           by_line[{counts.file, counts.line}].push_back(std::move(counts));
@@ -218,10 +227,14 @@ void AddAnnotateCommandTo(CLI::App& app) {
       }
     }
     if (lines.empty()) {
-      std::cerr
-          << "bankcheck: error: no case in the results has per-line counts. They are recorded when a case "
-             "fails; to record them for every case, run with BANKCHECK_ATTRIBUTE=1 (e.g. "
-             "BANKCHECK_ATTRIBUTE=1 ctest -R <suite>) and merge the results again.\n";
+      std::cerr << "bankcheck: error: no case in the results without c.expect has per-line counts. Every "
+                   "launch counted the default way (SASS metrics) has them; a case counted by the range "
+                   "profiler has them when it failed, or with BANKCHECK_ATTRIBUTE=1."
+                << (per_launch.empty() ? std::string()
+                                       : " " + Count(per_launch.size(), "case states", "cases state") +
+                                             " its expectation per launch (c.expect) and is not annotated by "
+                                             "line; remove its c.expect to make its lines the contract.")
+                << "\n";
       throw CLI::RuntimeError(kExitFailure);
     }
 
@@ -239,6 +252,11 @@ void AddAnnotateCommandTo(CLI::App& app) {
       if (!relative) continue;
       source.under_root = true;
       source.path = resolved;
+      std::error_code missing;
+      if (!fs::exists(resolved, missing)) {
+        source.found = false;
+        continue;
+      }
       try {
         source.text = ReadTextFile(resolved, "");
       } catch (const Error& e) {
@@ -262,7 +280,7 @@ void AddAnnotateCommandTo(CLI::App& app) {
     std::map<std::tuple<bool, std::string, uint32_t>, Row> rows;
     for (auto& [where, cases] : lines) {
       const Source* source = &sources.at(where.first);
-      if (source->under_root) source = by_path.at(source->path.string());
+      if (source->under_root && source->found) source = by_path.at(source->path.string());
       Row& row = rows[{!source->under_root, source->shown, where.second}];
       row.source = source;
       row.line = where.second;
@@ -274,7 +292,9 @@ void AddAnnotateCommandTo(CLI::App& app) {
       for (const CaseLine& c : row.cases) suggestions.insert(c.suggestion);
       for (const LineAnnotation& term : row.source->scan.annotations)
         if (term.line == row.line) row.existing.push_back(term);
-      if (!row.source->under_root) {
+      if (!row.source->found) {
+        row.status = Status::kNotFound;
+      } else if (!row.source->under_root) {
         row.status = Status::kOutsideRoot;
       } else if (!row.existing.empty() && Matches(row)) {
         row.status = Status::kMatches;
@@ -356,6 +376,10 @@ void AddAnnotateCommandTo(CLI::App& app) {
     if (outside > 0) {
       std::cout << Count(outside, "line is", "lines are") << " outside the source root " << root.string()
                 << ": not considered.\n";
+    }
+    if (!per_launch.empty()) {
+      std::cout << Count(per_launch.size(), "case states", "cases state")
+                << " its expectation per launch (c.expect): its lines are not suggested.\n";
     }
     if (unsettled > 0) throw CLI::RuntimeError(kExitFailure);
   });

@@ -67,6 +67,7 @@ class AnnotateCommandTest : public testing_support::TempDirTest {
     for (const auto& [case_name, instructions] : cases) {
       CaseResult result;
       result.name = case_name;
+      result.expected_by = ExpectedBy::kBaselineOnly;  // no c.expect: its lines are to be annotated
       LaunchRecord launch = MakeRecord(64);
       launch.instructions = instructions;
       launch.attributed_launches = 1;
@@ -204,6 +205,26 @@ TEST_F(AnnotateCommandTest, FilesOutsideTheSourceRootAreNeverWritten) {
                                  std::filesystem::canonical(root_).string() + ": not considered.\n"));
   EXPECT_EQ(ReadFile(library), header);
   EXPECT_TRUE(std::filesystem::is_symlink(root_ / "linked.hpp"));
+}
+
+TEST_F(AnnotateCommandTest, CasesWithAPerLaunchExpectationAndSourcesNotHereAreLeftAlone) {
+  std::filesystem::path results = Results(
+      "results.json",
+      {{"k/naive", KernelCounts()},
+       // A kernel compiled at run time (NVRTC): line info names a file that does not exist.
+       {"k/runtime",
+        {MakeInstruction(0x10, "LDS", SharedKind::kLoad, 3, 32, 64, 32, (root_ / "rt.cu").string())}}});
+  RunResults read = ReadResults(results);
+  read.cases.at("k/naive").expected_by = ExpectedBy::kCase;  // states c.expect
+  WriteResults(results, read);
+  const CliRun run = Bankcheck("annotate --apply " + Quoted(results) + Root());
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_THAT(run.out, HasSubstr("rt.cu:3  LDS  2-way  // bankcheck: 2-way  no such file here"));
+  EXPECT_THAT(run.out,
+              HasSubstr("1 case states its expectation per launch (c.expect): its lines are not suggested."));
+  EXPECT_THAT(run.out, Not(HasSubstr("kernels/k.cu")));
+  EXPECT_EQ(ReadFile(kernel_), kKernel);
+  EXPECT_FALSE(std::filesystem::exists(root_ / "rt.cu"));
 }
 
 TEST_F(AnnotateCommandTest, TheSourceRootFromTheEnvironment) {

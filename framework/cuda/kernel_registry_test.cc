@@ -52,6 +52,17 @@ TEST_F(KernelRegistryTest, ACaseKnowsTheLineThatRegisteredIt) {
   EXPECT_EQ(cases[1]->source_line, 7);
 }
 
+TEST_F(KernelRegistryTest, AnExpectationIsStatedOnlyByWritingIt) {
+  RegisterKernelCase(Case("demo/lines"));  // no c.expect: its lines, or its baseline only
+  KernelCase stated = Case("demo/stated");
+  stated.expect[SharedKind::kLoad].ways = 1;  // conflict-free, said explicitly
+  RegisterKernelCase(stated);
+  const std::vector<const KernelCase*> cases = RegisteredKernelCases();
+  ASSERT_EQ(cases.size(), 2u);
+  EXPECT_FALSE(cases[0]->expect.stated()) << "registering (which validates the ways) must not state it";
+  EXPECT_TRUE(cases[1]->expect.stated());
+}
+
 TEST_F(KernelRegistryTest, RejectsDuplicatesAndBadNames) {
   RegisterKernelCase(Case("demo/stride1"));
   EXPECT_THROW(RegisterKernelCase(Case("demo/stride1")), Error);

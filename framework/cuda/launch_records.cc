@@ -7,6 +7,7 @@
 #include <set>
 
 #include "bankcheck/metrics.h"
+#include "core/internal/environment.h"
 #include "cuda/internal/sass_metrics.h"
 
 namespace bankcheck::internal {
@@ -77,20 +78,26 @@ std::vector<LaunchInfo> LaunchesForRanges(const std::vector<LaunchInfo>& launche
   return expanded;
 }
 
+bool InstructionTablesWanted() {
+  return std::getenv("BANKCHECK_LINES") == nullptr || FlagFromEnvironment("BANKCHECK_LINES");
+}
+
 std::vector<LaunchRecord> SassRecords(const LaunchInfo& launch, const PerKind<bool>& unsupported) {
   // A record of the kernels in `parts` (by mangled name), with their instructions: the table of
   // this one launch (attributed_launches 1), read with its totals.
   using Part = std::pair<const std::string, KernelSass>;
+  const bool tables = InstructionTablesWanted();
   const auto record_with = [&](const LaunchInfo& info, const std::vector<const Part*>& parts) {
     LaunchRecord record = RecordOf(info);
     KindSums total;
     for (const Part* part : parts) {
       for (const SharedKindInfo& kind : SharedKinds()) total[kind.kind] += part->second.sums[kind.kind];
+      if (!tables) continue;
       for (InstructionCounts& instruction : ResolveInstructions(part->first, part->second.instructions))
         record.instructions.push_back(std::move(instruction));
     }
     SortByExcess(record.instructions);
-    record.attributed_launches = 1;
+    record.attributed_launches = tables ? 1 : 0;
     SetSassCounts(total, unsupported, record);
     AddConsistencyNotes(record);
     return record;

@@ -212,7 +212,7 @@ std::string AttributionSummary(const std::vector<LaunchRecord>& records, size_t 
     out += "Excess shared-memory wavefronts by instruction, " + record.kernel + " (" +
            std::to_string(record.attributed_launches) + " launch" +
            (record.attributed_launches == 1 ? "" : "es") + "):\n" +
-           FormatInstructionTable(record.instructions, top, SourceRootFromEnvironment());
+           FormatInstructionTable(record.instructions, top, DisplayRoot());
   }
   return out;
 }

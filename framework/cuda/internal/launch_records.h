@@ -26,6 +26,11 @@ LaunchRecord MakeRecord(const LaunchInfo& launch, const std::vector<const char*>
 // there is one range per kernel node.
 std::vector<LaunchInfo> LaunchesForRanges(const std::vector<LaunchInfo>& launches, size_t ranges);
 
+// BANKCHECK_LINES: unset or on (the default), each launch counted through SASS metrics carries its
+// per-instruction table; off, none does (and the suite checks no line): what the tables cost is the
+// difference (benchmarks/line_checks_cost.sh).
+bool InstructionTablesWanted();
+
 // kSassMetrics: the records of one launch from what its instructions counted. A kernel launch
 // gives one record. A graph launch gives one per kernel node, in node order, when its nodes run
 // different kernels (what each kernel counted is then its node's); when a kernel runs in several
