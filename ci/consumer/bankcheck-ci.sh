@@ -155,8 +155,9 @@ build_dir="$(cd "$build_dir" && pwd)"
 mkdir -p "$artifacts"
 artifacts="$(cd "$artifacts" && pwd)"
 require_gpu=0
-case "${BANKCHECK_REQUIRE_GPU:-}" in
-  1 | on | ON | true | TRUE | yes | YES) require_gpu=1 ;;
+require_flag="${BANKCHECK_REQUIRE_GPU:-}"
+case "${require_flag,,}" in  # an on/off switch, as the tests read it
+  1 | true | yes | on) require_gpu=1 ;;
 esac
 if ! command -v nvcc >/dev/null 2>&1 && [[ -x /usr/local/cuda/bin/nvcc ]]; then
   export PATH="/usr/local/cuda/bin:$PATH"
@@ -353,7 +354,7 @@ if ((status != 0 && baseline_patch && (counts_changed || ${#stale[@]} > 0))); th
     done
     case "$dir/" in
       "$top"/*) rel="${dir#"$top"/}" ;;
-      *) rel=""; where="in $dir (paths from that baselines folder)" ;;
+      *) rel=""; where="in the baselines folder $dir" ;;
     esac
     patch_dir="$work/patch-$i"
     mkdir -p "$patch_dir/a/$rel" "$patch_dir/b/$rel"
@@ -390,9 +391,9 @@ if ((status != 0 && baseline_patch && (counts_changed || ${#stale[@]} > 0))); th
   if [[ -s "$artifacts/baselines.patch" ]]; then
     apply="git apply baselines.patch"
     command -v git >/dev/null 2>&1 || apply="patch -p1 < baselines.patch"
-    patch_note="If the change was meant, apply baselines.patch $where ($apply) and commit it."
+    patch_note="If the change was meant, apply it $where with \`$apply\` and commit it."
     say "new baselines: $artifacts/baselines.patch ($(grep -c '^diff ' "$artifacts/baselines.patch") file(s))." \
-      "$patch_note"
+      "${patch_note//\`/}"
   else
     rm -f "$artifacts/baselines.patch"
     say "recording changed no baseline (record.log): the failing cases fail more than their baselines"
