@@ -68,7 +68,9 @@ if [[ "$mode" == prepare ]]; then
   touch "$work/$marker"
   say "installing bankcheck from $bankcheck_build into $work/prefix"
   cmake --install "$bankcheck_build" --prefix "$work/prefix" >"$work/install.log"
-  [[ -x "$work/prefix/bin/bankcheck-ci" ]] || fail "the install holds no bin/bankcheck-ci"
+  [[ -x "$work/prefix/bin/bankcheck-ci" ]] ||
+    fail "the install holds no bin/bankcheck-ci: $bankcheck_build was configured before bankcheck-ci existed" \
+      "(configure it again: cmake -S $root -B $bankcheck_build, or ci/test.sh)"
   cp -R "$root/examples" "$work/src"
   rm -rf "$work/src/build"
   say "building the example with the installed bankcheck-ci (CUDA architectures $architectures)"
