@@ -32,21 +32,10 @@ bankcheck_build() {
 # GPU, so that `ctest -j` spreads GPU tests over the GPUs and runs a few on each at once (counting
 # through SASS metrics, processes do not disturb each other; a range-profiler session waits for the
 # GPU to itself: docs/counters.md), and prints its path. A machine without a GPU gets one GPU's
-# slots: its GPU tests still run, and report themselves skipped.
+# slots: its GPU tests still run, and report themselves skipped. Written by bankcheck-ci, which a
+# project's CI runs (ci/consumer/bankcheck-ci.sh), so both count GPUs alike.
 bankcheck_resource_spec() {
-  local gpus=0 spec="$BUILD_DIR/ctest-resources.json"
-  if [[ -n "${CUDA_VISIBLE_DEVICES:-}" ]]; then
-    gpus=$(tr ',' '\n' <<<"$CUDA_VISIBLE_DEVICES" | grep -c . || true)
-  elif command -v nvidia-smi >/dev/null 2>&1; then
-    gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
-  fi
-  ((gpus > 0)) || gpus=1
-  local slots="${BANKCHECK_TESTS_PER_GPU:-4}"
-  [[ "$slots" =~ ^[1-9][0-9]*$ ]] || { echo "bankcheck: BANKCHECK_TESTS_PER_GPU must be a whole number >= 1, not '$slots'" >&2; return 1; }
-  {
-    printf '{"version": {"major": 1, "minor": 0}, "local": [{"gpus": ['
-    for ((i = 0; i < gpus; i++)); do printf '%s{"id": "%d", "slots": %d}' "$([[ $i -gt 0 ]] && echo ', ')" "$i" "$slots"; done
-    printf ']}]}\n'
-  } >"$spec"
+  local spec="$BUILD_DIR/ctest-resources.json"
+  "$BANKCHECK_ROOT/ci/consumer/bankcheck-ci.sh" --write-resource-spec "$spec" || return 1
   echo "$spec"
 }

@@ -8,6 +8,8 @@
 # example's targets and builds no CLI. Each time: ctest lists the example's own tests and
 # none of bankcheck's, its CPU checks pass, and its GPU case is skipped with the reason (on a GPU:
 # fails as MISSING, naming the example's own folder and the command that records its baseline).
+# The installed build is made by the installed bankcheck-ci (ci/consumer/bankcheck-ci.sh), the CI
+# job of a project: see check_bankcheck_ci.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -19,6 +21,68 @@ cp -r "$BANKCHECK_ROOT/examples" "$work/src"
 fail() {
   echo "bankcheck example ($1): $2" >&2
   exit 1
+}
+
+# write_stale_baseline <baselines folder>: an entry whose case does not exist, in sm_90/gone.json.
+write_stale_baseline() {
+  mkdir -p "$1/sm_90"
+  printf '%s\n' '{"arch": "sm_90", "cases": {"gone/case": {"description": "", "launches": []}},' \
+    '"format": "bankcheck-baseline", "recorded_with": {"cuda_driver": "", "cuda_runtime": "", "date": "",' \
+    '"device": "", "driver": ""}, "version": 1}' >"$1/sm_90/gone.json"
+}
+
+# check_bankcheck_ci <build folder>: the installed bankcheck-ci as a project's CI runs it, finding
+# the package it was installed with: configures and builds the example in the folder, runs ctest
+# and reports. Without a GPU it exits 0, saying the GPU tests skipped and why, with the summary and
+# the artifacts written; with --require-gpu it exits 1 saying there is no GPU. On a GPU it exits 1
+# with the case MISSING and a baselines.patch that records it. A stale entry in the baselines
+# folder: exit 1 and a baselines.patch that removes it, which `git apply` applies.
+check_bankcheck_ci() {
+  local build="$1" ci="$work/prefix/bin/bankcheck-ci" out="$work/ci" status=0 file
+  [[ -x "$ci" ]] || fail bankcheck-ci "cmake --install put no bin/bankcheck-ci in $work/prefix"
+  "$ci" --source "$work/src" --build "$build" --artifacts "$out" --summary "$work/summary.md" -j "$JOBS" \
+    >"$work/ci.log" 2>&1 || status=$?
+  if grep -q 'GPU test skipped, no usable GPU' "$work/ci.log"; then
+    ((status == 0)) || { cat "$work/ci.log"; fail bankcheck-ci "exited $status without a GPU, not 0"; }
+    grep 'bankcheck-ci: no usable GPU on this machine: ' "$work/ci.log" ||
+      { cat "$work/ci.log"; fail bankcheck-ci "did not say that there is no usable GPU"; }
+    if ! grep -q '^## bankcheck: no GPU' "$work/summary.md" ||
+      ! grep -q '^\*\*bankcheck-ci: passed, without a GPU\.\*\*' "$work/summary.md"; then
+      cat "$work/summary.md"
+      fail bankcheck-ci "the summary file lacks the report or the no-GPU verdict"
+    fi
+    status=0
+    "$ci" --prebuilt --require-gpu --source "$work/src" --build "$build" --artifacts "$work/ci-require-gpu" \
+      --summary '' >"$work/ci-require-gpu.log" 2>&1 || status=$?
+    if ((status != 1)) || ! grep 'bankcheck-ci: a GPU is required (BANKCHECK_REQUIRE_GPU=1) but there is no usable GPU' \
+      "$work/ci-require-gpu.log"; then
+      cat "$work/ci-require-gpu.log"
+      fail bankcheck-ci "--require-gpu without a GPU: expected exit 1 saying so, got $status"
+    fi
+  else
+    if ((status != 1)) || ! grep -q '^+++ b/baselines/sm_[0-9a-z]*/my_scale.json' "$out/baselines.patch"; then
+      cat "$work/ci.log"
+      fail bankcheck-ci "on a GPU: expected exit 1 (MISSING) and a baselines.patch recording my_scale"
+    fi
+  fi
+  for file in report.md report.txt results/my_suite.json junit/my_suite/my_scale.xml junit/my_gpu_test.xml ctest.log; do
+    [[ -s "$out/$file" ]] || fail bankcheck-ci "no $file in the artifacts ($out)"
+  done
+  # A stale entry: the patch removes it.
+  local stale="$work/ci-stale-baselines"
+  write_stale_baseline "$stale"
+  status=0
+  BANKCHECK_BASELINES_DIR="$stale" "$ci" --prebuilt --source "$work/src" --build "$build" --artifacts "$work/ci-stale" \
+    --summary "$work/ci-stale.md" >"$work/ci-stale.log" 2>&1 || status=$?
+  if ((status != 1)) || ! grep -q '^deleted file mode' "$work/ci-stale/baselines.patch" ||
+    ! grep -q '^New baselines: .baselines\.patch. in the job' "$work/ci-stale.md"; then
+    cat "$work/ci-stale.log"
+    fail bankcheck-ci "a stale entry: expected exit 1, a baselines.patch that removes it, and a summary saying so"
+  fi
+  (cd "$stale" && git apply "$work/ci-stale/baselines.patch") || fail bankcheck-ci "git apply baselines.patch failed"
+  [[ ! -e "$stale/sm_90/gone.json" ]] || fail bankcheck-ci "baselines.patch left the stale entry"
+  grep 'bankcheck-ci: new baselines' "$work/ci-stale.log"
+  echo "bankcheck-ci: as expected"
 }
 
 # check_example <name> <build folder>: its tests as a user sees them.
@@ -50,10 +114,7 @@ check_example() {
   # A stale entry in a baselines folder given at run time: the CPU check fails and prints the
   # command that removes it, for this build and that folder; run as printed, it does.
   local stale="$build/stale-baselines" printed expected
-  mkdir -p "$stale/sm_90"
-  printf '%s\n' '{"arch": "sm_90", "cases": {"gone/case": {"description": "", "launches": []}},' \
-    '"format": "bankcheck-baseline", "recorded_with": {"cuda_driver": "", "cuda_runtime": "", "date": "",' \
-    '"device": "", "driver": ""}, "version": 1}' >"$stale/sm_90/gone.json"
+  write_stale_baseline "$stale"
   BANKCHECK_BASELINES_DIR="$stale" ctest --test-dir "$build" --output-on-failure -R '^BaselineFilesTest' \
     >"$build/stale.log" 2>&1 && fail "$name" "a stale baseline entry passed the CPU check"
   printed="$(grep -A1 'Remove them with:' "$build/stale.log" | tail -1 | sed 's/^ *//')"
@@ -66,13 +127,11 @@ check_example() {
 }
 
 echo
-echo "== The example against bankcheck installed into a temporary prefix"
+echo "== The example against bankcheck installed into a temporary prefix, built by the installed bankcheck-ci"
 start=$SECONDS
 cmake --install "$BUILD_DIR" --prefix "$work/prefix" >"$work/install.log"
 "$BANKCHECK_ROOT/ci/installed-headers.sh" "$work/prefix"
-cmake -S "$work/src" -B "$work/installed" -DCMAKE_PREFIX_PATH="$work/prefix" >"$work/installed.log" 2>&1 ||
-  { cat "$work/installed.log"; fail installed "configure failed"; }
-cmake --build "$work/installed" -j "$JOBS"
+check_bankcheck_ci "$work/installed"
 check_example installed "$work/installed"
 echo "bankcheck example (installed): $((SECONDS - start)) s"
 

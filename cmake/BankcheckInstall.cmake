@@ -1,4 +1,5 @@
-# `cmake --install`: the libraries, the public headers, the `bankcheck` CLI and a CMake package,
+# `cmake --install`: the libraries, the public headers, the `bankcheck` CLI (and bankcheck-ci, the CI
+# job of a project that uses bankcheck) and a CMake package,
 #   <prefix>/lib/cmake/bankcheck/bankcheckConfig.cmake      find_package(bankcheck CONFIG)
 # whose targets are those of the build tree (bankcheck::core, ::cuda, ::testing, ::gtest_main,
 # ::suite, ::kernel_suite_main, ::annotation_checks, and ::bankcheck with BANKCHECK_BUILD_CLI) and
@@ -36,6 +37,12 @@ install(TARGETS ${bankcheck_installed_targets}
   OBJECTS DESTINATION "${CMAKE_INSTALL_LIBDIR}/bankcheck"
   # Each layer's public headers (its HEADERS file set); internal/ headers are never installed.
   FILE_SET HEADERS DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
+# bankcheck-ci (ci/consumer/bankcheck-ci.sh): a project's CI job (build, ctest, report, baselines
+# patch), beside the command it runs; it finds this package from there.
+if(BANKCHECK_BUILD_CLI)
+  install(PROGRAMS "${CMAKE_CURRENT_LIST_DIR}/../ci/consumer/bankcheck-ci.sh"
+    DESTINATION "${CMAKE_INSTALL_BINDIR}" RENAME bankcheck-ci)
+endif()
 install(EXPORT bankcheckTargets NAMESPACE bankcheck:: DESTINATION "${BANKCHECK_INSTALL_CMAKEDIR}")
 
 # bankcheckConfig.cmake asks for the GPU side's dependencies only when the package has it.

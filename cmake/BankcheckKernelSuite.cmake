@@ -21,7 +21,8 @@ include_guard(GLOBAL)
 #   <target>_annotations  the CPU checks (label cpu): each annotation against the CPU bank model, and
 #                         the baseline files against the registered cases
 #   <target>_kernels      the kernel files, compiled once (with -lineinfo) for both
-# Both programs read baselines from BASELINES_DIR and write results fragments under RESULTS_DIR
+# and writes <top binary dir>/bankcheck-suites/<target>.suite, the suite's folders and test names
+# for CI scripts (bankcheck-ci). Both programs read baselines from BASELINES_DIR and write results fragments under RESULTS_DIR
 # (BANKCHECK_BASELINES_DIR and BANKCHECK_RESULTS_DIR override them at run time); their messages
 # name TEST_COMMAND and the CTest names. Warnings are the project's: none are added here.
 function(bankcheck_add_kernel_suite target)
@@ -121,6 +122,15 @@ namespace {
     NO_PRETTY_VALUES
     XML_OUTPUT_DIR "${junit_dir}"
     PROPERTIES LABELS cpu SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
+
+  # What CI scripts read to find the suite (bankcheck-ci, ci/consumer/bankcheck-ci.sh): its folders
+  # and the beginnings of its CTest names, one "key=value" line each.
+  file(WRITE "${CMAKE_BINARY_DIR}/bankcheck-suites/${target}.suite"
+    "target=${target}\n"
+    "baselines_dir=${ARG_BASELINES_DIR}\n"
+    "results_dir=${ARG_RESULTS_DIR}\n"
+    "test_prefix=${ARG_TEST_PREFIX}\n"
+    "annotation_test_prefix=${ARG_ANNOTATION_TEST_PREFIX}\n")
 endfunction()
 
 # bankcheck_add_gpu_test(<target> SOURCES <file>... [LIBRARIES <library>...])

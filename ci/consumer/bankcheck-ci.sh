@@ -1,0 +1,449 @@
+#!/usr/bin/env bash
+# bankcheck-ci: the CI job of a project that tests its kernels with bankcheck
+# (bankcheck_add_kernel_suite, bankcheck_add_gpu_test), for any CI system. GitHub Actions runs it
+# through the reusable workflow .github/workflows/bankcheck-suite.yml. Installed as
+# <prefix>/bin/bankcheck-ci. Needs no root and installs nothing: cmake, ctest and the `bankcheck`
+# command.
+#
+#   1. configure and build the project (not with --prebuilt)
+#   2. ctest: every test, GPU tests with a CTest resource specification for the visible GPUs
+#   3. each kernel suite: `bankcheck merge-results` of its results folder, `bankcheck report` (text
+#      to the log, Markdown appended to the job summary: --summary, default $GITHUB_STEP_SUMMARY)
+#   4. artifacts (--artifacts, default <build>/bankcheck-ci): report.md, report.txt,
+#      results/<suite>.json, junit/ (GoogleTest's XML), ctest.log
+#   5. when a case's counts differ from its baseline (a regression, an improvement, a change, a
+#      missing baseline) or a baseline entry is stale: records the suites into a copy of their
+#      baselines folder and writes baselines.patch, the diff to apply and commit if the change was
+#      meant
+#
+# Exit status: 0 when every test passed, or skipped for want of a usable GPU (said so; with
+# --require-gpu or BANKCHECK_REQUIRE_GPU=1 that fails instead); 1 when a test failed (a regression
+# fails the job) or configure/build failed; 2 for a usage error.
+set -euo pipefail
+
+program="$(basename "${BASH_SOURCE[0]}")"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+usage() {
+  cat <<EOF
+Usage: $program [options] [-- ctest arguments]
+
+Builds a project that uses bankcheck, runs its tests with ctest and reports its kernel suites.
+
+  -s, --source DIR        the project's source folder (default: .)
+  -b, --build DIR         its build folder (default: <source>/build)
+  -D VAR=VALUE, --cmake-arg ARG
+                          an argument for the configure step (repeat for more)
+      --prebuilt          use the build folder as it is: no configure, no build (a build made on
+                          another machine, copied to the same absolute path)
+      --prefix DIR        an installed bankcheck: its CMake package and its bankcheck command
+      --bankcheck FILE    the bankcheck command (default: --prefix's, the one beside this script,
+                          the one on PATH, then one built in the build folder)
+      --require-gpu       fail when there is no usable GPU (as BANKCHECK_REQUIRE_GPU=1)
+      --artifacts DIR     where to write reports, results, JUnit XML and baselines.patch
+                          (default: <build>/bankcheck-ci)
+      --summary FILE      append the Markdown report to FILE (default: \$GITHUB_STEP_SUMMARY;
+                          '' for none)
+  -j, --jobs N            build and test jobs (default: BANKCHECK_JOBS, else the processor count)
+      --tests-per-gpu N   GPU tests at a time on each GPU (default: BANKCHECK_TESTS_PER_GPU, else 4)
+      --no-baseline-patch do not record changed baselines into a copy
+      --write-resource-spec FILE
+                          only write the CTest resource specification for the visible GPUs
+  -h, --help              this text
+
+Everything after -- goes to ctest (e.g. -- -L gpu --timeout 600).
+EOF
+}
+
+die_usage() {
+  echo "bankcheck-ci: error: $1 (see --help)" >&2
+  exit 2
+}
+needs_value() { (($# >= 2)) || die_usage "$1 needs a value"; }
+
+say() { echo "bankcheck-ci: $*"; }
+# $1 as a regular expression (CTest's) that matches exactly it (as the suites' messages write it).
+regex_escape() {
+  local text="$1" out="" c i
+  for ((i = 0; i < ${#text}; i++)); do
+    c="${text:i:1}"
+    [[ '.[]()*+?^$|\{}' != *"$c"* ]] || out+="\\"
+    out+="$c"
+  done
+  printf '%s' "$out"
+}
+warn() { echo "bankcheck-ci: $*" >&2; }
+
+# Writes a CTest resource specification to $1 with $2 slots per visible GPU (CUDA_VISIBLE_DEVICES,
+# else `nvidia-smi -L`): every GPU test asks for one slot (RESOURCE_GROUPS gpus:1), so `ctest -j`
+# spreads GPU tests over the GPUs, a few on each at a time. A machine without a GPU gets one GPU's
+# slots: its GPU tests still run, and report themselves skipped. (ci/test.sh uses this too.)
+write_resource_spec() {
+  local spec="$1" slots="$2" gpus=0 i
+  [[ "$slots" =~ ^[1-9][0-9]*$ ]] ||
+    { warn "BANKCHECK_TESTS_PER_GPU (--tests-per-gpu) must be a whole number >= 1, not '$slots'"; return 2; }
+  if [[ -n "${CUDA_VISIBLE_DEVICES:-}" ]]; then
+    gpus=$(tr ',' '\n' <<<"$CUDA_VISIBLE_DEVICES" | grep -c . || true)
+  elif command -v nvidia-smi >/dev/null 2>&1; then
+    gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
+  fi
+  ((gpus > 0)) || gpus=1
+  {
+    printf '{"version": {"major": 1, "minor": 0}, "local": [{"gpus": ['
+    for ((i = 0; i < gpus; i++)); do
+      printf '%s{"id": "%d", "slots": %d}' "$([[ $i -gt 0 ]] && echo ', ')" "$i" "$slots"
+    done
+    printf ']}]}\n'
+  } >"$spec"
+}
+
+source_dir=.
+build_dir=""
+cmake_args=()
+ctest_args=()
+prebuilt=0
+prefix=""
+cli=""
+artifacts=""
+summary="${GITHUB_STEP_SUMMARY:-}"
+jobs="${BANKCHECK_JOBS:-$(nproc 2>/dev/null || echo 2)}"
+slots="${BANKCHECK_TESTS_PER_GPU:-4}"
+baseline_patch=1
+spec_only=""
+
+while (($#)); do
+  option="$1"
+  value=""
+  case "$option" in
+    --*=*) value="${option#*=}"; option="${option%%=*}"; set -- "$option" "$value" "${@:2}" ;;
+  esac
+  case "$option" in
+    -h | --help) usage; exit 0 ;;
+    -s | --source) needs_value "$@"; source_dir="$2"; shift 2 ;;
+    -b | --build) needs_value "$@"; build_dir="$2"; shift 2 ;;
+    --cmake-arg) needs_value "$@"; cmake_args+=("$2"); shift 2 ;;
+    -D) needs_value "$@"; cmake_args+=("-D$2"); shift 2 ;;
+    -D?*) cmake_args+=("$option"); shift ;;
+    --prebuilt) prebuilt=1; shift ;;
+    --prefix) needs_value "$@"; prefix="$2"; shift 2 ;;
+    --bankcheck) needs_value "$@"; cli="$2"; shift 2 ;;
+    --require-gpu) export BANKCHECK_REQUIRE_GPU=1; shift ;;
+    --artifacts) needs_value "$@"; artifacts="$2"; shift 2 ;;
+    --summary) needs_value "$@"; summary="$2"; shift 2 ;;
+    -j | --jobs) needs_value "$@"; jobs="$2"; shift 2 ;;
+    -j?*) jobs="${option#-j}"; shift ;;
+    --tests-per-gpu) needs_value "$@"; slots="$2"; shift 2 ;;
+    --no-baseline-patch) baseline_patch=0; shift ;;
+    --write-resource-spec) needs_value "$@"; spec_only="$2"; shift 2 ;;
+    --) shift; ctest_args=("$@"); break ;;
+    *) die_usage "unknown option '$option'" ;;
+  esac
+done
+
+if [[ -n "$spec_only" ]]; then
+  write_resource_spec "$spec_only" "$slots"
+  exit
+fi
+
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || die_usage "--jobs must be a whole number >= 1, not '$jobs'"
+[[ -d "$source_dir" ]] || die_usage "no source folder '$source_dir'"
+source_dir="$(cd "$source_dir" && pwd)"
+[[ -n "$build_dir" ]] || build_dir="$source_dir/build"
+mkdir -p "$build_dir"
+build_dir="$(cd "$build_dir" && pwd)"
+[[ -n "$artifacts" ]] || artifacts="$build_dir/bankcheck-ci"
+mkdir -p "$artifacts"
+artifacts="$(cd "$artifacts" && pwd)"
+require_gpu=0
+require_flag="${BANKCHECK_REQUIRE_GPU:-}"
+case "${require_flag,,}" in  # an on/off switch, as the tests read it
+  1 | true | yes | on) require_gpu=1 ;;
+esac
+if ! command -v nvcc >/dev/null 2>&1 && [[ -x /usr/local/cuda/bin/nvcc ]]; then
+  export PATH="/usr/local/cuda/bin:$PATH"
+fi
+# The commit the results name (each case's results fragment records it).
+if [[ -z "${BANKCHECK_GIT_COMMIT:-}" ]] && command -v git >/dev/null 2>&1; then
+  BANKCHECK_GIT_COMMIT="$(git -C "$source_dir" rev-parse HEAD 2>/dev/null || true)"
+  [[ -z "$BANKCHECK_GIT_COMMIT" ]] || export BANKCHECK_GIT_COMMIT
+fi
+
+# An installed bankcheck: given, or the one this script belongs to (<prefix>/bin/bankcheck-ci).
+if [[ -z "$prefix" ]] && compgen -G "$here/../lib*/cmake/bankcheck/bankcheckConfig.cmake" >/dev/null; then
+  prefix="$(cd "$here/.." && pwd)"
+fi
+if [[ -n "$prefix" ]]; then
+  [[ -d "$prefix" ]] || die_usage "no folder '$prefix' (--prefix)"
+  prefix="$(cd "$prefix" && pwd)"
+  export CMAKE_PREFIX_PATH="$prefix${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
+fi
+
+# Our own files in the artifacts folder, from an earlier run (nothing else there is touched).
+rm -rf "$artifacts/report.md" "$artifacts/report.txt" "$artifacts/results" "$artifacts/junit" \
+  "$artifacts/ctest.log" "$artifacts/record.log" "$artifacts/baselines.patch"
+
+# 1. Configure and build.
+if ((prebuilt)); then
+  [[ -f "$build_dir/CTestTestfile.cmake" ]] ||
+    { warn "--prebuilt, but $build_dir holds no configured build (no CTestTestfile.cmake)"; exit 1; }
+  say "using the prebuilt $build_dir as it is"
+else
+  say "configuring $source_dir in $build_dir"
+  cmake -S "$source_dir" -B "$build_dir" "${cmake_args[@]}" ||
+    { warn "configure failed (above)"; exit 1; }
+  say "building with $jobs jobs"
+  cmake --build "$build_dir" -j "$jobs" || { warn "build failed (above)"; exit 1; }
+fi
+
+# The bankcheck command: given, the installed package's, the one beside this script, on PATH, or
+# built in the build folder (a FetchContent of bankcheck with BANKCHECK_BUILD_CLI=ON).
+if [[ -z "$cli" ]]; then
+  for candidate in ${prefix:+"$prefix/bin/bankcheck"} "$here/bankcheck" "$(command -v bankcheck || true)" \
+    "$build_dir/bin/bankcheck" "$(find "$build_dir" -path '*/bin/bankcheck' -type f -perm -u+x -print -quit 2>/dev/null)"; do
+    if [[ -n "$candidate" && -x "$candidate" && ! -d "$candidate" ]]; then
+      cli="$candidate"
+      break
+    fi
+  done
+fi
+if [[ -z "$cli" ]]; then
+  warn "no bankcheck command found: give --bankcheck FILE or --prefix DIR (an installed bankcheck), put" \
+    "bankcheck on PATH, or build it with the project (-DBANKCHECK_BUILD_CLI=ON with FetchContent)"
+  exit 1
+fi
+[[ -x "$cli" ]] || { warn "'$cli' (--bankcheck) is not an executable"; exit 1; }
+say "bankcheck command: $cli ($("$cli" --version 2>/dev/null || echo 'version unknown'))"
+
+# The kernel suites, as bankcheck_add_kernel_suite() describes them in the build folder.
+suites=() suite_baselines=() suite_results=() suite_prefixes=() suite_annotation_prefixes=()
+for file in "$build_dir"/bankcheck-suites/*.suite; do
+  [[ -f "$file" ]] || continue
+  target="" baselines="" results="" test_prefix="" annotation_prefix=""
+  while IFS= read -r line; do
+    case "$line" in
+      target=*) target="${line#*=}" ;;
+      baselines_dir=*) baselines="${line#*=}" ;;
+      results_dir=*) results="${line#*=}" ;;
+      test_prefix=*) test_prefix="${line#*=}" ;;
+      annotation_test_prefix=*) annotation_prefix="${line#*=}" ;;
+    esac
+  done <"$file"
+  [[ -n "$target" && -n "$baselines" && -n "$results" ]] || { warn "$file is incomplete; skipping it"; continue; }
+  suites+=("$target")
+  # At run time BANKCHECK_BASELINES_DIR and BANKCHECK_RESULTS_DIR override every suite's folders.
+  suite_baselines+=("${BANKCHECK_BASELINES_DIR:-$baselines}")
+  suite_results+=("${BANKCHECK_RESULTS_DIR:-$results}")
+  suite_prefixes+=("$test_prefix")
+  suite_annotation_prefixes+=("$annotation_prefix")
+done
+if ((${#suites[@]} == 0)); then
+  say "note: no kernel suite in $build_dir (bankcheck_add_kernel_suite): running the tests, no report"
+fi
+
+# Results of an earlier run must not be merged in; nor JUnit XML of tests that no longer exist.
+for results in "${suite_results[@]}"; do
+  [[ -L "$results/cases" ]] || rm -rf "$results/cases"
+  rm -f "$results/results.json"
+done
+rm -rf "$build_dir/test-results/junit"
+rm -f "$build_dir/Testing/Temporary/LastTestsFailed.log"
+
+# 2. ctest.
+spec="$build_dir/ctest-resources.json"
+write_resource_spec "$spec" "$slots" || exit 2
+echo
+say "ctest with $jobs jobs, $slots GPU tests at a time per GPU ($spec); a GPU is" \
+  "$( ((require_gpu)) && echo "required (BANKCHECK_REQUIRE_GPU=1)" || echo "not required")"
+status=0
+set +e
+ctest --test-dir "$build_dir" --output-on-failure --no-tests=error -j "$jobs" --resource-spec-file "$spec" \
+  "${ctest_args[@]}" 2>&1 | tee "$artifacts/ctest.log"
+status=${PIPESTATUS[0]}
+set -e
+failed_tests=()
+if [[ -f "$build_dir/Testing/Temporary/LastTestsFailed.log" ]]; then
+  mapfile -t failed_tests < <(sed 's/^[0-9]*://' "$build_dir/Testing/Temporary/LastTestsFailed.log")
+fi
+
+# Why GPU tests skipped or failed without a GPU: the first test that said so.
+last_log="$build_dir/Testing/Temporary/LastTest.log"
+no_gpu_skip="" no_gpu_required=""
+if [[ -f "$last_log" ]]; then
+  no_gpu_skip="$(grep -m1 -oE 'GPU test skipped, no usable GPU: .*' "$last_log" || true)"
+  no_gpu_required="$(grep -m1 -oE 'BANKCHECK_REQUIRE_GPU=1 is set but there is no usable GPU: .*' "$last_log" || true)"
+fi
+
+# 3. and 4. Results, reports, artifacts.
+mkdir -p "$artifacts/results"
+if [[ -d "$build_dir/test-results/junit" ]]; then
+  cp -R "$build_dir/test-results/junit" "$artifacts/junit"
+fi
+json_reader="$(mktemp "${TMPDIR:-/tmp}/bankcheck-ci.XXXXXX")"
+work="$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-ci.XXXXXX")"
+trap 'rm -rf "$json_reader" "$work"' EXIT
+# Prints the report's totals that call for new baselines: regressions improvements changed missing.
+cat >"$json_reader" <<'CMAKE'
+file(READ "${REPORT}" json)
+set(out "")
+foreach(key regressions improvements changed missing)
+  string(JSON n GET "${json}" totals ${key})
+  string(APPEND out "${n} ")
+endforeach()
+message(NOTICE "${out}")
+CMAKE
+: >"$artifacts/report.md"
+: >"$artifacts/report.txt"
+counts_changed=0
+report_failed=0
+reported=()
+max_bytes=$((900000 / (${#suites[@]} > 0 ? ${#suites[@]} : 1)))  # the job summary holds 1 MiB
+for i in "${!suites[@]}"; do
+  suite="${suites[i]}" results="${suite_results[i]}"
+  # Suites that share a results folder (BANKCHECK_RESULTS_DIR) are merged and reported once.
+  [[ " ${reported[*]} " != *" $results "* ]] || continue
+  reported+=("$results")
+  if ! compgen -G "$results/cases/*.json" >/dev/null; then
+    say "suite $suite: no case ran (no results in $results/cases)"
+    continue
+  fi
+  merged="$artifacts/results/$suite.json"
+  "$cli" merge-results "$results" -o "$merged" >/dev/null || { warn "merge-results $results failed (above)"; status=1; continue; }
+  cp "$merged" "$results/results.json"
+  echo
+  report_status=0
+  "$cli" report "$merged" --format text | tee -a "$artifacts/report.txt" || report_status=$?
+  "$cli" report "$merged" --format markdown --max-bytes "$max_bytes" >>"$artifacts/report.md" || true
+  "$cli" report "$merged" --format json -o "$work/report-$i.json" || true
+  ((report_status <= 1)) || { warn "bankcheck report $merged failed (above)"; report_failed=1; }
+  if [[ -f "$work/report-$i.json" ]]; then
+    read -r regressions improvements changed missing < <(cmake -D "REPORT=$work/report-$i.json" -P "$json_reader" 2>&1) ||
+      true
+    if ((${regressions:-0} + ${improvements:-0} + ${changed:-0} + ${missing:-0} > 0)); then
+      counts_changed=1
+    fi
+  fi
+done
+((report_failed == 0)) || status=1
+
+# 5. New baselines, when a case's counts differ from its baseline or an entry is stale.
+stale=()
+for test in "${failed_tests[@]}"; do
+  [[ "$test" != *BaselineFilesTest.* ]] || stale+=("$test")
+done
+patch_note=""
+if ((status != 0 && baseline_patch && (counts_changed || ${#stale[@]} > 0))); then
+  echo
+  say "the baselines differ from this run: recording the suites into a copy of their baselines folder"
+  top="$(git -C "$source_dir" rev-parse --show-toplevel 2>/dev/null || echo "$source_dir")"
+  : >"$artifacts/baselines.patch"
+  : >"$artifacts/record.log"
+  record_failed=0
+  where="from the repository's root"
+  done_dirs=()
+  for i in "${!suites[@]}"; do
+    dir="${suite_baselines[i]}"
+    [[ " ${done_dirs[*]} " != *" $dir "* ]] || continue
+    done_dirs+=("$dir")
+    # The suites that keep their baselines in this folder, and the patch's paths: from the
+    # repository's root (else the source folder's) when the folder is inside it, else from itself.
+    regex="" annotation_regex=""
+    for j in "${!suites[@]}"; do
+      [[ "${suite_baselines[j]}" == "$dir" ]] || continue
+      regex+="${regex:+|}$(regex_escape "${suite_prefixes[j]}")/"
+      annotation_regex+="${annotation_regex:+|}$(regex_escape "${suite_annotation_prefixes[j]}")BaselineFilesTest\\."
+    done
+    case "$dir/" in
+      "$top"/*) rel="${dir#"$top"/}" ;;
+      *) rel=""; where="in the baselines folder $dir" ;;
+    esac
+    patch_dir="$work/patch-$i"
+    mkdir -p "$patch_dir/a/$rel" "$patch_dir/b/$rel"
+    if [[ -d "$dir" ]]; then
+      cp -R "$dir/." "$patch_dir/a/$rel/"
+      cp -R "$dir/." "$patch_dir/b/$rel/"
+    fi
+    copy="$patch_dir/b/$rel"
+    {
+      if ((counts_changed)); then
+        echo "== BANKCHECK_UPDATE_BASELINES=1 BANKCHECK_BASELINES_DIR=$copy ctest -R '^($regex)'"
+        BANKCHECK_UPDATE_BASELINES=1 BANKCHECK_BASELINES_DIR="$copy" BANKCHECK_RESULTS_DIR="$work/record-results" \
+          ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" --resource-spec-file "$spec" -R "^($regex)"
+      fi
+      if ((${#stale[@]} > 0)); then
+        echo "== BANKCHECK_PRUNE_BASELINES=1 BANKCHECK_BASELINES_DIR=$copy ctest -R '^($annotation_regex)'"
+        BANKCHECK_PRUNE_BASELINES=1 BANKCHECK_BASELINES_DIR="$copy" \
+          ctest --test-dir "$build_dir" --output-on-failure -R "^($annotation_regex)"
+      fi
+    } >>"$artifacts/record.log" 2>&1 || record_failed=1
+    # The lock files recording takes are no part of the baselines.
+    find "$patch_dir" -name .lock -type f -delete
+    if command -v git >/dev/null 2>&1; then
+      (cd "$patch_dir" && git -c core.quotepath=off diff --no-index --no-color --no-ext-diff --no-renames --binary \
+        --src-prefix= --dst-prefix= a b) >>"$artifacts/baselines.patch" || true
+    else
+      (cd "$patch_dir" && diff -ruN a b) >>"$artifacts/baselines.patch" || true
+    fi
+  done
+  if ((record_failed)); then
+    warn "some cases were not recorded (record.log): a case is recorded only when it passes its own checks" \
+      "(correct output, its annotations); fix those first"
+  fi
+  if [[ -s "$artifacts/baselines.patch" ]]; then
+    apply="git apply baselines.patch"
+    command -v git >/dev/null 2>&1 || apply="patch -p1 < baselines.patch"
+    patch_note="If the change was meant, apply it $where with \`$apply\` and commit it."
+    say "new baselines: $artifacts/baselines.patch ($(grep -c '^diff ' "$artifacts/baselines.patch") file(s))." \
+      "${patch_note//\`/}"
+  else
+    rm -f "$artifacts/baselines.patch"
+    say "recording changed no baseline (record.log): the failing cases fail more than their baselines"
+  fi
+fi
+
+# The job summary: the reports, then what the run came to.
+{
+  echo
+  if ((status != 0)); then
+    echo "**bankcheck-ci: failed.** ${#failed_tests[@]} test(s) failed${failed_tests[*]:+:}"
+    for test in "${failed_tests[@]}"; do echo "- \`${test//\`/}\`"; done
+  elif [[ -n "$no_gpu_skip" ]]; then
+    echo "**bankcheck-ci: passed, without a GPU.** The CPU checks passed; the GPU tests were skipped, as no"
+    echo "usable GPU was found (the reason is in the job's log)."
+  else
+    echo "**bankcheck-ci: passed.**"
+  fi
+  if [[ -n "$no_gpu_required" ]]; then
+    echo
+    echo "No usable GPU on this runner, and a GPU is required (BANKCHECK_REQUIRE_GPU=1): the reason is in the job's log."
+  fi
+  if [[ -n "$patch_note" ]]; then
+    echo
+    echo "New baselines: \`baselines.patch\` in the job's artifacts. $patch_note"
+  fi
+} >>"$artifacts/report.md"
+if [[ -n "$summary" ]]; then
+  cat "$artifacts/report.md" >>"$summary" || warn "could not append the report to $summary"
+fi
+
+echo
+if [[ -n "$no_gpu_required" ]]; then
+  warn "a GPU is required (BANKCHECK_REQUIRE_GPU=1) but there is no usable GPU: ${no_gpu_required#*no usable GPU: }"
+elif [[ -n "$no_gpu_skip" ]]; then
+  say "no usable GPU on this machine: ${no_gpu_skip#*no usable GPU: }"
+  say "the GPU tests were skipped and only the CPU checks ran; on a GPU runner give --require-gpu" \
+    "(BANKCHECK_REQUIRE_GPU=1) so that this fails"
+fi
+written=""
+for name in report.md report.txt results junit ctest.log record.log baselines.patch; do
+  [[ ! -e "$artifacts/$name" ]] || written+="${written:+, }$name"
+done
+say "artifacts in $artifacts: $written"
+if ((status != 0)); then
+  warn "failed: ${#failed_tests[@]} test(s) failed${failed_tests[*]:+: ${failed_tests[*]}}"
+  exit 1
+fi
+if [[ -n "$no_gpu_skip" ]]; then
+  say "passed without a GPU: the CPU checks passed, the GPU tests skipped"
+else
+  say "passed"
+fi
