@@ -157,15 +157,23 @@ __global__ void __launch_bounds__(kThreads)
   constexpr int kKBlocks = size<2>(decltype(tCrA){});  // 4 k-blocks of 16 per K step
   const int k_tiles = size<2>(gA);
   for (int k_tile = 0; k_tile < k_tiles; ++k_tile) {
-    copy(global_to_shared, tAgA(_, _, _, k_tile), tAsA);
-    copy(global_to_shared, tBgB(_, _, _, k_tile), tBsB);
+    copy(global_to_shared, tAgA(_, _, _, k_tile), tAsA);  // bankcheck: conflict-free
+    copy(global_to_shared, tBgB(_, _, _, k_tile), tBsB);  // bankcheck: conflict-free
     cp_async_fence();
     cp_async_wait<0>();
     __syncthreads();
     CUTE_UNROLL
     for (int k_block = 0; k_block < kKBlocks; ++k_block) {
-      copy(shared_to_a, tXsA(_, _, k_block), tXrA(_, _, k_block));
-      copy(shared_to_b, tXsB(_, _, k_block), tXrB(_, _, k_block));
+      // Each layout's ldmatrix reads on lines of their own: one line, one annotation.
+      if constexpr (kLayout == SmemLayout::kSwizzled) {
+        copy(shared_to_a, tXsA(_, _, k_block), tXrA(_, _, k_block));  // bankcheck: conflict-free
+        copy(shared_to_b, tXsB(_, _, k_block), tXrB(_, _, k_block));  // bankcheck: conflict-free
+      } else {
+        // bankcheck: 8-way; the 8 rows of each 8x8 matrix are 128 bytes apart, in the same 4 banks
+        copy(shared_to_a, tXsA(_, _, k_block), tXrA(_, _, k_block));
+        // bankcheck: 8-way
+        copy(shared_to_b, tXsB(_, _, k_block), tXrB(_, _, k_block));
+      }
       gemm(mma, tCrA(_, _, k_block), tCrB(_, _, k_block), tCrC);
     }
     __syncthreads();  // every warp has read the tiles before the next step overwrites them

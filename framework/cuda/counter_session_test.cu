@@ -198,47 +198,56 @@ TEST(CounterSessionGpuTest, SmallTransposesMatchTheTable) {
 
 // ---- Per-instruction attribution (SASS Metrics API) ------------------------------------------
 
-// The unpadded transpose twice and the padded one once: each record holds its kernel's table summed
-// over that kernel's launches, the sums equal the launch totals, and the costly instruction is an
-// LDS of the transpose with its source line.
+// The unpadded transpose twice and the padded one once. Counted through SASS metrics, each record
+// holds its own launch's table, read with its counts; by the range profiler, a second run gives
+// each record its kernel's table summed over that kernel's launches. Either way the sums equal the
+// launch totals, and the costly instruction is an LDS of the transpose with its source line.
 TEST(CounterSessionGpuTest, AttributedInstructionsAddUpToTheLaunchTotalsAndNameTheLine) {
   BANKCHECK_SKIP_WITHOUT_GPU();
   const int n = 128;
   DeviceBuffer<float> in(static_cast<size_t>(n) * n);
   DeviceBuffer<float> out(static_cast<size_t>(n) * n);
   in.Fill(0);
-  SessionOptions options;
-  options.attribute_instructions = true;
-  const std::vector<LaunchRecord> r = MeasureLaunches(
-      [&] {
-        Transpose32x32Block<32><<<dim3(4, 4), dim3(32, 32)>>>(in.get(), out.get(), n);
-        Transpose32x32Block<33><<<dim3(4, 4), dim3(32, 32)>>>(in.get(), out.get(), n);
-        Transpose32x32Block<32><<<dim3(4, 4), dim3(32, 32)>>>(in.get(), out.get(), n);
-      },
-      options);
-  ASSERT_EQ(r.size(), 3u);
-  EXPECT_EQ(r[0].attributed_launches, 2u);
-  EXPECT_EQ(r[1].attributed_launches, 1u);
-  EXPECT_EQ(r[0].instructions, r[2].instructions);
-  for (const std::vector<LaunchRecord>& launches :
-       {std::vector<LaunchRecord>{r[0], r[2]}, std::vector<LaunchRecord>{r[1]}}) {
-    const PerKind<InstructionTotals> totals = TotalsByKind(launches[0].instructions);
-    for (const SharedKind kind : {SharedKind::kLoad, SharedKind::kStore}) {
-      const SharedCounts measured = SumCounts(launches, kind);
-      EXPECT_EQ(totals[kind].executions, measured.instructions) << launches[0].kernel;
-      EXPECT_EQ(totals[kind].wavefronts, measured.wavefronts) << launches[0].kernel;
-      EXPECT_EQ(totals[kind].ideal_wavefronts, measured.ideal_wavefronts) << launches[0].kernel;
+  for (const auto counters :
+       {SessionOptions::Counters::kSassMetrics, SessionOptions::Counters::kRangeProfiler}) {
+    const bool per_launch = counters == SessionOptions::Counters::kSassMetrics;
+    SCOPED_TRACE(per_launch ? "SASS metrics" : "range profiler");
+    SessionOptions options;
+    options.counters = counters;
+    options.attribute_instructions = true;
+    const std::vector<LaunchRecord> r = MeasureLaunches(
+        [&] {
+          Transpose32x32Block<32><<<dim3(4, 4), dim3(32, 32)>>>(in.get(), out.get(), n);
+          Transpose32x32Block<33><<<dim3(4, 4), dim3(32, 32)>>>(in.get(), out.get(), n);
+          Transpose32x32Block<32><<<dim3(4, 4), dim3(32, 32)>>>(in.get(), out.get(), n);
+        },
+        options);
+    ASSERT_EQ(r.size(), 3u);
+    EXPECT_EQ(r[0].attributed_launches, per_launch ? 1u : 2u);
+    EXPECT_EQ(r[1].attributed_launches, 1u);
+    EXPECT_EQ(r[0].instructions, r[2].instructions);
+    const std::vector<std::vector<LaunchRecord>> tables =
+        per_launch ? std::vector<std::vector<LaunchRecord>>{{r[0]}, {r[1]}, {r[2]}}
+                   : std::vector<std::vector<LaunchRecord>>{{r[0], r[2]}, {r[1]}};
+    for (const std::vector<LaunchRecord>& launches : tables) {
+      const PerKind<InstructionTotals> totals = TotalsByKind(launches[0].instructions);
+      for (const SharedKind kind : {SharedKind::kLoad, SharedKind::kStore}) {
+        const SharedCounts measured = SumCounts(launches, kind);
+        EXPECT_EQ(totals[kind].executions, measured.instructions) << launches[0].kernel;
+        EXPECT_EQ(totals[kind].wavefronts, measured.wavefronts) << launches[0].kernel;
+        EXPECT_EQ(totals[kind].ideal_wavefronts, measured.ideal_wavefronts) << launches[0].kernel;
+      }
     }
+    ASSERT_FALSE(r[0].instructions.empty());
+    const InstructionCounts& worst = r[0].instructions.front();
+    EXPECT_EQ(worst.kind, SharedKind::kLoad);
+    EXPECT_EQ(worst.excess(), (per_launch ? 1u : 2u) * 15872u);
+    EXPECT_THAT(worst.opcode, ::testing::StartsWith("LDS"));
+    EXPECT_THAT(worst.file, ::testing::EndsWith("counter_session_test.cu"));
+    EXPECT_GT(worst.line, static_cast<uint32_t>(kTransposeFirstLine));
+    EXPECT_LT(worst.line, static_cast<uint32_t>(kTransposeLastLine));
+    for (const InstructionCounts& instruction : r[1].instructions) EXPECT_EQ(instruction.excess(), 0u);
   }
-  ASSERT_FALSE(r[0].instructions.empty());
-  const InstructionCounts& worst = r[0].instructions.front();
-  EXPECT_EQ(worst.kind, SharedKind::kLoad);
-  EXPECT_EQ(worst.excess(), 2u * 15872u);
-  EXPECT_THAT(worst.opcode, ::testing::StartsWith("LDS"));
-  EXPECT_THAT(worst.file, ::testing::EndsWith("counter_session_test.cu"));
-  EXPECT_GT(worst.line, static_cast<uint32_t>(kTransposeFirstLine));
-  EXPECT_LT(worst.line, static_cast<uint32_t>(kTransposeLastLine));
-  for (const InstructionCounts& instruction : r[1].instructions) EXPECT_EQ(instruction.excess(), 0u);
 }
 
 // A graph whose two kernel nodes run the same kernel: counted through SASS metrics its launch is

@@ -7,7 +7,6 @@
 #include <set>
 
 #include "bankcheck/metrics.h"
-#include "core/internal/environment.h"
 #include "cuda/internal/sass_metrics.h"
 
 namespace bankcheck::internal {
@@ -78,15 +77,11 @@ std::vector<LaunchInfo> LaunchesForRanges(const std::vector<LaunchInfo>& launche
   return expanded;
 }
 
-bool InstructionTablesWanted() {
-  return std::getenv("BANKCHECK_LINES") == nullptr || FlagFromEnvironment("BANKCHECK_LINES");
-}
-
-std::vector<LaunchRecord> SassRecords(const LaunchInfo& launch, const PerKind<bool>& unsupported) {
+std::vector<LaunchRecord> SassRecords(const LaunchInfo& launch, const PerKind<bool>& unsupported,
+                                      bool tables) {
   // A record of the kernels in `parts` (by mangled name), with their instructions: the table of
   // this one launch (attributed_launches 1), read with its totals.
   using Part = std::pair<const std::string, KernelSass>;
-  const bool tables = InstructionTablesWanted();
   const auto record_with = [&](const LaunchInfo& info, const std::vector<const Part*>& parts) {
     LaunchRecord record = RecordOf(info);
     KindSums total;

@@ -18,7 +18,7 @@ namespace {
 
 class SassBackend final : public CountingBackend {
  public:
-  explicit SassBackend(StepTrace& trace) : trace_(trace) {}
+  SassBackend(StepTrace& trace, bool tables) : trace_(trace), tables_(tables) {}
 
   // Patching needs the range profiler enabled, not a range-profiler session (ProcessState).
   void Start(ProcessState& process) override BANKCHECK_REQUIRES(process.mutex) {
@@ -51,7 +51,8 @@ class SassBackend final : public CountingBackend {
                                            "' was recorded but its SASS metrics were not read; measure it "
                                            "with SessionOptions::Counters::kRangeProfiler");
       }
-      for (LaunchRecord& record : SassRecords(launch, unsupported)) records.push_back(std::move(record));
+      for (LaunchRecord& record : SassRecords(launch, unsupported, tables_))
+        records.push_back(std::move(record));
     }
     trace_.Step("records");
     return records;
@@ -64,14 +65,15 @@ class SassBackend final : public CountingBackend {
 
  private:
   StepTrace& trace_;
+  const bool tables_;
   // The patching that counts the launches, from Start to the end of Finish.
   std::unique_ptr<SassCounting> sass_;
 };
 
 }  // namespace
 
-std::unique_ptr<CountingBackend> MakeSassBackend(StepTrace& trace) {
-  return std::make_unique<SassBackend>(trace);
+std::unique_ptr<CountingBackend> MakeSassBackend(StepTrace& trace, bool tables) {
+  return std::make_unique<SassBackend>(trace, tables);
 }
 
 }  // namespace bankcheck::internal

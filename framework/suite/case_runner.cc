@@ -217,6 +217,13 @@ std::string AttributionSummary(const std::vector<LaunchRecord>& records, size_t 
   return out;
 }
 
+bool WantsInstructionTables(const KernelCase& c) {
+  if (std::getenv("BANKCHECK_LINES") != nullptr && !FlagFromEnvironment("BANKCHECK_LINES")) return false;
+  if (!c.expect.stated() || AttributionRequested()) return true;
+  const LineAnnotationScan* own = AnnotationsOf(c.source_file);
+  return own != nullptr && (!own->annotations.empty() || !own->problems.empty());
+}
+
 bool HaveInstructionTables(const std::vector<LaunchRecord>& records) {
   return !records.empty() && std::all_of(records.begin(), records.end(), [](const LaunchRecord& record) {
     return record.attributed_launches > 0;

@@ -77,7 +77,9 @@ TEST_P(CaseTest, Run) {
       (SetProjectSources(GetSuiteSettings().source_dir, GetSuiteSettings().build_dir), true);
   (void)project_sources_set;
 
-  CaseContext context(c.session);
+  SessionOptions session = c.session;
+  session.attribute_instructions = session.attribute_instructions || WantsInstructionTables(c);
+  CaseContext context(session);
   c.run(context);
   if (IsSkipped()) return;  // the case skipped itself (e.g. an instruction the device lacks)
   if (CountersDisabled()) GTEST_SKIP() << "BANKCHECK_COUNTERS=off: the launches ran unmeasured";
@@ -154,9 +156,9 @@ TEST_P(CaseTest, Run) {
 
 bool CaseTest::EnsureInstructionTables(const KernelCase& c, std::vector<LaunchRecord>& records) {
   if (HaveInstructionTables(records)) return true;
-  // Counted another way (the range profiler): attributed by a second run, which a case whose
-  // counts passed and that states its expectation per launch does not need.
-  if (c.expect.stated() && !HasFailure() && !AttributionRequested()) return false;
+  // Not read with the counts (not wanted, or counted by the range profiler): a second run gives
+  // them, which a passing case that does not want them does not need.
+  if (!WantsInstructionTables(c) && !HasFailure()) return false;
   const std::string error = AttributeCase(c, records);
   if (error.empty()) return true;
   if (HasFailure())

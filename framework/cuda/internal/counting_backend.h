@@ -41,7 +41,8 @@ class CountingBackend {
 // The back end that CountersFor(options) names; `trace` outlives it.
 std::unique_ptr<CountingBackend> MakeCountingBackend(const SessionOptions& options, StepTrace& trace);
 
-std::unique_ptr<CountingBackend> MakeSassBackend(StepTrace& trace);
+// `tables`: each record gets its launch's per-instruction table (SessionOptions::attribute_instructions).
+std::unique_ptr<CountingBackend> MakeSassBackend(StepTrace& trace, bool tables);
 std::unique_ptr<CountingBackend> MakeRangeProfilerBackend(const SessionOptions& options, StepTrace& trace);
 
 }  // namespace bankcheck::internal

@@ -26,16 +26,14 @@ LaunchRecord MakeRecord(const LaunchInfo& launch, const std::vector<const char*>
 // there is one range per kernel node.
 std::vector<LaunchInfo> LaunchesForRanges(const std::vector<LaunchInfo>& launches, size_t ranges);
 
-// BANKCHECK_LINES: unset or on (the default), each launch counted through SASS metrics carries its
-// per-instruction table; off, none does (and the suite checks no line): what the tables cost is the
-// difference (benchmarks/line_checks_cost.sh).
-bool InstructionTablesWanted();
-
 // kSassMetrics: the records of one launch from what its instructions counted. A kernel launch
 // gives one record. A graph launch gives one per kernel node, in node order, when its nodes run
 // different kernels (what each kernel counted is then its node's); when a kernel runs in several
 // nodes, or an unnamed one ran, the counts cannot be told apart by node, and the graph launch
 // gives one record with them all (docs/counters.md).
-std::vector<LaunchRecord> SassRecords(const LaunchInfo& launch, const PerKind<bool>& unsupported);
+// With `tables`, each record also gets its per-instruction table from the same read (opcodes and
+// source lines looked up now: ResolveInstructions), attributed_launches 1.
+std::vector<LaunchRecord> SassRecords(const LaunchInfo& launch, const PerKind<bool>& unsupported,
+                                      bool tables);
 
 }  // namespace bankcheck::internal

@@ -50,9 +50,12 @@ struct SessionOptions {
   // shared atomics, wgmma) to read anyway, marked Provenance::kHardware. Each costs a replay pass.
   std::vector<SharedKind> hardware_ideal;
 
-  // Measure() runs `launches` once more under CUPTI's SASS Metrics API and fills each record's
-  // per-instruction counts (LaunchRecord::instructions): only for launches that give the same
-  // result when repeated, as with Replay::kUser. Costs nothing when false.
+  // Each record gets its per-instruction counts (LaunchRecord::instructions, with opcodes and
+  // source lines: docs/attribution.md). Counted through SASS metrics (the default), they come from
+  // the same launches: the opcodes and lines cost one nvdisasm run per loaded module (about 0.5 s
+  // on the H100). With the range profiler, Measure() runs `launches` once more under CUPTI's SASS
+  // Metrics API: only for launches that give the same result when repeated, as with
+  // Replay::kUser. Costs nothing when false.
   bool attribute_instructions = false;
 };
 

@@ -47,8 +47,8 @@ struct InstructionCounts {
 
   friend bool operator==(const InstructionCounts& a, const InstructionCounts& b) {
     return a.pc_offset == b.pc_offset && a.opcode == b.opcode && a.kind == b.kind && a.file == b.file &&
-           a.line == b.line && a.inline_chain == b.inline_chain && a.executions == b.executions && a.wavefronts == b.wavefronts &&
-           a.ideal_wavefronts == b.ideal_wavefronts;
+           a.line == b.line && a.inline_chain == b.inline_chain && a.executions == b.executions &&
+           a.wavefronts == b.wavefronts && a.ideal_wavefronts == b.ideal_wavefronts;
   }
   friend bool operator!=(const InstructionCounts& a, const InstructionCounts& b) { return !(a == b); }
 };

@@ -66,6 +66,12 @@ std::vector<std::string> AttributionSumMismatches(const std::vector<LaunchRecord
 // Per attributed kernel with excess wavefronts: a heading and its `top` instructions by excess.
 std::string AttributionSummary(const std::vector<LaunchRecord>& records, size_t top);
 
+// Whether the case's launches are to carry their per-instruction tables (SessionOptions::
+// attribute_instructions): when its lines are its contract (no c.expect, or line annotations in the
+// file that registers it) or on request (BANKCHECK_ATTRIBUTE=1); never with BANKCHECK_LINES=off
+// (benchmarks/line_checks_cost.sh), though a failing case still gets them by a second run.
+bool WantsInstructionTables(const KernelCase& c);
+
 // Whether every launch of `records` has its per-instruction table (counted through SASS metrics,
 // or attributed by AttributeCase).
 bool HaveInstructionTables(const std::vector<LaunchRecord>& records);
