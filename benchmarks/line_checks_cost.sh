@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # line_checks_cost.sh BUILD_DIR [GTEST_FILTER]: what per-line checking costs the kernel suite (issue
-# 25's target: the suite with per-instruction tables and line checks on every case within 1.25x of
-# the same suite without them).
+# 25's target: the suite with line checks on every case whose lines are its contract within 1.25x
+# of the same suite without them).
 #
 # Runs BUILD_DIR/suites/bankcheck_kernel_suite over the cases (GTEST_FILTER, default all) REPEATS
 # times (default 5) with BANKCHECK_LINES=off (launches counted, no tables, no line checked) and with
-# the default (every launch's table read with its counts, lines checked), alternating, one untimed
+# the default (the tables of every case without c.expect or with annotations in its own file read
+# with its counts, its lines checked), alternating, one untimed
 # run of each first; prints each run's wall time, the medians and their ratio. Pass or fail does not
 # matter here (a case without a baseline fails the same way in both). Exit 0 when it measured, 2
 # on a usage error. Environment: REPEATS, LOG_DIR (default: a new temporary folder).

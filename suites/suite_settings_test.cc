@@ -29,7 +29,7 @@ class SuiteSettingsTest : public ::testing::Test {
       ::unsetenv(name);
     }
     SetSuiteSettings({"/src/app/baselines", "/src/app/build/my_suite-results", "my_suite", "",
-                      "ctest --test-dir /src/app/build"});
+                      "ctest --test-dir /src/app/build", "/src/app", "/src/app/build"});
   }
   void TearDown() override {
     SetSuiteSettings(saved_);
