@@ -65,6 +65,7 @@ BANKCHECK_REGISTER_CASES([] {
   KernelCase conflicted;
   conflicted.name = "fault_demo/d_unannotated_conflict";
   conflicted.description = "a 2-way load in a case annotated conflict-free";
+  conflicted.expect[SharedKind::kLoad].ways = 1;  // stated: without it the case would be baseline-only
   conflicted.run = [](CaseContext& ctx) {
     const std::vector<int> in(64, 1);
     DeviceBuffer<int> d_in(in);

@@ -58,9 +58,7 @@ LaunchRecord MakeRecord(const LaunchInfo& launch, const std::vector<const char*>
   }
   SetSharedCounts(by_name, record);
   AddConsistencyNotes(record);
-  if (!launch.graph && MayLaunchFromDevice(launch.mangled))
-    record.notes.push_back(
-        "the counts include the kernels it launched from the device (dynamic parallelism), as ncu's do");
+  if (!launch.graph && MayLaunchFromDevice(launch.mangled)) record.notes.push_back(kDeviceLaunchesNote);
   return record;
 }
 

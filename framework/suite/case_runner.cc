@@ -16,6 +16,7 @@
 #include "bankcheck/suite.h"
 #include "core/internal/environment.h"
 #include "core/internal/file_io.h"
+#include "cuda/internal/launch_records.h"
 
 namespace bankcheck::suites {
 
@@ -163,6 +164,10 @@ std::vector<std::string> AttributionSumMismatches(const std::vector<LaunchRecord
   std::set<std::string> checked;
   for (const LaunchRecord& record : records) {
     if (record.attributed_launches == 0) continue;
+    // Its counts include its device-launched children, its table only its own instructions.
+    if (std::find(record.notes.begin(), record.notes.end(), internal::kDeviceLaunchesNote) !=
+        record.notes.end())
+      continue;
     // A table of one launch (read with the launch's counts, graph nodes included) is checked against
     // its record; a table of several launches of a kernel (a second run) against all of them.
     std::vector<LaunchRecord> launches;

@@ -31,6 +31,12 @@ std::vector<LaunchInfo> LaunchesForRanges(const std::vector<LaunchInfo>& launche
 // different kernels (what each kernel counted is then its node's); when a kernel runs in several
 // nodes, or an unnamed one ran, the counts cannot be told apart by node, and the graph launch
 // gives one record with them all (docs/counters.md).
+// The note of a record whose counts include the kernels it launched from the device (dynamic
+// parallelism), as ncu's do. Its per-instruction table holds the parent's instructions only: the SASS
+// Metrics API counts no device-launched kernel (docs/counters.md).
+inline constexpr char kDeviceLaunchesNote[] =
+    "the counts include the kernels it launched from the device (dynamic parallelism), as ncu's do";
+
 // With `tables`, each record also gets its per-instruction table from the same read (opcodes and
 // source lines looked up now: ResolveInstructions), attributed_launches 1.
 std::vector<LaunchRecord> SassRecords(const LaunchInfo& launch, const PerKind<bool>& unsupported,
