@@ -17,8 +17,8 @@ TEST(SuiteRunnerGpuTest, AFaultingCaseFailsAloneAndTheOthersStillRun) {
   // lock for this process, which the demo program (not our child) would then wait for.
   const GpuProbe& probe = ProbeGpu();
   if (!probe.usable()) {
-    if (testing::GpuRequired()) GTEST_FAIL() << testing::NoGpuMessage(probe);
-    GTEST_SKIP() << testing::NoGpuMessage(probe);
+    if (gtest::GpuRequired()) GTEST_FAIL() << gtest::NoGpuMessage(probe);
+    GTEST_SKIP() << gtest::NoGpuMessage(probe);
   }
   const DemoRun run = RunFaultDemo();
   EXPECT_EQ(run.exit_code, 1) << run.output;

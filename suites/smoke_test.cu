@@ -13,7 +13,7 @@
 namespace {
 
 using bankcheck::DeviceBuffer;
-using namespace bankcheck::testing;
+using namespace bankcheck::gtest;
 using ::testing::AllOf;
 
 // Each of 256 threads stores its value at smem[tid * stride % 512] (a conflict-free,
@@ -60,7 +60,8 @@ TEST(SmokeTest, CounterSessionMeasuresOneLaunch) {
   EXPECT_THAT(r.kernel, ::testing::HasSubstr("RoundTripThroughShared<2>"));
   EXPECT_EQ(r.block, (bankcheck::Dim3{256, 1, 1}));
   // 8 warps, one store and one load each; stride 2 words is 2-way.
-  EXPECT_THAT(r, AllOf(SharedLoads(8), SharedStores(8), LoadWays(2), StoreWays(2), Conflicts(8, 8)));
+  EXPECT_THAT(r,
+              AllOf(LoadInstructions(8), StoreInstructions(8), LoadWays(2), StoreWays(2), Conflicts(8, 8)));
 }
 
 }  // namespace

@@ -53,9 +53,9 @@ TEST(SuiteRunnerTest, ProgressLines) {
 
 TEST(SuiteRunnerTest, WithoutAGpuEveryCaseSkipsAndTheRunSaysSo) {
   if (ProbeGpu().usable()) GTEST_SKIP() << "this machine has a usable GPU (the GPU test below runs instead)";
-  if (testing::GpuRequired()) GTEST_SKIP() << "BANKCHECK_REQUIRE_GPU=1: the cases would fail, not skip";
+  if (gtest::GpuRequired()) GTEST_SKIP() << "BANKCHECK_REQUIRE_GPU=1: the cases would fail, not skip";
   const DemoRun run = RunFaultDemo();
-  EXPECT_EQ(run.exit_code, testing::kAllSkippedExitCode) << run.output;
+  EXPECT_EQ(run.exit_code, gtest::kAllSkippedExitCode) << run.output;
   EXPECT_THAT(run.output, HasSubstr("bankcheck: every case was skipped"));
 }
 

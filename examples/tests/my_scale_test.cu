@@ -22,12 +22,12 @@ __global__ void StridedStore(const float* in, float* out, int stride) {
 
 TEST(MyOwnTest, StrideTwoStoresAreTwoWayAndStrideOneConflictFree) {
   BANKCHECK_SKIP_WITHOUT_GPU();  // skip with the reason (or fail with BANKCHECK_REQUIRE_GPU=1)
-  using namespace bankcheck::testing;
+  using namespace bankcheck::gtest;
   const std::vector<float> in(256, 1.0f);
   bankcheck::DeviceBuffer<float> d_in(in), d_out(256);
   const bankcheck::LaunchRecord two =
       MeasureLaunch([&] { StridedStore<<<1, 256>>>(d_in.get(), d_out.get(), 2); });
-  EXPECT_THAT(two, ::testing::AllOf(StoreWays(2), SharedStores(8)));
+  EXPECT_THAT(two, ::testing::AllOf(StoreWays(2), StoreInstructions(8)));
   const bankcheck::LaunchRecord one =
       MeasureLaunch([&] { StridedStore<<<1, 256>>>(d_in.get(), d_out.get(), 1); });
   EXPECT_THAT(one, ConflictFree());

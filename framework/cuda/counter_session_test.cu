@@ -16,15 +16,15 @@
 namespace bankcheck {
 namespace {
 
+using gtest::Conflicts;
+using gtest::LoadInstructions;
+using gtest::LoadWays;
+using gtest::MeasureLaunch;
+using gtest::MeasureLaunches;
+using gtest::StoreInstructions;
+using gtest::StoreWays;
 using ::testing::AllOf;
-using testing::Conflicts;
 using ::testing::HasSubstr;
-using testing::LoadWays;
-using testing::MeasureLaunch;
-using testing::MeasureLaunches;
-using testing::SharedLoads;
-using testing::SharedStores;
-using testing::StoreWays;
 
 // ---- Kernels from the research note's probes ------------------------------------------------
 
@@ -108,9 +108,10 @@ TEST(CounterSessionGpuTest, DemoKernelsMatchTheTable) {
     DemoKernel<32><<<1, 256>>>(sink.get());
   });
   ASSERT_EQ(r.size(), 3u);
-  EXPECT_THAT(r[0], AllOf(SharedLoads(8), SharedStores(8), Conflicts(0, 0)));
-  EXPECT_THAT(r[1], AllOf(SharedLoads(8), SharedStores(8), Conflicts(8, 8)));
-  EXPECT_THAT(r[2], AllOf(SharedLoads(8), SharedStores(8), Conflicts(248, 248), LoadWays(32), StoreWays(32)));
+  EXPECT_THAT(r[0], AllOf(LoadInstructions(8), StoreInstructions(8), Conflicts(0, 0)));
+  EXPECT_THAT(r[1], AllOf(LoadInstructions(8), StoreInstructions(8), Conflicts(8, 8)));
+  EXPECT_THAT(r[2], AllOf(LoadInstructions(8), StoreInstructions(8), Conflicts(248, 248), LoadWays(32),
+                          StoreWays(32)));
   EXPECT_EQ(r[2].loads().wavefronts, 256u);
   for (const LaunchRecord& record : r) {
     EXPECT_EQ(record.counted_by, CountedBy::kSassMetrics);
@@ -172,7 +173,8 @@ TEST(CounterSessionGpuTest, OneWarpStridesAreSWay) {
   ASSERT_EQ(r.size(), strides.size());
   for (size_t i = 0; i < strides.size(); ++i) {
     const uint64_t s = static_cast<uint64_t>(strides[i]);
-    EXPECT_THAT(r[i], AllOf(SharedLoads(1), SharedStores(1), Conflicts(s - 1, s - 1))) << "stride " << s;
+    EXPECT_THAT(r[i], AllOf(LoadInstructions(1), StoreInstructions(1), Conflicts(s - 1, s - 1)))
+        << "stride " << s;
     EXPECT_EQ(r[i].loads().wavefronts, s);
   }
 }
@@ -188,9 +190,9 @@ TEST(CounterSessionGpuTest, SmallTransposesMatchTheTable) {
     Transpose32x32Block<33><<<dim3(4, 4), dim3(32, 32)>>>(in.get(), out.get(), n);
   });
   ASSERT_EQ(r.size(), 2u);
-  EXPECT_THAT(r[0], AllOf(SharedLoads(512), SharedStores(512), Conflicts(15872, 0)));
+  EXPECT_THAT(r[0], AllOf(LoadInstructions(512), StoreInstructions(512), Conflicts(15872, 0)));
   EXPECT_EQ(r[0].loads().wavefronts, 16384u);
-  EXPECT_THAT(r[1], AllOf(SharedLoads(512), SharedStores(512), Conflicts(0, 0)));
+  EXPECT_THAT(r[1], AllOf(LoadInstructions(512), StoreInstructions(512), Conflicts(0, 0)));
   EXPECT_EQ(r[0].grid, (Dim3{4, 4, 1}));
   EXPECT_EQ(r[0].block, (Dim3{32, 32, 1}));
   EXPECT_THAT(r[0].kernel, HasSubstr("Transpose32x32Block<32>"));
@@ -276,18 +278,18 @@ TEST(CounterSessionGpuTest, AGraphRunningOneKernelTwiceIsOneRecordUnlessRangePro
   ASSERT_EQ(sass.size(), 1u);
   EXPECT_EQ(sass[0].graph_kernels.size(), 2u);
   EXPECT_THAT(sass[0].kernel, HasSubstr("CUDA graph ["));
-  EXPECT_THAT(sass[0], AllOf(SharedLoads(16), SharedStores(16), Conflicts(16, 16)));
+  EXPECT_THAT(sass[0], AllOf(LoadInstructions(16), StoreInstructions(16), Conflicts(16, 16)));
   SessionOptions range_profiler;
   range_profiler.counters = SessionOptions::Counters::kRangeProfiler;
   const std::vector<LaunchRecord> ranged = Measure(launch, range_profiler);
   ASSERT_EQ(ranged.size(), 2u);
-  for (const LaunchRecord& node : ranged) EXPECT_THAT(node, AllOf(SharedLoads(8), Conflicts(8, 8)));
+  for (const LaunchRecord& node : ranged) EXPECT_THAT(node, AllOf(LoadInstructions(8), Conflicts(8, 8)));
   cudaStreamDestroy(stream);
 }
 
 // A graph built once in the fixture's set-up, before any test calls BANKCHECK_SKIP_WITHOUT_GPU,
 // and launched in the tests: bankcheck::gtest_main set bankcheck up before any set-up ran
-// (testing::CounterSessionEnvironment), so every kernel node is counted, in both ways to count.
+// (gtest::CounterSessionEnvironment), so every kernel node is counted, in both ways to count.
 class GraphBuiltInSetUpTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -314,9 +316,9 @@ class GraphBuiltInSetUpTest : public ::testing::Test {
   static void ExpectBothNodes(const std::vector<LaunchRecord>& records) {
     ASSERT_EQ(records.size(), 2u);
     EXPECT_THAT(records[0].kernel, HasSubstr("DemoKernel<2>"));
-    EXPECT_THAT(records[0], AllOf(SharedLoads(8), SharedStores(8), Conflicts(8, 8)));
+    EXPECT_THAT(records[0], AllOf(LoadInstructions(8), StoreInstructions(8), Conflicts(8, 8)));
     EXPECT_THAT(records[1].kernel, HasSubstr("DemoKernel<32>"));
-    EXPECT_THAT(records[1], AllOf(SharedLoads(8), SharedStores(8), Conflicts(248, 248)));
+    EXPECT_THAT(records[1], AllOf(LoadInstructions(8), StoreInstructions(8), Conflicts(248, 248)));
   }
 
   static DeviceBuffer<int>* sink_;
@@ -420,8 +422,8 @@ TEST(CounterSessionGpuTest, UserReplayGivesTheSameCountsAndRunsTheLaunchesOncePe
       },
       options);
   ASSERT_EQ(r.size(), 3u);
-  EXPECT_THAT(r[0], AllOf(SharedLoads(8), SharedStores(8), Conflicts(0, 0)));
-  EXPECT_THAT(r[1], AllOf(SharedLoads(8), SharedStores(8), Conflicts(248, 248)));
+  EXPECT_THAT(r[0], AllOf(LoadInstructions(8), StoreInstructions(8), Conflicts(0, 0)));
+  EXPECT_THAT(r[1], AllOf(LoadInstructions(8), StoreInstructions(8), Conflicts(248, 248)));
   EXPECT_THAT(r[1].kernel, HasSubstr("DemoKernel<32>"));
   EXPECT_EQ(counter.ToHost()[0], 2) << "the core metrics need two passes, so the launches run twice";
 }

@@ -59,15 +59,15 @@ int RunSuiteProgram(int argc, char** argv) {
       // e.g. GTEST_FILTER naming a case of another topic: CTest reports this one as skipped.
       std::cout << "bankcheck: every case was skipped: the filter '" << filter << "' selects none"
                 << (topic.empty() ? "" : " of topic '" + topic + "'") << "\n";
-      return bankcheck::testing::kAllSkippedExitCode;
+      return bankcheck::gtest::kAllSkippedExitCode;
     }
     ::unsetenv("GTEST_FILTER");  // the children get the cases by name
     return suites::SuperviseCases(argv[0], args, tests);
   }
   // Before anything touches CUDA: run on the GPU CTest allocated to this test, if any.
-  if (!bankcheck::testing::SelectGpuFromCtestAllocation()) return 1;
+  if (!bankcheck::gtest::SelectGpuFromCtestAllocation()) return 1;
   ::testing::InitGoogleMock(&argc, argv);
-  ::testing::AddGlobalTestEnvironment(new bankcheck::testing::CounterSessionEnvironment);
+  ::testing::AddGlobalTestEnvironment(new bankcheck::gtest::CounterSessionEnvironment);
   suites::InstallChildListener();
   return RUN_ALL_TESTS();  // the supervisor tells "every case skipped" from the progress file
 }

@@ -85,7 +85,7 @@ TEST_P(CaseTest, Run) {
   if (CountersDisabled()) GTEST_SKIP() << "BANKCHECK_COUNTERS=off: the launches ran unmeasured";
   const std::vector<LaunchRecord>& records = context.records();
   result_.launches = records;
-  testing::RecordLaunchProperties(records);
+  gtest::RecordLaunchProperties(records);
   ASSERT_FALSE(records.empty()) << c.name
                                 << " measured no kernel launch: wrap its launch in ctx.Measure(...)";
   // The per-line contract needs each launch's instructions: read with the counts by default.

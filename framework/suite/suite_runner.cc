@@ -185,7 +185,7 @@ int SuperviseCases(const std::string& program, const std::vector<std::string>& a
   std::remove(progress.c_str());
   if (exit_code == 0 && !tests.empty() && skipped == tests.size()) {
     std::cout << "bankcheck: every case was skipped\n";
-    return testing::kAllSkippedExitCode;
+    return gtest::kAllSkippedExitCode;
   }
   return exit_code;
 }

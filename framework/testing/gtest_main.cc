@@ -6,8 +6,8 @@
 
 int main(int argc, char** argv) {
   // Before anything touches CUDA: run on the GPU CTest allocated to this test, if any.
-  if (!bankcheck::testing::SelectGpuFromCtestAllocation()) return 1;
+  if (!bankcheck::gtest::SelectGpuFromCtestAllocation()) return 1;
   ::testing::InitGoogleMock(&argc, argv);
-  ::testing::AddGlobalTestEnvironment(new bankcheck::testing::CounterSessionEnvironment);
-  return bankcheck::testing::ExitCodeOf(RUN_ALL_TESTS());
+  ::testing::AddGlobalTestEnvironment(new bankcheck::gtest::CounterSessionEnvironment);
+  return bankcheck::gtest::ExitCodeOf(RUN_ALL_TESTS());
 }

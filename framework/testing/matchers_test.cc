@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace bankcheck::testing {
+namespace bankcheck::gtest {
 namespace {
 
 using ::testing::AllOf;
@@ -49,11 +49,11 @@ TEST(MatchersTest, CountsAndWaysTakeInnerMatchers) {
   using ::testing::Gt;
   using ::testing::Le;
   const LaunchRecord r = Record({8, 16, 8}, {8, 8, 8});
-  EXPECT_THAT(r, AllOf(LoadWays(Le(2)), StoreWays(Ge(1)), SharedLoads(Gt(0)), Conflicts(Le(8), 0)));
+  EXPECT_THAT(r, AllOf(LoadWays(Le(2)), StoreWays(Ge(1)), LoadInstructions(Gt(0)), Conflicts(Le(8), 0)));
   EXPECT_THAT(r, Not(LoadWays(Le(1.5))));
   EXPECT_THAT(FailureText(LoadWays(Le(1.5)), r),
               ::testing::HasSubstr("has shared loads served with wavefronts / ideal that is <= 1.5 |"));
-  EXPECT_THAT(FailureText(SharedStores(Gt(8)), r),
+  EXPECT_THAT(FailureText(StoreInstructions(Gt(8)), r),
               ::testing::HasSubstr("executes a number that is > 8 shared store instructions"));
 }
 
@@ -83,9 +83,9 @@ TEST(MatchersTest, Ways) {
 
 TEST(MatchersTest, InstructionCounts) {
   const LaunchRecord r = Record({128, 4096, 512}, {512, 512, 512});
-  EXPECT_THAT(r, AllOf(SharedLoads(128), SharedStores(512)));
-  EXPECT_THAT(r, Not(SharedLoads(512)));
-  EXPECT_EQ(FailureText(SharedLoads(512), r),
+  EXPECT_THAT(r, AllOf(LoadInstructions(128), StoreInstructions(512)));
+  EXPECT_THAT(r, Not(LoadInstructions(512)));
+  EXPECT_EQ(FailureText(LoadInstructions(512), r),
             "executes 512 shared load instructions | ld: 128 instructions, 4096 wavefronts, 512 ideal, "
             "3584 conflicts (8-way) | st: 512 instructions, 512 wavefronts, 512 ideal, 0 conflicts (1-way)");
 }
@@ -100,4 +100,4 @@ TEST(MatchersTest, Conflicts) {
 }
 
 }  // namespace
-}  // namespace bankcheck::testing
+}  // namespace bankcheck::gtest

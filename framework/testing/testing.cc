@@ -8,7 +8,7 @@
 #include "bankcheck/error.h"
 #include "core/internal/environment.h"
 
-namespace bankcheck::testing {
+namespace bankcheck::gtest {
 
 int ExitCodeOf(int run_all_tests_result) {
   const ::testing::UnitTest& unit = *::testing::UnitTest::GetInstance();
@@ -132,4 +132,4 @@ LaunchRecord MeasureLaunch(const std::function<void()>& launch, const SessionOpt
   return records.front();
 }
 
-}  // namespace bankcheck::testing
+}  // namespace bankcheck::gtest

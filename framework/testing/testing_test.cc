@@ -20,31 +20,31 @@ TEST(NoGpuMessageTest, SaysSkippedOrRequired) {
   GpuProbe probe;
   probe.reason = "no NVIDIA driver is loaded on this machine";
   unsetenv("BANKCHECK_REQUIRE_GPU");
-  EXPECT_THAT(testing::NoGpuMessage(probe), HasSubstr("GPU test skipped, no usable GPU: no NVIDIA driver"));
+  EXPECT_THAT(gtest::NoGpuMessage(probe), HasSubstr("GPU test skipped, no usable GPU: no NVIDIA driver"));
   setenv("BANKCHECK_REQUIRE_GPU", "1", 1);
-  EXPECT_TRUE(testing::GpuRequired());
-  EXPECT_THAT(testing::NoGpuMessage(probe),
+  EXPECT_TRUE(gtest::GpuRequired());
+  EXPECT_THAT(gtest::NoGpuMessage(probe),
               HasSubstr("BANKCHECK_REQUIRE_GPU=1 is set but there is no usable GPU"));
   setenv("BANKCHECK_REQUIRE_GPU", "0", 1);
-  EXPECT_FALSE(testing::GpuRequired());
+  EXPECT_FALSE(gtest::GpuRequired());
   unsetenv("BANKCHECK_REQUIRE_GPU");
 }
 
 TEST(CtestGpuAllocationTest, PinsTheAllocatedGpu) {
-  EXPECT_EQ(testing::VisibleDevicesForCtestAllocation(nullptr, nullptr), "");
-  EXPECT_EQ(testing::VisibleDevicesForCtestAllocation("id:1,slots:1", nullptr), "1");
-  EXPECT_EQ(testing::VisibleDevicesForCtestAllocation("id:0,slots:1", ""), "0");
+  EXPECT_EQ(gtest::VisibleDevicesForCtestAllocation(nullptr, nullptr), "");
+  EXPECT_EQ(gtest::VisibleDevicesForCtestAllocation("id:1,slots:1", nullptr), "1");
+  EXPECT_EQ(gtest::VisibleDevicesForCtestAllocation("id:0,slots:1", ""), "0");
   // Ids index the devices the runner was already limited to.
-  EXPECT_EQ(testing::VisibleDevicesForCtestAllocation("id:1,slots:1", "4,6"), "6");
-  EXPECT_EQ(testing::VisibleDevicesForCtestAllocation("id:0,slots:1", "GPU-abc,GPU-def"), "GPU-abc");
-  EXPECT_EQ(testing::VisibleDevicesForCtestAllocation("slots:1,id:1", "4,6"), "6");
-  EXPECT_EQ(testing::VisibleDevicesForCtestAllocation("id:1,slots:1;id:0,slots:1", "4,6"), "6");
+  EXPECT_EQ(gtest::VisibleDevicesForCtestAllocation("id:1,slots:1", "4,6"), "6");
+  EXPECT_EQ(gtest::VisibleDevicesForCtestAllocation("id:0,slots:1", "GPU-abc,GPU-def"), "GPU-abc");
+  EXPECT_EQ(gtest::VisibleDevicesForCtestAllocation("slots:1,id:1", "4,6"), "6");
+  EXPECT_EQ(gtest::VisibleDevicesForCtestAllocation("id:1,slots:1;id:0,slots:1", "4,6"), "6");
 }
 
 TEST(CtestGpuAllocationTest, RefusesAMalformedIdOrOneOutsideTheVisibleGpus) {
   const auto error_of = [](const char* ctest_gpus, const char* visible) {
     try {
-      testing::VisibleDevicesForCtestAllocation(ctest_gpus, visible);
+      gtest::VisibleDevicesForCtestAllocation(ctest_gpus, visible);
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::kBadInput);
       return std::string(e.what());
@@ -68,13 +68,13 @@ TEST(CtestGpuAllocationTest, SelectingARefusedAllocationFailsWithoutChangingTheD
   ::setenv("CTEST_RESOURCE_GROUP_0_GPUS", "id:5,slots:1", 1);
   ::setenv("CUDA_VISIBLE_DEVICES", "2,3", 1);
   ::testing::internal::CaptureStderr();
-  EXPECT_FALSE(testing::SelectGpuFromCtestAllocation());
+  EXPECT_FALSE(gtest::SelectGpuFromCtestAllocation());
   EXPECT_THAT(::testing::internal::GetCapturedStderr(),
               HasSubstr("bankcheck: error: CTEST_RESOURCE_GROUP_0_GPUS"));
   EXPECT_STREQ(std::getenv("CUDA_VISIBLE_DEVICES"), "2,3");
   ::setenv("CTEST_RESOURCE_GROUP_0_GPUS", "id:1,slots:1", 1);
   ::testing::internal::CaptureStderr();
-  EXPECT_TRUE(testing::SelectGpuFromCtestAllocation());
+  EXPECT_TRUE(gtest::SelectGpuFromCtestAllocation());
   ::testing::internal::GetCapturedStderr();
   EXPECT_STREQ(std::getenv("CUDA_VISIBLE_DEVICES"), "3");
   ::unsetenv("CTEST_RESOURCE_GROUP_0_GPUS");

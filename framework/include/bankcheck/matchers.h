@@ -1,7 +1,7 @@
 #pragma once
 // gMock matchers for LaunchRecord, with failure text that shows the measured counts:
 //   EXPECT_THAT(record, ConflictFree());                  // every kind
-//   EXPECT_THAT(record, AllOf(LoadWays(32), StoreWays(1), SharedLoads(512)));
+//   EXPECT_THAT(record, AllOf(LoadWays(32), StoreWays(1), LoadInstructions(512)));
 //   EXPECT_THAT(record, Conflicts(256, 256));            // loads, stores
 //   EXPECT_THAT(record, AllOf(KindWays(SharedKind::kLdmatrix, 8), KindInstructions(SharedKind::kLdmatrix,
 //   4)));
@@ -16,7 +16,7 @@
 #include "bankcheck/launch_record.h"
 #include "bankcheck/shared_kind.h"
 
-namespace bankcheck::testing {
+namespace bankcheck::gtest {
 
 namespace internal {
 // "ld: 8 instructions, 16 wavefronts, ... | st: ..." for the kinds the record shows.
@@ -117,14 +117,14 @@ MATCHER_P(StoreWays, ways,
   return internal::WaysMatcher(ways).Matches(arg.stores().ways());
 }
 
-MATCHER_P(SharedLoads, instructions,
+MATCHER_P(LoadInstructions, instructions,
           std::string(negation ? "doesn't execute " : "executes ") + internal::CountText(instructions) +
               " shared load instructions") {
   internal::Explain(arg, result_listener);
   return internal::CountMatcher(instructions).Matches(arg.loads().instructions);
 }
 
-MATCHER_P(SharedStores, instructions,
+MATCHER_P(StoreInstructions, instructions,
           std::string(negation ? "doesn't execute " : "executes ") + internal::CountText(instructions) +
               " shared store instructions") {
   internal::Explain(arg, result_listener);
@@ -139,4 +139,4 @@ MATCHER_P2(Conflicts, load_conflicts, store_conflicts,
          internal::CountMatcher(store_conflicts).Matches(arg.stores().conflicts());
 }
 
-}  // namespace bankcheck::testing
+}  // namespace bankcheck::gtest

@@ -12,7 +12,9 @@
 #include "bankcheck/gpu_probe.h"
 #include "bankcheck/launch_record.h"
 
-namespace bankcheck::testing {
+// Named gtest, not testing: inside namespace bankcheck (or after `using namespace bankcheck`),
+// `testing::` still means GoogleTest's.
+namespace bankcheck::gtest {
 
 // The exit code of a test program whose every test skipped (no usable GPU) and none failed: CTest
 // reports such a program as skipped (SKIP_RETURN_CODE), not passed.
@@ -32,7 +34,7 @@ std::string NoGpuMessage(const GpuProbe& probe);
 // CUDA graph a fixture instantiates is counted node by node when a test measures it (CUDA runs a
 // graph instantiated before bankcheck was set up uninstrumented beyond its first node:
 // docs/counters.md, "CUDA graphs"). bankcheck::gtest_main adds it; a program with its own main()
-// adds it with ::testing::AddGlobalTestEnvironment(new bankcheck::testing::CounterSessionEnvironment).
+// adds it with ::testing::AddGlobalTestEnvironment(new bankcheck::gtest::CounterSessionEnvironment).
 class CounterSessionEnvironment : public ::testing::Environment {
  public:
   void SetUp() override;
@@ -61,20 +63,20 @@ std::string VisibleDevicesForCtestAllocation(const char* ctest_gpus, const char*
 // allocation is refused: the caller exits with a failure instead of running on another GPU.
 [[nodiscard]] bool SelectGpuFromCtestAllocation();
 
-}  // namespace bankcheck::testing
+}  // namespace bankcheck::gtest
 
 // First statement of every GPU test: skips with the reason when no usable GPU is there, or fails
 // when BANKCHECK_REQUIRE_GPU=1. Never touches CUPTI before the check; after it, starts CUPTI's set-up
 // (PrepareCounterSession) before the test creates its CUDA context.
-#define BANKCHECK_SKIP_WITHOUT_GPU()                                          \
-  do {                                                                        \
-    const ::bankcheck::GpuProbe& bankcheck_probe_ = ::bankcheck::ProbeGpu();  \
-    if (!bankcheck_probe_.usable()) {                                         \
-      if (::bankcheck::testing::GpuRequired()) {                              \
-        GTEST_FAIL() << ::bankcheck::testing::NoGpuMessage(bankcheck_probe_); \
-      } else {                                                                \
-        GTEST_SKIP() << ::bankcheck::testing::NoGpuMessage(bankcheck_probe_); \
-      }                                                                       \
-    }                                                                         \
-    ::bankcheck::PrepareCounterSession();                                     \
+#define BANKCHECK_SKIP_WITHOUT_GPU()                                         \
+  do {                                                                       \
+    const ::bankcheck::GpuProbe& bankcheck_probe_ = ::bankcheck::ProbeGpu(); \
+    if (!bankcheck_probe_.usable()) {                                        \
+      if (::bankcheck::gtest::GpuRequired()) {                               \
+        GTEST_FAIL() << ::bankcheck::gtest::NoGpuMessage(bankcheck_probe_);  \
+      } else {                                                               \
+        GTEST_SKIP() << ::bankcheck::gtest::NoGpuMessage(bankcheck_probe_);  \
+      }                                                                      \
+    }                                                                        \
+    ::bankcheck::PrepareCounterSession();                                    \
   } while (0)

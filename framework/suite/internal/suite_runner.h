@@ -43,7 +43,7 @@ std::vector<FinishedCase> ParseProgress(const std::string& text);
 // Runs `tests` in child processes of `program` (argv[0] and the caller's other gtest flags in
 // `args`), starting a fresh child for the cases after one that faults or kills its process. Prints
 // what it does on stdout; returns the exit code for the whole run: 0 when every case passed (or
-// some skipped), testing::kAllSkippedExitCode when every case skipped, 1 when any failed.
+// some skipped), gtest::kAllSkippedExitCode when every case skipped, 1 when any failed.
 int SuperviseCases(const std::string& program, const std::vector<std::string>& args,
                    const std::vector<std::string>& tests);
 
