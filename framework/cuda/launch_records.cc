@@ -79,14 +79,15 @@ std::vector<LaunchRecord> SassRecords(const LaunchInfo& launch, const PerKind<bo
                                       bool tables) {
   // A record of the kernels in `parts` (by mangled name), with their instructions: the table of
   // this one launch (attributed_launches 1), read with its totals.
-  using Part = std::pair<const std::string, KernelSass>;
+  using Part = KernelSass::value_type;
   const auto record_with = [&](const LaunchInfo& info, const std::vector<const Part*>& parts) {
     LaunchRecord record = RecordOf(info);
     KindSums total;
     for (const Part* part : parts) {
-      for (const SharedKindInfo& kind : SharedKinds()) total[kind.kind] += part->second.sums[kind.kind];
+      const KindSums sums = SumByKind(part->second);
+      for (const SharedKindInfo& kind : SharedKinds()) total[kind.kind] += sums[kind.kind];
       if (!tables) continue;
-      for (InstructionCounts& instruction : ResolveInstructions(part->first, part->second.instructions))
+      for (InstructionCounts& instruction : ResolveInstructions(part->first, part->second))
         record.instructions.push_back(std::move(instruction));
     }
     SortByExcess(record.instructions);

@@ -267,6 +267,15 @@ std::optional<SassInstruction> SassInstructionOf(const Key& key, const std::map<
   return instruction;
 }
 
+// The shared-memory instructions of `reported`, by kernel.
+KernelSass ByKernel(const Reported& reported, const MetricIds& ids) {
+  KernelSass by_kernel;
+  for (const auto& [key, values] : reported)
+    if (const std::optional<SassInstruction> instruction = SassInstructionOf(key, values, ids))
+      by_kernel[std::get<1>(key)].push_back(*instruction);
+  return by_kernel;
+}
+
 // SASS patching on `context` for as long as it lives.
 class SassPatching {
  public:
@@ -304,23 +313,22 @@ SassCounting::SassCounting(CUcontext context, int device, const std::string& chi
 
 SassCounting::~SassCounting() = default;
 
-std::map<std::string, KernelSass> SassCounting::Take() {
-  std::map<std::string, KernelSass> by_kernel;
+KernelSass SassCounting::Take() {
   Reported reported = Flush(state_->context);
   // A module loaded in two contexts has the same instructions (keys) in both: add them up.
   for (const auto& [context, patching] : state_->others)
     for (const auto& [key, values] : Flush(context))
       for (const auto& [id, value] : values) reported[key][id] += value;
   // Kept per instruction: the table of each launch comes from its own counts, at no second run.
-  for (const auto& [key, values] : reported) {
-    const std::optional<SassInstruction> instruction = SassInstructionOf(key, values, state_->ids);
-    if (!instruction) continue;
-    KernelSass& kernel = by_kernel[std::get<1>(key)];
-    kernel.sums[instruction->kind] +=
-        SharedCounts{instruction->executions, instruction->wavefronts, instruction->ideal_wavefronts};
-    kernel.instructions.push_back(*instruction);
-  }
-  return by_kernel;
+  return ByKernel(reported, state_->ids);
+}
+
+KindSums SumByKind(const std::vector<SassInstruction>& instructions) {
+  KindSums sums;
+  for (const SassInstruction& instruction : instructions)
+    sums[instruction.kind] +=
+        SharedCounts{instruction.executions, instruction.wavefronts, instruction.ideal_wavefronts};
+  return sums;
 }
 
 void SassCounting::Watch(CUcontext context) {
@@ -366,12 +374,8 @@ std::map<std::string, std::vector<InstructionCounts>> AttributeInstructions(
     }
     reported = Flush(context);
   }
-  std::map<std::string, std::vector<SassInstruction>> by_kernel;
-  for (const auto& [key, values] : reported)
-    if (const std::optional<SassInstruction> instruction = SassInstructionOf(key, values, ids))
-      by_kernel[std::get<1>(key)].push_back(*instruction);
   std::map<std::string, std::vector<InstructionCounts>> tables;
-  for (const auto& [kernel, instructions] : by_kernel)
+  for (const auto& [kernel, instructions] : ByKernel(reported, ids))
     tables[kernel] = ResolveInstructions(kernel, instructions);
   return tables;
 }

@@ -8,8 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "bankcheck/counter_session.h"
 #include "bankcheck/error.h"
 #include "bankcheck/kernel_registry.h"
+#include "bankcheck/suite.h"
 #include "bankcheck/testing.h"
 #include "core/internal/environment.h"
 #include "suite/internal/suite_runner.h"
@@ -67,6 +69,8 @@ int RunSuiteProgram(int argc, char** argv) {
   // Before anything touches CUDA: run on the GPU CTest allocated to this test, if any.
   if (!bankcheck::gtest::SelectGpuFromCtestAllocation()) return 1;
   ::testing::InitGoogleMock(&argc, argv);
+  // Inlined code in the tables is attributed to its call site in this suite's project.
+  bankcheck::SetProjectSources(suites::GetSuiteSettings().source_dir, suites::GetSuiteSettings().build_dir);
   ::testing::AddGlobalTestEnvironment(new bankcheck::gtest::CounterSessionEnvironment);
   suites::InstallChildListener();
   return RUN_ALL_TESTS();  // the supervisor tells "every case skipped" from the progress file

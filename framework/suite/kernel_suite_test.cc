@@ -12,7 +12,6 @@
 #include "bankcheck/kernel_registry.h"
 #include "bankcheck/results.h"
 #include "bankcheck/run_metadata.h"
-#include "bankcheck/suite.h"
 #include "bankcheck/testing.h"
 #include "suite/internal/case_runner.h"
 
@@ -73,9 +72,6 @@ TEST_P(CaseTest, Run) {
   for (const SharedKindInfo& info : SharedKinds())
     result_.expected_ways[info.kind] = c.expect[info.kind].ways;
   BANKCHECK_SKIP_WITHOUT_GPU();
-  static const bool project_sources_set =
-      (SetProjectSources(GetSuiteSettings().source_dir, GetSuiteSettings().build_dir), true);
-  (void)project_sources_set;
 
   SessionOptions session = c.session;
   session.attribute_instructions = session.attribute_instructions || WantsInstructionTables(c);

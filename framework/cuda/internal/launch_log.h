@@ -29,7 +29,7 @@ struct LaunchInfo : KernelShape {
   std::string context_unmeasurable;
   CUstream stream = nullptr;  // as launched (for telling a captured launch from a real one)
   // kSassMetrics: what the launch's instructions counted, by mangled kernel name, once read.
-  std::map<std::string, KernelSass> sass;
+  KernelSass sass;
   bool counted = false;
 };
 

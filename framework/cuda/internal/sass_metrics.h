@@ -56,11 +56,11 @@ struct SassInstruction {
 // SetProjectSources (counter_session.h): where inlined instructions' call sites are looked for.
 void SetProjectSources(const std::string& project_root, const std::string& build_root);
 
-// What a kernel's patched instructions counted in one read: per kind, and per instruction.
-struct KernelSass {
-  KindSums sums;
-  std::vector<SassInstruction> instructions;
-};
+// What each kernel's patched shared-memory instructions counted in one read, by mangled kernel name.
+using KernelSass = std::map<std::string, std::vector<SassInstruction>>;
+
+// Per-kind sums of `instructions`.
+KindSums SumByKind(const std::vector<SassInstruction>& instructions);
 
 // The instructions of `function` with their opcodes (nvdisasm) and source lines (nvdisasm -gi, else
 // CUPTI's correlation), inlined code attributed to its call site in the project's sources
@@ -82,7 +82,7 @@ class SassCounting {
   // What the instructions counted since the last call (or since patching began), by mangled kernel
   // name, in every context patched; the work counted must have finished (synchronize first). Throws
   // bankcheck::Error when CUPTI refuses.
-  std::map<std::string, KernelSass> Take();
+  KernelSass Take();
   // Patches `context` too (a kernel launched in a context other than the session's: a library's
   // own context, cuCtxCreate), until Forget(context) or the end; nothing when it is patched
   // already. Throws bankcheck::Error when CUPTI refuses.
