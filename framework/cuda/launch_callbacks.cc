@@ -9,6 +9,8 @@
 #include <generated_cuda_meta.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <iterator>
 #include <memory>
 #include <optional>
@@ -16,11 +18,16 @@
 
 #include "cuda/internal/cupti_errors.h"
 #include "cuda/internal/launch_log.h"
+#include "cuda/internal/nvtx_ranges.h"
 #include "cuda/internal/process_state.h"
 #include "cuda/internal/sass_metrics.h"
 
 namespace bankcheck::internal {
 namespace {
+
+InjectionHooks injection_hooks;
+// The index of the next launch (LaunchRecord::process_launch).
+std::atomic<uint64_t> next_launch{0};
 
 // The functions that launch work the session records.
 constexpr CUpti_CallbackId kLaunchFunctions[] = {
@@ -98,7 +105,7 @@ bool MakesGraphExec(CUpti_CallbackId id) {
 }
 
 // Graph instantiation, update, destruction and launch: what the log keeps of graphs.
-void OnGraphCall(CUpti_CallbackId id, const CUpti_CallbackData& info) {
+void OnGraphCall(CUpti_CallbackId id, const CUpti_CallbackData& info, const LaunchInfo& origin) {
   LaunchLog& log = TheLaunchLog();
   // The instrumentation around an instantiation or update outside a session (this thread's).
   thread_local std::unique_ptr<SassCounting> instrumented;
@@ -127,7 +134,8 @@ void OnGraphCall(CUpti_CallbackId id, const CUpti_CallbackData& info) {
   }
   if (!IsGraphLaunch(id)) return;
   // Both launch functions' parameters start with the executable graph.
-  log.RecordGraphLaunch(static_cast<const cuGraphLaunch_params*>(info.functionParams)->hGraph, info.context);
+  log.RecordGraphLaunch(static_cast<const cuGraphLaunch_params*>(info.functionParams)->hGraph, info.context,
+                        origin);
 }
 
 // The shape of a kernel launch from a launch function's parameters; nullopt for other functions.
@@ -172,28 +180,42 @@ void CUPTIAPI OnCuptiCallback(void* /*userdata*/, CUpti_CallbackDomain domain, C
     OnModuleLoaded(data);  // for instruction attribution: source lines and opcodes
     return;
   }
+  if (domain == CUPTI_CB_DOMAIN_NVTX) {
+    OnNvtxCall(id, data);
+    return;
+  }
   LaunchLog& log = TheLaunchLog();
   if (domain == CUPTI_CB_DOMAIN_RESOURCE && id == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
-    log.ForgetContext(static_cast<const CUpti_ResourceData*>(data)->context);
+    const CUcontext context = static_cast<const CUpti_ResourceData*>(data)->context;
+    if (injection_hooks.on_context_destroy != nullptr) injection_hooks.on_context_destroy(context);
+    log.ForgetContext(context);
     return;
   }
   if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto* info = static_cast<const CUpti_CallbackData*>(data);
+  LaunchInfo origin;
   if (IsLaunchFunction(id)) {
     if (info->callbackSite == CUPTI_API_EXIT) {
       log.ExitLaunch();
       return;
     }
+    origin.nvtx_range = CurrentNvtxRange();
+    origin.process_launch = next_launch.fetch_add(1);
+    if (injection_hooks.on_launch != nullptr)
+      injection_hooks.on_launch(info->context, IsGraphLaunch(id) ? nullptr : info->symbolName,
+                                origin.nvtx_range);
     log.EnterLaunch();
   }
   std::optional<LaunchInfo> launch =
       info->callbackSite == CUPTI_API_ENTER ? LaunchShape(id, info->functionParams) : std::nullopt;
   if (!launch) {
-    OnGraphCall(id, *info);
+    OnGraphCall(id, *info, origin);
     return;
   }
   // symbolName is valid only inside the callback: copy it.
   launch->mangled = info->symbolName != nullptr ? info->symbolName : "<unknown kernel>";
+  launch->nvtx_range = std::move(origin.nvtx_range);
+  launch->process_launch = origin.process_launch;
   log.RecordLaunch(std::move(*launch), info->context);
 }
 
@@ -212,15 +234,26 @@ LaunchCallbacks::LaunchCallbacks() {
         cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED));
     BANKCHECK_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE,
                                               CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING));
+    // Calls arrive only where CUPTI is NVTX's injection (nvtx_ranges.h); none cost anything otherwise.
+    BANKCHECK_CUPTI_CHECK(cuptiEnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_NVTX));
   } catch (...) {
     cuptiUnsubscribe(subscriber_);
     throw;
   }
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult query{};
-  if (cudaGetDriverEntryPointByVersion("cuStreamIsCapturing", &fn, 12000, cudaEnableDefault, &query) ==
-      cudaSuccess)
-    TheLaunchLog().SetStreamIsCapturing(reinterpret_cast<StreamIsCapturingFn>(fn));
+}
+
+void SetInjectionHooks(InjectionHooks hooks) { injection_hooks = hooks; }
+
+void FindStreamIsCapturing() {
+  static const bool found = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult query{};
+    if (cudaGetDriverEntryPointByVersion("cuStreamIsCapturing", &fn, 12000, cudaEnableDefault, &query) ==
+        cudaSuccess)
+      TheLaunchLog().SetStreamIsCapturing(reinterpret_cast<StreamIsCapturingFn>(fn));
+    return true;
+  }();
+  (void)found;
 }
 
 LaunchCallbacks::~LaunchCallbacks() { cuptiUnsubscribe(subscriber_); }

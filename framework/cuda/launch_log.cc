@@ -64,11 +64,13 @@ void LaunchLog::RecordLaunch(LaunchInfo launch, CUcontext context) {
   if (recording_ && !Captured(launch.stream)) Add(std::move(launch), context);
 }
 
-void LaunchLog::RecordGraphLaunch(CUgraphExec exec, CUcontext context) {
+void LaunchLog::RecordGraphLaunch(CUgraphExec exec, CUcontext context, const LaunchInfo& origin) {
   MutexLock lock(mutex_);
   if (!recording_) return;
   LaunchInfo launch;
   launch.graph = true;
+  launch.nvtx_range = origin.nvtx_range;
+  launch.process_launch = origin.process_launch;
   const auto found = graphs_.find(exec);
   launch.graph_unmeasurable = found == graphs_.end() || !found->second.measurable;
   if (found != graphs_.end()) launch.graph_kernels = found->second.kernels;

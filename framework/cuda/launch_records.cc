@@ -20,10 +20,12 @@ std::string Demangle(const char* mangled) {
 
 namespace {
 
-// A kernel node of a graph as a launch of its own.
-LaunchInfo NodeLaunch(const KernelShape& node) {
+// A kernel node of the graph launch `graph` as a launch of its own.
+LaunchInfo NodeLaunch(const KernelShape& node, const LaunchInfo& graph) {
   LaunchInfo info;
   static_cast<KernelShape&>(info) = node;
+  info.nvtx_range = graph.nvtx_range;
+  info.process_launch = graph.process_launch;
   return info;
 }
 
@@ -45,6 +47,8 @@ LaunchRecord RecordOf(const LaunchInfo& launch) {
   record.grid = launch.grid;
   record.block = launch.block;
   record.dynamic_shared_bytes = launch.dynamic_shared_bytes;
+  record.nvtx_range = launch.nvtx_range;
+  record.process_launch = launch.process_launch;
   return record;
 }
 
@@ -70,7 +74,7 @@ std::vector<LaunchInfo> LaunchesForRanges(const std::vector<LaunchInfo>& launche
       expanded.push_back(launch);
       continue;
     }
-    for (const KernelShape& node : launch.graph_kernels) expanded.push_back(NodeLaunch(node));
+    for (const KernelShape& node : launch.graph_kernels) expanded.push_back(NodeLaunch(node, launch));
   }
   return expanded;
 }
@@ -109,7 +113,7 @@ std::vector<LaunchRecord> SassRecords(const LaunchInfo& launch, const PerKind<bo
     const auto found = launch.sass.find(node.mangled);
     std::vector<const Part*> parts;
     if (found != launch.sass.end()) parts.push_back(&*found);
-    records.push_back(record_with(NodeLaunch(node), parts));
+    records.push_back(record_with(NodeLaunch(node, launch), parts));
   }
   return records;
 }

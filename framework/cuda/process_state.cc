@@ -34,6 +34,7 @@ Profiler& ProcessState::GetProfiler(const std::vector<std::string>& metrics, Ses
     if (host_library_.valid()) host_library_.get();
     slot = std::make_unique<Profiler>(metrics);  // checks for a usable GPU first
     RegisterShutdownAtExit();
+    FindStreamIsCapturing();
   }
   if (!callbacks_) callbacks_ = std::make_unique<LaunchCallbacks>();
   if (!slot->enabled()) slot->Enable(replay);
@@ -87,6 +88,12 @@ void ProcessState::Prepare() {
   } catch (const std::system_error&) {
     // No thread to be had: CUPTI loads the library when the first session initializes it.
   }
+}
+
+void ProcessState::SubscribeForInjection() {
+  MutexLock lock(mutex);
+  shutdown_registered_ = true;  // the injection shuts down itself, after writing what it measured
+  if (!callbacks_) callbacks_ = std::make_unique<LaunchCallbacks>();
 }
 
 void ProcessState::Shutdown() {

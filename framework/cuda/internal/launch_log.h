@@ -6,6 +6,7 @@
 #include <cuda.h>
 
 #include <atomic>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -28,6 +29,9 @@ struct LaunchInfo : KernelShape {
   // another context.
   std::string context_unmeasurable;
   CUstream stream = nullptr;  // as launched (for telling a captured launch from a real one)
+  // Where the program launched it (LaunchRecord::nvtx_range and process_launch).
+  std::string nvtx_range;
+  uint64_t process_launch = 0;
   // kSassMetrics: what the launch's instructions counted, by mangled kernel name, once read.
   KernelSass sass;
   bool counted = false;
@@ -58,8 +62,10 @@ class LaunchLog {
   // A kernel launch in `context`, recorded while recording unless it launches into a stream being
   // captured (a captured launch does not run: it becomes a graph node).
   void RecordLaunch(LaunchInfo launch, CUcontext context) BANKCHECK_EXCLUDES(mutex_);
-  // A launch of the executable graph `exec` in `context`, recorded while recording.
-  void RecordGraphLaunch(CUgraphExec exec, CUcontext context) BANKCHECK_EXCLUDES(mutex_);
+  // A launch of the executable graph `exec` in `context`, recorded while recording; `origin` gives
+  // its nvtx_range and process_launch.
+  void RecordGraphLaunch(CUgraphExec exec, CUcontext context, const LaunchInfo& origin)
+      BANKCHECK_EXCLUDES(mutex_);
 
   // A launch function's entry and exit (any host thread). kSassMetrics: launches from several host
   // threads run one at a time, each from its entry to its counting at its exit, so that what a

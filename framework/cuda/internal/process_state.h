@@ -53,6 +53,11 @@ class ProcessState {
   // set up (the graph is then reported as unmeasurable when measured).
   std::unique_ptr<SassCounting> ProfilableInstantiation(CUcontext context) BANKCHECK_EXCLUDES(mutex);
 
+  // `bankcheck run`'s injection, while the driver initializes (no CUDA call may be made there):
+  // subscribes the callbacks, and leaves ShutdownProfiler to the injection's own exit handler,
+  // which finishes its session first. Throws bankcheck::Error when CUPTI refuses.
+  void SubscribeForInjection() BANKCHECK_EXCLUDES(mutex);
+
   // PrepareCounterSession's and ShutdownProfiler's work (counter_session.h).
   void Prepare() BANKCHECK_EXCLUDES(mutex);
   void Shutdown() BANKCHECK_EXCLUDES(mutex);

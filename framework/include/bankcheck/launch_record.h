@@ -117,6 +117,13 @@ struct LaunchRecord {
 
   // Metrics the user asked for by name, with their values.
   std::map<std::string, double> extra_metrics;
+  // Where the program launched it, for `bankcheck run`'s case names (docs/run.md): the launching
+  // thread's NVTX push/pop ranges, outermost first, joined by '/' ("" outside any, or when NVTX is
+  // not followed), and the launch's index among the process's kernel and graph launches since
+  // counting was set up, from 0. Not kept in results or baseline files: there the case name says it.
+  std::string nvtx_range;
+  uint64_t process_launch = 0;
+
   // Anything worth a reader's attention (e.g. ideal wavefronts differing from the instruction
   // count although the accesses were believed to be 4 bytes or narrower).
   std::vector<std::string> notes;
