@@ -1,0 +1,119 @@
+#include "core/internal/run_cases.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "bankcheck/error.h"
+
+namespace bankcheck::internal {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Key;
+
+TEST(KernelFunctionNameTest, DropsReturnTypeScopesTemplateArgumentsAndParameters) {
+  EXPECT_EQ(KernelFunctionName("void bankcheck::kernels::transpose<32>(float const*, float*)"), "transpose");
+  EXPECT_EQ(KernelFunctionName("matmul_kernel"), "matmul_kernel");
+  EXPECT_EQ(KernelFunctionName("scale(float*, int)"), "scale");
+  EXPECT_EQ(KernelFunctionName("void (anonymous namespace)::stride<2>(int*)"), "stride");
+  EXPECT_EQ(KernelFunctionName("void cute::gemm_device<cute::tuple<int, int>, float (*)(int)>(float*, "
+                               "void (*)(int))"),
+            "gemm_device");
+  EXPECT_EQ(KernelFunctionName("void f<(anonymous namespace)::Tag>(a::b<c::d>)"), "f");
+}
+
+TEST(KernelFunctionNameTest, ReturnsUnreadableNamesWhole) {
+  EXPECT_EQ(KernelFunctionName("broken)"), "broken)");
+  EXPECT_EQ(KernelFunctionName("(x)"), "(x)");
+}
+
+LaunchRecord Launch(const std::string& kernel, const std::string& range, uint64_t index) {
+  LaunchRecord record;
+  record.kernel = kernel;
+  record.mangled_kernel = kernel;
+  record.nvtx_range = range;
+  record.process_launch = index;
+  return record;
+}
+
+TEST(RunCasesTest, NamesCasesByRangeAndKernelWithOccurrences) {
+  const auto cases =
+      RunCases({Launch("void ns::scale<2>(float*)", "", 0), Launch("matmul_kernel", "gemm/128", 1),
+                Launch("void ns::scale<4>(float*)", "", 2), Launch("matmul_kernel", "gemm/128", 3),
+                Launch("matmul_kernel", "gemm/256", 4)});
+  EXPECT_THAT(cases, ElementsAre(Key("gemm/128/matmul_kernel"), Key("gemm/128/matmul_kernel#2"),
+                                 Key("gemm/256/matmul_kernel"), Key("scale"), Key("scale#2")));
+  const CaseResult& second = cases.at("scale#2");
+  ASSERT_EQ(second.launches.size(), 1u);
+  EXPECT_EQ(second.launches[0].kernel, "void ns::scale<4>(float*)");
+  EXPECT_EQ(second.description, "launch 2 of the process: void ns::scale<4>(float*)");
+  EXPECT_EQ(cases.at("gemm/128/matmul_kernel#2").description,
+            "launch 3 of the process: matmul_kernel in NVTX range 'gemm/128'");
+  EXPECT_EQ(second.expected_by, ExpectedBy::kBaselineOnly);
+}
+
+TEST(LaunchFilterTest, SearchesBothPatterns) {
+  const LaunchFilter all("", "");
+  EXPECT_TRUE(all.Matches("anything", ""));
+  const LaunchFilter kernel("^void ns::scale<", "");
+  EXPECT_TRUE(kernel.Matches("void ns::scale<2>(float*)", "x"));
+  EXPECT_FALSE(kernel.Matches("void ns::transpose(float*)", "x"));
+  const LaunchFilter both("scale", "^gemm/");
+  EXPECT_TRUE(both.Matches("scale", "gemm/128"));
+  EXPECT_FALSE(both.Matches("scale", "conv/gemm/128"));
+  EXPECT_FALSE(both.Matches("scale", ""));
+}
+
+TEST(LaunchFilterTest, RejectsAnInvalidPatternNamingTheOption) {
+  try {
+    LaunchFilter("ok", "gemm[");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kBadInput);
+    EXPECT_THAT(e.what(), HasSubstr("--range 'gemm[' is not a valid regular expression"));
+  }
+}
+
+TEST(RunSettingsTest, RoundTripsThroughTheEnvironment) {
+  RunSettings settings;
+  settings.output_dir = "/tmp/bankcheck-run-test";
+  settings.kernel_pattern = "scale|transpose";
+  settings.range_pattern = "^gemm/";
+  settings.max_launches = 12;
+  settings.attribute = true;
+  for (const auto& [name, value] : settings.ToEnvironment()) ::setenv(name.c_str(), value.c_str(), 1);
+  const std::optional<RunSettings> read = RunSettings::FromEnvironment();
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->output_dir, settings.output_dir);
+  EXPECT_EQ(read->kernel_pattern, settings.kernel_pattern);
+  EXPECT_EQ(read->range_pattern, settings.range_pattern);
+  EXPECT_EQ(read->max_launches, 12u);
+  EXPECT_TRUE(read->attribute);
+
+  ::setenv("BANKCHECK_RUN_MAX_LAUNCHES", "-3", 1);
+  EXPECT_THROW(RunSettings::FromEnvironment(), Error);
+  ::unsetenv("BANKCHECK_RUN_DIR");
+  EXPECT_FALSE(RunSettings::FromEnvironment().has_value());
+  for (const auto& [name, value] : settings.ToEnvironment()) ::unsetenv(name.c_str());
+}
+
+TEST(CombineProcessResultsTest, KeepsEveryProcesssCases) {
+  RunResults first;
+  first.metadata.arch = "sm_90";
+  first.cases = RunCases({Launch("scale", "", 0)});
+  RunResults second = first;
+  second.cases = RunCases({Launch("scale", "", 0), Launch("transpose", "", 1)});
+  const RunResults combined = CombineProcessResults({first, second});
+  EXPECT_EQ(combined.metadata.arch, "sm_90");
+  EXPECT_THAT(combined.cases, ElementsAre(Key("scale"), Key("scale (process 2)"), Key("transpose")));
+  EXPECT_EQ(combined.cases.at("scale (process 2)").name, "scale (process 2)");
+
+  second.metadata.arch = "sm_80";
+  EXPECT_THROW(CombineProcessResults({first, second}), Error);
+}
+
+}  // namespace
+}  // namespace bankcheck::internal
