@@ -39,6 +39,11 @@ install(TARGETS ${bankcheck_installed_targets}
   FILE_SET HEADERS DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
 # bankcheck-ci (ci/consumer/bankcheck-ci.sh): a project's CI job (build, ctest, report, baselines
 # patch), beside the command it runs; it finds this package from there.
+# libbankcheck_inject.so, which `bankcheck run` loads into the program it measures: found by the
+# command at <bindir>/<relative path to libdir> (framework/cli/run_command.cc), not exported.
+if(BANKCHECK_BUILD_CLI AND BANKCHECK_ENABLE_CUDA)
+  install(TARGETS bankcheck_inject LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+endif()
 if(BANKCHECK_BUILD_CLI)
   install(PROGRAMS "${CMAKE_CURRENT_LIST_DIR}/../ci/consumer/bankcheck-ci.sh"
     DESTINATION "${CMAKE_INSTALL_BINDIR}" RENAME bankcheck-ci)
