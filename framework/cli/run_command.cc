@@ -1,0 +1,357 @@
+// `bankcheck run [options] -- COMMAND [ARGS...]` (docs/run.md): runs COMMAND with
+// libbankcheck_inject.so injected (CUDA_INJECTION64_PATH, and NVTX_INJECTION64_PATH for NVTX
+// ranges), so that every kernel launch of its processes is counted by the suites' own SASS-metrics
+// session; then combines what each process wrote, checks or records baselines, writes the results
+// file and prints the report. The command needs only the core: the library, loaded here only to
+// ask whether a usable GPU is present, carries the GPU side.
+
+#include <dlfcn.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bankcheck/baseline.h"
+#include "bankcheck/error.h"
+#include "bankcheck/report.h"
+#include "bankcheck/results.h"
+#include "commands.h"
+#include "core/internal/environment.h"
+#include "core/internal/file_io.h"
+#include "core/internal/run_cases.h"
+
+extern char** environ;
+
+namespace bankcheck::cli {
+namespace {
+
+// The exit status of a run that measured nothing because no usable GPU was found: CTest's and
+// Automake's "skipped" (SKIP_RETURN_CODE 77).
+constexpr int kExitSkipped = 77;
+
+struct RunOptions {
+  std::vector<std::string> command;
+  std::string output = "bankcheck-run.json";
+  std::string kernel;
+  std::string range;
+  uint64_t max_launches = 0;
+  bool attribute = false;
+  std::string baselines;
+  bool update_baselines = false;
+  std::string report;
+};
+
+// The injection library: BANKCHECK_INJECTION_LIBRARY, else where the build or the install puts it
+// relative to this program (BANKCHECK_INJECTION_RELATIVE_PATH, from CMake; empty when bankcheck was
+// built without the GPU side).
+std::filesystem::path InjectionLibrary() {
+  const std::string from_environment = AbsolutePathFromEnvironment("BANKCHECK_INJECTION_LIBRARY");
+  if (!from_environment.empty()) return from_environment;
+  const std::string relative = BANKCHECK_INJECTION_RELATIVE_PATH;
+  if (relative.empty())
+    throw Error(ErrorKind::kBadInput,
+                "run: this bankcheck was built without the GPU side (BANKCHECK_ENABLE_CUDA=OFF), so it "
+                "cannot measure programs; build it with CUDA");
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  const std::filesystem::path library = (self.parent_path() / relative).lexically_normal();
+  if (error || !std::filesystem::is_regular_file(library, error))
+    throw Error(ErrorKind::kBadInput,
+                "run: the injection library is not at " + library.string() +
+                    "; set BANKCHECK_INJECTION_LIBRARY to libbankcheck_inject.so's path");
+  return library;
+}
+
+// Whether a GPU whose counters this user may read is present, asked of the library (which holds the
+// GPU probe); the reason when not.
+std::optional<std::string> WhyNoGpu(const std::filesystem::path& library) {
+  void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* why = ::dlerror();
+    throw Error(ErrorKind::kCuda, "run: cannot load " + library.string() + ": " +
+                                      (why ? why : "unknown error") +
+                                      " (the CUDA toolkit's libraries, CUPTI among them, must be found)");
+  }
+  using Probe = int (*)(char*, size_t);
+  const auto probe = reinterpret_cast<Probe>(::dlsym(handle, "bankcheck_injection_probe"));
+  if (probe == nullptr)
+    throw Error(ErrorKind::kCuda, "run: " + library.string() + " is not bankcheck's injection library");
+  std::array<char, 1024> reason{};
+  if (probe(reason.data(), reason.size()) == 1) return std::nullopt;
+  return std::string(reason.data());
+}
+
+// The program's environment: this one's, with the injection and the settings.
+std::vector<std::string> ProgramEnvironment(const std::filesystem::path& library,
+                                            const internal::RunSettings& settings) {
+  std::vector<std::pair<std::string, std::string>> added = settings.ToEnvironment();
+  added.emplace_back("CUDA_INJECTION64_PATH", library.string());
+  added.emplace_back("NVTX_INJECTION64_PATH", library.string());
+  std::vector<std::string> environment;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string text = *entry;
+    const std::string name = text.substr(0, text.find('='));
+    const bool replaced =
+        std::any_of(added.begin(), added.end(), [&](const auto& pair) { return pair.first == name; });
+    if (!replaced) environment.push_back(text);
+  }
+  for (const auto& [name, value] : added) environment.push_back(name + "=" + value);
+  return environment;
+}
+
+// Runs the program with `environment`, its stdin, stdout and stderr this process's, and returns its
+// exit status (128 + the signal that ended it). Like system(), ignores SIGINT and SIGQUIT while it
+// waits, so that Ctrl-C stops the program and what it measured is still written.
+int RunProgram(const std::vector<std::string>& command, const std::vector<std::string>& environment) {
+  std::vector<char*> argv, envp;
+  for (const std::string& word : command) argv.push_back(const_cast<char*>(word.c_str()));
+  argv.push_back(nullptr);
+  for (const std::string& entry : environment) envp.push_back(const_cast<char*>(entry.c_str()));
+  envp.push_back(nullptr);
+
+  struct sigaction ignore {
+  }, old_int{}, old_quit{};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  ::sigaction(SIGINT, &ignore, &old_int);
+  ::sigaction(SIGQUIT, &ignore, &old_quit);
+  // The program gets the default dispositions back.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGQUIT);
+  posix_spawnattr_setsigdefault(&attributes, &defaults);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = 0;
+  const int spawned = ::posix_spawnp(&pid, argv[0], nullptr, &attributes, argv.data(), envp.data());
+  posix_spawnattr_destroy(&attributes);
+  int status = 0;
+  if (spawned == 0) {
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  ::sigaction(SIGINT, &old_int, nullptr);
+  ::sigaction(SIGQUIT, &old_quit, nullptr);
+  if (spawned != 0)
+    throw Error(ErrorKind::kBadInput, "run: cannot run '" + command.front() + "': " + std::strerror(spawned));
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return kExitFailure;
+}
+
+// A new private folder for the processes' results.
+std::filesystem::path MakeRunFolder() {
+  std::error_code error;
+  std::string pattern = (std::filesystem::temp_directory_path(error) / "bankcheck-run.XXXXXX").string();
+  if (error) pattern = "/tmp/bankcheck-run.XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr)
+    throw Error(ErrorKind::kBadInput,
+                "run: cannot make a temporary folder (" + pattern + "): " + std::strerror(errno));
+  return pattern;
+}
+
+struct ProcessFiles {
+  std::vector<RunResults> results;  // by process id
+  std::vector<std::string> errors;  // why a process stopped measuring
+};
+
+ProcessFiles ReadProcessFiles(const std::filesystem::path& folder) {
+  std::vector<std::pair<long, std::filesystem::path>> files;
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("process-", 0) != 0) continue;
+    files.emplace_back(std::atol(name.c_str() + 8), entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  ProcessFiles read;
+  for (const auto& [pid, path] : files) {
+    if (path.extension() == ".json") read.results.push_back(ReadResults(path));
+    if (path.extension() == ".error")
+      read.errors.push_back("process " + std::to_string(pid) + ": " + ReadTextFile(path, ""));
+  }
+  return read;
+}
+
+// How to record the baselines of this run again.
+std::string RecordCommandFor(const RunOptions& options) {
+  std::string command = "bankcheck run --baselines " + options.baselines + " --update-baselines";
+  if (!options.kernel.empty()) command += " --kernel '" + options.kernel + "'";
+  if (!options.range.empty()) command += " --range '" + options.range + "'";
+  command += " --";
+  for (const std::string& word : options.command) command += " " + word;
+  return command;
+}
+
+// Checks or records the baselines of every case; returns whether any regressed or had none.
+bool CheckBaselines(const RunOptions& options, RunResults& results) {
+  if (options.baselines.empty() || results.metadata.arch.empty()) return false;
+  RecordAdvice advice;
+  advice.all = RecordCommandFor(options);
+  if (options.update_baselines) {
+    std::vector<BaselineUpdate> updates;
+    for (const auto& [name, result] : results.cases)
+      updates.push_back({name, result.description, result.launches});
+    RunMetadata recorded_with = results.metadata;
+    recorded_with.arch.clear();
+    recorded_with.git_commit.clear();
+    for (const auto& path :
+         UpdateBaselines(options.baselines, results.metadata.arch, recorded_with, updates, advice))
+      std::cerr << "bankcheck run: recorded " << path.string() << "\n";
+  }
+  const BaselineSet baselines = BaselineSet::Load(options.baselines, results.metadata.arch, advice);
+  bool failed = false;
+  for (auto& [name, result] : results.cases) {
+    if (!baselines.has_folder()) {
+      result.baseline = BaselineVerdict::kMissing;
+      result.messages.push_back(baselines.no_folder_reason());
+    } else {
+      const BaselineComparison comparison = CompareWithBaseline(baselines, name, result.launches);
+      result.baseline = comparison.verdict;
+      result.baseline_table = comparison.table;
+      if (comparison.verdict != BaselineVerdict::kMatch) result.messages.push_back(comparison.message);
+    }
+    if (*result.baseline == BaselineVerdict::kRegression || *result.baseline == BaselineVerdict::kMissing) {
+      result.status = CaseStatus::kFailed;
+      failed = true;
+    }
+  }
+  return failed;
+}
+
+int Run(const RunOptions& options) {
+  if (options.command.empty()) {
+    std::cerr << "bankcheck: error: run: give the program to measure after --: bankcheck run [options] -- "
+                 "COMMAND [ARGS...]\nRun 'bankcheck run --help' for more information.\n";
+    return kExitBadInput;
+  }
+  if (options.update_baselines && options.baselines.empty())
+    throw Error(ErrorKind::kBadInput,
+                "run: --update-baselines needs --baselines DIR, the folder to record into");
+  if (const char* other = std::getenv("CUDA_INJECTION64_PATH"); other != nullptr && *other != '\0')
+    throw Error(ErrorKind::kProfilerBusy,
+                std::string("run: another tool injects into CUDA programs here (CUDA_INJECTION64_PATH=") +
+                    other +
+                    ": Nsight Compute, Nsight Systems or a second bankcheck run); only one can read the "
+                    "counters. Run bankcheck run outside it.");
+  internal::RunSettings settings;
+  settings.kernel_pattern = options.kernel;
+  settings.range_pattern = options.range;
+  internal::LaunchFilter(options.kernel, options.range);  // bad patterns fail here, before the program runs
+  settings.max_launches = options.max_launches;
+  settings.attribute = options.attribute;
+
+  const std::filesystem::path library = InjectionLibrary();
+  if (const std::optional<std::string> why = WhyNoGpu(library)) {
+    const bool required = FlagFromEnvironment("BANKCHECK_REQUIRE_GPU");
+    std::cerr << "bankcheck run: " << (required ? "error: " : "skipped: ") << *why
+              << "; the program was not run"
+              << (required ? " (BANKCHECK_REQUIRE_GPU=1)" : " (exit status 77: skipped)") << "\n";
+    return required ? kExitFailure : kExitSkipped;
+  }
+
+  const std::filesystem::path folder = MakeRunFolder();
+  settings.output_dir = folder.string();
+  struct RemoveFolder {
+    std::filesystem::path folder;
+    ~RemoveFolder() {
+      std::error_code ignored;
+      std::filesystem::remove_all(folder, ignored);
+    }
+  } remove_folder{folder};
+
+  const int program_status = RunProgram(options.command, ProgramEnvironment(library, settings));
+  const ProcessFiles processes = ReadProcessFiles(folder);
+  RunResults results = internal::CombineProcessResults(processes.results);
+  for (const std::string& error : processes.errors)
+    std::cerr << "bankcheck run: measuring stopped in " << error;
+
+  const bool baselines_failed = CheckBaselines(options, results);
+  WriteResults(options.output, results);
+  if (!options.report.empty()) {
+    ReportOptions markdown;
+    markdown.results_path = options.output;
+    WriteFileAtomically(options.report, RenderReport(results, markdown).output);
+  }
+  if (!results.cases.empty()) {
+    ReportOptions text;
+    text.format = OutputFormat::kText;
+    text.results_path = options.output;
+    std::cerr << RenderReport(results, text).output;
+  }
+  std::cerr << "bankcheck run: " << results.cases.size() << " launch(es) measured in "
+            << processes.results.size() << " process(es)";
+  if (processes.results.empty())
+    std::cerr << " (no process initialized CUDA)";
+  else if (results.cases.empty())
+    std::cerr << (options.kernel.empty() && options.range.empty() ? " (the program launched no kernel)"
+                                                                  : " (no launch matched --kernel/--range)");
+  std::cerr << "; results: " << options.output << "\n";
+
+  if (program_status != 0) {
+    std::cerr << "bankcheck run: the program exited with status " << program_status << "\n";
+    return program_status;
+  }
+  if (!processes.errors.empty()) return kExitFailure;
+  return baselines_failed ? kExitFailure : kExitSuccess;
+}
+
+}  // namespace
+
+void AddRunCommand(CLI::App& app) {
+  auto options = std::make_shared<RunOptions>();
+  CLI::App* run = app.add_subcommand(
+      "run",
+      "Run a program (C++, Python, anything that launches CUDA kernels) with bankcheck's counters injected: "
+      "one case per kernel launch, named by its NVTX range and kernel; write a results file, and check "
+      "or record baselines");
+  run->add_option("-o,--output", options->output, "The results file to write (default bankcheck-run.json)")
+      ->type_name("FILE");
+  run->add_option("--kernel", options->kernel,
+                  "Report only launches whose kernel name matches REGEX (searched)")
+      ->type_name("REGEX");
+  run->add_option("--range", options->range,
+                  "Report only launches whose NVTX range (outermost first, joined by '/') matches REGEX")
+      ->type_name("REGEX");
+  run->add_option("--max-launches", options->max_launches,
+                  "Stop measuring in a process after N matching launches (0: no limit); the rest runs at "
+                  "full speed")
+      ->type_name("N");
+  run->add_flag(
+      "--attribute", options->attribute,
+      "Per-instruction tables with source lines (for code built with -lineinfo): see `bankcheck lines`");
+  run->add_option(
+         "--baselines", options->baselines,
+         "Check each case against DIR/<arch>/<topic>.json; exit 1 on a regression or a missing baseline")
+      ->type_name("DIR");
+  run->add_flag("--update-baselines", options->update_baselines,
+                "Record the measured cases into --baselines DIR");
+  run->add_option("--report", options->report,
+                  "Also write the report as Markdown to FILE (e.g. $GITHUB_STEP_SUMMARY)")
+      ->type_name("FILE");
+  run->add_option("COMMAND", options->command, "The program and its arguments, after --")->type_name("ARGS");
+  run->footer(
+      "Exit status: the program's own when it is not 0; otherwise 1 on a regression, a missing baseline or a "
+      "failure to measure, 0 when all is well; 77 when no usable GPU is found (the program is not run; 1 "
+      "with BANKCHECK_REQUIRE_GPU=1); 2 usage error. docs/run.md has the case names and the details.");
+  run->callback([options] {
+    const int status = Run(*options);
+    if (status != kExitSuccess) throw CLI::RuntimeError(status);
+  });
+}
+
+}  // namespace bankcheck::cli

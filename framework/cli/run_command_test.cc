@@ -1,0 +1,202 @@
+// `bankcheck run` without a GPU: a stand-in injection library (run_command_test_injection.cc) says
+// whether a GPU is usable, and the programs run are shell scripts that write what an injected
+// process would (process-<pid>.json in BANKCHECK_RUN_DIR). What is checked is the command's part:
+// usage, the program's environment, output and exit status passing through, combining processes,
+// baselines checked and recorded, the results file. The injected side is checked on a GPU
+// (docs/run.md has the H100 runs).
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "bankcheck/results.h"
+#include "core/internal/run_cases.h"
+#include "core/internal/test_support.h"
+
+#ifndef BANKCHECK_FAKE_INJECTION_PATH
+#error "BANKCHECK_FAKE_INJECTION_PATH must name the stand-in injection library"
+#endif
+
+namespace bankcheck {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing_support::CliRun;
+using testing_support::Quoted;
+using testing_support::ReadFile;
+using testing_support::WriteFile;
+
+class RunCommandTest : public testing_support::TempDirTest {
+ protected:
+  // `bankcheck run` with the stand-in library, `environment` ("NAME=value ...") before it.
+  CliRun Run(const std::string& arguments, const std::string& environment = "") {
+    const std::string command = "cd " + Quoted(dir_) +
+                                " && env -u CUDA_INJECTION64_PATH BANKCHECK_INJECTION_LIBRARY=" +
+                                std::string(BANKCHECK_FAKE_INJECTION_PATH) + " " + environment + " " +
+                                Quoted(BANKCHECK_CLI_PATH) + " run " + arguments;
+    const std::filesystem::path script = dir_ / "scratch" / "command.sh";
+    WriteFile(script, command + "\n");
+    return testing_support::RunCli("/bin/sh", Quoted(script), dir_ / "scratch");
+  }
+
+  void SetUp() override {
+    TempDirTest::SetUp();
+    std::filesystem::create_directories(dir_ / "scratch");
+  }
+
+  // A program that writes `results` as its process's file, prints "program ran" and exits with
+  // `status`.
+  std::filesystem::path Program(const std::vector<LaunchRecord>& launches, int status = 0,
+                                const std::string& name = "program.sh") {
+    RunResults results;
+    results.metadata = testing_support::MakeMetadata();
+    results.cases = internal::RunCases(launches);
+    const std::filesystem::path json = dir_ / (name + ".json");
+    WriteFile(json, SerializeResults(results));
+    const std::filesystem::path script = dir_ / name;
+    WriteFile(script, "#!/bin/sh\ncp " + Quoted(json) + " \"$BANKCHECK_RUN_DIR/process-$$.json\"\n" +
+                          "echo program ran\nexit " + std::to_string(status) + "\n");
+    std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+    return script;
+  }
+
+  static LaunchRecord Launch(uint64_t load_wavefronts, const std::string& range, uint64_t index) {
+    LaunchRecord record = testing_support::MakeRecord(load_wavefronts, 64, "transpose");
+    record.counted_by = CountedBy::kSassMetrics;
+    record.hardware = {};
+    record.nvtx_range = range;
+    record.process_launch = index;
+    return record;
+  }
+
+  nlohmann::json Results(const std::string& name = "run.json") {
+    return nlohmann::json::parse(ReadFile(dir_ / name));
+  }
+};
+
+TEST_F(RunCommandTest, WithoutACommandPrintsUsage) {
+  const CliRun run = Run("-o x.json");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("give the program to measure after --"));
+}
+
+TEST_F(RunCommandTest, RefusesBadOptionsBeforeRunningTheProgram) {
+  const std::filesystem::path program = Program({Launch(64, "", 0)});
+  CliRun run = Run("--update-baselines -- " + Quoted(program));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("--update-baselines needs --baselines DIR"));
+  run = Run("--kernel 'transpose[' -- " + Quoted(program));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("--kernel 'transpose[' is not a valid regular expression"));
+  EXPECT_THAT(run.out, Not(HasSubstr("program ran")));
+}
+
+TEST_F(RunCommandTest, RefusesToRunUnderAnotherInjectingTool) {
+  const CliRun run = Run("-- " + Quoted(Program({})), "CUDA_INJECTION64_PATH=/opt/ncu/libInjection.so");
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_THAT(run.err, HasSubstr("another tool injects into CUDA programs here"));
+  EXPECT_THAT(run.out, Not(HasSubstr("program ran")));
+}
+
+TEST_F(RunCommandTest, WithoutAGpuSkipsWithTheReasonAndDoesNotRunTheProgram) {
+  const std::filesystem::path program = Program({Launch(64, "", 0)});
+  CliRun run = Run("-- " + Quoted(program), "BANKCHECK_FAKE_NO_GPU='no NVIDIA driver is loaded'");
+  EXPECT_EQ(run.exit_code, 77);
+  EXPECT_THAT(run.err, HasSubstr("skipped: no NVIDIA driver is loaded; the program was not run"));
+  EXPECT_THAT(run.out, Not(HasSubstr("program ran")));
+  run = Run("-- " + Quoted(program), "BANKCHECK_FAKE_NO_GPU='no NVIDIA driver' BANKCHECK_REQUIRE_GPU=1");
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_THAT(run.err, HasSubstr("error: no NVIDIA driver"));
+}
+
+TEST_F(RunCommandTest, GivesTheProgramTheInjectionAndTheSettings) {
+  const std::filesystem::path script = dir_ / "env.sh";
+  WriteFile(script,
+            "#!/bin/sh\necho \"inject=$CUDA_INJECTION64_PATH nvtx=$NVTX_INJECTION64_PATH "
+            "kernel=$BANKCHECK_RUN_KERNEL range=$BANKCHECK_RUN_RANGE max=$BANKCHECK_RUN_MAX_LAUNCHES "
+            "attribute=$BANKCHECK_RUN_ATTRIBUTE\"; test -d \"$BANKCHECK_RUN_DIR\"\n");
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  const CliRun run = Run("--kernel 'gemm|conv' --range '^fwd/' --max-launches 5 --attribute -o run.json -- " +
+                         Quoted(script));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  const std::string library = BANKCHECK_FAKE_INJECTION_PATH;
+  EXPECT_THAT(run.out, HasSubstr("inject=" + library + " nvtx=" + library +
+                                 " kernel=gemm|conv range=^fwd/ max=5 attribute=1"));
+  EXPECT_THAT(run.err, HasSubstr("0 launch(es) measured in 0 process(es) (no process initialized CUDA)"));
+  EXPECT_TRUE(Results()["cases"].empty());
+}
+
+TEST_F(RunCommandTest, PassesTheProgramsOutputAndFailureThroughAndKeepsWhatWasMeasured) {
+  const CliRun run = Run("-o run.json -- " + Quoted(Program({Launch(128, "fwd", 0)}, 3)));
+  EXPECT_EQ(run.exit_code, 3);
+  EXPECT_THAT(run.out, HasSubstr("program ran"));
+  EXPECT_THAT(run.err, HasSubstr("the program exited with status 3"));
+  EXPECT_EQ(Results()["cases"]["fwd/transpose"]["launches"][0]["shared_ld"]["wavefronts"], 128);
+}
+
+TEST_F(RunCommandTest, CombinesProcessesAndNamesCasesByRangeAndKernel) {
+  const std::filesystem::path first =
+      Program({Launch(64, "fwd/128", 0), Launch(64, "fwd/128", 1)}, 0, "a.sh");
+  const std::filesystem::path second = Program({Launch(64, "", 0)}, 0, "b.sh");
+  const std::filesystem::path both = dir_ / "both.sh";
+  WriteFile(both, "#!/bin/sh\n" + Quoted(first) + " && " + Quoted(second) + "\n");
+  std::filesystem::permissions(both, std::filesystem::perms::owner_all);
+  const CliRun run = Run("-o run.json -- " + Quoted(both));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json cases = Results()["cases"];
+  EXPECT_EQ(cases.size(), 3u) << cases.dump();
+  EXPECT_TRUE(cases.contains("fwd/128/transpose"));
+  EXPECT_TRUE(cases.contains("fwd/128/transpose#2"));
+  EXPECT_TRUE(cases.contains("transpose"));
+  EXPECT_EQ(cases["fwd/128/transpose#2"]["description"],
+            "launch 1 of the process: transpose(float*, float const*) in NVTX range 'fwd/128'");
+  EXPECT_THAT(run.err, HasSubstr("3 launch(es) measured in 2 process(es)"));
+}
+
+TEST_F(RunCommandTest, RecordsBaselinesThenGatesOnThem) {
+  const std::string baselines = Quoted(dir_ / "baselines");
+  const std::filesystem::path good = Program({Launch(64, "fwd", 0)}, 0, "good.sh");
+  // No baseline yet: a failure that says how to record.
+  CliRun run = Run("--baselines " + baselines + " -o run.json -- " + Quoted(good));
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_THAT(run.err, HasSubstr("--update-baselines"));
+  EXPECT_EQ(Results()["cases"]["fwd/transpose"]["baseline"], "missing");
+
+  run = Run("--baselines " + baselines + " --update-baselines -o run.json -- " + Quoted(good));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  const std::filesystem::path file = dir_ / "baselines" / "sm_90" / "fwd.json";
+  ASSERT_TRUE(std::filesystem::exists(file)) << run.err;
+  EXPECT_THAT(ReadFile(file), HasSubstr("\"fwd/transpose\""));
+
+  run = Run("--baselines " + baselines + " -o run.json -- " + Quoted(good));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(Results()["cases"]["fwd/transpose"]["baseline"], "match");
+
+  // More conflicts than recorded: a regression, in the report and the exit status.
+  const std::filesystem::path worse = Program({Launch(256, "fwd", 0)}, 0, "worse.sh");
+  run = Run("--baselines " + baselines + " --report summary.md -o run.json -- " + Quoted(worse));
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_THAT(run.err, HasSubstr("1 regression"));
+  EXPECT_EQ(Results()["cases"]["fwd/transpose"]["baseline"], "regression");
+  EXPECT_THAT(ReadFile(dir_ / "summary.md"), HasSubstr("**1 regression**"));
+}
+
+TEST_F(RunCommandTest, AProcessThatStoppedMeasuringFailsTheRun) {
+  const std::filesystem::path script = dir_ / "fault.sh";
+  WriteFile(script,
+            "#!/bin/sh\necho 'kernel scale faulted while it was measured' > "
+            "\"$BANKCHECK_RUN_DIR/process-$$.error\"\n");
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  const CliRun run = Run("-o run.json -- " + Quoted(script));
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_THAT(run.err, HasSubstr("measuring stopped in process"));
+  EXPECT_THAT(run.err, HasSubstr("kernel scale faulted while it was measured"));
+}
+
+}  // namespace
+}  // namespace bankcheck
