@@ -32,4 +32,8 @@ void AddAnnotationCommands(CLI::App& app);
 // (annotate_command.cc).
 void AddAnnotateCommand(CLI::App& app);
 
+// `update-baselines`: records every case of a results file that differs from its baseline
+// (update_baselines_command.cc).
+void AddUpdateBaselinesCommand(CLI::App& app);
+
 }  // namespace bankcheck::cli
