@@ -96,6 +96,31 @@ TEST(SoftwareChangeNoteTest, SaysWhenTheBaselineCameFromOtherGpuSoftware) {
               ::testing::HasSubstr("recorded with other GPU software (driver 570.86.10 -> 580.65.06, "
                                    "CUDA runtime 12.8 -> 13.0)"));
   EXPECT_EQ(SoftwareChangeNote(baselines, "other/case", now), "") << "no file for that topic";
+  EXPECT_THAT(SoftwareChangeNote(baselines, "demo/stride2", now),
+              ::testing::HasSubstr("the change may come from the toolkit or driver, not from your code"));
+}
+
+TEST(JitNoteTest, SaysWhenTheGpuRunsJitCompiledPtx) {
+  RunMetadata now;
+  now.arch = "sm_90";
+  EXPECT_EQ(JitNote(now), "") << "a build that does not say what it holds";
+  now.cuda_architectures = "80-real;90";
+  EXPECT_EQ(JitNote(now), "");
+  now.cuda_architectures = "80";
+  EXPECT_THAT(JitNote(now),
+              ::testing::AllOf(::testing::StartsWith("Note: the kernels were built for "
+                                                     "CUDA_ARCHITECTURES \"80\""),
+                               ::testing::HasSubstr("JIT-compiles"), ::testing::EndsWith(".\n")));
+}
+
+TEST(UpdateBaselinesAdviceTest, NamesTheRunsFoldersAsShellWords) {
+  EXPECT_EQ(UpdateBaselinesCommand("/b/results", "/src/baselines"),
+            "bankcheck merge-results /b/results && bankcheck update-baselines /b/results/results.json "
+            "--baselines /src/baselines");
+  EXPECT_EQ(
+      UpdateBaselinesCommand("/b/my results", "/src/it's"),
+      "bankcheck merge-results '/b/my results' && bankcheck update-baselines '/b/my results/results.json' "
+      "--baselines '/src/it'\\''s'");
 }
 
 TEST_F(SuiteSettingsTest, TheRecordCommandNamesTheSuitesTestAndCommand) {

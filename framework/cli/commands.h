@@ -32,6 +32,10 @@ void AddAnnotationCommands(CLI::App& app);
 // (annotate_command.cc).
 void AddAnnotateCommand(CLI::App& app);
 
+// `update-baselines`: records every case of a results file that differs from its baseline
+// (update_baselines_command.cc).
+void AddUpdateBaselinesCommand(CLI::App& app);
+
 // `run`: a program measured with bankcheck's counters injected (run_command.cc). Its own exit
 // statuses are in its --help (the program's, and 77 when no usable GPU is found).
 void AddRunCommand(CLI::App& app);

@@ -134,6 +134,7 @@ int main(int argc, char** argv) {
   bankcheck::cli::AddModelCommands(app);
   bankcheck::cli::AddReportCommands(app);
   bankcheck::cli::AddAnnotationCommands(app);
+  bankcheck::cli::AddUpdateBaselinesCommand(app);
   bankcheck::cli::AddRunCommand(app);
 
   try {

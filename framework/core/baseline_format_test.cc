@@ -57,6 +57,16 @@ TEST(BaselineFileTest, RoundTrips) {
   EXPECT_EQ(SerializeBaselineFile(back), SerializeBaselineFile(file));
 }
 
+TEST(BaselineFileTest, KeepsTheCompilerWhenKnown) {
+  BaselineFile file = MakeBaselineFile();
+  EXPECT_THAT(SerializeBaselineFile(file), Not(HasSubstr("cuda_compiler")))
+      << "files from before read as before";
+  file.recorded_with.cuda_compiler = "NVIDIA 13.0.88";
+  const std::string text = SerializeBaselineFile(file);
+  EXPECT_THAT(text, HasSubstr("\"cuda_compiler\": \"NVIDIA 13.0.88\""));
+  EXPECT_EQ(ParseBaselineFile(text, "x.json").recorded_with, file.recorded_with);
+}
+
 std::string BadFileError(const std::string& text) {
   try {
     ParseBaselineFile(text, "baselines/sm_90/demo.json");

@@ -65,11 +65,14 @@ std::string RenderMarkdown(const ReportData& data, const ReportOptions& options)
   if (!meta.driver.empty()) facts.push_back("driver " + markdown::Inline(meta.driver));
   if (!meta.cuda_runtime.empty()) facts.push_back("CUDA runtime " + markdown::Inline(meta.cuda_runtime));
   if (!meta.cuda_driver.empty()) facts.push_back("CUDA driver " + markdown::Inline(meta.cuda_driver));
+  if (!meta.cuda_compiler.empty()) facts.push_back("built with " + markdown::Inline(meta.cuda_compiler));
   if (!meta.date.empty()) facts.push_back(markdown::Inline(meta.date));
   if (!meta.git_commit.empty()) facts.push_back("commit " + markdown::Code(meta.git_commit));
   for (size_t i = 0; i < facts.size(); ++i) head += (i == 0 ? "" : " · ") + facts[i];
   if (!facts.empty()) head += "  \n";
   head += baselines_line + "\n\n";
+  const std::string jit = PtxJitWarning(meta.cuda_architectures, meta.arch);
+  if (!jit.empty()) head += "> **Warning:** " + markdown::Inline(jit, kMaxReasonBytes) + "\n\n";
   head += Headline(data, "**") + "\n\n";
   for (const std::string& reason : data.skip_reasons) {
     head += "> Skipped: " + markdown::Inline(reason, kMaxReasonBytes) + "\n";  // one quoted line

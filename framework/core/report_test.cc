@@ -59,6 +59,23 @@ TEST(ReportTest, HeaderSaysWhereAndWhenAndCountsEverything) {
                         "compared · 7 cases: 6 passed, **1 failed**, 0 skipped"));
 }
 
+TEST(ReportTest, HeaderWarnsWhenTheGpuRanJitCompiledPtx) {
+  RunResults results = MakeResults();
+  results.metadata.cuda_compiler = "NVIDIA 13.0.88";
+  results.metadata.cuda_architectures = "90";
+  std::string report = RenderMarkdownReport(results);
+  EXPECT_THAT(report, AllOf(HasSubstr("built with NVIDIA 13.0.88"), Not(HasSubstr("Warning"))));
+  results.metadata.cuda_architectures = "80-virtual";
+  report = RenderMarkdownReport(results);
+  EXPECT_THAT(report, HasSubstr("> **Warning:** the kernels were built for CUDA_ARCHITECTURES"));
+  ReportOptions options;
+  options.format = OutputFormat::kText;
+  EXPECT_THAT(
+      RenderReport(results, options).output,
+      HasSubstr("Warning: the kernels were built for CUDA_ARCHITECTURES \"80-virtual\", which holds no "
+                "native code (SASS) for this sm_90 GPU"));
+}
+
 // The JSON and the text are rendered from the data the Markdown is: their counts agree.
 TEST(ReportTest, JsonAndTextAgreeWithTheMarkdownHeadline) {
   const RunResults results = MakeResults();

@@ -20,6 +20,7 @@ std::string RenderText(const ReportData& data) {
   if (!meta.driver.empty()) facts.push_back("driver " + PlainLine(meta.driver));
   if (!meta.cuda_runtime.empty()) facts.push_back("CUDA runtime " + PlainLine(meta.cuda_runtime));
   if (!meta.cuda_driver.empty()) facts.push_back("CUDA driver " + PlainLine(meta.cuda_driver));
+  if (!meta.cuda_compiler.empty()) facts.push_back("built with " + PlainLine(meta.cuda_compiler));
   if (!meta.date.empty()) facts.push_back(PlainLine(meta.date));
   if (!meta.git_commit.empty()) facts.push_back("commit " + PlainLine(meta.git_commit));
   for (size_t i = 0; i < facts.size(); ++i) out += (i == 0 ? "" : " · ") + facts[i];
@@ -38,6 +39,8 @@ std::string RenderText(const ReportData& data) {
       out += "Baselines: " + PlainLine(data.baselines_reason, kMaxReasonBytes) + "\n";
       break;
   }
+  const std::string jit = PtxJitWarning(meta.cuda_architectures, meta.arch);
+  if (!jit.empty()) out += "Warning: " + PlainLine(jit, kMaxReasonBytes) + "\n";
   out += "\n" + Headline(data, "") + "\n";
   for (const std::string& reason : data.skip_reasons)
     out += "Skipped: " + PlainLine(reason, kMaxReasonBytes) + "\n";

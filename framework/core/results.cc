@@ -133,6 +133,8 @@ void MergeMetadata(RunMetadata& into, const RunMetadata& from, const std::filesy
   merge("cuda_runtime", &RunMetadata::cuda_runtime);
   merge("cuda_driver", &RunMetadata::cuda_driver);
   merge("git_commit", &RunMetadata::git_commit);
+  merge("cuda_compiler", &RunMetadata::cuda_compiler);
+  merge("cuda_architectures", &RunMetadata::cuda_architectures);
   // The run started when its first case did.
   if (into.date.empty() || (!from.date.empty() && from.date < into.date)) into.date = from.date;
 }

@@ -16,6 +16,7 @@ using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using ::testing::SizeIs;
 using testing_support::MakeMetadata;
 using testing_support::MakeRecord;
@@ -62,6 +63,21 @@ TEST(ResultsTest, RoundTripsWithHardwareReadings) {
   EXPECT_EQ(naive.launches.at(0).hardware[SharedKind::kLoad].bank_conflicts, 1987u);
   EXPECT_EQ(back.cases.at("transpose/big").baseline, std::nullopt);
   EXPECT_EQ(SerializeResults(back), text);
+}
+
+TEST(ResultsTest, HowTheKernelsWereBuiltIsKeptWhenKnown) {
+  RunResults results;
+  results.metadata = MakeMetadata();
+  results.cases["transpose/naive"] = MakeCase("transpose/naive");
+  EXPECT_THAT(SerializeResults(results),
+              AllOf(Not(HasSubstr("cuda_compiler")), Not(HasSubstr("cuda_architectures"))))
+      << "unknown: left out, so older readers and files agree";
+  results.metadata.cuda_compiler = "NVIDIA 13.0.88";
+  results.metadata.cuda_architectures = "90;80-virtual";
+  const std::string text = SerializeResults(results);
+  EXPECT_THAT(text, AllOf(HasSubstr("\"cuda_compiler\": \"NVIDIA 13.0.88\""),
+                          HasSubstr("\"cuda_architectures\": \"90;80-virtual\"")));
+  EXPECT_EQ(ParseResults(text, "results.json").metadata, results.metadata);
 }
 
 TEST(ResultsTest, ExpectedWaysArePerKindAndOlderFilesStillRead) {
@@ -191,6 +207,19 @@ TEST_F(ResultFragmentsTest, FragmentsOfDifferentRunsAreRefused) {
     EXPECT_THAT(e.what(), AllOf(HasSubstr("different runs"), HasSubstr("arch \"sm_80\""),
                                 HasSubstr("Delete " + (dir_ / "cases").string())));
   }
+}
+
+TEST_F(ResultFragmentsTest, FragmentsOfDifferentBuildsAreRefused) {
+  RunMetadata one = MakeMetadata();
+  one.cuda_architectures = "90";
+  WriteCaseResult(dir_, one, MakeCase("transpose/a"));
+  RunMetadata other = one;
+  other.cuda_architectures = "80-virtual";
+  WriteCaseResult(dir_, other, MakeCase("transpose/b"));
+  EXPECT_THROW(MergeResults(dir_), Error);
+  other.cuda_architectures.clear();  // a fragment that does not know it
+  WriteCaseResult(dir_, other, MakeCase("transpose/b"));
+  EXPECT_EQ(MergeResults(dir_).metadata.cuda_architectures, "90");
 }
 
 TEST_F(ResultFragmentsTest, NoFragmentsOrAMalformedOneIsAnError) {

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <utility>
 
@@ -36,6 +37,7 @@ std::string SoftwareChange(const RunMetadata& recorded, const RunMetadata& now) 
       {"driver", &RunMetadata::driver},
       {"CUDA runtime", &RunMetadata::cuda_runtime},
       {"CUDA driver", &RunMetadata::cuda_driver},
+      {"CUDA compiler", &RunMetadata::cuda_compiler},
   };
   std::string change;
   for (const auto& [name, field] : fields) {
@@ -45,6 +47,71 @@ std::string SoftwareChange(const RunMetadata& recorded, const RunMetadata& now) 
     change += (change.empty() ? "" : ", ") + std::string(name) + " " + before + " -> " + after;
   }
   return change;
+}
+
+namespace {
+
+// One entry of CUDA_ARCHITECTURES: "90", "90a-real", "100f-virtual".
+struct CudaArchitecture {
+  int number = 0;    // 90, 100
+  char variant = 0;  // 'a' (sm_90a: that GPU only), 'f' (its family), 0
+  bool sass = true;  // not "-virtual"
+  bool ptx = true;   // not "-real"
+};
+
+std::optional<CudaArchitecture> ParseCudaArchitecture(const std::string& text) {
+  CudaArchitecture parsed;
+  size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  if (digits == 0 || digits > 4) return std::nullopt;
+  parsed.number = std::stoi(text.substr(0, digits));
+  std::string rest = text.substr(digits);
+  if (!rest.empty() && (rest[0] == 'a' || rest[0] == 'f')) {
+    parsed.variant = rest[0];
+    rest = rest.substr(1);
+  }
+  if (rest == "-real") {
+    parsed.ptx = false;
+  } else if (rest == "-virtual") {
+    parsed.sass = false;
+  } else if (!rest.empty()) {
+    return std::nullopt;
+  }
+  return parsed;
+}
+
+// Whether SASS built for `built` runs on a GPU of compute capability `device` (90 for sm_90).
+bool RunsNatively(const CudaArchitecture& built, int device) {
+  if (built.variant == 'a') return built.number == device;
+  return built.number / 10 == device / 10 && built.number <= device;
+}
+
+}  // namespace
+
+std::string PtxJitWarning(const std::string& cuda_architectures, const std::string& arch) {
+  if (cuda_architectures.empty() || arch.rfind("sm_", 0) != 0) return "";
+  const std::optional<CudaArchitecture> device = ParseCudaArchitecture(arch.substr(3));
+  if (!device || device->variant != 0 || !device->ptx) return "";
+  bool native = false;
+  bool ptx = false;
+  std::istringstream entries(cuda_architectures);
+  std::string entry;
+  while (std::getline(entries, entry, ';')) {
+    const std::optional<CudaArchitecture> built = ParseCudaArchitecture(entry);
+    if (!built) return "";  // "native", "all", "all-major", "OFF": not a list to judge
+    native = native || (built->sass && RunsNatively(*built, device->number));
+    ptx = ptx || (built->ptx && built->variant == 0 && built->number <= device->number);
+  }
+  if (native) return "";
+  const std::string built = "built for CUDA_ARCHITECTURES \"" + cuda_architectures + "\"";
+  if (!ptx) {
+    return "the kernels were " + built + ", which holds neither native code (SASS) nor PTX for this " + arch +
+           " GPU, so they cannot run on it; add " + arch.substr(3) + " to CUDA_ARCHITECTURES";
+  }
+  return "the kernels were " + built + ", which holds no native code (SASS) for this " + arch +
+         " GPU, so the driver JIT-compiles their PTX; counts of JIT-compiled code can differ from those of a "
+         "native build (and from baselines recorded with one). Add " +
+         arch.substr(3) + " to CUDA_ARCHITECTURES to measure the code nvcc makes for this GPU";
 }
 
 std::string CudaVersionString(int version) {
@@ -80,17 +147,21 @@ std::string ParseNvidiaDriverVersion(const std::string& proc_version_text) {
 namespace bankcheck::internal {
 
 nlohmann::json RecordedWithToJson(const RunMetadata& metadata) {
-  return {{"device", metadata.device},
-          {"driver", metadata.driver},
-          {"cuda_runtime", metadata.cuda_runtime},
-          {"cuda_driver", metadata.cuda_driver},
-          {"date", metadata.date}};
+  nlohmann::json out = {{"device", metadata.device},
+                        {"driver", metadata.driver},
+                        {"cuda_runtime", metadata.cuda_runtime},
+                        {"cuda_driver", metadata.cuda_driver},
+                        {"date", metadata.date}};
+  // Only when known: files of runs that do not know it read as before.
+  if (!metadata.cuda_compiler.empty()) out["cuda_compiler"] = metadata.cuda_compiler;
+  return out;
 }
 
 nlohmann::json RunMetadataToJson(const RunMetadata& metadata) {
   nlohmann::json out = RecordedWithToJson(metadata);
   out["arch"] = metadata.arch;
   out["git_commit"] = metadata.git_commit;
+  if (!metadata.cuda_architectures.empty()) out["cuda_architectures"] = metadata.cuda_architectures;
   return out;
 }
 
@@ -103,20 +174,24 @@ RunMetadata ReadRecordedWithFields(const FieldReader& field) {
   metadata.cuda_runtime = field.Field("cuda_runtime").String();
   metadata.cuda_driver = field.Field("cuda_driver").String();
   metadata.date = field.Field("date").String();
+  if (field.Has("cuda_compiler")) metadata.cuda_compiler = field.Field("cuda_compiler").String();
   return metadata;
 }
 }  // namespace
 
 RunMetadata RecordedWithFromJson(const FieldReader& field) {
-  field.AllowOnlyFields({"device", "driver", "cuda_runtime", "cuda_driver", "date"});
+  field.AllowOnlyFields({"device", "driver", "cuda_runtime", "cuda_driver", "date", "cuda_compiler"});
   return ReadRecordedWithFields(field);
 }
 
 RunMetadata RunMetadataFromJson(const FieldReader& field) {
-  field.AllowOnlyFields({"arch", "device", "driver", "cuda_runtime", "cuda_driver", "date", "git_commit"});
+  field.AllowOnlyFields({"arch", "device", "driver", "cuda_runtime", "cuda_driver", "date", "git_commit",
+                         "cuda_compiler", "cuda_architectures"});
   RunMetadata metadata = ReadRecordedWithFields(field);
   metadata.arch = field.Field("arch").String();
   metadata.git_commit = field.Field("git_commit").String();
+  if (field.Has("cuda_architectures"))
+    metadata.cuda_architectures = field.Field("cuda_architectures").String();
   return metadata;
 }
 

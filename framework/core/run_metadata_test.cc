@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <utility>
 
 #include "core/internal/test_support.h"
 
@@ -48,6 +49,50 @@ TEST(RunMetadataTest, SoftwareChangeNamesWhatDiffersAndIgnoresDateAndUnknowns) {
   RunMetadata unknown = now;
   unknown.driver.clear();  // a driver version that could not be read is not a change
   EXPECT_EQ(SoftwareChange(recorded, unknown), "CUDA runtime 13.0 -> 13.1");
+}
+
+TEST(RunMetadataTest, SoftwareChangeNamesANewCompilerWhereBothSidesKnowIt) {
+  RunMetadata recorded = MakeMetadata();
+  RunMetadata now = MakeMetadata();
+  now.cuda_compiler = "NVIDIA 13.0.88";
+  EXPECT_EQ(SoftwareChange(recorded, now), "") << "a baseline recorded before compilers were recorded";
+  recorded.cuda_compiler = "NVIDIA 13.0.48";
+  EXPECT_EQ(SoftwareChange(recorded, now), "CUDA compiler NVIDIA 13.0.48 -> NVIDIA 13.0.88")
+      << "a toolkit update that keeps the runtime's major.minor";
+}
+
+TEST(PtxJitWarningTest, NativeCodeForTheGpuMeansNoWarning) {
+  const std::pair<const char*, const char*> native[] = {
+      {"90", "sm_90"},       {"90-real", "sm_90"},    {"90a", "sm_90"},
+      {"90a-real", "sm_90"}, {"80-real;90", "sm_90"}, {"90-real;80-virtual", "sm_90"},
+      {"80", "sm_86"},                                 // sm_80 SASS runs on sm_86
+      {"86", "sm_89"},       {"100f-real", "sm_103"},  // family code runs on its family
+  };
+  for (const auto& [built, arch] : native)
+    EXPECT_EQ(PtxJitWarning(built, arch), "") << built << " on " << arch;
+}
+
+TEST(PtxJitWarningTest, PtxOnlyForTheGpuWarns) {
+  const std::string warning = PtxJitWarning("80-virtual", "sm_90");
+  EXPECT_THAT(warning, ::testing::AllOf(::testing::HasSubstr("CUDA_ARCHITECTURES \"80-virtual\""),
+                                        ::testing::HasSubstr("no native code (SASS) for this sm_90 GPU"),
+                                        ::testing::HasSubstr("JIT-compiles their PTX"),
+                                        ::testing::HasSubstr("Add 90 to CUDA_ARCHITECTURES")));
+  EXPECT_NE(PtxJitWarning("80", "sm_90"), "") << "sm_80 SASS does not run on sm_90, its PTX is JIT-compiled";
+  EXPECT_NE(PtxJitWarning("90a", "sm_100"), "") << "arch-specific SASS runs on its GPU only";
+  EXPECT_NE(PtxJitWarning("86-real;80", "sm_120"), "");
+}
+
+TEST(PtxJitWarningTest, NoCodeAtAllSaysTheKernelsCannotRun) {
+  EXPECT_THAT(PtxJitWarning("100-real", "sm_90"), ::testing::HasSubstr("neither native code (SASS) nor PTX"));
+  EXPECT_THAT(PtxJitWarning("90a-real", "sm_100"), ::testing::HasSubstr("cannot run on it"));
+}
+
+TEST(PtxJitWarningTest, UnknownSidesOrListsGiveNoWarning) {
+  EXPECT_EQ(PtxJitWarning("", "sm_90"), "");
+  EXPECT_EQ(PtxJitWarning("80-virtual", ""), "") << "no GPU";
+  for (const char* built : {"native", "all", "all-major", "OFF", "80;native", "80-both", "sm_80"})
+    EXPECT_EQ(PtxJitWarning(built, "sm_90"), "") << built;
 }
 
 }  // namespace

@@ -76,8 +76,34 @@ std::string SoftwareChangeNote(const BaselineSet& baselines, const std::string& 
   const std::string change = recorded == nullptr ? "" : SoftwareChange(*recorded, now);
   if (change.empty()) return "";
   return "Note: the baseline was recorded with other GPU software (" + change +
-         "). A new toolkit or driver can change the generated code, and so the counts, without a change "
-         "in the kernel: look at the instructions below before recording.\n";
+         "): the change may come from the toolkit or driver, not from your code. A new toolkit or driver can "
+         "change the generated code, and so the counts, without a change in the kernel: review the "
+         "instructions below, then record.\n";
+}
+
+std::string JitNote(const RunMetadata& now) {
+  const std::string warning = PtxJitWarning(now.cuda_architectures, now.arch);
+  return warning.empty() ? "" : "Note: " + warning + ".\n";
+}
+
+namespace {
+// A path as one shell word: as it is where that is safe, else in single quotes.
+std::string ShellWord(const std::string& text) {
+  const bool plain = !text.empty() && text.find_first_not_of(
+                                          "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                          "0123456789_./+:@%-") == std::string::npos;
+  if (plain) return text;
+  std::string quoted = "'";
+  for (const char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+}  // namespace
+
+std::string UpdateBaselinesCommand(const std::filesystem::path& results_dir,
+                                   const std::filesystem::path& baselines_dir) {
+  return "bankcheck merge-results " + ShellWord(results_dir.string()) + " && bankcheck update-baselines " +
+         ShellWord((results_dir / "results.json").string()) + " --baselines " +
+         ShellWord(baselines_dir.string());
 }
 
 std::vector<std::string> AnnotationMismatches(const Expectation& expect, const LaunchRecord& record) {

@@ -12,6 +12,7 @@
 #include "bankcheck/kernel_registry.h"
 #include "bankcheck/results.h"
 #include "bankcheck/run_metadata.h"
+#include "bankcheck/suite.h"
 #include "bankcheck/testing.h"
 #include "suite/internal/case_runner.h"
 
@@ -28,8 +29,18 @@ int FailureLine(const KernelCase& c, int here) { return c.source_file.empty() ? 
 
 RunMetadata ThisRun() {
   const GpuProbe& probe = ProbeGpu();
-  return DescribeRun(probe.device_name, probe.usable() ? probe.arch() : "", probe.driver_version,
-                     probe.runtime_version);
+  RunMetadata run = DescribeRun(probe.device_name, probe.usable() ? probe.arch() : "", probe.driver_version,
+                                probe.runtime_version);
+  run.cuda_compiler = GetSuiteBuild().cuda_compiler;
+  run.cuda_architectures = GetSuiteBuild().cuda_architectures;
+  // Once per process: every case of the run measures the same build on the same GPU.
+  static const bool warned = [&run] {
+    const std::string warning = PtxJitWarning(run.cuda_architectures, run.arch);
+    if (!warning.empty()) std::cerr << "bankcheck: warning: " << warning << "\n";
+    return true;
+  }();
+  static_cast<void>(warned);
+  return run;
 }
 
 // Loaded once per process; a malformed file fails every case that needs it, with the file named.
@@ -125,7 +136,11 @@ TEST_P(CaseTest, Run) {
       const std::string software = comparison.verdict == BaselineVerdict::kMissing
                                        ? ""
                                        : SoftwareChangeNote(Baselines(arch), c.name, ThisRun());
-      CASE_FAILURE(c) << comparison.message << software << "\n"
+      CASE_FAILURE(c) << comparison.message
+                      << "Or, after the run, record every case that differs at once, with a summary "
+                         "(--dry-run only prints it):\n  "
+                      << UpdateBaselinesCommand(ResultsDir(), BaselinesDir()) << "\n"
+                      << software << JitNote(ThisRun()) << "\n"
                       << comparison.table
                       << (result_.expected_by == ExpectedBy::kBaselineOnly && !suggestions.empty()
                               ? "\nLine annotations that match this run (review them; `bankcheck annotate "

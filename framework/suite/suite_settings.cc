@@ -19,4 +19,18 @@ bool SetSuiteSettings(SuiteSettings settings) {
 
 const SuiteSettings& GetSuiteSettings() { return Settings(); }
 
+namespace {
+SuiteBuild& Build() {
+  static SuiteBuild build;
+  return build;
+}
+}  // namespace
+
+bool SetSuiteBuild(SuiteBuild build) {
+  Build() = std::move(build);
+  return true;
+}
+
+const SuiteBuild& GetSuiteBuild() { return Build(); }
+
 }  // namespace bankcheck::suites

@@ -4,7 +4,8 @@
 //
 //   baselines/<arch>/<topic>.json     arch "sm_90"; topic = case name up to the first '/'
 //   {"format": "bankcheck-baseline", "version": 1, "arch": "sm_90",
-//    "recorded_with": {"device", "driver", "cuda_runtime", "cuda_driver", "date"},
+//    "recorded_with": {"device", "driver", "cuda_runtime", "cuda_driver", "date", "cuda_compiler"
+//                      (only when known)},
 //    "cases": {"<case name>": {"description": "...", "launches": [<record_json.h, exact>]}}}
 //
 // Files are written with sorted keys and a 2-space indent, so each case is one block and a diff
@@ -55,7 +56,7 @@ struct BaselineEntry {
 // One parsed baseline file.
 struct BaselineFile {
   std::string arch;
-  RunMetadata recorded_with;  // arch and git_commit empty
+  RunMetadata recorded_with;  // arch, git_commit and cuda_architectures empty
   std::map<std::string, BaselineEntry> cases;
 };
 

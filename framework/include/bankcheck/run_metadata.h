@@ -14,11 +14,17 @@ struct RunMetadata {
   std::string cuda_driver;   // the CUDA version the driver supports, "13.0"
   std::string date;          // UTC, "2025-11-22T10:36:00Z"
   std::string git_commit;    // from BANKCHECK_GIT_COMMIT (LabelFromEnvironment); empty when unset
+  // How a kernel suite's kernels were built (bankcheck_add_kernel_suite); empty when unknown, and
+  // then left out of files. The compiler as CMake names it: "NVIDIA 12.8.93".
+  std::string cuda_compiler;
+  // The kernels' CUDA_ARCHITECTURES, ';'-separated: "90;80-virtual". Results files only.
+  std::string cuda_architectures;
 
   friend bool operator==(const RunMetadata& a, const RunMetadata& b) {
     return a.arch == b.arch && a.device == b.device && a.driver == b.driver &&
            a.cuda_runtime == b.cuda_runtime && a.cuda_driver == b.cuda_driver && a.date == b.date &&
-           a.git_commit == b.git_commit;
+           a.git_commit == b.git_commit && a.cuda_compiler == b.cuda_compiler &&
+           a.cuda_architectures == b.cuda_architectures;
   }
 };
 
@@ -29,10 +35,19 @@ RunMetadata DescribeRun(const std::string& device, const std::string& arch, int 
                         int cuda_runtime_version);
 
 // What differs between the GPU software that `recorded` baselines and that of `now`, for a person:
-// "CUDA runtime 12.8 -> 13.0, driver 570.86.10 -> 580.65.06" (device, driver, CUDA runtime, CUDA
-// driver; fields either side leaves empty are not compared); "" when nothing differs. A new toolkit
-// or driver can change the generated code, and so the counts, without a change in the kernel.
+// "driver 570.86.10 -> 580.65.06, CUDA runtime 12.8 -> 13.0" (device, driver, CUDA runtime, CUDA
+// driver, CUDA compiler; fields either side leaves empty are not compared); "" when nothing differs.
+// A new toolkit or driver can change the generated code, and so the counts, without a change in the
+// kernel.
 std::string SoftwareChange(const RunMetadata& recorded, const RunMetadata& now);
+
+// A warning when code built for `cuda_architectures` (CMake's CUDA_ARCHITECTURES, ';'-separated:
+// "90", "90-real", "90a", "80-virtual") runs on a GPU of `arch` ("sm_90") for which it holds no
+// native code (SASS), so that the driver JIT-compiles PTX: the JIT's code, and so its counts, can
+// differ from what nvcc makes for that GPU. SASS of sm_XY runs natively on sm_XZ for Z >= Y, that of
+// sm_XYa on sm_XY only. "" when there is native code, and when either side is unknown or the list
+// holds a value that names no architecture ("native", "all": what they built is not known here).
+std::string PtxJitWarning(const std::string& cuda_architectures, const std::string& arch);
 
 // 13000 -> "13.0", 12080 -> "12.8"; 0 (unknown) -> "".
 std::string CudaVersionString(int version);

@@ -29,4 +29,14 @@ struct SuiteSettings {
 bool SetSuiteSettings(SuiteSettings settings);
 const SuiteSettings& GetSuiteSettings();
 
+// How the suite's kernels were built, for its results and baselines (RunMetadata::cuda_compiler and
+// cuda_architectures). A file of its own, generated when CMake generates the build: only then is the
+// kernels' CUDA_ARCHITECTURES final. Empty: unknown.
+struct SuiteBuild {
+  std::string cuda_compiler;       // "NVIDIA 12.8.93" (CMAKE_CUDA_COMPILER_ID and _VERSION)
+  std::string cuda_architectures;  // <target>_kernels' CUDA_ARCHITECTURES: "90;80-virtual"
+};
+bool SetSuiteBuild(SuiteBuild build);
+const SuiteBuild& GetSuiteBuild();
+
 }  // namespace bankcheck::suites

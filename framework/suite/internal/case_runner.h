@@ -39,6 +39,16 @@ std::string PruneBaselinesCommand();
 std::string SoftwareChangeNote(const BaselineSet& baselines, const std::string& case_name,
                                const RunMetadata& now);
 
+// A line saying that this run's GPU has no native code in the kernels' build, so that it runs
+// JIT-compiled PTX (PtxJitWarning, run_metadata.h); "" when it has, or when that is not known.
+std::string JitNote(const RunMetadata& now);
+
+// Records every changed case of a run at once, after it, with a summary:
+// "bankcheck merge-results <results_dir> && bankcheck update-baselines <results_dir>/results.json
+// --baselines <baselines_dir>" (paths quoted for the shell where they need it).
+std::string UpdateBaselinesCommand(const std::filesystem::path& results_dir,
+                                   const std::filesystem::path& baselines_dir);
+
 // Failure text when a launch disagrees with the case's annotation; empty when it agrees.
 std::vector<std::string> AnnotationMismatches(const Expectation& expect, const LaunchRecord& record);
 

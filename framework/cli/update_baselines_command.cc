@@ -1,0 +1,233 @@
+// `bankcheck update-baselines`: records, from a suite run's results file, every case whose counts
+// differ from its baseline, in one step after the report has been reviewed, and says what it changed.
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "bankcheck/baseline.h"
+#include "bankcheck/error.h"
+#include "bankcheck/results.h"
+#include "bankcheck/run_metadata.h"
+#include "commands.h"
+#include "core/internal/environment.h"
+#include "core/internal/text_table.h"
+
+namespace bankcheck::cli {
+namespace {
+
+// A case's launches summed over launches and kinds, exact counts only (what baselines hold).
+SharedCounts CaseTotal(const std::vector<LaunchRecord>& launches) {
+  SharedCounts total;
+  for (const LaunchRecord& launch : launches) {
+    for (const SharedKindInfo& info : SharedKinds()) total += ExactCounts(launch.shared[info.kind]);
+  }
+  return total;
+}
+
+std::string ConflictsText(const std::optional<SharedCounts>& counts) {
+  if (!counts) return "-";
+  return counts->ideal_known() ? WithThousands(counts->conflicts()) : std::string("n/a");
+}
+
+std::string WavefrontsText(const std::optional<SharedCounts>& counts) {
+  return counts ? WithThousands(counts->wavefronts) : std::string("-");
+}
+
+// A case to record: its verdict against the files now, and its totals before (none when missing)
+// and after.
+struct Change {
+  const CaseResult* result;
+  BaselineVerdict verdict;
+  std::optional<SharedCounts> before;
+  SharedCounts after;
+};
+
+// A case left as it is, and why.
+struct LeftAlone {
+  std::string name;
+  std::string reason;
+};
+
+std::optional<std::regex> CaseFilter(const std::string& pattern) {
+  if (pattern.empty()) return std::nullopt;
+  try {
+    return std::regex(pattern, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    throw Error(ErrorKind::kBadInput,
+                "--case '" + PlainLine(pattern) + "' is not a regular expression (" + e.what() + ")");
+  }
+}
+
+void AddUpdateBaselines(CLI::App& app) {
+  struct Options {
+    std::string results;
+    std::string baselines;
+    std::string case_pattern;
+    bool dry_run = false;
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* command = app.add_subcommand(
+      "update-baselines",
+      "Record the measured counts of every case of a results file that differs from its baseline "
+      "(regression, improvement, changed or missing), after review, and print what changed");
+  command
+      ->add_option("RESULTS", options->results,
+                   "The suite run's results file (results.json from merge-results)")
+      ->required()
+      ->type_name("FILE");
+  command
+      ->add_option("--baselines", options->baselines,
+                   "The suite's baselines folder, which holds <arch>/<topic>.json (default: "
+                   "BANKCHECK_BASELINES_DIR)")
+      ->type_name("DIR");
+  command
+      ->add_option("--case", options->case_pattern,
+                   "Only the cases whose name matches this regular expression (anywhere in the name)")
+      ->type_name("REGEX");
+  command->add_flag("--dry-run", options->dry_run, "Print the summary, but write nothing");
+  command->footer(
+      "Each case is compared with its baseline file as it is now; cases that match are left as they are, and "
+      "so are skipped cases and cases with no measured launch (listed). Files are updated under the arch "
+      "folder's lock and replaced atomically, as the suite's own recording does. Exit status: 0 done (also "
+      "when nothing differed); 2 bad input (nothing is written).");
+  command->callback([options] {
+    const RunResults results = ReadResults(options->results);
+    const RunMetadata& run = results.metadata;
+    if (run.arch.empty()) {
+      throw Error(
+          ErrorKind::kBadInput,
+          options->results +
+              " names no GPU architecture (its metadata's arch is empty: the run skipped its cases or "
+              "found no usable GPU), so there is no <arch> folder to record into; run the suite on a "
+              "GPU, merge its results again and update from those");
+    }
+    std::string baselines_dir = options->baselines;
+    if (baselines_dir.empty()) baselines_dir = AbsolutePathFromEnvironment("BANKCHECK_BASELINES_DIR");
+    if (baselines_dir.empty()) {
+      throw Error(ErrorKind::kBadInput,
+                  "give --baselines DIR, the suite's baselines folder (its BASELINES_DIR, which holds "
+                  "<arch>/<topic>.json), or set BANKCHECK_BASELINES_DIR");
+    }
+    const std::optional<std::regex> filter = CaseFilter(options->case_pattern);
+    // Compared with the files as they are now, not with the verdicts stored in the results: the
+    // summary's "before" is what the update replaces.
+    const BaselineSet baselines = BaselineSet::Load(baselines_dir, run.arch);
+
+    std::vector<Change> changes;
+    std::vector<LeftAlone> left_alone;
+    size_t unchanged = 0;
+    size_t not_selected = 0;
+    for (const auto& [name, result] : results.cases) {
+      if (filter && !std::regex_search(name, *filter)) {
+        ++not_selected;
+        continue;
+      }
+      if (result.status == CaseStatus::kSkipped) {
+        left_alone.push_back(
+            {name, "skipped" + (result.messages.empty() ? std::string() : ": " + result.messages.front())});
+        continue;
+      }
+      if (result.launches.empty()) {
+        left_alone.push_back({name, "no measured launch in the results: the case did not get to measure"});
+        continue;
+      }
+      const BaselineEntry* entry = baselines.Find(name);
+      const BaselineVerdict verdict = entry == nullptr
+                                          ? BaselineVerdict::kMissing
+                                          : CompareLaunches(entry->launches, result.launches).verdict;
+      if (verdict == BaselineVerdict::kMatch) {
+        ++unchanged;
+        continue;
+      }
+      changes.push_back(
+          {&result, verdict,
+           entry == nullptr ? std::nullopt : std::optional<SharedCounts>(CaseTotal(entry->launches)),
+           CaseTotal(result.launches)});
+    }
+
+    const std::string folder = (std::filesystem::path(baselines_dir) / run.arch).string();
+    std::cout << (options->dry_run ? "Dry run: nothing is written.\n" : "") << "Updating the " << run.arch
+              << " baselines in " << PlainLine(folder) << " from " << PlainLine(options->results) << "\n\n";
+
+    std::vector<TableRow> rows;
+    std::vector<BaselineUpdate> updates;
+    SharedCounts total_before;
+    SharedCounts total_after;
+    std::map<BaselineVerdict, size_t> per_verdict;
+    for (const Change& change : changes) {
+      rows.push_back({BaselineVerdictName(change.verdict), PlainLine(change.result->name),
+                      BeforeAfter(ConflictsText(change.before), ConflictsText(change.after)),
+                      BeforeAfter(WavefrontsText(change.before), WavefrontsText(change.after))});
+      if (change.before) total_before += *change.before;
+      total_after += change.after;
+      ++per_verdict[change.verdict];
+      updates.push_back({change.result->name, change.result->description, change.result->launches});
+    }
+    if (rows.empty()) {
+      std::cout << "No case differs from its baseline.\n";
+    } else {
+      rows.push_back({"total", std::to_string(changes.size()) + (changes.size() == 1 ? " case" : " cases"),
+                      BeforeAfter(ConflictsText(total_before), ConflictsText(total_after)),
+                      BeforeAfter(WavefrontsText(total_before), WavefrontsText(total_after))});
+      std::cout << FormatTextTable({"baseline", "case", "conflicts", "wavefronts"}, rows);
+    }
+    std::cout << "\n"
+              << (options->dry_run ? "Would record " : "Recording ") << changes.size() << " of "
+              << results.cases.size() << " cases: " << per_verdict[BaselineVerdict::kRegression]
+              << " regression, " << per_verdict[BaselineVerdict::kImprovement] << " improvement, "
+              << per_verdict[BaselineVerdict::kChanged] << " changed, "
+              << per_verdict[BaselineVerdict::kMissing] << " missing; " << unchanged << " unchanged, "
+              << left_alone.size() << " left alone"
+              << (filter ? ", " + std::to_string(not_selected) + " not matching --case" : "") << ".\n";
+    for (const LeftAlone& case_left : left_alone)
+      std::cout << "  left alone: " << PlainLine(case_left.name) << " (" << PlainLine(case_left.reason)
+                << ")\n";
+
+    // Say where the files' GPU software differs from the run's: the new counts may come from it.
+    std::vector<std::string> notes;
+    for (const Change& change : changes) {
+      const RunMetadata* recorded = baselines.RecordedWith(change.result->name);
+      const std::string software = recorded == nullptr ? "" : SoftwareChange(*recorded, run);
+      const std::string note = "  " + baselines.FileForCase(change.result->name).string() +
+                               " was recorded with other GPU software (" + software + ")";
+      if (!software.empty() && std::find(notes.begin(), notes.end(), note) == notes.end())
+        notes.push_back(note);
+    }
+    if (!notes.empty()) {
+      std::cout
+          << "Note: the toolkit or driver changed since these files were recorded, so the new counts may "
+             "come from it rather than from the kernels:\n";
+      for (const std::string& note : notes) std::cout << PlainLine(note, 1000) << "\n";
+    }
+
+    if (options->dry_run) {
+      std::vector<std::string> files;
+      for (const Change& change : changes) {
+        const std::string file = baselines.FileForCase(change.result->name).string();
+        if (std::find(files.begin(), files.end(), file) == files.end()) files.push_back(file);
+      }
+      std::sort(files.begin(), files.end());
+      if (!files.empty()) std::cout << "Would write:\n";
+      for (const std::string& file : files) std::cout << "  " << PlainLine(file, 1000) << "\n";
+      return;
+    }
+    const std::vector<std::filesystem::path> written = UpdateBaselines(baselines_dir, run.arch, run, updates);
+    if (!written.empty()) std::cout << "Wrote:\n";
+    for (const std::filesystem::path& file : written)
+      std::cout << "  " << PlainLine(file.string(), 1000) << "\n";
+  });
+}
+
+}  // namespace
+
+void AddUpdateBaselinesCommand(CLI::App& app) { AddUpdateBaselines(app); }
+
+}  // namespace bankcheck::cli
