@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +19,7 @@
 
 #include "bankcheck/baseline.h"
 #include "bankcheck/counter_session.h"
+#include "bankcheck/error.h"
 #include "bankcheck/gpu_probe.h"
 #include "bankcheck/testing.h"
 #include "core/internal/environment.h"
@@ -106,12 +108,32 @@ bool MatchesGtestFilter(const std::string& name, const std::string& filter) {
   return (positive.empty() || MatchesAny(name, positive)) && !MatchesAny(name, negative);
 }
 
+std::string CasePatternsFromEnvironment() {
+  const char* value = std::getenv("BANKCHECK_CASES");
+  const std::string patterns = value == nullptr ? "" : value;
+  if (std::any_of(patterns.begin(), patterns.end(), [](unsigned char c) { return std::iscntrl(c) != 0; })) {
+    throw Error(ErrorKind::kBadInput,
+                "BANKCHECK_CASES holds a control character: it takes glob patterns over case names, "
+                "separated by ',' (e.g. 'transpose/*,ldmatrix/row_major_x4')");
+  }
+  return patterns;
+}
+
+std::vector<const KernelCase*> SelectCases(const std::vector<const KernelCase*>& cases,
+                                           const std::string& patterns) {
+  std::vector<const KernelCase*> selected;
+  for (const KernelCase* c : cases)
+    if (MatchesCasePatterns(c->name, patterns)) selected.push_back(c);
+  return selected;
+}
+
 std::vector<std::string> SelectCaseTests(const std::vector<const KernelCase*>& cases,
-                                         const std::string& topic, const std::string& filter) {
+                                         const std::string& test_prefix, const std::string& topic,
+                                         const std::string& patterns, const std::string& filter) {
   std::vector<std::string> tests;
-  for (const KernelCase* c : cases) {
+  for (const KernelCase* c : SelectCases(cases, patterns)) {
     if (!topic.empty() && c->topic() != topic) continue;
-    const std::string test = GtestTestNameForCase(c->name);
+    const std::string test = GtestNameForCase(test_prefix, c->name).Full();
     if (MatchesGtestFilter(test, filter)) tests.push_back(test);
   }
   return tests;
