@@ -22,12 +22,12 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 TEST(SuiteRunnerTest, GtestFilters) {
-  EXPECT_TRUE(MatchesGtestFilter("my_suite/a.b", ""));
-  EXPECT_TRUE(MatchesGtestFilter("my_suite/a.b", "*a.b"));
-  EXPECT_TRUE(MatchesGtestFilter("my_suite/a.b", "x:*/a.?"));
-  EXPECT_FALSE(MatchesGtestFilter("my_suite/a.b", "*a.c"));
-  EXPECT_FALSE(MatchesGtestFilter("my_suite/a.b", "-*a.*"));
-  EXPECT_TRUE(MatchesGtestFilter("my_suite/a.b", "*-*x*:*y*"));
+  EXPECT_TRUE(MatchesGtestFilter("suite/a.b", ""));
+  EXPECT_TRUE(MatchesGtestFilter("suite/a.b", "*a.b"));
+  EXPECT_TRUE(MatchesGtestFilter("suite/a.b", "x:*/a.?"));
+  EXPECT_FALSE(MatchesGtestFilter("suite/a.b", "*a.c"));
+  EXPECT_FALSE(MatchesGtestFilter("suite/a.b", "-*a.*"));
+  EXPECT_TRUE(MatchesGtestFilter("suite/a.b", "*-*x*:*y*"));
 }
 
 TEST(SuiteRunnerTest, CasesOfATopicByName) {
