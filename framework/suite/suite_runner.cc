@@ -111,10 +111,14 @@ bool MatchesGtestFilter(const std::string& name, const std::string& filter) {
 std::string CasePatternsFromEnvironment() {
   const char* value = std::getenv("BANKCHECK_CASES");
   const std::string patterns = value == nullptr ? "" : value;
-  if (std::any_of(patterns.begin(), patterns.end(), [](unsigned char c) { return std::iscntrl(c) != 0; })) {
+  const auto control = [](unsigned char c) { return std::iscntrl(c) != 0; };
+  if (std::any_of(patterns.begin(), patterns.end(), control)) {
+    std::string shown = patterns;  // its control characters as '?', so that the message stays one line
+    std::replace_if(shown.begin(), shown.end(), control, '?');
     throw Error(ErrorKind::kBadInput,
-                "BANKCHECK_CASES holds a control character: it takes glob patterns over case names, "
-                "separated by ',' (e.g. 'transpose/*,ldmatrix/row_major_x4')");
+                "BANKCHECK_CASES='" + shown +
+                    "' holds a control character: it takes glob patterns over case "
+                    "names, separated by ',' (e.g. 'transpose/*,ldmatrix/row_major_x4')");
   }
   return patterns;
 }
