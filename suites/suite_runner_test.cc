@@ -54,6 +54,16 @@ TEST(SuiteRunnerTest, CasesOfATopicByName) {
   EXPECT_THAT(SelectCases(cases, "transpose16/*,*/unpadded"), ElementsAre(&b, &c));
 }
 
+TEST(SuiteRunnerTest, CasesWhoseTestNamesWouldBeTheSameAreNamed) {
+  KernelCase a, b, c;
+  a.name = "demo/a-b";
+  b.name = "demo/a.c";
+  c.name = "demo/a_b";
+  EXPECT_EQ(CaseTestNameClash({&a, &b}, "my_suite"), "");
+  EXPECT_THAT(CaseTestNameClash({&a, &b, &c}, "my_suite"),
+              HasSubstr("the cases \"demo/a-b\" and \"demo/a_b\" would both be the test my_suite/demo.a_b"));
+}
+
 TEST(SuiteRunnerTest, CasePatternsComeFromTheEnvironmentChecked) {
   const char* saved = std::getenv("BANKCHECK_CASES");
   const std::string saved_value = saved == nullptr ? "" : saved;

@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <iostream>
-#include <map>
 
 #include "bankcheck/baseline.h"
 #include "bankcheck/error.h"
@@ -17,6 +16,7 @@
 #include "bankcheck/testing.h"
 #include "suite/internal/case_runner.h"
 #include "suite/internal/case_test.h"
+#include "suite/internal/suite_runner.h"
 
 namespace bankcheck::suites {
 namespace {
@@ -204,15 +204,10 @@ CaseLines CaseTest::CheckLineAnnotations(const KernelCase& c, const std::vector<
 }  // namespace
 
 void RegisterCaseTests(const std::vector<const KernelCase*>& cases, const std::string& test_prefix) {
-  std::map<std::string, std::string> case_of_test;
+  const std::string clash = CaseTestNameClash(cases, test_prefix);
+  if (!clash.empty()) throw Error(ErrorKind::kBadInput, clash);
   for (const KernelCase* c : cases) {
     const CaseTestName name = GtestNameForCase(test_prefix, c->name);
-    const auto [it, added] = case_of_test.emplace(name.Full(), c->name);
-    if (!added) {
-      throw Error(ErrorKind::kBadInput, "the cases \"" + it->second + "\" and \"" + c->name +
-                                            "\" would both be the test " + name.Full() +
-                                            ": rename one (GoogleTest names keep A-Z a-z 0-9 _ / only)");
-    }
     ::testing::RegisterTest(name.suite.c_str(), name.test.c_str(), nullptr, nullptr,
                             FailureFile(*c, __FILE__), FailureLine(*c, __LINE__),
                             [c]() -> CaseTest* { return new CaseTest(*c); });

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -141,6 +142,19 @@ std::vector<std::string> SelectCaseTests(const std::vector<const KernelCase*>& c
     if (MatchesGtestFilter(test, filter)) tests.push_back(test);
   }
   return tests;
+}
+
+std::string CaseTestNameClash(const std::vector<const KernelCase*>& cases, const std::string& test_prefix) {
+  std::map<std::string, std::string> case_of_test;
+  for (const KernelCase* c : cases) {
+    const std::string test = GtestNameForCase(test_prefix, c->name).Full();
+    const auto [it, added] = case_of_test.emplace(test, c->name);
+    if (!added) {
+      return "the cases \"" + it->second + "\" and \"" + c->name + "\" would both be the test " + test +
+             ": rename one (GoogleTest names keep A-Z a-z 0-9 _ / of a case name, and make '_' of the rest)";
+    }
+  }
+  return "";
 }
 
 std::vector<std::string> Topics(const std::vector<const KernelCase*>& cases) {

@@ -44,6 +44,10 @@ std::vector<std::string> SelectCaseTests(const std::vector<const KernelCase*>& c
                                          const std::string& test_prefix, const std::string& topic,
                                          const std::string& patterns, const std::string& filter);
 
+// Why two of `cases` cannot be told apart by their GoogleTest names (GtestNameForCase, which
+// replaces some characters), naming both; "" when every name is its own.
+std::string CaseTestNameClash(const std::vector<const KernelCase*>& cases, const std::string& test_prefix);
+
 // The topics of the registered cases, sorted, each once.
 std::vector<std::string> Topics(const std::vector<const KernelCase*>& cases);
 
