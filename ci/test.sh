@@ -32,6 +32,11 @@ while (($#)); do
 done
 ((${#topics[@]} == 0 || ${#cases[@]} == 0)) ||
   usage_error "give --topic or --case, not both (a pattern names its topic: --case 'transpose/padded*')"
+if ((${#topics[@]} + ${#cases[@]})); then
+  for arg in ${ctest_args[@]+"${ctest_args[@]}"}; do
+    [[ "$arg" != -R* && "$arg" != --tests-regex* ]] || usage_error "--topic and --case select with -R: give no -R"
+  done
+fi
 
 bankcheck_build
 
