@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
-# line_checks_cost.sh BUILD_DIR [GTEST_FILTER]: what per-line checking costs the kernel suite (issue
+# line_checks_cost.sh BUILD_DIR [CASES]: what per-line checking costs the kernel suite (issue
 # 25's target: the suite with line checks on every case whose lines are its contract within 1.25x
 # of the same suite without them).
 #
-# Runs BUILD_DIR/suites/bankcheck_kernel_suite over the cases (GTEST_FILTER, default all) REPEATS
-# times (default 5) with BANKCHECK_LINES=off (launches counted, no tables, no line checked) and with
+# Runs BUILD_DIR/suites/bankcheck_kernel_suite over the cases (CASES: BANKCHECK_CASES's patterns,
+# default all) REPEATS times (default 5) with BANKCHECK_LINES=off (launches counted, no tables, no
+# line checked) and with
 # the default (the tables of every case without c.expect or with annotations in its own file read
 # with its counts, its lines checked), alternating, one untimed
 # run of each first; prints each run's wall time, the medians and their ratio. Pass or fail does not
 # matter here (a case without a baseline fails the same way in both). Exit 0 when it measured, 2
 # on a usage error. Environment: REPEATS, LOG_DIR (default: a new temporary folder).
 set -euo pipefail
-[[ $# -ge 1 && $# -le 2 ]] || { echo "usage: $0 BUILD_DIR [GTEST_FILTER]" >&2; exit 2; }
+[[ $# -ge 1 && $# -le 2 ]] || { echo "usage: $0 BUILD_DIR [CASES]" >&2; exit 2; }
 suite="$1/suites/bankcheck_kernel_suite"
-filter=${2:-*}
+export BANKCHECK_CASES=${2:-*}
 repeats=${REPEATS:-5}
 [[ -x "$suite" ]] || { echo "line_checks_cost.sh: $suite not found: build first" >&2; exit 2; }
 [[ "$repeats" =~ ^[1-9][0-9]?$ ]] || { echo "line_checks_cost.sh: REPEATS must be 1 to 99" >&2; exit 2; }
@@ -25,7 +26,7 @@ run() {
   local mode=$1 i=$2 start end
   start=$(date +%s.%N)
   BANKCHECK_LINES=$mode BANKCHECK_RESULTS_DIR="$log_dir/results-$mode-$i" \
-    "$suite" --gtest_filter="$filter" >"$log_dir/$mode-$i.log" 2>&1 || true
+    "$suite" >"$log_dir/$mode-$i.log" 2>&1 || true
   end=$(date +%s.%N)
   awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f\n", e - s }'
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# ncu_crosscheck.sh BUILD_DIR [GTEST_FILTER]: every count bankcheck reports, next to Nsight Compute's
+# ncu_crosscheck.sh BUILD_DIR [CASES]: every count bankcheck reports, next to Nsight Compute's
 # own metric on the same launches (ncu is the oracle).
 #
-#   1. bankcheck: the kernel suite measures the cases (GTEST_FILTER, default every case) and writes
+#   1. bankcheck: the kernel suite measures the cases (CASES: BANKCHECK_CASES's glob patterns over
+#      case names, e.g. 'transpose/*,ldmatrix/row_major_x4'; default every case) and writes
 #      its results; pass or fail does not matter here, only what was measured.
 #   2. ncu: the same cases with BANKCHECK_COUNTERS=off (the launches run unmeasured), under
 #      `ncu --profile-from-start off --metrics <every metric of the kind table, with every hardware
@@ -22,9 +23,9 @@
 set -euo pipefail
 
 die() { echo "ncu_crosscheck.sh: $*" >&2; exit 2; }
-[[ $# -ge 1 && $# -le 2 ]] || { echo "usage: $0 BUILD_DIR [GTEST_FILTER]" >&2; exit 2; }
+[[ $# -ge 1 && $# -le 2 ]] || { echo "usage: $0 BUILD_DIR [CASES]" >&2; exit 2; }
 build=$1
-filter=${2:-*}
+export BANKCHECK_CASES=${2:-*}
 suite="$build/suites/bankcheck_kernel_suite"
 probe="$build/benchmarks/bankcheck_speed_probe"
 cli="$build/bin/bankcheck"
@@ -39,12 +40,12 @@ mkdir -p "$log_dir"
 metrics=$(awk -F'\t' '{for (i = 3; i <= 7; i++) if ($i != "-") print $i}' "$log_dir/kinds.tsv" | sort -u | paste -sd, -)
 
 rm -rf "$log_dir/results"
-BANKCHECK_RESULTS_DIR="$log_dir/results" "$suite" --gtest_filter="$filter" >"$log_dir/bankcheck.log" 2>&1 || true
+BANKCHECK_RESULTS_DIR="$log_dir/results" "$suite" >"$log_dir/bankcheck.log" 2>&1 || true
 "$cli" merge-results "$log_dir/results" -o "$log_dir/results.json" >/dev/null ||
   die "no results from the suite; see $log_dir/bankcheck.log"
 
 BANKCHECK_COUNTERS=off "$ncu" --profile-from-start off --metrics "$metrics" --csv --page raw --print-units base \
-  "$suite" --gtest_filter="$filter" >"$log_dir/ncu.csv" 2>"$log_dir/ncu.log" || true
+  "$suite" >"$log_dir/ncu.csv" 2>"$log_dir/ncu.log" || true
 grep -q '"ID"' "$log_dir/ncu.csv" || die "ncu produced no results; see $log_dir/ncu.log and $log_dir/ncu.csv"
 
 python3 "$(dirname "${BASH_SOURCE[0]}")/ncu_compare.py" --match order \

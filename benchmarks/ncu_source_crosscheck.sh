@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# ncu_source_crosscheck.sh BUILD_DIR [GTEST_FILTER]: bankcheck's per-instruction attribution next to
+# ncu_source_crosscheck.sh BUILD_DIR [CASES]: bankcheck's per-instruction attribution next to
 # Nsight Compute's Source page (SourceCounters section) on the same cases (ncu is the oracle).
 #
-#   1. bankcheck: the kernel suite runs the cases (GTEST_FILTER) with BANKCHECK_ATTRIBUTE=1 and writes
+#   1. bankcheck: the kernel suite runs the cases (CASES: BANKCHECK_CASES's glob patterns over case
+#      names) with BANKCHECK_ATTRIBUTE=1 and writes
 #      its results: every launch's per-instruction table (docs/attribution.md).
 #   2. ncu: the same cases with BANKCHECK_COUNTERS=off under `ncu --section SourceCounters`, then its
 #      Source page as CSV (`--page source --print-source sass`).
@@ -15,9 +16,9 @@
 set -euo pipefail
 
 die() { echo "ncu_source_crosscheck.sh: $*" >&2; exit 2; }
-[[ $# -ge 1 && $# -le 2 ]] || { echo "usage: $0 BUILD_DIR [GTEST_FILTER]" >&2; exit 2; }
+[[ $# -ge 1 && $# -le 2 ]] || { echo "usage: $0 BUILD_DIR [CASES]" >&2; exit 2; }
 build=$1
-filter=${2:-*transpose_*_128x128:*ldmatrix_row_major_x4}
+export BANKCHECK_CASES=${2:-transpose/*/128x128,ldmatrix/row_major_x4}
 suite="$build/suites/bankcheck_kernel_suite"
 cli="$build/bin/bankcheck"
 for f in "$suite" "$cli"; do [[ -x "$f" ]] || die "$f not found: build first"; done
@@ -30,12 +31,12 @@ mkdir -p "$log_dir"
 rm -rf "$log_dir/results"
 # BANKCHECK_SUPERVISED: the cases run in this process, not in a child that ncu would have to follow.
 BANKCHECK_SUPERVISED=1 BANKCHECK_ATTRIBUTE=1 BANKCHECK_RESULTS_DIR="$log_dir/results" \
-  "$suite" --gtest_filter="$filter" >"$log_dir/bankcheck.log" 2>&1 || true
+  "$suite" >"$log_dir/bankcheck.log" 2>&1 || true
 "$cli" merge-results "$log_dir/results" -o "$log_dir/results.json" >/dev/null ||
   die "no results from the suite; see $log_dir/bankcheck.log"
 
 BANKCHECK_SUPERVISED=1 BANKCHECK_COUNTERS=off "$ncu" --section SourceCounters -f -o "$log_dir/source" \
-  "$suite" --gtest_filter="$filter" >"$log_dir/ncu.log" 2>&1 || true
+  "$suite" >"$log_dir/ncu.log" 2>&1 || true
 [[ -f "$log_dir/source.ncu-rep" ]] || die "ncu wrote no report; see $log_dir/ncu.log"
 "$ncu" --import "$log_dir/source.ncu-rep" --page source --print-source sass --csv >"$log_dir/source.csv" 2>&1 ||
   die "ncu could not print its Source page; see $log_dir/source.csv"

@@ -97,6 +97,15 @@ check_example() {
   if grep -E 'KernelSuite/|bankcheck_|_NOT_BUILT' <<<"$listing"; then
     fail "$name" "ctest -N lists tests that are not the example's (above)"
   fi
+  # GoogleTest names the suite's tests after it and the case (my_suite/<topic>.<rest>), and
+  # BANKCHECK_CASES selects cases by name; neither needs a GPU.
+  local tests selected
+  tests="$("$build/my_suite" --gtest_list_tests)"
+  grep -qx 'my_suite/my_scale\.' <<<"$tests" && grep -qx '  stride2' <<<"$tests" ||
+    { echo "$tests"; fail "$name" "the suite does not name its test my_suite/my_scale.stride2"; }
+  selected="$(BANKCHECK_CASES='my_scale/*' "$build/my_suite" --bankcheck_list_cases)"
+  [[ "$selected" == my_scale/stride2 ]] ||
+    fail "$name" "BANKCHECK_CASES='my_scale/*' selected '$selected', not my_scale/stride2"
   ctest --test-dir "$build" --output-on-failure -L cpu || fail "$name" "the CPU checks failed"
   ctest --test-dir "$build" --output-on-failure -V -L gpu >"$build/gpu.log" 2>&1 || status=$?
   if grep -q 'GPU test skipped, no usable GPU' "$build/gpu.log"; then
@@ -109,6 +118,8 @@ check_example() {
     # command that records it into the example's folder.
     grep -q "MISSING: case \"my_scale/stride2\" (test my_suite/my_scale) has no baseline in $work/src/baselines/" \
       "$build/gpu.log" || { cat "$build/gpu.log"; fail "$name" "expected the GPU case to fail as MISSING"; }
+    grep -qF "BANKCHECK_UPDATE_BASELINES=1 BANKCHECK_CASES='my_scale/stride2' ctest --test-dir $build -R '^my_suite/my_scale\$'" \
+      "$build/gpu.log" || { cat "$build/gpu.log"; fail "$name" "expected the command that records my_scale/stride2"; }
     grep -m1 -A1 'Record it with' "$build/gpu.log"
   fi
   # A stale entry in a baselines folder given at run time: the CPU check fails and prints the

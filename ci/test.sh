@@ -1,22 +1,73 @@
 #!/usr/bin/env bash
 # The test command: configure, build, and run every test with ctest. Exits non-zero on any
-# failure. Extra arguments go to ctest (e.g. `ci/test.sh -L cpu`, `ci/test.sh -R transpose`).
+# failure. Extra arguments go to ctest (e.g. `ci/test.sh -L cpu`).
+#
+#   ci/test.sh --topic NAME     the kernel suite's test of that topic alone (every case whose name
+#                               begins with "NAME/"; exactly: --topic transpose is not transpose16)
+#   ci/test.sh --case PATTERN   the kernel cases whose names match PATTERN (BANKCHECK_CASES: glob
+#                               patterns separated by ','), in their topics' tests; e.g.
+#                               --case 'transpose/padded*'
+# Both may be repeated, but not mixed; they select with ctest -R, so give no -R of your own.
 #
 # GPU tests on a machine without a usable GPU are reported as skipped, with the reason (listed at
 # the end). With BANKCHECK_REQUIRE_GPU=1 (GPU runners) they fail instead.
 # With BANKCHECK_UPDATE_BASELINES=1 the kernel suites record their measured counts into
-# baselines/<arch>/ instead of checking them (filter with -R to record some cases only).
+# baselines/<arch>/ instead of checking them (with --topic or --case: those cases only).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
+usage_error() {
+  echo "ci/test.sh: $1" >&2
+  exit 2
+}
+topics=() cases=() ctest_args=()
+while (($#)); do
+  case "$1" in
+    --topic | --case) (($# >= 2)) || usage_error "$1 needs a value"; set -- "$1=$2" "${@:3}" ;;
+    --topic=*) topics+=("${1#*=}"); shift ;;
+    --case=) usage_error "--case needs a pattern" ;;
+    --case=*) cases+=("${1#*=}"); shift ;;
+    *) ctest_args+=("$1"); shift ;;
+  esac
+done
+((${#topics[@]} == 0 || ${#cases[@]} == 0)) ||
+  usage_error "give --topic or --case, not both (a pattern names its topic: --case 'transpose/padded*')"
+if ((${#topics[@]} + ${#cases[@]})); then
+  for arg in ${ctest_args[@]+"${ctest_args[@]}"}; do
+    [[ "$arg" != -R* && "$arg" != --tests-regex* ]] || usage_error "--topic and --case select with -R: give no -R"
+  done
+fi
+
 bankcheck_build
+
+# --topic and --case: the anchored ctest -R of the kernel suite's topic tests, and BANKCHECK_CASES.
+if ((${#topics[@]} + ${#cases[@]})); then
+  suite="$BUILD_DIR/suites/bankcheck_kernel_suite"
+  prefix="$(sed -n 's/^test_prefix=//p' "$BUILD_DIR/bankcheck-suites/bankcheck_kernel_suite.suite")"
+  known="$("$suite" --bankcheck_list_topics)"
+  for topic in "${topics[@]}"; do
+    grep -qxF -- "$topic" <<<"$known" || usage_error "no topic '$topic'; the topics: $(paste -sd' ' <<<"$known")"
+  done
+  if ((${#cases[@]})); then
+    BANKCHECK_CASES="$(IFS=,; echo "${cases[*]}")"
+    export BANKCHECK_CASES
+    selected="$("$suite" --bankcheck_list_cases)"
+    [[ -n "$selected" ]] || usage_error "BANKCHECK_CASES='$BANKCHECK_CASES' selects no case"
+    mapfile -t topics < <(cut -d/ -f1 <<<"$selected" | sort -u)
+    echo "bankcheck: $(grep -c . <<<"$selected") case(s) selected by BANKCHECK_CASES='$BANKCHECK_CASES'"
+  fi
+  regex_escape() { sed 's/[][\\.*^$()+?{}|]/\\&/g'; }  # each line as a regex that matches it alone
+  regex="^$(regex_escape <<<"$prefix")/($(printf '%s\n' "${topics[@]}" | regex_escape | paste -sd'|'))\$"
+  ctest_args+=(-R "$regex")
+fi
 
 cd "$BUILD_DIR"
 # Each kernel case writes a results fragment here; fragments of an earlier run must not mix in.
 export BANKCHECK_RESULTS_DIR="${BANKCHECK_RESULTS_DIR:-$BUILD_DIR/results}"
 rm -rf "$BANKCHECK_RESULTS_DIR"
 status=0
-ctest --output-on-failure -j "$JOBS" --resource-spec-file "$(bankcheck_resource_spec)" "$@" || status=$?
+ctest --output-on-failure -j "$JOBS" --resource-spec-file "$(bankcheck_resource_spec)" ${ctest_args[@]+"${ctest_args[@]}"} ||
+  status=$?
 
 # CTest says which tests were skipped but not why: print each skipped test with its reason.
 # (A kernel-suite test runs a topic's cases: it is listed once under its first skipped case's reason.)

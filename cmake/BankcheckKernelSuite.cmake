@@ -8,7 +8,9 @@ include_guard(GLOBAL)
 #   SOURCES <file>...                kernel files (.cu) that register cases (BANKCHECK_REGISTER_CASES)
 #   [BASELINES_DIR <dir>]            default: <current source dir>/baselines
 #   [RESULTS_DIR <dir>]              default: <current binary dir>/<target>-results
-#   [TEST_PREFIX <prefix>]           CTest runs the cases of topic T as "<prefix>/T"; default <target>
+#   [TEST_PREFIX <prefix>]           CTest runs the cases of topic T (the cases named "T/...") as
+#                                    "<prefix>/T", and GoogleTest names case T/R "<prefix>/T.R";
+#                                    default <target>
 #   [ANNOTATION_TEST_PREFIX <prefix>]  put before the CTest names of the CPU checks; default none
 #   [TEST_COMMAND <command>]         how messages say to run the tests (takes ctest's -R);
 #                                    default "ctest --test-dir <top binary dir>"
@@ -17,7 +19,8 @@ include_guard(GLOBAL)
 # Builds
 #   <target>              the GPU program: every case of the kernel files, one CTest test per topic
 #                         ("<prefix>/<topic>", label gpu, one GPU of CTest's resource allocation,
-#                         skipped with the reason where no usable GPU is found)
+#                         skipped with the reason where no usable GPU is found); BANKCHECK_CASES
+#                         (glob patterns over case names) selects cases at run time
 #   <target>_annotations  the CPU checks (label cpu): each annotation against the CPU bank model, and
 #                         the baseline files against the registered cases
 #   <target>_kernels      the kernel files, compiled once (with -lineinfo) for both

@@ -3,12 +3,14 @@
 // whose kernel writes through a bad address while measured (a sticky fault: the process's CUDA
 // context is lost), another conflict-free case that must still run and pass, in a fresh process,
 // and a case whose 2-way load its annotation does not admit (its failure names the load's line).
+// Its tests are named as those of a suite whose TEST_PREFIX is "fault_suite".
 #include <gtest/gtest.h>
 
 #include <vector>
 
 #include "bankcheck/cuda_check.h"
 #include "bankcheck/kernel_registry.h"
+#include "bankcheck/suite.h"
 
 namespace bankcheck::suites {
 namespace {
@@ -50,6 +52,12 @@ void RegisterCopyCase(const char* name) {
   };
   RegisterKernelCase(std::move(c));
 }
+
+[[maybe_unused]] const bool kSettings = [] {
+  SuiteSettings settings;
+  settings.test_prefix = "fault_suite";
+  return SetSuiteSettings(settings);
+}();
 
 BANKCHECK_REGISTER_CASES([] {
   RegisterCopyCase("fault_demo/a_before");

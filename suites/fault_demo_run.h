@@ -1,6 +1,6 @@
 #pragma once
 // Runs the fault demo program (suites/fault_demo_cases.cu, path BANKCHECK_FAULT_DEMO), recording
-// into an empty baselines folder, for the tests of the suite runner.
+// into an empty baselines folder, for the tests of the suite runner. Its output: stdout and stderr.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,7 +15,8 @@ struct DemoRun {
   int exit_code = -1;
 };
 
-inline DemoRun RunFaultDemo() {
+// `environment`: more "NAME=value " assignments before the command; `args`: its arguments.
+inline DemoRun RunFaultDemo(const std::string& environment = "", const std::string& args = "") {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("bankcheck_fault_demo_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir / "baselines");
@@ -23,7 +24,8 @@ inline DemoRun RunFaultDemo() {
   // MISSING), a failing case is not recorded.
   const std::string command = "BANKCHECK_UPDATE_BASELINES=1 BANKCHECK_BASELINES_DIR='" +
                               (dir / "baselines").string() + "' BANKCHECK_RESULTS_DIR='" +
-                              (dir / "results").string() + "' '" + BANKCHECK_FAULT_DEMO + "' 2>&1";
+                              (dir / "results").string() + "' " + environment + "'" + BANKCHECK_FAULT_DEMO +
+                              "' " + args + " 2>&1";
   DemoRun run;
   FILE* pipe = ::popen(command.c_str(), "r");
   char buffer[4096];

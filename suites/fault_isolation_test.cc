@@ -22,14 +22,13 @@ TEST(SuiteRunnerGpuTest, AFaultingCaseFailsAloneAndTheOthersStillRun) {
   }
   const DemoRun run = RunFaultDemo();
   EXPECT_EQ(run.exit_code, 1) << run.output;
-  EXPECT_THAT(run.output, HasSubstr("[       OK ] KernelSuite/CaseTest.Run/fault_demo_a_before"));
-  EXPECT_THAT(run.output, HasSubstr("[  FAILED  ] KernelSuite/CaseTest.Run/fault_demo_b_illegal_address"));
+  EXPECT_THAT(run.output, HasSubstr("[       OK ] fault_suite/fault_demo.a_before"));
+  EXPECT_THAT(run.output, HasSubstr("[  FAILED  ] fault_suite/fault_demo.b_illegal_address"));
   EXPECT_THAT(run.output, HasSubstr("running the remaining 2 case(s) in a fresh process"));
-  EXPECT_THAT(run.output, HasSubstr("[       OK ] KernelSuite/CaseTest.Run/fault_demo_c_after"));
+  EXPECT_THAT(run.output, HasSubstr("[       OK ] fault_suite/fault_demo.c_after"));
 
   // The 2-way load: its failure ends with the instruction, its source line and its excess.
-  EXPECT_THAT(run.output,
-              HasSubstr("[  FAILED  ] KernelSuite/CaseTest.Run/fault_demo_d_unannotated_conflict"));
+  EXPECT_THAT(run.output, HasSubstr("[  FAILED  ] fault_suite/fault_demo.d_unannotated_conflict"));
   EXPECT_THAT(run.output, HasSubstr("where the excess wavefronts are"));
   EXPECT_THAT(run.output,
               ::testing::ContainsRegex(

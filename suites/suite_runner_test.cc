@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 
+#include "bankcheck/error.h"
 #include "bankcheck/gpu_probe.h"
 #include "bankcheck/testing.h"
 #include "fault_demo_run.h"
@@ -21,12 +22,12 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 TEST(SuiteRunnerTest, GtestFilters) {
-  EXPECT_TRUE(MatchesGtestFilter("KernelSuite/CaseTest.Run/a_b", ""));
-  EXPECT_TRUE(MatchesGtestFilter("KernelSuite/CaseTest.Run/a_b", "*a_b"));
-  EXPECT_TRUE(MatchesGtestFilter("KernelSuite/CaseTest.Run/a_b", "x:*.Run/a_?"));
-  EXPECT_FALSE(MatchesGtestFilter("KernelSuite/CaseTest.Run/a_b", "*a_c"));
-  EXPECT_FALSE(MatchesGtestFilter("KernelSuite/CaseTest.Run/a_b", "-*a_*"));
-  EXPECT_TRUE(MatchesGtestFilter("KernelSuite/CaseTest.Run/a_b", "*-*x*:*y*"));
+  EXPECT_TRUE(MatchesGtestFilter("suite/a.b", ""));
+  EXPECT_TRUE(MatchesGtestFilter("suite/a.b", "*a.b"));
+  EXPECT_TRUE(MatchesGtestFilter("suite/a.b", "x:*/a.?"));
+  EXPECT_FALSE(MatchesGtestFilter("suite/a.b", "*a.c"));
+  EXPECT_FALSE(MatchesGtestFilter("suite/a.b", "-*a.*"));
+  EXPECT_TRUE(MatchesGtestFilter("suite/a.b", "*-*x*:*y*"));
 }
 
 TEST(SuiteRunnerTest, CasesOfATopicByName) {
@@ -36,12 +37,85 @@ TEST(SuiteRunnerTest, CasesOfATopicByName) {
   c.name = "transpose/unpadded";
   const std::vector<const KernelCase*> cases = {&a, &b, &c};
   EXPECT_THAT(Topics(cases), ElementsAre("transpose", "transpose16"));
-  EXPECT_THAT(SelectCaseTests(cases, "transpose", ""),
-              ElementsAre("KernelSuite/CaseTest.Run/transpose_padded",
-                          "KernelSuite/CaseTest.Run/transpose_unpadded"));
-  EXPECT_THAT(SelectCaseTests(cases, "transpose", "*unpadded"),
-              ElementsAre("KernelSuite/CaseTest.Run/transpose_unpadded"));
-  EXPECT_THAT(SelectCaseTests(cases, "", "*16*"), ElementsAre("KernelSuite/CaseTest.Run/transpose16_padded"));
+  // A topic exactly: "transpose" is not "transpose16".
+  EXPECT_THAT(SelectCaseTests(cases, "my_suite", "transpose", "", ""),
+              ElementsAre("my_suite/transpose.padded", "my_suite/transpose.unpadded"));
+  // BANKCHECK_CASES's globs over case names, and GoogleTest's filter over test names.
+  EXPECT_THAT(SelectCaseTests(cases, "my_suite", "", "transpose/*", ""),
+              ElementsAre("my_suite/transpose.padded", "my_suite/transpose.unpadded"));
+  EXPECT_THAT(SelectCaseTests(cases, "my_suite", "", "*/padded", ""),
+              ElementsAre("my_suite/transpose.padded", "my_suite/transpose16.padded"));
+  EXPECT_THAT(SelectCaseTests(cases, "my_suite", "transpose", "*/padded", ""),
+              ElementsAre("my_suite/transpose.padded"));
+  EXPECT_THAT(SelectCaseTests(cases, "my_suite", "transpose16", "transpose/*", ""), ElementsAre());
+  EXPECT_THAT(SelectCaseTests(cases, "my_suite", "transpose", "", "*.unpadded"),
+              ElementsAre("my_suite/transpose.unpadded"));
+  EXPECT_THAT(SelectCaseTests(cases, "", "", "", "transpose16.*"), ElementsAre("transpose16.padded"));
+  EXPECT_THAT(SelectCases(cases, "transpose16/*,*/unpadded"), ElementsAre(&b, &c));
+}
+
+TEST(SuiteRunnerTest, CasesWhoseTestNamesWouldBeTheSameAreNamed) {
+  KernelCase a, b, c;
+  a.name = "demo/a-b";
+  b.name = "demo/a.c";
+  c.name = "demo/a_b";
+  EXPECT_EQ(CaseTestNameClash({&a, &b}, "my_suite"), "");
+  EXPECT_THAT(CaseTestNameClash({&a, &b, &c}, "my_suite"),
+              HasSubstr("the cases \"demo/a-b\" and \"demo/a_b\" would both be the test my_suite/demo.a_b"));
+}
+
+TEST(SuiteRunnerTest, CasePatternsComeFromTheEnvironmentChecked) {
+  const char* saved = std::getenv("BANKCHECK_CASES");
+  const std::string saved_value = saved == nullptr ? "" : saved;
+  ::unsetenv("BANKCHECK_CASES");
+  EXPECT_EQ(CasePatternsFromEnvironment(), "");
+  ::setenv("BANKCHECK_CASES", "transpose/*,ldmatrix/x4", 1);
+  EXPECT_EQ(CasePatternsFromEnvironment(), "transpose/*,ldmatrix/x4");
+  ::setenv("BANKCHECK_CASES", "transpose/*\nrm", 1);
+  EXPECT_THAT([] { CasePatternsFromEnvironment(); },
+              ::testing::ThrowsMessage<Error>(HasSubstr("BANKCHECK_CASES='transpose/*?rm' holds a control")));
+  if (saved == nullptr) {
+    ::unsetenv("BANKCHECK_CASES");
+  } else {
+    ::setenv("BANKCHECK_CASES", saved_value.c_str(), 1);
+  }
+}
+
+// The demo program names its tests after its suite ("fault_suite") and its cases, and lists them
+// without a GPU.
+TEST(SuiteRunnerTest, TheProgramListsItsTestsByTheSuiteAndTheCaseName) {
+  DemoRun run = RunFaultDemo("", "--gtest_list_tests");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("fault_suite/fault_demo.\n  a_before\n  b_illegal_address\n  c_after\n"
+                                    "  d_unannotated_conflict\n"));
+  run = RunFaultDemo("BANKCHECK_CASES='fault_demo/?_after,*/a*' ", "--gtest_list_tests");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("fault_suite/fault_demo.\n  a_before\n  c_after\n"));
+  EXPECT_THAT(run.output, Not(HasSubstr("b_illegal_address")));
+  run = RunFaultDemo("BANKCHECK_CASES='*conflict' ", "--bankcheck_list_cases");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(run.output, "fault_demo/d_unannotated_conflict\n");
+  // Every topic, whatever the selection: CTest's tests are made from it.
+  run = RunFaultDemo("BANKCHECK_CASES='none/*' ", "--bankcheck_list_topics");
+  EXPECT_EQ(run.output, "fault_demo\n");
+}
+
+TEST(SuiteRunnerTest, ATopicWithoutASelectedCaseSkipsSayingWhy) {
+  // The supervisor decides before any child touches the GPU.
+  const DemoRun run = RunFaultDemo("BANKCHECK_CASES='other/*' ", "--bankcheck_topic=fault_demo");
+  EXPECT_EQ(run.exit_code, gtest::kAllSkippedExitCode) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("bankcheck: every case was skipped: BANKCHECK_CASES='other/*' selects no "
+                                    "case of topic 'fault_demo'"));
+  EXPECT_EQ(RunFaultDemo("", "--bankcheck_topic=fault").exit_code, 1) << "a topic is named exactly";
+}
+
+TEST(SuiteRunnerTest, WithoutAGpuTheSelectedCasesSkip) {
+  if (ProbeGpu().usable()) GTEST_SKIP() << "this machine has a usable GPU (the GPU test runs the cases)";
+  if (gtest::GpuRequired()) GTEST_SKIP() << "BANKCHECK_REQUIRE_GPU=1: the cases would fail, not skip";
+  const DemoRun run = RunFaultDemo("BANKCHECK_CASES='fault_demo/c_after' ", "--bankcheck_topic=fault_demo");
+  EXPECT_EQ(run.exit_code, gtest::kAllSkippedExitCode) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("[  SKIPPED ] fault_suite/fault_demo.c_after"));
+  EXPECT_THAT(run.output, Not(HasSubstr("a_before")));
 }
 
 TEST(SuiteRunnerTest, ProgressLines) {

@@ -125,14 +125,13 @@ TEST(UpdateBaselinesAdviceTest, NamesTheRunsFoldersAsShellWords) {
 
 TEST_F(SuiteSettingsTest, TheRecordCommandNamesTheSuitesTestAndCommand) {
   EXPECT_EQ(SuiteRecordCommand().ForCase("my_scale/stride2"),
-            "BANKCHECK_UPDATE_BASELINES=1 GTEST_FILTER='KernelSuite/CaseTest.Run/my_scale_stride2' ctest "
-            "--test-dir /src/app/build -R '^my_suite/my_scale$'");
+            "BANKCHECK_UPDATE_BASELINES=1 BANKCHECK_CASES='my_scale/stride2' ctest --test-dir /src/app/build "
+            "-R '^my_suite/my_scale$'");
   // A folder from the environment is named again, so the command records where the run looked.
   ::setenv("BANKCHECK_BASELINES_DIR", "/tmp/other", 1);
   EXPECT_EQ(SuiteRecordCommand().ForCase("my_scale/stride2"),
             "BANKCHECK_UPDATE_BASELINES=1 BANKCHECK_BASELINES_DIR='/tmp/other' "
-            "GTEST_FILTER='KernelSuite/CaseTest.Run/my_scale_stride2' ctest --test-dir /src/app/build -R "
-            "'^my_suite/my_scale$'");
+            "BANKCHECK_CASES='my_scale/stride2' ctest --test-dir /src/app/build -R '^my_suite/my_scale$'");
 }
 
 TEST_F(SuiteSettingsTest, ThePruneCommandSelectsTheSuitesBaselineFileCheck) {

@@ -1,5 +1,6 @@
-// main() of the kernel suite program: lists topics for CTest, or runs cases (one topic's, or
-// every case) under the supervisor of suite_runner.h, or, as the supervisor's child, runs them.
+// main() of the kernel suite program: lists topics for CTest or the selected cases, or runs cases
+// (one topic's, or every case; BANKCHECK_CASES selects among them) under the supervisor of
+// suite_runner.h, or, as the supervisor's child, runs them.
 #include <gmock/gmock.h>
 
 #include <cstdlib>
@@ -14,6 +15,7 @@
 #include "bankcheck/suite.h"
 #include "bankcheck/testing.h"
 #include "core/internal/environment.h"
+#include "suite/internal/case_test.h"
 #include "suite/internal/suite_runner.h"
 
 namespace {
@@ -41,10 +43,18 @@ int RunSuiteProgram(int argc, char** argv) {
   using namespace bankcheck;
   std::vector<std::string> args(argv + 1, argv + argc);
   const std::vector<const KernelCase*> cases = RegisteredKernelCases();
+  // Every topic, whatever BANKCHECK_CASES says: CTest's tests are made from this after each build.
   if (Has(args, "--bankcheck_list_topics")) {
     for (const std::string& topic : suites::Topics(cases)) std::cout << topic << "\n";
     return 0;
   }
+  const std::string patterns = suites::CasePatternsFromEnvironment();
+  const std::vector<const KernelCase*> selected = suites::SelectCases(cases, patterns);
+  if (Has(args, "--bankcheck_list_cases")) {
+    for (const KernelCase* c : selected) std::cout << c->name << "\n";
+    return 0;
+  }
+  const std::string& prefix = suites::GetSuiteSettings().test_prefix;
   const bool supervised = FlagFromEnvironment("BANKCHECK_SUPERVISED");
   const bool listing = Has(args, "--gtest_list_tests") || Has(args, "--help") || Has(args, "-h");
   if (!supervised && !listing) {
@@ -52,15 +62,20 @@ int RunSuiteProgram(int argc, char** argv) {
     TakeFlag(args, "bankcheck_topic", topic);
     if (!TakeFlag(args, "gtest_filter", filter) && std::getenv("GTEST_FILTER") != nullptr)
       filter = std::getenv("GTEST_FILTER");
-    if (!topic.empty() && suites::SelectCaseTests(cases, topic, "").empty()) {
+    if (!topic.empty() && suites::SelectCaseTests(cases, prefix, topic, "", "").empty()) {
       std::cerr << "bankcheck: no registered case has the topic '" << topic << "'\n";
       return 1;
     }
-    const std::vector<std::string> tests = suites::SelectCaseTests(cases, topic, filter);
+    const std::vector<std::string> tests = suites::SelectCaseTests(cases, prefix, topic, patterns, filter);
     if (tests.empty()) {
-      // e.g. GTEST_FILTER naming a case of another topic: CTest reports this one as skipped.
-      std::cout << "bankcheck: every case was skipped: the filter '" << filter << "' selects none"
-                << (topic.empty() ? "" : " of topic '" + topic + "'") << "\n";
+      // e.g. BANKCHECK_CASES naming a case of another topic: CTest reports this one as skipped.
+      std::string by = patterns.empty() ? "" : "BANKCHECK_CASES='" + patterns + "'";
+      if (!filter.empty()) by += (by.empty() ? "" : " and ") + ("the filter '" + filter + "'");
+      std::cout << "bankcheck: every case was skipped: "
+                << (by.empty() ? "no case is registered"
+                               : by + (patterns.empty() || filter.empty() ? " selects" : " select") +
+                                     " no case" + (topic.empty() ? "" : " of topic '" + topic + "'"))
+                << "\n";
       return bankcheck::gtest::kAllSkippedExitCode;
     }
     ::unsetenv("GTEST_FILTER");  // the children get the cases by name
@@ -69,6 +84,7 @@ int RunSuiteProgram(int argc, char** argv) {
   // Before anything touches CUDA: run on the GPU CTest allocated to this test, if any.
   if (!bankcheck::gtest::SelectGpuFromCtestAllocation()) return 1;
   ::testing::InitGoogleMock(&argc, argv);
+  suites::RegisterCaseTests(selected, prefix);
   // Inlined code in the tables is attributed to its call site in this suite's project.
   bankcheck::SetProjectSources(suites::GetSuiteSettings().source_dir, suites::GetSuiteSettings().build_dir);
   ::testing::AddGlobalTestEnvironment(new bankcheck::gtest::CounterSessionEnvironment);

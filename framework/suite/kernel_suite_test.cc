@@ -1,13 +1,14 @@
-// The kernel suite: every registered case (the suite's kernel files) runs on the GPU, and its launches are
-// checked for correctness (by the case), against its annotation, against the CPU model (when the
-// case declares its access pattern) and against the stored baseline. Each case also writes its
-// results fragment (see results.h) for reports.
+// The kernel suite: every registered case (the suite's kernel files) runs on the GPU as a test of
+// its own (RegisterCaseTests), and its launches are checked for correctness (by the case), against its
+// annotation, against the CPU model (when the case declares its access pattern) and against the stored
+// baseline. Each case also writes its results fragment (see results.h) for reports.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <iostream>
 
 #include "bankcheck/baseline.h"
+#include "bankcheck/error.h"
 #include "bankcheck/gpu_probe.h"
 #include "bankcheck/kernel_registry.h"
 #include "bankcheck/results.h"
@@ -15,6 +16,8 @@
 #include "bankcheck/suite.h"
 #include "bankcheck/testing.h"
 #include "suite/internal/case_runner.h"
+#include "suite/internal/case_test.h"
+#include "suite/internal/suite_runner.h"
 
 namespace bankcheck::suites {
 namespace {
@@ -49,7 +52,11 @@ const BaselineSet& Baselines(const std::string& arch) {
   return baselines;
 }
 
-class CaseTest : public ::testing::TestWithParam<const KernelCase*> {
+class CaseTest : public ::testing::Test {
+ public:
+  explicit CaseTest(const KernelCase& c) : case_(c) {}
+  void TestBody() override;
+
  protected:
   void TearDown() override {
     const ::testing::TestResult& test = *::testing::UnitTest::GetInstance()->current_test_info()->result();
@@ -73,11 +80,14 @@ class CaseTest : public ::testing::TestWithParam<const KernelCase*> {
   // Checks each measured line against its annotation; returns what the lines measured.
   CaseLines CheckLineAnnotations(const KernelCase& c, const std::vector<LaunchRecord>& records);
 
+  const KernelCase& case_;
   CaseResult result_;
 };
 
-TEST_P(CaseTest, Run) {
-  const KernelCase& c = *GetParam();
+void CaseTest::TestBody() {
+  const KernelCase& c = case_;
+  // JUnit XML names the case itself beside its test's name.
+  RecordProperty("case", c.name);
   result_.name = c.name;
   result_.description = c.description;
   for (const SharedKindInfo& info : SharedKinds())
@@ -206,10 +216,17 @@ CaseLines CaseTest::CheckLineAnnotations(const KernelCase& c, const std::vector<
   return lines;
 }
 
-INSTANTIATE_TEST_SUITE_P(KernelSuite, CaseTest, ::testing::ValuesIn(RegisteredKernelCases()),
-                         [](const ::testing::TestParamInfo<const KernelCase*>& param_info) {
-                           return SafeCaseName(param_info.param->name);
-                         });
-
 }  // namespace
+
+void RegisterCaseTests(const std::vector<const KernelCase*>& cases, const std::string& test_prefix) {
+  const std::string clash = CaseTestNameClash(cases, test_prefix);
+  if (!clash.empty()) throw Error(ErrorKind::kBadInput, clash);
+  for (const KernelCase* c : cases) {
+    const CaseTestName name = GtestNameForCase(test_prefix, c->name);
+    ::testing::RegisterTest(name.suite.c_str(), name.test.c_str(), nullptr, nullptr,
+                            FailureFile(*c, __FILE__), FailureLine(*c, __LINE__),
+                            [c]() -> CaseTest* { return new CaseTest(*c); });
+  }
+}
+
 }  // namespace bankcheck::suites

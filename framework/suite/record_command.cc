@@ -1,14 +1,20 @@
 #include "suite/internal/record_command.h"
 
-#include "bankcheck/results.h"
+#include <fnmatch.h>
+
+#include <cctype>
 
 namespace bankcheck::suites {
 
-std::string GtestTestNameForCase(const std::string& case_name) {
-  return kCaseTestPrefix + SafeCaseName(case_name);
+namespace {
+// `text` with every character but A-Z a-z 0-9 _ / replaced by '_'.
+std::string GtestSafe(std::string text) {
+  for (char& c : text) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '/') c = '_';
+  }
+  return text;
 }
 
-namespace {
 // `text` in single quotes, as one shell word whatever it holds.
 std::string ShellQuote(const std::string& text) {
   std::string quoted = "'";
@@ -34,6 +40,38 @@ std::string CommandEnvironment(const RecordCommand& record, const std::string& v
 }
 }  // namespace
 
+CaseTestName GtestNameForCase(const std::string& test_prefix, const std::string& case_name) {
+  const std::string topic = TopicOfCase(case_name);
+  const std::string rest = topic.size() < case_name.size() ? case_name.substr(topic.size() + 1) : "";
+  return {GtestSafe(test_prefix.empty() ? topic : test_prefix + "/" + topic),
+          GtestSafe(rest.empty() ? case_name : rest)};
+}
+
+bool MatchesCasePatterns(const std::string& case_name, const std::string& patterns) {
+  if (patterns.empty()) return true;
+  // Split at each ',' that no '\' escapes; fnmatch reads the escapes that remain.
+  std::string pattern;
+  for (size_t i = 0; i <= patterns.size(); ++i) {
+    if (i == patterns.size() || patterns[i] == ',') {
+      if (!pattern.empty() && fnmatch(pattern.c_str(), case_name.c_str(), 0) == 0) return true;
+      pattern.clear();
+      continue;
+    }
+    pattern += patterns[i];
+    if (patterns[i] == '\\' && i + 1 < patterns.size()) pattern += patterns[++i];
+  }
+  return false;
+}
+
+std::string CasePatternFor(const std::string& case_name) {
+  std::string pattern;
+  for (const char c : case_name) {
+    if (std::string("*?[]\\,").find(c) != std::string::npos) pattern += '\\';
+    pattern += c;
+  }
+  return pattern;
+}
+
 std::string RecordCommand::CtestNameForCase(const std::string& case_name) const {
   return topic_test_prefix.empty() ? "" : topic_test_prefix + "/" + TopicOfCase(case_name);
 }
@@ -46,7 +84,7 @@ std::string RecordCommand::CtestRegexForCase(const std::string& case_name) const
 
 std::string RecordCommand::ForCase(const std::string& case_name) const {
   return CommandEnvironment(*this, "BANKCHECK_UPDATE_BASELINES") +
-         "GTEST_FILTER=" + ShellQuote(GtestTestNameForCase(case_name)) + " " + test_command + " -R " +
+         "BANKCHECK_CASES=" + ShellQuote(CasePatternFor(case_name)) + " " + test_command + " -R " +
          ShellQuote(CtestRegexForCase(case_name));
 }
 

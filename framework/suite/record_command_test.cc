@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "bankcheck/results.h"
+#include <regex>
 
 namespace bankcheck::suites {
 namespace {
@@ -10,26 +10,67 @@ namespace {
 // A consumer's suite, as bankcheck_add_kernel_suite(my_suite ...) in /src/app describes it.
 const RecordCommand kMySuite{"ctest --test-dir /src/app/build", "my_suite", ""};
 
-TEST(CaseNamesTest, TestNamesAndTheRecordCommandComeFromTheCaseName) {
-  EXPECT_EQ(SafeCaseName("transpose/padded-33/4096"), "transpose_padded_33_4096");
-  EXPECT_EQ(GtestTestNameForCase("demo/stride2"), "KernelSuite/CaseTest.Run/demo_stride2");
+TEST(CaseNamesTest, TheGoogleTestNameIsTheSuitesPrefixTheTopicAndTheRest) {
+  const CaseTestName name = GtestNameForCase("my_suite", "my_scale/stride2");
+  EXPECT_EQ(name.suite, "my_suite/my_scale");
+  EXPECT_EQ(name.test, "stride2");
+  EXPECT_EQ(name.Full(), "my_suite/my_scale.stride2");
+  // The rest keeps its '/'; what GoogleTest's filters or names read otherwise becomes '_'.
+  EXPECT_EQ(GtestNameForCase("KernelSuite", "transpose/padded-33/4096").Full(),
+            "KernelSuite/transpose.padded_33/4096");
+  EXPECT_EQ(GtestNameForCase("my.suite", "a:b/c*d?e.f").Full(), "my_suite/a_b.c_d_e_f");
+  // Without a prefix (a program not made by bankcheck_add_kernel_suite), and without a '/'.
+  EXPECT_EQ(GtestNameForCase("", "fault_demo/a_before").Full(), "fault_demo.a_before");
+  EXPECT_EQ(GtestNameForCase("my_suite", "single").Full(), "my_suite/single.single");
+  EXPECT_EQ(GtestNameForCase("my_suite", "single/").Full(), "my_suite/single.single/");
+}
+
+TEST(CaseNamesTest, TheCtestNameIsThatOfTheTopicSelectedExactly) {
   EXPECT_EQ(kMySuite.CtestNameForCase("demo/stride2"), "my_suite/demo");
+  EXPECT_EQ(kMySuite.CtestRegexForCase("transpose/padded"), "^my_suite/transpose$");
+  // Selects its topic's test and no other (ctest -R searches the names with such a regex).
+  const std::regex topic(kMySuite.CtestRegexForCase("transpose/padded"), std::regex::extended);
+  EXPECT_TRUE(std::regex_search("my_suite/transpose", topic));
+  EXPECT_FALSE(std::regex_search("my_suite/transpose16", topic));
+  EXPECT_FALSE(std::regex_search("other_suite/transpose", topic));
   EXPECT_EQ((RecordCommand{"ctest", "my.suite", ""}.CtestRegexForCase("my.demo/stride2")),
             "^my\\.suite/my\\.demo$");
 }
 
+TEST(CasePatternsTest, GlobsOverCaseNamesSeparatedByCommas) {
+  EXPECT_TRUE(MatchesCasePatterns("transpose/padded/128x128", ""));
+  EXPECT_TRUE(MatchesCasePatterns("transpose/padded/128x128", "transpose/padded/128x128"));
+  EXPECT_TRUE(MatchesCasePatterns("transpose/padded/128x128", "transpose/*"));
+  EXPECT_TRUE(MatchesCasePatterns("transpose/padded/128x128", "*/128x128"));
+  EXPECT_TRUE(MatchesCasePatterns("transpose/padded/128x128", "ldmatrix/*,transpose/?added/*"));
+  EXPECT_FALSE(MatchesCasePatterns("transpose/padded/128x128", "transpose/padded"));
+  EXPECT_FALSE(MatchesCasePatterns("transpose16/padded", "transpose/*"));
+  EXPECT_FALSE(MatchesCasePatterns("transpose/padded", "ldmatrix/*,"));
+}
+
+TEST(CasePatternsTest, ACasesOwnPatternMatchesItAlone) {
+  EXPECT_EQ(CasePatternFor("demo/stride2"), "demo/stride2");
+  for (const std::string name : {"demo/stride2", "odd/a*b?c[d]e,f\\g"})
+    EXPECT_TRUE(MatchesCasePatterns(name, CasePatternFor(name))) << CasePatternFor(name);
+  EXPECT_EQ(CasePatternFor("odd/a*b,c"), "odd/a\\*b\\,c");
+  EXPECT_FALSE(MatchesCasePatterns("odd/aXb,c", CasePatternFor("odd/a*b,c")));
+  EXPECT_FALSE(MatchesCasePatterns("odd/a*b", CasePatternFor("odd/a*b,c")));
+}
+
 TEST(RecordCommandTest, NamesTheSuitesOwnTestAndCommand) {
-  EXPECT_EQ(
-      kMySuite.ForCase("demo/stride2"),
-      "BANKCHECK_UPDATE_BASELINES=1 GTEST_FILTER='KernelSuite/CaseTest.Run/demo_stride2' ctest --test-dir "
-      "/src/app/build -R '^my_suite/demo$'");
+  EXPECT_EQ(kMySuite.ForCase("demo/stride2"),
+            "BANKCHECK_UPDATE_BASELINES=1 BANKCHECK_CASES='demo/stride2' ctest --test-dir /src/app/build -R "
+            "'^my_suite/demo$'");
   EXPECT_EQ(kMySuite.ForAll(),
             "BANKCHECK_UPDATE_BASELINES=1 ctest --test-dir /src/app/build -R '^my_suite/'");
   // bankcheck's own suite runs its tests through its script.
   const RecordCommand own{"ci/test.sh", "KernelSuite", ""};
   EXPECT_EQ(own.ForCase("demo/stride2"),
-            "BANKCHECK_UPDATE_BASELINES=1 GTEST_FILTER='KernelSuite/CaseTest.Run/demo_stride2' ci/test.sh -R "
-            "'^KernelSuite/demo$'");
+            "BANKCHECK_UPDATE_BASELINES=1 BANKCHECK_CASES='demo/stride2' ci/test.sh -R '^KernelSuite/demo$'");
+  // A name with glob characters is escaped, and quoted for the shell.
+  EXPECT_EQ(
+      own.ForCase("it's/a*b"),
+      "BANKCHECK_UPDATE_BASELINES=1 BANKCHECK_CASES='it'\\''s/a\\*b' ci/test.sh -R '^KernelSuite/it'\\''s$'");
 }
 
 TEST(RecordCommandTest, AFolderFromTheEnvironmentIsSetAgainQuoted) {
@@ -37,8 +78,7 @@ TEST(RecordCommandTest, AFolderFromTheEnvironmentIsSetAgainQuoted) {
   record.baselines_dir = "/tmp/it's here";
   EXPECT_EQ(record.ForCase("demo/stride2"),
             "BANKCHECK_UPDATE_BASELINES=1 BANKCHECK_BASELINES_DIR='/tmp/it'\\''s here' "
-            "GTEST_FILTER='KernelSuite/CaseTest.Run/demo_stride2' ctest --test-dir /src/app/build -R "
-            "'^my_suite/demo$'");
+            "BANKCHECK_CASES='demo/stride2' ctest --test-dir /src/app/build -R '^my_suite/demo$'");
   EXPECT_EQ(record.ForAll(),
             "BANKCHECK_UPDATE_BASELINES=1 BANKCHECK_BASELINES_DIR='/tmp/it'\\''s here' ctest --test-dir "
             "/src/app/build -R '^my_suite/'");
@@ -48,9 +88,8 @@ TEST(RecordCommandTest, WithoutASuiteItIsAPlainCtestOfTheTopic) {
   // What the CLI knows: no suite, so any suite's test of that topic, run from the build folder.
   const RecordCommand unknown;
   EXPECT_EQ(unknown.CtestNameForCase("demo/stride2"), "");
-  EXPECT_EQ(
-      unknown.ForCase("demo/stride2"),
-      "BANKCHECK_UPDATE_BASELINES=1 GTEST_FILTER='KernelSuite/CaseTest.Run/demo_stride2' ctest -R '/demo$'");
+  EXPECT_EQ(unknown.ForCase("demo/stride2"),
+            "BANKCHECK_UPDATE_BASELINES=1 BANKCHECK_CASES='demo/stride2' ctest -R '/demo$'");
   EXPECT_EQ(unknown.ForAll(), "BANKCHECK_UPDATE_BASELINES=1 ctest");
 }
 

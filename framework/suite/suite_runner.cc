@@ -9,15 +9,18 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <set>
 #include <sstream>
 
 #include "bankcheck/baseline.h"
 #include "bankcheck/counter_session.h"
+#include "bankcheck/error.h"
 #include "bankcheck/gpu_probe.h"
 #include "bankcheck/testing.h"
 #include "core/internal/environment.h"
@@ -106,15 +109,52 @@ bool MatchesGtestFilter(const std::string& name, const std::string& filter) {
   return (positive.empty() || MatchesAny(name, positive)) && !MatchesAny(name, negative);
 }
 
+std::string CasePatternsFromEnvironment() {
+  const char* value = std::getenv("BANKCHECK_CASES");
+  const std::string patterns = value == nullptr ? "" : value;
+  const auto control = [](unsigned char c) { return std::iscntrl(c) != 0; };
+  if (std::any_of(patterns.begin(), patterns.end(), control)) {
+    std::string shown = patterns;  // its control characters as '?', so that the message stays one line
+    std::replace_if(shown.begin(), shown.end(), control, '?');
+    throw Error(ErrorKind::kBadInput,
+                "BANKCHECK_CASES='" + shown +
+                    "' holds a control character: it takes glob patterns over case "
+                    "names, separated by ',' (e.g. 'transpose/*,ldmatrix/row_major_x4')");
+  }
+  return patterns;
+}
+
+std::vector<const KernelCase*> SelectCases(const std::vector<const KernelCase*>& cases,
+                                           const std::string& patterns) {
+  std::vector<const KernelCase*> selected;
+  for (const KernelCase* c : cases)
+    if (MatchesCasePatterns(c->name, patterns)) selected.push_back(c);
+  return selected;
+}
+
 std::vector<std::string> SelectCaseTests(const std::vector<const KernelCase*>& cases,
-                                         const std::string& topic, const std::string& filter) {
+                                         const std::string& test_prefix, const std::string& topic,
+                                         const std::string& patterns, const std::string& filter) {
   std::vector<std::string> tests;
-  for (const KernelCase* c : cases) {
+  for (const KernelCase* c : SelectCases(cases, patterns)) {
     if (!topic.empty() && c->topic() != topic) continue;
-    const std::string test = GtestTestNameForCase(c->name);
+    const std::string test = GtestNameForCase(test_prefix, c->name).Full();
     if (MatchesGtestFilter(test, filter)) tests.push_back(test);
   }
   return tests;
+}
+
+std::string CaseTestNameClash(const std::vector<const KernelCase*>& cases, const std::string& test_prefix) {
+  std::map<std::string, std::string> case_of_test;
+  for (const KernelCase* c : cases) {
+    const std::string test = GtestNameForCase(test_prefix, c->name).Full();
+    const auto [it, added] = case_of_test.emplace(test, c->name);
+    if (!added) {
+      return "the cases \"" + it->second + "\" and \"" + c->name + "\" would both be the test " + test +
+             ": rename one (GoogleTest names keep A-Z a-z 0-9 _ / of a case name, and make '_' of the rest)";
+    }
+  }
+  return "";
 }
 
 std::vector<std::string> Topics(const std::vector<const KernelCase*>& cases) {

@@ -1,8 +1,8 @@
 #pragma once
 // The registry of kernels under test. Adding a kernel is one file among a kernel suite's SOURCES
 // (bankcheck_add_kernel_suite(); bankcheck's own: kernels/) that defines the kernel and registers
-// one or more cases; the suite's programs run every registered case (value-parameterized over
-// this registry) with no other edit.
+// one or more cases; the suite's programs run every registered case (a GoogleTest test each,
+// "<TEST_PREFIX>/<topic>.<rest of the name>") with no other edit.
 //
 //   BANKCHECK_REGISTER_CASES([] {
 //     bankcheck::KernelCase c;

@@ -11,7 +11,8 @@ namespace bankcheck::suites {
 struct SuiteSettings {
   std::string baselines_dir = "baselines";  // BASELINES_DIR: <baselines_dir>/<arch>/<topic>.json
   std::string results_dir = "results";      // RESULTS_DIR: <results_dir>/cases/<case>.json
-  // CTest runs the cases of topic T as one test, "<test_prefix>/T" (TEST_PREFIX); empty: unknown.
+  // CTest runs the cases of topic T as one test, "<test_prefix>/T" (TEST_PREFIX), and GoogleTest
+  // names case T/R "<test_prefix>/T.R"; empty: unknown (GoogleTest: "T.R").
   std::string test_prefix;
   // The CTest names of the CPU annotation checks begin with this (ANNOTATION_TEST_PREFIX).
   std::string annotation_test_prefix;

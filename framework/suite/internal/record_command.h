@@ -1,7 +1,12 @@
 #pragma once
-// The names a kernel suite gives its cases in GoogleTest and CTest, and the commands its messages
-// print to record baselines: the suite's own test command and CTest names
-// (bankcheck_add_kernel_suite), handed to the core as a RecordAdvice.
+// The names a kernel suite gives its cases, how a person selects cases, and the commands its
+// messages print to record baselines, handed to the core as a RecordAdvice.
+//
+// A case "<topic>/<rest>" (its topic: the name up to the first '/', one baseline file and one
+// CTest test) of the suite whose TEST_PREFIX is "my_suite" (bankcheck_add_kernel_suite) is
+//   my_scale/stride2            its name: the baseline key, what BANKCHECK_CASES selects
+//   my_suite/my_scale.stride2   its GoogleTest and JUnit test (test suite "my_suite/my_scale")
+//   my_suite/my_scale           the CTest test of its topic, which runs every case of the topic
 
 #include <string>
 
@@ -9,11 +14,22 @@
 
 namespace bankcheck::suites {
 
-// The GoogleTest name of a case's test: the value-parameterized suite's prefix, fixture and test
-// (kernel_suite_test.cc's INSTANTIATE_TEST_SUITE_P), then SafeCaseName(case name) (results.h).
-inline constexpr char kCaseTestPrefix[] = "KernelSuite/CaseTest.Run/";
-// "KernelSuite/CaseTest.Run/demo_stride2": for --gtest_filter or GTEST_FILTER.
-std::string GtestTestNameForCase(const std::string& case_name);
+// The GoogleTest name of a case's test. Characters other than A-Z a-z 0-9 _ / become '_': '.'
+// separates test suite and test, and ':', '-', '*', '?' mean something in GoogleTest's filters.
+struct CaseTestName {
+  std::string suite;  // "<test_prefix>/<topic>"; "<topic>" without a prefix
+  std::string test;   // the case name after its topic's '/'; the whole name when nothing follows it
+  // "<suite>.<test>": what --gtest_filter, GoogleTest's output and JUnit XML name.
+  std::string Full() const { return suite + "." + test; }
+};
+CaseTestName GtestNameForCase(const std::string& test_prefix, const std::string& case_name);
+
+// BANKCHECK_CASES: ','-separated glob patterns over case names ('*' any characters, '/' too; '?'
+// one; [...] a set; '\' escapes the next character). Whether `case_name` matches one of them; an
+// empty `patterns` matches every case.
+bool MatchesCasePatterns(const std::string& case_name, const std::string& patterns);
+// The pattern that matches `case_name` alone: its glob characters and ',' escaped.
+std::string CasePatternFor(const std::string& case_name);
 
 // How messages tell a person to record baselines: the command that runs the suite's CTest tests,
 // and the CTest name of its topic tests. A suite program has its own (bankcheck/suite.h, from
@@ -28,14 +44,15 @@ struct RecordCommand {
   // set it again so that they record into the same folder.
   std::string baselines_dir;
 
-  // The CTest test that runs the case, that of its topic: "KernelSuite/demo"; empty without a prefix.
+  // The CTest test that runs the case, that of its topic: "my_suite/demo"; empty without a prefix.
   std::string CtestNameForCase(const std::string& case_name) const;
-  // An anchored `ctest -R` regex for that test: "^KernelSuite/demo$" (without a prefix: "/demo$").
+  // An anchored `ctest -R` regex for that test alone: "^my_suite/demo$" (without a prefix:
+  // "/demo$"), which does not select "my_suite/demo2".
   std::string CtestRegexForCase(const std::string& case_name) const;
-  // Records this case only: "BANKCHECK_UPDATE_BASELINES=1
-  // GTEST_FILTER='KernelSuite/CaseTest.Run/demo_stride2' ctest -R '^KernelSuite/demo$'"
+  // Records this case only, the other cases of its topic skipped:
+  // "BANKCHECK_UPDATE_BASELINES=1 BANKCHECK_CASES='demo/stride2' ctest -R '^my_suite/demo$'"
   std::string ForCase(const std::string& case_name) const;
-  // Records every case of the suite: "BANKCHECK_UPDATE_BASELINES=1 ctest -R '^KernelSuite/'"
+  // Records every case of the suite: "BANKCHECK_UPDATE_BASELINES=1 ctest -R '^my_suite/'"
   std::string ForAll() const;
   // Runs the tests whose CTest names begin with `test_name_prefix` (every test when it is empty)
   // with `variable`=1: "BANKCHECK_PRUNE_BASELINES=1 ctest -R '^BaselineFilesTest\.'"

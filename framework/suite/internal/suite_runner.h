@@ -1,11 +1,15 @@
 #pragma once
-// How the kernel suite program runs its cases: one CTest test per topic (kernel file), all its
-// cases in one process, under a supervisor that starts a fresh process for the remaining cases
-// when one faults (a kernel fault leaves a CUDA context unusable, so the process must go).
+// How the kernel suite program runs its cases: one CTest test per topic (the cases whose names
+// begin with "<topic>/"), all its cases in one process, under a supervisor that starts a fresh
+// process for the remaining cases when one faults (a kernel fault leaves a CUDA context unusable,
+// so the process must go).
 //
-//   bankcheck_kernel_suite --bankcheck_list_topics      the topics, one per line (CTest discovery)
-//   bankcheck_kernel_suite --bankcheck_topic=transpose  that topic's cases (GTEST_FILTER narrows it)
-//   bankcheck_kernel_suite [gtest flags]                every case (or --gtest_filter's)
+//   bankcheck_kernel_suite --bankcheck_list_topics      every topic, one per line (CTest discovery)
+//   bankcheck_kernel_suite --bankcheck_list_cases       the names of the cases it would run
+//   bankcheck_kernel_suite --bankcheck_topic=transpose  that topic's cases
+//   bankcheck_kernel_suite [gtest flags]                every case
+// BANKCHECK_CASES (glob patterns over case names, record_command.h) selects cases in each of the
+// last three; GoogleTest's --gtest_filter (GTEST_FILTER) narrows them further by test name.
 //
 // The supervisor itself never touches CUDA: it runs this program again (BANKCHECK_SUPERVISED=1)
 // with an explicit --gtest_filter, and reads which cases finished from a progress file that the
@@ -25,10 +29,24 @@ inline constexpr int kContextLostExitCode = 86;
 // '-' and ':'-separated negative ones; '*' and '?' wildcards. An empty positive part means "*".
 bool MatchesGtestFilter(const std::string& name, const std::string& filter);
 
-// The full test names ("KernelSuite/CaseTest.Run/<name>") of the cases of `topic` (every case
-// when `topic` is empty) that pass `filter`, in registration (name) order.
+// BANKCHECK_CASES, checked: "" when unset; no control characters.
+std::string CasePatternsFromEnvironment();
+
+// The cases whose names match `patterns` (MatchesCasePatterns; every case when it is empty), in
+// their order.
+std::vector<const KernelCase*> SelectCases(const std::vector<const KernelCase*>& cases,
+                                           const std::string& patterns);
+
+// The full GoogleTest names (GtestNameForCase(test_prefix, name).Full()) of the cases of `topic`
+// (every topic when it is empty; the topic exactly: "transpose" is not "transpose16") that match
+// `patterns` and pass the GoogleTest filter `filter`, in registration (name) order.
 std::vector<std::string> SelectCaseTests(const std::vector<const KernelCase*>& cases,
-                                         const std::string& topic, const std::string& filter);
+                                         const std::string& test_prefix, const std::string& topic,
+                                         const std::string& patterns, const std::string& filter);
+
+// Why two of `cases` cannot be told apart by their GoogleTest names (GtestNameForCase, which
+// replaces some characters), naming both; "" when every name is its own.
+std::string CaseTestNameClash(const std::vector<const KernelCase*>& cases, const std::string& test_prefix);
 
 // The topics of the registered cases, sorted, each once.
 std::vector<std::string> Topics(const std::vector<const KernelCase*>& cases);

@@ -1,0 +1,16 @@
+#pragma once
+// The GoogleTest test of each kernel case (kernel_suite_test.cc), registered at run time so that
+// its name comes from the suite and the case (GtestNameForCase, record_command.h).
+
+#include <string>
+#include <vector>
+
+#include "bankcheck/kernel_registry.h"
+
+namespace bankcheck::suites {
+
+// Registers one test per case, "<test_prefix>/<topic>.<rest>", reported at the line that
+// registered the case. Throws Error(kBadInput) when two cases would get the same name.
+void RegisterCaseTests(const std::vector<const KernelCase*>& cases, const std::string& test_prefix);
+
+}  // namespace bankcheck::suites
