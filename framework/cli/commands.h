@@ -39,5 +39,9 @@ void AddUpdateBaselinesCommand(CLI::App& app);
 // `run`: a program measured with bankcheck's counters injected (run_command.cc). Its own exit
 // statuses are in its --help (the program's, and 77 when no usable GPU is found).
 void AddRunCommand(CLI::App& app);
+// `bankcheck run ... -- COMMAND ...`: keeps what follows the first "--" after "run" as the program
+// to run and returns the count of arguments before it, all that CLI11 is given (it would take the
+// program's options for bankcheck's). Other commands' arguments are returned whole.
+int SplitRunProgram(int argc, char** argv);
 
 }  // namespace bankcheck::cli

@@ -109,16 +109,24 @@ std::vector<std::string> ExtrasInOrder(const CLI::App& app, int argc, char** arg
 int ReportParseError(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
   if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version: printed on stdout
   const std::vector<CLI::App*> given = app.get_subcommands();
-  const CLI::App& command = given.empty() ? app : *given.front();
-  const std::string help =
-      &command == &app ? "bankcheck --help" : "bankcheck " + command.get_name() + " --help";
+  const CLI::App* command = given.empty() ? &app : given.front();
   std::string message = e.what();
   if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
     const std::vector<std::string> extras = ExtrasInOrder(app, argc, argv);
-    if (!extras.empty()) message = ExtrasMessage(app, command, extras);
-  } else if (&command != &app) {
-    message = command.get_name() + ": " + message;
+    // A word before the subcommand ("bankcheck merge-result run") is a misspelt command, not an
+    // argument of the subcommand that follows it.
+    const auto position = [&](const std::string& word) {
+      return std::find_if(argv + 1, argv + argc, [&](const char* arg) { return word == arg; }) - argv;
+    };
+    if (command != &app && !extras.empty() && extras.front()[0] != '-' &&
+        position(extras.front()) < position(command->get_name()))
+      command = &app;
+    if (!extras.empty()) message = ExtrasMessage(app, *command, extras);
+  } else if (command != &app) {
+    message = command->get_name() + ": " + message;
   }
+  const std::string help =
+      command == &app ? "bankcheck --help" : "bankcheck " + command->get_name() + " --help";
   std::cerr << "bankcheck: error: " << message << "\nRun '" << help << "' for more information.\n";
   return bankcheck::cli::kExitBadInput;
 }
@@ -126,6 +134,7 @@ int ReportParseError(const CLI::App& app, const CLI::ParseError& e, int argc, ch
 }  // namespace
 
 int main(int argc, char** argv) {
+  argc = bankcheck::cli::SplitRunProgram(argc, argv);
   CLI::App app{"Shared-memory bank-conflict tools for GPU kernels.", "bankcheck"};
   // At most one subcommand; "none" is checked after parsing, so that a misspelt one is reported
   // as the unexpected word it is rather than as a missing subcommand.

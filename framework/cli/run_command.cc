@@ -310,7 +310,20 @@ int Run(const RunOptions& options) {
   return baselines_failed ? kExitFailure : kExitSuccess;
 }
 
+std::vector<std::string>& ProgramAfterSeparator() {
+  static std::vector<std::string> program;
+  return program;
+}
+
 }  // namespace
+
+int SplitRunProgram(int argc, char** argv) {
+  const auto separator = std::find(argv + 1, argv + argc, std::string("--"));
+  if (separator == argv + argc || std::find(argv + 1, separator, std::string("run")) == separator)
+    return argc;
+  ProgramAfterSeparator().assign(separator + 1, argv + argc);
+  return static_cast<int>(separator - argv);
+}
 
 void AddRunCommand(CLI::App& app) {
   auto options = std::make_shared<RunOptions>();
@@ -343,12 +356,22 @@ void AddRunCommand(CLI::App& app) {
   run->add_option("--report", options->report,
                   "Also write the report as Markdown to FILE (e.g. $GITHUB_STEP_SUMMARY)")
       ->type_name("FILE");
-  run->add_option("COMMAND", options->command, "The program and its arguments, after --")->type_name("ARGS");
   run->footer(
-      "Exit status: the program's own when it is not 0; otherwise 1 on a regression, a missing baseline or a "
+      "Usage: bankcheck run [OPTIONS] -- COMMAND [ARGS...]\n\nExit status: the program's own when it is not "
+      "0; otherwise 1 on a regression, a missing baseline or a "
       "failure to measure, 0 when all is well; 77 when no usable GPU is found (the program is not run; 1 "
       "with BANKCHECK_REQUIRE_GPU=1); 2 usage error. docs/run.md has the case names and the details.");
-  run->callback([options] {
+  // The program's own options are not bankcheck's: parsing stops at the first word it does not know
+  // (`bankcheck run ./prog --size 4` works; `--` before the program is always safe).
+  run->prefix_command();
+  run->callback([options, run] {
+    options->command = run->remaining();
+    // prefix_command() passes an unknown option on as if it began the program.
+    if (!options->command.empty() && options->command.front().rfind("-", 0) == 0)
+      throw Error(ErrorKind::kBadInput, "run: bankcheck run has no option " + options->command.front() +
+                                            " (the program to measure goes after --)");
+    options->command.insert(options->command.end(), ProgramAfterSeparator().begin(),
+                            ProgramAfterSeparator().end());
     const int status = Run(*options);
     if (status != kExitSuccess) throw CLI::RuntimeError(status);
   });

@@ -131,6 +131,21 @@ TEST_F(RunCommandTest, GivesTheProgramTheInjectionAndTheSettings) {
   EXPECT_TRUE(Results()["cases"].empty());
 }
 
+TEST_F(RunCommandTest, GivesTheProgramItsArgumentsInOrderOptionsIncluded) {
+  const std::filesystem::path script = dir_ / "args.sh";
+  WriteFile(script, "#!/bin/sh\necho \"args: $*\"\n");
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  CliRun run = Run("-o run.json -- " + Quoted(script) + " -o mine --kernel 7 -- x");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("args: -o mine --kernel 7 -- x"));
+  run = Run(Quoted(script) + " --size 4");  // without --: bankcheck's options end at the program
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("args: --size 4"));
+  run = Run("--bogus -- " + Quoted(script));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("bankcheck run has no option --bogus"));
+}
+
 TEST_F(RunCommandTest, PassesTheProgramsOutputAndFailureThroughAndKeepsWhatWasMeasured) {
   const CliRun run = Run("-o run.json -- " + Quoted(Program({Launch(128, "fwd", 0)}, 3)));
   EXPECT_EQ(run.exit_code, 3);
