@@ -295,7 +295,9 @@ int Run(const RunOptions& options) {
   }
   std::cerr << "bankcheck run: " << results.cases.size() << " launch(es) measured in "
             << processes.results.size() << " process(es)";
-  if (processes.results.empty())
+  if (!processes.errors.empty())
+    std::cerr << " (measuring stopped: above)";
+  else if (processes.results.empty())
     std::cerr << " (no process initialized CUDA)";
   else if (results.cases.empty())
     std::cerr << (options.kernel.empty() && options.range.empty() ? " (the program launched no kernel)"

@@ -211,6 +211,8 @@ TEST_F(RunCommandTest, AProcessThatStoppedMeasuringFailsTheRun) {
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_THAT(run.err, HasSubstr("measuring stopped in process"));
   EXPECT_THAT(run.err, HasSubstr("kernel scale faulted while it was measured"));
+  EXPECT_THAT(run.err, HasSubstr("(measuring stopped: above)"));
+  EXPECT_THAT(run.err, Not(HasSubstr("no process initialized CUDA")));
 }
 
 }  // namespace
