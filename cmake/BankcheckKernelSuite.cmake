@@ -11,7 +11,8 @@ include_guard(GLOBAL)
 #   [TEST_PREFIX <prefix>]           CTest runs the cases of topic T (the cases named "T/...") as
 #                                    "<prefix>/T", and GoogleTest names case T/R "<prefix>/T.R";
 #                                    default <target>
-#   [ANNOTATION_TEST_PREFIX <prefix>]  put before the CTest names of the CPU checks; default none
+#   [ANNOTATION_TEST_PREFIX <prefix>]  put before the CTest names of the CPU checks, which already
+#                                    begin with TEST_PREFIX (below); default none
 #   [TEST_COMMAND <command>]         how messages say to run the tests (takes ctest's -R);
 #                                    default "ctest --test-dir <top binary dir>"
 #   [LIBRARIES <library>...])        more libraries the kernel files use
@@ -21,8 +22,10 @@ include_guard(GLOBAL)
 #                         ("<prefix>/<topic>", label gpu, one GPU of CTest's resource allocation,
 #                         skipped with the reason where no usable GPU is found); BANKCHECK_CASES
 #                         (glob patterns over case names) selects cases at run time
-#   <target>_annotations  the CPU checks (label cpu): each annotation against the CPU bank model, and
-#                         the baseline files against the registered cases
+#   <target>_annotations  the CPU checks (label cpu), one CTest test each: each annotation against
+#                         the CPU bank model, "<prefix>/model/<topic>.<rest>" for case <topic>/<rest>
+#                         (skipped, saying why, when BANKCHECK_CASES does not select the case), and
+#                         the baseline files against the registered cases, "<prefix>.baseline_files"
 #   <target>_kernels      the kernel files, compiled once (with -lineinfo) for both
 # Results and baselines name the CUDA compiler and <target>_kernels' CUDA_ARCHITECTURES; the GPU
 # program warns once when the GPU has no native code among them and so runs JIT-compiled PTX.
@@ -137,22 +140,28 @@ namespace {
 
   add_executable(${target}_annotations "${settings}")
   target_link_libraries(${target}_annotations PRIVATE ${target}_kernels bankcheck::annotation_checks)
+  # The CTest names are the GoogleTest names, which the program takes from the suite's settings.
   gtest_discover_tests(${target}_annotations
     TEST_PREFIX "${ARG_ANNOTATION_TEST_PREFIX}"
     DISCOVERY_TIMEOUT 60
-    # Name value-parameterized tests by their generated names, not by "GetParam() = 0x..."
-    NO_PRETTY_VALUES
     XML_OUTPUT_DIR "${junit_dir}"
     PROPERTIES LABELS cpu SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
 
   # What CI scripts read to find the suite (bankcheck-ci, ci/consumer/bankcheck-ci.sh): its folders
   # and the beginnings of its CTest names, one "key=value" line each.
+  # baseline_files_test: the CTest name of the baseline files check, as the CPU program names it
+  # (GtestNameForBaselineFilesCheck, framework/suite/internal/record_command.h).
+  string(REGEX REPLACE "[^A-Za-z0-9_/]" "_" baseline_files_suite "${ARG_TEST_PREFIX}")
+  if(baseline_files_suite STREQUAL "")
+    set(baseline_files_suite bankcheck)
+  endif()
   file(WRITE "${CMAKE_BINARY_DIR}/bankcheck-suites/${target}.suite"
     "target=${target}\n"
     "baselines_dir=${ARG_BASELINES_DIR}\n"
     "results_dir=${ARG_RESULTS_DIR}\n"
     "test_prefix=${ARG_TEST_PREFIX}\n"
-    "annotation_test_prefix=${ARG_ANNOTATION_TEST_PREFIX}\n")
+    "annotation_test_prefix=${ARG_ANNOTATION_TEST_PREFIX}\n"
+    "baseline_files_test=${ARG_ANNOTATION_TEST_PREFIX}${baseline_files_suite}.baseline_files\n")
 endfunction()
 
 # bankcheck_add_gpu_test(<target> SOURCES <file>... [LIBRARIES <library>...])

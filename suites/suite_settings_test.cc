@@ -136,13 +136,14 @@ TEST_F(SuiteSettingsTest, TheRecordCommandNamesTheSuitesTestAndCommand) {
 
 TEST_F(SuiteSettingsTest, ThePruneCommandSelectsTheSuitesBaselineFileCheck) {
   EXPECT_EQ(PruneBaselinesCommand(),
-            "BANKCHECK_PRUNE_BASELINES=1 ctest --test-dir /src/app/build -R '^BaselineFilesTest\\.'");
+            "BANKCHECK_PRUNE_BASELINES=1 ctest --test-dir /src/app/build -R '^my_suite\\.baseline_files'");
+  // ANNOTATION_TEST_PREFIX comes before the CPU checks' GoogleTest names in their CTest names.
   SuiteSettings prefixed = GetSuiteSettings();
-  prefixed.annotation_test_prefix = "my_suite.";
+  prefixed.annotation_test_prefix = "cpu.";
   SetSuiteSettings(prefixed);
   EXPECT_EQ(
       PruneBaselinesCommand(),
-      "BANKCHECK_PRUNE_BASELINES=1 ctest --test-dir /src/app/build -R '^my_suite\\.BaselineFilesTest\\.'");
+      "BANKCHECK_PRUNE_BASELINES=1 ctest --test-dir /src/app/build -R '^cpu\\.my_suite\\.baseline_files'");
 }
 
 }  // namespace

@@ -1,38 +1,65 @@
 // CPU checks of the kernel registry that need no GPU: every annotation agrees with the CPU bank
 // model (for cases that declare their access pattern), and the committed baselines parse and
-// hold no entry for a case that no longer exists.
+// hold no entry for a case that no longer exists. Registered at run time (annotation_main.cc).
+#include "suite/internal/annotation_test.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <iostream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "bankcheck/baseline.h"
+#include "bankcheck/error.h"
 #include "bankcheck/kernel_registry.h"
 #include "suite/internal/case_runner.h"
+#include "suite/internal/record_command.h"
+#include "suite/internal/suite_runner.h"
 
 namespace bankcheck::suites {
 namespace {
 
-class AnnotationTest : public ::testing::TestWithParam<const KernelCase*> {};
-
-TEST_P(AnnotationTest, ModelAgreesWithAnnotation) {
-  const KernelCase& c = *GetParam();
-  const PredictedCounts predicted = c.predict();
-  LaunchRecord as_predicted;
-  as_predicted.shared = predicted.kinds;
-  for (const std::string& mismatch : AnnotationMismatches(c.expect, as_predicted)) {
-    ADD_FAILURE() << c.name << ": the CPU model disagrees with the annotation: " << mismatch << "\n"
-                  << predicted.bank_map;
-  }
+// Where a case's failures and its test are reported: the line that registered it in the kernel's
+// own file, or here when that is not known.
+const char* FileOf(const KernelCase& c, const char* here) {
+  return c.source_file.empty() ? here : c.source_file.c_str();
 }
+int LineOf(const KernelCase& c, int here) { return c.source_file.empty() ? here : c.source_line; }
 
-INSTANTIATE_TEST_SUITE_P(KernelModel, AnnotationTest, ::testing::ValuesIn(CasesWithAccessPattern()),
-                         [](const ::testing::TestParamInfo<const KernelCase*>& param_info) {
-                           return SafeCaseName(param_info.param->name);
-                         });
-GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(AnnotationTest);
+class ModelCheck : public ::testing::Test {
+ public:
+  ModelCheck(const KernelCase& c, std::string patterns) : case_(c), patterns_(std::move(patterns)) {}
 
-TEST(BaselineFilesTest, ParseAndHaveNoStaleEntries) {
+  void TestBody() override {
+    const KernelCase& c = case_;
+    RecordProperty("case", c.name);  // JUnit XML names the case itself beside the test's name
+    if (!MatchesCasePatterns(c.name, patterns_))
+      GTEST_SKIP() << "BANKCHECK_CASES='" << patterns_
+                   << "' does not select this case";  // one reason for all
+    const PredictedCounts predicted = c.predict();
+    LaunchRecord as_predicted;
+    as_predicted.shared = predicted.kinds;
+    for (const std::string& mismatch : AnnotationMismatches(c.expect, as_predicted)) {
+      ADD_FAILURE_AT(FileOf(c, __FILE__), LineOf(c, __LINE__))
+          << c.name << ": the CPU model disagrees with the annotation: " << mismatch << "\n"
+          << predicted.bank_map;
+    }
+  }
+
+ private:
+  const KernelCase& case_;
+  const std::string patterns_;
+};
+
+class BaselineFilesCheck : public ::testing::Test {
+ public:
+  void TestBody() override;
+};
+
+void BaselineFilesCheck::TestBody() {
   std::vector<std::string> names;
   for (const KernelCase* c : RegisteredKernelCases()) names.push_back(c->name);
   const std::filesystem::path dir = BaselinesDir();
@@ -59,4 +86,21 @@ TEST(BaselineFilesTest, ParseAndHaveNoStaleEntries) {
 }
 
 }  // namespace
+
+void RegisterAnnotationChecks(const std::vector<const KernelCase*>& cases, const std::string& test_prefix,
+                              const std::string& patterns) {
+  const std::string model_prefix = ModelCheckPrefix(test_prefix);
+  const std::string clash = CaseTestNameClash(cases, model_prefix);
+  if (!clash.empty()) throw Error(ErrorKind::kBadInput, clash);
+  for (const KernelCase* c : cases) {
+    const CaseTestName name = GtestNameForCase(model_prefix, c->name);
+    ::testing::RegisterTest(name.suite.c_str(), name.test.c_str(), nullptr, nullptr, FileOf(*c, __FILE__),
+                            LineOf(*c, __LINE__),
+                            [c, patterns]() -> ModelCheck* { return new ModelCheck(*c, patterns); });
+  }
+  const CaseTestName baselines = GtestNameForBaselineFilesCheck(test_prefix);
+  ::testing::RegisterTest(baselines.suite.c_str(), baselines.test.c_str(), nullptr, nullptr, __FILE__,
+                          __LINE__, []() -> BaselineFilesCheck* { return new BaselineFilesCheck; });
+}
+
 }  // namespace bankcheck::suites

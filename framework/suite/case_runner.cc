@@ -66,8 +66,10 @@ RecordCommand SuiteRecordCommand() {
 }
 
 std::string PruneBaselinesCommand() {
-  return SuiteRecordCommand().RunTestsWith("BANKCHECK_PRUNE_BASELINES",
-                                           GetSuiteSettings().annotation_test_prefix + "BaselineFilesTest.");
+  const SuiteSettings& settings = GetSuiteSettings();
+  return SuiteRecordCommand().RunTestsWith(
+      "BANKCHECK_PRUNE_BASELINES",
+      settings.annotation_test_prefix + GtestNameForBaselineFilesCheck(settings.test_prefix).Full());
 }
 
 std::string SoftwareChangeNote(const BaselineSet& baselines, const std::string& case_name,

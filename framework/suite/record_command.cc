@@ -47,6 +47,14 @@ CaseTestName GtestNameForCase(const std::string& test_prefix, const std::string&
           GtestSafe(rest.empty() ? case_name : rest)};
 }
 
+std::string ModelCheckPrefix(const std::string& test_prefix) {
+  return test_prefix.empty() ? "model" : test_prefix + "/model";
+}
+
+CaseTestName GtestNameForBaselineFilesCheck(const std::string& test_prefix) {
+  return {test_prefix.empty() ? "bankcheck" : GtestSafe(test_prefix), "baseline_files"};
+}
+
 bool MatchesCasePatterns(const std::string& case_name, const std::string& patterns) {
   if (patterns.empty()) return true;
   // Split at each ',' that no '\' escapes; fnmatch reads the escapes that remain.

@@ -25,6 +25,38 @@ TEST(CaseNamesTest, TheGoogleTestNameIsTheSuitesPrefixTheTopicAndTheRest) {
   EXPECT_EQ(GtestNameForCase("my_suite", "single/").Full(), "my_suite/single.single/");
 }
 
+TEST(CaseNamesTest, TheModelCheckIsTheCasesNameUnderModel) {
+  const CaseTestName name = GtestNameForCase(ModelCheckPrefix("my_suite"), "my_scale/stride2");
+  EXPECT_EQ(name.suite, "my_suite/model/my_scale");
+  EXPECT_EQ(name.test, "stride2");
+  // The GPU test's "<topic>.<rest>" after the suite and "model/".
+  EXPECT_EQ(name.Full(), "my_suite/model/" + GtestNameForCase("", "my_scale/stride2").Full());
+  EXPECT_EQ(GtestNameForCase(ModelCheckPrefix("KernelSuite"), "transpose/padded-33/4096").Full(),
+            "KernelSuite/model/transpose.padded_33/4096");
+  EXPECT_EQ(GtestNameForCase(ModelCheckPrefix(""), "demo/stride2").Full(), "model/demo.stride2");
+}
+
+TEST(CaseNamesTest, TheBaselineFilesCheckIsTheSuites) {
+  EXPECT_EQ(GtestNameForBaselineFilesCheck("my_suite").Full(), "my_suite.baseline_files");
+  EXPECT_EQ(GtestNameForBaselineFilesCheck("my.suite").Full(), "my_suite.baseline_files");
+  EXPECT_EQ(GtestNameForBaselineFilesCheck("").Full(), "bankcheck.baseline_files");
+}
+
+TEST(CaseNamesTest, ATopicsRegexAndRecordingEverythingSelectNoBaselineFilesCheck) {
+  const std::string model_check = GtestNameForCase(ModelCheckPrefix("my_suite"), "transpose/padded").Full();
+  const std::string baseline_files = GtestNameForBaselineFilesCheck("my_suite").Full();
+  // A topic's test alone: not the model checks of its cases.
+  const std::regex topic(kMySuite.CtestRegexForCase("transpose/padded"), std::regex::extended);
+  EXPECT_FALSE(std::regex_search(model_check, topic));
+  EXPECT_FALSE(std::regex_search(baseline_files, topic));
+  // Every test of the suite but the baseline files check, whose files the recording changes.
+  const std::regex all("^my_suite/", std::regex::extended);
+  EXPECT_EQ(kMySuite.ForAll(),
+            "BANKCHECK_UPDATE_BASELINES=1 ctest --test-dir /src/app/build -R '^my_suite/'");
+  EXPECT_TRUE(std::regex_search(model_check, all));
+  EXPECT_FALSE(std::regex_search(baseline_files, all));
+}
+
 TEST(CaseNamesTest, TheCtestNameIsThatOfTheTopicSelectedExactly) {
   EXPECT_EQ(kMySuite.CtestNameForCase("demo/stride2"), "my_suite/demo");
   EXPECT_EQ(kMySuite.CtestRegexForCase("transpose/padded"), "^my_suite/transpose$");
@@ -99,6 +131,13 @@ TEST(RecordCommandTest, TheCoreGetsTheSameCommandsAsAdvice) {
   EXPECT_EQ(advice.ForCase("demo/stride2"), kMySuite.ForCase("demo/stride2"));
   EXPECT_EQ(advice.TestOfCase("demo/stride2"), "my_suite/demo");
   EXPECT_EQ(RecordCommand{}.Advice().TestOfCase("demo/stride2"), "");
+}
+
+TEST(RecordCommandTest, RunsTestsByTheBeginningOfTheirNames) {
+  EXPECT_EQ(kMySuite.RunTestsWith("BANKCHECK_PRUNE_BASELINES", "my_suite.baseline_files"),
+            "BANKCHECK_PRUNE_BASELINES=1 ctest --test-dir /src/app/build -R '^my_suite\\.baseline_files'");
+  EXPECT_EQ(kMySuite.RunTestsWith("BANKCHECK_PRUNE_BASELINES", ""),
+            "BANKCHECK_PRUNE_BASELINES=1 ctest --test-dir /src/app/build");
 }
 
 }  // namespace

@@ -12,9 +12,11 @@ struct SuiteSettings {
   std::string baselines_dir = "baselines";  // BASELINES_DIR: <baselines_dir>/<arch>/<topic>.json
   std::string results_dir = "results";      // RESULTS_DIR: <results_dir>/cases/<case>.json
   // CTest runs the cases of topic T as one test, "<test_prefix>/T" (TEST_PREFIX), and GoogleTest
-  // names case T/R "<test_prefix>/T.R"; empty: unknown (GoogleTest: "T.R").
+  // names case T/R "<test_prefix>/T.R"; empty: unknown (GoogleTest: "T.R"). The CPU program names
+  // the case's model check "<test_prefix>/model/T.R" and its baseline files check
+  // "<test_prefix>.baseline_files".
   std::string test_prefix;
-  // The CTest names of the CPU annotation checks begin with this (ANNOTATION_TEST_PREFIX).
+  // Put before the CPU checks' GoogleTest names in their CTest names (ANNOTATION_TEST_PREFIX).
   std::string annotation_test_prefix;
   // Runs the suite's tests and takes ctest's options (TEST_COMMAND): "ctest --test-dir <build>".
   std::string test_command = "ctest";

@@ -29,8 +29,8 @@ RecordCommand SuiteRecordCommand();
 
 // BANKCHECK_PRUNE_BASELINES=1: remove baseline entries whose case is no longer registered.
 bool PruningBaselines();
-// "BANKCHECK_PRUNE_BASELINES=1 <test command> -R '^<annotation prefix>BaselineFilesTest\.'", with the
-// folder as in SuiteRecordCommand().
+// "BANKCHECK_PRUNE_BASELINES=1 <test command> -R '^<annotation prefix><test prefix>\.baseline_files'"
+// (the CTest name of GtestNameForBaselineFilesCheck), with the folder as in SuiteRecordCommand().
 std::string PruneBaselinesCommand();
 
 // For a case whose counts differ from its baseline: a line saying that the baseline was recorded
@@ -108,7 +108,7 @@ std::string InstructionsOfLine(const std::vector<LaunchRecord>& records, const s
 // The prefix that tables cut off file paths: BANKCHECK_SOURCE_ROOT, else the suite's source folder.
 std::string DisplayRoot();
 
-// Test names: every registered case, or those whose access pattern is declared.
+// The registered cases whose access pattern is declared: those with a CPU model check.
 std::vector<const KernelCase*> CasesWithAccessPattern();
 
 }  // namespace bankcheck::suites

@@ -7,6 +7,10 @@
 //   my_scale/stride2            its name: the baseline key, what BANKCHECK_CASES selects
 //   my_suite/my_scale.stride2   its GoogleTest and JUnit test (test suite "my_suite/my_scale")
 //   my_suite/my_scale           the CTest test of its topic, which runs every case of the topic
+//   my_suite/model/my_scale.stride2  its CPU model check (annotation_test.cc), when it declares its
+//                               access pattern: a GoogleTest test and a CTest test of its own
+//   my_suite.baseline_files     the CPU check of the suite's baseline files (no case's)
+// The CPU checks' CTest names are their GoogleTest names, after ANNOTATION_TEST_PREFIX if one is given.
 
 #include <string>
 
@@ -23,6 +27,15 @@ struct CaseTestName {
   std::string Full() const { return suite + "." + test; }
 };
 CaseTestName GtestNameForCase(const std::string& test_prefix, const std::string& case_name);
+// The prefix of the CPU model checks' names: GtestNameForCase(ModelCheckPrefix(test_prefix), case)
+// is "<test_prefix>/model/<topic>.<rest>" ("model/<topic>.<rest>" without a prefix), so that the
+// GPU test and the model check of a case share "<topic>.<rest>" and a topic's anchored ctest -R
+// ("^my_suite/my_scale$") selects its GPU test alone.
+std::string ModelCheckPrefix(const std::string& test_prefix);
+// The GoogleTest name of the check of the suite's baseline files: "<test_prefix>.baseline_files"
+// ("bankcheck.baseline_files" without a prefix). Not under "<test_prefix>/", so that recording every
+// case (RecordCommand::ForAll) does not run it while the baselines change.
+CaseTestName GtestNameForBaselineFilesCheck(const std::string& test_prefix);
 
 // BANKCHECK_CASES: ','-separated glob patterns over case names ('*' any characters, '/' too; '?'
 // one; [...] a set; '\' escapes the next character). Whether `case_name` matches one of them; an
@@ -52,10 +65,11 @@ struct RecordCommand {
   // Records this case only, the other cases of its topic skipped:
   // "BANKCHECK_UPDATE_BASELINES=1 BANKCHECK_CASES='demo/stride2' ctest -R '^my_suite/demo$'"
   std::string ForCase(const std::string& case_name) const;
-  // Records every case of the suite: "BANKCHECK_UPDATE_BASELINES=1 ctest -R '^my_suite/'"
+  // Records every case of the suite: "BANKCHECK_UPDATE_BASELINES=1 ctest -R '^my_suite/'" (which
+  // runs the suite's model checks too: they record nothing, and take milliseconds)
   std::string ForAll() const;
   // Runs the tests whose CTest names begin with `test_name_prefix` (every test when it is empty)
-  // with `variable`=1: "BANKCHECK_PRUNE_BASELINES=1 ctest -R '^BaselineFilesTest\.'"
+  // with `variable`=1: "BANKCHECK_PRUNE_BASELINES=1 ctest -R '^my_suite\.baseline_files'"
   std::string RunTestsWith(const std::string& variable, const std::string& test_name_prefix) const;
   // These commands as the core's messages take them (baseline.h).
   RecordAdvice Advice() const;
