@@ -91,8 +91,13 @@ check_example() {
   listing="$(ctest --test-dir "$build" -N)"
   echo "$listing"
   grep -q 'my_suite/my_scale$' <<<"$listing" || fail "$name" "ctest -N does not list my_suite/my_scale"
-  grep -q 'KernelModel/AnnotationTest.ModelAgreesWithAnnotation/my_scale_stride2$' <<<"$listing" ||
-    fail "$name" "ctest -N does not list the annotation check of my_scale/stride2"
+  grep -q ' my_suite/model/my_scale\.stride2$' <<<"$listing" ||
+    fail "$name" "ctest -N does not list the model check of my_scale/stride2 (my_suite/model/my_scale.stride2)"
+  grep -q ' my_suite\.baseline_files$' <<<"$listing" ||
+    fail "$name" "ctest -N does not list the baseline files check my_suite.baseline_files"
+  if grep -E 'KernelModel|AnnotationTest|BaselineFilesTest' <<<"$listing"; then
+    fail "$name" "ctest -N lists the CPU checks by their old names (above)"
+  fi
   grep -q 'my_gpu_test$' <<<"$listing" || fail "$name" "ctest -N does not list my_gpu_test (bankcheck_add_gpu_test)"
   if grep -E 'KernelSuite/|bankcheck_|_NOT_BUILT' <<<"$listing"; then
     fail "$name" "ctest -N lists tests that are not the example's (above)"
@@ -126,10 +131,10 @@ check_example() {
   # command that removes it, for this build and that folder; run as printed, it does.
   local stale="$build/stale-baselines" printed expected
   write_stale_baseline "$stale"
-  BANKCHECK_BASELINES_DIR="$stale" ctest --test-dir "$build" --output-on-failure -R '^BaselineFilesTest' \
+  BANKCHECK_BASELINES_DIR="$stale" ctest --test-dir "$build" --output-on-failure -R '^my_suite\.baseline_files$' \
     >"$build/stale.log" 2>&1 && fail "$name" "a stale baseline entry passed the CPU check"
   printed="$(grep -A1 'Remove them with:' "$build/stale.log" | tail -1 | sed 's/^ *//')"
-  expected="BANKCHECK_PRUNE_BASELINES=1 BANKCHECK_BASELINES_DIR='$stale' ctest --test-dir $build -R '^BaselineFilesTest\.'"
+  expected="BANKCHECK_PRUNE_BASELINES=1 BANKCHECK_BASELINES_DIR='$stale' ctest --test-dir $build -R '^my_suite\.baseline_files'"
   [[ "$printed" == "$expected" ]] || { cat "$build/stale.log"; fail "$name" "expected the command: $expected"; }
   (eval "$printed") >"$build/prune.log" 2>&1 || { cat "$build/prune.log"; fail "$name" "the printed command failed"; }
   [[ ! -e "$stale/sm_90/gone.json" ]] || fail "$name" "the printed command left the stale entry"

@@ -2,10 +2,12 @@
 # The test command: configure, build, and run every test with ctest. Exits non-zero on any
 # failure. Extra arguments go to ctest (e.g. `ci/test.sh -L cpu`).
 #
-#   ci/test.sh --topic NAME     the kernel suite's test of that topic alone (every case whose name
+#   ci/test.sh --topic NAME     the kernel suite's test of that topic (every case whose name
 #                               begins with "NAME/"; exactly: --topic transpose is not transpose16)
+#                               and the CPU model checks of its cases
 #   ci/test.sh --case PATTERN   the kernel cases whose names match PATTERN (BANKCHECK_CASES: glob
-#                               patterns separated by ','), in their topics' tests; e.g.
+#                               patterns separated by ','), in their topics' tests, and their model
+#                               checks (those of the topics' other cases skip); e.g.
 #                               --case 'transpose/padded*'
 # Both may be repeated, but not mixed; they select with ctest -R, so give no -R of your own.
 #
@@ -40,7 +42,8 @@ fi
 
 bankcheck_build
 
-# --topic and --case: the anchored ctest -R of the kernel suite's topic tests, and BANKCHECK_CASES.
+# --topic and --case: the anchored ctest -R of the kernel suite's topic tests ("<prefix>/<topic>")
+# and their model checks ("<prefix>/model/<topic>.<rest>"), and BANKCHECK_CASES.
 if ((${#topics[@]} + ${#cases[@]})); then
   suite="$BUILD_DIR/suites/bankcheck_kernel_suite"
   prefix="$(sed -n 's/^test_prefix=//p' "$BUILD_DIR/bankcheck-suites/bankcheck_kernel_suite.suite")"
@@ -57,7 +60,7 @@ if ((${#topics[@]} + ${#cases[@]})); then
     echo "bankcheck: $(grep -c . <<<"$selected") case(s) selected by BANKCHECK_CASES='$BANKCHECK_CASES'"
   fi
   regex_escape() { sed 's/[][\\.*^$()+?{}|]/\\&/g'; }  # each line as a regex that matches it alone
-  regex="^$(regex_escape <<<"$prefix")/($(printf '%s\n' "${topics[@]}" | regex_escape | paste -sd'|'))\$"
+  regex="^$(regex_escape <<<"$prefix")/(model/)?($(printf '%s\n' "${topics[@]}" | regex_escape | paste -sd'|'))(\\.|\$)"
   ctest_args+=(-R "$regex")
 fi
 

@@ -215,17 +215,17 @@ fi
 say "bankcheck command: $cli ($("$cli" --version 2>/dev/null || echo 'version unknown'))"
 
 # The kernel suites, as bankcheck_add_kernel_suite() describes them in the build folder.
-suites=() suite_baselines=() suite_results=() suite_prefixes=() suite_annotation_prefixes=()
+suites=() suite_baselines=() suite_results=() suite_prefixes=() suite_baseline_tests=()
 for file in "$build_dir"/bankcheck-suites/*.suite; do
   [[ -f "$file" ]] || continue
-  target="" baselines="" results="" test_prefix="" annotation_prefix=""
+  target="" baselines="" results="" test_prefix="" baseline_test=""
   while IFS= read -r line; do
     case "$line" in
       target=*) target="${line#*=}" ;;
       baselines_dir=*) baselines="${line#*=}" ;;
       results_dir=*) results="${line#*=}" ;;
       test_prefix=*) test_prefix="${line#*=}" ;;
-      annotation_test_prefix=*) annotation_prefix="${line#*=}" ;;
+      baseline_files_test=*) baseline_test="${line#*=}" ;;
     esac
   done <"$file"
   [[ -n "$target" && -n "$baselines" && -n "$results" ]] || { warn "$file is incomplete; skipping it"; continue; }
@@ -234,7 +234,7 @@ for file in "$build_dir"/bankcheck-suites/*.suite; do
   suite_baselines+=("${BANKCHECK_BASELINES_DIR:-$baselines}")
   suite_results+=("${BANKCHECK_RESULTS_DIR:-$results}")
   suite_prefixes+=("$test_prefix")
-  suite_annotation_prefixes+=("$annotation_prefix")
+  suite_baseline_tests+=("$baseline_test")
 done
 if ((${#suites[@]} == 0)); then
   say "note: no kernel suite in $build_dir (bankcheck_add_kernel_suite): running the tests, no report"
@@ -328,7 +328,9 @@ done
 # 5. New baselines, when a case's counts differ from its baseline or an entry is stale.
 stale=()
 for test in "${failed_tests[@]}"; do
-  [[ "$test" != *BaselineFilesTest.* ]] || stale+=("$test")
+  for baseline_test in "${suite_baseline_tests[@]}"; do
+    [[ "$test" != "$baseline_test" ]] || stale+=("$test")
+  done
 done
 patch_note=""
 if ((status != 0 && baseline_patch && (counts_changed || ${#stale[@]} > 0))); then
@@ -346,11 +348,11 @@ if ((status != 0 && baseline_patch && (counts_changed || ${#stale[@]} > 0))); th
     done_dirs+=("$dir")
     # The suites that keep their baselines in this folder, and the patch's paths: from the
     # repository's root (else the source folder's) when the folder is inside it, else from itself.
-    regex="" annotation_regex=""
+    regex="" baseline_regex=""
     for j in "${!suites[@]}"; do
       [[ "${suite_baselines[j]}" == "$dir" ]] || continue
       regex+="${regex:+|}$(regex_escape "${suite_prefixes[j]}")/"
-      annotation_regex+="${annotation_regex:+|}$(regex_escape "${suite_annotation_prefixes[j]}")BaselineFilesTest\\."
+      baseline_regex+="${baseline_regex:+|}$(regex_escape "${suite_baseline_tests[j]}")\$"
     done
     case "$dir/" in
       "$top"/*) rel="${dir#"$top"/}" ;;
@@ -365,14 +367,15 @@ if ((status != 0 && baseline_patch && (counts_changed || ${#stale[@]} > 0))); th
     copy="$patch_dir/b/$rel"
     {
       if ((counts_changed)); then
-        echo "== BANKCHECK_UPDATE_BASELINES=1 BANKCHECK_BASELINES_DIR=$copy ctest -R '^($regex)'"
+        # The GPU tests alone: '^<prefix>/' selects the suite's CPU model checks too, which record nothing.
+        echo "== BANKCHECK_UPDATE_BASELINES=1 BANKCHECK_BASELINES_DIR=$copy ctest -L gpu -R '^($regex)'"
         BANKCHECK_UPDATE_BASELINES=1 BANKCHECK_BASELINES_DIR="$copy" BANKCHECK_RESULTS_DIR="$work/record-results" \
-          ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" --resource-spec-file "$spec" -R "^($regex)"
+          ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" --resource-spec-file "$spec" -L gpu -R "^($regex)"
       fi
       if ((${#stale[@]} > 0)); then
-        echo "== BANKCHECK_PRUNE_BASELINES=1 BANKCHECK_BASELINES_DIR=$copy ctest -R '^($annotation_regex)'"
+        echo "== BANKCHECK_PRUNE_BASELINES=1 BANKCHECK_BASELINES_DIR=$copy ctest -R '^($baseline_regex)'"
         BANKCHECK_PRUNE_BASELINES=1 BANKCHECK_BASELINES_DIR="$copy" \
-          ctest --test-dir "$build_dir" --output-on-failure -R "^($annotation_regex)"
+          ctest --test-dir "$build_dir" --output-on-failure -R "^($baseline_regex)"
       fi
     } >>"$artifacts/record.log" 2>&1 || record_failed=1
     # The lock files recording takes are no part of the baselines.
