@@ -36,9 +36,9 @@ class ModelCheck : public ::testing::Test {
   void TestBody() override {
     const KernelCase& c = case_;
     RecordProperty("case", c.name);  // JUnit XML names the case itself beside the test's name
+    // One reason for every check skipped so, which ci/test.sh then lists once.
     if (!MatchesCasePatterns(c.name, patterns_))
-      GTEST_SKIP() << "BANKCHECK_CASES='" << patterns_
-                   << "' does not select this case";  // one reason for all
+      GTEST_SKIP() << "BANKCHECK_CASES='" << patterns_ << "' does not select this case";
     const PredictedCounts predicted = c.predict();
     LaunchRecord as_predicted;
     as_predicted.shared = predicted.kinds;
