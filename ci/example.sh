@@ -147,6 +147,13 @@ echo "== The example against bankcheck installed into a temporary prefix, built 
 start=$SECONDS
 cmake --install "$BUILD_DIR" --prefix "$work/prefix" >"$work/install.log"
 "$BANKCHECK_ROOT/ci/installed-headers.sh" "$work/prefix"
+# The installed `bankcheck run` finds its injection library in the prefix: 0 with a GPU (the
+# program launches nothing), 77 without one; 1 or 2 would mean the library is missing or unloadable.
+run_status=0
+"$work/prefix/bin/bankcheck" run -o "$work/run.json" -- true 2>"$work/run.log" || run_status=$?
+[[ $run_status == 0 || $run_status == 77 ]] ||
+  { cat "$work/run.log"; fail installed "bankcheck run exited $run_status (the injection library not installed beside it?)"; }
+echo "installed bankcheck run: exit $run_status ($(tail -1 "$work/run.log"))"
 check_bankcheck_ci "$work/installed"
 check_example installed "$work/installed"
 echo "bankcheck example (installed): $((SECONDS - start)) s"
