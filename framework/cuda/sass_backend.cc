@@ -36,9 +36,20 @@ class SassBackend final : public CountingBackend {
     // A kernel that faulted is the first launch left uncounted: name it, not the last launch.
     const auto uncounted =
         std::find_if(launches.begin(), launches.end(), [](const LaunchInfo& l) { return !l.counted; });
-    SynchronizeLaunches(process, {launches.begin(), uncounted == launches.end() ? uncounted : uncounted + 1},
-                        [this] { sass_.reset(); });
     const PerKind<bool> unsupported = sass_->unsupported();
+    try {
+      SynchronizeLaunches(process,
+                          {launches.begin(), uncounted == launches.end() ? uncounted : uncounted + 1},
+                          [this] { sass_.reset(); });
+    } catch (const Error& fault) {
+      if (fault.kind() != ErrorKind::kKernelFault) throw;
+      // What the launches before the failed one counted was read as each returned.
+      std::vector<LaunchRecord> counted;
+      for (auto launch = launches.begin(); launch != uncounted; ++launch)
+        for (LaunchRecord& record : SassRecords(*launch, unsupported, tables_))
+          counted.push_back(std::move(record));
+      throw KernelFaultAfterCounted(fault, std::move(counted));
+    }
     sass_.reset();  // patching off: the launches after the session run at full speed
     trace_.Step("launches counted and synchronized");
     if (!sass_error.empty())

@@ -33,6 +33,7 @@
 #include "core/internal/file_io.h"
 #include "core/internal/run_cases.h"
 #include "cuda/internal/launch_callbacks.h"
+#include "cuda/internal/launch_checks.h"
 #include "cuda/internal/launch_records.h"
 #include "cuda/internal/process_state.h"
 
@@ -102,6 +103,10 @@ class Recorder {
     if (!session_) return;
     try {
       for (LaunchRecord& record : session_->Finish()) records_.push_back(std::move(record));
+    } catch (const KernelFaultAfterCounted& fault) {
+      // The launches before the fault were measured: they are written with the error.
+      for (const LaunchRecord& record : fault.counted()) records_.push_back(record);
+      Fail(fault.what());
     } catch (const std::exception& e) {
       Fail(e.what());
     }

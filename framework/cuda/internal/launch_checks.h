@@ -5,13 +5,29 @@
 #include <cuda_runtime_api.h>
 
 #include <functional>
+#include <utility>
 #include <vector>
 
+#include "bankcheck/error.h"
+#include "bankcheck/launch_record.h"
 #include "cuda/internal/launch_log.h"
 #include "cuda/internal/process_state.h"
 #include "cuda/internal/thread_annotations.h"
 
 namespace bankcheck::internal {
+
+// The Error(kKernelFault) of a SASS-metrics session whose launches before the failed one were
+// counted: their records, for a caller that keeps what was measured (`bankcheck run`'s injection
+// writes them); every other caller sees the Error it is.
+class KernelFaultAfterCounted : public Error {
+ public:
+  KernelFaultAfterCounted(const Error& fault, std::vector<LaunchRecord> counted)
+      : Error(fault), counted_(std::move(counted)) {}
+  const std::vector<LaunchRecord>& counted() const { return counted_; }
+
+ private:
+  std::vector<LaunchRecord> counted_;
+};
 
 // Refuses what a session saw run but cannot count exactly, naming it and what to do instead.
 // `sass`: the session counted through SASS metrics, which count no kernel launched from the device.
