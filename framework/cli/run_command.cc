@@ -6,10 +6,6 @@
 // ask whether a usable GPU is present, carries the GPU side.
 
 #include <dlfcn.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -32,6 +28,7 @@
 #include "core/internal/environment.h"
 #include "core/internal/file_io.h"
 #include "core/internal/run_cases.h"
+#include "core/internal/subprocess.h"
 
 extern char** environ;
 
@@ -110,48 +107,6 @@ std::vector<std::string> ProgramEnvironment(const std::filesystem::path& library
   }
   for (const auto& [name, value] : added) environment.push_back(name + "=" + value);
   return environment;
-}
-
-// Runs the program with `environment`, its stdin, stdout and stderr this process's, and returns its
-// exit status (128 + the signal that ended it). Like system(), ignores SIGINT and SIGQUIT while it
-// waits, so that Ctrl-C stops the program and what it measured is still written.
-int RunProgram(const std::vector<std::string>& command, const std::vector<std::string>& environment) {
-  std::vector<char*> argv, envp;
-  for (const std::string& word : command) argv.push_back(const_cast<char*>(word.c_str()));
-  argv.push_back(nullptr);
-  for (const std::string& entry : environment) envp.push_back(const_cast<char*>(entry.c_str()));
-  envp.push_back(nullptr);
-
-  struct sigaction ignore {
-  }, old_int{}, old_quit{};
-  ignore.sa_handler = SIG_IGN;
-  sigemptyset(&ignore.sa_mask);
-  ::sigaction(SIGINT, &ignore, &old_int);
-  ::sigaction(SIGQUIT, &ignore, &old_quit);
-  // The program gets the default dispositions back.
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGQUIT);
-  posix_spawnattr_setsigdefault(&attributes, &defaults);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
-  pid_t pid = 0;
-  const int spawned = ::posix_spawnp(&pid, argv[0], nullptr, &attributes, argv.data(), envp.data());
-  posix_spawnattr_destroy(&attributes);
-  int status = 0;
-  if (spawned == 0) {
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-  }
-  ::sigaction(SIGINT, &old_int, nullptr);
-  ::sigaction(SIGQUIT, &old_quit, nullptr);
-  if (spawned != 0)
-    throw Error(ErrorKind::kBadInput, "run: cannot run '" + command.front() + "': " + std::strerror(spawned));
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return kExitFailure;
 }
 
 // A new private folder for the processes' results.
@@ -274,7 +229,13 @@ int Run(const RunOptions& options) {
     }
   } remove_folder{folder};
 
-  const int program_status = RunProgram(options.command, ProgramEnvironment(library, settings));
+  const internal::ProgramRun program =
+      internal::RunProgramAttached(options.command, ProgramEnvironment(library, settings));
+  if (!program.started)
+    throw Error(ErrorKind::kBadInput,
+                "run: cannot run '" + options.command.front() + "': " + std::strerror(program.spawn_error));
+  // A program that no status describes (waitpid failed) counts as failed.
+  const int program_status = program.exit_status < 0 ? kExitFailure : program.exit_status;
   const ProcessFiles processes = ReadProcessFiles(folder);
   RunResults results = internal::CombineProcessResults(processes.results);
   for (const std::string& error : processes.errors)

@@ -1,6 +1,7 @@
 #include "core/internal/subprocess.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -74,6 +75,46 @@ ProgramRun RunProgram(const std::string& program, const std::vector<std::string>
   run.started = true;
   run.output = ReadAll(read_end.fd);
   run.exit_status = StatusOf(pid);
+  return run;
+}
+
+ProgramRun RunProgramAttached(const std::vector<std::string>& command,
+                              const std::vector<std::string>& environment) {
+  ProgramRun run;
+  if (command.empty()) {
+    run.spawn_error = EINVAL;
+    return run;
+  }
+  std::vector<char*> argv, envp;
+  for (const std::string& word : command) argv.push_back(const_cast<char*>(word.c_str()));
+  argv.push_back(nullptr);
+  for (const std::string& entry : environment) envp.push_back(const_cast<char*>(entry.c_str()));
+  envp.push_back(nullptr);
+
+  struct sigaction ignore {};
+  struct sigaction old_int {};
+  struct sigaction old_quit {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  ::sigaction(SIGINT, &ignore, &old_int);
+  ::sigaction(SIGQUIT, &ignore, &old_quit);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGQUIT);
+  posix_spawnattr_setsigdefault(&attributes, &defaults);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = 0;
+  run.spawn_error = ::posix_spawnp(&pid, argv[0], nullptr, &attributes, argv.data(), envp.data());
+  posix_spawnattr_destroy(&attributes);
+  if (run.spawn_error == 0) {
+    run.started = true;
+    run.exit_status = StatusOf(pid);
+  }
+  ::sigaction(SIGINT, &old_int, nullptr);
+  ::sigaction(SIGQUIT, &old_quit, nullptr);
   return run;
 }
 

@@ -5,8 +5,13 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <csignal>
 #include <filesystem>
+#include <fstream>
+#include <string>
 
 namespace bankcheck::internal {
 namespace {
@@ -30,6 +35,39 @@ TEST(RunProgramTest, FindsAProgramOnPathAndReportsOneThatIsMissing) {
   EXPECT_FALSE(missing.started);
   EXPECT_EQ(missing.output, "");
   EXPECT_FALSE(RunProgram("bankcheck-no-such-program-on-path", {}).started);
+}
+
+TEST(RunProgramAttachedTest, GivesTheEnvironmentAndReturnsTheExitStatus) {
+  const std::filesystem::path out =
+      std::filesystem::temp_directory_path() / ("bankcheck_attached_" + std::to_string(::getpid()));
+  const ProgramRun run =
+      RunProgramAttached({"sh", "-c", "echo \"$GIVEN ${HOME-unset}\" > \"$1\"; exit 5", "sh", out.string()},
+                         {"GIVEN=yes", "PATH=/usr/bin:/bin"});
+  EXPECT_TRUE(run.started);
+  EXPECT_EQ(run.exit_status, 5);
+  EXPECT_EQ(run.output, "");  // its output is its own
+  std::ifstream written(out);
+  std::string line;
+  std::getline(written, line);
+  EXPECT_EQ(line, "yes unset") << "the program gets the given environment only";
+  std::filesystem::remove(out);
+  EXPECT_EQ(RunProgramAttached({"/bin/sh", "-c", "kill -9 $$"}, {}).exit_status, 128 + 9);
+}
+
+TEST(RunProgramAttachedTest, TheProgramGetsSigintWhileTheCallerIgnoresIt) {
+  // The caller ignores SIGINT only while it waits: the program, sent it, ends by it.
+  EXPECT_EQ(RunProgramAttached({"/bin/sh", "-c", "kill -INT $$; sleep 5"}, {}).exit_status, 128 + SIGINT);
+  struct sigaction now {};
+  ::sigaction(SIGINT, nullptr, &now);
+  EXPECT_NE(now.sa_handler, SIG_IGN) << "the caller's disposition is restored";
+}
+
+TEST(RunProgramAttachedTest, SaysWhyAProgramCouldNotBeStarted) {
+  const ProgramRun missing =
+      RunProgramAttached({"bankcheck-no-such-program-on-path"}, {"PATH=/usr/bin:/bin"});
+  EXPECT_FALSE(missing.started);
+  EXPECT_EQ(missing.spawn_error, ENOENT);
+  EXPECT_FALSE(RunProgramAttached({}, {}).started);
 }
 
 TEST(RunProgramTest, ShellMetacharactersReachTheProgramVerbatim) {
