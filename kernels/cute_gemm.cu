@@ -61,6 +61,7 @@
 #include <vector>
 
 #include "bankcheck/cuda_check.h"
+#include "bankcheck/gpu_probe.h"
 #include "bankcheck/kernel_registry.h"
 #include "cute_gemm.h"
 #include "kernel_support.h"
@@ -188,12 +189,8 @@ __global__ void __launch_bounds__(kThreads)
 
 template <SmemLayout kLayout>
 void RunCase(CaseContext& ctx) {
-  int device = 0;
-  int major = 0;
-  int minor = 0;
-  BANKCHECK_CUDA_CHECK(cudaGetDevice(&device));
-  BANKCHECK_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  BANKCHECK_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  const int major = ProbeGpu().compute_major;
+  const int minor = ProbeGpu().compute_minor;
   if (major < 8) {
     GTEST_SKIP() << "cp.async and mma.sync m16n8k16 need compute capability 8.0 or later; this device has "
                  << major << "." << minor;
@@ -203,23 +200,12 @@ void RunCase(CaseContext& ctx) {
       RandomInts(size_t{kM} * kK, 0xC6A1u + static_cast<uint32_t>(kLayout), -4, 4);
   const std::vector<int32_t> b_values =
       RandomInts(size_t{kN} * kK, 0xC6B1u + static_cast<uint32_t>(kLayout), -4, 4);
-  std::vector<Half> a_half(a_values.size()), b_half(b_values.size());
-  for (size_t i = 0; i < a_values.size(); ++i) a_half[i] = Half(static_cast<float>(a_values[i]));
-  for (size_t i = 0; i < b_values.size(); ++i) b_half[i] = Half(static_cast<float>(b_values[i]));
-  DeviceBuffer<Half> d_a(a_half), d_b(b_half);
+  DeviceBuffer<Half> d_a(ConvertedThroughFloat<Half>(a_values)), d_b(ConvertedThroughFloat<Half>(b_values));
   DeviceBuffer<float> d_c(size_t{kM} * kN);
   d_c.Fill(0xFF);  // poison: an element the kernel does not write shows as NaN
   const dim3 grid(kM / kBlockM, kN / kBlockN);
   ctx.Measure([&] { CuteGemmKernel<kLayout><<<grid, kThreads>>>(d_a.get(), d_b.get(), d_c.get()); });
-  std::vector<float> expected(size_t{kM} * kN);
-  for (size_t m = 0; m < kM; ++m) {
-    for (size_t n = 0; n < kN; ++n) {
-      int32_t sum = 0;
-      for (size_t k = 0; k < kK; ++k) sum += a_values[m * kK + k] * b_values[n * kK + k];
-      expected[m * kN + n] = static_cast<float>(sum);
-    }
-  }
-  ExpectVectorsEqual(d_c.ToHost(), expected, "C = A * B^T");
+  ExpectVectorsEqual(d_c.ToHost(), HostGemmNT(a_values, b_values, kM, kN, kK), "C = A * B^T");
 }
 
 void RegisterCases() {

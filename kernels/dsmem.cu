@@ -29,6 +29,7 @@
 
 #include "bankcheck/bank_model.h"
 #include "bankcheck/cuda_check.h"
+#include "bankcheck/gpu_probe.h"
 #include "bankcheck/kernel_registry.h"
 #include "kernel_support.h"
 
@@ -91,10 +92,7 @@ void RegisterPartnerReadCase(const std::string& variant, const std::string& how)
   c.expect[SharedKind::kDsmem].instructions = kWarpsPerLaunch;
   c.expect[SharedKind::kLoad].instructions = 0;
   c.run = [](CaseContext& ctx) {
-    int device = 0;
-    int major = 0;
-    BANKCHECK_CUDA_CHECK(cudaGetDevice(&device));
-    BANKCHECK_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    const int major = ProbeGpu().compute_major;
     if (major < 9) {
       GTEST_SKIP() << "thread block clusters and distributed shared memory need compute capability 9.0; "
                       "this device has "

@@ -1,7 +1,7 @@
 #pragma once
 // Host-side helpers shared by the kernel files in kernels/: fixed-seed random inputs, a host
-// transpose, and vector comparisons that report the first mismatch and the mismatch count instead
-// of one failure per element. Header only; registers nothing.
+// transpose, a host GEMM reference, and vector comparisons that report the first mismatch and the mismatch
+// count instead of one failure per element. Header only; registers nothing.
 
 #include <gtest/gtest.h>
 
@@ -58,6 +58,30 @@ std::vector<T> HostTranspose(const std::vector<T>& in, size_t rows, size_t cols)
   for (size_t r = 0; r < rows; ++r)
     for (size_t c = 0; c < cols; ++c) out[c * rows + r] = in[r * cols + c];
   return out;
+}
+
+// C = A * B^T for row-major A (m x k) and B (n x k), as floats: the reference of the f16 GEMMs,
+// whose inputs are small integers so that every product and partial sum is exact in f32.
+inline std::vector<float> HostGemmNT(const std::vector<int32_t>& a, const std::vector<int32_t>& b, size_t m,
+                                     size_t n, size_t k) {
+  std::vector<float> c(m * n);
+  for (size_t row = 0; row < m; ++row) {
+    for (size_t col = 0; col < n; ++col) {
+      int32_t sum = 0;
+      for (size_t i = 0; i < k; ++i) sum += a[row * k + i] * b[col * k + i];
+      c[row * n + col] = static_cast<float>(sum);
+    }
+  }
+  return c;
+}
+
+// `values` converted one by one to T through float (a half type, for the GEMMs' inputs).
+template <typename T>
+std::vector<T> ConvertedThroughFloat(const std::vector<int32_t>& values) {
+  std::vector<T> converted;
+  converted.reserve(values.size());
+  for (const int32_t value : values) converted.push_back(T(static_cast<float>(value)));
+  return converted;
 }
 
 namespace internal {

@@ -20,6 +20,7 @@
 #include "bankcheck/counter_session.h"
 #include "bankcheck/cuda_check.h"
 #include "bankcheck/error.h"
+#include "bankcheck/gpu_probe.h"
 #include "bankcheck/kernel_registry.h"
 #include "kernel_support.h"
 
@@ -139,15 +140,11 @@ struct DriverApi {
 
 // kRuntimeSource compiled by NVRTC for the current device, as a cubin.
 std::string CompileAtRunTime() {
-  int device = 0, major = 0, minor = 0;
-  BANKCHECK_CUDA_CHECK(cudaGetDevice(&device));
-  BANKCHECK_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  BANKCHECK_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
   nvrtcProgram program = nullptr;
   if (nvrtcCreateProgram(&program, kRuntimeSource, "runtime_stride2.cu", 0, nullptr, nullptr) !=
       NVRTC_SUCCESS)
     throw Error(ErrorKind::kCuda, "nvrtcCreateProgram failed");
-  const std::string arch = "-arch=sm_" + std::to_string(major) + std::to_string(minor);
+  const std::string arch = "-arch=" + ProbeGpu().arch();
   const char* options[] = {arch.c_str(), "-lineinfo"};
   const nvrtcResult compiled = nvrtcCompileProgram(program, 2, options);
   size_t size = 0;
