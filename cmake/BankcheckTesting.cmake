@@ -20,6 +20,7 @@ function(bankcheck_add_test target)
   endif()
   add_executable(${target} ${ARG_SOURCES})
   target_link_libraries(${target} PRIVATE ${ARG_LIBS} GTest::gmock_main)
+  _bankcheck_gtest_skip_expression(skip_expression)
   bankcheck_set_warnings(${target})
   gtest_discover_tests(${target}
     DISCOVERY_TIMEOUT 60
@@ -28,5 +29,5 @@ function(bankcheck_add_test target)
     XML_OUTPUT_DIR "${CMAKE_BINARY_DIR}/test-results/junit"
     PROPERTIES
       LABELS cpu
-      SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
+      SKIP_REGULAR_EXPRESSION "${skip_expression}")
 endfunction()
