@@ -30,6 +30,30 @@ if(BANKCHECK_ENABLE_CUDA)
   list(APPEND bankcheck_installed_targets bankcheck_cuda bankcheck_testing bankcheck_gtest_main bankcheck_suite
               bankcheck_kernel_suite_main bankcheck_annotation_checks)
 endif()
+
+# No path of the machine that builds bankcheck may reach an installed file: the libraries'
+# __FILE__ (GoogleTest registrations, which a consumer's generated CTest files carry as
+# DEF_SOURCE_LINE; failure and skip messages) and their debug information name the source and build
+# folders as "bankcheck/..." and "bankcheck-build/...". ci/example.sh greps the install tree for both.
+include(CheckCXXCompilerFlag)
+check_cxx_compiler_flag("-ffile-prefix-map=/a=b" BANKCHECK_HAS_FILE_PREFIX_MAP)
+if(BANKCHECK_HAS_FILE_PREFIX_MAP)
+  # The last map that matches wins: the build folder may lie inside the source folder.
+  set(bankcheck_source_map "-ffile-prefix-map=${PROJECT_SOURCE_DIR}=bankcheck")
+  set(bankcheck_build_map "-ffile-prefix-map=${PROJECT_BINARY_DIR}=bankcheck-build")
+  set(bankcheck_mapped_targets ${bankcheck_installed_targets})
+  if(BANKCHECK_BUILD_CLI AND BANKCHECK_ENABLE_CUDA)
+    list(APPEND bankcheck_mapped_targets bankcheck_inject)
+  endif()
+  foreach(bankcheck_target IN LISTS bankcheck_mapped_targets)
+    target_compile_options(${bankcheck_target} PRIVATE
+      "$<$<COMPILE_LANGUAGE:CXX>:${bankcheck_source_map};${bankcheck_build_map}>"
+      "$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=${bankcheck_source_map},${bankcheck_build_map}>")
+  endforeach()
+else()
+  message(WARNING "bankcheck: ${CMAKE_CXX_COMPILER} has no -ffile-prefix-map (GCC 8, Clang 10): the installed "
+                  "libraries name this machine's source and build folders")
+endif()
 install(TARGETS ${bankcheck_installed_targets}
   EXPORT bankcheckTargets
   ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
