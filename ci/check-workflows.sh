@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The rules every GitHub workflow of this repository keeps (docs/security.md), checked on the CPU
+# (ctest: bankcheck_workflows; ci/check-workflows_test.sh tests the checker):
+#   - a top-level `permissions:` (least privilege: the token gets only what is listed);
+#   - every `uses:` of an action or workflow from another repository pinned by its full commit SHA
+#     (40 hex digits) with the version in a comment (`uses: actions/checkout@<sha>  # v4.4.0`): a
+#     tag or branch can be moved to other code, which would run on the GPU runner. A placeholder
+#     (`@<commit>`, in a template to copy) is allowed: such a file cannot run until it is filled in;
+#   - a `concurrency:` group in a workflow that runs on a self-hosted runner (the scarce GPU runner)
+#     or calls bankcheck-suite.yml.
+#
+#   ci/check-workflows.sh [FILE...]   default: .github/workflows/ and examples/.github/workflows/
+# Exit 0: all hold; 1: a rule is broken (each one printed as FILE:LINE: what); 2: no workflow file.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+files=("$@")
+if ((${#files[@]} == 0)); then
+  shopt -s nullglob
+  files=("$root"/.github/workflows/*.y*ml "$root"/examples/.github/workflows/*.y*ml)
+fi
+((${#files[@]})) || { echo "bankcheck: error: no workflow files to check" >&2; exit 2; }
+
+status=0
+broken() {
+  echo "$1: $2" >&2
+  status=1
+}
+
+for file in "${files[@]}"; do
+  [[ -f "$file" ]] || { echo "bankcheck: error: no such workflow file: $file" >&2; exit 2; }
+  grep -qE '^permissions:' "$file" ||
+    broken "$file" "no top-level 'permissions:' (give the token only what the jobs need, e.g. contents: read)"
+  # Lines that are not comments only.
+  if grep -vE '^\s*#' "$file" | grep -E 'self-hosted|bankcheck-suite\.yml' >/dev/null; then  # not -q: an early exit fails the pipe (pipefail)
+    grep -qE '^\s*concurrency:' "$file" ||
+      broken "$file" "runs on a self-hosted (GPU) runner but has no 'concurrency:' group"
+  fi
+  while IFS= read -r entry; do
+    line="${entry%%:*}" text="${entry#*:}"
+    value="${text#*uses:}"
+    comment=""
+    [[ "$value" != *"#"* ]] || comment="${value#*#}"
+    value="${value%%#*}"
+    value="$(sed -E "s/^[[:space:]]*['\"]?//; s/['\"]?[[:space:]]*\$//" <<<"$value")"
+    case "$value" in
+      ./*) continue ;;                       # this repository's own workflow or action
+      docker://*@sha256:*) continue ;;       # an image by digest
+    esac
+    ref="${value##*@}"
+    if [[ "$value" != *@* ]]; then
+      broken "$file:$line" "'uses: $value' names no version: pin it by commit SHA (@<40 hex digits>  # vX.Y.Z)"
+    elif [[ "$ref" =~ ^\<[A-Za-z0-9\ _-]+\>$ ]]; then
+      continue                               # a template's placeholder, filled in by whoever copies it
+    elif [[ ! "$ref" =~ ^[0-9a-f]{40}$ ]]; then
+      broken "$file:$line" "'uses: $value' is not pinned by a full commit SHA (40 hex digits; the version in a comment)"
+    elif [[ ! "$comment" =~ [0-9] ]]; then
+      broken "$file:$line" "'uses: $value' has no version in a comment (e.g. '  # v4.4.0')"
+    fi
+  done < <(grep -nE '^\s*(-\s+)?uses:' "$file" || true)
+done
+((status == 0)) && echo "bankcheck: ${#files[@]} workflow file(s): permissions, pinned actions, concurrency hold"
+exit "$status"

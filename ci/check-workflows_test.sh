@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Tests ci/check-workflows.sh on workflows written here: one that keeps every rule passes; each
+# broken rule fails with its message; a missing file is a usage error.
+set -euo pipefail
+check="$(dirname "${BASH_SOURCE[0]}")/check-workflows.sh"
+dir="$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-workflows.XXXXXX")"
+trap 'rm -rf "$dir"' EXIT
+failures=0
+
+# expect <exit status> <message or ''> <file>: runs the checker on the file.
+expect() {
+  local status=0 output
+  output="$("$check" "$3" 2>&1)" || status=$?
+  if ((status != $1)) || [[ -n "$2" && "$output" != *"$2"* ]]; then
+    echo "FAILED: $(basename "$3"): expected exit $1 and '$2', got exit $status:" >&2
+    echo "$output" >&2
+    failures=$((failures + 1))
+  else
+    echo "ok: $(basename "$3"): exit $status"
+  fi
+}
+
+sha=11d5960a326750d5838078e36cf38b85af677262
+good() {
+  cat <<YAML
+name: gpu
+on: [pull_request]
+permissions:
+  contents: read
+concurrency:
+  group: gpu-\${{ github.ref }}
+jobs:
+  build:
+    runs-on: [self-hosted, gpu]
+    steps:
+      - uses: actions/checkout@$sha  # v4.4.0
+      - name: local
+        uses: ./.github/actions/local
+      - uses: "actions/upload-artifact@$sha" # v4.6.2
+  call:
+    uses: <owner>/bankcheck/.github/workflows/bankcheck-suite.yml@<commit>
+YAML
+}
+good >"$dir/good.yml"
+expect 0 "" "$dir/good.yml"
+
+good | sed "s/checkout@$sha/checkout@v4/" >"$dir/tag.yml"
+expect 1 "tag.yml:11: 'uses: actions/checkout@v4' is not pinned by a full commit SHA" "$dir/tag.yml"
+good | sed "s/checkout@$sha/checkout@${sha:0:12}/" >"$dir/short.yml"
+expect 1 "is not pinned by a full commit SHA" "$dir/short.yml"
+good | sed "s/checkout@$sha/checkout/" >"$dir/none.yml"
+expect 1 "'uses: actions/checkout' names no version" "$dir/none.yml"
+good | sed "s/  # v4.4.0//" >"$dir/nocomment.yml"
+expect 1 "has no version in a comment" "$dir/nocomment.yml"
+good | sed '/^permissions:/,/contents: read/d' >"$dir/nopermissions.yml"
+expect 1 "no top-level 'permissions:'" "$dir/nopermissions.yml"
+good | sed 's/^    permissions:/xx/' | sed '3s/^permissions:/#permissions:/' >"$dir/commented.yml"
+expect 1 "no top-level 'permissions:'" "$dir/commented.yml"
+good | sed '/^concurrency:/,/group:/d' >"$dir/noconcurrency.yml"
+expect 1 "runs on a self-hosted (GPU) runner but has no 'concurrency:' group" "$dir/noconcurrency.yml"
+expect 2 "no such workflow file" "$dir/missing.yml"
+
+((failures == 0)) || { echo "ci/check-workflows_test.sh: $failures failed" >&2; exit 1; }
+echo "ci/check-workflows_test.sh: all passed"
