@@ -8,6 +8,11 @@ if ! command -v nvcc >/dev/null 2>&1 && [[ -x /usr/local/cuda/bin/nvcc ]]; then
   export PATH="/usr/local/cuda/bin:$PATH"
 fi
 
+# bankcheck_help <script>: prints the script's opening comment, its help, without the "# ".
+bankcheck_help() {
+  awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$1"
+}
+
 # Configure and build everything. Warnings are errors in CI (CI=true) or with BANKCHECK_WERROR=ON.
 # BANKCHECK_PREBUILT=1 uses an existing build folder as it is (built on another machine with the
 # same CUDA version, e.g. a CPU builder feeding a GPU runner without a compiler).

@@ -7,9 +7,16 @@
 #
 # Exits non-zero when a check fails. On a machine without a usable GPU it says so, runs what needs
 # no GPU, and reports the GPU cases as skipped with the reason; with BANKCHECK_REQUIRE_GPU=1 (GPU
-# runners) that is a failure instead.
+# runners) that is a failure instead. `ci/run.sh --help` prints this and builds nothing; it takes
+# no other argument.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+case "${1-}" in
+  "") ;;
+  -h | --help) bankcheck_help "$0"; exit 0 ;;
+  *) echo "bankcheck: error: ci/run.sh takes no argument but --help (got '$1'); see ci/run.sh --help" >&2; exit 2 ;;
+esac
 
 bankcheck_build
 

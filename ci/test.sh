@@ -2,6 +2,7 @@
 # The test command: configure, build, and run every test with ctest. Exits non-zero on any
 # failure. Extra arguments go to ctest (e.g. `ci/test.sh -L cpu`).
 #
+#   ci/test.sh --help           this help, and nothing built
 #   ci/test.sh --topic NAME     the kernel suite's test of that topic (every case whose name
 #                               begins with "NAME/"; exactly: --topic transpose is not transpose16)
 #                               and the CPU model checks of its cases
@@ -25,6 +26,7 @@ usage_error() {
 topics=() cases=() ctest_args=()
 while (($#)); do
   case "$1" in
+    -h | --help) bankcheck_help "$0"; exit 0 ;;
     --topic | --case) (($# >= 2)) || usage_error "$1 needs a value"; set -- "$1=$2" "${@:3}" ;;
     --topic=*) topics+=("${1#*=}"); shift ;;
     --case=) usage_error "--case needs a pattern" ;;
