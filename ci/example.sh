@@ -142,6 +142,37 @@ check_example() {
   echo "bankcheck example ($name): as expected"
 }
 
+# check_no_build_paths <what> <file or folder>...: no path of the machine that built bankcheck (this
+# checkout's folder, the build folder) in the files, binaries included: an installed package or a
+# consumer's generated files that name them point at a machine the consumer has never seen.
+check_no_build_paths() {
+  local what="$1" path paths=() names pattern found
+  shift
+  for path in "$BANKCHECK_ROOT" "$BUILD_DIR"; do
+    paths+=("$path" "$(realpath -m "$path")")
+  done
+  names="$(printf '%s\n' "${paths[@]}" | sort -u | sed 's/[][\.*^$()+?{}|]/\\&/g' | paste -sd'|')"
+  # A path as a whole: not the end of a longer one (/src in /usr/src) nor the start of another (/src2).
+  pattern="(^|[^A-Za-z0-9_.+/-])($names)(/|[^A-Za-z0-9_.+-]|\$)"
+  mapfile -t found < <(LC_ALL=C grep -rlaE -- "$pattern" "$@" || true)
+  if ((${#found[@]})); then
+    printf '  %s\n' "${found[@]}" | head -20 >&2
+    LC_ALL=C grep -haoE -- ".{0,40}($names).{0,60}" "${found[@]}" | head -5 >&2 || true
+    fail "$what" "the files above name the source or build folder of the machine that built bankcheck"
+  fi
+  echo "bankcheck example ($what): no path of $BANKCHECK_ROOT or $BUILD_DIR in $# files or folders checked"
+}
+
+# check_generated_test_files <name> <build folder>: the consumer's CTest files (gtest_discover_tests'
+# <target>_..._tests.cmake, the topics' tests) name no path of the machine that built bankcheck.
+check_generated_test_files() {
+  local files
+  mapfile -t files < <(find "$2" \( -name '*_tests.cmake' -o -name '*_topics.cmake' \) -type f)
+  ((${#files[@]})) || fail "$1" "no generated *_tests.cmake in $2 (gtest_discover_tests)"
+  [[ ! -d "$2/test-results" ]] || files+=("$2/test-results")
+  check_no_build_paths "$1" "${files[@]}"
+}
+
 echo
 echo "== The example against bankcheck installed into a temporary prefix, built by the installed bankcheck-ci"
 start=$SECONDS
@@ -156,6 +187,8 @@ run_status=0
 echo "installed bankcheck run: exit $run_status ($(tail -1 "$work/run.log"))"
 check_bankcheck_ci "$work/installed"
 check_example installed "$work/installed"
+check_no_build_paths "installed: the install tree" "$work/prefix"
+check_generated_test_files installed "$work/installed"
 echo "bankcheck example (installed): $((SECONDS - start)) s"
 
 echo
@@ -187,3 +220,63 @@ cmake --build "$work/own-gtest" -j "$JOBS" --target my_suite my_suite_annotation
 [[ ! -e "$work/own-gtest/_deps/bankcheck-build/bin/bankcheck" ]] || fail own-gtest "the bankcheck CLI was built"
 check_example own-gtest "$work/own-gtest"
 echo "bankcheck example (FetchContent, the example's own GoogleTest): $((SECONDS - start)) s"
+
+# Any CMake from the minimum that bankcheck asks for to the newest: the example against the
+# installed bankcheck, configured, built and tested with each (CMake 4 writes gtest_discover_tests'
+# properties differently). CMake comes from PyPI (pip --target into the temporary folder; nothing of
+# the system's Python changes) unless the one on PATH is that version; where pip cannot reach PyPI
+# that check says so and is left out, and fails only in CI (CI=true).
+
+# cmake_from_pip <requirement> <folder>: installs it, prints its bin folder; 1 when pip failed.
+cmake_from_pip() {
+  python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --retries 1 --timeout 20 \
+    --no-deps --target "$2" "$1" >&2 || return 1
+  [[ -x "$2/cmake/data/bin/cmake" ]] || { echo "bankcheck: pip installed no $2/cmake/data/bin/cmake" >&2; return 1; }
+  echo "$2/cmake/data/bin"
+}
+
+# pip_unavailable <what>: says that a check was left out; in CI a failure.
+pip_unavailable() {
+  echo "bankcheck example: could not install $1 with pip (above why; offline?): that check was NOT run" >&2
+  [[ "${CI:-}" != "true" ]] || fail "$1" "CI=true: pip must reach PyPI"
+}
+
+# check_example_with_cmake <name> <bin folder of cmake and ctest>: the example against the installed
+# bankcheck with that CMake. Configured first without CMAKE_CUDA_ARCHITECTURES, CMake picks nvcc's
+# default and bankcheck_add_kernel_suite warns; with it set, not.
+check_example_with_cmake() (
+  local name="$1" build="$work/$1"
+  export PATH="$2:$PATH"
+  echo "$(cmake --version | head -1), $(command -v cmake)"
+  local warning='bankcheck_add_kernel_suite\(my_suite\): its kernels are built for CUDA architectures'
+  cmake -S "$work/src" -B "$build" -DCMAKE_PREFIX_PATH="$work/prefix" >"$build.log" 2>&1 ||
+    { cat "$build.log"; fail "$name" "configure failed"; }
+  grep -qE "$warning" "$build.log" ||
+    { cat "$build.log"; fail "$name" "no warning about CMAKE_CUDA_ARCHITECTURES left to CMake's default"; }
+  cmake -S "$work/src" -B "$build" -DCMAKE_CUDA_ARCHITECTURES='80-real;90' >"$build.log" 2>&1 ||
+    { cat "$build.log"; fail "$name" "configure failed"; }
+  if grep -E "$warning" "$build.log"; then fail "$name" "warned with CMAKE_CUDA_ARCHITECTURES set"; fi
+  cmake --build "$build" -j "$JOBS"
+  check_example "$name" "$build"
+  check_generated_test_files "$name" "$build"
+)
+
+echo
+echo "== The example against the installed bankcheck with the oldest and the newest CMake"
+start=$SECONDS
+minimum="$(sed -n 's/^cmake_minimum_required(VERSION \([0-9.]*\)).*/\1/p' "$BANKCHECK_ROOT/CMakeLists.txt")"
+[[ -n "$minimum" ]] || fail cmake "no cmake_minimum_required(VERSION ...) in $BANKCHECK_ROOT/CMakeLists.txt"
+path_version="$(cmake --version | sed -n '1s/^cmake version //p')"
+if [[ "$path_version" == "$minimum" || "$path_version" == "$minimum".* ]]; then
+  check_example_with_cmake cmake-minimum "$(dirname "$(command -v cmake)")"
+elif bin="$(cmake_from_pip "cmake~=$minimum.0" "$work/cmake-minimum-pip")"; then
+  check_example_with_cmake cmake-minimum "$bin"
+else
+  pip_unavailable "CMake $minimum"
+fi
+if bin="$(cmake_from_pip cmake "$work/cmake-newest-pip")"; then
+  check_example_with_cmake cmake-newest "$bin"
+else
+  pip_unavailable "the newest CMake"
+fi
+echo "bankcheck example (oldest and newest CMake): $((SECONDS - start)) s"

@@ -13,8 +13,9 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"  # BUILD_DIR
 
 # googletest: GoogleTest's sources (/usr/src/googletest), which ci/example.sh builds as a project
-# that brings its own GoogleTest does.
-packages=(cmake make g++ libgtest-dev libgmock-dev googletest libbenchmark-dev nlohmann-json3-dev libcli11-dev)
+# that brings its own GoogleTest does. python3-pip: ci/example.sh installs the newest CMake from PyPI.
+packages=(cmake make g++ libgtest-dev libgmock-dev googletest libbenchmark-dev nlohmann-json3-dev libcli11-dev
+  python3-pip)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
