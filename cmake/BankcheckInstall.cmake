@@ -2,7 +2,7 @@
 # job of a project that uses bankcheck) and a CMake package,
 #   <prefix>/lib/cmake/bankcheck/bankcheckConfig.cmake      find_package(bankcheck CONFIG)
 # whose targets are those of the build tree (bankcheck::core, ::cuda, ::testing, ::gtest_main,
-# ::suite, ::kernel_suite_main, ::annotation_checks, and ::bankcheck with BANKCHECK_BUILD_CLI) and
+# ::suite, ::kernel_suite_main, ::annotation_checks, and ::cli with BANKCHECK_BUILD_CLI) and
 # which offers bankcheck_add_kernel_suite(). The GPU side's dependencies are found again in the
 # consumer (find_dependency), unless the consumer has their targets already.
 include(CMakePackageConfigHelpers)
