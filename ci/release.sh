@@ -105,7 +105,7 @@ cmake -D "VERSION=$version" -D "CLI=$root/bin/bankcheck" \
 # there is one (a tarball of a source folder without git takes the install's).
 epoch="$(git -C "$BANKCHECK_ROOT" log -1 --format=%ct 2>/dev/null || date +%s)"
 tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$epoch" -C "$out/stage" -cf - "$name" |
-  gzip -n -9 >"$out/$tarball"
+  gzip -n >"$out/$tarball"
 (cd "$out" && sha256sum "$tarball" >SHA256SUMS)
 awk -v heading="## [$version]" 'index($0, heading) == 1 { keep = 1; next } keep && /^## \[/ { exit } keep' \
   "$BANKCHECK_ROOT/CHANGELOG.md" >"$out/release-notes.md"
