@@ -88,7 +88,7 @@ fi
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 tarball="$name.tar.gz"
-rm -rf "$out/stage" "$out/unpacked" "$out/$tarball" "$out/SHA256SUMS" "$out/release-notes.md"
+rm -rf "$out/stage" "$out/unpacked" "$out/${tarball:?}" "$out/SHA256SUMS" "$out/release-notes.md"
 
 # 2. The installed tree, and the version it reports.
 root="$out/stage/$name"
