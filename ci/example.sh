@@ -173,6 +173,34 @@ check_generated_test_files() {
   check_no_build_paths "$1" "${files[@]}"
 }
 
+# check_fetched_cli <build folder>: the `bankcheck` command that FetchContent of bankcheck builds by
+# default, where the README says it is: <build>/_deps/bankcheck-build/bin/bankcheck, also
+# BANKCHECK_CLI in the consumer's cache and cli= in the suite's .suite file. It prints bankcheck's
+# version, runs the README's next steps on the example's results (merge-results, then report against
+# its baselines), and is the command bankcheck-ci finds in that build.
+check_fetched_cli() {
+  local build="$1" cli="$1/_deps/bankcheck-build/bin/bankcheck" cached status=0
+  [[ -x "$cli" ]] || fail fetched-cli "no bankcheck command at the README's $cli"
+  cached="$(sed -n 's/^BANKCHECK_CLI:INTERNAL=//p' "$build/CMakeCache.txt")"
+  [[ "$cached" == "$cli" ]] || fail fetched-cli "BANKCHECK_CLI is '$cached', not $cli"
+  grep -qxF "cli=$cli" "$build/bankcheck-suites/my_suite.suite" ||
+    fail fetched-cli "bankcheck-suites/my_suite.suite does not name $cli"
+  [[ "$("$cli" --version)" == "$("$BUILD_DIR/bin/bankcheck" --version)" ]] ||
+    fail fetched-cli "$cli --version differs from this checkout's bankcheck"
+  "$cli" merge-results "$build/my_suite-results" || fail fetched-cli "bankcheck merge-results failed"
+  "$cli" report "$build/my_suite-results/results.json" --baselines "$work/src/baselines" --format text \
+    >"$build/report.txt" || status=$?
+  # 0: the GPU case skipped (no GPU); 1: it failed as MISSING (a GPU, no recorded baseline).
+  ((status <= 1)) && grep -q 'my_scale/stride2' "$build/report.txt" ||
+    { cat "$build/report.txt"; fail fetched-cli "bankcheck report exited $status or did not name my_scale/stride2"; }
+  status=0
+  "$BANKCHECK_ROOT/ci/consumer/bankcheck-ci.sh" --prebuilt --source "$work/src" --build "$build" \
+    --artifacts "$work/fetched-ci" --summary '' >"$work/fetched-ci.log" 2>&1 || status=$?
+  grep -qF "bankcheck-ci: bankcheck command: $cli (" "$work/fetched-ci.log" ||
+    { cat "$work/fetched-ci.log"; fail fetched-cli "bankcheck-ci did not take $cli (exit $status)"; }
+  echo "bankcheck example (FetchContent's bankcheck): $cli merged and reported; bankcheck-ci found it"
+}
+
 echo
 echo "== The example against bankcheck installed into a temporary prefix, built by the installed bankcheck-ci"
 start=$SECONDS
@@ -200,6 +228,7 @@ cmake -S "$work/src" -B "$work/fetched" -DBANKCHECK_FETCH=ON -DFETCHCONTENT_SOUR
 grep -q '^CMAKE_BUILD_TYPE:STRING=$' "$work/fetched/CMakeCache.txt" || fail fetched "CMAKE_BUILD_TYPE was set"
 cmake --build "$work/fetched" -j "$JOBS"
 check_example fetched "$work/fetched"
+check_fetched_cli "$work/fetched"
 echo "bankcheck example (FetchContent): $((SECONDS - start)) s"
 
 echo
@@ -215,7 +244,11 @@ cmake -S "$work/src" -B "$work/own-gtest" -DBANKCHECK_FETCH=ON -DFETCHCONTENT_SO
 grep 'bankcheck: GTest: the targets that exist already' "$work/own-gtest.log" ||
   { cat "$work/own-gtest.log"; fail own-gtest "bankcheck did not take the example's GoogleTest targets"; }
 if grep -E 'bankcheck: CLI11' "$work/own-gtest.log"; then fail own-gtest "bankcheck looked for CLI11 without the CLI"; fi
-# The example's programs and what they link, no more (no bankcheck CLI: it was not asked for).
+# No CLI11 to be had (none found, no download): the command is left out, saying so (BANKCHECK_BUILD_CLI=AUTO).
+grep 'bankcheck: not building the bankcheck command (bankcheck::cli): CLI11 is neither' "$work/own-gtest.log" ||
+  { cat "$work/own-gtest.log"; fail own-gtest "bankcheck did not say why it builds no bankcheck command"; }
+grep -qx 'cli=' "$work/own-gtest/bankcheck-suites/my_suite.suite" || fail own-gtest "my_suite.suite names a bankcheck command"
+# The example's programs and what they link, no more (no bankcheck CLI: CLI11 is not there).
 cmake --build "$work/own-gtest" -j "$JOBS" --target my_suite my_suite_annotations my_gpu_test
 [[ ! -e "$work/own-gtest/_deps/bankcheck-build/bin/bankcheck" ]] || fail own-gtest "the bankcheck CLI was built"
 check_example own-gtest "$work/own-gtest"

@@ -134,7 +134,23 @@ bankcheck_resolve_dependency(nlohmann_json
   URL https://github.com/nlohmann/json/releases/download/v3.11.3/json.tar.xz
   URL_HASH SHA256=d6c65aca6b1ed68e7a182f4757257b107ae403032760ed6ef121c9d55e81757d
   SET JSON_Install OFF)
-# CLI11: the `bankcheck` command only.
+# CLI11: the `bankcheck` command only. BANKCHECK_BUILD_CLI=AUTO as a subproject builds the command
+# only where CLI11 can be had without asking (a target, an installed package, a permitted download
+# or FETCHCONTENT_SOURCE_DIR_CLI11), and otherwise says why there is none; it then reads ON or OFF.
+if(BANKCHECK_BUILD_CLI STREQUAL "AUTO")
+  set(BANKCHECK_BUILD_CLI ON)
+  if(NOT PROJECT_IS_TOP_LEVEL AND NOT TARGET CLI11::CLI11 AND NOT BANKCHECK_FETCH_DEPENDENCIES
+     AND NOT FETCHCONTENT_SOURCE_DIR_CLI11)
+    find_package(CLI11 CONFIG QUIET)
+    if(NOT CLI11_FOUND)
+      set(BANKCHECK_BUILD_CLI OFF)
+      message(STATUS "bankcheck: not building the bankcheck command (bankcheck::cli): CLI11 is neither a target, "
+                     "nor found, nor may it be downloaded (BANKCHECK_FETCH_DEPENDENCIES=OFF). Install it "
+                     "(sudo apt-get install libcli11-dev), give -DFETCHCONTENT_SOURCE_DIR_CLI11=<its sources>, or "
+                     "allow the download")
+    endif()
+  endif()
+endif()
 if(BANKCHECK_BUILD_CLI)
   bankcheck_resolve_dependency(CLI11
     TARGETS CLI11::CLI11

@@ -2,7 +2,7 @@
 # job of a project that uses bankcheck) and a CMake package,
 #   <prefix>/lib/cmake/bankcheck/bankcheckConfig.cmake      find_package(bankcheck CONFIG)
 # whose targets are those of the build tree (bankcheck::core, ::cuda, ::testing, ::gtest_main,
-# ::suite, ::kernel_suite_main, ::annotation_checks, and ::bankcheck with BANKCHECK_BUILD_CLI) and
+# ::suite, ::kernel_suite_main, ::annotation_checks, and ::cli with BANKCHECK_BUILD_CLI) and
 # which offers bankcheck_add_kernel_suite(). The GPU side's dependencies are found again in the
 # consumer (find_dependency), unless the consumer has their targets already.
 include(CMakePackageConfigHelpers)
@@ -81,9 +81,24 @@ configure_package_config_file("${CMAKE_CURRENT_LIST_DIR}/bankcheckConfig.cmake.i
 # 0.x: any 0.y satisfies find_package(bankcheck 0.x); a new major version may break kernel files.
 write_basic_package_version_file("${PROJECT_BINARY_DIR}/bankcheckConfigVersion.cmake"
   COMPATIBILITY SameMajorVersion)
+# The license, its notices (the CLI compiles CLI11 and nlohmann-json in) and the changelog, with
+# every install and so in the release tarball (ci/release.sh).
+install(FILES "${PROJECT_SOURCE_DIR}/LICENSE" "${PROJECT_SOURCE_DIR}/NOTICE" "${PROJECT_SOURCE_DIR}/THIRD-PARTY-NOTICES"
+    "${PROJECT_SOURCE_DIR}/CHANGELOG.md"
+  DESTINATION "${CMAKE_INSTALL_DOCDIR}")
 install(FILES
     "${PROJECT_BINARY_DIR}/bankcheckConfig.cmake"
     "${PROJECT_BINARY_DIR}/bankcheckConfigVersion.cmake"
     "${CMAKE_CURRENT_LIST_DIR}/BankcheckKernelSuite.cmake"
     "${CMAKE_CURRENT_LIST_DIR}/BankcheckDiscoverTopics.cmake"
   DESTINATION "${BANKCHECK_INSTALL_CMAKEDIR}")
+
+# `bankcheck --version`, this version file and CHANGELOG.md all say PROJECT_VERSION (ci/release.sh
+# checks the installed tree the same way).
+if(BANKCHECK_BUILD_TESTS)
+  add_test(NAME bankcheck_version
+    COMMAND "${CMAKE_COMMAND}" -D "VERSION=${PROJECT_VERSION}" -D "CLI=$<TARGET_FILE:bankcheck::cli>"
+            -D "VERSION_FILE=${PROJECT_BINARY_DIR}/bankcheckConfigVersion.cmake"
+            -D "CHANGELOG=${PROJECT_SOURCE_DIR}/CHANGELOG.md" -P "${CMAKE_CURRENT_LIST_DIR}/CheckVersion.cmake")
+  set_tests_properties(bankcheck_version PROPERTIES LABELS cpu)
+endif()

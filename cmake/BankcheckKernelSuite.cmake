@@ -29,8 +29,9 @@ include_guard(GLOBAL)
 #   <target>_kernels      the kernel files, compiled once (with -lineinfo) for both
 # Results and baselines name the CUDA compiler and <target>_kernels' CUDA_ARCHITECTURES; the GPU
 # program warns once when the GPU has no native code among them and so runs JIT-compiled PTX.
-# It also writes <top binary dir>/bankcheck-suites/<target>.suite, the suite's folders and test names
-# for CI scripts (bankcheck-ci). Both programs read baselines from BASELINES_DIR and write results fragments under RESULTS_DIR
+# It also writes <top binary dir>/bankcheck-suites/<target>.suite, the suite's folders, test names
+# and the bankcheck command (BANKCHECK_CLI) for CI scripts (bankcheck-ci); where the project builds
+# that command (bankcheck::cli through FetchContent), <target> depends on it. Both programs read baselines from BASELINES_DIR and write results fragments under RESULTS_DIR
 # (BANKCHECK_BASELINES_DIR and BANKCHECK_RESULTS_DIR override them at run time); their messages
 # name TEST_COMMAND and the CTest names. Warnings are the project's: none are added here.
 function(bankcheck_add_kernel_suite target)
@@ -151,8 +152,18 @@ namespace {
   # deferred call expands its arguments when it runs, so the name is written into it now.
   cmake_language(EVAL CODE "cmake_language(DEFER CALL _bankcheck_warn_default_architectures [==[${target}]==])")
 
-  # What CI scripts read to find the suite (bankcheck-ci, ci/consumer/bankcheck-ci.sh): its folders
-  # and the beginnings of its CTest names, one "key=value" line each.
+  # The command that merges and reports the suite's results (bankcheck::cli, BANKCHECK_CLI): where
+  # this project builds it (bankcheck through FetchContent), building the suite builds it too.
+  if(TARGET bankcheck::cli)
+    get_target_property(cli_target bankcheck::cli ALIASED_TARGET)
+    if(cli_target)
+      add_dependencies(${target} ${cli_target})
+    endif()
+  endif()
+
+  # What CI scripts read to find the suite (bankcheck-ci, ci/consumer/bankcheck-ci.sh): its folders,
+  # the beginnings of its CTest names and the bankcheck command (empty when none was built), one
+  # "key=value" line each.
   # baseline_files_test: the CTest name of the baseline files check, as the CPU program names it
   # (GtestNameForBaselineFilesCheck, framework/suite/internal/record_command.h).
   string(REGEX REPLACE "[^A-Za-z0-9_/]" "_" baseline_files_suite "${ARG_TEST_PREFIX}")
@@ -165,7 +176,8 @@ namespace {
     "results_dir=${ARG_RESULTS_DIR}\n"
     "test_prefix=${ARG_TEST_PREFIX}\n"
     "annotation_test_prefix=${ARG_ANNOTATION_TEST_PREFIX}\n"
-    "baseline_files_test=${ARG_ANNOTATION_TEST_PREFIX}${baseline_files_suite}.baseline_files\n")
+    "baseline_files_test=${ARG_ANNOTATION_TEST_PREFIX}${baseline_files_suite}.baseline_files\n"
+    "cli=${BANKCHECK_CLI}\n")
 endfunction()
 
 # _bankcheck_gtest_skip_expression(<variable>): the SKIP_REGULAR_EXPRESSION that makes CTest report

@@ -195,11 +195,14 @@ else
   cmake --build "$build_dir" -j "$jobs" || { warn "build failed (above)"; exit 1; }
 fi
 
-# The bankcheck command: given, the installed package's, the one beside this script, on PATH, or
-# built in the build folder (a FetchContent of bankcheck with BANKCHECK_BUILD_CLI=ON).
+# The bankcheck command: given; else the one the build was made with, as bankcheck_add_kernel_suite()
+# names it in its .suite file (an installed package's, or the one a FetchContent of bankcheck built:
+# BANKCHECK_CLI); else the installed package's, the one beside this script, on PATH, or the build
+# folder's own (bankcheck's build).
 if [[ -z "$cli" ]]; then
-  for candidate in ${prefix:+"$prefix/bin/bankcheck"} "$here/bankcheck" "$(command -v bankcheck || true)" \
-    "$build_dir/bin/bankcheck" "$(find "$build_dir" -path '*/bin/bankcheck' -type f -perm -u+x -print -quit 2>/dev/null)"; do
+  built_cli="$(sed -n 's/^cli=//p' "$build_dir"/bankcheck-suites/*.suite 2>/dev/null | head -n 1 || true)"
+  for candidate in "$built_cli" ${prefix:+"$prefix/bin/bankcheck"} "$here/bankcheck" "$(command -v bankcheck || true)" \
+    "$build_dir/bin/bankcheck"; do
     if [[ -n "$candidate" && -x "$candidate" && ! -d "$candidate" ]]; then
       cli="$candidate"
       break
@@ -208,7 +211,8 @@ if [[ -z "$cli" ]]; then
 fi
 if [[ -z "$cli" ]]; then
   warn "no bankcheck command found: give --bankcheck FILE or --prefix DIR (an installed bankcheck), put" \
-    "bankcheck on PATH, or build it with the project (-DBANKCHECK_BUILD_CLI=ON with FetchContent)"
+    "bankcheck on PATH, or build it with the project (FetchContent of bankcheck builds it where CLI11 is found or" \
+    "may be downloaded; -DBANKCHECK_BUILD_CLI=ON insists)"
   exit 1
 fi
 [[ -x "$cli" ]] || { warn "'$cli' (--bankcheck) is not an executable"; exit 1; }

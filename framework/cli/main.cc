@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bankcheck/error.h"
+#include "bankcheck/version.h"
 #include "commands.h"
 
 namespace {
@@ -139,7 +140,7 @@ int main(int argc, char** argv) {
   // At most one subcommand; "none" is checked after parsing, so that a misspelt one is reported
   // as the unexpected word it is rather than as a missing subcommand.
   app.require_subcommand(0, 1);
-  app.set_version_flag("--version", std::string("bankcheck ") + BANKCHECK_VERSION);
+  app.set_version_flag("--version", std::string("bankcheck ") + bankcheck::Version());
   bankcheck::cli::AddModelCommands(app);
   bankcheck::cli::AddReportCommands(app);
   bankcheck::cli::AddAnnotationCommands(app);

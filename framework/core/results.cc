@@ -135,6 +135,7 @@ void MergeMetadata(RunMetadata& into, const RunMetadata& from, const std::filesy
   merge("git_commit", &RunMetadata::git_commit);
   merge("cuda_compiler", &RunMetadata::cuda_compiler);
   merge("cuda_architectures", &RunMetadata::cuda_architectures);
+  merge("bankcheck_version", &RunMetadata::bankcheck_version);
   // The run started when its first case did.
   if (into.date.empty() || (!from.date.empty() && from.date < into.date)) into.date = from.date;
 }

@@ -80,6 +80,18 @@ TEST(ResultsTest, HowTheKernelsWereBuiltIsKeptWhenKnown) {
   EXPECT_EQ(ParseResults(text, "results.json").metadata, results.metadata);
 }
 
+TEST(ResultsTest, TheBankcheckVersionIsKeptWhenKnown) {
+  RunResults results;
+  results.metadata = MakeMetadata();
+  results.cases["transpose/naive"] = MakeCase("transpose/naive");
+  EXPECT_THAT(SerializeResults(results), Not(HasSubstr("bankcheck_version")))
+      << "unknown: left out, as files of versions before 0.2.0 have it";
+  results.metadata.bankcheck_version = "0.2.0";
+  const std::string text = SerializeResults(results);
+  EXPECT_THAT(text, HasSubstr("\"bankcheck_version\": \"0.2.0\""));
+  EXPECT_EQ(ParseResults(text, "results.json").metadata.bankcheck_version, "0.2.0");
+}
+
 TEST(ResultsTest, ExpectedWaysArePerKindAndOlderFilesStillRead) {
   RunResults results;
   results.metadata = MakeMetadata();
@@ -220,6 +232,21 @@ TEST_F(ResultFragmentsTest, FragmentsOfDifferentBuildsAreRefused) {
   other.cuda_architectures.clear();  // a fragment that does not know it
   WriteCaseResult(dir_, other, MakeCase("transpose/b"));
   EXPECT_EQ(MergeResults(dir_).metadata.cuda_architectures, "90");
+}
+
+TEST_F(ResultFragmentsTest, FragmentsOfDifferentBankcheckVersionsAreRefused) {
+  RunMetadata one = MakeMetadata();
+  one.bankcheck_version = "0.2.0";
+  WriteCaseResult(dir_, one, MakeCase("transpose/a"));
+  RunMetadata other = one;
+  other.bankcheck_version = "0.3.0";
+  WriteCaseResult(dir_, other, MakeCase("transpose/b"));
+  try {
+    MergeResults(dir_);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), AllOf(HasSubstr("different runs"), HasSubstr("bankcheck_version \"")));
+  }
 }
 
 TEST_F(ResultFragmentsTest, NoFragmentsOrAMalformedOneIsAnError) {

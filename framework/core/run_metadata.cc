@@ -8,6 +8,7 @@
 #include <sstream>
 #include <utility>
 
+#include "bankcheck/version.h"
 #include "core/internal/environment.h"
 #include "core/internal/run_metadata_json.h"
 
@@ -28,6 +29,7 @@ RunMetadata DescribeRun(const std::string& device, const std::string& arch, int 
   metadata.cuda_runtime = CudaVersionString(cuda_runtime_version);
   metadata.date = CurrentUtcTimestamp();
   metadata.git_commit = LabelFromEnvironment("BANKCHECK_GIT_COMMIT");
+  metadata.bankcheck_version = Version();
   return metadata;
 }
 
@@ -162,6 +164,7 @@ nlohmann::json RunMetadataToJson(const RunMetadata& metadata) {
   out["arch"] = metadata.arch;
   out["git_commit"] = metadata.git_commit;
   if (!metadata.cuda_architectures.empty()) out["cuda_architectures"] = metadata.cuda_architectures;
+  if (!metadata.bankcheck_version.empty()) out["bankcheck_version"] = metadata.bankcheck_version;
   return out;
 }
 
@@ -186,12 +189,13 @@ RunMetadata RecordedWithFromJson(const FieldReader& field) {
 
 RunMetadata RunMetadataFromJson(const FieldReader& field) {
   field.AllowOnlyFields({"arch", "device", "driver", "cuda_runtime", "cuda_driver", "date", "git_commit",
-                         "cuda_compiler", "cuda_architectures"});
+                         "cuda_compiler", "cuda_architectures", "bankcheck_version"});
   RunMetadata metadata = ReadRecordedWithFields(field);
   metadata.arch = field.Field("arch").String();
   metadata.git_commit = field.Field("git_commit").String();
   if (field.Has("cuda_architectures"))
     metadata.cuda_architectures = field.Field("cuda_architectures").String();
+  if (field.Has("bankcheck_version")) metadata.bankcheck_version = field.Field("bankcheck_version").String();
   return metadata;
 }
 

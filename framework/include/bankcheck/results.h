@@ -3,7 +3,8 @@
 //
 //   {"format": "bankcheck-results", "version": 1,
 //    "metadata": {"arch", "device", "driver", "cuda_runtime", "cuda_driver", "date", "git_commit",
-//                 "cuda_compiler", "cuda_architectures" (these two only when known)},
+//                 "cuda_compiler", "cuda_architectures", "bankcheck_version" (these three only
+//                 when known)},
 //    "cases": {"<case name>": {"description": "...", "status": "passed" | "failed" | "skipped",
 //                              "expected": {"shared_ld": 2, "shared_st": 1, ...},  (ways per kind)
 //                              "launches": [<record_json.h, with "hardware">],

@@ -19,18 +19,22 @@ struct RunMetadata {
   std::string cuda_compiler;
   // The kernels' CUDA_ARCHITECTURES, ';'-separated: "90;80-virtual". Results files only.
   std::string cuda_architectures;
+  // The bankcheck that measured (bankcheck/version.h): "0.2.0". Results files only, written when
+  // known; empty in those of versions before 0.2.0.
+  std::string bankcheck_version;
 
   friend bool operator==(const RunMetadata& a, const RunMetadata& b) {
     return a.arch == b.arch && a.device == b.device && a.driver == b.driver &&
            a.cuda_runtime == b.cuda_runtime && a.cuda_driver == b.cuda_driver && a.date == b.date &&
            a.git_commit == b.git_commit && a.cuda_compiler == b.cuda_compiler &&
-           a.cuda_architectures == b.cuda_architectures;
+           a.cuda_architectures == b.cuda_architectures && a.bankcheck_version == b.bankcheck_version;
   }
 };
 
 // Metadata for a run on this machine now: the GPU facts are passed in (from GpuProbe: device_name,
 // arch(), driver_version, runtime_version); the NVIDIA driver version comes from
-// /proc/driver/nvidia/version, the date from the clock, the commit from BANKCHECK_GIT_COMMIT.
+// /proc/driver/nvidia/version, the date from the clock, the commit from BANKCHECK_GIT_COMMIT, the
+// bankcheck version from Version().
 RunMetadata DescribeRun(const std::string& device, const std::string& arch, int cuda_driver_version,
                         int cuda_runtime_version);
 
