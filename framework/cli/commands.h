@@ -18,6 +18,15 @@ inline constexpr int kExitSuccess = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitBadInput = 2;
 
+// The exit statuses of every command that judges cases (report, compare, run --baselines and
+// update-baselines --dry-run): each decides with DecideCase (verdict.h), so they agree.
+inline constexpr char kVerdictExitStatus[] =
+    "Exit status: 0 no case fails; 1 some case fails: it differs from its baseline (regression, "
+    "improvement, changed), has no baseline (unless --allow-missing) or failed in its run (README.md, "
+    "\"When a case fails\"); 2 usage error or input that could not be read (nothing is written).";
+// --allow-missing, for the commands that judge cases (report_commands.cc).
+void AddAllowMissingFlag(CLI::App& command, bool& allow_missing);
+
 // `predict` and `explain`: one warp access through the CPU bank model (model_commands.cc).
 void AddModelCommands(CLI::App& app);
 

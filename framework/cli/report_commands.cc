@@ -82,10 +82,15 @@ OutputFormat FormatNamed(const std::string& name) {
                           : OutputFormat::kMarkdown;
 }
 
-// The one exit status of report and compare.
-constexpr const char* kRegressionExitFooter =
-    "Exit status: 0 no case regressed; 1 some case regressed (more conflicts or wavefronts than before); "
-    "2 usage error or input that could not be read (nothing is written).";
+}  // namespace
+
+void AddAllowMissingFlag(CLI::App& command, bool& allow_missing) {
+  command.add_flag("--allow-missing", allow_missing,
+                   "A case with no baseline (for compare: not measured on the old side) passes; by default "
+                   "it fails, so a new kernel cannot pass unchecked");
+}
+
+namespace {
 
 void AddReportCommand(CLI::App& app) {
   struct Options {
@@ -94,12 +99,13 @@ void AddReportCommand(CLI::App& app) {
     std::string output;
     size_t max_bytes = kMaxReportBytes;
     std::string format = "markdown";
+    bool allow_missing = false;
   };
   auto options = std::make_shared<Options>();
   CLI::App* report = app.add_subcommand(
       "report",
       "Print a results file as Markdown for a pull request or CI job summary (or --format text|json), "
-      "regressions first; exit 1 if any case regressed");
+      "regressions first; exit 1 if any case fails");
   report->add_option("RESULTS", options->results, "The results file (results.json from merge-results)")
       ->required()
       ->type_name("FILE");
@@ -112,7 +118,8 @@ void AddReportCommand(CLI::App& app) {
       ->type_name("FILE");
   AddMaxBytesOption(*report, options->max_bytes);
   AddFormatOption(*report, options->format);
-  report->footer(kRegressionExitFooter);
+  AddAllowMissingFlag(*report, options->allow_missing);
+  report->footer(kVerdictExitStatus);
   report->callback([options] {
     const RunResults results = ReadResults(options->results);
     ReportOptions report_options;
@@ -133,9 +140,10 @@ void AddReportCommand(CLI::App& app) {
     report_options.max_bytes = options->max_bytes;
     report_options.results_path = options->results;
     report_options.format = FormatNamed(options->format);
+    report_options.policy.allow_missing = options->allow_missing;
     const ReportOutcome outcome = RenderReport(results, report_options);
     Emit(outcome.output, options->output);
-    if (outcome.regressed()) throw CLI::RuntimeError(kExitFailure);
+    if (outcome.fails()) throw CLI::RuntimeError(kExitFailure);
   });
 }
 
@@ -147,13 +155,17 @@ void AddCompareCommand(CLI::App& app) {
     size_t max_bytes = kMaxReportBytes;
     std::string format = "markdown";
     bool all = false;
+    bool allow_missing = false;
   };
   auto options = std::make_shared<Options>();
   CLI::App* compare = app.add_subcommand(
       "compare",
       "Show the differences between two results or baseline files, or a baselines folder and either; exit 1 "
-      "if any case regressed");
-  compare->footer(kRegressionExitFooter);
+      "if any case of NEW fails against OLD");
+  compare->footer(
+      std::string(kVerdictExitStatus) +
+      " OLD is NEW's baseline: a case NEW measured and OLD did not is missing; a case NEW skipped "
+      "passes; OLD's cases that NEW lacks are not judged.");
   compare
       ->add_option("OLD", options->before,
                    "The earlier results or baseline file, or a baselines folder (its baselines of NEW's "
@@ -170,6 +182,7 @@ void AddCompareCommand(CLI::App& app) {
   compare->add_flag("--all", options->all,
                     "Also list OLD's cases that NEW does not hold as removed (by default only the cases NEW "
                     "holds are compared, so a baselines folder against one topic's results removes nothing)");
+  AddAllowMissingFlag(*compare, options->allow_missing);
   compare->callback([options] {
     // Both sides are read before anything is written, so bad input leaves no partial output. A
     // folder is read after the file on the other side, whose architecture picks its baselines.
@@ -193,9 +206,10 @@ void AddCompareCommand(CLI::App& app) {
     compare_options.max_bytes = options->max_bytes;
     compare_options.format = FormatNamed(options->format);
     compare_options.all = options->all;
+    compare_options.policy.allow_missing = options->allow_missing;
     const CompareOutcome outcome = CompareMeasurementSets(before, after, compare_options);
     Emit(outcome.output, options->output);
-    if (outcome.regressed()) throw CLI::RuntimeError(kExitFailure);
+    if (outcome.fails()) throw CLI::RuntimeError(kExitFailure);
   });
 }
 
@@ -213,6 +227,9 @@ void AddMergeResultsCommand(CLI::App& app) {
       ->type_name("DIR");
   merge->add_option("-o,--output", options->output, "The file to write (default DIR/results.json)")
       ->type_name("FILE");
+  merge->footer(
+      "Exit status: 0 written (whatever the cases' verdicts: `bankcheck report` judges them); 2 no "
+      "fragments, a malformed one, fragments of different runs, or a file that could not be written.");
   merge->callback([options] {
     const RunResults merged = MergeResults(options->results_dir);
     const std::filesystem::path output = options->output.empty()

@@ -88,17 +88,22 @@ class ReportCommandsTest : public testing_support::TempDirTest {
   }
 };
 
-TEST_F(ReportCommandsTest, CompareExitsZeroWithoutRegressionsAndLeavesTheFilesAlone) {
+// An improvement is a difference from OLD: it fails, as in the suite (README, "When a case fails").
+TEST_F(ReportCommandsTest, CompareExitsOneOnAnImprovementZeroOnAMatchAndLeavesTheFilesAlone) {
   const auto before = WriteRun("old.json", 2048);
   const auto after = WriteRun("new.json", 64);
   const std::string before_text = ReadFile(before);
   const std::string after_text = ReadFile(after);
-  const CliRun run = Bankcheck("compare " + Quoted(before) + " " + Quoted(after));
-  EXPECT_EQ(run.exit_code, 0) << run.err;
+  CliRun run = Bankcheck("compare " + Quoted(before) + " " + Quoted(after));
+  EXPECT_EQ(run.exit_code, 1) << run.err;
   EXPECT_THAT(run.out, AllOf(HasSubstr("0 regressed, 1 improved"),
-                             HasSubstr("| <code>transpose/naive</code> | improvement |")));
+                             HasSubstr("| <code>transpose/naive</code> | improvement |"),
+                             HasSubstr("**1 case fails: 1 improvement.**")));
   EXPECT_EQ(ReadFile(before), before_text);
   EXPECT_EQ(ReadFile(after), after_text);
+  run = Bankcheck("compare " + Quoted(after) + " " + Quoted(after));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("No case fails."));
 }
 
 TEST_F(ReportCommandsTest, CompareExitsOneOnARegression) {
@@ -129,7 +134,7 @@ TEST_F(ReportCommandsTest, CompareTakesABaselinesFolderForTheOtherSidesArchitect
                                        "</code> (baselines, sm_90)"),
                              HasSubstr("| <code>transpose/naive</code> | **regression** |")));
   run = Bankcheck("compare " + Quoted(results) + " " + Quoted(dir_ / "baselines"));
-  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.exit_code, 1) << run.err;  // an improvement differs from OLD too
   EXPECT_THAT(run.out, HasSubstr("| <code>transpose/naive</code> | improvement |"));
 }
 
@@ -212,12 +217,17 @@ TEST_F(ReportCommandsTest, ReportWithBaselinesComparesWithThem) {
 }
 
 TEST_F(ReportCommandsTest, ReportWithBaselinesOfAnotherArchitectureOrNoneSaysSo) {
-  // No folder for the results' architecture: nothing is compared, and the report says why.
+  // No folder for the results' architecture: every case is missing (as in the suite), the report
+  // says why, and --allow-missing lets them pass.
   UpdateBaselines(dir_ / "baselines", "sm_80", MakeMetadata(), {{"transpose/naive", "", {MakeRecord(64)}}});
   const auto results = WriteRun("results.json", 2048);
   CliRun run = Bankcheck("report " + Quoted(results) + " --baselines " + Quoted(dir_ / "baselines"));
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_THAT(run.out, AllOf(HasSubstr("Baselines: no baselines for sm_90"), HasSubstr("0 regressions"),
+                             HasSubstr("1 missing baseline"), HasSubstr("**1 case fails: 1 missing.**")));
+  run = Bankcheck("report " + Quoted(results) + " --baselines " + Quoted(dir_ / "baselines") +
+                  " --allow-missing");
   EXPECT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_THAT(run.out, AllOf(HasSubstr("Baselines: no baselines for sm_90"), HasSubstr("0 regressions")));
   // A run that skipped names no architecture: nothing to load, the stored comparison is shown.
   RunResults skipped;
   skipped.cases["transpose/naive"].name = "transpose/naive";
@@ -249,7 +259,7 @@ TEST_F(ReportCommandsTest, ReportComparesWithTheFolderTheEnvironmentNames) {
                     HasSubstr("**regression**")));
 }
 
-// One exit status for report and compare: 0 no regression, 1 a regression, 2 usage or input error.
+// One exit status for report and compare: 0 no case fails, 1 some case fails, 2 usage or input error.
 TEST_F(ReportCommandsTest, ReportAndCompareShareOneExitStatus) {
   const auto before = WriteRun("old.json", 64);
   const auto after = WriteRun("new.json", 2048);

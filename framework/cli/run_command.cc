@@ -18,12 +18,14 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bankcheck/baseline.h"
 #include "bankcheck/error.h"
 #include "bankcheck/report.h"
 #include "bankcheck/results.h"
+#include "bankcheck/verdict.h"
 #include "commands.h"
 #include "core/internal/environment.h"
 #include "core/internal/file_io.h"
@@ -48,6 +50,7 @@ struct RunOptions {
   bool attribute = false;
   std::string baselines;
   bool update_baselines = false;
+  bool allow_missing = false;
   std::string report;
 };
 
@@ -152,7 +155,7 @@ std::string RecordCommandFor(const RunOptions& options) {
   return command;
 }
 
-// Checks or records the baselines of every case; returns whether any regressed or had none.
+// Checks or records the baselines of every case; returns whether any fails (DecideCase, verdict.h).
 bool CheckBaselines(const RunOptions& options, RunResults& results) {
   if (options.baselines.empty() || results.metadata.arch.empty()) return false;
   RecordAdvice advice;
@@ -169,6 +172,8 @@ bool CheckBaselines(const RunOptions& options, RunResults& results) {
       std::cerr << "bankcheck run: recorded " << path.string() << "\n";
   }
   const BaselineSet baselines = BaselineSet::Load(options.baselines, results.metadata.arch, advice);
+  VerdictPolicy policy;
+  policy.allow_missing = options.allow_missing;
   bool failed = false;
   for (auto& [name, result] : results.cases) {
     if (!baselines.has_folder()) {
@@ -180,7 +185,10 @@ bool CheckBaselines(const RunOptions& options, RunResults& results) {
       result.baseline_table = comparison.table;
       if (comparison.verdict != BaselineVerdict::kMatch) result.messages.push_back(comparison.message);
     }
-    if (*result.baseline == BaselineVerdict::kRegression || *result.baseline == BaselineVerdict::kMissing) {
+    CaseFacts facts;
+    facts.baseline = result.baseline;
+    facts.status = result.status;
+    if (DecideCase(facts, policy).fails) {
       result.status = CaseStatus::kFailed;
       failed = true;
     }
@@ -246,12 +254,14 @@ int Run(const RunOptions& options) {
   if (!options.report.empty()) {
     ReportOptions markdown;
     markdown.results_path = options.output;
+    markdown.policy.allow_missing = options.allow_missing;
     WriteFileAtomically(options.report, RenderReport(results, markdown).output);
   }
   if (!results.cases.empty()) {
     ReportOptions text;
     text.format = OutputFormat::kText;
     text.results_path = options.output;
+    text.policy.allow_missing = options.allow_missing;
     std::cerr << RenderReport(results, text).output;
   }
   std::cerr << "bankcheck run: " << results.cases.size() << " launch(es) measured in "
@@ -272,6 +282,16 @@ int Run(const RunOptions& options) {
   if (!processes.errors.empty()) return kExitFailure;
   return baselines_failed ? kExitFailure : kExitSuccess;
 }
+
+// CLI11's usage line ("Usage: bankcheck run [OPTIONS]"), with the program that goes after "--".
+class RunUsageFormatter : public CLI::Formatter {
+ public:
+  std::string make_usage(const CLI::App* app, std::string name) const override {
+    const std::string usage = CLI::Formatter::make_usage(app, std::move(name));
+    const size_t end = usage.find_last_not_of('\n') + 1;
+    return usage.substr(0, end) + " -- COMMAND [ARGS...]" + usage.substr(end);
+  }
+};
 
 std::vector<std::string>& ProgramAfterSeparator() {
   static std::vector<std::string> program;
@@ -310,20 +330,23 @@ void AddRunCommand(CLI::App& app) {
   run->add_flag(
       "--attribute", options->attribute,
       "Per-instruction tables with source lines (for code built with -lineinfo): see `bankcheck lines`");
-  run->add_option(
-         "--baselines", options->baselines,
-         "Check each case against DIR/<arch>/<topic>.json; exit 1 on a regression or a missing baseline")
+  run->add_option("--baselines", options->baselines,
+                  "Check each case against DIR/<arch>/<topic>.json; exit 1 when a case fails (any "
+                  "difference from its baseline, or no baseline)")
       ->type_name("DIR");
+  AddAllowMissingFlag(*run, options->allow_missing);
   run->add_flag("--update-baselines", options->update_baselines,
                 "Record the measured cases into --baselines DIR");
   run->add_option("--report", options->report,
                   "Also write the report as Markdown to FILE (e.g. $GITHUB_STEP_SUMMARY)")
       ->type_name("FILE");
+  run->formatter(std::make_shared<RunUsageFormatter>());
   run->footer(
-      "Usage: bankcheck run [OPTIONS] -- COMMAND [ARGS...]\n\nExit status: the program's own when it is not "
-      "0; otherwise 1 on a regression, a missing baseline or a "
-      "failure to measure, 0 when all is well; 77 when no usable GPU is found (the program is not run; 1 "
-      "with BANKCHECK_REQUIRE_GPU=1); 2 usage error. docs/run.md has the case names and the details.");
+      "Exit status: the program's own when it is not 0; otherwise 1 when a case fails against --baselines "
+      "(as report and compare decide: any difference from its baseline, or no baseline unless "
+      "--allow-missing) or measuring failed, 0 when all is well; 77 when no usable GPU is found (the "
+      "program is not run; 1 with BANKCHECK_REQUIRE_GPU=1); 2 usage error. docs/run.md has the case names "
+      "and the details.");
   // The program's own options are not bankcheck's: parsing stops at the first word it does not know
   // (`bankcheck run ./prog --size 4` works; `--` before the program is always safe).
   run->prefix_command();

@@ -16,6 +16,7 @@
 #include "bankcheck/error.h"
 #include "bankcheck/results.h"
 #include "bankcheck/run_metadata.h"
+#include "bankcheck/verdict.h"
 #include "commands.h"
 #include "core/internal/environment.h"
 #include "core/internal/text_table.h"
@@ -94,10 +95,12 @@ void AddUpdateBaselines(CLI::App& app) {
       ->type_name("REGEX");
   command->add_flag("--dry-run", options->dry_run, "Print the summary, but write nothing");
   command->footer(
-      "Each case is compared with its baseline file as it is now; cases that match are left as they are, and "
-      "so are skipped cases and cases with no measured launch (listed). Files are updated under the arch "
-      "folder's lock and replaced atomically, as the suite's own recording does. Exit status: 0 done (also "
-      "when nothing differed); 2 bad input (nothing is written).");
+      "Each case is compared with its baseline file as it is now and recorded when that comparison fails it "
+      "(README.md, \"When a case fails\": any difference, or no baseline); cases that match are left as they "
+      "are, and so are skipped cases and cases with no measured launch (listed). Files are updated under the "
+      "arch folder's lock and replaced atomically, as the suite's own recording does. Exit status: 0 done "
+      "(also when nothing differed); with --dry-run, 0 nothing to record and 1 some case would be recorded "
+      "(a case report --baselines fails on the same files); 2 bad input (nothing is written).");
   command->callback([options] {
     const RunResults results = ReadResults(options->results);
     const RunMetadata& run = results.metadata;
@@ -143,7 +146,8 @@ void AddUpdateBaselines(CLI::App& app) {
       const BaselineVerdict verdict = entry == nullptr
                                           ? BaselineVerdict::kMissing
                                           : CompareLaunches(entry->launches, result.launches).verdict;
-      if (verdict == BaselineVerdict::kMatch) {
+      // Recorded exactly when the comparison fails the case, by the rule every command applies.
+      if (!BaselineVerdictFails(verdict)) {
         ++unchanged;
         continue;
       }
@@ -217,6 +221,7 @@ void AddUpdateBaselines(CLI::App& app) {
       std::sort(files.begin(), files.end());
       if (!files.empty()) std::cout << "Would write:\n";
       for (const std::string& file : files) std::cout << "  " << PlainLine(file, 1000) << "\n";
+      if (!changes.empty()) throw CLI::RuntimeError(kExitFailure);
       return;
     }
     const std::vector<std::filesystem::path> written = UpdateBaselines(baselines_dir, run.arch, run, updates);

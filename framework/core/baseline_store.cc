@@ -97,7 +97,8 @@ BaselineSet BaselineSet::Load(const std::filesystem::path& baselines_dir, const 
 std::string BaselineSet::no_folder_reason() const {
   if (state_ == State::kLoaded) return "";
   return "no baselines for " + arch_ + " (" + folder_.string() +
-         " does not exist), so baseline checks are skipped. Record them with: " + record_.ForAll();
+         " does not exist), so every case measured has no baseline (missing). Record them with: " +
+         record_.ForAll();
 }
 
 const BaselineEntry* BaselineSet::Find(const std::string& case_name) const {

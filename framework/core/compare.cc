@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <optional>
 
 #include "bankcheck/baseline.h"
 #include "bankcheck/error.h"
@@ -144,7 +145,8 @@ std::string RenderCompareMarkdown(const MeasurementSet& before, const Measuremen
           ", " + std::to_string(outcome.improvements) + " improved, " + std::to_string(outcome.changed) +
           " changed, " + std::to_string(outcome.unchanged) + " unchanged; " +
           std::to_string(outcome.added.size()) + " new, " + std::to_string(outcome.removed.size()) +
-          " removed\n\n";
+          " removed  \n" +
+          (outcome.fails() ? "**" + outcome.verdicts.Line() + "**" : outcome.verdicts.Line()) + "\n\n";
   if (outcome.left_out > 0) head += LeftOutLine(outcome.left_out) + "\n\n";
 
   constexpr size_t kNoteBytes = 512;  // room for the note on what is not shown
@@ -232,7 +234,7 @@ std::string RenderCompareText(const MeasurementSet& before, const MeasurementSet
   out += "\n" + std::to_string(outcome.regressions) + " regressed, " + std::to_string(outcome.improvements) +
          " improved, " + std::to_string(outcome.changed) + " changed, " + std::to_string(outcome.unchanged) +
          " unchanged; " + std::to_string(outcome.added.size()) + " new, " +
-         std::to_string(outcome.removed.size()) + " removed\n";
+         std::to_string(outcome.removed.size()) + " removed\n" + outcome.verdicts.Line() + "\n";
   if (outcome.left_out > 0) out += LeftOutLine(outcome.left_out, "") + "\n";
   std::vector<TableRow> table;
   std::string details;
@@ -278,6 +280,10 @@ std::string RenderCompareJson(const MeasurementSet& before, const MeasurementSet
                    {"removed", outcome.removed.size()},
                    {"not_compared", outcome.not_compared.size()},
                    {"left_out", outcome.left_out}};
+  out["gate"] = {{"fails", outcome.fails()},
+                 {"failing", outcome.verdicts.failing},
+                 {"summary", outcome.verdicts.Line()},
+                 {"allow_missing", options.policy.allow_missing}};
   for (const char* key : {"regressions", "improvements", "changed", "missing", "cases"})
     out[key] = nlohmann::json::array();
   for (const ComparedCase& row : outcome.cases) {
@@ -308,13 +314,23 @@ std::string RenderCompareJson(const MeasurementSet& before, const MeasurementSet
 CompareOutcome CompareMeasurementSets(const MeasurementSet& before, const MeasurementSet& after,
                                       const CompareOptions& options) {
   CompareOutcome outcome;
+  std::vector<CaseDecision> decisions;
+  const auto decide = [&](std::optional<BaselineVerdict> verdict, CaseStatus status) {
+    CaseFacts facts;
+    facts.baseline = verdict;
+    facts.status = status;
+    decisions.push_back(DecideCase(facts, options.policy));
+  };
   for (const auto& [name, launches] : after.cases) {
     const auto old = before.cases.find(name);
     if (old == before.cases.end()) {
+      // Nothing on the old side to hold it to: missing, whether new or skipped there.
       if (before.not_measured.count(name) == 0) outcome.added.push_back(name);
+      decide(BaselineVerdict::kMissing, CaseStatus::kPassed);
       continue;
     }
     BaselineComparison comparison = CompareLaunches(old->second, launches);
+    decide(comparison.verdict, CaseStatus::kPassed);
     switch (comparison.verdict) {
       case BaselineVerdict::kRegression:
         ++outcome.regressions;
@@ -341,7 +357,9 @@ CompareOutcome CompareMeasurementSets(const MeasurementSet& before, const Measur
   }
   for (const std::string& name : after.not_measured) {
     if (before.cases.count(name) > 0) outcome.not_compared.push_back(name);
+    decide(std::nullopt, CaseStatus::kSkipped);
   }
+  outcome.verdicts = SummarizeDecisions(decisions);
   for (const std::string& name : before.not_measured) {
     if (after.cases.count(name) > 0) outcome.not_compared.push_back(name);
   }

@@ -148,6 +148,36 @@ TEST_F(CompareTest, OnlyImprovementsIsNotARegression) {
                              ReadMeasurementSet(WriteRun("new.json", {{"t/a", 64}})));
   EXPECT_FALSE(outcome.regressed());
   EXPECT_EQ(outcome.improvements, 1u);
+  // Not a regression, but a difference from OLD: it fails, as in the suite (verdict.h).
+  EXPECT_TRUE(outcome.fails());
+  EXPECT_THAT(outcome.output, HasSubstr("**1 case fails: 1 improvement.**"));
+}
+
+// OLD is NEW's baseline: NEW's cases OLD did not measure (new, or skipped there) are missing and
+// fail unless allowed; a case NEW skipped passes; OLD's cases NEW lacks are not judged.
+TEST_F(CompareTest, WhatTheOldSideDidNotMeasureIsMissing) {
+  const MeasurementSet old_run =
+      ReadMeasurementSet(WriteRun("old.json", {{"t/a", 64}, {"t/gone", 64}}, {"t/b"}));
+  const MeasurementSet new_run =
+      ReadMeasurementSet(WriteRun("new.json", {{"t/a", 64}, {"t/b", 64}, {"t/c", 64}}));
+  CompareOptions options;
+  options.format = OutputFormat::kJson;
+  CompareOutcome outcome = CompareMeasurementSets(old_run, new_run, options);
+  EXPECT_TRUE(outcome.fails());
+  EXPECT_EQ(outcome.verdicts.failing, 2u);
+  EXPECT_EQ(outcome.verdicts.Line(), "2 cases fail: 2 missing.");
+  const nlohmann::json json = nlohmann::json::parse(outcome.output);
+  EXPECT_EQ(json["gate"]["fails"], true);
+  EXPECT_EQ(json["gate"]["failing"], 2);
+  EXPECT_EQ(json["gate"]["allow_missing"], false);
+  options.policy.allow_missing = true;
+  outcome = CompareMeasurementSets(old_run, new_run, options);
+  EXPECT_FALSE(outcome.fails());
+  EXPECT_EQ(nlohmann::json::parse(outcome.output)["gate"]["summary"], "No case fails.");
+
+  // Skipped in NEW: passes, whatever OLD measured.
+  EXPECT_FALSE(
+      CompareMeasurementSets(old_run, ReadMeasurementSet(WriteRun("skipped.json", {}, {"t/a"}))).fails());
 }
 
 TEST_F(CompareTest, SkippedCasesAreNeitherNewNorRemoved) {

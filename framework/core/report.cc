@@ -139,6 +139,8 @@ ReportData ComputeReport(const RunResults& results, const ReportOptions& options
       data.baselines_reason = baselines->no_folder_reason();
     }
   }
+  data.policy = options.policy;
+  std::vector<CaseDecision> decisions;
   for (const auto& [name, result] : results.cases) {
     CaseView view;
     view.result = &result;
@@ -147,7 +149,8 @@ ReportData ComputeReport(const RunResults& results, const ReportOptions& options
     if (baselines != nullptr) {
       view.verdict.reset();
       view.table.clear();
-      if (baselines->has_folder() && result.status != CaseStatus::kSkipped) {
+      // With no folder for the architecture, every case measured is missing, as in the suite.
+      if (result.status != CaseStatus::kSkipped) {
         BaselineComparison comparison = CompareWithBaseline(*baselines, name, result.launches);
         view.verdict = comparison.verdict;
         view.table = std::move(comparison.table);
@@ -155,10 +158,16 @@ ReportData ComputeReport(const RunResults& results, const ReportOptions& options
       }
     }
     view.rank = RankOf(result, view.verdict);
+    CaseFacts facts;
+    facts.baseline = view.verdict;
+    facts.status = result.status;
+    view.decision = DecideCase(facts, options.policy);
+    decisions.push_back(view.decision);
     ++data.totals[view.rank];
     ++data.statuses[result.status];
     data.by_topic[TopicOfCase(name)].push_back(std::move(view));
   }
+  data.verdicts = SummarizeDecisions(decisions);
   // Skips usually share one reason (no GPU, no permission); say it once. Only the first few
   // distinct reasons are shown, so only those are collected: no search through thousands.
   constexpr size_t kMaxSkipReasons = 3;
@@ -197,6 +206,11 @@ std::string Headline(const ReportData& data, const std::string& strong) {
          std::to_string(data.status(CaseStatus::kPassed)) + " passed, " + failed_mark +
          std::to_string(failed) + " failed" + failed_mark + ", " +
          std::to_string(data.status(CaseStatus::kSkipped)) + " skipped";
+}
+
+std::string VerdictLine(const ReportData& data, const std::string& strong) {
+  const std::string line = data.verdicts.Line();
+  return data.verdicts.fails() ? strong + line + strong : line;
 }
 
 // The preformatted part of a case's details: its before -> after table, then its failure messages.
@@ -244,6 +258,7 @@ ReportOutcome RenderReport(const RunResults& results, const ReportOptions& optio
   const internal::ReportData data = internal::ComputeReport(results, options);
   ReportOutcome outcome;
   outcome.regressions = data.total(internal::Rank::kRegression);
+  outcome.verdicts = data.verdicts;
   switch (options.format) {
     case OutputFormat::kMarkdown:
       outcome.output = internal::RenderMarkdown(data, options);

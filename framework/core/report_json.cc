@@ -31,6 +31,9 @@ nlohmann::json CaseJson(const CaseView& view) {
   }
   object["conflicts"] = std::move(conflicts);
   object["messages"] = result.status == CaseStatus::kPassed ? std::vector<std::string>() : result.messages;
+  object["case_verdict"] = CaseVerdictName(view.decision.verdict);
+  object["fails"] = view.decision.fails;
+  object["reason"] = view.decision.reason;
   return object;
 }
 
@@ -58,6 +61,10 @@ std::string RenderJson(const ReportData& data) {
       {"unchanged", data.total(Rank::kUnchanged)},    {"not_compared", data.total(Rank::kNotCompared)},
       {"cases", data.results->cases.size()},          {"passed", data.status(CaseStatus::kPassed)},
       {"failed", data.status(CaseStatus::kFailed)},   {"skipped", data.status(CaseStatus::kSkipped)}};
+  out["gate"] = {{"fails", data.verdicts.fails()},
+                 {"failing", data.verdicts.failing},
+                 {"summary", data.verdicts.Line()},
+                 {"allow_missing", data.policy.allow_missing}};
   out["skip_reasons"] = data.skip_reasons;
   for (const char* key : {"regressions", "improvements", "changed", "missing", "failed", "cases"})
     out[key] = nlohmann::json::array();

@@ -73,7 +73,7 @@ std::string RenderMarkdown(const ReportData& data, const ReportOptions& options)
   head += baselines_line + "\n\n";
   const std::string jit = PtxJitWarning(meta.cuda_architectures, meta.arch);
   if (!jit.empty()) head += "> **Warning:** " + markdown::Inline(jit, kMaxReasonBytes) + "\n\n";
-  head += Headline(data, "**") + "\n\n";
+  head += Headline(data, "**") + "  \n" + VerdictLine(data, "**") + "\n\n";
   for (const std::string& reason : data.skip_reasons) {
     head += "> Skipped: " + markdown::Inline(reason, kMaxReasonBytes) + "\n";  // one quoted line
   }

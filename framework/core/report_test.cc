@@ -107,6 +107,13 @@ TEST(ReportTest, JsonAndTextAgreeWithTheMarkdownHeadline) {
   EXPECT_EQ(regressed["status"], "failed");
   EXPECT_EQ(regressed["table"], "launch  kernel ... 64 -> 2048\n");
   EXPECT_EQ(json["cases"][0]["name"], "transpose/zz_regressed");  // the Markdown's order: most urgent first
+  // Which cases fail, and why: DecideCase's answer (verdict.h), as the exit status.
+  EXPECT_EQ(regressed["case_verdict"], "regression");
+  EXPECT_EQ(regressed["fails"], true);
+  EXPECT_EQ(json["gate"]["fails"], outcome.fails());
+  EXPECT_EQ(json["gate"]["failing"], outcome.verdicts.failing);
+  EXPECT_EQ(json["gate"]["summary"], outcome.verdicts.Line());
+  EXPECT_THAT(markdown, HasSubstr("**" + outcome.verdicts.Line() + "**"));
 
   options.format = OutputFormat::kText;
   const std::string text = RenderReport(results, options).output;
@@ -385,7 +392,8 @@ TEST_F(ReportWithBaselinesTest, ComparesWithTheBaselineFilesInsteadOfTheStoredVe
   EXPECT_THAT(report, HasSubstr("wavefronts"));  // the freshly computed before -> after table
 }
 
-TEST_F(ReportWithBaselinesTest, NoBaselineFolderIsSaidAndNothingIsCompared) {
+// As in the suite and `run --baselines`: no folder for the architecture means no baseline for any case.
+TEST_F(ReportWithBaselinesTest, NoBaselineFolderIsSaidAndEveryCaseIsMissing) {
   RunResults results;
   results.metadata = MakeMetadata();
   results.metadata.arch = "sm_120";
@@ -396,7 +404,10 @@ TEST_F(ReportWithBaselinesTest, NoBaselineFolderIsSaidAndNothingIsCompared) {
   options.baselines = &baselines;
   const std::string report = RenderMarkdownReport(results, options);
   EXPECT_THAT(report, AllOf(HasSubstr("Baselines: no baselines for sm_120"), HasSubstr("0 regressions"),
-                            HasSubstr("1 case passed with no baseline comparison")));
+                            HasSubstr("1 missing baseline"), HasSubstr("**1 case fails: 1 missing.**")));
+  EXPECT_TRUE(RenderReport(results, options).fails());
+  options.policy.allow_missing = true;
+  EXPECT_FALSE(RenderReport(results, options).fails());
 }
 
 TEST_F(ReportWithBaselinesTest, TheRendererComparesWithTheGivenSetAndReadsNoFile) {

@@ -41,7 +41,7 @@ std::string RenderText(const ReportData& data) {
   }
   const std::string jit = PtxJitWarning(meta.cuda_architectures, meta.arch);
   if (!jit.empty()) out += "Warning: " + PlainLine(jit, kMaxReasonBytes) + "\n";
-  out += "\n" + Headline(data, "") + "\n";
+  out += "\n" + Headline(data, "") + "\n" + VerdictLine(data, "") + "\n";
   for (const std::string& reason : data.skip_reasons)
     out += "Skipped: " + PlainLine(reason, kMaxReasonBytes) + "\n";
   if (data.results->cases.empty()) out += "\nNo cases in these results.\n";

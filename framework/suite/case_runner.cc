@@ -108,6 +108,14 @@ std::string UpdateBaselinesCommand(const std::filesystem::path& results_dir,
          ShellWord(baselines_dir.string());
 }
 
+BaselineCheck CheckBaseline(const BaselineSet& baselines, const std::string& case_name,
+                            const std::vector<LaunchRecord>& measured, const VerdictPolicy& policy) {
+  BaselineCheck check;
+  check.comparison = CompareWithBaseline(baselines, case_name, measured);
+  check.fails = BaselineVerdictFails(check.comparison.verdict, policy);
+  return check;
+}
+
 std::vector<std::string> AnnotationMismatches(const Expectation& expect, const LaunchRecord& record) {
   std::vector<std::string> mismatches;
   for (const SharedKindInfo& info : SharedKinds()) {

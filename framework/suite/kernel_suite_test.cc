@@ -137,12 +137,13 @@ void CaseTest::TestBody() {
   bool counts_failed = HasFailure();  // the case's own checks, its annotation or the model
   if (!UpdatingBaselines()) {
     // Also with no folder for this architecture yet: a case with no baseline fails as MISSING, with
-    // the command that records it, rather than pass unchecked.
-    const BaselineComparison comparison = CompareWithBaseline(Baselines(arch), c.name, records);
+    // the command that records it, rather than pass unchecked. CheckBaseline decides (verdict.h).
+    const BaselineCheck check = CheckBaseline(Baselines(arch), c.name, records);
+    const BaselineComparison& comparison = check.comparison;
     result_.baseline = comparison.verdict;
     result_.baseline_table = comparison.table;
     ::testing::Test::RecordProperty("baseline", BaselineVerdictName(comparison.verdict));
-    if (comparison.verdict != BaselineVerdict::kMatch) {
+    if (check.fails) {
       const std::string software = comparison.verdict == BaselineVerdict::kMissing
                                        ? ""
                                        : SoftwareChangeNote(Baselines(arch), c.name, ThisRun());

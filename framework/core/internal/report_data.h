@@ -38,6 +38,7 @@ struct CaseView {
   std::string table;                     // before -> after
   std::vector<std::string> differences;  // one line each (a comparison made here; none stored in results)
   Rank rank = Rank::kUnchanged;
+  CaseDecision decision;  // DecideCase(verdict, status)
 };
 
 // A row of a suite's table, and what its details say.
@@ -83,6 +84,8 @@ struct ReportData {
   std::map<Rank, size_t> totals;
   std::map<CaseStatus, size_t> statuses;
   std::vector<std::string> skip_reasons;  // the first few distinct ones
+  VerdictPolicy policy;
+  VerdictSummary verdicts;  // over every case
 
   size_t total(Rank rank) const {
     const auto found = totals.find(rank);
@@ -105,6 +108,8 @@ std::string StatusCell(CaseStatus status);
 std::string Plural(size_t count, const std::string& singular, const std::string& plural);
 std::string CountsLine(const TopicSection& section, bool after_rows);
 std::string Headline(const ReportData& data, const std::string& strong);
+// "6 cases fail: 6 missing." (with `strong` around it) or "No case fails.": the exit status's reason.
+std::string VerdictLine(const ReportData& data, const std::string& strong);
 std::string DetailsBody(const CaseView& view);
 std::string DetailsWhat(const CaseView& view);
 

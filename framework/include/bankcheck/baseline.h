@@ -75,7 +75,7 @@ class BaselineSet {
  public:
   enum class State {
     kLoaded,    // the folder exists (it may hold no files)
-    kNoFolder,  // no folder for this arch: suites skip baseline checks, with no_folder_reason()
+    kNoFolder,  // no folder for this arch: every case is missing its baseline (no_folder_reason())
   };
 
   // Error(kBadInput) for an empty arch, a malformed file, a file whose "arch" is not the folder's,
@@ -89,7 +89,7 @@ class BaselineSet {
   const std::string& arch() const { return arch_; }
   const std::filesystem::path& folder() const { return folder_; }  // <baselines_dir>/<arch>
   const RecordAdvice& record_advice() const { return record_; }
-  // Why baseline checks are skipped, with the command that records them; empty when loaded.
+  // Why no case has a baseline, with the command that records them; empty when loaded.
   std::string no_folder_reason() const;
 
   // nullptr when the case has no entry.

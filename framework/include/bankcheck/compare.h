@@ -12,6 +12,7 @@
 #include "bankcheck/baseline.h"
 #include "bankcheck/launch_record.h"
 #include "bankcheck/report.h"
+#include "bankcheck/verdict.h"
 
 namespace bankcheck {
 
@@ -42,6 +43,10 @@ struct CompareOptions {
   // lists no removed cases (OLD's other cases are counted in `left_out`); true: OLD's cases that
   // NEW lacks are listed as removed.
   bool all = false;
+  // When a case of NEW fails (verdict.h): its verdict against OLD, where OLD's measurement is its
+  // baseline; a case NEW measured and OLD did not (new, or skipped there) is missing; a case NEW
+  // skipped passes, as in a report; OLD's cases NEW lacks are not judged.
+  VerdictPolicy policy;
 };
 
 // A case both sides measured.
@@ -62,12 +67,15 @@ struct CompareOutcome {
   std::vector<std::string> removed;  // only in OLD (with CompareOptions::all)
   std::vector<std::string> not_compared;  // skipped on one side, measured on the other
   size_t left_out = 0;                    // OLD's cases NEW does not hold, not compared (without `all`)
+  VerdictSummary verdicts;                // DecideCase over NEW's cases: `compare` exits 1 when it fails
   bool regressed() const { return regressions > 0; }
+  bool fails() const { return verdicts.fails(); }
 };
 
 // Names, paths and metadata are escaped as in the report (report.h). The JSON:
 //   {"format": "bankcheck-compare", "version": 1,
 //    "old", "new": {"path", "kind", "arch", "date"}, "all": false,
+//    "gate": {"fails", "failing", "summary" ("6 cases fail: 6 missing."), "allow_missing"},
 //    "totals": {"regressions", "improvements", "changed", "unchanged", "added", "removed",
 //               "not_compared", "left_out"},   (the Markdown headline's numbers)
 //    "regressions", "improvements", "changed": [case, ...],

@@ -20,6 +20,7 @@
 
 #include "bankcheck/baseline.h"
 #include "bankcheck/results.h"
+#include "bankcheck/verdict.h"
 
 namespace bankcheck {
 
@@ -49,12 +50,16 @@ struct ReportOptions {
   std::string results_path;
   // Markdown is bounded by max_bytes; text and JSON hold every case.
   OutputFormat format = OutputFormat::kMarkdown;
+  // When a case fails (verdict.h): strict unless --allow-missing.
+  VerdictPolicy policy;
 };
 
 struct ReportOutcome {
-  std::string output;      // in ReportOptions::format
-  size_t regressions = 0;  // cases whose baseline verdict is a regression
+  std::string output;       // in ReportOptions::format
+  size_t regressions = 0;   // cases whose baseline verdict is a regression
+  VerdictSummary verdicts;  // DecideCase over every case: `report` exits 1 when it fails
   bool regressed() const { return regressions > 0; }
+  bool fails() const { return verdicts.fails(); }
 };
 
 // The verdicts are computed once and each format only renders them, so the formats agree. The JSON:
@@ -63,12 +68,14 @@ struct ReportOutcome {
 //    "baselines": {"compared": "run" | "folder" | "none", "folder", "reason"},
 //    "totals": {"regressions", "improvements", "changed", "missing", "unchanged", "not_compared",
 //               "cases", "passed", "failed", "skipped"},   (the Markdown headline's numbers)
+//    "gate": {"fails", "failing", "summary" ("2 cases fail: 2 missing."), "allow_missing"},
 //    "skip_reasons": [...],
 //    "regressions", "improvements", "changed", "missing", "failed": [case, ...],
 //    "cases": [case, ...]}   (every case, suites and cases in the Markdown's order)
 // where a case is {"name", "topic", "status", "verdict" (null: not compared), "differences" (one
 // line each; only when the report compared with --baselines), "table" (before -> after),
-// "launches", "conflicts" ({"ld": 1984, ...}; null where the ideal is unknown), "messages"}.
+// "launches", "conflicts" ({"ld": 1984, ...}; null where the ideal is unknown), "messages",
+// "case_verdict" (CaseVerdictName: "missing", "failed", "match", ...), "fails", "reason"}.
 ReportOutcome RenderReport(const RunResults& results, const ReportOptions& options = {});
 // RenderReport(...).output in Markdown, whatever options.format says.
 std::string RenderMarkdownReport(const RunResults& results, const ReportOptions& options = {});

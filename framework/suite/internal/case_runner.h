@@ -11,6 +11,7 @@
 #include "bankcheck/kernel_registry.h"
 #include "bankcheck/line_annotations.h"
 #include "bankcheck/results.h"
+#include "bankcheck/verdict.h"
 #include "core/internal/line_counts.h"
 #include "suite/internal/record_command.h"
 
@@ -48,6 +49,16 @@ std::string JitNote(const RunMetadata& now);
 // --baselines <baselines_dir>" (paths quoted for the shell where they need it).
 std::string UpdateBaselinesCommand(const std::filesystem::path& results_dir,
                                    const std::filesystem::path& baselines_dir);
+
+// A case's launches against its baseline, and whether that fails the case: DecideCase (verdict.h),
+// the rule report, compare and run apply, strict by default (any difference, or no baseline). The
+// suite only reports what this decided.
+struct BaselineCheck {
+  BaselineComparison comparison;
+  bool fails = false;
+};
+BaselineCheck CheckBaseline(const BaselineSet& baselines, const std::string& case_name,
+                            const std::vector<LaunchRecord>& measured, const VerdictPolicy& policy = {});
 
 // Failure text when a launch disagrees with the case's annotation; empty when it agrees.
 std::vector<std::string> AnnotationMismatches(const Expectation& expect, const LaunchRecord& record);
