@@ -227,7 +227,8 @@ TEST_F(AnnotateCommandTest, OnlyRegularSourceFilesOutsideHiddenFoldersAreWritten
   counts.push_back(MakeInstruction(address += 0x10, "STS", SharedKind::kStore, 1, 32, 64, 32,
                                    (root_ / "pipe.cu").string()));
   // Sources, by their extensions: written.
-  for (const std::string& name : {"a.cuh", "b.cpp", "c.h", "d.inl"}) {
+  const std::vector<std::string> sources = {"a.cuh", "b.cpp", "c.h", "d.inl"};
+  for (const std::string& name : sources) {
     WriteFile(root_ / "kernels" / name, text);
     counts.push_back(MakeInstruction(address += 0x10, "STS", SharedKind::kStore, 1, 32, 64, 32,
                                      (root_ / "kernels" / name).string()));
@@ -243,12 +244,10 @@ TEST_F(AnnotateCommandTest, OnlyRegularSourceFilesOutsideHiddenFoldersAreWritten
   EXPECT_THAT(run.out, HasSubstr("a hidden file or folder (.git), not a source: not written"));
   EXPECT_THAT(run.out, HasSubstr("a hidden file or folder (.k.cu), not a source: not written"));
   EXPECT_THAT(run.out,
-              HasSubstr("ci/run.sh:1  STS  2-way  // bankcheck: 2-way  not a C, C++ or CUDA source by "
-                        "its extension: not written"));
-  EXPECT_THAT(run.out,
-              HasSubstr("pipe.cu:1  STS  2-way  // bankcheck: 2-way  not a regular file: not written"));
+              HasSubstr("// bankcheck: 2-way  not a C, C++ or CUDA source by its extension: not written"));
+  EXPECT_THAT(run.out, HasSubstr("// bankcheck: 2-way  not a regular file: not written"));
   EXPECT_TRUE(std::filesystem::is_fifo(root_ / "pipe.cu"));
-  for (const std::string& name : {"a.cuh", "b.cpp", "c.h", "d.inl"}) {
+  for (const std::string& name : sources) {
     SCOPED_TRACE(name);
     EXPECT_EQ(ReadFile(root_ / "kernels" / name), "x = 1;  // bankcheck: 2-way\ny = 2;\n");
   }
