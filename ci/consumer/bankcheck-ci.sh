@@ -382,13 +382,28 @@ if ((status != 0 && baseline_patch && (counts_changed || ${#stale[@]} > 0))); th
           ctest --test-dir "$build_dir" --output-on-failure -R "^($baseline_regex)"
       fi
     } >>"$artifacts/record.log" 2>&1 || record_failed=1
-    # The lock files recording takes are no part of the baselines.
-    find "$patch_dir" -name .lock -type f -delete
+    # The patch holds the baselines alone: regular *.json files of one link inside the baselines
+    # folder. The suites run the project's (a pull request's) code, which may write anything into
+    # the copy or beside it (a workflow, a link to /etc/passwd): none of that is offered as a baseline.
+    # The copy itself, not a link the suites put in its place or above it.
+    if [[ "$(cd "$copy" 2>/dev/null && pwd -P)" != "$(cd "$patch_dir" && pwd -P)/b${rel:+/$rel}" ]]; then
+      warn "recording replaced the copy of $dir with something else: it is not in the patch"
+      record_failed=1
+      continue
+    fi
+    for side in a b; do
+      mkdir -p "$patch_dir/diff/$side/$rel"
+      (cd "$patch_dir/$side/$rel" && find . -type f -links 1 -name '*.json' -print0) |
+        while IFS= read -r -d '' file; do
+          mkdir -p "$patch_dir/diff/$side/$rel/$(dirname "$file")"
+          cp -P -- "$patch_dir/$side/$rel/$file" "$patch_dir/diff/$side/$rel/$file"
+        done
+    done
     if command -v git >/dev/null 2>&1; then
-      (cd "$patch_dir" && git -c core.quotepath=off diff --no-index --no-color --no-ext-diff --no-renames --binary \
-        --src-prefix= --dst-prefix= a b) >>"$artifacts/baselines.patch" || true
+      (cd "$patch_dir/diff" && git -c core.quotepath=off diff --no-index --no-color --no-ext-diff --no-renames \
+        --binary --src-prefix= --dst-prefix= a b) >>"$artifacts/baselines.patch" || true
     else
-      (cd "$patch_dir" && diff -ruN a b) >>"$artifacts/baselines.patch" || true
+      (cd "$patch_dir/diff" && diff -ruN a b) >>"$artifacts/baselines.patch" || true
     fi
   done
   if ((record_failed)); then

@@ -7,11 +7,12 @@
 #       DIR/prefix, copies examples/ to DIR/src and has the installed bankcheck-ci build it in
 #       DIR/build (CUDA architectures: default 90, the H100) and run it there (CPU checks pass, GPU
 #       tests skip); then strips the programs and drops what a run does not need (about 8 MB).
-#       DIR defaults to /tmp/bankcheck-gpu-check: the GPU machine must have it at the same absolute
-#       path (CTest's files and the suite's settings hold absolute paths).
+#       DIR defaults to ${XDG_CACHE_HOME:-$HOME/.cache}/bankcheck-gpu-check: the GPU machine must
+#       have it at the same absolute path (CTest's files and the suite's settings hold absolute paths).
 #   ci/consumer/gpu-check.sh run [--work DIR] [--from COPY] [--out DIR]
 #       On the GPU machine, no compiler used: with --from, first copies COPY (a copy of a prepared
-#       DIR, e.g. carried in the repository) to DIR. Then, each time through the installed
+#       DIR, e.g. carried in the repository) to DIR (default: the path COPY was prepared at). Then,
+#       each time through the installed
 #       bankcheck-ci with --prebuilt --require-gpu:
 #         1. the example has no baselines: the run fails (exit 1), its cases MISSING, and writes
 #            baselines.patch
@@ -21,6 +22,10 @@
 #         5. the run fails (exit 1), and the Markdown report in its summary file names the regression
 #       --out DIR gets each run's summary, the first run's baselines.patch and the doctored file.
 #
+# DIR holds the programs this script runs, often as root, so it must be private (docs/security.md):
+# a real folder (no link) of this user's with mode 0700, created so when missing, under folders that
+# belong to root or to this user and that nobody else may write to (or sticky, as /tmp). A DIR,
+# COPY or --out folder that fails this is refused, never used, copied into or removed.
 # Exits 0 when every step went as expected, else 1 naming the step (its log is printed).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -29,7 +34,7 @@ mode="${1:-}"
 [[ "$mode" == prepare || "$mode" == run ]] ||
   { echo "usage: $0 prepare|run [options] (see the comment at the top of $0)" >&2; exit 2; }
 shift
-work=/tmp/bankcheck-gpu-check
+work=""
 bankcheck_build="${BANKCHECK_BUILD_DIR:-$root/build}"
 architectures=90
 from=""
@@ -37,7 +42,7 @@ out=""
 while (($#)); do
   (($# >= 2)) || { echo "gpu-check: $1 needs a value" >&2; exit 2; }
   case "$1" in
-    --work) work="$2" ;;
+    --work) work="$2"; [[ -n "$work" ]] || { echo "gpu-check: --work needs a folder" >&2; exit 2; } ;;
     --bankcheck-build) bankcheck_build="$2" ;;
     --cuda-architectures) architectures="$2" ;;
     --from) from="$2" ;;
@@ -53,18 +58,66 @@ fail() {
   echo "gpu-check: FAILED: $*" >&2
   exit 1
 }
-# Removes DIR only when it is a folder this script made (or does not exist).
+me="$(id -u)"
+# safe_folder DIR private|mine|above: refuses (fails) unless every folder from / down to DIR is a
+# real folder (no link) that belongs to root or to this user and that nobody else may write to, or
+# that is sticky (/tmp: nobody else may rename or remove what is in it); and DIR itself, when
+# "private", is this user's with no access for anyone else (0700), when "mine", belongs to root or to
+# this user and nobody else may write to it. Missing folders are created (0700). Afterwards only root
+# and this user can change what DIR holds or where its path leads, so the path checked here is the
+# folder used later; a folder another user made first at DIR is refused, never used.
+safe_folder() {
+  local path="$1" kind="$2" dir="" part uid mode what
+  [[ "$path" == /* ]] || path="$(pwd -P)/$path"
+  [[ "/$path/" != */../* && "/$path/" != */./* ]] || fail "$1: give a path without . or .. in it"
+  local dirs=(/) parts
+  IFS=/ read -ra parts <<<"$path"
+  for part in "${parts[@]}"; do
+    [[ -n "$part" ]] || continue
+    dir+="/$part"
+    dirs+=("$dir")
+  done
+  for dir in "${dirs[@]}"; do
+    what=above
+    [[ "$dir" != "${dirs[${#dirs[@]} - 1]}" ]] || what="$kind"
+    if [[ ! -e "$dir" && ! -L "$dir" ]]; then
+      mkdir -m 0700 -- "$dir" || fail "cannot create the folder $dir"
+    fi
+    [[ ! -L "$dir" ]] || fail "refusing $1: $dir is a symbolic link (someone may have planted it); give a path without links"
+    [[ -d "$dir" ]] || fail "refusing $1: $dir is not a folder"
+    read -r uid mode < <(stat -c '%u %a' -- "$dir") || fail "cannot examine $dir"
+    mode=$((8#$mode))
+    case "$what" in
+      private)
+        ((uid == me && (mode & 8#077) == 0)) ||
+          fail "refusing $1: it must be a folder of your own that nobody else may use (mode 0700), but it" \
+            "belongs to uid $uid with mode $(printf '%o' "$mode") (someone may have made it first); remove it or give --work"
+        ;;
+      *)
+        ((uid == me || uid == 0)) ||
+          fail "refusing $1: $dir belongs to uid $uid, not to you or root, who could swap what is in it; use a folder of your own"
+        # Sticky is enough above DIR (nobody else may move DIR), not for DIR itself (others' files in it).
+        [[ "$what" == above ]] || mode=$((mode & ~8#1000))
+        (( (mode & 8#022) == 0 || (mode & 8#1000) != 0 )) ||
+          fail "refusing $1: others may write to $dir (mode $(printf '%o' "$mode")) and swap what is in it; use a folder of your own"
+        ;;
+    esac
+  done
+}
+# Removes DIR only when it is a private folder this script made (or does not exist).
 clear_work() {
-  [[ ! -e "$1" ]] && return 0
+  [[ ! -e "$1" && ! -L "$1" ]] && return 0
+  safe_folder "$1" private
   [[ -f "$1/$marker" ]] || fail "$1 exists and was not made by gpu-check.sh; remove it or give --work"
-  rm -rf "$1"
+  rm -rf -- "$1"
 }
 
 if [[ "$mode" == prepare ]]; then
   [[ -x "$bankcheck_build/bin/bankcheck" ]] ||
     fail "no bankcheck build in $bankcheck_build (ci/test.sh, or --bankcheck-build DIR)"
+  [[ -n "$work" ]] || work="${XDG_CACHE_HOME:-$HOME/.cache}/bankcheck-gpu-check"
   clear_work "$work"
-  mkdir -p "$work"
+  safe_folder "$work" private
   touch "$work/$marker"
   say "installing bankcheck from $bankcheck_build into $work/prefix"
   cmake --install "$bankcheck_build" --prefix "$work/prefix" >"$work/install.log"
@@ -92,13 +145,22 @@ fi
 
 # run
 if [[ -n "$from" ]]; then
+  # Its programs are run: it must be this user's (or root's) as much as the work folder.
+  safe_folder "$from" mine
   [[ -f "$from/$marker" ]] || fail "$from is not a folder that 'gpu-check.sh prepare' made"
-  if [[ "$(cd "$from" && pwd)" != "$work" ]]; then
+  if [[ -z "$work" ]]; then
+    work="$(sed -n 's/^CMAKE_CACHEFILE_DIR:INTERNAL=//p' "$from/build/CMakeCache.txt" 2>/dev/null || true)"
+    work="${work%/build}"
+    [[ "$work" == /* ]] || fail "$from/build/CMakeCache.txt names no build folder: give --work"
+  fi
+  if [[ "$(cd "$from" && pwd -P)" != "$work" ]]; then
     clear_work "$work"
-    mkdir -p "$(dirname "$work")"
-    cp -R "$from" "$work"
+    safe_folder "$work" private
+    cp -R -- "$from/." "$work/"
   fi
 fi
+[[ -n "$work" ]] || work="${XDG_CACHE_HOME:-$HOME/.cache}/bankcheck-gpu-check"
+safe_folder "$work" private
 [[ -f "$work/$marker" && -f "$work/build/CTestTestfile.cmake" ]] ||
   fail "no prepared example in $work ('gpu-check.sh prepare --work $work' first)"
 built_in="$(sed -n 's/^CMAKE_CACHEFILE_DIR:INTERNAL=//p' "$work/build/CMakeCache.txt")"
@@ -109,7 +171,7 @@ src="$work/src"
 if compgen -G "$src/baselines/*/*.json" >/dev/null; then
   fail "$src/baselines holds recorded baselines already: prepare afresh"
 fi
-[[ -z "$out" ]] || mkdir -p "$out"
+[[ -z "$out" ]] || safe_folder "$out" mine
 
 # step <n>: runs bankcheck-ci on the GPU; its status in $step_status, its files in $work/run<n>.
 step() {

@@ -43,13 +43,23 @@ struct Source {
   std::string shown;  // relative to the source root when under it, else as line info names it
   fs::path path;      // the file itself (links resolved) when under the root
   bool under_root = false;
-  bool found = true;  // false: line info names a file this machine does not have (generated at run time)
+  bool found = true;       // false: line info names a file this machine does not have (generated at run time)
+  std::string not_source;  // why annotate never writes it (NotAnEditableSource), or ""
   std::string text;
   LineAnnotationScan scan;
 };
 
 // kUnwritable: the suggestion is no annotation the grammar allows (fewer wavefronts than ideal).
-enum class Status { kMatches, kNotAnnotated, kDiffers, kDisagree, kUnwritable, kOutsideRoot, kNotFound };
+enum class Status {
+  kMatches,
+  kNotAnnotated,
+  kDiffers,
+  kDisagree,
+  kUnwritable,
+  kOutsideRoot,
+  kNotFound,
+  kNotSource
+};
 
 struct Row {
   const Source* source = nullptr;
@@ -123,6 +133,8 @@ std::string StatusText(const Row& row, bool apply, bool overwrite) {
       return "outside the source root: not written";
     case Status::kNotFound:
       return "no such file here (generated, or built elsewhere): not written";
+    case Status::kNotSource:
+      return row.source->not_source + ": not written";
     case Status::kDisagree:
       return "cases disagree (" + Disagreement(row.cases) + "): not written";
     case Status::kUnwritable:
@@ -156,7 +168,8 @@ std::string StatusText(const Row& row, bool apply, bool overwrite) {
 }
 
 bool Settled(const Row& row) {
-  if (row.status == Status::kMatches || row.status == Status::kOutsideRoot || row.status == Status::kNotFound)
+  if (row.status == Status::kMatches || row.status == Status::kOutsideRoot ||
+      row.status == Status::kNotFound || row.status == Status::kNotSource)
     return true;
   if (!row.edit) return false;
   const EditOutcome outcome = row.edit->outcome;
@@ -183,7 +196,8 @@ void AddAnnotateCommandTo(CLI::App& app) {
   command->footer(
       "Per line: file:line, its instructions, the measured ways, the annotation that matches them, and the "
       "line's status in the source now. Lines that cases measure differently are reported, never written; "
-      "only files under the source root are written, never a library's. --apply appends the annotation to "
+      "only C, C++ and CUDA sources under the source root are written (by extension, never under a folder "
+      "whose name starts with '.'), never a library's. --apply appends the annotation to "
       "its line, or puts it alone on a new line above one that ends with another // comment (lines then "
       "move: rebuild the kernels before the next measured run). Grammar: docs/annotations.md. Exit status: "
       "0 every line under the source root matches or was written; 1 some suggestion was not written (a dry "
@@ -257,6 +271,9 @@ void AddAnnotateCommandTo(CLI::App& app) {
         source.found = false;
         continue;
       }
+      // Never read nor written unless annotations belong in it: a results file names the files.
+      source.not_source = NotAnEditableSource(*relative, resolved);
+      if (!source.not_source.empty()) continue;
       try {
         source.text = ReadTextFile(resolved, "");
       } catch (const Error& e) {
@@ -280,7 +297,8 @@ void AddAnnotateCommandTo(CLI::App& app) {
     std::map<std::tuple<bool, std::string, uint32_t>, Row> rows;
     for (auto& [where, cases] : lines) {
       const Source* source = &sources.at(where.first);
-      if (source->under_root && source->found) source = by_path.at(source->path.string());
+      if (source->under_root && source->found && source->not_source.empty())
+        source = by_path.at(source->path.string());
       Row& row = rows[{!source->under_root, source->shown, where.second}];
       row.source = source;
       row.line = where.second;
@@ -296,6 +314,8 @@ void AddAnnotateCommandTo(CLI::App& app) {
         row.status = Status::kNotFound;
       } else if (!row.source->under_root) {
         row.status = Status::kOutsideRoot;
+      } else if (!row.source->not_source.empty()) {
+        row.status = Status::kNotSource;
       } else if (!row.existing.empty() && Matches(row)) {
         row.status = Status::kMatches;
       } else if (suggestions.size() > 1) {

@@ -4,6 +4,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -205,6 +206,51 @@ TEST_F(AnnotateCommandTest, FilesOutsideTheSourceRootAreNeverWritten) {
                                  std::filesystem::canonical(root_).string() + ": not considered.\n"));
   EXPECT_EQ(ReadFile(library), header);
   EXPECT_TRUE(std::filesystem::is_symlink(root_ / "linked.hpp"));
+}
+
+// A results file may come from a pull request and name any file under the root: only C, C++ and
+// CUDA sources are written, never under a folder whose name starts with '.', never what is not a
+// regular file; the others are not even read.
+TEST_F(AnnotateCommandTest, OnlyRegularSourceFilesOutsideHiddenFoldersAreWritten) {
+  const std::string text = "x = 1;\ny = 2;\n";
+  const std::vector<std::string> refused = {".git/config",      "ci/run.sh",     ".github/workflows/ci.yml",
+                                            ".hidden/k.cu",     "kernels/.k.cu", "notes.txt",
+                                            "kernels/k.cu.orig"};
+  std::vector<InstructionCounts> counts;
+  uint32_t address = 0x10;
+  for (const std::string& name : refused) {
+    WriteFile(root_ / name, text);
+    counts.push_back(
+        MakeInstruction(address += 0x10, "STS", SharedKind::kStore, 1, 32, 64, 32, (root_ / name).string()));
+  }
+  ASSERT_EQ(::mkfifo((root_ / "pipe.cu").c_str(), 0600), 0);  // never opened: it would block a reader
+  counts.push_back(MakeInstruction(address += 0x10, "STS", SharedKind::kStore, 1, 32, 64, 32,
+                                   (root_ / "pipe.cu").string()));
+  // Sources, by their extensions: written.
+  const std::vector<std::string> sources = {"a.cuh", "b.cpp", "c.h", "d.inl"};
+  for (const std::string& name : sources) {
+    WriteFile(root_ / "kernels" / name, text);
+    counts.push_back(MakeInstruction(address += 0x10, "STS", SharedKind::kStore, 1, 32, 64, 32,
+                                     (root_ / "kernels" / name).string()));
+  }
+  const auto results = Results("results.json", {{"k/naive", counts}});
+  const CliRun run = Bankcheck("annotate --apply " + Quoted(results) + Root());
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;  // nothing left that may be written
+  for (const std::string& name : refused) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(ReadFile(root_ / name), text);
+    EXPECT_THAT(run.out, HasSubstr(name + ":1"));
+  }
+  EXPECT_THAT(run.out, HasSubstr("a hidden file or folder (.git), not a source: not written"));
+  EXPECT_THAT(run.out, HasSubstr("a hidden file or folder (.k.cu), not a source: not written"));
+  EXPECT_THAT(run.out,
+              HasSubstr("// bankcheck: 2-way  not a C, C++ or CUDA source by its extension: not written"));
+  EXPECT_THAT(run.out, HasSubstr("// bankcheck: 2-way  not a regular file: not written"));
+  EXPECT_TRUE(std::filesystem::is_fifo(root_ / "pipe.cu"));
+  for (const std::string& name : sources) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(ReadFile(root_ / "kernels" / name), "x = 1;  // bankcheck: 2-way\ny = 2;\n");
+  }
 }
 
 TEST_F(AnnotateCommandTest, CasesWithAPerLaunchExpectationAndSourcesNotHereAreLeftAlone) {

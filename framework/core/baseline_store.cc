@@ -38,11 +38,9 @@ json ReadDocumentForUpdate(const std::filesystem::path& path, const std::string&
   }
 }
 
-std::filesystem::path PrepareArchFolder(const std::filesystem::path& baselines_dir, const std::string& arch) {
+OutputFolder PrepareArchFolder(const std::filesystem::path& baselines_dir, const std::string& arch) {
   internal::ValidateBaselineArch(arch);
-  const std::filesystem::path folder = baselines_dir / arch;
-  CreateOutputFolders(folder);
-  return folder;
+  return OutputFolder::Create(baselines_dir / arch);
 }
 
 }  // namespace
@@ -136,8 +134,11 @@ std::vector<std::filesystem::path> UpdateBaselines(const std::filesystem::path& 
     by_topic[TopicOfCase(update.case_name)].push_back(&update);
   }
   if (by_topic.empty()) return {};
-  const std::filesystem::path folder = PrepareArchFolder(baselines_dir, arch);
-  const ExclusiveFileLock lock(folder / ".lock");
+  // The folder is opened once: its lock and its files are on that descriptor, so they are in the
+  // folder that was checked (output_folder.h), whatever happens to its path meanwhile.
+  const OutputFolder arch_folder = PrepareArchFolder(baselines_dir, arch);
+  const std::filesystem::path folder = arch_folder.path();
+  const ExclusiveFileLock lock(arch_folder, ".lock");
   std::vector<std::filesystem::path> written;
   for (const auto& [topic, topic_updates] : by_topic) {
     const std::filesystem::path path = folder / (topic + ".json");
@@ -155,7 +156,7 @@ std::vector<std::filesystem::path> UpdateBaselines(const std::filesystem::path& 
     // something changed (not a new date in every file).
     if (!changed) continue;
     document["recorded_with"] = internal::RecordedWithToJson(recorded_with);
-    WriteFileAtomically(path, DumpJson(document));
+    WriteFileIn(arch_folder, topic + ".json", DumpJson(document));
     written.push_back(path);
   }
   return written;
@@ -171,7 +172,8 @@ std::vector<std::filesystem::path> RemoveBaselineEntries(const std::filesystem::
   if (case_names.empty() || !std::filesystem::is_directory(folder, error)) return {};
   std::map<std::string, std::vector<std::string>> by_topic;
   for (const std::string& name : case_names) by_topic[TopicOfCase(name)].push_back(name);
-  const ExclusiveFileLock lock(folder / ".lock");
+  const OutputFolder arch_folder = OutputFolder::Open(folder);
+  const ExclusiveFileLock lock(arch_folder, ".lock");
   std::vector<std::filesystem::path> changed;
   for (const auto& [topic, names] : by_topic) {
     const std::filesystem::path path = folder / (topic + ".json");
@@ -181,9 +183,9 @@ std::vector<std::filesystem::path> RemoveBaselineEntries(const std::filesystem::
     for (const std::string& name : names) removed += document["cases"].erase(name);
     if (removed == 0) continue;
     if (document["cases"].empty()) {
-      std::filesystem::remove(path);
+      RemoveFileIn(arch_folder, topic + ".json");
     } else {
-      WriteFileAtomically(path, DumpJson(document));
+      WriteFileIn(arch_folder, topic + ".json", DumpJson(document));
     }
     changed.push_back(path);
   }

@@ -35,19 +35,6 @@ struct Descriptor {
   }
 };
 
-// The folder that holds `target`, opened for the *at calls; Error naming it when it cannot be.
-int OpenFolderOf(const std::filesystem::path& target) {
-  const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : ".";
-  const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd >= 0) return fd;
-  const int open_errno = errno;
-  const std::string why = open_errno == ENOENT    ? "does not exist; create it first"
-                          : open_errno == ENOTDIR ? "is not a folder"
-                                                  : "cannot be opened (" + ErrnoText(open_errno) + ")";
-  throw Error(ErrorKind::kBadInput, "cannot write " + target.string() + ": its folder " + folder.string() +
-                                        " " + why + "; the file was not written");
-}
-
 // The mode a replacement of `name` keeps (the old file's, never world-writable), or none when
 // there is no such file. Refuses a symbolic link (never written through, docs/security.md) and
 // anything but a regular file.
@@ -95,38 +82,6 @@ int CreateTemporary(int folder_fd, const std::string& name, mode_t mode, const s
   }
   throw Error(ErrorKind::kBadInput,
               "cannot create a temporary file beside " + target.string() + ": every name tried was taken");
-}
-
-// Whether the folder `status` describes may be written by someone other than its owner and us
-// (group or world write without the sticky bit, owned by another user).
-bool WritableByOthers(const struct stat& status) {
-  return status.st_uid != ::geteuid() && (status.st_mode & (S_IWGRP | S_IWOTH)) != 0 &&
-         (status.st_mode & S_ISVTX) == 0;
-}
-
-// Checks a folder that exists on the way to an output folder; `final` is the output folder
-// itself, which must not be a link.
-void CheckOutputFolder(const std::filesystem::path& folder, bool final) {
-  struct stat status {};
-  const int result = final ? ::lstat(folder.c_str(), &status) : ::stat(folder.c_str(), &status);
-  if (result != 0) {
-    throw Error(ErrorKind::kBadInput,
-                "cannot use the folder " + folder.string() + " (" + ErrnoText(errno) + ")");
-  }
-  if (S_ISLNK(status.st_mode)) {
-    throw Error(ErrorKind::kBadInput, "refusing to write into " + folder.string() +
-                                          ": it is a symbolic link; give the real folder's path instead");
-  }
-  if (!S_ISDIR(status.st_mode)) {
-    throw Error(ErrorKind::kBadInput,
-                "cannot create the folder " + folder.string() + ": something that is not a folder is there");
-  }
-  if (WritableByOthers(status)) {
-    throw Error(ErrorKind::kBadInput,
-                "refusing to write under " + folder.string() +
-                    ": it belongs to another user and others may write to it, so they could swap what "
-                    "bankcheck writes; use a folder of your own");
-  }
 }
 
 }  // namespace
@@ -177,15 +132,23 @@ void WriteFileAtomically(const std::filesystem::path& path, const std::string& c
   if (name.empty() || name == "." || name == "..") {
     throw Error(ErrorKind::kBadInput, "cannot write " + path.string() + ": it names a folder, not a file");
   }
-  const Descriptor folder{OpenFolderOf(path)};
-  const std::optional<mode_t> old_mode = ModeOfExistingTarget(folder.fd, name, path);
+  WriteFileIn(OutputFolder::Open(path.has_parent_path() ? path.parent_path() : ".", path), name, content);
+}
+
+void WriteFileIn(const OutputFolder& output, const std::string& name, const std::string& content) {
+  const std::filesystem::path path = output.path() / name;
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos) {
+    throw Error(ErrorKind::kBadInput, "cannot write " + path.string() + ": it names no file of the folder");
+  }
+  const int folder_fd = output.fd();
+  const std::optional<mode_t> old_mode = ModeOfExistingTarget(folder_fd, name, path);
   std::string temporary;
-  Descriptor file{CreateTemporary(folder.fd, name, old_mode ? 0600 : 0644, path, temporary)};
+  Descriptor file{CreateTemporary(folder_fd, name, old_mode ? 0600 : 0644, path, temporary)};
   // Removes the temporary and reports the step that failed, with the errno it left. The message
   // names the path the user gave, never the temporary's internal name.
   const auto fail = [&](const char* step) {
     const int error_number = errno;
-    ::unlinkat(folder.fd, temporary.c_str(), 0);
+    ::unlinkat(folder_fd, temporary.c_str(), 0);
     throw Error(ErrorKind::kBadInput, "cannot write " + path.string() + ": " + step +
                                           " its temporary copy in the same folder failed (" +
                                           ErrnoText(error_number) + "); " + path.string() +
@@ -195,30 +158,23 @@ void WriteFileAtomically(const std::filesystem::path& path, const std::string& c
   if (!WriteAll(file.fd, content) || ::fsync(file.fd) != 0) fail("writing");
   if (::close(std::exchange(file.fd, -1)) != 0) fail("writing");
   try {
-    ModeOfExistingTarget(folder.fd, name, path);  // a link planted meanwhile is refused, not replaced
+    ModeOfExistingTarget(folder_fd, name, path);  // a link planted meanwhile is refused, not replaced
   } catch (const Error&) {
-    ::unlinkat(folder.fd, temporary.c_str(), 0);
+    ::unlinkat(folder_fd, temporary.c_str(), 0);
     throw;
   }
-  if (::renameat(folder.fd, temporary.c_str(), folder.fd, name.c_str()) != 0) fail("renaming");
-  ::fsync(folder.fd);  // best effort: the rename itself already happened
+  if (::renameat(folder_fd, temporary.c_str(), folder_fd, name.c_str()) != 0) fail("renaming");
+  ::fsync(folder_fd);  // best effort: the rename itself already happened
 }
 
-void CreateOutputFolders(const std::filesystem::path& folder) {
-  std::filesystem::path wanted = std::filesystem::absolute(folder).lexically_normal();
-  if (wanted.filename().empty()) wanted = wanted.parent_path();  // a trailing '/'
-  std::filesystem::path prefix;
-  for (const std::filesystem::path& part : wanted) {
-    prefix /= part;
-    if (prefix == prefix.root_path()) continue;
-    if (::mkdir(prefix.c_str(), 0755) == 0) continue;  // new, and ours
-    if (errno != EEXIST) {
-      throw Error(ErrorKind::kBadInput, "cannot create the folder " + prefix.string() + " (" +
-                                            ErrnoText(errno) + "); is its parent writable?");
-    }
-    CheckOutputFolder(prefix, prefix == wanted);
-  }
+bool RemoveFileIn(const OutputFolder& folder, const std::string& name) {
+  if (::unlinkat(folder.fd(), name.c_str(), 0) == 0) return true;
+  if (errno == ENOENT) return false;
+  throw Error(ErrorKind::kBadInput,
+              "cannot remove " + (folder.path() / name).string() + " (" + ErrnoText(errno) + ")");
 }
+
+void CreateOutputFolders(const std::filesystem::path& folder) { OutputFolder::Create(folder); }
 
 bool AppendToExistingFile(const std::filesystem::path& path, const std::string& text) {
   const Descriptor file{::open(path.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)};
@@ -284,14 +240,13 @@ int OpenLockFileAt(int folder_fd, const std::string& name, const std::filesystem
               "cannot open the lock file " + shown_path.string() + ": it keeps disappearing; run again");
 }
 
-ExclusiveFileLock::ExclusiveFileLock(const std::filesystem::path& path) {
-  const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : ".";
-  const Descriptor folder_fd{::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
-  if (folder_fd.fd < 0) {
-    throw Error(ErrorKind::kBadInput,
-                "cannot open the folder of the lock file " + path.string() + " (" + ErrnoText(errno) + ")");
-  }
-  fd_ = OpenLockFileAt(folder_fd.fd, path.filename().string(), path, 0644);
+ExclusiveFileLock::ExclusiveFileLock(const std::filesystem::path& path)
+    : ExclusiveFileLock(OutputFolder::Open(path.has_parent_path() ? path.parent_path() : ".", path),
+                        path.filename().string()) {}
+
+ExclusiveFileLock::ExclusiveFileLock(const OutputFolder& folder, const std::string& name) {
+  const std::filesystem::path path = folder.path() / name;
+  fd_ = OpenLockFileAt(folder.fd(), name, path, 0644);
   while (::flock(fd_, LOCK_EX) != 0) {
     if (errno == EINTR) continue;
     const int lock_errno = errno;

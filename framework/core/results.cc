@@ -243,9 +243,7 @@ std::filesystem::path WriteCaseResult(const std::filesystem::path& results_dir, 
   fragment.metadata = metadata;
   fragment.cases.emplace(result.name, result);
   const std::filesystem::path path = CaseResultPath(results_dir, result.name);
-  CreateOutputFolders(results_dir);
-  CreateOutputFolders(path.parent_path());
-  WriteResults(path, fragment);
+  WriteFileIn(OutputFolder::Create(path.parent_path()), path.filename().string(), SerializeResults(fragment));
   return path;
 }
 

@@ -1,5 +1,10 @@
 #include "core/internal/source_paths.h"
 
+#include <sys/stat.h>
+
+#include <array>
+#include <string_view>
+
 namespace bankcheck {
 
 std::string WithoutRoot(const std::string& file, std::string root) {
@@ -12,6 +17,24 @@ std::string WithoutRoot(const std::string& file, std::string root) {
 
 bool UnderRoot(const std::string& file, const std::string& root) {
   return !root.empty() && WithoutRoot(file, root) != file;
+}
+
+std::string NotAnEditableSource(const std::filesystem::path& relative,
+                                const std::filesystem::path& resolved) {
+  for (const std::filesystem::path& part : relative) {
+    const std::string name = part.string();
+    if (!name.empty() && name[0] == '.') return "a hidden file or folder (" + name + "), not a source";
+  }
+  static constexpr std::array<std::string_view, 17> kSourceExtensions = {
+      ".c",  ".cc",  ".cpp", ".cxx", ".c++", ".C",   ".cu",  ".cuh", ".h",
+      ".hh", ".hpp", ".hxx", ".h++", ".inl", ".ipp", ".tpp", ".tcc"};
+  const std::string extension = resolved.extension().string();
+  bool source = false;
+  for (const std::string_view known : kSourceExtensions) source = source || extension == known;
+  if (!source) return "not a C, C++ or CUDA source by its extension";
+  struct stat status {};
+  if (::lstat(resolved.c_str(), &status) != 0 || !S_ISREG(status.st_mode)) return "not a regular file";
+  return "";
 }
 
 }  // namespace bankcheck

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/internal/output_folder.h"
+
 namespace bankcheck {
 
 // The whole file; Error(kBadInput) naming the file (and `advice`) when it cannot be read, and naming
@@ -18,17 +20,20 @@ std::string ReadTextFile(const std::filesystem::path& path, const std::string& a
 // `content` so that a reader sees the old file or the new one, never a partial one, and never
 // writes through a link planted at the path (docs/security.md): creates a temporary
 // `<name>.tmp.<random>` in the folder of `path` exclusively (O_CREAT|O_EXCL|O_NOFOLLOW), writes
-// and fsyncs it, renames it over `path`, and fsyncs the folder. A new file gets 0644 less the
-// umask; an existing one keeps its mode. Never world-writable. Error(kBadInput) naming the file,
-// with the old file unchanged and the temporary removed, when the folder is missing (folders are
-// not created here), or `path` is a symbolic link or exists but is not a regular file, or a step
-// fails.
+// and fsyncs it, renames it over `path`, and fsyncs the folder, all on the folder's descriptor
+// (OutputFolder::Open: no link on the way, folders of root or the caller only). A new file gets
+// 0644 less the umask; an existing one keeps its mode. Never world-writable. Error(kBadInput)
+// naming the file, with the old file unchanged and the temporary removed, when the folder is
+// missing (folders are not created here) or refused, or `path` is a symbolic link or exists but is
+// not a regular file, or a step fails.
 void WriteFileAtomically(const std::filesystem::path& path, const std::string& content);
+// The same into a folder already open: `name` is a file name, not a path.
+void WriteFileIn(const OutputFolder& folder, const std::string& name, const std::string& content);
+// Removes the file `name` of an open folder (never a folder); false when there is none.
+bool RemoveFileIn(const OutputFolder& folder, const std::string& name);
 
-// Creates `folder` and its missing parents (mode 0755 less the umask) for bankcheck's own output.
-// Error(kBadInput) naming the folder when `folder` is a symbolic link or not a folder, or when it
-// or a parent is owned by another user and writable by others (group or world, without the
-// sticky bit), who could swap what is written there.
+// Creates `folder` and its missing parents (mode 0755 less the umask) for bankcheck's own output:
+// OutputFolder::Create, checking every folder on the way as it does.
 void CreateOutputFolders(const std::filesystem::path& folder);
 
 // Writes all of `content` to `fd`, retrying short and interrupted writes; false with errno set
@@ -55,6 +60,8 @@ int OpenLockFileAt(int folder_fd, const std::string& name, const std::filesystem
 class ExclusiveFileLock {
  public:
   explicit ExclusiveFileLock(const std::filesystem::path& path);
+  // The lock file `name` in an open folder: the folder the caller then writes to.
+  ExclusiveFileLock(const OutputFolder& folder, const std::string& name);
   ~ExclusiveFileLock();
   ExclusiveFileLock(const ExclusiveFileLock&) = delete;
   ExclusiveFileLock& operator=(const ExclusiveFileLock&) = delete;

@@ -2,6 +2,7 @@
 // Source paths as line info names them, shown relative to the project (BANKCHECK_SOURCE_ROOT).
 // Plain string prefixes: the files need not exist on this machine.
 
+#include <filesystem>
 #include <string>
 
 namespace bankcheck {
@@ -12,5 +13,15 @@ std::string WithoutRoot(const std::string& file, std::string root);
 
 // Whether `file` is inside the folder `root` (false for an empty root).
 bool UnderRoot(const std::string& file, const std::string& root);
+
+// Why `bankcheck annotate --apply` must not write the file at `resolved` (its path, links
+// resolved), `relative` being that path under the source root; "" when it may. A results file
+// names the files (it may come from a pull request), so only what annotations belong in is
+// written: a C, C++ or CUDA source by its extension (.c .cc .cpp .cxx .c++ .C .cu .cuh .h .hh .hpp
+// .hxx .h++ .inl .ipp .tpp .tcc), never a file or folder whose name starts with '.' (.git/config,
+// .github/workflows/), and only a regular file (no device, FIFO or folder). A file with other hard
+// links may be written: the atomic replacement gives this name a new file and leaves the other
+// names' file as it was.
+std::string NotAnEditableSource(const std::filesystem::path& relative, const std::filesystem::path& resolved);
 
 }  // namespace bankcheck

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# bankcheck-ci.sh's baselines.patch offers the baselines alone (docs/security.md): a suite runs the
+# project's (a pull request's) code, which may write anything into the copy of the baselines folder
+# it records into, or beside it. A hand-written CTest project (no compiler, no GPU) whose baseline
+# test is stale and whose recording writes a real baseline change plus hostile files: only the
+# baseline may reach the patch. CPU only.
+set -euo pipefail
+ci="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/bankcheck-ci.sh"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+tmp="$(cd "$tmp" && pwd -P)"
+failures=0
+fail() {
+  echo "FAILED: $*"
+  failures=$((failures + 1))
+}
+
+# project MODE: the source folder (its baselines) and a build folder with one kernel suite whose
+# baseline test fails (a stale entry); recorded (BANKCHECK_PRUNE_BASELINES=1) it runs record.sh MODE.
+project() {
+  rm -rf "$tmp/src" "$tmp/build" "$tmp/artifacts"
+  mkdir -p "$tmp/src/baselines/sm_90" "$tmp/build/bankcheck-suites"
+  echo '{"cases": {"t/old": 1}}' >"$tmp/src/baselines/sm_90/t.json"
+  echo 'notes' >"$tmp/src/baselines/README.txt"
+  cat >"$tmp/build/bankcheck-suites/s.suite" <<EOF
+target=s
+baselines_dir=$tmp/src/baselines
+results_dir=$tmp/build/results
+test_prefix=s
+baseline_files_test=s/baseline_files
+EOF
+  cat >"$tmp/build/CTestTestfile.cmake" <<EOF
+add_test([=[s/baseline_files]=] "/bin/bash" "$tmp/record.sh" "$1")
+EOF
+}
+cat >"$tmp/record.sh" <<'EOF'
+#!/bin/bash
+[[ "${BANKCHECK_PRUNE_BASELINES:-}" == 1 ]] || { echo "stale entry t/old"; exit 1; }
+dir="$BANKCHECK_BASELINES_DIR"
+case "$1" in
+  hostile)
+    echo '{"cases": {}}' >"$dir/sm_90/t.json"           # the real change
+    mkdir -p "$dir/../.github/workflows" "$dir/sm_90/deeper"
+    echo 'on: push' >"$dir/../.github/workflows/x.yml"   # beside the baselines folder
+    echo 'run: evil' >"$dir/sm_90/workflow.yml"          # not a baseline
+    ln -s /etc/passwd "$dir/sm_90/passwd.json"            # a link to a file
+    ln -s /etc "$dir/sm_90/etc"                           # a link to a folder
+    echo '{"secret": 1}' >"$dir/../outside.json"
+    ln "$dir/../outside.json" "$dir/sm_90/hard.json"      # a second name of a file outside
+    echo '{"cases": {"u/new": 2}}' >"$dir/sm_90/deeper/u.json"  # a baseline below: kept
+    ;;
+  replace)
+    # The copy replaced by a link to a folder of planted files.
+    planted="$(cd "$dir/../.." && pwd)/planted"
+    mkdir -p "$planted/sm_90"
+    echo '{"planted": 1}' >"$planted/sm_90/p.json"
+    rm -rf "$dir"
+    ln -s "$planted" "$dir"
+    ;;
+esac
+EOF
+
+run_ci() {
+  local status=0
+  "$ci" --prebuilt --source "$tmp/src" --build "$tmp/build" --artifacts "$tmp/artifacts" --summary '' \
+    --bankcheck /bin/true -j 1 >"$tmp/log" 2>&1 || status=$?
+  ((status == 1)) || { cat "$tmp/log"; fail "bankcheck-ci exited $status, not 1 (a failed test)"; }
+}
+
+project hostile
+run_ci
+patch="$tmp/artifacts/baselines.patch"
+if [[ ! -s "$patch" ]]; then
+  cat "$tmp/log"
+  fail "no baselines.patch"
+else
+  grep -q '^+++ b/baselines/sm_90/t.json' "$patch" || fail "the real change to baselines/sm_90/t.json is not in the patch"
+  grep -q '^+++ b/baselines/sm_90/deeper/u.json' "$patch" || fail "a new baseline below the arch folder is not in the patch"
+  for planted in .github x.yml workflow.yml passwd etc/ hard.json outside.json root: secret README; do
+    if grep -qF -- "$planted" "$patch"; then
+      fail "the patch offers '$planted' as a baseline"
+    fi
+  done
+  (cd "$tmp/src" && git apply --check "$patch") || fail "the patch does not apply to the source folder"
+  diffs="$(grep -c '^diff ' "$patch")"
+  ((diffs == 2)) || { cat "$patch"; fail "the patch has $diffs files, not 2"; }
+fi
+((failures)) || echo "ok: only the baselines' regular JSON files are in the patch"
+
+project replace
+run_ci
+if [[ -e "$patch" ]]; then
+  cat "$patch"
+  fail "a patch was written from a folder linked in place of the copy"
+elif ! grep -q 'bankcheck-ci: recording replaced the copy of .* with something else' "$tmp/log"; then
+  cat "$tmp/log"
+  fail "bankcheck-ci did not say that the copy was replaced"
+else
+  echo "ok: a link in place of the baselines' copy is not followed"
+fi
+
+if ((failures)); then
+  echo "bankcheck-ci_test: $failures check(s) failed"
+  exit 1
+fi
+echo "bankcheck-ci_test: passed"
