@@ -35,13 +35,20 @@ write_stale_baseline() {
 # the package it was installed with: configures and builds the example in the folder, runs ctest
 # and reports. Without a GPU it exits 0, saying the GPU tests skipped and why, with the summary and
 # the artifacts written; with --require-gpu it exits 1 saying there is no GPU. On a GPU it exits 1
-# with the case MISSING and a baselines.patch that records it. A stale entry in the baselines
-# folder: exit 1 and a baselines.patch that removes it, which `git apply` applies.
+# with the case MISSING and a baselines.patch that records it. As under GitHub Actions, the log holds
+# the report's workflow commands (the MISSING case an ::error) and --sarif a SARIF file per suite. A
+# stale entry in the baselines folder: exit 1 and a baselines.patch that removes it, which `git
+# apply` applies.
 check_bankcheck_ci() {
   local build="$1" ci="$work/prefix/bin/bankcheck-ci" out="$work/ci" status=0 file
   [[ -x "$ci" ]] || fail bankcheck-ci "cmake --install put no bin/bankcheck-ci in $work/prefix"
-  "$ci" --source "$work/src" --build "$build" --artifacts "$out" --summary "$work/summary.md" -j "$JOBS" \
-    >"$work/ci.log" 2>&1 || status=$?
+  GITHUB_ACTIONS=true "$ci" --source "$work/src" --build "$build" --artifacts "$out" --summary "$work/summary.md" \
+    --sarif "$work/sarif" -j "$JOBS" >"$work/ci.log" 2>&1 || status=$?
+  if ! grep -q '^bankcheck: [0-9]* regressions\?, ' "$work/ci.log" ||
+    ! grep -q '"version": "2.1.0"' "$work/sarif/my_suite.sarif"; then
+    cat "$work/ci.log"
+    fail bankcheck-ci "under GitHub Actions: no report --format github in the log, or no SARIF for my_suite"
+  fi
   if grep -q 'GPU test skipped, no usable GPU' "$work/ci.log"; then
     ((status == 0)) || { cat "$work/ci.log"; fail bankcheck-ci "exited $status without a GPU, not 0"; }
     grep 'bankcheck-ci: no usable GPU on this machine: ' "$work/ci.log" ||
@@ -63,6 +70,11 @@ check_bankcheck_ci() {
     if ((status != 1)) || ! grep -q '^+++ b/baselines/sm_[0-9a-z]*/my_scale.json' "$out/baselines.patch"; then
       cat "$work/ci.log"
       fail bankcheck-ci "on a GPU: expected exit 1 (MISSING) and a baselines.patch recording my_scale"
+    fi
+    if ! grep -q '^::error .*title=bankcheck%3A missing baseline (my_scale' "$work/ci.log" ||
+      ! grep -q '"my_scale/stride2"' "$work/sarif/my_suite.sarif"; then
+      cat "$work/ci.log" "$work/sarif/my_suite.sarif"
+      fail bankcheck-ci "on a GPU: expected the MISSING case as an ::error in the log and a SARIF result"
     fi
   fi
   for file in report.md report.txt results/my_suite.json junit/my_suite/my_scale.xml junit/my_gpu_test.xml ctest.log; do

@@ -8,7 +8,9 @@
 #   1. configure and build the project (not with --prebuilt)
 #   2. ctest: every test, GPU tests with a CTest resource specification for the visible GPUs
 #   3. each kernel suite: `bankcheck merge-results` of its results folder, `bankcheck report` (text
-#      to the log, Markdown appended to the job summary: --summary, default $GITHUB_STEP_SUMMARY)
+#      to the log, Markdown appended to the job summary: --summary, default $GITHUB_STEP_SUMMARY;
+#      under GitHub Actions also its failures as workflow commands, which GitHub shows on the pull
+#      request's lines; with --sarif DIR a SARIF file per suite for code scanning)
 #   4. artifacts (--artifacts, default <build>/bankcheck-ci): report.md, report.txt,
 #      results/<suite>.json, junit/ (GoogleTest's XML), ctest.log
 #   5. when a case's counts differ from its baseline (a regression, an improvement, a change, a
@@ -45,6 +47,8 @@ Builds a project that uses bankcheck, runs its tests with ctest and reports its 
                           (default: <build>/bankcheck-ci)
       --summary FILE      append the Markdown report to FILE (default: \$GITHUB_STEP_SUMMARY;
                           '' for none)
+      --sarif DIR         write each kernel suite's failures as SARIF 2.1.0, DIR/<suite>.sarif (for
+                          GitHub code scanning: github/codeql-action/upload-sarif with sarif_file DIR)
   -j, --jobs N            build and test jobs (default: BANKCHECK_JOBS, else the processor count)
       --tests-per-gpu N   GPU tests at a time on each GPU (default: BANKCHECK_TESTS_PER_GPU, else 4)
       --no-baseline-patch do not record changed baselines into a copy
@@ -111,6 +115,7 @@ prefix=""
 cli=""
 artifacts=""
 summary="${GITHUB_STEP_SUMMARY:-}"
+sarif_dir=""
 jobs="${BANKCHECK_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 slots="${BANKCHECK_TESTS_PER_GPU:-4}"
 baseline_patch=1
@@ -135,6 +140,7 @@ while (($#)); do
     --require-gpu) export BANKCHECK_REQUIRE_GPU=1; shift ;;
     --artifacts) needs_value "$@"; artifacts="$2"; shift 2 ;;
     --summary) needs_value "$@"; summary="$2"; shift 2 ;;
+    --sarif) needs_value "$@"; sarif_dir="$2"; shift 2 ;;
     -j | --jobs) needs_value "$@"; jobs="$2"; shift 2 ;;
     -j?*) jobs="${option#-j}"; shift ;;
     --tests-per-gpu) needs_value "$@"; slots="$2"; shift 2 ;;
@@ -159,6 +165,14 @@ build_dir="$(cd "$build_dir" && pwd)"
 [[ -n "$artifacts" ]] || artifacts="$build_dir/bankcheck-ci"
 mkdir -p "$artifacts"
 artifacts="$(cd "$artifacts" && pwd)"
+if [[ -n "$sarif_dir" ]]; then
+  mkdir -p "$sarif_dir"
+  sarif_dir="$(cd "$sarif_dir" && pwd)"
+  rm -f "$sarif_dir"/*.sarif  # our own, from an earlier run: a suite that no longer runs leaves none
+fi
+# The repository's root (else the source folder): what reports' paths are relative to, as GitHub
+# places annotations and code scanning alerts, and the only folder whose files they read.
+top="$(git -C "$source_dir" rev-parse --show-toplevel 2>/dev/null || echo "$source_dir")"
 require_gpu=0
 require_flag="${BANKCHECK_REQUIRE_GPU:-}"
 case "${require_flag,,}" in  # an on/off switch, as the tests read it
@@ -314,6 +328,15 @@ for i in "${!suites[@]}"; do
   report_status=0
   "$cli" report "$merged" --format text | tee -a "$artifacts/report.txt" || report_status=$?
   "$cli" report "$merged" --format markdown --max-bytes "$max_bytes" >>"$artifacts/report.md" || true
+  # Under GitHub Actions the failures as workflow commands in the log: each an annotation on its
+  # line of the pull request's diff ("annotated conflict-free, measured 2-way").
+  if [[ "${GITHUB_ACTIONS:-}" == true ]]; then
+    "$cli" report "$merged" --format github --source-root "$top" || true
+  fi
+  if [[ -n "$sarif_dir" ]]; then
+    "$cli" report "$merged" --format sarif --source-root "$top" --category "bankcheck/$suite" \
+      -o "$sarif_dir/$suite.sarif" || (($? <= 1)) || warn "bankcheck report --format sarif $merged failed (above)"
+  fi
   case "$report_status" in
     0) ;;
     1) gate_failed+=("$suite") ;;
@@ -340,7 +363,6 @@ patch_note=""
 if ((status != 0 && baseline_patch && (counts_changed || ${#stale[@]} > 0))); then
   echo
   say "the baselines differ from this run: recording the suites into a copy of their baselines folder"
-  top="$(git -C "$source_dir" rev-parse --show-toplevel 2>/dev/null || echo "$source_dir")"
   : >"$artifacts/baselines.patch"
   : >"$artifacts/record.log"
   record_failed=0

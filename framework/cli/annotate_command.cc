@@ -25,6 +25,7 @@
 #include "core/internal/line_counts.h"
 #include "core/internal/source_paths.h"
 #include "core/internal/text_table.h"
+#include "source_root.h"
 
 namespace bankcheck::cli {
 namespace {
@@ -70,30 +71,6 @@ struct Row {
   std::optional<EditResult> edit;        // what --apply did
   std::string unwritable;                // kUnwritable: why
 };
-
-fs::path SourceRoot(const std::string& option, bool given) {
-  std::string root = given ? option : SourceRootFromEnvironment();
-  const char* from = given ? "--source-root" : "BANKCHECK_SOURCE_ROOT";
-  if (root.empty()) {
-    root = fs::current_path().string();
-    from = "the current directory (no --source-root or BANKCHECK_SOURCE_ROOT)";
-  }
-  std::error_code error;
-  if (!fs::is_directory(root, error))
-    throw Error(ErrorKind::kBadInput, "the source root " + root + ", from " + from + ", is not a folder");
-  return fs::canonical(root);
-}
-
-// `file` (as line info names it) relative to `root` when inside it, following links: a link out of
-// the root is outside it.
-std::optional<fs::path> UnderRoot(const std::string& file, const fs::path& root, fs::path& resolved) {
-  std::error_code error;
-  resolved = fs::weakly_canonical(fs::absolute(file, error), error);
-  if (error) return std::nullopt;
-  const fs::path relative = resolved.lexically_relative(root);
-  if (relative.empty() || relative == "." || *relative.begin() == "..") return std::nullopt;
-  return relative;
-}
 
 // "a, b: 4-way; c: 2-way": the cases of a line by what they measured, in the order of the cases.
 std::string Disagreement(const std::vector<CaseLine>& cases) {

@@ -22,6 +22,7 @@
 #include "core/internal/environment.h"
 #include "core/internal/file_io.h"
 #include "core/internal/text_table.h"
+#include "source_root.h"
 
 namespace bankcheck::cli {
 namespace {
@@ -66,20 +67,40 @@ void AddMaxBytesOption(CLI::App& command, size_t& max_bytes) {
       ->check(WholeNumberUpTo(kMaxMaxBytes));
 }
 
-// --format markdown|text|json (default markdown).
-void AddFormatOption(CLI::App& command, std::string& format) {
-  command
-      .add_option("--format", format,
-                  "markdown (default: for a pull request or job summary), text (for a terminal) or json "
-                  "(for a program: totals, regressions, improvements, changed, missing and every case)")
-      ->type_name("FORMAT")
-      ->check(CLI::IsMember({"markdown", "text", "json"}));
+// --format markdown|text|json (default markdown), and for `report` (`at_lines`) github|sarif.
+void AddFormatOption(CLI::App& command, std::string& format, bool at_lines) {
+  std::string help =
+      "markdown (default: for a pull request or job summary), text (for a terminal) or json (for a program: "
+      "totals, regressions, improvements, changed, missing and every case)";
+  std::vector<std::string> names = {"markdown", "text", "json"};
+  if (at_lines) {
+    help +=
+        "; or the failures at their source lines: github (workflow commands for a GitHub Actions log: "
+        "annotations on the pull request's lines) or sarif (SARIF 2.1.0 for GitHub code scanning)";
+    names.insert(names.end(), {"github", "sarif"});
+  }
+  command.add_option("--format", format, help)->type_name("FORMAT")->check(CLI::IsMember(names));
 }
 
 OutputFormat FormatNamed(const std::string& name) {
-  return name == "json"   ? OutputFormat::kJson
-         : name == "text" ? OutputFormat::kText
-                          : OutputFormat::kMarkdown;
+  return name == "json"     ? OutputFormat::kJson
+         : name == "text"   ? OutputFormat::kText
+         : name == "github" ? OutputFormat::kGithub
+         : name == "sarif"  ? OutputFormat::kSarif
+                            : OutputFormat::kMarkdown;
+}
+
+// --category: a SARIF run's category, as GitHub code scanning shows and keys it.
+CLI::Validator CategoryName() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const bool valid = !text.empty() && text.size() <= 100 &&
+                           text.find_first_not_of(
+                               "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                               "0123456789._+/-") == std::string::npos;
+        return valid ? "" : "'" + text + "' is no category; give 1 to 100 of A-Z a-z 0-9 . _ + / -";
+      },
+      "");
 }
 
 }  // namespace
@@ -100,12 +121,14 @@ void AddReportCommand(CLI::App& app) {
     size_t max_bytes = kMaxReportBytes;
     std::string format = "markdown";
     bool allow_missing = false;
+    std::string source_root;
+    std::string category = "bankcheck";
   };
   auto options = std::make_shared<Options>();
-  CLI::App* report = app.add_subcommand(
-      "report",
-      "Print a results file as Markdown for a pull request or CI job summary (or --format text|json), "
-      "regressions first; exit 1 if any case fails");
+  CLI::App* report = app.add_subcommand("report",
+                                        "Print a results file as Markdown for a pull request or CI job "
+                                        "summary (or --format text|json|github|sarif), "
+                                        "regressions first; exit 1 if any case fails");
   report->add_option("RESULTS", options->results, "The results file (results.json from merge-results)")
       ->required()
       ->type_name("FILE");
@@ -117,10 +140,23 @@ void AddReportCommand(CLI::App& app) {
   report->add_option("-o,--output", options->output, "Write the report to FILE instead of stdout")
       ->type_name("FILE");
   AddMaxBytesOption(*report, options->max_bytes);
-  AddFormatOption(*report, options->format);
+  AddFormatOption(*report, options->format, true);
+  CLI::Option* source_root =
+      report
+          ->add_option("--source-root", options->source_root,
+                       "github and sarif: the repository's root, which their paths are relative to; only "
+                       "files under it are read for line annotations (default: $BANKCHECK_SOURCE_ROOT, else "
+                       "the current directory)")
+          ->type_name("DIR");
+  report
+      ->add_option("--category", options->category,
+                   "sarif: the analysis' category (automationDetails.id), one per SARIF file uploaded from a "
+                   "job (default bankcheck)")
+      ->type_name("NAME")
+      ->check(CategoryName());
   AddAllowMissingFlag(*report, options->allow_missing);
   report->footer(kVerdictExitStatus);
-  report->callback([options] {
+  report->callback([options, source_root] {
     const RunResults results = ReadResults(options->results);
     ReportOptions report_options;
     // The folder a suite run used when BANKCHECK_BASELINES_DIR overrode its own: compared the same way.
@@ -141,6 +177,10 @@ void AddReportCommand(CLI::App& app) {
     report_options.results_path = options->results;
     report_options.format = FormatNamed(options->format);
     report_options.policy.allow_missing = options->allow_missing;
+    report_options.category = options->category;
+    if (report_options.format == OutputFormat::kGithub || report_options.format == OutputFormat::kSarif)
+      report_options.source_file =
+          SourceFilesUnder(SourceRoot(options->source_root, source_root->count() > 0));
     const ReportOutcome outcome = RenderReport(results, report_options);
     Emit(outcome.output, options->output);
     if (outcome.fails()) throw CLI::RuntimeError(kExitFailure);
@@ -178,7 +218,7 @@ void AddCompareCommand(CLI::App& app) {
   compare->add_option("-o,--output", options->output, "Write the comparison to FILE instead of stdout")
       ->type_name("FILE");
   AddMaxBytesOption(*compare, options->max_bytes);
-  AddFormatOption(*compare, options->format);
+  AddFormatOption(*compare, options->format, false);
   compare->add_flag("--all", options->all,
                     "Also list OLD's cases that NEW does not hold as removed (by default only the cases NEW "
                     "holds are compared, so a baselines folder against one topic's results removes nothing)");

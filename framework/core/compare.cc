@@ -389,6 +389,11 @@ CompareOutcome CompareMeasurementSets(const MeasurementSet& before, const Measur
     case OutputFormat::kJson:
       outcome.output = RenderCompareJson(before, after, outcome, options);
       break;
+    case OutputFormat::kGithub:
+    case OutputFormat::kSarif:
+      // Failures at source lines need a results file's per-instruction counts: `report` writes them.
+      throw Error(ErrorKind::kBadInput,
+                  "compare writes markdown, text or json; `bankcheck report` writes github and sarif");
   }
   return outcome;
 }

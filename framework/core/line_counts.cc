@@ -139,8 +139,9 @@ std::optional<LineFailure> CheckLine(const std::vector<const LineCounts*>& measu
   const std::string inlined = sum.inlined_from.empty() ? "" : ", in code inlined from " + sum.inlined_from;
   const std::string what = terms.empty() ? "not annotated (so conflict-free), measured "
                                          : "annotated " + failure.annotated + ", measured ";
-  failure.message = where + what + failure.measured + inlined + "; write `// " + failure.suggestion +
-                    "` if that is intended";
+  failure.detail =
+      what + failure.measured + inlined + "; write `// " + failure.suggestion + "` if that is intended";
+  failure.message = where + failure.detail;
   return failure;
 }
 
@@ -236,7 +237,8 @@ LineCheck CheckLines(const std::vector<LineCounts>& lines, const AnnotationsOfFi
       LineFailure failure;
       failure.file = file;
       failure.line = problem.line;
-      failure.message = file + ":" + std::to_string(problem.line) + ": " + problem.message;
+      failure.detail = problem.message;
+      failure.message = file + ":" + std::to_string(problem.line) + ": " + failure.detail;
       check.failures.push_back(std::move(failure));
       malformed.insert(problem.line);
     }

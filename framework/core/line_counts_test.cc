@@ -246,6 +246,9 @@ TEST(CheckLines, AnAnnotatedLineThatDoesNotMatch) {
   EXPECT_EQ(failure.message,
             "/src/bankcheck/kernels/gemm.cu:74: annotated 2-way, measured 4-way (LDS.128: 8,192 wavefronts, "
             "2,048 ideal); write `// bankcheck: 4-way` if that is intended");
+  EXPECT_EQ(failure.detail,
+            "annotated 2-way, measured 4-way (LDS.128: 8,192 wavefronts, 2,048 ideal); write `// bankcheck: "
+            "4-way` if that is intended");
 }
 
 TEST(CheckLines, AnAnnotationAloneAboveItsLine) {
@@ -341,6 +344,7 @@ TEST(CheckLines, AMalformedAnnotationFailsAtItsCommentLine) {
   EXPECT_EQ(check.failures[0].line, 2u);
   EXPECT_EQ(check.failures[0].measured, "");
   EXPECT_EQ(check.failures[0].message, std::string(kFile) + ":2: '2-ways': write '2-way' (singular)");
+  EXPECT_EQ(check.failures[0].detail, "'2-ways': write '2-way' (singular)");
   // Line 4's own annotation is malformed: that is its one failure.
   EXPECT_EQ(check.failures[1].line, 4u);
   EXPECT_THAT(check.failures[1].message, HasSubstr("'0-way'"));

@@ -10,6 +10,7 @@
 #include "bankcheck/instruction_counts.h"
 #include "core/internal/markdown.h"
 #include "core/internal/report_data.h"
+#include "core/internal/report_findings.h"
 #include "core/internal/text_table.h"
 
 namespace bankcheck {
@@ -268,6 +269,12 @@ ReportOutcome RenderReport(const RunResults& results, const ReportOptions& optio
       break;
     case OutputFormat::kJson:
       outcome.output = internal::RenderJson(data);
+      break;
+    case OutputFormat::kGithub:
+      outcome.output = internal::RenderGithub(data, options);
+      break;
+    case OutputFormat::kSarif:
+      outcome.output = internal::RenderSarif(data, options);
       break;
   }
   return outcome;

@@ -79,6 +79,7 @@ struct LineFailure {
   std::string measured;    // "4-way (LDS.128: 8,192 wavefronts, 2,048 ideal)"
   std::string suggestion;  // "bankcheck: 4-way": the annotation that matches the measurement
   std::string message;     // one paragraph: all of the above, for a test failure
+  std::string detail;      // `message` without its "file:line: " (for output that gives the place apart)
 };
 
 struct LineCheck {

@@ -15,10 +15,12 @@
 // saying how many are not shown.
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "bankcheck/baseline.h"
+#include "bankcheck/line_annotations.h"
 #include "bankcheck/results.h"
 #include "bankcheck/verdict.h"
 
@@ -26,11 +28,27 @@ namespace bankcheck {
 
 // What `report` and `compare` print: Markdown (for a pull request or a job summary), plain text
 // (for a terminal: aligned tables, no markup, control characters shown as "?") or JSON (for a
-// program: the documented object of RenderReport and CompareMeasurementSets; keys sorted).
-enum class OutputFormat { kMarkdown, kText, kJson };
+// program: the documented object of RenderReport and CompareMeasurementSets; keys sorted). `report`
+// also writes the failures at their source lines: GitHub workflow commands (kGithub, for a job's
+// log, so that each shows on its line of the pull request's diff) and SARIF 2.1.0 (kSarif, for
+// GitHub code scanning); see RenderReport. `compare` writes the first three only.
+enum class OutputFormat { kMarkdown, kText, kJson, kGithub, kSarif };
 
 // The default bound on a report's (and a comparison's) size: under GitHub's 1 MiB step summary.
 inline constexpr size_t kMaxReportBytes = 1'000'000;
+
+// A source file that line info names, as the caller found it on this machine: the renderer reads
+// no file.
+struct SourceFile {
+  // The file relative to the repository's root, '/'-separated ("kernels/transpose.cu"), where a
+  // GitHub annotation or a SARIF location can point; empty: the file is not in the repository (a
+  // library's header, a path of another machine), and a failure there is shown without a place.
+  std::string repository_path;
+  // The file's line annotations (ScanLineAnnotations), against which its measured lines are checked
+  // (docs/annotations.md); nullptr: not read (outside the repository, not on this machine). Owned
+  // by the caller; it must outlive the render.
+  const LineAnnotationScan* annotations = nullptr;
+};
 
 // What the report is rendered with. The renderer reads no file: baselines are loaded by the caller.
 struct ReportOptions {
@@ -48,10 +66,16 @@ struct ReportOptions {
   size_t max_bytes = kMaxReportBytes;
   // The results file, named in the line saying how to get the full report when cases are not shown.
   std::string results_path;
-  // Markdown is bounded by max_bytes; text and JSON hold every case.
+  // Markdown is bounded by max_bytes; text, JSON, GitHub and SARIF hold every case.
   OutputFormat format = OutputFormat::kMarkdown;
   // When a case fails (verdict.h): strict unless --allow-missing.
   VerdictPolicy policy;
+  // GitHub and SARIF: each file that the cases' per-instruction counts name, as the caller found it
+  // (called once or more per file). nullptr: no failure is placed at a line, and no line is checked.
+  std::function<SourceFile(const std::string& file)> source_file;
+  // SARIF: the run's category (automationDetails.id "<category>/"): GitHub code scanning keeps the
+  // latest analysis of each category, so each suite uploaded from one job needs its own.
+  std::string category = "bankcheck";
 };
 
 struct ReportOutcome {
@@ -76,6 +100,16 @@ struct ReportOutcome {
 // line each; only when the report compared with --baselines), "table" (before -> after),
 // "launches", "conflicts" ({"ld": 1984, ...}; null where the ideal is unknown), "messages",
 // "case_verdict" (CaseVerdictName: "missing", "failed", "match", ...), "fails", "reason"}.
+//
+// GitHub and SARIF list the failures, each at its source line where one is known (README.md):
+// each line of the cases' per-instruction counts that does not do what its annotation says (the
+// check of docs/annotations.md, against ReportOptions::source_file's annotations; one per line and
+// measurement, naming its cases) and each malformed annotation, then each failing case (a failed
+// check, or any difference from its baseline, a missing one included) at the line of its kernel
+// with the most excess wavefronts in the repository. GitHub: a first line "bankcheck: <headline>",
+// then one `::error file=F,line=N,title=T::MESSAGE` per failure (no file where none is known),
+// escaped by github_escape.h. SARIF: one rule per kind of failure, one result (level error) per
+// failure with a place; failures without one are the invocation's error notifications.
 ReportOutcome RenderReport(const RunResults& results, const ReportOptions& options = {});
 // RenderReport(...).output in Markdown, whatever options.format says.
 std::string RenderMarkdownReport(const RunResults& results, const ReportOptions& options = {});

@@ -1,0 +1,69 @@
+#include "source_root.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "bankcheck/error.h"
+#include "bankcheck/instruction_counts.h"
+#include "bankcheck/line_annotations.h"
+#include "core/internal/file_io.h"
+
+namespace bankcheck::cli {
+
+namespace fs = std::filesystem;
+
+fs::path SourceRoot(const std::string& option, bool given) {
+  std::string root = given ? option : SourceRootFromEnvironment();
+  const char* from = given ? "--source-root" : "BANKCHECK_SOURCE_ROOT";
+  if (root.empty()) {
+    root = fs::current_path().string();
+    from = "the current directory (no --source-root or BANKCHECK_SOURCE_ROOT)";
+  }
+  std::error_code error;
+  if (!fs::is_directory(root, error))
+    throw Error(ErrorKind::kBadInput, "the source root " + root + ", from " + from + ", is not a folder");
+  return fs::canonical(root);
+}
+
+std::optional<fs::path> UnderRoot(const std::string& file, const fs::path& root, fs::path& resolved) {
+  std::error_code error;
+  resolved = fs::weakly_canonical(fs::absolute(file, error), error);
+  if (error) return std::nullopt;
+  const fs::path relative = resolved.lexically_relative(root);
+  if (relative.empty() || relative == "." || *relative.begin() == "..") return std::nullopt;
+  return relative;
+}
+
+std::function<SourceFile(const std::string& file)> SourceFilesUnder(const fs::path& root) {
+  struct Entry {
+    std::string repository_path;
+    std::optional<LineAnnotationScan> scan;
+  };
+  // Shared by the copies of the function; its entries (and so the scans SourceFile points at) live
+  // as long as any copy.
+  auto files = std::make_shared<std::map<std::string, Entry>>();
+  return [root, files](const std::string& file) {
+    auto found = files->find(file);
+    if (found == files->end()) {
+      Entry entry;
+      fs::path resolved;
+      if (const std::optional<fs::path> relative = UnderRoot(file, root, resolved)) {
+        entry.repository_path = relative->generic_string();
+        std::error_code error;
+        if (fs::is_regular_file(resolved, error)) {
+          try {
+            entry.scan = ScanLineAnnotations(ReadTextFile(resolved, ""), file);
+          } catch (const Error&) {
+            // Unreadable or too large: its lines are not checked.
+          }
+        }
+      }
+      found = files->emplace(file, std::move(entry)).first;
+    }
+    return SourceFile{found->second.repository_path, found->second.scan ? &*found->second.scan : nullptr};
+  };
+}
+
+}  // namespace bankcheck::cli

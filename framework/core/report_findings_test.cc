@@ -1,0 +1,314 @@
+// `report --format github` and `--format sarif`: golden outputs, hostile names, the SARIF structure
+// GitHub code scanning requires.
+#include "core/internal/report_findings.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "bankcheck/line_annotations.h"
+#include "bankcheck/report.h"
+#include "core/internal/report_data.h"
+#include "core/internal/test_support.h"
+
+namespace bankcheck {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing_support::MakeInstruction;
+using testing_support::MakeMetadata;
+using testing_support::MakeRecord;
+using testing_support::WithInstructions;
+
+constexpr char kTranspose[] = "/src/bankcheck/kernels/transpose.cu";
+constexpr char kReduce[] = "/src/bankcheck/kernels/re,duce:1.cu";  // ',' and ':' in a path
+constexpr char kHostile[] = "evil/x\n::error title=x::owned%,:";
+
+// `lines` lines "x;", line 31 annotated conflict-free (the LDS of WithInstructions is there).
+std::string TransposeSource() {
+  std::string text;
+  for (int line = 1; line <= 40; ++line) text += line == 31 ? "x;  // bankcheck: conflict-free\n" : "x;\n";
+  return text;
+}
+
+// The sources as a caller finds them: transpose.cu annotated, the reduce kernel's file in the
+// repository without annotations, anything else outside it.
+class Sources {
+ public:
+  Sources() : transpose_(ScanLineAnnotations(TransposeSource(), kTranspose)) {}
+  std::function<SourceFile(const std::string&)> Lookup() const {
+    return [this](const std::string& file) {
+      if (file == kTranspose) return SourceFile{"kernels/transpose.cu", &transpose_};
+      if (file == kReduce) return SourceFile{"kernels/re,duce:1.cu", nullptr};
+      return SourceFile{};
+    };
+  }
+
+ private:
+  LineAnnotationScan transpose_;
+};
+
+CaseResult MakeCase(const std::string& name, std::vector<LaunchRecord> launches,
+                    std::optional<BaselineVerdict> verdict, CaseStatus status) {
+  CaseResult result;
+  result.name = name;
+  result.status = status;
+  result.launches = std::move(launches);
+  result.baseline = verdict;
+  return result;
+}
+
+// A line that measures 2-way against its conflict-free annotation (its case's baseline matches), a
+// regression in a file without annotations, a missing baseline of a hostile name without
+// per-instruction counts, and cases that pass or skip.
+RunResults MakeResults() {
+  RunResults results;
+  results.metadata = MakeMetadata();
+  const auto add = [&results](CaseResult result) { results.cases[result.name] = std::move(result); };
+  CaseResult mismatch = MakeCase("transpose/naive", {WithInstructions(MakeRecord(128))},
+                                 BaselineVerdict::kMatch, CaseStatus::kFailed);
+  mismatch.expected_by = ExpectedBy::kLines;
+  mismatch.messages = {"/src/bankcheck/kernels/transpose.cu:31: annotated conflict-free, measured 2-way"};
+  add(mismatch);
+  LaunchRecord reduce = MakeRecord(2048, 64, "reduce");
+  reduce.instructions = {MakeInstruction(0x100, "LDS", SharedKind::kLoad, 12, 64, 64, 64, kReduce),
+                         MakeInstruction(0x220, "LDS", SharedKind::kLoad, 17, 64, 1984, 64, kReduce)};
+  reduce.attributed_launches = 1;
+  CaseResult regressed = MakeCase("reduce/tree", {reduce}, BaselineVerdict::kRegression, CaseStatus::kFailed);
+  regressed.baseline_table = "launch  kernel  ld wavefronts\n0       reduce  64 -> 2048\n";
+  regressed.messages = {"REGRESSION: case \"reduce/tree\""};
+  add(regressed);
+  add(MakeCase(kHostile, {MakeRecord(64)}, BaselineVerdict::kMissing, CaseStatus::kFailed));
+  add(MakeCase("reduce/fine", {WithInstructions(MakeRecord(64), 1)}, BaselineVerdict::kMatch,
+               CaseStatus::kPassed));
+  add(MakeCase("skip/me", {}, std::nullopt, CaseStatus::kSkipped));
+  return results;
+}
+
+std::string Render(const RunResults& results, OutputFormat format, const Sources* sources) {
+  ReportOptions options;
+  options.format = format;
+  if (sources != nullptr) options.source_file = sources->Lookup();
+  return RenderReport(results, options).output;
+}
+
+TEST(ReportGithubTest, GoldenOutput) {
+  const Sources sources;
+  EXPECT_EQ(
+      Render(MakeResults(), OutputFormat::kGithub, &sources),
+      "bankcheck: 1 regression, 0 improvements, 0 changed, 1 missing baseline, 1 unchanged, 0 not compared · "
+      "5 "
+      "cases: 1 passed, 3 failed, 1 skipped\n"
+      "::error file=kernels/transpose.cu,line=31,title=bankcheck%3A line mismatch "
+      "(transpose/naive)::annotated "
+      "conflict-free, measured 2-way (LDS: 128 wavefronts, 64 ideal); write `// bankcheck: 2-way` if that is "
+      "intended%0ACase: transpose/naive\n"
+      "::error file=kernels/re%2Cduce%3A1.cu,line=17,title=bankcheck%3A regression "
+      "(reduce/tree)::reduce/tree: "
+      "more shared-memory conflicts or wavefronts than its baseline.%0AMeasured: ld 1984 (32-way) · st 0%0A"
+      "launch  kernel  ld wavefronts%0A0       reduce  64 -> 2048%0AREGRESSION: case \"reduce/tree\"\n"
+      "::error file=kernels/transpose.cu,line=31,title=bankcheck%3A failed "
+      "(transpose/naive)::transpose/naive: "
+      "failed its checks.%0AMeasured: ld 64 (2-way) · st 0%0A/src/bankcheck/kernels/transpose.cu:31: "
+      "annotated "
+      "conflict-free, measured 2-way\n"
+      "::error title=bankcheck%3A missing baseline (evil/x %3A%3Aerror title=x%3A%3Aowned%25%2C%3A)::evil/x "
+      "::error title=x::owned%25,:: no baseline is recorded for it; record one (bankcheck update-baselines) "
+      "if these counts are meant.%0AMeasured: ld 0 · st 0\n");
+}
+
+// Each command is one line, and the runner reads back only our commands: a name's "::error" and
+// line break stay inside the data or a value.
+TEST(ReportGithubTest, NothingFromANameStartsACommandOfItsOwn) {
+  const Sources sources;
+  const std::string out = Render(MakeResults(), OutputFormat::kGithub, &sources);
+  size_t commands = 0;
+  for (size_t start = 0; start < out.size();) {
+    const size_t end = out.find('\n', start);
+    const std::string line = out.substr(start, end - start);
+    if (line.rfind("::", 0) == 0) {
+      ++commands;
+      EXPECT_EQ(line.rfind("::error ", 0), 0u) << line;
+    }
+    start = end + 1;
+  }
+  EXPECT_EQ(commands, 4u);
+  EXPECT_EQ(out.find('\r'), std::string::npos);
+}
+
+TEST(ReportGithubTest, WithoutSourcesNoLineIsCheckedOrPlaced) {
+  const std::string out = Render(MakeResults(), OutputFormat::kGithub, nullptr);
+  EXPECT_THAT(out,
+              AllOf(Not(HasSubstr("file=")), Not(HasSubstr("line mismatch")),
+                    HasSubstr("::error title=bankcheck%3A failed (transpose/naive)::transpose/naive: failed "
+                              "its checks.%0AMeasured: ld 64 (2-way) · st 0%0A/src/bankcheck/kernels/"
+                              "transpose.cu:31: annotated conflict-free, measured 2-way\n"),
+                    HasSubstr("::error title=bankcheck%3A regression (reduce/tree)::")));
+}
+
+TEST(ReportGithubTest, OneLineMeasuredAlikeByManyCasesIsOneAnnotation) {
+  RunResults results;
+  for (int i = 0; i < 7; ++i) {
+    const std::string name = "transpose/case" + std::to_string(i);
+    results.cases[name] =
+        MakeCase(name, {WithInstructions(MakeRecord(128))}, BaselineVerdict::kMatch, CaseStatus::kFailed);
+  }
+  const Sources sources;
+  const std::vector<internal::Finding> findings = [&] {
+    ReportOptions options;
+    options.source_file = sources.Lookup();
+    return internal::FindFailures(internal::ComputeReport(results, options), options);
+  }();
+  ASSERT_EQ(findings.size(), 8u);  // the line once, then each failed case
+  EXPECT_EQ(findings[0].kind, internal::FindingKind::kLineMismatch);
+  EXPECT_EQ(findings[0].case_count, 7u);
+  EXPECT_EQ(internal::FindingTitle(findings[0]), "bankcheck: line mismatch (transpose/case0 and 6 more)");
+  EXPECT_THAT(findings[0].message,
+              HasSubstr("\nCases: transpose/case0, transpose/case1, transpose/case2, transpose/case3, "
+                        "transpose/case4 and 2 more"));
+  for (size_t i = 1; i < findings.size(); ++i) {
+    EXPECT_EQ(findings[i].kind, internal::FindingKind::kFailed);
+    EXPECT_EQ(findings[i].file, "kernels/transpose.cu");  // the line of most excess
+    EXPECT_EQ(findings[i].line, 31u);
+  }
+}
+
+TEST(ReportGithubTest, AMalformedAnnotationIsAFailureAtItsComment) {
+  RunResults results;
+  results.cases["t/a"] =
+      MakeCase("t/a", {WithInstructions(MakeRecord(64))}, BaselineVerdict::kMatch, CaseStatus::kPassed);
+  const LineAnnotationScan scan = ScanLineAnnotations("x;\n// bankcheck: 2-ways\ny;\n", kTranspose);
+  ReportOptions options;
+  options.format = OutputFormat::kGithub;
+  options.source_file = [&](const std::string&) { return SourceFile{"k.cu", &scan}; };
+  EXPECT_THAT(
+      RenderReport(results, options).output,
+      HasSubstr("::error file=k.cu,line=2,title=bankcheck%3A malformed annotation (t/a)::'2-ways': write "
+                "'2-way' (singular)%0ACase: t/a\n"));
+}
+
+TEST(ReportFindingsTest, ACaseFailsOnAFailedCheckAndOnAnyDifferenceFromItsBaseline) {
+  const auto fails = [](std::optional<BaselineVerdict> verdict, CaseStatus status) {
+    const CaseResult result = MakeCase("t/x", {}, verdict, status);
+    internal::CaseView view;
+    view.result = &result;
+    view.verdict = verdict;
+    view.decision = DecideCase({verdict, status});
+    return internal::CaseFails(view);
+  };
+  EXPECT_FALSE(fails(BaselineVerdict::kMatch, CaseStatus::kPassed));
+  EXPECT_FALSE(fails(std::nullopt, CaseStatus::kPassed));
+  EXPECT_FALSE(fails(BaselineVerdict::kRegression, CaseStatus::kSkipped));
+  EXPECT_TRUE(fails(BaselineVerdict::kMatch, CaseStatus::kFailed));
+  for (const BaselineVerdict verdict : {BaselineVerdict::kRegression, BaselineVerdict::kImprovement,
+                                        BaselineVerdict::kChanged, BaselineVerdict::kMissing})
+    EXPECT_TRUE(fails(verdict, CaseStatus::kPassed)) << BaselineVerdictName(verdict);
+}
+
+// The SARIF properties GitHub code scanning requires, and each rule a result names.
+void ExpectValidSarif(const nlohmann::json& sarif) {
+  ASSERT_TRUE(sarif.is_object());
+  EXPECT_EQ(sarif.at("version"), "2.1.0");
+  EXPECT_THAT(sarif.at("$schema").get<std::string>(), HasSubstr("sarif-schema-2.1.0.json"));
+  ASSERT_EQ(sarif.at("runs").size(), 1u);
+  const nlohmann::json& run = sarif.at("runs")[0];
+  EXPECT_EQ(run.at("tool").at("driver").at("name"), "bankcheck");
+  const nlohmann::json& rules = run.at("tool").at("driver").at("rules");
+  ASSERT_TRUE(rules.is_array());
+  std::map<std::string, size_t> rule_index;
+  for (size_t i = 0; i < rules.size(); ++i) {
+    EXPECT_TRUE(rule_index.emplace(rules[i].at("id").get<std::string>(), i).second) << "duplicate rule";
+    EXPECT_FALSE(rules[i].at("shortDescription").at("text").get<std::string>().empty());
+    EXPECT_EQ(rules[i].at("defaultConfiguration").at("level"), "error");
+  }
+  EXPECT_EQ(run.at("automationDetails").at("id").get<std::string>().back(), '/');
+  for (const nlohmann::json& result : run.at("results")) {
+    const std::string rule = result.at("ruleId").get<std::string>();
+    ASSERT_EQ(rule_index.count(rule), 1u) << rule;
+    EXPECT_EQ(result.at("ruleIndex").get<size_t>(), rule_index[rule]);
+    EXPECT_EQ(result.at("level"), "error");
+    EXPECT_FALSE(result.at("message").at("text").get<std::string>().empty());
+    ASSERT_EQ(result.at("locations").size(), 1u);
+    const nlohmann::json& physical = result.at("locations")[0].at("physicalLocation");
+    const std::string uri = physical.at("artifactLocation").at("uri").get<std::string>();
+    EXPECT_FALSE(uri.empty());
+    EXPECT_NE(uri.front(), '/');  // relative to the repository's root
+    EXPECT_EQ(uri.find("://"), std::string::npos);
+    EXPECT_GE(physical.at("region").at("startLine").get<int64_t>(), 1);
+  }
+  const nlohmann::json& invocation = run.at("invocations")[0];
+  EXPECT_TRUE(invocation.at("executionSuccessful").is_boolean());
+  for (const nlohmann::json& notification : invocation.at("toolExecutionNotifications")) {
+    EXPECT_EQ(notification.at("level"), "error");
+    EXPECT_EQ(rule_index.count(notification.at("descriptor").at("id").get<std::string>()), 1u);
+  }
+}
+
+TEST(ReportSarifTest, GoldenResultsInAValidLog) {
+  const Sources sources;
+  const nlohmann::json sarif = nlohmann::json::parse(Render(MakeResults(), OutputFormat::kSarif, &sources));
+  ExpectValidSarif(sarif);
+  const nlohmann::json& run = sarif["runs"][0];
+  std::vector<std::string> rules;
+  for (const nlohmann::json& rule : run["tool"]["driver"]["rules"])
+    rules.push_back(rule["id"].get<std::string>());
+  EXPECT_EQ(rules, (std::vector<std::string>{"line-mismatch", "malformed-annotation", "regression",
+                                             "improvement", "changed", "missing-baseline", "failed"}));
+  EXPECT_EQ(run["automationDetails"]["id"], "bankcheck/");
+  EXPECT_EQ(run["results"], nlohmann::json::parse(R"json([
+    {"ruleId": "line-mismatch", "ruleIndex": 0, "level": "error", "kind": "fail",
+     "message": {"text": "annotated conflict-free, measured 2-way (LDS: 128 wavefronts, 64 ideal); write `// bankcheck: 2-way` if that is intended\nCase: transpose/naive"},
+     "locations": [{"physicalLocation": {"artifactLocation": {"uri": "kernels/transpose.cu", "uriBaseId": "%SRCROOT%"},
+                                         "region": {"startLine": 31}}}],
+     "properties": {"cases": ["transpose/naive"], "case_count": 1}},
+    {"ruleId": "regression", "ruleIndex": 2, "level": "error", "kind": "fail",
+     "message": {"text": "reduce/tree: more shared-memory conflicts or wavefronts than its baseline.\nMeasured: ld 1984 (32-way) · st 0\nlaunch  kernel  ld wavefronts\n0       reduce  64 -> 2048\nREGRESSION: case \"reduce/tree\""},
+     "locations": [{"physicalLocation": {"artifactLocation": {"uri": "kernels/re%2Cduce%3A1.cu", "uriBaseId": "%SRCROOT%"},
+                                         "region": {"startLine": 17}}}],
+     "properties": {"cases": ["reduce/tree"], "case_count": 1}},
+    {"ruleId": "failed", "ruleIndex": 6, "level": "error", "kind": "fail",
+     "message": {"text": "transpose/naive: failed its checks.\nMeasured: ld 64 (2-way) · st 0\n/src/bankcheck/kernels/transpose.cu:31: annotated conflict-free, measured 2-way"},
+     "locations": [{"physicalLocation": {"artifactLocation": {"uri": "kernels/transpose.cu", "uriBaseId": "%SRCROOT%"},
+                                         "region": {"startLine": 31}}}],
+     "properties": {"cases": ["transpose/naive"], "case_count": 1}}
+  ])json"));
+  // The hostile case has no place in the repository: it is an error notification, its name intact
+  // as JSON text (one line, as every name is shown).
+  EXPECT_EQ(run["invocations"][0]["toolExecutionNotifications"], nlohmann::json::parse(R"json([
+    {"level": "error", "descriptor": {"id": "missing-baseline"},
+     "message": {"text": "evil/x ::error title=x::owned%,:: no baseline is recorded for it; record one (bankcheck update-baselines) if these counts are meant.\nMeasured: ld 0 · st 0"},
+     "properties": {"cases": ["evil/x ::error title=x::owned%,:"], "case_count": 1}}
+  ])json"));
+}
+
+TEST(ReportSarifTest, ARunWithoutFailuresIsAValidEmptyAnalysis) {
+  RunResults results;
+  results.metadata = MakeMetadata();
+  results.cases["t/a"] = MakeCase("t/a", {MakeRecord(64)}, BaselineVerdict::kMatch, CaseStatus::kPassed);
+  ReportOptions options;
+  options.format = OutputFormat::kSarif;
+  options.category = "bankcheck/my_suite";
+  const nlohmann::json sarif = nlohmann::json::parse(RenderReport(results, options).output);
+  ExpectValidSarif(sarif);
+  EXPECT_EQ(sarif["runs"][0]["results"], nlohmann::json::array());
+  EXPECT_EQ(sarif["runs"][0]["automationDetails"]["id"], "bankcheck/my_suite/");
+}
+
+TEST(ReportSarifTest, InvalidUtf8InANameIsReplacedNotThrown) {
+  RunResults results;
+  results.cases["t/\xff"] =
+      MakeCase("t/\xff", {MakeRecord(2048)}, BaselineVerdict::kRegression, CaseStatus::kFailed);
+  ReportOptions options;
+  options.format = OutputFormat::kSarif;
+  const nlohmann::json sarif = nlohmann::json::parse(RenderReport(results, options).output);
+  ExpectValidSarif(sarif);
+  EXPECT_THAT(sarif.dump(), HasSubstr("t/\xEF\xBF\xBD"));
+}
+
+}  // namespace
+}  // namespace bankcheck
