@@ -8,11 +8,11 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include "bankcheck/baseline.h"
+#include "bankcheck/case_selection.h"
 #include "bankcheck/error.h"
 #include "bankcheck/results.h"
 #include "bankcheck/run_metadata.h"
@@ -56,16 +56,6 @@ struct LeftAlone {
   std::string reason;
 };
 
-std::optional<std::regex> CaseFilter(const std::string& pattern) {
-  if (pattern.empty()) return std::nullopt;
-  try {
-    return std::regex(pattern, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    throw Error(ErrorKind::kBadInput,
-                "--case '" + PlainLine(pattern) + "' is not a regular expression (" + e.what() + ")");
-  }
-}
-
 void AddUpdateBaselines(CLI::App& app) {
   struct Options {
     std::string results;
@@ -90,8 +80,9 @@ void AddUpdateBaselines(CLI::App& app) {
       ->type_name("DIR");
   command
       ->add_option("--case", options->case_pattern,
-                   "Only the cases whose name matches this regular expression (anywhere in the name)")
-      ->type_name("REGEX");
+                   "Only the cases whose name matches one of these ','-separated glob patterns "
+                   "('*' any characters, '?' one, [...] a set; the whole name), as BANKCHECK_CASES")
+      ->type_name("PATTERNS");
   command->add_flag("--dry-run", options->dry_run, "Print the summary, but write nothing");
   command->footer(
       "Each case is compared with its baseline file as it is now; cases that match are left as they are, and "
@@ -116,7 +107,8 @@ void AddUpdateBaselines(CLI::App& app) {
                   "give --baselines DIR, the suite's baselines folder (its BASELINES_DIR, which holds "
                   "<arch>/<topic>.json), or set BANKCHECK_BASELINES_DIR");
     }
-    const std::optional<std::regex> filter = CaseFilter(options->case_pattern);
+    const std::string& selection = options->case_pattern;
+    CheckCaseSelection(selection, "--case");
     // Compared with the files as they are now, not with the verdicts stored in the results: the
     // summary's "before" is what the update replaces.
     const BaselineSet baselines = BaselineSet::Load(baselines_dir, run.arch);
@@ -126,7 +118,7 @@ void AddUpdateBaselines(CLI::App& app) {
     size_t unchanged = 0;
     size_t not_selected = 0;
     for (const auto& [name, result] : results.cases) {
-      if (filter && !std::regex_search(name, *filter)) {
+      if (!MatchesCasePatterns(name, selection)) {
         ++not_selected;
         continue;
       }
@@ -186,7 +178,7 @@ void AddUpdateBaselines(CLI::App& app) {
               << per_verdict[BaselineVerdict::kChanged] << " changed, "
               << per_verdict[BaselineVerdict::kMissing] << " missing; " << unchanged << " unchanged, "
               << left_alone.size() << " left alone"
-              << (filter ? ", " + std::to_string(not_selected) + " not matching --case" : "") << ".\n";
+              << (!selection.empty() ? ", " + std::to_string(not_selected) + " not matching --case" : "") << ".\n";
     for (const LeftAlone& case_left : left_alone)
       std::cout << "  left alone: " << PlainLine(case_left.name) << " (" << PlainLine(case_left.reason)
                 << ")\n";
