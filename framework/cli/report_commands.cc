@@ -232,7 +232,8 @@ std::vector<const CaseResult*> SelectCases(const RunResults& results, const std:
   for (const auto& [name, result] : results.cases)
     if (MatchesCasePatterns(name, selection)) selected.push_back(&result);
   if (selected.empty() && !selection.empty())
-    throw Error(ErrorKind::kBadInput, "no case in " + PlainLine(path) + " matches --case '" + PlainLine(selection) +
+    throw Error(ErrorKind::kBadInput, "no case in " + PlainLine(path) + " matches --case '" +
+                                          PlainLine(selection) +
                                           "' (','-separated glob patterns over whole case names, such as "
                                           "'transpose/*' or '*/naive')");
   return selected;

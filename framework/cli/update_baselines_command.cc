@@ -178,7 +178,8 @@ void AddUpdateBaselines(CLI::App& app) {
               << per_verdict[BaselineVerdict::kChanged] << " changed, "
               << per_verdict[BaselineVerdict::kMissing] << " missing; " << unchanged << " unchanged, "
               << left_alone.size() << " left alone"
-              << (!selection.empty() ? ", " + std::to_string(not_selected) + " not matching --case" : "") << ".\n";
+              << (!selection.empty() ? ", " + std::to_string(not_selected) + " not matching --case" : "")
+              << ".\n";
     for (const LeftAlone& case_left : left_alone)
       std::cout << "  left alone: " << PlainLine(case_left.name) << " (" << PlainLine(case_left.reason)
                 << ")\n";

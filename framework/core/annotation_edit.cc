@@ -68,7 +68,9 @@ struct Splice {
 class Editor {
  public:
   Editor(std::string_view text, std::string file)
-      : text_(text), file_(std::move(file)), scan_(ScanLineAnnotations(text, file_)),
+      : text_(text),
+        file_(std::move(file)),
+        scan_(ScanLineAnnotations(text, file_)),
         source_(internal::LexSource(text)) {
     lines_ = source_.lines.size();
     const internal::SourceLine& last = source_.lines.back();
@@ -139,8 +141,9 @@ class Editor {
   // down by the lines inserted). Otherwise nothing is changed and every placed edit is refused.
   EditedSource Finish(std::vector<EditResult> results) {
     EditedSource edited;
-    std::sort(splices_.begin(), splices_.end(),
-              [](const Splice& a, const Splice& b) { return std::tie(a.begin, a.end) < std::tie(b.begin, b.end); });
+    std::sort(splices_.begin(), splices_.end(), [](const Splice& a, const Splice& b) {
+      return std::tie(a.begin, a.end) < std::tie(b.begin, b.end);
+    });
     std::string out;
     out.reserve(text_.size() + splices_.size() * 40);
     size_t at = 0;
@@ -158,7 +161,8 @@ class Editor {
       for (const Splice& splice : splices_) {
         results[splice.edit].outcome = EditOutcome::kNotPlaced;
         results[splice.edit].reason =
-            "the edited file did not read back with its annotations and code lines as before; annotate it by hand";
+            "the edited file did not read back with its annotations and code lines as before; annotate it by "
+            "hand";
       }
     }
     edited.results = std::move(results);
@@ -182,8 +186,8 @@ class Editor {
     const auto [new_terms, new_note] = SplitAnnotation(edit.annotation);
     const std::string note =
         semicolon == std::string_view::npos ? new_note : std::string(comment.text.substr(semicolon));
-    splices_.push_back({comment.begin + terms_begin, comment.begin + comment.text.size(), " " + new_terms + note,
-                        index, comment_line, false});
+    splices_.push_back({comment.begin + terms_begin, comment.begin + comment.text.size(),
+                        " " + new_terms + note, index, comment_line, false});
     return true;
   }
 
@@ -192,7 +196,8 @@ class Editor {
     std::sort(inserted.begin(), inserted.end());
     // A line inserted above line L moves L and every line after it down by one.
     const auto shift = [&](uint32_t l) {
-      return l + static_cast<uint32_t>(std::upper_bound(inserted.begin(), inserted.end(), l) - inserted.begin());
+      return l +
+             static_cast<uint32_t>(std::upper_bound(inserted.begin(), inserted.end(), l) - inserted.begin());
     };
     LineAnnotationScan expected;
     for (const LineAnnotation& a : scan_.annotations) {
@@ -201,11 +206,13 @@ class Editor {
     }
     for (const Splice& splice : splices_) {
       const AnnotationEdit& edit = (*edits_)[splice.edit];
-      const uint32_t comment_line = splice.above ? shift(splice.comment_line) - 1 : shift(splice.comment_line);
+      const uint32_t comment_line =
+          splice.above ? shift(splice.comment_line) - 1 : shift(splice.comment_line);
       for (const LineAnnotation& term : terms_of_[splice.edit])
         expected.annotations.push_back({file_, shift(edit.line), comment_line, term.kind, term.ways});
     }
-    for (const LineAnnotationProblem& p : scan_.problems) expected.problems.push_back({p.file, shift(p.line), p.message});
+    for (const LineAnnotationProblem& p : scan_.problems)
+      expected.problems.push_back({p.file, shift(p.line), p.message});
     if (Entries(expected) != Entries(ScanLineAnnotations(edited, file_))) return false;
 
     const internal::LexedSource after = internal::LexSource(edited);
@@ -222,9 +229,10 @@ class Editor {
   LineAnnotationScan scan_;
   internal::LexedSource source_;
   size_t lines_ = 0;
-  std::map<uint32_t, std::vector<LineAnnotation>> annotated_;        // code line -> its terms
-  std::map<uint32_t, const internal::SourceComment*> line_comment_;  // line -> the `//` comment starting there
-  std::vector<std::vector<LineAnnotation>> terms_of_;                // by edit
+  std::map<uint32_t, std::vector<LineAnnotation>> annotated_;  // code line -> its terms
+  std::map<uint32_t, const internal::SourceComment*>
+      line_comment_;                                   // line -> the `//` comment starting there
+  std::vector<std::vector<LineAnnotation>> terms_of_;  // by edit
   const std::vector<AnnotationEdit>* edits_ = nullptr;
   std::vector<Splice> splices_;
   std::vector<uint32_t> inserted_;

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "bankcheck/baseline.h"
+#include "bankcheck/case_selection.h"
 #include "bankcheck/error.h"
 #include "bankcheck/limits.h"
 #include "core/internal/file_io.h"
@@ -86,6 +87,7 @@ BaselineFile internal::BaselineFileFromJson(const json& document, const std::fil
                    " launches, the most bankcheck reads from one file (limits.h)");
   }
   for (const auto& item : cases.json().items()) {
+    CheckCaseNameLength(item.key(), path.string());
     const std::string where = path.string() + ": case \"" + item.key() + "\"";
     const FieldReader entry(item.value(), where, advice);
     entry.RequireObject();

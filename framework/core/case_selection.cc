@@ -72,7 +72,7 @@ bool MatchesGlob(std::string_view name, std::string_view pattern) {
   // recursion: at most name length times pattern length steps.
   size_t p = 0;
   size_t n = 0;
-  size_t star = kNone;  // the pattern position after the last '*'
+  size_t star = kNone;   // the pattern position after the last '*'
   size_t star_name = 0;  // where in the name that '*' ends now
   while (n < name.size()) {
     if (p < pattern.size() && pattern[p] == '*') {
@@ -130,21 +130,23 @@ void CheckCaseSelection(std::string_view selection, const std::string& what) {
     const auto byte = static_cast<unsigned char>(c);
     if (byte < 0x20 || byte == 0x7F) {
       throw Error(ErrorKind::kBadInput,
-                  shown + " holds a control character; give glob patterns over case names, such as "
-                          "'transpose/*' or 'transpose/*,reduce/naive'");
+                  shown +
+                      " holds a control character; give glob patterns over case names, such as "
+                      "'transpose/*' or 'transpose/*,reduce/naive'");
     }
   }
   if (selection.find_first_not_of(',') == kNone && !selection.empty()) {
-    throw Error(ErrorKind::kBadInput, shown + " holds no pattern; give glob patterns over case names, such "
-                                              "as 'transpose/*' or 'transpose/*,reduce/naive'");
+    throw Error(ErrorKind::kBadInput, shown +
+                                          " holds no pattern; give glob patterns over case names, such "
+                                          "as 'transpose/*' or 'transpose/*,reduce/naive'");
   }
 }
 
 void CheckCaseNameLength(std::string_view name, const std::string& where) {
   if (name.size() <= kMaxCaseNameBytes) return;
-  throw Error(ErrorKind::kBadInput,
-              where + ": a case name of " + std::to_string(name.size()) + " bytes (" + PlainLine(name, 40) +
-                  "), longer than the " + std::to_string(kMaxCaseNameBytes) + " bankcheck reads (limits.h)");
+  throw Error(ErrorKind::kBadInput, where + ": a case name of " + std::to_string(name.size()) + " bytes (" +
+                                        PlainLine(name, 40) + "), longer than the " +
+                                        std::to_string(kMaxCaseNameBytes) + " bankcheck reads (limits.h)");
 }
 
 }  // namespace bankcheck

@@ -61,7 +61,8 @@ TEST(CaseSelectionTest, LongNamesAndManyStarsMatchWithoutRecursionOrBlowUp) {
   // std::regex's '(a|b)*c' recursed once per character and crashed on a 200,000-character name;
   // backtracking over every '*' would take 2^40 steps here.
   const std::string name(200'000, 'a');
-  EXPECT_FALSE(MatchesGlob(name, "*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b"));
+  EXPECT_FALSE(MatchesGlob(
+      name, "*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b"));
   EXPECT_TRUE(MatchesGlob(name, "*[ab]"));
   EXPECT_FALSE(MatchesGlob(name, "[ab]*c"));
 }
@@ -72,7 +73,8 @@ TEST(CaseSelectionTest, SelectionsAreCheckedOnce) {
               ThrowsMessage<Error>(HasSubstr("more than the 4096 bankcheck reads")));
   EXPECT_THAT([] { CheckCaseSelection("a\nb", "--case"); },
               ThrowsMessage<Error>(HasSubstr("--case='a b' holds a control character")));
-  EXPECT_THAT([] { CheckCaseSelection(",,", "--case"); }, ThrowsMessage<Error>(HasSubstr("holds no pattern")));
+  EXPECT_THAT([] { CheckCaseSelection(",,", "--case"); },
+              ThrowsMessage<Error>(HasSubstr("holds no pattern")));
 }
 
 TEST(CaseSelectionTest, CaseNamesAreBoundedInLength) {

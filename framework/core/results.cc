@@ -5,6 +5,7 @@
 #include <system_error>
 #include <utility>
 
+#include "bankcheck/case_selection.h"
 #include "bankcheck/error.h"
 #include "bankcheck/limits.h"
 #include "core/internal/file_io.h"
@@ -211,6 +212,7 @@ RunResults internal::ResultsFromJson(const json& document, const std::filesystem
   size_t launches = 0;
   CountLaunches(launches, internal::LaunchesInCases(cases.json()), path);
   for (const auto& item : cases.json().items()) {
+    CheckCaseNameLength(item.key(), path.string());
     results.cases.emplace(item.key(), CaseResultFromJson(item.key(), item.value(), path));
   }
   return results;

@@ -32,7 +32,7 @@ size_t RawOpening(std::string_view text, size_t quote) {
 
 enum class State {
   kCode,
-  kSlash,          // after a '/' in code: a comment starts if the next character is '/' or '*'
+  kSlash,  // after a '/' in code: a comment starts if the next character is '/' or '*'
   kLineComment,
   kBlockComment,
   kBlockStar,      // after a '*' in a block comment
@@ -65,8 +65,8 @@ LexedSource LexSource(std::string_view text) {
   char quote = '"';
   std::string raw_closing;
   size_t open_comment = SIZE_MAX;  // the `//` comment whose text ends with its first line
-  uint32_t slash_line = 0;  // the line of the '/' of kSlash
-  size_t block_star = 0;    // the '*' of kBlockStar
+  uint32_t slash_line = 0;         // the line of the '/' of kSlash
+  size_t block_star = 0;           // the '*' of kBlockStar
   out.lines.push_back({});
   auto line_number = [&] { return static_cast<uint32_t>(out.lines.size()); };
   // Ends the current line at `at`; the next begins at `next`.
@@ -178,7 +178,8 @@ LexedSource LexSource(std::string_view text) {
         line.has_code = true;
         if (c == '"') {
           const std::string_view prefix = WordBefore(text, i);
-          const bool raw = prefix == "R" || prefix == "LR" || prefix == "uR" || prefix == "UR" || prefix == "u8R";
+          const bool raw =
+              prefix == "R" || prefix == "LR" || prefix == "uR" || prefix == "UR" || prefix == "u8R";
           const size_t open = raw ? RawOpening(text, i) : std::string_view::npos;
           if (open != std::string_view::npos) {
             raw_closing = ")" + std::string(text.substr(i + 1, open - i - 1)) + "\"";

@@ -30,13 +30,13 @@ struct SourceComment {
 };
 
 struct SourceLine {
-  size_t begin = 0;           // offset of its first character
-  size_t end = 0;             // offset of its line end (the text's size for a last line without one)
-  bool has_code = false;      // a token outside comments
-  bool continued = false;     // it ends in a line splice: the next line joins it
-  bool starts_clean = true;   // it starts between tokens: a line inserted above it changes no token
-  bool ends_clean = false;    // it ends between tokens, in no comment, literal or splice: a `//`
-                              // comment appended to it ends with it
+  size_t begin = 0;          // offset of its first character
+  size_t end = 0;            // offset of its line end (the text's size for a last line without one)
+  bool has_code = false;     // a token outside comments
+  bool continued = false;    // it ends in a line splice: the next line joins it
+  bool starts_clean = true;  // it starts between tokens: a line inserted above it changes no token
+  bool ends_clean = false;   // it ends between tokens, in no comment, literal or splice: a `//`
+                             // comment appended to it ends with it
 };
 
 struct LexedSource {
