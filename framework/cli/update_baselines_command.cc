@@ -2,12 +2,12 @@
 // differ from its baseline, in one step after the report has been reviewed, and says what it changed.
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -146,8 +146,9 @@ void AddUpdateBaselines(CLI::App& app) {
     }
 
     const std::string folder = (std::filesystem::path(baselines_dir) / run.arch).string();
-    std::cout << (options->dry_run ? "Dry run: nothing is written.\n" : "") << "Updating the " << run.arch
-              << " baselines in " << PlainLine(folder) << " from " << PlainLine(options->results) << "\n\n";
+    std::cout << (options->dry_run ? "Dry run: nothing is written.\n" : "") << "Updating the "
+              << PlainLine(run.arch) << " baselines in " << PlainLine(folder) << " from "
+              << PlainLine(options->results) << "\n\n";
 
     std::vector<TableRow> rows;
     std::vector<BaselineUpdate> updates;
@@ -185,14 +186,15 @@ void AddUpdateBaselines(CLI::App& app) {
                 << ")\n";
 
     // Say where the files' GPU software differs from the run's: the new counts may come from it.
+    // Sets, not searches of the lists so far: a crafted file may name 100,000 topics.
     std::vector<std::string> notes;
+    std::set<std::string> noted;
     for (const Change& change : changes) {
       const RunMetadata* recorded = baselines.RecordedWith(change.result->name);
       const std::string software = recorded == nullptr ? "" : SoftwareChange(*recorded, run);
       const std::string note = "  " + baselines.FileForCase(change.result->name).string() +
                                " was recorded with other GPU software (" + software + ")";
-      if (!software.empty() && std::find(notes.begin(), notes.end(), note) == notes.end())
-        notes.push_back(note);
+      if (!software.empty() && noted.insert(note).second) notes.push_back(note);
     }
     if (!notes.empty()) {
       std::cout
@@ -202,12 +204,8 @@ void AddUpdateBaselines(CLI::App& app) {
     }
 
     if (options->dry_run) {
-      std::vector<std::string> files;
-      for (const Change& change : changes) {
-        const std::string file = baselines.FileForCase(change.result->name).string();
-        if (std::find(files.begin(), files.end(), file) == files.end()) files.push_back(file);
-      }
-      std::sort(files.begin(), files.end());
+      std::set<std::string> files;
+      for (const Change& change : changes) files.insert(baselines.FileForCase(change.result->name).string());
       if (!files.empty()) std::cout << "Would write:\n";
       for (const std::string& file : files) std::cout << "  " << PlainLine(file, 1000) << "\n";
       return;

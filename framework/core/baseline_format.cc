@@ -12,6 +12,7 @@
 #include "core/internal/parsed_documents.h"
 #include "core/internal/record_json.h"
 #include "core/internal/run_metadata_json.h"
+#include "core/internal/text_table.h"
 
 // Baseline files: their format, checked field by field (baseline.h).
 namespace bankcheck {
@@ -88,7 +89,7 @@ BaselineFile internal::BaselineFileFromJson(const json& document, const std::fil
   }
   for (const auto& item : cases.json().items()) {
     CheckCaseNameLength(item.key(), path.string());
-    const std::string where = path.string() + ": case \"" + item.key() + "\"";
+    const std::string where = path.string() + ": case \"" + PlainLine(item.key()) + "\"";
     const FieldReader entry(item.value(), where, advice);
     entry.RequireObject();
     entry.AllowOnlyFields({"description", "launches"});

@@ -14,6 +14,7 @@
 #include "core/internal/parsed_documents.h"
 #include "core/internal/record_json.h"
 #include "core/internal/run_metadata_json.h"
+#include "core/internal/text_table.h"
 
 namespace bankcheck {
 namespace {
@@ -49,7 +50,7 @@ json CaseResultToJson(const CaseResult& result) {
 }
 
 CaseResult CaseResultFromJson(const std::string& name, const json& value, const std::filesystem::path& path) {
-  const std::string where = path.string() + ": case \"" + name + "\"";
+  const std::string where = path.string() + ": case \"" + PlainLine(name) + "\"";
   const std::string advice = ResultsFileAdvice(path);
   const FieldReader entry(value, where, advice);
   entry.AllowOnlyFields({"description", "status", "expected", "expected_by", "launches", "baseline",
