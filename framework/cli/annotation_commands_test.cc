@@ -86,6 +86,15 @@ TEST_F(AnnotationsCommandTest, MalformedAnnotationsExitTwoNamingFileAndLine) {
                 "gmma, dsmem)\n");
 }
 
+TEST_F(AnnotationsCommandTest, ProblemsShowTheSourcesControlCharactersVisibly) {
+  // The message quotes the comment: its escape sequence (ESC) must not reach the terminal.
+  const auto file = Source("esc.cu", "x; // bankcheck: 2-way \x1b]0;title\x07\n");
+  const CliRun run = Bankcheck("annotations " + Quoted(file));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err.find('\x1b'), std::string::npos) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("'2-way ?]0': '?]0' after '2-way'"));
+}
+
 TEST_F(AnnotationsCommandTest, UnreadableFilesExitTwo) {
   const auto good = Source("good.cu", "x; // bankcheck: 2-way\n");
   const CliRun missing = Bankcheck("annotations " + Quoted(good) + " " + Quoted(dir_ / "missing.cu"));

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bankcheck/baseline.h"
+#include "bankcheck/case_selection.h"
 #include "bankcheck/compare.h"
 #include "bankcheck/error.h"
 #include "bankcheck/instruction_counts.h"
@@ -280,16 +281,18 @@ void AddMergeResultsCommand(CLI::App& app) {
   });
 }
 
-// The case named `filter`, else every case whose name contains it (all cases when it is empty).
-std::vector<const CaseResult*> SelectCases(const RunResults& results, const std::string& filter,
+// The cases that `selection` selects (case_selection.h; every case when it is empty).
+std::vector<const CaseResult*> SelectCases(const RunResults& results, const std::string& selection,
                                            const std::string& path) {
-  const auto exact = results.cases.find(filter);
-  if (exact != results.cases.end()) return {&exact->second};
+  CheckCaseSelection(selection, "--case");
   std::vector<const CaseResult*> selected;
   for (const auto& [name, result] : results.cases)
-    if (name.find(filter) != std::string::npos) selected.push_back(&result);
-  if (selected.empty() && !filter.empty())
-    throw Error(ErrorKind::kBadInput, "no case in " + path + " is named or contains \"" + filter + "\"");
+    if (MatchesCasePatterns(name, selection)) selected.push_back(&result);
+  if (selected.empty() && !selection.empty())
+    throw Error(ErrorKind::kBadInput, "no case in " + PlainLine(path) + " matches --case '" +
+                                          PlainLine(selection) +
+                                          "' (','-separated glob patterns over whole case names, such as "
+                                          "'transpose/*' or '*/naive')");
   return selected;
 }
 
@@ -302,8 +305,8 @@ std::string InstructionTables(const std::vector<const CaseResult*>& cases, size_
     for (const size_t i : LaunchesWithDistinctInstructions(result->launches)) {
       const LaunchRecord& launch = result->launches[i];
       const uint32_t attributed = launch.attributed_launches;
-      out += std::string(out.empty() ? "" : "\n") + "case " + result->name + ", launch " + std::to_string(i) +
-             ": " + launch.kernel + " (" + std::to_string(attributed) +
+      out += std::string(out.empty() ? "" : "\n") + "case " + PlainLine(result->name) + ", launch " +
+             std::to_string(i) + ": " + PlainLine(launch.kernel) + " (" + std::to_string(attributed) +
              (attributed == 1 ? " launch" : " launches") + " attributed)\n" +
              FormatInstructionTable(launch.instructions, top, source_root);
     }
@@ -330,8 +333,9 @@ void AddLinesCommand(CLI::App& app) {
       ->type_name("FILE");
   lines
       ->add_option("--case", options->case_filter,
-                   "Only the case of this name, or else those whose name contains it")
-      ->type_name("NAME");
+                   "Only the cases whose name matches one of these ','-separated glob patterns "
+                   "('*' any characters, '?' one, [...] a set; the whole name), as BANKCHECK_CASES")
+      ->type_name("PATTERNS");
   lines
       ->add_option("--top", options->top,
                    "Show the N instructions of most excess per kernel (0: all; default 10)")
@@ -348,7 +352,7 @@ void AddLinesCommand(CLI::App& app) {
     const std::string tables =
         InstructionTables(SelectCases(results, options->case_filter, options->results), options->top, root);
     if (tables.empty()) {
-      std::cerr << "bankcheck: error: no launch of the selected cases in " << options->results
+      std::cerr << "bankcheck: error: no launch of the selected cases in " << PlainLine(options->results)
                 << " has per-instruction counts. They are recorded when a case fails; to record them for "
                    "a case that passes, run it with BANKCHECK_ATTRIBUTE=1 (e.g. BANKCHECK_ATTRIBUTE=1 "
                    "ctest -R <suite>) and merge the results again.\n";

@@ -364,9 +364,10 @@ TEST_F(ReportCommandsTest, LinesPrintsEachAttributedKernelsTableOnce) {
   EXPECT_EQ(ReadFile(results), before);
 }
 
-TEST_F(ReportCommandsTest, LinesSelectsCasesByNameOrPartAndLimitsTheRows) {
+TEST_F(ReportCommandsTest, LinesSelectsCasesByGlobsAndLimitsTheRows) {
   const auto results = WriteAttributedRun();
-  CliRun run = Bankcheck("lines " + Quoted(results) + " --case padded --top 1 --source-root /src/bankcheck/");
+  CliRun run =
+      Bankcheck("lines " + Quoted(results) + " --case '*/padded' --top 1 --source-root /src/bankcheck/");
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(run.out,
             "case transpose/padded, launch 1: padded(float*, float const*) (1 launch attributed)\n"
@@ -382,9 +383,29 @@ TEST_F(ReportCommandsTest, LinesSelectsCasesByNameOrPartAndLimitsTheRows) {
   EXPECT_THAT(run.out, Not(HasSubstr("padded")));
 }
 
+TEST_F(ReportCommandsTest, LinesShowsNamesOnOneLineWithControlCharactersShown) {
+  // A name that holds a line break and "::error ...::" would be a GitHub workflow command of its
+  // own in a CI log; an escape sequence would drive the terminal.
+  RunResults results;
+  results.metadata = MakeMetadata();
+  const std::string name = "t/a\n::error title=forged::pwned";
+  LaunchRecord launch = WithInstructions(MakeRecord(2048), 2);
+  launch.kernel = "k\x1b[2J\n::add-mask::secret";
+  launch.instructions.front().file = "kernels/x.cu\n::error::from a path";
+  results.cases[name].name = name;
+  results.cases[name].launches = {launch};
+  WriteResults(dir_ / "names.json", results);
+  const CliRun run = Bankcheck("lines " + Quoted(dir_ / "names.json"));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out,
+              AllOf(HasSubstr("case t/a ::error title=forged::pwned, launch 0: k?[2J ::add-mask::secret"),
+                    HasSubstr("kernels/x.cu ::error::from a path:")));
+  EXPECT_THAT(run.out, AllOf(Not(HasSubstr("\n::")), Not(HasSubstr("\x1b"))));
+}
+
 TEST_F(ReportCommandsTest, LinesWithoutAttributedLaunchesExitsOneSayingHowToGetThem) {
   const auto results = WriteAttributedRun();
-  CliRun run = Bankcheck("lines " + Quoted(results) + " --case reduce");
+  CliRun run = Bankcheck("lines " + Quoted(results) + " --case 'reduce/*'");
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_THAT(run.out, IsEmpty());
   EXPECT_THAT(run.err, AllOf(HasSubstr("no launch of the selected cases in " + results.string() +
@@ -399,8 +420,9 @@ TEST_F(ReportCommandsTest, LinesRejectsBadInputWithExitTwo) {
   const auto results = WriteAttributedRun();
   CliRun run = Bankcheck("lines " + Quoted(results) + " --case nothing/like/this");
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_THAT(run.err,
-              HasSubstr("no case in " + results.string() + " is named or contains \"nothing/like/this\""));
+  EXPECT_THAT(run.err, HasSubstr("no case in " + results.string() + " matches --case 'nothing/like/this'"));
+  // A part of a name is no longer enough: the pattern matches whole names, as BANKCHECK_CASES does.
+  EXPECT_EQ(Bankcheck("lines " + Quoted(results) + " --case padded").exit_code, 2);
   // A negative, fractional or absurd --top (or --max-bytes) is refused in a line that names the range,
   // not CLI11's range of a double, DBL_MAX's 309 digits.
   for (const auto& [arguments, message] : std::vector<std::pair<std::string, std::string>>{

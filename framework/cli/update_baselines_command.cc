@@ -2,17 +2,17 @@
 // differ from its baseline, in one step after the report has been reviewed, and says what it changed.
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
-#include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "bankcheck/baseline.h"
+#include "bankcheck/case_selection.h"
 #include "bankcheck/error.h"
 #include "bankcheck/results.h"
 #include "bankcheck/run_metadata.h"
@@ -57,16 +57,6 @@ struct LeftAlone {
   std::string reason;
 };
 
-std::optional<std::regex> CaseFilter(const std::string& pattern) {
-  if (pattern.empty()) return std::nullopt;
-  try {
-    return std::regex(pattern, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    throw Error(ErrorKind::kBadInput,
-                "--case '" + PlainLine(pattern) + "' is not a regular expression (" + e.what() + ")");
-  }
-}
-
 void AddUpdateBaselines(CLI::App& app) {
   struct Options {
     std::string results;
@@ -91,8 +81,9 @@ void AddUpdateBaselines(CLI::App& app) {
       ->type_name("DIR");
   command
       ->add_option("--case", options->case_pattern,
-                   "Only the cases whose name matches this regular expression (anywhere in the name)")
-      ->type_name("REGEX");
+                   "Only the cases whose name matches one of these ','-separated glob patterns "
+                   "('*' any characters, '?' one, [...] a set; the whole name), as BANKCHECK_CASES")
+      ->type_name("PATTERNS");
   command->add_flag("--dry-run", options->dry_run, "Print the summary, but write nothing");
   command->footer(
       "Each case is compared with its baseline file as it is now and recorded when that comparison fails it "
@@ -119,7 +110,8 @@ void AddUpdateBaselines(CLI::App& app) {
                   "give --baselines DIR, the suite's baselines folder (its BASELINES_DIR, which holds "
                   "<arch>/<topic>.json), or set BANKCHECK_BASELINES_DIR");
     }
-    const std::optional<std::regex> filter = CaseFilter(options->case_pattern);
+    const std::string& selection = options->case_pattern;
+    CheckCaseSelection(selection, "--case");
     // Compared with the files as they are now, not with the verdicts stored in the results: the
     // summary's "before" is what the update replaces.
     const BaselineSet baselines = BaselineSet::Load(baselines_dir, run.arch);
@@ -129,7 +121,7 @@ void AddUpdateBaselines(CLI::App& app) {
     size_t unchanged = 0;
     size_t not_selected = 0;
     for (const auto& [name, result] : results.cases) {
-      if (filter && !std::regex_search(name, *filter)) {
+      if (!MatchesCasePatterns(name, selection)) {
         ++not_selected;
         continue;
       }
@@ -158,8 +150,9 @@ void AddUpdateBaselines(CLI::App& app) {
     }
 
     const std::string folder = (std::filesystem::path(baselines_dir) / run.arch).string();
-    std::cout << (options->dry_run ? "Dry run: nothing is written.\n" : "") << "Updating the " << run.arch
-              << " baselines in " << PlainLine(folder) << " from " << PlainLine(options->results) << "\n\n";
+    std::cout << (options->dry_run ? "Dry run: nothing is written.\n" : "") << "Updating the "
+              << PlainLine(run.arch) << " baselines in " << PlainLine(folder) << " from "
+              << PlainLine(options->results) << "\n\n";
 
     std::vector<TableRow> rows;
     std::vector<BaselineUpdate> updates;
@@ -190,20 +183,22 @@ void AddUpdateBaselines(CLI::App& app) {
               << per_verdict[BaselineVerdict::kChanged] << " changed, "
               << per_verdict[BaselineVerdict::kMissing] << " missing; " << unchanged << " unchanged, "
               << left_alone.size() << " left alone"
-              << (filter ? ", " + std::to_string(not_selected) + " not matching --case" : "") << ".\n";
+              << (!selection.empty() ? ", " + std::to_string(not_selected) + " not matching --case" : "")
+              << ".\n";
     for (const LeftAlone& case_left : left_alone)
       std::cout << "  left alone: " << PlainLine(case_left.name) << " (" << PlainLine(case_left.reason)
                 << ")\n";
 
     // Say where the files' GPU software differs from the run's: the new counts may come from it.
+    // Sets, not searches of the lists so far: a crafted file may name 100,000 topics.
     std::vector<std::string> notes;
+    std::set<std::string> noted;
     for (const Change& change : changes) {
       const RunMetadata* recorded = baselines.RecordedWith(change.result->name);
       const std::string software = recorded == nullptr ? "" : SoftwareChange(*recorded, run);
       const std::string note = "  " + baselines.FileForCase(change.result->name).string() +
                                " was recorded with other GPU software (" + software + ")";
-      if (!software.empty() && std::find(notes.begin(), notes.end(), note) == notes.end())
-        notes.push_back(note);
+      if (!software.empty() && noted.insert(note).second) notes.push_back(note);
     }
     if (!notes.empty()) {
       std::cout
@@ -213,12 +208,8 @@ void AddUpdateBaselines(CLI::App& app) {
     }
 
     if (options->dry_run) {
-      std::vector<std::string> files;
-      for (const Change& change : changes) {
-        const std::string file = baselines.FileForCase(change.result->name).string();
-        if (std::find(files.begin(), files.end(), file) == files.end()) files.push_back(file);
-      }
-      std::sort(files.begin(), files.end());
+      std::set<std::string> files;
+      for (const Change& change : changes) files.insert(baselines.FileForCase(change.result->name).string());
       if (!files.empty()) std::cout << "Would write:\n";
       for (const std::string& file : files) std::cout << "  " << PlainLine(file, 1000) << "\n";
       if (!changes.empty()) throw CLI::RuntimeError(kExitFailure);

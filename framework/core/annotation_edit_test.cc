@@ -83,6 +83,25 @@ TEST(ApplyAnnotationEdits, NeverInAMacroContinuedByABackslash) {
             "#define LOAD(i) \\\n  t[i]  // bankcheck: 2-way\n");
 }
 
+TEST(ApplyAnnotationEdits, NeverUncommentsALineJoinedToAComment) {
+  // For g++, "\\\f" before the line end joins `x = 2;` to the comment above it: a line inserted
+  // between them would make `x = 2;` code again (the review's program then printed 2, not 1).
+  for (const std::string blanks : {"\f", " ", "\t", "\v"}) {
+    const std::string text = "int x = 1;\n// x = 2 was wrong \\" + blanks + "\nx = 2;  // the fix\n";
+    const EditedSource edited = Edit(text, {{3, "bankcheck: 2-way"}});
+    EXPECT_EQ(edited.text, text);
+    EXPECT_EQ(Only(edited).outcome, EditOutcome::kNotPlaced);
+  }
+  // Nor is an annotation replaced at the end of a comment that a splice continues.
+  const std::string text = "x; // bankcheck: 2-way; note \\ \ny = 2;\n";
+  EXPECT_EQ(Edit(text, {{1, "bankcheck: 4-way", true}}).text, text);
+}
+
+TEST(ApplyAnnotationEdits, AnAnnotationThatWouldJoinTheNextLineIsAnError) {
+  EXPECT_THROW(Edit("x;\ny;\n", {{1, "bankcheck: 2-way; note \\"}}), Error);
+  EXPECT_THROW(Edit("x;\ny;\n", {{1, "bankcheck: 2-way; note \\ \t"}}), Error);
+}
+
 TEST(ApplyAnnotationEdits, NotInsideARawString) {
   const std::string text = "auto s = R\"(\nt[i]\n)\";\n";
   const EditedSource edited = Edit(text, {{2, "bankcheck: 2-way"}});

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "bankcheck/baseline.h"
+#include "bankcheck/case_selection.h"
 #include "bankcheck/error.h"
 #include "bankcheck/limits.h"
 #include "core/internal/file_io.h"
@@ -11,6 +12,7 @@
 #include "core/internal/parsed_documents.h"
 #include "core/internal/record_json.h"
 #include "core/internal/run_metadata_json.h"
+#include "core/internal/text_table.h"
 
 // Baseline files: their format, checked field by field (baseline.h).
 namespace bankcheck {
@@ -86,7 +88,8 @@ BaselineFile internal::BaselineFileFromJson(const json& document, const std::fil
                    " launches, the most bankcheck reads from one file (limits.h)");
   }
   for (const auto& item : cases.json().items()) {
-    const std::string where = path.string() + ": case \"" + item.key() + "\"";
+    CheckCaseNameLength(item.key(), path.string());
+    const std::string where = path.string() + ": case \"" + PlainLine(item.key()) + "\"";
     const FieldReader entry(item.value(), where, advice);
     entry.RequireObject();
     entry.AllowOnlyFields({"description", "launches"});

@@ -23,10 +23,13 @@ std::string Offset(uint32_t pc_offset) {
   return text;
 }
 
+// Paths and opcodes come from results files: each cell is one line with its control characters
+// shown (PlainLine), whole however long.
 std::vector<std::string> Cells(const InstructionCounts& instruction, const std::string& source_root) {
-  return {SourceLocation(instruction, source_root),
+  const std::string location = SourceLocation(instruction, source_root);
+  return {PlainLine(location, location.size()),
           Offset(instruction.pc_offset),
-          instruction.opcode,
+          PlainLine(instruction.opcode, instruction.opcode.size()),
           WithThousands(instruction.executions) + " exec",
           WithThousands(instruction.wavefronts) + " wf",
           WithThousands(instruction.ideal_wavefronts) + " ideal",

@@ -3,6 +3,9 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "bankcheck/error.h"
 #include "bankcheck/limits.h"
@@ -22,6 +25,111 @@ std::string ParserReason(const std::string& what) {
   const size_t colon = what.find(": ");
   return colon == std::string::npos ? what : what.substr(colon + 2);
 }
+
+// Builds the document from the parser's SAX events, refusing nesting deeper than kMaxJsonDepth
+// and containers of more than kMaxJsonElements as the parser goes (limits.h): a file of "[[[[..."
+// or "[{},{},...]" is refused after reading no more of it than the limit. The builder sees each
+// value once, so a parse is linear in the text; a parse callback would not be, since with one
+// nlohmann rescans the parent container whenever an object closes.
+class BoundedJsonBuilder {
+ public:
+  using json = nlohmann::json;
+
+  BoundedJsonBuilder(json& root, std::string file, std::string advice)
+      : root_(root), file_(std::move(file)), advice_(std::move(advice)) {}
+
+  bool null() { return Add(nullptr); }
+  bool boolean(bool value) { return Add(value); }
+  bool number_integer(json::number_integer_t value) { return Add(value); }
+  bool number_unsigned(json::number_unsigned_t value) { return Add(value); }
+  bool number_float(json::number_float_t value, const json::string_t&) { return Add(value); }
+  bool string(json::string_t& value) { return Add(std::move(value)); }
+  bool binary(json::binary_t& value) { return Add(json::binary(std::move(value))); }
+
+  bool start_object(std::size_t) { return Open(json::value_t::object); }
+  bool key(json::string_t& key) {
+    json& object = *open_.back();
+    CheckElements(object.size());
+    member_ = &object[std::move(key)];
+    return true;
+  }
+  bool end_object() { return Close(); }
+  bool start_array(std::size_t) { return Open(json::value_t::array); }
+  bool end_array() { return Close(); }
+
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) {
+    failed_ = true;
+    // out_of_range (a number too large for a double) names the number; its position is not the
+    // number's own.
+    positioned_ = dynamic_cast<const json::parse_error*>(&e) != nullptr;
+    position_ = position;
+    reason_ = ParserReason(e.what());
+    return false;
+  }
+
+  bool failed() const { return failed_; }
+  bool positioned() const { return positioned_; }
+  std::size_t position() const { return position_; }
+  const std::string& reason() const { return reason_; }
+
+ private:
+  // Places `value` where the parser is: the document itself, the next element of an array, or the
+  // member whose key came last.
+  json* Place(json&& value) {
+    if (open_.empty()) {
+      root_ = std::move(value);
+      return &root_;
+    }
+    json& parent = *open_.back();
+    if (parent.is_array()) {
+      CheckElements(parent.size());
+      parent.push_back(std::move(value));
+      return &parent.back();
+    }
+    *member_ = std::move(value);
+    return member_;
+  }
+
+  bool Add(json&& value) {
+    Place(std::move(value));
+    return true;
+  }
+
+  bool Open(json::value_t type) {
+    if (open_.size() >= static_cast<std::size_t>(kMaxJsonDepth)) {
+      Fail("JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels, more than bankcheck reads");
+    }
+    open_.push_back(Place(json(type)));
+    return true;
+  }
+
+  bool Close() {
+    open_.pop_back();
+    return true;
+  }
+
+  // Before adding an element to a container that holds `elements`.
+  void CheckElements(std::size_t elements) const {
+    if (elements >= kMaxJsonElements) {
+      Fail("a JSON array or object of more than " + std::to_string(kMaxJsonElements) +
+           " elements, more than bankcheck reads");
+    }
+  }
+
+  [[noreturn]] void Fail(const std::string& what) const {
+    throw Error(ErrorKind::kBadInput, WithAdvice(file_ + ": " + what + " (limits.h)", advice_));
+  }
+
+  json& root_;
+  std::string file_;
+  std::string advice_;
+  std::vector<json*> open_;  // the containers not yet closed, outermost first
+  json* member_ = nullptr;   // the object member whose key came last
+  bool failed_ = false;
+  bool positioned_ = false;
+  std::size_t position_ = 0;
+  std::string reason_;
+};
 
 }  // namespace
 
@@ -47,31 +155,30 @@ LineColumn LineColumnAt(const std::string& text, size_t offset) {
 
 nlohmann::json ParseJsonText(const std::string& text, const std::filesystem::path& path,
                              const std::string& advice) {
-  // Nesting is bounded as the parser goes: a file of "[[[[..." would otherwise take memory many
-  // times its size (limits.h).
-  const auto bounded_depth = [&](int depth, nlohmann::json::parse_event_t, const nlohmann::json&) {
-    if (depth > kMaxJsonDepth) {
-      throw Error(ErrorKind::kBadInput,
-                  WithAdvice(path.string() + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
-                                 " levels, more than bankcheck reads (limits.h)",
-                             advice));
-    }
-    return true;
-  };
+  nlohmann::json document;
+  BoundedJsonBuilder builder(document, path.string(), advice);
   try {
-    return nlohmann::json::parse(text, bounded_depth);
-  } catch (const nlohmann::json::parse_error& e) {
-    // `byte` is the 1-based index of the last character read, i.e. the offending one.
-    const LineColumn at = LineColumnAt(text, e.byte > 0 ? e.byte - 1 : 0);
-    throw Error(ErrorKind::kBadInput,
-                WithAdvice(path.string() + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) +
-                               ": invalid JSON (" + ParserReason(e.what()) + ")",
-                           advice));
+    nlohmann::json::sax_parse(text, &builder);
   } catch (const nlohmann::json::exception& e) {
-    // A number too large for a double ("1e400"): out_of_range, which names the number.
+    // Not expected (errors reach the builder's parse_error), but a parser exception must still be
+    // bad input naming the file.
     throw Error(ErrorKind::kBadInput,
                 WithAdvice(path.string() + ": invalid JSON (" + ParserReason(e.what()) + ")", advice));
   }
+  if (builder.failed()) {
+    if (!builder.positioned()) {
+      // A number too large for a double ("1e400"): out_of_range, which names the number.
+      throw Error(ErrorKind::kBadInput,
+                  WithAdvice(path.string() + ": invalid JSON (" + builder.reason() + ")", advice));
+    }
+    // The position is the 1-based index of the last character read, i.e. the offending one.
+    const LineColumn at = LineColumnAt(text, builder.position() > 0 ? builder.position() - 1 : 0);
+    throw Error(ErrorKind::kBadInput,
+                WithAdvice(path.string() + ":" + std::to_string(at.line) + ":" + std::to_string(at.column) +
+                               ": invalid JSON (" + builder.reason() + ")",
+                           advice));
+  }
+  return document;
 }
 
 std::string DumpJson(const nlohmann::json& value) {

@@ -84,6 +84,45 @@ TEST(Limits, DeepNestingIsRefused) {
   EXPECT_NO_THROW(ParseJsonText(std::string(64, '[') + std::string(64, ']'), "ok.json", ""));
 }
 
+TEST(Limits, DeepObjectsAreRefusedAsArraysAre) {
+  std::string deep;
+  for (int level = 0; level <= kMaxJsonDepth; ++level) deep += "{\"a\":";
+  deep += "0" + std::string(kMaxJsonDepth + 1, '}');
+  EXPECT_THAT(BadInputMessage([&] { ParseJsonText(deep, "deep.json", ""); }),
+              HasSubstr("nested deeper than 64"));
+  EXPECT_NO_THROW(ParseJsonText(deep.substr(5, deep.size() - 6), "ok.json", ""));
+}
+
+TEST(Limits, ContainersOfTooManyElementsAreRefusedWhileParsing) {
+  // "[{},{},...]": the parse takes time in proportion to the elements read, and stops after the
+  // limit, before any reader counts cases or launches.
+  std::string array = "[{}";
+  for (size_t i = 1; i < kMaxJsonElements; ++i) array += ",{}";
+  EXPECT_NO_THROW(ParseJsonText(array + "]", "ok.json", ""));
+  EXPECT_THAT(BadInputMessage([&] { ParseJsonText(array + ",{}]", "many.json", "advice"); }),
+              AllOf(HasSubstr("many.json"), HasSubstr("more than 200000 elements"), HasSubstr("advice")));
+  std::string object = "{\"k0\":0";
+  for (size_t i = 1; i <= kMaxJsonElements; ++i) object += ",\"k" + std::to_string(i) + "\":0";
+  EXPECT_THAT(BadInputMessage([&] { ParseJsonText(object + "}", "keys.json", ""); }),
+              HasSubstr("more than 200000 elements"));
+}
+
+TEST(Limits, ParsedDocumentsKeepTheirValuesAndLastDuplicateKey) {
+  const nlohmann::json parsed =
+      ParseJsonText(R"({"a":[1,-2,2.5,"s",true,null,{}],"b":{"c":{"d":[]}},"a2":1,"a2":2})", "v.json", "");
+  EXPECT_EQ(parsed, nlohmann::json::parse(R"({"a":[1,-2,2.5,"s",true,null,{}],"b":{"c":{"d":[]}},"a2":2})"));
+  EXPECT_EQ(ParseJsonText("7", "n.json", ""), nlohmann::json(7));
+}
+
+TEST(Limits, CaseNamesLongerThanTheLimitAreRefused) {
+  RunResults results;
+  results.metadata = MakeMetadata();
+  const std::string long_name = "t/" + std::string(kMaxCaseNameBytes, 'a');
+  results.cases[long_name].name = long_name;
+  EXPECT_THAT(BadInputMessage([&] { ParseResults(SerializeResults(results), "long.json"); }),
+              AllOf(HasSubstr("long.json"), HasSubstr("a case name of 4098 bytes")));
+}
+
 TEST(Limits, ANumberTooLargeForADoubleIsBadInput) {
   EXPECT_THAT(BadInputMessage([] { ParseJsonText("{\"a\": 1e400}", "huge.json", ""); }),
               AllOf(HasSubstr("huge.json"), HasSubstr("invalid JSON"), HasSubstr("1e400")));

@@ -12,14 +12,18 @@
 #include "bankcheck/error.h"
 #include "bankcheck/limits.h"
 #include "core/internal/file_io.h"
+#include "core/internal/source_lexer.h"
+#include "core/internal/text_table.h"
 
 namespace bankcheck {
 namespace {
 
 constexpr std::string_view kMarker = "bankcheck:";
 
+// A problem's line is cut here: it quotes a comment, which may be the whole of a long line.
+constexpr size_t kMaxProblemBytes = 1000;
+
 bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-bool IsIdentifierChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
 
 std::string_view Trim(std::string_view text) {
   while (!text.empty() && IsBlank(text.front())) text.remove_prefix(1);
@@ -32,125 +36,6 @@ bool StartsWith(std::string_view text, std::string_view prefix) {
 }
 bool EndsWith(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
-// A comment as the lexer found it.
-struct Comment {
-  uint32_t line = 0;        // where it starts
-  bool block = false;       // /* */
-  bool after_code = false;  // code precedes it on its line
-  std::string_view text;    // `//`: to the end of its first line; `/*`: to the `*/`
-};
-
-struct LexedSource {
-  std::vector<bool> has_code;  // by line, 1-based: any token outside comments
-  std::vector<Comment> comments;
-};
-
-// The identifier characters just before `position` (a literal's encoding or raw prefix, a number).
-std::string_view WordBefore(std::string_view text, size_t position) {
-  size_t start = position;
-  while (start > 0 && IsIdentifierChar(text[start - 1])) --start;
-  return text.substr(start, position - start);
-}
-
-// Splits `text` into comments and code as a C++ (or CUDA) compiler's first phases do, closely
-// enough to find comments: string and character literals (with escapes, encoding prefixes and raw
-// strings), `//` comments continued by a backslash at the end of a line, `/* */` comments, digit
-// separators (1'000). Ill-formed input (an unterminated literal) ends the literal at the line's end.
-LexedSource Lex(std::string_view text) {
-  LexedSource out;
-  out.has_code.assign(2, false);
-  uint32_t line = 1;
-  const size_t n = text.size();
-  auto new_line = [&] {
-    ++line;
-    out.has_code.push_back(false);
-  };
-  auto count_lines = [&](size_t from, size_t to, bool code) {
-    for (size_t k = from; k < to; ++k) {
-      if (text[k] != '\n') continue;
-      new_line();
-      if (code) out.has_code[line] = true;
-    }
-  };
-  // Skips a quoted literal that starts at `i` (the quote) and ends at `quote`.
-  auto skip_quoted = [&](size_t i, char quote) {
-    for (++i; i < n; ++i) {
-      if (text[i] == '\\' && i + 1 < n) {
-        ++i;
-        if (text[i] == '\n') {  // a line splice inside the literal
-          new_line();
-          out.has_code[line] = true;
-        }
-      } else if (text[i] == quote) {
-        return i + 1;
-      } else if (text[i] == '\n') {
-        return i;  // unterminated: the main loop counts the line
-      }
-    }
-    return n;
-  };
-
-  size_t i = 0;
-  while (i < n) {
-    const char c = text[i];
-    const char next = i + 1 < n ? text[i + 1] : '\0';
-    if (c == '\n') {
-      new_line();
-      ++i;
-    } else if (IsBlank(c)) {
-      ++i;
-    } else if (c == '/' && next == '/') {
-      size_t end = text.find('\n', i);
-      if (end == std::string_view::npos) end = n;
-      std::string_view comment = text.substr(i + 2, end - i - 2);
-      if (!comment.empty() && comment.back() == '\r') comment.remove_suffix(1);
-      out.comments.push_back({line, false, out.has_code[line], comment});
-      // A backslash at the end of the line continues the comment onto the next one.
-      while (end < n) {
-        const size_t before = end > 0 && text[end - 1] == '\r' ? end - 1 : end;
-        if (before == 0 || text[before - 1] != '\\') break;
-        new_line();
-        end = text.find('\n', end + 1);
-        if (end == std::string_view::npos) end = n;
-      }
-      i = end;
-    } else if (c == '/' && next == '*') {
-      const size_t close = text.find("*/", i + 2);
-      const size_t end = close == std::string_view::npos ? n : close;
-      out.comments.push_back({line, true, out.has_code[line], text.substr(i + 2, end - i - 2)});
-      count_lines(i + 2, end, false);
-      i = close == std::string_view::npos ? n : close + 2;
-    } else if (c == '"') {
-      out.has_code[line] = true;
-      const std::string_view prefix = WordBefore(text, i);
-      const bool raw = prefix == "R" || prefix == "LR" || prefix == "uR" || prefix == "UR" || prefix == "u8R";
-      const size_t open = raw ? text.find('(', i + 1) : std::string_view::npos;
-      const std::string_view delimiter =
-          open == std::string_view::npos ? std::string_view() : text.substr(i + 1, open - i - 1);
-      if (raw && open != std::string_view::npos && delimiter.size() <= 16 &&
-          delimiter.find_first_of(" \t\r\n\\)\"") == std::string_view::npos) {
-        const std::string closing = ")" + std::string(delimiter) + "\"";
-        const size_t close = text.find(closing, open + 1);
-        const size_t end = close == std::string_view::npos ? n : close + closing.size();
-        count_lines(open + 1, end, true);
-        i = end;
-      } else {
-        i = skip_quoted(i, '"');
-      }
-    } else if (c == '\'') {
-      out.has_code[line] = true;
-      const std::string_view prefix = WordBefore(text, i);
-      const bool literal =
-          prefix.empty() || prefix == "L" || prefix == "u" || prefix == "U" || prefix == "u8";
-      i = literal ? skip_quoted(i, '\'') : i + 1;  // else a digit separator
-    } else {
-      out.has_code[line] = true;
-      ++i;
-    }
-  }
-  return out;
 }
 
 // "ld, st, atom, ldsm, stsm, ldgsts, gmma, dsmem": the kind table's labels.
@@ -332,19 +217,22 @@ std::optional<std::vector<Term>> ParseTerms(std::string_view body, std::string& 
 }  // namespace
 
 std::string LineAnnotationProblem::ToString() const {
-  return file + ":" + std::to_string(line) + ": " + message;
+  // The message quotes the source, which may hold escape sequences or line breaks: one line,
+  // control characters shown (PlainLine), as every text output shows names.
+  const std::string text = file + ":" + std::to_string(line) + ": " + message;
+  return PlainLine(text, kMaxProblemBytes);
 }
 
 LineAnnotationScan ScanLineAnnotations(std::string_view text, const std::string& file) {
-  const LexedSource source = Lex(text);
-  const uint32_t lines = static_cast<uint32_t>(source.has_code.size() - 1);
+  const internal::LexedSource source = internal::LexSource(text);
+  const uint32_t lines = static_cast<uint32_t>(source.lines.size());
   // next_code[l]: the first line at or after l with code; 0 when none.
   std::vector<uint32_t> next_code(lines + 2, 0);
-  for (uint32_t l = lines; l >= 1; --l) next_code[l] = source.has_code[l] ? l : next_code[l + 1];
+  for (uint32_t l = lines; l >= 1; --l) next_code[l] = source.lines[l - 1].has_code ? l : next_code[l + 1];
 
   LineAnnotationScan scan;
   std::map<uint32_t, uint32_t> annotated;  // code line -> the line of the comment that annotates it
-  for (const Comment& comment : source.comments) {
+  for (const internal::SourceComment& comment : source.comments) {
     std::string_view body = comment.text;
     while (!body.empty() && (body.front() == ' ' || body.front() == '\t')) body.remove_prefix(1);
     // `// bankcheck::Error when ...` names a C++ symbol: prose, not an annotation.

@@ -137,6 +137,37 @@ TEST(LineAnnotations, ALineCommentContinuedByABackslash) {
               ElementsAre(At(4, 1, std::nullopt, 2)));
 }
 
+TEST(LineAnnotations, LineSplicesAndLineEndsAsGccReadsThem) {
+  // g++ 12 joins a line that ends in a backslash followed by spaces, tabs, form feeds, vertical
+  // tabs or NUL bytes (it warns), before "\n", "\r\n" or a "\r" alone; the joined line is part of
+  // the comment, so the annotation on it is not read and `x = 2;` is no code line.
+  for (const std::string& blanks : {std::string(""), std::string(" "), std::string("\t"), std::string("\f"),
+                                   std::string("\v"), std::string(1, '\0'), std::string(" \f\t")}) {
+    for (const std::string eol : {"\n", "\r\n", "\r"}) {
+      const std::string text =
+          "// old code \\" + blanks + eol + "x = 2;  // bankcheck: 2-way\n// bankcheck: 4-way\ny;\n";
+      EXPECT_THAT(Parse(text), ElementsAre(At(4, 3, std::nullopt, 4))) << ::testing::PrintToString(text);
+    }
+  }
+  // Any other character after the backslash ends the splice (\x01 here), and a "\r" alone ends a
+  // line, as "\n" does.
+  EXPECT_THAT(Parse("// old code \\\x01\nx = 2;  // bankcheck: 2-way\n"),
+              ElementsAre(At(2, 2, std::nullopt, 2)));
+  EXPECT_THAT(Parse("x;\r// bankcheck: 2-way\ry = 1;\n"), ElementsAre(At(3, 2, std::nullopt, 2)));
+  // A splice inside a string literal keeps the string open on the next line.
+  EXPECT_THAT(Parse("auto s = \"a\\ \n// bankcheck: 2-way\";\nx;\n"), IsEmpty());
+  // A raw string keeps its backslashes: no splice there.
+  EXPECT_THAT(Parse("auto s = R\"(a\\\n)\";  // bankcheck: 2-way\n"), ElementsAre(At(2, 2, std::nullopt, 2)));
+}
+
+TEST(LineAnnotations, ProblemsAreOneLineWithControlCharactersShown) {
+  // A problem quotes the source: an escape sequence or a line break in it must not reach a
+  // terminal or a CI log as it is.
+  const std::string problem = OneProblem("x; // bankcheck: 2-way \x1b[31mred\x1b[0m\n");
+  EXPECT_THAT(problem, HasSubstr("?[31mred?[0m"));
+  EXPECT_EQ(problem.find('\x1b'), std::string::npos);
+}
+
 TEST(LineAnnotations, MalformedTermsNameFileAndLine) {
   EXPECT_EQ(OneProblem("x;\n  // bankcheck:\ny;\n"),
             "kernels/k.cu:2: 'bankcheck:' without terms; write such as 'bankcheck: 2-way', 'bankcheck: "

@@ -5,6 +5,7 @@
 #include <system_error>
 #include <utility>
 
+#include "bankcheck/case_selection.h"
 #include "bankcheck/error.h"
 #include "bankcheck/limits.h"
 #include "core/internal/file_io.h"
@@ -13,6 +14,7 @@
 #include "core/internal/parsed_documents.h"
 #include "core/internal/record_json.h"
 #include "core/internal/run_metadata_json.h"
+#include "core/internal/text_table.h"
 
 namespace bankcheck {
 namespace {
@@ -48,7 +50,7 @@ json CaseResultToJson(const CaseResult& result) {
 }
 
 CaseResult CaseResultFromJson(const std::string& name, const json& value, const std::filesystem::path& path) {
-  const std::string where = path.string() + ": case \"" + name + "\"";
+  const std::string where = path.string() + ": case \"" + PlainLine(name) + "\"";
   const std::string advice = ResultsFileAdvice(path);
   const FieldReader entry(value, where, advice);
   entry.AllowOnlyFields({"description", "status", "expected", "expected_by", "launches", "baseline",
@@ -212,6 +214,7 @@ RunResults internal::ResultsFromJson(const json& document, const std::filesystem
   size_t launches = 0;
   CountLaunches(launches, internal::LaunchesInCases(cases.json()), path);
   for (const auto& item : cases.json().items()) {
+    CheckCaseNameLength(item.key(), path.string());
     results.cases.emplace(item.key(), CaseResultFromJson(item.key(), item.value(), path));
   }
   return results;

@@ -16,7 +16,16 @@ size_t DisplayWidth(std::string_view text) {
   return width;
 }
 
-void AppendRow(std::string& out, const TableRow& row, const std::vector<size_t>& widths) {
+// Cells come from results files and sources: each is shown on one line with its control characters
+// visible (PlainLine), whole however long.
+TableRow PlainRow(const TableRow& row) {
+  TableRow plain;
+  for (const std::string& cell : row) plain.push_back(PlainLine(cell, cell.size()));
+  return plain;
+}
+
+void AppendRow(std::string& out, const TableRow& raw, const std::vector<size_t>& widths) {
+  const TableRow row = PlainRow(raw);
   std::string line;
   for (size_t column = 0; column < widths.size(); ++column) {
     const std::string cell = column < row.size() ? row[column] : "";
@@ -31,7 +40,8 @@ void AppendRow(std::string& out, const TableRow& row, const std::vector<size_t>&
 
 // Widens `widths` to the cells of `rows` (each column to at most kMaxColumnWidth).
 void WidenTo(const std::vector<TableRow>& rows, std::vector<size_t>& widths) {
-  for (const TableRow& row : rows) {
+  for (const TableRow& raw : rows) {
+    const TableRow row = PlainRow(raw);
     for (size_t column = 0; column < std::min(row.size(), widths.size()); ++column)
       widths[column] = std::max(widths[column], std::min(DisplayWidth(row[column]), kMaxColumnWidth));
   }

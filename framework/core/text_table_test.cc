@@ -68,5 +68,12 @@ TEST(TextTableTest, RowsWithoutAHeaderAreAlignedAndTrimmed) {
   EXPECT_EQ(FormatTextRows({}), "");
 }
 
+TEST(TextTableTest, CellsAreOneLineWithControlCharactersShown) {
+  // A case name from a results file: a line break and "::error ...::" would be a GitHub workflow
+  // command in a CI log; ESC would drive the terminal.
+  EXPECT_EQ(FormatTextRows({{"t/a\n::error title=x::y", "\x1b[2J"}}), "t/a ::error title=x::y  ?[2J\n");
+  EXPECT_EQ(FormatTextTable({"case"}, {{"a\n::add-mask::z"}}), "case\n---------------\na ::add-mask::z\n");
+}
+
 }  // namespace
 }  // namespace bankcheck

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bankcheck/baseline.h"
+#include "bankcheck/case_selection.h"
 #include "bankcheck/error.h"
 #include "bankcheck/kernel_registry.h"
 #include "suite/internal/case_runner.h"

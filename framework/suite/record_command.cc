@@ -1,8 +1,8 @@
 #include "suite/internal/record_command.h"
 
-#include <fnmatch.h>
-
 #include <cctype>
+
+#include "bankcheck/case_selection.h"
 
 namespace bankcheck::suites {
 
@@ -53,31 +53,6 @@ std::string ModelCheckPrefix(const std::string& test_prefix) {
 
 CaseTestName GtestNameForBaselineFilesCheck(const std::string& test_prefix) {
   return {test_prefix.empty() ? "bankcheck" : GtestSafe(test_prefix), "baseline_files"};
-}
-
-bool MatchesCasePatterns(const std::string& case_name, const std::string& patterns) {
-  if (patterns.empty()) return true;
-  // Split at each ',' that no '\' escapes; fnmatch reads the escapes that remain.
-  std::string pattern;
-  for (size_t i = 0; i <= patterns.size(); ++i) {
-    if (i == patterns.size() || patterns[i] == ',') {
-      if (!pattern.empty() && fnmatch(pattern.c_str(), case_name.c_str(), 0) == 0) return true;
-      pattern.clear();
-      continue;
-    }
-    pattern += patterns[i];
-    if (patterns[i] == '\\' && i + 1 < patterns.size()) pattern += patterns[++i];
-  }
-  return false;
-}
-
-std::string CasePatternFor(const std::string& case_name) {
-  std::string pattern;
-  for (const char c : case_name) {
-    if (std::string("*?[]\\,").find(c) != std::string::npos) pattern += '\\';
-    pattern += c;
-  }
-  return pattern;
 }
 
 std::string RecordCommand::CtestNameForCase(const std::string& case_name) const {

@@ -69,26 +69,6 @@ TEST(CaseNamesTest, TheCtestNameIsThatOfTheTopicSelectedExactly) {
             "^my\\.suite/my\\.demo$");
 }
 
-TEST(CasePatternsTest, GlobsOverCaseNamesSeparatedByCommas) {
-  EXPECT_TRUE(MatchesCasePatterns("transpose/padded/128x128", ""));
-  EXPECT_TRUE(MatchesCasePatterns("transpose/padded/128x128", "transpose/padded/128x128"));
-  EXPECT_TRUE(MatchesCasePatterns("transpose/padded/128x128", "transpose/*"));
-  EXPECT_TRUE(MatchesCasePatterns("transpose/padded/128x128", "*/128x128"));
-  EXPECT_TRUE(MatchesCasePatterns("transpose/padded/128x128", "ldmatrix/*,transpose/?added/*"));
-  EXPECT_FALSE(MatchesCasePatterns("transpose/padded/128x128", "transpose/padded"));
-  EXPECT_FALSE(MatchesCasePatterns("transpose16/padded", "transpose/*"));
-  EXPECT_FALSE(MatchesCasePatterns("transpose/padded", "ldmatrix/*,"));
-}
-
-TEST(CasePatternsTest, ACasesOwnPatternMatchesItAlone) {
-  EXPECT_EQ(CasePatternFor("demo/stride2"), "demo/stride2");
-  for (const std::string name : {"demo/stride2", "odd/a*b?c[d]e,f\\g"})
-    EXPECT_TRUE(MatchesCasePatterns(name, CasePatternFor(name))) << CasePatternFor(name);
-  EXPECT_EQ(CasePatternFor("odd/a*b,c"), "odd/a\\*b\\,c");
-  EXPECT_FALSE(MatchesCasePatterns("odd/aXb,c", CasePatternFor("odd/a*b,c")));
-  EXPECT_FALSE(MatchesCasePatterns("odd/a*b", CasePatternFor("odd/a*b,c")));
-}
-
 TEST(RecordCommandTest, NamesTheSuitesOwnTestAndCommand) {
   EXPECT_EQ(kMySuite.ForCase("demo/stride2"),
             "BANKCHECK_UPDATE_BASELINES=1 BANKCHECK_CASES='demo/stride2' ctest --test-dir /src/app/build -R "

@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "bankcheck/baseline.h"
+#include "bankcheck/case_selection.h"
 #include "bankcheck/counter_session.h"
 #include "bankcheck/error.h"
 #include "bankcheck/gpu_probe.h"
@@ -112,15 +113,7 @@ bool MatchesGtestFilter(const std::string& name, const std::string& filter) {
 std::string CasePatternsFromEnvironment() {
   const char* value = std::getenv("BANKCHECK_CASES");
   const std::string patterns = value == nullptr ? "" : value;
-  const auto control = [](unsigned char c) { return std::iscntrl(c) != 0; };
-  if (std::any_of(patterns.begin(), patterns.end(), control)) {
-    std::string shown = patterns;  // its control characters as '?', so that the message stays one line
-    std::replace_if(shown.begin(), shown.end(), control, '?');
-    throw Error(ErrorKind::kBadInput,
-                "BANKCHECK_CASES='" + shown +
-                    "' holds a control character: it takes glob patterns over case "
-                    "names, separated by ',' (e.g. 'transpose/*,ldmatrix/row_major_x4')");
-  }
+  CheckCaseSelection(patterns, "BANKCHECK_CASES");
   return patterns;
 }
 

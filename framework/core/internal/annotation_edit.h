@@ -1,8 +1,8 @@
 #pragma once
 // Writing line annotations into a source's text, for `bankcheck annotate --apply`: text in, text
-// out (the CLI reads and writes the files). Every annotation placed is read back with
-// ScanLineAnnotations, so an edit either annotates its line as asked and changes no other
-// annotation, or is not made.
+// out (the CLI reads and writes the files). The edited text is read back with ScanLineAnnotations,
+// so an edit either annotates its line as asked and changes no other annotation and no code line,
+// or is not made.
 
 #include <cstdint>
 #include <string>
@@ -42,7 +42,10 @@ struct EditedSource {
 };
 
 // Applies `edits`, each to a different line, to the C++/CUDA source `text` named `file` (for
-// ScanLineAnnotations). Bottom-up, so that every edit's line number is its line's in `text`. A line
+// ScanLineAnnotations). Every edit's line number is its line's in `text`: all are decided from one
+// reading of it (internal::LexSource), made in one pass, and the result read back once (linear in
+// the text and the edits); when it does not hold the same annotations and code lines as expected,
+// nothing is changed and every placed edit is reported not placed. A line
 // without an annotation gets it appended, or, where that would not read back (another `//` comment
 // ends the line, a `/*` is left open), alone on a new line above; never after a backslash that
 // continues a line, nor between two lines it joins (a macro's body would end early). Error(kBadInput)

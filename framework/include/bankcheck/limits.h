@@ -17,8 +17,17 @@ inline constexpr uint64_t kMaxInputFileBytes = uint64_t{64} << 20;
 // How deeply JSON arrays and objects may nest. bankcheck's own files nest 7 levels.
 inline constexpr int kMaxJsonDepth = 64;
 
+// Elements of one JSON array or object (refused while parsing, before the readers' own counts):
+// the most launches of one file, which is also twice the most cases.
+inline constexpr size_t kMaxJsonElements = 200'000;
+
 // Cases in one results or baseline file, and in the results that merge-results combines.
 inline constexpr size_t kMaxCases = 100'000;
+
+// The longest case name (bytes), in results and baseline files, and the longest case selection
+// (case_selection.h). Names are matched against glob patterns in steps of name length times
+// pattern length; bankcheck's own names are under 60 bytes.
+inline constexpr size_t kMaxCaseNameBytes = 4096;
 
 // Launches of one case, and of all cases of one file together.
 inline constexpr size_t kMaxLaunchesPerCase = 100'000;

@@ -37,13 +37,6 @@ std::string ModelCheckPrefix(const std::string& test_prefix);
 // case (RecordCommand::ForAll) does not run it while the baselines change.
 CaseTestName GtestNameForBaselineFilesCheck(const std::string& test_prefix);
 
-// BANKCHECK_CASES: ','-separated glob patterns over case names ('*' any characters, '/' too; '?'
-// one; [...] a set; '\' escapes the next character). Whether `case_name` matches one of them; an
-// empty `patterns` matches every case.
-bool MatchesCasePatterns(const std::string& case_name, const std::string& patterns);
-// The pattern that matches `case_name` alone: its glob characters and ',' escaped.
-std::string CasePatternFor(const std::string& case_name);
-
 // How messages tell a person to record baselines: the command that runs the suite's CTest tests,
 // and the CTest name of its topic tests. A suite program has its own (bankcheck/suite.h, from
 // bankcheck_add_kernel_suite()); the defaults are a plain `ctest` in the build folder.
