@@ -12,11 +12,11 @@
 //                 (four groups of 4, 16 columns apart) into registers and adds their 8 x 16 outer
 //                 product to its 128 results.
 //
-// What each line costs is what the hardware measured, in the line annotations (recorded on the
-// H100 with `bankcheck annotate`), not predicted here. The As stores and the Bs store are lines of
-// loadFromGmem: bankcheck attributes an inlined instruction to the innermost line of its inline chain
-// inside the project (docs/attribution.md), so each store keeps its own line instead of adding up at
-// the kernel's call to the helper, the mix that SGEMM_CUDA's kernel 10 showed before (issue 34).
+// What each line costs is stated by line annotations that `bankcheck annotate` writes from an
+// H100 run (until then the case is checked against its baseline only). The As stores and the Bs
+// store are lines of loadFromGmem: bankcheck attributes an inlined instruction to the innermost line
+// of its inline chain inside the project (docs/attribution.md), so each store keeps its own line
+// instead of adding up at the kernel's call to the helper, the mix SGEMM_CUDA's kernel 10 showed.
 //
 // The helpers' names and indexing follow SGEMM_CUDA, so that its kernel is recognizable here. The
 // inputs are small integers, so every sum is exact in float and C is compared with ==.
