@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 #include "bankcheck/count_sum.h"
 #include "bankcheck/limits.h"
@@ -59,11 +60,21 @@ void SortByExcess(std::vector<InstructionCounts>& instructions) {
             });
 }
 
-const SourceFrame& ChooseCallSite(const std::vector<SourceFrame>& chain, const std::string& project_root,
-                                  const std::string& excluded_root) {
-  for (auto frame = chain.rbegin(); frame != chain.rend(); ++frame)
-    if (UnderRoot(frame->file, project_root) && !UnderRoot(frame->file, excluded_root)) return *frame;
+const SourceFrame& AttributedFrame(const std::vector<SourceFrame>& chain, const std::string& project_root,
+                                   const std::string& excluded_root) {
+  for (const SourceFrame& frame : chain)
+    if (UnderRoot(frame.file, project_root) && !UnderRoot(frame.file, excluded_root)) return frame;
   return chain.back();
+}
+
+void AttributeToChain(InstructionCounts& instruction, std::vector<SourceFrame> chain,
+                      const std::string& project_root, const std::string& excluded_root) {
+  const SourceFrame& attributed = AttributedFrame(chain, project_root, excluded_root);
+  instruction.file = attributed.file;
+  instruction.line = attributed.line;
+  // Frames beyond the limit are the outermost: the attributed line is kept apart, in file and line.
+  if (chain.size() > kMaxInlineFrames) chain.resize(kMaxInlineFrames);
+  instruction.inline_chain = chain.size() > 1 ? std::move(chain) : std::vector<SourceFrame>{};
 }
 
 const SourceFrame* InlinedFrom(const InstructionCounts& instruction) {

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "bankcheck/error.h"
+#include "bankcheck/limits.h"
 #include "core/internal/test_support.h"
 #include "core/internal/text_table.h"
 
@@ -141,19 +142,73 @@ TEST(InstructionCountsTest, SourceRootComesFromTheEnvironment) {
   if (saved != nullptr) ::setenv("BANKCHECK_SOURCE_ROOT", before.c_str(), 1);
 }
 
-TEST(InstructionCountsTest, InlinedCodeIsAttributedToItsCallSiteInTheProject) {
+TEST(InstructionCountsTest, InlinedCodeIsAttributedToItsInnermostLineInTheProject) {
+  // A CuTe copy atom (in the build folder) inlined into the project's helper at 137, called at 152
+  // of a library's kernel.
   const std::vector<SourceFrame> chain = {{"/p/build/cute/arch/copy_sm80.hpp", 64},
                                           {"/p/kernels/gemm.cu", 137},
                                           {"/p/kernels/gemm.cu", 152},
                                           {"/lib/cutlass/device_kernel.h", 20}};
-  // The outermost frame under the project root and not in its build folder.
-  EXPECT_EQ(ChooseCallSite(chain, "/p", "/p/build"), (SourceFrame{"/p/kernels/gemm.cu", 152}));
+  // The innermost frame under the project root and not in its build folder: the helper's line.
+  EXPECT_EQ(AttributedFrame(chain, "/p", "/p/build"), (SourceFrame{"/p/kernels/gemm.cu", 137}));
   // Only frames under the root count.
-  EXPECT_EQ(ChooseCallSite(chain, "/p/build", ""), (SourceFrame{"/p/build/cute/arch/copy_sm80.hpp", 64}));
+  EXPECT_EQ(AttributedFrame(chain, "/p/build", ""), (SourceFrame{"/p/build/cute/arch/copy_sm80.hpp", 64}));
   // No frame in the project, or no root: the outermost frame.
-  EXPECT_EQ(ChooseCallSite(chain, "/elsewhere", ""), chain.back());
-  EXPECT_EQ(ChooseCallSite(chain, "", ""), chain.back());
+  EXPECT_EQ(AttributedFrame(chain, "/elsewhere", ""), chain.back());
+  EXPECT_EQ(AttributedFrame(chain, "", ""), chain.back());
+  // Everything in the build folder: the outermost frame, not a library's line.
+  EXPECT_EQ(AttributedFrame({chain[0], {"/p/build/cute/algorithm/copy.hpp", 200}}, "/p", "/p/build"),
+            (SourceFrame{"/p/build/cute/algorithm/copy.hpp", 200}));
+}
 
+TEST(InstructionCountsTest, AnInlinedHelpersStoresKeepTheirOwnLines) {
+  // SGEMM_CUDA's kernel 10: loadFromGmem's As stores (lines 26-29) and its Bs float4 store (line
+  // 32), all called from line 150 of the kernel.
+  const std::string helper_file = "/p/src/kernels/10_kernel_warptiling.cuh";
+  const std::vector<SourceFrame> as_store = {{helper_file, 27}, {helper_file, 150}};
+  const std::vector<SourceFrame> bs_store = {{helper_file, 32}, {helper_file, 150}};
+  EXPECT_EQ(AttributedFrame(as_store, "/p", "/p/build"), (SourceFrame{helper_file, 27}));
+  EXPECT_EQ(AttributedFrame(bs_store, "/p", "/p/build"), (SourceFrame{helper_file, 32}));
+  // A library's helper (outside the project) between the project's helper and its access: the
+  // project's helper.
+  const std::vector<SourceFrame> through_library = {
+      {"/usr/local/cuda/include/cuda/std/__memory/construct_at.h", 40},
+      {helper_file, 32},
+      {helper_file, 150}};
+  EXPECT_EQ(AttributedFrame(through_library, "/p", "/p/build"), (SourceFrame{helper_file, 32}));
+  // A root that is only a prefix of a name ("/p" of "/pkg") is not its folder.
+  EXPECT_EQ(AttributedFrame({{"/pkg/helper.cuh", 5}, {helper_file, 150}}, "/p", "/p/build"),
+            (SourceFrame{helper_file, 150}));
+}
+
+TEST(InstructionCountsTest, AttributingKeepsTheChainOfInlinedCodeOnly) {
+  InstructionCounts instruction;
+  const std::vector<SourceFrame> chain = {{"/p/build/cute/arch/copy_sm80.hpp", 64},
+                                          {"/p/kernels/gemm.cu", 152}};
+  AttributeToChain(instruction, chain, "/p", "/p/build");
+  EXPECT_EQ((SourceFrame{instruction.file, instruction.line}), chain[1]);
+  EXPECT_EQ(instruction.inline_chain, chain);
+  // One frame: not inlined, no chain.
+  AttributeToChain(instruction, {{"/p/kernels/gemm.cu", 31}}, "/p", "/p/build");
+  EXPECT_EQ((SourceFrame{instruction.file, instruction.line}), (SourceFrame{"/p/kernels/gemm.cu", 31}));
+  EXPECT_TRUE(instruction.inline_chain.empty());
+}
+
+TEST(InstructionCountsTest, AChainLongerThanTheLimitKeepsItsInnermostFrames) {
+  std::vector<SourceFrame> chain;
+  for (uint32_t depth = 0; depth <= kMaxInlineFrames; ++depth) chain.push_back({"/lib/deep.h", depth + 1});
+  chain.push_back({"/p/kernels/gemm.cu", 152});  // the kernel's line, the only one in the project
+  InstructionCounts instruction;
+  AttributeToChain(instruction, chain, "/p", "");
+  EXPECT_EQ(instruction.line, 152u);  // attributed before the chain is cut
+  ASSERT_EQ(instruction.inline_chain.size(), kMaxInlineFrames);
+  EXPECT_EQ(instruction.inline_chain.front(), chain.front());
+  EXPECT_EQ(instruction.inline_chain.back(), chain[kMaxInlineFrames - 1]);
+}
+
+TEST(InstructionCountsTest, AnInlinedInstructionShowsTheLineItCameFrom) {
+  const std::vector<SourceFrame> chain = {
+      {"/p/build/cute/arch/copy_sm80.hpp", 64}, {"/p/kernels/gemm.cu", 137}, {"/p/kernels/gemm.cu", 152}};
   InstructionCounts instruction = Instruction(0x440, "LDGSTS", 8, 8, 8, 152, SharedKind::kCpAsync);
   instruction.file = "/p/kernels/gemm.cu";
   EXPECT_EQ(InlinedFrom(instruction), nullptr);
@@ -161,9 +216,11 @@ TEST(InstructionCountsTest, InlinedCodeIsAttributedToItsCallSiteInTheProject) {
   ASSERT_NE(InlinedFrom(instruction), nullptr);
   EXPECT_EQ(*InlinedFrom(instruction), chain[0]);
   EXPECT_EQ(SourceLocation(instruction, "/p"), "kernels/gemm.cu:152 (build/cute/arch/copy_sm80.hpp:64)");
-  // Inlined from its own line: nothing beside it.
-  instruction.inline_chain = {{"/p/kernels/gemm.cu", 152}, {"/p/kernels/gemm.cu", 152}};
-  EXPECT_EQ(SourceLocation(instruction, "/p"), "kernels/gemm.cu:152");
+  // Attributed to its innermost frame (the project's own helper): nothing beside it.
+  instruction.line = 137;
+  instruction.inline_chain = {chain[1], chain[2]};
+  EXPECT_EQ(InlinedFrom(instruction), nullptr);
+  EXPECT_EQ(SourceLocation(instruction, "/p"), "kernels/gemm.cu:137");
 }
 
 TEST(InstructionCountsTest, ThousandsAreGroupedByThree) {

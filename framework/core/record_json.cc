@@ -74,6 +74,10 @@ std::vector<SourceFrame> FramesFromJson(const FieldReader& instruction) {
   if (!instruction.Has("inline_chain")) return frames;
   const FieldReader chain = instruction.Field("inline_chain");
   chain.RequireArray();
+  if (chain.json().size() > kMaxInlineFrames) {
+    chain.FailWith("holds " + std::to_string(chain.json().size()) + " frames, more than the " +
+                   std::to_string(kMaxInlineFrames) + " bankcheck reads for one instruction (limits.h)");
+  }
   for (size_t i = 0; i < chain.json().size(); ++i) {
     const FieldReader frame = chain.Element(i);
     frame.AllowOnlyFields({"file", "line"});

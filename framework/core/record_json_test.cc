@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "bankcheck/error.h"
+#include "bankcheck/limits.h"
 #include "core/internal/test_support.h"
 
 namespace bankcheck {
@@ -164,6 +165,40 @@ TEST(RecordJsonTest, AttributedRecordCarriesItsInstructionsInResultsOnly) {
   EXPECT_FALSE(exact.contains("instructions"));
   EXPECT_FALSE(exact.contains("attributed_launches"));
   EXPECT_TRUE(LaunchRecordFromJson(exact, "test").instructions.empty());
+}
+
+TEST(RecordJsonTest, AnInlineChainIsReadBackWhole) {
+  LaunchRecord record = WithInstructions(MakeRecord(2048), 1);
+  // A project's helper inlined into the kernel, inlined from a library: innermost first, names as
+  // they came (JSON escapes them; text output makes them plain).
+  record.instructions[0].inline_chain = {{"/deps/cute/arch/copy_sm80.hpp", 64},
+                                         {"/src/kernels/helper \"q\"\n.cuh", 26},
+                                         {"/src/kernels/10_kernel_warptiling.cuh", 150}};
+  const json written = LaunchRecordToJson(record, RecordDetail::kFull);
+  EXPECT_EQ(written["instructions"][0]["inline_chain"][1],
+            json::parse(R"({"file": "/src/kernels/helper \"q\"\n.cuh", "line": 26})"));
+  EXPECT_EQ(LaunchRecordFromJson(json::parse(written.dump()), "test").instructions, record.instructions);
+}
+
+TEST(RecordJsonTest, AnInlineChainMustBeFramesWithinTheLimit) {
+  const json written = LaunchRecordToJson(WithInstructions(MakeRecord(2048), 1), RecordDetail::kFull);
+  const auto read_with_chain = [&](const json& chain) {
+    json launch = written;
+    launch["instructions"][0]["inline_chain"] = chain;
+    return ParseError(launch);
+  };
+  json frames = json::array();
+  for (size_t i = 0; i <= kMaxInlineFrames; ++i) frames.push_back({{"file", "/src/a.cuh"}, {"line", i + 1}});
+  EXPECT_THAT(read_with_chain(frames), AllOf(HasSubstr("demo.json"), HasSubstr("inline_chain"),
+                                             HasSubstr("257 frames, more than the 256")));
+  frames.erase(frames.begin());  // at the limit: read
+  json launch = written;
+  launch["instructions"][0]["inline_chain"] = frames;
+  EXPECT_EQ(LaunchRecordFromJson(launch, "r.json").instructions[0].inline_chain.size(), kMaxInlineFrames);
+  EXPECT_THAT(read_with_chain(json::parse(R"([{"file": "/src/a.cuh", "line": 3, "function": "f"}])")),
+              HasSubstr("function"));
+  EXPECT_THAT(read_with_chain(json::parse(R"([{"file": "/src/a.cuh", "line": -3}])")), HasSubstr("line"));
+  EXPECT_THAT(read_with_chain(json::parse(R"({"file": "/src/a.cuh"})")), HasSubstr("inline_chain"));
 }
 
 TEST(RecordJsonTest, InstructionsWithoutLineInfoRoundTrip) {

@@ -37,7 +37,8 @@ struct CubinStore {
   std::vector<std::shared_ptr<const std::vector<char>>> loaded BANKCHECK_GUARDED_BY(mutex);
   std::map<uint32_t, std::shared_ptr<const std::vector<char>>> cubins BANKCHECK_GUARDED_BY(mutex);
   std::map<uint32_t, Disassembly> disassembled BANKCHECK_GUARDED_BY(mutex);
-  // Where the project's sources are (SetProjectSources): inlined code is attributed to its call site there.
+  // Where the project's sources are (SetProjectSources): inlined code is attributed to its innermost line
+  // there.
   std::string project_root BANKCHECK_GUARDED_BY(mutex);
   std::string build_root BANKCHECK_GUARDED_BY(mutex);
   // The kernels of modules that launch kernels from the device (MayLaunchFromDevice).
@@ -410,10 +411,7 @@ std::vector<InstructionCounts> ResolveInstructions(const std::string& function,
       counts.file = source.file;
       counts.line = source.line;
     } else {
-      const SourceFrame& site = ChooseCallSite(disassembled.inline_chain, project_root, build_root);
-      counts.file = site.file;
-      counts.line = site.line;
-      if (disassembled.inline_chain.size() > 1) counts.inline_chain = std::move(disassembled.inline_chain);
+      AttributeToChain(counts, std::move(disassembled.inline_chain), project_root, build_root);
     }
     resolved.push_back(std::move(counts));
   }

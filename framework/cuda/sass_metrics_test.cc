@@ -88,8 +88,11 @@ TEST(ParseNvdisasmTest, EachInstructionHasItsInlineChainInnermostFirst) {
                                                           SourceFrame{"/p/kernels/gemm.cu", 76}));
   // A new function starts without the last function's line.
   EXPECT_TRUE(parsed.at("_Z5OtherPi").at(0).inline_chain.empty());
-  // Attributed to the call site in the project: the outermost frame under the root, not in its build folder.
-  EXPECT_EQ(ChooseCallSite(copy, "/p", "/p/build"), (SourceFrame{"/p/kernels/gemm.cu", 152}));
+  // Attributed to the innermost frame under the root and not in its build folder: the loader's
+  // copy() call, and the line of ldmatrix_support.cuh's helper that does the access.
+  EXPECT_EQ(AttributedFrame(copy, "/p", "/p/build"), (SourceFrame{"/p/kernels/gemm.cu", 137}));
+  EXPECT_EQ(AttributedFrame(loader.at(0x04b0).inline_chain, "/p", "/p/build"),
+            (SourceFrame{"/p/kernels/ldmatrix_support.cuh", 110}));
 }
 
 // Section names and symbols as an sm_90 cubin of a dynamic-parallelism kernel holds them.

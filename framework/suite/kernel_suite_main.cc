@@ -85,7 +85,7 @@ int RunSuiteProgram(int argc, char** argv) {
   if (!bankcheck::gtest::SelectGpuFromCtestAllocation()) return 1;
   ::testing::InitGoogleMock(&argc, argv);
   suites::RegisterCaseTests(selected, prefix);
-  // Inlined code in the tables is attributed to its call site in this suite's project.
+  // Inlined code in the tables is attributed to its innermost line in this suite's project.
   bankcheck::SetProjectSources(suites::GetSuiteSettings().source_dir, suites::GetSuiteSettings().build_dir);
   ::testing::AddGlobalTestEnvironment(new bankcheck::gtest::CounterSessionEnvironment);
   suites::InstallChildListener();

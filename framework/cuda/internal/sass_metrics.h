@@ -53,7 +53,7 @@ struct SassInstruction {
   uint64_t ideal_wavefronts = 0;
 };
 
-// SetProjectSources (counter_session.h): where inlined instructions' call sites are looked for.
+// SetProjectSources (counter_session.h): where inlined instructions' attributed lines are looked for.
 void SetProjectSources(const std::string& project_root, const std::string& build_root);
 
 // What each kernel's patched shared-memory instructions counted in one read, by mangled kernel name.
@@ -63,8 +63,8 @@ using KernelSass = std::map<std::string, std::vector<SassInstruction>>;
 KindSums SumByKind(const std::vector<SassInstruction>& instructions);
 
 // The instructions of `function` with their opcodes (nvdisasm) and source lines (nvdisasm -gi, else
-// CUPTI's correlation), inlined code attributed to its call site in the project's sources
-// (ChooseCallSite with SetProjectSources' roots; BANKCHECK_SOURCE_ROOT overrides the project
+// CUPTI's correlation), inlined code attributed to its innermost line in the project's sources
+// (AttributedFrame with SetProjectSources' roots; BANKCHECK_SOURCE_ROOT overrides the project
 // root), most excess first.
 std::vector<InstructionCounts> ResolveInstructions(const std::string& function,
                                                    const std::vector<SassInstruction>& instructions);

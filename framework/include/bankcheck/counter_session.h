@@ -101,10 +101,11 @@ KernelInstructions AttributeInstructions(const std::function<void()>& launches);
 void AttachInstructions(const KernelInstructions& instructions, std::vector<LaunchRecord>& records);
 
 // Where the project's own sources are (`source_root`) and its build folder, which may lie inside
-// it and hold fetched libraries (`build_root`): an instruction inlined from a library is attributed
-// to the outermost line of its inline chain under `source_root` and not under `build_root` (the
-// call site in the kernel's file: ChooseCallSite, instruction_counts.h). BANKCHECK_SOURCE_ROOT
-// overrides `source_root`. Unset: the outermost line. Kernel suites set it to their project's.
+// it and hold fetched libraries (`build_root`): an inlined instruction is attributed to the
+// innermost line of its inline chain under `source_root` and not under `build_root` (the access in
+// the project's own helper, the call for a library's: AttributedFrame, instruction_counts.h).
+// BANKCHECK_SOURCE_ROOT overrides `source_root`. Unset, or no line inside: the outermost line.
+// Kernel suites set it to their project's.
 void SetProjectSources(const std::string& source_root, const std::string& build_root);
 
 // With a usable GPU, starts CUPTI's process-wide set-up: subscribes to launches on this thread, and

@@ -30,8 +30,9 @@ struct InstructionCounts {
   std::string opcode;
   SharedKind kind = SharedKind::kLoad;
   // The line the instruction is attributed to, from the kernel's line info (-lineinfo); empty and 0
-  // without it. For code inlined from functions (a CuTe copy atom, a helper) it is the call site:
-  // the outermost frame of `inline_chain` inside the project's sources (ChooseCallSite).
+  // without it. For code inlined from functions it is the innermost frame of `inline_chain` inside
+  // the project's sources (AttributedFrame): the access in a project's own helper, the user's call
+  // for a library's (a CuTe copy atom).
   std::string file;
   uint32_t line = 0;
   // Where the instruction's code was written and the calls it was inlined through, innermost first
@@ -53,15 +54,25 @@ struct InstructionCounts {
   friend bool operator!=(const InstructionCounts& a, const InstructionCounts& b) { return !(a == b); }
 };
 
-// The frame of `chain` (innermost first, not empty) an instruction is attributed to: the outermost
+// The frame of `chain` (innermost first, not empty) an instruction is attributed to: the innermost
 // frame whose file is under `project_root` and not under `excluded_root` (a build folder inside the
-// project, which holds fetched libraries), else the outermost frame. Empty roots: the outermost
-// frame. Roots are compared at path-component boundaries.
-const SourceFrame& ChooseCallSite(const std::vector<SourceFrame>& chain, const std::string& project_root,
-                                  const std::string& excluded_root);
+// project, which holds fetched libraries). That is the line that does the access when a project's
+// own helper does it (SGEMM_CUDA's loadFromGmem), and the project's call when only a library's
+// frames are inside it (a CuTe copy()). No frame in the project, or an empty `project_root`: the
+// outermost frame, the kernel's own line (a library's kernel gets its own line, as without
+// inlining). Roots are compared at path-component boundaries.
+const SourceFrame& AttributedFrame(const std::vector<SourceFrame>& chain, const std::string& project_root,
+                                   const std::string& excluded_root);
+
+// Sets `instruction`'s file and line from `chain` (nvdisasm -gi's, innermost first, not empty) by
+// AttributedFrame, and its inline_chain to `chain` when it holds more than one frame, cut to its
+// kMaxInlineFrames innermost frames (limits.h), as results files are read.
+void AttributeToChain(InstructionCounts& instruction, std::vector<SourceFrame> chain,
+                      const std::string& project_root, const std::string& excluded_root);
 
 // The innermost frame of an inlined instruction when it is not its attributed line ("where the
-// library wrote the access"); nullptr when not inlined or the same line.
+// library wrote the access"); nullptr when not inlined or the same line (code inlined from the
+// project's own helper is attributed to its innermost frame).
 const SourceFrame* InlinedFrom(const InstructionCounts& instruction);
 
 // Most excess first; ties by executions (descending), then by offset, so the order is stable.

@@ -36,6 +36,10 @@ inline constexpr size_t kMaxLaunchesPerFile = 200'000;
 // The largest annotated ways (a results file's "expected"); a warp has 32 threads, so this is generous.
 inline constexpr double kMaxExpectedWays = 1e6;
 
+// Frames of one instruction's inline chain (a results file's "inline_chain"). bankcheck's CuTe GEMM's
+// deepest chain has 12; longer chains are cut to their innermost frames when written.
+inline constexpr size_t kMaxInlineFrames = 256;
+
 // Terminal tables (`bankcheck lines`, baseline comparisons, the benchmarks' plot): a column is padded to at
 // most this many characters, so one long name cannot pad every row; a longer cell is printed whole.
 inline constexpr size_t kMaxColumnWidth = 120;

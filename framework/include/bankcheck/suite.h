@@ -20,8 +20,8 @@ struct SuiteSettings {
   std::string annotation_test_prefix;
   // Runs the suite's tests and takes ctest's options (TEST_COMMAND): "ctest --test-dir <build>".
   std::string test_command = "ctest";
-  // The project's source and build folders: inlined code is attributed to its call site in the
-  // first and not in the second (SetProjectSources, counter_session.h); tables print paths
+  // The project's source and build folders: inlined code is attributed to its innermost line in
+  // the first and not in the second (SetProjectSources, counter_session.h); tables print paths
   // relative to the first. Empty: unknown.
   std::string source_dir;
   std::string build_dir;
