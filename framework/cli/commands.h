@@ -8,6 +8,9 @@
 // A command that must end with another status and print nothing more throws
 // CLI::RuntimeError(code).
 
+#include <iostream>
+#include <string>
+
 namespace CLI {
 class App;
 }  // namespace CLI
@@ -17,6 +20,13 @@ namespace bankcheck::cli {
 inline constexpr int kExitSuccess = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitBadInput = 2;
+
+// Every message of the command to a person is one line on stderr, "bankcheck: <kind>: <text>":
+// kind "error" for every error (PrintError), whichever command or check it comes from.
+inline void PrintMessage(const std::string& kind, const std::string& text) {
+  std::cerr << "bankcheck: " << kind << ": " << text << "\n";
+}
+inline void PrintError(const std::string& text) { PrintMessage("error", text); }
 
 // `predict` and `explain`: one warp access through the CPU bank model (model_commands.cc).
 void AddModelCommands(CLI::App& app);
