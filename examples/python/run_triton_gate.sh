@@ -35,29 +35,9 @@ versions=$("$python" -c 'import torch, triton; print("torch", torch.__version__,
                                                       triton.__version__)')
 echo "python: $(command -v "$python") ($versions)"
 
-# The GPU CTest allocated (ctest --resource-spec-file), as bankcheck's own GPU tests take it: the id
-# indexes CUDA_VISIBLE_DEVICES when that is set. The allocation is then taken off the environment, so
-# that nothing below applies it a second time to the narrowed list.
-if [[ -n "${CTEST_RESOURCE_GROUP_0_GPUS:-}" ]]; then
-  # "id:1,slots:1": the first group's id, as in framework/testing/testing.cc.
-  if [[ ",${CTEST_RESOURCE_GROUP_0_GPUS%%;*}," =~ ,id:([0-9]{1,6}), ]]; then
-    id=${BASH_REMATCH[1]}
-  else
-    echo "run_triton_gate.sh: CTEST_RESOURCE_GROUP_0_GPUS='$CTEST_RESOURCE_GROUP_0_GPUS' has no GPU index" >&2
-    exit 1
-  fi
-  if [[ -n "${CUDA_VISIBLE_DEVICES:-}" ]]; then
-    IFS=, read -r -a visible <<<"$CUDA_VISIBLE_DEVICES"
-    if ((10#$id >= ${#visible[@]})); then
-      echo "run_triton_gate.sh: GPU $id is not in CUDA_VISIBLE_DEVICES='$CUDA_VISIBLE_DEVICES'" >&2
-      exit 1
-    fi
-    id=${visible[10#$id]}
-  fi
-  export CUDA_VISIBLE_DEVICES=$id
-  echo "running on the GPU CTest allocated: CUDA_VISIBLE_DEVICES=$id"
-  unset CTEST_RESOURCE_GROUP_0_GPUS CTEST_RESOURCE_GROUP_0 CTEST_RESOURCE_GROUP_COUNT
-fi
+# The GPU CTest allocated, as bankcheck's own GPU tests take it.
+# shellcheck source=../../framework/testing/ctest_gpu.sh
+source "$here/../../framework/testing/ctest_gpu.sh" || exit 1
 
 status=0
 PYTHONDONTWRITEBYTECODE=1 "$python" -m pytest -v -rs -p no:cacheprovider --junitxml="$junit" \

@@ -8,6 +8,9 @@
 // A command that must end with another status and print nothing more throws
 // CLI::RuntimeError(code).
 
+#include <iostream>
+#include <string>
+
 namespace CLI {
 class App;
 }  // namespace CLI
@@ -26,6 +29,12 @@ inline constexpr char kVerdictExitStatus[] =
     "\"When a case fails\"); 2 usage error or input that could not be read (nothing is written).";
 // --allow-missing, for the commands that judge cases (report_commands.cc).
 void AddAllowMissingFlag(CLI::App& command, bool& allow_missing);
+// Every message of the command to a person is one line on stderr, "bankcheck: <kind>: <text>":
+// kind "error" for every error (PrintError), whichever command or check it comes from.
+inline void PrintMessage(const std::string& kind, const std::string& text) {
+  std::cerr << "bankcheck: " << kind << ": " << text << "\n";
+}
+inline void PrintError(const std::string& text) { PrintMessage("error", text); }
 
 // `predict` and `explain`: one warp access through the CPU bank model (model_commands.cc).
 void AddModelCommands(CLI::App& app);

@@ -154,11 +154,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return ReportParseError(app, e, argc, argv);
   } catch (const bankcheck::Error& e) {
-    std::cerr << "bankcheck: error: " << e.what() << "\n";
+    bankcheck::cli::PrintError(e.what());
     return e.kind() == bankcheck::ErrorKind::kBadInput ? bankcheck::cli::kExitBadInput
                                                        : bankcheck::cli::kExitFailure;
   } catch (const std::exception& e) {
-    std::cerr << "bankcheck: error: " << e.what() << "\n";
+    bankcheck::cli::PrintError(e.what());
     return bankcheck::cli::kExitFailure;
   }
   if (app.get_subcommands().empty()) {

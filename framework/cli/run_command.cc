@@ -139,8 +139,11 @@ ProcessFiles ReadProcessFiles(const std::filesystem::path& folder) {
   ProcessFiles read;
   for (const auto& [pid, path] : files) {
     if (path.extension() == ".json") read.results.push_back(ReadResults(path));
-    if (path.extension() == ".error")
-      read.errors.push_back("process " + std::to_string(pid) + ": " + ReadTextFile(path, ""));
+    if (path.extension() == ".error") {
+      std::string why = ReadTextFile(path, "");
+      while (!why.empty() && why.back() == '\n') why.pop_back();
+      read.errors.push_back("process " + std::to_string(pid) + ": " + why);
+    }
   }
   return read;
 }
@@ -198,8 +201,8 @@ bool CheckBaselines(const RunOptions& options, RunResults& results) {
 
 int Run(const RunOptions& options) {
   if (options.command.empty()) {
-    std::cerr << "bankcheck: error: run: give the program to measure after --: bankcheck run [options] -- "
-                 "COMMAND [ARGS...]\nRun 'bankcheck run --help' for more information.\n";
+    PrintError("run: give the program to measure after --: bankcheck run [options] -- COMMAND [ARGS...]");
+    std::cerr << "Run 'bankcheck run --help' for more information.\n";
     return kExitBadInput;
   }
   if (options.update_baselines && options.baselines.empty())
@@ -221,10 +224,12 @@ int Run(const RunOptions& options) {
   const std::filesystem::path library = InjectionLibrary();
   if (const std::optional<std::string> why = WhyNoGpu(library)) {
     const bool required = FlagFromEnvironment("BANKCHECK_REQUIRE_GPU");
-    std::cerr << "bankcheck run: " << (required ? "error: " : "skipped: ") << *why
-              << "; the program was not run"
-              << (required ? " (BANKCHECK_REQUIRE_GPU=1)" : " (exit status 77: skipped)") << "\n";
-    return required ? kExitFailure : kExitSkipped;
+    if (required) {
+      PrintError("run: " + *why + "; the program was not run (BANKCHECK_REQUIRE_GPU=1)");
+      return kExitFailure;
+    }
+    PrintMessage("skipped", "run: " + *why + "; the program was not run (exit status 77: skipped)");
+    return kExitSkipped;
   }
 
   const std::filesystem::path folder = MakeRunFolder();
@@ -246,8 +251,7 @@ int Run(const RunOptions& options) {
   const int program_status = program.exit_status < 0 ? kExitFailure : program.exit_status;
   const ProcessFiles processes = ReadProcessFiles(folder);
   RunResults results = internal::CombineProcessResults(processes.results);
-  for (const std::string& error : processes.errors)
-    std::cerr << "bankcheck run: measuring stopped in " << error;
+  for (const std::string& error : processes.errors) PrintError("run: measuring stopped in " + error);
 
   const bool baselines_failed = CheckBaselines(options, results);
   WriteResults(options.output, results);
@@ -255,7 +259,8 @@ int Run(const RunOptions& options) {
     ReportOptions markdown;
     markdown.results_path = options.output;
     markdown.policy.allow_missing = options.allow_missing;
-    WriteFileAtomically(options.report, RenderReport(results, markdown).output);
+    // Appended: a job summary ($GITHUB_STEP_SUMMARY) collects every step's report.
+    AppendToFile(options.report, RenderReport(results, markdown).output);
   }
   if (!results.cases.empty()) {
     ReportOptions text;
@@ -276,20 +281,18 @@ int Run(const RunOptions& options) {
   std::cerr << "; results: " << options.output << "\n";
 
   if (program_status != 0) {
-    std::cerr << "bankcheck run: the program exited with status " << program_status << "\n";
+    PrintError("run: the program exited with status " + std::to_string(program_status));
     return program_status;
   }
   if (!processes.errors.empty()) return kExitFailure;
   return baselines_failed ? kExitFailure : kExitSuccess;
 }
 
-// CLI11's usage line ("Usage: bankcheck run [OPTIONS]"), with the program that goes after "--".
-class RunUsageFormatter : public CLI::Formatter {
+// `run --help`'s one usage line, with the program after --, which CLI11 does not know of.
+class RunUsage : public CLI::Formatter {
  public:
-  std::string make_usage(const CLI::App* app, std::string name) const override {
-    const std::string usage = CLI::Formatter::make_usage(app, std::move(name));
-    const size_t end = usage.find_last_not_of('\n') + 1;
-    return usage.substr(0, end) + " -- COMMAND [ARGS...]" + usage.substr(end);
+  std::string make_usage(const CLI::App*, std::string name) const override {
+    return get_label("Usage") + ": " + name + " [OPTIONS] -- COMMAND [ARGS...]\n";
   }
 };
 
@@ -337,10 +340,11 @@ void AddRunCommand(CLI::App& app) {
   AddAllowMissingFlag(*run, options->allow_missing);
   run->add_flag("--update-baselines", options->update_baselines,
                 "Record the measured cases into --baselines DIR");
-  run->add_option("--report", options->report,
-                  "Also write the report as Markdown to FILE (e.g. $GITHUB_STEP_SUMMARY)")
+  run->add_option(
+         "--report", options->report,
+         "Also append the report as Markdown to FILE, created when absent (e.g. $GITHUB_STEP_SUMMARY)")
       ->type_name("FILE");
-  run->formatter(std::make_shared<RunUsageFormatter>());
+  run->formatter(std::make_shared<RunUsage>());
   run->footer(
       "Exit status: the program's own when it is not 0; otherwise 1 when a case fails against --baselines "
       "(as report and compare decide: any difference from its baseline, or no baseline unless "

@@ -24,6 +24,7 @@
 namespace bankcheck {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using testing_support::CliRun;
@@ -107,11 +108,12 @@ TEST_F(RunCommandTest, WithoutAGpuSkipsWithTheReasonAndDoesNotRunTheProgram) {
   const std::filesystem::path program = Program({Launch(64, "", 0)});
   CliRun run = Run("-- " + Quoted(program), "BANKCHECK_FAKE_NO_GPU='no NVIDIA driver is loaded'");
   EXPECT_EQ(run.exit_code, 77);
-  EXPECT_THAT(run.err, HasSubstr("skipped: no NVIDIA driver is loaded; the program was not run"));
+  EXPECT_THAT(run.err,
+              HasSubstr("bankcheck: skipped: run: no NVIDIA driver is loaded; the program was not run"));
   EXPECT_THAT(run.out, Not(HasSubstr("program ran")));
   run = Run("-- " + Quoted(program), "BANKCHECK_FAKE_NO_GPU='no NVIDIA driver' BANKCHECK_REQUIRE_GPU=1");
   EXPECT_EQ(run.exit_code, 1);
-  EXPECT_THAT(run.err, HasSubstr("error: no NVIDIA driver"));
+  EXPECT_THAT(run.err, HasSubstr("bankcheck: error: run: no NVIDIA driver"));
 }
 
 TEST_F(RunCommandTest, GivesTheProgramTheInjectionAndTheSettings) {
@@ -150,7 +152,7 @@ TEST_F(RunCommandTest, PassesTheProgramsOutputAndFailureThroughAndKeepsWhatWasMe
   const CliRun run = Run("-o run.json -- " + Quoted(Program({Launch(128, "fwd", 0)}, 3)));
   EXPECT_EQ(run.exit_code, 3);
   EXPECT_THAT(run.out, HasSubstr("program ran"));
-  EXPECT_THAT(run.err, HasSubstr("the program exited with status 3"));
+  EXPECT_THAT(run.err, HasSubstr("bankcheck: error: run: the program exited with status 3\n"));
   EXPECT_EQ(Results()["cases"]["fwd/transpose"]["launches"][0]["shared_ld"]["wavefronts"], 128);
 }
 
@@ -209,10 +211,57 @@ TEST_F(RunCommandTest, AProcessThatStoppedMeasuringFailsTheRun) {
   std::filesystem::permissions(script, std::filesystem::perms::owner_all);
   const CliRun run = Run("-o run.json -- " + Quoted(script));
   EXPECT_EQ(run.exit_code, 1);
-  EXPECT_THAT(run.err, HasSubstr("measuring stopped in process"));
-  EXPECT_THAT(run.err, HasSubstr("kernel scale faulted while it was measured"));
+  EXPECT_THAT(run.err, HasSubstr("bankcheck: error: run: measuring stopped in process "));
+  EXPECT_THAT(run.err, HasSubstr(": kernel scale faulted while it was measured\n"));
   EXPECT_THAT(run.err, HasSubstr("(measuring stopped: above)"));
   EXPECT_THAT(run.err, Not(HasSubstr("no process initialized CUDA")));
+}
+
+TEST_F(RunCommandTest, RecordsRepeatedLaunchesOutsideAnyRangeAndRangesOfAnyName) {
+  // torch.randn's kernel, launched twice outside any range, and a range with spaces.
+  const std::filesystem::path program =
+      Program({Launch(64, "", 0), Launch(64, "", 1), Launch(64, "step 1: forward", 2)}, 0, "torch.sh");
+  const std::string baselines = Quoted(dir_ / "baselines");
+  CliRun run = Run("--baselines " + baselines + " --update-baselines -o run.json -- " + Quoted(program));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(ReadFile(dir_ / "baselines" / "sm_90" / "transpose.json"),
+              AllOf(HasSubstr("\"transpose\""), HasSubstr("\"transpose#2\"")));
+  EXPECT_THAT(ReadFile(dir_ / "baselines" / "sm_90" / "step_1__forward.json"),
+              HasSubstr("\"step 1: forward/transpose\""));
+  run = Run("--baselines " + baselines + " -o run.json -- " + Quoted(program));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(Results()["cases"]["transpose#2"]["baseline"], "match");
+}
+
+TEST_F(RunCommandTest, AppendsTheReportToAJobSummaryAndRefusesALinkThere) {
+  WriteFile(dir_ / "summary.md", "## an earlier step\n");
+  const std::filesystem::path program = Program({Launch(64, "fwd", 0)});
+  CliRun run = Run("--report summary.md -o run.json -- " + Quoted(program));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string summary = ReadFile(dir_ / "summary.md");
+  EXPECT_EQ(summary.rfind("## an earlier step\n", 0), 0u) << summary;
+  EXPECT_THAT(summary, HasSubstr("\n## bankcheck: sm_90"));
+  run = Run("--report new.md -o run.json -- " + Quoted(program));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(ReadFile(dir_ / "new.md").rfind("## bankcheck: sm_90", 0), 0u);
+
+  WriteFile(dir_ / "victim", "root's own\n");
+  std::filesystem::create_symlink(dir_ / "victim", dir_ / "link.md");
+  run = Run("--report link.md -o run.json -- " + Quoted(program));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("bankcheck: error: refusing to append to link.md: it is a symbolic link"));
+  EXPECT_EQ(ReadFile(dir_ / "victim"), "root's own\n");
+}
+
+TEST_F(RunCommandTest, HelpHasOneUsageLineAndErrorsTheSharedForm) {
+  const CliRun help = Run("--help");
+  EXPECT_EQ(help.exit_code, 0) << help.err;
+  const size_t usage = help.out.find("Usage: bankcheck run [OPTIONS] -- COMMAND [ARGS...]\n");
+  ASSERT_NE(usage, std::string::npos) << help.out;
+  EXPECT_EQ(help.out.find("Usage", usage + 1), std::string::npos) << "one usage line:\n" << help.out;
+  const CliRun run = Run("-o run.json -- " + Quoted(Program({Launch(64, "", 0)}, 3)));
+  EXPECT_THAT(run.err, Not(HasSubstr("bankcheck run: error")));
+  EXPECT_THAT(run.err, HasSubstr("bankcheck: error: "));
 }
 
 }  // namespace

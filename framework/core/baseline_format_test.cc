@@ -26,6 +26,21 @@ TEST(CaseNamesTest, TheTopicIsTheNameUpToTheFirstSlash) {
   EXPECT_EQ(TopicOfCase("single"), "single");
 }
 
+TEST(CaseNamesTest, EveryNameHasATopicThatCanNameAFile) {
+  // `bankcheck run`'s names: repeated launches outside any range, and NVTX ranges of any text.
+  EXPECT_EQ(TopicOfCase("distribution_elementwise_grid_stride_kernel#2"),
+            "distribution_elementwise_grid_stride_kernel");
+  EXPECT_EQ(TopicOfCase("gemm/128/kernel#3"), "gemm");
+  EXPECT_EQ(TopicOfCase("my range: step 1/kernel"), "my_range__step_1");
+  EXPECT_EQ(TopicOfCase("kernel (process 2)"), "kernel__process_2_");
+  EXPECT_EQ(TopicOfCase("../escape/x"), "__");
+  EXPECT_EQ(TopicOfCase(".hidden.v2/x"), "_hidden.v2");
+  EXPECT_EQ(TopicOfCase("/x"), "_");
+  EXPECT_EQ(TopicOfCase("#2"), "_");
+  EXPECT_EQ(TopicOfCase("\xc3\xa9t\xc3\xa9/x"), "__t__");
+  EXPECT_EQ(TopicOfCase(std::string(300, 'a')), std::string(kMaxTopicLength, 'a'));
+}
+
 TEST(RecordAdviceTest, WithoutASuiteItIsAPlainCtest) {
   const RecordAdvice unknown;
   EXPECT_EQ(unknown.ForAll(), "BANKCHECK_UPDATE_BASELINES=1 ctest");

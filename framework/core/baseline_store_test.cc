@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 #include "bankcheck/baseline.h"
@@ -201,11 +202,22 @@ TEST_F(UpdateBaselinesTest, RefusesAFileWithAWrongFieldOrArch) {
   EXPECT_EQ(ReadFile(File()), document.dump());
 }
 
-TEST_F(UpdateBaselinesTest, RejectsCaseNamesThatCannotNameAFile) {
-  EXPECT_THROW(UpdateBaselines(dir_, "sm_90", MakeMetadata(), {{"../escape/x", "", {}}}), Error);
-  EXPECT_THROW(UpdateBaselines(dir_, "sm_90", MakeMetadata(), {{"/x", "", {}}}), Error);
+TEST_F(UpdateBaselinesTest, RecordsEveryCaseNameInAFileOfItsArchFolder) {
   EXPECT_THROW(UpdateBaselines(dir_, "../sm_90", MakeMetadata(), {{"a/x", "", {}}}), Error);
   EXPECT_FALSE(std::filesystem::exists(dir_ / "sm_90"));
+  const std::vector<std::string> names = {"../escape/x", "/x", "my range: 1/k", "kernel", "kernel#2"};
+  std::vector<BaselineUpdate> updates;
+  for (const std::string& name : names) updates.push_back({name, "", {MakeRecord(64)}});
+  UpdateBaselines(dir_, "sm_90", MakeMetadata(), updates);
+  std::set<std::string> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir_))
+    if (entry.is_regular_file() && entry.path().filename() != ".lock")
+      files.insert(std::filesystem::relative(entry.path(), dir_).string());
+  EXPECT_EQ(files, (std::set<std::string>{"sm_90/__.json", "sm_90/_.json", "sm_90/my_range__1.json",
+                                          "sm_90/kernel.json"}));
+  const BaselineSet set = BaselineSet::Load(dir_, "sm_90");
+  for (const std::string& name : names)
+    EXPECT_TRUE(CompareWithBaseline(set, name, {MakeRecord(64)}).verdict == BaselineVerdict::kMatch) << name;
 }
 
 TEST_F(UpdateBaselinesTest, ConcurrentThreadsUpdatingDifferentCasesAllLand) {

@@ -261,3 +261,33 @@ ExclusiveFileLock::~ExclusiveFileLock() {
 }
 
 }  // namespace bankcheck
+
+namespace bankcheck {
+
+void AppendToFile(const std::filesystem::path& path, const std::string& text) {
+  // O_NONBLOCK: a FIFO planted at the path fails to open instead of blocking until a reader comes.
+  const Descriptor file{
+      ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644)};
+  if (file.fd < 0) {
+    const int open_errno = errno;
+    throw Error(ErrorKind::kBadInput,
+                "refusing to append to " + path.string() + ": " +
+                    (open_errno == ELOOP ? "it is a symbolic link, which bankcheck never "
+                                           "follows; remove it or give another path"
+                                         : "it cannot be opened (" + ErrnoText(open_errno) +
+                                               "); is its folder there and writable?"));
+  }
+  struct stat status {};
+  std::string why;
+  if (::fstat(file.fd, &status) != 0)
+    why = "it cannot be examined (" + ErrnoText(errno) + ")";
+  else if (!S_ISREG(status.st_mode))
+    why = "it is not a regular file";
+  else if (status.st_nlink != 1)
+    why = "it has " + std::to_string(status.st_nlink) +
+          " hard links, so it may be another file's second name (someone may have planted it)";
+  if (why.empty() && !WriteAll(file.fd, text)) why = "a write failed (" + ErrnoText(errno) + ")";
+  if (!why.empty()) throw Error(ErrorKind::kBadInput, "refusing to append to " + path.string() + ": " + why);
+}
+
+}  // namespace bankcheck

@@ -241,5 +241,41 @@ TEST_F(ExclusiveFileLockTest, RefusesALinkAHardLinkOrANonRegularFile) {
   EXPECT_THAT(ErrorOf(lock), HasSubstr("not a regular file"));
 }
 
+class AppendToFileTest : public testing_support::TempDirTest {
+ protected:
+  std::string ErrorOf(const std::filesystem::path& path) {
+    try {
+      AppendToFile(path, "b\n");
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "";
+  }
+};
+
+TEST_F(AppendToFileTest, AppendsToAnExistingFileAndCreatesAMissingOne) {
+  testing_support::WriteFile(dir_ / "summary.md", "a\n");
+  AppendToFile(dir_ / "summary.md", "b\n");
+  EXPECT_EQ(ReadFile(dir_ / "summary.md"), "a\nb\n");
+  AppendToFile(dir_ / "new.md", "c\n");
+  EXPECT_EQ(ReadFile(dir_ / "new.md"), "c\n");
+  EXPECT_EQ(std::filesystem::status(dir_ / "new.md").permissions() & std::filesystem::perms::others_write,
+            std::filesystem::perms::none);
+}
+
+TEST_F(AppendToFileTest, RefusesLinksAndWhatIsNotARegularFile) {
+  const Victim victim = MakeVictim(dir_ / "victim");
+  std::filesystem::create_symlink(victim.path, dir_ / "link");
+  EXPECT_THAT(ErrorOf(dir_ / "link"), AllOf(HasSubstr((dir_ / "link").string()), HasSubstr("symbolic link")));
+  std::filesystem::create_hard_link(victim.path, dir_ / "hard");
+  EXPECT_THAT(ErrorOf(dir_ / "hard"), HasSubstr("hard links"));
+  ExpectUntouched(victim);
+  ASSERT_EQ(::mkfifo((dir_ / "fifo").c_str(), 0600), 0);
+  EXPECT_THAT(ErrorOf(dir_ / "fifo"), HasSubstr("refusing to append to"));
+  std::filesystem::create_directory(dir_ / "folder");
+  EXPECT_THAT(ErrorOf(dir_ / "folder"), HasSubstr("refusing to append to"));
+  EXPECT_THAT(ErrorOf(dir_ / "missing" / "x.md"), HasSubstr("cannot be opened"));
+}
+
 }  // namespace
 }  // namespace bankcheck

@@ -279,14 +279,16 @@ TEST(ReportTest, CaseNameCannotBreakOutOfTheTableOrTheDetails) {
   evil.baseline_table = "before -> after\n";
   evil.launches = {MakeRecord(2048, 64, "k</summary>`")};
   results.cases[name] = evil;
-  const std::string topic_name = "# evil|<h3>topic/a";
+  // Its topic, the heading, is made safe to name a file (TopicOfCase); its name is escaped in the row.
+  const std::string topic_name = "evil|<h3>topic/a";
   results.cases[topic_name] = MakeCase(topic_name, 2048, BaselineVerdict::kRegression);
   const std::string report = RenderMarkdownReport(results);
   const std::string code =
       "<code>transpose/x&#96;&lt;/summary&gt;&lt;/details&gt;&lt;img src=x&gt;&#124;&#42;</code>";
   EXPECT_THAT(report, AllOf(HasSubstr("| " + code + " | ld 32 · st 1 |"),
                             HasSubstr("<details><summary>" + code + ": regression</summary>"),
-                            HasSubstr("### &#35; evil&#124;&lt;h3&gt;topic\n"),
+                            HasSubstr("### evil&#95;&#95;h3&#95;topic\n"),
+                            HasSubstr("<code>evil&#124;&lt;h3&gt;topic/a</code>"),
                             Not(HasSubstr("</summary></details>")), Not(HasSubstr("<img")),
                             Not(HasSubstr("<h3>")), Not(HasSubstr("x`"))));
   // Every <details> is closed once, by the report itself.

@@ -18,6 +18,7 @@
 
 #include "cuda/internal/cupti_errors.h"
 #include "cuda/internal/launch_log.h"
+#include "cuda/internal/launch_observer.h"
 #include "cuda/internal/nvtx_ranges.h"
 #include "cuda/internal/process_state.h"
 #include "cuda/internal/sass_metrics.h"
@@ -25,7 +26,7 @@
 namespace bankcheck::internal {
 namespace {
 
-InjectionHooks injection_hooks;
+LaunchObserver* launch_observer = nullptr;
 // The index of the next launch (LaunchRecord::process_launch).
 std::atomic<uint64_t> next_launch{0};
 
@@ -180,14 +181,10 @@ void CUPTIAPI OnCuptiCallback(void* /*userdata*/, CUpti_CallbackDomain domain, C
     OnModuleLoaded(data);  // for instruction attribution: source lines and opcodes
     return;
   }
-  if (domain == CUPTI_CB_DOMAIN_NVTX) {
-    OnNvtxCall(id, data);
-    return;
-  }
   LaunchLog& log = TheLaunchLog();
   if (domain == CUPTI_CB_DOMAIN_RESOURCE && id == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
     const CUcontext context = static_cast<const CUpti_ResourceData*>(data)->context;
-    if (injection_hooks.on_context_destroy != nullptr) injection_hooks.on_context_destroy(context);
+    if (launch_observer != nullptr) launch_observer->OnContextDestroy(context);
     log.ForgetContext(context);
     return;
   }
@@ -201,8 +198,8 @@ void CUPTIAPI OnCuptiCallback(void* /*userdata*/, CUpti_CallbackDomain domain, C
     }
     origin.nvtx_range = CurrentNvtxRange();
     origin.process_launch = next_launch.fetch_add(1);
-    if (injection_hooks.on_launch != nullptr)
-      injection_hooks.on_launch(info->context, IsGraphLaunch(id) ? nullptr : info->symbolName,
+    if (launch_observer != nullptr)
+      launch_observer->OnLaunch(info->context, IsGraphLaunch(id) ? nullptr : info->symbolName,
                                 origin.nvtx_range);
     log.EnterLaunch();
   }
@@ -234,15 +231,13 @@ LaunchCallbacks::LaunchCallbacks() {
         cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED));
     BANKCHECK_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE,
                                               CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING));
-    // Calls arrive only where CUPTI is NVTX's injection (nvtx_ranges.h); none cost anything otherwise.
-    BANKCHECK_CUPTI_CHECK(cuptiEnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_NVTX));
   } catch (...) {
     cuptiUnsubscribe(subscriber_);
     throw;
   }
 }
 
-void SetInjectionHooks(InjectionHooks hooks) { injection_hooks = hooks; }
+void SetLaunchObserver(LaunchObserver* observer) { launch_observer = observer; }
 
 void FindStreamIsCapturing() {
   static const bool found = [] {

@@ -1,20 +1,18 @@
 #include "cuda/internal/nvtx_ranges.h"
 
-#include <cupti_nvtx_cbid.h>
-#include <generated_nvtx_meta.h>
-
 #include <map>
+#include <memory>
 #include <mutex>
 
 namespace bankcheck::internal {
 namespace {
 
 // Registered strings (nvtxDomainRegisterStringA: Python's nvtx.annotate registers its messages),
-// by handle, for every thread.
+// by the handle given out for them, for every thread. Never destroyed: NVTX calls may come during
+// exit, after statics are gone.
 std::mutex registered_mutex;
 std::map<nvtxStringHandle_t, std::string>& RegisteredStrings() {
-  static auto* strings =
-      new std::map<nvtxStringHandle_t, std::string>;  // never destroyed: callbacks may outlive statics
+  static auto* strings = new std::map<nvtxStringHandle_t, std::string>;
   return *strings;
 }
 
@@ -35,42 +33,73 @@ std::string MessageOf(const nvtxEventAttributes_t* attributes) {
   }
 }
 
+// NVTX's push returns the new range's nesting level (0 for the outermost), its pop the popped one's
+// level, negative when there was none.
+int Push(std::string name) {
+  thread_ranges.push_back(std::move(name));
+  return static_cast<int>(thread_ranges.size()) - 1;
+}
+
+int Pop() {
+  if (thread_ranges.empty()) return -1;
+  thread_ranges.pop_back();
+  return static_cast<int>(thread_ranges.size());
+}
+
+int NVTX_API RangePushA(const char* message) { return Push(message != nullptr ? message : ""); }
+int NVTX_API RangePushW(const wchar_t*) { return Push("<unicode range name>"); }
+int NVTX_API RangePushEx(const nvtxEventAttributes_t* attributes) { return Push(MessageOf(attributes)); }
+int NVTX_API RangePop() { return Pop(); }
+int NVTX_API DomainRangePushEx(nvtxDomainHandle_t, const nvtxEventAttributes_t* attributes) {
+  return Push(MessageOf(attributes));
+}
+int NVTX_API DomainRangePop(nvtxDomainHandle_t) { return Pop(); }
+
+// A handle of its own for each registration (never freed: handles stay valid for the process).
+nvtxStringHandle_t NVTX_API DomainRegisterStringA(nvtxDomainHandle_t, const char* string) {
+  const auto handle = reinterpret_cast<nvtxStringHandle_t>(new char);
+  std::lock_guard<std::mutex> lock(registered_mutex);
+  RegisteredStrings()[handle] = string != nullptr ? string : "";
+  return handle;
+}
+
+template <typename Function>
+NvtxFunctionPointer Generic(Function function) {
+  return reinterpret_cast<NvtxFunctionPointer>(function);
+}
+
+// Sets the slots of one of NVTX's function tables; false when NVTX does not have the module or it
+// is shorter than the ids used.
+bool Fill(const NvtxExportTableCallbacks& callbacks, NvtxCallbackModule module,
+          const std::vector<std::pair<unsigned int, NvtxFunctionPointer>>& slots) {
+  NvtxFunctionTable table = nullptr;
+  unsigned int size = 0;
+  if (callbacks.GetModuleFunctionTable(module, &table, &size) == 0 || table == nullptr) return false;
+  for (const auto& [id, function] : slots) {
+    if (id >= size || table[id] == nullptr) return false;
+    *table[id] = function;
+  }
+  return true;
+}
+
 }  // namespace
 
-void OnNvtxCall(CUpti_CallbackId id, const void* data) {
-  const auto* call = static_cast<const CUpti_NvtxData*>(data);
-  switch (id) {
-    case CUPTI_CBID_NVTX_nvtxRangePushA: {
-      const char* message = static_cast<const nvtxRangePushA_params*>(call->functionParams)->message;
-      thread_ranges.emplace_back(message != nullptr ? message : "");
-      return;
-    }
-    case CUPTI_CBID_NVTX_nvtxRangePushW:
-      thread_ranges.emplace_back("<unicode range name>");
-      return;
-    case CUPTI_CBID_NVTX_nvtxRangePushEx:
-      thread_ranges.push_back(
-          MessageOf(static_cast<const nvtxRangePushEx_params*>(call->functionParams)->eventAttrib));
-      return;
-    case CUPTI_CBID_NVTX_nvtxDomainRangePushEx:
-      thread_ranges.push_back(MessageOf(
-          static_cast<const nvtxDomainRangePushEx_params*>(call->functionParams)->core.eventAttrib));
-      return;
-    case CUPTI_CBID_NVTX_nvtxRangePop:
-    case CUPTI_CBID_NVTX_nvtxDomainRangePop:
-      if (!thread_ranges.empty()) thread_ranges.pop_back();
-      return;
-    case CUPTI_CBID_NVTX_nvtxDomainRegisterStringA: {
-      const auto* params = static_cast<const nvtxDomainRegisterStringA_params*>(call->functionParams);
-      const auto* handle = static_cast<const nvtxStringHandle_t*>(call->functionReturnValue);
-      if (params->string == nullptr || handle == nullptr || *handle == nullptr) return;
-      std::lock_guard<std::mutex> lock(registered_mutex);
-      RegisteredStrings()[*handle] = params->string;
-      return;
-    }
-    default:
-      return;
-  }
+int FollowNvtxRanges(NvtxGetExportTableFunc_t get_export_table) {
+  if (get_export_table == nullptr) return 0;
+  const auto* callbacks = static_cast<const NvtxExportTableCallbacks*>(get_export_table(NVTX_ETID_CALLBACKS));
+  if (callbacks == nullptr || callbacks->struct_size < sizeof(NvtxExportTableCallbacks) ||
+      callbacks->GetModuleFunctionTable == nullptr)
+    return 0;
+  const bool core = Fill(*callbacks, NVTX_CB_MODULE_CORE,
+                         {{NVTX_CBID_CORE_RangePushA, Generic(&RangePushA)},
+                          {NVTX_CBID_CORE_RangePushW, Generic(&RangePushW)},
+                          {NVTX_CBID_CORE_RangePushEx, Generic(&RangePushEx)},
+                          {NVTX_CBID_CORE_RangePop, Generic(&RangePop)}});
+  const bool core2 = Fill(*callbacks, NVTX_CB_MODULE_CORE2,
+                          {{NVTX_CBID_CORE2_DomainRangePushEx, Generic(&DomainRangePushEx)},
+                           {NVTX_CBID_CORE2_DomainRangePop, Generic(&DomainRangePop)},
+                           {NVTX_CBID_CORE2_DomainRegisterStringA, Generic(&DomainRegisterStringA)}});
+  return core && core2 ? 1 : 0;
 }
 
 std::string JoinRanges(const std::vector<std::string>& names) {

@@ -1,68 +1,80 @@
-#include "cuda/internal/nvtx_ranges.h"
+// NVTX's own header-only implementation (nvtx3) drives the ranges here as it drives them in a
+// measured program: its first call looks for an injection and, finding this test's static one
+// (InitializeInjectionNvtx2_fnptr, what NVTX_INJECTION64_PATH's library gives a dynamic load),
+// hands it NVTX's function table. No CUDA is initialized in this process: ranges are followed from
+// NVTX's first call on, whatever CUDA does later.
+#include <cstdint>
 
-#include <cupti_nvtx_cbid.h>
-#include <generated_nvtx_meta.h>
+// NVTX's static injection (nvtxInit.h): declared before NVTX's header, which then leaves out its weak
+// definition, and defined below.
+extern "C" int (*InitializeInjectionNvtx2_fnptr)(const void* (*)(uint32_t));
+#define NVTX_STATIC_INJECTION_IMPL
+
 #include <gtest/gtest.h>
 
 #include <thread>
 
+#include "cuda/internal/nvtx_ranges.h"
+
+int (*InitializeInjectionNvtx2_fnptr)(const void* (*)(uint32_t)) = &bankcheck::internal::FollowNvtxRanges;
+
 namespace bankcheck::internal {
 namespace {
 
-// The callbacks' data as CUPTI passes it, for one NVTX call.
-void Call(CUpti_CallbackId id, const void* params, const void* result = nullptr) {
-  CUpti_NvtxData data{"nvtx", params, result};
-  OnNvtxCall(id, &data);
+TEST(NvtxRangesTest, FollowsRangesFromNvtxsFirstCall) {
+  // The first NVTX call of the process initializes NVTX, which initializes the injection, and is
+  // itself followed.
+  EXPECT_EQ(nvtxRangePushA("first"), 0);
+  EXPECT_EQ(CurrentNvtxRange(), "first");
+  EXPECT_EQ(nvtxRangePop(), 0);
+  EXPECT_EQ(CurrentNvtxRange(), "");
 }
-
-void PushA(const char* message) {
-  const nvtxRangePushA_params params{message};
-  Call(CUPTI_CBID_NVTX_nvtxRangePushA, &params);
-}
-
-void Pop() { Call(CUPTI_CBID_NVTX_nvtxRangePop, nullptr); }
 
 TEST(NvtxRangesTest, FollowsPushesAndPopsOfThisThread) {
   EXPECT_EQ(CurrentNvtxRange(), "");
-  PushA("gemm");
-  PushA("128");
+  nvtxRangePushA("gemm");
+  EXPECT_EQ(nvtxRangePushA("128"), 1) << "the nesting level, as NVTX documents";
   EXPECT_EQ(CurrentNvtxRange(), "gemm/128");
   std::string elsewhere = "unset";
   std::thread([&] { elsewhere = CurrentNvtxRange(); }).join();
   EXPECT_EQ(elsewhere, "") << "ranges are per thread";
-  Pop();
+  nvtxRangePop();
   EXPECT_EQ(CurrentNvtxRange(), "gemm");
-  Pop();
-  Pop();  // one pop too many is ignored
+  nvtxRangePop();
+  EXPECT_LT(nvtxRangePop(), 0) << "one pop too many is ignored";
   EXPECT_EQ(CurrentNvtxRange(), "");
 }
 
 TEST(NvtxRangesTest, NamesDomainRangesByAsciiOrRegisteredMessages) {
+  const nvtxDomainHandle_t domain = nvtxDomainCreateA("bankcheck-test");
   nvtxEventAttributes_t attributes{};
+  attributes.version = NVTX_VERSION;
+  attributes.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
   attributes.messageType = NVTX_MESSAGE_TYPE_ASCII;
   attributes.message.ascii = "transpose";
-  nvtxDomainRangePushEx_params push{};
-  push.core.eventAttrib = &attributes;
-  Call(CUPTI_CBID_NVTX_nvtxDomainRangePushEx, &push);
+  nvtxDomainRangePushEx(domain, &attributes);
 
   // nvtx.annotate registers its message and pushes the handle.
-  int token = 0;
-  const auto handle = reinterpret_cast<nvtxStringHandle_t>(&token);
-  const nvtxDomainRegisterStringA_params registered{nullptr, "64"};
-  Call(CUPTI_CBID_NVTX_nvtxDomainRegisterStringA, &registered, &handle);
-  nvtxEventAttributes_t by_handle{};
+  const nvtxStringHandle_t handle = nvtxDomainRegisterStringA(domain, "64");
+  ASSERT_NE(handle, nullptr);
+  nvtxEventAttributes_t by_handle = attributes;
   by_handle.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
   by_handle.message.registered = handle;
-  push.core.eventAttrib = &by_handle;
-  Call(CUPTI_CBID_NVTX_nvtxDomainRangePushEx, &push);
+  nvtxDomainRangePushEx(domain, &by_handle);
   EXPECT_EQ(CurrentNvtxRange(), "transpose/64");
 
   int other = 0;
   by_handle.message.registered = reinterpret_cast<nvtxStringHandle_t>(&other);
-  Call(CUPTI_CBID_NVTX_nvtxDomainRangePushEx, &push);
+  nvtxRangePushEx(&by_handle);
   EXPECT_EQ(CurrentNvtxRange(), "transpose/64/<registered string>");
-  for (int i = 0; i < 3; ++i) Call(CUPTI_CBID_NVTX_nvtxDomainRangePop, nullptr);
+  nvtxRangePop();
+  for (int i = 0; i < 2; ++i) nvtxDomainRangePop(domain);
   EXPECT_EQ(CurrentNvtxRange(), "");
+}
+
+TEST(NvtxRangesTest, RefusesAnExportTableItDoesNotKnow) {
+  EXPECT_EQ(FollowNvtxRanges(nullptr), 0);
+  EXPECT_EQ(FollowNvtxRanges([](uint32_t) -> const void* { return nullptr; }), 0);
 }
 
 TEST(NvtxRangesTest, JoinsNamesLeavingEmptyOnesOut) {

@@ -42,7 +42,8 @@ std::string CommandEnvironment(const RecordCommand& record, const std::string& v
 
 CaseTestName GtestNameForCase(const std::string& test_prefix, const std::string& case_name) {
   const std::string topic = TopicOfCase(case_name);
-  const std::string rest = topic.size() < case_name.size() ? case_name.substr(topic.size() + 1) : "";
+  const size_t slash = case_name.find('/');
+  const std::string rest = slash != std::string::npos ? case_name.substr(slash + 1) : "";
   return {GtestSafe(test_prefix.empty() ? topic : test_prefix + "/" + topic),
           GtestSafe(rest.empty() ? case_name : rest)};
 }

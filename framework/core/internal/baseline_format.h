@@ -12,8 +12,7 @@ namespace bankcheck::internal {
 
 // How to mend a malformed file: by hand, from git, or recorded again (`record.ForAll()`).
 std::string BaselineFileAdvice(const std::filesystem::path& path, const RecordAdvice& record);
-// Error(kBadInput) unless the case's topic can name a file, or `arch` a folder ("sm_90").
-void ValidateBaselineTopic(const std::string& case_name);
+// Error(kBadInput) unless `arch` can name a folder ("sm_90").
 void ValidateBaselineArch(const std::string& arch);
 // A case's entry, and a file with no cases, as baseline files hold them.
 nlohmann::json BaselineEntryToJson(const BaselineUpdate& update);

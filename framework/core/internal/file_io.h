@@ -44,6 +44,12 @@ bool WriteAll(int fd, std::string_view content);
 // when it is a link); false when it cannot.
 bool AppendToExistingFile(const std::filesystem::path& path, const std::string& text);
 
+// Appends `text` to the regular file `path`, creating it (0644 less the umask) when absent: for a
+// file that others write to as well (`bankcheck run --report "$GITHUB_STEP_SUMMARY"`). Never
+// follows a symbolic link at `path` (O_NOFOLLOW) and never opens a FIFO or device there; refuses,
+// with Error(kBadInput) naming the file, those and a file with other hard links (docs/security.md).
+void AppendToFile(const std::filesystem::path& path, const std::string& text);
+
 // Opens the lock file `name` in the folder open at `folder_fd`, for flock(2) only: read-only, as
 // flock needs no more and nothing is ever written to a lock file. Creates it when absent
 // (O_CREAT|O_EXCL|O_NOFOLLOW) and then sets exactly `mode` (whatever the umask, so that other users

@@ -17,8 +17,9 @@
 namespace bankcheck::internal {
 
 // The Error(kKernelFault) of a SASS-metrics session whose launches before the failed one were
-// counted: their records, for a caller that keeps what was measured (`bankcheck run`'s injection
-// writes them); every other caller sees the Error it is.
+// counted: their records, for a caller that keeps what was measured (the launch observer's
+// Measurer, launch_observer.h, hands them to `bankcheck run`'s injection); every other caller sees
+// the Error it is.
 class KernelFaultAfterCounted : public Error {
  public:
   KernelFaultAfterCounted(const Error& fault, std::vector<LaunchRecord> counted)

@@ -1,21 +1,24 @@
 #pragma once
-// The NVTX ranges each host thread is in, from CUPTI's NVTX callbacks (CUPTI_CB_DOMAIN_NVTX). CUPTI
-// receives NVTX calls only when it is NVTX's injection (NVTX_INJECTION64_PATH names it, or a
-// library that hands NVTX to it: `bankcheck run` does so), so without that every thread is outside
-// any range. Push/pop ranges only (nvtxRangePush*, nvtxDomainRangePushEx and their pops, which
-// Python's torch.cuda.nvtx.range and nvtx.annotate use); start/end ranges are not per thread and
-// are not followed.
+// The NVTX ranges each host thread is in, followed as NVTX's injection: NVTX calls the injection's
+// InitializeInjectionNvtx2 at the program's first NVTX call (NVTX_INJECTION64_PATH names the
+// library: `bankcheck run` sets it), which may come before the program initializes CUDA (a PyTorch
+// script opens its first range before its first CUDA call), so ranges are followed from there, with
+// NVTX's own function table, not through CUPTI (whose callbacks exist only once CUDA initializes).
+// Without an injection every thread is outside any range. Push/pop ranges only (nvtxRangePush*,
+// nvtxDomainRangePushEx and their pops, which Python's torch.cuda.nvtx.range and nvtx.annotate
+// use); start/end ranges are not per thread and are not followed.
 
-#include <cupti_callbacks.h>
+#include <nvtx3/nvToolsExt.h>
 
 #include <string>
 #include <vector>
 
 namespace bankcheck::internal {
 
-// Follows one NVTX call (a CUPTI callback of domain CUPTI_CB_DOMAIN_NVTX; `data` is its
-// CUpti_NvtxData).
-void OnNvtxCall(CUpti_CallbackId id, const void* data);
+// NVTX's injection entry point (InitializeInjectionNvtx2's work): fills NVTX's function table with
+// the range handlers below. Returns 1, or 0 (NVTX then makes every call a no-op) when NVTX offers no
+// function table this code knows.
+int FollowNvtxRanges(NvtxGetExportTableFunc_t get_export_table);
 
 // The calling thread's ranges, outermost first, joined by '/' (empty names left out); "" outside any.
 std::string CurrentNvtxRange();

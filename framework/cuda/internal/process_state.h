@@ -53,9 +53,10 @@ class ProcessState {
   // set up (the graph is then reported as unmeasurable when measured).
   std::unique_ptr<SassCounting> ProfilableInstantiation(CUcontext context) BANKCHECK_EXCLUDES(mutex);
 
-  // `bankcheck run`'s injection, while the driver initializes (no CUDA call may be made there):
-  // subscribes the callbacks, and leaves ShutdownProfiler to the injection's own exit handler,
-  // which finishes its session first. Throws bankcheck::Error when CUPTI refuses.
+  // `bankcheck run`'s injection (ObserveLaunches, launch_observer.h), while the driver
+  // initializes (no CUDA call may be made there): subscribes the callbacks, and leaves
+  // ShutdownProfiler to the injection's own exit handler, which finishes its session first. Throws
+  // bankcheck::Error when CUPTI refuses.
   void SubscribeForInjection() BANKCHECK_EXCLUDES(mutex);
 
   // PrepareCounterSession's and ShutdownProfiler's work (counter_session.h).

@@ -45,7 +45,11 @@ struct RecordAdvice {
   std::string TestOfCase(const std::string& case_name) const { return test_of ? test_of(case_name) : ""; }
 };
 
-// The case name up to the first '/': the baseline file's name without ".json".
+// The baseline file's name without ".json", for every case name: the name up to its first '/' or
+// '#' ("transpose/naive" and "transpose#2" are in transpose.json), with each character other than
+// a letter, digit, '_', '-' or '.' replaced by '_' ("my range/k": my_range.json), leading dots
+// replaced by '_' too, at most kMaxTopicLength characters, and "_" when nothing is left.
+inline constexpr size_t kMaxTopicLength = 200;
 std::string TopicOfCase(const std::string& case_name);
 
 struct BaselineEntry {

@@ -1,0 +1,109 @@
+#include "inject/internal/recorder.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <utility>
+
+#include "bankcheck/results.h"
+#include "core/internal/file_io.h"
+
+namespace bankcheck::internal {
+
+Recorder::Recorder(RunSettings settings, std::unique_ptr<Measurer> measurer)
+    : settings_(std::move(settings)),
+      filter_(settings_.kernel_pattern, settings_.range_pattern),
+      measurer_(std::move(measurer)) {}
+
+void Recorder::OnLaunch(CUcontext context, const char* mangled, const std::string& nvtx_range) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (done_) return;
+  if (settings_.max_launches != 0 && matched_ >= settings_.max_launches) {
+    // The limit's last launch has been counted: the rest of the program runs unpatched.
+    Finish();
+    done_ = true;
+    return;
+  }
+  if (Matches(mangled, nvtx_range)) ++matched_;
+  if (!measurement_) Start(context);
+}
+
+void Recorder::OnContextDestroy(CUcontext context) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (measurement_ && context == measured_context_) Finish();
+}
+
+void Recorder::AtExit() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (measurement_)
+      Finish();
+    else if (!written_)
+      Write();
+    done_ = true;
+  }
+  // Outside the lock: shutting CUPTI down may call back (a context's teardown).
+  measurer_->Shutdown();
+}
+
+bool Recorder::Matches(const char* mangled, const std::string& nvtx_range) {
+  if (mangled == nullptr) return filter_.Matches("graph", nvtx_range);
+  auto found = kernel_names_.find(mangled);
+  if (found == kernel_names_.end()) found = kernel_names_.emplace(mangled, KernelNameOf(mangled)).first;
+  return filter_.Matches(found->second, nvtx_range);
+}
+
+void Recorder::Start(CUcontext context) {
+  try {
+    measurement_ = measurer_->Start(settings_.attribute);
+    measured_context_ = context;
+    // Now, while CUDA is alive: at exit the GPU probe's static may already be destroyed.
+    if (metadata_.arch.empty()) metadata_ = measurer_->Describe();
+  } catch (const std::exception& e) {
+    Fail(e.what());
+  }
+}
+
+void Recorder::Finish() {
+  if (!measurement_) return;
+  Measured measured = measurement_->Finish();
+  measurement_.reset();
+  measured_context_ = nullptr;
+  for (LaunchRecord& record : measured.records) records_.push_back(std::move(record));
+  if (!measured.error.empty())
+    Fail(measured.error);  // writes what was counted before it
+  else
+    Write();
+}
+
+// Measures no more, and says why: in the process's file for `bankcheck run`, and on stderr.
+void Recorder::Fail(const std::string& why) {
+  done_ = true;
+  error_ = why;
+  std::fprintf(stderr, "bankcheck: error: %s\n", why.c_str());
+  Write();
+}
+
+void Recorder::Write() {
+  const std::filesystem::path folder = settings_.output_dir;
+  const std::string stem = "process-" + std::to_string(::getpid());
+  try {
+    RunResults results;
+    results.metadata = metadata_;
+    std::vector<LaunchRecord> reported;
+    for (const LaunchRecord& record : records_)
+      if (filter_.Matches(record.graph_kernels.empty() ? record.kernel : "graph", record.nvtx_range))
+        reported.push_back(record);
+    results.cases = RunCases(reported);
+    WriteResults(folder / (stem + ".json"), results);
+    written_ = true;
+    if (!error_.empty()) WriteFileAtomically(folder / (stem + ".error"), error_ + "\n");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bankcheck: error: could not write the results of process %d: %s\n", ::getpid(),
+                 e.what());
+  }
+}
+
+}  // namespace bankcheck::internal
