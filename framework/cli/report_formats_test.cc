@@ -79,7 +79,7 @@ TEST_F(ReportFormatsTest, GithubPlacesTheFailingLineRelativeToTheSourceRoot) {
       "intended%0ACase: transpose/naive\n";
   const CliRun run =
       Bankcheck("report " + Quoted(results) + " --format github --source-root " + Quoted(root_));
-  EXPECT_EQ(run.exit_code, 0) << run.err;  // no regression
+  EXPECT_EQ(run.exit_code, 1) << run.err;  // its cases failed (README: When a case fails)
   EXPECT_THAT(run.out, AllOf(HasSubstr(line_failure),
                              HasSubstr("::error file=kernels/t.cu,line=3,title=bankcheck%3A failed "
                                        "(transpose/naive)::transpose/naive: failed its checks."),
@@ -116,7 +116,7 @@ TEST_F(ReportFormatsTest, SarifGoesToTheFileWithItsCategory) {
   const CliRun run =
       Bankcheck("report " + Quoted(results) + " --format sarif --category bankcheck/my_suite " +
                 "--source-root " + Quoted(root_) + " -o " + Quoted(sarif_path));
-  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.exit_code, 1) << run.err;  // as for every format: its cases failed
   EXPECT_EQ(run.out, "");
   const nlohmann::json sarif = nlohmann::json::parse(ReadFile(sarif_path));
   EXPECT_EQ(sarif["version"], "2.1.0");

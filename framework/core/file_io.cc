@@ -260,14 +260,17 @@ ExclusiveFileLock::~ExclusiveFileLock() {
   ::close(fd_);
 }
 
-}  // namespace bankcheck
-
-namespace bankcheck {
-
 void AppendToFile(const std::filesystem::path& path, const std::string& text) {
+  // The folder is reached as every writer reaches its folder (OutputFolder: no link on the way,
+  // folders of root or the caller only), and the file opened relative to it.
+  const std::string name = path.filename().string();
+  if (name.empty() || name == "." || name == "..") {
+    throw Error(ErrorKind::kBadInput, "cannot append to " + path.string() + ": it names no file");
+  }
+  const OutputFolder folder = OutputFolder::Open(path.parent_path(), path);
   // O_NONBLOCK: a FIFO planted at the path fails to open instead of blocking until a reader comes.
-  const Descriptor file{
-      ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644)};
+  const Descriptor file{::openat(folder.fd(), name.c_str(),
+                                 O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644)};
   if (file.fd < 0) {
     const int open_errno = errno;
     throw Error(ErrorKind::kBadInput,

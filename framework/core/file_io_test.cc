@@ -274,7 +274,7 @@ TEST_F(AppendToFileTest, RefusesLinksAndWhatIsNotARegularFile) {
   EXPECT_THAT(ErrorOf(dir_ / "fifo"), HasSubstr("refusing to append to"));
   std::filesystem::create_directory(dir_ / "folder");
   EXPECT_THAT(ErrorOf(dir_ / "folder"), HasSubstr("refusing to append to"));
-  EXPECT_THAT(ErrorOf(dir_ / "missing" / "x.md"), HasSubstr("cannot be opened"));
+  EXPECT_THAT(ErrorOf(dir_ / "missing" / "x.md"), HasSubstr("does not exist; create it first"));
 }
 
 }  // namespace

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "bankcheck/bank_model.h"
+#include "bankcheck/baseline.h"
 #include "bankcheck/counter_session.h"
 #include "bankcheck/launch_record.h"
 #include "bankcheck/shared_kind.h"
@@ -91,7 +92,8 @@ struct KernelCase {
   std::string source_file;
   int source_line = 0;
 
-  std::string topic() const { return name.substr(0, name.find('/')); }
+  // Its baseline file's and its CTest test's topic: the one rule of TopicOfCase (baseline.h).
+  std::string topic() const { return TopicOfCase(name); }
 };
 
 // Adds a case, with the file and line of the call as its source (unless the case names its own).
