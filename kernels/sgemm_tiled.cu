@@ -134,9 +134,9 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads();
 #pragma unroll
     for (int kk = 0; kk < kBK; ++kk) {
-      const float4 a_lo = Float4At(&as[kk][tt.c_row]);      // bankcheck: 1.36-way
+      const float4 a_lo = Float4At(&as[kk][tt.c_row]);      // bankcheck: conflict-free
       const float4 a_hi = Float4At(&as[kk][tt.c_row + 4]);  // bankcheck: conflict-free
-      const float4 b_lo = Float4At(&bs[kk][tt.c_col]);      // bankcheck: 1.93-way
+      const float4 b_lo = Float4At(&bs[kk][tt.c_col]);      // bankcheck: 2-way
       const float4 b_hi = Float4At(&bs[kk][tt.c_col + 4]);  // bankcheck: 2-way
       OuterProduct(acc, a_lo, a_hi, b_lo, b_hi);
     }
@@ -164,9 +164,9 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads();
 #pragma unroll
     for (int kk = 0; kk < kBK; ++kk) {
-      const float4 a_lo = Float4At(&as[kk][tt.c_row]);      // bankcheck: 1.36-way
+      const float4 a_lo = Float4At(&as[kk][tt.c_row]);      // bankcheck: conflict-free
       const float4 a_hi = Float4At(&as[kk][tt.c_row + 4]);  // bankcheck: conflict-free
-      const float4 b_lo = Float4At(&bs[kk][tt.c_col]);      // bankcheck: 1.93-way
+      const float4 b_lo = Float4At(&bs[kk][tt.c_col]);      // bankcheck: 2-way
       const float4 b_hi = Float4At(&bs[kk][tt.c_col + 4]);  // bankcheck: 2-way
       OuterProduct(acc, a_lo, a_hi, b_lo, b_hi);
     }
@@ -195,10 +195,10 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
     for (int kk = 0; kk < kBK; ++kk) {
       // c_row is a multiple of 8: columns c_row .. +3 and +4 .. +7 each stay together and in order.
-      const float4 a_lo = Float4At(&as[SwizzleA(kk * kBM + tt.c_row)]);  // bankcheck: 1.52-way
-      const float4 a_hi = Float4At(&as[SwizzleA(kk * kBM + tt.c_row + 4)]);
-      const float4 b_lo = Float4At(&bs[kk][tt.c_col]);      // bankcheck: 1.82-way
-      const float4 b_hi = Float4At(&bs[kk][tt.c_col + 4]);  // bankcheck: 1.75-way
+      const float4 a_lo = Float4At(&as[SwizzleA(kk * kBM + tt.c_row)]);  // bankcheck: conflict-free
+      const float4 a_hi = Float4At(&as[SwizzleA(kk * kBM + tt.c_row + 4)]);  // bankcheck: conflict-free
+      const float4 b_lo = Float4At(&bs[kk][tt.c_col]);      // bankcheck: 2-way
+      const float4 b_hi = Float4At(&bs[kk][tt.c_col + 4]);  // bankcheck: 2-way
       OuterProduct(acc, a_lo, a_hi, b_lo, b_hi);
     }
     __syncthreads();
