@@ -251,6 +251,9 @@ void AddAnnotateCommandTo(CLI::App& app) {
       // Never read nor written unless annotations belong in it: a results file names the files.
       source.not_source = NotAnEditableSource(*relative, resolved);
       if (!source.not_source.empty()) continue;
+      // Another name of a file already read (src/./k.cu): never read again, however many names a
+      // results file gives it; its rows go to the first (by_path, below).
+      if (by_path.count(resolved.string()) != 0) continue;
       try {
         source.text = ReadTextFile(resolved, "");
       } catch (const Error& e) {

@@ -11,6 +11,8 @@
 #include <iostream>
 #include <string>
 
+#include "core/internal/text_table.h"
+
 namespace CLI {
 class App;
 }  // namespace CLI
@@ -30,9 +32,11 @@ inline constexpr char kVerdictExitStatus[] =
 // --allow-missing, for the commands that judge cases (report_commands.cc).
 void AddAllowMissingFlag(CLI::App& command, bool& allow_missing);
 // Every message of the command to a person is one line on stderr, "bankcheck: <kind>: <text>":
-// kind "error" for every error (PrintError), whichever command or check it comes from.
+// kind "error" for every error (PrintError), whichever command or check it comes from. Messages
+// quote names and values from files: one plain line (PlainLine), so none adds a line, a terminal
+// escape or a CI workflow command of its own.
 inline void PrintMessage(const std::string& kind, const std::string& text) {
-  std::cerr << "bankcheck: " << kind << ": " << text << "\n";
+  std::cerr << "bankcheck: " << kind << ": " << PlainLine(text, 20000) << "\n";
 }
 inline void PrintError(const std::string& text) { PrintMessage("error", text); }
 

@@ -39,30 +39,38 @@ std::optional<fs::path> UnderRoot(const std::string& file, const fs::path& root,
 std::function<SourceFile(const std::string& file)> SourceFilesUnder(const fs::path& root) {
   struct Entry {
     std::string repository_path;
-    std::optional<LineAnnotationScan> scan;
+    const LineAnnotationScan* scan = nullptr;
+  };
+  struct Cache {
+    std::map<std::string, Entry> by_name;  // as line info names the file
+    // By the resolved path: a file is read and scanned once, however many names a results file
+    // gives it (src/./k.cu, src//k.cu, ...). nullopt: unreadable or too large, its lines unchecked.
+    std::map<std::string, std::optional<LineAnnotationScan>> by_path;
   };
   // Shared by the copies of the function; its entries (and so the scans SourceFile points at) live
   // as long as any copy.
-  auto files = std::make_shared<std::map<std::string, Entry>>();
-  return [root, files](const std::string& file) {
-    auto found = files->find(file);
-    if (found == files->end()) {
+  auto cache = std::make_shared<Cache>();
+  return [root, cache](const std::string& file) {
+    auto found = cache->by_name.find(file);
+    if (found == cache->by_name.end()) {
       Entry entry;
       fs::path resolved;
       if (const std::optional<fs::path> relative = UnderRoot(file, root, resolved)) {
         entry.repository_path = relative->generic_string();
+        auto [scan, first] = cache->by_path.try_emplace(resolved.string());
         std::error_code error;
-        if (fs::is_regular_file(resolved, error)) {
+        if (first && fs::is_regular_file(resolved, error)) {
           try {
-            entry.scan = ScanLineAnnotations(ReadTextFile(resolved, ""), file);
+            scan->second = ScanLineAnnotations(ReadTextFile(resolved, ""), file);
           } catch (const Error&) {
             // Unreadable or too large: its lines are not checked.
           }
         }
+        if (scan->second) entry.scan = &*scan->second;
       }
-      found = files->emplace(file, std::move(entry)).first;
+      found = cache->by_name.emplace(file, std::move(entry)).first;
     }
-    return SourceFile{found->second.repository_path, found->second.scan ? &*found->second.scan : nullptr};
+    return SourceFile{found->second.repository_path, found->second.scan};
   };
 }
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <string_view>
 #include <tuple>
 #include <utility>
 
@@ -177,13 +178,13 @@ std::vector<LineCounts> CountsByLine(const std::vector<LaunchRecord>& records) {
         [](const InstructionCounts* a, const InstructionCounts* b) { return a->pc_offset < b->pc_offset; });
     LineCounts line;
     std::tie(line.file, line.line, line.kind) = key;
+    std::set<std::string_view> opcodes;  // seen: a line of many instructions stays linear
     for (const InstructionCounts* instruction : instructions) {
       line.executions = AddCounts(line.executions, instruction->executions, "execution");
       line.wavefronts = AddCounts(line.wavefronts, instruction->wavefronts, "wavefront");
       line.ideal_wavefronts =
           AddCounts(line.ideal_wavefronts, instruction->ideal_wavefronts, "ideal wavefront");
-      if (std::find(line.opcodes.begin(), line.opcodes.end(), instruction->opcode) == line.opcodes.end())
-        line.opcodes.push_back(instruction->opcode);
+      if (opcodes.insert(instruction->opcode).second) line.opcodes.push_back(instruction->opcode);
       const SourceFrame* from = InlinedFrom(*instruction);
       if (line.inlined_from.empty() && from != nullptr)
         line.inlined_from = from->file + ":" + std::to_string(from->line);

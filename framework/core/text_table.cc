@@ -177,6 +177,42 @@ std::string ShortenKernelName(std::string_view name, size_t max_width) {
 
 namespace {
 
+// The bytes of the whitespace at `at` (ASCII, or a UTF-8 character .NET's Trim removes: no-break
+// space, the U+2000 spaces, the line and paragraph separators, ...), 0 if none.
+size_t WhitespaceAt(std::string_view text, size_t at) {
+  static constexpr std::string_view kUnicodeSpaces[] = {"\xC2\xA0",     "\xE1\x9A\x80", "\xE2\x80\xA8",
+                                                        "\xE2\x80\xA9", "\xE2\x80\xAF", "\xE2\x81\x9F",
+                                                        "\xE3\x80\x80"};
+  const char c = text[at];
+  if (c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r') return 1;
+  const std::string_view rest = text.substr(at);
+  if (rest.size() >= 3 && rest[0] == '\xE2' && rest[1] == '\x80' &&
+      static_cast<unsigned char>(rest[2]) >= 0x80 && static_cast<unsigned char>(rest[2]) <= 0x8A)
+    return 3;  // U+2000 to U+200A
+  for (const std::string_view space : kUnicodeSpaces)
+    if (rest.substr(0, space.size()) == space) return space.size();
+  return 0;
+}
+
+// A CI log reads a GitHub workflow command from a line that starts with "::" after whitespace, and
+// the older "##[command]" anywhere in a line: text from a file never forms one (its first ':' and
+// the '[' are shown as "?").
+void BreakWorkflowCommands(std::string& text) {
+  for (size_t line = 0; line < text.size();) {
+    size_t at = line;
+    while (at < text.size()) {
+      const size_t space = WhitespaceAt(text, at);
+      if (space == 0) break;
+      at += space;
+    }
+    if (text.compare(at, 2, "::") == 0) text[at] = '?';
+    const size_t end = text.find('\n', line);
+    if (end == std::string::npos) break;
+    line = end + 1;
+  }
+  for (size_t at = text.find("##["); at != std::string::npos; at = text.find("##[", at)) text[at + 2] = '?';
+}
+
 std::string Plain(std::string_view text, size_t max_bytes, bool keep_lines) {
   size_t cut = std::min(max_bytes, text.size());
   while (cut > 0 && cut < text.size() && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
@@ -197,6 +233,7 @@ std::string Plain(std::string_view text, size_t max_bytes, bool keep_lines) {
       out += static_cast<char>(c);
     }
   }
+  BreakWorkflowCommands(out);
   return cut < text.size() ? out + "…" : out;
 }
 

@@ -60,6 +60,19 @@ TEST(PlainTextTest, ControlCharactersCannotReachTheTerminal) {
   EXPECT_EQ(PlainLine("abcdef", 3), "abc…");
 }
 
+// A GitHub Actions runner reads "::cmd ...::" at a line's start after whitespace (Unicode spaces
+// too) and "##[cmd]" anywhere: a name from a file forms neither, in a line or in a block.
+TEST(PlainTextTest, NoLineBecomesAGithubWorkflowCommand) {
+  EXPECT_EQ(PlainLine("::error title=pwn::x"), "?:error title=pwn::x");
+  EXPECT_EQ(PlainLine("  \t::add-mask::x"), "   ?:add-mask::x");
+  EXPECT_EQ(PlainLine("\xE2\x80\xA8::error::x"), "\xE2\x80\xA8?:error::x");  // U+2028 first
+  EXPECT_EQ(PlainLine("\xE2\x80\x83::error::x"), "\xE2\x80\x83?:error::x");  // U+2003 first
+  EXPECT_EQ(PlainBlock("ok\n::error::a\n ::warning::b ##[add-mask]c"),
+            "ok\n?:error::a\n ?:warning::b ##?add-mask]c");
+  EXPECT_EQ(PlainLine("x\n::error::y"), "x ::error::y");  // one line: "::" is not at its start
+  EXPECT_EQ(PlainLine("void ns::f()"), "void ns::f()");   // names keep their scopes
+}
+
 TEST(TextTableTest, RowsWithoutAHeaderAreAlignedAndTrimmed) {
   EXPECT_EQ(FormatTextRows({{"a.cu:7", "LDS", "2-way"}, {"long/b.cu:12", "STS.128", ""}, {"c"}}),
             "a.cu:7        LDS      2-way\n"

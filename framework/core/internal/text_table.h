@@ -36,8 +36,10 @@ std::string WithThousands(uint64_t value);
 std::string ShortenKernelName(std::string_view name, size_t max_width);
 
 // Text from a results or baseline file made safe for a terminal: at most `max_bytes` bytes (cut at
-// a UTF-8 boundary, "…" appended), control characters (escape sequences) shown as "?". PlainLine
-// also makes line breaks and tabs spaces; PlainBlock keeps them.
+// a UTF-8 boundary, "…" appended), control characters (escape sequences) shown as "?", and no line
+// a CI log would read as a GitHub workflow command ("::error ..." after whitespace: its first ':'
+// shown as "?"; "##[" anywhere: "##?"). PlainLine also makes line breaks and tabs spaces;
+// PlainBlock keeps them.
 std::string PlainLine(std::string_view text, size_t max_bytes = 200);
 std::string PlainBlock(std::string_view text, size_t max_bytes = 20000);
 
