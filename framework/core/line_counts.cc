@@ -58,13 +58,13 @@ std::vector<const LineCounts*> Pointers(const std::vector<LineCounts>& lines) {
 // The kinds summed, as a term without a kind checks them.
 LineCounts Sum(const std::vector<const LineCounts*>& kinds) {
   LineCounts sum;
+  std::set<std::string_view> opcodes;  // seen: linear in the opcodes of the kinds
   for (const LineCounts* kind : kinds) {
     sum.executions = AddCounts(sum.executions, kind->executions, "execution");
     sum.wavefronts = AddCounts(sum.wavefronts, kind->wavefronts, "wavefront");
     sum.ideal_wavefronts = AddCounts(sum.ideal_wavefronts, kind->ideal_wavefronts, "ideal wavefront");
     for (const std::string& opcode : kind->opcodes)
-      if (std::find(sum.opcodes.begin(), sum.opcodes.end(), opcode) == sum.opcodes.end())
-        sum.opcodes.push_back(opcode);
+      if (opcodes.insert(opcode).second) sum.opcodes.push_back(opcode);
     if (sum.inlined_from.empty()) sum.inlined_from = kind->inlined_from;
   }
   return sum;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/internal/text_table.h"
+
 namespace bankcheck::markdown {
 namespace {
 
@@ -155,6 +157,7 @@ std::string FencedBlock(std::string_view body, size_t max_bytes) {
   }
   if (!clean.empty() && clean.back() != '\n') clean += '\n';
   if (i < body.size()) clean += "[... " + std::to_string(body.size() - i) + " more bytes not shown]\n";
+  BreakWorkflowCommands(clean);  // the Markdown may be printed into a CI log
 
   size_t longest_run = 0;
   for (size_t run = 0, k = 0; k < clean.size(); ++k) {

@@ -59,6 +59,8 @@ TEST(MarkdownTest, CodeIsHtmlWithTheTextEscaped) {
 TEST(MarkdownTest, FenceIsLongerThanAnyBacktickRunInTheBody) {
   EXPECT_EQ(FencedBlock("plain\n"), "```\nplain\n```\n");
   EXPECT_EQ(FencedBlock("no newline"), "```\nno newline\n```\n");
+  // Printed into a CI log, no line of it is a GitHub workflow command.
+  EXPECT_EQ(FencedBlock("ok\n ::error::x ##[add-mask]y\n"), "```\nok\n ?:error::x ##?add-mask]y\n```\n");
   const std::string block = FencedBlock("a\n```\n[click](https://e.example)\n`````x\n");
   EXPECT_EQ(block, "``````\na\n```\n[click](https://e.example)\n`````x\n``````\n");
 }

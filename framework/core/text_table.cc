@@ -194,25 +194,6 @@ size_t WhitespaceAt(std::string_view text, size_t at) {
   return 0;
 }
 
-// A CI log reads a GitHub workflow command from a line that starts with "::" after whitespace, and
-// the older "##[command]" anywhere in a line: text from a file never forms one (its first ':' and
-// the '[' are shown as "?").
-void BreakWorkflowCommands(std::string& text) {
-  for (size_t line = 0; line < text.size();) {
-    size_t at = line;
-    while (at < text.size()) {
-      const size_t space = WhitespaceAt(text, at);
-      if (space == 0) break;
-      at += space;
-    }
-    if (text.compare(at, 2, "::") == 0) text[at] = '?';
-    const size_t end = text.find('\n', line);
-    if (end == std::string::npos) break;
-    line = end + 1;
-  }
-  for (size_t at = text.find("##["); at != std::string::npos; at = text.find("##[", at)) text[at + 2] = '?';
-}
-
 std::string Plain(std::string_view text, size_t max_bytes, bool keep_lines) {
   size_t cut = std::min(max_bytes, text.size());
   while (cut > 0 && cut < text.size() && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
@@ -238,6 +219,25 @@ std::string Plain(std::string_view text, size_t max_bytes, bool keep_lines) {
 }
 
 }  // namespace
+
+// A CI log reads a GitHub workflow command from a line that starts with "::" after whitespace, and
+// the older "##[command]" anywhere in a line: text from a file never forms one (its first ':' and
+// the '[' are shown as "?").
+void BreakWorkflowCommands(std::string& text) {
+  for (size_t line = 0; line < text.size();) {
+    size_t at = line;
+    while (at < text.size()) {
+      const size_t space = WhitespaceAt(text, at);
+      if (space == 0) break;
+      at += space;
+    }
+    if (text.compare(at, 2, "::") == 0) text[at] = '?';
+    const size_t end = text.find('\n', line);
+    if (end == std::string::npos) break;
+    line = end + 1;
+  }
+  for (size_t at = text.find("##["); at != std::string::npos; at = text.find("##[", at)) text[at + 2] = '?';
+}
 
 std::string PlainLine(std::string_view text, size_t max_bytes) { return Plain(text, max_bytes, false); }
 

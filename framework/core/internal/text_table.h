@@ -41,6 +41,9 @@ std::string ShortenKernelName(std::string_view name, size_t max_width);
 // shown as "?"; "##[" anywhere: "##?"). PlainLine also makes line breaks and tabs spaces;
 // PlainBlock keeps them.
 std::string PlainLine(std::string_view text, size_t max_bytes = 200);
+// What PlainLine and PlainBlock do against workflow commands, for text shown otherwise (a Markdown
+// code block): a line starting with "::" after whitespace gets "?:", and "##[" becomes "##?".
+void BreakWorkflowCommands(std::string& text);
 std::string PlainBlock(std::string_view text, size_t max_bytes = 20000);
 
 }  // namespace bankcheck
