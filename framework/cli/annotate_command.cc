@@ -201,9 +201,15 @@ void AddAnnotateCommandTo(CLI::App& app) {
     // Every input is read before anything is written.
     std::map<std::pair<std::string, uint32_t>, std::vector<CaseLine>> lines;  // by line info's file
     std::set<std::string> per_launch;  // cases that state c.expect: their contract is not the lines
+    size_t read = 0, skipped = 0;      // cases
     for (const std::string& path : options->results) {
       const RunResults results = ReadResults(path);
       for (const auto& [name, result] : results.cases) {
+        ++read;
+        if (result.status == CaseStatus::kSkipped) {
+          ++skipped;
+          continue;
+        }
         if (result.expected_by == ExpectedBy::kCase) {
           per_launch.insert(name);
           continue;
@@ -216,6 +222,12 @@ void AddAnnotateCommandTo(CLI::App& app) {
           if (!suggestion.empty()) lines[where].push_back({name, std::move(kinds), std::move(suggestion)});
         }
       }
+    }
+    if (read > 0 && skipped == read) {
+      PrintError("every case of the results (" + std::to_string(read) +
+                 ") was skipped, so nothing was measured: run them where a usable GPU is (the results "
+                 "say why they skipped: bankcheck report)");
+      throw CLI::RuntimeError(kExitFailure);
     }
     if (lines.empty()) {
       std::cerr << "bankcheck: error: no case in the results without c.expect has per-line counts. Every "

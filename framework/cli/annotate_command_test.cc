@@ -95,6 +95,23 @@ class AnnotateCommandTest : public testing_support::TempDirTest {
   std::filesystem::path kernel_;
 };
 
+// A run without a GPU measured nothing: annotate says so, not that the cases state c.expect.
+TEST_F(AnnotateCommandTest, ARunWhoseCasesAllSkippedSaysSo) {
+  RunResults results;
+  results.metadata = MakeMetadata();
+  for (const char* name : {"t/a", "t/b"}) {
+    CaseResult& result = results.cases[name];
+    result.name = name;
+    result.status = CaseStatus::kSkipped;
+    result.expected_by = ExpectedBy::kCase;
+  }
+  WriteResults(dir_ / "skipped.json", results);
+  const CliRun run = Bankcheck("annotate " + Quoted(dir_ / "skipped.json") + Root());
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_THAT(run.err, HasSubstr("every case of the results (2) was skipped, so nothing was measured"));
+  EXPECT_THAT(run.err, Not(HasSubstr("c.expect")));
+}
+
 TEST_F(AnnotateCommandTest, ADryRunShowsEachLineAndWritesNothing) {
   const auto results = Results("results.json", {{"k/naive", KernelCounts()}});
   const CliRun run = Bankcheck("annotate " + Quoted(results) + Root());
