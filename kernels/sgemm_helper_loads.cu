@@ -12,11 +12,11 @@
 //                 (four groups of 4, 16 columns apart) into registers and adds their 8 x 16 outer
 //                 product to its 128 results.
 //
-// What each line costs is stated by line annotations that `bankcheck annotate` writes from an
-// H100 run (until then the case is checked against its baseline only). The As stores and the Bs
-// store are lines of loadFromGmem: bankcheck attributes an inlined instruction to the innermost line
-// of its inline chain inside the project (docs/attribution.md), so each store keeps its own line
-// instead of adding up at the kernel's call to the helper, the mix SGEMM_CUDA's kernel 10 showed.
+// What each line costs is stated by its line annotations (as `bankcheck annotate` writes them from
+// a run). The As stores and the Bs store are lines of loadFromGmem: bankcheck attributes an inlined
+// instruction to the innermost line of its inline chain inside the project (docs/attribution.md),
+// so each store keeps its own line instead of adding up at the kernel's call to the helper, the mix
+// SGEMM_CUDA's kernel 10 showed.
 //
 // The helpers' names and indexing follow SGEMM_CUDA, so that its kernel is recognizable here. The
 // inputs are small integers, so every sum is exact in float and C is compared with ==.
@@ -27,9 +27,8 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/cuda_check.h"
 #include "bankcheck/kernel_registry.h"
-#include "kernel_support.h"
+#include "sgemm_support.cuh"
 
 namespace bankcheck::kernels {
 namespace {
@@ -131,42 +130,7 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// C = A * B on the host, from the integer values (exact).
-std::vector<float> HostGemm(const std::vector<int32_t>& a, const std::vector<int32_t>& b, int m, int n,
-                            int k) {
-  std::vector<int32_t> sums(static_cast<size_t>(m) * n, 0);
-  for (size_t i = 0; i < static_cast<size_t>(m); ++i) {
-    for (size_t kk = 0; kk < static_cast<size_t>(k); ++kk) {
-      const int32_t aik = a[i * k + kk];
-      for (size_t j = 0; j < static_cast<size_t>(n); ++j) sums[i * n + j] += aik * b[kk * n + j];
-    }
-  }
-  return std::vector<float>(sums.begin(), sums.end());
-}
-
-// Runs the kernel on random m x k and k x n integer matrices (|value| <= 4: |C| <= 16 k, exact in
-// float) and compares C with the host's; measured when `ctx` is given.
-void RunSgemm(int m, int n, int k, uint32_t seed, CaseContext* ctx) {
-  ASSERT_EQ(m % kBM, 0);
-  ASSERT_EQ(n % kBN, 0);
-  ASSERT_EQ(k % kBK, 0);
-  const std::vector<int32_t> a = RandomInts(static_cast<size_t>(m) * k, seed, -4, 4);
-  const std::vector<int32_t> b = RandomInts(static_cast<size_t>(k) * n, seed + 1, -4, 4);
-  DeviceBuffer<float> d_a(std::vector<float>(a.begin(), a.end()));
-  DeviceBuffer<float> d_b(std::vector<float>(b.begin(), b.end()));
-  DeviceBuffer<float> d_c(static_cast<size_t>(m) * n);
-  d_c.Fill(0xFF);
-  const dim3 grid(static_cast<unsigned>(n / kBN), static_cast<unsigned>(m / kBM));
-  const auto launch = [&] { SgemmHelperLoads<<<grid, kThreads>>>(d_a.get(), d_b.get(), d_c.get(), n, k); };
-  if (ctx != nullptr) {
-    ctx->Measure(launch);
-  } else {
-    launch();
-    BANKCHECK_CUDA_CHECK(cudaGetLastError());
-  }
-  ExpectVectorsEqual(d_c.ToHost(), HostGemm(a, b, m, n, k),
-                     "C = A * B, " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
-}
+constexpr SgemmTiling kTiling{kBM, kBN, kBK, kThreads};
 
 void RegisterSgemmHelperLoadsCases() {
   KernelCase c;
@@ -176,10 +140,10 @@ void RegisterSgemmHelperLoadsCases() {
       "loads in an inlined loadFromGmem (A transposed into float as[16 * 128], B float4 into bs[16 * 128])";
   // No c.expect: the lines of loadFromGmem and processFromSmem are the contract (their annotations).
   c.run = [](CaseContext& ctx) {
-    RunSgemm(512, 512, 512, 0x5A10u, &ctx);
+    RunSgemm(SgemmHelperLoads, kTiling, 512, 512, 512, 0x5A10u, &ctx);
     // Not measured: a non-square shape (m != n != k), which a square one could not tell from its
     // transpose.
-    RunSgemm(256, 384, 144, 0x5A12u, nullptr);
+    RunSgemm(SgemmHelperLoads, kTiling, 256, 384, 144, 0x5A12u, nullptr);
   };
   RegisterKernelCase(std::move(c));
 }

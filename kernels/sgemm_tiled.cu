@@ -5,21 +5,30 @@
 // columns 4 * (t % 2) .. +3) and one float4 of B (row t / 32, columns 4 * (t % 32) .. +3), stores
 // them into shared memory, and then for each of the 8 k reads 8 floats of A's column and 8 of B's
 // row with two LDS.128 each and does 64 FMAs. A is stored TRANSPOSED (as[k][m]), so that the inner
-// loop's A reads are float4 too; the three variants differ only in where as[k][m] is:
+// loop's A reads are float4 too.
 //
-//   vectorized  float as[8][128]. The four scalar stores of a float4 of A: lanes 2i and 2i + 1 of a
-//               warp write column m = 16 * warp + i, rows j and 4 + j, 4 * 128 words apart: the same
-//               bank, two distinct words; 16 banks hold two words each: 2-way (2 wavefronts, ideal 1).
-//   padded      float as[8][132]. Row k starts at bank 4 * k % 32, so rows j and 4 + j are 16 banks
-//               apart: the odd lanes fill the 16 banks the even lanes leave free: conflict-free. A pad
-//               of 4 floats keeps every row 16-byte aligned (528-byte pitch) for the LDS.128 reads.
-//   swizzled    float as[8 * 128], element (k, m) at k * 128 + m with bit 9 (k >= 4) XORed into bit 4
-//               (CuTe's Swizzle<1, 4, 5> on the element offset): rows 4..7 swap the two 16-column
-//               halves of every 32 columns: conflict-free stores, no padding. The swizzle moves whole
-//               aligned groups of 4 columns, so each float4 read stays one LDS.128.
+// One kernel body, SgemmTiled<ALayout>: the A tile's layout is a template parameter (as CuTe and
+// CUTLASS pass layouts), a type that says how many floats as[] holds and where element (k, m) is.
+// The three cases differ only in it:
 //
-// Predictions for the other accesses (the same in all three variants, by the 32-bank model with
-// 8-lane groups for 16-byte accesses):
+//   vectorized  RowMajorA, float as[8][128]. The four scalar stores of a float4 of A: lanes 2i and
+//               2i + 1 of a warp write column m = 16 * warp + i, rows j and 4 + j, 4 * 128 words
+//               apart: the same bank, two distinct words; 16 banks hold two words each: 2-way (2
+//               wavefronts, ideal 1).
+//   padded      PaddedA, float as[8][132]. Row k starts at bank 4 * k % 32, so rows j and 4 + j are
+//               16 banks apart: the odd lanes fill the 16 banks the even lanes leave free:
+//               conflict-free. A pad of 4 floats keeps every row 16-byte aligned (528-byte pitch) for
+//               the LDS.128 reads.
+//   swizzled    SwizzledA, float as[8 * 128], element (k, m) at k * 128 + m with bit 9 (k >= 4) XORed
+//               into bit 4 (CuTe's Swizzle<1, 4, 5> on the element offset): rows 4..7 swap the two
+//               16-column halves of every 32 columns: conflict-free stores, no padding. The swizzle
+//               moves whole aligned groups of 4 columns, so each float4 read stays one LDS.128.
+//
+// Each access's line says what it costs in each case (its line annotation, qualified by case where
+// the layouts differ: docs/annotations.md); the cases have no c.expect.
+//
+// The other accesses (the same in all three layouts, by the 32-bank model with 8-lane groups for
+// 16-byte accesses):
 //   B store, one STS.128 of bs[t / 32][4 * (t % 32)]: a warp writes one contiguous 512-byte row:
 //     conflict-free (4 wavefronts).
 //   A reads, LDS.128 of as[k][8 * (t / 16) + 0 and 4]: lanes 0-15 read one address and 16-31 another
@@ -39,9 +48,8 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/cuda_check.h"
 #include "bankcheck/kernel_registry.h"
-#include "kernel_support.h"
+#include "sgemm_support.cuh"
 
 namespace bankcheck::kernels {
 namespace {
@@ -49,13 +57,28 @@ namespace {
 constexpr int kBM = 128, kBN = 128, kBK = 8;  // block tile of C, and the k-step
 constexpr int kTM = 8, kTN = 8;               // thread tile of C
 constexpr int kThreads = (kBM / kTM) * (kBN / kTN);
-constexpr int kPaddedPitch = kBM + 4;  // padded: one float4 of padding per row of as
 static_assert(kThreads == 256, "one float4 of A and one of B per thread per k-step");
 static_assert(kBM * kBK == 4 * kThreads && kBN * kBK == 4 * kThreads, "tile sizes");
 
-// CuTe's Swizzle<1, 4, 5> on an element offset k * kBM + m: bit 9 (k & 4) XORed into bit 4.
-__device__ __forceinline__ int SwizzleA(int offset) { return offset ^ ((offset >> 5) & (1 << 4)); }
-static_assert(kBM == 1 << 7, "SwizzleA's bit 9 is k & 4 only for 128-column rows");
+// The layouts of the transposed A tile: kSize floats, element (k, m) at Offset(k, m). Offset only
+// computes an index, so each access stays on the kernel's line that makes it (docs/attribution.md).
+struct RowMajorA {  // float as[kBK][kBM]
+  static constexpr int kSize = kBK * kBM;
+  __device__ static int Offset(int k, int m) { return k * kBM + m; }
+};
+struct PaddedA {  // float as[kBK][kBM + 4]: one float4 of padding per row
+  static constexpr int kPitch = kBM + 4;
+  static constexpr int kSize = kBK * kPitch;
+  __device__ static int Offset(int k, int m) { return k * kPitch + m; }
+};
+struct SwizzledA {  // CuTe's Swizzle<1, 4, 5> on the offset k * kBM + m: bit 9 (k & 4) XORed into bit 4
+  static constexpr int kSize = kBK * kBM;
+  __device__ static int Offset(int k, int m) {
+    const int offset = k * kBM + m;
+    return offset ^ ((offset >> 5) & (1 << 4));
+  }
+};
+static_assert(kBM == 1 << 7, "SwizzledA's bit 9 is k & 4 only for 128-column rows");
 
 // Where one thread loads, stores and computes (the tutorial's indexing).
 struct ThreadTile {
@@ -112,13 +135,13 @@ __device__ __forceinline__ BlockPointers BlockPointersOf(const float* a, const f
           c + static_cast<size_t>(blockIdx.y) * kBM * n + blockIdx.x * kBN};
 }
 
-// The three kernels repeat their bodies on purpose: each shared-memory access has a line of its
-// own, so that bankcheck's per-line counts tell the variants apart.
-
+// m = c_row + 0 and + 4 (c_row a multiple of 8): each group of 4 columns stays together and in order
+// in every layout, so each float4 read of A is one LDS.128.
+template <typename ALayout>
 __global__ void __launch_bounds__(kThreads)
-    SgemmVectorized(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int n,
-                    int k) {
-  __shared__ __align__(16) float as[kBK][kBM];
+    SgemmTiled(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int n,
+               int k) {
+  __shared__ __align__(16) float as[ALayout::kSize];
   __shared__ __align__(16) float bs[kBK][kBN];
   const ThreadTile tt = ThreadTileOf(threadIdx.x);
   const BlockPointers p = BlockPointersOf(a, b, c, n, k);
@@ -126,18 +149,22 @@ __global__ void __launch_bounds__(kThreads)
   for (int k0 = 0; k0 < k; k0 += kBK) {
     const float4 av = LoadFloat4(p.a + static_cast<size_t>(tt.a_row) * k + k0 + tt.a_col);
     const float4 bv = LoadFloat4(p.b + static_cast<size_t>(k0 + tt.b_row) * n + tt.b_col);
-    as[tt.a_col + 0][tt.a_row] = av.x;       // bankcheck: 2-way
-    as[tt.a_col + 1][tt.a_row] = av.y;       // bankcheck: 2-way
-    as[tt.a_col + 2][tt.a_row] = av.z;       // bankcheck: 2-way
-    as[tt.a_col + 3][tt.a_row] = av.w;       // bankcheck: 2-way
+    // bankcheck: 2-way in sgemm_tiled/vectorized/*, conflict-free
+    as[ALayout::Offset(tt.a_col + 0, tt.a_row)] = av.x;
+    // bankcheck: 2-way in sgemm_tiled/vectorized/*, conflict-free
+    as[ALayout::Offset(tt.a_col + 1, tt.a_row)] = av.y;
+    // bankcheck: 2-way in sgemm_tiled/vectorized/*, conflict-free
+    as[ALayout::Offset(tt.a_col + 2, tt.a_row)] = av.z;
+    // bankcheck: 2-way in sgemm_tiled/vectorized/*, conflict-free
+    as[ALayout::Offset(tt.a_col + 3, tt.a_row)] = av.w;
     Float4At(&bs[tt.b_row][tt.b_col]) = bv;  // bankcheck: conflict-free
     __syncthreads();
 #pragma unroll
     for (int kk = 0; kk < kBK; ++kk) {
-      const float4 a_lo = Float4At(&as[kk][tt.c_row]);      // bankcheck: conflict-free
-      const float4 a_hi = Float4At(&as[kk][tt.c_row + 4]);  // bankcheck: conflict-free
-      const float4 b_lo = Float4At(&bs[kk][tt.c_col]);      // bankcheck: 2-way
-      const float4 b_hi = Float4At(&bs[kk][tt.c_col + 4]);  // bankcheck: 2-way
+      const float4 a_lo = Float4At(&as[ALayout::Offset(kk, tt.c_row)]);      // bankcheck: conflict-free
+      const float4 a_hi = Float4At(&as[ALayout::Offset(kk, tt.c_row + 4)]);  // bankcheck: conflict-free
+      const float4 b_lo = Float4At(&bs[kk][tt.c_col]);                       // bankcheck: 2-way
+      const float4 b_hi = Float4At(&bs[kk][tt.c_col + 4]);                   // bankcheck: 2-way
       OuterProduct(acc, a_lo, a_hi, b_lo, b_hi);
     }
     __syncthreads();
@@ -145,107 +172,10 @@ __global__ void __launch_bounds__(kThreads)
   StoreC(p.c, n, tt, acc);
 }
 
-__global__ void __launch_bounds__(kThreads)
-    SgemmPadded(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int n,
-                int k) {
-  __shared__ __align__(16) float as[kBK][kPaddedPitch];
-  __shared__ __align__(16) float bs[kBK][kBN];
-  const ThreadTile tt = ThreadTileOf(threadIdx.x);
-  const BlockPointers p = BlockPointersOf(a, b, c, n, k);
-  float acc[kTM][kTN] = {};
-  for (int k0 = 0; k0 < k; k0 += kBK) {
-    const float4 av = LoadFloat4(p.a + static_cast<size_t>(tt.a_row) * k + k0 + tt.a_col);
-    const float4 bv = LoadFloat4(p.b + static_cast<size_t>(k0 + tt.b_row) * n + tt.b_col);
-    as[tt.a_col + 0][tt.a_row] = av.x;       // bankcheck: conflict-free
-    as[tt.a_col + 1][tt.a_row] = av.y;       // bankcheck: conflict-free
-    as[tt.a_col + 2][tt.a_row] = av.z;       // bankcheck: conflict-free
-    as[tt.a_col + 3][tt.a_row] = av.w;       // bankcheck: conflict-free
-    Float4At(&bs[tt.b_row][tt.b_col]) = bv;  // bankcheck: conflict-free
-    __syncthreads();
-#pragma unroll
-    for (int kk = 0; kk < kBK; ++kk) {
-      const float4 a_lo = Float4At(&as[kk][tt.c_row]);      // bankcheck: conflict-free
-      const float4 a_hi = Float4At(&as[kk][tt.c_row + 4]);  // bankcheck: conflict-free
-      const float4 b_lo = Float4At(&bs[kk][tt.c_col]);      // bankcheck: 2-way
-      const float4 b_hi = Float4At(&bs[kk][tt.c_col + 4]);  // bankcheck: 2-way
-      OuterProduct(acc, a_lo, a_hi, b_lo, b_hi);
-    }
-    __syncthreads();
-  }
-  StoreC(p.c, n, tt, acc);
-}
+constexpr SgemmTiling kTiling{kBM, kBN, kBK, kThreads};
 
-__global__ void __launch_bounds__(kThreads)
-    SgemmSwizzled(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int n,
-                  int k) {
-  __shared__ __align__(16) float as[kBK * kBM];  // element (k, m) at SwizzleA(k * kBM + m)
-  __shared__ __align__(16) float bs[kBK][kBN];
-  const ThreadTile tt = ThreadTileOf(threadIdx.x);
-  const BlockPointers p = BlockPointersOf(a, b, c, n, k);
-  float acc[kTM][kTN] = {};
-  for (int k0 = 0; k0 < k; k0 += kBK) {
-    const float4 av = LoadFloat4(p.a + static_cast<size_t>(tt.a_row) * k + k0 + tt.a_col);
-    const float4 bv = LoadFloat4(p.b + static_cast<size_t>(k0 + tt.b_row) * n + tt.b_col);
-    as[SwizzleA((tt.a_col + 0) * kBM + tt.a_row)] = av.x;  // bankcheck: conflict-free
-    as[SwizzleA((tt.a_col + 1) * kBM + tt.a_row)] = av.y;  // bankcheck: conflict-free
-    as[SwizzleA((tt.a_col + 2) * kBM + tt.a_row)] = av.z;  // bankcheck: conflict-free
-    as[SwizzleA((tt.a_col + 3) * kBM + tt.a_row)] = av.w;  // bankcheck: conflict-free
-    Float4At(&bs[tt.b_row][tt.b_col]) = bv;                // bankcheck: conflict-free
-    __syncthreads();
-#pragma unroll
-    for (int kk = 0; kk < kBK; ++kk) {
-      // c_row is a multiple of 8: columns c_row .. +3 and +4 .. +7 each stay together and in order.
-      const float4 a_lo = Float4At(&as[SwizzleA(kk * kBM + tt.c_row)]);  // bankcheck: conflict-free
-      const float4 a_hi = Float4At(&as[SwizzleA(kk * kBM + tt.c_row + 4)]);  // bankcheck: conflict-free
-      const float4 b_lo = Float4At(&bs[kk][tt.c_col]);      // bankcheck: 2-way
-      const float4 b_hi = Float4At(&bs[kk][tt.c_col + 4]);  // bankcheck: 2-way
-      OuterProduct(acc, a_lo, a_hi, b_lo, b_hi);
-    }
-    __syncthreads();
-  }
-  StoreC(p.c, n, tt, acc);
-}
-
-using SgemmKernel = void (*)(const float*, const float*, float*, int, int);
-
-// C = A * B on the host, from the integer values (exact).
-std::vector<float> HostGemm(const std::vector<int32_t>& a, const std::vector<int32_t>& b, int m, int n,
-                            int k) {
-  std::vector<int32_t> sums(static_cast<size_t>(m) * n, 0);
-  for (size_t i = 0; i < static_cast<size_t>(m); ++i) {
-    for (size_t kk = 0; kk < static_cast<size_t>(k); ++kk) {
-      const int32_t aik = a[i * k + kk];
-      for (size_t j = 0; j < static_cast<size_t>(n); ++j) sums[i * n + j] += aik * b[kk * n + j];
-    }
-  }
-  return std::vector<float>(sums.begin(), sums.end());
-}
-
-// Runs `kernel` on random m x k and k x n integer matrices (|value| <= 4: |C| <= 16 k, exact in
-// float) and compares C with the host's; measured when `ctx` is given.
-void RunSgemm(SgemmKernel kernel, int m, int n, int k, uint32_t seed, CaseContext* ctx) {
-  ASSERT_EQ(m % kBM, 0);
-  ASSERT_EQ(n % kBN, 0);
-  ASSERT_EQ(k % kBK, 0);
-  const std::vector<int32_t> a = RandomInts(static_cast<size_t>(m) * k, seed, -4, 4);
-  const std::vector<int32_t> b = RandomInts(static_cast<size_t>(k) * n, seed + 1, -4, 4);
-  DeviceBuffer<float> d_a(std::vector<float>(a.begin(), a.end()));
-  DeviceBuffer<float> d_b(std::vector<float>(b.begin(), b.end()));
-  DeviceBuffer<float> d_c(static_cast<size_t>(m) * n);
-  d_c.Fill(0xFF);
-  const dim3 grid(static_cast<unsigned>(n / kBN), static_cast<unsigned>(m / kBM));
-  const auto launch = [&] { kernel<<<grid, kThreads>>>(d_a.get(), d_b.get(), d_c.get(), n, k); };
-  if (ctx != nullptr) {
-    ctx->Measure(launch);
-  } else {
-    launch();
-    BANKCHECK_CUDA_CHECK(cudaGetLastError());
-  }
-  ExpectVectorsEqual(d_c.ToHost(), HostGemm(a, b, m, n, k),
-                     "C = A * B, " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
-}
-
-void RegisterSgemmCase(const std::string& variant, SgemmKernel kernel, const std::string& a_tile) {
+template <typename ALayout>
+void RegisterSgemmCase(const std::string& variant, const std::string& a_tile) {
   constexpr int kM = 512, kN = 512, kK = 512;
   KernelCase c;
   c.name = "sgemm_tiled/" + variant + "/512x512x512";
@@ -253,19 +183,19 @@ void RegisterSgemmCase(const std::string& variant, SgemmKernel kernel, const std
       "512x512x512 SGEMM, 128x128x8 block tiles, 8x8 per thread, float4 global loads and "
       "LDS.128 reads; A tile transposed into " +
       a_tile;
-  c.run = [kernel](CaseContext& ctx) {
-    RunSgemm(kernel, kM, kN, kK, 0x56E3u, &ctx);
+  c.run = [](CaseContext& ctx) {
+    RunSgemm(SgemmTiled<ALayout>, kTiling, kM, kN, kK, 0x56E3u, &ctx);
     // Not measured: a non-square shape (m != n != k), which a square one could not tell from its
     // transpose.
-    RunSgemm(kernel, 256, 384, 136, 0x56E5u, nullptr);
+    RunSgemm(SgemmTiled<ALayout>, kTiling, 256, 384, 136, 0x56E5u, nullptr);
   };
   RegisterKernelCase(std::move(c));
 }
 
 void RegisterSgemmTiledCases() {
-  RegisterSgemmCase("vectorized", SgemmVectorized, "float as[8][128]");
-  RegisterSgemmCase("padded", SgemmPadded, "float as[8][132]");
-  RegisterSgemmCase("swizzled", SgemmSwizzled, "float as[8 * 128], Swizzle<1, 4, 5>");
+  RegisterSgemmCase<RowMajorA>("vectorized", "float as[8][128]");
+  RegisterSgemmCase<PaddedA>("padded", "float as[8][132]");
+  RegisterSgemmCase<SwizzledA>("swizzled", "float as[8 * 128], Swizzle<1, 4, 5>");
 }
 
 BANKCHECK_REGISTER_CASES(RegisterSgemmTiledCases);
