@@ -21,9 +21,9 @@ __global__ void __launch_bounds__(kPuzzleThreads)
   const unsigned tid = threadIdx.x;
   const size_t i = static_cast<size_t>(blockIdx.x) * kPuzzleThreads + tid;
   const unsigned slot = kTwoWay ? (tid * 2) % kPuzzleThreads + tid / 128 : tid;
-  buf[slot] = in[i];
+  buf[slot] = in[i];  // bankcheck: 2-way in puzzle/two_way/*, conflict-free
   __syncthreads();
-  out[i] = (buf[slot] + 10.0f) * 2.0f;
+  out[i] = (buf[slot] + 10.0f) * 2.0f;  // bankcheck: 2-way in puzzle/two_way/*, conflict-free
 }
 
 }  // namespace

@@ -12,11 +12,18 @@
 //              is zeroed before and read back after with consecutive lanes at consecutive words
 //              (conflict-free whatever the stride).
 //
-// Annotations: the atomics' instructions and wavefronts come from the bank rule (a warp's atomics
-// cost the largest number of distinct words one bank holds; lanes on one word count once), as
-// measured on the H100 in every case. Their ideal wavefronts (and so conflicts and ways) are the
-// SASS Metrics API's per-instruction ideal, exact: it equalled ncu's Source page instruction by
-// instruction on these cases (one ideal wavefront per ATOMS: docs/counters.md), so ways are checked.
+// Each access's line says its ways. The atomics' instructions and wavefronts come from the bank
+// rule (a warp's atomics cost the largest number of distinct words one bank holds; lanes on one
+// word count once). Their ideal wavefronts (and so ways) are the SASS Metrics API's
+// per-instruction ideal, exact: it equalled ncu's Source page instruction by instruction on these
+// cases (one ideal wavefront per ATOMS: docs/counters.md), so ways are checked.
+//   histogram_256bins  256 instructions, the sum over them of the largest number of distinct bins
+//                      one bank gets (the CPU model recomputes it from the inputs of
+//                      HistogramValues): 28 instructions 2-way, 168 3-way, 54 4-way, 6 5-way: 806
+//                      wavefronts, 3.15-way.
+//   histogram_1bin     every lane names one word, combined into one increment: conflict-free.
+//   add_s1, s2, s32    32 banks: conflict-free; words 2i: 16 banks, 2 words each: 2-way; 32 words
+//                      in bank 0: 32-way.
 //
 // The zeroing and read-back stores and loads are plain STS/LDS of consecutive words: conflict-free.
 //
@@ -48,21 +55,21 @@ constexpr unsigned kHistThreads = kBins;  // one bin per thread for zeroing and 
 constexpr unsigned kHistBlocks = 8;
 constexpr unsigned kItemsPerThread = 4;
 constexpr unsigned kItemsPerBlock = kHistThreads * kItemsPerThread;
-constexpr unsigned kHistWarps = kHistBlocks * kHistThreads / kWarp;  // 64
 
 // Block b's items are values[b * 1024 + i * 256 + t] for thread t, item i (coalesced).
 __global__ void __launch_bounds__(kHistThreads)
     SharedHistogram(const uint32_t* __restrict__ values, unsigned* __restrict__ hist) {
   __shared__ unsigned bins[kBins];
   const unsigned t = threadIdx.x;
-  bins[t] = 0;
+  bins[t] = 0;  // bankcheck: conflict-free
   __syncthreads();
   const uint32_t* block_values = values + static_cast<size_t>(blockIdx.x) * kItemsPerBlock;
 #pragma unroll
   for (unsigned i = 0; i < kItemsPerThread; ++i)
+    // bankcheck: 3.15-way in shared_atomics/histogram_256bins, conflict-free
     atomicAdd(&bins[block_values[i * kHistThreads + t] % kBins], 1u);
   __syncthreads();
-  atomicAdd(&hist[t], bins[t]);  // global: not a shared-memory atomic
+  atomicAdd(&hist[t], bins[t]);  // bankcheck: conflict-free; the load of bins[t] (the atomic is global)
 }
 
 // The inputs: random over the bins, or every item the same value.
@@ -73,21 +80,12 @@ std::vector<uint32_t> HistogramValues(bool one_bin) {
   return std::vector<uint32_t>(ints.begin(), ints.end());
 }
 
-void RegisterHistogramCase(bool one_bin, uint64_t atomic_wavefronts) {
-  constexpr uint64_t kAtomics = uint64_t{kHistWarps} * kItemsPerThread;  // 256 warp instructions
+void RegisterHistogramCase(bool one_bin) {
   KernelCase c;
   c.name = std::string("shared_atomics/histogram_") + (one_bin ? "1bin" : "256bins");
   c.description =
       std::string("8 blocks x 256 threads x 4 items: atomicAdd(&bins[v], 1) on 256 shared bins, ") +
       (one_bin ? "every item in one bin" : "random items");
-  // The bank rule, as measured on the H100.
-  c.expect[SharedKind::kAtomic].instructions = kAtomics;
-  c.expect[SharedKind::kAtomic].wavefronts = atomic_wavefronts;
-  c.expect[SharedKind::kAtomic].ways = static_cast<double>(atomic_wavefronts) / kAtomics;
-  c.expect[SharedKind::kStore].instructions = kHistWarps;  // bins[t] = 0
-  c.expect[SharedKind::kStore].conflicts = 0;
-  c.expect[SharedKind::kLoad].instructions = kHistWarps;  // bins[t] for the global add
-  c.expect[SharedKind::kLoad].conflicts = 0;
   c.predict = [one_bin] {
     const std::vector<uint32_t> values = HistogramValues(one_bin);
     const auto bin_of_thread = [](Dim3, Dim3 t) { return 4u * t.x; };
@@ -128,33 +126,25 @@ __global__ void __launch_bounds__(kWarp)
   __shared__ unsigned s[kWarp * kStride];
   const unsigned lane = threadIdx.x;
 #pragma unroll
-  for (int k = 0; k < kStride; ++k) s[k * kWarp + lane] = 0;
+  for (int k = 0; k < kStride; ++k) s[k * kWarp + lane] = 0;  // bankcheck: conflict-free
   __syncthreads();
   const unsigned* block_addends = addends + static_cast<size_t>(blockIdx.x) * kWarp * kAddsPerLane;
 #pragma unroll
+  // bankcheck: 32-way in shared_atomics/add_s32, 2-way in shared_atomics/add_s2, conflict-free
   for (unsigned k = 0; k < kAddsPerLane; ++k) atomicAdd(&s[lane * kStride], block_addends[k * kWarp + lane]);
   __syncthreads();
   unsigned* block_out = out + static_cast<size_t>(blockIdx.x) * kWarp * kStride;
 #pragma unroll
+  // bankcheck: conflict-free
   for (int k = 0; k < kStride; ++k) block_out[k * kWarp + lane] = s[k * kWarp + lane];
 }
 
 template <int kStride>
-void RegisterStridedAddCase(unsigned wavefronts_per_atomic) {
-  constexpr uint64_t kAtomics = uint64_t{kAddBlocks} * kAddsPerLane;  // 16 warp instructions
+void RegisterStridedAddCase() {
   KernelCase c;
   c.name = "shared_atomics/add_s" + std::to_string(kStride);
   c.description = "4 single-warp blocks: 4x atomicAdd(&s[lane * " + std::to_string(kStride) +
                   "], addend) per lane, addends from global memory";
-  // The bank rule, as measured on the H100.
-  c.expect[SharedKind::kAtomic].instructions = kAtomics;
-  c.expect[SharedKind::kAtomic].wavefronts = kAtomics * wavefronts_per_atomic;
-  c.expect[SharedKind::kAtomic].ways = wavefronts_per_atomic;
-  // Zeroing and read-back: kStride stores and loads of 32 consecutive words per warp.
-  c.expect[SharedKind::kStore].instructions = uint64_t{kAddBlocks} * kStride;
-  c.expect[SharedKind::kStore].conflicts = 0;
-  c.expect[SharedKind::kLoad].instructions = uint64_t{kAddBlocks} * kStride;
-  c.expect[SharedKind::kLoad].conflicts = 0;
   c.predict = [] {
     const auto sweep = [](Dim3, Dim3 t, uint32_t k) { return 4u * (k * kWarp + t.x); };
     return PredictLaunch(Dim3{kAddBlocks}, Dim3{kWarp},
@@ -184,19 +174,11 @@ void RegisterStridedAddCase(unsigned wavefronts_per_atomic) {
 }
 
 void RegisterSharedAtomicsCases() {
-  // Histogram atomics (ATOMS.POPC.INC): the bank rule, as measured on the H100.
-  // Random items: 256 instructions, the sum over them of the largest number of distinct bins one
-  // bank gets, computed on the host from the inputs of HistogramValues (the model recomputes it in
-  // predict): 28 instructions 2-way, 168 3-way, 54 4-way, 6 5-way: 806 wavefronts (the hardware
-  // counted 550 conflicts: ideal 256).
-  RegisterHistogramCase(false, 806);
-  // One bin: every lane names one word, combined into one increment: 1 wavefront per instruction.
-  RegisterHistogramCase(true, 256);
-
-  // ATOMS.ADD: the bank rule, as measured on the H100 (hardware ideal 16: 0, 16 and 496 conflicts).
-  RegisterStridedAddCase<1>(1);    // 32 banks
-  RegisterStridedAddCase<2>(2);    // words 2i: 16 banks, 2 words each: 2-way
-  RegisterStridedAddCase<32>(32);  // 32 words in bank 0: 32-way
+  RegisterHistogramCase(false);
+  RegisterHistogramCase(true);
+  RegisterStridedAddCase<1>();
+  RegisterStridedAddCase<2>();
+  RegisterStridedAddCase<32>();
 }
 
 BANKCHECK_REGISTER_CASES(RegisterSharedAtomicsCases);

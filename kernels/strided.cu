@@ -10,7 +10,8 @@
 // stride s gives gcd(s, 32) ways (not 32 / gcd(s, 32): stride 2 is 2-way, stride 16 is 16-way).
 //
 // Cases: strided/<type>_s<stride>/<blocks>x32, with one warp (1 block) and with 4,096 single-warp
-// blocks; every launch executes one shared load and one shared store instruction per warp.
+// blocks; every launch executes one shared load and one shared store instruction per warp. The
+// kernel's two lines say what each case costs (line annotations qualified by case).
 
 #include <gtest/gtest.h>
 
@@ -35,8 +36,10 @@ __global__ void __launch_bounds__(kWarp)
   __shared__ T buf[kCapacity];
   const unsigned lane = threadIdx.x;
   const size_t base = static_cast<size_t>(blockIdx.x) * kWarp;
+  // bankcheck: 32-way in strided/u32_s32/* | strided/u32_s64/*, 16-way in strided/u16_s32/* | strided/u32_s16/* | strided/u64_s32/*, 8-way in strided/u128_s32/* | strided/u32_s8/* | strided/u8_s32/*, 4-way in strided/u128_s4/* | strided/u32_s4/* | strided/u64_s4/*, 2-way in strided/u128_s2/* | strided/u16_s4/* | strided/u32_s2/* | strided/u64_s2/*, conflict-free
   buf[lane * stride] = in[base + lane];
   __syncthreads();
+  // bankcheck: 32-way in strided/u32_s32/* | strided/u32_s64/*, 16-way in strided/u16_s32/* | strided/u32_s16/* | strided/u64_s32/*, 8-way in strided/u128_s32/* | strided/u32_s8/* | strided/u8_s32/*, 4-way in strided/u128_s4/* | strided/u32_s4/* | strided/u64_s4/*, 2-way in strided/u128_s2/* | strided/u16_s4/* | strided/u32_s2/* | strided/u64_s2/*, conflict-free
   out[base + lane] = buf[((lane + 1) % kWarp) * stride];
 }
 
@@ -68,18 +71,8 @@ void CheckStridedOutput(const std::vector<T>& in, const std::vector<T>& out, int
                             << first_bad;
 }
 
-// One row of a case table: the stride in elements and the wavefronts one warp instruction (load
-// or store: same addresses) costs there. Ideal is 1 wavefront per instruction for elements of 1, 2
-// or 4 bytes, 2 for 8 bytes, 4 for 16 bytes.
-struct StrideRow {
-  int stride;
-  unsigned wavefronts;
-};
-
 template <typename T, int kCapacity>
-void RegisterStridedCase(const std::string& type_name, const StrideRow& row, unsigned blocks) {
-  constexpr unsigned kIdeal = sizeof(T) <= 4 ? 1 : sizeof(T) / 4;
-  const int stride = row.stride;
+void RegisterStridedCase(const std::string& type_name, int stride, unsigned blocks) {
   if (stride < 0 || static_cast<long>(stride) * (kWarp - 1) >= kCapacity)
     throw Error(ErrorKind::kBadInput,
                 "strided: stride " + std::to_string(stride) + " does not fit the buffer");
@@ -89,11 +82,6 @@ void RegisterStridedCase(const std::string& type_name, const StrideRow& row, uns
   c.description = std::to_string(blocks) + " single-warp block(s): " + std::to_string(sizeof(T)) +
                   "-byte elements stored and loaded at lane * " + std::to_string(stride) +
                   (stride == 0 ? " (every lane the same element: broadcast read)" : "");
-  c.expect[SharedKind::kLoad].ways = c.expect[SharedKind::kStore].ways =
-      static_cast<double>(row.wavefronts) / kIdeal;
-  c.expect[SharedKind::kLoad].instructions = c.expect[SharedKind::kStore].instructions = blocks;
-  c.expect[SharedKind::kLoad].conflicts = c.expect[SharedKind::kStore].conflicts =
-      static_cast<uint64_t>(blocks) * (row.wavefronts - kIdeal);
   c.predict = [stride, blocks] {
     const uint64_t pitch = static_cast<uint64_t>(stride) * sizeof(T);  // bytes between lanes
     return PredictLaunch(
@@ -115,73 +103,44 @@ void RegisterStridedCase(const std::string& type_name, const StrideRow& row, uns
 }
 
 template <typename T, int kCapacity, size_t kRows>
-void RegisterStridedTable(const std::string& type_name, const StrideRow (&rows)[kRows]) {
-  for (const StrideRow& row : rows) {
-    RegisterStridedCase<T, kCapacity>(type_name, row, 1);
+void RegisterStridedTable(const std::string& type_name, const int (&strides)[kRows]) {
+  for (const int stride : strides) {
+    RegisterStridedCase<T, kCapacity>(type_name, stride, 1);
     // 4,096 single-warp blocks fill the GPU; every count is 4,096 times the one-warp count.
-    // Measured on the H100 at this scale too (the research note had only u32 stride 1: 4,096 / 4,096
-    // wavefronts, exact in the instrumented counters).
-    RegisterStridedCase<T, kCapacity>(type_name, row, 4096);
+    RegisterStridedCase<T, kCapacity>(type_name, stride, 4096);
   }
 }
 
-// 4-byte words: gcd(stride, 32) ways.
-constexpr StrideRow kU32Rows[] = {
-    // Broadcast read: 1 wavefront (bank-model.md rule 2). The store of stride 0 (32 lanes, one
-    // word): 1 wavefront by the same rule, measured on the H100.
-    {0, 1},   {1, 1},  // measured (research table: 1 inst / 1 wf / 0 conflicts, loads and stores)
-    {2, 2},            // measured (1 / 2 / 1)
-    {3, 1},            // measured on the H100: gcd(3, 32) = 1
-    {4, 4},            // measured (1 / 4 / 3)
-    {8, 8},            // measured (1 / 8 / 7)
-    {16, 16},          // measured (1 / 16 / 15)
-    {17, 1},           // measured on the H100: odd strides are conflict-free
-    {32, 32},          // measured (1 / 32 / 31)
-    {33, 1},           // measured on the H100: 33 = 1 (mod 32), the [32][33] padding stride
-    {64, 32},          // measured on the H100: 32 distinct words, all in bank 0
-};
+// The strides of each element size; what each costs is on the kernel's lines (the same for the
+// load and the store). 4-byte words: gcd(stride, 32) ways. Stride 0 is a broadcast: 32 lanes, one
+// word, 1 wavefront for the load and the store (bank-model.md rule 2). Odd strides are
+// conflict-free (33 = 1 mod 32 is the [32][33] padding stride); 64 puts 32 distinct words in bank 0.
+constexpr int kU32Strides[] = {0, 1, 2, 3, 4, 8, 16, 17, 32, 33, 64};
 
 // 1-byte elements: lane * stride bytes. Strides 1, 2, 4 put the warp in 8, 16, 32 consecutive
 // words (lanes sharing a word cost nothing); stride 32 puts every lane in its own word, words
 // lane * 8: banks 0, 8, 16, 24 with 8 words each, 8-way.
-constexpr StrideRow kU8Rows[] = {
-    {1, 1},   // measured on the H100 (sub-word stores into one word: believed to count once)
-    {2, 1},   // measured on the H100
-    {4, 1},   // measured on the H100
-    {32, 8},  // measured on the H100
-};
+constexpr int kU8Strides[] = {1, 2, 4, 32};
 
-// 2-byte elements: word = lane * stride / 2.
-constexpr StrideRow kU16Rows[] = {
-    {1, 1},    // measured on the H100 (two lanes per word)
-    {2, 1},    // measured on the H100
-    {4, 2},    // measured on the H100: words lane * 2, 2-way
-    {32, 16},  // measured on the H100: words lane * 16, banks 0 and 16
-};
+// 2-byte elements: word = lane * stride / 2. Strides 1 and 2: two lanes per word or one word each,
+// conflict-free; 4: words lane * 2, 2-way; 32: words lane * 16, banks 0 and 16, 16-way.
+constexpr int kU16Strides[] = {1, 2, 4, 32};
 
-// 8-byte elements: two groups of 16 lanes, ideal 2 wavefronts per instruction.
-constexpr StrideRow kU64Rows[] = {
-    {1, 2},    // measured on the H100 (research measured 8-byte stride 1 = 2 wavefronts)
-    {2, 4},    // measured on the H100 (research measured 8-byte stride 2: 2 conflicts)
-    {4, 8},    // measured on the H100: 4-way in each group
-    {32, 32},  // measured on the H100: 16 lanes of a group all in banks 0 and 1
-};
+// 8-byte elements: two groups of 16 lanes, ideal 2 wavefronts per instruction; stride 4 is 4-way in
+// each group, stride 32 puts the 16 lanes of a group all in banks 0 and 1.
+constexpr int kU64Strides[] = {1, 2, 4, 32};
 
-// 16-byte elements: four groups of 8 lanes, ideal 4 wavefronts per instruction.
-constexpr StrideRow kU128Rows[] = {
-    {1, 4},    // measured on the H100 (research measured 16-byte stride 1 = 4 wavefronts)
-    {2, 8},    // measured on the H100 (research measured 16-byte stride 2: 4 conflicts)
-    {4, 16},   // measured on the H100: 4-way in each group
-    {32, 32},  // measured on the H100: 8 lanes of a group in banks 0-3: 8-way
-};
+// 16-byte elements: four groups of 8 lanes, ideal 4 wavefronts per instruction; stride 4 is 4-way
+// in each group, stride 32 puts the 8 lanes of a group in banks 0-3: 8-way.
+constexpr int kU128Strides[] = {1, 2, 4, 32};
 
 void RegisterStridedCases() {
   // Buffers: 32 lanes x the largest stride (4-byte: 64 -> 8 KB; 16-byte: 32 -> 16 KB).
-  RegisterStridedTable<uint32_t, 32 * 64>("u32", kU32Rows);
-  RegisterStridedTable<uint8_t, 32 * 32>("u8", kU8Rows);
-  RegisterStridedTable<uint16_t, 32 * 32>("u16", kU16Rows);
-  RegisterStridedTable<uint64_t, 32 * 32>("u64", kU64Rows);
-  RegisterStridedTable<uint4, 32 * 32>("u128", kU128Rows);
+  RegisterStridedTable<uint32_t, 32 * 64>("u32", kU32Strides);
+  RegisterStridedTable<uint8_t, 32 * 32>("u8", kU8Strides);
+  RegisterStridedTable<uint16_t, 32 * 32>("u16", kU16Strides);
+  RegisterStridedTable<uint64_t, 32 * 32>("u64", kU64Strides);
+  RegisterStridedTable<uint4, 32 * 32>("u128", kU128Strides);
 }
 
 // (A function, not a lambda: template argument lists have commas, which the macro would split.)
