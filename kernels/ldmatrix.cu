@@ -6,17 +6,21 @@
 //
 // Bank rule (one phase of 8 rows per matrix, ideal = 1 wavefront per matrix):
 //   row_major  the 8 rows of a matrix are 128 B apart, in the same 4 banks: 8 wavefronts per
-//              matrix, 8-way (measured on the H100: 32 wavefronts per .x4, ideal 4).
+//              matrix, 8-way.
 //   padded     pitch 144 B: conflict-free.
 //   swizzled   chunk ^ (row % 8): conflict-free.
-// .trans changes only where the elements go, not which rows are read: same counts.
+// .trans changes only where the elements go, not which rows are read: same counts. The ldmatrix
+// wrappers' lines in ldmatrix_support.cuh say so per case; the fill's and the plain loads' lines
+// here.
 //
 // Per launch (2 blocks x 2 warps), every variant loads 64 matrices: 64 ideal wavefronts, 512 when
-// 8-way; the fill is 4 STS.128 per warp (16 in all, 64 wavefronts, conflict-free).
+// 8-way; the fill is 4 STS.128 per warp (16 in all, 64 wavefronts, conflict-free). LDSM is not
+// counted as a plain load.
 //
-// mixed_row_major_x4_lds_stride2: the row-major .x4 kernel that also reads its band with 8 plain 4-byte loads
-// at a stride of 2 words (lane reads word 2*lane + 64*i: lanes l and l + 16 share a bank with different
-// words, 2-way) in the same launch, so that the per-kind split is tested: LDSM 8-way, LDS 2-way.
+// mixed_row_major_x4_lds_stride2: the row-major .x4 kernel that also reads its band with 8 plain
+// 4-byte loads at a stride of 2 words (lane reads word 2*lane + 64*i: lanes l and l + 16 share a
+// bank with different words, 2-way) in the same launch, so that the per-kind split is tested:
+// LDSM 8-way, LDS 2-way, the LDS ideal exact with LDSM in the launch.
 
 #include <gtest/gtest.h>
 
@@ -62,6 +66,7 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
   for (uint32_t i = 0; i < kFillStores; ++i) {
     const uint32_t q = i * kThreads + t;  // chunk q of the tile, row-major
+    // bankcheck: conflict-free
     *reinterpret_cast<uint4*>(tile + ChunkOffset(kLayout, q / kChunksPerRow, q % kChunksPerRow)) =
         block_in[q];
   }
@@ -85,7 +90,7 @@ __global__ void __launch_bounds__(kThreads)
         reinterpret_cast<const volatile uint32_t*>(tile + band * RowPitchBytes(kLayout));
     uint32_t x = 0;
 #pragma unroll
-    for (uint32_t i = 0; i < kMixedLoads; ++i) x ^= words[MixedWord(lane, i)];
+    for (uint32_t i = 0; i < kMixedLoads; ++i) x ^= words[MixedWord(lane, i)];  // bankcheck: 2-way
     mixed[(blockIdx.x * kWarps + warp) * kWarpLanes + lane] = x;
   }
 }
@@ -94,41 +99,15 @@ std::string OpName(int matrices, bool trans) {
   return "x" + std::to_string(matrices) + (trans ? "_trans" : "");
 }
 
-// What one launch does, per kind.
-struct LdmatrixExpectation {
-  double ways;          // ldmatrix
-  uint64_t wavefronts;  // ldmatrix
-};
-
 template <MatrixLayout kLayout, int kMatrices, bool kTrans, bool kMixed>
-void RegisterLdmatrixCase(const LdmatrixExpectation& e) {
+void RegisterLdmatrixCase() {
   constexpr uint32_t kInstructionsPerWarp = kMatricesPerBand / kMatrices;
-  constexpr uint64_t kLdsmInstructions = uint64_t{kBlocks} * kWarps * kInstructionsPerWarp;
-  constexpr uint64_t kIdeal = uint64_t{kBlocks} * kWarps * kMatricesPerBand;  // one per matrix
   KernelCase c;
   c.name = std::string("ldmatrix/") + (kMixed ? "mixed_" : "") + LayoutName(kLayout) + "_" +
            OpName(kMatrices, kTrans) + (kMixed ? "_lds_stride2" : "");
   c.description = "ldmatrix." + OpName(kMatrices, kTrans) + " of all 8x8 matrices of a " +
                   LayoutName(kLayout) + " 32x64 b16 tile (2 blocks x 2 warps)" +
                   (kMixed ? ", plus 8 stride-2 4-byte LDS per thread in the same launch" : "");
-  c.expect[SharedKind::kLdmatrix].ways = e.ways;
-  c.expect[SharedKind::kLdmatrix].instructions = kLdsmInstructions;
-  c.expect[SharedKind::kLdmatrix].wavefronts = e.wavefronts;
-  c.expect[SharedKind::kLdmatrix].conflicts = e.wavefronts - kIdeal;
-  // The fill: 4 STS.128 per warp (SASS: 4 per thread, unrolled), 4 wavefronts each, conflict-free.
-  c.expect[SharedKind::kStore].instructions = uint64_t{kBlocks} * kWarps * kFillStores;
-  c.expect[SharedKind::kStore].wavefronts = uint64_t{kBlocks} * kWarps * kFillStores * 4;
-  c.expect[SharedKind::kStore].conflicts = 0;
-  if constexpr (kMixed) {
-    // 8 volatile LDS.32 per warp, 2 wavefronts each (ideal 1): 2-way.
-    constexpr uint64_t kLds = uint64_t{kBlocks} * kWarps * kMixedLoads;
-    c.expect[SharedKind::kLoad].ways = 2;
-    c.expect[SharedKind::kLoad].instructions = kLds;
-    c.expect[SharedKind::kLoad].wavefronts = 2 * kLds;
-    c.expect[SharedKind::kLoad].conflicts = kLds;
-  } else {
-    c.expect[SharedKind::kLoad].instructions = 0;  // LDSM is not counted as a plain load (H100)
-  }
   c.predict = [] {
     std::vector<SharedAccess> accesses = {
         SharedStore(
@@ -213,22 +192,18 @@ void RegisterLdmatrixCase(const LdmatrixExpectation& e) {
 }
 
 template <MatrixLayout kLayout>
-void RegisterLayout(const LdmatrixExpectation& e) {
-  RegisterLdmatrixCase<kLayout, 1, false, false>(e);
-  RegisterLdmatrixCase<kLayout, 2, false, false>(e);
-  RegisterLdmatrixCase<kLayout, 4, false, false>(e);
-  RegisterLdmatrixCase<kLayout, 4, true, false>(e);
+void RegisterLayout() {
+  RegisterLdmatrixCase<kLayout, 1, false, false>();
+  RegisterLdmatrixCase<kLayout, 2, false, false>();
+  RegisterLdmatrixCase<kLayout, 4, false, false>();
+  RegisterLdmatrixCase<kLayout, 4, true, false>();
 }
 
 void RegisterLdmatrixCases() {
-  // 64 matrices per launch. Row-major: 8 wavefronts per matrix (512, 448 conflicts); padded and
-  // swizzled: 1 per matrix (64). The bank rule, as measured on the H100 for every variant.
-  RegisterLayout<MatrixLayout::kRowMajor>({8, 512});
-  RegisterLayout<MatrixLayout::kPadded>({1, 64});
-  RegisterLayout<MatrixLayout::kSwizzled>({1, 64});
-  // Row-major .x4 (8-way) with 2-way plain loads beside it, as measured on the H100: LDSM 512
-  // wavefronts (ideal 64), LDS 64 (ideal 32): the LDS ideal stays exact with LDSM in the launch.
-  RegisterLdmatrixCase<MatrixLayout::kRowMajor, 4, false, true>({8, 512});
+  RegisterLayout<MatrixLayout::kRowMajor>();
+  RegisterLayout<MatrixLayout::kPadded>();
+  RegisterLayout<MatrixLayout::kSwizzled>();
+  RegisterLdmatrixCase<MatrixLayout::kRowMajor, 4, false, true>();
 }
 
 BANKCHECK_REGISTER_CASES(RegisterLdmatrixCases);

@@ -14,8 +14,11 @@
 //              Swizzle<3,4,3> on b16): the 8 rows of a matrix land in 8 different chunks,
 //              conflict-free without padding.
 // Filling a tile row-wise with 16-byte stores (8 lanes = one row = one phase) is conflict-free in
-// all three layouts. All of this is the bank rule, as measured on the H100 (ldmatrix.cu,
-// stmatrix.cu, mma_gemm.cu).
+// all three layouts. All of this is the bank rule, as measured (ldmatrix.cu, stmatrix.cu,
+// mma_gemm.cu). The wrappers' lines are where bankcheck counts every ldmatrix and stmatrix of
+// those files (docs/attribution.md), so each such line's annotation names the cases in which it
+// conflicts; nvcc gives an asm statement the line of its input operands, which is the line
+// annotated.
 //
 // Matrix numbering in a 16-row band of a tile (the order of the mma.m16n8k16 A operand):
 // matrix m holds rows 8*(m % 2) .. 8*(m % 2) + 7 of the band and chunk m / 2 (columns
@@ -87,6 +90,7 @@ __device__ __forceinline__ void LoadMatrices(uint32_t (&regs)[kMatrices], uint32
   if constexpr (kMatrices == 1 && !kTrans) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\n"
                  : "=r"(regs[0])
+                 // bankcheck: 8-way in ldmatrix/row_major_x1, conflict-free
                  : "r"(row)
                  : "memory");
   } else if constexpr (kMatrices == 1) {
@@ -97,6 +101,7 @@ __device__ __forceinline__ void LoadMatrices(uint32_t (&regs)[kMatrices], uint32
   } else if constexpr (kMatrices == 2 && !kTrans) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
                  : "=r"(regs[0]), "=r"(regs[1])
+                 // bankcheck: 8-way in ldmatrix/row_major_x2, conflict-free
                  : "r"(row)
                  : "memory");
   } else if constexpr (kMatrices == 2) {
@@ -105,13 +110,18 @@ __device__ __forceinline__ void LoadMatrices(uint32_t (&regs)[kMatrices], uint32
                  : "r"(row)
                  : "memory");
   } else if constexpr (!kTrans) {
+    // The annotation, not the asm, passes the column limit.
+    // clang-format off
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                  : "=r"(regs[0]), "=r"(regs[1]), "=r"(regs[2]), "=r"(regs[3])
+                 // bankcheck: 8-way in ldmatrix/mixed_row_major_x4_lds_stride2 | ldmatrix/row_major_x4 | mma_gemm/row_major/*, conflict-free
                  : "r"(row)
                  : "memory");
+    // clang-format on
   } else {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                  : "=r"(regs[0]), "=r"(regs[1]), "=r"(regs[2]), "=r"(regs[3])
+                 // bankcheck: 8-way in ldmatrix/row_major_x4_trans | mma_gemm/row_major/*, conflict-free
                  : "r"(row)
                  : "memory");
   }
@@ -126,6 +136,7 @@ __device__ __forceinline__ void StoreMatrices(uint32_t row, const uint32_t (&reg
   if constexpr (kMatrices == 1) {
     asm volatile("stmatrix.sync.aligned.m8n8.x1.shared.b16 [%0], {%1};\n"
                  :
+                 // bankcheck: 8-way in stmatrix/row_major_x1, conflict-free
                  : "r"(row), "r"(regs[0])
                  : "memory");
   } else if constexpr (kMatrices == 2) {
@@ -134,10 +145,14 @@ __device__ __forceinline__ void StoreMatrices(uint32_t row, const uint32_t (&reg
                  : "r"(row), "r"(regs[0]), "r"(regs[1])
                  : "memory");
   } else {
+    // The annotation, not the asm, passes the column limit.
+    // clang-format off
     asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
                  :
+                 // bankcheck: 8-way in stmatrix/mixed_row_major_x4_sts_stride2 | stmatrix/row_major_x4, conflict-free
                  : "r"(row), "r"(regs[0]), "r"(regs[1]), "r"(regs[2]), "r"(regs[3])
                  : "memory");
+    // clang-format on
   }
 #else
   (void)row;
