@@ -23,17 +23,19 @@
 //            use 8 different chunk offsets: conflict-free. The copy is conflict-free either way
 //            (the swizzle only permutes chunks within a row).
 //
-// Measured on the H100 (every case below; ncu agreed): the 4- and 8-byte cp.async follow the bank
-// rule (4 bytes at word stride 32: 32 LDGSTS wavefronts, 31 conflicts). The 16-byte cp.async does
+// Measured on the H100 (ncu agreed) and since on an H200: the 4- and 8-byte cp.async follow the
+// bank rule (4 bytes at word stride 32: 32 LDGSTS wavefronts, 32-way). The 16-byte cp.async does
 // not: 4 wavefronts per instruction only when every 8 lanes copy one whole 128-byte row on both
 // sides (the contiguous copy, and the tile copies, whose rows lie 256 B apart in global memory);
 // with lanes 32 B or 512 B apart on either side, global or shared, 32 wavefronts (one per lane).
 // Their ideal is 4, as for any 16-byte access of a warp, so 28 of the 32 are excess (8-way): the
-// SASS metrics' ideal, which the default counting reads and ncu's Source page shows. (A
-// range-profiler session derives the ideal from the instrumented conflict counter, which counts
-// none there: ideal 32; docs/counters.md.) The model costs a 16-byte copy by its own rule, which
-// takes the global source (`CpAsync` with a source function): a hypothesis fitted to these
-// measurements; the cases marked "not measured yet" test it.
+// SASS metrics' ideal, which the default counting and the line checks read and ncu's Source page
+// shows. (A range-profiler session derives the ideal from the instrumented conflict counter, which
+// counts none there: ideal 32; docs/counters.md.) The model costs a 16-byte copy by its own rule,
+// which takes the global source (`CpAsync` with a source function): a hypothesis fitted to these
+// measurements, which the cases of lanes 64 B and 128 B apart and of the lane ^ 5 row then
+// confirmed. Every cp.async of the strided cases is the one line of CopyAsync that issues it (4 or
+// 8 bytes, or 16), whose annotation names the cases in which it conflicts.
 //
 // SASS (nvcc 13.0, sm_80 and sm_90): the strided kernels issue one LDGSTS per warp (LDGSTS.E,
 // LDGSTS.E.64, LDGSTS.E.BYPASS.128) and smem_s loads (LDS, LDS.64, LDS.128); the tile kernels 8
@@ -69,8 +71,10 @@ __device__ __forceinline__ void CopyAsync(void* dst, const void* src) {
   const auto shared = static_cast<unsigned>(__cvta_generic_to_shared(dst));
   const size_t global = __cvta_generic_to_global(src);
   if constexpr (kBytes == 16) {
+    // bankcheck: 8-way in cp_async/u128_src_s1_smem_s2 | cp_async/u128_src_s1_smem_s32 | cp_async/u128_src_s1_smem_s4 | cp_async/u128_src_s2_smem_s1 | cp_async/u128_src_s32_smem_s1 | cp_async/u128_src_s4_smem_s1 | cp_async/u128_src_s8_smem_s1, conflict-free
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(shared), "l"(global) : "memory");
   } else {
+    // bankcheck: 32-way in cp_async/u32_src_s1_smem_s32, 16-way in cp_async/u64_src_s1_smem_s32, 2-way in cp_async/u32_src_s1_smem_s2 | cp_async/u64_src_s1_smem_s2, conflict-free
     asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(shared), "l"(global), "n"(kBytes)
                  : "memory");
   }
@@ -92,6 +96,7 @@ __device__ __forceinline__ void CopyThroughShared(const T* __restrict__ in, T* _
   __syncthreads();
   T* block_out = out + static_cast<size_t>(blockIdx.x) * kWarp * kSmemStride;
 #pragma unroll
+  // bankcheck: conflict-free
   for (int k = 0; k < kSmemStride; ++k) block_out[k * kWarp + lane] = buf[k * kWarp + lane];
 }
 
@@ -144,25 +149,18 @@ __global__ void __launch_bounds__(kWarp)
 #pragma unroll
   for (int c = 0; c < kChunksPerRow; ++c) {
     const uint4 v = tile[lane * kChunksPerRow + ChunkSlot<kSwizzle>(lane, c)];
+    // bankcheck: 8-way in cp_async/tile32x32_unswizzled, conflict-free; the load of v, on the line of its use
     *reinterpret_cast<uint4*>(&out[(row0 + lane) * cols + col0 + c * kChunkFloats]) = v;
   }
 }
-
-// The LDGSTS cost of one warp instruction.
-struct CopyCost {
-  unsigned wavefronts;
-  unsigned conflicts;
-  double ways() const { return static_cast<double>(wavefronts) / (wavefronts - conflicts); }
-};
 
 std::string TypeName(size_t bytes) { return "u" + std::to_string(bytes * 8); }
 
 // kLaneXor = 0: the strided case; otherwise lane i's element lands at (i ^ kLaneXor) * kSmemStride.
 template <typename T, int kSrcStride, int kSmemStride, unsigned kLaneXor = 0>
-void RegisterStridedCopy(const CopyCost& copy) {
+void RegisterStridedCopy() {
   static_assert(kLaneXor < kWarp, "the lane XOR permutes the lanes of a warp");
   constexpr unsigned kBlocks = kStridedBlocks;
-  constexpr unsigned kLoadIdeal = sizeof(T) <= 4 ? 1 : sizeof(T) / 4;  // per 32-lane load
   const std::string lane = kLaneXor == 0 ? "lane" : "(lane ^ " + std::to_string(kLaneXor) + ")";
   KernelCase c;
   c.name = "cp_async/" + TypeName(sizeof(T)) + "_src_s" + std::to_string(kSrcStride) + "_smem_s" +
@@ -171,14 +169,6 @@ void RegisterStridedCopy(const CopyCost& copy) {
                   "-byte cp.async from global element lane * " + std::to_string(kSrcStride) +
                   " to shared element " + lane + " * " + std::to_string(kSmemStride) +
                   ", read back with conflict-free shared loads";
-  c.expect[SharedKind::kCpAsync].instructions = kBlocks;
-  c.expect[SharedKind::kCpAsync].wavefronts = kBlocks * copy.wavefronts;
-  c.expect[SharedKind::kCpAsync].conflicts = kBlocks * copy.conflicts;
-  c.expect[SharedKind::kCpAsync].ways = copy.ways();
-  // The read-back: kSmemStride loads of 32 consecutive elements per warp.
-  c.expect[SharedKind::kLoad].instructions = kBlocks * kSmemStride;
-  c.expect[SharedKind::kLoad].wavefronts = kBlocks * kSmemStride * kLoadIdeal;
-  c.expect[SharedKind::kLoad].conflicts = 0;
   // The global source counts for the 16-byte copies (docs/model.md, "cp.async"): offsets from `in`,
   // which cudaMalloc aligns to 256 bytes.
   c.predict = [lane] {
@@ -219,8 +209,7 @@ void RegisterStridedCopy(const CopyCost& copy) {
 }
 
 template <bool kSwizzle>
-void RegisterTileCopy(double load_ways, uint64_t load_conflicts) {
-  constexpr unsigned kTiles = (kMatrixSide / kTile) * (kMatrixSide / kTile);
+void RegisterTileCopy() {
   constexpr uint64_t kPerWarp = kTile * kChunksPerRow / kWarp;  // 8 copies and 8 loads
   KernelCase c;
   c.name = std::string("cp_async/tile32x32_") + (kSwizzle ? "swizzled" : "unswizzled");
@@ -229,17 +218,10 @@ void RegisterTileCopy(double load_ways, uint64_t load_conflicts) {
                   " shared tile, read back by chunk column with 16-byte loads";
   // The copy: every 8-lane phase writes one whole 128-byte row (permuted within the row when
   // swizzled) from 128 contiguous bytes of a matrix row: 4 wavefronts per instruction by the
-  // 16-byte copy rule, as measured on the H100 for both tiles (32 instructions, 128 wavefronts, 0
-  // conflicts): the swizzled copy, a permutation within each row, costs what a contiguous copy does.
-  c.expect[SharedKind::kCpAsync].instructions = kTiles * kPerWarp;  // 32
-  c.expect[SharedKind::kCpAsync].wavefronts = kTiles * kPerWarp * 4;
-  c.expect[SharedKind::kCpAsync].conflicts = 0;
-  // The read-back: 16-byte loads, ideal 4 wavefronts each; unswizzled 8-way (32 wavefronts), as
-  // 16-byte loads of lanes 512 B apart measured in strided/u128_s32 (here 128 B apart: the same
-  // banks). The bank rule, as measured on the H100 (unswizzled: 1,024 wavefronts, 896 conflicts).
-  c.expect[SharedKind::kLoad].instructions = kTiles * kPerWarp;
-  c.expect[SharedKind::kLoad].ways = load_ways;
-  c.expect[SharedKind::kLoad].conflicts = load_conflicts;
+  // 16-byte copy rule, for both tiles: the swizzled copy, a permutation within each row, costs what
+  // a contiguous copy does. The read-back: 16-byte loads, ideal 4 wavefronts each; unswizzled
+  // 8-way (32 wavefronts), as 16-byte loads of lanes 512 B apart in strided/u128_s32 (here 128 B
+  // apart: the same banks).
   // Iteration i, lane l: chunk q = i * 32 + l, row q / 8, chunk q % 8, as the kernel copies it;
   // the global source as an offset from `in`.
   c.predict = [] {
@@ -281,44 +263,42 @@ void RegisterTileCopy(double load_ways, uint64_t load_conflicts) {
 
 void RegisterCpAsyncCases() {
   // 4 bytes: one 32-lane phase. Stride 1: 1 wavefront; stride 2: 2-way; stride 32: 32 words in
-  // bank 0 (32 wavefronts, 31 conflicts). The bank rule, as measured on the H100.
-  RegisterStridedCopy<uint32_t, 1, 1>({1, 0});
-  RegisterStridedCopy<uint32_t, 1, 2>({2, 1});
-  RegisterStridedCopy<uint32_t, 1, 32>({32, 31});
+  // bank 0, 32-way. The bank rule.
+  RegisterStridedCopy<uint32_t, 1, 1>();
+  RegisterStridedCopy<uint32_t, 1, 2>();
+  RegisterStridedCopy<uint32_t, 1, 32>();
 
   // 8 bytes: two 16-lane phases, ideal 2. Stride 2 (16 B apart): each phase spans 256 B, 2-way;
   // stride 32 (256 B apart): each phase's 16 lanes all in banks 0-1, 16-way. The same as the 8-byte
-  // loads and stores of strided/u64_s*: the bank rule, as measured on the H100 for cp.async too.
-  RegisterStridedCopy<uint64_t, 1, 1>({2, 0});
-  RegisterStridedCopy<uint64_t, 1, 2>({4, 2});
-  RegisterStridedCopy<uint64_t, 1, 32>({32, 30});
+  // loads and stores of strided/u64_s*: the bank rule, for cp.async too.
+  RegisterStridedCopy<uint64_t, 1, 1>();
+  RegisterStridedCopy<uint64_t, 1, 2>();
+  RegisterStridedCopy<uint64_t, 1, 32>();
 
-  // 16 bytes: four 8-lane phases, ideal 4 by the bank rule. Contiguous: 4 wavefronts, measured on
-  // the H100.
-  RegisterStridedCopy<uint4, 1, 1>({4, 0});
+  // 16 bytes: four 8-lane phases, ideal 4 by the bank rule. Contiguous: 4 wavefronts.
+  RegisterStridedCopy<uint4, 1, 1>();
   // Shared side strided, global contiguous. By the bank rule stride 2 (32 B apart) would be 2-way
-  // (8 wavefronts, 4 conflicts) and stride 32 (512 B apart) 8-way (32 wavefronts, 28 conflicts);
-  // the H100 measured 32 wavefronts for both: one wavefront per lane, 28 beyond the ideal of 4.
-  RegisterStridedCopy<uint4, 1, 2>({32, 28});
-  RegisterStridedCopy<uint4, 1, 32>({32, 28});
+  // (8 wavefronts) and stride 32 (512 B apart) 8-way (32 wavefronts); the H100 measured 32
+  // wavefronts for both: one wavefront per lane, 28 beyond the ideal of 4.
+  RegisterStridedCopy<uint4, 1, 2>();
+  RegisterStridedCopy<uint4, 1, 32>();
   // Global side strided, shared contiguous: the bank rule (shared side) gives 4 wavefronts, as the
   // contiguous copy, but the H100 measured 32 (2026-11-23, and ncu agreed): a 16-byte cp.async
   // takes one wavefront per lane unless every 8 lanes copy one whole 128-byte row on both sides.
-  RegisterStridedCopy<uint4, 2, 1>({32, 28});
-  RegisterStridedCopy<uint4, 32, 1>({32, 28});
-  // Not measured yet: the model's 16-byte rule (docs/model.md) put to the GPU. Global lanes 64 B
-  // and 128 B apart (each phase reads 8 separate pieces of a 512 B or 1 KB span): one wavefront per
-  // lane, 32. Shared lanes 64 B apart (4-way by the bank rule: 16): 32. And each phase writing its
-  // whole row in the order lane ^ 5 from a contiguous source: a row per phase, 4.
-  RegisterStridedCopy<uint4, 4, 1>({32, 28});
-  RegisterStridedCopy<uint4, 8, 1>({32, 28});
-  RegisterStridedCopy<uint4, 1, 4>({32, 28});
-  RegisterStridedCopy<uint4, 1, 1, 5>({4, 0});
+  RegisterStridedCopy<uint4, 2, 1>();
+  RegisterStridedCopy<uint4, 32, 1>();
+  // The model's 16-byte rule (docs/model.md) put to the GPU. Global lanes 64 B and 128 B apart
+  // (each phase reads 8 separate pieces of a 512 B or 1 KB span): one wavefront per lane, 32.
+  // Shared lanes 64 B apart (4-way by the bank rule: 16): 32. And each phase writing its whole row
+  // in the order lane ^ 5 from a contiguous source: a row per phase, 4.
+  RegisterStridedCopy<uint4, 4, 1>();
+  RegisterStridedCopy<uint4, 8, 1>();
+  RegisterStridedCopy<uint4, 1, 4>();
+  RegisterStridedCopy<uint4, 1, 1, 5>();
 
-  // 32x32 tiles: 4 tiles x 8 loads; unswizzled each load costs 32 wavefronts, 28 conflicts
-  // (measured on the H100).
-  RegisterTileCopy<true>(1, 0);
-  RegisterTileCopy<false>(8, 4 * 8 * 28);
+  // 32x32 tiles: 4 tiles x 8 loads; unswizzled each load costs 32 wavefronts (8-way).
+  RegisterTileCopy<true>();
+  RegisterTileCopy<false>();
 }
 
 BANKCHECK_REGISTER_CASES(RegisterCpAsyncCases);
