@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(kThreads)
   const cg::cluster_group cluster = cg::this_cluster();
   const unsigned t = threadIdx.x;
   const size_t base = static_cast<size_t>(blockIdx.x) * kThreads;
-  vec[t] = in[base + t];
+  vec[t] = in[base + t];  // bankcheck: conflict-free
   cluster.sync();
   const unsigned partner = cluster.block_rank() ^ 1u;
   float v;
@@ -84,11 +84,11 @@ void RegisterPartnerReadCase(const std::string& variant, const std::string& how)
       "4 blocks x 128 threads in 2-block clusters: each block stores a vector in its shared memory and "
       "reads its partner's through " +
       how;
-  // SASS (sm_90): one STS (vec[t] = ...) and one LD.E (the partner's vec[t]) per warp; no LDS.
-  c.expect[SharedKind::kStore].instructions = kWarpsPerLaunch;  // consecutive words: conflict-free
-  c.expect[SharedKind::kStore].conflicts = 0;
-  // The remote load is a generic LD in the SASS: counted as a distributed-shared access, and (as
-  // measured on the H100) not also as a shared load.
+  // SASS (sm_90): one STS (vec[t] = ...; its line says conflict-free) and one LD.E (the partner's
+  // vec[t]) per warp; no LDS. The remote load is a generic LD in the SASS: counted as a
+  // distributed-shared access, and (as measured on the H100) not also as a shared load. How the
+  // launch counts it is stated here: the distributed-shared kind has no wavefront counter, which a
+  // line could be checked against.
   c.expect[SharedKind::kDsmem].instructions = kWarpsPerLaunch;
   c.expect[SharedKind::kLoad].instructions = 0;
   c.run = [](CaseContext& ctx) {

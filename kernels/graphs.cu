@@ -31,11 +31,13 @@ template <int kScale>
 __global__ void GraphStride2(const float* in, float* out) {
   __shared__ float buf[kThreads * 2];
   const unsigned tid = threadIdx.x;
-  buf[tid * 2] = in[tid];
+  buf[tid * 2] = in[tid];  // bankcheck: 2-way
   __syncthreads();
-  out[tid] = kScale * buf[((tid + 1) % kThreads) * 2];
+  out[tid] = kScale * buf[((tid + 1) % kThreads) * 2];  // bankcheck: 2-way
 }
 
+// Every record of a graph launch, one per kernel node or one for the graph, is 2-way: a statement
+// about the launches as bankcheck records them, beside the kernel's lines.
 void Expect2Way(KernelCase& c) {
   c.expect[SharedKind::kLoad].ways = 2;
   c.expect[SharedKind::kStore].ways = 2;

@@ -2,7 +2,8 @@
 // several host threads at once, a module compiled at run time with NVRTC and loaded with
 // cuModuleLoadData (as Triton and CuPy do), and a kernel launched in a CUDA context the program
 // created itself (cuCtxCreate, as some libraries do). Each kernel is the same 2-way pattern: 256
-// threads store smem[tid * 2] and read a neighbour's slot, 8 LDS and 8 STS of 16 wavefronts each.
+// threads store smem[tid * 2] and read a neighbour's slot, 8 LDS and 8 STS of 16 wavefronts each
+// (PathStride2's lines say so; the run-time compiled kernel's launches, whose source is a string).
 // Driver functions are reached through the runtime's entry points, so the suite still starts on
 // machines without a driver. docs/counters.md says how each path is counted.
 
@@ -32,9 +33,9 @@ constexpr unsigned kThreads = 256;
 __global__ void PathStride2(const float* in, float* out) {
   __shared__ float buf[kThreads * 2];
   const unsigned tid = threadIdx.x;
-  buf[tid * 2] = in[tid];
+  buf[tid * 2] = in[tid];  // bankcheck: 2-way
   __syncthreads();
-  out[tid] = buf[((tid + 1) % kThreads) * 2];
+  out[tid] = buf[((tid + 1) % kThreads) * 2];  // bankcheck: 2-way
 }
 
 // The same kernel as source for NVRTC.
@@ -48,11 +49,11 @@ extern "C" __global__ void runtime_stride2(const float* in, float* out) {
 }
 )";
 
+// The run-time compiled kernel's lines are in a string, compiled from no file a line annotation
+// could be in: its launches state the 2-way pattern as a whole.
 void Expect2Way(KernelCase& c) {
   c.expect[SharedKind::kLoad].ways = 2;
   c.expect[SharedKind::kStore].ways = 2;
-  c.expect[SharedKind::kLoad].instructions = 8;
-  c.expect[SharedKind::kStore].instructions = 8;
 }
 
 // What PathStride2 (and the run-time compiled kernel) writes for `in`.
@@ -67,7 +68,6 @@ void RegisterFourHostThreads() {
   c.name = "launch_paths/four_host_threads";
   c.description =
       "four host threads, each launching the 2-way kernel five times on its own stream, in one measurement";
-  Expect2Way(c);
   c.run = [](CaseContext& ctx) {
     constexpr int kHostThreads = 4, kLaunchesPerThread = 5;
     const std::vector<float> in = RandomIntegerFloats(kThreads, 0x7A1u);

@@ -138,7 +138,8 @@ void RegisterSgemmHelperLoadsCases() {
   c.description =
       "512x512x512 SGEMM shaped as SGEMM_CUDA's kernel 10: 128x128x16 block tiles, 64x64 warp tiles, tile "
       "loads in an inlined loadFromGmem (A transposed into float as[16 * 128], B float4 into bs[16 * 128])";
-  // No c.expect: the lines of loadFromGmem and processFromSmem are the contract (their annotations).
+  // Nothing per launch: the lines of loadFromGmem and processFromSmem are the contract (their
+  // annotations).
   c.run = [](CaseContext& ctx) {
     RunSgemm(SgemmHelperLoads, kTiling, 512, 512, 512, 0x5A10u, &ctx);
     // Not measured: a non-square shape (m != n != k), which a square one could not tell from its

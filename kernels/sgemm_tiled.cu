@@ -25,7 +25,7 @@
 //               moves whole aligned groups of 4 columns, so each float4 read stays one LDS.128.
 //
 // Each access's line says what it costs in each case (its line annotation, qualified by case where
-// the layouts differ: docs/annotations.md); the cases have no c.expect.
+// the layouts differ: docs/annotations.md); the cases state nothing per launch.
 //
 // The other accesses (the same in all three layouts, by the 32-bank model with 8-lane groups for
 // 16-byte accesses):

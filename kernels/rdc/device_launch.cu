@@ -34,9 +34,9 @@ __global__ void DeviceLaunchedChild2Way(const float* in, float* out) {
 __global__ void DeviceLaunchingParent(const float* in, float* out) {
   __shared__ float row[kThreads];
   const unsigned tid = threadIdx.x;
-  row[tid] = in[tid];
+  row[tid] = in[tid];  // bankcheck: conflict-free
   __syncthreads();
-  out[kThreads + tid] = row[(tid + 1) % kThreads];
+  out[kThreads + tid] = row[(tid + 1) % kThreads];  // bankcheck: conflict-free
   if (tid == 0) DeviceLaunchedChild2Way<<<1, kThreads>>>(in, out);
 }
 
@@ -48,11 +48,11 @@ BANKCHECK_REGISTER_CASES([] {
       "a parent kernel (conflict-free) whose thread 0 launches a 2-way child from the device; the parent's "
       "record "
       "includes the child";
-  // The parent's record holds both kernels: 16 loads and 16 stores, 24 wavefronts each against 16 ideal.
+  // The parent's record holds both kernels: 16 loads and 16 stores, 24 wavefronts each against 16
+  // ideal. A statement about the launch as a whole: the parent's lines are conflict-free, and the
+  // child's are not in its instruction table (SASS metrics miss the child).
   c.expect[SharedKind::kLoad].ways = 1.5;
   c.expect[SharedKind::kStore].ways = 1.5;
-  c.expect[SharedKind::kLoad].instructions = 16;
-  c.expect[SharedKind::kStore].instructions = 16;
   c.session.counters = SessionOptions::Counters::kRangeProfiler;  // SASS metrics miss the child
   c.run = [](CaseContext& ctx) {
     const std::vector<float> in = RandomIntegerFloats(kThreads, 0x7A3u);
