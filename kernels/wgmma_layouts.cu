@@ -126,7 +126,7 @@ constexpr uint32_t kHalvesPerCopy = kCopyBytes / 2;
 constexpr uint32_t kThreadsPerRow = kK / kHalvesPerCopy;      // 16
 constexpr uint32_t kRowsPerStep = kThreads / kThreadsPerRow;  // 8
 constexpr uint32_t kCopySteps = kM / kRowsPerStep;            // 8 per tile
-static_assert(2 * kCopySteps == kCopiesPerThread, "the annotation's copy count");
+static_assert(2 * kCopySteps == kCopiesPerThread, "the copy count of the header's comment");
 
 template <SmemLayout kLayout>
 __device__ void CopyTileAsync(Half* tile, const Half* global) {
@@ -135,6 +135,7 @@ __device__ void CopyTileAsync(Half* tile, const Half* global) {
 #pragma unroll
   for (uint32_t i = 0; i < kCopySteps; ++i) {
     const uint32_t row = kRowsPerStep * i + threadIdx.x / kThreadsPerRow;
+    // bankcheck: 8-way in wgmma_layouts/interleaved_cp_async, 4-way in wgmma_layouts/sw32_cp_async, 2-way in wgmma_layouts/sw64_cp_async, conflict-free
     cute::SM80_CP_ASYNC_CACHEALWAYS<uint64_t>::copy(
         *reinterpret_cast<const uint64_t*>(global + row * kK + k),
         *reinterpret_cast<uint64_t*>(tile + TileOffset<kLayout>(row, k)));

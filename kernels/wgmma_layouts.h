@@ -32,15 +32,17 @@
 //             no shared-memory counter sees the copy (docs/counters.md). The mbarrier's init,
 //             arrive.expect_tx and try_wait are SYNCS instructions.
 //
-// Annotations: the cp.async copy-in as above (64 LDGSTS per launch: 8 per tile and thread, 4
-// warps; the CPU model, given the kernel's own addresses (TileOffset), agreed: 128, 256, 512 and
-// 1,024 wavefronts, ideal 128, and every tile element written once); the wgmma operands 16 HGMMA
-// per launch (4 per warp: K / 16, one m64n64k16 each, executed by each of the warpgroup's 4
-// warps; inst_executed counts warp instructions). HGMMA wavefronts are left to the baseline (no
-// rule is known); their ideal is the SASS per-instruction ideal, which equalled ncu's Source page
-// on every HGMMA of these cases (32 wavefronts, ideal 32 each: docs/counters.md), so the default
-// annotation (conflict-free) is checked. No `predict`: the model has no HGMMA rule, and a
-// prediction is compared with every kind measured.
+// What each case costs is stated on kernels/wgmma_layouts.cu's lines, which are checked in every
+// case (the cases state nothing per launch; their instruction counts are in the baselines): the
+// cp.async copy-in as above (64 LDGSTS per launch: 8 per tile and thread, 4 warps; the CPU model,
+// given the kernel's own addresses (TileOffset), agreed: 128, 256, 512 and 1,024 wavefronts, ideal
+// 128, and every tile element written once) on the line of its copy, qualified by case; the wgmma
+// operands, 16 HGMMA per launch (4 per warp: K / 16, one m64n64k16 each, executed by each of the
+// warpgroup's 4 warps; inst_executed counts warp instructions), on lines nvcc picks among
+// MultiplyTiles', which as unannotated lines of an annotated file must be conflict-free. Their
+// ideal is the SASS per-instruction ideal, which equalled ncu's Source page on every HGMMA of
+// these cases (32 wavefronts, ideal 32 each: docs/counters.md). No `predict`: the model has no
+// HGMMA rule, and a prediction is compared with every kind measured.
 
 #include <array>
 #include <cstdint>
@@ -53,12 +55,9 @@ namespace bankcheck::kernels::wgmma {
 
 constexpr uint32_t kM = 64, kN = 64, kK = 64;  // one m64n64 wgmma tile, 4 k-steps of 16
 constexpr uint32_t kThreads = 128;             // one warpgroup
-constexpr uint32_t kWarps = kThreads / 32;
 constexpr uint32_t kRowBytes = kK * 2;  // a K-major f16 row: 128 bytes
 constexpr uint32_t kCopyBytes = 8;      // per cp.async
 constexpr uint32_t kCopiesPerThread = (kM + kN) * kRowBytes / kCopyBytes / kThreads;  // 16
-constexpr uint32_t kCopyPhases = 2;  // 8-byte accesses: two 16-lane phases per warp instruction
-constexpr uint32_t kHgmmaPerWarp = kK / 16;
 
 enum class SmemLayout { kSw128, kSw64, kSw32, kInterleaved };
 enum class TileLoader { kCpAsync, kTma };
@@ -86,7 +85,7 @@ inline constexpr std::array<LoaderInfo, 2> kLoaders = {{
     {TileLoader::kTma, "tma", "TMA"},
 }};
 
-// The case's name, description, annotation and session; the caller adds `run`.
+// The case's name and description; the caller adds `run`.
 inline KernelCase WgmmaLayoutCase(const LayoutInfo& layout, const LoaderInfo& loader) {
   KernelCase c;
   c.name = std::string("wgmma_layouts/") + layout.name + "_" + loader.name;
@@ -94,21 +93,6 @@ inline KernelCase WgmmaLayoutCase(const LayoutInfo& layout, const LoaderInfo& lo
                       "64x64x64 f16 GEMM (f32 accumulate), one warpgroup: 4 wgmma m64n64k16 on A and B "
                       "loaded by ") +
                   loader.how + " into " + layout.atom + " tiles";
-  c.expect[SharedKind::kWgmma].instructions = kWarps * kHgmmaPerWarp;  // 16
-  KindExpectation& copy = c.expect[SharedKind::kCpAsync];
-  if (loader.loader == TileLoader::kCpAsync) {
-    const uint32_t ways = kRowBytes / layout.segment_bytes;       // pieces of a row, in the same banks
-    const uint64_t copies = uint64_t{kWarps} * kCopiesPerThread;  // 64
-    copy.instructions = copies;
-    copy.wavefronts = copies * kCopyPhases * ways;
-    copy.conflicts = copies * kCopyPhases * (ways - 1);
-    copy.ways = ways;
-    // Nothing but the copy and wgmma touches shared memory.
-    c.expect[SharedKind::kLoad].instructions = 0;
-    c.expect[SharedKind::kStore].instructions = 0;
-  } else {
-    copy.instructions = 0;
-  }
   return c;
 }
 
