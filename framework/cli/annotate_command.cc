@@ -21,6 +21,7 @@
 #include "bankcheck/results.h"
 #include "commands.h"
 #include "core/internal/annotation_edit.h"
+#include "core/internal/annotation_for_cases.h"
 #include "core/internal/file_io.h"
 #include "core/internal/line_counts.h"
 #include "core/internal/source_paths.h"
@@ -68,6 +69,7 @@ struct Row {
   std::vector<CaseLine> cases;
   Status status = Status::kNotAnnotated;
   std::vector<LineAnnotation> existing;  // the line's annotation now
+  std::string suggestion;                // what every case's measurement matches (AnnotationForCases)
   std::optional<EditResult> edit;        // what --apply did
   std::string unwritable;                // kUnwritable: why
 };
@@ -87,13 +89,34 @@ std::string Disagreement(const std::vector<CaseLine>& cases) {
   return text;
 }
 
+// Why one of the suggestions is no annotation the grammar allows (fewer wavefronts than ideal), or "".
+std::string Unwritable(const std::set<std::string>& suggestions, const std::string& file) {
+  for (const std::string& suggestion : suggestions) {
+    const LineAnnotationScan probe = ScanLineAnnotations("x; // " + suggestion, file);
+    if (!probe.problems.empty()) return probe.problems.front().message;
+  }
+  return "";
+}
+
+std::vector<CaseLineCounts> OfCases(const std::vector<CaseLine>& cases) {
+  std::vector<CaseLineCounts> of_cases;
+  for (const CaseLine& c : cases) of_cases.push_back({c.case_name, c.kinds});
+  return of_cases;
+}
+
+std::set<std::string> Suggestions(const Row& row) {
+  std::set<std::string> suggestions;
+  for (const CaseLine& c : row.cases) suggestions.insert(c.suggestion);
+  return suggestions;
+}
+
 // Whether the line's annotation holds for every case's measurement (CheckLines, on this line only).
 bool Matches(const Row& row) {
   LineAnnotationScan only;
   only.annotations = row.existing;
   const AnnotationsOfFile lookup = [&](const std::string&) { return &only; };
   for (const CaseLine& c : row.cases)
-    if (!CheckLines(c.kinds, lookup).failures.empty()) return false;
+    if (!CheckLines(c.kinds, lookup, c.case_name).failures.empty()) return false;
   return true;
 }
 
@@ -298,8 +321,8 @@ void AddAnnotateCommandTo(CLI::App& app) {
     }
     std::map<const Source*, std::vector<Row*>> edits_of;
     for (auto& [key, row] : rows) {
-      std::set<std::string> suggestions;
-      for (const CaseLine& c : row.cases) suggestions.insert(c.suggestion);
+      const std::set<std::string> suggestions = Suggestions(row);
+      row.suggestion = AnnotationForCases(OfCases(row.cases));
       for (const LineAnnotation& term : row.source->scan.annotations)
         if (term.line == row.line) row.existing.push_back(term);
       if (!row.source->found) {
@@ -310,13 +333,12 @@ void AddAnnotateCommandTo(CLI::App& app) {
         row.status = Status::kNotSource;
       } else if (!row.existing.empty() && Matches(row)) {
         row.status = Status::kMatches;
-      } else if (suggestions.size() > 1) {
-        row.status = Status::kDisagree;
-      } else if (const LineAnnotationScan probe =
-                     ScanLineAnnotations("x; // " + *suggestions.begin(), row.source->shown);
-                 !probe.problems.empty()) {
+      } else if (const std::string unwritable = Unwritable(suggestions, row.source->shown);
+                 !unwritable.empty()) {
         row.status = Status::kUnwritable;
-        row.unwritable = probe.problems.front().message;
+        row.unwritable = unwritable;
+      } else if (row.suggestion.empty()) {
+        row.status = Status::kDisagree;
       } else {
         row.status = row.existing.empty() ? Status::kNotAnnotated : Status::kDiffers;
         edits_of[row.source].push_back(&row);
@@ -328,8 +350,7 @@ void AddAnnotateCommandTo(CLI::App& app) {
     if (options->apply) {
       for (auto& [source, edit_rows] : edits_of) {
         std::vector<AnnotationEdit> edits;
-        for (const Row* row : edit_rows)
-          edits.push_back({row->line, row->cases.front().suggestion, options->overwrite});
+        for (const Row* row : edit_rows) edits.push_back({row->line, row->suggestion, options->overwrite});
         const EditedSource edited = ApplyAnnotationEdits(source->text, source->shown, edits);
         for (size_t i = 0; i < edit_rows.size(); ++i) edit_rows[i]->edit = edited.results[i];
         if (edited.text == source->text) continue;
@@ -348,14 +369,16 @@ void AddAnnotateCommandTo(CLI::App& app) {
     for (const auto& [key, row] : rows) {
       std::vector<LineCounts> all;
       for (const CaseLine& c : row.cases) all.insert(all.end(), c.kinds.begin(), c.kinds.end());
-      const bool one = row.status != Status::kDisagree;
+      const bool one = Suggestions(row).size() == 1;
       std::string location = row.source->shown + ":" + std::to_string(row.line);
       const auto inlined = std::find_if(all.begin(), all.end(), [](const LineCounts& kind) {
         return kind.measurable() && !kind.inlined_from.empty();
       });
       if (inlined != all.end()) location += " (" + WithoutRoot(inlined->inlined_from, root.string()) + ")";
+      const std::string annotation =
+          row.suggestion.empty() && one ? row.cases.front().suggestion : row.suggestion;
       table.push_back({location, LineOpcodes(all), one ? LineWays(row.cases.front().kinds) : "by case",
-                       one ? "// " + row.cases.front().suggestion : "",
+                       annotation.empty() ? "" : "// " + annotation,
                        StatusText(row, options->apply, options->overwrite)});
       unsettled += !Settled(row);
       outside += row.status == Status::kOutsideRoot;
@@ -382,8 +405,8 @@ void AddAnnotateCommandTo(CLI::App& app) {
     }
     if (disagree > 0) {
       std::cout << Count(disagree, "line is", "lines are")
-                << " measured differently by different cases: not written; annotate by hand where one "
-                   "annotation holds for every case.\n";
+                << " measured differently by cases that no case glob can tell apart (a name with a blank, "
+                   "',', ';' or '|'): not written; annotate by hand.\n";
     }
     if (outside > 0) {
       std::cout << Count(outside, "line is", "lines are") << " outside the source root " << root.string()

@@ -25,7 +25,9 @@ void AddAnnotationsCommand(CLI::App& app) {
       "Check the line annotations (// bankcheck: 2-way) of source files and print them as JSON");
   command->footer(
       "Prints one JSON array: an object per annotated line and kind, {file, line, comment_line, kind "
-      "(a kind key such as \"shared_ld\", or null for every kind), ways}. A malformed annotation is "
+      "(a kind key such as \"shared_ld\", or null for every kind), ways, cases (the case globs after 'in', "
+      "or "
+      "null for every case no such term selects)}. A malformed annotation is "
       "reported on stderr as FILE:LINE: what is wrong, every one of every file, and nothing is printed "
       "on stdout. Grammar: docs/annotations.md. Exit status: 0 all well-formed; 2 a malformed "
       "annotation or a file that cannot be read.");
@@ -52,6 +54,8 @@ void AddAnnotationsCommand(CLI::App& app) {
         entry["comment_line"] = annotation.comment_line;
         entry["kind"] = annotation.kind ? nlohmann::ordered_json(InfoOf(*annotation.kind).key) : nullptr;
         entry["ways"] = annotation.ways;
+        entry["cases"] = annotation.cases.empty() ? nlohmann::ordered_json(nullptr)
+                                                  : nlohmann::ordered_json(annotation.cases);
         out.push_back(std::move(entry));
       }
     }

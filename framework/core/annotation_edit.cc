@@ -16,24 +16,30 @@ namespace {
 
 constexpr std::string_view kMarker = "bankcheck:";
 
+// A line that an appended annotation would make longer than this gets it alone on a line above
+// instead: an annotation that selects cases by name can be long, and a line must stay readable.
+constexpr size_t kMaxAppendedLineBytes = 200;
+
 bool IsBlank(char c) { return c == ' ' || c == '\t'; }
 
 // What ScanLineAnnotations says, in an order that does not depend on the comments' order.
-using Entry =
-    std::tuple<uint32_t, uint32_t, int, double, std::string>;  // line, comment line, kind, ways, problem
+using Entry = std::tuple<uint32_t, uint32_t, int, double, std::vector<std::string>,
+                         std::string>;  // line, comment line, kind, ways, case globs, problem
 
 std::vector<Entry> Entries(const LineAnnotationScan& scan) {
   std::vector<Entry> entries;
   for (const LineAnnotation& a : scan.annotations)
-    entries.emplace_back(a.line, a.comment_line, a.kind ? static_cast<int>(*a.kind) : -1, a.ways, "");
-  for (const LineAnnotationProblem& p : scan.problems) entries.emplace_back(0, p.line, 0, 0.0, p.message);
+    entries.emplace_back(a.line, a.comment_line, a.kind ? static_cast<int>(*a.kind) : -1, a.ways, a.cases,
+                         "");
+  for (const LineAnnotationProblem& p : scan.problems)
+    entries.emplace_back(0, p.line, 0, 0.0, std::vector<std::string>(), p.message);
   std::sort(entries.begin(), entries.end());
   return entries;
 }
 
 bool SameTerms(std::vector<LineAnnotation> a, std::vector<LineAnnotation> b) {
   const auto key = [](const LineAnnotation& x) {
-    return std::make_tuple(x.kind.has_value(), x.kind, x.ways);
+    return std::make_tuple(x.kind.has_value(), x.kind, x.ways, x.cases);
   };
   const auto less = [&](const LineAnnotation& x, const LineAnnotation& y) { return key(x) < key(y); };
   std::sort(a.begin(), a.end(), less);
@@ -105,10 +111,11 @@ class Editor {
       return result;
     }
     const internal::SourceLine& line = Line(edit.line);
-    if (line.has_code && line.ends_clean) {
-      size_t kept = line.end;
-      while (kept > line.begin && IsBlank(text_[kept - 1])) --kept;
-      splices_.push_back({kept, line.end, "  // " + edit.annotation, index, edit.line, false});
+    size_t kept = line.end;
+    while (kept > line.begin && IsBlank(text_[kept - 1])) --kept;
+    const std::string appended = "  // " + edit.annotation;
+    if (line.has_code && line.ends_clean && kept - line.begin + appended.size() <= kMaxAppendedLineBytes) {
+      splices_.push_back({kept, line.end, appended, index, edit.line, false});
       result.outcome = EditOutcome::kAppended;
       return result;
     }
@@ -202,14 +209,15 @@ class Editor {
     LineAnnotationScan expected;
     for (const LineAnnotation& a : scan_.annotations) {
       if (replaced_.count(a.line) != 0) continue;
-      expected.annotations.push_back({a.file, shift(a.line), shift(a.comment_line), a.kind, a.ways});
+      expected.annotations.push_back({a.file, shift(a.line), shift(a.comment_line), a.kind, a.ways, a.cases});
     }
     for (const Splice& splice : splices_) {
       const AnnotationEdit& edit = (*edits_)[splice.edit];
       const uint32_t comment_line =
           splice.above ? shift(splice.comment_line) - 1 : shift(splice.comment_line);
       for (const LineAnnotation& term : terms_of_[splice.edit])
-        expected.annotations.push_back({file_, shift(edit.line), comment_line, term.kind, term.ways});
+        expected.annotations.push_back(
+            {file_, shift(edit.line), comment_line, term.kind, term.ways, term.cases});
     }
     for (const LineAnnotationProblem& p : scan_.problems)
       expected.problems.push_back({p.file, shift(p.line), p.message});

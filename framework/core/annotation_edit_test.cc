@@ -64,6 +64,38 @@ TEST(ApplyAnnotationEdits, AboveALineWithAnotherComment) {
             "\t// bankcheck: 2-way\r\n\ty = t[j]; // c\r\n");
 }
 
+TEST(ApplyAnnotationEdits, ByCaseAppendedWhileTheLineStaysShortAboveItOtherwise) {
+  const std::string by_case = "bankcheck: conflict-free, 32-way in transpose/unpadded*";
+  EXPECT_EQ(Edit("  y = t[j];\n", {{1, by_case}}).text, "  y = t[j];  // " + by_case + "\n");
+  // Appended, the line would be longer than 200 bytes: alone on a line above, read back with its globs.
+  const std::string code = "  acc += a[" + std::string(120, 'i') + "];";
+  const std::string text = "{\n" + code + "\n}\n";
+  const std::string long_by_case =
+      "bankcheck: conflict-free, 2-way in sgemm_tiled/vectorized/*, 4-way in sgemm_tiled/padded/* | "
+      "sgemm_tiled/swizzled/*";
+  const EditedSource edited = Edit(text, {{2, long_by_case}});
+  EXPECT_EQ(edited.text, "{\n  // " + long_by_case + "\n" + code + "\n}\n");
+  EXPECT_EQ(Only(edited).outcome, EditOutcome::kInsertedAbove);
+  EXPECT_TRUE(edited.lines_moved);
+  const std::vector<LineAnnotation> read = ParseLineAnnotations(edited.text, kFile);
+  ASSERT_THAT(read, SizeIs(3));
+  EXPECT_EQ(read[2].line, 3u);
+  EXPECT_EQ(read[2].cases, (std::vector<std::string>{"sgemm_tiled/padded/*", "sgemm_tiled/swizzled/*"}));
+  // Exactly 200 bytes is still appended.
+  const std::string fits = std::string(200 - 5 - 16, 'x');
+  EXPECT_EQ(Only(Edit(fits + "\n", {{1, "bankcheck: 2-way"}})).outcome, EditOutcome::kAppended);
+  EXPECT_EQ(Only(Edit(fits + "x\n", {{1, "bankcheck: 2-way"}})).outcome, EditOutcome::kInsertedAbove);
+}
+
+TEST(ApplyAnnotationEdits, AByCaseAnnotationReplacesOneAndIsUnchangedWhenTheSame) {
+  const std::string text = "x;  // bankcheck: 2-way in a* | b*, 4-way; note\n";
+  EXPECT_EQ(Only(Edit(text, {{1, "bankcheck: 4-way, 2-way in a*|b*"}})).outcome, EditOutcome::kUnchanged);
+  const EditedSource replaced = Edit(text, {{1, "bankcheck: 4-way, 2-way in a*", true}});
+  EXPECT_EQ(replaced.text, "x;  // bankcheck: 4-way, 2-way in a*; note\n");
+  EXPECT_EQ(Only(replaced).outcome, EditOutcome::kReplaced);
+  EXPECT_EQ(Only(replaced).existing, "2-way in a* | b*, 4-way");
+}
+
 TEST(ApplyAnnotationEdits, AboveALineThatLeavesABlockCommentOpen) {
   EXPECT_EQ(Edit("y = t[j]; /* the column\n   more */\n", {{1, "bankcheck: 2-way"}}).text,
             "// bankcheck: 2-way\ny = t[j]; /* the column\n   more */\n");

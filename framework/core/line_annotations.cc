@@ -1,5 +1,6 @@
 #include "bankcheck/line_annotations.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <map>
@@ -107,6 +108,7 @@ struct Term {
   std::string_view text;
   std::optional<SharedKind> kind;
   double ways = 1.0;
+  std::vector<std::string_view> globs;  // after `in`; empty: no `in`
 };
 
 std::vector<std::string_view> Words(std::string_view text) {
@@ -125,16 +127,84 @@ std::vector<std::string_view> Words(std::string_view text) {
   return words;
 }
 
-// One comma-separated term: `[KIND] N-way` or `[KIND] conflict-free`.
+bool IsKindName(std::string_view word) {
+  return SharedKindFromKey(std::string(word)) || SharedKindFromOp(std::string(word));
+}
+
+// The globs after `in` (`selectors` is what follows the word): `GLOB { "|" GLOB }`, blanks around
+// '|' free. A glob holds no blank (',' ends the term and ';' begins the note before this is read).
+std::optional<std::vector<std::string_view>> ParseGlobs(std::string_view term, std::string_view selectors,
+                                                        std::string& error) {
+  const std::string example =
+      "such as '2-way in sgemm/padded/*' or '2-way in sgemm/padded/* | sgemm/swizzled/*'";
+  if (Trim(selectors).empty()) {
+    error = Quote(term) + ": 'in' without a case glob; write " + example;
+    return std::nullopt;
+  }
+  std::vector<std::string_view> globs;
+  size_t start = 0;
+  while (true) {
+    const size_t bar = selectors.find('|', start);
+    const std::string_view glob =
+        Trim(selectors.substr(start, bar == std::string_view::npos ? std::string_view::npos : bar - start));
+    if (glob.empty()) {
+      error = "an empty case glob in " + Quote(term) + " (a stray '|'?); write " + example;
+      return std::nullopt;
+    }
+    if (std::any_of(glob.begin(), glob.end(), IsBlank)) {
+      error = Quote(glob) + ": a case glob holds no blanks; separate globs with '|', " + example;
+      return std::nullopt;
+    }
+    if (std::any_of(glob.begin(), glob.end(), [](char c) {
+          const auto byte = static_cast<unsigned char>(c);
+          return byte < 0x20 || byte == 0x7F;
+        })) {
+      error = "a case glob in " + Quote(term) + " holds a control character";
+      return std::nullopt;
+    }
+    if (glob.size() > kMaxCaseNameBytes) {
+      error = "a case glob of " + std::to_string(glob.size()) + " bytes in the term, longer than the " +
+              std::to_string(kMaxCaseNameBytes) + " bankcheck reads (limits.h kMaxCaseNameBytes)";
+      return std::nullopt;
+    }
+    for (const std::string_view earlier : globs) {
+      if (earlier == glob) {
+        error = "case glob " + Quote(glob) + " given twice in " + Quote(term);
+        return std::nullopt;
+      }
+    }
+    globs.push_back(glob);
+    if (bar == std::string_view::npos) break;
+    start = bar + 1;
+  }
+  return globs;
+}
+
+// One comma-separated term: `[KIND] WAYS [in GLOB { | GLOB }]`, WAYS `N-way` or `conflict-free`.
 std::optional<Term> ParseTerm(std::string_view text, std::string& error) {
-  const std::vector<std::string_view> words = Words(text);
+  std::vector<std::string_view> words = Words(text);
+  Term term{text, std::nullopt, 1.0, {}};
+  // The first word `in` begins the globs; what is before it is the kind and the ways.
+  const auto in = std::find(words.begin(), words.end(), std::string_view("in"));
+  if (in != words.end()) {
+    if (in == words.begin() || (in - words.begin() == 1 && IsKindName(words.front()))) {
+      error =
+          Quote(text) + ": 'in' and its case globs come after the ways, such as 'ld 2-way in sgemm/padded/*'";
+      return std::nullopt;
+    }
+    const std::string_view after = text.substr(static_cast<size_t>(in->data() + in->size() - text.data()));
+    std::optional<std::vector<std::string_view>> globs = ParseGlobs(text, after, error);
+    if (!globs) return std::nullopt;
+    term.globs = std::move(*globs);
+    words.erase(in, words.end());
+  }
   const std::string shape =
-      "a term is N-way or conflict-free, after a kind or not (such as 2-way or ld 2-way)";
+      "a term is N-way or conflict-free, after a kind or not, then 'in' and case globs or not (such as "
+      "2-way, ld 2-way or ld 2-way in sgemm/padded/*)";
   if (words.size() > 2) {
     error = Quote(text) + ": too many words; " + shape;
     return std::nullopt;
   }
-  Term term{text, std::nullopt, 1.0};
   std::string_view ways = words.back();
   if (words.size() == 2) {
     term.kind = SharedKindFromKey(std::string(words[0]));
@@ -154,7 +224,7 @@ std::optional<Term> ParseTerm(std::string_view text, std::string& error) {
       }
       return std::nullopt;
     }
-  } else if (SharedKindFromKey(std::string(ways)) || SharedKindFromOp(std::string(ways))) {
+  } else if (IsKindName(ways)) {
     error = Quote(text) + ": a kind without ways; write " + Quote(std::string(ways) + " N-way") + " or " +
             Quote(std::string(ways) + " conflict-free");
     return std::nullopt;
@@ -163,6 +233,33 @@ std::optional<Term> ParseTerm(std::string_view text, std::string& error) {
   if (!parsed) return std::nullopt;
   term.ways = *parsed;
   return term;
+}
+
+// Why two terms of one annotation cannot stand together, or "". Terms of one kind (or both without
+// a kind) may differ in their globs: one without `in` is the default of the others; two with a glob
+// in common are refused here, and two whose globs both select a case when that case is checked.
+std::string Clash(const Term& a, const Term& b) {
+  if (a.kind.has_value() != b.kind.has_value()) {
+    const Term& bare = a.kind ? b : a;
+    const Term& qualified = a.kind ? a : b;
+    return Quote(bare.text) + " has no kind but " + Quote(qualified.text) +
+           " has one; put a kind before every term, or give one term without a kind";
+  }
+  if (a.kind != b.kind) return "";
+  const std::string what = a.kind ? "kind " + Quote(InfoOf(*a.kind).label) : "terms without a kind";
+  if (a.globs.empty() && b.globs.empty()) {
+    if (a.kind)
+      return "kind " + Quote(InfoOf(*a.kind).label) + " given twice (" + Quote(a.text) + ", " +
+             Quote(b.text) + ")";
+    return "two terms without a kind (" + Quote(a.text) + ", " + Quote(b.text) +
+           "); give one, or put a kind before each, or select cases with 'in'";
+  }
+  for (const std::string_view glob : a.globs) {
+    if (std::find(b.globs.begin(), b.globs.end(), glob) != b.globs.end())
+      return "case glob " + Quote(glob) + " given twice for " + what + " (" + Quote(a.text) + ", " +
+             Quote(b.text) + ")";
+  }
+  return "";
 }
 
 // What follows `bankcheck:`: terms separated by commas, then optionally `;` and a note.
@@ -185,30 +282,21 @@ std::optional<std::vector<Term>> ParseTerms(std::string_view body, std::string& 
       return std::nullopt;
     }
     std::optional<Term> term = ParseTerm(text, error);
-    if (!term) return std::nullopt;
+    if (!term) {
+      // `2-way in a*,b*`: the ',' ended the term, and the rest reads as a term of its own.
+      if (!terms.empty() && !terms.back().globs.empty() && Words(text).size() == 1 &&
+          !EndsWith(text, "-way") && text != "conflict-free" && !IsKindName(text))
+        error += " (a case glob holds no ','; separate globs with '|')";
+      return std::nullopt;
+    }
     terms.push_back(*term);
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
   for (size_t a = 0; a < terms.size(); ++a) {
     for (size_t b = 0; b < a; ++b) {
-      if (terms[a].kind && terms[a].kind == terms[b].kind) {
-        error = "kind " + Quote(InfoOf(*terms[a].kind).label) + " given twice (" + Quote(terms[b].text) +
-                ", " + Quote(terms[a].text) + ")";
-        return std::nullopt;
-      }
-      if (!terms[a].kind && !terms[b].kind) {
-        error = "two terms without a kind (" + Quote(terms[b].text) + ", " + Quote(terms[a].text) +
-                "); give one, or put a kind before each";
-        return std::nullopt;
-      }
-      if (terms[a].kind.has_value() != terms[b].kind.has_value()) {
-        const Term& bare = terms[a].kind ? terms[b] : terms[a];
-        const Term& qualified = terms[a].kind ? terms[a] : terms[b];
-        error = Quote(bare.text) + " has no kind but " + Quote(qualified.text) +
-                " has one; put a kind before every term, or give one term without a kind";
-        return std::nullopt;
-      }
+      error = Clash(terms[b], terms[a]);
+      if (!error.empty()) return std::nullopt;
     }
   }
   return terms;
@@ -263,7 +351,8 @@ LineAnnotationScan ScanLineAnnotations(std::string_view text, const std::string&
       continue;
     }
     for (const Term& term : *terms)
-      scan.annotations.push_back({file, line, comment.line, term.kind, term.ways});
+      scan.annotations.push_back(
+          {file, line, comment.line, term.kind, term.ways, {term.globs.begin(), term.globs.end()}});
   }
   return scan;
 }

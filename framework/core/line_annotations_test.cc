@@ -23,8 +23,9 @@ using ::testing::SizeIs;
 
 constexpr char kFile[] = "kernels/k.cu";
 
-LineAnnotation At(uint32_t line, uint32_t comment_line, std::optional<SharedKind> kind, double ways) {
-  return {kFile, line, comment_line, kind, ways};
+LineAnnotation At(uint32_t line, uint32_t comment_line, std::optional<SharedKind> kind, double ways,
+                  std::vector<std::string> cases = {}) {
+  return {kFile, line, comment_line, kind, ways, std::move(cases)};
 }
 
 std::vector<LineAnnotation> Parse(const std::string& text) { return ParseLineAnnotations(text, kFile); }
@@ -142,7 +143,7 @@ TEST(LineAnnotations, LineSplicesAndLineEndsAsGccReadsThem) {
   // tabs or NUL bytes (it warns), before "\n", "\r\n" or a "\r" alone; the joined line is part of
   // the comment, so the annotation on it is not read and `x = 2;` is no code line.
   for (const std::string& blanks : {std::string(""), std::string(" "), std::string("\t"), std::string("\f"),
-                                   std::string("\v"), std::string(1, '\0'), std::string(" \f\t")}) {
+                                    std::string("\v"), std::string(1, '\0'), std::string(" \f\t")}) {
     for (const std::string eol : {"\n", "\r\n", "\r"}) {
       const std::string text =
           "// old code \\" + blanks + eol + "x = 2;  // bankcheck: 2-way\n// bankcheck: 4-way\ny;\n";
@@ -225,6 +226,82 @@ TEST(LineAnnotations, MalformedKinds) {
   EXPECT_THAT(OneProblem("x; // bankcheck: , ld 2-way\n"), HasSubstr("an empty term"));
 }
 
+TEST(LineAnnotations, CaseGlobsSelectTheCasesATermHoldsFor) {
+  EXPECT_THAT(
+      Parse("x; // bankcheck: 2-way in sgemm_tiled/vectorized/*, conflict-free in sgemm_tiled/padded/* | "
+            "sgemm_tiled/swizzled/*\n"),
+      ElementsAre(At(1, 1, std::nullopt, 2, {"sgemm_tiled/vectorized/*"}),
+                  At(1, 1, std::nullopt, 1, {"sgemm_tiled/padded/*", "sgemm_tiled/swizzled/*"})));
+  // A term without `in` is the default of its kind.
+  EXPECT_THAT(Parse("x; // bankcheck: conflict-free, 32-way in transpose/unpadded*\n"),
+              ElementsAre(At(1, 1, std::nullopt, 1), At(1, 1, std::nullopt, 32, {"transpose/unpadded*"})));
+  EXPECT_THAT(
+      Parse("// bankcheck: ld 32-way in transpose/unpadded*, ld conflict-free, st conflict-free\nx;\n"),
+      ElementsAre(At(2, 1, SharedKind::kLoad, 32, {"transpose/unpadded*"}), At(2, 1, SharedKind::kLoad, 1),
+                  At(2, 1, SharedKind::kStore, 1)));
+  // Blanks around '|' are free; a glob is MatchesGlob's, escapes and sets too; a note still follows ';'.
+  EXPECT_THAT(Parse("x; //bankcheck: ld 2-way in a*|b?\t|  [cd]\\*x ; why\n"),
+              ElementsAre(At(1, 1, SharedKind::kLoad, 2, {"a*", "b?", "[cd]\\*x"})));
+  // The errors of one kind twice hold per glob: one kind for different cases, or both without a kind.
+  EXPECT_THAT(Parse("x; // bankcheck: ld 2-way in a*, ld 4-way in b*\n"),
+              ElementsAre(At(1, 1, SharedKind::kLoad, 2, {"a*"}), At(1, 1, SharedKind::kLoad, 4, {"b*"})));
+  EXPECT_THAT(Parse("x; // bankcheck: 2-way in a*, 4-way in b*\n"),
+              ElementsAre(At(1, 1, std::nullopt, 2, {"a*"}), At(1, 1, std::nullopt, 4, {"b*"})));
+  // A case named "in" is selected as any other.
+  EXPECT_THAT(Parse("x; // bankcheck: 2-way in in\n"), ElementsAre(At(1, 1, std::nullopt, 2, {"in"})));
+}
+
+TEST(LineAnnotations, MalformedCaseGlobs) {
+  EXPECT_EQ(
+      OneProblem("x; // bankcheck: 2-way in\n"),
+      "kernels/k.cu:1: '2-way in': 'in' without a case glob; write such as '2-way in sgemm/padded/*' or "
+      "'2-way in sgemm/padded/* | sgemm/swizzled/*'");
+  EXPECT_THAT(OneProblem("x; // bankcheck: 2-way in ; a note\n"),
+              HasSubstr("'2-way in': 'in' without a case glob"));
+  EXPECT_THAT(OneProblem("x; // bankcheck: 2-way in a* |\n"),
+              HasSubstr("k.cu:1: an empty case glob in '2-way in a* |' (a stray '|'?)"));
+  EXPECT_THAT(OneProblem("x; // bankcheck: 2-way in | a*\n"), HasSubstr("an empty case glob"));
+  EXPECT_THAT(OneProblem("x; // bankcheck: 2-way in a* || b*\n"), HasSubstr("an empty case glob"));
+  EXPECT_THAT(OneProblem("x; // bankcheck: 2-way in a* b*\n"),
+              HasSubstr("'a* b*': a case glob holds no blanks; separate globs with '|'"));
+  EXPECT_THAT(OneProblem("x; // bankcheck: 2-way in a* in b*\n"), HasSubstr("a case glob holds no blanks"));
+  EXPECT_THAT(
+      OneProblem("x; // bankcheck: 2-way in a*,b*\n"),
+      HasSubstr("'b*': expected N-way (such as 2-way or 1.5-way) or conflict-free (a case glob holds no "
+                "','; separate globs with '|')"));
+  EXPECT_THAT(OneProblem(std::string("x; // bankcheck: 2-way in a\x01"
+                                     "b\n")),
+              HasSubstr("a case glob in '2-way in a?b' holds a control character"));
+  EXPECT_THAT(OneProblem("x; // bankcheck: 2-way in " + std::string(4097, 'a') + "\n"),
+              HasSubstr("a case glob of 4097 bytes in the term, longer than the 4096 bankcheck reads"));
+  EXPECT_THAT(Parse("x; // bankcheck: 2-way in " + std::string(4096, 'a') + "\n"), SizeIs(1));
+  // `in` before the ways.
+  EXPECT_EQ(
+      OneProblem("x; // bankcheck: in a* 2-way\n"),
+      "kernels/k.cu:1: 'in a* 2-way': 'in' and its case globs come after the ways, such as 'ld 2-way in "
+      "sgemm/padded/*'");
+  EXPECT_THAT(OneProblem("x; // bankcheck: ld in a* 2-way\n"), HasSubstr("come after the ways"));
+  EXPECT_THAT(OneProblem("x; // bankcheck: 2-way ld in a*\n"), HasSubstr("put the kind first: 'ld 2-way'"));
+  EXPECT_THAT(OneProblem("x; // bankcheck: ld 2-way extra in a*\n"), HasSubstr("too many words"));
+  // A glob twice for one kind.
+  EXPECT_EQ(
+      OneProblem("x; // bankcheck: ld 2-way in a*, ld 4-way in b* | a*\n"),
+      "kernels/k.cu:1: case glob 'a*' given twice for kind 'ld' ('ld 2-way in a*', 'ld 4-way in b* | a*')");
+  EXPECT_THAT(OneProblem("x; // bankcheck: 2-way in a*, 4-way in a*\n"),
+              HasSubstr("case glob 'a*' given twice for terms without a kind"));
+  EXPECT_THAT(OneProblem("x; // bankcheck: 2-way in a* | a*\n"),
+              HasSubstr("case glob 'a*' given twice in '2-way in a* | a*'"));
+  // The same glob for two kinds is fine; the errors without globs stay.
+  EXPECT_THAT(Parse("x; // bankcheck: ld 2-way in a*, st 4-way in a*\n"), SizeIs(2));
+  EXPECT_THAT(OneProblem("x; // bankcheck: ld 2-way in a*, ld 4-way, ld 8-way\n"),
+              HasSubstr("kind 'ld' given twice"));
+  EXPECT_THAT(OneProblem("x; // bankcheck: 2-way in a*, 4-way, 8-way\n"),
+              HasSubstr("two terms without a kind"));
+  // Kinds and no kinds do not mix, with globs or without.
+  EXPECT_THAT(OneProblem("x; // bankcheck: 2-way in a*, ld 4-way\n"),
+              HasSubstr("'2-way in a*' has no kind but 'ld 4-way' has one"));
+}
+
 TEST(LineAnnotations, MisplacedAnnotations) {
   EXPECT_EQ(OneProblem("x;\n// bankcheck: 2-way\n\n// end\n"),
             "kernels/k.cu:2: the annotation annotates no line: only blank lines and comments follow it");
@@ -274,7 +351,7 @@ TEST_F(LineAnnotationFiles, ReadNamesTheFile) {
   const std::filesystem::path path = dir_ / "kernel.cu";
   testing_support::WriteFile(path, "\nx = t[i]; // bankcheck: ldsm 8-way\n");
   EXPECT_THAT(ReadLineAnnotations(path),
-              ElementsAre(LineAnnotation{path.string(), 2, 2, SharedKind::kLdmatrix, 8}));
+              ElementsAre(LineAnnotation{path.string(), 2, 2, SharedKind::kLdmatrix, 8, {}}));
   testing_support::WriteFile(path, "x; // bankcheck: 3\n");
   try {
     ReadLineAnnotations(path);

@@ -9,6 +9,7 @@
 #include <tuple>
 #include <utility>
 
+#include "bankcheck/case_selection.h"
 #include "bankcheck/count_sum.h"
 #include "bankcheck/report.h"
 #include "core/internal/source_paths.h"
@@ -100,22 +101,46 @@ std::string Ways(const std::vector<const LineCounts*>& measurable) {
   return summed;
 }
 
-// The failure of one measured line (its measurable kinds, not empty) against its annotation terms
-// (empty: not annotated); nullopt when it matches.
+// "ld 2-way in X, st conflict-free in X" from "ld 2-way, st conflict-free": each term of `ways` for
+// the cases `glob` selects.
+std::string ForCases(const std::string& ways, const std::string& glob) {
+  std::string terms;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = ways.find(", ", start);
+    terms += (terms.empty() ? "" : ", ") + ways.substr(start, comma - start) + " in " + glob;
+    if (comma == std::string::npos) return terms;
+    start = comma + 2;
+  }
+}
+
+// The line's terms that hold for one case (TermsForCase), with what the line's annotation is.
+struct CaseTerms {
+  std::vector<const LineAnnotation*> terms;
+  bool annotated = false;  // the line has an annotation (for this case or others)
+  bool by_case = false;    // some term of it selects cases with `in`
+};
+
+// The failure of one measured line (its measurable kinds, not empty) of the case `case_name` against
+// the terms that hold for it; nullopt when it matches.
 std::optional<LineFailure> CheckLine(const std::vector<const LineCounts*>& measurable,
-                                     const std::vector<const LineAnnotation*>& terms) {
+                                     const CaseTerms& of_case, const std::string& case_name) {
+  const std::vector<const LineAnnotation*>& terms = of_case.terms;
   const LineCounts& first = *measurable.front();
   LineFailure failure;
   failure.file = first.file;
   failure.line = first.line;
-  failure.suggestion = "bankcheck: " + Ways(measurable);
+  const std::string ways = Ways(measurable);
+  failure.suggestion = "bankcheck: " + ways;
   const LineCounts sum = Sum(measurable);
   const bool kindless = terms.empty() || !terms.front()->kind;
   if (kindless) {
-    // Not annotated in an annotated file reads as `// bankcheck: conflict-free`.
+    // Not annotated (for this case) in an annotated file reads as `// bankcheck: conflict-free`.
     const double expected = terms.empty() ? 1.0 : terms.front()->ways;
     if (WaysMatch(sum.ways(), expected)) return std::nullopt;
-    failure.annotated = terms.empty() ? "conflict-free (not annotated)" : AnnotatedWays(expected);
+    failure.annotated = !terms.empty()      ? AnnotatedWays(expected)
+                        : of_case.annotated ? "conflict-free (no term selects this case)"
+                                            : "conflict-free (not annotated)";
     failure.measured = Measured(sum);
   } else {
     // Each measurable kind against its term; a kind the annotation does not name must be conflict-free.
@@ -138,13 +163,31 @@ std::optional<LineFailure> CheckLine(const std::vector<const LineCounts*>& measu
   }
   const std::string where = failure.file + ":" + std::to_string(failure.line) + ": ";
   const std::string inlined = sum.inlined_from.empty() ? "" : ", in code inlined from " + sum.inlined_from;
-  const std::string what = terms.empty() ? "not annotated (so conflict-free), measured "
-                                         : "annotated " + failure.annotated + ", measured ";
-  failure.detail =
-      what + failure.measured + inlined + "; write `// " + failure.suggestion + "` if that is intended";
+  const std::string what = !terms.empty() ? "annotated " + failure.annotated + ", measured "
+                           : of_case.annotated
+                               ? "annotated for other cases only (so conflict-free), measured "
+                               : "not annotated (so conflict-free), measured ";
+  // On a line annotated by case, this case's ways are terms of their own among the line's.
+  const std::string write =
+      of_case.by_case ? "give this case terms such as `" + ForCases(ways, CasePatternFor(case_name)) + "`"
+                      : "write `// " + failure.suggestion + "`";
+  failure.detail = what + failure.measured + inlined + "; " + write + " if that is intended";
   failure.message = where + failure.detail;
   return failure;
 }
+
+// A failure at the comment's line of an annotation (`measured` empty): a malformed annotation, or
+// terms that select cases wrongly.
+LineFailure AnnotationFailure(const std::string& file, uint32_t comment_line, const std::string& detail) {
+  LineFailure failure;
+  failure.file = file;
+  failure.line = comment_line;
+  failure.detail = detail;
+  failure.message = file + ":" + std::to_string(comment_line) + ": " + detail;
+  return failure;
+}
+
+std::string TermText(const LineAnnotation& term) { return "'" + FormatAnnotationTerms({term}) + "'"; }
 
 }  // namespace
 
@@ -207,6 +250,7 @@ std::string FormatAnnotationTerms(const std::vector<LineAnnotation>& terms) {
     text += text.empty() ? "" : ", ";
     if (term.kind) text += std::string(InfoOf(*term.kind).label) + " ";
     text += AnnotatedWays(term.ways);
+    for (size_t i = 0; i < term.cases.size(); ++i) text += (i == 0 ? " in " : " | ") + term.cases[i];
   }
   return text;
 }
@@ -224,7 +268,38 @@ std::string SuggestedAnnotation(const std::vector<LineCounts>& line_kinds) {
   return ways.empty() ? "" : "bankcheck: " + ways;
 }
 
-LineCheck CheckLines(const std::vector<LineCounts>& lines, const AnnotationsOfFile& annotations_of) {
+std::vector<const LineAnnotation*> TermsForCase(const std::vector<const LineAnnotation*>& terms,
+                                                std::string_view case_name, std::string& overlap) {
+  // Per kind (nullopt: the terms without a kind), the term that selects the case, else the default.
+  std::map<std::optional<SharedKind>, const LineAnnotation*> selecting, fallback;
+  for (const LineAnnotation* term : terms) {
+    if (term->cases.empty()) {
+      fallback.emplace(term->kind, term);
+      continue;
+    }
+    const bool selects = std::any_of(term->cases.begin(), term->cases.end(),
+                                     [&](const std::string& glob) { return MatchesGlob(case_name, glob); });
+    if (!selects) continue;
+    const auto [earlier, first] = selecting.emplace(term->kind, term);
+    if (!first && overlap.empty()) {
+      overlap = "the case '" + std::string(case_name) + "' is selected by two terms, " +
+                TermText(*earlier->second) + " and " + TermText(*term) +
+                "; give each case one term of a kind (globs that do not overlap)";
+    }
+  }
+  std::vector<const LineAnnotation*> of_case;
+  for (const LineAnnotation* term : terms) {
+    const auto chosen = selecting.find(term->kind);
+    const auto by_default = fallback.find(term->kind);
+    if (chosen != selecting.end() ? chosen->second == term
+                                  : by_default != fallback.end() && by_default->second == term)
+      of_case.push_back(term);
+  }
+  return of_case;
+}
+
+LineCheck CheckLines(const std::vector<LineCounts>& lines, const AnnotationsOfFile& annotations_of,
+                     const std::string& case_name) {
   std::map<std::string, std::map<uint32_t, std::vector<const LineCounts*>>> files;
   for (const LineCounts& line : lines) files[line.file][line.line].push_back(&line);
   LineCheck check;
@@ -235,12 +310,7 @@ LineCheck CheckLines(const std::vector<LineCounts>& lines, const AnnotationsOfFi
     check.applies = true;
     std::set<uint32_t> malformed;
     for (const LineAnnotationProblem& problem : scan->problems) {
-      LineFailure failure;
-      failure.file = file;
-      failure.line = problem.line;
-      failure.detail = problem.message;
-      failure.message = file + ":" + std::to_string(problem.line) + ": " + failure.detail;
-      check.failures.push_back(std::move(failure));
+      check.failures.push_back(AnnotationFailure(file, problem.line, problem.message));
       malformed.insert(problem.line);
     }
     std::map<uint32_t, std::vector<const LineAnnotation*>> terms_of;
@@ -250,8 +320,19 @@ LineCheck CheckLines(const std::vector<LineCounts>& lines, const AnnotationsOfFi
       // A line with a malformed annotation after its code fails as that annotation already.
       if (measurable.empty() || malformed.count(number) != 0) continue;
       const auto terms = terms_of.find(number);
-      std::optional<LineFailure> failure = CheckLine(
-          measurable, terms == terms_of.end() ? std::vector<const LineAnnotation*>() : terms->second);
+      CaseTerms of_case;
+      if (terms != terms_of.end()) {
+        std::string overlap;
+        of_case.terms = TermsForCase(terms->second, case_name, overlap);
+        of_case.annotated = true;
+        of_case.by_case = std::any_of(terms->second.begin(), terms->second.end(),
+                                      [](const LineAnnotation* term) { return !term->cases.empty(); });
+        if (!overlap.empty()) {
+          check.failures.push_back(AnnotationFailure(file, terms->second.front()->comment_line, overlap));
+          continue;
+        }
+      }
+      std::optional<LineFailure> failure = CheckLine(measurable, of_case, case_name);
       if (failure) check.failures.push_back(std::move(*failure));
     }
   }
@@ -260,6 +341,53 @@ LineCheck CheckLines(const std::vector<LineCounts>& lines, const AnnotationsOfFi
                      return std::tie(a.file, a.line) < std::tie(b.file, b.line);
                    });
   return check;
+}
+
+std::vector<LineFailure> NeverMatchingGlobs(const std::vector<CaseLineCounts>& ran,
+                                            const std::vector<std::string>& unknown,
+                                            const AnnotationsOfFile& annotations_of) {
+  // The cases that executed each line (a measurable kind).
+  std::map<std::pair<std::string, uint32_t>, std::vector<const std::string*>> executed_by;
+  for (const CaseLineCounts& c : ran) {
+    for (const LineCounts& line : c.lines) {
+      if (!line.measurable()) continue;
+      auto& cases = executed_by[{line.file, line.line}];
+      if (cases.empty() || cases.back() != &c.case_name) cases.push_back(&c.case_name);
+    }
+  }
+  std::vector<LineFailure> failures;
+  std::string file_read;
+  const LineAnnotationScan* scan = nullptr;
+  std::map<uint32_t, std::vector<const LineAnnotation*>> terms_of;
+  for (const auto& [where, cases] : executed_by) {
+    if (where.first != file_read || scan == nullptr) {
+      file_read = where.first;
+      scan = annotations_of(file_read);
+      terms_of.clear();
+      if (scan != nullptr)
+        for (const LineAnnotation& term : scan->annotations) terms_of[term.line].push_back(&term);
+    }
+    const auto terms = terms_of.find(where.second);
+    if (terms == terms_of.end()) continue;
+    for (const LineAnnotation* term : terms->second) {
+      for (const std::string& glob : term->cases) {
+        const auto selects = [&](const std::string& name) { return MatchesGlob(name, glob); };
+        if (std::any_of(cases.begin(), cases.end(),
+                        [&](const std::string* name) { return selects(*name); }) ||
+            std::any_of(unknown.begin(), unknown.end(), selects))
+          continue;
+        std::string names;
+        for (size_t i = 0; i < cases.size() && i < 5; ++i) names += (i == 0 ? "" : ", ") + *cases[i];
+        if (cases.size() > 5) names += " and " + std::to_string(cases.size() - 5) + " more";
+        failures.push_back(AnnotationFailure(
+            where.first, term->comment_line,
+            "case glob '" + glob + "' of " + TermText(*term) + " selects none of the cases that ran line " +
+                std::to_string(where.second) + " (" + names +
+                "), nor a case that did not run; correct the glob, or remove it"));
+      }
+    }
+  }
+  return failures;
 }
 
 std::string FormatSuggestions(const std::vector<LineCounts>& lines, const std::string& source_root) {

@@ -158,7 +158,7 @@ std::vector<Finding> FindFailures(const ReportData& data, const ReportOptions& o
       if (result.status == CaseStatus::kSkipped) continue;
       const std::vector<LineCounts> lines =
           sources.known() ? CountsByLine(result.launches) : std::vector<LineCounts>();
-      for (const LineFailure& failure : CheckLines(lines, annotations_of).failures) {
+      for (const LineFailure& failure : CheckLines(lines, annotations_of, result.name).failures) {
         const std::string& path = sources.Of(failure.file).repository_path;
         Finding& finding = by_line[{path, failure.line, path.empty() ? failure.file : "", failure.detail}];
         if (finding.case_count == 0) {

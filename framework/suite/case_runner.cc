@@ -291,11 +291,34 @@ const LineAnnotationScan* AnnotationsOf(const std::string& file) {
   return found->second ? &*found->second : nullptr;
 }
 
-CaseLines CheckCaseLines(const std::vector<LaunchRecord>& records) {
+CaseLines CheckCaseLines(const std::string& case_name, const std::vector<LaunchRecord>& records) {
   CaseLines out;
   out.lines = CountsByLine(records);
-  out.check = CheckLines(out.lines, AnnotationsOf);
+  out.check = CheckLines(out.lines, AnnotationsOf, case_name);
   return out;
+}
+
+namespace {
+std::mutex ran_mutex;
+std::vector<CaseLineCounts>& Ran() {
+  static std::vector<CaseLineCounts> ran;
+  return ran;
+}
+}  // namespace
+
+void RecordCaseLines(const std::string& case_name, const std::vector<LineCounts>& lines) {
+  std::lock_guard<std::mutex> lock(ran_mutex);
+  Ran().push_back({case_name, lines});
+}
+
+std::vector<LineFailure> NeverMatchingGlobsOfThisRun(const std::vector<const KernelCase*>& registered) {
+  std::lock_guard<std::mutex> lock(ran_mutex);
+  std::set<std::string> ran;
+  for (const CaseLineCounts& c : Ran()) ran.insert(c.case_name);
+  std::vector<std::string> unknown;
+  for (const KernelCase* c : registered)
+    if (ran.count(c->name) == 0) unknown.push_back(c->name);
+  return NeverMatchingGlobs(Ran(), unknown, AnnotationsOf);
 }
 
 ExpectedBy ExpectationOf(const KernelCase& c, const CaseLines& lines) {

@@ -85,6 +85,7 @@ int RunSuiteProgram(int argc, char** argv) {
   if (!bankcheck::gtest::SelectGpuFromCtestAllocation()) return 1;
   ::testing::InitGoogleMock(&argc, argv);
   suites::RegisterCaseTests(selected, prefix);
+  suites::InstallLineGlobCheck(cases);
   // Inlined code in the tables is attributed to its innermost line in this suite's project.
   bankcheck::SetProjectSources(suites::GetSuiteSettings().source_dir, suites::GetSuiteSettings().build_dir);
   ::testing::AddGlobalTestEnvironment(new bankcheck::gtest::CounterSessionEnvironment);

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <iostream>
+#include <utility>
+#include <vector>
 
 #include "bankcheck/baseline.h"
 #include "bankcheck/error.h"
@@ -207,7 +209,8 @@ void CaseTest::ShowExcess(const KernelCase& c, const std::vector<LaunchRecord>& 
 }
 
 CaseLines CaseTest::CheckLineAnnotations(const KernelCase& c, const std::vector<LaunchRecord>& records) {
-  CaseLines lines = CheckCaseLines(records);
+  CaseLines lines = CheckCaseLines(c.name, records);
+  RecordCaseLines(c.name, lines.lines);
   // Each failure at the annotated line of the kernel's own file, where editors and CI logs link.
   for (const LineFailure& failure : lines.check.failures) {
     ADD_FAILURE_AT(failure.file.c_str(), static_cast<int>(failure.line))
@@ -217,7 +220,26 @@ CaseLines CaseTest::CheckLineAnnotations(const KernelCase& c, const std::vector<
   return lines;
 }
 
+// After the last case: the case globs of line annotations that select none of the cases that ran
+// their line, at the annotation's line (a failure of the run, as GoogleTest reports one in a global
+// tear-down).
+class LineGlobCheck : public ::testing::Environment {
+ public:
+  explicit LineGlobCheck(std::vector<const KernelCase*> registered) : registered_(std::move(registered)) {}
+  void TearDown() override {
+    for (const LineFailure& failure : NeverMatchingGlobsOfThisRun(registered_))
+      ADD_FAILURE_AT(failure.file.c_str(), static_cast<int>(failure.line)) << failure.message;
+  }
+
+ private:
+  std::vector<const KernelCase*> registered_;
+};
+
 }  // namespace
+
+void InstallLineGlobCheck(const std::vector<const KernelCase*>& registered) {
+  ::testing::AddGlobalTestEnvironment(new LineGlobCheck(registered));
+}
 
 void RegisterCaseTests(const std::vector<const KernelCase*>& cases, const std::string& test_prefix) {
   const std::string clash = CaseTestNameClash(cases, test_prefix);

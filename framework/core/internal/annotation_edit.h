@@ -47,7 +47,8 @@ struct EditedSource {
 // the text and the edits); when it does not hold the same annotations and code lines as expected,
 // nothing is changed and every placed edit is reported not placed. A line
 // without an annotation gets it appended, or, where that would not read back (another `//` comment
-// ends the line, a `/*` is left open), alone on a new line above; never after a backslash that
+// ends the line, a `/*` is left open) or would make the line longer than 200 bytes, alone on a new
+// line above; never after a backslash that
 // continues a line, nor between two lines it joins (a macro's body would end early). Error(kBadInput)
 // when two edits name one line or an edit's annotation is not one well-formed annotation.
 EditedSource ApplyAnnotationEdits(std::string_view text, const std::string& file,

@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bankcheck/instruction_counts.h"
@@ -50,8 +51,8 @@ std::string FormatWays(double ways);
 // tie such as 1.125, written 1.12, is 0.005 away).
 bool WaysMatch(double measured, double annotated);
 
-// The terms of one line's annotation as written: "2-way", "ld 2-way, st conflict-free" (ways to
-// the six decimals the grammar allows).
+// The terms of one line's annotation as written: "2-way", "ld 2-way, st conflict-free", "2-way in
+// a/* | b/*" (ways to the six decimals the grammar allows).
 std::string FormatAnnotationTerms(const std::vector<LineAnnotation>& terms);
 
 // Of one line's measurable kinds (as SuggestedAnnotation takes them): their distinct opcodes in kind
@@ -71,10 +72,11 @@ std::string SuggestedAnnotation(const std::vector<LineCounts>& line_kinds);
 using AnnotationsOfFile = std::function<const LineAnnotationScan*(const std::string& file)>;
 
 // One line that does not do what its annotation (or, unannotated in an annotated file,
-// conflict-free) says; or a malformed annotation (`measured` empty).
+// conflict-free) says; or an annotation that is wrong in itself (`measured` empty): malformed, or its
+// case globs select a case twice or never.
 struct LineFailure {
   std::string file;
-  uint32_t line = 0;       // the code line (the comment's line for a malformed annotation)
+  uint32_t line = 0;       // the code line (the comment's line for an annotation wrong in itself)
   std::string annotated;   // "2-way", "ld 2-way", "conflict-free (not annotated)"
   std::string measured;    // "4-way (LDS.128: 8,192 wavefronts, 2,048 ideal)"
   std::string suggestion;  // "bankcheck: 4-way": the annotation that matches the measurement
@@ -88,13 +90,38 @@ struct LineCheck {
   std::vector<LineFailure> failures;  // in file and line order
 };
 
-// Checks `lines` (CountsByLine of one case) against the annotations of their files. A file with at
-// least one annotation is "annotated": each of its measured lines must match its annotation (a
-// kind-qualified term checks that kind's instructions, a term without a kind all of the line's
-// measurable kinds summed), and each measured line without one must be conflict-free. Lines in files
-// without annotations, kinds without wavefronts and annotations of lines this case did not run are
-// not checked. A malformed annotation in a file with measured lines is a failure at its line.
-LineCheck CheckLines(const std::vector<LineCounts>& lines, const AnnotationsOfFile& annotations_of);
+// The terms of one line's annotation (all of one line) that hold for the case `case_name`, in their
+// order: per kind (or for the terms without a kind), the term whose case globs select the case, else
+// the term of that kind without `in`, else none. When two terms of one kind both select the case,
+// `overlap` is set to why (naming the case and both terms), once.
+std::vector<const LineAnnotation*> TermsForCase(const std::vector<const LineAnnotation*>& terms,
+                                                std::string_view case_name, std::string& overlap);
+
+// Checks `lines` (CountsByLine of the case `case_name`) against the annotations of their files. A file
+// with at least one annotation is "annotated": each of its measured lines must match the terms of its
+// annotation that hold for the case (TermsForCase; a kind-qualified term checks that kind's
+// instructions, a term without a kind all of the line's measurable kinds summed), and each measured
+// line without such terms must be conflict-free. Lines in files without annotations, kinds without
+// wavefronts and annotations of lines this case did not run are not checked. A malformed annotation
+// in a file with measured lines, and an annotation of a measured line two of whose terms of a kind
+// select the case, are failures at the comment's line.
+LineCheck CheckLines(const std::vector<LineCounts>& lines, const AnnotationsOfFile& annotations_of,
+                     const std::string& case_name);
+
+// One case's measured lines (CountsByLine), for checks across cases.
+struct CaseLineCounts {
+  std::string case_name;
+  std::vector<LineCounts> lines;
+};
+
+// The case globs (`in GLOB`) of annotated lines that select none of the cases that executed their
+// line (a measurable kind) in `ran`: each a failure at its annotation's comment line (`measured`
+// empty), in file and line order. `unknown` names every other case that might have executed the
+// line (not run here, skipped, without per-line counts): a glob that selects one of them is not
+// reported, since what it did is not known. Lines no case of `ran` executed are not checked.
+std::vector<LineFailure> NeverMatchingGlobs(const std::vector<CaseLineCounts>& ran,
+                                            const std::vector<std::string>& unknown,
+                                            const AnnotationsOfFile& annotations_of);
 
 // The per-line table of what to write, for a case whose lines fail or are not annotated: one row
 // per measured line, "kernels/gemm.cu:74  LDS.128  4-way  // bankcheck: 4-way", paths relative to

@@ -5,6 +5,7 @@
 //   float v = tile[threadIdx.x][threadIdx.y];  // bankcheck: 32-way
 //   // bankcheck: ld 2-way, st conflict-free; the tile is padded by one word
 //   tile[y][x] = tile[x][y];
+//   acc += a[k];  // bankcheck: 2-way in sgemm/vectorized/*, conflict-free
 //
 // A `//` comment whose text starts with `bankcheck:` (not `bankcheck::`, a C++ name) is an annotation; on a
 // line with code it annotates that line, alone on its line it annotates the next line that is neither blank
@@ -22,18 +23,23 @@
 
 namespace bankcheck {
 
-// One term of an annotation: `ld 2-way` annotates the loads of a line, `2-way` all of its accesses.
-// An annotation of several terms (`ld 2-way, st conflict-free`) gives one LineAnnotation per term.
+// One term of an annotation: `ld 2-way` annotates the loads of a line, `2-way` all of its accesses,
+// `2-way in sgemm/vectorized/*` the accesses of the cases whose names that glob selects (a templated
+// kernel's line, compiled once per case). An annotation of several terms (`ld 2-way, st
+// conflict-free`) gives one LineAnnotation per term.
 struct LineAnnotation {
   std::string file;                // as the caller named it
   uint32_t line = 0;               // the annotated code line, 1-based
   uint32_t comment_line = 0;       // the line of the comment (== line for a comment after code)
   std::optional<SharedKind> kind;  // nullopt: every shared-memory access of the line
   double ways = 1.0;               // wavefronts / ideal wavefronts; conflict-free = 1
+  // The case-name globs after `in` (MatchesGlob, case_selection.h), as written; empty: the term holds
+  // for every case that no term of its kind with globs selects (docs/annotations.md).
+  std::vector<std::string> cases;
 
   friend bool operator==(const LineAnnotation& a, const LineAnnotation& b) {
     return a.file == b.file && a.line == b.line && a.comment_line == b.comment_line && a.kind == b.kind &&
-           a.ways == b.ways;
+           a.ways == b.ways && a.cases == b.cases;
   }
 };
 

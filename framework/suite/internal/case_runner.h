@@ -107,7 +107,15 @@ struct CaseLines {
   std::vector<LineCounts> lines;
   LineCheck check;
 };
-CaseLines CheckCaseLines(const std::vector<LaunchRecord>& records);
+CaseLines CheckCaseLines(const std::string& case_name, const std::vector<LaunchRecord>& records);
+
+// The lines of the cases that ran in this process (each case records its CaseLines::lines), for the
+// check across cases: the case globs of annotations that select none of the cases that ran their
+// line (NeverMatchingGlobs, line_counts.h). Every case of `registered` not recorded here (of another
+// topic, not selected, run by another process after a fault, skipped, without per-line counts)
+// counts as one that might have run the line, so a glob that selects one of them is never reported.
+void RecordCaseLines(const std::string& case_name, const std::vector<LineCounts>& lines);
+std::vector<LineFailure> NeverMatchingGlobsOfThisRun(const std::vector<const KernelCase*>& registered);
 
 // What a case's counts are checked against besides its baseline.
 ExpectedBy ExpectationOf(const KernelCase& c, const CaseLines& lines);
