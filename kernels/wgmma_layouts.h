@@ -55,8 +55,8 @@ namespace bankcheck::kernels::wgmma {
 
 constexpr uint32_t kM = 64, kN = 64, kK = 64;  // one m64n64 wgmma tile, 4 k-steps of 16
 constexpr uint32_t kThreads = 128;             // one warpgroup
-constexpr uint32_t kRowBytes = kK * 2;  // a K-major f16 row: 128 bytes
-constexpr uint32_t kCopyBytes = 8;      // per cp.async
+constexpr uint32_t kRowBytes = kK * 2;         // a K-major f16 row: 128 bytes
+constexpr uint32_t kCopyBytes = 8;             // per cp.async
 constexpr uint32_t kCopiesPerThread = (kM + kN) * kRowBytes / kCopyBytes / kThreads;  // 16
 
 enum class SmemLayout { kSw128, kSw64, kSw32, kInterleaved };

@@ -79,7 +79,8 @@ class ModelCheck : public ::testing::Test {
       }
     }
     if (compared.empty())
-      GTEST_SKIP() << c.name << " has no c.expect and no baseline yet: its model is checked against the GPU's "
+      GTEST_SKIP() << c.name
+                   << " has no c.expect and no baseline yet: its model is checked against the GPU's "
                    << "counts when the suite runs";
   }
 
