@@ -32,7 +32,7 @@ std::string FindNvdisasm() {
 // What a cache entry must have been made by: nvdisasm's path, size and modification time (another
 // toolkit, or nvdisasm replaced, makes every entry stale). "" when it cannot be found by path.
 std::string NvdisasmIdentity(const std::string& nvdisasm) {
-  struct stat info{};
+  struct stat info {};
   if (nvdisasm.find('/') == std::string::npos || ::stat(nvdisasm.c_str(), &info) != 0) return "";
   return nvdisasm + " " + std::to_string(info.st_size) + " " + std::to_string(info.st_mtim.tv_sec) + "." +
          std::to_string(info.st_mtim.tv_nsec);
@@ -247,15 +247,17 @@ std::string NvdisasmListing(const std::vector<char>& cubin, uint32_t crc, const 
     std::string listing = ReadCacheEntry(entry, header, cubin, found);
     if (found) {
       if (Tracing())
-        std::fprintf(stderr, "bankcheck trace: nvdisasm listing of cubin %08x (%zu bytes) from the cache: %.3f ms\n",
+        std::fprintf(stderr,
+                     "bankcheck trace: nvdisasm listing of cubin %08x (%zu bytes) from the cache: %.3f ms\n",
                      crc, cubin.size(), MillisecondsSince(start));
       return listing;
     }
   }
   std::string listing = RunNvdisasm(nvdisasm, cubin);
   if (Tracing())
-    std::fprintf(stderr, "bankcheck trace: nvdisasm -gi on cubin %08x (%zu bytes, %zu bytes listed): %.3f ms\n",
-                 crc, cubin.size(), listing.size(), MillisecondsSince(start));
+    std::fprintf(stderr,
+                 "bankcheck trace: nvdisasm -gi on cubin %08x (%zu bytes, %zu bytes listed): %.3f ms\n", crc,
+                 cubin.size(), listing.size(), MillisecondsSince(start));
   if (cached && !listing.empty()) {
     try {
       CreateOutputFolders(cache);

@@ -30,7 +30,8 @@ class DisassemblyCacheTest : public ::testing::Test {
     {
       std::ofstream script(fake);
       script << "#!/bin/sh\necho run >> '" << runs_.string() << "'\n"
-             << "printf '.text._Z1kPf:\\n\\t//## File \"/p/k.cu\", line 7\\n        /*0010*/  LDS R1, [R2] ;\\n'\n";
+             << "printf '.text._Z1kPf:\\n\\t//## File \"/p/k.cu\", line 7\\n        /*0010*/  LDS R1, [R2] "
+                ";\\n'\n";
     }
     ::chmod(fake.c_str(), 0755);
     ::setenv("BANKCHECK_NVDISASM", fake.c_str(), 1);
@@ -105,13 +106,14 @@ TEST_F(DisassemblyCacheTest, TheFolderComesFromTheEnvironmentThenTheDefault) {
 }
 
 TEST(ParseNvdisasmHostileTest, SkipsLinesItCannotReadWithoutThrowing) {
-  const std::string listing = ".text._Z1kPf:\n"
-                              "\t//## File \"/p/k.cu\", line 99999999999999999999\n"  // out of range
-                              "        /*fffffffffff0*/  LDS R1, [R2] ;\n"          // out of range
-                              "        /*0020*/  @P LDS R1, [R2] ;\n"               // no predicate number
-                              "        /*0030*/ " + std::string(200000, 'A') + " ;\n" +
-                              "        /*0040*/  @!UPT STS.128 [R1], R4 ;\n" + std::string(100000, '/') +
-                              "\n.text.:\n.text." + std::string(100000, 'x');
+  const std::string listing =
+      ".text._Z1kPf:\n"
+      "\t//## File \"/p/k.cu\", line 99999999999999999999\n"  // out of range
+      "        /*fffffffffff0*/  LDS R1, [R2] ;\n"            // out of range
+      "        /*0020*/  @P LDS R1, [R2] ;\n"                 // no predicate number
+      "        /*0030*/ " +
+      std::string(200000, 'A') + " ;\n" + "        /*0040*/  @!UPT STS.128 [R1], R4 ;\n" +
+      std::string(100000, '/') + "\n.text.:\n.text." + std::string(100000, 'x');
   const Disassembly parsed = ParseNvdisasm(listing);
   ASSERT_EQ(parsed.size(), 1u);
   const auto& k = parsed.at("_Z1kPf");

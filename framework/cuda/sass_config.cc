@@ -46,7 +46,8 @@ SassConfig ParseSassConfig(const std::string& text) {
     } else if (key == "patching") {
       config.lazy_patching = Choose<bool>(key, value, {{"lazy", true}, {"eager", false}});
     } else if (key == "metrics") {
-      config.metrics = Choose<M>(key, value, {{"all", M::kAll}, {"no-ideal", M::kNoIdeal}, {"ld-st", M::kLdSt}});
+      config.metrics =
+          Choose<M>(key, value, {{"all", M::kAll}, {"no-ideal", M::kNoIdeal}, {"ld-st", M::kLdSt}});
     } else {
       Refuse("'" + key + "' is not a setting");
     }

@@ -91,9 +91,10 @@ DisassembledInstruction DisassembledAt(uint32_t crc, const std::string& function
     const auto start = std::chrono::steady_clock::now();
     found = g_cubins.disassembled.emplace(crc, ParseNvdisasm(listing)).first;
     if (FlagFromEnvironment("BANKCHECK_TRACE_SESSION"))
-      std::fprintf(stderr, "bankcheck trace: listing of cubin %08x parsed (%zu functions): %.3f ms\n", crc,
-                   found->second.size(),
-                   std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      std::fprintf(
+          stderr, "bankcheck trace: listing of cubin %08x parsed (%zu functions): %.3f ms\n", crc,
+          found->second.size(),
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
   const auto in_function = found->second.find(function);
   if (in_function == found->second.end()) return {};
@@ -161,8 +162,10 @@ const MetricIds& ConfigureOnce(int device, const std::string& chip) {
   MetricIds ids;
   const SassConfig& config = TheSassConfig();
   if (!config.IsDefault())
-    std::fprintf(stderr, "bankcheck: SASS metrics configured by BANKCHECK_SASS_CONFIG (%s): an experiment; "
-                 "counts are checked only with the default\n", Describe(config).c_str());
+    std::fprintf(stderr,
+                 "bankcheck: SASS metrics configured by BANKCHECK_SASS_CONFIG (%s): an experiment; "
+                 "counts are checked only with the default\n",
+                 Describe(config).c_str());
   std::vector<CUpti_SassMetrics_Config> configs;
   const auto add = [&](const std::string& name) -> std::optional<uint64_t> {
     const std::optional<uint64_t> id = MetricId(chip, name);
