@@ -8,7 +8,7 @@
 #   off  BANKCHECK_LINES=off: launches counted, no tables, no line checked
 #   on   the default: the tables of every case whose lines are its contract, its lines checked
 #   all  BANKCHECK_ATTRIBUTE=1: every case's tables (what every case with per-line baselines needs)
-# with the disassembly cache (docs/attribution.md) in LOG_DIR/cache, filled by the untimed runs:
+# with the disassembly cache (docs/attribution.md) in a scratch folder, filled by the untimed runs:
 # the cost of a run after the first one of a build. Then one run of `on` and of `all` each with an
 # empty cache (the first run after a build: one nvdisasm per module used), the `all` one with
 # BANKCHECK_TRACE_SESSION=1, whose trace is summed: nvdisasm runs and their time, cache reads,
@@ -28,13 +28,16 @@ elif [[ -n "${OUT:-}" ]]; then log_dir=$OUT/line-checks-cost
 else log_dir=$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-line-cost.XXXXXX"); fi
 mkdir -p "$log_dir"
 log_dir=$(cd "$log_dir" && pwd)
+# Results files and caches (megabytes a run) in a scratch folder, removed at the end; logs in LOG_DIR.
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-line-cost-scratch.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
 unset BANKCHECK_LINES BANKCHECK_ATTRIBUTE BANKCHECK_TRACE_SESSION
 
 # run MODE NAME CACHE [VAR=value...]: one timed run of the suite; prints its seconds.
 run() {
   local mode=$1 name=$2 cache=$3 start end
   shift 3
-  local -a env=(BANKCHECK_RESULTS_DIR="$log_dir/results-$name" BANKCHECK_DISASSEMBLY_CACHE="$cache")
+  local -a env=(BANKCHECK_RESULTS_DIR="$scratch/results-$name" BANKCHECK_DISASSEMBLY_CACHE="$cache")
   case $mode in
     off) env+=(BANKCHECK_LINES=off) ;;
     all) env+=(BANKCHECK_ATTRIBUTE=1) ;;
@@ -47,8 +50,7 @@ run() {
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-cache="$log_dir/cache"
-rm -rf "$cache" "$log_dir"/cold-*
+cache="$scratch/cache"
 modes=(off on all)
 for mode in "${modes[@]}"; do run "$mode" "$mode-warmup" "$cache" >/dev/null; done
 declare -A times
@@ -61,8 +63,8 @@ for ((i = 1; i <= repeats; ++i)); do
   done
   echo "$line"
 done
-cold_on=$(run on cold-on "$log_dir/cold-cache-on")
-cold_all=$(run all cold-all "$log_dir/cold-cache-all" BANKCHECK_TRACE_SESSION=1)
+cold_on=$(run on cold-on "$scratch/cold-cache-on")
+cold_all=$(run all cold-all "$scratch/cold-cache-all" BANKCHECK_TRACE_SESSION=1)
 echo "empty cache: on $cold_on s, all $cold_all s (traced)"
 
 for mode in "${modes[@]}"; do
