@@ -37,7 +37,8 @@ program="$build/benchmarks/bankcheck_launch_cost"
 probe="$build/benchmarks/bankcheck_speed_probe"
 cli="$build/bin/bankcheck"
 for f in "$program" "$probe" "$cli"; do [[ -x "$f" ]] || die "$f not found: build first"; done
-source "$here/find_ncu.sh"
+# shellcheck source=benchmarks/find_ncu.sh
+source "$here/find_ncu.sh"  # sets ncu
 command -v python3 >/dev/null || die "python3 is needed to compare counts"
 if [[ -n "${2:-}" ]]; then log_dir=$2
 elif [[ -n "${OUT:-}" ]]; then log_dir=$OUT/launch-cost
@@ -90,6 +91,7 @@ for setting in "${settings[@]}"; do
   fi
 done
 run measure-once "$cli" run --measure-once -o "$log_dir/measure-once.json" -- "$program" "${args[@]}"
+# shellcheck disable=SC2154 # ncu: find_ncu.sh
 run ncu "$ncu" --metrics "$sass_metrics" "$program" "${args[@]}"
 run ncu-counts "$ncu" --metrics "$all_metrics" --csv --page raw --print-units base "$program" "${args[@]}"
 grep -q '==ERROR==' "$log_dir/ncu.log" "$log_dir/ncu-counts.log" && die "ncu reported errors; see $log_dir/ncu*.log"

@@ -67,9 +67,12 @@ cold_on=$(run on cold-on "$scratch/cold-cache-on")
 cold_all=$(run all cold-all "$scratch/cold-cache-all" BANKCHECK_TRACE_SESSION=1)
 echo "empty cache: on $cold_on s, all $cold_all s (traced)"
 
-for mode in "${modes[@]}"; do
-  declare "med_$mode=$(printf '%s\n' ${times[$mode]} | median)"
-done
+# shellcheck disable=SC2086 # each mode's times, one word each
+{
+  med_off=$(printf '%s\n' ${times[off]} | median)
+  med_on=$(printf '%s\n' ${times[on]} | median)
+  med_all=$(printf '%s\n' ${times[all]} | median)
+}
 cases=$(grep -Eo '^\[==========\] [0-9]+ tests' "$log_dir/all-1.log" | grep -Eo '[0-9]+' || echo '?')
 # The trace of the cold `all` run: where attribution's own time went.
 awk '
