@@ -16,8 +16,8 @@ struct SassConfig {
   // Patch each function at its first launch while enabled (true), or every loaded function at enable.
   bool lazy_patching = true;
   // Which metrics are patched: all (each kind's instruction counter and both wavefront metrics);
-  // no-ideal (without the ideal: ideal and conflicts read as 0); ld-st (the instruction counters of
-  // LDS and STS only: other kinds' instructions are not counted at all).
+  // no-ideal (without the ideal metric: the ideal reads 0, every wavefront a conflict); ld-st (the
+  // instruction counters of LDS and STS only: other kinds' instructions are not counted at all).
   enum class Metrics : uint8_t { kAll, kNoIdeal, kLdSt } metrics = Metrics::kAll;
 
   bool IsDefault() const {
