@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
-# line_checks_cost.sh BUILD_DIR [CASES]: what per-line checking costs the kernel suite (issue
-# 25's target: the suite with line checks on every case whose lines are its contract within 1.25x
-# of the same suite without them).
+# line_checks_cost.sh BUILD_DIR [CASES]: what per-line checking costs the kernel suite (issue 34's
+# target: line checks within 1.25x of the same suite without them).
 #
 # Runs BUILD_DIR/suites/bankcheck_kernel_suite over the cases (CASES: BANKCHECK_CASES's patterns,
-# default all) REPEATS times (default 5) with BANKCHECK_LINES=off (launches counted, no tables, no
-# line checked) and with
-# the default (the tables of every case without c.expect or with annotations in its own file read
-# with its counts, its lines checked), alternating, one untimed
-# run of each first; prints each run's wall time, the medians and their ratio. Pass or fail does not
-# matter here (a case without a baseline fails the same way in both). Exit 0 when it measured, 2
-# on a usage error. Environment: REPEATS, LOG_DIR (default: a new temporary folder).
+# default all), one process each run, in three modes, alternating, REPEATS times (default 5) after
+# one untimed run of each:
+#   off  BANKCHECK_LINES=off: launches counted, no tables, no line checked
+#   on   the default: the tables of every case whose lines are its contract, its lines checked
+#   all  BANKCHECK_ATTRIBUTE=1: every case's tables (what every case with per-line baselines needs)
+# with the disassembly cache (docs/attribution.md) in a scratch folder, filled by the untimed runs:
+# the cost of a run after the first one of a build. Then one run of `on` and of `all` each with an
+# empty cache (the first run after a build: one nvdisasm per module used), the `all` one with
+# BANKCHECK_TRACE_SESSION=1, whose trace is summed: nvdisasm runs and their time, cache reads,
+# listing parses. Prints each run's wall time, the medians, and on/off and all/off. Pass or fail
+# does not matter here (a case without a baseline fails the same way in every mode). Exit 0 when it
+# measured, 2 on a usage error. Environment: REPEATS, LOG_DIR (default $OUT/line-checks-cost when
+# OUT is set, else a new temporary folder).
 set -euo pipefail
 [[ $# -ge 1 && $# -le 2 ]] || { echo "usage: $0 BUILD_DIR [CASES]" >&2; exit 2; }
 suite="$1/suites/bankcheck_kernel_suite"
@@ -18,32 +23,68 @@ export BANKCHECK_CASES=${2:-*}
 repeats=${REPEATS:-5}
 [[ -x "$suite" ]] || { echo "line_checks_cost.sh: $suite not found: build first" >&2; exit 2; }
 [[ "$repeats" =~ ^[1-9][0-9]?$ ]] || { echo "line_checks_cost.sh: REPEATS must be 1 to 99" >&2; exit 2; }
-log_dir=${LOG_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-line-cost.XXXXXX")}
+if [[ -n "${LOG_DIR:-}" ]]; then log_dir=$LOG_DIR
+elif [[ -n "${OUT:-}" ]]; then log_dir=$OUT/line-checks-cost
+else log_dir=$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-line-cost.XXXXXX"); fi
 mkdir -p "$log_dir"
+log_dir=$(cd "$log_dir" && pwd)
+# Results files and caches (megabytes a run) in a scratch folder, removed at the end; logs in LOG_DIR.
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-line-cost-scratch.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+unset BANKCHECK_LINES BANKCHECK_ATTRIBUTE BANKCHECK_TRACE_SESSION
 
-# run MODE I: one timed run of the suite; prints its seconds.
+# run MODE NAME CACHE [VAR=value...]: one timed run of the suite; prints its seconds.
 run() {
-  local mode=$1 i=$2 start end
+  local mode=$1 name=$2 cache=$3 start end
+  shift 3
+  local -a env=(BANKCHECK_RESULTS_DIR="$scratch/results-$name" BANKCHECK_DISASSEMBLY_CACHE="$cache")
+  case $mode in
+    off) env+=(BANKCHECK_LINES=off) ;;
+    all) env+=(BANKCHECK_ATTRIBUTE=1) ;;
+  esac
   start=$(date +%s.%N)
-  BANKCHECK_LINES=$mode BANKCHECK_RESULTS_DIR="$log_dir/results-$mode-$i" \
-    "$suite" >"$log_dir/$mode-$i.log" 2>&1 || true
+  env "${env[@]}" "$@" "$suite" >"$log_dir/$name.log" 2>&1 || true
   end=$(date +%s.%N)
   awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f\n", e - s }'
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-run off warmup >/dev/null
-run on warmup >/dev/null
-off_times=() on_times=()
+cache="$scratch/cache"
+modes=(off on all)
+for mode in "${modes[@]}"; do run "$mode" "$mode-warmup" "$cache" >/dev/null; done
+declare -A times
 for ((i = 1; i <= repeats; ++i)); do
-  off_times+=("$(run off "$i")")
-  on_times+=("$(run on "$i")")
-  echo "run $i: without line checks ${off_times[-1]} s, with ${on_times[-1]} s"
+  line="run $i:"
+  for mode in "${modes[@]}"; do
+    t=$(run "$mode" "$mode-$i" "$cache")
+    times[$mode]+="$t "
+    line+=" $mode $t s"
+  done
+  echo "$line"
 done
-off=$(printf '%s\n' "${off_times[@]}" | median)
-on=$(printf '%s\n' "${on_times[@]}" | median)
-cases=$(grep -Eo '^\[==========\] [0-9]+ tests' "$log_dir/on-1.log" | grep -Eo '[0-9]+' || echo '?')
-awk -v c="$cases" -v r="$repeats" -v off="$off" -v on="$on" 'BEGIN {
-  printf "kernel suite, %s cases, median of %s: without line checks %.2f s, with %.2f s: %.3fx\n", c, r, off, on, on / off }'
+cold_on=$(run on cold-on "$scratch/cold-cache-on")
+cold_all=$(run all cold-all "$scratch/cold-cache-all" BANKCHECK_TRACE_SESSION=1)
+echo "empty cache: on $cold_on s, all $cold_all s (traced)"
+
+# shellcheck disable=SC2086 # each mode's times, one word each
+{
+  med_off=$(printf '%s\n' ${times[off]} | median)
+  med_on=$(printf '%s\n' ${times[on]} | median)
+  med_all=$(printf '%s\n' ${times[all]} | median)
+}
+cases=$(grep -Eo '^\[==========\] [0-9]+ tests' "$log_dir/all-1.log" | grep -Eo '[0-9]+' || echo '?')
+# The trace of the cold `all` run: where attribution's own time went.
+awk '
+  /bankcheck trace: nvdisasm -gi on cubin/ { n++; t += $(NF - 1) }
+  /bankcheck trace: nvdisasm listing of cubin .* from the cache/ { c++; ct += $(NF - 1) }
+  /bankcheck trace: listing of cubin .* parsed/ { p++; pt += $(NF - 1) }
+  END { printf "cold all, traced: %d nvdisasm runs, %.2f s in all; %d listings from the cache, %.3f s; %d parsed, %.3f s\n", n, t / 1000, c, ct / 1000, p, pt / 1000 }
+' "$log_dir/cold-all.log"
+awk -v c="$cases" -v r="$repeats" -v off="$med_off" -v on="$med_on" -v all="$med_all" -v con="$cold_on" -v call="$cold_all" 'BEGIN {
+  printf "kernel suite, %s cases, median of %s (disassembly cache filled):\n", c, r
+  printf "  without line checks (BANKCHECK_LINES=off)   %7.2f s\n", off
+  printf "  default (cases whose lines are the contract) %7.2f s  %.3fx\n", on, on / off
+  printf "  every case attributed (BANKCHECK_ATTRIBUTE=1) %6.2f s  %.3fx\n", all, all / off
+  printf "  empty cache, one run: default %.2f s (%.3fx), every case %.2f s (%.3fx)\n", con, con / off, call, call / off }'
 echo "logs: $log_dir"

@@ -48,6 +48,7 @@ struct RunOptions {
   std::string range;
   uint64_t max_launches = 0;
   bool attribute = false;
+  bool measure_once = false;
   std::string baselines;
   bool update_baselines = false;
   bool allow_missing = false;
@@ -220,6 +221,7 @@ int Run(const RunOptions& options) {
   internal::LaunchFilter(options.kernel, options.range);  // bad patterns fail here, before the program runs
   settings.max_launches = options.max_launches;
   settings.attribute = options.attribute;
+  settings.measure_once = options.measure_once;
 
   const std::filesystem::path library = InjectionLibrary();
   if (const std::optional<std::string> why = WhyNoGpu(library)) {
@@ -278,6 +280,16 @@ int Run(const RunOptions& options) {
   else if (results.cases.empty())
     std::cerr << (options.kernel.empty() && options.range.empty() ? " (the program launched no kernel)"
                                                                   : " (no launch matched --kernel/--range)");
+  uint64_t repeats = 0, repeated_cases = 0;
+  for (const auto& [name, result] : results.cases)
+    for (const LaunchRecord& launch : result.launches) {
+      const uint64_t of_launch = internal::RepeatsOf(launch);
+      repeats += of_launch;
+      repeated_cases += of_launch != 0 ? 1 : 0;
+    }
+  if (repeats != 0)
+    std::cerr << "; " << repeats << " later launch(es) ran unmeasured as repeats of " << repeated_cases
+              << " case(s) (--measure-once)";
   std::cerr << "; results: " << options.output << "\n";
 
   if (program_status != 0) {
@@ -330,6 +342,10 @@ void AddRunCommand(CLI::App& app) {
                   "Stop measuring in a process after N matching launches (0: no limit); the rest runs at "
                   "full speed")
       ->type_name("N");
+  run->add_flag("--measure-once", options->measure_once,
+                "Measure each launch configuration once per process (kernel, grid, block, dynamic shared "
+                "memory, argument bytes, NVTX range); its later launches run unmeasured at full speed and "
+                "count as repeats of the first one's case");
   run->add_flag(
       "--attribute", options->attribute,
       "Per-instruction tables with source lines (for code built with -lineinfo): see `bankcheck lines`");

@@ -121,14 +121,16 @@ TEST_F(RunCommandTest, GivesTheProgramTheInjectionAndTheSettings) {
   WriteFile(script,
             "#!/bin/sh\necho \"inject=$CUDA_INJECTION64_PATH nvtx=$NVTX_INJECTION64_PATH "
             "kernel=$BANKCHECK_RUN_KERNEL range=$BANKCHECK_RUN_RANGE max=$BANKCHECK_RUN_MAX_LAUNCHES "
-            "attribute=$BANKCHECK_RUN_ATTRIBUTE\"; test -d \"$BANKCHECK_RUN_DIR\"\n");
+            "attribute=$BANKCHECK_RUN_ATTRIBUTE once=$BANKCHECK_RUN_MEASURE_ONCE\"; test -d "
+            "\"$BANKCHECK_RUN_DIR\"\n");
   std::filesystem::permissions(script, std::filesystem::perms::owner_all);
-  const CliRun run = Run("--kernel 'gemm|conv' --range '^fwd/' --max-launches 5 --attribute -o run.json -- " +
-                         Quoted(script));
+  const CliRun run =
+      Run("--kernel 'gemm|conv' --range '^fwd/' --max-launches 5 --attribute --measure-once -o run.json -- " +
+          Quoted(script));
   EXPECT_EQ(run.exit_code, 0) << run.err;
   const std::string library = BANKCHECK_FAKE_INJECTION_PATH;
   EXPECT_THAT(run.out, HasSubstr("inject=" + library + " nvtx=" + library +
-                                 " kernel=gemm|conv range=^fwd/ max=5 attribute=1"));
+                                 " kernel=gemm|conv range=^fwd/ max=5 attribute=1 once=1"));
   EXPECT_THAT(run.err, HasSubstr("0 launch(es) measured in 0 process(es) (no process initialized CUDA)"));
   EXPECT_TRUE(Results()["cases"].empty());
 }
@@ -173,6 +175,20 @@ TEST_F(RunCommandTest, CombinesProcessesAndNamesCasesByRangeAndKernel) {
   EXPECT_EQ(cases["fwd/128/transpose#2"]["description"],
             "launch 1 of the process: transpose(float*, float const*) in NVTX range 'fwd/128'");
   EXPECT_THAT(run.err, HasSubstr("3 launch(es) measured in 2 process(es)"));
+}
+
+TEST_F(RunCommandTest, SaysHowManyLaunchesRanUnmeasuredAsRepeats) {
+  LaunchRecord first = Launch(64, "fwd", 0), other = Launch(64, "bwd", 5);
+  first.notes.push_back(internal::RepeatsNote(40));
+  other.notes.push_back(internal::RepeatsNote(2));
+  const CliRun run =
+      Run("--measure-once -o run.json -- " + Quoted(Program({first, other, Launch(64, "", 9)})));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.err,
+              HasSubstr("3 launch(es) measured in 1 process(es); 42 later launch(es) ran unmeasured as "
+                        "repeats of 2 case(s) (--measure-once)"));
+  EXPECT_THAT(Results()["cases"]["fwd/transpose"]["description"].get<std::string>(),
+              HasSubstr("measured once for it and 40 later launch(es) of the same configuration"));
 }
 
 TEST_F(RunCommandTest, RecordsBaselinesThenGatesOnThem) {

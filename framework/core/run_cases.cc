@@ -14,6 +14,7 @@ constexpr char kKernelVariable[] = "BANKCHECK_RUN_KERNEL";
 constexpr char kRangeVariable[] = "BANKCHECK_RUN_RANGE";
 constexpr char kMaxLaunchesVariable[] = "BANKCHECK_RUN_MAX_LAUNCHES";
 constexpr char kAttributeVariable[] = "BANKCHECK_RUN_ATTRIBUTE";
+constexpr char kMeasureOnceVariable[] = "BANKCHECK_RUN_MEASURE_ONCE";
 
 std::string Variable(const char* name) {
   const char* value = std::getenv(name);
@@ -48,7 +49,8 @@ std::vector<std::pair<std::string, std::string>> RunSettings::ToEnvironment() co
           {kKernelVariable, kernel_pattern},
           {kRangeVariable, range_pattern},
           {kMaxLaunchesVariable, std::to_string(max_launches)},
-          {kAttributeVariable, attribute ? "1" : "0"}};
+          {kAttributeVariable, attribute ? "1" : "0"},
+          {kMeasureOnceVariable, measure_once ? "1" : "0"}};
 }
 
 std::optional<RunSettings> RunSettings::FromEnvironment() {
@@ -68,7 +70,46 @@ std::optional<RunSettings> RunSettings::FromEnvironment() {
     settings.max_launches = value;
   }
   settings.attribute = FlagFromEnvironment(kAttributeVariable);
+  settings.measure_once = FlagFromEnvironment(kMeasureOnceVariable);
   return settings;
+}
+
+namespace {
+constexpr std::string_view kRepeatsPrefix = "measure-once: ";
+constexpr std::string_view kRepeatsSuffix =
+    " later launch(es) of this launch's configuration ran unmeasured; their counts are taken to be this "
+    "launch's";
+}  // namespace
+
+std::string RepeatsNote(uint64_t repeats) {
+  return std::string(kRepeatsPrefix) + std::to_string(repeats) + std::string(kRepeatsSuffix);
+}
+
+uint64_t RepeatsOf(const LaunchRecord& record) {
+  for (const std::string& note : record.notes) {
+    if (note.compare(0, kRepeatsPrefix.size(), kRepeatsPrefix) != 0) continue;
+    const size_t digits = note.find_first_not_of("0123456789", kRepeatsPrefix.size());
+    // Read from a results file: only a note exactly as RepeatsNote writes it, at most 19 digits.
+    if (digits == std::string::npos || digits == kRepeatsPrefix.size() ||
+        digits - kRepeatsPrefix.size() > 19 || std::string_view(note).substr(digits) != kRepeatsSuffix)
+      continue;
+    return std::stoull(note.substr(kRepeatsPrefix.size(), digits - kRepeatsPrefix.size()));
+  }
+  return 0;
+}
+
+std::string LaunchConfigurationKey(const std::string& nvtx_range, const std::string& mangled,
+                                   const Dim3& grid, const Dim3& block, uint64_t dynamic_shared_bytes,
+                                   const std::string& argument_bytes) {
+  std::string key;
+  const auto field = [&key](const std::string& bytes) { key += std::to_string(bytes.size()) + ":" + bytes; };
+  field(nvtx_range);
+  field(mangled);
+  for (const uint64_t n : {uint64_t{grid.x}, uint64_t{grid.y}, uint64_t{grid.z}, uint64_t{block.x},
+                           uint64_t{block.y}, uint64_t{block.z}, dynamic_shared_bytes})
+    field(std::to_string(n));
+  field(argument_bytes);
+  return key;
 }
 
 LaunchFilter::LaunchFilter(const std::string& kernel_pattern, const std::string& range_pattern)
@@ -119,6 +160,9 @@ std::map<std::string, CaseResult> RunCases(const std::vector<LaunchRecord>& reco
     result.description =
         "launch " + std::to_string(record.process_launch) + " of the process: " + record.kernel;
     if (!record.nvtx_range.empty()) result.description += " in NVTX range '" + record.nvtx_range + "'";
+    if (const uint64_t repeats = RepeatsOf(record); repeats != 0)
+      result.description += "; measured once for it and " + std::to_string(repeats) +
+                            " later launch(es) of the same configuration (--measure-once)";
     result.expected_by = ExpectedBy::kBaselineOnly;
     result.launches.push_back(record);
     cases.emplace(name, std::move(result));

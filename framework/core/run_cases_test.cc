@@ -55,6 +55,27 @@ TEST(RunCasesTest, NamesCasesByRangeAndKernelWithOccurrences) {
   EXPECT_EQ(second.expected_by, ExpectedBy::kBaselineOnly);
 }
 
+TEST(RunCasesTest, AMeasuredOnceLaunchSaysHowManyRepeatsItStandsFor) {
+  LaunchRecord first = Launch("matmul_kernel", "gemm", 0);
+  first.notes.push_back(RepeatsNote(41));
+  EXPECT_EQ(RepeatsOf(first), 41u);
+  const auto cases = RunCases({first});
+  EXPECT_EQ(cases.at("gemm/matmul_kernel").description,
+            "launch 0 of the process: matmul_kernel in NVTX range 'gemm'; measured once for it and 41 later "
+            "launch(es) of the same configuration (--measure-once)");
+}
+
+TEST(RunCasesTest, OnlyANoteAsRepeatsNoteWritesItCountsRepeats) {
+  LaunchRecord record = Launch("k", "", 0);
+  for (const std::string& note :
+       {std::string("measure-once: 12"), std::string("measure-once: x") + RepeatsNote(3).substr(15),
+        "measure-once: 99999999999999999999" + RepeatsNote(1).substr(15), RepeatsNote(5) + "!"})
+    record.notes.push_back(note);
+  EXPECT_EQ(RepeatsOf(record), 0u);
+  record.notes.push_back(RepeatsNote(9999999999999999999u));  // 19 digits, the most read
+  EXPECT_EQ(RepeatsOf(record), 9999999999999999999u);
+}
+
 TEST(LaunchFilterTest, SearchesBothPatterns) {
   const LaunchFilter all("", "");
   EXPECT_TRUE(all.Matches("anything", ""));
@@ -84,6 +105,7 @@ TEST(RunSettingsTest, RoundTripsThroughTheEnvironment) {
   settings.range_pattern = "^gemm/";
   settings.max_launches = 12;
   settings.attribute = true;
+  settings.measure_once = true;
   for (const auto& [name, value] : settings.ToEnvironment()) ::setenv(name.c_str(), value.c_str(), 1);
   const std::optional<RunSettings> read = RunSettings::FromEnvironment();
   ASSERT_TRUE(read.has_value());
@@ -92,6 +114,7 @@ TEST(RunSettingsTest, RoundTripsThroughTheEnvironment) {
   EXPECT_EQ(read->range_pattern, settings.range_pattern);
   EXPECT_EQ(read->max_launches, 12u);
   EXPECT_TRUE(read->attribute);
+  EXPECT_TRUE(read->measure_once);
 
   ::setenv("BANKCHECK_RUN_MAX_LAUNCHES", "-3", 1);
   EXPECT_THROW(RunSettings::FromEnvironment(), Error);
@@ -113,6 +136,21 @@ TEST(CombineProcessResultsTest, KeepsEveryProcesssCases) {
 
   second.metadata.arch = "sm_80";
   EXPECT_THROW(CombineProcessResults({first, second}), Error);
+}
+
+TEST(LaunchConfigurationKeyTest, EqualExactlyWhenEveryFieldIs) {
+  const std::string args("\x00\x10\x20", 3);
+  const std::string key = LaunchConfigurationKey("gemm/128", "_Z4gemmPf", {8, 8, 1}, {256, 1, 1}, 0, args);
+  EXPECT_EQ(key, LaunchConfigurationKey("gemm/128", "_Z4gemmPf", {8, 8, 1}, {256, 1, 1}, 0, args));
+  EXPECT_NE(key, LaunchConfigurationKey("gemm/256", "_Z4gemmPf", {8, 8, 1}, {256, 1, 1}, 0, args));
+  EXPECT_NE(key, LaunchConfigurationKey("gemm/128", "_Z4gemmPd", {8, 8, 1}, {256, 1, 1}, 0, args));
+  EXPECT_NE(key, LaunchConfigurationKey("gemm/128", "_Z4gemmPf", {8, 1, 8}, {256, 1, 1}, 0, args));
+  EXPECT_NE(key, LaunchConfigurationKey("gemm/128", "_Z4gemmPf", {8, 8, 1}, {128, 2, 1}, 0, args));
+  EXPECT_NE(key, LaunchConfigurationKey("gemm/128", "_Z4gemmPf", {8, 8, 1}, {256, 1, 1}, 1024, args));
+  EXPECT_NE(key, LaunchConfigurationKey("gemm/128", "_Z4gemmPf", {8, 8, 1}, {256, 1, 1}, 0, args + '\0'));
+  // Length-prefixed: a range ending like a kernel's name cannot stand in for it.
+  EXPECT_NE(LaunchConfigurationKey("a:", "b", {}, {}, 0, ""),
+            LaunchConfigurationKey("a", ":b", {}, {}, 0, ""));
 }
 
 }  // namespace

@@ -14,8 +14,11 @@
 #include <iterator>
 #include <memory>
 #include <optional>
+#include <string>
+#include <tuple>
 #include <utility>
 
+#include "core/internal/run_cases.h"
 #include "cuda/internal/cupti_errors.h"
 #include "cuda/internal/launch_log.h"
 #include "cuda/internal/launch_observer.h"
@@ -175,6 +178,96 @@ std::optional<LaunchInfo> LaunchShape(CUpti_CallbackId id, const void* params) {
   }
 }
 
+// The bytes of a launch's arguments, as the kernel will see them: each parameter's bytes (sizes from
+// cuFuncGetParamInfo) from `params`, or the packed buffer of `extra`; nullopt when they cannot be
+// read, so that such a launch is never taken for a repeat.
+using FuncGetParamInfoFn = CUresult (*)(CUfunction, size_t, size_t*, size_t*);
+
+// cuFuncGetParamInfo (CUDA 12.4), looked up through the runtime once, as every driver function
+// bankcheck calls is: the library is not linked with the driver. Null when the driver lacks it.
+FuncGetParamInfoFn FuncGetParamInfo() {
+  static const FuncGetParamInfoFn found = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult query{};
+    if (cudaGetDriverEntryPointByVersion("cuFuncGetParamInfo", &fn, 12040, cudaEnableDefault, &query) !=
+            cudaSuccess ||
+        query != cudaDriverEntryPointSuccess)
+      fn = nullptr;
+    return reinterpret_cast<FuncGetParamInfoFn>(fn);
+  }();
+  return found;
+}
+
+std::optional<std::string> ArgumentBytes(CUfunction function, void** params, void** extra) {
+  std::string bytes;
+  if (params != nullptr) {
+    const FuncGetParamInfoFn param_info = FuncGetParamInfo();
+    if (param_info == nullptr) return std::nullopt;
+    constexpr size_t kMaxParameters = 4096;  // 32 KiB of parameters at most, 8 bytes or more each
+    for (size_t i = 0; i < kMaxParameters; ++i) {
+      size_t offset = 0, size = 0;
+      const CUresult status = param_info(function, i, &offset, &size);
+      // Past the last parameter; at index 0 the handle may be one it cannot query: unknown.
+      if (status == CUDA_ERROR_INVALID_VALUE && i > 0) return bytes;
+      if (status != CUDA_SUCCESS || params[i] == nullptr) return std::nullopt;
+      bytes.append(reinterpret_cast<const char*>(&size), sizeof size);
+      bytes.append(static_cast<const char*>(params[i]), size);
+    }
+    return std::nullopt;
+  }
+  if (extra != nullptr) {
+    const void* buffer = nullptr;
+    const size_t* size = nullptr;
+    for (size_t i = 0; i < 64 && extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+      if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+        buffer = extra[i + 1];
+      else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE)
+        size = static_cast<const size_t*>(extra[i + 1]);
+      else
+        return std::nullopt;
+    }
+    if (buffer == nullptr || size == nullptr) return std::nullopt;
+    return std::string(static_cast<const char*>(buffer), *size);
+  }
+  return bytes;  // a kernel without parameters
+}
+
+// LaunchConfigurationKey of a kernel launch; "" when its arguments cannot be read.
+std::string ConfigurationOf(CUpti_CallbackId id, const void* params, const ObservedLaunch& observed) {
+  std::optional<LaunchInfo> shape = LaunchShape(id, params);
+  if (!shape) return "";
+  CUfunction function = nullptr;
+  void** arguments = nullptr;
+  void** extra = nullptr;
+  std::string attributes;
+  switch (id) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
+      const auto* p = static_cast<const cuLaunchKernel_params*>(params);
+      std::tie(function, arguments, extra) = std::make_tuple(p->f, p->kernelParams, p->extra);
+      break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+      const auto* p = static_cast<const cuLaunchKernelEx_params*>(params);
+      std::tie(function, arguments, extra) = std::make_tuple(p->f, p->kernelParams, p->extra);
+      // Launch attributes (a cluster's shape, a priority) are part of the configuration: compared as
+      // their bytes (padding that differs only makes another measurement).
+      if (p->config->numAttrs != 0 && p->config->attrs == nullptr) return "";
+      attributes.assign(reinterpret_cast<const char*>(p->config->attrs),
+                        sizeof(CUlaunchAttribute) * p->config->numAttrs);
+      break;
+    }
+    default:  // cooperative launches: measured every time
+      return "";
+  }
+  const std::optional<std::string> bytes = ArgumentBytes(function, arguments, extra);
+  if (!bytes) return "";
+  return LaunchConfigurationKey(observed.nvtx_range, observed.mangled, shape->grid, shape->block,
+                                shape->dynamic_shared_bytes,
+                                std::to_string(attributes.size()) + ":" + attributes + *bytes);
+}
+
 void CUPTIAPI OnCuptiCallback(void* /*userdata*/, CUpti_CallbackDomain domain, CUpti_CallbackId id,
                               const void* data) {
   if (domain == CUPTI_CB_DOMAIN_RESOURCE && id == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
@@ -198,9 +291,16 @@ void CUPTIAPI OnCuptiCallback(void* /*userdata*/, CUpti_CallbackDomain domain, C
     }
     origin.nvtx_range = CurrentNvtxRange();
     origin.process_launch = next_launch.fetch_add(1);
-    if (launch_observer != nullptr)
-      launch_observer->OnLaunch(info->context, IsGraphLaunch(id) ? nullptr : info->symbolName,
-                                origin.nvtx_range);
+    if (launch_observer != nullptr) {
+      ObservedLaunch observed;
+      observed.context = info->context;
+      observed.mangled = IsGraphLaunch(id) ? nullptr : info->symbolName;
+      observed.nvtx_range = origin.nvtx_range;
+      observed.process_launch = origin.process_launch;
+      if (observed.mangled != nullptr && launch_observer->WantsConfigurations())
+        observed.configuration = ConfigurationOf(id, info->functionParams, observed);
+      launch_observer->OnLaunch(observed);
+    }
     log.EnterLaunch();
   }
   std::optional<LaunchInfo> launch =

@@ -4,15 +4,13 @@
 #include <cupti_pcsampling.h>
 #include <cupti_profiler_target.h>
 #include <cupti_sass_metrics.h>
-#include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <regex>
 #include <set>
 #include <string_view>
 #include <tuple>
@@ -20,9 +18,9 @@
 
 #include "bankcheck/error.h"
 #include "core/internal/environment.h"
-#include "core/internal/file_io.h"
-#include "core/internal/subprocess.h"
 #include "cuda/internal/cupti_errors.h"
+#include "cuda/internal/disassembly.h"
+#include "cuda/internal/sass_config.h"
 #include "cuda/internal/thread_annotations.h"
 
 namespace bankcheck::internal {
@@ -79,42 +77,25 @@ std::shared_ptr<const std::vector<char>> FindCubin(uint32_t crc) {
   return found == g_cubins.cubins.end() ? nullptr : found->second;
 }
 
-// nvdisasm: BANKCHECK_NVDISASM (an absolute path to an executable; Error otherwise), else the
-// toolkit's that bankcheck was built with, else found on PATH.
-std::string FindNvdisasm() {
-  if (std::string set = ExecutableFromEnvironment("BANKCHECK_NVDISASM"); !set.empty()) return set;
-#ifdef BANKCHECK_CUDA_BIN_DIR
-  const std::filesystem::path built_with = std::filesystem::path(BANKCHECK_CUDA_BIN_DIR) / "nvdisasm";
-  if (::access(built_with.c_str(), X_OK) == 0) return built_with.string();
-#endif
-  return "nvdisasm";
-}
-
-// nvdisasm's listing of `cubin`; empty when nvdisasm cannot be run.
-std::string Disassemble(const std::vector<char>& cubin) {
-  const std::string nvdisasm = FindNvdisasm();
-  std::string path_text = (std::filesystem::temp_directory_path() / "bankcheck-cubin-XXXXXX").string();
-  char* path = path_text.data();
-  // Written through mkstemp's descriptor: reopening the name could follow a link swapped in for it.
-  const int fd = ::mkstemp(path);
-  if (fd < 0) return "";
-  const bool written = WriteAll(fd, std::string_view(cubin.data(), cubin.size()));
-  ::close(fd);
-  // An argument vector, no shell: neither the path nor BANKCHECK_NVDISASM can become a command.
-  // -gi: each instruction's source line with the chain of calls it was inlined through.
-  const ProgramRun run = written ? RunProgram(nvdisasm, {"-gi", "-c", path}) : ProgramRun{};
-  std::remove(path);
-  return run.exit_status == 0 ? run.output : "";
-}
-
 // The disassembled instruction at `pc` of `function` in the cubin with `crc`; empty when unknown.
 DisassembledInstruction DisassembledAt(uint32_t crc, const std::string& function, uint32_t pc) {
   const std::shared_ptr<const std::vector<char>> cubin = FindCubin(crc);
   if (!cubin) return {};
   MutexLock lock(g_cubins.mutex);
   auto found = g_cubins.disassembled.find(crc);
-  if (found == g_cubins.disassembled.end())
-    found = g_cubins.disassembled.emplace(crc, ParseNvdisasm(Disassemble(*cubin))).first;
+  if (found == g_cubins.disassembled.end()) {
+    // The suites' default cache is in their build folder: theirs, rebuilt with them.
+    const std::string cache = DisassemblyCacheFolder(
+        g_cubins.build_root.empty() ? "" : g_cubins.build_root + "/bankcheck-cache/nvdisasm");
+    const std::string listing = NvdisasmListing(*cubin, crc, cache);
+    const auto start = std::chrono::steady_clock::now();
+    found = g_cubins.disassembled.emplace(crc, ParseNvdisasm(listing)).first;
+    if (FlagFromEnvironment("BANKCHECK_TRACE_SESSION"))
+      std::fprintf(
+          stderr, "bankcheck trace: listing of cubin %08x parsed (%zu functions): %.3f ms\n", crc,
+          found->second.size(),
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
   const auto in_function = found->second.find(function);
   if (in_function == found->second.end()) return {};
   const auto at = in_function->second.find(pc);
@@ -164,6 +145,12 @@ std::optional<uint64_t> MetricId(const std::string& chip, const std::string& nam
   return params.metric.metricId;
 }
 
+// BANKCHECK_SASS_CONFIG, read once: the configuration is set once per process.
+const SassConfig& TheSassConfig() {
+  static const SassConfig config = SassConfigFromEnvironment();
+  return config;
+}
+
 // The SASS metrics configuration can be set once per process and device: CUPTI 13.0 answered a
 // second cuptiSassMetricsSetConfig, after UnsetConfig, with CUPTI_ERROR_OUT_OF_MEMORY on the H100.
 // So it is set on first use and kept.
@@ -173,13 +160,21 @@ const MetricIds& ConfigureOnce(int device, const std::string& chip) {
   std::lock_guard<std::mutex> lock(mutex);
   if (const auto found = configured.find(device); found != configured.end()) return found->second;
   MetricIds ids;
+  const SassConfig& config = TheSassConfig();
+  if (!config.IsDefault())
+    std::fprintf(stderr,
+                 "bankcheck: SASS metrics configured by BANKCHECK_SASS_CONFIG (%s): an experiment; "
+                 "counts are checked only with the default\n",
+                 Describe(config).c_str());
   std::vector<CUpti_SassMetrics_Config> configs;
   const auto add = [&](const std::string& name) -> std::optional<uint64_t> {
     const std::optional<uint64_t> id = MetricId(chip, name);
-    if (id) configs.push_back({*id, CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU});
+    if (id) configs.push_back({*id, static_cast<uint8_t>(config.granularity)});
     return id;
   };
-  const std::optional<uint64_t> wavefronts = add(kWavefrontsMetric), ideal = add(kIdealMetric);
+  const bool with_ideal = config.metrics != SassConfig::Metrics::kNoIdeal;
+  const std::optional<uint64_t> wavefronts = add(kWavefrontsMetric),
+                                ideal = with_ideal ? add(kIdealMetric) : MetricId(chip, kIdealMetric);
   if (!wavefronts || !ideal)
     throw Error(ErrorKind::kUnsupportedDevice, "this GPU (" + chip +
                                                    ") has no per-instruction shared-memory "
@@ -187,6 +182,9 @@ const MetricIds& ConfigureOnce(int device, const std::string& chip) {
   ids.wavefronts = *wavefronts;
   ids.ideal = *ideal;
   for (const SharedKindInfo& info : SharedKinds()) {
+    if (config.metrics == SassConfig::Metrics::kLdSt && info.kind != SharedKind::kLoad &&
+        info.kind != SharedKind::kStore)
+      continue;
     const std::string range_name = info.instructions_metric;  // "...op_shared_ld.sum"
     if (const std::optional<uint64_t> id = add(range_name.substr(0, range_name.rfind(".sum"))))
       ids.kind_of[*id] = info.kind;
@@ -283,7 +281,8 @@ class SassPatching {
   explicit SassPatching(CUcontext context) : context_(context) {
     BANKCHECK_CUPTI_PARAMS(CUpti_SassMetricsEnable_Params, enable);
     enable.ctx = context;
-    enable.enableLazyPatching = 1;  // patch what runs, at its first launch: not every kernel loaded
+    // By default patch what runs, at its first launch: not every kernel loaded.
+    enable.enableLazyPatching = TheSassConfig().lazy_patching ? 1 : 0;
     BANKCHECK_CUPTI_CHECK(cuptiSassMetricsEnable(&enable));
   }
   ~SassPatching() {
@@ -417,45 +416,6 @@ std::vector<InstructionCounts> ResolveInstructions(const std::string& function,
   }
   SortByExcess(resolved);
   return resolved;
-}
-
-Disassembly ParseNvdisasm(const std::string& listing) {
-  // "        .text._Z9transposePKfPf:" opens a function; "/*0220*/  @!P0 LDS.128 R4, [R2] ;" is
-  // an instruction (an optional predicate, then the opcode with its modifiers, which may hold
-  // lower-case letters: HGMMA.64x64x16.F32). With -gi, the instructions after
-  //   //## File "/p/cute/arch/copy_sm80.hpp", line 64 inlined at "/p/gemm.cu", line 137
-  //   //## File "/p/gemm.cu", line 137 inlined at "/p/gemm.cu", line 152
-  //   //## File "/p/gemm.cu", line 152
-  // come from that chain of lines, innermost first (a group of such lines replaces the last).
-  static const std::regex function(R"(^\s*\.text\.([^\s:]+):)");
-  static const std::regex instruction(R"(/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Za-z0-9_.]*))");
-  static const std::regex line_info(R"re(^\s*//## File "([^"]*)", line ([0-9]+))re");
-  Disassembly disassembled;
-  std::map<uint32_t, DisassembledInstruction>* current = nullptr;
-  std::vector<SourceFrame> chain;
-  bool chain_open = false;  // the last line read was a line-info line: the next one extends the chain
-  size_t start = 0;
-  while (start < listing.size()) {
-    size_t end = listing.find('\n', start);
-    if (end == std::string::npos) end = listing.size();
-    const std::string line = listing.substr(start, end - start);
-    start = end + 1;
-    std::smatch match;
-    if (std::regex_search(line, match, line_info)) {
-      if (!chain_open) chain.clear();
-      chain_open = true;
-      chain.push_back({match[1], static_cast<uint32_t>(std::stoul(match[2]))});
-      continue;
-    }
-    chain_open = false;
-    if (std::regex_search(line, match, function)) {
-      current = &disassembled[match[1]];
-      chain.clear();
-    } else if (current != nullptr && std::regex_search(line, match, instruction)) {
-      (*current)[static_cast<uint32_t>(std::stoul(match[1], nullptr, 16))] = {match[2], chain};
-    }
-  }
-  return disassembled;
 }
 
 }  // namespace bankcheck::internal

@@ -17,7 +17,7 @@ Recorder::Recorder(RunSettings settings, std::unique_ptr<Measurer> measurer)
       filter_(settings_.kernel_pattern, settings_.range_pattern),
       measurer_(std::move(measurer)) {}
 
-void Recorder::OnLaunch(CUcontext context, const char* mangled, const std::string& nvtx_range) {
+void Recorder::OnLaunch(const ObservedLaunch& launch) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (done_) return;
   if (settings_.max_launches != 0 && matched_ >= settings_.max_launches) {
@@ -26,13 +26,29 @@ void Recorder::OnLaunch(CUcontext context, const char* mangled, const std::strin
     done_ = true;
     return;
   }
-  if (Matches(mangled, nvtx_range)) ++matched_;
-  if (!measurement_) Start(context);
+  if (settings_.measure_once && !launch.configuration.empty()) {
+    const auto first = first_launch_of_.find(launch.configuration);
+    if (first != first_launch_of_.end()) {
+      ++repeats_of_[first->second];
+      unwritten_ = true;
+      // Unpatched: finishing synchronizes and stops patching. Written with the next write, so that
+      // a program alternating repeats and new launches does not rewrite its file at each switch.
+      if (measurement_) Finish(/*write=*/false);
+      return;
+    }
+    if (first_launch_of_.size() < kMaxConfigurations)
+      first_launch_of_.emplace(launch.configuration, launch.process_launch);
+  }
+  if (Matches(launch.mangled, launch.nvtx_range)) ++matched_;
+  if (!measurement_) Start(launch.context);
 }
 
 void Recorder::OnContextDestroy(CUcontext context) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (measurement_ && context == measured_context_) Finish();
+  // What a repeat left unwritten is written now, as at every context's end.
+  else if (unwritten_)
+    Write();
 }
 
 void Recorder::AtExit() {
@@ -40,7 +56,7 @@ void Recorder::AtExit() {
     std::lock_guard<std::mutex> lock(mutex_);
     if (measurement_)
       Finish();
-    else if (!written_)
+    else if (!written_ || unwritten_)
       Write();
     done_ = true;
   }
@@ -66,7 +82,7 @@ void Recorder::Start(CUcontext context) {
   }
 }
 
-void Recorder::Finish() {
+void Recorder::Finish(bool write) {
   if (!measurement_) return;
   Measured measured = measurement_->Finish();
   measurement_.reset();
@@ -74,8 +90,10 @@ void Recorder::Finish() {
   for (LaunchRecord& record : measured.records) records_.push_back(std::move(record));
   if (!measured.error.empty())
     Fail(measured.error);  // writes what was counted before it
-  else
+  else if (write)
     Write();
+  else
+    unwritten_ = true;
 }
 
 // Measures no more, and says why: in the process's file for `bankcheck run`, and on stderr.
@@ -93,10 +111,15 @@ void Recorder::Write() {
     RunResults results;
     results.metadata = metadata_;
     std::vector<LaunchRecord> reported;
-    for (const LaunchRecord& record : records_)
-      if (filter_.Matches(record.graph_kernels.empty() ? record.kernel : "graph", record.nvtx_range))
-        reported.push_back(record);
+    for (const LaunchRecord& record : records_) {
+      if (!filter_.Matches(record.graph_kernels.empty() ? record.kernel : "graph", record.nvtx_range))
+        continue;
+      reported.push_back(record);
+      if (const auto repeats = repeats_of_.find(record.process_launch); repeats != repeats_of_.end())
+        reported.back().notes.push_back(RepeatsNote(repeats->second));
+    }
     results.cases = RunCases(reported);
+    unwritten_ = false;
     WriteResults(folder / (stem + ".json"), results);
     written_ = true;
     if (!error_.empty()) WriteFileAtomically(folder / (stem + ".error"), error_ + "\n");

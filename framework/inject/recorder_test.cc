@@ -17,6 +17,7 @@ extern "C" int (*InitializeInjectionNvtx2_fnptr)(const void* (*)(uint32_t));
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -80,10 +81,12 @@ const auto kContextB = reinterpret_cast<CUcontext>(0x2000);
 
 class RecorderTest : public testing_support::TempDirTest {
  protected:
-  Recorder& Make(uint64_t max_launches = 0, const std::string& kernel = "", const std::string& range = "") {
+  Recorder& Make(uint64_t max_launches = 0, const std::string& kernel = "", const std::string& range = "",
+                 bool measure_once = false) {
     RunSettings settings;
     settings.output_dir = dir_.string();
     settings.max_launches = max_launches;
+    settings.measure_once = measure_once;
     settings.kernel_pattern = kernel;
     settings.range_pattern = range;
     recorder_ = std::make_unique<Recorder>(settings, std::make_unique<FakeMeasurer>(gpu_));
@@ -92,14 +95,28 @@ class RecorderTest : public testing_support::TempDirTest {
 
   // A launch as the launch callbacks report it, in the calling thread's NVTX range; counted when a
   // measurement runs once the recorder has seen it.
-  void Launch(CUcontext context, const std::string& kernel) {
-    const std::string range = CurrentNvtxRange();
-    recorder_->OnLaunch(context, kernel.c_str(), range);
+  // `configuration`: what the launch callbacks would give for --measure-once ("" for unknown).
+  void Launch(CUcontext context, const std::string& kernel, const std::string& configuration = "") {
+    ObservedLaunch launch;
+    launch.context = context;
+    launch.mangled = kernel.c_str();
+    launch.nvtx_range = CurrentNvtxRange();
+    launch.process_launch = next_launch_++;
+    launch.configuration = configuration;
+    recorder_->OnLaunch(launch);
     if (!gpu_.measuring) return;
     LaunchRecord record = testing_support::MakeRecord(64, 64, kernel);
-    record.nvtx_range = range;
-    record.process_launch = next_launch_++;
+    record.nvtx_range = launch.nvtx_range;
+    record.process_launch = launch.process_launch;
     gpu_.counted.push_back(record);
+  }
+
+  // The repeats of each case's launch, by case name.
+  std::map<std::string, uint64_t> Repeats() const {
+    std::map<std::string, uint64_t> repeats;
+    for (const auto& [name, result] : ReadResults(File(".json")).cases)
+      repeats[name] = RepeatsOf(result.launches.at(0));
+    return repeats;
   }
 
   std::filesystem::path File(const std::string& extension) const {
@@ -193,6 +210,65 @@ TEST_F(RecorderTest, AProcessThatLaunchedNothingWritesAnEmptyFile) {
   Make().AtExit();
   EXPECT_THAT(Cases(), ElementsAre());
   EXPECT_EQ(gpu_.shut_down, 1);
+}
+
+using ::testing::Pair;
+
+TEST_F(RecorderTest, MeasureOnceRunsARepeatedConfigurationUnmeasuredAndCountsItOnTheFirst) {
+  Recorder& recorder = Make(0, "", "", /*measure_once=*/true);
+  EXPECT_TRUE(recorder.WantsConfigurations());
+  Launch(kContextA, "gemm", "gemm 512");
+  Launch(kContextA, "gemm", "gemm 512");  // a repeat: the measurement ends, this one runs unpatched
+  EXPECT_FALSE(gpu_.measuring);
+  Launch(kContextA, "gemm", "gemm 512");
+  Launch(kContextA, "gemm", "gemm 1024");  // new: measured again
+  EXPECT_TRUE(gpu_.measuring);
+  Launch(kContextA, "scale", "scale 1");
+  Launch(kContextA, "gemm", "gemm 512");
+  Launch(kContextA, "gemm", "gemm 1024");
+  Launch(kContextA, "scale", "");  // arguments unknown: never a repeat
+  Launch(kContextA, "scale", "");
+  recorder.AtExit();
+  EXPECT_EQ(gpu_.started, 3);
+  EXPECT_THAT(Repeats(), ElementsAre(Pair("gemm", 3u), Pair("gemm#2", 1u), Pair("scale", 0u),
+                                     Pair("scale#2", 0u), Pair("scale#3", 0u)));
+  EXPECT_THAT(ReadResults(File(".json")).cases.at("gemm").description,
+              HasSubstr("measured once for it and 3 later launch(es) of the same configuration"));
+}
+
+TEST_F(RecorderTest, WithoutMeasureOnceConfigurationsAreIgnored) {
+  Recorder& recorder = Make();
+  EXPECT_FALSE(recorder.WantsConfigurations());
+  Launch(kContextA, "gemm", "gemm 512");
+  Launch(kContextA, "gemm", "gemm 512");
+  recorder.AtExit();
+  EXPECT_THAT(Repeats(), ElementsAre(Pair("gemm", 0u), Pair("gemm#2", 0u)));
+  EXPECT_EQ(gpu_.started, 1);
+}
+
+TEST_F(RecorderTest, RepeatsDoNotCountTowardsMaxLaunches) {
+  Recorder& recorder = Make(2, "", "", /*measure_once=*/true);
+  Launch(kContextA, "gemm", "gemm 512");
+  Launch(kContextA, "gemm", "gemm 512");
+  Launch(kContextA, "gemm", "gemm 512");
+  Launch(kContextA, "scale", "scale 1");
+  Launch(kContextA, "late", "late 1");  // the limit of 2 measured launches is reached
+  recorder.AtExit();
+  EXPECT_THAT(Repeats(), ElementsAre(Pair("gemm", 2u), Pair("scale", 0u)));
+}
+
+TEST_F(RecorderTest, RepeatsAfterTheLastWriteAreWrittenAtExit) {
+  Recorder& recorder = Make(0, "", "", /*measure_once=*/true);
+  Launch(kContextA, "gemm", "gemm 512");
+  recorder.OnContextDestroy(kContextA);  // finished and written
+  EXPECT_THAT(Repeats(), ElementsAre(Pair("gemm", 0u)));
+  Launch(kContextA, "gemm", "gemm 512");
+  recorder.OnContextDestroy(kContextA);  // nothing measuring: what the repeat changed is written
+  EXPECT_THAT(Repeats(), ElementsAre(Pair("gemm", 1u)));
+  Launch(kContextA, "gemm", "gemm 512");
+  recorder.AtExit();
+  EXPECT_THAT(Repeats(), ElementsAre(Pair("gemm", 2u)));
+  EXPECT_EQ(gpu_.started, 1);
 }
 
 }  // namespace

@@ -6,7 +6,8 @@
 # in:
 #   NVTX_FIRST   bankcheck_nvtx_first (nvtx_first_program.cu): its first range opens before CUDA
 #                initializes; cases exactly inputs/Fill, inputs/Fill#2, work/Shift, work/Shift#2,
-#                Fill, Fill#2
+#                Fill, Fill#2; and with --measure-once, without work/Shift#2 (a repeat of work/Shift:
+#                same arguments), the Fills all measured (their value argument differs)
 #   LAUNCH_LOOP  bankcheck_launch_loop 2 (benchmarks/, when built): stride{1,2,32}/StridedCopy{,#2}
 #   examples/python/nvtx_before_init.py, with a python3 that has torch with CUDA (else this part
 #                is skipped, the reason printed): every case inside "inputs" or "work" (doctored only
@@ -115,6 +116,23 @@ gate() {
 }
 
 gate nvtx_first exact inputs/Fill 'inputs/Fill#2' work/Shift 'work/Shift#2' Fill 'Fill#2' -- "$nvtx_first"
+# --measure-once: the two Shift launches (same arguments, same range) are one case and a repeat; the
+# Fill launches differ in their value argument, so each is measured.
+echo "== measure_once: bankcheck run --measure-once -- $nvtx_first"
+"$bankcheck" run --measure-once -o "$work/once.json" -- "$nvtx_first" 2>"$work/once.err"
+status=$?
+cat "$work/once.err" >&2
+if ((status != 0)); then
+  fail "measure_once: exited $status"
+elif ! check_names "$work/once.json" exact inputs/Fill 'inputs/Fill#2' work/Shift Fill 'Fill#2'; then
+  fail "measure_once: case names"
+elif ! grep -q '1 later launch(es) ran unmeasured as repeats of 1 case(s)' "$work/once.err" ||
+  ! python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))["cases"]["work/Shift"]["description"]; sys.exit(0 if "measured once for it and 1 later launch" in d else d)' \
+    "$work/once.json"; then
+  fail "measure_once: the repeat of work/Shift is not reported"
+else
+  echo "== measure_once: passed (work/Shift measured once for 2 launches; each Fill measured)"
+fi
 if [[ -n "$launch_loop" ]]; then
   gate launch_loop exact stride1/StridedCopy 'stride1/StridedCopy#2' stride2/StridedCopy \
     'stride2/StridedCopy#2' stride32/StridedCopy 'stride32/StridedCopy#2' -- "$launch_loop" 2

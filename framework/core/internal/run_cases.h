@@ -24,6 +24,7 @@ struct RunSettings {
   std::string range_pattern;   // BANKCHECK_RUN_RANGE: ECMAScript regex searched in the NVTX range
   uint64_t max_launches = 0;   // BANKCHECK_RUN_MAX_LAUNCHES: per process; 0 = no limit
   bool attribute = false;      // BANKCHECK_RUN_ATTRIBUTE: per-instruction tables
+  bool measure_once = false;   // BANKCHECK_RUN_MEASURE_ONCE: each launch configuration measured once
 
   // NAME=value pairs for the program's environment.
   std::vector<std::pair<std::string, std::string>> ToEnvironment() const;
@@ -31,6 +32,19 @@ struct RunSettings {
   // injected without `bankcheck run`). Error(kBadInput) naming the variable for a bad value.
   static std::optional<RunSettings> FromEnvironment();
 };
+
+// What --measure-once compares (docs/run.md): the launch's NVTX range, kernel (mangled), grid, block,
+// dynamic shared memory bytes and argument bytes (the kernel's parameters as passed, by value:
+// pointers as addresses, not what they point to). Each field is length-prefixed, so two launches
+// have the same key exactly when every field is equal.
+std::string LaunchConfigurationKey(const std::string& nvtx_range, const std::string& mangled,
+                                   const Dim3& grid, const Dim3& block, uint64_t dynamic_shared_bytes,
+                                   const std::string& argument_bytes);
+
+// --measure-once: the note a measured launch's record carries for the `repeats` later launches of
+// its configuration that ran unmeasured, and how many a record's notes say (0 without such a note).
+std::string RepeatsNote(uint64_t repeats);
+uint64_t RepeatsOf(const LaunchRecord& record);
 
 // Which launches are reported (--kernel, --range): both patterns searched (std::regex_search,
 // ECMAScript); an empty pattern matches everything.

@@ -17,15 +17,27 @@
 
 namespace bankcheck::internal {
 
+// A launch as the injection is told of it, at the entry of its launch function.
+struct ObservedLaunch {
+  CUcontext context = nullptr;
+  const char* mangled = nullptr;  // the kernel; null for a graph launch
+  std::string nvtx_range;         // the launching thread's NVTX range (nvtx_ranges.h)
+  uint64_t process_launch = 0;    // LaunchRecord::process_launch
+  // LaunchConfigurationKey (run_cases.h) when the observer WantsConfigurations; "" otherwise, for a
+  // graph launch, and when the argument bytes cannot be read: such a launch is never a repeat.
+  std::string configuration;
+};
+
 // What the injection is told. Each call is made outside every lock of the counter session, so it
 // may start or finish a measurement.
 class LaunchObserver {
  public:
   virtual ~LaunchObserver() = default;
-  // At the entry of every launch function (a kernel or graph launch), before the launch is
-  // recorded: its context, its kernel (mangled; null for a graph launch) and the launching
-  // thread's NVTX range (nvtx_ranges.h).
-  virtual void OnLaunch(CUcontext context, const char* mangled, const std::string& nvtx_range) = 0;
+  // At the entry of every launch function (a kernel or graph launch), before the launch is recorded.
+  virtual void OnLaunch(const ObservedLaunch& launch) = 0;
+  // Whether OnLaunch needs each launch's configuration (reading the argument bytes costs a driver
+  // call per parameter).
+  virtual bool WantsConfigurations() const { return false; }
   // When a CUDA context is about to be destroyed, before a measurement's patching lets go of it.
   virtual void OnContextDestroy(CUcontext context) = 0;
 };

@@ -25,7 +25,13 @@ class Recorder : public LaunchObserver {
   // Error(kBadInput) for a bad pattern in `settings`.
   Recorder(RunSettings settings, std::unique_ptr<Measurer> measurer);
 
-  void OnLaunch(CUcontext context, const char* mangled, const std::string& nvtx_range) override;
+  // With RunSettings::measure_once, a launch whose configuration (ObservedLaunch::configuration)
+  // was seen before in this process is a repeat: it runs unmeasured (a measurement running is
+  // finished first, unwritten) and adds to the repeats of the record of its configuration's first
+  // launch (a RepeatsNote in its notes), whose case stands for it; it does not count towards
+  // --max-launches. The next launch of a new configuration starts another measurement.
+  void OnLaunch(const ObservedLaunch& launch) override;
+  bool WantsConfigurations() const override { return settings_.measure_once; }
   void OnContextDestroy(CUcontext context) override;
   // The process is exiting: finishes what is measuring, writes (a process that launched nothing
   // says so with an empty file) and shuts the measurer down.
@@ -34,7 +40,8 @@ class Recorder : public LaunchObserver {
  private:
   bool Matches(const char* mangled, const std::string& nvtx_range);
   void Start(CUcontext context);
-  void Finish();
+  // Ends the measurement running and keeps its records; writes them unless `write` is false.
+  void Finish(bool write = true);
   void Fail(const std::string& why);
   void Write();
 
@@ -48,6 +55,12 @@ class Recorder : public LaunchObserver {
   std::vector<LaunchRecord> records_;  // of the measurements finished so far
   RunMetadata metadata_;               // taken when the first measurement starts
   bool written_ = false;
+  // --measure-once: each configuration's first launch (its process_launch), and the repeats of each
+  // first launch. At most kMaxConfigurations are remembered; later new ones are measured every time.
+  static constexpr size_t kMaxConfigurations = 100000;
+  std::unordered_map<std::string, uint64_t> first_launch_of_;
+  std::unordered_map<uint64_t, uint64_t> repeats_of_;
+  bool unwritten_ = false;  // records or repeats not in the process's file yet
   uint64_t matched_ = 0;
   bool done_ = false;  // the limit was reached, measuring failed, or the process is exiting
   std::string error_;

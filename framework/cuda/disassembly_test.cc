@@ -1,0 +1,127 @@
+#include "cuda/internal/disassembly.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "bankcheck/error.h"
+#include "core/internal/file_io.h"
+
+namespace bankcheck::internal {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A stand-in for nvdisasm (named by BANKCHECK_NVDISASM) that lists one LDS and counts its runs.
+class DisassemblyCacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "bankcheck-disasm-test-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    runs_ = dir_ / "runs";
+    const fs::path fake = dir_ / "nvdisasm";
+    {
+      std::ofstream script(fake);
+      script << "#!/bin/sh\necho run >> '" << runs_.string() << "'\n"
+             << "printf '.text._Z1kPf:\\n\\t//## File \"/p/k.cu\", line 7\\n        /*0010*/  LDS R1, [R2] "
+                ";\\n'\n";
+    }
+    ::chmod(fake.c_str(), 0755);
+    ::setenv("BANKCHECK_NVDISASM", fake.c_str(), 1);
+    cache_ = (dir_ / "cache").string();
+  }
+  void TearDown() override {
+    ::unsetenv("BANKCHECK_NVDISASM");
+    ::unsetenv("BANKCHECK_DISASSEMBLY_CACHE");
+    fs::remove_all(dir_);
+  }
+  int Runs() const {
+    std::ifstream in(runs_);
+    int lines = 0;
+    for (std::string line; std::getline(in, line);) ++lines;
+    return lines;
+  }
+  static std::vector<char> Cubin(char fill) { return std::vector<char>(100, fill); }
+
+  fs::path dir_, runs_;
+  std::string cache_;
+};
+
+TEST_F(DisassemblyCacheTest, RunsNvdisasmOncePerCubinAndThenReadsTheCache) {
+  const std::string first = NvdisasmListing(Cubin('a'), 0x1234, cache_);
+  EXPECT_EQ(Runs(), 1);
+  const Disassembly parsed = ParseNvdisasm(first);
+  ASSERT_EQ(parsed.count("_Z1kPf"), 1u);
+  EXPECT_EQ(parsed.at("_Z1kPf").at(0x10).opcode, "LDS");
+  EXPECT_EQ(parsed.at("_Z1kPf").at(0x10).inline_chain, (std::vector<SourceFrame>{{"/p/k.cu", 7}}));
+  EXPECT_EQ(NvdisasmListing(Cubin('a'), 0x1234, cache_), first);
+  EXPECT_EQ(Runs(), 1);  // from the cache
+}
+
+TEST_F(DisassemblyCacheTest, AnEntryServesOnlyTheSameBytes) {
+  NvdisasmListing(Cubin('a'), 0x1234, cache_);
+  // Same CRC and size (the entry's name), other bytes: not this entry's cubin.
+  NvdisasmListing(Cubin('b'), 0x1234, cache_);
+  EXPECT_EQ(Runs(), 2);
+  // An entry whose cubin was altered is not used either (and is replaced).
+  const fs::path entry = *fs::directory_iterator(cache_);
+  std::string text = ReadTextFile(entry, "");
+  text[text.find(std::string(100, 'b'))] = 'c';
+  WriteFileAtomically(entry, text);
+  NvdisasmListing(Cubin('b'), 0x1234, cache_);
+  EXPECT_EQ(Runs(), 3);
+  NvdisasmListing(Cubin('b'), 0x1234, cache_);
+  EXPECT_EQ(Runs(), 3);
+}
+
+TEST_F(DisassemblyCacheTest, AnotherNvdisasmMakesEveryEntryStale) {
+  NvdisasmListing(Cubin('a'), 0x1234, cache_);
+  const fs::path fake = dir_ / "nvdisasm";
+  std::ofstream(fake, std::ios::app) << "# another version\n";  // its size changes
+  NvdisasmListing(Cubin('a'), 0x1234, cache_);
+  EXPECT_EQ(Runs(), 2);
+}
+
+TEST_F(DisassemblyCacheTest, WithoutACacheEveryCallRunsNvdisasm) {
+  NvdisasmListing(Cubin('a'), 0x1234, "");
+  NvdisasmListing(Cubin('a'), 0x1234, "");
+  EXPECT_EQ(Runs(), 2);
+}
+
+TEST_F(DisassemblyCacheTest, TheFolderComesFromTheEnvironmentThenTheDefault) {
+  EXPECT_EQ(DisassemblyCacheFolder("/build/c"), "/build/c");
+  ::setenv("BANKCHECK_DISASSEMBLY_CACHE", "off", 1);
+  EXPECT_EQ(DisassemblyCacheFolder("/build/c"), "");
+  ::setenv("BANKCHECK_DISASSEMBLY_CACHE", "/elsewhere", 1);
+  EXPECT_EQ(DisassemblyCacheFolder("/build/c"), "/elsewhere");
+  ::setenv("BANKCHECK_DISASSEMBLY_CACHE", "relative/c", 1);
+  EXPECT_THROW(DisassemblyCacheFolder("/build/c"), Error);
+}
+
+TEST(ParseNvdisasmHostileTest, SkipsLinesItCannotReadWithoutThrowing) {
+  const std::string listing =
+      ".text._Z1kPf:\n"
+      "\t//## File \"/p/k.cu\", line 99999999999999999999\n"  // out of range
+      "        /*fffffffffff0*/  LDS R1, [R2] ;\n"            // out of range
+      "        /*0020*/  @P LDS R1, [R2] ;\n"                 // no predicate number
+      "        /*0030*/ " +
+      std::string(200000, 'A') + " ;\n" + "        /*0040*/  @!UPT STS.128 [R1], R4 ;\n" +
+      std::string(100000, '/') + "\n.text.:\n.text." + std::string(100000, 'x');
+  const Disassembly parsed = ParseNvdisasm(listing);
+  ASSERT_EQ(parsed.size(), 1u);
+  const auto& k = parsed.at("_Z1kPf");
+  EXPECT_EQ(k.count(0x20), 0u);
+  EXPECT_EQ(k.at(0x30).opcode.size(), 200000u);
+  EXPECT_EQ(k.at(0x40).opcode, "STS.128");
+  EXPECT_TRUE(k.at(0x40).inline_chain.empty());
+}
+
+}  // namespace
+}  // namespace bankcheck::internal
