@@ -44,11 +44,21 @@ venv="$out/venv/bin"
 site="$("$venv/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
 "$python" -c 'import site; print("\n".join(site.getsitepackages()))' >"$site/torch-venv.pth"
 "$venv/python" -m pip install --quiet --no-deps --no-index "$wheel" || exit 1
-"$venv/python" -c 'import torch, triton, pytest; print("torch", torch.__version__, "triton", triton.__version__, "pytest", pytest.__version__)' || exit 1
+"$venv/python" -c 'import torch, triton, pytest; print("torch", torch.__version__, "triton", triton.__version__, "pytest", pytest.__version__)' ||
+  { echo "ci/wheel-gpu.sh: $python lacks torch, Triton or pytest (above)" >&2; exit 1; }
 export PATH="$venv:$PATH"
 package="$("$venv/python" -c 'import bankcheck, pathlib; print(pathlib.Path(bankcheck.__file__).parent)')"
 
 step version 0 bankcheck --version
+# CUPTI and the runtime as a user's machine gives them (docs/python.md): the NVIDIA wheels beside the
+# package (none in this new venv), /usr/local/cuda/lib64, the loader's cache. Where none has them,
+# PYTHON's own NVIDIA wheels (a PyTorch for CUDA 13) through LD_LIBRARY_PATH, said here.
+if ldd "$package/lib/libbankcheck_inject.so" | grep -q 'not found'; then
+  nvidia="$("$python" -c 'import site; print("\n".join(site.getsitepackages()))' | sed 's|$|/nvidia/cu13/lib|' |
+    while read -r folder; do [[ -e "$folder/libcupti.so.13" ]] && echo "$folder"; done | head -n 1)"
+  [[ -n "$nvidia" ]] && export LD_LIBRARY_PATH="$nvidia${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" &&
+    echo "ci/wheel-gpu.sh: CUPTI 13 not found as installed; LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+fi
 ldd "$package/lib/libbankcheck_inject.so" | grep -E 'cupti|cudart|not found'
 step true 0 bankcheck run -o "$out/true.json" -- /bin/true
 
