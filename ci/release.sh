@@ -15,8 +15,8 @@
 #      <out>/SHA256SUMS, and <out>/release-notes.md (the changelog's section of the version)
 #   4. the tarball checked as a user receives it: the checksum verifies (sha256sum -c); it holds
 #      bin/bankcheck, bin/bankcheck-ci, the CMake package, every public header, the license and
-#      notices (and lib/libbankcheck_inject.so when built with the GPU side); unpacked elsewhere,
-#      its bankcheck prints the version
+#      notices (and lib/libbankcheck_inject.so and lib/libbankcheck_nvtx.so when built with the GPU
+#      side); unpacked elsewhere, its bankcheck prints the version
 #
 #   ci/release.sh --tag v0.2.0 --out dist    the release workflow
 #   ci/release.sh --dry-run                  CI: into a temporary folder, removed after; the tag
@@ -123,7 +123,7 @@ for header in "$BANKCHECK_ROOT"/framework/include/bankcheck/*.h; do
   required+=("include/bankcheck/$(basename "$header")")
 done
 if grep -q '^BANKCHECK_ENABLE_CUDA:BOOL=ON$' "$cache"; then
-  required+=("$(cd "$root" && echo lib*/libbankcheck_inject.so)")
+  required+=("$(cd "$root" && echo lib*/libbankcheck_inject.so)" "$(cd "$root" && echo lib*/libbankcheck_nvtx.so)")
 fi
 missing=()
 for file in "${required[@]}"; do

@@ -96,7 +96,7 @@ function(bankcheck_resolve_dependency package)
 endfunction()
 
 # The GPU side (BANKCHECK_ENABLE_CUDA): the toolkit with CUPTI, and GoogleTest for the testing
-# layer. The core and the CLI need neither.
+# layer (not built for the Python wheel). The core and the CLI need neither.
 if(BANKCHECK_ENABLE_CUDA)
   find_package(CUDAToolkit 13 QUIET)
   if(NOT CUDAToolkit_FOUND)
@@ -107,6 +107,8 @@ if(BANKCHECK_ENABLE_CUDA)
     message(FATAL_ERROR "The CUDA Toolkit at ${CUDAToolkit_LIBRARY_DIR} has no CUPTI library (libcupti.so). "
                         "Install the toolkit's CUPTI component (cuda-cupti-13-0).")
   endif()
+endif()
+if(BANKCHECK_ENABLE_CUDA AND NOT BANKCHECK_PYTHON_WHEEL)
   # GoogleTest older than 1.11 names its targets gtest, gmock, ... without the GTest:: aliases
   # that bankcheck links: give them those names.
   if(NOT TARGET GTest::gtest AND TARGET gtest AND TARGET gmock)

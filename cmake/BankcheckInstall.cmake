@@ -12,7 +12,7 @@ set(BANKCHECK_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/bankcheck"
 
 # GoogleTest built in this tree (FetchContent, BankcheckDependencies.cmake) is in no export set, so
 # the GPU side's installed targets could not name it: nothing is installed then.
-if(BANKCHECK_ENABLE_CUDA)
+if(BANKCHECK_ENABLE_CUDA AND NOT BANKCHECK_PYTHON_WHEEL)
   get_target_property(bankcheck_gtest_imported GTest::gtest IMPORTED)
   if(NOT bankcheck_gtest_imported)
     message(WARNING "bankcheck: not installing (BANKCHECK_INSTALL): GoogleTest is built in this tree, not "
@@ -26,7 +26,10 @@ set(bankcheck_installed_targets bankcheck_core)
 if(BANKCHECK_BUILD_CLI)
   list(APPEND bankcheck_installed_targets bankcheck)
 endif()
-if(BANKCHECK_ENABLE_CUDA)
+if(BANKCHECK_PYTHON_WHEEL)
+  # The command, and the layers the injection library links in (their paths reach it as well).
+  set(bankcheck_installed_targets bankcheck bankcheck_core bankcheck_cuda)
+elseif(BANKCHECK_ENABLE_CUDA)
   list(APPEND bankcheck_installed_targets bankcheck_cuda bankcheck_testing bankcheck_gtest_main bankcheck_suite
               bankcheck_kernel_suite_main bankcheck_annotation_checks)
 endif()
@@ -55,6 +58,13 @@ else()
   message(WARNING "bankcheck: ${CMAKE_CXX_COMPILER} has no -ffile-prefix-map (GCC 8, Clang 10): the installed "
                   "libraries name this machine's source and build folders")
 endif()
+# The Python wheel: the command in <package>/bin, the libraries it loads in <package>/lib (the
+# command finds them by the same relative path as in any install), nothing else.
+if(BANKCHECK_PYTHON_WHEEL)
+  install(TARGETS bankcheck RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
+  install(TARGETS bankcheck_inject bankcheck_nvtx LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+  return()
+endif()
 install(TARGETS ${bankcheck_installed_targets}
   EXPORT bankcheckTargets
   ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
@@ -67,7 +77,7 @@ install(TARGETS ${bankcheck_installed_targets}
 # libbankcheck_inject.so, which `bankcheck run` loads into the program it measures: found by the
 # command at <bindir>/<relative path to libdir> (framework/cli/run_command.cc), not exported.
 if(BANKCHECK_BUILD_CLI AND BANKCHECK_ENABLE_CUDA)
-  install(TARGETS bankcheck_inject LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+  install(TARGETS bankcheck_inject bankcheck_nvtx LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}")
 endif()
 if(BANKCHECK_BUILD_CLI)
   install(PROGRAMS "${CMAKE_CURRENT_LIST_DIR}/../ci/consumer/bankcheck-ci.sh"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run_triton_gate.sh BANKCHECK [JUNIT_XML]: the CTest test python/triton_gate (label gpu): pytest runs
 # test_triton_gate.py with the python that has pytest, torch and Triton: `python3`, else
-# $BANKCHECK_PYTHON. BANKCHECK is the bankcheck command to test (CMake passes its build's).
+# $BANKCHECK_PYTHON. BANKCHECK is the bankcheck command to test (CMake passes its build's), which the
+# pytest plugin of the sources (python/bankcheck) runs.
 # Exit status: pytest's (0 passed, 1 failed), or 77 (CTest: skipped) when there is no such python or
 # every test skipped (no usable GPU), the reason printed.
 set -uo pipefail

@@ -1,0 +1,202 @@
+"""bankcheck's pytest plugin (docs/python.md), registered by the wheel (entry point pytest11):
+
+    pytest --bankcheck-baselines DIR                    # each test's launches checked against DIR
+    pytest --bankcheck-baselines DIR --bankcheck-update # recorded into DIR
+
+Every kernel launch of a test becomes a case named `<test range>/<NVTX ranges>/<kernel>`, the test
+range being the test's node id with its module's path as the topic (test_range() below), and the
+session's exit status says whether every case matches its baseline, as `bankcheck run` decides it
+(the suite's one verdict: nothing of it is done here).
+
+How: the pytest that is given --bankcheck-baselines (the parent) runs the same pytest command again
+as `bankcheck run --baselines DIR -- python -m pytest ARGS` (the child) and exits with its status.
+Re-running the session is what works whatever the tests import: the CUDA driver reads
+CUDA_INJECTION64_PATH once, when it initializes, and a conftest.py that imports torch may already
+have initialized it (torch.cuda.is_available() does) before any hook of this plugin runs in that
+process; and the processes' measurements are complete, and compared with the baselines, only once
+the measured process has ended, which a process cannot wait for itself. The child, which runs
+under the injection (BANKCHECK_PYTEST_CHILD=1), pushes an NVTX range named after each test around
+its setup, call and teardown, through libbankcheck_nvtx.so (NVTX's C API, ctypes; no torch needed).
+
+Without a usable GPU `bankcheck run` exits 77 without running the child; the parent then runs the
+session itself with every test skipped, the reason given (with BANKCHECK_REQUIRE_GPU=1, set on GPU
+runners, `bankcheck run` fails instead, and so does the session).
+"""
+
+import collections
+import ctypes
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from . import command as bankcheck_command
+
+# Set by the parent for the pytest it runs under `bankcheck run`.
+CHILD_VARIABLE = "BANKCHECK_PYTEST_CHILD"
+# `bankcheck run`'s exit status when no usable GPU is found (the program is not run).
+EXIT_SKIPPED = 77
+# libbankcheck_nvtx.so, beside the injection library that `bankcheck run` names in NVTX_INJECTION64_PATH.
+NVTX_LIBRARY = "libbankcheck_nvtx.so"
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("bankcheck", "bankcheck: bank conflicts of each test's kernel launches")
+    group.addoption("--bankcheck-baselines", metavar="DIR", default=None,
+                    help="run the session under `bankcheck run` and check each test's kernel launches "
+                         "against DIR/<arch>/<topic>.json (the session fails when a case differs or has "
+                         "no baseline); without a usable GPU every test skips")
+    group.addoption("--bankcheck-update", action="store_true", default=False,
+                    help="record the measured launches into --bankcheck-baselines DIR first")
+    group.addoption("--bankcheck-allow-missing", action="store_true", default=False,
+                    help="a case without a baseline passes (its verdict stays 'missing')")
+    group.addoption("--bankcheck-output", metavar="FILE", default="bankcheck-run.json",
+                    help="the results file `bankcheck run` writes (default bankcheck-run.json)")
+
+
+def test_range(nodeid):
+    """The NVTX range pushed around a test: its node id, its module's path with '.' for '/', then
+    '/' and the rest, so that the module is the cases' topic (one baseline file per test module):
+    "tests/gpu/test_k.py::TestA::test_b[64]" -> "tests.gpu.test_k.py/TestA::test_b[64]"."""
+    path, separator, rest = nodeid.partition("::")
+    module = path.replace("/", ".")
+    return f"{module}/{rest}" if separator else module
+
+
+# pytest collects functions named test_*: this one is the plugin's, not a test.
+test_range.__test__ = False
+
+
+def run_command(executable, options, python, pytest_args, invocation_dir):
+    """The `bankcheck run` command line that runs this pytest session again under the injection.
+    DIR and FILE are taken relative to the folder pytest was started in."""
+    folder = Path(invocation_dir)
+    command = [str(executable), "run", "-o", str(folder / options["output"]),
+               "--baselines", str(folder / options["baselines"])]
+    if options["update"]:
+        command.append("--update-baselines")
+    if options["allow_missing"]:
+        command.append("--allow-missing")
+    return command + ["--", str(python), "-m", "pytest", *pytest_args]
+
+
+def _options(config):
+    return {
+        "baselines": config.getoption("bankcheck_baselines"),
+        "update": config.getoption("bankcheck_update"),
+        "allow_missing": config.getoption("bankcheck_allow_missing"),
+        "output": config.getoption("bankcheck_output"),
+    }
+
+
+def _run_child(command, invocation_dir):
+    """Runs `bankcheck run` with stderr passed through; (exit status, the reason it gave when it
+    skipped)."""
+    environment = dict(os.environ, **{CHILD_VARIABLE: "1"})
+    process = subprocess.Popen(command, cwd=invocation_dir, env=environment, stderr=subprocess.PIPE,
+                               text=True, errors="replace")
+    last_lines = collections.deque(maxlen=20)
+    try:
+        for line in process.stderr:
+            sys.stderr.write(line)
+            sys.stderr.flush()
+            last_lines.append(line.rstrip("\n"))
+    finally:
+        status = process.wait()
+    reasons = [line for line in last_lines if line.startswith("bankcheck: skipped:")]
+    reason = reasons[-1] if reasons else " ".join(list(last_lines)[-3:])
+    return status, reason
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    options = _options(config)
+    if options["update"] and not options["baselines"]:
+        raise pytest.UsageError("--bankcheck-update needs --bankcheck-baselines DIR, the folder to record into")
+    if options["allow_missing"] and not options["baselines"]:
+        raise pytest.UsageError("--bankcheck-allow-missing needs --bankcheck-baselines DIR")
+    if (not options["baselines"] or os.environ.get(CHILD_VARIABLE) == "1"
+            or getattr(config.option, "help", False) or getattr(config.option, "version", False)):
+        return None
+    executable = bankcheck_command()
+    if not executable:
+        raise pytest.UsageError("--bankcheck-baselines: no bankcheck command: install the wheel "
+                                "(pip install bankcheck), put bankcheck on PATH or set BANKCHECK")
+    invocation = config.invocation_params
+    command = run_command(executable, options, sys.executable, list(invocation.args), invocation.dir)
+    status, reason = _run_child(command, invocation.dir)
+    if status != EXIT_SKIPPED:
+        return status
+    # No usable GPU: this process runs the session, every test skipped with bankcheck's reason.
+    config.stash[_SKIP_REASON] = f"no usable GPU for bankcheck (bankcheck run exited with 77): {reason}"
+    return None
+
+
+_SKIP_REASON = pytest.StashKey[str]()
+_RANGES = pytest.StashKey[object]()
+
+
+def pytest_collection_modifyitems(config, items):
+    reason = config.stash.get(_SKIP_REASON, None)
+    if reason is not None:
+        for item in items:
+            item.add_marker(pytest.mark.skip(reason=reason))
+
+
+class NvtxRanges:
+    """NVTX push/pop through libbankcheck_nvtx.so, found beside the injection library."""
+
+    def __init__(self, injection_library):
+        library = Path(injection_library).with_name(NVTX_LIBRARY)
+        try:
+            self._library = ctypes.CDLL(str(library))
+        except OSError as error:
+            raise pytest.UsageError(f"bankcheck: cannot load {library} ({error}): it comes with the "
+                                    f"injection library {injection_library}; reinstall bankcheck") from error
+        self._library.bankcheck_range_push.argtypes = [ctypes.c_char_p]
+        self._library.bankcheck_range_push.restype = ctypes.c_int
+        self._library.bankcheck_range_pop.restype = ctypes.c_int
+
+    def push(self, name):
+        self._library.bankcheck_range_push(name.encode("utf-8", "replace"))
+
+    def pop(self):
+        self._library.bankcheck_range_pop()
+
+
+def _measuring(config):
+    return bool(config.getoption("bankcheck_baselines")) and os.environ.get(CHILD_VARIABLE) == "1"
+
+
+def pytest_configure(config):
+    if not _measuring(config):
+        return
+    injection = os.environ.get("NVTX_INJECTION64_PATH")
+    if not injection:
+        raise pytest.UsageError(f"bankcheck: {CHILD_VARIABLE}=1 but NVTX_INJECTION64_PATH is not set: this "
+                                "session must run under `bankcheck run` (give --bankcheck-baselines, "
+                                f"without {CHILD_VARIABLE})")
+    config.stash[_RANGES] = NvtxRanges(injection)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    ranges = item.config.stash.get(_RANGES, None)
+    if ranges is None:
+        yield
+        return
+    # Setup, call and teardown: a fixture's launches are the test's too.
+    ranges.push(test_range(item.nodeid))
+    try:
+        yield
+    finally:
+        ranges.pop()
+
+
+@pytest.fixture
+def bankcheck_test_range(request):
+    """The NVTX range this test's launches are named under (test_range()): the start of its cases'
+    names, e.g. for `bankcheck report --case`."""
+    return test_range(request.node.nodeid)

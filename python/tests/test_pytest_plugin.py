@@ -1,0 +1,196 @@
+"""Tests of bankcheck's pytest plugin (python/bankcheck/pytest_plugin.py), run by ci/wheel.sh
+against the installed wheel. The CPU tests drive the re-run through a stand-in `bankcheck` (BANKCHECK
+names it) that records its command line and plays `bankcheck run`'s exit statuses; the GPU test runs
+the wheel's real command, and skips with its reason where no usable GPU is found (fails with
+BANKCHECK_REQUIRE_GPU=1)."""
+
+import json
+import os
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import bankcheck
+from bankcheck.pytest_plugin import CHILD_VARIABLE, run_command, test_range
+
+LIBRARY_DIR = Path(bankcheck.__file__).resolve().parent / "lib"
+
+# A stand-in for `bankcheck run`: logs its arguments (JSON) to $STAND_IN_LOG, then, by $STAND_IN_MODE:
+# "skip" exits 77 as `bankcheck run` does without a GPU, "require" fails as it does with
+# BANKCHECK_REQUIRE_GPU=1, "run" runs the program after -- as `bankcheck run` does (the injection
+# named in NVTX_INJECTION64_PATH) and exits with its status, "regression" also but exits 1 after a
+# program that passed (a case differs from its baseline).
+STAND_IN = """\
+#!{python}
+import json, os, subprocess, sys
+args = sys.argv[1:]
+with open(os.environ["STAND_IN_LOG"], "a") as log:
+    log.write(json.dumps(args) + "\\n")
+mode = os.environ["STAND_IN_MODE"]
+if mode == "skip":
+    sys.stderr.write("bankcheck: skipped: run: no GPU in the stand-in; the program was not run (exit status 77: skipped)\\n")
+    sys.exit(77)
+if mode == "require":
+    sys.stderr.write("bankcheck: error: run: no GPU in the stand-in; the program was not run (BANKCHECK_REQUIRE_GPU=1)\\n")
+    sys.exit(1)
+program = args[args.index("--") + 1:]
+environment = dict(os.environ, NVTX_INJECTION64_PATH=os.environ["STAND_IN_INJECTION"])
+status = subprocess.run(program, env=environment).returncode
+sys.exit(status if status != 0 or mode != "regression" else 1)
+"""
+
+TESTS = """\
+import os
+
+def test_first(bankcheck_test_range):
+    assert os.environ.get("{child}") == "1", "not run by the stand-in"
+    assert bankcheck_test_range == "test_session.py/test_first"
+
+def test_second():
+    assert os.environ.get("{child}") == "1"
+"""
+
+
+@pytest.fixture
+def stand_in(pytester, monkeypatch, tmp_path):
+    """A stand-in bankcheck in BANKCHECK; returns a function that reads the command lines it got."""
+    script = tmp_path / "bankcheck-stand-in"
+    script.write_text(STAND_IN.format(python=sys.executable))
+    script.chmod(0o755)
+    log = tmp_path / "stand-in.log"
+    monkeypatch.setenv("BANKCHECK", str(script))
+    monkeypatch.setenv("STAND_IN_LOG", str(log))
+    monkeypatch.setenv("STAND_IN_INJECTION", str(LIBRARY_DIR / "libbankcheck_inject.so"))
+    monkeypatch.delenv(CHILD_VARIABLE, raising=False)
+    monkeypatch.delenv("NVTX_INJECTION64_PATH", raising=False)
+    pytester.makepyfile(test_session=TESTS.format(child=CHILD_VARIABLE))
+    return lambda: [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+def test_the_plugin_is_registered_by_the_wheel(pytester):
+    result = pytester.runpytest_subprocess("--help")
+    result.stdout.fnmatch_lines(["*bankcheck*", "*--bankcheck-baselines=DIR*", "*--bankcheck-update*"])
+
+
+@pytest.mark.parametrize("nodeid, expected", [
+    ("test_k.py::test_b", "test_k.py/test_b"),
+    ("tests/gpu/test_k.py::TestA::test_b[64]", "tests.gpu.test_k.py/TestA::test_b[64]"),
+    ("tests/test_k.py::test_b[a/b-1]", "tests.test_k.py/test_b[a/b-1]"),
+    ("tests/doc.txt", "tests.doc.txt"),
+])
+def test_a_test_range_is_its_node_id_with_the_module_as_topic(nodeid, expected):
+    assert test_range(nodeid) == expected
+
+
+def test_the_run_command_takes_paths_from_where_pytest_started(tmp_path):
+    options = {"baselines": "baselines", "update": True, "allow_missing": False, "output": "out/run.json"}
+    command = run_command("/x/bankcheck", options, "/venv/bin/python", ["-k", "gemm", "tests"], tmp_path)
+    assert command == ["/x/bankcheck", "run", "-o", str(tmp_path / "out/run.json"), "--baselines",
+                       str(tmp_path / "baselines"), "--update-baselines", "--", "/venv/bin/python", "-m",
+                       "pytest", "-k", "gemm", "tests"]
+    options.update(update=False, allow_missing=True, baselines=str(tmp_path / "elsewhere"))
+    command = run_command("/x/bankcheck", options, "/venv/bin/python", [], "/somewhere")
+    assert command[:7] == ["/x/bankcheck", "run", "-o", "/somewhere/out/run.json", "--baselines",
+                           str(tmp_path / "elsewhere"), "--allow-missing"]
+
+
+def test_update_without_baselines_is_a_usage_error(pytester, stand_in):
+    result = pytester.runpytest_subprocess("--bankcheck-update")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--bankcheck-update needs --bankcheck-baselines DIR*"])
+    assert stand_in() == []
+
+
+def test_without_the_option_nothing_is_rerun(pytester, stand_in):
+    result = pytester.runpytest_subprocess("test_session.py")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # run here, not by the stand-in
+    assert stand_in() == []
+
+
+def test_the_session_is_rerun_under_bankcheck_run(pytester, stand_in, monkeypatch):
+    monkeypatch.setenv("STAND_IN_MODE", "run")
+    result = pytester.runpytest_subprocess("--bankcheck-baselines", "baselines", "--bankcheck-update",
+                                           "test_session.py", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(["*2 passed*"])
+    assert result.ret == 0
+    (command,) = stand_in()
+    assert command[:6] == ["run", "-o", str(pytester.path / "bankcheck-run.json"), "--baselines",
+                           str(pytester.path / "baselines"), "--update-baselines"]
+    assert command[6:10] == ["--", sys.executable, "-m", "pytest"]
+    # The same arguments (pytester adds --basetemp first).
+    assert command[10].startswith("--basetemp=")
+    assert command[11:] == ["--bankcheck-baselines", "baselines", "--bankcheck-update", "test_session.py",
+                            "-p", "no:cacheprovider"]
+
+
+def test_the_session_fails_when_bankcheck_run_does(pytester, stand_in, monkeypatch):
+    monkeypatch.setenv("STAND_IN_MODE", "regression")
+    result = pytester.runpytest_subprocess("--bankcheck-baselines", "baselines", "test_session.py")
+    result.stdout.fnmatch_lines(["*2 passed*"])
+    assert result.ret == 1
+
+
+def test_a_failing_test_fails_the_session(pytester, stand_in, monkeypatch):
+    monkeypatch.setenv("STAND_IN_MODE", "run")
+    pytester.makepyfile(test_failing="def test_wrong():\n    assert False\n")
+    result = pytester.runpytest_subprocess("--bankcheck-baselines", "baselines", "test_failing.py")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_without_a_gpu_every_test_skips_with_the_reason(pytester, stand_in, monkeypatch):
+    monkeypatch.setenv("STAND_IN_MODE", "skip")
+    result = pytester.runpytest_subprocess("--bankcheck-baselines", "baselines", "-rs", "test_session.py")
+    assert result.ret == 0
+    result.assert_outcomes(skipped=2)
+    result.stdout.fnmatch_lines(["*SKIPPED*no usable GPU for bankcheck*no GPU in the stand-in*"])
+    assert len(stand_in()) == 1
+
+
+def test_without_a_gpu_the_session_fails_when_one_is_required(pytester, stand_in, monkeypatch):
+    monkeypatch.setenv("STAND_IN_MODE", "require")
+    result = pytester.runpytest_subprocess("--bankcheck-baselines", "baselines", "test_session.py")
+    assert result.ret == 1
+    result.stderr.fnmatch_lines(["*BANKCHECK_REQUIRE_GPU=1*"])
+    result.stdout.no_fnmatch_line("*passed*")
+
+
+def test_a_child_outside_bankcheck_run_is_refused(pytester, stand_in, monkeypatch):
+    monkeypatch.setenv(CHILD_VARIABLE, "1")
+    result = pytester.runpytest_subprocess("--bankcheck-baselines", "baselines", "test_session.py")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*NVTX_INJECTION64_PATH is not set*"])
+    assert stand_in() == []
+
+
+# GPU: the wheel's own command measures a test that launches a torch kernel; each case is named by
+# its test's range. Skipped with the reason without a usable GPU (the session's tests skipped), or
+# without torch.
+GPU_TESTS = """\
+import pytest
+
+def test_scale():
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    x = torch.arange(1024, dtype=torch.float32, device="cuda")
+    assert (x * 2).sum().item() == 1023 * 1024
+"""
+
+
+def test_each_launch_of_a_test_is_a_case_named_by_its_test(pytester, monkeypatch):
+    monkeypatch.delenv("BANKCHECK", raising=False)
+    monkeypatch.delenv(CHILD_VARIABLE, raising=False)
+    pytester.makepyfile(test_gpu=GPU_TESTS)
+    result = pytester.runpytest_subprocess("--bankcheck-baselines", "baselines", "--bankcheck-update", "-rs")
+    output = "\n".join(result.outlines + result.errlines)
+    assert result.ret == 0, output
+    if result.parseoutcomes().get("skipped") == 1:
+        reason = next(line for line in result.outlines if "SKIPPED" in line)
+        pytest.skip(reason.split(": ", 1)[-1].strip())
+    results = json.loads((pytester.path / "bankcheck-run.json").read_text())
+    cases = results["cases"]
+    assert cases and all(name.startswith("test_gpu.py/test_scale/") for name in cases), sorted(cases)
+    assert (pytester.path / "baselines" / results["metadata"]["arch"] / "test_gpu.py.json").is_file()
+    again = pytester.runpytest_subprocess("--bankcheck-baselines", "baselines")
+    assert again.ret == 0, "\n".join(again.outlines + again.errlines)
+    assert json.loads((pytester.path / "bankcheck-run.json").read_text())["cases"].keys() == cases.keys()
