@@ -195,13 +195,16 @@ void AddAnnotateCommandTo(CLI::App& app) {
       "against the sources as they are; --apply writes them");
   command->footer(
       "Per line: file:line, its instructions, the measured ways, the annotation that matches them, and the "
-      "line's status in the source now. Lines that cases measure differently are reported, never written; "
+      "line's status in the source now. A line that cases measure differently gets terms that select cases "
+      "by name (2-way, 4-way in k/naive*); "
       "only C, C++ and CUDA sources under the source root are written (by extension, never under a folder "
       "whose name starts with '.'), never a library's. --apply appends the annotation to "
-      "its line, or puts it alone on a new line above one that ends with another // comment (lines then "
+      "its line, or puts it alone on a new line above one that ends with another // comment or would be "
+      "longer than 200 bytes (lines then "
       "move: rebuild the kernels before the next measured run). Grammar: docs/annotations.md. Exit status: "
       "0 every line under the source root matches or was written; 1 some suggestion was not written (a dry "
-      "run with lines to write, cases that disagree, an annotation kept without --overwrite), or no case "
+      "run with lines to write, cases that no case glob tells apart, an annotation kept without "
+      "--overwrite), or no case "
       "has per-line counts; 2 bad input (a results file, the source root, a source that cannot be read or "
       "has a malformed annotation: nothing is written).");
   command

@@ -1,6 +1,6 @@
 // `bankcheck annotate RESULTS...` on a temporary source tree: the dry run's table and status, --apply
-// (appended, kept, overwritten, inserted above), cases that disagree, files outside the source root
-// left alone, and its exit statuses.
+// (appended, kept, overwritten, inserted above), cases that disagree (by case globs), files outside the
+// source root left alone, and its exit statuses.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -177,15 +177,55 @@ TEST_F(AnnotateCommandTest, AfterApplyingEveryLineMatches) {
               HasSubstr("kernels/k.cu:4  STS      2-way          // bankcheck: 2-way          matches\n"));
 }
 
-TEST_F(AnnotateCommandTest, CasesThatDisagreeAreReportedAndNotWritten) {
-  // Two fragments: line 2 is 4-way in one case and 2-way in the other.
-  const auto naive = Results("naive.json", {{"k/naive", KernelCounts(128)}});
+TEST_F(AnnotateCommandTest, CasesThatDisagreeGetTermsThatSelectThem) {
+  // Three fragments: line 2 is 4-way in k/naive and k/naive2, 2-way in k/padded.
+  const auto naive = Results("naive.json", {{"k/naive", KernelCounts(128)}, {"k/naive2", KernelCounts(128)}});
+  const auto padded = Results("padded.json", {{"k/padded", KernelCounts(64)}});
+  const CliRun dry = Bankcheck("annotate " + Quoted(naive) + " " + Quoted(padded) + Root());
+  EXPECT_EQ(dry.exit_code, 1);
+  EXPECT_THAT(dry.out, HasSubstr("kernels/k.cu:2  LDS      by case"));
+  EXPECT_THAT(dry.out, HasSubstr("// bankcheck: 4-way, 2-way in k/padded  not annotated\n"));
+  const CliRun run = Bankcheck("annotate --apply " + Quoted(naive) + " " + Quoted(padded) + Root());
+  EXPECT_EQ(run.exit_code, 1) << run.out;  // line 3's different annotation is kept
+  EXPECT_THAT(run.out, Not(HasSubstr("disagree")));
+  EXPECT_THAT(ReadFile(kernel_), HasSubstr("\n  a = t[i];  // bankcheck: 4-way, 2-way in k/padded\n"));
+  EXPECT_THAT(ReadFile(kernel_), HasSubstr("\n  // bankcheck: 2-way\n  t[k]"));  // the cases agree on line 4
+  // Read again, the line matches every case.
+  const CliRun again = Bankcheck("annotate " + Quoted(naive) + " " + Quoted(padded) + Root());
+  EXPECT_THAT(again.out, HasSubstr("// bankcheck: 4-way, 2-way in k/padded  matches\n"));
+}
+
+TEST_F(AnnotateCommandTest, ByCaseTermsThatWouldMakeTheLineLongGoAboveIt) {
+  // Line 2 measured differently by cases no short glob selects: each by name.
+  std::map<std::string, std::vector<InstructionCounts>> cases;
+  for (const std::string name :
+       {"sgemm_tiled/vectorized_128x128", "sgemm_tiled/vectorized_256x128", "sgemm_tiled/vectorized_64x64",
+        "sgemm_tiled/warptiled_128x64", "sgemm_tiled/warptiled_256x128", "sgemm_tiled/warptiled_64x128"})
+    cases[name] = KernelCounts(128);
+  for (const std::string name :
+       {"sgemm_tiled/vectorized_32x32", "sgemm_tiled/warptiled_32x32", "sgemm_tiled/padded_128x128",
+        "sgemm_tiled/padded_64x64", "sgemm_tiled/padded_32x32", "sgemm_tiled/swizzled",
+        "sgemm_tiled/swizzled_64"})
+    cases[name] = KernelCounts(64);
+  const auto results = Results("results.json", cases);
+  const CliRun run = Bankcheck("annotate --apply " + Quoted(results) + Root());
+  const std::string written =
+      "// bankcheck: 2-way, 4-way in sgemm_tiled/vectorized_128x128 | sgemm_tiled/vectorized_256x128 | "
+      "sgemm_tiled/vectorized_64x64 | sgemm_tiled/warptiled_128x64 | sgemm_tiled/warptiled_256x128 | "
+      "sgemm_tiled/warptiled_64x128";
+  EXPECT_THAT(ReadFile(kernel_), HasSubstr("{\n  " + written + "\n  a = t[i];\n")) << run.out;
+  EXPECT_THAT(run.out, HasSubstr("written on a new line above it (the lines below moved)"));
+}
+
+TEST_F(AnnotateCommandTest, CasesThatNoGlobCanTellApartAreReportedAndNotWritten) {
+  // A case name with a blank can be no glob.
+  const auto naive = Results("naive.json", {{"k/naive one", KernelCounts(128)}});
   const auto padded = Results("padded.json", {{"k/padded", KernelCounts(64)}});
   const CliRun run = Bankcheck("annotate --apply " + Quoted(naive) + " " + Quoted(padded) + Root());
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_THAT(run.out, HasSubstr("kernels/k.cu:2  LDS      by case"));
-  EXPECT_THAT(run.out, HasSubstr("cases disagree (k/naive: 4-way; k/padded: 2-way): not written\n"));
-  EXPECT_THAT(run.out, HasSubstr("1 line is measured differently by different cases: not written"));
+  EXPECT_THAT(run.out, HasSubstr("cases disagree (k/naive one: 4-way; k/padded: 2-way): not written\n"));
+  EXPECT_THAT(run.out, HasSubstr("1 line is measured differently by cases that no case glob can tell apart"));
   EXPECT_THAT(ReadFile(kernel_), HasSubstr("\n  a = t[i];\n"));                  // not written
   EXPECT_THAT(ReadFile(kernel_), HasSubstr("\n  // bankcheck: 2-way\n  t[k]"));  // the cases agree on line 4
 }

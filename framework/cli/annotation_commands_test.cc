@@ -48,9 +48,12 @@ TEST_F(AnnotationsCommandTest, PrintsEveryFilesAnnotationsAsJson) {
   EXPECT_EQ(run.err, "");
   const nlohmann::json json = nlohmann::json::parse(run.out);
   EXPECT_EQ(json, nlohmann::json::parse(R"([
-    {"file": ")" + transpose.string() + R"(", "line": 3, "comment_line": 2, "kind": null, "ways": 32},
-    {"file": ")" + mma.string() + R"(", "line": 2, "comment_line": 2, "kind": "shared_ldsm", "ways": 8},
-    {"file": ")" + mma.string() + R"(", "line": 2, "comment_line": 2, "kind": "shared_st", "ways": 1}
+    {"file": ")" + transpose.string() + R"(", "line": 3, "comment_line": 2, "kind": null, "ways": 32,
+     "cases": null},
+    {"file": ")" + mma.string() + R"(", "line": 2, "comment_line": 2, "kind": "shared_ldsm", "ways": 8,
+     "cases": null},
+    {"file": ")" + mma.string() + R"(", "line": 2, "comment_line": 2, "kind": "shared_st", "ways": 1,
+     "cases": null}
   ])"))
       << run.out;
 
@@ -58,6 +61,71 @@ TEST_F(AnnotationsCommandTest, PrintsEveryFilesAnnotationsAsJson) {
   const CliRun none = Bankcheck("annotations " + Quoted(empty));
   EXPECT_EQ(none.exit_code, 0) << none.err;
   EXPECT_EQ(nlohmann::json::parse(none.out), nlohmann::json::array());
+}
+
+TEST_F(AnnotationsCommandTest, TermsThatSelectCasesGiveTheirGlobs) {
+  const auto file = Source("sgemm.cu",
+                           "// bankcheck: ld 2-way in sgemm_tiled/vectorized/*, ld conflict-free in "
+                           "sgemm_tiled/padded/* | sgemm_tiled/swizzled/*, ld 4-way, st conflict-free\n"
+                           "acc += a[k];\n");
+  const CliRun run = Bankcheck("annotations " + Quoted(file));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  // The exact text: the field order and the form of each value are the linter's output format.
+  const std::string f = "\"" + file.string() + "\"";
+  EXPECT_EQ(run.out,
+            "[\n"
+            "  {\n"
+            "    \"file\": " +
+                f +
+                ",\n"
+                "    \"line\": 2,\n"
+                "    \"comment_line\": 1,\n"
+                "    \"kind\": \"shared_ld\",\n"
+                "    \"ways\": 2.0,\n"
+                "    \"cases\": [\n"
+                "      \"sgemm_tiled/vectorized/*\"\n"
+                "    ]\n"
+                "  },\n"
+                "  {\n"
+                "    \"file\": " +
+                f +
+                ",\n"
+                "    \"line\": 2,\n"
+                "    \"comment_line\": 1,\n"
+                "    \"kind\": \"shared_ld\",\n"
+                "    \"ways\": 1.0,\n"
+                "    \"cases\": [\n"
+                "      \"sgemm_tiled/padded/*\",\n"
+                "      \"sgemm_tiled/swizzled/*\"\n"
+                "    ]\n"
+                "  },\n"
+                "  {\n"
+                "    \"file\": " +
+                f +
+                ",\n"
+                "    \"line\": 2,\n"
+                "    \"comment_line\": 1,\n"
+                "    \"kind\": \"shared_ld\",\n"
+                "    \"ways\": 4.0,\n"
+                "    \"cases\": null\n"
+                "  },\n"
+                "  {\n"
+                "    \"file\": " +
+                f +
+                ",\n"
+                "    \"line\": 2,\n"
+                "    \"comment_line\": 1,\n"
+                "    \"kind\": \"shared_st\",\n"
+                "    \"ways\": 1.0,\n"
+                "    \"cases\": null\n"
+                "  }\n"
+                "]\n");
+  // A malformed glob is an error at the comment's line, as every malformed annotation.
+  const auto bad = Source("bad.cu", "x = t[i];  // bankcheck: 2-way in a* |\n");
+  const CliRun malformed = Bankcheck("annotations " + Quoted(bad));
+  EXPECT_EQ(malformed.exit_code, 2);
+  EXPECT_EQ(malformed.out, "");
+  EXPECT_THAT(malformed.err, HasSubstr(bad.string() + ":1: an empty case glob in '2-way in a* |'"));
 }
 
 TEST_F(AnnotationsCommandTest, FractionalWays) {

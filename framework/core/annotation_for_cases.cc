@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -16,6 +17,12 @@
 
 namespace bankcheck {
 namespace {
+
+// Beyond these a line is a person's call, and a results file (hostile: docs/security.md) cannot
+// make the checks below grow with the product of its cases: at most this many different ways of
+// a kind, and an annotation at most this long, which bounds the globs each case is matched with.
+constexpr size_t kMaxWaysOfAKind = 16;
+constexpr size_t kMaxAnnotationBytes = 1000;
 
 // What one case measured on the line: its ways per measurable kind, and summed.
 struct Measurement {
@@ -79,6 +86,7 @@ std::optional<std::string> Terms(const std::string& label,
     if (group == groups.end()) group = groups.insert(groups.end(), {ways, {}});
     group->second.push_back(name);
   }
+  if (groups.size() > kMaxWaysOfAKind) return std::nullopt;
   const auto most = std::max_element(groups.begin(), groups.end(), [](const auto& a, const auto& b) {
     return a.second.size() < b.second.size();
   });
@@ -109,6 +117,13 @@ std::string AnnotationForCases(const std::vector<CaseLineCounts>& cases) {
     if (!first && (earlier->second.per_kind != m.per_kind || earlier->second.summed != m.summed)) return "";
   }
   if (measured.empty()) return "";
+  // Cases that agree need no glob, whatever their names.
+  std::set<std::string> suggestions;
+  for (const CaseLineCounts& c : cases) {
+    std::string suggestion = SuggestedAnnotation(c.lines);
+    if (!suggestion.empty()) suggestions.insert(std::move(suggestion));
+  }
+  if (suggestions.size() == 1) return *suggestions.begin();
   const bool summed =
       std::all_of(measured.begin(), measured.end(), [](const auto& c) { return c.second.one_term(); });
   std::map<std::optional<SharedKind>, std::map<std::string, std::string>> ways_of;  // kind -> case -> ways
@@ -128,6 +143,7 @@ std::string AnnotationForCases(const std::vector<CaseLineCounts>& cases) {
     if (!terms) return "";
     annotation += (first ? "" : ", ") + *terms;
     first = false;
+    if (annotation.size() > kMaxAnnotationBytes) return "";
   }
   // The annotation must read back and hold for every case as CheckLines checks it; an annotation
   // that ends in a backslash would join the next line to its comment.

@@ -102,6 +102,16 @@ TEST(AnnotationForCases, NoneWhereNoGlobCanTellTheCasesApart) {
     EXPECT_EQ(AnnotationForCases({Loads(name, 4), Loads("g/c", 1)}), "") << name;
   // Its pattern would end the comment with a backslash (joining the next line to it).
   EXPECT_EQ(AnnotationForCases({Loads("g/c", 1), Loads("g/d\\", 4)}), "");
+  // More than 16 different ways, or an annotation longer than 1000 bytes.
+  std::vector<CaseLineCounts> many;
+  for (uint64_t ways = 1; ways <= 17; ++ways) many.push_back(Loads("g/" + std::to_string(ways), ways));
+  EXPECT_EQ(AnnotationForCases(many), "");
+  many.pop_back();
+  EXPECT_NE(AnnotationForCases(many), "");
+  std::vector<CaseLineCounts> long_names;
+  for (int i = 0; i < 11; ++i) long_names.push_back(Loads("g/" + std::to_string(i), 1));
+  for (int i = 0; i < 10; ++i) long_names.push_back(Loads(std::to_string(i) + std::string(100, 'n'), 2));
+  EXPECT_EQ(AnnotationForCases(long_names), "");
   // One case name, two measurements (two results files).
   EXPECT_EQ(AnnotationForCases({Loads("g/a", 4), Loads("g/a", 2)}), "");
 }

@@ -167,12 +167,6 @@ std::optional<std::vector<std::string_view>> ParseGlobs(std::string_view term, s
               std::to_string(kMaxCaseNameBytes) + " bankcheck reads (limits.h kMaxCaseNameBytes)";
       return std::nullopt;
     }
-    for (const std::string_view earlier : globs) {
-      if (earlier == glob) {
-        error = "case glob " + Quote(glob) + " given twice in " + Quote(term);
-        return std::nullopt;
-      }
-    }
     globs.push_back(glob);
     if (bar == std::string_view::npos) break;
     start = bar + 1;
@@ -235,29 +229,41 @@ std::optional<Term> ParseTerm(std::string_view text, std::string& error) {
   return term;
 }
 
-// Why two terms of one annotation cannot stand together, or "". Terms of one kind (or both without
-// a kind) may differ in their globs: one without `in` is the default of the others; two with a glob
-// in common are refused here, and two whose globs both select a case when that case is checked.
-std::string Clash(const Term& a, const Term& b) {
-  if (a.kind.has_value() != b.kind.has_value()) {
-    const Term& bare = a.kind ? b : a;
-    const Term& qualified = a.kind ? a : b;
-    return Quote(bare.text) + " has no kind but " + Quote(qualified.text) +
-           " has one; put a kind before every term, or give one term without a kind";
-  }
-  if (a.kind != b.kind) return "";
-  const std::string what = a.kind ? "kind " + Quote(InfoOf(*a.kind).label) : "terms without a kind";
-  if (a.globs.empty() && b.globs.empty()) {
-    if (a.kind)
-      return "kind " + Quote(InfoOf(*a.kind).label) + " given twice (" + Quote(a.text) + ", " +
-             Quote(b.text) + ")";
-    return "two terms without a kind (" + Quote(a.text) + ", " + Quote(b.text) +
-           "); give one, or put a kind before each, or select cases with 'in'";
-  }
-  for (const std::string_view glob : a.globs) {
-    if (std::find(b.globs.begin(), b.globs.end(), glob) != b.globs.end())
-      return "case glob " + Quote(glob) + " given twice for " + what + " (" + Quote(a.text) + ", " +
-             Quote(b.text) + ")";
+// Why the terms of one annotation cannot stand together, or "": the first term that clashes with
+// one before it. Terms of one kind (or all without a kind) may differ in their globs: one without
+// `in` is the default of the others; a glob given twice for a kind is refused here, two globs that
+// both select a case when that case is checked. In one pass, as every annotation of a hostile
+// source is read (docs/security.md: linear work).
+std::string FirstClash(const std::vector<Term>& terms) {
+  const Term* first_bare = nullptr;                             // the first term without a kind
+  const Term* first_kinded = nullptr;                           // the first with one
+  std::map<std::optional<SharedKind>, const Term*> by_default;  // per kind, its term without `in`
+  std::map<std::pair<std::optional<SharedKind>, std::string_view>, const Term*> by_glob;
+  for (const Term& term : terms) {
+    const Term* other = term.kind ? first_bare : first_kinded;
+    if (other != nullptr) {
+      const Term& bare = term.kind ? *other : term;
+      const Term& qualified = term.kind ? term : *other;
+      return Quote(bare.text) + " has no kind but " + Quote(qualified.text) +
+             " has one; put a kind before every term, or give one term without a kind";
+    }
+    (term.kind ? first_kinded : first_bare) = &term;
+    const std::string what = term.kind ? "kind " + Quote(InfoOf(*term.kind).label) : "terms without a kind";
+    if (term.globs.empty()) {
+      const auto [earlier, first] = by_default.emplace(term.kind, &term);
+      if (first) continue;
+      if (term.kind)
+        return what + " given twice (" + Quote(earlier->second->text) + ", " + Quote(term.text) + ")";
+      return "two terms without a kind (" + Quote(earlier->second->text) + ", " + Quote(term.text) +
+             "); give one, or put a kind before each, or select cases with 'in'";
+    }
+    for (const std::string_view glob : term.globs) {
+      const auto [earlier, first] = by_glob.emplace(std::make_pair(term.kind, glob), &term);
+      if (first) continue;
+      if (earlier->second == &term) return "case glob " + Quote(glob) + " given twice in " + Quote(term.text);
+      return "case glob " + Quote(glob) + " given twice for " + what + " (" + Quote(earlier->second->text) +
+             ", " + Quote(term.text) + ")";
+    }
   }
   return "";
 }
@@ -293,12 +299,8 @@ std::optional<std::vector<Term>> ParseTerms(std::string_view body, std::string& 
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
-  for (size_t a = 0; a < terms.size(); ++a) {
-    for (size_t b = 0; b < a; ++b) {
-      error = Clash(terms[b], terms[a]);
-      if (!error.empty()) return std::nullopt;
-    }
-  }
+  error = FirstClash(terms);
+  if (!error.empty()) return std::nullopt;
   return terms;
 }
 

@@ -251,6 +251,21 @@ TEST(LineAnnotations, CaseGlobsSelectTheCasesATermHoldsFor) {
   EXPECT_THAT(Parse("x; // bankcheck: 2-way in in\n"), ElementsAre(At(1, 1, std::nullopt, 2, {"in"})));
 }
 
+TEST(LineAnnotations, ManyGlobsAndTermsAreReadInLinearTime) {
+  // A hostile source: 100,000 globs in one term, and 100,000 terms of one kind; each pair compared
+  // would be 10^10 steps.
+  std::string globs, terms;
+  for (int i = 0; i < 100000; ++i) {
+    globs += (i == 0 ? "" : " | ") + ("g" + std::to_string(i));
+    terms += (i == 0 ? "" : ", ") + ("2-way in t" + std::to_string(i));
+  }
+  ASSERT_THAT(Parse("x; // bankcheck: 2-way in " + globs + "\n"), SizeIs(1));
+  EXPECT_EQ(Parse("x; // bankcheck: 2-way in " + globs + "\n").front().cases.size(), 100000u);
+  EXPECT_THAT(Parse("x; // bankcheck: " + terms + "\n"), SizeIs(100000));
+  EXPECT_THAT(OneProblem("x; // bankcheck: " + terms + ", 4-way in t99999\n"),
+              HasSubstr("case glob 't99999' given twice for terms without a kind"));
+}
+
 TEST(LineAnnotations, MalformedCaseGlobs) {
   EXPECT_EQ(
       OneProblem("x; // bankcheck: 2-way in\n"),

@@ -30,9 +30,9 @@ constexpr char kReduce[] = "/src/bankcheck/kernels/re,duce:1.cu";  // ',' and ':
 constexpr char kHostile[] = "evil/x\n::error title=x::owned%,:";
 
 // `lines` lines "x;", line 31 annotated conflict-free (the LDS of WithInstructions is there).
-std::string TransposeSource() {
+std::string TransposeSource(const std::string& annotation = "bankcheck: conflict-free") {
   std::string text;
-  for (int line = 1; line <= 40; ++line) text += line == 31 ? "x;  // bankcheck: conflict-free\n" : "x;\n";
+  for (int line = 1; line <= 40; ++line) text += line == 31 ? "x;  // " + annotation + "\n" : "x;\n";
   return text;
 }
 
@@ -40,7 +40,8 @@ std::string TransposeSource() {
 // repository without annotations, anything else outside it.
 class Sources {
  public:
-  Sources() : transpose_(ScanLineAnnotations(TransposeSource(), kTranspose)) {}
+  explicit Sources(const std::string& annotation = "bankcheck: conflict-free")
+      : transpose_(ScanLineAnnotations(TransposeSource(annotation), kTranspose)) {}
   std::function<SourceFile(const std::string&)> Lookup() const {
     return [this](const std::string& file) {
       if (file == kTranspose) return SourceFile{"kernels/transpose.cu", &transpose_};
@@ -95,6 +96,29 @@ std::string Render(const RunResults& results, OutputFormat format, const Sources
   options.format = format;
   if (sources != nullptr) options.source_file = sources->Lookup();
   return RenderReport(results, options).output;
+}
+
+TEST(ReportGithubTest, LinesAreCheckedByTheTermsThatSelectEachCase) {
+  // transpose/naive measures line 31 2-way: a term for it holds, another case's term does not.
+  const Sources by_case("bankcheck: conflict-free, 2-way in transpose/naive | transpose/other");
+  EXPECT_THAT(Render(MakeResults(), OutputFormat::kGithub, &by_case), Not(HasSubstr("line mismatch")));
+  // Another case's term: the default holds for this one, or with none, conflict-free.
+  const Sources by_default("bankcheck: conflict-free, 2-way in transpose/other");
+  EXPECT_THAT(
+      Render(MakeResults(), OutputFormat::kGithub, &by_default),
+      HasSubstr("(transpose/naive)::annotated conflict-free, measured 2-way (LDS: 128 wavefronts, 64 "
+                "ideal); give this case terms such as `2-way in transpose/naive` if that is intended"));
+  const Sources other("bankcheck: 2-way in transpose/other");
+  EXPECT_THAT(
+      Render(MakeResults(), OutputFormat::kGithub, &other),
+      HasSubstr("::error file=kernels/transpose.cu,line=31,title=bankcheck%3A line mismatch "
+                "(transpose/naive)::annotated for other cases only (so conflict-free), measured 2-way"));
+  // Two terms that select the case: an annotation error at its line.
+  const Sources overlap("bankcheck: 2-way in transpose/*, 4-way in */naive");
+  EXPECT_THAT(Render(MakeResults(), OutputFormat::kGithub, &overlap),
+              HasSubstr("::error file=kernels/transpose.cu,line=31,title=bankcheck%3A malformed annotation "
+                        "(transpose/naive)::the case 'transpose/naive' is selected by two terms, '2-way in "
+                        "transpose/*' and '4-way in */naive'"));
 }
 
 TEST(ReportGithubTest, GoldenOutput) {

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "bankcheck/verdict.h"
 #include "core/internal/test_support.h"
@@ -47,6 +48,31 @@ TEST(CaseRunnerTest, TheBaselineCheckFailsExactlyWhereTheVerdictTableDoes) {
   VerdictPolicy allow_missing;
   allow_missing.allow_missing = true;
   EXPECT_FALSE(CheckBaseline(baselines, "transpose/new", {MakeRecord(128)}, allow_missing).fails);
+}
+
+class LineGlobsOfThisRun : public testing_support::TempDirTest {};
+
+TEST_F(LineGlobsOfThisRun, AGlobIsReportedOnlyWhenNoCaseThatRanOrMightHaveRunTheLineMatchesIt) {
+  const std::string file = (dir_ / "k.cu").string();
+  testing_support::WriteFile(file, "x;  // bankcheck: 2-way in t/a | t/typo | t/other, conflict-free\n");
+  LineCounts line;
+  line.file = file;
+  line.line = 1;
+  line.wavefronts = 64;
+  line.ideal_wavefronts = 32;
+  RecordCaseLines("t/a", {line});
+  KernelCase a, other;
+  a.name = "t/a";
+  other.name = "t/other";  // registered, not run here: its glob might be right
+  const std::vector<LineFailure> failures = NeverMatchingGlobsOfThisRun({&a, &other});
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0].file, file);
+  EXPECT_EQ(failures[0].line, 1u);
+  EXPECT_NE(
+      failures[0].message.find("case glob 't/typo' of '2-way in t/a | t/typo | t/other' selects none of "
+                               "the cases that ran line 1 (t/a)"),
+      std::string::npos)
+      << failures[0].message;
 }
 
 }  // namespace

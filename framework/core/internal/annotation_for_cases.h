@@ -19,7 +19,8 @@ namespace bankcheck {
 // `*` when that selects no other of them, else each name (CasePatternFor) joined by " | ". Empty when
 // no case measured anything, when a case name cannot be a glob (it holds a blank, a control
 // character, ',', ';' or '|', or its pattern would end the comment with a backslash or be longer
-// than kMaxCaseNameBytes), or when one case name measured two things.
+// than kMaxCaseNameBytes), when one case name measured two things, when a kind has more than 16
+// different ways, or when the annotation would be longer than 1000 bytes: a person's call.
 std::string AnnotationForCases(const std::vector<CaseLineCounts>& cases);
 
 }  // namespace bankcheck
