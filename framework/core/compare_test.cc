@@ -278,5 +278,56 @@ TEST_F(CompareTest, UnreadableInputNamesTheFileAndPosition) {
   EXPECT_THROW(ReadMeasurementSet(dir_), Error);
 }
 
+// Per-line baselines: a case whose launch totals match but whose lines differ is compared, counted
+// and judged by its lines, and its details name each line before -> after.
+MeasurementSet LinesSet(const std::string& path, uint64_t first_line_wavefronts) {
+  LaunchRecord launch = MakeRecord(2048);
+  LineRecord first;
+  first.file = "kernels/t.cu";
+  first.line = 10;
+  first.code = "a = tile[x][y];";
+  first.kind = SharedKind::kLoad;
+  first.executions = 32;
+  first.wavefronts = first_line_wavefronts;
+  first.ideal_wavefronts = 32;
+  first.opcodes = {"LDS"};
+  LineRecord second = first;
+  second.line = 12;
+  second.code = "b = tile[y][x];";
+  second.wavefronts = 2048 - first_line_wavefronts;
+  launch.lines = std::vector<LineRecord>{first, second};
+  MeasurementSet set;
+  set.path = path;
+  set.kind = "baseline";
+  set.arch = "sm_90";
+  set.cases["t/moved"] = {launch};
+  return set;
+}
+
+TEST(CompareLinesGoldenTest, ConflictsMovedBetweenLinesAreARegressionAtTheLine) {
+  CompareOptions options;
+  options.format = OutputFormat::kText;
+  const CompareOutcome outcome =
+      CompareMeasurementSets(LinesSet("old.json", 32), LinesSet("new.json", 1024), options);
+  EXPECT_EQ(outcome.regressions, 1u);
+  EXPECT_TRUE(outcome.fails());
+  ASSERT_EQ(outcome.cases.size(), 1u);
+  EXPECT_EQ(outcome.cases[0].comparison.verdict, BaselineVerdict::kMatch);
+  EXPECT_EQ(outcome.output, std::string("GOLDEN"));
+
+  options.format = OutputFormat::kJson;
+  const nlohmann::json json = nlohmann::json::parse(
+      CompareMeasurementSets(LinesSet("old.json", 32), LinesSet("new.json", 1024), options).output);
+  EXPECT_EQ(json["cases"][0]["verdict"], "regression");
+  EXPECT_EQ(json["cases"][0]["lines"], "regression");
+  EXPECT_EQ(json["cases"][0]["differences"].size(), 2u);
+
+  options.format = OutputFormat::kMarkdown;
+  EXPECT_THAT(
+      CompareMeasurementSets(LinesSet("old.json", 32), LinesSet("new.json", 1024), options).output,
+      HasSubstr("Source lines that differ:\n  launch 0 (transpose) kernels/t.cu:10 a = tile[x][y];: ld "
+                "conflict-free -> 32-way (wavefronts 32 -> 1024)\n"));
+}
+
 }  // namespace
 }  // namespace bankcheck

@@ -24,6 +24,9 @@ struct CaseFacts {
   // How the case compares with its baseline (or, for compare, with the old side); nullopt: not
   // compared (no baseline check was asked for, or the case did not measure).
   std::optional<BaselineVerdict> baseline;
+  // How the case's source lines compare with its baseline's (BaselineComparison::lines); nullopt:
+  // not compared line by line (a side without per-line counts).
+  std::optional<BaselineVerdict> lines;
   // The run's own status: kFailed when the case failed a check of its own (its output, its
   // annotation; in a results file, any check the run made, its baseline's among them).
   CaseStatus status = CaseStatus::kPassed;
