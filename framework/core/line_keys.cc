@@ -33,8 +33,9 @@ std::vector<SourceLineKey> SourceLineKeys(std::string_view text) {
   // Comments as [begin, end) ranges in source order; a line's characters inside one are dropped.
   std::vector<std::pair<size_t, size_t>> comments;
   comments.reserve(lexed.comments.size());
+  // A comment's text is what is between its delimiters: the range adds "//" or "/*" and "*/".
   for (const internal::SourceComment& comment : lexed.comments)
-    comments.emplace_back(comment.begin, comment.begin + comment.text.size());
+    comments.emplace_back(comment.begin - 2, comment.begin + comment.text.size() + (comment.block ? 2 : 0));
   std::vector<SourceLineKey> keys(lexed.lines.size());
   std::unordered_map<std::string, uint32_t> seen;
   size_t next_comment = 0;

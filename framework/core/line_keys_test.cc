@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "bankcheck/baseline.h"
+#include "bankcheck/error.h"
+#include "bankcheck/limits.h"
 #include "bankcheck/verdict.h"
 #include "core/internal/record_json.h"
 
