@@ -24,14 +24,14 @@ struct CaseFacts {
   // How the case compares with its baseline (or, for compare, with the old side); nullopt: not
   // compared (no baseline check was asked for, or the case did not measure).
   std::optional<BaselineVerdict> baseline;
-  // How the case's source lines compare with its baseline's (BaselineComparison::lines); nullopt:
-  // not compared line by line (a side without per-line counts).
-  std::optional<BaselineVerdict> lines;
   // The run's own status: kFailed when the case failed a check of its own (its output, its
   // annotation; in a results file, any check the run made, its baseline's among them).
   CaseStatus status = CaseStatus::kPassed;
   bool model_mismatch = false;  // the CPU model predicts other counts than measured
   bool line_mismatch = false;   // a source line measured other than its annotation says
+  // How the case's source lines compare with its baseline's (BaselineComparison::lines); nullopt:
+  // not compared line by line (a side without per-line counts).
+  std::optional<BaselineVerdict> lines;
 };
 
 struct VerdictPolicy {
