@@ -31,7 +31,7 @@ struct CaseFacts {
   bool line_mismatch = false;   // a source line measured other than its annotation says
   // How the case's source lines compare with its baseline's (BaselineComparison::lines); nullopt:
   // not compared line by line (a side without per-line counts).
-  std::optional<BaselineVerdict> lines;
+  std::optional<BaselineVerdict> lines = std::nullopt;
 };
 
 struct VerdictPolicy {
