@@ -313,7 +313,34 @@ TEST(CompareLinesGoldenTest, ConflictsMovedBetweenLinesAreARegressionAtTheLine) 
   EXPECT_TRUE(outcome.fails());
   ASSERT_EQ(outcome.cases.size(), 1u);
   EXPECT_EQ(outcome.cases[0].comparison.verdict, BaselineVerdict::kMatch);
-  EXPECT_EQ(outcome.output, std::string("GOLDEN"));
+  EXPECT_EQ(
+      outcome.output,
+      "bankcheck compare\n"
+      "Old: old.json (baseline, sm_90)\n"
+      "New: new.json (baseline, sm_90)\n"
+      "\n"
+      "1 regressed, 0 improved, 0 changed, 0 unchanged; 0 new, 0 removed\n"
+      "1 case fails: 1 regression.\n"
+      "\n"
+      "case     change      conflicts (exact)  wavefronts\n"
+      "-------  ----------  -----------------  ---------------\n"
+      "t/moved  regression  ld 1984 \xC2\xB7 st 0     ld 2048 \xC2\xB7 st 64\n"
+      "\n"
+      "Details:\n"
+      "\n"
+      "-- t/moved: regression\n"
+      "Source lines that differ:\n"
+      "  launch 0 (transpose(float*, float const*)) kernels/t.cu:10 a = tile[x][y];: ld conflict-free -> "
+      "32-way (wavefronts 32 -> 1024)\n"
+      "  launch 0 (transpose(float*, float const*)) kernels/t.cu:12 b = tile[y][x];: ld 63-way -> 32-way "
+      "(wavefronts 2016 -> 1024)\n"
+      "\n"
+      "launch  kernel                           grid     block       instructions  wavefronts  ideal  "
+      "conflicts\n"
+      "------  -------------------------------  -------  ------  --  ------------  ----------  -----  "
+      "---------\n"
+      "0       transpose(float*, float const*)  32x32x1  32x8x1  ld  64            2048        64     1984\n"
+      "                                                          st  64            64          64     0\n");
 
   options.format = OutputFormat::kJson;
   const nlohmann::json json = nlohmann::json::parse(
@@ -325,8 +352,8 @@ TEST(CompareLinesGoldenTest, ConflictsMovedBetweenLinesAreARegressionAtTheLine) 
   options.format = OutputFormat::kMarkdown;
   EXPECT_THAT(
       CompareMeasurementSets(LinesSet("old.json", 32), LinesSet("new.json", 1024), options).output,
-      HasSubstr("Source lines that differ:\n  launch 0 (transpose) kernels/t.cu:10 a = tile[x][y];: ld "
-                "conflict-free -> 32-way (wavefronts 32 -> 1024)\n"));
+      HasSubstr("Source lines that differ:\n  launch 0 (transpose(float*, float const*)) kernels/t.cu:10 a = "
+                "tile[x][y];: ld conflict-free -> 32-way (wavefronts 32 -> 1024)\n"));
 }
 
 }  // namespace

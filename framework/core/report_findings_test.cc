@@ -346,7 +346,18 @@ TEST(ReportLinesTest, ALineThatGotWorseIsNamedInEveryFormat) {
     EXPECT_THAT(outcome.output, HasSubstr(difference)) << outcome.output;
   }
   options.format = OutputFormat::kGithub;
-  EXPECT_EQ(RenderReport(results, options).output, std::string("GOLDEN"));
+  EXPECT_EQ(
+      RenderReport(results, options).output,
+      "bankcheck: 1 regression, 0 improvements, 0 changed, 0 missing baselines, 0 unchanged, 0 not compared "
+      "\xC2\xB7 1 case: 1 passed, 0 failed, 0 skipped\n"
+      "::error title=bankcheck%3A regression (transpose/naive)::transpose/naive: more shared-memory "
+      "conflicts or wavefronts than its baseline.%0AMeasured: ld 1984 (32-way) \xC2\xB7 st 0%0Alaunch 0 "
+      "(transpose(float*, float const*)) kernels/transpose.cu:31 out[i] = tile[x][y];: ld conflict-free -> "
+      "32-way (wavefronts 64 -> 2048)%0Alaunch  kernel                           grid     block       "
+      "instructions  wavefronts  ideal  conflicts%0A------  -------------------------------  -------  ------ "
+      " --  ------------  ----------  -----  ---------%0A0       transpose(float*, float const*)  32x32x1  "
+      "32x8x1  ld  64            2048        64     1984%0A                                                  "
+      "        st  64            64          64     0\n");
 }
 
 }  // namespace
