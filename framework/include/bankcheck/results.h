@@ -61,12 +61,12 @@ struct CaseResult {
   std::vector<LaunchRecord> launches;
   // nullopt: not compared (no baseline folder for the arch, or the case did not run).
   std::optional<BaselineVerdict> baseline;
-  // How its source lines compared with the baseline's (BaselineComparison::lines); nullopt: not
-  // compared line by line.
-  std::optional<BaselineVerdict> baseline_lines;
   std::string baseline_table;         // BaselineComparison::table
   std::vector<std::string> messages;  // failures, the skip reason, the baseline message
   ExpectedBy expected_by = ExpectedBy::kCase;
+  // How its source lines compared with the baseline's (BaselineComparison::lines); nullopt: not
+  // compared line by line.
+  std::optional<BaselineVerdict> baseline_lines = std::nullopt;
 };
 
 struct RunResults {
