@@ -186,11 +186,13 @@ bool CheckBaselines(const RunOptions& options, RunResults& results) {
     } else {
       const BaselineComparison comparison = CompareWithBaseline(baselines, name, result.launches);
       result.baseline = comparison.verdict;
+      result.baseline_lines = comparison.lines;
       result.baseline_table = comparison.table;
-      if (comparison.verdict != BaselineVerdict::kMatch) result.messages.push_back(comparison.message);
+      if (comparison.headline() != BaselineVerdict::kMatch) result.messages.push_back(comparison.message);
     }
     CaseFacts facts;
     facts.baseline = result.baseline;
+    facts.lines = result.baseline_lines;
     facts.status = result.status;
     if (DecideCase(facts, policy).fails) {
       result.status = CaseStatus::kFailed;

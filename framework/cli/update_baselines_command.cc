@@ -46,9 +46,10 @@ std::string WavefrontsText(const std::optional<SharedCounts>& counts) {
 // and after.
 struct Change {
   const CaseResult* result;
-  BaselineVerdict verdict;
+  BaselineVerdict verdict;  // the headline of the launches' and the lines' comparison
   std::optional<SharedCounts> before;
   SharedCounts after;
+  bool adds_lines = false;  // its entry has no per-line counts, and the results have them
 };
 
 // A case left as it is, and why.
@@ -135,18 +136,25 @@ void AddUpdateBaselines(CLI::App& app) {
         continue;
       }
       const BaselineEntry* entry = baselines.Find(name);
-      const BaselineVerdict verdict = entry == nullptr
-                                          ? BaselineVerdict::kMissing
-                                          : CompareLaunches(entry->launches, result.launches).verdict;
+      CaseFacts facts;
+      facts.baseline = BaselineVerdict::kMissing;
+      if (entry != nullptr) {
+        const BaselineComparison comparison = CompareLaunches(entry->launches, result.launches);
+        facts.baseline = comparison.verdict;
+        facts.lines = comparison.lines;
+      }
+      // An entry recorded before baselines kept lines gets them from results that have them.
+      const bool adds_lines =
+          entry != nullptr && !HasLineData(entry->launches) && HasLineData(result.launches);
       // Recorded exactly when the comparison fails the case, by the rule every command applies.
-      if (!BaselineVerdictFails(verdict)) {
+      if (!DecideCase(facts).fails && !adds_lines) {
         ++unchanged;
         continue;
       }
       changes.push_back(
-          {&result, verdict,
+          {&result, HeadlineVerdict(*facts.baseline, facts.lines),
            entry == nullptr ? std::nullopt : std::optional<SharedCounts>(CaseTotal(entry->launches)),
-           CaseTotal(result.launches)});
+           CaseTotal(result.launches), adds_lines});
     }
 
     const std::string folder = (std::filesystem::path(baselines_dir) / run.arch).string();
@@ -159,10 +167,14 @@ void AddUpdateBaselines(CLI::App& app) {
     SharedCounts total_before;
     SharedCounts total_after;
     std::map<BaselineVerdict, size_t> per_verdict;
+    size_t adding_lines = 0;  // entries without per-line counts that get them (baseline.h)
     for (const Change& change : changes) {
-      rows.push_back({BaselineVerdictName(change.verdict), PlainLine(change.result->name),
-                      BeforeAfter(ConflictsText(change.before), ConflictsText(change.after)),
-                      BeforeAfter(WavefrontsText(change.before), WavefrontsText(change.after))});
+      adding_lines += change.adds_lines;
+      rows.push_back(
+          {std::string(BaselineVerdictName(change.verdict)) + (change.adds_lines ? " (+ lines)" : ""),
+           PlainLine(change.result->name),
+           BeforeAfter(ConflictsText(change.before), ConflictsText(change.after)),
+           BeforeAfter(WavefrontsText(change.before), WavefrontsText(change.after))});
       if (change.before) total_before += *change.before;
       total_after += change.after;
       ++per_verdict[change.verdict];
@@ -181,8 +193,9 @@ void AddUpdateBaselines(CLI::App& app) {
               << results.cases.size() << " cases: " << per_verdict[BaselineVerdict::kRegression]
               << " regression, " << per_verdict[BaselineVerdict::kImprovement] << " improvement, "
               << per_verdict[BaselineVerdict::kChanged] << " changed, "
-              << per_verdict[BaselineVerdict::kMissing] << " missing; " << unchanged << " unchanged, "
-              << left_alone.size() << " left alone"
+              << per_verdict[BaselineVerdict::kMissing] << " missing"
+              << (adding_lines > 0 ? ", " + std::to_string(adding_lines) + " given per-line counts" : "")
+              << "; " << unchanged << " unchanged, " << left_alone.size() << " left alone"
               << (!selection.empty() ? ", " + std::to_string(not_selected) + " not matching --case" : "")
               << ".\n";
     for (const LeftAlone& case_left : left_alone)

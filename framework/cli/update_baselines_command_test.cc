@@ -134,6 +134,44 @@ TEST_F(UpdateBaselinesCommandTest, RecordsEveryChangedCaseAndSaysWhat) {
   EXPECT_EQ(Bankcheck(Update(dir_ / "results.json", " --dry-run")).exit_code, 0);
 }
 
+// An entry recorded before baselines kept lines gets them from results that have them, though its
+// counts match; one whose lines then differ is recorded by the verdict, as any difference.
+TEST_F(UpdateBaselinesCommandTest, AnEntryWithoutLinesGetsThemAndALineDifferenceIsRecorded) {
+  LineRecord line;
+  line.file = "kernels/transpose.cu";
+  line.line = 31;
+  line.code = "out[i] = tile[x][y];";
+  line.kind = SharedKind::kLoad;
+  line.executions = 64;
+  line.wavefronts = 64;
+  line.ideal_wavefronts = 64;
+  RunResults results;
+  results.metadata = MakeMetadata("2025-12-01T08:00:00Z");
+  results.metadata.arch = "sm_90";
+  CaseResult& padded = results.cases["transpose/padded"];
+  padded.name = "transpose/padded";
+  padded.description = "padded tile";
+  padded.launches = {MakeRecord(64)};
+  padded.launches[0].lines = std::vector<LineRecord>{line};
+  const std::filesystem::path path = dir_ / "results.json";
+  WriteResults(path, results);
+
+  CliRun run = Bankcheck(Update(path));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, AllOf(HasSubstr("match (+ lines)  transpose/padded"),
+                             HasSubstr("0 missing, 1 given per-line counts; 0 unchanged")));
+  EXPECT_TRUE(HasLineData(ReadBaselineFile(transpose_file_).cases.at("transpose/padded").launches));
+  EXPECT_THAT(Bankcheck(Update(path)).out, HasSubstr("No case differs from its baseline."));
+
+  // Conflicts moved to the line with the same launch totals: a regression at the line, recorded.
+  padded.launches[0].lines->at(0).wavefronts = 128;
+  padded.launches[0].lines->at(0).ideal_wavefronts = 32;
+  WriteResults(path, results);
+  run = Bankcheck(Update(path, " --dry-run"));
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("Would record 1 of 1 cases: 1 regression"));
+}
+
 // --dry-run exits 1 when some case would be recorded (it fails against the files: verdict.h), as
 // `report --baselines` does; 0 when nothing differs.
 TEST_F(UpdateBaselinesCommandTest, DryRunPrintsTheSameSummaryAndWritesNothing) {

@@ -1,8 +1,13 @@
 #include <algorithm>
+#include <map>
 #include <optional>
+#include <set>
+#include <tuple>
 #include <utility>
 
 #include "bankcheck/baseline.h"
+#include "core/internal/line_counts.h"
+#include "core/internal/line_keys.h"
 #include "core/internal/name_table.h"
 #include "core/internal/text_table.h"
 
@@ -112,6 +117,110 @@ void AddTableRows(std::vector<TableRow>& rows, size_t index, const LaunchRecord*
   }
 }
 
+// What the comparison of some counts found.
+struct Found {
+  bool more = false;   // more wavefronts or conflicts somewhere
+  bool fewer = false;  // fewer somewhere
+  bool other = false;  // any other difference
+  BaselineVerdict verdict() const {
+    return more    ? BaselineVerdict::kRegression
+           : fewer ? BaselineVerdict::kImprovement
+           : other ? BaselineVerdict::kChanged
+                   : BaselineVerdict::kMatch;
+  }
+};
+
+// A line's code as a difference shows it: at most kShownCode bytes (at a UTF-8 boundary), "…" after.
+std::string ShownCode(const std::string& code) {
+  constexpr size_t kShownCode = 60;
+  if (code.size() <= kShownCode) return code;
+  size_t end = kShownCode;
+  while (end > 0 && (static_cast<unsigned char>(code[end]) & 0xC0) == 0x80) --end;
+  return code.substr(0, end) + "…";
+}
+
+// "kernels/transpose.cu:31 out[i] = tile[x][y];" (":31 (line 28 before)" when it moved).
+std::string LinePlace(const LineRecord* before, const LineRecord* after) {
+  const LineRecord& line = after != nullptr ? *after : *before;
+  std::string place = line.file + ":" + std::to_string(line.line);
+  if (before != nullptr && after != nullptr && before->line != after->line)
+    place += " (line " + std::to_string(before->line) + " before)";
+  return line.code.empty() ? place : place + " " + ShownCode(line.code);
+}
+
+// The lines of two launches side by side: by key, and a line on one side only paired with one on
+// the other side only at the same file, number and kind (its code was edited in place), so that an
+// edited line is one line changed, not one gone and one added.
+std::vector<std::pair<const LineRecord*, const LineRecord*>> PairLines(const std::vector<LineRecord>& before,
+                                                                       const std::vector<LineRecord>& after) {
+  std::map<LineKey, std::pair<const LineRecord*, const LineRecord*>> by_key;
+  for (const LineRecord& line : before) by_key[KeyOf(line)].first = &line;
+  for (const LineRecord& line : after) by_key[KeyOf(line)].second = &line;
+  using Place = std::tuple<std::string, uint32_t, SharedKind>;
+  std::map<Place, const LineRecord*> added;  // after only, by place
+  for (const auto& [key, sides] : by_key)
+    if (sides.first == nullptr)
+      added.emplace(Place{sides.second->file, sides.second->line, sides.second->kind}, sides.second);
+  std::vector<std::pair<const LineRecord*, const LineRecord*>> pairs;
+  std::set<const LineRecord*> paired;
+  for (const auto& [key, sides] : by_key) {
+    if (sides.second == nullptr) {
+      const auto edited = added.find(Place{sides.first->file, sides.first->line, sides.first->kind});
+      if (edited != added.end()) {
+        pairs.emplace_back(sides.first, edited->second);
+        paired.insert(edited->second);
+        added.erase(edited);
+        continue;
+      }
+    }
+    pairs.push_back(sides);
+  }
+  pairs.erase(std::remove_if(pairs.begin(), pairs.end(),
+                             [&](const auto& sides) {
+                               return sides.first == nullptr && paired.count(sides.second) > 0;
+                             }),
+              pairs.end());
+  return pairs;
+}
+
+// Compares the lines of one launch; appends one difference per line that differs.
+void CompareLines(const std::vector<LineRecord>& before, const std::vector<LineRecord>& after,
+                  const std::string& launch, Found& found, std::vector<std::string>& differences) {
+  static const LineRecord kNoAccess{};
+  for (const auto& [b, a] : PairLines(before, after)) {
+    const LineRecord& old_line = b != nullptr ? *b : kNoAccess;
+    const LineRecord& new_line = a != nullptr ? *a : kNoAccess;
+    std::vector<std::string> counts;
+    const auto add = [&counts](const char* name, uint64_t x, uint64_t y) {
+      if (x != y) counts.push_back(std::string(name) + " " + Count(x) + " -> " + Count(y));
+    };
+    add("executions", old_line.executions, new_line.executions);
+    add("wavefronts", old_line.wavefronts, new_line.wavefronts);
+    add("ideal", old_line.ideal_wavefronts, new_line.ideal_wavefronts);
+    const bool edited = b != nullptr && a != nullptr && KeyOf(*b) != KeyOf(*a);
+    if (counts.empty() && !edited && (b == nullptr) == (a == nullptr)) continue;
+    found.more = found.more || new_line.wavefronts > old_line.wavefronts ||
+                 new_line.conflicts() > old_line.conflicts();
+    found.fewer = found.fewer || new_line.wavefronts < old_line.wavefronts ||
+                  new_line.conflicts() < old_line.conflicts();
+    found.other = true;
+    const auto ways = [](const LineRecord* line) {
+      return line == nullptr ? std::string("no access") : FormatWays(line->ways());
+    };
+    const SharedKind kind = (a != nullptr ? a : b)->kind;
+    std::string text =
+        launch + " " + LinePlace(b, a) + ": " + InfoOf(kind).label + " " + ways(b) + " -> " + ways(a);
+    std::vector<std::string> notes;
+    if (b == nullptr) notes.push_back("a line that was not there before");
+    if (a == nullptr) notes.push_back("no longer executed");
+    if (edited) notes.push_back("its code was " + ShownCode(b->code));
+    notes.insert(notes.end(), counts.begin(), counts.end());
+    for (size_t i = 0; i < notes.size(); ++i) text += (i == 0 ? " (" : ", ") + notes[i];
+    if (!notes.empty()) text += ")";
+    differences.push_back(std::move(text));
+  }
+}
+
 std::string Indent(const std::vector<std::string>& lines) {
   std::string text;
   for (const std::string& line : lines) text += "  " + line + "\n";
@@ -139,12 +248,29 @@ std::optional<BaselineVerdict> ParseBaselineVerdict(const std::string& name) {
   return internal::ValueNamed(kVerdictNames, name);
 }
 
+BaselineVerdict HeadlineVerdict(BaselineVerdict launches, const std::optional<BaselineVerdict>& lines) {
+  if (launches == BaselineVerdict::kMissing || !lines) return launches;
+  for (const BaselineVerdict verdict :
+       {BaselineVerdict::kRegression, BaselineVerdict::kImprovement, BaselineVerdict::kChanged}) {
+    if (launches == verdict || *lines == verdict) return verdict;
+  }
+  return BaselineVerdict::kMatch;
+}
+
+bool HasLineData(const std::vector<LaunchRecord>& launches) {
+  return std::all_of(launches.begin(), launches.end(),
+                     [](const LaunchRecord& launch) { return launch.lines.has_value(); });
+}
+
 BaselineComparison CompareLaunches(const std::vector<LaunchRecord>& before,
                                    const std::vector<LaunchRecord>& after) {
   BaselineComparison comparison;
   bool more = false;
   bool fewer = false;
   bool other = before.size() != after.size();
+  Found lines;
+  bool lines_compared = false;
+  std::vector<std::string> line_differences;
   std::vector<TableRow> rows;
   for (size_t i = 0; i < std::max(before.size(), after.size()); ++i) {
     const LaunchRecord* b = i < before.size() ? &before[i] : nullptr;
@@ -189,14 +315,19 @@ BaselineComparison CompareLaunches(const std::vector<LaunchRecord>& before,
     }
     for (const std::string& change : changes) comparison.differences.push_back(launch + ": " + change);
     other = other || !changes.empty();
+    if (b->lines && a->lines) {
+      lines_compared = true;
+      CompareLines(*b->lines, *a->lines, launch, lines, line_differences);
+    }
   }
-  comparison.verdict = more    ? BaselineVerdict::kRegression
-                       : fewer ? BaselineVerdict::kImprovement
-                       : other ? BaselineVerdict::kChanged
-                               : BaselineVerdict::kMatch;
+  comparison.verdict = Found{more, fewer, other}.verdict();
+  if (lines_compared) comparison.lines = lines.verdict();
+  comparison.differences.insert(comparison.differences.end(), line_differences.begin(),
+                                line_differences.end());
+  comparison.line_differences = std::move(line_differences);
   comparison.table = FormatTextTable(
       {"launch", "kernel", "grid", "block", "", "instructions", "wavefronts", "ideal", "conflicts"}, rows);
-  switch (comparison.verdict) {
+  switch (comparison.headline()) {
     case BaselineVerdict::kRegression:
       comparison.message = "regression: more shared-memory bank conflicts or wavefronts than before:\n";
       break;
@@ -228,7 +359,7 @@ BaselineComparison CompareWithBaseline(const BaselineSet& baselines, const std::
   }
   BaselineComparison comparison = CompareLaunches(entry->launches, measured);
   const std::string differences = Indent(comparison.differences);
-  switch (comparison.verdict) {
+  switch (comparison.headline()) {
     case BaselineVerdict::kRegression:
       comparison.message = "REGRESSION: case \"" + case_name +
                            "\" has more shared-memory bank conflicts or wavefronts than its baseline in " +
@@ -249,6 +380,12 @@ BaselineComparison CompareWithBaseline(const BaselineSet& baselines, const std::
       break;
     default:
       comparison.message = "case \"" + case_name + "\" matches its baseline in " + file + "\n";
+  }
+  if (!comparison.lines && !HasLineData(entry->launches) && HasLineData(measured) && !measured.empty()) {
+    comparison.message +=
+        "Its baseline has no per-line counts (recorded before baselines kept them), so it "
+        "was compared by launch totals only; recording it again adds them:\n  " +
+        record + "\n";
   }
   return comparison;
 }

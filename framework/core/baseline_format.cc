@@ -69,9 +69,10 @@ BaselineFile internal::BaselineFileFromJson(const json& document, const std::fil
   }
   root.AllowOnlyFields({"format", "version", "arch", "recorded_with", "cases"});
   const FieldReader version = root.Field("version");
-  if (version.Unsigned() != static_cast<uint64_t>(kBaselineVersion)) {
-    version.FailWith("is " + std::to_string(version.Unsigned()) + ", but this bankcheck reads version " +
-                     std::to_string(kBaselineVersion) +
+  if (version.Unsigned() < static_cast<uint64_t>(kOldestBaselineVersion) ||
+      version.Unsigned() > static_cast<uint64_t>(kBaselineVersion)) {
+    version.FailWith("is " + std::to_string(version.Unsigned()) + ", but this bankcheck reads versions " +
+                     std::to_string(kOldestBaselineVersion) + " to " + std::to_string(kBaselineVersion) +
                      " only; use the bankcheck that wrote it, or record again");
   }
   BaselineFile file;
@@ -96,6 +97,13 @@ BaselineFile internal::BaselineFileFromJson(const json& document, const std::fil
     BaselineEntry parsed;
     parsed.description = entry.Field("description").String();
     parsed.launches = LaunchRecordsFromJson(entry.Field("launches").json(), where, advice, "launches");
+    if (version.Unsigned() < 2) {
+      for (size_t i = 0; i < parsed.launches.size(); ++i)
+        if (parsed.launches[i].lines)
+          entry.FailWith("launches[" + std::to_string(i) +
+                         "] holds \"lines\", which a version 1 baseline does not have; make the file's "
+                         "version 2");
+    }
     file.cases.emplace(item.key(), std::move(parsed));
   }
   return file;

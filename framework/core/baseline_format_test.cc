@@ -57,7 +57,7 @@ TEST(BaselineFileTest, SerializedFileIsSortedIndentedAndEndsWithANewline) {
       << text;
   EXPECT_LT(text.find("\"transpose/naive\""), text.find("\"transpose/padded\""));
   EXPECT_LT(text.find("\"format\": \"bankcheck-baseline\""), text.find("\"recorded_with\""));
-  EXPECT_THAT(text, HasSubstr("\"version\": 1\n}\n"));
+  EXPECT_THAT(text, HasSubstr("\"version\": 2\n}\n"));
   EXPECT_THAT(text, Not(HasSubstr("hardware")));
 }
 
@@ -93,6 +93,44 @@ std::string BadFileError(const std::string& text) {
   return "";
 }
 
+// Version 2 keeps each launch's per-line counts; a version 1 file (launch totals only) still loads,
+// its launches without lines.
+TEST(BaselineFileTest, LinesRoundTripAndVersionOneFilesStillLoad) {
+  BaselineFile file = MakeBaselineFile();
+  LineRecord line;
+  line.file = "kernels/transpose.cu";
+  line.line = 31;
+  line.code = "out[i] = tile[x][y];";
+  line.kind = SharedKind::kLoad;
+  line.executions = 64;
+  line.wavefronts = 2048;
+  line.ideal_wavefronts = 64;
+  line.opcodes = {"LDS"};
+  file.cases.at("transpose/naive").launches.at(0).lines = std::vector<LineRecord>{line};
+  const std::string text = SerializeBaselineFile(file);
+  EXPECT_THAT(text, HasSubstr("\"code\": \"out[i] = tile[x][y];\""));
+  const BaselineFile back = ParseBaselineFile(text, "x.json");
+  const std::optional<std::vector<LineRecord>>& lines = back.cases.at("transpose/naive").launches.at(0).lines;
+  ASSERT_TRUE(lines.has_value());
+  ASSERT_THAT(*lines, SizeIs(1));
+  EXPECT_EQ(lines->at(0).code, line.code);
+  EXPECT_EQ(lines->at(0).wavefronts, 2048u);
+  EXPECT_FALSE(back.cases.at("transpose/padded").launches.at(0).lines.has_value());
+  EXPECT_EQ(SerializeBaselineFile(back), text);
+
+  nlohmann::json old = nlohmann::json::parse(SerializeBaselineFile(MakeBaselineFile()));
+  old["version"] = 1;
+  const BaselineFile version_one = ParseBaselineFile(old.dump(), "old.json");
+  EXPECT_FALSE(version_one.cases.at("transpose/naive").launches.at(0).lines.has_value());
+  EXPECT_FALSE(HasLineData(version_one.cases.at("transpose/naive").launches));
+  EXPECT_TRUE(HasLineData(back.cases.at("transpose/naive").launches));
+  // Lines in a file that says version 1 are a hand edit gone wrong.
+  nlohmann::json mixed = nlohmann::json::parse(text);
+  mixed["version"] = 1;
+  EXPECT_THAT(BadFileError(mixed.dump()),
+              HasSubstr("case \"transpose/naive\": launches[0] holds \"lines\", which a version 1 baseline"));
+}
+
 TEST(BaselineFileTest, SyntaxErrorGivesFileLineAndColumnAndWhatToDo) {
   const std::string text = "{\n  \"format\": \"bankcheck-baseline\",\n  \"version\": 1,,\n}\n";
   EXPECT_THAT(BadFileError(text),
@@ -116,9 +154,11 @@ TEST(BaselineFileTest, WrongFormatAndVersionAreExplained) {
               HasSubstr("demo.json: format: is \"bankcheck-results\", but a baseline file's format is "
                         "\"bankcheck-baseline\""));
   document["format"] = "bankcheck-baseline";
-  document["version"] = 2;
+  document["version"] = 3;
   EXPECT_THAT(BadFileError(document.dump()),
-              HasSubstr("version: is 2, but this bankcheck reads version 1 only"));
+              HasSubstr("version: is 3, but this bankcheck reads versions 1 to 2 only"));
+  document["version"] = 0;
+  EXPECT_THAT(BadFileError(document.dump()), HasSubstr("version: is 0"));
   document["version"] = "1";
   EXPECT_THAT(BadFileError(document.dump()), HasSubstr("version must be a non-negative integer"));
 }

@@ -155,6 +155,8 @@ std::vector<std::filesystem::path> UpdateBaselines(const std::filesystem::path& 
     // something changed (not a new date in every file).
     if (!changed) continue;
     document["recorded_with"] = internal::RecordedWithToJson(recorded_with);
+    // A version 1 file recorded into is version 2: its other cases keep their launch totals only.
+    document["version"] = kBaselineVersion;
     WriteFileIn(arch_folder, topic + ".json", DumpJson(document));
     written.push_back(path);
   }

@@ -162,6 +162,29 @@ TEST_F(UpdateBaselinesTest, RecordingTheSameValuesAgainLeavesTheFileAlone) {
   EXPECT_EQ(ReadFile(File()), before);
 }
 
+// A version 1 file (launch totals only) recorded into becomes version 2: the recorded case gets its
+// lines, the others keep their totals and are compared by them.
+TEST_F(UpdateBaselinesTest, RecordingIntoAVersionOneFileUpgradesIt) {
+  UpdateBaselines(dir_, "sm_90", MakeMetadata(),
+                  {{"transpose/a", "a", {MakeRecord(64)}}, {"transpose/b", "b", {MakeRecord(64)}}});
+  std::string text = ReadFile(File());
+  const size_t version = text.find("\"version\": 2");
+  ASSERT_NE(version, std::string::npos);
+  text.replace(version, 13, "\"version\": 1");
+  WriteFile(File(), text);
+  ASSERT_FALSE(HasLineData(ReadBaselineFile(File()).cases.at("transpose/a").launches));
+  LaunchRecord with_lines = MakeRecord(64);
+  with_lines.lines = std::vector<LineRecord>{};
+  const auto written = UpdateBaselines(dir_, "sm_90", MakeMetadata(), {{"transpose/a", "a", {with_lines}}});
+  EXPECT_THAT(written, ElementsAre(File()));
+  const std::string upgraded = ReadFile(File());
+  EXPECT_NE(upgraded.find("\"version\": 2"), std::string::npos);
+  const BaselineFile file = ReadBaselineFile(File());
+  EXPECT_TRUE(HasLineData(file.cases.at("transpose/a").launches));
+  EXPECT_FALSE(HasLineData(file.cases.at("transpose/b").launches));
+  EXPECT_EQ(CaseBlock(upgraded, "transpose/b"), CaseBlock(text, "transpose/b"));
+}
+
 TEST_F(UpdateBaselinesTest, WritesEachTopicToItsOwnFile) {
   const auto written =
       UpdateBaselines(dir_, "sm_90", MakeMetadata(),

@@ -32,6 +32,17 @@ std::string Totals(const std::vector<LaunchRecord>& before, const std::vector<La
   return text;
 }
 
+// A changed case's details: the source lines that differ, then the launches' before -> after table.
+std::string DetailsText(const BaselineComparison& comparison) {
+  std::string text;
+  if (!comparison.line_differences.empty()) {
+    text = "Source lines that differ:\n";
+    for (const std::string& difference : comparison.line_differences) text += "  " + difference + "\n";
+    text += "\n";
+  }
+  return text + comparison.table;
+}
+
 uint64_t Conflicts(const SharedCounts& c) { return c.conflicts(); }
 uint64_t Wavefronts(const SharedCounts& c) { return c.wavefronts; }
 
@@ -191,7 +202,7 @@ std::string RenderCompareMarkdown(const MeasurementSet& before, const Measuremen
     const ComparedCase& row = *rows[i];
     const std::string section = "<details><summary>" + markdown::Code(row.name) + ": " +
                                 BaselineVerdictName(row.verdict) + "</summary>\n\n" +
-                                markdown::FencedBlock(row.comparison.table) + "</details>\n\n";
+                                markdown::FencedBlock(DetailsText(row.comparison)) + "</details>\n\n";
     if (take(section.size())) {
       details += section;
     } else {
@@ -246,7 +257,7 @@ std::string RenderCompareText(const MeasurementSet& before, const MeasurementSet
                      TotalsPlain(old_launches, new_launches, Conflicts),
                      TotalsPlain(old_launches, new_launches, Wavefronts)});
     details += "\n-- " + PlainLine(row.name) + ": " + BaselineVerdictName(row.verdict) + "\n" +
-               PlainBlock(row.comparison.table);
+               PlainBlock(DetailsText(row.comparison));
   }
   if (!table.empty())
     out += "\n" + FormatTextTable({"case", "change", "conflicts (exact)", "wavefronts"}, table);
@@ -291,7 +302,9 @@ std::string RenderCompareJson(const MeasurementSet& before, const MeasurementSet
         {"name", row.name},
         {"verdict", BaselineVerdictName(row.verdict)},
         {"differences", row.comparison.differences},
-        {"table", row.verdict == BaselineVerdict::kMatch ? std::string() : row.comparison.table}};
+        {"table", row.verdict == BaselineVerdict::kMatch ? std::string() : row.comparison.table},
+        {"lines", row.comparison.lines ? nlohmann::json(BaselineVerdictName(*row.comparison.lines))
+                                       : nlohmann::json()}};
     if (row.verdict == BaselineVerdict::kRegression) out["regressions"].push_back(object);
     if (row.verdict == BaselineVerdict::kImprovement) out["improvements"].push_back(object);
     if (row.verdict == BaselineVerdict::kChanged) out["changed"].push_back(object);
@@ -301,7 +314,8 @@ std::string RenderCompareJson(const MeasurementSet& before, const MeasurementSet
     out["missing"].push_back({{"name", name},
                               {"verdict", BaselineVerdictName(BaselineVerdict::kMissing)},
                               {"differences", nlohmann::json::array()},
-                              {"table", ""}});
+                              {"table", ""},
+                              {"lines", nullptr}});
   }
   out["added"] = outcome.added;
   out["removed"] = outcome.removed;
@@ -315,9 +329,11 @@ CompareOutcome CompareMeasurementSets(const MeasurementSet& before, const Measur
                                       const CompareOptions& options) {
   CompareOutcome outcome;
   std::vector<CaseDecision> decisions;
-  const auto decide = [&](std::optional<BaselineVerdict> verdict, CaseStatus status) {
+  const auto decide = [&](std::optional<BaselineVerdict> verdict, CaseStatus status,
+                          std::optional<BaselineVerdict> lines = std::nullopt) {
     CaseFacts facts;
     facts.baseline = verdict;
+    facts.lines = lines;
     facts.status = status;
     decisions.push_back(DecideCase(facts, options.policy));
   };
@@ -330,8 +346,9 @@ CompareOutcome CompareMeasurementSets(const MeasurementSet& before, const Measur
       continue;
     }
     BaselineComparison comparison = CompareLaunches(old->second, launches);
-    decide(comparison.verdict, CaseStatus::kPassed);
-    switch (comparison.verdict) {
+    decide(comparison.verdict, CaseStatus::kPassed, comparison.lines);
+    const BaselineVerdict headline = comparison.headline();
+    switch (headline) {
       case BaselineVerdict::kRegression:
         ++outcome.regressions;
         break;
@@ -345,7 +362,7 @@ CompareOutcome CompareMeasurementSets(const MeasurementSet& before, const Measur
         ++outcome.unchanged;
         break;
     }
-    outcome.cases.push_back({name, comparison.verdict, std::move(comparison)});
+    outcome.cases.push_back({name, headline, std::move(comparison)});
   }
   for (const auto& [name, launches] : before.cases) {
     if (after.cases.count(name) > 0 || after.not_measured.count(name) > 0) continue;

@@ -278,5 +278,83 @@ TEST_F(CompareTest, UnreadableInputNamesTheFileAndPosition) {
   EXPECT_THROW(ReadMeasurementSet(dir_), Error);
 }
 
+// Per-line baselines: a case whose launch totals match but whose lines differ is compared, counted
+// and judged by its lines, and its details name each line before -> after.
+MeasurementSet LinesSet(const std::string& path, uint64_t first_line_wavefronts) {
+  LaunchRecord launch = MakeRecord(2048);
+  LineRecord first;
+  first.file = "kernels/t.cu";
+  first.line = 10;
+  first.code = "a = tile[x][y];";
+  first.kind = SharedKind::kLoad;
+  first.executions = 32;
+  first.wavefronts = first_line_wavefronts;
+  first.ideal_wavefronts = 32;
+  first.opcodes = {"LDS"};
+  LineRecord second = first;
+  second.line = 12;
+  second.code = "b = tile[y][x];";
+  second.wavefronts = 2048 - first_line_wavefronts;
+  launch.lines = std::vector<LineRecord>{first, second};
+  MeasurementSet set;
+  set.path = path;
+  set.kind = "baseline";
+  set.arch = "sm_90";
+  set.cases["t/moved"] = {launch};
+  return set;
+}
+
+TEST(CompareLinesGoldenTest, ConflictsMovedBetweenLinesAreARegressionAtTheLine) {
+  CompareOptions options;
+  options.format = OutputFormat::kText;
+  const CompareOutcome outcome =
+      CompareMeasurementSets(LinesSet("old.json", 32), LinesSet("new.json", 1024), options);
+  EXPECT_EQ(outcome.regressions, 1u);
+  EXPECT_TRUE(outcome.fails());
+  ASSERT_EQ(outcome.cases.size(), 1u);
+  EXPECT_EQ(outcome.cases[0].comparison.verdict, BaselineVerdict::kMatch);
+  EXPECT_EQ(
+      outcome.output,
+      "bankcheck compare\n"
+      "Old: old.json (baseline, sm_90)\n"
+      "New: new.json (baseline, sm_90)\n"
+      "\n"
+      "1 regressed, 0 improved, 0 changed, 0 unchanged; 0 new, 0 removed\n"
+      "1 case fails: 1 regression.\n"
+      "\n"
+      "case     change      conflicts (exact)  wavefronts\n"
+      "-------  ----------  -----------------  ---------------\n"
+      "t/moved  regression  ld 1984 \xC2\xB7 st 0     ld 2048 \xC2\xB7 st 64\n"
+      "\n"
+      "Details:\n"
+      "\n"
+      "-- t/moved: regression\n"
+      "Source lines that differ:\n"
+      "  launch 0 (transpose(float*, float const*)) kernels/t.cu:10 a = tile[x][y];: ld conflict-free -> "
+      "32-way (wavefronts 32 -> 1024)\n"
+      "  launch 0 (transpose(float*, float const*)) kernels/t.cu:12 b = tile[y][x];: ld 63-way -> 32-way "
+      "(wavefronts 2016 -> 1024)\n"
+      "\n"
+      "launch  kernel                           grid     block       instructions  wavefronts  ideal  "
+      "conflicts\n"
+      "------  -------------------------------  -------  ------  --  ------------  ----------  -----  "
+      "---------\n"
+      "0       transpose(float*, float const*)  32x32x1  32x8x1  ld  64            2048        64     1984\n"
+      "                                                          st  64            64          64     0\n");
+
+  options.format = OutputFormat::kJson;
+  const nlohmann::json json = nlohmann::json::parse(
+      CompareMeasurementSets(LinesSet("old.json", 32), LinesSet("new.json", 1024), options).output);
+  EXPECT_EQ(json["cases"][0]["verdict"], "regression");
+  EXPECT_EQ(json["cases"][0]["lines"], "regression");
+  EXPECT_EQ(json["cases"][0]["differences"].size(), 2u);
+
+  options.format = OutputFormat::kMarkdown;
+  EXPECT_THAT(
+      CompareMeasurementSets(LinesSet("old.json", 32), LinesSet("new.json", 1024), options).output,
+      HasSubstr("Source lines that differ:\n  launch 0 (transpose(float*, float const*)) kernels/t.cu:10 a = "
+                "tile[x][y];: ld conflict-free -> 32-way (wavefronts 32 -> 1024)\n"));
+}
+
 }  // namespace
 }  // namespace bankcheck

@@ -123,6 +123,46 @@ InstructionCounts InstructionFromJson(const FieldReader& field) {
   return instruction;
 }
 
+json LinesToJson(const std::vector<LineRecord>& lines) {
+  json out = json::array();
+  for (const LineRecord& line : lines) {
+    out.push_back({{"file", line.file},
+                   {"line", line.line},
+                   {"code", line.code},
+                   {"occurrence", line.occurrence},
+                   {"kind", InfoOf(line.kind).key},
+                   {"executions", line.executions},
+                   {"wavefronts", line.wavefronts},
+                   {"ideal", line.ideal_wavefronts},
+                   {"opcodes", line.opcodes}});
+  }
+  return out;
+}
+
+std::vector<LineRecord> LinesFromJson(const FieldReader& field) {
+  field.RequireArray();
+  std::vector<LineRecord> lines;
+  lines.reserve(field.json().size());
+  for (size_t i = 0; i < field.json().size(); ++i) {
+    const FieldReader entry = field.Element(i);
+    entry.AllowOnlyFields(
+        {"file", "line", "code", "occurrence", "kind", "executions", "wavefronts", "ideal", "opcodes"});
+    LineRecord line;
+    line.file = entry.Field("file").String();
+    line.line = entry.Field("line").Unsigned32();
+    line.code = entry.Field("code").String();
+    line.occurrence = entry.Field("occurrence").Unsigned32();
+    const FieldReader kind = entry.Field("kind");
+    line.kind = KindNamed(kind, kind.String());
+    line.executions = entry.Field("executions").Unsigned();
+    line.wavefronts = entry.Field("wavefronts").Unsigned();
+    line.ideal_wavefronts = entry.Field("ideal").Unsigned();
+    line.opcodes = entry.Field("opcodes").StringArray();
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
 // "instructions" requires "attributed_launches" (how many launches its counts add up).
 void ReadAttribution(const FieldReader& launch, LaunchRecord& record) {
   if (!launch.Has("instructions") && !launch.Has("attributed_launches")) return;
@@ -153,6 +193,8 @@ json LaunchRecordToJson(const LaunchRecord& record, RecordDetail detail) {
       const SharedCounts& counts = record.shared[info.kind];
       out[info.key] = CountsToJson(detail == RecordDetail::kFull ? counts : ExactCounts(counts));
     }
+  // The per-line counts, keyed: exact, so baselines keep them too.
+  if (record.lines) out["lines"] = LinesToJson(*record.lines);
   if (detail == RecordDetail::kFull) {
     out["mangled"] = record.mangled_kernel;
     out["counters"] = CountedByName(record.counted_by);
@@ -193,7 +235,7 @@ LaunchRecord LaunchRecordFromJson(const json& value, const std::string& where, c
   std::vector<std::string> fields = {
       "kernel",      "mangled",       "grid",  "block",         "dynamic_shared_bytes", "hardware",
       "unsupported", "extra_metrics", "notes", "graph_kernels", "attributed_launches",  "instructions",
-      "counters"};
+      "counters",    "lines"};
   for (const SharedKindInfo& info : SharedKinds()) fields.push_back(info.key);
   launch.AllowOnlyFields(fields);
   LaunchRecord record;
@@ -248,6 +290,7 @@ LaunchRecord LaunchRecordFromJson(const json& value, const std::string& where, c
   }
   if (launch.Has("notes")) record.notes = launch.Field("notes").StringArray();
   ReadAttribution(launch, record);
+  if (launch.Has("lines")) record.lines = LinesFromJson(launch.Field("lines"));
   return record;
 }
 

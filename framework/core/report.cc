@@ -145,22 +145,29 @@ ReportData ComputeReport(const RunResults& results, const ReportOptions& options
   for (const auto& [name, result] : results.cases) {
     CaseView view;
     view.result = &result;
-    view.verdict = result.baseline;
+    // The launches' verdict and the lines' (DecideCase reads both); the view shows their headline.
+    std::optional<BaselineVerdict> launches = result.baseline;
+    std::optional<BaselineVerdict> lines = result.baseline_lines;
     view.table = result.baseline_table;
     if (baselines != nullptr) {
-      view.verdict.reset();
+      launches.reset();
+      lines.reset();
       view.table.clear();
       // With no folder for the architecture, every case measured is missing, as in the suite.
       if (result.status != CaseStatus::kSkipped) {
         BaselineComparison comparison = CompareWithBaseline(*baselines, name, result.launches);
-        view.verdict = comparison.verdict;
+        launches = comparison.verdict;
+        lines = comparison.lines;
         view.table = std::move(comparison.table);
         view.differences = std::move(comparison.differences);
+        view.line_differences = std::move(comparison.line_differences);
       }
     }
+    if (launches) view.verdict = HeadlineVerdict(*launches, lines);
     view.rank = RankOf(result, view.verdict);
     CaseFacts facts;
-    facts.baseline = view.verdict;
+    facts.baseline = launches;
+    facts.lines = lines;
     facts.status = result.status;
     view.decision = DecideCase(facts, options.policy);
     decisions.push_back(view.decision);
@@ -214,10 +221,17 @@ std::string VerdictLine(const ReportData& data, const std::string& strong) {
   return data.verdicts.fails() ? strong + line + strong : line;
 }
 
+std::string LineDifferencesText(const std::vector<std::string>& line_differences) {
+  std::string text = "Source lines that differ from the baseline:\n";
+  for (const std::string& difference : line_differences) text += "  " + difference + "\n";
+  return text + "\n";
+}
+
 // The preformatted part of a case's details: its before -> after table, then its failure messages.
 std::string DetailsBody(const CaseView& view) {
   const CaseResult& result = *view.result;
   std::string body;
+  if (!view.line_differences.empty()) body += LineDifferencesText(view.line_differences);
   if (!view.table.empty() && view.verdict != BaselineVerdict::kMatch) body += view.table;
   if (result.status == CaseStatus::kFailed) {
     for (const std::string& message : result.messages)

@@ -334,5 +334,55 @@ TEST(ReportSarifTest, InvalidUtf8InANameIsReplacedNotThrown) {
   EXPECT_THAT(sarif.dump(), HasSubstr("t/\xEF\xBF\xBD"));
 }
 
+// Per-line baselines: a case whose launch totals match its baseline but whose line got worse fails
+// as a regression, and every format names the line before -> after.
+TEST(ReportLinesTest, ALineThatGotWorseIsNamedInEveryFormat) {
+  LaunchRecord measured = MakeRecord(2048);
+  LineRecord line;
+  line.file = "kernels/transpose.cu";
+  line.line = 31;
+  line.code = "out[i] = tile[x][y];";
+  line.kind = SharedKind::kLoad;
+  line.executions = 64;
+  line.wavefronts = 2048;
+  line.ideal_wavefronts = 64;
+  line.opcodes = {"LDS"};
+  measured.lines = std::vector<LineRecord>{line};
+  LaunchRecord recorded = measured;
+  recorded.lines->at(0).wavefronts = 64;
+  RunResults results;
+  results.metadata = MakeMetadata();
+  results.cases["transpose/naive"] =
+      MakeCase("transpose/naive", {measured}, BaselineVerdict::kMatch, CaseStatus::kPassed);
+  const BaselineSet baselines =
+      BaselineSet::FromEntries("baselines/sm_90", "sm_90", {{"transpose/naive", {"naive", {recorded}}}});
+  ReportOptions options;
+  options.baselines = &baselines;
+  const std::string difference =
+      "launch 0 (transpose(float*, float const*)) kernels/transpose.cu:31 out[i] = tile[x][y];: ld "
+      "conflict-free -> 32-way (wavefronts 64 -> 2048)";
+  for (const OutputFormat format : {OutputFormat::kMarkdown, OutputFormat::kText, OutputFormat::kJson,
+                                    OutputFormat::kGithub, OutputFormat::kSarif}) {
+    options.format = format;
+    const ReportOutcome outcome = RenderReport(results, options);
+    EXPECT_TRUE(outcome.fails()) << static_cast<int>(format);
+    EXPECT_EQ(outcome.regressions, 1u) << static_cast<int>(format);
+    EXPECT_THAT(outcome.output, HasSubstr(difference)) << outcome.output;
+  }
+  options.format = OutputFormat::kGithub;
+  EXPECT_EQ(
+      RenderReport(results, options).output,
+      "bankcheck: 1 regression, 0 improvements, 0 changed, 0 missing baselines, 0 unchanged, 0 not compared "
+      "\xC2\xB7 1 case: 1 passed, 0 failed, 0 skipped\n"
+      "::error title=bankcheck%3A regression (transpose/naive)::transpose/naive: more shared-memory "
+      "conflicts or wavefronts than its baseline.%0AMeasured: ld 1984 (32-way) \xC2\xB7 st 0%0Alaunch 0 "
+      "(transpose(float*, float const*)) kernels/transpose.cu:31 out[i] = tile[x][y];: ld conflict-free -> "
+      "32-way (wavefronts 64 -> 2048)%0Alaunch  kernel                           grid     block       "
+      "instructions  wavefronts  ideal  conflicts%0A------  -------------------------------  -------  ------ "
+      " --  ------------  ----------  -----  ---------%0A0       transpose(float*, float const*)  32x32x1  "
+      "32x8x1  ld  64            2048        64     1984%0A                                                  "
+      "        st  64            64          64     0\n");
+}
+
 }  // namespace
 }  // namespace bankcheck

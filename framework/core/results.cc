@@ -39,14 +39,17 @@ json ExpectedWaysToJson(const CaseResult& result) {
 }
 
 json CaseResultToJson(const CaseResult& result) {
-  return {{"description", result.description},
-          {"status", CaseStatusName(result.status)},
-          {"expected", ExpectedWaysToJson(result)},
-          {"expected_by", ExpectedByName(result.expected_by)},
-          {"launches", LaunchRecordsToJson(result.launches, RecordDetail::kFull)},
-          {"baseline", result.baseline ? BaselineVerdictName(*result.baseline) : kNotCompared},
-          {"baseline_table", result.baseline_table},
-          {"messages", result.messages}};
+  json out = {{"description", result.description},
+              {"status", CaseStatusName(result.status)},
+              {"expected", ExpectedWaysToJson(result)},
+              {"expected_by", ExpectedByName(result.expected_by)},
+              {"launches", LaunchRecordsToJson(result.launches, RecordDetail::kFull)},
+              {"baseline", result.baseline ? BaselineVerdictName(*result.baseline) : kNotCompared},
+              {"baseline_table", result.baseline_table},
+              {"messages", result.messages}};
+  // Only where the lines were compared: results of runs without per-line baselines read as before.
+  if (result.baseline_lines) out["baseline_lines"] = BaselineVerdictName(*result.baseline_lines);
+  return out;
 }
 
 CaseResult CaseResultFromJson(const std::string& name, const json& value, const std::filesystem::path& path) {
@@ -54,7 +57,7 @@ CaseResult CaseResultFromJson(const std::string& name, const json& value, const 
   const std::string advice = ResultsFileAdvice(path);
   const FieldReader entry(value, where, advice);
   entry.AllowOnlyFields({"description", "status", "expected", "expected_by", "launches", "baseline",
-                         "baseline_table", "messages"});
+                         "baseline_lines", "baseline_table", "messages"});
   CaseResult result;
   result.name = name;
   result.description = entry.Field("description").String();
@@ -87,6 +90,12 @@ CaseResult CaseResultFromJson(const std::string& name, const json& value, const 
       baseline.Fail(
           "\"match\", \"regression\", \"improvement\", \"changed\", \"missing\" or \"not_compared\"");
     }
+  }
+  if (entry.Has("baseline_lines")) {
+    const FieldReader lines = entry.Field("baseline_lines");
+    result.baseline_lines = ParseBaselineVerdict(lines.String());
+    if (!result.baseline_lines || *result.baseline_lines == BaselineVerdict::kMissing)
+      lines.Fail("\"match\", \"regression\", \"improvement\" or \"changed\"");
   }
   result.baseline_table = entry.Field("baseline_table").String();
   result.messages = entry.Field("messages").StringArray();

@@ -21,6 +21,10 @@ constexpr std::pair<CaseVerdict, const char*> kCaseVerdictNames[] = {
 };
 
 bool Is(const CaseFacts& facts, BaselineVerdict verdict) { return facts.baseline == verdict; }
+// In the launches' totals or at a source line.
+bool Either(const CaseFacts& facts, BaselineVerdict verdict) {
+  return facts.baseline == verdict || (facts.baseline != BaselineVerdict::kMissing && facts.lines == verdict);
+}
 
 // The policy, read top to bottom: a case's verdict is the first row that applies and fails, else the
 // first row that applies. Strict ("exact counts"): every difference from the baseline fails, since
@@ -34,14 +38,14 @@ const std::vector<VerdictRow> kVerdictTable = {
     {CaseVerdict::kLineMismatch, [](const CaseFacts& f) { return f.line_mismatch; },
      "a source line measured other than its annotation says", true, true,
      "a source line measured other than its annotation says"},
-    {CaseVerdict::kRegression, [](const CaseFacts& f) { return Is(f, BaselineVerdict::kRegression); },
-     "more conflicts or wavefronts than the baseline", true, true,
+    {CaseVerdict::kRegression, [](const CaseFacts& f) { return Either(f, BaselineVerdict::kRegression); },
+     "more conflicts or wavefronts than the baseline, in a launch or at a source line", true, true,
      "more conflicts or wavefronts than its baseline"},
-    {CaseVerdict::kImprovement, [](const CaseFacts& f) { return Is(f, BaselineVerdict::kImprovement); },
-     "fewer conflicts or wavefronts, and more nowhere", true, true,
+    {CaseVerdict::kImprovement, [](const CaseFacts& f) { return Either(f, BaselineVerdict::kImprovement); },
+     "fewer conflicts or wavefronts, and more nowhere (no launch, no source line)", true, true,
      "fewer conflicts or wavefronts than its baseline: record them so that they are kept"},
-    {CaseVerdict::kChanged, [](const CaseFacts& f) { return Is(f, BaselineVerdict::kChanged); },
-     "same conflicts and wavefronts, other values differ", true, true,
+    {CaseVerdict::kChanged, [](const CaseFacts& f) { return Either(f, BaselineVerdict::kChanged); },
+     "same conflicts and wavefronts, other values differ (of a launch or a source line)", true, true,
      "values other than conflicts and wavefronts differ from its baseline"},
     {CaseVerdict::kMissing, [](const CaseFacts& f) { return Is(f, BaselineVerdict::kMissing); },
      "no baseline (or, for compare, nothing measured on the old side)", true, false,

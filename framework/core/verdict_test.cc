@@ -99,6 +99,47 @@ TEST(VerdictTest, BaselineVerdictFailsIsTheTablesAnswerForTheBaselineAlone) {
 }
 
 // The table holds each verdict once, in the enum's order, and its last row applies to every case.
+// A source line's difference from its baseline is one more input to the same rows: a case whose
+// launch totals match but whose lines differ fails as the line difference says, and the more
+// serious of the two names the case.
+TEST(VerdictTest, ALineDifferenceFailsACaseWhoseLaunchTotalsMatch) {
+  const auto decide = [](std::optional<BaselineVerdict> launches, std::optional<BaselineVerdict> lines,
+                         const VerdictPolicy& policy = {}) {
+    CaseFacts facts = Facts(launches);
+    facts.lines = lines;
+    return DecideCase(facts, policy);
+  };
+  const std::vector<
+      std::tuple<std::optional<BaselineVerdict>, std::optional<BaselineVerdict>, CaseVerdict, bool>>
+      expected = {
+          {BaselineVerdict::kMatch, BaselineVerdict::kMatch, CaseVerdict::kMatch, false},
+          {BaselineVerdict::kMatch, std::nullopt, CaseVerdict::kMatch, false},
+          {BaselineVerdict::kMatch, BaselineVerdict::kRegression, CaseVerdict::kRegression, true},
+          {BaselineVerdict::kMatch, BaselineVerdict::kImprovement, CaseVerdict::kImprovement, true},
+          {BaselineVerdict::kMatch, BaselineVerdict::kChanged, CaseVerdict::kChanged, true},
+          // Conflicts moved from one line to another: fewer in total, more at a line.
+          {BaselineVerdict::kImprovement, BaselineVerdict::kRegression, CaseVerdict::kRegression, true},
+          {BaselineVerdict::kRegression, BaselineVerdict::kImprovement, CaseVerdict::kRegression, true},
+          {BaselineVerdict::kChanged, BaselineVerdict::kMatch, CaseVerdict::kChanged, true},
+          // No baseline: nothing to compare lines with (lines are never compared then).
+          {BaselineVerdict::kMissing, BaselineVerdict::kRegression, CaseVerdict::kMissing, true},
+          {std::nullopt, std::nullopt, CaseVerdict::kNotCompared, false},
+      };
+  for (const auto& [launches, lines, verdict, fails] : expected) {
+    const CaseDecision decision = decide(launches, lines);
+    EXPECT_EQ(decision.verdict, verdict) << CaseVerdictName(verdict);
+    EXPECT_EQ(decision.fails, fails) << CaseVerdictName(verdict);
+  }
+  // --allow-missing excuses a missing baseline only, never a line's difference.
+  EXPECT_TRUE(decide(BaselineVerdict::kMatch, BaselineVerdict::kChanged, AllowMissing()).fails);
+  // The headline a message and a report name the case by is the same precedence.
+  EXPECT_EQ(HeadlineVerdict(BaselineVerdict::kImprovement, BaselineVerdict::kRegression),
+            BaselineVerdict::kRegression);
+  EXPECT_EQ(HeadlineVerdict(BaselineVerdict::kMatch, BaselineVerdict::kChanged), BaselineVerdict::kChanged);
+  EXPECT_EQ(HeadlineVerdict(BaselineVerdict::kMatch, std::nullopt), BaselineVerdict::kMatch);
+  EXPECT_EQ(HeadlineVerdict(BaselineVerdict::kMissing, BaselineVerdict::kMatch), BaselineVerdict::kMissing);
+}
+
 TEST(VerdictTest, TheTableHasOneRowPerVerdictInOrder) {
   const std::vector<VerdictRow>& table = VerdictTable();
   ASSERT_EQ(table.size(), static_cast<size_t>(CaseVerdict::kNotCompared) + 1);

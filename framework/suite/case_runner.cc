@@ -112,7 +112,10 @@ BaselineCheck CheckBaseline(const BaselineSet& baselines, const std::string& cas
                             const std::vector<LaunchRecord>& measured, const VerdictPolicy& policy) {
   BaselineCheck check;
   check.comparison = CompareWithBaseline(baselines, case_name, measured);
-  check.fails = BaselineVerdictFails(check.comparison.verdict, policy);
+  CaseFacts facts;
+  facts.baseline = check.comparison.verdict;
+  facts.lines = check.comparison.lines;
+  check.fails = DecideCase(facts, policy).fails;
   return check;
 }
 
@@ -258,9 +261,15 @@ std::string AttributionSummary(const std::vector<LaunchRecord>& records, size_t 
   return out;
 }
 
-bool WantsInstructionTables(const KernelCase& c) {
-  if (std::getenv("BANKCHECK_LINES") != nullptr && !FlagFromEnvironment("BANKCHECK_LINES")) return false;
-  if (!c.expect.stated() || AttributionRequested()) return true;
+bool LinesOff() {
+  return std::getenv("BANKCHECK_LINES") != nullptr && !FlagFromEnvironment("BANKCHECK_LINES");
+}
+
+bool WantsInstructionTables(const KernelCase& c, bool baseline_has_lines) {
+  // A baseline recorded without its lines would lose them: recording attributes every case.
+  if (UpdatingBaselines()) return true;
+  if (LinesOff()) return false;
+  if (!c.expect.stated() || AttributionRequested() || baseline_has_lines) return true;
   const LineAnnotationScan* own = AnnotationsOf(c.source_file);
   return own != nullptr && (!own->annotations.empty() || !own->problems.empty());
 }
@@ -271,24 +280,49 @@ bool HaveInstructionTables(const std::vector<LaunchRecord>& records) {
   });
 }
 
-const LineAnnotationScan* AnnotationsOf(const std::string& file) {
+namespace {
+// A source file as the suite reads it: once per process, for its annotations and its lines' keys.
+struct ScannedSource {
+  std::optional<LineAnnotationScan> annotations;
+  std::optional<std::vector<SourceLineKey>> keys;
+};
+
+const ScannedSource& Scanned(const std::string& file) {
   static std::mutex mutex;
-  static std::map<std::string, std::optional<LineAnnotationScan>> scanned;
+  static std::map<std::string, ScannedSource> scanned;
   std::lock_guard<std::mutex> lock(mutex);
   auto found = scanned.find(file);
   if (found == scanned.end()) {
-    std::optional<LineAnnotationScan> scan;
+    ScannedSource source;
     std::error_code error;
     if (std::filesystem::is_regular_file(file, error)) {
       try {
-        scan = ScanLineAnnotations(ReadTextFile(file, ""), file);
+        const std::string text = ReadTextFile(file, "");
+        source.annotations = ScanLineAnnotations(text, file);
+        source.keys = SourceLineKeys(text);
       } catch (const Error&) {
-        // Unreadable (or too large): its lines are not checked, as for a library's header.
+        // Unreadable (or too large): its lines are not checked, as for a library's header, and
+        // are known by their numbers.
       }
     }
-    found = scanned.emplace(file, std::move(scan)).first;
+    found = scanned.emplace(file, std::move(source)).first;
   }
-  return found->second ? &*found->second : nullptr;
+  return found->second;
+}
+}  // namespace
+
+const LineAnnotationScan* AnnotationsOf(const std::string& file) {
+  const ScannedSource& source = Scanned(file);
+  return source.annotations ? &*source.annotations : nullptr;
+}
+
+const std::vector<SourceLineKey>* LineKeysOf(const std::string& file) {
+  const ScannedSource& source = Scanned(file);
+  return source.keys ? &*source.keys : nullptr;
+}
+
+void AttachCaseLines(std::vector<LaunchRecord>& records) {
+  AttachLineRecords(records, DisplayRoot(), LineKeysOf);
 }
 
 CaseLines CheckCaseLines(const std::string& case_name, const std::vector<LaunchRecord>& records) {

@@ -75,5 +75,38 @@ TEST_F(LineGlobsOfThisRun, AGlobIsReportedOnlyWhenNoCaseThatRanOrMightHaveRunThe
       << failures[0].message;
 }
 
+// The suite's check reads the lines too (CheckBaseline, in the suite's CaseTest): a measured line
+// that differs from the baseline's fails the case although its launch totals match, and the message
+// names the line before -> after.
+TEST(CaseRunnerTest, ALineDifferenceFailsTheSuitesBaselineCheck) {
+  LaunchRecord recorded = MakeRecord(128);
+  LineRecord line;
+  line.file = "kernels/a.cu";
+  line.line = 7;
+  line.code = "x = tile[i];";
+  line.kind = SharedKind::kLoad;
+  line.executions = 64;
+  line.wavefronts = 128;
+  line.ideal_wavefronts = 64;
+  recorded.lines = std::vector<LineRecord>{line};
+  LaunchRecord measured = recorded;
+  measured.lines->at(0).line = 9;  // moved: not a difference
+  BaselineEntry entry;
+  entry.launches = {recorded};
+  const BaselineSet baselines =
+      BaselineSet::FromEntries("/nonexistent/sm_90", "sm_90", {{"transpose/a", entry}});
+  EXPECT_FALSE(CheckBaseline(baselines, "transpose/a", {measured}).fails);
+  measured.lines->at(0).executions = 32;
+  measured.lines->at(0).ideal_wavefronts = 32;
+  const BaselineCheck check = CheckBaseline(baselines, "transpose/a", {measured});
+  EXPECT_TRUE(check.fails);
+  EXPECT_EQ(check.comparison.verdict, BaselineVerdict::kMatch);
+  EXPECT_EQ(check.comparison.lines, BaselineVerdict::kRegression);
+  EXPECT_NE(check.comparison.message.find("kernels/a.cu:9 (line 7 before) x = tile[i];: ld 2-way -> 4-way "
+                                          "(executions 64 -> 32, ideal 64 -> 32)"),
+            std::string::npos)
+      << check.comparison.message;
+}
+
 }  // namespace
 }  // namespace bankcheck::suites

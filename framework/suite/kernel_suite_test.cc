@@ -84,6 +84,7 @@ class CaseTest : public ::testing::Test {
 
   const KernelCase& case_;
   CaseResult result_;
+  bool baseline_has_lines_ = false;  // its baseline entry has per-line counts to compare
 };
 
 void CaseTest::TestBody() {
@@ -96,8 +97,12 @@ void CaseTest::TestBody() {
     result_.expected_ways[info.kind] = c.expect[info.kind].ways;
   BANKCHECK_SKIP_WITHOUT_GPU();
 
+  // A baseline with per-line counts is compared line by line, so the launches need their tables.
+  const BaselineEntry* entry = UpdatingBaselines() ? nullptr : Baselines(ProbeGpu().arch()).Find(c.name);
+  baseline_has_lines_ = entry != nullptr && HasLineData(entry->launches);
   SessionOptions session = c.session;
-  session.attribute_instructions = session.attribute_instructions || WantsInstructionTables(c);
+  session.attribute_instructions =
+      session.attribute_instructions || WantsInstructionTables(c, baseline_has_lines_);
   CaseContext context(session);
   c.run(context);
   if (IsSkipped()) return;  // the case skipped itself (e.g. an instruction the device lacks)
@@ -109,7 +114,10 @@ void CaseTest::TestBody() {
                                 << " measured no kernel launch: wrap its launch in ctx.Measure(...)";
   // The per-line contract needs each launch's instructions: read with the counts by default.
   bool tables = EnsureInstructionTables(c, result_.launches);
-  if (tables) CheckTableSums(c, result_.launches);
+  if (tables) {
+    CheckTableSums(c, result_.launches);
+    AttachCaseLines(result_.launches);
+  }
   const CaseLines lines = tables ? CheckLineAnnotations(c, result_.launches) : CaseLines{};
   result_.expected_by = ExpectationOf(c, lines);
   const std::string suggestions = FormatSuggestions(lines.lines, DisplayRoot());
@@ -140,11 +148,16 @@ void CaseTest::TestBody() {
   if (!UpdatingBaselines()) {
     // Also with no folder for this architecture yet: a case with no baseline fails as MISSING, with
     // the command that records it, rather than pass unchecked. CheckBaseline decides (verdict.h).
-    const BaselineCheck check = CheckBaseline(Baselines(arch), c.name, records);
+    const BaselineCheck check = CheckBaseline(Baselines(arch), c.name, result_.launches);
     const BaselineComparison& comparison = check.comparison;
     result_.baseline = comparison.verdict;
+    result_.baseline_lines = comparison.lines;
     result_.baseline_table = comparison.table;
-    ::testing::Test::RecordProperty("baseline", BaselineVerdictName(comparison.verdict));
+    ::testing::Test::RecordProperty("baseline", BaselineVerdictName(comparison.headline()));
+    if (baseline_has_lines_ && !comparison.lines)
+      std::cout << "  note: " << c.name
+                << (LinesOff() ? ": BANKCHECK_LINES=off, so" : ": its launches have no per-line counts, so")
+                << " it was compared with its baseline's launch totals only, not its per-line counts\n";
     if (check.fails) {
       const std::string software = comparison.verdict == BaselineVerdict::kMissing
                                        ? ""
@@ -162,19 +175,23 @@ void CaseTest::TestBody() {
                               : "");
     }
     counts_failed |=
-        comparison.verdict != BaselineVerdict::kMatch && comparison.verdict != BaselineVerdict::kMissing;
+        comparison.headline() != BaselineVerdict::kMatch && comparison.verdict != BaselineVerdict::kMissing;
   }
   // Which instructions the wavefronts come from: when the counts are not what was expected (not
   // for a baseline that is only missing), and on request.
   if (counts_failed || AttributionRequested()) {
-    if (!tables && (tables = EnsureInstructionTables(c, result_.launches)))
+    if (!tables && (tables = EnsureInstructionTables(c, result_.launches))) {
       CheckTableSums(c, result_.launches);
+      AttachCaseLines(result_.launches);
+    }
     if (tables) ShowExcess(c, result_.launches);
   }
   if (!UpdatingBaselines()) return;
   ASSERT_FALSE(HasFailure()) << "not recording a baseline for " << c.name << ": the case failed its checks";
-  for (const auto& file : UpdateBaselines(BaselinesDir(), arch, ThisRun(), {{c.name, c.description, records}},
-                                          SuiteRecordCommand().Advice()))
+  // With each launch's per-line counts (recording attributes every case).
+  for (const auto& file :
+       UpdateBaselines(BaselinesDir(), arch, ThisRun(), {{c.name, c.description, result_.launches}},
+                       SuiteRecordCommand().Advice()))
     std::cout << "recorded " << c.name << " in " << file.string() << "\n";
 }
 
@@ -182,7 +199,7 @@ bool CaseTest::EnsureInstructionTables(const KernelCase& c, std::vector<LaunchRe
   if (HaveInstructionTables(records)) return true;
   // Not read with the counts (not wanted, or counted by the range profiler): a second run gives
   // them, which a passing case that does not want them does not need.
-  if (!WantsInstructionTables(c) && !HasFailure()) return false;
+  if (!WantsInstructionTables(c, baseline_has_lines_) && !HasFailure()) return false;
   const std::string error = AttributeCase(c, records);
   if (error.empty()) return true;
   if (HasFailure())

@@ -34,9 +34,10 @@ enum class Rank {
 
 struct CaseView {
   const CaseResult* result = nullptr;
-  std::optional<BaselineVerdict> verdict;
-  std::string table;                     // before -> after
-  std::vector<std::string> differences;  // one line each (a comparison made here; none stored in results)
+  std::optional<BaselineVerdict> verdict;  // HeadlineVerdict of its launches and its lines
+  std::string table;                       // before -> after
+  std::vector<std::string> differences;    // one line each (a comparison made here; none stored in results)
+  std::vector<std::string> line_differences;  // the source lines' part of `differences`
   Rank rank = Rank::kUnchanged;
   CaseDecision decision;  // DecideCase(verdict, status)
 };
@@ -110,6 +111,8 @@ std::string CountsLine(const TopicSection& section, bool after_rows);
 std::string Headline(const ReportData& data, const std::string& strong);
 // "6 cases fail: 6 missing." (with `strong` around it) or "No case fails.": the exit status's reason.
 std::string VerdictLine(const ReportData& data, const std::string& strong);
+// "Source lines that differ from the baseline:" and one indented line each, then an empty line.
+std::string LineDifferencesText(const std::vector<std::string>& line_differences);
 std::string DetailsBody(const CaseView& view);
 std::string DetailsWhat(const CaseView& view);
 

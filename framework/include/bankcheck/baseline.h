@@ -3,10 +3,16 @@
 // file per architecture and topic, kept in git so that a change in conflicts shows in review.
 //
 //   baselines/<arch>/<topic>.json     arch "sm_90"; topic = case name up to the first '/'
-//   {"format": "bankcheck-baseline", "version": 1, "arch": "sm_90",
+//   {"format": "bankcheck-baseline", "version": 2, "arch": "sm_90",
 //    "recorded_with": {"device", "driver", "cuda_runtime", "cuda_driver", "date", "cuda_compiler"
 //                      (only when known)},
 //    "cases": {"<case name>": {"description": "...", "launches": [<record_json.h, exact>]}}}
+//
+// Version 2 launches may hold "lines": the launch's shared-memory counts per source line and kind,
+// each line known by a key that lines inserted or removed elsewhere in its file do not change
+// (LineRecord, launch_record.h); a case is compared line by line where both sides have them.
+// Version 1 files (no lines) are still read: their cases compare by launch totals only until they
+// are recorded again, which writes version 2 with lines.
 //
 // Files are written with sorted keys and a 2-space indent, so each case is one block and a diff
 // shows only the cases that changed. Updates lock the arch folder and replace a file atomically,
@@ -29,7 +35,9 @@
 namespace bankcheck {
 
 inline constexpr char kBaselineFormat[] = "bankcheck-baseline";
-inline constexpr int kBaselineVersion = 1;
+inline constexpr int kBaselineVersion = 2;
+// The oldest version read: 1, launch totals only.
+inline constexpr int kOldestBaselineVersion = 1;
 // How messages tell a person to record baselines again. The suite layer fills it in for its own
 // test command and CTest names (bankcheck_add_kernel_suite); without one it names a plain `ctest`.
 struct RecordAdvice {
@@ -120,7 +128,7 @@ class BaselineSet {
 
 enum class BaselineVerdict {
   kMatch,        // every value equal
-  kRegression,   // more conflicts or more wavefronts in some launch, of any kind
+  kRegression,   // more conflicts or more wavefronts in some launch (or line), of any kind
   kImprovement,  // fewer conflicts or wavefronts somewhere, and more nowhere
   kChanged,      // same conflicts and wavefronts, other values differ (instructions, launches, grid...)
   kMissing,      // the case has no baseline entry
@@ -128,22 +136,42 @@ enum class BaselineVerdict {
 const char* BaselineVerdictName(BaselineVerdict verdict);  // "match", "regression", ...
 std::optional<BaselineVerdict> ParseBaselineVerdict(const std::string& name);
 
+// The headline of a comparison of launch totals (`launches`) and of source lines (`lines`, nullopt:
+// not compared): the more serious of the two, regression before improvement before changed before
+// match (missing stays missing). What messages and reports name and rank a case by; whether it
+// fails is DecideCase's (verdict.h), which reads both.
+BaselineVerdict HeadlineVerdict(BaselineVerdict launches, const std::optional<BaselineVerdict>& lines);
+
 struct BaselineComparison {
+  // The launches' totals (and kernel, grid, block, launch count) compared.
   BaselineVerdict verdict = BaselineVerdict::kMatch;
+  // The launches' source lines compared, where both sides have them (LaunchRecord::lines) for some
+  // launch of both: a line whose wavefronts or conflicts grew in any kind is a regression, fewer
+  // and more nowhere an improvement, other counts (executions, ideal) or a line without traffic
+  // added or gone a change. nullopt: no launch had lines on both sides (a baseline recorded before
+  // baselines kept lines, BANKCHECK_LINES=off): compared by launch totals only.
+  std::optional<BaselineVerdict> lines;
   // Per launch: ld/st instructions, wavefronts, ideal, conflicts as "before -> after" where they
   // differ. Empty for kMissing.
   std::string table;
-  // One line per difference: "launch 0 (transpose<float>) ld: wavefronts 64 -> 2048, ...".
+  // One line per difference: "launch 0 (transpose<float>) ld: wavefronts 64 -> 2048, ...", then one
+  // per line that differs: "launch 0 (transpose<float>) kernels/transpose.cu:31 out[i] = tile[x][y];:
+  // ld conflict-free -> 32-way (wavefronts 64 -> 2048)".
   std::vector<std::string> differences;
+  // The lines' part of `differences`, which reports show beside the table.
+  std::vector<std::string> line_differences;
   // For a person: what happened and, unless it matches, the command that records the new values.
   std::string message;
 
-  bool regressed() const { return verdict == BaselineVerdict::kRegression; }
+  BaselineVerdict headline() const { return HeadlineVerdict(verdict, lines); }
+  bool regressed() const { return headline() == BaselineVerdict::kRegression; }
 };
 
 // Compares launches by position; a launch present on one side only counts as zero traffic on the
-// other (so an added launch that touches shared memory is a regression). The message is generic
-// ("before"/"after"); CompareWithBaseline words it for baselines.
+// other (so an added launch that touches shared memory is a regression). Launches that both sides
+// hold with lines are also compared line by line, by key (LineRecord): a line on one side only
+// counts as no traffic on the other, so a line whose code changed is one line gone and one added.
+// The message is generic ("before"/"after"); CompareWithBaseline words it for baselines.
 BaselineComparison CompareLaunches(const std::vector<LaunchRecord>& before,
                                    const std::vector<LaunchRecord>& after);
 
@@ -158,6 +186,10 @@ struct BaselineUpdate {
   std::string description;
   std::vector<LaunchRecord> launches;
 };
+
+// Whether every launch of a baseline entry (or of a measurement) has its lines: a baseline without
+// them is compared by launch totals only, and recording the case again adds them.
+bool HasLineData(const std::vector<LaunchRecord>& launches);
 
 // Writes or replaces `updates` in <baselines_dir>/<arch>/<topic>.json (creating folders and files
 // as needed) and sets each touched file's "recorded_with". Other cases in a file are kept exactly.

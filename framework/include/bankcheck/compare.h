@@ -52,8 +52,8 @@ struct CompareOptions {
 // A case both sides measured.
 struct ComparedCase {
   std::string name;
-  BaselineVerdict verdict = BaselineVerdict::kMatch;
-  BaselineComparison comparison;  // its table and one line per difference
+  BaselineVerdict verdict = BaselineVerdict::kMatch;  // comparison.headline()
+  BaselineComparison comparison;                      // its table and one line per difference
 };
 
 struct CompareOutcome {
@@ -82,7 +82,9 @@ struct CompareOutcome {
 //    "missing": [case, ...]   (NEW's cases OLD has no measurement of; verdict "missing"),
 //    "added", "removed", "not_compared": [name, ...],
 //    "cases": [case, ...]}    (every case both measured, regressions first)
-// where a case is {"name", "verdict", "differences" (one line each), "table" (before -> after)}.
+// where a case is {"name", "verdict", "differences" (one line each, the launches' then the source
+// lines'), "table" (before -> after), "lines" (the source lines' verdict; null where a side has no
+// per-line counts)}; "verdict" is the headline of the launches' and the lines' (HeadlineVerdict).
 CompareOutcome CompareMeasurementSets(const MeasurementSet& before, const MeasurementSet& after,
                                       const CompareOptions& options);
 // In Markdown, of the cases NEW holds, under `max_bytes`.

@@ -88,6 +88,31 @@ enum class CountedBy : uint8_t {
 const char* CountedByName(CountedBy counted_by);  // "sass metrics", "range profiler"
 std::optional<CountedBy> CountedByFromName(const std::string& name);
 
+// The shared-memory instructions of one kind at one source line of a launch: its per-instruction
+// table added up by line (line_keys.h), as baselines keep them. A line is known by its key, which
+// lines inserted or removed elsewhere in its file leave as it is: its file relative to the source
+// root, its code (comments dropped, whitespace collapsed) and how many lines above it in the file
+// have the same code; a line whose source could not be read has no code and is known by its
+// number. `line` is the line's number when it was measured: shown, never compared.
+struct LineRecord {
+  std::string file;         // relative to the source root ("kernels/transpose.cu"); as measured outside it
+  std::string code;         // "tile[threadIdx.y][threadIdx.x] = in[i];"; empty: not read
+  uint32_t occurrence = 0;  // lines above with the same code
+  uint32_t line = 0;
+  SharedKind kind = SharedKind::kLoad;
+  uint64_t executions = 0;  // warp-level
+  uint64_t wavefronts = 0;
+  uint64_t ideal_wavefronts = 0;
+  std::vector<std::string> opcodes;  // distinct, in the order of their first instruction's offset
+
+  // Wavefronts per ideal wavefront; 1 when the ideal is 0.
+  double ways() const {
+    return ideal_wavefronts == 0 ? 1.0
+                                 : static_cast<double>(wavefronts) / static_cast<double>(ideal_wavefronts);
+  }
+  uint64_t conflicts() const { return wavefronts > ideal_wavefronts ? wavefronts - ideal_wavefronts : 0; }
+};
+
 struct LaunchRecord {
   std::string kernel;          // demangled, for people
   std::string mangled_kernel;  // for matching
@@ -114,6 +139,10 @@ struct LaunchRecord {
   // when the kernel was launched once.
   std::vector<InstructionCounts> instructions;
   uint32_t attributed_launches = 0;
+  // The table added up by source line and kind, keyed (AttachLineRecords, line_keys.h), in key
+  // order; what baselines keep of it. nullopt: no line data (not attributed, or a baseline recorded
+  // before baselines kept lines): the launch compares by its totals only.
+  std::optional<std::vector<LineRecord>> lines;
 
   // Metrics the user asked for by name, with their values.
   std::map<std::string, double> extra_metrics;

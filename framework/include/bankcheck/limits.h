@@ -40,6 +40,10 @@ inline constexpr double kMaxExpectedWays = 1e6;
 // deepest chain has 12; longer chains are cut to their innermost frames when written.
 inline constexpr size_t kMaxInlineFrames = 256;
 
+// The code of a line's key (LineRecord::code) is cut to this many bytes: a source line may be of any
+// length, a baseline's entry is read in review.
+inline constexpr size_t kMaxLineCodeBytes = 240;
+
 // Terminal tables (`bankcheck lines`, baseline comparisons, the benchmarks' plot): a column is padded to at
 // most this many characters, so one long name cannot pad every row; a longer cell is printed whole.
 inline constexpr size_t kMaxColumnWidth = 120;

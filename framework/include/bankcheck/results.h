@@ -10,6 +10,8 @@
 //                              "launches": [<record_json.h, with "hardware">],
 //                              "baseline": "match" | "regression" | "improvement" | "changed" |
 //                                          "missing" | "not_compared",
+//                              "baseline_lines": "match" | "regression" | "improvement" |
+//                                                "changed"   (only when compared line by line),
 //                              "baseline_table": "<before -> after table, or empty>",
 //                              "messages": ["..."]}}}
 //
@@ -62,6 +64,9 @@ struct CaseResult {
   std::string baseline_table;         // BaselineComparison::table
   std::vector<std::string> messages;  // failures, the skip reason, the baseline message
   ExpectedBy expected_by = ExpectedBy::kCase;
+  // How its source lines compared with the baseline's (BaselineComparison::lines); nullopt: not
+  // compared line by line.
+  std::optional<BaselineVerdict> baseline_lines = std::nullopt;
 };
 
 struct RunResults {

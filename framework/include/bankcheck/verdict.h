@@ -29,6 +29,9 @@ struct CaseFacts {
   CaseStatus status = CaseStatus::kPassed;
   bool model_mismatch = false;  // the CPU model predicts other counts than measured
   bool line_mismatch = false;   // a source line measured other than its annotation says
+  // How the case's source lines compare with its baseline's (BaselineComparison::lines); nullopt:
+  // not compared line by line (a side without per-line counts).
+  std::optional<BaselineVerdict> lines = std::nullopt;
 };
 
 struct VerdictPolicy {

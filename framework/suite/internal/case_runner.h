@@ -13,6 +13,7 @@
 #include "bankcheck/results.h"
 #include "bankcheck/verdict.h"
 #include "core/internal/line_counts.h"
+#include "core/internal/line_keys.h"
 #include "suite/internal/record_command.h"
 
 namespace bankcheck::suites {
@@ -88,10 +89,16 @@ std::vector<std::string> AttributionSumMismatches(const std::vector<LaunchRecord
 std::string AttributionSummary(const std::vector<LaunchRecord>& records, size_t top);
 
 // Whether the case's launches are to carry their per-instruction tables (SessionOptions::
-// attribute_instructions): when its lines are its contract (no c.expect, or line annotations in the
-// file that registers it) or on request (BANKCHECK_ATTRIBUTE=1); never with BANKCHECK_LINES=off
-// (benchmarks/line_checks_cost.sh), though a failing case still gets them by a second run.
-bool WantsInstructionTables(const KernelCase& c);
+// attribute_instructions): always when recording baselines (BANKCHECK_UPDATE_BASELINES=1, which
+// keeps each launch's per-line counts), else when its lines are its contract (no c.expect, or line
+// annotations in the file that registers it), when its baseline has per-line counts to compare
+// (`baseline_has_lines`) or on request (BANKCHECK_ATTRIBUTE=1); not with BANKCHECK_LINES=off
+// (benchmarks/line_checks_cost.sh), which compares launch totals only, though a failing case still
+// gets them by a second run.
+bool WantsInstructionTables(const KernelCase& c, bool baseline_has_lines = false);
+
+// BANKCHECK_LINES=off (set, and not a true flag).
+bool LinesOff();
 
 // Whether every launch of `records` has its per-instruction table (counted through SASS metrics,
 // or attributed by AttributeCase).
@@ -100,6 +107,12 @@ bool HaveInstructionTables(const std::vector<LaunchRecord>& records);
 // The line annotations of the source file `file` as it is now, read once per process; nullptr when
 // it cannot be read.
 const LineAnnotationScan* AnnotationsOf(const std::string& file);
+// The keys of its lines (SourceLineKeys, line_keys.h), from the same one read; nullptr when it
+// cannot be read.
+const std::vector<SourceLineKey>* LineKeysOf(const std::string& file);
+// Gives every launch with its per-instruction table its per-line counts (AttachLineRecords), keyed
+// by the sources as they are now, files relative to DisplayRoot().
+void AttachCaseLines(std::vector<LaunchRecord>& records);
 
 // A case's launches line by line, checked against the line annotations of their sources
 // (CheckLines, line_counts.h).
