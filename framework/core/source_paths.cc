@@ -15,6 +15,12 @@ std::string WithoutRoot(const std::string& file, std::string root) {
   return under_root ? file.substr(root.size()) : file;
 }
 
+std::string NormalizedSourcePath(std::string_view file) {
+  const std::filesystem::path path(file);
+  if (!path.is_absolute()) return std::string(file);
+  return path.lexically_normal().string();
+}
+
 bool UnderRoot(const std::string& file, const std::string& root) {
   return !root.empty() && WithoutRoot(file, root) != file;
 }

@@ -11,6 +11,7 @@
 #include "bankcheck/error.h"
 #include "core/internal/environment.h"
 #include "core/internal/file_io.h"
+#include "core/internal/source_paths.h"
 #include "core/internal/subprocess.h"
 
 namespace bankcheck::internal {
@@ -129,7 +130,7 @@ bool LineInfoFrame(std::string_view line, SourceFrame& frame) {
   size_t used = 0;
   uint32_t number = 0;
   if (!ReadNumber(line.substr(quote + kLine.size()), 10, used, number)) return false;
-  frame = {std::string(line.substr(0, quote)), number};
+  frame = {NormalizedSourcePath(line.substr(0, quote)), number};
   return true;
 }
 

@@ -123,5 +123,23 @@ TEST(ParseNvdisasmHostileTest, SkipsLinesItCannotReadWithoutThrowing) {
   EXPECT_TRUE(k.at(0x40).inline_chain.empty());
 }
 
+// A compiler run in the build folder on a relative source path (ccache's base_dir) names the file
+// "<root>/build/../kernels/k.cu": the frame names it as "<root>/kernels/k.cu", under the project's
+// root and not under its build folder.
+TEST(ParseNvdisasmTest, NormalizesTheFramesPaths) {
+  const std::string listing =
+      ".text._Z1kPf:\n"
+      "\t//## File \"/p/build/../kernels/k.cu\", line 7 inlined at \"/p/build/../kernels/k.cu\", line 9\n"
+      "\t//## File \"/p/build/../kernels/./k.cu\", line 9\n"
+      "        /*0010*/  LDS R1, [R2] ;\n";
+  const Disassembly parsed = ParseNvdisasm(listing);
+  const auto& chain = parsed.at("_Z1kPf").at(0x10).inline_chain;
+  ASSERT_EQ(chain.size(), 2u);
+  EXPECT_EQ(chain[0].file, "/p/kernels/k.cu");
+  EXPECT_EQ(chain[0].line, 7u);
+  EXPECT_EQ(chain[1].file, "/p/kernels/k.cu");
+  EXPECT_EQ(chain[1].line, 9u);
+}
+
 }  // namespace
 }  // namespace bankcheck::internal

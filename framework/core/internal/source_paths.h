@@ -4,12 +4,19 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace bankcheck {
 
 // `file` without the folder `root` in front of it; unchanged unless `root` ends at a path-component
 // boundary of `file` ("/work/ma" is no prefix of "/work/main/a.cu").
 std::string WithoutRoot(const std::string& file, std::string root);
+
+// `file` as line info should name it: an absolute path lexically normalized ("/p/build/../k.cu" is
+// "/p/k.cu"; a compiler run in the build folder on a relative source path, as ccache's base_dir
+// makes it, writes the former), so that it is found under the project's root and not under its
+// build folder. Relative paths are returned as they are.
+std::string NormalizedSourcePath(std::string_view file);
 
 // Whether `file` is inside the folder `root` (false for an empty root).
 bool UnderRoot(const std::string& file, const std::string& root);
