@@ -181,34 +181,42 @@ std::optional<LaunchInfo> LaunchShape(CUpti_CallbackId id, const void* params) {
 // The bytes of a launch's arguments, as the kernel will see them: each parameter's bytes (sizes from
 // cuFuncGetParamInfo) from `params`, or the packed buffer of `extra`; nullopt when they cannot be
 // read, so that such a launch is never taken for a repeat.
-using FuncGetParamInfoFn = CUresult (*)(CUfunction, size_t, size_t*, size_t*);
+using ParamInfoFn = CUresult (*)(void*, size_t, size_t*, size_t*);
 
-// cuFuncGetParamInfo (CUDA 12.4), looked up through the runtime once, as every driver function
-// bankcheck calls is: the library is not linked with the driver. Null when the driver lacks it.
-FuncGetParamInfoFn FuncGetParamInfo() {
-  static const FuncGetParamInfoFn found = [] {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult query{};
-    if (cudaGetDriverEntryPointByVersion("cuFuncGetParamInfo", &fn, 12040, cudaEnableDefault, &query) !=
-            cudaSuccess ||
-        query != cudaDriverEntryPointSuccess)
-      fn = nullptr;
-    return reinterpret_cast<FuncGetParamInfoFn>(fn);
-  }();
-  return found;
+// cuFuncGetParamInfo and cuKernelGetParamInfo (CUDA 12.4), looked up through the runtime once, as
+// every driver function bankcheck calls is: the library is not linked with the driver. Null when
+// the driver lacks it. Both are needed: the runtime launches through a CUkernel (context-independent
+// loading) as often as through a CUfunction, and the launch callback's handle is either.
+ParamInfoFn ParamInfo(const char* name) {
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult query{};
+  if (cudaGetDriverEntryPointByVersion(name, &fn, 12040, cudaEnableDefault, &query) != cudaSuccess ||
+      query != cudaDriverEntryPointSuccess)
+    fn = nullptr;
+  return reinterpret_cast<ParamInfoFn>(fn);
 }
 
 std::optional<std::string> ArgumentBytes(CUfunction function, void** params, void** extra) {
   std::string bytes;
   if (params != nullptr) {
-    const FuncGetParamInfoFn param_info = FuncGetParamInfo();
+    static const ParamInfoFn function_info = ParamInfo("cuFuncGetParamInfo");
+    static const ParamInfoFn kernel_info = ParamInfo("cuKernelGetParamInfo");
+    // The query that knows this handle: the one that answers for its first parameter. A kernel
+    // without parameters gets no answer from either and is measured every time, as is any launch
+    // whose handle neither query knows (never taken for a repeat on a guess).
+    ParamInfoFn param_info = nullptr;
+    size_t offset = 0, size = 0;
+    for (const ParamInfoFn candidate : {function_info, kernel_info}) {
+      if (candidate != nullptr && candidate(function, 0, &offset, &size) == CUDA_SUCCESS) {
+        param_info = candidate;
+        break;
+      }
+    }
     if (param_info == nullptr) return std::nullopt;
     constexpr size_t kMaxParameters = 4096;  // 32 KiB of parameters at most, 8 bytes or more each
     for (size_t i = 0; i < kMaxParameters; ++i) {
-      size_t offset = 0, size = 0;
       const CUresult status = param_info(function, i, &offset, &size);
-      // Past the last parameter; at index 0 the handle may be one it cannot query: unknown.
-      if (status == CUDA_ERROR_INVALID_VALUE && i > 0) return bytes;
+      if (status == CUDA_ERROR_INVALID_VALUE) return bytes;  // past the last parameter
       if (status != CUDA_SUCCESS || params[i] == nullptr) return std::nullopt;
       bytes.append(reinterpret_cast<const char*>(&size), sizeof size);
       bytes.append(static_cast<const char*>(params[i]), size);
