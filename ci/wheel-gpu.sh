@@ -74,7 +74,7 @@ for name in sorted(cases):
 sys.exit(0 if sorted(cases) == json.loads(sys.argv[2]) else f"cases {sorted(cases)}, expected {sys.argv[2]}")
 PY
 }
-plugin() { (cd "$examples" && pytest -p no:cacheprovider -rs test_triton_kernels.py "$@"); }
+plugin() { (cd "$examples" && "$venv/python" -m pytest -p no:cacheprovider -rs test_triton_kernels.py "$@"); }
 
 step record 0 plugin --bankcheck-baselines "$out/baselines" --bankcheck-update --bankcheck-output "$out/record.json"
 verdicts "$out/record.json" || failed=1
