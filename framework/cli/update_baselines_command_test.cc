@@ -26,6 +26,7 @@ using ::testing::IsEmpty;
 using ::testing::Not;
 using testing_support::CliRun;
 using testing_support::MakeBaselineFile;
+using testing_support::MakeLine;
 using testing_support::MakeMetadata;
 using testing_support::MakeRecord;
 using testing_support::Quoted;
@@ -137,14 +138,8 @@ TEST_F(UpdateBaselinesCommandTest, RecordsEveryChangedCaseAndSaysWhat) {
 // An entry recorded before baselines kept lines gets them from results that have them, though its
 // counts match; one whose lines then differ is recorded by the verdict, as any difference.
 TEST_F(UpdateBaselinesCommandTest, AnEntryWithoutLinesGetsThemAndALineDifferenceIsRecorded) {
-  LineRecord line;
-  line.file = "kernels/transpose.cu";
-  line.line = 31;
-  line.code = "out[i] = tile[x][y];";
-  line.kind = SharedKind::kLoad;
-  line.executions = 64;
-  line.wavefronts = 64;
-  line.ideal_wavefronts = 64;
+  LineRecord line =
+      MakeLine("kernels/transpose.cu", 31, "out[i] = tile[x][y];", SharedKind::kLoad, 64, 64, 64);
   RunResults results;
   results.metadata = MakeMetadata("2025-12-01T08:00:00Z");
   results.metadata.arch = "sm_90";

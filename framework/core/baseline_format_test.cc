@@ -19,6 +19,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::SizeIs;
 using testing_support::MakeBaselineFile;
+using testing_support::MakeLine;
 using testing_support::MakeRecord;
 
 TEST(CaseNamesTest, TheTopicIsTheNameUpToTheFirstSlash) {
@@ -97,15 +98,8 @@ std::string BadFileError(const std::string& text) {
 // its launches without lines.
 TEST(BaselineFileTest, LinesRoundTripAndVersionOneFilesStillLoad) {
   BaselineFile file = MakeBaselineFile();
-  LineRecord line;
-  line.file = "kernels/transpose.cu";
-  line.line = 31;
-  line.code = "out[i] = tile[x][y];";
-  line.kind = SharedKind::kLoad;
-  line.executions = 64;
-  line.wavefronts = 2048;
-  line.ideal_wavefronts = 64;
-  line.opcodes = {"LDS"};
+  const LineRecord line =
+      MakeLine("kernels/transpose.cu", 31, "out[i] = tile[x][y];", SharedKind::kLoad, 64, 2048, 64, {"LDS"});
   file.cases.at("transpose/naive").launches.at(0).lines = std::vector<LineRecord>{line};
   const std::string text = SerializeBaselineFile(file);
   EXPECT_THAT(text, HasSubstr("\"code\": \"out[i] = tile[x][y];\""));

@@ -18,6 +18,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
+using testing_support::MakeLine;
 using testing_support::MakeMetadata;
 using testing_support::MakeRecord;
 using testing_support::WriteFile;
@@ -282,15 +283,8 @@ TEST_F(CompareTest, UnreadableInputNamesTheFileAndPosition) {
 // and judged by its lines, and its details name each line before -> after.
 MeasurementSet LinesSet(const std::string& path, uint64_t first_line_wavefronts) {
   LaunchRecord launch = MakeRecord(2048);
-  LineRecord first;
-  first.file = "kernels/t.cu";
-  first.line = 10;
-  first.code = "a = tile[x][y];";
-  first.kind = SharedKind::kLoad;
-  first.executions = 32;
-  first.wavefronts = first_line_wavefronts;
-  first.ideal_wavefronts = 32;
-  first.opcodes = {"LDS"};
+  const LineRecord first = MakeLine("kernels/t.cu", 10, "a = tile[x][y];", SharedKind::kLoad, 32,
+                                    first_line_wavefronts, 32, {"LDS"});
   LineRecord second = first;
   second.line = 12;
   second.code = "b = tile[y][x];";

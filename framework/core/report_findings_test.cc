@@ -21,6 +21,7 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using testing_support::MakeInstruction;
+using testing_support::MakeLine;
 using testing_support::MakeMetadata;
 using testing_support::MakeRecord;
 using testing_support::WithInstructions;
@@ -338,15 +339,8 @@ TEST(ReportSarifTest, InvalidUtf8InANameIsReplacedNotThrown) {
 // as a regression, and every format names the line before -> after.
 TEST(ReportLinesTest, ALineThatGotWorseIsNamedInEveryFormat) {
   LaunchRecord measured = MakeRecord(2048);
-  LineRecord line;
-  line.file = "kernels/transpose.cu";
-  line.line = 31;
-  line.code = "out[i] = tile[x][y];";
-  line.kind = SharedKind::kLoad;
-  line.executions = 64;
-  line.wavefronts = 2048;
-  line.ideal_wavefronts = 64;
-  line.opcodes = {"LDS"};
+  LineRecord line =
+      MakeLine("kernels/transpose.cu", 31, "out[i] = tile[x][y];", SharedKind::kLoad, 64, 2048, 64, {"LDS"});
   measured.lines = std::vector<LineRecord>{line};
   LaunchRecord recorded = measured;
   recorded.lines->at(0).wavefronts = 64;

@@ -14,6 +14,7 @@
 namespace bankcheck::suites {
 namespace {
 
+using testing_support::MakeLine;
 using testing_support::MakeRecord;
 
 BaselineSet Baselines() {
@@ -80,14 +81,7 @@ TEST_F(LineGlobsOfThisRun, AGlobIsReportedOnlyWhenNoCaseThatRanOrMightHaveRunThe
 // names the line before -> after.
 TEST(CaseRunnerTest, ALineDifferenceFailsTheSuitesBaselineCheck) {
   LaunchRecord recorded = MakeRecord(128);
-  LineRecord line;
-  line.file = "kernels/a.cu";
-  line.line = 7;
-  line.code = "x = tile[i];";
-  line.kind = SharedKind::kLoad;
-  line.executions = 64;
-  line.wavefronts = 128;
-  line.ideal_wavefronts = 64;
+  const LineRecord line = MakeLine("kernels/a.cu", 7, "x = tile[i];", SharedKind::kLoad, 64, 128, 64);
   recorded.lines = std::vector<LineRecord>{line};
   LaunchRecord measured = recorded;
   measured.lines->at(0).line = 9;  // moved: not a difference

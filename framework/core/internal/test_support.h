@@ -54,6 +54,22 @@ inline InstructionCounts MakeInstruction(uint32_t pc_offset, const std::string& 
   return instruction;
 }
 
+// One source line of a launch, as a baseline keeps it (line_keys.h), in the key's own terms.
+inline LineRecord MakeLine(const std::string& file, uint32_t line, const std::string& code, SharedKind kind,
+                           uint64_t executions, uint64_t wavefronts, uint64_t ideal,
+                           std::vector<std::string> opcodes = {}) {
+  LineRecord record;
+  record.file = file;
+  record.line = line;
+  record.code = code;
+  record.kind = kind;
+  record.executions = executions;
+  record.wavefronts = wavefronts;
+  record.ideal_wavefronts = ideal;
+  record.opcodes = std::move(opcodes);
+  return record;
+}
+
 // `record` as attribution leaves it: its loads as one conflicting LDS at line 31 and its stores as
 // one STS at line 40 of /src/bankcheck/kernels/transpose.cu, summed over `launches` launches.
 inline LaunchRecord WithInstructions(LaunchRecord record, uint32_t launches = 1) {
