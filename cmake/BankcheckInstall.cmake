@@ -46,8 +46,8 @@ if(BANKCHECK_HAS_FILE_PREFIX_MAP)
   set(bankcheck_build_map "-ffile-prefix-map=${PROJECT_BINARY_DIR}=bankcheck-build")
   set(bankcheck_mapped_targets ${bankcheck_installed_targets})
   if(BANKCHECK_BUILD_CLI AND BANKCHECK_ENABLE_CUDA)
-    # The injection library and the recorder it links in (installed inside the library).
-    list(APPEND bankcheck_mapped_targets bankcheck_inject bankcheck_inject_recorder)
+    # The libraries `bankcheck run` loads (installed) and the recorder linked into the first.
+    list(APPEND bankcheck_mapped_targets bankcheck_inject bankcheck_inject_recorder bankcheck_nvtx)
   endif()
   foreach(bankcheck_target IN LISTS bankcheck_mapped_targets)
     target_compile_options(${bankcheck_target} PRIVATE
