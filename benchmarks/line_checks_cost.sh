@@ -10,9 +10,11 @@
 #   all  BANKCHECK_ATTRIBUTE=1: every case's tables (what every case with per-line baselines needs)
 # with the disassembly cache (docs/attribution.md) in a scratch folder, filled by the untimed runs:
 # the cost of a run after the first one of a build. Then one run of `on` and of `all` each with an
-# empty cache (the first run after a build: one nvdisasm per module used), the `all` one with
-# BANKCHECK_TRACE_SESSION=1, whose trace is summed: nvdisasm runs and their time, cache reads,
-# listing parses. Prints each run's wall time, the medians, and on/off and all/off. Pass or fail
+# empty cache (the first run after a build: one nvdisasm per module, begun as the modules load with
+# the context, on background threads: PrefetchProjectDisassembly), the `all` one with
+# BANKCHECK_TRACE_SESSION=1, whose trace is summed: nvdisasm runs and their time, how long cases
+# waited for listings, cache reads, listing parses; and one of `on` with an empty cache and
+# CUDA_MODULE_LOADING=LAZY (each module loads, and begins its disassembly, when a case first uses it). Prints each run's wall time, the medians, and on/off and all/off. Pass or fail
 # does not matter here (a case without a baseline fails the same way in every mode). Exit 0 when it
 # measured, 2 on a usage error. Environment: REPEATS, LOG_DIR (default $OUT/line-checks-cost when
 # OUT is set, else a new temporary folder).
@@ -65,7 +67,8 @@ for ((i = 1; i <= repeats; ++i)); do
 done
 cold_on=$(run on cold-on "$scratch/cold-cache-on")
 cold_all=$(run all cold-all "$scratch/cold-cache-all" BANKCHECK_TRACE_SESSION=1)
-echo "empty cache: on $cold_on s, all $cold_all s (traced)"
+cold_lazy=$(run on cold-lazy "$scratch/cold-cache-lazy" CUDA_MODULE_LOADING=LAZY)
+echo "empty cache: on $cold_on s, all $cold_all s (traced), on with lazy loading $cold_lazy s"
 
 # shellcheck disable=SC2086 # each mode's times, one word each
 {
@@ -79,12 +82,15 @@ awk '
   /bankcheck trace: nvdisasm -gi on cubin/ { n++; t += $(NF - 1) }
   /bankcheck trace: nvdisasm listing of cubin .* from the cache/ { c++; ct += $(NF - 1) }
   /bankcheck trace: listing of cubin .* parsed/ { p++; pt += $(NF - 1) }
-  END { printf "cold all, traced: %d nvdisasm runs, %.2f s in all; %d listings from the cache, %.3f s; %d parsed, %.3f s\n", n, t / 1000, c, ct / 1000, p, pt / 1000 }
+  /bankcheck trace: prefetched listing of cubin .* waited for/ { w++; wt += $(NF - 1) }
+  END { printf "cold all, traced: %d nvdisasm runs, %.2f s in all (on any thread); %d prefetched listings, waited for %.2f s; %d listings from the cache, %.3f s; %d parsed, %.3f s\n", n, t / 1000, w, wt / 1000, c, ct / 1000, p, pt / 1000 }
 ' "$log_dir/cold-all.log"
-awk -v c="$cases" -v r="$repeats" -v off="$med_off" -v on="$med_on" -v all="$med_all" -v con="$cold_on" -v call="$cold_all" 'BEGIN {
+awk -v c="$cases" -v r="$repeats" -v off="$med_off" -v on="$med_on" -v all="$med_all" -v con="$cold_on" -v call="$cold_all" \
+  -v clazy="$cold_lazy" 'BEGIN {
   printf "kernel suite, %s cases, median of %s (disassembly cache filled):\n", c, r
   printf "  without line checks (BANKCHECK_LINES=off)   %7.2f s\n", off
   printf "  default (cases whose lines are the contract) %7.2f s  %.3fx\n", on, on / off
   printf "  every case attributed (BANKCHECK_ATTRIBUTE=1) %6.2f s  %.3fx\n", all, all / off
-  printf "  empty cache, one run: default %.2f s (%.3fx), every case %.2f s (%.3fx)\n", con, con / off, call, call / off }'
+  printf "  empty cache, one run: default %.2f s (%.3fx), every case %.2f s (%.3fx)\n", con, con / off, call, call / off
+  printf "  empty cache, CUDA_MODULE_LOADING=LAZY: default %.2f s (%.3fx)\n", clazy, clazy / off }'
 echo "logs: $log_dir"

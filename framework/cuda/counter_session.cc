@@ -148,6 +148,8 @@ void SetProjectSources(const std::string& source_root, const std::string& build_
   internal::SetProjectSources(source_root, build_root);
 }
 
+void PrefetchProjectDisassembly() { internal::PrefetchProjectDisassembly(); }
+
 bool CudaContextLost() {
   ProcessState& process = TheProcessState();
   MutexLock lock(process.mutex);

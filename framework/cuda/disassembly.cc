@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <string_view>
+#include <system_error>
+#include <utility>
 
 #include "bankcheck/error.h"
 #include "core/internal/environment.h"
@@ -269,6 +271,77 @@ std::string NvdisasmListing(const std::vector<char>& cubin, uint32_t crc, const 
     }
   }
   return listing;
+}
+
+// One cubin's listing, made once by whichever thread comes first; the others wait for it.
+struct ListingPrefetcher::Job {
+  std::shared_ptr<const std::vector<char>> cubin;
+  uint32_t crc = 0;
+  std::string cache;
+  std::once_flag made;
+  std::string listing;
+
+  const std::string& Listing() {
+    std::call_once(made, [this] { listing = NvdisasmListing(*cubin, crc, cache); });
+    return listing;
+  }
+};
+
+ListingPrefetcher::~ListingPrefetcher() {
+  std::vector<std::thread> threads;
+  {
+    MutexLock lock(mutex_);
+    stopping_ = true;
+    queue_.clear();
+    threads.swap(threads_);
+  }
+  for (std::thread& thread : threads) thread.join();
+}
+
+void ListingPrefetcher::Start(std::shared_ptr<const std::vector<char>> cubin, uint32_t crc,
+                              std::string cache) {
+  auto job = std::make_shared<Job>();
+  job->cubin = std::move(cubin);
+  job->crc = crc;
+  job->cache = std::move(cache);
+  MutexLock lock(mutex_);
+  if (stopping_ || !jobs_.emplace(crc, job).second) return;
+  queue_.push_back(std::move(job));
+  if (working_ >= workers_) return;
+  try {
+    threads_.emplace_back([this] { Work(); });
+    ++working_;
+  } catch (const std::system_error&) {
+    // No thread to be had: Take makes the listing itself.
+  }
+}
+
+void ListingPrefetcher::Work() {
+  for (;;) {
+    std::shared_ptr<Job> job;
+    {
+      MutexLock lock(mutex_);
+      if (queue_.empty() || stopping_) {
+        --working_;
+        return;
+      }
+      job = std::move(queue_.front());
+      queue_.erase(queue_.begin());
+    }
+    job->Listing();
+  }
+}
+
+std::optional<std::string> ListingPrefetcher::Take(uint32_t crc) {
+  std::shared_ptr<Job> job;
+  {
+    MutexLock lock(mutex_);
+    const auto found = jobs_.find(crc);
+    if (found == jobs_.end()) return std::nullopt;
+    job = std::move(found->second);
+    jobs_.erase(found);
+  }
+  return job->Listing();
 }
 
 }  // namespace bankcheck::internal

@@ -4,10 +4,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bankcheck/error.h"
@@ -103,6 +107,48 @@ TEST_F(DisassemblyCacheTest, TheFolderComesFromTheEnvironmentThenTheDefault) {
   EXPECT_EQ(DisassemblyCacheFolder("/build/c"), "/elsewhere");
   ::setenv("BANKCHECK_DISASSEMBLY_CACHE", "relative/c", 1);
   EXPECT_THROW(DisassemblyCacheFolder("/build/c"), Error);
+}
+
+std::shared_ptr<const std::vector<char>> SharedCubin(char fill) {
+  return std::make_shared<const std::vector<char>>(100, fill);
+}
+
+TEST_F(DisassemblyCacheTest, APrefetcherWithoutWorkersMakesAListingWhenItIsTaken) {
+  ListingPrefetcher prefetcher(0);
+  prefetcher.Start(SharedCubin('a'), 0xa, "");
+  prefetcher.Start(SharedCubin('b'), 0xb, "");
+  EXPECT_EQ(Runs(), 0);
+  const std::optional<std::string> listing = prefetcher.Take(0xa);
+  ASSERT_TRUE(listing.has_value());
+  EXPECT_EQ(*listing, NvdisasmListing(Cubin('a'), 0xa, ""));
+  EXPECT_EQ(Runs(), 2);                            // the one taken, and the comparison's
+  EXPECT_FALSE(prefetcher.Take(0xa).has_value());  // taken once
+  EXPECT_FALSE(prefetcher.Take(0xc).has_value());  // never queued
+}
+
+TEST_F(DisassemblyCacheTest, APrefetchersWorkersMakeEachQueuedListingOnceBeforeItIsTaken) {
+  ListingPrefetcher prefetcher(2);
+  for (const char fill : {'a', 'b', 'c'})
+    prefetcher.Start(SharedCubin(fill), static_cast<uint32_t>(fill), "");
+  prefetcher.Start(SharedCubin('a'), 'a', "");  // queued already: not again
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (Runs() < 3 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_EQ(Runs(), 3) << "the workers did not make the three listings in 60 s";
+  for (const char fill : {'a', 'b', 'c'}) {
+    const std::optional<std::string> listing = prefetcher.Take(static_cast<uint32_t>(fill));
+    ASSERT_TRUE(listing.has_value());
+    EXPECT_EQ(ParseNvdisasm(*listing).count("_Z1kPf"), 1u);
+  }
+  EXPECT_EQ(Runs(), 3);  // made by the workers, not again by Take
+}
+
+TEST_F(DisassemblyCacheTest, APrefetchedListingGoesThroughTheCache) {
+  NvdisasmListing(Cubin('a'), 0xa, cache_);
+  ListingPrefetcher prefetcher(1);
+  prefetcher.Start(SharedCubin('a'), 0xa, cache_);
+  ASSERT_TRUE(prefetcher.Take(0xa).has_value());
+  EXPECT_EQ(Runs(), 1);
 }
 
 TEST(ParseNvdisasmHostileTest, SkipsLinesItCannotReadWithoutThrowing) {

@@ -5,6 +5,7 @@
 #include <cupti_profiler_target.h>
 #include <cupti_sass_metrics.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <optional>
 #include <set>
 #include <string_view>
+#include <thread>
 #include <tuple>
 #include <utility>
 
@@ -41,8 +43,34 @@ struct CubinStore {
   std::string build_root BANKCHECK_GUARDED_BY(mutex);
   // The kernels of modules that launch kernels from the device (MayLaunchFromDevice).
   std::set<std::string> device_launchers BANKCHECK_GUARDED_BY(mutex);
+  // PrefetchProjectDisassembly: the project's modules are disassembled as they load.
+  bool prefetch BANKCHECK_GUARDED_BY(mutex) = false;
 };
 CubinStore g_cubins;
+
+// The listings of the project's modules, begun as they load (PrefetchProjectDisassembly), on every
+// core but one (the process's own work). Never destroyed: the process may exit while it works.
+ListingPrefetcher& ThePrefetcher() {
+  static ListingPrefetcher* prefetcher =
+      new ListingPrefetcher(std::max(2u, std::thread::hardware_concurrency()) - 1);
+  return *prefetcher;
+}
+
+// The disassembly cache of the project whose build folder is `build_root` (DisassemblyCacheFolder).
+std::string CacheFolderOf(const std::string& build_root) {
+  // The suites' default cache is in their build folder: theirs, rebuilt with them.
+  return DisassemblyCacheFolder(build_root.empty() ? "" : build_root + "/bankcheck-cache/nvdisasm");
+}
+
+// The cubin's CRC as SASS records carry it; nullopt when CUPTI cannot compute it.
+std::optional<uint32_t> CubinCrc(const std::vector<char>& cubin) {
+  CUpti_GetCubinCrcParams params{};
+  params.size = CUpti_GetCubinCrcParamsSize;
+  params.cubin = cubin.data();
+  params.cubinSize = cubin.size();
+  if (cuptiGetCubinCrc(&params) != CUPTI_SUCCESS) return std::nullopt;
+  return static_cast<uint32_t>(params.cubinCrc);
+}
 
 // The functions of `cubin` (its ".text.<mangled name>" sections) when it links the device runtime's
 // launch; none otherwise. A byte search, not an ELF parse: the names only need to be found.
@@ -64,14 +92,9 @@ std::vector<std::string> FunctionsIfLaunchingFromDevice(const char* cubin, size_
 
 std::shared_ptr<const std::vector<char>> FindCubin(uint32_t crc) {
   MutexLock lock(g_cubins.mutex);
-  for (std::shared_ptr<const std::vector<char>>& cubin : g_cubins.loaded) {
-    CUpti_GetCubinCrcParams params{};
-    params.size = CUpti_GetCubinCrcParamsSize;
-    params.cubin = cubin->data();
-    params.cubinSize = cubin->size();
-    if (cuptiGetCubinCrc(&params) == CUPTI_SUCCESS)
-      g_cubins.cubins[static_cast<uint32_t>(params.cubinCrc)] = std::move(cubin);
-  }
+  for (std::shared_ptr<const std::vector<char>>& cubin : g_cubins.loaded)
+    if (const std::optional<uint32_t> its_crc = CubinCrc(*cubin))
+      g_cubins.cubins[*its_crc] = std::move(cubin);
   g_cubins.loaded.clear();
   const auto found = g_cubins.cubins.find(crc);
   return found == g_cubins.cubins.end() ? nullptr : found->second;
@@ -81,25 +104,36 @@ std::shared_ptr<const std::vector<char>> FindCubin(uint32_t crc) {
 DisassembledInstruction DisassembledAt(uint32_t crc, const std::string& function, uint32_t pc) {
   const std::shared_ptr<const std::vector<char>> cubin = FindCubin(crc);
   if (!cubin) return {};
-  MutexLock lock(g_cubins.mutex);
-  auto found = g_cubins.disassembled.find(crc);
-  if (found == g_cubins.disassembled.end()) {
-    // The suites' default cache is in their build folder: theirs, rebuilt with them.
-    const std::string cache = DisassemblyCacheFolder(
-        g_cubins.build_root.empty() ? "" : g_cubins.build_root + "/bankcheck-cache/nvdisasm");
-    const std::string listing = NvdisasmListing(*cubin, crc, cache);
-    const auto start = std::chrono::steady_clock::now();
-    found = g_cubins.disassembled.emplace(crc, ParseNvdisasm(listing)).first;
-    if (FlagFromEnvironment("BANKCHECK_TRACE_SESSION"))
-      std::fprintf(
-          stderr, "bankcheck trace: listing of cubin %08x parsed (%zu functions): %.3f ms\n", crc,
-          found->second.size(),
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  const auto at = [&](const Disassembly& disassembly) {
+    const auto in_function = disassembly.find(function);
+    if (in_function == disassembly.end()) return DisassembledInstruction{};
+    const auto instruction = in_function->second.find(pc);
+    return instruction == in_function->second.end() ? DisassembledInstruction{} : instruction->second;
+  };
+  std::string build_root;
+  {
+    MutexLock lock(g_cubins.mutex);
+    if (const auto found = g_cubins.disassembled.find(crc); found != g_cubins.disassembled.end())
+      return at(found->second);
+    build_root = g_cubins.build_root;
   }
-  const auto in_function = found->second.find(function);
-  if (in_function == found->second.end()) return {};
-  const auto at = in_function->second.find(pc);
-  return at == in_function->second.end() ? DisassembledInstruction{} : at->second;
+  // Not under the lock: a listing can take a second to make, and another thread may be making one.
+  const auto waited = std::chrono::steady_clock::now();
+  std::optional<std::string> listing = ThePrefetcher().Take(crc);
+  const bool prefetched = listing.has_value();
+  if (!prefetched) listing = NvdisasmListing(*cubin, crc, CacheFolderOf(build_root));
+  const auto start = std::chrono::steady_clock::now();
+  Disassembly parsed = ParseNvdisasm(*listing);
+  if (FlagFromEnvironment("BANKCHECK_TRACE_SESSION")) {
+    if (prefetched)
+      std::fprintf(stderr, "bankcheck trace: prefetched listing of cubin %08x waited for: %.3f ms\n", crc,
+                   std::chrono::duration<double, std::milli>(start - waited).count());
+    std::fprintf(stderr, "bankcheck trace: listing of cubin %08x parsed (%zu functions): %.3f ms\n", crc,
+                 parsed.size(),
+                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  MutexLock lock(g_cubins.mutex);
+  return at(g_cubins.disassembled.emplace(crc, std::move(parsed)).first->second);
 }
 
 // The source line of `pc` from the cubin's line info (-lineinfo), through CUPTI, for when nvdisasm
@@ -347,8 +381,30 @@ void OnModuleLoaded(const void* data) {
   auto cubin = std::make_shared<const std::vector<char>>(module->pCubin, module->pCubin + module->cubinSize);
   std::vector<std::string> launchers = FunctionsIfLaunchingFromDevice(module->pCubin, module->cubinSize);
   MutexLock lock(g_cubins.mutex);
-  g_cubins.loaded.push_back(std::move(cubin));
   g_cubins.device_launchers.insert(launchers.begin(), launchers.end());
+  // A module of the project is one whose line information names its source or build folder (a byte
+  // search: the names only need to be found).
+  const std::string_view bytes(module->pCubin, module->cubinSize);
+  const auto names = [&bytes](const std::string& root) {
+    return !root.empty() && bytes.find(root) != std::string_view::npos;
+  };
+  if (g_cubins.prefetch && (names(g_cubins.project_root) || names(g_cubins.build_root))) {
+    if (const std::optional<uint32_t> crc = CubinCrc(*cubin)) {
+      try {
+        ThePrefetcher().Start(cubin, *crc, CacheFolderOf(g_cubins.build_root));
+      } catch (const Error&) {
+        // A refused BANKCHECK_DISASSEMBLY_CACHE: attribution reports it when it needs the listing.
+      }
+      g_cubins.cubins[*crc] = std::move(cubin);
+      return;
+    }
+  }
+  g_cubins.loaded.push_back(std::move(cubin));
+}
+
+void PrefetchProjectDisassembly() {
+  MutexLock lock(g_cubins.mutex);
+  g_cubins.prefetch = true;
 }
 
 std::vector<std::string> DeviceLaunchingFunctions(const char* cubin, size_t size) {

@@ -15,6 +15,7 @@
 #include "bankcheck/suite.h"
 #include "bankcheck/testing.h"
 #include "core/internal/environment.h"
+#include "suite/internal/case_runner.h"
 #include "suite/internal/case_test.h"
 #include "suite/internal/suite_runner.h"
 
@@ -81,6 +82,10 @@ int RunSuiteProgram(int argc, char** argv) {
     ::unsetenv("GTEST_FILTER");  // the children get the cases by name
     return suites::SuperviseCases(argv[0], args, tests);
   }
+  // Lines checked: the project's modules load with the context and their disassembly begins at
+  // once, beside the first cases (PrefetchProjectDisassembly), unless the user chose the loading.
+  const bool prefetch = !suites::LinesOff() && !CountersDisabled();
+  if (prefetch) ::setenv("CUDA_MODULE_LOADING", "EAGER", /*overwrite=*/0);
   // Before anything touches CUDA: run on the GPU CTest allocated to this test, if any.
   if (!bankcheck::gtest::SelectGpuFromCtestAllocation()) return 1;
   ::testing::InitGoogleMock(&argc, argv);
@@ -88,6 +93,7 @@ int RunSuiteProgram(int argc, char** argv) {
   suites::InstallLineGlobCheck(cases);
   // Inlined code in the tables is attributed to its innermost line in this suite's project.
   bankcheck::SetProjectSources(suites::GetSuiteSettings().source_dir, suites::GetSuiteSettings().build_dir);
+  if (prefetch) bankcheck::PrefetchProjectDisassembly();
   ::testing::AddGlobalTestEnvironment(new bankcheck::gtest::CounterSessionEnvironment);
   suites::InstallChildListener();
   return RUN_ALL_TESTS();  // the supervisor tells "every case skipped" from the progress file

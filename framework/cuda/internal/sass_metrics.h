@@ -57,6 +57,9 @@ struct SassInstruction {
 // SetProjectSources (counter_session.h): where inlined instructions' attributed lines are looked for.
 void SetProjectSources(const std::string& project_root, const std::string& build_root);
 
+// PrefetchProjectDisassembly (counter_session.h).
+void PrefetchProjectDisassembly();
+
 // What each kernel's patched shared-memory instructions counted in one read, by mangled kernel name.
 using KernelSass = std::map<std::string, std::vector<SassInstruction>>;
 

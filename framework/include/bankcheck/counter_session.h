@@ -108,6 +108,14 @@ void AttachInstructions(const KernelInstructions& instructions, std::vector<Laun
 // Kernel suites set it to their project's.
 void SetProjectSources(const std::string& source_root, const std::string& build_root);
 
+// From now on, each module whose line information names SetProjectSources' folders is disassembled
+// (nvdisasm -gi, or the disassembly cache) on a background thread as soon as CUDA loads it, so that
+// instruction tables find its listing made. nvdisasm's start-up (half a second or more per module)
+// is then paid in parallel rather than by each case that first needs a module; with
+// CUDA_MODULE_LOADING=EAGER every module loads, and starts, with the context. Kernel suites call it
+// when they check lines (not under BANKCHECK_LINES=off). Call it before CUDA loads the modules.
+void PrefetchProjectDisassembly();
+
 // With a usable GPU, starts CUPTI's process-wide set-up: subscribes to launches on this thread, and
 // loads CUPTI's profiler library on another while the process creates its CUDA context. The first
 // session finishes the set-up (on the H100 about 15 ms, against 80-120 ms without this) and reports
