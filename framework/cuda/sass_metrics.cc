@@ -21,6 +21,7 @@
 #include "bankcheck/error.h"
 #include "core/internal/environment.h"
 #include "core/internal/file_io.h"
+#include "core/internal/nvdisasm.h"
 #include "core/internal/subprocess.h"
 #include "cuda/internal/cupti_errors.h"
 #include "cuda/internal/thread_annotations.h"
@@ -79,20 +80,9 @@ std::shared_ptr<const std::vector<char>> FindCubin(uint32_t crc) {
   return found == g_cubins.cubins.end() ? nullptr : found->second;
 }
 
-// nvdisasm: BANKCHECK_NVDISASM (an absolute path to an executable; Error otherwise), else the
-// toolkit's that bankcheck was built with, else found on PATH.
-std::string FindNvdisasm() {
-  if (std::string set = ExecutableFromEnvironment("BANKCHECK_NVDISASM"); !set.empty()) return set;
-#ifdef BANKCHECK_CUDA_BIN_DIR
-  const std::filesystem::path built_with = std::filesystem::path(BANKCHECK_CUDA_BIN_DIR) / "nvdisasm";
-  if (::access(built_with.c_str(), X_OK) == 0) return built_with.string();
-#endif
-  return "nvdisasm";
-}
-
 // nvdisasm's listing of `cubin`; empty when nvdisasm cannot be run.
 std::string Disassemble(const std::vector<char>& cubin) {
-  const std::string nvdisasm = FindNvdisasm();
+  const std::string nvdisasm = FindCudaTool("nvdisasm", "BANKCHECK_NVDISASM");
   std::string path_text = (std::filesystem::temp_directory_path() / "bankcheck-cubin-XXXXXX").string();
   char* path = path_text.data();
   // Written through mkstemp's descriptor: reopening the name could follow a link swapped in for it.
@@ -417,45 +407,6 @@ std::vector<InstructionCounts> ResolveInstructions(const std::string& function,
   }
   SortByExcess(resolved);
   return resolved;
-}
-
-Disassembly ParseNvdisasm(const std::string& listing) {
-  // "        .text._Z9transposePKfPf:" opens a function; "/*0220*/  @!P0 LDS.128 R4, [R2] ;" is
-  // an instruction (an optional predicate, then the opcode with its modifiers, which may hold
-  // lower-case letters: HGMMA.64x64x16.F32). With -gi, the instructions after
-  //   //## File "/p/cute/arch/copy_sm80.hpp", line 64 inlined at "/p/gemm.cu", line 137
-  //   //## File "/p/gemm.cu", line 137 inlined at "/p/gemm.cu", line 152
-  //   //## File "/p/gemm.cu", line 152
-  // come from that chain of lines, innermost first (a group of such lines replaces the last).
-  static const std::regex function(R"(^\s*\.text\.([^\s:]+):)");
-  static const std::regex instruction(R"(/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Za-z0-9_.]*))");
-  static const std::regex line_info(R"re(^\s*//## File "([^"]*)", line ([0-9]+))re");
-  Disassembly disassembled;
-  std::map<uint32_t, DisassembledInstruction>* current = nullptr;
-  std::vector<SourceFrame> chain;
-  bool chain_open = false;  // the last line read was a line-info line: the next one extends the chain
-  size_t start = 0;
-  while (start < listing.size()) {
-    size_t end = listing.find('\n', start);
-    if (end == std::string::npos) end = listing.size();
-    const std::string line = listing.substr(start, end - start);
-    start = end + 1;
-    std::smatch match;
-    if (std::regex_search(line, match, line_info)) {
-      if (!chain_open) chain.clear();
-      chain_open = true;
-      chain.push_back({match[1], static_cast<uint32_t>(std::stoul(match[2]))});
-      continue;
-    }
-    chain_open = false;
-    if (std::regex_search(line, match, function)) {
-      current = &disassembled[match[1]];
-      chain.clear();
-    } else if (current != nullptr && std::regex_search(line, match, instruction)) {
-      (*current)[static_cast<uint32_t>(std::stoul(match[1], nullptr, 16))] = {match[2], chain};
-    }
-  }
-  return disassembled;
 }
 
 }  // namespace bankcheck::internal

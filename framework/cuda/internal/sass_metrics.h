@@ -14,6 +14,7 @@
 
 #include "bankcheck/instruction_counts.h"
 #include "bankcheck/launch_record.h"
+#include "core/internal/nvdisasm.h"
 
 namespace bankcheck::internal {
 
@@ -96,18 +97,5 @@ class SassCounting {
   struct State;
   std::unique_ptr<State> state_;
 };
-
-// An instruction as `nvdisasm -gi` lists it: its opcode and its source line's inline chain,
-// innermost first (empty without line info).
-struct DisassembledInstruction {
-  std::string opcode;
-  std::vector<SourceFrame> inline_chain;
-};
-// By function (mangled) and offset.
-using Disassembly = std::map<std::string, std::map<uint32_t, DisassembledInstruction>>;
-
-// Every instruction of every function in a cubin, from `nvdisasm_output` (`nvdisasm -gi -c`'s
-// listing of it). Exposed for its test.
-Disassembly ParseNvdisasm(const std::string& nvdisasm_output);
 
 }  // namespace bankcheck::internal

@@ -39,9 +39,9 @@ struct ParamSlot {
 // What a launch needs to know of a kernel before it is emulated.
 struct KernelInfo {
   std::string mangled;
-  std::vector<ParamSlot> params;    // by ordinal
-  uint32_t param_base = 0x210;      // the parameter buffer's offset in c[0x0] (sm_90)
-  uint32_t static_shared_bytes = 0; // the kernel's __shared__ variables (.nv.shared.<kernel>)
+  std::vector<ParamSlot> params;     // by ordinal
+  uint32_t param_base = 0x210;       // the parameter buffer's offset in c[0x0] (sm_90)
+  uint32_t static_shared_bytes = 0;  // the kernel's __shared__ variables (.nv.shared.<kernel>)
 };
 
 // The sm_90 SASS of one fatbin or cubin: per kernel its instructions with operands, line info
