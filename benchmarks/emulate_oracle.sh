@@ -5,7 +5,7 @@
 #   benchmarks/emulate_oracle.sh BUILD RESULTS_CASES [case prefix...]
 #
 # BUILD: a build folder with bankcheck_emulate_oracle and the kernel suite (suites/bankcheck_kernel_suite)
-# whose SASS the results were measured from; RESULTS_CASES: results/cases of a run with per-instruction
+# whose SASS the results were measured from (SUITE=<program> names another build's suite instead); RESULTS_CASES: results/cases of a run with per-instruction
 # rows (bankcheck run / the suite with attribution). nvdisasm and cuobjdump from the toolkit or from the
 # nvidia-cuda-nvdisasm / nvidia-cuda-cuobjdump wheels on PATH. Prints one line per launch and
 # "decided N, equal N, differ D; undecided M; ..."; exits 1 when any decided launch differs.
@@ -17,4 +17,4 @@ fi
 build="$1"
 cases="$2"
 shift 2
-exec "$build/framework/emulate/bankcheck_emulate_oracle" "$build/suites/bankcheck_kernel_suite" "$cases" "$@"
+exec "$build/framework/emulate/bankcheck_emulate_oracle" "${SUITE:-$build/suites/bankcheck_kernel_suite}" "$cases" "$@"

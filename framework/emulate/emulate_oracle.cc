@@ -47,7 +47,7 @@ bool IntArguments(const std::string& case_name, std::vector<int32_t>* ints) {
     return true;
   }
   if (family == "strided") {
-    static const std::regex stride(R"(_s([0-9]+)_)");
+    static const std::regex stride(R"(_s([0-9]+)(/|_|$))");
     if (!std::regex_search(case_name, match, stride)) return false;
     ints->push_back(std::stoi(match[1]));
     return true;

@@ -58,7 +58,7 @@ bool ParseNumber(const std::string& text, int64_t* value) {
 
 // "R12", "RZ", "UR4", "URZ", "P0", "PT", "UP1", "UPT", "B0": kind and number; false otherwise.
 bool ParseRegisterName(const std::string& name, OperandKind* kind, int* index) {
-  static const std::regex pattern(R"(^(UR|R|UP|P|B)([0-9]+|Z|T)$)");
+  static const std::regex pattern(R"(^(UR|R|UP|P|B)([0-9]{1,3}|Z|T)$)");
   std::smatch match;
   if (!std::regex_match(name, match, pattern)) return false;
   const std::string prefix = match[1], number = match[2];
@@ -176,7 +176,7 @@ Operand ParseOperand(const std::string& raw) {
     return operand;
   }
   if (text.rfind("c[", 0) == 0) {
-    static const std::regex constant(R"(^c\[(0x[0-9a-f]+)\]\[([^\]]+)\]$)");
+    static const std::regex constant(R"(^c\[(0x[0-9a-f]{1,4})\]\[([^\]]+)\]$)");
     std::smatch match;
     if (!std::regex_match(text, match, constant)) Unreadable(raw, "not a constant-bank operand");
     operand.kind = OperandKind::kConstant;
@@ -348,11 +348,11 @@ std::map<std::string, Kernel, std::less<>> ReadKernels(const std::string& nvdisa
   // cuobjdump -elf: the section table's .nv.shared.<kernel> sizes, and each .nv.info.<kernel>
   // section's EIATTR_KPARAM_INFO (ordinal, offset, size) and EIATTR_PARAM_CBANK (size << 16 | base).
   static const std::regex shared_section(
-      R"(^\s*[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)\s+[0-9a-f]+\s+[0-9a-f]+\s+NOBITS\s+.*\s\.nv\.shared\.(\S+)\s*$)");
+      R"(^\s*[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]{1,8})\s+[0-9a-f]+\s+[0-9a-f]+\s+NOBITS\s+.*\s\.nv\.shared\.(\S+)\s*$)");
   static const std::regex info_section(R"(^\.nv\.info\.(\S+)\s*$)");
   static const std::regex param(
-      R"(Ordinal\s*:\s*0x([0-9a-f]+)\s+Offset\s*:\s*0x([0-9a-f]+)\s+Size\s*:\s*0x([0-9a-f]+))");
-  static const std::regex cbank(R"(Value:\s*0x[0-9a-f]+\s+0x([0-9a-f]+))");
+      R"(Ordinal\s*:\s*0x([0-9a-f]{1,8})\s+Offset\s*:\s*0x([0-9a-f]{1,8})\s+Size\s*:\s*0x([0-9a-f]{1,8}))");
+  static const std::regex cbank(R"(Value:\s*0x[0-9a-f]+\s+0x([0-9a-f]{1,8}))");
   Kernel* current = nullptr;
   bool cbank_next = false;
   for (const std::string& line : Split(elf_listing, '\n')) {
