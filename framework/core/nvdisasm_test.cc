@@ -56,7 +56,8 @@ TEST(ParseNvdisasmTest, OpcodesByFunctionAndOffsetWithoutPredicatesOrOperands) {
 }
 
 TEST(ParseNvdisasmTest, GuardsOperandsAndLabelsAsWritten) {
-  const auto& transpose = ParseNvdisasm(kListing).at("_Z9TransposePKfPfi");
+  const Disassembly parsed = ParseNvdisasm(kListing);
+  const auto& transpose = parsed.at("_Z9TransposePKfPfi");
   EXPECT_EQ(transpose.at(0x0220).guard, "@!P0");
   EXPECT_EQ(transpose.at(0x0220).operands, "R4, [R9+UR4]");
   EXPECT_EQ(transpose.at(0x0240).guard, "@UP0");
