@@ -12,6 +12,7 @@
 
 #include "bankcheck/error.h"
 #include "core/internal/file_io.h"
+#include "core/internal/nvdisasm.h"
 
 namespace bankcheck::internal {
 namespace {
@@ -103,24 +104,6 @@ TEST_F(DisassemblyCacheTest, TheFolderComesFromTheEnvironmentThenTheDefault) {
   EXPECT_EQ(DisassemblyCacheFolder("/build/c"), "/elsewhere");
   ::setenv("BANKCHECK_DISASSEMBLY_CACHE", "relative/c", 1);
   EXPECT_THROW(DisassemblyCacheFolder("/build/c"), Error);
-}
-
-TEST(ParseNvdisasmHostileTest, SkipsLinesItCannotReadWithoutThrowing) {
-  const std::string listing =
-      ".text._Z1kPf:\n"
-      "\t//## File \"/p/k.cu\", line 99999999999999999999\n"  // out of range
-      "        /*fffffffffff0*/  LDS R1, [R2] ;\n"            // out of range
-      "        /*0020*/  @P LDS R1, [R2] ;\n"                 // no predicate number
-      "        /*0030*/ " +
-      std::string(200000, 'A') + " ;\n" + "        /*0040*/  @!UPT STS.128 [R1], R4 ;\n" +
-      std::string(100000, '/') + "\n.text.:\n.text." + std::string(100000, 'x');
-  const Disassembly parsed = ParseNvdisasm(listing);
-  ASSERT_EQ(parsed.size(), 1u);
-  const auto& k = parsed.at("_Z1kPf");
-  EXPECT_EQ(k.count(0x20), 0u);
-  EXPECT_EQ(k.at(0x30).opcode.size(), 200000u);
-  EXPECT_EQ(k.at(0x40).opcode, "STS.128");
-  EXPECT_TRUE(k.at(0x40).inline_chain.empty());
 }
 
 }  // namespace
