@@ -30,6 +30,8 @@ class LaunchEmulation {
   // emulated, or the first launch left undecided, since the last call; "" when none. Kept after the
   // case caught the error it caused, so that the suite skips the case all the same.
   virtual std::string TakeNotEmulated() = 0;
+  // Where inlined instructions are attributed (bankcheck::SetProjectSources, counter_session.h).
+  virtual void SetProjectSources(const std::string& source_root, const std::string& build_root) = 0;
 };
 
 // The installed emulation; nullptr in every program whose kernels run.

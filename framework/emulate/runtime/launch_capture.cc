@@ -208,6 +208,10 @@ std::string Capture::TakeNotEmulated() {
   return std::exchange(not_emulated_, std::string());
 }
 
+void Capture::SetProjectSources(const std::string& source_root, const std::string& build_root) {
+  emulate::SetProjectSources(source_root, build_root);
+}
+
 Capture& TheCapture() {
   // Never destroyed: nvcc's exit handlers unregister fatbins after static destructors may have run.
   static Capture* const capture = [] {
