@@ -11,6 +11,7 @@
 // attributes such as clusters) answers cudaErrorNotSupported and notes "not emulated: <call>",
 // which makes the running case skip with that reason: never a silent success.
 
+#include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
 
 #include <cstdio>

@@ -177,15 +177,11 @@ std::vector<LaunchRecord> Capture::Finish() {
     Emulation emulation = evaluator->Emulate(launch.fatbin, launch.launch);
     const std::string kernel = Demangled(launch.launch.mangled);
     if (emulation.undecided) {
-      const std::string reason =
-          "not decided: " + emulation.undecided->Describe() + " [" +
-          (emulation.undecided->opcode.empty() ? "" : emulation.undecided->opcode + " ") + "at pc " +
-          [&] {
-            std::ostringstream pc;
-            pc << "0x" << std::hex << emulation.undecided->pc;
-            return pc.str();
-          }() +
-          " of " + kernel + "]";
+      const Undecided& undecided = *emulation.undecided;
+      std::ostringstream where;  // the instruction to blame, when there is one
+      if (!undecided.opcode.empty())
+        where << undecided.opcode << " at pc 0x" << std::hex << undecided.pc << " of ";
+      const std::string reason = "not decided: " + undecided.Describe() + " [" + where.str() + kernel + "]";
       NoteNotEmulated(reason);
       throw Error(ErrorKind::kNotEmulated, reason);
     }
