@@ -1,6 +1,8 @@
 # Run after each build of a kernel suite program (cmake -P): asks it for its topics and writes one
 # CTest test per topic into TEST_FILE, which the build folder's CTestTestfile includes.
 #   -D EXE=<program> -D TEST_FILE=<file> -D PREFIX=<test name prefix> -D JUNIT_DIR=<folder>
+#   [-D EMULATED=ON]  the suite's emulated program (docs/emulate.md): tests "<prefix>emulated/<topic>",
+#                     labelled emulate and cpu, with BANKCHECK_COUNTERS=emulate and no GPU
 execute_process(COMMAND "${EXE}" --bankcheck_list_topics
   OUTPUT_VARIABLE topics RESULT_VARIABLE result ERROR_VARIABLE errors TIMEOUT 60)
 if(NOT result EQUAL 0)
@@ -12,10 +14,15 @@ foreach(topic IN LISTS topics)
   if(topic STREQUAL "")
     continue()
   endif()
-  set(name "${PREFIX}${topic}")
+  if(EMULATED)
+    set(name "${PREFIX}emulated/${topic}")
+    set(properties "LABELS [=[emulate;cpu]=] ENVIRONMENT BANKCHECK_COUNTERS=emulate")
+  else()
+    set(name "${PREFIX}${topic}")
+    set(properties "LABELS gpu RESOURCE_GROUPS gpus:1")
+  endif()
   string(APPEND content
-    "add_test([=[${name}]=] \"${EXE}\" --bankcheck_topic=${topic} \"--gtest_output=xml:${JUNIT_DIR}/${PREFIX}${topic}.xml\")\n"
-    "set_tests_properties([=[${name}]=] PROPERTIES LABELS gpu RESOURCE_GROUPS gpus:1 "
-    "SKIP_RETURN_CODE 77)\n")
+    "add_test([=[${name}]=] \"${EXE}\" --bankcheck_topic=${topic} \"--gtest_output=xml:${JUNIT_DIR}/${name}.xml\")\n"
+    "set_tests_properties([=[${name}]=] PROPERTIES ${properties} SKIP_RETURN_CODE 77)\n")
 endforeach()
 file(WRITE "${TEST_FILE}" "${content}")

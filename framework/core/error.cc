@@ -28,6 +28,8 @@ const char* ErrorKindName(ErrorKind kind) {
       return "CUPTI error";
     case ErrorKind::kCuda:
       return "CUDA error";
+    case ErrorKind::kNotEmulated:
+      return "not emulated";
   }
   return "error";
 }

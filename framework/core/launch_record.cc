@@ -40,6 +40,7 @@ namespace {
 constexpr std::pair<CountedBy, const char*> kCountedByNames[] = {
     {CountedBy::kSassMetrics, "sass metrics"},
     {CountedBy::kRangeProfiler, "range profiler"},
+    {CountedBy::kEmulated, "emulated"},
 };
 }  // namespace
 

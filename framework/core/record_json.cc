@@ -254,7 +254,7 @@ LaunchRecord LaunchRecordFromJson(const json& value, const std::string& where, c
   if (launch.Has("counters")) {
     const FieldReader counters = launch.Field("counters");
     const std::optional<CountedBy> counted_by = CountedByFromName(counters.String());
-    if (!counted_by) counters.FailWith("is not \"sass metrics\" or \"range profiler\"");
+    if (!counted_by) counters.FailWith("is not \"sass metrics\", \"range profiler\" or \"emulated\"");
     record.counted_by = *counted_by;
   }
   if (launch.Has("hardware")) {

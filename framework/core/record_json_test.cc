@@ -59,6 +59,16 @@ TEST(RecordJsonTest, SassMetricsRecordHasNoHardwareReadingsAndReadsBack) {
   EXPECT_THROW(LaunchRecordFromJson(bad, "test"), Error);
 }
 
+TEST(RecordJsonTest, EmulatedRecordSaysSoAndReadsBack) {
+  LaunchRecord record = MakeRecord(2048);
+  record.counted_by = CountedBy::kEmulated;
+  record.hardware = {};
+  const json out = LaunchRecordToJson(record, RecordDetail::kFull);
+  EXPECT_EQ(out.at("counters"), "emulated");
+  EXPECT_FALSE(out.contains("hardware"));
+  EXPECT_EQ(LaunchRecordFromJson(out, "test").counted_by, CountedBy::kEmulated);
+}
+
 TEST(RecordJsonTest, ExactRecordLeavesOutHardwareNotesAndMetrics) {
   LaunchRecord record = MakeRecord(2048);
   record.notes.push_back("a note");

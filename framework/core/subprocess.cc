@@ -55,7 +55,8 @@ int StatusOf(pid_t pid) {
 
 }  // namespace
 
-ProgramRun RunProgram(const std::string& program, const std::vector<std::string>& arguments) {
+ProgramRun RunProgram(const std::string& program, const std::vector<std::string>& arguments,
+                      const std::string& working_directory) {
   std::vector<char*> argv;
   argv.push_back(const_cast<char*>(program.c_str()));
   for (const std::string& argument : arguments) argv.push_back(const_cast<char*>(argument.c_str()));
@@ -68,6 +69,9 @@ ProgramRun RunProgram(const std::string& program, const std::vector<std::string>
   ::posix_spawn_file_actions_addopen(&files.actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   ::posix_spawn_file_actions_adddup2(&files.actions, write_end.fd, STDOUT_FILENO);
   ::posix_spawn_file_actions_addopen(&files.actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  if (!working_directory.empty() &&
+      ::posix_spawn_file_actions_addchdir_np(&files.actions, working_directory.c_str()) != 0)
+    return {};
   pid_t pid = 0;
   if (::posix_spawnp(&pid, program.c_str(), &files.actions, nullptr, argv.data(), environ) != 0) return {};
   write_end.Close();  // so that the read ends when the program closes its stdout

@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "bankcheck/error.h"
+#include "core/internal/launch_emulation.h"
 #include "cuda/internal/counting_backend.h"
 #include "cuda/internal/process_state.h"
 #include "cuda/internal/profiler.h"
@@ -95,9 +96,9 @@ std::vector<LaunchRecord> Measure(const std::function<void()>& launches, const S
     launches();
     records = session.Finish();
   }
-  // Records counted through SASS metrics carry their launch's own table already.
+  // Records counted through SASS metrics, and emulated ones, carry their launch's own table already.
   const bool tables_read = std::all_of(records.begin(), records.end(), [](const LaunchRecord& record) {
-    return record.counted_by == CountedBy::kSassMetrics;
+    return record.counted_by == CountedBy::kSassMetrics || record.counted_by == CountedBy::kEmulated;
   });
   if (options.attribute_instructions && !tables_read)
     AttachInstructions(AttributeInstructions(launches), records);
@@ -105,6 +106,12 @@ std::vector<LaunchRecord> Measure(const std::function<void()>& launches, const S
 }
 
 KernelInstructions AttributeInstructions(const std::function<void()>& launches) {
+  // Emulated records carry their tables (Measure), so nothing asks for a second run there; CUPTI
+  // must not be touched in that program.
+  if (internal::InstalledLaunchEmulation() != nullptr)
+    throw Error(ErrorKind::kNotEmulated,
+                "not emulated: AttributeInstructions (emulated launches carry their "
+                "per-instruction tables; measure them with Measure)");
   ProcessState& process = TheProcessState();
   CUcontext context = nullptr;
   int device = 0;
@@ -146,6 +153,8 @@ void AttachInstructions(const KernelInstructions& instructions, std::vector<Laun
 
 void SetProjectSources(const std::string& source_root, const std::string& build_root) {
   internal::SetProjectSources(source_root, build_root);
+  if (internal::LaunchEmulation* emulation = internal::InstalledLaunchEmulation())
+    emulation->SetProjectSources(source_root, build_root);
 }
 
 void PrefetchProjectDisassembly() { internal::PrefetchProjectDisassembly(); }
@@ -157,6 +166,7 @@ bool CudaContextLost() {
 }
 
 bool CountersDisabled() {
+  if (internal::InstalledLaunchEmulation() != nullptr) return false;
   const char* value = std::getenv("BANKCHECK_COUNTERS");
   return value != nullptr && std::string(value) == "off";
 }
@@ -165,10 +175,28 @@ SessionOptions::Counters CountersFor(const SessionOptions& options) {
   using Counters = SessionOptions::Counters;
   const char* value = std::getenv("BANKCHECK_COUNTERS");
   const std::string forced = value != nullptr ? value : "";
-  if (!forced.empty() && forced != "sass" && forced != "range-profiler" && forced != "off") {
+  if (internal::InstalledLaunchEmulation() != nullptr) {
+    if (!forced.empty() && forced != "emulate") {
+      throw Error(ErrorKind::kBadInput,
+                  "BANKCHECK_COUNTERS is '" + forced +
+                      "', but this is a kernel suite's emulated program, which counts its launches from the "
+                      "kernels' SASS and nothing else: leave BANKCHECK_COUNTERS unset or emulate, or run the "
+                      "suite's GPU program for '" +
+                      forced + "'");
+    }
+    return Counters::kEmulated;
+  }
+  if (!forced.empty() && forced != "sass" && forced != "range-profiler" && forced != "off" &&
+      forced != "emulate") {
     throw Error(ErrorKind::kBadInput,
                 "BANKCHECK_COUNTERS is '" + forced +
-                    "'; use sass (the default), range-profiler, or off (measure nothing)");
+                    "'; use sass (the default), range-profiler, off (measure nothing) or emulate (the "
+                    "emulated program)");
+  }
+  if (forced == "emulate" || options.counters == Counters::kEmulated) {
+    throw Error(ErrorKind::kBadInput,
+                "BANKCHECK_COUNTERS=emulate: this program runs its kernels on the GPU. Emulated counts come "
+                "from the suite's emulated program, <target>_emulated (ctest -L emulate; docs/emulate.md)");
   }
   if (forced == "range-profiler" || !options.extra_metrics.empty() || !options.hardware_ideal.empty())
     return Counters::kRangeProfiler;
@@ -176,7 +204,8 @@ SessionOptions::Counters CountersFor(const SessionOptions& options) {
 }
 
 void PrepareCounterSession() {
-  if (CountersDisabled()) return;
+  // An emulated program has no GPU to prepare, and must not load CUPTI.
+  if (CountersDisabled() || internal::InstalledLaunchEmulation() != nullptr) return;
   TheProcessState().Prepare();
 }
 

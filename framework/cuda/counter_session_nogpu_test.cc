@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "bankcheck/counter_session.h"
 #include "bankcheck/error.h"
 #include "bankcheck/gpu_probe.h"
@@ -25,6 +27,31 @@ TEST(CounterSessionTest, WithoutAUsableGpuPreparationDoesNothingAndSessionsSayWh
     EXPECT_THAT(e.what(), HasSubstr(probe.reason));
   }
   EXPECT_NO_THROW(ShutdownProfiler());
+}
+
+// The emulated program is a program of its own (docs/emulate.md): here the value names it.
+TEST(CounterSessionTest, EmulateIsRefusedWhereKernelsRunOnTheGpu) {
+  ASSERT_EQ(setenv("BANKCHECK_COUNTERS", "emulate", 1), 0);
+  try {
+    CountersFor(SessionOptions{});
+    ADD_FAILURE() << "BANKCHECK_COUNTERS=emulate accepted in a program whose kernels run on the GPU";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kBadInput);
+    EXPECT_THAT(e.what(), HasSubstr("<target>_emulated"));
+  }
+  EXPECT_FALSE(CountersDisabled());
+  ASSERT_EQ(unsetenv("BANKCHECK_COUNTERS"), 0);
+  SessionOptions emulated;
+  emulated.counters = SessionOptions::Counters::kEmulated;
+  EXPECT_THROW(CountersFor(emulated), Error);
+  ASSERT_EQ(setenv("BANKCHECK_COUNTERS", "emulated", 1), 0);
+  try {
+    CountersFor(SessionOptions{});
+    ADD_FAILURE() << "a misspelt BANKCHECK_COUNTERS accepted";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("or emulate"));
+  }
+  ASSERT_EQ(unsetenv("BANKCHECK_COUNTERS"), 0);
 }
 
 }  // namespace

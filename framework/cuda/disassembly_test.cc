@@ -16,6 +16,7 @@
 
 #include "bankcheck/error.h"
 #include "core/internal/file_io.h"
+#include "core/internal/nvdisasm.h"
 
 namespace bankcheck::internal {
 namespace {
@@ -149,42 +150,6 @@ TEST_F(DisassemblyCacheTest, APrefetchedListingGoesThroughTheCache) {
   prefetcher.Start(SharedCubin('a'), 0xa, cache_);
   ASSERT_TRUE(prefetcher.Take(0xa).has_value());
   EXPECT_EQ(Runs(), 1);
-}
-
-TEST(ParseNvdisasmHostileTest, SkipsLinesItCannotReadWithoutThrowing) {
-  const std::string listing =
-      ".text._Z1kPf:\n"
-      "\t//## File \"/p/k.cu\", line 99999999999999999999\n"  // out of range
-      "        /*fffffffffff0*/  LDS R1, [R2] ;\n"            // out of range
-      "        /*0020*/  @P LDS R1, [R2] ;\n"                 // no predicate number
-      "        /*0030*/ " +
-      std::string(200000, 'A') + " ;\n" + "        /*0040*/  @!UPT STS.128 [R1], R4 ;\n" +
-      std::string(100000, '/') + "\n.text.:\n.text." + std::string(100000, 'x');
-  const Disassembly parsed = ParseNvdisasm(listing);
-  ASSERT_EQ(parsed.size(), 1u);
-  const auto& k = parsed.at("_Z1kPf");
-  EXPECT_EQ(k.count(0x20), 0u);
-  EXPECT_EQ(k.at(0x30).opcode.size(), 200000u);
-  EXPECT_EQ(k.at(0x40).opcode, "STS.128");
-  EXPECT_TRUE(k.at(0x40).inline_chain.empty());
-}
-
-// A compiler run in the build folder on a relative source path (ccache's base_dir) names the file
-// "<root>/build/../kernels/k.cu": the frame names it as "<root>/kernels/k.cu", under the project's
-// root and not under its build folder.
-TEST(ParseNvdisasmTest, NormalizesTheFramesPaths) {
-  const std::string listing =
-      ".text._Z1kPf:\n"
-      "\t//## File \"/p/build/../kernels/k.cu\", line 7 inlined at \"/p/build/../kernels/k.cu\", line 9\n"
-      "\t//## File \"/p/build/../kernels/./k.cu\", line 9\n"
-      "        /*0010*/  LDS R1, [R2] ;\n";
-  const Disassembly parsed = ParseNvdisasm(listing);
-  const auto& chain = parsed.at("_Z1kPf").at(0x10).inline_chain;
-  ASSERT_EQ(chain.size(), 2u);
-  EXPECT_EQ(chain[0].file, "/p/kernels/k.cu");
-  EXPECT_EQ(chain[0].line, 7u);
-  EXPECT_EQ(chain[1].file, "/p/kernels/k.cu");
-  EXPECT_EQ(chain[1].line, 9u);
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 #include <regex>
 #include <sstream>
 
+#include "core/internal/launch_emulation.h"
+
 namespace bankcheck {
 
 namespace {
@@ -95,7 +97,9 @@ GpuProbe ProbeGpuUncached() {
   probe.compute_major = props.major;
   probe.compute_minor = props.minor;
 
-  if (ProfilingRestrictedToAdmins(ReadFile("/proc/driver/nvidia/params")) && geteuid() != 0 &&
+  // An emulated program (its stand-in runtime answered the calls above) reads no counters.
+  const bool emulated = internal::InstalledLaunchEmulation() != nullptr;
+  if (!emulated && ProfilingRestrictedToAdmins(ReadFile("/proc/driver/nvidia/params")) && geteuid() != 0 &&
       !HasProfilingCapability(ReadFile("/proc/self/status"))) {
     probe.state = GpuProbe::State::kCountersNotPermitted;
     probe.reason = "GPU performance counters are not permitted for this user. " + CounterPermissionAdvice();

@@ -20,6 +20,7 @@
 
 #include "bankcheck/error.h"
 #include "core/internal/environment.h"
+#include "core/internal/nvdisasm.h"
 #include "cuda/internal/cupti_errors.h"
 #include "cuda/internal/disassembly.h"
 #include "cuda/internal/sass_config.h"

@@ -17,6 +17,7 @@
 #include "bankcheck/run_metadata.h"
 #include "bankcheck/suite.h"
 #include "bankcheck/testing.h"
+#include "core/internal/launch_emulation.h"
 #include "suite/internal/case_runner.h"
 #include "suite/internal/case_test.h"
 #include "suite/internal/suite_runner.h"
@@ -104,7 +105,26 @@ void CaseTest::TestBody() {
   session.attribute_instructions =
       session.attribute_instructions || WantsInstructionTables(c, baseline_has_lines_);
   CaseContext context(session);
-  c.run(context);
+  if (internal::LaunchEmulation* const emulation = internal::InstalledLaunchEmulation()) {
+    // The emulated program (docs/emulate.md): it checks baselines, never records them, and a case
+    // it cannot decide (a launch the evaluator left undecided, a CUDA call it does not emulate)
+    // skips, saying which, whatever that made the case do afterwards.
+    ASSERT_FALSE(UpdatingBaselines())
+        << "BANKCHECK_UPDATE_BASELINES=1: baselines are recorded on a GPU (the suite's "
+           "GPU program); the emulated program only checks them";
+    emulation->TakeNotEmulated();  // nothing of an earlier case counts against this one
+    std::string not_emulated;
+    try {
+      c.run(context);
+    } catch (const Error&) {
+      not_emulated = emulation->TakeNotEmulated();
+      if (not_emulated.empty()) throw;
+    }
+    if (not_emulated.empty()) not_emulated = emulation->TakeNotEmulated();
+    if (!not_emulated.empty()) GTEST_SKIP() << not_emulated;
+  } else {
+    c.run(context);
+  }
   if (IsSkipped()) return;  // the case skipped itself (e.g. an instruction the device lacks)
   if (CountersDisabled()) GTEST_SKIP() << "BANKCHECK_COUNTERS=off: the launches ran unmeasured";
   const std::vector<LaunchRecord>& records = context.records();

@@ -2,11 +2,13 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <sstream>
 #include <vector>
 
 #include "bankcheck/error.h"
 #include "core/internal/environment.h"
+#include "core/internal/launch_emulation.h"
 
 namespace bankcheck::gtest {
 
@@ -61,6 +63,13 @@ void RecordLaunchProperties(const std::vector<LaunchRecord>& records) {
       ::testing::Test::RecordProperty(prefix + name, text.str());
     }
   }
+}
+
+bool SkipOutputCheck(const std::string& what) {
+  if (internal::InstalledLaunchEmulation() == nullptr) return false;
+  std::cout << "  note: " << internal::kOutputNotChecked << ": " << what << "\n";
+  ::testing::Test::RecordProperty("output_not_checked", internal::kOutputNotChecked);
+  return true;
 }
 
 namespace {

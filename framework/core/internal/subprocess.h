@@ -19,8 +19,10 @@ struct ProgramRun {
 
 // Runs `program` with `arguments` (argv[1...]; argv[0] is `program`) and waits for it: found on
 // PATH unless it holds a '/', with this process's environment, stdin and stderr /dev/null, stdout
-// captured. Never throws for the program's failure: the result says.
-ProgramRun RunProgram(const std::string& program, const std::vector<std::string>& arguments);
+// captured; in `working_directory` when not empty (cuobjdump -xelf writes its files there). Never
+// throws for the program's failure: the result says.
+ProgramRun RunProgram(const std::string& program, const std::vector<std::string>& arguments,
+                      const std::string& working_directory = "");
 
 // Runs `command` (argv; its program found on PATH unless it holds a '/') with `environment` (its
 // whole environment, NAME=value entries) and this process's stdin, stdout and stderr, and waits

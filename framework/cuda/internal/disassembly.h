@@ -1,5 +1,6 @@
 #pragma once
-// Opcodes and source lines of a cubin's instructions, from `nvdisasm -gi -c` (docs/attribution.md).
+// The listing of a cubin's instructions, `nvdisasm -gi -c` (docs/attribution.md; ParseNvdisasm in
+// core/internal/nvdisasm.h reads it).
 // nvdisasm costs about half a second of start-up per run whatever the cubin's size (0.4-0.8 s of
 // CPU on an empty sm_90 input), so its listings are kept in a disassembly cache when one is set:
 // each entry holds the whole cubin it was made from and is used only for the same bytes and the
@@ -14,24 +15,9 @@
 #include <thread>
 #include <vector>
 
-#include "bankcheck/instruction_counts.h"
 #include "cuda/internal/thread_annotations.h"
 
 namespace bankcheck::internal {
-
-// An instruction as `nvdisasm -gi` lists it: its opcode and its source line's inline chain,
-// innermost first (empty without line info).
-struct DisassembledInstruction {
-  std::string opcode;
-  std::vector<SourceFrame> inline_chain;
-};
-// By function (mangled) and offset.
-using Disassembly = std::map<std::string, std::map<uint32_t, DisassembledInstruction>>;
-
-// Every instruction of every function in a cubin, from `nvdisasm_output` (`nvdisasm -gi -c`'s
-// listing of it). Lines it cannot read (a number out of range, a line of another shape) are
-// skipped, never an error: the listing may come from a cache file.
-Disassembly ParseNvdisasm(const std::string& nvdisasm_output);
 
 // The folder of the disassembly cache: BANKCHECK_DISASSEMBLY_CACHE (an absolute path; "off" for
 // none), else `default_folder` (kernel suites: <build folder>/bankcheck-cache/nvdisasm), else none
@@ -39,8 +25,8 @@ Disassembly ParseNvdisasm(const std::string& nvdisasm_output);
 std::string DisassemblyCacheFolder(const std::string& default_folder);
 
 // The listing of `cubin` (`nvdisasm -gi -c`), from the cache folder `cache` when it holds an entry
-// for these bytes made by this nvdisasm, else by running nvdisasm (BANKCHECK_NVDISASM, the toolkit
-// bankcheck was built with, then PATH) and storing it there (created when missing; a cache that
+// for these bytes made by this nvdisasm, else by running nvdisasm (FindCudaTool: BANKCHECK_NVDISASM,
+// the toolkit bankcheck was built with, then PATH) and storing it there (created when missing; a cache that
 // cannot be written is not an error). "" when nvdisasm cannot be run. With BANKCHECK_TRACE_SESSION,
 // prints where the time went on stderr.
 std::string NvdisasmListing(const std::vector<char>& cubin, uint32_t crc, const std::string& cache);

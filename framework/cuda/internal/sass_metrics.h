@@ -14,7 +14,7 @@
 
 #include "bankcheck/instruction_counts.h"
 #include "bankcheck/launch_record.h"
-#include "cuda/internal/disassembly.h"
+#include "core/internal/nvdisasm.h"
 
 namespace bankcheck::internal {
 

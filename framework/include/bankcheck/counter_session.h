@@ -25,8 +25,11 @@ struct SessionOptions {
   //                   reads hardware counters (the readings beside the exact counts, `hardware_ideal`)
   //                   and `extra_metrics`, so sessions that ask for those use it whatever this says.
   //                   Several milliseconds per launch, and one process per GPU at a time.
+  //   kEmulated       no GPU: the launches are recorded, not run, and their counts derived from the
+  //                   kernels' sm_90 SASS (docs/emulate.md). Only in a kernel suite's emulated program
+  //                   (<target>_emulated), which counts every session so whatever this says.
   // BANKCHECK_COUNTERS=range-profiler makes every session of the process use kRangeProfiler.
-  enum class Counters { kSassMetrics, kRangeProfiler };
+  enum class Counters { kSassMetrics, kRangeProfiler, kEmulated };
   Counters counters = Counters::kSassMetrics;
 
   // Extra Perfworks metrics by name (with rollup, e.g. "smsp__inst_executed.sum"), validated
@@ -105,7 +108,7 @@ void AttachInstructions(const KernelInstructions& instructions, std::vector<Laun
 // innermost line of its inline chain under `source_root` and not under `build_root` (the access in
 // the project's own helper, the call for a library's: AttributedFrame, instruction_counts.h).
 // BANKCHECK_SOURCE_ROOT overrides `source_root`. Unset, or no line inside: the outermost line.
-// Kernel suites set it to their project's.
+// Kernel suites set it to their project's; in an emulated program it applies to the evaluator too.
 void SetProjectSources(const std::string& source_root, const std::string& build_root);
 
 // From now on, each module whose line information names SetProjectSources' folders is disassembled
@@ -133,11 +136,16 @@ bool CudaContextLost();
 // runs its launches, between cudaProfilerStart and cudaProfilerStop (for `ncu --profile-from-start
 // off`), PrepareCounterSession does nothing, and the kernel suite skips each case
 // after its run, saying so. (BANKCHECK_COUNTERS=range-profiler: see CountersFor; sass is the default.)
+// Always false in an emulated program, where "off" is refused (CountersFor).
 bool CountersDisabled();
 
-// The interface a session with `options` counts with: kRangeProfiler when it asks for extra metrics
-// or a hardware ideal, or when BANKCHECK_COUNTERS=range-profiler; otherwise `options.counters`.
-// Throws Error(kBadInput) for a BANKCHECK_COUNTERS value other than off, sass or range-profiler.
+// The interface a session with `options` counts with. In a kernel suite's emulated program:
+// kEmulated, for every session (BANKCHECK_COUNTERS unset or emulate). Elsewhere: kRangeProfiler when
+// it asks for extra metrics or a hardware ideal, or when BANKCHECK_COUNTERS=range-profiler;
+// otherwise `options.counters`. Throws Error(kBadInput) for a BANKCHECK_COUNTERS value other than
+// off, sass, range-profiler or emulate, for emulate in a program whose kernels run on the GPU (the
+// emulated program is the suite's <target>_emulated), for any other value in the emulated
+// program, and for options.counters kEmulated outside it.
 SessionOptions::Counters CountersFor(const SessionOptions& options);
 
 // Frees the process-wide CUPTI state (it is kept between sessions so that later sessions are

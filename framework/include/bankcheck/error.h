@@ -19,6 +19,7 @@ enum class ErrorKind {
   kBadInput,       // malformed file or argument
   kCupti,          // any other CUPTI failure
   kCuda,           // any other CUDA runtime failure
+  kNotEmulated,    // emulated (no GPU): a launch or CUDA call the emulator cannot decide; the case skips
 };
 
 const char* ErrorKindName(ErrorKind kind);

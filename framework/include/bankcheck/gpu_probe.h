@@ -1,7 +1,8 @@
 #pragma once
 // Is there a GPU whose counters this process may read? Answered with the CUDA runtime and
 // /proc alone: no CUPTI call happens here, because on a machine without a driver some CUPTI
-// calls crash instead of returning an error.
+// calls crash instead of returning an error. In a kernel suite's emulated program the stand-in
+// runtime answers: one usable "emulated sm_90" device (docs/emulate.md).
 
 #include <string>
 

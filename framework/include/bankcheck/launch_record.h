@@ -84,8 +84,9 @@ struct HardwareReadings {
 enum class CountedBy : uint8_t {
   kSassMetrics,    // the SASS Metrics API: instrumented counters only, summed over the instructions
   kRangeProfiler,  // a counter session: instrumented and hardware counters
+  kEmulated,       // no GPU: derived from the kernel's SASS by the evaluator (bankcheck/emulator.h)
 };
-const char* CountedByName(CountedBy counted_by);  // "sass metrics", "range profiler"
+const char* CountedByName(CountedBy counted_by);  // "sass metrics", "range profiler", "emulated"
 std::optional<CountedBy> CountedByFromName(const std::string& name);
 
 // The shared-memory instructions of one kind at one source line of a launch: its per-instruction

@@ -51,6 +51,13 @@ LaunchRecord MeasureLaunch(const std::function<void()>& launch, const SessionOpt
 // Attaches records to the running test's report.
 void RecordLaunchProperties(const std::vector<LaunchRecord>& records);
 
+// Whether a check of a kernel's output is to be skipped: true in a kernel suite's emulated program,
+// whose kernels are recorded, not run (docs/emulate.md). Then it says why in the test's output
+// ("note: emulated: the kernel did not run, its output is not checked: <what>") and report
+// (property "output_not_checked"). Checks of a kernel's output call it first and return when it is
+// true: the one place that decides it (kernels/kernel_support.h's ExpectVectorsEqual calls it).
+bool SkipOutputCheck(const std::string& what);
+
 // The CUDA_VISIBLE_DEVICES value that pins this process to the GPU CTest allocated to it
 // (CTEST_RESOURCE_GROUP_0_GPUS="id:N,slots:1"), given the current CUDA_VISIBLE_DEVICES (ids index
 // into its list when set). Empty when CTest allocated nothing. Error(kBadInput) saying what is wrong

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The GPU-less gate (docs/emulate.md): runs the kernel suite's emulated program on this machine (no
+# GPU: every launch recorded and counted from the kernels' sm_90 SASS) against the committed
+# baselines (baselines/sm_90, recorded on an H100/H200), one CTest test per topic (ctest -L
+# emulate), and prints
+#   decided N of M cases, equal to the baselines E, differ D; undecided K by reason: ...
+# A decided case goes through the same checks as on the GPU (its baseline, its annotations, its
+# lines): one that differs fails this script. An undecided case skips, saying which instruction or
+# CUDA call it could not decide. Extra arguments go to ctest. Needs python3 for the summary.
+#
+#   ci/emulate.sh --help    this help, and nothing built
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+[[ "${1:-}" == "-h" || "${1:-}" == "--help" ]] && { bankcheck_help "$0"; exit 0; }
+
+bankcheck_build
+emulated="$BUILD_DIR/suites/bankcheck_kernel_suite_emulated"
+[[ -x "$emulated" ]] || { echo "bankcheck: $emulated was not built (it needs the CUDA toolkit)" >&2; exit 1; }
+results="$BUILD_DIR/results-emulated"
+rm -rf "$results"
+status=0
+ctest --test-dir "$BUILD_DIR" -L emulate -j "$JOBS" --output-on-failure "$@" || status=$?
+summary=0
+python3 "$BANKCHECK_ROOT/ci/emulate_results.py" summary "$results" || summary=$?
+((summary == 0)) || exit "$summary"
+exit "$status"

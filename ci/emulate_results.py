@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Reads kernel suite results folders (RESULTS_DIR/cases/*.json, as the suite programs write them)
+for the GPU-less gate (docs/emulate.md).
+
+  emulate_results.py summary EMULATED_DIR
+      The emulated program's run against the committed baselines (ci/emulate.sh):
+      "decided N of M cases, equal to the baselines E, differ D; undecided K by reason: ...".
+      Exit 1 when a decided case differs from its baseline or any case failed.
+  emulate_results.py crosscheck MEASURED_DIR EMULATED_DIR
+      The same cases measured on a GPU (with per-instruction rows: BANKCHECK_ATTRIBUTE=1) and
+      emulated (benchmarks/emulate_crosscheck.sh): every decided launch instruction by instruction
+      (pc: executions, wavefronts, ideal) and kind by kind. Prints each difference, then
+      "decided N, equal E, differ D; undecided K by reason: ...". Exit 1 when anything differs.
+
+A case is decided when its emulated launches were counted (status passed or failed with records);
+undecided when it skipped, grouped by its reason with pcs, hex values and source lines left out.
+Exit 2 on a usage error or a folder without results.
+"""
+import collections
+import json
+import pathlib
+import re
+import sys
+
+# Derived from the others: not compared on their own.
+KINDS_SKIPPED = {"conflicts"}
+
+
+def fail(message):
+    print(f"emulate_results.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def load(folder):
+    cases = {}
+    files = sorted(pathlib.Path(folder).glob("cases/*.json"))
+    if not files:
+        fail(f"no results in {folder}/cases: run the suite first")
+    for path in files:
+        with open(path, encoding="utf-8") as f:
+            document = json.load(f)
+        if document.get("format") != "bankcheck-results":
+            fail(f"{path} is not a bankcheck results file")
+        cases.update(document.get("cases", {}))
+    return cases
+
+
+def reason_of(case):
+    messages = [m for m in case.get("messages", []) if m.strip()]
+    text = messages[-1].strip().splitlines()[0] if messages else "no reason given"
+    text = re.sub(r"\s*\[[^\]]*\]$", "", text)  # "[STS at pc 0x1a0 of Kernel(...)]"
+    text = re.sub(r"\s*\([^()]*:\d+\)", "", text)  # "(kernels/x.cu:42)"
+    return re.sub(r"0x[0-9a-fA-F]+", "0x…", text)
+
+
+def decided(case):
+    launches = case.get("launches", [])
+    return case.get("status") in ("passed", "failed") and launches and all(
+        launch.get("counters") == "emulated" for launch in launches)
+
+
+def by_reason(cases):
+    reasons = collections.Counter(reason_of(case) for case in cases)
+    return "; ".join(f"{count} {reason}" for reason, count in reasons.most_common()) or "none"
+
+
+def summary(folder):
+    cases = load(folder)
+    decided_cases = {name: case for name, case in cases.items() if decided(case)}
+    undecided = [case for case in cases.values() if case.get("status") == "skipped"]
+    equal = [name for name, case in decided_cases.items() if case.get("baseline") == "match"]
+    differ = sorted(set(decided_cases) - set(equal))
+    failed = sorted(name for name, case in cases.items() if case.get("status") == "failed")
+    for name in differ:
+        print(f"DIFFERS {name}: baseline {decided_cases[name].get('baseline', 'not compared')}")
+    for name in failed:
+        if name not in differ:
+            print(f"FAILED {name}: " + " | ".join(cases[name].get("messages", []))[:400])
+    print(f"decided {len(decided_cases)} of {len(cases)} cases, equal to the baselines {len(equal)}, "
+          f"differ {len(differ)}; undecided {len(undecided)} by reason: {by_reason(undecided)}")
+    return 1 if differ or failed else 0
+
+
+def rows(launch):
+    return {row["pc"]: (row.get("executions"), row.get("wavefronts"), row.get("ideal"))
+            for row in launch.get("instructions", [])}
+
+
+def totals(launch):
+    return {key: {k: v for k, v in value.items() if k not in KINDS_SKIPPED}
+            for key, value in launch.items() if key.startswith("shared_") and isinstance(value, dict)}
+
+
+def crosscheck(measured_folder, emulated_folder):
+    measured, emulated = load(measured_folder), load(emulated_folder)
+    decided_count = equal = differ = 0
+    undecided = []
+    for name, case in sorted(emulated.items()):
+        if not decided(case):
+            if case.get("status") == "skipped":
+                undecided.append(case)
+            continue
+        decided_count += 1
+        gpu = measured.get(name)
+        problems = []
+        if gpu is None or gpu.get("status") == "skipped":
+            problems.append("not measured on the GPU")
+        elif len(gpu.get("launches", [])) != len(case["launches"]):
+            problems.append(f"{len(gpu.get('launches', []))} measured launches, {len(case['launches'])} emulated")
+        else:
+            for index, (real, emul) in enumerate(zip(gpu["launches"], case["launches"])):
+                if real.get("mangled") != emul.get("mangled"):
+                    problems.append(f"launch {index}: kernel {real.get('mangled')} measured, {emul.get('mangled')} emulated")
+                    continue
+                if not real.get("instructions"):
+                    problems.append(f"launch {index}: the measured run has no per-instruction rows "
+                                    "(run it with BANKCHECK_ATTRIBUTE=1)")
+                    continue
+                real_rows, emul_rows = rows(real), rows(emul)
+                for pc in sorted(set(real_rows) | set(emul_rows)):
+                    if real_rows.get(pc) != emul_rows.get(pc):
+                        problems.append(f"launch {index} pc {pc:#x}: measured (executions, wavefronts, ideal) "
+                                        f"{real_rows.get(pc)}, emulated {emul_rows.get(pc)}")
+                if totals(real) != totals(emul):
+                    problems.append(f"launch {index}: totals measured {totals(real)}, emulated {totals(emul)}")
+        if problems:
+            differ += 1
+            print(f"DIFFERS {name}:\n  " + "\n  ".join(problems[:20]))
+        else:
+            equal += 1
+    print(f"decided {decided_count}, equal {equal}, differ {differ}; undecided {len(undecided)} by reason: "
+          f"{by_reason(undecided)}")
+    return 1 if differ else 0
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "summary":
+        return summary(argv[2])
+    if len(argv) == 4 and argv[1] == "crosscheck":
+        return crosscheck(argv[2], argv[3])
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# ci/emulate_results.py on made-up results folders (the values are inputs, not measurements): the
+# summary counts decided, equal, differing and undecided cases and groups reasons; the crosscheck
+# finds a doctored instruction row, a missing per-instruction table and a different kernel.
+set -euo pipefail
+script="$(dirname "${BASH_SOURCE[0]}")/emulate_results.py"
+dir="$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-emulate-results.XXXXXX")"
+trap 'rm -rf "$dir"' EXIT
+failures=0
+failed() {
+  echo "FAILED: $1" >&2
+  failures=$((failures + 1))
+}
+
+python3 - "$dir" <<'PY'
+import copy, json, os, sys
+root = sys.argv[1]
+def launch(counters, wavefronts=64, rows=True):
+    return {"kernel": "k()", "mangled": "_Z1kv", "counters": counters,
+            "shared_st": {"instructions": 32, "wavefronts": wavefronts, "ideal": 32, "conflicts": wavefronts - 32},
+            "instructions": [{"pc": 64, "executions": 32, "wavefronts": wavefronts, "ideal": 32}] if rows else []}
+def case(status, launches, baseline=None, messages=()):
+    c = {"status": status, "launches": launches, "messages": list(messages)}
+    if baseline: c["baseline"] = baseline
+    return c
+emulated = {
+    "t/a": case("passed", [launch("emulated")], "match"),
+    "t/b": case("passed", [launch("emulated")], "match"),
+    "t/c": case("failed", [launch("emulated", 96)], "regression"),
+    "t/d": case("skipped", [], messages=["not decided: a load from global memory (LDG.E at pc 0x0090) feeds an address (k.cu:12) [STS at pc 0x1a0 of k()]"]),
+    "t/e": case("skipped", [], messages=["not decided: a load from global memory (LDG.E at pc 0x00f0) feeds an address (k.cu:30) [LDS at pc 0x200 of k()]"]),
+    "t/f": case("skipped", [], messages=["not emulated: cudaGraphLaunch"]),
+}
+measured = {name: case("passed", [launch("sass metrics")], "match") for name in emulated}
+measured["t/b"]["launches"][0]["instructions"][0]["wavefronts"] = 65  # the doctored row
+measured["t/c"]["launches"][0] = launch("sass metrics", 96)
+for folder, cases in (("emulated", emulated), ("measured", measured)):
+    os.makedirs(f"{root}/{folder}/cases")
+    for name, c in cases.items():
+        with open(f"{root}/{folder}/cases/{name.replace('/', '_')}.json", "w") as f:
+            json.dump({"format": "bankcheck-results", "version": 1, "cases": {name: c}}, f)
+PY
+
+status=0
+out="$(python3 "$script" summary "$dir/emulated")" || status=$?
+((status == 1)) || failed "summary: a differing case must exit 1, got $status"
+[[ "$out" == *"decided 3 of 6 cases, equal to the baselines 2, differ 1; undecided 3 by reason: 2 not decided: a load from global memory (LDG.E at pc 0x…) feeds an address; 1 not emulated: cudaGraphLaunch"* ]] ||
+  failed "summary: $out"
+[[ "$out" == *"DIFFERS t/c: baseline regression"* ]] || failed "summary names the differing case: $out"
+
+status=0
+out="$(python3 "$script" crosscheck "$dir/measured" "$dir/emulated")" || status=$?
+((status == 1)) || failed "crosscheck: a doctored row must exit 1, got $status"
+[[ "$out" == *"decided 3, equal 2, differ 1; undecided 3 by reason"* ]] || failed "crosscheck: $out"
+[[ "$out" == *"DIFFERS t/b:"*"pc 0x40: measured (executions, wavefronts, ideal) (32, 65, 32), emulated (32, 64, 32)"* ]] ||
+  failed "crosscheck names the instruction: $out"
+
+status=0
+python3 "$script" summary "$dir/nothing" >/dev/null 2>&1 || status=$?
+((status == 2)) || failed "a folder without results must exit 2, got $status"
+
+((failures == 0)) || exit 1
+echo "ci/emulate_results.py: all checks passed"

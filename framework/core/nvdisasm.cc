@@ -1,0 +1,189 @@
+#include "core/internal/nvdisasm.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <string_view>
+
+#include "core/internal/environment.h"
+#include "core/internal/source_paths.h"
+
+namespace bankcheck::internal {
+
+std::string FindCudaTool(const std::string& name, const char* variable) {
+  if (std::string set = ExecutableFromEnvironment(variable); !set.empty()) return set;
+#ifdef BANKCHECK_CUDA_BIN_DIR
+  const std::filesystem::path built_with = std::filesystem::path(BANKCHECK_CUDA_BIN_DIR) / name;
+  if (::access(built_with.c_str(), X_OK) == 0) return built_with.string();
+#endif
+  return name;
+}
+
+namespace {
+
+// Reads the number at the start of `text` (decimal, or lower-case hexadecimal for base 16) into
+// `value`; false when there is none or it is beyond uint32's range. `used`: the digits read.
+bool ReadNumber(std::string_view text, int base, size_t& used, uint32_t& value) {
+  uint64_t v = 0;
+  used = 0;
+  for (; used < text.size(); ++used) {
+    const char c = text[used];
+    int digit = -1;
+    if (c >= '0' && c <= '9') digit = c - '0';
+    if (base == 16 && c >= 'a' && c <= 'f') digit = c - 'a' + 10;
+    if (digit < 0) break;
+    v = v * base + digit;
+    if (v > UINT32_MAX) return false;
+  }
+  value = static_cast<uint32_t>(v);
+  return used > 0;
+}
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+
+std::string_view TrimFront(std::string_view text) {
+  size_t at = 0;
+  while (at < text.size() && IsSpace(text[at])) ++at;
+  return text.substr(at);
+}
+
+std::string_view TrimBack(std::string_view text) {
+  while (!text.empty() && IsSpace(text.back())) text.remove_suffix(1);
+  return text;
+}
+
+// `//## File "<file>", line <n>[ inlined at ...]`: the first frame; false for other lines.
+bool LineInfoFrame(std::string_view line, SourceFrame& frame) {
+  constexpr std::string_view kFile = "//## File \"", kLine = "\", line ";
+  line = TrimFront(line);
+  if (line.substr(0, kFile.size()) != kFile) return false;
+  line.remove_prefix(kFile.size());
+  const size_t quote = line.find('"');
+  if (quote == std::string_view::npos || line.substr(quote, kLine.size()) != kLine) return false;
+  size_t used = 0;
+  uint32_t number = 0;
+  if (!ReadNumber(line.substr(quote + kLine.size()), 10, used, number)) return false;
+  frame = {NormalizedSourcePath(line.substr(0, quote)), number};
+  return true;
+}
+
+// `.text.<name>:` opening a function (the name up to white space or ':', which must follow it).
+bool FunctionStart(std::string_view line, std::string& name) {
+  constexpr std::string_view kText = ".text.";
+  line = TrimFront(line);
+  if (line.substr(0, kText.size()) != kText) return false;
+  line.remove_prefix(kText.size());
+  size_t end = 0;
+  while (end < line.size() && !IsSpace(line[end]) && line[end] != ':') ++end;
+  if (end == 0 || end >= line.size() || line[end] != ':') return false;
+  name = std::string(line.substr(0, end));
+  return true;
+}
+
+// `.L_x_<n>:` at the start of the line: a label naming the next instruction's offset.
+bool LabelAt(std::string_view line, std::string& label) {
+  constexpr std::string_view kLabel = ".L_x_";
+  if (line.substr(0, kLabel.size()) != kLabel) return false;
+  size_t end = kLabel.size();
+  while (end < line.size() && line[end] >= '0' && line[end] <= '9') ++end;
+  if (end == kLabel.size() || end >= line.size() || line[end] != ':') return false;
+  label = std::string(line.substr(0, end));
+  return true;
+}
+
+bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
+bool IsOpcodeChar(char c) {
+  return IsUpper(c) || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+}
+
+// `/*0220*/  [@!P0 ]LDS.128 R4, [R9+UR4] ;`: the offset (4 or more lower-case hex digits), the
+// guard (@P0, @!P0, @UP0, @!UPT), the opcode with its modifiers (which may hold lower-case letters:
+// HGMMA.64x64x16.F32) and the operands up to the ';' that must end them. Tried at each "/*" of the
+// line, as a search would.
+bool InstructionAt(std::string_view line, uint32_t& offset, DisassembledInstruction& instruction) {
+  for (size_t at = line.find("/*"); at != std::string_view::npos; at = line.find("/*", at + 1)) {
+    std::string_view rest = line.substr(at + 2);
+    size_t used = 0;
+    if (!ReadNumber(rest, 16, used, offset) || used < 4 || rest.substr(used, 2) != "*/") continue;
+    rest.remove_prefix(used + 2);
+    const std::string_view after_offset = TrimFront(rest);
+    if (after_offset.size() == rest.size()) continue;  // white space must follow
+    rest = after_offset;
+    std::string_view guard;
+    if (!rest.empty() && rest[0] == '@') {
+      size_t p = 1;
+      if (p < rest.size() && rest[p] == '!') ++p;
+      if (p < rest.size() && rest[p] == 'U') ++p;
+      if (p >= rest.size() || rest[p] != 'P') continue;
+      const size_t digits = ++p;
+      while (p < rest.size() && (rest[p] == 'T' || (rest[p] >= '0' && rest[p] <= '9'))) ++p;
+      if (p == digits) continue;
+      const std::string_view after_guard = TrimFront(rest.substr(p));
+      if (after_guard.size() == rest.size() - p) continue;  // white space must follow
+      guard = rest.substr(0, p);
+      rest = after_guard;
+    }
+    if (rest.empty() || !IsUpper(rest[0])) continue;
+    size_t end = 1;
+    while (end < rest.size() && IsOpcodeChar(rest[end])) ++end;
+    const size_t semicolon = rest.find(';', end);
+    if (semicolon == std::string_view::npos) continue;
+    instruction.opcode = std::string(rest.substr(0, end));
+    instruction.guard = std::string(guard);
+    instruction.operands = std::string(TrimBack(TrimFront(rest.substr(end, semicolon - end))));
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Disassembly ParseNvdisasm(const std::string& listing) {
+  // "        .text._Z9transposePKfPf:" opens a function; "/*0220*/  @!P0 LDS.128 R4, [R2] ;" is
+  // an instruction, ".L_x_15:" a label of the next one. With -gi, the instructions after
+  //   //## File "/p/cute/arch/copy_sm80.hpp", line 64 inlined at "/p/gemm.cu", line 137
+  //   //## File "/p/gemm.cu", line 137 inlined at "/p/gemm.cu", line 152
+  //   //## File "/p/gemm.cu", line 152
+  // come from that chain of lines, innermost first (a group of such lines replaces the last).
+  // Read with plain string scans: a listing may be megabytes, and std::regex took most of the
+  // parse's time (and recurses per character on long lines).
+  Disassembly disassembled;
+  std::map<uint32_t, DisassembledInstruction>* current = nullptr;
+  std::vector<SourceFrame> chain;
+  std::vector<std::string> labels;  // read since the last instruction
+  bool chain_open = false;          // the last line read was a line-info line: the next one extends the chain
+  const std::string_view text(listing);
+  size_t start = 0;
+  std::string name;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    SourceFrame frame;
+    if (LineInfoFrame(line, frame)) {
+      if (!chain_open) chain.clear();
+      chain_open = true;
+      chain.push_back(std::move(frame));
+      continue;
+    }
+    chain_open = false;
+    uint32_t offset = 0;
+    DisassembledInstruction instruction;
+    if (FunctionStart(line, name)) {
+      current = &disassembled[name];
+      chain.clear();
+      labels.clear();
+    } else if (LabelAt(line, name)) {
+      labels.push_back(name);
+    } else if (current != nullptr && InstructionAt(line, offset, instruction)) {
+      instruction.inline_chain = chain;
+      instruction.labels = std::move(labels);
+      labels.clear();
+      (*current)[offset] = std::move(instruction);
+    }
+  }
+  return disassembled;
+}
+
+}  // namespace bankcheck::internal

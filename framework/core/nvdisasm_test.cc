@@ -1,0 +1,153 @@
+#include "core/internal/nvdisasm.h"
+
+#include <gmock/gmock.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace bankcheck::internal {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::Pair;
+
+// The shape of `nvdisasm -c` output for an sm_90 cubin (CUDA 13.0).
+constexpr char kListing[] = R"listing(
+	.headerflags	@"EF_CUDA_TEXMODE_UNIFIED EF_CUDA_64BIT_ADDRESS EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"
+
+//--------------------- .text._Z9TransposePKfPfi --------------------------
+	.section	.text._Z9TransposePKfPfi,"ax",@progbits
+	.sectionflags	@"SHI_REGISTERS=12"
+	.align	128
+        .global         _Z9TransposePKfPfi
+        .type           _Z9TransposePKfPfi,@function
+.text._Z9TransposePKfPfi:
+        /*0000*/                   LDC R1, c[0x0][0x28] ;
+        /*0210*/                   STS [R7], R2 ;
+        /*0220*/              @!P0 LDS.128 R4, [R9+UR4] ;
+        /*0230*/                   LDSM.16.M88.4 R8, [R3] ;
+.L_x_0:
+        /*0240*/               @UP0 ATOMS.POPC.INC.32 RZ, [R2+UR5], RZ ;
+        /*0248*/                   HGMMA.64x64x16.F32 R24, gdesc[UR4], R24 ;
+        /*0250*/                   EXIT ;
+.text._Z5OtherPi:
+        /*0000*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;
+)listing";
+
+// Function -> offset -> opcode, from a parsed listing.
+std::map<std::string, std::map<uint32_t, std::string>> Opcodes(const Disassembly& disassembly) {
+  std::map<std::string, std::map<uint32_t, std::string>> opcodes;
+  for (const auto& [function, instructions] : disassembly)
+    for (const auto& [pc, instruction] : instructions) opcodes[function][pc] = instruction.opcode;
+  return opcodes;
+}
+
+TEST(ParseNvdisasmTest, OpcodesByFunctionAndOffsetWithoutPredicatesOrOperands) {
+  const auto opcodes = Opcodes(ParseNvdisasm(kListing));
+  ASSERT_EQ(opcodes.size(), 2u);
+  EXPECT_THAT(opcodes.at("_Z9TransposePKfPfi"),
+              ElementsAre(Pair(0x0000u, "LDC"), Pair(0x0210u, "STS"), Pair(0x0220u, "LDS.128"),
+                          Pair(0x0230u, "LDSM.16.M88.4"), Pair(0x0240u, "ATOMS.POPC.INC.32"),
+                          Pair(0x0248u, "HGMMA.64x64x16.F32"), Pair(0x0250u, "EXIT")));
+  EXPECT_THAT(opcodes.at("_Z5OtherPi"), ElementsAre(Pair(0x0000u, "BAR.SYNC.DEFER_BLOCKING")));
+  // Without -gi's line info, no source lines.
+  EXPECT_TRUE(ParseNvdisasm(kListing).at("_Z5OtherPi").at(0).inline_chain.empty());
+}
+
+TEST(ParseNvdisasmTest, GuardsOperandsAndLabelsAsWritten) {
+  const Disassembly parsed = ParseNvdisasm(kListing);
+  const auto& transpose = parsed.at("_Z9TransposePKfPfi");
+  EXPECT_EQ(transpose.at(0x0220).guard, "@!P0");
+  EXPECT_EQ(transpose.at(0x0220).operands, "R4, [R9+UR4]");
+  EXPECT_EQ(transpose.at(0x0240).guard, "@UP0");
+  EXPECT_EQ(transpose.at(0x0240).operands, "RZ, [R2+UR5], RZ");
+  EXPECT_THAT(transpose.at(0x0240).labels, ElementsAre(".L_x_0"));
+  EXPECT_TRUE(transpose.at(0x0230).labels.empty());
+  EXPECT_EQ(transpose.at(0x0250).operands, "");
+}
+
+TEST(ParseNvdisasmTest, NoListingGivesNoOpcodes) { EXPECT_TRUE(ParseNvdisasm("").empty()); }
+
+// The shape of `nvdisasm -gi -c` output (CUDA 13.0, sm_90a, a CuTe cp.async inlined into a loader
+// function inlined into the kernel; lines copied from the H100 machine's listing, paths shortened).
+constexpr char kLineInfoListing[] = R"listing(
+.text._Z6LoaderPKfPf:
+	//## File "/p/kernels/gemm.cu", line 54
+        /*0000*/                   LDC R1, c[0x0][0x28] ;
+	//## File "/p/build/cute/arch/copy_sm80.hpp", line 64 inlined at "/p/kernels/gemm.cu", line 137
+	//## File "/p/kernels/gemm.cu", line 137 inlined at "/p/kernels/gemm.cu", line 152
+	//## File "/p/kernels/gemm.cu", line 152
+        /*0440*/                   LDGSTS.E.LTC128B.64 [R25], desc[UR10][R8.64] ;
+        /*0480*/                   LDGSTS.E.LTC128B.64 [R27], desc[UR10][R10.64] ;
+	//## File "/p/kernels/ldmatrix_support.cuh", line 110 inlined at "/p/kernels/gemm.cu", line 76
+	//## File "/p/kernels/gemm.cu", line 76
+        /*04b0*/                   LDSM.16.M88.4 R4, [R4+UR4] ;
+.text._Z5OtherPi:
+        /*0000*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;
+)listing";
+
+TEST(ParseNvdisasmTest, EachInstructionHasItsInlineChainInnermostFirst) {
+  const Disassembly parsed = ParseNvdisasm(kLineInfoListing);
+  const auto& loader = parsed.at("_Z6LoaderPKfPf");
+  EXPECT_THAT(loader.at(0x0000).inline_chain, ElementsAre(SourceFrame{"/p/kernels/gemm.cu", 54}));
+  const std::vector<SourceFrame> copy{
+      {"/p/build/cute/arch/copy_sm80.hpp", 64}, {"/p/kernels/gemm.cu", 137}, {"/p/kernels/gemm.cu", 152}};
+  EXPECT_EQ(loader.at(0x0440).opcode, "LDGSTS.E.LTC128B.64");
+  EXPECT_EQ(loader.at(0x0440).inline_chain, copy);
+  EXPECT_EQ(loader.at(0x0480).inline_chain, copy);  // a chain holds until the next one
+  EXPECT_THAT(loader.at(0x04b0).inline_chain, ElementsAre(SourceFrame{"/p/kernels/ldmatrix_support.cuh", 110},
+                                                          SourceFrame{"/p/kernels/gemm.cu", 76}));
+  // A new function starts without the last function's line.
+  EXPECT_TRUE(parsed.at("_Z5OtherPi").at(0).inline_chain.empty());
+  // Attributed to the innermost frame under the root and not in its build folder: the loader's
+  // copy() call, and the line of ldmatrix_support.cuh's helper that does the access.
+  EXPECT_EQ(AttributedFrame(copy, "/p", "/p/build"), (SourceFrame{"/p/kernels/gemm.cu", 137}));
+  EXPECT_EQ(AttributedFrame(loader.at(0x04b0).inline_chain, "/p", "/p/build"),
+            (SourceFrame{"/p/kernels/ldmatrix_support.cuh", 110}));
+}
+
+// A compiler run in the build folder on a relative source path (ccache's base_dir) names the file
+// "<root>/build/../kernels/k.cu": the frame names it as "<root>/kernels/k.cu", under the project's
+// root and not under its build folder.
+TEST(ParseNvdisasmTest, NormalizesTheFramesPaths) {
+  const std::string listing =
+      ".text._Z1kPf:\n"
+      "\t//## File \"/p/build/../kernels/k.cu\", line 7 inlined at \"/p/build/../kernels/k.cu\", line 9\n"
+      "\t//## File \"/p/build/../kernels/./k.cu\", line 9\n"
+      "        /*0010*/  LDS R1, [R2] ;\n";
+  const Disassembly parsed = ParseNvdisasm(listing);
+  const auto& chain = parsed.at("_Z1kPf").at(0x10).inline_chain;
+  ASSERT_EQ(chain.size(), 2u);
+  EXPECT_EQ(chain[0].file, "/p/kernels/k.cu");
+  EXPECT_EQ(chain[0].line, 7u);
+  EXPECT_EQ(chain[1].file, "/p/kernels/k.cu");
+  EXPECT_EQ(chain[1].line, 9u);
+}
+
+TEST(ParseNvdisasmHostileTest, SkipsLinesItCannotReadWithoutThrowing) {
+  const std::string listing =
+      ".text._Z1kPf:\n"
+      "\t//## File \"/p/k.cu\", line 99999999999999999999\n"  // out of range
+      "        /*fffffffffff0*/  LDS R1, [R2] ;\n"            // out of range
+      "        /*0020*/  @P LDS R1, [R2] ;\n"                 // no predicate number
+      "        /*0030*/ " +
+      std::string(200000, 'A') + " ;\n" + ".L_x_7:\n        /*0040*/  @!UPT STS.128 [R1], R4 ;\n" +
+      "        /*0050*/  LDS R1, [R2]\n" +  // no ';' ending the operands
+      ".L_x_" + std::string(100000, '9') + "\n" + std::string(100000, '/') + "\n.text.:\n.text." +
+      std::string(100000, 'x');
+  const Disassembly parsed = ParseNvdisasm(listing);
+  ASSERT_EQ(parsed.size(), 1u);
+  const auto& k = parsed.at("_Z1kPf");
+  EXPECT_EQ(k.count(0x20), 0u);
+  EXPECT_EQ(k.at(0x30).opcode.size(), 200000u);
+  EXPECT_EQ(k.at(0x40).opcode, "STS.128");
+  EXPECT_EQ(k.at(0x40).guard, "@!UPT");
+  EXPECT_EQ(k.at(0x40).operands, "[R1], R4");
+  EXPECT_THAT(k.at(0x40).labels, ElementsAre(".L_x_7"));
+  EXPECT_EQ(k.count(0x50), 0u);
+  EXPECT_TRUE(k.at(0x40).inline_chain.empty());
+}
+
+}  // namespace
+}  // namespace bankcheck::internal

@@ -1,0 +1,310 @@
+#include <gmock/gmock.h>
+
+#include <cstring>
+#include <string>
+
+#include "bankcheck/bank_model.h"
+#include "bankcheck/emulator.h"
+
+namespace bankcheck::emulate {
+namespace {
+
+using ::testing::HasSubstr;
+
+// The shared window's base as nvcc 13 computes it for sm_90 (SR_CgaCtaId << 24 | 0x400).
+constexpr char kPrologue[] = R"(
+        /*0000*/                   S2R R0, SR_TID.X ;
+        /*0010*/                   S2UR UR4, SR_CgaCtaId ;
+        /*0020*/                   UMOV UR5, 0x400 ;
+        /*0030*/                   ULEA UR4, UR4, UR5, 0x18 ;
+)";
+
+Module Listing(const std::string& body, const std::string& elf = "") {
+  return Module::FromListings(".text._Z4testPi:\n" + std::string(kPrologue) + body, elf);
+}
+
+LaunchToEmulate Launch(Dim3 grid, Dim3 block, std::vector<uint8_t> params = {}) {
+  LaunchToEmulate launch;
+  launch.mangled = "_Z4testPi";
+  launch.grid = grid;
+  launch.block = block;
+  launch.param_bytes = std::move(params);
+  return launch;
+}
+
+const InstructionCounts& Row(const LaunchRecord& record, uint32_t pc) {
+  for (const InstructionCounts& row : record.instructions)
+    if (row.pc_offset == pc) return row;
+  throw std::runtime_error("no row at pc " + std::to_string(pc));
+}
+
+TEST(EmulateTest, StridedStoreAndLoadCostAsTheModelSays) {
+  // Word stride 2 (8 bytes between lanes' 4-byte accesses); the load 4 bytes further.
+  const Module module = Listing(R"(
+        /*0040*/                   IMAD.SHL.U32 R2, R0, 0x8, RZ ;
+        /*0050*/                   STS [R2+UR4], RZ ;
+        /*0060*/                   LDS R3, [R2+UR4+0x4] ;
+        /*0070*/                   EXIT ;
+)");
+  const Emulation emulation = Emulate(module, Launch(Dim3{3, 1, 1}, Dim3{64, 1, 1}));
+  ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
+  const LaunchRecord& record = *emulation.record;
+  const WarpCost cost = CostWarpAccess(WarpAccess::Strided(4, 2, kWarpSize, 0x400));
+  const uint64_t warps = 3 * 2;
+  EXPECT_EQ(record.counted_by, CountedBy::kEmulated);
+  EXPECT_EQ(record.stores().instructions, warps);
+  EXPECT_EQ(record.stores().wavefronts, warps * cost.wavefronts);
+  EXPECT_EQ(record.stores().ideal_wavefronts, warps * cost.ideal);
+  EXPECT_EQ(record.loads().wavefronts,
+            warps * CostWarpAccess(WarpAccess::Strided(4, 2, kWarpSize, 0x404)).wavefronts);
+  EXPECT_EQ(Row(record, 0x50).opcode, "STS");
+  EXPECT_EQ(Row(record, 0x60).kind, SharedKind::kLoad);
+  EXPECT_EQ(record.attributed_launches, 1u);
+}
+
+TEST(EmulateTest, WidthsFollowTheOpcodeAndPartialWarpsHaveFewerLanes) {
+  const Module module = Listing(R"(
+        /*0040*/                   IMAD.SHL.U32 R2, R0, 0x10, RZ ;
+        /*0050*/                   LDS.128 R4, [R2+UR4] ;
+        /*0060*/                   IMAD.SHL.U32 R3, R0, 0x2, RZ ;
+        /*0070*/                   STS.U16 [R3+UR4], RZ ;
+        /*0080*/                   EXIT ;
+)");
+  const Emulation emulation = Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{40, 1, 1}));
+  ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
+  const WarpCost full = CostWarpAccess(WarpAccess::Strided(16, 1, 32, 0x400));
+  WarpAccess partial;  // the second warp: threads 32..39
+  partial.bytes = 16;
+  for (int lane = 0; lane < 8; ++lane) partial.SetLane(lane, 0x400 + 16u * (32 + lane));
+  const WarpCost tail = CostWarpAccess(partial);
+  EXPECT_EQ(Row(*emulation.record, 0x50).wavefronts, uint64_t{full.wavefronts} + tail.wavefronts);
+  EXPECT_EQ(Row(*emulation.record, 0x50).ideal_wavefronts, uint64_t{full.ideal} + tail.ideal);
+  EXPECT_EQ(Row(*emulation.record, 0x70).wavefronts, 2u);
+}
+
+// if (tid < 8) { for (i = 0; i < 3; ++i) tile[tid * 32 + i] = 0; }: a divergent branch with
+// reconvergence and a loop run as it runs.
+TEST(EmulateTest, DivergenceReconvergesAndLoopsRunAsTheyRun) {
+  const Module module = Listing(R"(
+        /*0040*/                   ISETP.GE.U32.AND P0, PT, R0, 0x8, PT ;
+        /*0050*/                   BSSY B0, `(.L_x_1) ;
+        /*0060*/                   IMAD.SHL.U32 R2, R0, 0x80, RZ ;
+        /*0070*/               @P0 BRA `(.L_x_2) ;
+        /*0080*/                   IMAD.MOV.U32 R3, RZ, RZ, RZ ;
+.L_x_3:
+        /*0090*/                   LEA R4, R3, R2, 0x2 ;
+        /*00a0*/                   STS [R4+UR4], RZ ;
+        /*00b0*/                   VIADD R3, R3, 0x1 ;
+        /*00c0*/                   ISETP.NE.AND P1, PT, R3, 0x3, PT ;
+        /*00d0*/               @P1 BRA `(.L_x_3) ;
+.L_x_2:
+        /*00e0*/                   BSYNC B0 ;
+.L_x_1:
+        /*00f0*/                   LDS R5, [R2+UR4] ;
+        /*0100*/                   EXIT ;
+)");
+  const Emulation emulation = Emulate(module, Launch(Dim3{2, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
+  WarpAccess column;
+  column.bytes = 4;
+  for (int lane = 0; lane < 8; ++lane) column.SetLane(lane, 0x400 + 128u * lane);
+  const WarpCost cost = CostWarpAccess(column);
+  EXPECT_EQ(Row(*emulation.record, 0xa0).executions, 2u * 3);
+  EXPECT_EQ(Row(*emulation.record, 0xa0).wavefronts, 2u * 3 * cost.wavefronts);
+  // After reconvergence the whole warp loads together: one execution per warp.
+  EXPECT_EQ(Row(*emulation.record, 0xf0).executions, 2u);
+  EXPECT_EQ(Row(*emulation.record, 0xf0).wavefronts,
+            2u * CostWarpAccess(WarpAccess::Strided(4, 32, 32, 0x400)).wavefronts);
+}
+
+TEST(EmulateTest, ALoadAddressThatNoLaneComputedIsUndecided) {
+  const Module module = Listing(R"(
+        /*0040*/                   ISETP.GE.U32.AND P0, PT, R0, 0x8, PT ;
+        /*0050*/               @P0 BRA `(.L_x_2) ;
+        /*0060*/                   IMAD.SHL.U32 R2, R0, 0x80, RZ ;
+.L_x_2:
+        /*0070*/                   LDS R5, [R2+UR4] ;
+        /*0080*/                   EXIT ;
+)");
+  const Emulation emulation = Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(emulation.undecided);
+  EXPECT_THAT(emulation.undecided->reason, HasSubstr("a register read before any instruction wrote it"));
+  EXPECT_EQ(emulation.undecided->pc, 0x70u);
+}
+
+TEST(EmulateTest, AnAddressThatDependsOnTheBlockEvaluatesEveryBlock) {
+  // address = tid * 4 * (ctaid.x + 1): block b accesses with word stride b + 1.
+  const Module module = Listing(R"(
+        /*0040*/                   S2R R1, SR_CTAID.X ;
+        /*0050*/                   IMAD R2, R1, R0, R0 ;
+        /*0060*/                   IMAD.SHL.U32 R2, R2, 0x4, RZ ;
+        /*0070*/                   STS [R2+UR4], RZ ;
+        /*0080*/                   EXIT ;
+)");
+  const Emulation emulation = Emulate(module, Launch(Dim3{4, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
+  uint64_t wavefronts = 0;
+  for (int b = 0; b < 4; ++b)
+    wavefronts += CostWarpAccess(WarpAccess::Strided(4, b + 1, 32, 0x400)).wavefronts;
+  EXPECT_EQ(emulation.record->stores().wavefronts, wavefronts);
+  EXPECT_EQ(emulation.record->stores().instructions, 4u);
+}
+
+TEST(EmulateTest, ArgumentsAndLaunchConfigurationComeFromConstantBankZero) {
+  // stride from the int argument at c[0x0][0x218]; a guard on blockDim.x (c[0x0][0x0]).
+  const char elf[] = R"(
+.nv.info._Z4testPi
+	Attribute:	EIATTR_KPARAM_INFO
+	Value:	Index : 0x0	Ordinal : 0x0	Offset  : 0x0	Size    : 0x8
+	Attribute:	EIATTR_KPARAM_INFO
+	Value:	Index : 0x0	Ordinal : 0x1	Offset  : 0x8	Size    : 0x4
+	Attribute:	EIATTR_PARAM_CBANK
+	Value:	0x1d 0xc0210 
+)";
+  const Module module = Listing(R"(
+        /*0040*/                   LDC R1, c[0x0][0x218] ;
+        /*0050*/                   ULDC UR6, c[0x0][0x0] ;
+        /*0060*/                   ISETP.GE.U32.AND P0, PT, R0, UR6, PT ;
+        /*0070*/               @P0 EXIT ;
+        /*0080*/                   IMAD R2, R0, R1, RZ ;
+        /*0090*/                   LEA R2, R2, UR4, 0x2 ;
+        /*00a0*/                   LDS R3, [R2] ;
+        /*00b0*/                   EXIT ;
+)",
+                                elf);
+  ASSERT_NE(module.Find("_Z4testPi"), nullptr);
+  EXPECT_EQ(module.Find("_Z4testPi")->params.size(), 2u);
+  std::vector<uint8_t> params(12, 0);
+  const int32_t stride = 32;
+  std::memcpy(params.data() + 8, &stride, 4);
+  const Emulation emulation = Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}, params));
+  ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
+  EXPECT_EQ(emulation.record->loads().wavefronts,
+            CostWarpAccess(WarpAccess::Strided(4, 32, 32, 0x400)).wavefronts);
+  // Without the argument's bytes, the address is unknown.
+  const Emulation without = Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(without.undecided);
+  EXPECT_THAT(without.undecided->reason, HasSubstr("argument bytes the launch did not give"));
+}
+
+TEST(EmulateTest, AGlobalLoadFeedingAnAddressIsUndecidedAndNamed) {
+  const Module module = Module::FromListings(R"(
+.text._Z4testPi:
+	//## File "/p/kernels/x.cu", line 40
+        /*0000*/                   LDG.E R2, desc[UR4][R6.64] ;
+	//## File "/p/kernels/x.cu", line 42
+        /*0010*/                   LDS R3, [R2] ;
+        /*0020*/                   EXIT ;
+)",
+                                             "");
+  const Emulation emulation = Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(emulation.undecided);
+  EXPECT_FALSE(emulation.record);
+  EXPECT_THAT(emulation.undecided->reason, HasSubstr("a load from memory (LDG.E at pc 0x0000"));
+  EXPECT_THAT(emulation.undecided->reason, HasSubstr("the address of LDS at pc 0x0010"));
+  EXPECT_EQ(emulation.undecided->opcode, "LDS");
+  EXPECT_EQ(emulation.undecided->line, 42u);
+  EXPECT_THAT(emulation.undecided->Describe(), HasSubstr("/p/kernels/x.cu:42"));
+}
+
+TEST(EmulateTest, AnUnknownOpcodeIsUndecidedWhenItRunsAndALaterStageSaysSo) {
+  const Module unknown = Listing(R"(
+        /*0040*/                   FOO R1, R0 ;
+        /*0050*/                   EXIT ;
+)");
+  const Emulation a = Emulate(unknown, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(a.undecided);
+  EXPECT_THAT(a.undecided->reason, HasSubstr("FOO is an instruction the emulator does not understand"));
+  const Module later = Listing(R"(
+        /*0040*/                   LDSM.16.M88.4 R4, [R0+UR4] ;
+        /*0050*/                   EXIT ;
+)");
+  const Emulation b = Emulate(later, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(b.undecided);
+  EXPECT_THAT(b.undecided->reason, HasSubstr("LDSM (stage 2"));
+}
+
+TEST(EmulateTest, ABranchOnAnUnknownIsUndecided) {
+  const Module module = Listing(R"(
+        /*0040*/                   FFMA R1, R0, R0, R0 ;
+        /*0050*/                   FSETP.GT.AND P0, PT, R1, 1, PT ;
+        /*0060*/               @P0 BRA `(.L_x_1) ;
+        /*0070*/                   STS [UR4], RZ ;
+.L_x_1:
+        /*0080*/                   EXIT ;
+)");
+  const Emulation emulation = Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(emulation.undecided);
+  EXPECT_THAT(emulation.undecided->reason, HasSubstr("feeds the condition of BRA at pc 0x0060"));
+}
+
+TEST(EmulateTest, WarpsWhoseLanesAreAllPredicatedOffDoNotCount) {
+  const Module module = Listing(R"(
+        /*0040*/                   ISETP.GE.U32.AND P0, PT, R0, 0x40, PT ;
+        /*0050*/                   IMAD.SHL.U32 R2, R0, 0x4, RZ ;
+        /*0060*/              @!P0 STS [R2+UR4], RZ ;
+        /*0070*/                   EXIT ;
+)");
+  const Emulation emulation = Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{128, 1, 1}));
+  ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
+  EXPECT_EQ(emulation.record->stores().instructions, 2u);
+}
+
+TEST(EmulateTest, TheBudgetStopsALongLoop) {
+  const Module module = Listing(R"(
+.L_x_1:
+        /*0040*/                   STS [UR4], RZ ;
+        /*0050*/                   BRA `(.L_x_1) ;
+)");
+  EmulationLimits limits;
+  limits.max_warp_instructions = 1000;
+  const Emulation emulation = Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}), limits);
+  ASSERT_TRUE(emulation.undecided);
+  EXPECT_THAT(emulation.undecided->reason, HasSubstr("over the emulation budget of 1000"));
+}
+
+// nvcc's unsigned remainder tid % 4 by its reciprocal sequence (from reduction.cu's SASS): the
+// remainder is exact, so the guard it feeds is known.
+TEST(EmulateTest, TheUnsignedDivisionSequenceIsExact) {
+  const Module module = Listing(R"(
+        /*0040*/                   IMAD.MOV.U32 R10, RZ, RZ, 0x4 ;
+        /*0050*/                   I2F.U32.RP R6, R10 ;
+        /*0060*/                   IADD3 R9, RZ, -R10, RZ ;
+        /*0070*/                   ISETP.NE.U32.AND P2, PT, R10, RZ, PT ;
+        /*0080*/                   MUFU.RCP R6, R6 ;
+        /*0090*/                   VIADD R2, R6, 0xffffffe ;
+        /*00a0*/                   F2I.FTZ.U32.TRUNC.NTZ R3, R2 ;
+        /*00b0*/                   IMAD.MOV.U32 R2, RZ, RZ, RZ ;
+        /*00c0*/                   IMAD R9, R9, R3, RZ ;
+        /*00d0*/                   IMAD.HI.U32 R3, R3, R9, R2 ;
+        /*00e0*/                   IMAD.HI.U32 R3, R3, R0, RZ ;
+        /*00f0*/                   IADD3 R3, -R3, RZ, RZ ;
+        /*0100*/                   IMAD R3, R10, R3, R0 ;
+        /*0110*/                   ISETP.GE.U32.AND P1, PT, R3, R10, PT ;
+        /*0120*/               @P1 IMAD.IADD R3, R3, 0x1, -R10 ;
+        /*0130*/                   ISETP.GE.U32.AND P1, PT, R3, R10, PT ;
+        /*0140*/               @P1 IADD3 R3, -R10, R3, RZ ;
+        /*0150*/              @!P2 LOP3.LUT R3, RZ, R10, RZ, 0x33, !PT ;
+        /*0160*/                   ISETP.NE.AND P1, PT, R3, RZ, PT ;
+        /*0170*/                   IMAD.SHL.U32 R5, R0, 0x4, RZ ;
+        /*0180*/              @!P1 STS [R5+UR4], RZ ;
+        /*0190*/                   EXIT ;
+)");
+  const Emulation emulation = Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
+  EXPECT_EQ(emulation.record->stores().wavefronts,
+            CostWarpAccess(WarpAccess::Strided(4, 4, 8, 0x400)).wavefronts);  // lanes 0, 4, ..., 28
+}
+
+TEST(EmulateTest, BadLaunchesAreErrors) {
+  const Module module = Listing("        /*0040*/                   EXIT ;\n");
+  EXPECT_THROW(Emulate(module, Launch(Dim3{0, 1, 1}, Dim3{32, 1, 1})), Error);
+  EXPECT_THROW(Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{2048, 1, 1})), Error);
+  LaunchToEmulate other = Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1});
+  other.mangled = "_Z5otherv";
+  EXPECT_THROW(Emulate(module, other), Error);
+  EXPECT_EQ(module.Find("_Z5otherv"), nullptr);
+}
+
+}  // namespace
+}  // namespace bankcheck::emulate

@@ -1,0 +1,102 @@
+#pragma once
+// The evaluator's view of a kernel's SASS: instructions with parsed operands, read from nvdisasm's
+// listing (core/internal/nvdisasm.h), and the kernel's metadata (bankcheck/emulator.h's KernelInfo).
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bankcheck/emulator.h"
+#include "bankcheck/instruction_counts.h"
+#include "core/internal/nvdisasm.h"
+#include "emulate/internal/opcodes.h"
+
+namespace bankcheck::emulate::internal {
+
+inline constexpr int kRegisterZero = 255;        // RZ
+inline constexpr int kUniformRegisterZero = 63;  // URZ
+inline constexpr int kPredicateTrue = 7;         // PT, UPT
+inline constexpr int kRegisters = 256;
+inline constexpr int kUniformRegisters = 64;
+inline constexpr int kPredicates = 8;
+
+enum class OperandKind : uint8_t {
+  kRegister,          // R0..R254, RZ
+  kUniformRegister,   // UR0..UR62, URZ
+  kPredicate,         // P0..P6, PT
+  kUniformPredicate,  // UP0..UP6, UPT
+  kImmediate,         // 0x1f, -0x1, 1.5 (as its float bits), RZ-free constants
+  kConstant,          // c[0x0][0x210], c[0x0][R2+0x10]
+  kMemory,            // [R2+UR4+0x10], [R2.64]
+  kSpecial,           // SR_TID.X, SRZ
+  kLabel,             // `(.L_x_15), `(__cudaCDP2GetParameterBufferV2): text without `( )
+  kBarrier,           // B0..B15
+  kOther,             // desc[UR6][R2.64], gdesc[...], anything else: kept as text
+};
+
+struct Operand {
+  OperandKind kind = OperandKind::kOther;
+  int index = 0;          // register/predicate/barrier number (RZ 255, URZ 63, PT 7)
+  bool negate = false;    // -R2
+  bool invert = false;    // ~R2, !P0
+  bool absolute = false;  // |R2|
+  uint64_t value = 0;     // kImmediate: the 32-bit pattern; kConstant: the byte offset
+  bool is_float = false;  // kImmediate written as a floating-point number
+  uint32_t bank = 0;      // kConstant
+  // kConstant and kMemory: an index register and whether it is uniform; -1 when none.
+  int base = -1;
+  bool base_uniform = false;
+  int uniform_base = -1;  // kMemory: [R2+UR4]: the uniform register added
+  int64_t offset = 0;     // kMemory: the immediate added
+  std::string text;       // as written (kSpecial's register name, kLabel's label)
+};
+
+struct Instruction {
+  uint32_t pc = 0;
+  std::string opcode;                  // "LDS.128"
+  std::string base;                    // "LDS"
+  std::vector<std::string> modifiers;  // {"128"}
+  const OpcodeInfo* info = nullptr;    // nullptr: not in the opcode table
+  int guard = kPredicateTrue;          // predicate number
+  bool guard_uniform = false;
+  bool guard_negated = false;
+  std::vector<Operand> operands;
+  std::vector<SourceFrame> inline_chain;  // innermost first; empty without line info
+  // BRA/BSSY/CALL: the index of the target instruction; -1 when none or not found.
+  int target = -1;
+  // MUFU.RCP inside nvcc's unsigned division sequence (see opcodes.cc): its value is exact enough.
+  bool division_reciprocal = false;
+  // Why its operands could not be read; empty when they were.
+  std::string unreadable;
+
+  bool Has(std::string_view modifier) const;
+  // "LDS.128 at pc 0x01a0"
+  std::string Where() const;
+};
+
+struct Kernel {
+  KernelInfo info;
+  std::vector<Instruction> code;  // in pc order
+  std::map<uint32_t, size_t> index_of_pc;
+  int registers = 0;  // 1 + the highest R register any operand names (pairs and quads included)
+};
+
+// Parses one instruction's operand text ("R4, [R9+UR4]"). Throws Error(kBadInput) naming the text
+// when an operand cannot be read.
+std::vector<Operand> ParseOperands(const std::string& text);
+
+// The kernels of one nvdisasm listing and the metadata of cuobjdump -elf's listing of the same
+// cubin (see Module::FromListings).
+std::map<std::string, Kernel, std::less<>> ReadKernels(const std::string& nvdisasm_listing,
+                                                       const std::string& elf_listing);
+
+}  // namespace bankcheck::emulate::internal
+
+namespace bankcheck::emulate {
+struct Module::Data {
+  std::map<std::string, internal::Kernel, std::less<>> kernels;
+};
+}  // namespace bankcheck::emulate

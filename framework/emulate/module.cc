@@ -1,0 +1,183 @@
+// Module: the sm_90 SASS of a fatbin or cubin, through the toolkit's cuobjdump and nvdisasm.
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "bankcheck/emulator.h"
+#include "bankcheck/error.h"
+#include "core/internal/file_io.h"
+#include "core/internal/nvdisasm.h"
+#include "core/internal/subprocess.h"
+#include "emulate/internal/sass.h"
+
+namespace bankcheck::emulate {
+namespace {
+
+using bankcheck::internal::FindCudaTool;
+using bankcheck::internal::ProgramRun;
+using bankcheck::internal::RunProgram;
+
+constexpr uint32_t kFatbinMagic = 0xBA55ED50;
+constexpr uint16_t kElfMachineCuda = 190;  // EM_CUDA
+
+// A temporary folder, removed with everything in it.
+class TemporaryFolder {
+ public:
+  TemporaryFolder() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "bankcheck-emulate-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr)
+      throw Error(ErrorKind::kBadInput, "cannot create a temporary folder in " +
+                                            std::filesystem::temp_directory_path().string() +
+                                            ": set TMPDIR to a writable folder");
+    path_ = pattern;
+  }
+  ~TemporaryFolder() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  TemporaryFolder(const TemporaryFolder&) = delete;
+  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw Error(ErrorKind::kBadInput, "cannot read " + path + ": check that it exists and is readable");
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void WriteFile(const std::string& path, std::string_view bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out)
+    throw Error(ErrorKind::kBadInput, "cannot write " + path + ": check the temporary folder (TMPDIR)");
+}
+
+[[noreturn]] void ToolFailed(const std::string& tool, const std::string& variable, const ProgramRun& run,
+                             const std::string& input) {
+  throw Error(
+      ErrorKind::kBadInput,
+      (run.started ? tool + " failed (exit status " + std::to_string(run.exit_status) + ") on " + input
+                   : "cannot run " + tool) +
+          ": the emulator reads SASS with the CUDA toolkit's " + tool +
+          "; install the toolkit, or `pip install nvidia-cuda-" + tool +
+          "` and put its bin folder on PATH, or set " + variable + " to the executable");
+}
+
+std::string RunTool(const std::string& tool, const char* variable, const std::vector<std::string>& arguments,
+                    const std::string& input, const std::string& working_directory = "") {
+  const ProgramRun run = RunProgram(FindCudaTool(tool, variable), arguments, working_directory);
+  if (!run.started || run.exit_status != 0) ToolFailed(tool, variable, run, input);
+  return run.output;
+}
+
+bool IsCudaElf(const std::string& bytes) {
+  if (bytes.size() < 20 || std::memcmp(bytes.data(),
+                                       "\x7f"
+                                       "ELF",
+                                       4) != 0)
+    return false;
+  uint16_t machine = 0;
+  std::memcpy(&machine, bytes.data() + 18, sizeof machine);
+  return machine == kElfMachineCuda;
+}
+
+// The kernels of one sm_90 cubin file.
+std::map<std::string, internal::Kernel, std::less<>> ReadCubin(const std::string& path) {
+  const std::string listing = RunTool("nvdisasm", "BANKCHECK_NVDISASM", {"-gi", "-c", path}, path);
+  const std::string elf = RunTool("cuobjdump", "BANKCHECK_CUOBJDUMP", {"-elf", path}, path);
+  return internal::ReadKernels(listing, elf);
+}
+
+bool IsSm90Cubin(const std::string& name) {
+  const auto ends_with = [&](const std::string& suffix) {
+    return name.size() >= suffix.size() &&
+           name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return ends_with(".sm_90.cubin") || ends_with(".sm_90a.cubin");
+}
+
+}  // namespace
+
+Module::Module(std::unique_ptr<Data> data) : data_(std::move(data)) {}
+Module::Module(Module&&) noexcept = default;
+Module& Module::operator=(Module&&) noexcept = default;
+Module::~Module() = default;
+
+Module Module::FromListings(const std::string& nvdisasm_listing, const std::string& elf_listing) {
+  auto data = std::make_unique<Data>();
+  data->kernels = internal::ReadKernels(nvdisasm_listing, elf_listing);
+  return Module(std::move(data));
+}
+
+Module Module::FromCubinFile(const std::string& path) {
+  const std::string bytes = ReadFile(path);
+  auto data = std::make_unique<Data>();
+  if (IsCudaElf(bytes)) {
+    data->kernels = ReadCubin(path);
+    return Module(std::move(data));
+  }
+  // A fatbin, an object or a program: cuobjdump extracts its cubins; the sm_90 ones are read.
+  TemporaryFolder folder;
+  const std::string absolute = std::filesystem::absolute(path).string();
+  RunTool("cuobjdump", "BANKCHECK_CUOBJDUMP", {"-xelf", "all", absolute}, path, folder.path());
+  bool found = false;
+  for (const auto& entry : std::filesystem::directory_iterator(folder.path())) {
+    const std::string name = entry.path().filename().string();
+    if (!IsSm90Cubin(name)) continue;
+    found = true;
+    for (auto& [kernel_name, kernel] : ReadCubin(entry.path().string()))
+      data->kernels.emplace(kernel_name, std::move(kernel));
+  }
+  if (!found)
+    throw Error(ErrorKind::kBadInput, path +
+                                          " holds no sm_90 SASS (cuobjdump -lelf lists its cubins): build it "
+                                          "with 90 in CUDA_ARCHITECTURES (-arch=sm_90)");
+  return Module(std::move(data));
+}
+
+Module Module::FromFatbin(const void* fatbin) {
+  if (fatbin == nullptr) throw Error(ErrorKind::kBadInput, "no fatbin (a null pointer) to emulate");
+  const auto* bytes = static_cast<const unsigned char*>(fatbin);
+  uint32_t magic = 0;
+  uint16_t header_size = 0;
+  uint64_t fat_size = 0;
+  std::memcpy(&magic, bytes, sizeof magic);
+  if (magic != kFatbinMagic)
+    throw Error(ErrorKind::kBadInput,
+                "the registered device code is not a fatbin (magic 0xba55ed50 expected): "
+                "the emulator reads nvcc's fatbins of sm_90 SASS");
+  std::memcpy(&header_size, bytes + 6, sizeof header_size);
+  std::memcpy(&fat_size, bytes + 8, sizeof fat_size);
+  constexpr uint64_t kLargest = uint64_t{1} << 32;
+  if (header_size < 16 || fat_size > kLargest)
+    throw Error(ErrorKind::kBadInput, "the registered fatbin's header is malformed (header " +
+                                          std::to_string(header_size) + " bytes, " +
+                                          std::to_string(fat_size) + " bytes of contents)");
+  TemporaryFolder folder;
+  const std::string path = folder.path() + "/module.fatbin";
+  WriteFile(path, std::string_view(reinterpret_cast<const char*>(bytes), header_size + fat_size));
+  return FromCubinFile(path);
+}
+
+const KernelInfo* Module::Find(std::string_view mangled) const {
+  const auto found = data_->kernels.find(mangled);
+  return found == data_->kernels.end() ? nullptr : &found->second.info;
+}
+
+std::vector<std::string> Module::Kernels() const {
+  std::vector<std::string> names;
+  for (const auto& [name, kernel] : data_->kernels) names.push_back(name);
+  return names;
+}
+
+}  // namespace bankcheck::emulate

@@ -1,0 +1,375 @@
+// The stand-in CUDA runtime of a kernel suite's emulated program (docs/emulate.md): the entry
+// points that nvcc's host code, the suite's cases and bankcheck itself call, defined here in place
+// of cudart's, on the CPU. Each one the program links is here deliberately:
+//   registration (nvcc's start-up code)   fatbins and host stub -> mangled name (launch_capture.h)
+//   launches                              recorded while a session counts, emulated at its end
+//   memory                                host memory: cudaMalloc is aligned, zeroed malloc; copies
+//                                         and memsets are memmove and memset
+//   streams, synchronization, profiler    no-ops in order (nothing runs asynchronously)
+//   device queries                        one usable device, "bankcheck emulated sm_90"
+// Everything else the program links (graphs, stream capture, the driver's entry points, launch
+// attributes such as clusters) answers cudaErrorNotSupported and notes "not emulated: <call>",
+// which makes the running case skip with that reason: never a silent success.
+
+#include <cuda_profiler_api.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "emulate/runtime/internal/launch_capture.h"
+
+namespace {
+
+using bankcheck::emulate::runtime::LaunchRequest;
+using bankcheck::emulate::runtime::TheCapture;
+
+thread_local cudaError_t t_last_error = cudaSuccess;
+
+cudaError_t Fail(cudaError_t error) {
+  t_last_error = error;
+  return error;
+}
+
+cudaError_t NotEmulated(const char* entry_point) {
+  TheCapture().NoteNotEmulated(std::string("not emulated: ") + entry_point);
+  return Fail(cudaErrorNotSupported);
+}
+
+bankcheck::Dim3 ToDim3(dim3 d) { return {d.x, d.y, d.z}; }
+
+// The launch configurations of <<<...>>>, pushed by the caller and popped by the host stub.
+struct CallConfiguration {
+  dim3 grid, block;
+  size_t shared = 0;
+  void* stream = nullptr;
+};
+thread_local std::vector<CallConfiguration> t_configurations;
+
+cudaError_t Launch(const void* function, dim3 grid, dim3 block, void** args, size_t shared, const char* via) {
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0 ||
+      static_cast<unsigned long long>(block.x) * block.y * block.z > 1024)
+    return Fail(cudaErrorInvalidConfiguration);
+  LaunchRequest request;
+  request.function = function;
+  request.grid = ToDim3(grid);
+  request.block = ToDim3(block);
+  request.dynamic_shared_bytes = shared;
+  request.args = args;
+  return TheCapture().Launch(request, via) ? cudaSuccess : Fail(cudaErrorInvalidDeviceFunction);
+}
+
+// Allocations, so that cudaFree can tell its pointers from others.
+std::mutex g_allocations_mutex;
+std::set<void*>& Allocations() {
+  static auto* allocations = new std::set<void*>;
+  return *allocations;
+}
+
+// The emulated device: an sm_90 part with the H100's limits that kernels and cases read.
+cudaDeviceProp EmulatedDevice() {
+  cudaDeviceProp prop{};
+  std::snprintf(prop.name, sizeof(prop.name), "bankcheck emulated sm_90");
+  prop.major = 9;
+  prop.minor = 0;
+  prop.totalGlobalMem = size_t{80} << 30;
+  prop.sharedMemPerBlock = 48 * 1024;
+  prop.sharedMemPerBlockOptin = 227 * 1024;
+  prop.sharedMemPerMultiprocessor = 228 * 1024;
+  prop.reservedSharedMemPerBlock = 1024;
+  prop.regsPerBlock = 65536;
+  prop.regsPerMultiprocessor = 65536;
+  prop.warpSize = 32;
+  prop.maxThreadsPerBlock = 1024;
+  prop.maxThreadsDim[0] = 1024;
+  prop.maxThreadsDim[1] = 1024;
+  prop.maxThreadsDim[2] = 64;
+  prop.maxGridSize[0] = 2147483647;
+  prop.maxGridSize[1] = 65535;
+  prop.maxGridSize[2] = 65535;
+  prop.maxThreadsPerMultiProcessor = 2048;
+  prop.maxBlocksPerMultiProcessor = 32;
+  prop.multiProcessorCount = 132;
+  prop.totalConstMem = 64 * 1024;
+  prop.l2CacheSize = 50 * 1024 * 1024;
+  prop.unifiedAddressing = 1;
+  // Cluster and cooperative launches are not emulated (a launch with them says so).
+  prop.clusterLaunch = 0;
+  prop.cooperativeLaunch = 0;
+  return prop;
+}
+
+}  // namespace
+
+// nvcc's host code: registration and the <<<...>>> launch sequence (crt/host_runtime.h).
+extern "C" {
+
+void** __cudaRegisterFatBinary(void* wrapper) {
+  // __fatBinC_Wrapper_t (fatbinary_section.h): magic, version, the fatbin, ...
+  struct Wrapper {
+    int magic;
+    int version;
+    const unsigned long long* data;
+    void* filename_or_fatbins;
+  };
+  return TheCapture().RegisterFatbin(static_cast<const Wrapper*>(wrapper)->data);
+}
+
+void __cudaRegisterFatBinaryEnd(void** /*handle*/) {}
+
+void __cudaUnregisterFatBinary(void** /*handle*/) {}
+
+void __cudaRegisterFunction(void** handle, const char* host_function, char* /*device_function*/,
+                            const char* device_name, int /*thread_limit*/, uint3* /*tid*/, uint3* /*bid*/,
+                            dim3* /*block*/, dim3* /*grid*/, int* /*warp_size*/) {
+  TheCapture().RegisterFunction(handle, host_function, device_name);
+}
+
+// A __device__ variable: its host shadow is all the program has; copies to and from symbols are
+// not emulated (none is linked).
+void __cudaRegisterVar(void** /*handle*/, char* /*host_var*/, char* /*device_address*/,
+                       const char* /*device_name*/, int /*ext*/, size_t /*size*/, int /*constant*/,
+                       int /*global*/) {}
+
+unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared, struct CUstream_st* stream) {
+  t_configurations.push_back({grid, block, shared, stream});
+  return 0;
+}
+
+cudaError_t __cudaPopCallConfiguration(dim3* grid, dim3* block, size_t* shared, void* stream) {
+  if (t_configurations.empty()) return Fail(cudaErrorMissingConfiguration);
+  const CallConfiguration configuration = t_configurations.back();
+  t_configurations.pop_back();
+  *grid = configuration.grid;
+  *block = configuration.block;
+  *shared = configuration.shared;
+  *static_cast<void**>(stream) = configuration.stream;
+  return cudaSuccess;
+}
+
+// The handle of a kernel is its host stub: launches look kernels up by it either way.
+cudaError_t __cudaGetKernel(cudaKernel_t* kernel, const void* function) {
+  *kernel = reinterpret_cast<cudaKernel_t>(const_cast<void*>(function));
+  return cudaSuccess;
+}
+
+cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t shared,
+                               cudaStream_t /*stream*/) {
+  return Launch(reinterpret_cast<const void*>(kernel), grid, block, args, shared, "a <<<...>>> launch");
+}
+
+}  // extern "C"
+
+// The runtime API, as cuda_runtime_api.h declares it.
+
+cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args, size_t shared,
+                             cudaStream_t /*stream*/) {
+  return Launch(func, grid, block, args, shared, "cudaLaunchKernel");
+}
+
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) {
+  if (config == nullptr) return Fail(cudaErrorInvalidValue);
+  // Attributes change how a launch runs (clusters, cooperative launch, priorities, ...): none is emulated.
+  if (config->numAttrs != 0 && config->attrs != nullptr) {
+    return NotEmulated(config->attrs[0].id == cudaLaunchAttributeClusterDimension
+                           ? "cudaLaunchKernelExC with a cluster dimension (thread block clusters)"
+                           : "cudaLaunchKernelExC with launch attributes");
+  }
+  return Launch(func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes,
+                "cudaLaunchKernelExC");
+}
+
+cudaError_t cudaFuncSetAttribute(const void* func, enum cudaFuncAttribute /*attr*/, int /*value*/) {
+  // Limits such as the dynamic shared memory size only permit a launch; the launch says the size.
+  return TheCapture().Find(func) != nullptr ? cudaSuccess : Fail(cudaErrorInvalidDeviceFunction);
+}
+
+cudaError_t cudaMalloc(void** pointer, size_t size) {
+  if (pointer == nullptr) return Fail(cudaErrorInvalidValue);
+  // 256-byte aligned, as cudaMalloc's are; zeroed, so that an emulated run is the same every time.
+  const size_t rounded = (size == 0 ? 1 : size + 255) / 256 * 256;
+  void* memory = std::aligned_alloc(256, rounded);
+  if (memory == nullptr) return Fail(cudaErrorMemoryAllocation);
+  std::memset(memory, 0, rounded);
+  {
+    std::lock_guard<std::mutex> lock(g_allocations_mutex);
+    Allocations().insert(memory);
+  }
+  *pointer = memory;
+  return cudaSuccess;
+}
+
+cudaError_t cudaFree(void* pointer) {
+  if (pointer == nullptr) return cudaSuccess;
+  {
+    std::lock_guard<std::mutex> lock(g_allocations_mutex);
+    if (Allocations().erase(pointer) == 0) return Fail(cudaErrorInvalidValue);
+  }
+  std::free(pointer);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind /*kind*/) {
+  if (count != 0 && (dst == nullptr || src == nullptr)) return Fail(cudaErrorInvalidValue);
+  if (count != 0) std::memmove(dst, src, count);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
+                            cudaStream_t /*stream*/) {
+  return cudaMemcpy(dst, src, count, kind);
+}
+
+cudaError_t cudaMemset(void* pointer, int value, size_t count) {
+  if (count != 0 && pointer == nullptr) return Fail(cudaErrorInvalidValue);
+  if (count != 0) std::memset(pointer, value, count);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemsetAsync(void* pointer, int value, size_t count, cudaStream_t /*stream*/) {
+  return cudaMemset(pointer, value, count);
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int /*flags*/) {
+  if (stream == nullptr) return Fail(cudaErrorInvalidValue);
+  // A distinct handle per stream; nothing is behind it.
+  *stream = reinterpret_cast<cudaStream_t>(new char);
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  delete reinterpret_cast<char*>(stream);
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t /*stream*/) { return cudaSuccess; }
+cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
+cudaError_t cudaProfilerStart() { return cudaSuccess; }
+cudaError_t cudaProfilerStop() { return cudaSuccess; }
+
+cudaError_t cudaGetLastError() {
+  const cudaError_t error = t_last_error;
+  t_last_error = cudaSuccess;
+  return error;
+}
+
+cudaError_t cudaPeekAtLastError() { return t_last_error; }
+
+cudaError_t cudaGetDeviceCount(int* count) {
+  if (count == nullptr) return Fail(cudaErrorInvalidValue);
+  *count = 1;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGetDevice(int* device) {
+  if (device == nullptr) return Fail(cudaErrorInvalidValue);
+  *device = 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int device) { return device == 0 ? cudaSuccess : Fail(cudaErrorInvalidDevice); }
+
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
+  if (prop == nullptr) return Fail(cudaErrorInvalidValue);
+  if (device != 0) return Fail(cudaErrorInvalidDevice);
+  *prop = EmulatedDevice();
+  return cudaSuccess;
+}
+
+// No driver is there: 0, which results show as "unknown".
+cudaError_t cudaDriverGetVersion(int* version) {
+  if (version == nullptr) return Fail(cudaErrorInvalidValue);
+  *version = 0;
+  return cudaSuccess;
+}
+
+// The toolkit the program was built with.
+cudaError_t cudaRuntimeGetVersion(int* version) {
+  if (version == nullptr) return Fail(cudaErrorInvalidValue);
+  *version = CUDART_VERSION;
+  return cudaSuccess;
+}
+
+const char* cudaGetErrorName(cudaError_t error) {
+  switch (error) {
+    case cudaSuccess:
+      return "cudaSuccess";
+    case cudaErrorInvalidValue:
+      return "cudaErrorInvalidValue";
+    case cudaErrorMemoryAllocation:
+      return "cudaErrorMemoryAllocation";
+    case cudaErrorInvalidConfiguration:
+      return "cudaErrorInvalidConfiguration";
+    case cudaErrorMissingConfiguration:
+      return "cudaErrorMissingConfiguration";
+    case cudaErrorInvalidDeviceFunction:
+      return "cudaErrorInvalidDeviceFunction";
+    case cudaErrorInvalidDevice:
+      return "cudaErrorInvalidDevice";
+    case cudaErrorNotSupported:
+      return "cudaErrorNotSupported";
+    default:
+      return "cudaErrorUnknown";
+  }
+}
+
+const char* cudaGetErrorString(cudaError_t error) {
+  switch (error) {
+    case cudaSuccess:
+      return "no error";
+    case cudaErrorNotSupported:
+      return "not emulated: the emulated program (no GPU) does not support this call";
+    case cudaErrorInvalidDeviceFunction:
+      return "invalid device function (no module registered it)";
+    default:
+      return "error in the emulated CUDA runtime";
+  }
+}
+
+// Not emulated: what would run work the emulator cannot see, or reach the driver.
+
+cudaError_t cudaGetDriverEntryPointByVersion(const char* /*symbol*/, void** function,
+                                             unsigned int /*version*/, unsigned long long /*flags*/,
+                                             cudaDriverEntryPointQueryResult* status) {
+  if (function != nullptr) *function = nullptr;
+  if (status != nullptr) *status = cudaDriverEntryPointSymbolNotFound;
+  return NotEmulated("cudaGetDriverEntryPointByVersion (the CUDA driver API)");
+}
+
+cudaError_t cudaGraphCreate(cudaGraph_t* /*graph*/, unsigned int /*flags*/) {
+  return NotEmulated("cudaGraphCreate");
+}
+cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t,
+                                   const cudaKernelNodeParams*) {
+  return NotEmulated("cudaGraphAddKernelNode");
+}
+cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t,
+                                   const cudaMemsetParams*) {
+  return NotEmulated("cudaGraphAddMemsetNode");
+}
+cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t,
+                                       cudaGraph_t) {
+  return NotEmulated("cudaGraphAddChildGraphNode");
+}
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t*, cudaGraph_t, unsigned long long) {
+  return NotEmulated("cudaGraphInstantiate");
+}
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t, cudaGraph_t, cudaGraphExecUpdateResultInfo*) {
+  return NotEmulated("cudaGraphExecUpdate");
+}
+cudaError_t cudaGraphLaunch(cudaGraphExec_t, cudaStream_t) { return NotEmulated("cudaGraphLaunch"); }
+// Destroying what could not be made is harmless, and a case's clean-up calls it.
+cudaError_t cudaGraphDestroy(cudaGraph_t) { return cudaSuccess; }
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t) { return cudaSuccess; }
+cudaError_t cudaStreamBeginCapture(cudaStream_t, enum cudaStreamCaptureMode) {
+  return NotEmulated("cudaStreamBeginCapture (stream capture into a CUDA graph)");
+}
+cudaError_t cudaStreamEndCapture(cudaStream_t, cudaGraph_t* graph) {
+  if (graph != nullptr) *graph = nullptr;
+  return NotEmulated("cudaStreamEndCapture (stream capture into a CUDA graph)");
+}

@@ -1,0 +1,145 @@
+// The framework above the stand-in runtime, in a program made as a kernel suite's emulated program
+// is (BANKCHECK_EMULATED: the CUDA layer without cudart): sessions count through the emulation,
+// the GPU probe sees the emulated device, output checks skip, and CUPTI is never reached.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <map>
+#include <string>
+
+#include "bankcheck/counter_session.h"
+#include "bankcheck/error.h"
+#include "bankcheck/gpu_probe.h"
+#include "bankcheck/kernel_registry.h"
+#include "bankcheck/testing.h"
+#include "emulate/runtime/internal/launch_capture.h"
+#include "emulate/runtime/runtime_test_kernels.h"
+
+namespace bankcheck::emulate::runtime {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Decides every launch of the two test kernels (no parameters are read), or none.
+class FakeEvaluator final : public Evaluator {
+ public:
+  explicit FakeEvaluator(bool decide) : decide_(decide) {}
+  const KernelInfo* Describe(const void* /*fatbin*/, const std::string& mangled) override {
+    KernelInfo& info = kernels_[mangled];
+    info.mangled = mangled;
+    return &info;
+  }
+  Emulation Emulate(const void* /*fatbin*/, const LaunchToEmulate& launch) override {
+    Emulation emulation;
+    if (!decide_) {
+      emulation.undecided =
+          Undecided{"a branch on a value loaded from global memory", 0x80, "BRA", "k.cu", 7};
+      return emulation;
+    }
+    LaunchRecord record;
+    record.stores().instructions = launch.grid.x;
+    record.stores().wavefronts = 2 * launch.grid.x;
+    record.stores().ideal_wavefronts = launch.grid.x;
+    InstructionCounts row;
+    row.pc_offset = 0x40;
+    row.kind = SharedKind::kStore;
+    row.executions = launch.grid.x;
+    row.wavefronts = 2 * launch.grid.x;
+    row.ideal_wavefronts = launch.grid.x;
+    record.instructions = {row};
+    emulation.record = record;
+    return emulation;
+  }
+
+ private:
+  bool decide_;
+  std::map<std::string, KernelInfo> kernels_;
+};
+
+class EmulatedSessionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    TheCapture().SetEvaluator(std::make_unique<FakeEvaluator>(true));
+    TheCapture().TakeNotEmulated();
+  }
+};
+
+TEST_F(EmulatedSessionTest, TheProbeSeesOneUsableEmulatedSm90) {
+  const GpuProbe& probe = ProbeGpu();
+  ASSERT_TRUE(probe.usable()) << probe.reason;
+  EXPECT_EQ(probe.arch(), "sm_90");
+  EXPECT_EQ(probe.device_name, "bankcheck emulated sm_90");
+  EXPECT_NO_THROW(PrepareCounterSession());  // nothing of CUPTI is set up
+}
+
+TEST_F(EmulatedSessionTest, MeasureCountsThroughTheEmulationWithTables) {
+  EXPECT_EQ(CountersFor(SessionOptions{}), SessionOptions::Counters::kEmulated);
+  const std::vector<LaunchRecord> records = gtest::MeasureLaunches([] {
+    emutest::LaunchNoParams();
+    emutest::LaunchParams(nullptr, nullptr, 0, {0, 0.0}, 'c', dim3(5), dim3(64), 0);
+  });
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].counted_by, CountedBy::kEmulated);
+  EXPECT_EQ(records[0].kernel, "emutest::NoParamsKernel()");
+  EXPECT_EQ(records[0].stores().wavefronts, 6u);
+  EXPECT_EQ(records[1].grid, (Dim3{5, 1, 1}));
+  ASSERT_EQ(records[1].instructions.size(), 1u);
+  EXPECT_EQ(records[1].attributed_launches, 1u);
+  // A case's context accumulates them as on the GPU.
+  CaseContext context;
+  context.Measure([] { emutest::LaunchNoParams(); });
+  context.Measure([] { emutest::LaunchNoParams(); });
+  EXPECT_EQ(context.records().size(), 2u);
+}
+
+TEST_F(EmulatedSessionTest, AnUndecidedLaunchThrowsNotEmulatedWithItsLine) {
+  TheCapture().SetEvaluator(std::make_unique<FakeEvaluator>(false));
+  try {
+    Measure([] { emutest::LaunchNoParams(); });
+    FAIL() << "an undecided launch gave records";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kNotEmulated);
+    EXPECT_THAT(e.what(), HasSubstr("(k.cu:7)"));
+  }
+  EXPECT_THAT(TheCapture().TakeNotEmulated(), HasSubstr("BRA at pc 0x80"));
+  EXPECT_FALSE(CounterSession::Active());
+}
+
+TEST_F(EmulatedSessionTest, HardwareReadingsAreNotEmulated) {
+  SessionOptions options;
+  options.extra_metrics = {"smsp__inst_executed.sum"};
+  try {
+    Measure([] { emutest::LaunchNoParams(); }, options);
+    FAIL() << "extra metrics were emulated";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kNotEmulated);
+    EXPECT_THAT(e.what(), HasSubstr("extra metrics"));
+  }
+  EXPECT_FALSE(CounterSession::Active());
+}
+
+TEST_F(EmulatedSessionTest, OtherCountersAreRefusedInTheEmulatedProgram) {
+  ASSERT_EQ(setenv("BANKCHECK_COUNTERS", "sass", 1), 0);
+  EXPECT_THROW(CountersFor(SessionOptions{}), Error);
+  ASSERT_EQ(setenv("BANKCHECK_COUNTERS", "off", 1), 0);
+  EXPECT_FALSE(CountersDisabled());  // refused when a session starts, not run unmeasured
+  EXPECT_THROW(CountersFor(SessionOptions{}), Error);
+  ASSERT_EQ(setenv("BANKCHECK_COUNTERS", "emulate", 1), 0);
+  EXPECT_EQ(CountersFor(SessionOptions{}), SessionOptions::Counters::kEmulated);
+  ASSERT_EQ(unsetenv("BANKCHECK_COUNTERS"), 0);
+}
+
+TEST_F(EmulatedSessionTest, OutputChecksSkipSayingWhy) {
+  ::testing::internal::CaptureStdout();
+  EXPECT_TRUE(gtest::SkipOutputCheck("transposed matrix"));
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(),
+            "  note: emulated: the kernel did not run, its output is not checked: transposed matrix\n");
+}
+
+TEST_F(EmulatedSessionTest, AttributionByASecondRunIsNotEmulated) {
+  EXPECT_THROW(AttributeInstructions([] { emutest::LaunchNoParams(); }), Error);
+}
+
+}  // namespace
+}  // namespace bankcheck::emulate::runtime

@@ -1,0 +1,99 @@
+#pragma once
+// The stand-in CUDA runtime's state (docs/emulate.md): the kernels nvcc's host code registered
+// (host stub -> fatbin and mangled name), the launches recorded while a session counts, and the
+// first CUDA call the runtime does not emulate. The entry points (cuda_runtime.cc) are thin; the
+// decisions are here. What counts a recorded launch is an Evaluator: the SASS evaluator
+// (bankcheck/emulator.h) unless a test installs a double.
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "bankcheck/emulator.h"
+#include "core/internal/launch_emulation.h"
+
+namespace bankcheck::emulate::runtime {
+
+class Evaluator {
+ public:
+  virtual ~Evaluator();
+  // The layout of kernel `mangled` of the fatbin nvcc registered at `fatbin`; nullptr when it has
+  // no such kernel. Throws bankcheck::Error when the fatbin cannot be read.
+  virtual const KernelInfo* Describe(const void* fatbin, const std::string& mangled) = 0;
+  virtual Emulation Emulate(const void* fatbin, const LaunchToEmulate& launch) = 0;
+};
+
+// The evaluator of bankcheck/emulator.h: a Module per fatbin, read at its first recorded launch.
+std::unique_ptr<Evaluator> MakeSassEvaluator();
+
+// A kernel as nvcc's host code registered it (__cudaRegisterFunction).
+struct RegisteredKernel {
+  const void* fatbin = nullptr;  // the fatbin its module was registered with
+  std::string mangled;
+};
+
+// One launch as a program made it.
+struct LaunchRequest {
+  const void* function = nullptr;  // the host stub (or the handle __cudaGetKernel gave for it)
+  Dim3 grid, block;
+  size_t dynamic_shared_bytes = 0;
+  void** args = nullptr;  // one pointer per parameter, as the host stubs pass them
+};
+
+// The parameter buffer of a launch: each parameter's bytes (from args[ordinal]) at its offset.
+// Error(kBadInput) when a slot's ordinal has no argument (args is null).
+std::vector<uint8_t> PackParameters(const KernelInfo& kernel, void* const* args);
+
+class Capture final : public internal::LaunchEmulation {
+ public:
+  // Registration, from nvcc's start-up code. A fatbin handle is what __cudaRegisterFatBinary
+  // returns: a pointer to its fatbin pointer.
+  void** RegisterFatbin(const void* fatbin);
+  void RegisterFunction(void** handle, const void* host_function, const char* mangled);
+  // The kernel of a host stub; nullptr when none was registered.
+  const RegisteredKernel* Find(const void* host_function) const;
+
+  // A launch: recorded while a session counts, accepted without effect otherwise. Returns false,
+  // having noted why (NoteNotEmulated), for a function that was never registered.
+  bool Launch(const LaunchRequest& request, const char* entry_point);
+
+  // A CUDA entry point that is not emulated was called: the first since the last TakeNotEmulated
+  // is the case's reason to skip ("not emulated: cudaGraphLaunch").
+  void NoteNotEmulated(const std::string& what);
+
+  // Replaces the evaluator (tests); returns the one it replaces.
+  std::unique_ptr<Evaluator> SetEvaluator(std::unique_ptr<Evaluator> evaluator);
+  // The launches recorded since Start, as the evaluator will get them (tests).
+  std::vector<LaunchToEmulate> Recorded() const;
+
+  // internal::LaunchEmulation
+  void Start() override;
+  std::vector<LaunchRecord> Finish() override;
+  void Abandon() override;
+  std::string TakeNotEmulated() override;
+  void SetProjectSources(const std::string& source_root, const std::string& build_root) override;
+
+ private:
+  struct RecordedLaunch {
+    const void* fatbin;
+    LaunchToEmulate launch;
+  };
+  mutable std::mutex mutex_;
+  std::map<const void*, RegisteredKernel> kernels_;  // by host stub
+  std::vector<std::unique_ptr<const void*>> fatbin_handles_;
+  std::unique_ptr<Evaluator> evaluator_;
+  bool recording_ = false;
+  std::vector<RecordedLaunch> recorded_;
+  std::exception_ptr launch_error_;  // the first error reading a recorded launch's kernel
+  std::string not_emulated_;
+};
+
+// The process's capture, installed as its LaunchEmulation before main.
+Capture& TheCapture();
+
+}  // namespace bankcheck::emulate::runtime

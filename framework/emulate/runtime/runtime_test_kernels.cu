@@ -1,0 +1,38 @@
+#include "emulate/runtime/runtime_test_kernels.h"
+
+namespace emutest {
+
+// Named outside an anonymous namespace, so that their mangled names are fixed.
+__global__ void ParamsKernel(const float* in, float* out, int n, Pair p, char c) {
+  __shared__ float tile[64];
+  tile[threadIdx.x % 64] = in[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = tile[63 - threadIdx.x % 64] + static_cast<float>(n + p.a + c) + static_cast<float>(p.b);
+}
+
+__global__ void NoParamsKernel() {}
+
+const void* ParamsKernelStub() { return reinterpret_cast<const void*>(&ParamsKernel); }
+const void* NoParamsKernelStub() { return reinterpret_cast<const void*>(&NoParamsKernel); }
+
+void LaunchParams(const float* in, float* out, int n, Pair p, char c, dim3 grid, dim3 block, size_t shared) {
+  ParamsKernel<<<grid, block, shared>>>(in, out, n, p, c);
+}
+
+void LaunchNoParams() { NoParamsKernel<<<3, 32>>>(); }
+
+cudaError_t LaunchNoParamsInClusters() {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(4);
+  config.blockDim = dim3(32);
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = 2;
+  attribute.val.clusterDim.y = 1;
+  attribute.val.clusterDim.z = 1;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, NoParamsKernel);
+}
+
+}  // namespace emutest

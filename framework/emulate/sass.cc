@@ -1,0 +1,394 @@
+#include "emulate/internal/sass.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstring>
+#include <regex>
+#include <sstream>
+
+#include "bankcheck/error.h"
+
+namespace bankcheck::emulate::internal {
+namespace {
+
+[[noreturn]] void Unreadable(const std::string& text, const std::string& why) {
+  throw Error(ErrorKind::kBadInput, "cannot read the SASS operand \"" + text + "\": " + why +
+                                        " (an nvdisasm listing of an sm_90 cubin is expected)");
+}
+
+std::string Trim(std::string_view text) {
+  size_t begin = 0, end = text.size();
+  while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
+  while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
+  return std::string(text.substr(begin, end - begin));
+}
+
+// Splits at top-level commas (not inside [] or ()).
+std::vector<std::string> SplitOperands(const std::string& text) {
+  std::vector<std::string> parts;
+  int depth = 0;
+  std::string current;
+  for (char c : text) {
+    if (c == '[' || c == '(' || c == '{') ++depth;
+    if (c == ']' || c == ')' || c == '}') --depth;
+    if (c == ',' && depth == 0) {
+      parts.push_back(Trim(current));
+      current.clear();
+    } else {
+      current += c;
+    }
+  }
+  if (!Trim(current).empty()) parts.push_back(Trim(current));
+  return parts;
+}
+
+bool ParseNumber(const std::string& text, int64_t* value) {
+  if (text.empty()) return false;
+  const bool negative = text[0] == '-';
+  const std::string digits = negative ? text.substr(1) : text;
+  if (digits.empty()) return false;
+  char* end = nullptr;
+  const unsigned long long parsed = digits.rfind("0x", 0) == 0 ? std::strtoull(digits.c_str() + 2, &end, 16)
+                                                               : std::strtoull(digits.c_str(), &end, 10);
+  if (end == nullptr || *end != '\0' || (digits.rfind("0x", 0) == 0 && digits.size() == 2)) return false;
+  *value = negative ? -static_cast<int64_t>(parsed) : static_cast<int64_t>(parsed);
+  return true;
+}
+
+// "R12", "RZ", "UR4", "URZ", "P0", "PT", "UP1", "UPT", "B0": kind and number; false otherwise.
+bool ParseRegisterName(const std::string& name, OperandKind* kind, int* index) {
+  static const std::regex pattern(R"(^(UR|R|UP|P|B)([0-9]{1,3}|Z|T)$)");
+  std::smatch match;
+  if (!std::regex_match(name, match, pattern)) return false;
+  const std::string prefix = match[1], number = match[2];
+  if (prefix == "R") *kind = OperandKind::kRegister;
+  if (prefix == "UR") *kind = OperandKind::kUniformRegister;
+  if (prefix == "P") *kind = OperandKind::kPredicate;
+  if (prefix == "UP") *kind = OperandKind::kUniformPredicate;
+  if (prefix == "B") *kind = OperandKind::kBarrier;
+  const bool is_register = prefix == "R" || prefix == "UR";
+  if (number == "Z") {
+    if (!is_register) return false;
+    *index = prefix == "R" ? kRegisterZero : kUniformRegisterZero;
+  } else if (number == "T") {
+    if (is_register || prefix == "B") return false;
+    *index = kPredicateTrue;
+  } else {
+    *index = std::stoi(number);
+    const int limit = prefix == "R"    ? kRegisterZero
+                      : prefix == "UR" ? kUniformRegisterZero
+                      : prefix == "B"  ? 16
+                                       : kPredicateTrue;
+    if (*index >= limit) return false;
+  }
+  return true;
+}
+
+// The inside of [...] of a memory or constant operand: registers (R, UR, with .64/.U32/.X4 forms)
+// and an immediate, joined by '+'.
+void ParseAddress(const std::string& whole, const std::string& inside, Operand& operand) {
+  std::string part;
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < inside.size(); ++i) {
+    if (inside[i] == '+' && !part.empty()) {
+      parts.push_back(Trim(part));
+      part.clear();
+    } else {
+      part += inside[i];
+    }
+  }
+  if (!Trim(part).empty()) parts.push_back(Trim(part));
+  for (std::string item : parts) {
+    int64_t number = 0;
+    if (ParseNumber(item, &number)) {
+      operand.offset += number;
+      continue;
+    }
+    const size_t dot = item.find('.');
+    const std::string name = item.substr(0, dot);
+    const std::string suffix = dot == std::string::npos ? "" : item.substr(dot + 1);
+    if (!suffix.empty() && suffix != "64" && suffix != "U32")
+      Unreadable(whole, "the address part \"" + item + "\" is not understood");
+    OperandKind kind{};
+    int index = 0;
+    if (!ParseRegisterName(name, &kind, &index)) Unreadable(whole, "\"" + item + "\" is not a register");
+    if (kind == OperandKind::kRegister && operand.base < 0) {
+      operand.base = index;
+    } else if (kind == OperandKind::kUniformRegister && operand.uniform_base < 0) {
+      operand.uniform_base = index;
+    } else {
+      Unreadable(whole, "an address of more than one register of a kind");
+    }
+  }
+}
+
+Operand ParseOperand(const std::string& raw) {
+  Operand operand;
+  operand.text = raw;
+  std::string text = raw;
+  // Operand reuse hints and the like change nothing the evaluator follows.
+  for (const char* hint : {".reuse"}) {
+    const size_t at = text.find(hint);
+    if (at != std::string::npos) text.erase(at, std::strlen(hint));
+  }
+  if (text.empty()) Unreadable(raw, "empty");
+  if (text[0] == '`') {
+    static const std::regex label(R"(^`\(([^)]+)\)$)");
+    std::smatch match;
+    if (!std::regex_match(text, match, label)) Unreadable(raw, "not a label");
+    operand.kind = OperandKind::kLabel;
+    operand.text = match[1];
+    return operand;
+  }
+  if (text[0] == '!') {
+    operand.invert = true;
+    text = text.substr(1);
+  } else if (text[0] == '~') {
+    operand.invert = true;
+    text = text.substr(1);
+  } else if (text[0] == '-' && text.size() > 1 && !std::isdigit(static_cast<unsigned char>(text[1]))) {
+    operand.negate = true;
+    text = text.substr(1);
+  }
+  if (text.size() > 2 && text.front() == '|' && text.back() == '|') {
+    operand.absolute = true;
+    text = text.substr(1, text.size() - 2);
+  }
+  // Registers with a width or type suffix (R2.64, R4.H1): the suffix matters only in addresses.
+  {
+    const size_t dot = text.find('.');
+    const std::string name = text.substr(0, dot);
+    OperandKind kind{};
+    int index = 0;
+    if (ParseRegisterName(name, &kind, &index)) {
+      if (dot != std::string::npos && text.substr(dot + 1) != "64" && text.substr(dot + 1) != "U32" &&
+          text.substr(dot + 1) != "reuse")
+        return operand;  // kOther: a half-register selector and the like, not evaluated
+      operand.kind = kind;
+      operand.index = index;
+      return operand;
+    }
+  }
+  if (text.rfind("SR", 0) == 0) {
+    operand.kind = OperandKind::kSpecial;
+    operand.text = text;
+    return operand;
+  }
+  if (text.rfind("c[", 0) == 0) {
+    static const std::regex constant(R"(^c\[(0x[0-9a-f]{1,4})\]\[([^\]]+)\]$)");
+    std::smatch match;
+    if (!std::regex_match(text, match, constant)) Unreadable(raw, "not a constant-bank operand");
+    operand.kind = OperandKind::kConstant;
+    operand.bank = static_cast<uint32_t>(std::stoul(match[1].str().substr(2), nullptr, 16));
+    Operand address;
+    ParseAddress(raw, match[2], address);
+    operand.value = static_cast<uint64_t>(address.offset);
+    operand.base = address.base >= 0 ? address.base : address.uniform_base;
+    operand.base_uniform = address.base < 0 && address.uniform_base >= 0;
+    if (address.base == kRegisterZero) operand.base = -1;
+    return operand;
+  }
+  if (text[0] == '[') {
+    if (text.back() != ']') Unreadable(raw, "an unclosed address");
+    operand.kind = OperandKind::kMemory;
+    ParseAddress(raw, text.substr(1, text.size() - 2), operand);
+    return operand;
+  }
+  int64_t number = 0;
+  if (ParseNumber(text, &number)) {
+    operand.kind = OperandKind::kImmediate;
+    operand.value = static_cast<uint32_t>(number);
+    return operand;
+  }
+  // A floating-point immediate (FFMA's 0.5, HFMA2's halves): kept as a double's text; evaluated
+  // where an instruction needs it.
+  {
+    char* end = nullptr;
+    const std::string number_text = operand.negate ? "-" + text : text;
+    std::strtod(number_text.c_str(), &end);
+    if (end != nullptr && *end == '\0') {
+      operand.kind = OperandKind::kImmediate;
+      operand.is_float = true;
+      operand.negate = false;
+      operand.text = number_text;
+      float as_float = static_cast<float>(std::strtod(number_text.c_str(), nullptr));
+      uint32_t bits = 0;
+      std::memcpy(&bits, &as_float, sizeof bits);
+      operand.value = bits;
+      return operand;
+    }
+    if (text == "INF" || text == "+INF" || text == "QNAN" || text == "-QNAN" || text == "+QNAN") {
+      operand.kind = OperandKind::kImmediate;
+      operand.is_float = true;
+      operand.text = text;
+      return operand;
+    }
+  }
+  return operand;  // kOther: desc[...][...], gdesc, modes
+}
+
+}  // namespace
+
+bool Instruction::Has(std::string_view modifier) const {
+  for (const std::string& m : modifiers)
+    if (m == modifier) return true;
+  return false;
+}
+
+std::string Instruction::Where() const {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "0x%04x", pc);
+  return opcode + " at pc " + buffer;
+}
+
+std::vector<Operand> ParseOperands(const std::string& text) {
+  std::vector<Operand> operands;
+  for (const std::string& part : SplitOperands(text)) operands.push_back(ParseOperand(part));
+  return operands;
+}
+
+namespace {
+
+// MUFU.RCP's value is exact enough only where nvcc's unsigned division sequence uses it:
+//   I2F.U32.RP Ra, Rd ; ... MUFU.RCP Ra, Ra ; VIADD Rb, Ra, 0xffffffe ; F2I.FTZ.U32.TRUNC.NTZ Rq, Rb
+// then one Newton step (IMAD/IMAD.HI) and two corrections of the quotient or remainder: those make
+// the result exact for any reciprocal within MUFU.RCP's error bound, so the correctly rounded
+// reciprocal gives the hardware's quotient. Anywhere else its value is unknown.
+void MarkDivisionReciprocals(std::vector<Instruction>& code) {
+  for (size_t i = 0; i + 2 < code.size(); ++i) {
+    Instruction& rcp = code[i];
+    if (rcp.base != "MUFU" || !rcp.Has("RCP") || rcp.operands.size() != 2) continue;
+    const Instruction& add = code[i + 1];
+    const Instruction& convert = code[i + 2];
+    bool from_i2f = false;
+    for (size_t j = i; j-- > 0 && j + 4 > i;)
+      if (code[j].base == "I2F" && code[j].Has("RP") && code[j].Has("U32") && !code[j].operands.empty() &&
+          code[j].operands[0].kind == OperandKind::kRegister &&
+          code[j].operands[0].index == rcp.operands[1].index)
+        from_i2f = true;
+    const bool add_ok = add.base == "VIADD" && add.operands.size() == 3 &&
+                        add.operands[1].kind == OperandKind::kRegister &&
+                        add.operands[1].index == rcp.operands[0].index &&
+                        add.operands[2].kind == OperandKind::kImmediate && add.operands[2].value == 0xffffffe;
+    const bool convert_ok = convert.base == "F2I" && convert.Has("U32") && convert.Has("TRUNC") &&
+                            convert.operands.size() == 2 && add.operands.size() == 3 &&
+                            convert.operands[1].kind == OperandKind::kRegister &&
+                            convert.operands[1].index == add.operands[0].index;
+    rcp.division_reciprocal = from_i2f && add_ok && convert_ok && rcp.guard == kPredicateTrue;
+  }
+}
+
+std::vector<std::string> Split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::stringstream stream(text);
+  std::string part;
+  while (std::getline(stream, part, separator)) parts.push_back(part);
+  return parts;
+}
+
+}  // namespace
+
+std::map<std::string, Kernel, std::less<>> ReadKernels(const std::string& nvdisasm_listing,
+                                                       const std::string& elf_listing) {
+  std::map<std::string, Kernel, std::less<>> kernels;
+  const bankcheck::internal::Disassembly disassembly = bankcheck::internal::ParseNvdisasm(nvdisasm_listing);
+  for (const auto& [function, instructions] : disassembly) {
+    Kernel& kernel = kernels[function];
+    kernel.info.mangled = function;
+    std::map<std::string, size_t> label_index;
+    for (const auto& [pc, disassembled] : instructions) {
+      Instruction instruction;
+      instruction.pc = pc;
+      instruction.opcode = disassembled.opcode;
+      std::vector<std::string> parts = Split(disassembled.opcode, '.');
+      instruction.base = parts.empty() ? "" : parts[0];
+      instruction.modifiers.assign(parts.begin() + (parts.empty() ? 0 : 1), parts.end());
+      instruction.info = FindOpcode(instruction.base);
+      instruction.inline_chain = disassembled.inline_chain;
+      if (!disassembled.guard.empty()) {
+        std::string guard = disassembled.guard.substr(1);  // after '@'
+        instruction.guard_negated = guard[0] == '!';
+        if (instruction.guard_negated) guard = guard.substr(1);
+        OperandKind kind{};
+        if (!ParseRegisterName(guard, &kind, &instruction.guard) ||
+            (kind != OperandKind::kPredicate && kind != OperandKind::kUniformPredicate))
+          Unreadable(disassembled.guard, "not a guard predicate");
+        instruction.guard_uniform = kind == OperandKind::kUniformPredicate;
+      }
+      try {
+        instruction.operands = ParseOperands(disassembled.operands);
+      } catch (const Error& error) {
+        // Not evaluated: the launch is undecided if a lane runs it.
+        instruction.unreadable = error.what();
+        instruction.operands.clear();
+      }
+      for (const std::string& label : disassembled.labels) label_index[label] = kernel.code.size();
+      kernel.index_of_pc[pc] = kernel.code.size();
+      kernel.code.push_back(std::move(instruction));
+    }
+    for (Instruction& instruction : kernel.code)
+      for (const Operand& operand : instruction.operands)
+        if (operand.kind == OperandKind::kLabel) {
+          const auto found = label_index.find(operand.text);
+          if (found != label_index.end()) instruction.target = static_cast<int>(found->second);
+        }
+    MarkDivisionReciprocals(kernel.code);
+    // Registers a warp's state must hold: the highest named, plus the widest access (4 registers).
+    for (const Instruction& instruction : kernel.code)
+      for (const Operand& operand : instruction.operands) {
+        int highest = -1;
+        if (operand.kind == OperandKind::kRegister && operand.index != kRegisterZero) highest = operand.index;
+        if ((operand.kind == OperandKind::kMemory || operand.kind == OperandKind::kConstant) &&
+            operand.base >= 0 && operand.base != kRegisterZero && !operand.base_uniform)
+          highest = operand.base;
+        kernel.registers = std::max(kernel.registers, std::min(highest + 4, kRegisterZero));
+      }
+  }
+  // cuobjdump -elf: the section table's .nv.shared.<kernel> sizes, and each .nv.info.<kernel>
+  // section's EIATTR_KPARAM_INFO (ordinal, offset, size) and EIATTR_PARAM_CBANK (size << 16 | base).
+  static const std::regex shared_section(
+      R"(^\s*[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]{1,8})\s+[0-9a-f]+\s+[0-9a-f]+\s+NOBITS\s+.*\s\.nv\.shared\.(\S+)\s*$)");
+  static const std::regex info_section(R"(^\.nv\.info\.(\S+)\s*$)");
+  static const std::regex param(
+      R"(Ordinal\s*:\s*0x([0-9a-f]{1,8})\s+Offset\s*:\s*0x([0-9a-f]{1,8})\s+Size\s*:\s*0x([0-9a-f]{1,8}))");
+  static const std::regex cbank(R"(Value:\s*0x[0-9a-f]+\s+0x([0-9a-f]{1,8}))");
+  Kernel* current = nullptr;
+  bool cbank_next = false;
+  for (const std::string& line : Split(elf_listing, '\n')) {
+    std::smatch match;
+    if (std::regex_match(line, match, shared_section)) {
+      const auto found = kernels.find(match[2].str());
+      if (found != kernels.end())
+        found->second.info.static_shared_bytes = static_cast<uint32_t>(std::stoul(match[1], nullptr, 16));
+      continue;
+    }
+    if (std::regex_match(line, match, info_section)) {
+      const auto found = kernels.find(match[1].str());
+      current = found == kernels.end() ? nullptr : &found->second;
+      continue;
+    }
+    if (!line.empty() && line[0] == '.') current = nullptr;  // another section
+    if (current == nullptr) continue;
+    if (line.find("EIATTR_PARAM_CBANK") != std::string::npos) {
+      cbank_next = true;
+      continue;
+    }
+    if (cbank_next && std::regex_search(line, match, cbank)) {
+      current->info.param_base = static_cast<uint32_t>(std::stoul(match[1], nullptr, 16) & 0xffff);
+      cbank_next = false;
+      continue;
+    }
+    if (std::regex_search(line, match, param)) {
+      current->info.params.push_back({static_cast<uint32_t>(std::stoul(match[1], nullptr, 16)),
+                                      static_cast<uint32_t>(std::stoul(match[2], nullptr, 16)),
+                                      static_cast<uint32_t>(std::stoul(match[3], nullptr, 16))});
+    }
+  }
+  for (auto& [name, kernel] : kernels)
+    std::sort(kernel.info.params.begin(), kernel.info.params.end(),
+              [](const ParamSlot& a, const ParamSlot& b) { return a.ordinal < b.ordinal; });
+  return kernels;
+}
+
+}  // namespace bankcheck::emulate::internal

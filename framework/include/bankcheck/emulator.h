@@ -1,0 +1,134 @@
+#pragma once
+// The GPU-less gate's evaluator (docs/design/emulate.md, docs/emulate.md): a kernel launch's
+// shared-memory counts derived from its sm_90 SASS instead of measured. Each thread's address
+// arithmetic is evaluated from threadIdx/blockIdx, the launch's argument bytes and loop counters,
+// and every executed shared-memory instruction is costed by the core's bank model
+// (bank_model.h) for its kind. Exact or silent: a launch whose shared addresses, active masks or
+// branches depend on anything unknown (a load from memory, an atomic's result, a clock, an
+// instruction the evaluator does not understand) is undecided, with the reason, never guessed.
+//
+// Host-only: no CUDA runtime, no CUPTI. Reading a fatbin or cubin runs the CUDA toolkit's
+// cuobjdump and nvdisasm (BANKCHECK_CUOBJDUMP / BANKCHECK_NVDISASM, else the toolkit bankcheck was
+// built with, else PATH; on machines without the toolkit the nvidia-cuda-cuobjdump and
+// nvidia-cuda-nvdisasm wheels provide them).
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bankcheck/launch_record.h"
+
+namespace bankcheck::emulate {
+
+// One kernel parameter, as the cubin's EIATTR_KPARAM_INFO describes it: its position in the
+// kernel's signature, and where its bytes sit in the parameter buffer (from KernelInfo::param_base
+// in constant bank 0).
+struct ParamSlot {
+  uint32_t ordinal = 0;
+  uint32_t offset = 0;  // bytes from the start of the parameter buffer
+  uint32_t size = 0;    // bytes
+  friend bool operator==(const ParamSlot& a, const ParamSlot& b) {
+    return a.ordinal == b.ordinal && a.offset == b.offset && a.size == b.size;
+  }
+};
+
+// What a launch needs to know of a kernel before it is emulated.
+struct KernelInfo {
+  std::string mangled;
+  std::vector<ParamSlot> params;     // by ordinal
+  uint32_t param_base = 0x210;       // the parameter buffer's offset in c[0x0] (sm_90)
+  uint32_t static_shared_bytes = 0;  // the kernel's __shared__ variables (.nv.shared.<kernel>)
+};
+
+// The sm_90 SASS of one fatbin or cubin: per kernel its instructions with operands, line info
+// (nvdisasm -gi) and metadata. Built once per module, read by any number of Emulate calls
+// (const, so safe to share between threads).
+class Module {
+ public:
+  // The fatbin nvcc's host code registers (__cudaRegisterFatBinary's argument is a wrapper
+  // struct; `fatbin` is the wrapper's data pointer: the fatbin header, magic 0xBA55ED50).
+  // Error(kBadInput) for data that is no fatbin, or one without sm_90 SASS (only PTX, or other
+  // architectures: rebuild with sm_90 in CUDA_ARCHITECTURES); Error(kBadInput) too when
+  // cuobjdump/nvdisasm cannot be run, naming what to install.
+  static Module FromFatbin(const void* fatbin);
+  // A cubin (ELF) or fatbin file on disk, as nvcc -cubin / -fatbin / cuobjdump -xelf write them.
+  static Module FromCubinFile(const std::string& path);
+  // From nvdisasm -gi -c's listing of a cubin and the cubin's metadata, as text
+  // (cuobjdump -elf's ".nv.info.<kernel>" sections with EIATTR_KPARAM_INFO, EIATTR_PARAM_CBANK,
+  // and the section headers' .nv.shared.<kernel> sizes). For tests: hand-written listings.
+  // `elf_listing` may be empty: then kernels have no parameters, param_base 0x210 and no static
+  // shared memory.
+  static Module FromListings(const std::string& nvdisasm_listing, const std::string& elf_listing);
+
+  Module(Module&&) noexcept;
+  Module& operator=(Module&&) noexcept;
+  ~Module();
+
+  // nullptr when the module has no such kernel.
+  const KernelInfo* Find(std::string_view mangled) const;
+  // Every kernel's mangled name, sorted.
+  std::vector<std::string> Kernels() const;
+
+  struct Data;  // internal (emulate/internal/sass.h)
+  const Data& data() const { return *data_; }
+
+ private:
+  explicit Module(std::unique_ptr<Data> data);
+  std::unique_ptr<Data> data_;
+};
+
+// One launch as the program made it.
+struct LaunchToEmulate {
+  std::string mangled;
+  Dim3 grid, block;
+  uint32_t dynamic_shared_bytes = 0;
+  // The argument bytes, laid out as KernelInfo::params says (what c[0x0][param_base + offset]
+  // holds on the GPU). Shorter than the kernel's parameters: the missing bytes are unknown (a read
+  // of them feeding an address makes the launch undecided).
+  std::vector<uint8_t> param_bytes;
+};
+
+// Why a launch could not be decided, where in the kernel.
+struct Undecided {
+  // "a load from global memory (LDG.E at pc 0x0090) feeds the address of LDS at pc 0x01a0"
+  std::string reason;
+  uint64_t pc = 0;     // the instruction that could not be evaluated exactly
+  std::string opcode;  // its opcode with modifiers ("LDS.128"); empty when no instruction is to blame
+  std::string file;    // its source line (line info), empty/0 without
+  uint32_t line = 0;
+
+  // "reason (kernels/x.cu:42)"
+  std::string Describe() const;
+};
+
+struct EmulationLimits {
+  // Warp-level instructions evaluated over the whole launch (all blocks evaluated); more makes
+  // the launch undecided ("over the emulation budget").
+  uint64_t max_warp_instructions = 200'000'000;
+};
+
+// Exactly one of the two is set.
+struct Emulation {
+  std::optional<LaunchRecord> record;  // counted_by kEmulated; per-kind counts and per-instruction rows
+  std::optional<Undecided> undecided;
+};
+
+// Emulates `launch` of a kernel of `module`. The record is what a SASS-metrics record of the same
+// launch holds: per-kind SharedCounts (instructions, wavefronts, exact ideal) and one
+// InstructionCounts row per executed shared-memory instruction (pc, opcode, line, inline chain,
+// executions, wavefronts, ideal), most excess first, attributed_launches 1. Lines of inlined code
+// are attributed as the SASS backend attributes them (AttributedFrame with
+// BANKCHECK_SOURCE_ROOT, else `project_root`/`build_root` of SetProjectSources below).
+// Error(kBadInput) when the module has no kernel `launch.mangled`, or for an empty grid/block or a
+// block over 1024 threads.
+Emulation Emulate(const Module& module, const LaunchToEmulate& launch, const EmulationLimits& limits = {});
+
+// Where inlined instructions' attributed lines are looked for (as SetProjectSources of
+// counter_session.h for the SASS backend).
+void SetProjectSources(const std::string& project_root, const std::string& build_root);
+
+}  // namespace bankcheck::emulate
