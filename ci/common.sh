@@ -7,6 +7,11 @@ JOBS="${BANKCHECK_JOBS:-$(nproc)}"
 if ! command -v nvcc >/dev/null 2>&1 && [[ -x /usr/local/cuda/bin/nvcc ]]; then
   export PATH="/usr/local/cuda/bin:$PATH"
 fi
+# nvdisasm and cuobjdump from NVIDIA's wheels (ci/install-deps.sh), where the toolkit has none: the
+# emulated suite (docs/emulate.md) reads the kernels' SASS with them. After PATH: a toolkit's own win.
+if [[ -d "$BUILD_DIR/cuda-tools/nvidia/cu13/bin" ]]; then
+  export PATH="$PATH:$BUILD_DIR/cuda-tools/nvidia/cu13/bin"
+fi
 
 # bankcheck_help <script>: prints the script's opening comment, its help, without the "# ".
 bankcheck_help() {

@@ -8,18 +8,24 @@
 # lines): one that differs fails this script. An undecided case skips, saying which instruction or
 # CUDA call it could not decide. Extra arguments go to ctest. Needs python3 for the summary.
 #
-#   ci/emulate.sh --help    this help, and nothing built
+#   ci/emulate.sh --help      this help, and nothing built
+#   ci/emulate.sh --summary   only the summary, of the results the last run of the emulated tests left
+#                             (ci/test.sh runs them: they are CPU tests), with its exit status
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]] && { bankcheck_help "$0"; exit 0; }
 
-bankcheck_build
-emulated="$BUILD_DIR/suites/bankcheck_kernel_suite_emulated"
-[[ -x "$emulated" ]] || { echo "bankcheck: $emulated was not built (it needs the CUDA toolkit)" >&2; exit 1; }
 results="$BUILD_DIR/results-emulated"
-rm -rf "$results"
 status=0
-ctest --test-dir "$BUILD_DIR" -L emulate -j "$JOBS" --output-on-failure "$@" || status=$?
+if [[ "${1:-}" == "--summary" ]]; then
+  [[ -d "$results/cases" ]] || { echo "bankcheck: no emulated results in $results: run ci/test.sh first" >&2; exit 1; }
+else
+  bankcheck_build
+  emulated="$BUILD_DIR/suites/bankcheck_kernel_suite_emulated"
+  [[ -x "$emulated" ]] || { echo "bankcheck: $emulated was not built (it needs the CUDA toolkit)" >&2; exit 1; }
+  rm -rf "$results"
+  ctest --test-dir "$BUILD_DIR" -L emulate -j "$JOBS" --output-on-failure "$@" || status=$?
+fi
 summary=0
 python3 "$BANKCHECK_ROOT/ci/emulate_results.py" summary "$results" || summary=$?
 ((summary == 0)) || exit "$summary"

@@ -26,6 +26,21 @@ import sys
 KINDS_SKIPPED = {"conflicts"}
 
 
+def without_anonymous_namespaces(mangled):
+    """A mangled name with each anonymous namespace (<length>_GLOBAL__N_..., whose name nvcc makes
+    anew at each compilation of its file) written as "<anonymous>": the measured and the emulated
+    results may come from two builds of the same sources."""
+    if mangled is None:
+        return None
+    out, at = [], 0
+    for match in re.finditer(r"(\d+)_GLOBAL__N_", mangled):
+        if match.start() < at:
+            continue
+        out.append(mangled[at:match.start()] + "<anonymous>")
+        at = match.start(1) + len(match.group(1)) + int(match.group(1))
+    return "".join(out) + mangled[at:]
+
+
 def fail(message):
     print(f"emulate_results.py: {message}", file=sys.stderr)
     sys.exit(2)
@@ -109,7 +124,8 @@ def crosscheck(measured_folder, emulated_folder):
             problems.append(f"{len(gpu.get('launches', []))} measured launches, {len(case['launches'])} emulated")
         else:
             for index, (real, emul) in enumerate(zip(gpu["launches"], case["launches"])):
-                if real.get("mangled") != emul.get("mangled"):
+                if without_anonymous_namespaces(real.get("mangled")) != without_anonymous_namespaces(
+                        emul.get("mangled")):
                     problems.append(f"launch {index}: kernel {real.get('mangled')} measured, {emul.get('mangled')} emulated")
                     continue
                 if not real.get("instructions"):

@@ -187,15 +187,6 @@ WarpCopy BuildInstruction(const AccessOptions& options, SharedKind kind) {
   return copy;
 }
 
-WarpCost CostInstruction(SharedKind kind, const WarpCopy& instruction) {
-  return kind == SharedKind::kCpAsync ? CostWarpCopy(instruction) : CostWarpAccess(instruction.destination);
-}
-
-WarpExplanation ExplainInstruction(SharedKind kind, const WarpCopy& instruction) {
-  return kind == SharedKind::kCpAsync ? ExplainWarpCopy(instruction)
-                                      : ExplainWarpAccess(instruction.destination);
-}
-
 // Options shared by predict and explain.
 void AddAccessOptions(CLI::App& command, AccessOptions& options) {
   command

@@ -95,6 +95,13 @@ std::string RenderBankMapText(const WarpExplanation& explanation, const BankMapO
       out << paint(kAnsiDim, "phase " + std::to_string(p) + " (lanes " + lanes + "): no active lane") << "\n";
       continue;
     }
+    if (phase.served_with_previous) {
+      out << paint(kAnsiDim, "phase " + std::to_string(p) + " (lanes " + lanes + "): served in phase " +
+                                 std::to_string(p - 1) +
+                                 "'s wavefront (a load whose lanes pair up on equal addresses)")
+          << "\n";
+      continue;
+    }
     const auto idle = std::count_if(phase.banks.begin(), phase.banks.end(),
                                     [](const BankUse& bank) { return bank.words.empty(); });
     // The worst bank's words, not the phase's wavefronts: a 16-byte cp.async phase can cost more

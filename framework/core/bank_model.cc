@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "bankcheck/bank_map.h"
@@ -281,6 +282,108 @@ WarpExplanation ExplainWarpAccess(const WarpAccess& access) {
   return explanation;
 }
 
+namespace {
+
+// The lanes of the two phases starting at `first` of an 8- or 16-byte access, as a mask.
+uint32_t PhasePairMask(uint32_t bytes, int first) {
+  const int lanes = 2 * LanesPerPhase(bytes);
+  return lanes >= kWarpSize ? ~0u : ((1u << lanes) - 1u) << first;
+}
+
+// Every lane of the mask reads the address of lane n^1, or every lane that of lane n^2.
+bool PairsUp(const WarpAccess& access, uint32_t mask) {
+  bool with_next = true, with_second_next = true;
+  for (uint32_t rest = mask; rest != 0; rest &= rest - 1) {
+    const int lane = LowestSetBit(rest);
+    with_next = with_next && access.addresses[lane] == access.addresses[lane ^ 1];
+    with_second_next = with_second_next && access.addresses[lane] == access.addresses[lane ^ 2];
+  }
+  return with_next || with_second_next;
+}
+
+// The distinct words the lanes of the mask touch lie in distinct banks.
+bool DistinctWordsInDistinctBanks(const WarpAccess& access, uint32_t mask) {
+  std::array<uint64_t, kSharedBanks> word_in{};
+  uint32_t used = 0;  // bit b: bank b holds word_in[b]
+  const int words_per_lane = WordsPerLane(access.bytes);
+  for (uint32_t rest = mask; rest != 0; rest &= rest - 1) {
+    uint64_t word = access.addresses[LowestSetBit(rest)] / kBankWordBytes;
+    for (int w = 0; w < words_per_lane; ++w, ++word) {
+      const uint32_t bank = static_cast<uint32_t>(word % kSharedBanks);
+      if ((used >> bank & 1u) != 0 && word_in[bank] != word) return false;
+      used |= 1u << bank;
+      word_in[bank] = word;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool ArePairedLoadPhases(const WarpAccess& access, int first) {
+  if (access.bytes != 8 && access.bytes != 16) return false;
+  const uint32_t mask = PhasePairMask(access.bytes, first);
+  return (access.active_mask & mask) == mask && PairsUp(access, mask) &&
+         DistinctWordsInDistinctBanks(access, mask);
+}
+
+std::optional<std::string> UnmeasuredWideAccess(SharedKind kind, const WarpAccess& access) {
+  if ((kind != SharedKind::kLoad && kind != SharedKind::kStore) || (access.bytes != 8 && access.bytes != 16))
+    return std::nullopt;
+  const std::string what =
+      std::to_string(access.bytes) + "-byte " + (kind == SharedKind::kLoad ? "load" : "store");
+  const auto lanes = [](int first, int count) {
+    return "lanes " + std::to_string(first) + "-" + std::to_string(first + count - 1);
+  };
+  const int phase_lanes = LanesPerPhase(access.bytes);
+  for (int first = 0; first < kWarpSize; first += phase_lanes) {
+    const uint32_t mask = phase_lanes >= kWarpSize ? ~0u : ((1u << phase_lanes) - 1u) << first;
+    const uint32_t active = access.active_mask & mask;
+    if (active != 0 && active != mask)
+      return "a phase of a " + what + " (" + lanes(first, phase_lanes) +
+             ") has lanes off, which the GPU serves and idealizes in ways the model does not follow";
+  }
+  for (int first = 0; kind == SharedKind::kLoad && first < kWarpSize; first += 2 * phase_lanes) {
+    const uint32_t mask = PhasePairMask(access.bytes, first);
+    if ((access.active_mask & mask) == mask && PairsUp(access, mask) &&
+        !DistinctWordsInDistinctBanks(access, mask))
+      return lanes(first, 2 * phase_lanes) + " of a " + what +
+             " pair up on equal addresses whose words share a bank, whose ideal the model does not follow";
+  }
+  return std::nullopt;
+}
+
+WarpCost CostInstruction(SharedKind kind, const WarpCopy& instruction) {
+  if (kind == SharedKind::kCpAsync) return CostWarpCopy(instruction);
+  const WarpAccess& access = instruction.destination;
+  const WarpCost cost = CostWarpAccess(access);
+  if (kind != SharedKind::kLoad || (access.bytes != 8 && access.bytes != 16)) return cost;
+  // Each paired pair of phases costs 1 and 1 ideal where CostWarpAccess counted 2 and 2 (both
+  // phases active and conflict-free).
+  uint32_t paired = 0;
+  for (int first = 0; first < kWarpSize; first += 2 * LanesPerPhase(access.bytes))
+    if (ArePairedLoadPhases(access, first)) ++paired;
+  return paired == 0 ? cost : MakeCost(cost.wavefronts - paired, cost.ideal - paired);
+}
+
+WarpExplanation ExplainInstruction(SharedKind kind, const WarpCopy& instruction) {
+  if (kind == SharedKind::kCpAsync) return ExplainWarpCopy(instruction);
+  const WarpAccess& access = instruction.destination;
+  WarpExplanation explanation = ExplainWarpAccess(access);
+  if (kind != SharedKind::kLoad || (access.bytes != 8 && access.bytes != 16)) return explanation;
+  const int phases_per_pair = 2;
+  const int lanes_per_phase = LanesPerPhase(access.bytes);
+  for (int first = 0; first < kWarpSize; first += phases_per_pair * lanes_per_phase) {
+    if (!ArePairedLoadPhases(access, first)) continue;
+    PhaseExplanation& second = explanation.phases[static_cast<size_t>(first / lanes_per_phase + 1)];
+    second.wavefronts = 0;
+    second.served_with_previous = true;
+  }
+  explanation.cost = CostInstruction(kind, instruction);
+  MarkWorstPhase(explanation);
+  return explanation;
+}
+
 bool IsRowCopy(const uint64_t* destinations, const uint64_t* sources, uint32_t lane_mask) {
   if (lane_mask == 0) return false;
   const uint64_t row = destinations[LowestSetBit(lane_mask)] / kCopyRowBytes;
@@ -409,8 +512,7 @@ PredictedCounts PredictLaunch(const Dim3& grid, const Dim3& block,
                     access.sources[lane] = SourceAddress(instruction, block_index, thread, iteration, lane);
                 }
                 if (access.destination.active_mask == 0) continue;
-                cost = instruction.kind == SharedKind::kCpAsync ? CostWarpCopy(access)
-                                                                : CostWarpAccess(access.destination);
+                cost = CostInstruction(instruction.kind, access);
               } catch (const Error& e) {
                 throw Error(e.kind(), std::string(InfoOf(instruction.kind).instruction) + " '" +
                                           instruction.name + "' in block " + FormatDim3(block_index) +
@@ -444,9 +546,8 @@ PredictedCounts PredictLaunch(const Dim3& grid, const Dim3& block,
           << std::min<uint64_t>(threads_per_block, uint64_t{worst.warp + 1} * kWarpSize) - 1 << ")";
     if (worst.instruction->iterations > 1) where << ", iteration " << worst.iteration;
     where << "\n";
-    const bool copy = worst.instruction->kind == SharedKind::kCpAsync;
-    predicted.bank_map = where.str() + RenderBankMapText(copy ? ExplainWarpCopy(worst.access)
-                                                              : ExplainWarpAccess(worst.access.destination));
+    predicted.bank_map =
+        where.str() + RenderBankMapText(ExplainInstruction(worst.instruction->kind, worst.access));
   }
   return predicted;
 }

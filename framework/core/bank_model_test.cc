@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -167,6 +168,77 @@ TEST(BankModelOracleTest, ExplanationMatchesBruteForceBankByBank) {
 
 WarpCost Strided(uint32_t bytes, int64_t stride, int active = 32, uint64_t offset = 0) {
   return CostWarpAccess(WarpAccess::Strided(bytes, stride, active, offset));
+}
+
+// What the H100 counted for wide accesses whose lanes share addresses (broadcasts, lanes paired by
+// n^1, n^2 and others, lanes off): benchmarks/wide_access_probe.sh, copied by
+// testdata/make_paired_loads_fixture.py.
+struct MeasuredAccess {
+  uint32_t bytes;
+  bool store;
+  std::array<int, kWarpSize> index;  // in elements of `bytes`; -1: the lane is off
+  uint32_t wavefronts;
+  uint32_t ideal;
+};
+const MeasuredAccess kMeasuredWideAccesses[] = {
+#include "core/testdata/paired_loads_fixture.inc"
+};
+
+// Every access the model claims to know (UnmeasuredWideAccess gives no reason) costs what the H100
+// counted, wavefronts and ideal; the ones it does not claim are the only ones allowed to differ.
+TEST(BankModelMeasuredTest, WideAccessesCostWhatTheH100Counted) {
+  int known = 0, paired = 0, differ_unknown = 0;
+  for (const MeasuredAccess& measured : kMeasuredWideAccesses) {
+    WarpCopy instruction;
+    instruction.destination.bytes = measured.bytes;
+    for (int lane = 0; lane < kWarpSize; ++lane)
+      if (measured.index[lane] >= 0)
+        instruction.destination.SetLane(
+            lane, uint64_t{measured.bytes} * static_cast<uint64_t>(measured.index[lane]));
+    const SharedKind kind = measured.store ? SharedKind::kStore : SharedKind::kLoad;
+    const WarpCost cost = CostInstruction(kind, instruction);
+    std::string lanes;
+    for (const int index : measured.index) lanes += std::to_string(index) + " ";
+    const WarpExplanation explained = ExplainInstruction(kind, instruction);
+    EXPECT_EQ(explained.cost, cost) << lanes;
+    uint32_t phases = 0;
+    for (const PhaseExplanation& phase : explained.phases) phases += phase.wavefronts;
+    EXPECT_EQ(phases, cost.wavefronts) << lanes;
+    if (UnmeasuredWideAccess(kind, instruction.destination)) {
+      differ_unknown += cost.wavefronts != measured.wavefronts || cost.ideal != measured.ideal ? 1 : 0;
+      continue;
+    }
+    ++known;
+    EXPECT_EQ(cost.wavefronts, measured.wavefronts)
+        << measured.bytes << "-byte " << (measured.store ? "store" : "load") << " of " << lanes;
+    EXPECT_EQ(cost.ideal, measured.ideal) << lanes;
+    for (int first = 0; first < kWarpSize; first += 2 * LanesPerPhase(measured.bytes))
+      paired += ArePairedLoadPhases(instruction.destination, first) && !measured.store ? 1 : 0;
+  }
+  // Most of the fixture is within the model, paired loads among it; and what it leaves out does
+  // differ on the GPU (else the reasons would be needless).
+  EXPECT_GE(known, 150);
+  EXPECT_GE(paired, 20);
+  EXPECT_GE(differ_unknown, 5);
+}
+
+TEST(BankModelMeasuredTest, OnlyLoadsOfEightOrSixteenBytesPair) {
+  WarpCopy same;
+  same.destination = WarpAccess::Strided(16, 0);  // every lane reads one 16-byte vector
+  EXPECT_TRUE(ArePairedLoadPhases(same.destination, 0));
+  EXPECT_EQ(CostInstruction(SharedKind::kLoad, same).wavefronts, 2u);
+  EXPECT_EQ(CostInstruction(SharedKind::kStore, same).wavefronts, 4u);
+  WarpCopy narrow;
+  narrow.destination = WarpAccess::Strided(4, 0);
+  EXPECT_FALSE(ArePairedLoadPhases(narrow.destination, 0));
+  EXPECT_EQ(CostInstruction(SharedKind::kLoad, narrow).wavefronts, 1u);
+  WarpCopy one_off = same;
+  one_off.destination.active_mask &= ~1u;  // lane 0 off: not modelled
+  EXPECT_FALSE(ArePairedLoadPhases(one_off.destination, 0));
+  EXPECT_TRUE(UnmeasuredWideAccess(SharedKind::kLoad, one_off.destination).has_value());
+  EXPECT_TRUE(UnmeasuredWideAccess(SharedKind::kStore, one_off.destination).has_value());
+  EXPECT_FALSE(UnmeasuredWideAccess(SharedKind::kLoad, same.destination).has_value());
+  EXPECT_FALSE(UnmeasuredWideAccess(SharedKind::kLoad, narrow.destination).has_value());
 }
 
 TEST(BankModelRulesTest, FourByteStrideGivesGcdWays) {

@@ -1163,9 +1163,18 @@ class Evaluator {
       if (sum.ctaid) depends_on_block_ = true;
       access.SetLane(lane, sum.bits);
     }
+    const SharedKind kind =
+        in.info->semantics == Semantics::kSharedStore ? SharedKind::kStore : SharedKind::kLoad;
     WarpCost cost;
     try {
-      cost = CostWarpAccess(access);
+      // Before the cost: a misaligned lane faults (ValidateWarpAccess), which says more.
+      if (const std::optional<std::string> why = UnmeasuredWideAccess(kind, access)) {
+        ValidateWarpAccess(access);
+        Stop(in, "the access of " + Located(in) + ": " + *why);
+      }
+      WarpCopy instruction;
+      instruction.destination = access;
+      cost = CostInstruction(kind, instruction);
     } catch (const Error& error) {
       Stop(in, std::string("the access of ") + Located(in) + " faults on the GPU: " + error.what());
     }

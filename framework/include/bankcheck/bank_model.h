@@ -96,7 +96,9 @@ struct PhaseExplanation {
   int lane_count = 0;
   int active_lanes = 0;
   uint32_t wavefronts = 0;  // 0 for a phase without active lanes
-  int worst_bank = -1;      // the lowest bank with the most distinct words; -1 if idle
+  // A load's phase served in the previous phase's wavefront (ArePairedLoadPhases): wavefronts 0.
+  bool served_with_previous = false;
+  int worst_bank = -1;  // the lowest bank with the most distinct words; -1 if idle
   std::array<BankUse, kSharedBanks> banks;
 };
 
@@ -133,6 +135,31 @@ WarpCost CostWarpCopy(const WarpCopy& copy);
 
 // ExplainWarpAccess of the destination, each phase costed as CostWarpCopy costs it.
 WarpExplanation ExplainWarpCopy(const WarpCopy& copy);
+
+// Whether an 8- or 16-byte load's lanes first..first+2*LanesPerPhase(bytes)-1 (two consecutive
+// phases; `first` a multiple of that) are served in one wavefront instead of two: every one of them
+// is active, every lane reads the address of lane n^1 (or every lane that of lane n^2), and their
+// distinct words lie in distinct banks. Measured on the H100 (docs/model.md, "Paired wide loads"):
+// an LDS.128 whose 32 lanes all read one address costs 2 wavefronts and 2 ideal, not 4; a store
+// (STS) of the same addresses costs 4.
+bool ArePairedLoadPhases(const WarpAccess& access, int first);
+
+// Why CostInstruction of a load or store of 8 or 16 bytes may not be the GPU's count; nullopt when
+// it is within what was measured (benchmarks/wide_access_probe.sh): a phase with some of its lanes
+// off (the H100 counted fewer wavefronts or ideal than the phases give, in ways no rule tried here
+// fits; a phase all off is measured), or a load's pair of phases whose lanes pair up on words that
+// share a bank (its ideal).
+// Other kinds and sizes: nullopt. The emulator leaves such launches undecided.
+std::optional<std::string> UnmeasuredWideAccess(SharedKind kind, const WarpAccess& access);
+
+// What one warp instruction of `kind` costs, the one entry point for every kind: CostWarpCopy for
+// cp.async; CostWarpAccess of the destination for the others, a load's paired phases
+// (ArePairedLoadPhases) counted as one wavefront and one ideal wavefront.
+WarpCost CostInstruction(SharedKind kind, const WarpCopy& instruction);
+
+// The same, with the breakdown: the second phase of a paired pair is marked served_with_previous
+// and costs 0.
+WarpExplanation ExplainInstruction(SharedKind kind, const WarpCopy& instruction);
 
 // ---------------------------------------------------------------------------------------------
 // Launch level.
