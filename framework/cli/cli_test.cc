@@ -123,6 +123,17 @@ TEST_F(CliTest, SixteenByteCpAsyncComesWithANote) {
   EXPECT_EQ(Bankcheck("predict --json --op ldgsts --bytes 4 --stride 2").err, "");
 }
 
+TEST_F(CliTest, WideLoadsPairAndAPartialPhaseComesWithANote) {
+  // One 16-byte vector read by every lane: two phases of 8 lanes paired up, twice.
+  ExpectCost(PredictJson("--op lds --bytes 16 --stride 0"), 2, 2, 0, 1.0);
+  ExpectCost(PredictJson("--op sts --bytes 16 --stride 0"), 4, 4, 0, 1.0);
+  EXPECT_EQ(Bankcheck("predict --json --op lds --bytes 16 --stride 0").err, "");
+  const CliRun partial = Bankcheck("predict --json --op lds --bytes 16 --stride 1 --active 12");
+  EXPECT_EQ(partial.exit_code, 0) << partial.err;
+  EXPECT_THAT(partial.err,
+              HasSubstr("the GPU may count this access otherwise: a phase of a 16-byte load (lanes 8-15)"));
+}
+
 TEST_F(CliTest, PredictSixteenByteCpAsyncTakesTheGlobalSource) {
   // Measured on the H100, per instruction: whole rows on both sides 4 wavefronts; lanes 32 B or
   // 512 B apart on either side 32 (ideal 4).

@@ -278,6 +278,8 @@ void PrintCaveats(SharedKind kind, const WarpAccess& access) {
     std::cerr << "bankcheck: note: the 16-byte cp.async rule is fitted to the H100's measurements; partial "
                  "phases and unaligned sources are unmeasured (docs/model.md)\n";
   }
+  if (const std::optional<std::string> why = UnmeasuredWideAccess(kind, access))
+    std::cerr << "bankcheck: note: the GPU may count this access otherwise: " << *why << " (docs/model.md)\n";
 }
 
 }  // namespace
