@@ -9,9 +9,14 @@ if ! command -v nvcc >/dev/null 2>&1 && [[ -x /usr/local/cuda/bin/nvcc ]]; then
 fi
 # nvdisasm and cuobjdump from NVIDIA's wheels (ci/install-deps.sh), where the toolkit has none: the
 # emulated suite (docs/emulate.md) reads the kernels' SASS with them. After PATH: a toolkit's own win.
-if [[ -d "$BUILD_DIR/cuda-tools/nvidia/cu13/bin" ]]; then
-  export PATH="$PATH:$BUILD_DIR/cuda-tools/nvidia/cu13/bin"
-fi
+# Called here and again once install-deps.sh has run (a fresh build folder has none before).
+bankcheck_cuda_tools_on_path() {
+  local tools="$BUILD_DIR/cuda-tools/nvidia/cu13/bin"
+  if [[ -d "$tools" && ":$PATH:" != *":$tools:"* ]]; then
+    export PATH="$PATH:$tools"
+  fi
+}
+bankcheck_cuda_tools_on_path
 
 # bankcheck_help <script>: prints the script's opening comment, its help, without the "# ".
 bankcheck_help() {
@@ -29,6 +34,7 @@ bankcheck_build() {
     return 0
   fi
   "$BANKCHECK_ROOT/ci/install-deps.sh"
+  bankcheck_cuda_tools_on_path
   mkdir -p "$BUILD_DIR"
   local werror="${BANKCHECK_WERROR:-OFF}"
   [[ "${CI:-}" == "true" ]] && werror=ON
