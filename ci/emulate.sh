@@ -15,7 +15,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]] && { bankcheck_help "$0"; exit 0; }
 
-results="$BUILD_DIR/results-emulated"
+results="${BANKCHECK_RESULTS_DIR:-$BUILD_DIR/results}-emulated"  # as ci/test.sh leaves them
 status=0
 if [[ "${1:-}" == "--summary" ]]; then
   [[ -d "$results/cases" ]] || { echo "bankcheck: no emulated results in $results: run ci/test.sh first" >&2; exit 1; }

@@ -16,6 +16,7 @@
 #include "bankcheck/suite.h"
 #include "core/internal/environment.h"
 #include "core/internal/file_io.h"
+#include "core/internal/launch_emulation.h"
 #include "cuda/internal/launch_records.h"
 
 namespace bankcheck::suites {
@@ -50,7 +51,14 @@ std::filesystem::path BaselinesDir() {
   return FolderFromEnvironmentOr("BANKCHECK_BASELINES_DIR", GetSuiteSettings().baselines_dir);
 }
 std::filesystem::path ResultsDir() {
-  return FolderFromEnvironmentOr("BANKCHECK_RESULTS_DIR", GetSuiteSettings().results_dir);
+  std::filesystem::path folder =
+      FolderFromEnvironmentOr("BANKCHECK_RESULTS_DIR", GetSuiteSettings().results_dir);
+  // The emulated program (docs/emulate.md) writes beside the measured program's folder, never into
+  // it: its built-in folder is the suite's with "-emulated", and so is BANKCHECK_RESULTS_DIR's.
+  const char* set = std::getenv("BANKCHECK_RESULTS_DIR");
+  if (set != nullptr && *set != '\0' && internal::InstalledLaunchEmulation() != nullptr)
+    folder += "-emulated";
+  return folder;
 }
 bool UpdatingBaselines() { return FlagFromEnvironment("BANKCHECK_UPDATE_BASELINES"); }
 bool PruningBaselines() { return FlagFromEnvironment("BANKCHECK_PRUNE_BASELINES"); }

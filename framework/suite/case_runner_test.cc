@@ -4,11 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "bankcheck/verdict.h"
+#include "core/internal/launch_emulation.h"
 #include "core/internal/test_support.h"
 
 namespace bankcheck::suites {
@@ -100,6 +102,28 @@ TEST(CaseRunnerTest, ALineDifferenceFailsTheSuitesBaselineCheck) {
                                           "(executions 64 -> 32, ideal 64 -> 32)"),
             std::string::npos)
       << check.comparison.message;
+}
+
+// Stands in for the emulated program's runtime: only its presence matters here.
+class PresentEmulation final : public internal::LaunchEmulation {
+ public:
+  void Start() override {}
+  std::vector<LaunchRecord> Finish() override { return {}; }
+  void Abandon() override {}
+  std::string TakeNotEmulated() override { return ""; }
+  void SetProjectSources(const std::string&, const std::string&) override {}
+};
+
+TEST(CaseRunnerTest, TheEmulatedProgramsResultsGoBesideTheMeasuredOnesNeverIntoThem) {
+  ::setenv("BANKCHECK_RESULTS_DIR", "/tmp/bankcheck-results", 1);
+  const std::filesystem::path measured = ResultsDir();
+  PresentEmulation emulation;
+  internal::InstallLaunchEmulation(&emulation);
+  const std::filesystem::path emulated = ResultsDir();
+  internal::InstallLaunchEmulation(nullptr);
+  ::unsetenv("BANKCHECK_RESULTS_DIR");
+  EXPECT_EQ(measured, "/tmp/bankcheck-results");
+  EXPECT_EQ(emulated, "/tmp/bankcheck-results-emulated");
 }
 
 }  // namespace
