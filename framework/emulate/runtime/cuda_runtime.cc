@@ -136,6 +136,14 @@ void __cudaRegisterVar(void** /*handle*/, char* /*host_var*/, char* /*device_add
                        const char* /*device_name*/, int /*ext*/, size_t /*size*/, int /*constant*/,
                        int /*global*/) {}
 
+// The managed-memory runtime's module set-up, which every translation unit's stub file references
+// (nvcc's __nv_init_managed_rt_with_module; an unoptimized build keeps it): a `__managed__`
+// variable's first use calls it. Managed memory is not emulated.
+char __cudaInitModule(void** /*handle*/) {
+  NotEmulated("__cudaInitModule (__managed__ variables)");
+  return 0;
+}
+
 unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared, struct CUstream_st* stream) {
   t_configurations.push_back({grid, block, shared, stream});
   return 0;
