@@ -158,7 +158,20 @@ namespace {
   # leaves cudart out of programs marked BANKCHECK_EMULATED), so that every launch is recorded and
   # counted from the kernels' sm_90 SASS on the CPU. Its results go to RESULTS_DIR-emulated; one
   # CTest test per topic, "<prefix>/emulated/<topic>", labelled emulate and cpu.
-  if(TARGET bankcheck::emulated_runtime)
+  # Only where the kernels have sm_90 SASS to read (90 or 90a, not only its PTX): a consumer that
+  # builds for other architectures gets no emulated program, and a note.
+  set(emulatable OFF)
+  get_target_property(kernel_architectures ${target}_kernels CUDA_ARCHITECTURES)
+  foreach(architecture IN LISTS kernel_architectures)
+    if(architecture MATCHES "^90a?(-real)?$" OR architecture MATCHES "^all")
+      set(emulatable ON)
+    endif()
+  endforeach()
+  if(TARGET bankcheck::emulated_runtime AND NOT emulatable)
+    message(STATUS "bankcheck: ${target}: no emulated program (docs/emulate.md): its kernels are built for "
+                   "CUDA_ARCHITECTURES \"${kernel_architectures}\", without sm_90 SASS")
+  endif()
+  if(TARGET bankcheck::emulated_runtime AND emulatable)
     set(emulated_settings "${CMAKE_CURRENT_BINARY_DIR}/${target}_emulated_settings.cc")
     set(gpu_results_dir "${ARG_RESULTS_DIR}")
     set(ARG_RESULTS_DIR "${ARG_RESULTS_DIR}-emulated")
