@@ -284,11 +284,11 @@ WarpExplanation ExplainWarpAccess(const WarpAccess& access) {
 
 namespace {
 
+// Lanes first..first+count-1 as a mask.
+uint32_t LaneMask(int first, int count) { return count >= kWarpSize ? ~0u : ((1u << count) - 1u) << first; }
+
 // The lanes of the two phases starting at `first` of an 8- or 16-byte access, as a mask.
-uint32_t PhasePairMask(uint32_t bytes, int first) {
-  const int lanes = 2 * LanesPerPhase(bytes);
-  return lanes >= kWarpSize ? ~0u : ((1u << lanes) - 1u) << first;
-}
+uint32_t PhasePairMask(uint32_t bytes, int first) { return LaneMask(first, 2 * LanesPerPhase(bytes)); }
 
 // Every lane of the mask reads the address of lane n^1, or every lane that of lane n^2.
 bool PairsUp(const WarpAccess& access, uint32_t mask) {
@@ -337,7 +337,7 @@ std::optional<std::string> UnmeasuredWideAccess(SharedKind kind, const WarpAcces
   };
   const int phase_lanes = LanesPerPhase(access.bytes);
   for (int first = 0; first < kWarpSize; first += phase_lanes) {
-    const uint32_t mask = phase_lanes >= kWarpSize ? ~0u : ((1u << phase_lanes) - 1u) << first;
+    const uint32_t mask = LaneMask(first, phase_lanes);
     const uint32_t active = access.active_mask & mask;
     if (active != 0 && active != mask)
       return "a phase of a " + what + " (" + lanes(first, phase_lanes) +
