@@ -13,6 +13,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <tuple>
 
 #include "bankcheck/bank_model.h"
 #include "bankcheck/emulator.h"
@@ -42,11 +44,45 @@ std::string Demangle(const std::string& mangled) {
   return status == 0 && demangled ? std::string(demangled.get()) : mangled;
 }
 
+// How a lane's value depends on the block index (docs/design/emulate.md, "Blocks"): not at all;
+// affinely, the value in block c being bits + step . (c - this block) modulo 2^32; or otherwise.
+// Blocks are grouped on it: a value that depends affinely can be recomputed for another block
+// without evaluating that block.
+struct BlockDependence {
+  std::array<uint32_t, 3> step{};
+  bool other = false;
+  bool any() const { return other || (step[0] | step[1] | step[2]) != 0; }
+  friend bool operator==(const BlockDependence& a, const BlockDependence& b) {
+    return a.step == b.step && a.other == b.other;
+  }
+};
+
+BlockDependence NotAffine() {
+  BlockDependence dependence;
+  dependence.other = true;
+  return dependence;
+}
+
+// a + b, a - b, a * k: the dependence of a sum or of a multiple by a value that is the same in every
+// block.
+BlockDependence Plus(const BlockDependence& a, const BlockDependence& b) {
+  BlockDependence sum;
+  for (int axis = 0; axis < 3; ++axis) sum.step[axis] = a.step[axis] + b.step[axis];
+  sum.other = a.other || b.other;
+  return sum;
+}
+BlockDependence Times(const BlockDependence& a, uint32_t k) {
+  BlockDependence product = a;
+  for (uint32_t& step : product.step) step *= k;
+  return product;
+}
+BlockDependence Negated(const BlockDependence& a) { return Times(a, 0xffffffffu); }
+
 // A 32-bit value of one lane: known, or unknown with where the unknown came from.
 struct Value {
   uint32_t bits = 0;
   uint32_t origin = 0;  // 0: known; else an Origin code
-  bool ctaid = false;   // depends on the block index
+  BlockDependence block;
   bool known() const { return origin == 0; }
 };
 
@@ -54,21 +90,112 @@ struct Value {
 constexpr uint32_t kNeverWritten = 0xffffffffu;
 constexpr uint32_t kMissingArgument = 0xfffffffeu;
 
-Value Known(uint32_t bits, bool ctaid = false) { return Value{bits, 0, ctaid}; }
-Value Unknown(uint32_t origin, bool ctaid = false) { return Value{0, origin, ctaid}; }
+Value Known(uint32_t bits, BlockDependence block = {}) { return Value{bits, 0, block}; }
+// An unknown's dependence on the block does not matter: whatever it feeds is undecided.
+Value Unknown(uint32_t origin) { return Value{0, origin, {}}; }
 
 // The result of an operation on `inputs`: unknown when any is (with the first unknown's origin), and
-// depending on the block index when any does.
+// depending on the block index, not affinely, when any input depends on it. Operations whose
+// result is affine in affine inputs say so where they are computed.
 template <typename... V>
 Value From(uint32_t bits, const V&... inputs) {
   Value result = Known(bits);
   for (const Value* input : {&inputs...}) {
-    result.ctaid |= input->ctaid;
+    if (input->block.any()) result.block.other = true;
     if (result.origin == 0 && input->origin != 0) result.origin = input->origin;
   }
   if (result.origin != 0) result.bits = 0;
   return result;
 }
+
+// As From, with `block` as the result's dependence when an input depends on the block.
+template <typename... V>
+Value Affine(uint32_t bits, const BlockDependence& block, const V&... inputs) {
+  Value result = From(bits, inputs...);
+  if (result.known() && result.block.any()) result.block = block;
+  return result;
+}
+
+// A comparison of ISETP's and IMNMX's.
+enum class Test : uint8_t {
+  kLess,
+  kLessOrEqual,
+  kGreater,
+  kGreaterOrEqual,
+  kEqual,
+  kNotEqual,
+  kTrue,
+  kFalse
+};
+
+bool Compare(Test test, bool is_unsigned, uint32_t a, uint32_t b) {
+  const int64_t sa = is_unsigned ? int64_t{a} : int64_t{static_cast<int32_t>(a)};
+  const int64_t sb = is_unsigned ? int64_t{b} : int64_t{static_cast<int32_t>(b)};
+  switch (test) {
+    case Test::kLess:
+      return sa < sb;
+    case Test::kLessOrEqual:
+      return sa <= sb;
+    case Test::kGreater:
+      return sa > sb;
+    case Test::kGreaterOrEqual:
+      return sa >= sb;
+    case Test::kEqual:
+      return sa == sb;
+    case Test::kNotEqual:
+      return sa != sb;
+    case Test::kTrue:
+      return true;
+    case Test::kFalse:
+      break;
+  }
+  return false;
+}
+
+// The conditions under which another block runs exactly as an evaluated one (its representative):
+// every comparison of a value that depends affinely on the block comes out the same, and every
+// shared address that depends on it moves all lanes by the same multiple of 128 bytes (which
+// keeps each lane's bank, the words lanes share and every alignment, so the bank model's cost).
+// Values that are not block-dependent are the same in every block; the rest follow.
+struct BlockConditions {
+  struct Comparison {
+    uint32_t a, b;
+    std::array<uint32_t, 3> a_step, b_step;
+    Test test;
+    bool is_unsigned, outcome;
+    auto Key() const { return std::tie(a, b, a_step, b_step, test, is_unsigned, outcome); }
+    friend bool operator<(const Comparison& x, const Comparison& y) { return x.Key() < y.Key(); }
+    friend bool operator==(const Comparison& x, const Comparison& y) { return x.Key() == y.Key(); }
+  };
+  std::vector<Comparison> comparisons;
+  // Per executed shared instruction with block-dependent lanes: the distinct steps of its lanes.
+  std::vector<std::vector<std::array<uint32_t, 3>>> address_steps;
+
+  void Compact() {
+    std::sort(comparisons.begin(), comparisons.end());
+    comparisons.erase(std::unique(comparisons.begin(), comparisons.end()), comparisons.end());
+    std::sort(address_steps.begin(), address_steps.end());
+    address_steps.erase(std::unique(address_steps.begin(), address_steps.end()), address_steps.end());
+  }
+
+  // Whether block `to` runs as `from`, the block these conditions were recorded in.
+  bool Hold(const Dim3& from, const Dim3& to) const {
+    const std::array<uint32_t, 3> d = {to.x - from.x, to.y - from.y, to.z - from.z};
+    const auto moved = [&](uint32_t bits, const std::array<uint32_t, 3>& step) {
+      return bits + step[0] * d[0] + step[1] * d[1] + step[2] * d[2];
+    };
+    for (const Comparison& c : comparisons)
+      if (Compare(c.test, c.is_unsigned, moved(c.a, c.a_step), moved(c.b, c.b_step)) != c.outcome)
+        return false;
+    for (const std::vector<std::array<uint32_t, 3>>& steps : address_steps) {
+      const uint32_t shift = moved(0, steps.front());
+      if (shift % 128 != 0) return false;
+      for (const std::array<uint32_t, 3>& step : steps)
+        if (moved(0, step) != shift) return false;
+    }
+    return true;
+  }
+};
 
 struct Undecidable {
   Undecided undecided;
@@ -114,33 +241,73 @@ class Evaluator {
   Evaluator(const Kernel& kernel, const LaunchToEmulate& launch, const EmulationLimits& limits)
       : kernel_(kernel), launch_(launch), limits_(limits) {}
 
-  // Every block's counts by instruction index; throws Undecidable.
+  // Every block's counts by instruction index; throws Undecidable. A block that provably runs as an
+  // evaluated one (BlockConditions) is counted with it instead of being evaluated.
   std::map<size_t, Row> Run() {
-    const uint64_t blocks = uint64_t{launch_.grid.x} * launch_.grid.y * launch_.grid.z;
-    RunBlock(Dim3{0, 0, 0});
-    if (!depends_on_block_) {
-      for (auto& [index, row] : rows_) {
-        row.executions = Multiply(row.executions, blocks);
-        row.wavefronts = Multiply(row.wavefronts, blocks);
-        row.ideal = Multiply(row.ideal, blocks);
-      }
-      return rows_;
-    }
-    rows_.clear();
+    struct Group {
+      Dim3 representative;
+      BlockConditions conditions;
+      std::map<size_t, Row> rows;
+      uint64_t blocks = 1;
+    };
+    std::vector<Group> groups;
+    std::map<size_t, Row> total;
+    bool grouping = limits_.group_blocks;
+    size_t last = 0;
     for (uint32_t z = 0; z < launch_.grid.z; ++z)
       for (uint32_t y = 0; y < launch_.grid.y; ++y)
-        for (uint32_t x = 0; x < launch_.grid.x; ++x) RunBlock(Dim3{x, y, z});
-    return rows_;
+        for (uint32_t x = 0; x < launch_.grid.x; ++x) {
+          const Dim3 block{x, y, z};
+          if (grouping && !groups.empty()) {
+            bool placed = groups[last].conditions.Hold(groups[last].representative, block);
+            for (size_t i = 0; i < groups.size() && !placed; ++i)
+              if (i != last && groups[i].conditions.Hold(groups[i].representative, block)) {
+                last = i;
+                placed = true;
+              }
+            if (placed) {
+              ++groups[last].blocks;
+              continue;
+            }
+          }
+          rows_.clear();
+          conditions_ = BlockConditions{};
+          ++evaluated_blocks_;
+          RunBlock(block);
+          if (grouping && !not_affine_ && groups.size() < kMaxGroups) {
+            conditions_.Compact();
+            groups.push_back(Group{block, std::move(conditions_), std::move(rows_), 1});
+            last = groups.size() - 1;
+          } else {
+            // A block-dependence the conditions cannot follow, or too many kinds of block: the
+            // blocks already grouped stay so, the rest are evaluated one by one.
+            grouping = false;
+            Add(total, rows_, 1);
+          }
+        }
+    for (const Group& group : groups) Add(total, group.rows, group.blocks);
+    return total;
   }
 
-  bool depends_on_block() const { return depends_on_block_; }
+  uint64_t evaluated_blocks() const { return evaluated_blocks_; }
 
  private:
-  static uint64_t Multiply(uint64_t a, uint64_t b) {
-    uint64_t product = 0;
-    if (__builtin_mul_overflow(a, b, &product))
-      throw Error(ErrorKind::kBadInput, "an emulated count does not fit in 64 bits");
-    return product;
+  // Past this many groups, blocks are evaluated one by one: checking a block against every group
+  // would cost more than evaluating it.
+  static constexpr size_t kMaxGroups = 32;
+
+  static void Add(std::map<size_t, Row>& total, const std::map<size_t, Row>& rows, uint64_t blocks) {
+    const auto add = [](uint64_t& sum, uint64_t count, uint64_t times) {
+      uint64_t product = 0;
+      if (__builtin_mul_overflow(count, times, &product) || __builtin_add_overflow(sum, product, &sum))
+        throw Error(ErrorKind::kBadInput, "an emulated count does not fit in 64 bits");
+    };
+    for (const auto& [index, row] : rows) {
+      Row& into = total[index];
+      add(into.executions, row.executions, blocks);
+      add(into.wavefronts, row.wavefronts, blocks);
+      add(into.ideal, row.ideal, blocks);
+    }
   }
 
   // ---- undecided ----
@@ -240,7 +407,7 @@ class Evaluator {
           offset += base.bits;
         }
         Value value = ReadConstant(kernel_.code[index], index, operand.bank, offset, 4);
-        value.ctaid |= base.ctaid;
+        if (base.block.any()) value.block = NotAffine();
         return value;
       }
       case OperandKind::kPredicate:
@@ -255,10 +422,19 @@ class Evaluator {
   Value Read(const Operand& operand, int lane, size_t index) const {
     Value value = ReadRaw(operand, lane, index);
     if (!value.known()) return value;
-    if (operand.absolute)
+    if (operand.absolute) {
       value.bits = static_cast<uint32_t>(std::abs(static_cast<int64_t>(static_cast<int32_t>(value.bits))));
-    if (operand.negate) value.bits = 0u - value.bits;
-    if (operand.invert) value.bits = ~value.bits;
+      if (value.block.any()) value.block = NotAffine();
+    }
+    // -x and ~x = -x - 1: affine, with the step negated.
+    if (operand.negate) {
+      value.bits = 0u - value.bits;
+      value.block = Negated(value.block);
+    }
+    if (operand.invert) {
+      value.bits = ~value.bits;
+      value.block = Negated(value.block);
+    }
     return value;
   }
 
@@ -316,7 +492,30 @@ class Evaluator {
   }
 
   // ---- one instruction, one lane: the registers and predicates it writes ----
-  void Compute(const Instruction& in, size_t index, int lane, std::vector<Write>& out) const {
+  // a `test` b, recorded as a condition of the block's group when a or b depends on the block:
+  // the outcome is then the same in every block of the group. nullopt when that dependence cannot
+  // be followed (the caller's result is then block-dependent, not affine).
+  std::optional<bool> CompareInGroup(Test test, bool is_unsigned, const Value& a, const Value& b) {
+    const bool outcome = Compare(test, is_unsigned, a.bits, b.bits);
+    if (!a.known() || !b.known() || !(a.block.any() || b.block.any())) return outcome;
+    if (a.block.other || b.block.other) return std::nullopt;
+    conditions_.comparisons.push_back(
+        {a.bits, b.bits, a.block.step, b.block.step, test, is_unsigned, outcome});
+    return outcome;
+  }
+
+  static std::optional<Test> TestOf(const Instruction& in) {
+    static constexpr std::pair<const char*, Test> kTests[] = {
+        {"LT", Test::kLess},    {"LE", Test::kLessOrEqual},
+        {"GT", Test::kGreater}, {"GE", Test::kGreaterOrEqual},
+        {"EQ", Test::kEqual},   {"NE", Test::kNotEqual},
+        {"T", Test::kTrue},     {"F", Test::kFalse}};
+    for (const auto& [name, test] : kTests)
+      if (in.Has(name)) return test;
+    return std::nullopt;
+  }
+
+  void Compute(const Instruction& in, size_t index, int lane, std::vector<Write>& out) {
     const std::vector<Operand>& ops = in.operands;
     const auto write = [&](const Operand& destination, Value value) {
       out.push_back({destination.kind, destination.index, value});
@@ -385,7 +584,11 @@ class Evaluator {
         }
         const Value c = Read(c_operand, lane, index);
         const uint64_t sum = uint64_t{a.bits * b.bits} + c.bits + (carry_in.known() ? carry_in.bits : 0);
-        write(ops[0], From(static_cast<uint32_t>(sum), a, b, c, carry_in));
+        // a*b + c is affine when at most one factor depends on the block.
+        BlockDependence block = NotAffine();
+        if (!(a.block.any() && b.block.any()) && !carry_in.block.any())
+          block = Plus(Plus(Times(a.block, b.bits), Times(b.block, a.bits)), c.block);
+        write(ops[0], Affine(static_cast<uint32_t>(sum), block, a, b, c, carry_in));
         if (carry_out != nullptr)
           write(*carry_out, From(static_cast<uint32_t>(sum >> 32) & 1u, a, b, c, carry_in));
         return;
@@ -396,12 +599,14 @@ class Evaluator {
         while (next < ops.size() && IsPredicate(ops[next]) && carry_outs.size() < 2)
           carry_outs.push_back(&ops[next++]);
         Value inputs = Known(0);
+        BlockDependence block;  // of the sum: the terms' steps, negated as the terms are
         uint64_t sum = 0;
         for (int term = 0; term < 3; ++term) {
           const Operand& operand = ops.at(next + term);
           const Value raw = ReadRaw(operand, lane, index);
           inputs = From(0, inputs, raw);
           uint64_t value = raw.bits;
+          block = Plus(block, operand.negate || operand.invert ? Negated(raw.block) : raw.block);
           if (operand.negate) value = uint64_t{static_cast<uint32_t>(~raw.bits)} + 1;
           if (operand.invert) value = static_cast<uint32_t>(~raw.bits);
           sum += value;
@@ -410,16 +615,17 @@ class Evaluator {
           if (IsPredicate(ops[i])) {
             const Value carry = ReadPredicate(ops[i], lane);
             inputs = From(0, inputs, carry);
+            if (carry.block.any()) block = NotAffine();
             sum += carry.bits;
           }
-        write(ops[0], From(static_cast<uint32_t>(sum), inputs));
+        write(ops[0], Affine(static_cast<uint32_t>(sum), block, inputs));
         for (size_t i = 0; i < carry_outs.size(); ++i)
           write(*carry_outs[i], From(static_cast<uint32_t>(sum >> (32 + i)) & 1u, inputs));
         return;
       }
       case Semantics::kViadd: {
         const Value a = Read(ops.at(1), lane, index), b = Read(ops.at(2), lane, index);
-        write(ops[0], From(a.bits + b.bits, a, b));
+        write(ops[0], Affine(a.bits + b.bits, Plus(a.block, b.block), a, b));
         return;
       }
       case Semantics::kLea: {
@@ -433,6 +639,7 @@ class Evaluator {
         const Value a = Read(*sources.at(0), lane, index);
         const Value b = Read(*sources.at(1), lane, index);
         Value inputs = From(0, a, b);
+        BlockDependence block = NotAffine();
         uint64_t shifted = 0;
         uint32_t shift = 0;
         if (in.Has("HI")) {
@@ -452,15 +659,18 @@ class Evaluator {
           inputs = From(0, inputs, s);
           shift = s.bits & 63u;
           shifted = shift >= 32 ? 0 : static_cast<uint32_t>(uint64_t{a.bits} << shift);
+          // (a << s) + b with s the same in every block: affine.
+          if (!s.block.any()) block = Plus(Times(a.block, shift >= 32 ? 0 : 1u << shift), b.block);
         }
         uint64_t sum = shifted + b.bits;
         if (in.Has("X"))
           for (const Operand* carry : carries) {
             const Value bit = ReadPredicate(*carry, lane);
             inputs = From(0, inputs, bit);
+            if (bit.block.any()) block = NotAffine();
             sum += bit.bits;
           }
-        write(ops[0], From(static_cast<uint32_t>(sum), inputs));
+        write(ops[0], Affine(static_cast<uint32_t>(sum), block, inputs));
         if (carry_out != nullptr) write(*carry_out, From(static_cast<uint32_t>(sum >> 32) & 1u, inputs));
         return;
       }
@@ -483,7 +693,12 @@ class Evaluator {
         } else {
           result = shift >= 64 ? 0 : value >> shift;
         }
-        write(ops[0], From(static_cast<uint32_t>(in.Has("HI") ? result >> 32 : result), low, s, high));
+        // The low word of a left shift by a count the same in every block is low << count: affine.
+        BlockDependence block = NotAffine();
+        if (in.Has("L") && !in.Has("HI") && !s.block.any() && shift < 32)
+          block = Times(low.block, 1u << shift);
+        write(ops[0],
+              Affine(static_cast<uint32_t>(in.Has("HI") ? result >> 32 : result), block, low, s, high));
         return;
       }
       case Semantics::kLop3: {
@@ -532,34 +747,20 @@ class Evaluator {
         }
         const Value a = Read(ops.at(2), lane, index), b = Read(ops.at(3), lane, index);
         const Value c = ReadPredicate(ops.at(4), lane);
-        bool test = false;
-        const int64_t sa = is_unsigned ? int64_t{a.bits} : int64_t{static_cast<int32_t>(a.bits)};
-        const int64_t sb = is_unsigned ? int64_t{b.bits} : int64_t{static_cast<int32_t>(b.bits)};
-        if (in.Has("LT"))
-          test = sa < sb;
-        else if (in.Has("LE"))
-          test = sa <= sb;
-        else if (in.Has("GT"))
-          test = sa > sb;
-        else if (in.Has("GE"))
-          test = sa >= sb;
-        else if (in.Has("EQ"))
-          test = sa == sb;
-        else if (in.Has("NE"))
-          test = sa != sb;
-        else if (in.Has("T"))
-          test = true;
-        else if (in.Has("F"))
-          test = false;
-        else
-          Stop(in, "the comparison of " + in.Where() + " is not understood");
+        const std::optional<Test> kind_of = TestOf(in);
+        if (!kind_of) Stop(in, "the comparison of " + in.Where() + " is not understood");
+        const Test kind = *kind_of;
+        const std::optional<bool> outcome = CompareInGroup(kind, is_unsigned, a, b);
+        const bool test = outcome.value_or(Compare(kind, is_unsigned, a.bits, b.bits));
         const auto combine = [&](bool t) {
           if (in.Has("AND")) return t && c.bits;
           if (in.Has("OR")) return t || c.bits;
           return static_cast<bool>(t != static_cast<bool>(c.bits));  // XOR
         };
-        write(ops[0], From(combine(test) ? 1u : 0u, a, b, c));
-        write(ops[1], From(combine(!test) ? 1u : 0u, a, b, c));
+        // The same in every block of the group unless the comparison or c could not be followed.
+        const BlockDependence block = outcome ? c.block : NotAffine();
+        write(ops[0], Affine(combine(test) ? 1u : 0u, block, a, b, c));
+        write(ops[1], Affine(combine(!test) ? 1u : 0u, block, a, b, c));
         return;
       }
       case Semantics::kSel: {
@@ -570,17 +771,18 @@ class Evaluator {
           return;
         }
         Value chosen = p.bits ? a : b;
-        chosen.ctaid |= p.ctaid;
+        if (p.block.any()) chosen.block = NotAffine();
         write(ops[0], chosen);
         return;
       }
       case Semantics::kMinMax: {
         const Value a = Read(ops.at(1), lane, index), b = Read(ops.at(2), lane, index);
         const Value p = ReadPredicate(ops.at(3), lane);
-        const bool less =
-            is_unsigned ? a.bits < b.bits : static_cast<int32_t>(a.bits) < static_cast<int32_t>(b.bits);
-        const uint32_t minimum = less ? a.bits : b.bits, maximum = less ? b.bits : a.bits;
-        write(ops[0], From(p.bits ? minimum : maximum, a, b, p));
+        const std::optional<bool> less = CompareInGroup(Test::kLess, is_unsigned, a, b);
+        const bool a_less = less.value_or(Compare(Test::kLess, is_unsigned, a.bits, b.bits));
+        const Value& chosen = (p.bits != 0) == a_less ? a : b;  // the minimum when p, else the maximum
+        const BlockDependence block = less && !p.block.any() ? chosen.block : NotAffine();
+        write(ops[0], Affine(chosen.bits, block, a, b, p));
         return;
       }
       case Semantics::kPopc: {
@@ -840,9 +1042,12 @@ class Evaluator {
     if (name == "SR_TID.X") return Known(linear % b.x);
     if (name == "SR_TID.Y") return Known((linear / b.x) % b.y);
     if (name == "SR_TID.Z") return Known(linear / (b.x * b.y));
-    if (name == "SR_CTAID.X") return Known(ctaid_.x, true);
-    if (name == "SR_CTAID.Y") return Known(ctaid_.y, true);
-    if (name == "SR_CTAID.Z") return Known(ctaid_.z, true);
+    for (int axis = 0; axis < 3; ++axis) {
+      if (name != std::string("SR_CTAID.") + "XYZ"[axis]) continue;
+      BlockDependence block;
+      block.step[axis] = 1;
+      return Known(axis == 0 ? ctaid_.x : axis == 1 ? ctaid_.y : ctaid_.z, block);
+    }
     if (name == "SR_LANEID") return Known(static_cast<uint32_t>(lane));
     // A launch without clusters: each block is the only one (rank 0) of its cluster.
     if (name == "SR_CgaCtaId") return Known(0);
@@ -858,8 +1063,8 @@ class Evaluator {
   // ---- a warp ----
   void Apply(const std::vector<Write>& writes, int lane, const Value& guard) {
     for (Write write : writes) {
-      if (!guard.known()) write.value = Unknown(guard.origin, guard.ctaid);
-      write.value.ctaid |= guard.ctaid;
+      if (!guard.known()) write.value = Unknown(guard.origin);
+      if (guard.block.any()) write.value.block = NotAffine();
       switch (write.kind) {
         case OperandKind::kRegister:
           if (write.index != kRegisterZero && write.index < kRegisterZero)
@@ -880,11 +1085,14 @@ class Evaluator {
     }
   }
 
-  Value Guard(const Instruction& in, int lane) const {
+  // A lane's guard. Predicates that hold in every block of a group (BlockConditions) carry no
+  // dependence; one that does makes every block evaluated.
+  Value Guard(const Instruction& in, int lane) {
     if (in.guard == kPredicateTrue) return Known(in.guard_negated ? 0 : 1);
     Value value =
         in.guard_uniform ? warp_.uniform_predicates[in.guard] : warp_.predicates[in.guard * kWarpSize + lane];
     if (value.known() && in.guard_negated) value.bits ^= 1u;
+    if (value.block.any()) not_affine_ = true;
     return value;
   }
 
@@ -951,7 +1159,6 @@ class Evaluator {
       if (!(mask >> lane & 1u)) continue;
       const Value guard = Guard(in, lane);
       if (!guard.known()) StopOnUnknown(in, guard, what);
-      if (guard.ctaid) depends_on_block_ = true;
       if (guard.bits) taken |= 1u << lane;
     }
     return taken;
@@ -1018,7 +1225,7 @@ class Evaluator {
             if (in.operands.empty()) Stop(in, in.opcode + " has no mask");
             const Value value = Read(in.operands[0], FirstLane(mask), index);
             if (!value.known()) StopOnUnknown(in, value, "the mask");
-            if (value.ctaid) depends_on_block_ = true;
+            if (value.block.any()) not_affine_ = true;
             warp_mask = value.bits;
           }
           warp_.barrier[16] = warp_mask;
@@ -1053,12 +1260,12 @@ class Evaluator {
           const Value guard = Guard(in, lane);
           if (guard.known() && !guard.bits) continue;
           Value value = Read(in.operands.at(1), lane, index);
-          if (!guard.known()) value = Unknown(guard.origin, guard.ctaid);
+          if (!guard.known()) value = Unknown(guard.origin);
           if (first)
             agreed = value;
           else if (value.known() && agreed.known() && value.bits != agreed.bits)
             agreed = Unknown(Origin(index));
-          else
+          else if (!(value.known() && agreed.known() && value.block == agreed.block))
             agreed = From(agreed.bits, agreed, value);
           first = false;
         }
@@ -1148,21 +1355,27 @@ class Evaluator {
     if (address == nullptr) Stop(in, in.opcode + " has no address operand");
     WarpAccess access;
     access.bytes = AccessBytes(in);
+    std::vector<std::array<uint32_t, 3>> steps;  // of lanes whose address depends on the block
     for (int lane = 0; lane < kWarpSize; ++lane) {
       if (!(lanes >> lane & 1u)) continue;
       Value sum = Known(static_cast<uint32_t>(address->offset));
       if (address->base >= 0 && address->base != kRegisterZero) {
         const Value base = warp_.registers[address->base * kWarpSize + lane];
-        sum = From(sum.bits + base.bits, sum, base);
+        sum = Affine(sum.bits + base.bits, Plus(sum.block, base.block), sum, base);
       }
       if (address->uniform_base >= 0 && address->uniform_base != kUniformRegisterZero) {
         const Value base = warp_.uniform[address->uniform_base];
-        sum = From(sum.bits + base.bits, sum, base);
+        sum = Affine(sum.bits + base.bits, Plus(sum.block, base.block), sum, base);
       }
       if (!sum.known()) StopOnUnknown(in, sum, "the address");
-      if (sum.ctaid) depends_on_block_ = true;
+      if (sum.block.other) not_affine_ = true;
+      // A lane whose address is the same in every block has step 0: the others must then stay too.
+      if (std::find(steps.begin(), steps.end(), sum.block.step) == steps.end())
+        steps.push_back(sum.block.step);
       access.SetLane(lane, sum.bits);
     }
+    if (steps.size() > 1 || (steps.size() == 1 && steps[0] != std::array<uint32_t, 3>{}))
+      conditions_.address_steps.push_back(std::move(steps));
     const SharedKind kind =
         in.info->semantics == Semantics::kSharedStore ? SharedKind::kStore : SharedKind::kLoad;
     WarpCost cost;
@@ -1203,8 +1416,12 @@ class Evaluator {
   Dim3 ctaid_;
   uint32_t warp_index_ = 0;
   uint64_t executed_ = 0;
-  bool depends_on_block_ = false;
-  std::map<size_t, Row> rows_;
+  uint64_t evaluated_blocks_ = 0;
+  // Set when a guard, branch, mask or shared address depends on the block in a way BlockConditions
+  // cannot follow: then every block is evaluated.
+  bool not_affine_ = false;
+  BlockConditions conditions_;  // of the block being evaluated
+  std::map<size_t, Row> rows_;  // of the block being evaluated
   std::vector<Write> scratch_;
 };
 
@@ -1245,11 +1462,13 @@ Emulation Emulate(const Module& module, const LaunchToEmulate& launch, const Emu
 
   Emulation emulation;
   std::map<size_t, Row> rows;
+  Evaluator evaluator(kernel, launch, limits);
   try {
-    Evaluator evaluator(kernel, launch, limits);
     rows = evaluator.Run();
+    emulation.evaluated_blocks = evaluator.evaluated_blocks();
   } catch (const Undecidable& undecidable) {
     emulation.undecided = undecidable.undecided;
+    emulation.evaluated_blocks = evaluator.evaluated_blocks();
     return emulation;
   }
 

@@ -150,6 +150,88 @@ TEST(EmulateTest, AnAddressThatDependsOnTheBlockEvaluatesEveryBlock) {
   EXPECT_EQ(emulation.record->stores().instructions, 4u);
 }
 
+// Emulates `launch` twice, grouping blocks and evaluating every one; the two must agree row by row.
+Emulation EmulateBothWays(const Module& module, const LaunchToEmulate& launch) {
+  EmulationLimits every_block;
+  every_block.group_blocks = false;
+  const Emulation grouped = Emulate(module, launch), evaluated = Emulate(module, launch, every_block);
+  EXPECT_TRUE(grouped.record && evaluated.record);
+  if (!grouped.record || !evaluated.record) return grouped;
+  EXPECT_EQ(evaluated.evaluated_blocks, uint64_t{launch.grid.x} * launch.grid.y * launch.grid.z);
+  EXPECT_EQ(grouped.record->instructions.size(), evaluated.record->instructions.size());
+  for (const InstructionCounts& row : evaluated.record->instructions) {
+    const InstructionCounts& same = Row(*grouped.record, row.pc_offset);
+    EXPECT_EQ(same.executions, row.executions) << row.pc_offset;
+    EXPECT_EQ(same.wavefronts, row.wavefronts) << row.pc_offset;
+    EXPECT_EQ(same.ideal_wavefronts, row.ideal_wavefronts) << row.pc_offset;
+  }
+  return grouped;
+}
+
+std::vector<uint8_t> IntParameter(int32_t value) {
+  std::vector<uint8_t> bytes(4);
+  std::memcpy(bytes.data(), &value, 4);
+  return bytes;
+}
+
+TEST(EmulateTest, BlocksWhoseComparisonsComeOutTheSameAreEvaluatedOnce) {
+  // if (ctaid.x * 32 + tid >= n) return; 16 blocks, n = 507: the last block has 27 threads in range.
+  // (The shift right, of a value that does not depend on the block, keeps it so.)
+  const Module module = Listing(R"(
+        /*0040*/                   S2R R1, SR_CTAID.X ;
+        /*0050*/                   IMAD R2, R1, 0x20, R0 ;
+        /*0060*/                   ISETP.GE.AND P0, PT, R2, c[0x0][0x210], PT ;
+        /*0070*/               @P0 EXIT ;
+        /*0080*/                   SHF.R.U32.HI R5, RZ, 0x0, R0 ;
+        /*0090*/                   IMAD.SHL.U32 R3, R5, 0x8, RZ ;
+        /*00a0*/                   STS [R3+UR4], RZ ;
+        /*00b0*/                   EXIT ;
+)");
+  const Emulation emulation =
+      EmulateBothWays(module, Launch(Dim3{16, 1, 1}, Dim3{32, 1, 1}, IntParameter(507)));
+  ASSERT_TRUE(emulation.record);
+  EXPECT_EQ(emulation.evaluated_blocks, 2u);  // blocks 0-14 run as block 0; block 15 alone
+  WarpAccess tail;
+  tail.bytes = 4;
+  for (int lane = 0; lane < 27; ++lane) tail.SetLane(lane, 0x400 + 8u * lane);
+  EXPECT_EQ(
+      emulation.record->stores().wavefronts,
+      15 * CostWarpAccess(WarpAccess::Strided(4, 2, 32, 0x400)).wavefronts + CostWarpAccess(tail).wavefronts);
+  EXPECT_EQ(emulation.record->stores().instructions, 16u);
+}
+
+TEST(EmulateTest, BlocksWhoseAddressesMoveByWholeBankRowsAreEvaluatedOnce) {
+  // address = (ctaid.y * 16 + tid) * 4: block rows 64 bytes apart. Only blocks an even number of
+  // rows apart are proved to cost the same (a move by a multiple of 128 bytes): two groups.
+  const Module module = Listing(R"(
+        /*0040*/                   S2R R1, SR_CTAID.Y ;
+        /*0050*/                   LEA R2, R1, R0, 0x4 ;
+        /*0060*/                   SHF.L.U32 R3, R2, 0x2, RZ ;
+        /*0070*/                   STS [R3+UR4], RZ ;
+        /*0080*/                   EXIT ;
+)");
+  const Emulation emulation = EmulateBothWays(module, Launch(Dim3{1, 8, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(emulation.record);
+  EXPECT_EQ(emulation.evaluated_blocks, 2u);
+  EXPECT_EQ(emulation.record->stores().wavefronts, 8u);
+}
+
+TEST(EmulateTest, ABlockDependenceThatIsNotAffineEvaluatesEveryBlock) {
+  // address = ((ctaid.x & 1) * 32 + tid) * 4: an AND of the block index is not followed.
+  const Module module = Listing(R"(
+        /*0040*/                   S2R R1, SR_CTAID.X ;
+        /*0050*/                   LOP3.LUT R2, R1, 0x1, RZ, 0xc0, !PT ;
+        /*0060*/                   IMAD R3, R2, 0x20, R0 ;
+        /*0070*/                   IMAD.SHL.U32 R3, R3, 0x4, RZ ;
+        /*0080*/                   STS [R3+UR4], RZ ;
+        /*0090*/                   EXIT ;
+)");
+  const Emulation emulation = EmulateBothWays(module, Launch(Dim3{6, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(emulation.record);
+  EXPECT_EQ(emulation.evaluated_blocks, 6u);
+  EXPECT_EQ(emulation.record->stores().wavefronts, 6u);
+}
+
 TEST(EmulateTest, ArgumentsAndLaunchConfigurationComeFromConstantBankZero) {
   // stride from the int argument at c[0x0][0x218]; a guard on blockDim.x (c[0x0][0x0]).
   const char elf[] = R"(

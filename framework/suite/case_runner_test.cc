@@ -111,6 +111,7 @@ class PresentEmulation final : public internal::LaunchEmulation {
   std::vector<LaunchRecord> Finish() override { return {}; }
   void Abandon() override {}
   std::string TakeNotEmulated() override { return ""; }
+  void BeginCase() override {}
   void SetProjectSources(const std::string&, const std::string&) override {}
 };
 

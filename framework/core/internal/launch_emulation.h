@@ -30,6 +30,10 @@ class LaunchEmulation {
   // emulated, or the first launch left undecided, since the last call; "" when none. Kept after the
   // case caught the error it caused, so that the suite skips the case all the same.
   virtual std::string TakeNotEmulated() = 0;
+  // A case begins: nothing an earlier case of the program left counts against it (its notes of
+  // calls not emulated, the calling thread's last CUDA error that a graph case's unsupported
+  // call set), as if it ran in a process of its own, as ctest runs it.
+  virtual void BeginCase() = 0;
   // Where inlined instructions are attributed (bankcheck::SetProjectSources, counter_session.h).
   virtual void SetProjectSources(const std::string& source_root, const std::string& build_root) = 0;
 };

@@ -1,5 +1,6 @@
 #include "emulate/runtime/internal/launch_capture.h"
 
+#include <cuda_runtime_api.h>
 #include <cxxabi.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <utility>
 
 #include "bankcheck/error.h"
+#include "core/internal/environment.h"
 
 namespace bankcheck::emulate::runtime {
 namespace {
@@ -29,7 +31,10 @@ class SassEvaluator final : public Evaluator {
     return ModuleOf(fatbin).Find(mangled);
   }
   Emulation Emulate(const void* fatbin, const LaunchToEmulate& launch) override {
-    return emulate::Emulate(ModuleOf(fatbin), launch);
+    EmulationLimits limits;
+    // For checking the grouping of blocks (docs/emulate.md): every block evaluated.
+    limits.group_blocks = !FlagFromEnvironment("BANKCHECK_EMULATE_EVERY_BLOCK");
+    return emulate::Emulate(ModuleOf(fatbin), launch, limits);
   }
 
  private:
@@ -206,6 +211,11 @@ std::string Capture::TakeNotEmulated() {
 
 void Capture::SetProjectSources(const std::string& source_root, const std::string& build_root) {
   emulate::SetProjectSources(source_root, build_root);
+}
+
+void Capture::BeginCase() {
+  TakeNotEmulated();
+  cudaGetLastError();  // the stand-in's (cuda_runtime.cc): resets this thread's last error
 }
 
 Capture& TheCapture() {

@@ -224,6 +224,17 @@ TEST_F(RuntimeTest, EntryPointsThatAreNotEmulatedFailAndBecomeTheCasesReason) {
   EXPECT_THAT(TheCapture().TakeNotEmulated(), HasSubstr("driver API"));
 }
 
+TEST_F(RuntimeTest, ACaseBeginsWithoutWhatAnEarlierCaseLeft) {
+  // A graph case's unsupported call leaves the thread's last error and the note; the next case of
+  // the same program must see neither (its cudaGetLastError after a launch would fail).
+  cudaGraph_t graph = nullptr;
+  EXPECT_EQ(cudaGraphCreate(&graph, 0), cudaErrorNotSupported);
+  EXPECT_EQ(cudaPeekAtLastError(), cudaErrorNotSupported);
+  TheCapture().BeginCase();
+  EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess);
+  EXPECT_EQ(TheCapture().TakeNotEmulated(), "");
+}
+
 TEST_F(RuntimeTest, ClusterLaunchesAreNotEmulated) {
   TheCapture().Start();
   EXPECT_EQ(emutest::LaunchNoParamsInClusters(), cudaErrorNotSupported);

@@ -106,15 +106,22 @@ struct Undecided {
 };
 
 struct EmulationLimits {
-  // Warp-level instructions evaluated over the whole launch (all blocks evaluated); more makes
+  // Warp-level instructions evaluated over the whole launch (every block evaluated); more makes
   // the launch undecided ("over the emulation budget").
   uint64_t max_warp_instructions = 200'000'000;
+  // Whether a block that provably runs as an already evaluated one (the same outcome of every
+  // comparison that depends on the block index, every block-dependent shared address moved by
+  // the same multiple of 128 bytes in all lanes) is counted with it instead of being evaluated.
+  // false evaluates every block: for checking the grouping.
+  bool group_blocks = true;
 };
 
-// Exactly one of the two is set.
+// Exactly one of the two is set, and how many blocks were evaluated to get it (the rest of the
+// grid was counted with a block that runs as they do).
 struct Emulation {
   std::optional<LaunchRecord> record;  // counted_by kEmulated; per-kind counts and per-instruction rows
   std::optional<Undecided> undecided;
+  uint64_t evaluated_blocks = 0;
 };
 
 // Emulates `launch` of a kernel of `module`. The record is what a SASS-metrics record of the same

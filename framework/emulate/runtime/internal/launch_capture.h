@@ -76,6 +76,7 @@ class Capture final : public internal::LaunchEmulation {
   std::vector<LaunchRecord> Finish() override;
   void Abandon() override;
   std::string TakeNotEmulated() override;
+  void BeginCase() override;
   void SetProjectSources(const std::string& source_root, const std::string& build_root) override;
 
  private:
