@@ -25,20 +25,25 @@ compare="$(dirname "${BASH_SOURCE[0]}")/../ci/emulate_results.py"
 log_dir="${LOG_DIR:-$(mktemp -d /tmp/emulate_crosscheck.XXXXXX)}"
 mkdir -p "$log_dir"
 log_dir="$(cd "$log_dir" && pwd)"
-rm -rf "$log_dir/measured" "$log_dir/emulated"
+# The emulated program writes to <BANKCHECK_RESULTS_DIR>-emulated: both runs are given one folder.
+results="$log_dir/results"
+rm -rf "$results" "$results-emulated"
 echo "logs: $log_dir"
 
 # The suites' own verdicts (a case failing its baseline, say) do not stop the comparison: both runs
-# go to the end, and their exit statuses are reported beside it.
+# go to the end, and their exit statuses are reported beside it. They run where ctest runs them,
+# in the suites' folder: NVRTC names a run-time-compiled kernel's source after the working folder,
+# and the baselines' lines were recorded there.
+cd "$build/suites"
 status=0
-BANKCHECK_ATTRIBUTE=1 BANKCHECK_REQUIRE_GPU=1 BANKCHECK_RESULTS_DIR="$log_dir/measured" \
+BANKCHECK_ATTRIBUTE=1 BANKCHECK_REQUIRE_GPU=1 BANKCHECK_RESULTS_DIR="$results" \
   "$measured" >"$log_dir/measured.log" 2>&1 || status=$?
 echo "measured run: exit $status ($log_dir/measured.log)"
-[[ -d "$log_dir/measured/cases" ]] || die "the measured run wrote no results; see $log_dir/measured.log"
+[[ -d "$results/cases" ]] || die "the measured run wrote no results; see $log_dir/measured.log"
 status=0
-BANKCHECK_COUNTERS=emulate BANKCHECK_RESULTS_DIR="$log_dir/emulated" \
+BANKCHECK_COUNTERS=emulate BANKCHECK_RESULTS_DIR="$results" \
   "$emulated" >"$log_dir/emulated.log" 2>&1 || status=$?
 echo "emulated run: exit $status ($log_dir/emulated.log)"
-[[ -d "$log_dir/emulated/cases" ]] || die "the emulated run wrote no results; see $log_dir/emulated.log"
+[[ -d "$results-emulated/cases" ]] || die "the emulated run wrote no results; see $log_dir/emulated.log"
 
-python3 "$compare" crosscheck "$log_dir/measured" "$log_dir/emulated"
+python3 "$compare" crosscheck "$results" "$results-emulated"

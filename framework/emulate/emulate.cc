@@ -201,6 +201,24 @@ struct Undecidable {
   Undecided undecided;
 };
 
+// The kind of a shared-memory instruction (a row of the opcode table's shared classes).
+SharedKind KindOf(const Instruction& instruction) {
+  switch (instruction.info->semantics) {
+    case Semantics::kSharedStore:
+      return SharedKind::kStore;
+    case Semantics::kSharedMatrixLoad:
+      return SharedKind::kLdmatrix;
+    case Semantics::kSharedMatrixStore:
+      return SharedKind::kStmatrix;
+    case Semantics::kSharedCopy:
+      return SharedKind::kCpAsync;
+    case Semantics::kSharedAtomic:
+      return SharedKind::kAtomic;
+    default:
+      return SharedKind::kLoad;
+  }
+}
+
 // One warp's state.
 struct WarpState {
   std::vector<Value> registers = std::vector<Value>(kRegisters * kWarpSize);
@@ -347,7 +365,10 @@ class Evaluator {
       case Semantics::kLoad:
         return "a load from memory (" + Located(source) + ")";
       case Semantics::kSharedLoad:
+      case Semantics::kSharedMatrixLoad:
         return "a load from shared memory (" + Located(source) + ")";
+      case Semantics::kSharedAtomic:
+        return "a shared atomic's result (" + Located(source) + ")";
       case Semantics::kLoadConstant:
         return "a constant that is neither the launch configuration nor an argument (" + Located(source) +
                ")";
@@ -484,6 +505,7 @@ class Evaluator {
 
   // How many 32-bit registers an instruction's destination spans, by its width modifier.
   static int Width(const Instruction& instruction) {
+    if (instruction.info != nullptr && instruction.info->registers > 0) return instruction.info->registers;
     if (instruction.Has("128")) return 4;
     if (instruction.Has("64") || instruction.base == "DADD" || instruction.base == "DMUL" ||
         instruction.base == "DFMA")
@@ -785,6 +807,16 @@ class Evaluator {
         write(ops[0], Affine(chosen.bits, block, a, b, p));
         return;
       }
+      case Semantics::kRegisterToPredicates: {
+        if (ops.size() != 3 || ops[0].text != "PR" || ops[1].kind != OperandKind::kRegister ||
+            ops[2].kind != OperandKind::kImmediate)
+          Stop(in, in.opcode + " is a form the emulator does not understand");
+        const Value a = Read(ops[1], lane, index);
+        for (int bit = 0; bit < kPredicateTrue; ++bit)
+          if (ops[2].value >> bit & 1u)
+            out.push_back({OperandKind::kPredicate, bit, From((a.bits >> bit) & 1u, a)});
+        return;
+      }
       case Semantics::kPopc: {
         const Value a = Read(ops.at(1), lane, index);
         write(ops[0], From(static_cast<uint32_t>(__builtin_popcount(a.bits)), a));
@@ -913,11 +945,15 @@ class Evaluator {
         unknown_destinations(in.info->destinations, Width(in), Origin(index));
         return;
       case Semantics::kLoad:
-      case Semantics::kSharedLoad: {
+      case Semantics::kSharedLoad:
+      case Semantics::kSharedAtomic: {
         // ATOMG/ATOM with RZ destinations write nothing; a 64-bit atomic writes two registers.
         unknown_destinations(1, Width(in), Origin(index));
         return;
       }
+      case Semantics::kSharedMatrixLoad:
+        unknown_destinations(1, MatrixCount(in), Origin(index));  // a register per matrix
+        return;
       default:
         return;
     }
@@ -1240,10 +1276,14 @@ class Evaluator {
         return;
       }
       case Semantics::kSharedLoad:
-      case Semantics::kSharedStore: {
+      case Semantics::kSharedStore:
+      case Semantics::kSharedMatrixLoad:
+      case Semantics::kSharedMatrixStore:
+      case Semantics::kSharedCopy:
+      case Semantics::kSharedAtomic: {
         const uint32_t lanes = Decide(in, mask, "whether it runs");
         if (lanes != 0) CostShared(in, index, lanes);
-        if (in.info->semantics == Semantics::kSharedLoad) ComputeLanes(in, index, mask);
+        ComputeLanes(in, index, mask);  // a load's or an atomic's destinations become unknown
         Advance(mask);
         return;
       }
@@ -1340,7 +1380,13 @@ class Evaluator {
               lane, Known(1));
   }
 
+  // LDSM/STSM .x1, .x2, .x4: the matrices, each 8 rows whose addresses lanes 8m..8m+7 give.
+  static int MatrixCount(const Instruction& in) { return in.Has("4") ? 4 : in.Has("2") ? 2 : 1; }
+
   static uint32_t AccessBytes(const Instruction& in) {
+    if (in.info->semantics == Semantics::kSharedMatrixLoad ||
+        in.info->semantics == Semantics::kSharedMatrixStore)
+      return kMatrixRowBytes;
     if (in.Has("U8") || in.Has("S8")) return 1;
     if (in.Has("U16") || in.Has("S16")) return 2;
     if (in.Has("64")) return 8;
@@ -1349,11 +1395,21 @@ class Evaluator {
   }
 
   void CostShared(const Instruction& in, size_t index, uint32_t lanes) {
+    const SharedKind kind = KindOf(in);
     const Operand* address = nullptr;
     for (const Operand& operand : in.operands)
       if (operand.kind == OperandKind::kMemory) address = &operand;
     if (address == nullptr) Stop(in, in.opcode + " has no address operand");
-    WarpAccess access;
+    if (kind == SharedKind::kLdmatrix || kind == SharedKind::kStmatrix) {
+      // Every lane runs ldmatrix/stmatrix (.sync.aligned); the first 8 per matrix give the rows.
+      const int rows = 8 * MatrixCount(in);
+      const uint32_t row_lanes = rows == kWarpSize ? 0xffffffffu : (1u << rows) - 1;
+      if ((row_lanes & ~lanes) != 0) Stop(in, Located(in) + " runs with lanes that give its rows off");
+      lanes = row_lanes;
+    }
+    WarpCopy instruction;
+    if (kind == SharedKind::kCpAsync) ReadSources(in, lanes, instruction.sources);
+    WarpAccess& access = instruction.destination;
     access.bytes = AccessBytes(in);
     std::vector<std::array<uint32_t, 3>> steps;  // of lanes whose address depends on the block
     for (int lane = 0; lane < kWarpSize; ++lane) {
@@ -1376,8 +1432,6 @@ class Evaluator {
     }
     if (steps.size() > 1 || (steps.size() == 1 && steps[0] != std::array<uint32_t, 3>{}))
       conditions_.address_steps.push_back(std::move(steps));
-    const SharedKind kind =
-        in.info->semantics == Semantics::kSharedStore ? SharedKind::kStore : SharedKind::kLoad;
     WarpCost cost;
     try {
       // Before the cost: a misaligned lane faults (ValidateWarpAccess), which says more.
@@ -1385,8 +1439,6 @@ class Evaluator {
         ValidateWarpAccess(access);
         Stop(in, "the access of " + Located(in) + ": " + *why);
       }
-      WarpCopy instruction;
-      instruction.destination = access;
       cost = CostInstruction(kind, instruction);
     } catch (const Error& error) {
       Stop(in, std::string("the access of ") + Located(in) + " faults on the GPU: " + error.what());
@@ -1395,6 +1447,32 @@ class Evaluator {
     ++row.executions;
     row.wavefronts += cost.wavefronts;
     row.ideal += cost.ideal;
+  }
+
+  // A cp.async's global source per lane: its 64-bit register pair plus the offset. The 16-byte
+  // copy's cost depends on it (IsRowCopy); a source that depends on the block makes every block
+  // evaluated (its 64-bit arithmetic is not followed).
+  void ReadSources(const Instruction& in, uint32_t lanes, std::array<uint64_t, kWarpSize>& sources) {
+    const Operand* global = nullptr;
+    for (const Operand& operand : in.operands)
+      if (operand.kind == OperandKind::kGlobalMemory) global = &operand;
+    if (global == nullptr || in.operands.size() != 2 || in.Has("ZFILL"))
+      Stop(in, in.opcode + " is a cp.async form the emulator does not understand");
+    const size_t index = static_cast<size_t>(&in - kernel_.code.data());
+    for (int lane = 0; lane < kWarpSize; ++lane) {
+      if (!(lanes >> lane & 1u)) continue;
+      uint64_t base = 0;
+      Value value = Known(0);
+      if (global->base >= 0 && global->base != kRegisterZero) {
+        Operand pair;
+        pair.kind = OperandKind::kRegister;
+        pair.index = global->base;
+        value = ReadPair(pair, lane, index, &base);
+      }
+      if (!value.known()) StopOnUnknown(in, value, "the global source address");
+      if (value.block.any()) not_affine_ = true;
+      sources[lane] = base + static_cast<uint64_t>(global->offset);
+    }
   }
 
   void RunBlock(const Dim3& ctaid) {
@@ -1424,10 +1502,6 @@ class Evaluator {
   std::map<size_t, Row> rows_;  // of the block being evaluated
   std::vector<Write> scratch_;
 };
-
-SharedKind KindOf(const Instruction& instruction) {
-  return instruction.info->semantics == Semantics::kSharedStore ? SharedKind::kStore : SharedKind::kLoad;
-}
 
 }  // namespace
 

@@ -298,12 +298,154 @@ TEST(EmulateTest, AnUnknownOpcodeIsUndecidedWhenItRunsAndALaterStageSaysSo) {
   ASSERT_TRUE(a.undecided);
   EXPECT_THAT(a.undecided->reason, HasSubstr("FOO is an instruction the emulator does not understand"));
   const Module later = Listing(R"(
-        /*0040*/                   LDSM.16.M88.4 R4, [R0+UR4] ;
+        /*0040*/                   HGMMA.64x64x16.F32 R24, gdesc[UR8], R24 ;
         /*0050*/                   EXIT ;
 )");
   const Emulation b = Emulate(later, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
   ASSERT_TRUE(b.undecided);
-  EXPECT_THAT(b.undecided->reason, HasSubstr("LDSM (stage 2"));
+  EXPECT_THAT(b.undecided->reason, HasSubstr("HGMMA (stage 3"));
+}
+
+// What CostInstruction gives for one warp instruction of `kind` whose lanes `first`..`last` access
+// `bytes` at 0x400 + lane * stride.
+WarpCost Cost(SharedKind kind, uint32_t bytes, uint32_t stride, int lanes) {
+  WarpCopy copy;
+  copy.destination.bytes = bytes;
+  for (int lane = 0; lane < lanes; ++lane) copy.destination.SetLane(lane, 0x400 + uint64_t{stride} * lane);
+  return CostInstruction(kind, copy);
+}
+
+TEST(EmulateTest, LdmatrixAndStmatrixRowsComeFromTheirMatricesLanes) {
+  // .x4: every lane gives a row, 128 bytes apart (8-way); .x1: lanes 0-7, contiguous rows; .x2
+  // stmatrix: lanes 0-15. A matrix's registers are unknown afterwards.
+  const Module module = Listing(R"(
+        /*0040*/                   IMAD.SHL.U32 R2, R0, 0x80, RZ ;
+        /*0050*/                   LDSM.16.M88.4 R4, [R2+UR4] ;
+        /*0060*/                   IMAD.SHL.U32 R3, R0, 0x10, RZ ;
+        /*0070*/                   LDSM.16.M88 R8, [R3+UR4] ;
+        /*0080*/                   STSM.16.M88.2 [R3+UR4], R4 ;
+        /*0090*/                   EXIT ;
+)");
+  const Emulation emulation = Emulate(module, Launch(Dim3{2, 1, 1}, Dim3{64, 1, 1}));
+  ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
+  const LaunchRecord& record = *emulation.record;
+  const uint64_t warps = 4;
+  const WarpCost x4 = Cost(SharedKind::kLdmatrix, 16, 128, 32);
+  EXPECT_EQ(x4.wavefronts, 32u);
+  EXPECT_EQ(Row(record, 0x50).kind, SharedKind::kLdmatrix);
+  EXPECT_EQ(Row(record, 0x50).wavefronts, warps * x4.wavefronts);
+  EXPECT_EQ(Row(record, 0x50).ideal_wavefronts, warps * x4.ideal);
+  EXPECT_EQ(Row(record, 0x70).wavefronts, warps * Cost(SharedKind::kLdmatrix, 16, 16, 8).wavefronts);
+  EXPECT_EQ(Row(record, 0x80).kind, SharedKind::kStmatrix);
+  EXPECT_EQ(Row(record, 0x80).wavefronts, warps * Cost(SharedKind::kStmatrix, 16, 16, 16).wavefronts);
+  EXPECT_EQ(record.shared[SharedKind::kLdmatrix].instructions, 2 * warps);
+
+  const Module reads_a_matrix = Listing(R"(
+        /*0040*/                   IMAD.SHL.U32 R2, R0, 0x10, RZ ;
+        /*0050*/                   LDSM.16.M88.2 R4, [R2+UR4] ;
+        /*0060*/                   LDS R6, [R5+UR4] ;
+        /*0070*/                   EXIT ;
+)");
+  const Emulation undecided = Emulate(reads_a_matrix, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(undecided.undecided);
+  EXPECT_THAT(undecided.undecided->reason, HasSubstr("a load from shared memory (LDSM.16.M88.2"));
+}
+
+TEST(EmulateTest, RegisterToPredicatesSetsTheMasksPredicates) {
+  // R2P PR, R0, 0x6: P1 = bit 1 of tid, P2 = bit 2; P0 (not in the mask) keeps ISETP's value.
+  const Module module = Listing(R"(
+        /*0040*/                   ISETP.GE.AND P0, PT, R0, 0x10, PT ;
+        /*0050*/                   R2P PR, R0, 0x6 ;
+        /*0060*/                   IMAD.SHL.U32 R3, R0, 0x4, RZ ;
+        /*0070*/               @P1 STS [R3+UR4], RZ ;
+        /*0080*/               @P0 STS [R3+UR4+0x80], RZ ;
+        /*0090*/                   EXIT ;
+)");
+  const Emulation emulation = Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
+  const auto cost = [](uint32_t lanes, uint32_t offset) {
+    WarpAccess access;
+    for (int lane = 0; lane < 32; ++lane)
+      if (lanes >> lane & 1u) access.SetLane(lane, 0x400 + offset + 4u * lane);
+    return CostWarpAccess(access).wavefronts;
+  };
+  uint32_t bit1 = 0;
+  for (int lane = 0; lane < 32; ++lane)
+    if (lane & 2) bit1 |= 1u << lane;
+  EXPECT_EQ(Row(*emulation.record, 0x70).wavefronts, cost(bit1, 0));
+  EXPECT_EQ(Row(*emulation.record, 0x80).wavefronts, cost(0xffff0000u, 0x80));
+  const Module byte_form = Listing(R"(
+        /*0040*/                   R2P PR, R0.B1, 0x6 ;
+        /*0050*/                   EXIT ;
+)");
+  const Emulation undecided = Emulate(byte_form, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(undecided.undecided);
+  EXPECT_THAT(undecided.undecided->reason, HasSubstr("R2P is a form the emulator does not understand"));
+}
+
+TEST(EmulateTest, SharedAtomicsAreCostedAndTheirResultsUnknown) {
+  const Module module = Listing(R"(
+        /*0040*/                   IMAD.SHL.U32 R2, R0, 0x8, RZ ;
+        /*0050*/                   ATOMS.ADD RZ, [R2+UR4], R0 ;
+        /*0060*/                   ATOMS.POPC.INC.32 R3, [R2+UR4+0x4] ;
+        /*0070*/                   LDS R6, [R3+UR4] ;
+        /*0080*/                   EXIT ;
+)");
+  const Emulation emulation = Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(emulation.undecided);  // the LDS's address is the atomic's result
+  EXPECT_EQ(emulation.undecided->pc, 0x70u);
+  EXPECT_THAT(emulation.undecided->reason, HasSubstr("a shared atomic's result (ATOMS.POPC.INC.32"));
+  const Module costed = Listing(R"(
+        /*0040*/                   IMAD.SHL.U32 R2, R0, 0x8, RZ ;
+        /*0050*/                   ATOMS.ADD RZ, [R2+UR4], R0 ;
+        /*0060*/                   EXIT ;
+)");
+  const Emulation atomics = Emulate(costed, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(atomics.record) << atomics.undecided->Describe();
+  EXPECT_EQ(Row(*atomics.record, 0x50).kind, SharedKind::kAtomic);
+  EXPECT_EQ(atomics.record->shared[SharedKind::kAtomic].wavefronts,
+            Cost(SharedKind::kAtomic, 4, 8, 32).wavefronts);
+  EXPECT_EQ(atomics.record->shared[SharedKind::kAtomic].wavefronts, 2u);
+}
+
+TEST(EmulateTest, CpAsyncIsCostedWithItsGlobalSources) {
+  // 16-byte copies, shared rows contiguous; the sources from the pointer argument at c[0x0][0x210]
+  // plus tid * 16 (one 128-byte row per 8 lanes: 4 wavefronts) or tid * 32 (one per lane).
+  const char body[] = R"(
+        /*0040*/                   LDC.64 R8, c[0x0][0x210] ;
+        /*0050*/                   IMAD.SHL.U32 R2, R0, 0x10, RZ ;
+        /*0060*/                   IMAD.WIDE.U32 R6, R0, STRIDE, R8 ;
+        /*0070*/                   LDGSTS.E.BYPASS.128 [R2+UR4], desc[UR6][R6.64] ;
+        /*0080*/                   LDGDEPBAR ;
+        /*0090*/                   DEPBAR.LE SB0, 0x0 ;
+        /*00a0*/                   EXIT ;
+)";
+  std::vector<uint8_t> pointer(8);
+  const uint64_t source = 0x7f0000001000;
+  std::memcpy(pointer.data(), &source, 8);
+  for (const uint32_t stride : {16u, 32u}) {
+    std::string listing = body;
+    listing.replace(listing.find("STRIDE"), 6, stride == 16 ? "0x10" : "0x20");
+    const Module module = Listing(listing);
+    const Emulation emulation = Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}, pointer));
+    ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
+    WarpCopy copy;
+    copy.destination.bytes = 16;
+    for (int lane = 0; lane < 32; ++lane) {
+      copy.destination.SetLane(lane, 0x400 + 16u * lane);
+      copy.sources[lane] = source + uint64_t{stride} * lane;
+    }
+    const WarpCost expected = CostInstruction(SharedKind::kCpAsync, copy);
+    EXPECT_EQ(expected.wavefronts, stride == 16 ? 4u : 32u);
+    EXPECT_EQ(Row(*emulation.record, 0x70).kind, SharedKind::kCpAsync);
+    EXPECT_EQ(Row(*emulation.record, 0x70).wavefronts, expected.wavefronts);
+    EXPECT_EQ(Row(*emulation.record, 0x70).ideal_wavefronts, expected.ideal);
+  }
+  // Without the pointer's bytes the source is unknown: undecided, naming it.
+  const std::string unknown_source = std::string(body).replace(std::string(body).find("STRIDE"), 6, "0x10");
+  const Emulation without = Emulate(Listing(unknown_source), Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(without.undecided);
+  EXPECT_THAT(without.undecided->reason, HasSubstr("the global source address"));
 }
 
 TEST(EmulateTest, ABranchOnAnUnknownIsUndecided) {

@@ -8,8 +8,9 @@ namespace {
 using S = Semantics;
 
 // Stage 1 (docs/emulate.md): shared loads and stores, integer/uniform/predicate ALU, control flow,
-// and what nvcc 13 emits around them. Stage 2: the addresses of LDSM/STSM/LDGSTS/ATOMS (listed
-// here as kLaterStage until they are evaluated). Stage 3: wgmma and bulk copies.
+// and what nvcc 13 emits around them. Stage 2: LDSM/STSM/LDGSTS/ATOMS, and the tensor-core math
+// (HMMA) that consumes ldmatrix's registers. Stage 3 (kLaterStage until then): wgmma and bulk
+// copies.
 constexpr OpcodeInfo kTable[] = {
     // opcode, semantics, stage, uniform, destinations
     {"NOP", S::kNop, 1, false, 0},
@@ -62,6 +63,7 @@ constexpr OpcodeInfo kTable[] = {
     {"VOTE", S::kVote, 1, false, 2},
     {"VOTEU", S::kVote, 1, true, 2},
     {"R2UR", S::kRegisterToUniform, 1, true, 1},
+    {"R2P", S::kRegisterToPredicates, 2, false, 0},
     // Floating-point and other data: the destinations become unknown.
     {"FADD", S::kData, 1, false, 1},
     {"FMUL", S::kData, 1, false, 1},
@@ -77,6 +79,7 @@ constexpr OpcodeInfo kTable[] = {
     {"DADD", S::kData, 1, false, 1},
     {"DMUL", S::kData, 1, false, 1},
     {"DFMA", S::kData, 1, false, 1},
+    {"HMMA", S::kData, 2, false, 1, 4},  // .F32 accumulators: 4 registers (.F16: 2)
     {"SHFL", S::kData, 1, false, 2},
     // Memory other than shared: loads give unknowns, stores change no register.
     {"LDG", S::kLoad, 1, false, 1},
@@ -98,10 +101,11 @@ constexpr OpcodeInfo kTable[] = {
     // Shared memory.
     {"LDS", S::kSharedLoad, 1, false, 1},
     {"STS", S::kSharedStore, 1, false, 0},
-    {"LDSM", S::kLaterStage, 2, false, 0},
-    {"STSM", S::kLaterStage, 2, false, 0},
-    {"LDGSTS", S::kLaterStage, 2, false, 0},
-    {"ATOMS", S::kLaterStage, 2, false, 0},
+    {"LDSM", S::kSharedMatrixLoad, 2, false, 1},
+    {"STSM", S::kSharedMatrixStore, 2, false, 0},
+    {"LDGSTS", S::kSharedCopy, 2, false, 0},
+    {"LDGDEPBAR", S::kNop, 2, false, 0},
+    {"ATOMS", S::kSharedAtomic, 2, false, 1},
     {"HGMMA", S::kLaterStage, 3, false, 0},
     {"UBLKCP", S::kLaterStage, 3, false, 0},
     {"UTMALDG", S::kLaterStage, 3, false, 0},

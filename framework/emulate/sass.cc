@@ -195,6 +195,15 @@ Operand ParseOperand(const std::string& raw) {
     ParseAddress(raw, text.substr(1, text.size() - 2), operand);
     return operand;
   }
+  if (text.rfind("desc[", 0) == 0) {
+    // desc[UR6][R2.64+0x10]: the uniform register holds a memory descriptor (cache policy), not
+    // part of the address.
+    const size_t inner = text.find("][");
+    if (inner == std::string::npos || text.back() != ']') Unreadable(raw, "not a described address");
+    operand.kind = OperandKind::kGlobalMemory;
+    ParseAddress(raw, text.substr(inner + 2, text.size() - inner - 3), operand);
+    return operand;
+  }
   int64_t number = 0;
   if (ParseNumber(text, &number)) {
     operand.kind = OperandKind::kImmediate;
@@ -225,7 +234,7 @@ Operand ParseOperand(const std::string& raw) {
       return operand;
     }
   }
-  return operand;  // kOther: desc[...][...], gdesc, modes
+  return operand;  // kOther: gdesc, modes
 }
 
 }  // namespace
@@ -339,7 +348,8 @@ std::map<std::string, Kernel, std::less<>> ReadKernels(const std::string& nvdisa
       for (const Operand& operand : instruction.operands) {
         int highest = -1;
         if (operand.kind == OperandKind::kRegister && operand.index != kRegisterZero) highest = operand.index;
-        if ((operand.kind == OperandKind::kMemory || operand.kind == OperandKind::kConstant) &&
+        if ((operand.kind == OperandKind::kMemory || operand.kind == OperandKind::kGlobalMemory ||
+             operand.kind == OperandKind::kConstant) &&
             operand.base >= 0 && operand.base != kRegisterZero && !operand.base_uniform)
           highest = operand.base;
         kernel.registers = std::max(kernel.registers, std::min(highest + 4, kRegisterZero));

@@ -40,7 +40,12 @@ TEST(ParseOperandsTest, RegistersPredicatesImmediatesConstantsAndAddresses) {
   EXPECT_EQ(ParseOperands("`(.L_x_15)")[0].kind, OperandKind::kLabel);
   EXPECT_EQ(ParseOperands("B0, `(.L_x_14)")[0].kind, OperandKind::kBarrier);
   EXPECT_EQ(ParseOperands("SR_TID.X")[0].kind, OperandKind::kSpecial);
-  EXPECT_EQ(ParseOperands("desc[UR6][R18.64]")[0].kind, OperandKind::kOther);
+  const Operand global = ParseOperands("desc[UR6][R18.64+0x40]")[0];
+  EXPECT_EQ(global.kind, OperandKind::kGlobalMemory);
+  EXPECT_EQ(global.base, 18);
+  EXPECT_EQ(global.uniform_base, -1);  // UR6 is the descriptor, not part of the address
+  EXPECT_EQ(global.offset, 0x40);
+  EXPECT_EQ(ParseOperands("gdesc[UR4]")[0].kind, OperandKind::kOther);
   EXPECT_TRUE(ParseOperands("-RZ, RZ, 0, 5.9604644775390625e-08")[3].is_float);
 }
 

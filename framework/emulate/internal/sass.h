@@ -31,10 +31,11 @@ enum class OperandKind : uint8_t {
   kImmediate,         // 0x1f, -0x1, 1.5 (as its float bits), RZ-free constants
   kConstant,          // c[0x0][0x210], c[0x0][R2+0x10]
   kMemory,            // [R2+UR4+0x10], [R2.64]
-  kSpecial,           // SR_TID.X, SRZ
-  kLabel,             // `(.L_x_15), `(__cudaCDP2GetParameterBufferV2): text without `( )
-  kBarrier,           // B0..B15
-  kOther,             // desc[UR6][R2.64], gdesc[...], anything else: kept as text
+  kGlobalMemory,  // desc[UR6][R2.64+0x10]: base (a 64-bit register pair) and offset; the descriptor not read
+  kSpecial,       // SR_TID.X, SRZ
+  kLabel,         // `(.L_x_15), `(__cudaCDP2GetParameterBufferV2): text without `( )
+  kBarrier,       // B0..B15
+  kOther,         // gdesc[...], anything else: kept as text
 };
 
 struct Operand {
@@ -46,11 +47,11 @@ struct Operand {
   uint64_t value = 0;     // kImmediate: the 32-bit pattern; kConstant: the byte offset
   bool is_float = false;  // kImmediate written as a floating-point number
   uint32_t bank = 0;      // kConstant
-  // kConstant and kMemory: an index register and whether it is uniform; -1 when none.
+  // kConstant, kMemory and kGlobalMemory: an index register and whether it is uniform; -1 when none.
   int base = -1;
   bool base_uniform = false;
   int uniform_base = -1;  // kMemory: [R2+UR4]: the uniform register added
-  int64_t offset = 0;     // kMemory: the immediate added
+  int64_t offset = 0;     // kMemory, kGlobalMemory: the immediate added
   std::string text;       // as written (kSpecial's register name, kLabel's label)
 };
 
