@@ -135,6 +135,10 @@ void AddUpdateBaselines(CLI::App& app) {
         left_alone.push_back({name, "no measured launch in the results: the case did not get to measure"});
         continue;
       }
+      if (const std::optional<std::string> why = WhyNotRecordable(result.launches)) {
+        left_alone.push_back({name, *why});
+        continue;
+      }
       const BaselineEntry* entry = baselines.Find(name);
       CaseFacts facts;
       facts.baseline = BaselineVerdict::kMissing;

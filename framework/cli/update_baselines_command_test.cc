@@ -245,6 +245,25 @@ TEST_F(UpdateBaselinesCommandTest, RefusesResultsWithoutAnArchitecture) {
   EXPECT_EQ(ReadFile(transpose_file_), before);
 }
 
+TEST_F(UpdateBaselinesCommandTest, LeavesEmulatedCasesAloneSayingWhy) {
+  RunResults results;
+  results.metadata = MakeMetadata("2025-12-01T08:00:00Z");
+  CaseResult& result = results.cases["reduce/new"];
+  result.name = "reduce/new";
+  result.status = CaseStatus::kFailed;
+  result.launches = {MakeRecord(128, 64, "reduce")};
+  result.launches[0].counted_by = CountedBy::kEmulated;
+  const auto path = dir_ / "emulated.json";
+  WriteResults(path, results);
+  for (const std::string dry_run : {"", " --dry-run"}) {
+    const CliRun run = Bankcheck(Update(path, dry_run));
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_THAT(run.out, AllOf(HasSubstr(" 0 of 1 cases"), HasSubstr("1 left alone"),
+                               HasSubstr("left alone: reduce/new (its counts were derived by the emulator")));
+    EXPECT_FALSE(std::filesystem::exists(reduce_file_));
+  }
+}
+
 TEST_F(UpdateBaselinesCommandTest, RefusesBadInputAndWritesNothing) {
   const std::filesystem::path results = WriteRun();
   CliRun run = Bankcheck("update-baselines " + Quoted(results));

@@ -124,12 +124,22 @@ BaselineSet BaselineSet::FromEntries(std::filesystem::path folder, std::string a
   return set;
 }
 
+std::optional<std::string> WhyNotRecordable(const std::vector<LaunchRecord>& launches) {
+  for (const LaunchRecord& launch : launches)
+    if (launch.counted_by == CountedBy::kEmulated)
+      return "its counts were derived by the emulator (BANKCHECK_COUNTERS=emulate), not measured on a GPU; "
+             "baselines hold measured counts: record them from a GPU run's results (docs/emulate.md)";
+  return std::nullopt;
+}
+
 std::vector<std::filesystem::path> UpdateBaselines(const std::filesystem::path& baselines_dir,
                                                    const std::string& arch, const RunMetadata& recorded_with,
                                                    const std::vector<BaselineUpdate>& updates,
                                                    const RecordAdvice& record) {
   std::map<std::string, std::vector<const BaselineUpdate*>> by_topic;
   for (const BaselineUpdate& update : updates) {
+    if (const std::optional<std::string> why = WhyNotRecordable(update.launches))
+      throw Error(ErrorKind::kBadInput, "not recording case \"" + update.case_name + "\": " + *why);
     by_topic[TopicOfCase(update.case_name)].push_back(&update);
   }
   if (by_topic.empty()) return {};

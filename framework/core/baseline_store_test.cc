@@ -132,6 +132,24 @@ TEST_F(UpdateBaselinesTest, CreatesTheFolderAndFile) {
   EXPECT_THAT(TemporaryFilesUnder(dir_), IsEmpty());
 }
 
+TEST_F(UpdateBaselinesTest, EmulatedCountsAreNeverRecorded) {
+  LaunchRecord emulated = MakeRecord(2048);
+  emulated.counted_by = CountedBy::kEmulated;
+  EXPECT_FALSE(WhyNotRecordable({MakeRecord(2048)}));
+  ASSERT_TRUE(WhyNotRecordable({MakeRecord(64), emulated}));
+  EXPECT_THAT(*WhyNotRecordable({emulated}), HasSubstr("derived by the emulator"));
+  try {
+    UpdateBaselines(
+        dir_, "sm_90", MakeMetadata(),
+        {{"transpose/naive", "naive", {MakeRecord(2048)}}, {"transpose/tiled", "tiled", {emulated}}});
+    FAIL() << "an emulated case must not be recorded";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kBadInput);
+    EXPECT_THAT(e.what(), HasSubstr("not recording case \"transpose/tiled\""));
+  }
+  EXPECT_FALSE(std::filesystem::exists(File())) << "nothing is written, not even the measured case";
+}
+
 TEST_F(UpdateBaselinesTest, ReplacesOneCaseAndLeavesTheOthersByteIdentical) {
   UpdateBaselines(dir_, "sm_90", MakeMetadata("2025-01-01T00:00:00Z"),
                   {{"transpose/a", "a", {MakeRecord(2048)}},

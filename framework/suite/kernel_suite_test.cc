@@ -182,11 +182,15 @@ void CaseTest::TestBody() {
       const std::string software = comparison.verdict == BaselineVerdict::kMissing
                                        ? ""
                                        : SoftwareChangeNote(Baselines(arch), c.name, ThisRun());
-      CASE_FAILURE(c) << comparison.message
-                      << "Or, after the run, record every case that differs at once, with a summary "
-                         "(--dry-run only prints it):\n  "
-                      << UpdateBaselinesCommand(ResultsDir(), BaselinesDir()) << "\n"
-                      << software << JitNote(ThisRun()) << "\n"
+      // The emulated program's counts are never recorded (WhyNotRecordable): only the GPU's way.
+      const std::string record_all =
+          internal::InstalledLaunchEmulation() != nullptr
+              ? "These counts were derived by the emulator, not measured: record baselines on a machine "
+                "with a GPU, with the command above (docs/emulate.md).\n"
+              : "Or, after the run, record every case that differs at once, with a summary (--dry-run only "
+                "prints it):\n  " +
+                    UpdateBaselinesCommand(ResultsDir(), BaselinesDir()) + "\n";
+      CASE_FAILURE(c) << comparison.message << record_all << software << JitNote(ThisRun()) << "\n"
                       << comparison.table
                       << (result_.expected_by == ExpectedBy::kBaselineOnly && !suggestions.empty()
                               ? "\nLine annotations that match this run (review them; `bankcheck annotate "

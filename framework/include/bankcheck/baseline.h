@@ -191,12 +191,18 @@ struct BaselineUpdate {
 // them is compared by launch totals only, and recording the case again adds them.
 bool HasLineData(const std::vector<LaunchRecord>& launches);
 
+// Why `launches` may not be recorded as a baseline; nullopt when they may. Baselines hold counts
+// measured on a GPU: launches the emulator counted (CountedBy::kEmulated, BANKCHECK_COUNTERS=emulate)
+// are checked against baselines, never recorded into them.
+std::optional<std::string> WhyNotRecordable(const std::vector<LaunchRecord>& launches);
+
 // Writes or replaces `updates` in <baselines_dir>/<arch>/<topic>.json (creating folders and files
 // as needed) and sets each touched file's "recorded_with". Other cases in a file are kept exactly.
 // Holds flock(<baselines_dir>/<arch>/.lock) around each read-modify-write and replaces each file
 // atomically. A file whose entries already hold exactly these values is left as it is (its
 // "recorded_with" too). An existing file that is malformed is not touched: Error(kBadInput) saying
-// so. Returns the files written, sorted.
+// so; an update that WhyNotRecordable refuses writes nothing either: Error(kBadInput) naming the
+// case. Returns the files written, sorted.
 std::vector<std::filesystem::path> UpdateBaselines(const std::filesystem::path& baselines_dir,
                                                    const std::string& arch, const RunMetadata& recorded_with,
                                                    const std::vector<BaselineUpdate>& updates,
