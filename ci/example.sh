@@ -97,6 +97,30 @@ check_bankcheck_ci() {
   echo "bankcheck-ci: as expected"
 }
 
+# check_emulated <name> <build folder>: the suite's emulated program (docs/emulate.md), made where
+# the kernels have sm_90 SASS: ctest lists it per topic, and it decides the example's case on the CPU
+# and, the example having no recorded baseline, fails it as MISSING, saying that baselines are
+# recorded on a GPU (the emulated program never records them).
+check_emulated() {
+  local name="$1" build="$2" listing status=0
+  listing="$(ctest --test-dir "$build" -N -L emulate)"
+  if ! grep -q 'my_suite/emulated/my_scale$' <<<"$listing"; then
+    if grep -qE '^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=(.*;)?90(-real)?(;|$)' "$build/CMakeCache.txt"; then
+      echo "$listing"
+      fail "$name" "kernels built for sm_90 but ctest lists no my_suite/emulated/my_scale"
+    fi
+    echo "bankcheck example ($name): no emulated program (its kernels have no sm_90 SASS)"
+    return 0
+  fi
+  ctest --test-dir "$build" --output-on-failure -L emulate >"$build/emulated.log" 2>&1 || status=$?
+  if ((status == 0)) || ! grep -q 'MISSING: case "my_scale/stride2"' "$build/emulated.log" ||
+    ! grep -q 'These counts were derived by the emulator, not measured' "$build/emulated.log"; then
+    cat "$build/emulated.log"
+    fail "$name" "expected the emulated case decided and failed as MISSING, saying to record on a GPU"
+  fi
+  grep -m1 'These counts were derived by the emulator' "$build/emulated.log"
+}
+
 # check_example <name> <build folder>: its tests as a user sees them.
 check_example() {
   local name="$1" build="$2" listing status=0
@@ -123,7 +147,8 @@ check_example() {
   selected="$(BANKCHECK_CASES='my_scale/*' "$build/my_suite" --bankcheck_list_cases)"
   [[ "$selected" == my_scale/stride2 ]] ||
     fail "$name" "BANKCHECK_CASES='my_scale/*' selected '$selected', not my_scale/stride2"
-  ctest --test-dir "$build" --output-on-failure -L cpu || fail "$name" "the CPU checks failed"
+  ctest --test-dir "$build" --output-on-failure -L cpu -LE emulate || fail "$name" "the CPU checks failed"
+  check_emulated "$name" "$build"
   ctest --test-dir "$build" --output-on-failure -V -L gpu >"$build/gpu.log" 2>&1 || status=$?
   if grep -q 'GPU test skipped, no usable GPU' "$build/gpu.log"; then
     ((status == 0)) || { cat "$build/gpu.log"; fail "$name" "the GPU case was not reported as skipped"; }

@@ -120,9 +120,6 @@ for file in bankcheckConfig.cmake bankcheckConfigVersion.cmake bankcheckTargets.
   required+=("$(cd "$root" && echo lib*/cmake/bankcheck/$file)")
 done
 for header in "$BANKCHECK_ROOT"/framework/include/bankcheck/*.h; do
-  # The emulator's library is not installed yet (a project gets it through FetchContent,
-  # docs/emulate.md), so neither is its header.
-  [[ "$(basename "$header")" == emulator.h ]] && continue
   required+=("include/bankcheck/$(basename "$header")")
 done
 if grep -q '^BANKCHECK_ENABLE_CUDA:BOOL=ON$' "$cache"; then

@@ -2,8 +2,8 @@
 # job of a project that uses bankcheck) and a CMake package,
 #   <prefix>/lib/cmake/bankcheck/bankcheckConfig.cmake      find_package(bankcheck CONFIG)
 # whose targets are those of the build tree (bankcheck::core, ::cuda, ::testing, ::gtest_main,
-# ::suite, ::kernel_suite_main, ::annotation_checks, and ::cli with BANKCHECK_BUILD_CLI) and
-# which offers bankcheck_add_kernel_suite(). The GPU side's dependencies are found again in the
+# ::suite, ::kernel_suite_main, ::annotation_checks, ::emulate, ::emulated_runtime, and ::cli with
+# BANKCHECK_BUILD_CLI) and which offers bankcheck_add_kernel_suite() (with the emulated program). The GPU side's dependencies are found again in the
 # consumer (find_dependency), unless the consumer has their targets already.
 include(CMakePackageConfigHelpers)
 
@@ -31,7 +31,7 @@ if(BANKCHECK_PYTHON_WHEEL)
   set(bankcheck_installed_targets bankcheck bankcheck_core bankcheck_cuda)
 elseif(BANKCHECK_ENABLE_CUDA)
   list(APPEND bankcheck_installed_targets bankcheck_cuda bankcheck_testing bankcheck_gtest_main bankcheck_suite
-              bankcheck_kernel_suite_main bankcheck_annotation_checks)
+              bankcheck_kernel_suite_main bankcheck_annotation_checks bankcheck_emulate bankcheck_emulated_runtime)
 endif()
 
 # No path of the machine that builds bankcheck may reach an installed file: the libraries'

@@ -26,8 +26,9 @@ include_guard(GLOBAL)
 #                         the CPU bank model, "<prefix>/model/<topic>.<rest>" for case <topic>/<rest>
 #                         (skipped, saying why, when BANKCHECK_CASES does not select the case), and
 #                         the baseline files against the registered cases, "<prefix>.baseline_files"
-#   <target>_emulated     where the build has bankcheck::emulated_runtime (bankcheck's own tree): the
-#                         GPU program's cases on the CPU, their launches counted from the kernels'
+#   <target>_emulated     where the build has bankcheck::emulated_runtime (bankcheck's tree, FetchContent
+#                         or the installed package) and the kernels have sm_90 SASS: the GPU
+#                         program's cases on the CPU, their launches counted from the kernels'
 #                         sm_90 SASS (docs/emulate.md); one CTest test per topic,
 #                         "<prefix>/emulated/<topic>" (labels emulate, cpu)
 #   <target>_kernels      the kernel files, compiled once (with -lineinfo) for every program
