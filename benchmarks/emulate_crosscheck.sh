@@ -20,7 +20,7 @@ measured="$build/suites/bankcheck_kernel_suite"
 emulated="$build/suites/bankcheck_kernel_suite_emulated"
 for program in "$measured" "$emulated"; do [[ -x "$program" ]] || die "$program not found: build first"; done
 command -v python3 >/dev/null || die "python3 is needed to compare the results"
-compare="$(dirname "${BASH_SOURCE[0]}")/../ci/emulate_results.py"
+compare="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/ci/emulate_results.py"
 
 log_dir="${LOG_DIR:-$(mktemp -d /tmp/emulate_crosscheck.XXXXXX)}"
 mkdir -p "$log_dir"
