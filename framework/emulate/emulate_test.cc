@@ -32,6 +32,16 @@ LaunchToEmulate Launch(Dim3 grid, Dim3 block, std::vector<uint8_t> params = {}) 
   return launch;
 }
 
+// Why one warp's launch of `body` (after the prologue) is undecided; "" and a failure when decided.
+std::string WhyUndecided(const std::string& body) {
+  const Emulation emulation = Emulate(Listing(body), Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  if (!emulation.undecided) {
+    ADD_FAILURE() << "decided, where it should be undecided";
+    return "";
+  }
+  return emulation.undecided->reason;
+}
+
 const InstructionCounts& Row(const LaunchRecord& record, uint32_t pc) {
   for (const InstructionCounts& row : record.instructions)
     if (row.pc_offset == pc) return row;
@@ -290,23 +300,19 @@ TEST(EmulateTest, AGlobalLoadFeedingAnAddressIsUndecidedAndNamed) {
 }
 
 TEST(EmulateTest, AnUnknownOpcodeIsUndecidedWhenItRunsAndALaterStageSaysSo) {
-  const Module unknown = Listing(R"(
+  EXPECT_THAT(WhyUndecided(R"(
         /*0040*/                   FOO R1, R0 ;
         /*0050*/                   EXIT ;
-)");
-  const Emulation a = Emulate(unknown, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
-  ASSERT_TRUE(a.undecided);
-  EXPECT_THAT(a.undecided->reason, HasSubstr("FOO is an instruction the emulator does not understand"));
-  const Module later = Listing(R"(
+)"),
+              HasSubstr("FOO is an instruction the emulator does not understand"));
+  EXPECT_THAT(WhyUndecided(R"(
         /*0040*/                   HGMMA.64x64x16.F32 R24, gdesc[UR8], R24 ;
         /*0050*/                   EXIT ;
-)");
-  const Emulation b = Emulate(later, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
-  ASSERT_TRUE(b.undecided);
-  EXPECT_THAT(b.undecided->reason, HasSubstr("HGMMA (stage 3"));
+)"),
+              HasSubstr("HGMMA (stage 3"));
 }
 
-// What CostInstruction gives for one warp instruction of `kind` whose lanes `first`..`last` access
+// What CostInstruction gives for one warp instruction of `kind` whose lanes 0..lanes-1 access
 // `bytes` at 0x400 + lane * stride.
 WarpCost Cost(SharedKind kind, uint32_t bytes, uint32_t stride, int lanes) {
   WarpCopy copy;
@@ -340,15 +346,13 @@ TEST(EmulateTest, LdmatrixAndStmatrixRowsComeFromTheirMatricesLanes) {
   EXPECT_EQ(Row(record, 0x80).wavefronts, warps * Cost(SharedKind::kStmatrix, 16, 16, 16).wavefronts);
   EXPECT_EQ(record.shared[SharedKind::kLdmatrix].instructions, 2 * warps);
 
-  const Module reads_a_matrix = Listing(R"(
+  EXPECT_THAT(WhyUndecided(R"(
         /*0040*/                   IMAD.SHL.U32 R2, R0, 0x10, RZ ;
         /*0050*/                   LDSM.16.M88.2 R4, [R2+UR4] ;
         /*0060*/                   LDS R6, [R5+UR4] ;
         /*0070*/                   EXIT ;
-)");
-  const Emulation undecided = Emulate(reads_a_matrix, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
-  ASSERT_TRUE(undecided.undecided);
-  EXPECT_THAT(undecided.undecided->reason, HasSubstr("a load from shared memory (LDSM.16.M88.2"));
+)"),
+              HasSubstr("a load from shared memory (LDSM.16.M88.2"));
 }
 
 TEST(EmulateTest, RegisterToPredicatesSetsTheMasksPredicates) {
@@ -374,13 +378,11 @@ TEST(EmulateTest, RegisterToPredicatesSetsTheMasksPredicates) {
     if (lane & 2) bit1 |= 1u << lane;
   EXPECT_EQ(Row(*emulation.record, 0x70).wavefronts, cost(bit1, 0));
   EXPECT_EQ(Row(*emulation.record, 0x80).wavefronts, cost(0xffff0000u, 0x80));
-  const Module byte_form = Listing(R"(
+  EXPECT_THAT(WhyUndecided(R"(
         /*0040*/                   R2P PR, R0.B1, 0x6 ;
         /*0050*/                   EXIT ;
-)");
-  const Emulation undecided = Emulate(byte_form, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
-  ASSERT_TRUE(undecided.undecided);
-  EXPECT_THAT(undecided.undecided->reason, HasSubstr("R2P is a form the emulator does not understand"));
+)"),
+              HasSubstr("R2P is a form the emulator does not understand"));
 }
 
 TEST(EmulateTest, SharedAtomicsAreCostedAndTheirResultsUnknown) {
