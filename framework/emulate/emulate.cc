@@ -1506,8 +1506,10 @@ class Evaluator {
 }  // namespace
 
 std::string Undecided::Describe() const {
-  if (file.empty()) return reason;
-  return reason + " (" + file + ":" + std::to_string(line) + ")";
+  const std::string where = file + ":" + std::to_string(line);
+  // A reason that names the instruction's line already (Located) is not followed by it again.
+  if (file.empty() || reason.find(where) != std::string::npos) return reason;
+  return reason + " (" + where + ")";
 }
 
 void SetProjectSources(const std::string& project_root, const std::string& build_root) {

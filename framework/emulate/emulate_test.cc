@@ -296,7 +296,13 @@ TEST(EmulateTest, AGlobalLoadFeedingAnAddressIsUndecidedAndNamed) {
   EXPECT_THAT(emulation.undecided->reason, HasSubstr("the address of LDS at pc 0x0010"));
   EXPECT_EQ(emulation.undecided->opcode, "LDS");
   EXPECT_EQ(emulation.undecided->line, 42u);
-  EXPECT_THAT(emulation.undecided->Describe(), HasSubstr("/p/kernels/x.cu:42"));
+  // The reason names the line where it names the instruction; Describe does not add it again.
+  const std::string described = emulation.undecided->Describe();
+  ASSERT_THAT(described, HasSubstr("/p/kernels/x.cu:42"));
+  EXPECT_EQ(described.find("/p/kernels/x.cu:42"), described.rfind("/p/kernels/x.cu:42")) << described;
+  Undecided without_line = *emulation.undecided;
+  without_line.reason = "a reason that names no line";
+  EXPECT_EQ(without_line.Describe(), "a reason that names no line (/p/kernels/x.cu:42)");
 }
 
 TEST(EmulateTest, AnUnknownOpcodeIsUndecidedWhenItRunsAndALaterStageSaysSo) {

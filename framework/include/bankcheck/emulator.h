@@ -101,7 +101,7 @@ struct Undecided {
   std::string file;    // its source line (line info), empty/0 without
   uint32_t line = 0;
 
-  // "reason (kernels/x.cu:42)"
+  // "reason (kernels/x.cu:42)"; the reason alone where it names that line already.
   std::string Describe() const;
 };
 
