@@ -1078,8 +1078,8 @@ class Evaluator {
     if (name == "SR_TID.X") return Known(linear % b.x);
     if (name == "SR_TID.Y") return Known((linear / b.x) % b.y);
     if (name == "SR_TID.Z") return Known(linear / (b.x * b.y));
-    for (int axis = 0; axis < 3; ++axis) {
-      if (name != std::string("SR_CTAID.") + "XYZ"[axis]) continue;
+    if (name.size() == 10 && name.compare(0, 9, "SR_CTAID.") == 0 && name[9] >= 'X' && name[9] <= 'Z') {
+      const int axis = name[9] - 'X';
       BlockDependence block;
       block.step[axis] = 1;
       return Known(axis == 0 ? ctaid_.x : axis == 1 ? ctaid_.y : ctaid_.z, block);
@@ -1412,6 +1412,7 @@ class Evaluator {
     WarpAccess& access = instruction.destination;
     access.bytes = AccessBytes(in);
     std::vector<std::array<uint32_t, 3>> steps;  // of lanes whose address depends on the block
+    bool some_lane_still = false;                // a lane whose address is the same in every block
     for (int lane = 0; lane < kWarpSize; ++lane) {
       if (!(lanes >> lane & 1u)) continue;
       Value sum = Known(static_cast<uint32_t>(address->offset));
@@ -1425,13 +1426,19 @@ class Evaluator {
       }
       if (!sum.known()) StopOnUnknown(in, sum, "the address");
       if (sum.block.other) not_affine_ = true;
-      // A lane whose address is the same in every block has step 0: the others must then stay too.
-      if (std::find(steps.begin(), steps.end(), sum.block.step) == steps.end())
+      // Only block-dependent addresses are collected: most accesses allocate nothing here.
+      if (!sum.block.any())
+        some_lane_still = true;
+      else if (std::find(steps.begin(), steps.end(), sum.block.step) == steps.end())
         steps.push_back(sum.block.step);
       access.SetLane(lane, sum.bits);
     }
-    if (steps.size() > 1 || (steps.size() == 1 && steps[0] != std::array<uint32_t, 3>{}))
+    if (!steps.empty()) {
+      // A lane whose address is the same in every block has step 0: the others must then stay too.
+      if (some_lane_still && std::find(steps.begin(), steps.end(), std::array<uint32_t, 3>{}) == steps.end())
+        steps.push_back({});
       conditions_.address_steps.push_back(std::move(steps));
+    }
     WarpCost cost;
     try {
       // Before the cost: a misaligned lane faults (ValidateWarpAccess), which says more.
