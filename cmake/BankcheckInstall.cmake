@@ -3,8 +3,9 @@
 #   <prefix>/lib/cmake/bankcheck/bankcheckConfig.cmake      find_package(bankcheck CONFIG)
 # whose targets are those of the build tree (bankcheck::core, ::cuda, ::testing, ::gtest_main,
 # ::suite, ::kernel_suite_main, ::annotation_checks, ::emulate, ::emulated_runtime, and ::cli with
-# BANKCHECK_BUILD_CLI) and which offers bankcheck_add_kernel_suite() (with the emulated program). The GPU side's dependencies are found again in the
-# consumer (find_dependency), unless the consumer has their targets already.
+# BANKCHECK_BUILD_CLI) and which offers bankcheck_add_kernel_suite() (with the emulated program).
+# The GPU side's dependencies are found again in the consumer (find_dependency), unless the
+# consumer has their targets already.
 include(CMakePackageConfigHelpers)
 
 set(BANKCHECK_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/bankcheck"
