@@ -65,7 +65,7 @@ void WriteFile(const std::string& path, std::string_view bytes) {
 [[noreturn]] void ToolFailed(const std::string& tool, const std::string& variable, const ProgramRun& run,
                              const std::string& input) {
   throw Error(
-      ErrorKind::kBadInput,
+      run.started ? ErrorKind::kBadInput : ErrorKind::kToolMissing,
       (run.started ? tool + " failed (exit status " + std::to_string(run.exit_status) + ") on " + input
                    : "cannot run " + tool) +
           ": the emulator reads SASS with the CUDA toolkit's " + tool +

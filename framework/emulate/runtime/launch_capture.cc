@@ -93,6 +93,7 @@ const RegisteredKernel* Capture::Find(const void* host_function) const {
 
 bool Capture::Launch(const LaunchRequest& request, const char* entry_point) {
   std::unique_lock<std::mutex> lock(mutex_);
+  launched_in_case_ = true;
   const auto found = kernels_.find(request.function);
   if (found == kernels_.end()) {
     lock.unlock();
@@ -214,8 +215,29 @@ void Capture::SetProjectSources(const std::string& source_root, const std::strin
 }
 
 void Capture::BeginCase() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    launched_in_case_ = false;
+    read_back_in_case_ = false;
+  }
   TakeNotEmulated();
   cudaGetLastError();  // the stand-in's (cuda_runtime.cc): resets this thread's last error
+}
+
+void Capture::ObserveOutputReadBack(std::function<void()> observer) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  read_back_observer_ = std::move(observer);
+}
+
+void Capture::NoteCopyToHost() {
+  std::function<void()> observer;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!launched_in_case_ || read_back_in_case_) return;
+    read_back_in_case_ = true;
+    observer = read_back_observer_;
+  }
+  if (observer) observer();  // outside the lock: it may report to GoogleTest
 }
 
 Capture& TheCapture() {
