@@ -37,7 +37,18 @@ jobs:
       - name: local
         uses: ./.github/actions/local
       - uses: "actions/upload-artifact@$sha" # v4.6.2
+  upload:
+    needs: build
+    runs-on: ubuntu-24.04
+    permissions:
+      contents: read
+      security-events: write
+    steps:
+      - uses: actions/download-artifact@$sha # v4.3.0
+      - run: ls sarif
   call:
+    permissions:
+      security-events: write
     uses: <owner>/bankcheck/.github/workflows/bankcheck-suite.yml@<commit>
 YAML
 }
@@ -59,6 +70,17 @@ expect 1 "no top-level 'permissions:'" "$dir/commented.yml"
 good | sed '/^concurrency:/,/group:/d' >"$dir/noconcurrency.yml"
 expect 1 "runs on a self-hosted (GPU) runner but has no 'concurrency:' group" "$dir/noconcurrency.yml"
 expect 2 "no such workflow file" "$dir/missing.yml"
+
+# The privilege split: a job that checks out (or runs a local action) never holds a write permission,
+# its own or inherited from the top level.
+good | sed 's/^    runs-on: \[self-hosted, gpu\]/&\n    permissions:\n      security-events: write/' >"$dir/split.yml"
+expect 1 "split.yml:8: job 'build' runs the repository's code (actions/checkout@$sha) with a token that may write (security-events: write)" "$dir/split.yml"
+good | sed 's/^  contents: read/  contents: write/' >"$dir/inherited.yml"
+expect 1 "job 'build' runs the repository's code (actions/checkout@$sha) with a token that may write (contents: write)" "$dir/inherited.yml"
+good | sed 's/^    runs-on: \[self-hosted, gpu\]/&\n    permissions: write-all/; /checkout@/d' >"$dir/local.yml"
+expect 1 "job 'build' runs the repository's code (./.github/actions/local) with a token that may write (write-all)" "$dir/local.yml"
+good | sed '/download-artifact@/s/.*/      - uses: actions\/checkout@'"$sha"'  # v4.4.0/' >"$dir/upload.yml"
+expect 1 "job 'upload' runs the repository's code" "$dir/upload.yml"
 
 ((failures == 0)) || { echo "ci/check-workflows_test.sh: $failures failed" >&2; exit 1; }
 echo "ci/check-workflows_test.sh: all passed"
