@@ -9,7 +9,8 @@
 # none of bankcheck's, its CPU checks pass, and its GPU case is skipped with the reason (on a GPU:
 # fails as MISSING, naming the example's own folder and the command that records its baseline).
 # The installed build is made by the installed bankcheck-ci (ci/consumer/bankcheck-ci.sh), the CI
-# job of a project: see check_bankcheck_ci.
+# job of a project: see check_bankcheck_ci. No ELF file of the install or of the example's builds has
+# an empty or relative RPATH/RUNPATH entry (ci/check_rpath.py).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -281,6 +282,10 @@ echo "installed bankcheck run: exit $run_status ($(tail -1 "$work/run.log"))"
 check_bankcheck_ci "$work/installed"
 check_example installed "$work/installed"
 check_no_build_paths "installed: the install tree" "$work/prefix"
+# No empty or relative RPATH/RUNPATH entry (the current folder) in the install or the example built
+# against it (docs/security.md, "Library search paths").
+python3 "$BANKCHECK_ROOT/ci/check_rpath.py" --skip-pip "$work/prefix" "$work/installed" ||
+  fail installed "an empty or relative RPATH/RUNPATH entry (above)"
 check_generated_test_files installed "$work/installed"
 echo "bankcheck example (installed): $((SECONDS - start)) s"
 
@@ -294,6 +299,8 @@ grep -q '^CMAKE_BUILD_TYPE:STRING=$' "$work/fetched/CMakeCache.txt" || fail fetc
 cmake --build "$work/fetched" -j "$JOBS"
 check_example fetched "$work/fetched"
 check_fetched_cli "$work/fetched"
+python3 "$BANKCHECK_ROOT/ci/check_rpath.py" --skip-pip "$work/fetched" ||
+  fail fetched "an empty or relative RPATH/RUNPATH entry (above)"
 echo "bankcheck example (FetchContent): $((SECONDS - start)) s"
 
 echo

@@ -92,6 +92,8 @@ venv="$work/venv/bin"
 "$venv/python" -m pip install --quiet --disable-pip-version-check "$wheel[cuda]" "pytest==8.4.2" ||
   die "pip install of the wheel failed"
 package="$("$venv/python" -c 'import bankcheck, pathlib; print(pathlib.Path(bankcheck.__file__).parent)')"
+# No empty or relative search path entry in the installed command and libraries (docs/security.md).
+python3 "$BANKCHECK_ROOT/ci/check_rpath.py" "$package" || die "an empty or relative RPATH/RUNPATH entry (above)"
 for library in libcupti.so libcudart.so; do
   resolved="$(ldd "$package/lib/libbankcheck_inject.so" | sed -n "s/^[[:space:]]*$library[.0-9]* => \([^ ]*\) .*/\1/p")"
   [[ "$(realpath -m "$resolved")" == "$(realpath "$package/..")"/nvidia/cu*/lib/$library* ]] ||
