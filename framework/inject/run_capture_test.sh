@@ -69,7 +69,8 @@ if ((status != 1)); then
   fail "elsewhere: exited $status, not 1 (the launch during the capture refused)"
 elif ! grep -q "bankcheck_capture_first: elsewhere: every result correct" "$work/elsewhere.out"; then
   fail "elsewhere: the program did not report its results correct"
-elif ! grep -Eq "Shift[^']*'\) ran unmeasured: it was launched while a stream capture was in progress" "$work/elsewhere.err"; then
+elif ! grep -Eq "Shift[^']*'\) ran unmeasured: it was launched while a stream capture was in progress" \
+  "$work/elsewhere.err"; then
   fail "elsewhere: the refusal does not name the launch and the reason"
 fi
 
