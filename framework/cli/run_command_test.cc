@@ -251,7 +251,7 @@ TEST_F(RunCommandTest, PrintsTheGivenRecordCommand) {
                    Quoted(good));
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_THAT(run.err,
-              AllOf(HasSubstr("Record it with:\n  " + own + "\n"), Not(HasSubstr("--update-baselines"))));
+              AllOf(HasSubstr("Record them with: " + own + "\n"), Not(HasSubstr("--update-baselines"))));
   run = Run("--baselines " + baselines + " --update-baselines -o run.json -- " + Quoted(good));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const std::filesystem::path worse = Program({Launch(256, "fwd", 0)}, 0, "worse.sh");
