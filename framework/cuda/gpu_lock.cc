@@ -61,7 +61,8 @@ Error FolderError(const std::string& folder, const std::string& why) {
 std::string LockFolderProblem(const struct stat& status) {
   if (!S_ISDIR(status.st_mode)) return "it is not a folder";
   if (status.st_uid != 0 && status.st_uid != ::geteuid())
-    return "it belongs to another user (uid " + std::to_string(status.st_uid) + ")";
+    return "it belongs to another user (uid " + std::to_string(status.st_uid) +
+           "), and the lock folder must be root's or yours whatever BANKCHECK_SAFE_DIRECTORIES says";
   if ((status.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (status.st_mode & S_ISVTX) == 0)
     return "others may write to it and it is not sticky (mode 1777 is)";
   return "";
