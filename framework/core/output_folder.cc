@@ -116,7 +116,8 @@ std::string UnfollowableLink(const struct stat& link, const struct stat& parent,
   if ((parent.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (parent.st_mode & S_ISVTX) == 0 && !parent_safe) {
     return "in a folder that others may write to (mode " + Octal(parent.st_mode) +
            ", not sticky), where another user could have put it: bankcheck follows links only in folders "
-           "that nobody else may change; give a path without it";
+           "that nobody else may change; make that folder writable by you alone (chmod go-w), or give a "
+           "path without it";
   }
   return "";
 }
