@@ -18,6 +18,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 work="$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-example.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 cp -r "$BANKCHECK_ROOT/examples" "$work/src"
+# A new project, which has recorded no baseline yet: examples/baselines/sm_90 is left behind.
+rm -rf "$work/src/baselines/"*/
 
 fail() {
   echo "bankcheck example ($1): $2" >&2

@@ -125,7 +125,8 @@ if [[ "$mode" == prepare ]]; then
     fail "the install holds no bin/bankcheck-ci: $bankcheck_build was configured before bankcheck-ci existed" \
       "(configure it again: cmake -S $root -B $bankcheck_build, or ci/test.sh)"
   cp -R "$root/examples" "$work/src"
-  rm -rf "$work/src/build"
+  # A new project: the example's recorded baselines (examples/baselines/sm_90) are left behind.
+  rm -rf "$work/src/build" "$work/src/baselines/"*/
   say "building the example with the installed bankcheck-ci (CUDA architectures $architectures)"
   "$work/prefix/bin/bankcheck-ci" --source "$work/src" --build "$work/build" --artifacts "$work/prepare" \
     --summary '' -DCMAKE_CUDA_ARCHITECTURES="$architectures" >"$work/prepare.log" 2>&1 ||
