@@ -7,7 +7,14 @@
 #     tag or branch can be moved to other code, which would run on the GPU runner. A placeholder
 #     (`@<commit>`, in a template to copy) is allowed: such a file cannot run until it is filled in;
 #   - a `concurrency:` group in a workflow that runs on a self-hosted runner (the scarce GPU runner)
-#     or calls bankcheck-suite.yml.
+#     or calls bankcheck-suite.yml;
+#   - no job that checks out code (actions/checkout) or runs an action of this repository (`./...`)
+#     holds a token that may write (`security-events: write`, `contents: write`, `write-all`, ...,
+#     its own or the top-level `permissions:` it inherits): what it builds and runs could use that
+#     right. Writing (code scanning's SARIF upload, publishing a release) is a job of its own that
+#     downloads the artifact it needs and runs none of the project's code. A job that calls a
+#     reusable workflow passes its permissions on; the called workflow's jobs are checked there.
+#     This rule reads the YAML with python3's PyYAML (Debian: python3-yaml).
 #
 #   ci/check-workflows.sh [FILE...]   default: .github/workflows/ and examples/.github/workflows/
 # Exit 0: all hold; 1: a rule is broken (each one printed as FILE:LINE: what); 2: no workflow file.
@@ -27,6 +34,59 @@ broken() {
   status=1
 }
 
+# privilege_split <file>: the jobs that check out code hold no write permission (above); prints each
+# such job as FILE:LINE: what, and fails.
+privilege_split() {
+  python3 - "$1" <<'PY'
+import sys
+
+try:
+    import yaml
+except ImportError:
+    sys.exit(f"{sys.argv[1]}: bankcheck: error: checking the jobs' permissions needs python3's PyYAML "
+             "(Debian: apt-get install python3-yaml; ci/install-deps.sh installs it)")
+
+path = sys.argv[1]
+with open(path, encoding="utf-8") as f:
+    text = f.read()
+try:
+    workflow = yaml.safe_load(text)
+    root = yaml.compose(text)
+except yaml.YAMLError as error:
+    sys.exit(f"{path}: not valid YAML: {error}")
+jobs = workflow.get("jobs") if isinstance(workflow, dict) else None
+if not isinstance(jobs, dict):
+    sys.exit(0)
+lines = {}
+for key, value in root.value:
+    if key.value == "jobs":
+        lines = {job.value: job.start_mark.line + 1 for job, _ in value.value}
+
+
+def writes(permissions):
+    if isinstance(permissions, str):
+        return ["write-all"] if permissions == "write-all" else []
+    if isinstance(permissions, dict):
+        return [f"{name}: write" for name, level in permissions.items() if level == "write"]
+    return []
+
+
+broken = False
+for name, job in jobs.items():
+    if not isinstance(job, dict) or "uses" in job:
+        continue  # a reusable workflow's call: its own jobs are checked in its file
+    runs_code = [step.get("uses", "") for step in job.get("steps") or [] if isinstance(step, dict)
+                 and str(step.get("uses", "")).startswith(("actions/checkout@", "./"))]
+    granted = writes(job["permissions"] if "permissions" in job else workflow.get("permissions"))
+    if runs_code and granted:
+        print(f"{path}:{lines.get(name, 1)}: job '{name}' runs the repository's code ({runs_code[0]}) with a "
+              f"token that may write ({', '.join(granted)}): move what writes to a job of its own that "
+              "downloads an artifact and runs no project code", file=sys.stderr)
+        broken = True
+sys.exit(1 if broken else 0)
+PY
+}
+
 for file in "${files[@]}"; do
   [[ -f "$file" ]] || { echo "bankcheck: error: no such workflow file: $file" >&2; exit 2; }
   grep -qE '^permissions:' "$file" ||
@@ -36,6 +96,7 @@ for file in "${files[@]}"; do
     grep -qE '^\s*concurrency:' "$file" ||
       broken "$file" "runs on a self-hosted (GPU) runner but has no 'concurrency:' group"
   fi
+  privilege_split "$file" || status=1
   while IFS= read -r entry; do
     line="${entry%%:*}" text="${entry#*:}"
     value="${text#*uses:}"
@@ -59,5 +120,5 @@ for file in "${files[@]}"; do
     fi
   done < <(grep -nE '^\s*(-\s+)?uses:' "$file" || true)
 done
-((status == 0)) && echo "bankcheck: ${#files[@]} workflow file(s): permissions, pinned actions, concurrency hold"
+((status == 0)) && echo "bankcheck: ${#files[@]} workflow file(s): permissions, privilege split, pinned actions, concurrency hold"
 exit "$status"

@@ -5,20 +5,7 @@ set -euo pipefail
 check="$(dirname "${BASH_SOURCE[0]}")/check-workflows.sh"
 dir="$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-workflows.XXXXXX")"
 trap 'rm -rf "$dir"' EXIT
-failures=0
-
-# expect <exit status> <message or ''> <file>: runs the checker on the file.
-expect() {
-  local status=0 output
-  output="$("$check" "$3" 2>&1)" || status=$?
-  if ((status != $1)) || [[ -n "$2" && "$output" != *"$2"* ]]; then
-    echo "FAILED: $(basename "$3"): expected exit $1 and '$2', got exit $status:" >&2
-    echo "$output" >&2
-    failures=$((failures + 1))
-  else
-    echo "ok: $(basename "$3"): exit $status"
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
 
 sha=11d5960a326750d5838078e36cf38b85af677262
 good() {
@@ -37,28 +24,49 @@ jobs:
       - name: local
         uses: ./.github/actions/local
       - uses: "actions/upload-artifact@$sha" # v4.6.2
+  upload:
+    needs: build
+    runs-on: ubuntu-24.04
+    permissions:
+      contents: read
+      security-events: write
+    steps:
+      - uses: actions/download-artifact@$sha # v4.3.0
+      - run: ls sarif
   call:
+    permissions:
+      security-events: write
     uses: <owner>/bankcheck/.github/workflows/bankcheck-suite.yml@<commit>
 YAML
 }
 good >"$dir/good.yml"
-expect 0 "" "$dir/good.yml"
+expect 0 "" "$check" "$dir/good.yml"
 
 good | sed "s/checkout@$sha/checkout@v4/" >"$dir/tag.yml"
-expect 1 "tag.yml:11: 'uses: actions/checkout@v4' is not pinned by a full commit SHA" "$dir/tag.yml"
+expect 1 "tag.yml:11: 'uses: actions/checkout@v4' is not pinned by a full commit SHA" "$check" "$dir/tag.yml"
 good | sed "s/checkout@$sha/checkout@${sha:0:12}/" >"$dir/short.yml"
-expect 1 "is not pinned by a full commit SHA" "$dir/short.yml"
+expect 1 "is not pinned by a full commit SHA" "$check" "$dir/short.yml"
 good | sed "s/checkout@$sha/checkout/" >"$dir/none.yml"
-expect 1 "'uses: actions/checkout' names no version" "$dir/none.yml"
+expect 1 "'uses: actions/checkout' names no version" "$check" "$dir/none.yml"
 good | sed "s/  # v4.4.0//" >"$dir/nocomment.yml"
-expect 1 "has no version in a comment" "$dir/nocomment.yml"
+expect 1 "has no version in a comment" "$check" "$dir/nocomment.yml"
 good | sed '/^permissions:/,/contents: read/d' >"$dir/nopermissions.yml"
-expect 1 "no top-level 'permissions:'" "$dir/nopermissions.yml"
+expect 1 "no top-level 'permissions:'" "$check" "$dir/nopermissions.yml"
 good | sed 's/^    permissions:/xx/' | sed '3s/^permissions:/#permissions:/' >"$dir/commented.yml"
-expect 1 "no top-level 'permissions:'" "$dir/commented.yml"
+expect 1 "no top-level 'permissions:'" "$check" "$dir/commented.yml"
 good | sed '/^concurrency:/,/group:/d' >"$dir/noconcurrency.yml"
-expect 1 "runs on a self-hosted (GPU) runner but has no 'concurrency:' group" "$dir/noconcurrency.yml"
-expect 2 "no such workflow file" "$dir/missing.yml"
+expect 1 "runs on a self-hosted (GPU) runner but has no 'concurrency:' group" "$check" "$dir/noconcurrency.yml"
+expect 2 "no such workflow file" "$check" "$dir/missing.yml"
 
-((failures == 0)) || { echo "ci/check-workflows_test.sh: $failures failed" >&2; exit 1; }
-echo "ci/check-workflows_test.sh: all passed"
+# The privilege split: a job that checks out (or runs a local action) never holds a write permission,
+# its own or inherited from the top level.
+good | sed 's/^    runs-on: \[self-hosted, gpu\]/&\n    permissions:\n      security-events: write/' >"$dir/split.yml"
+expect 1 "split.yml:8: job 'build' runs the repository's code (actions/checkout@$sha) with a token that may write (security-events: write)" "$check" "$dir/split.yml"
+good | sed 's/^  contents: read/  contents: write/' >"$dir/inherited.yml"
+expect 1 "job 'build' runs the repository's code (actions/checkout@$sha) with a token that may write (contents: write)" "$check" "$dir/inherited.yml"
+good | sed 's/^    runs-on: \[self-hosted, gpu\]/&\n    permissions: write-all/; /checkout@/d' >"$dir/local.yml"
+expect 1 "job 'build' runs the repository's code (./.github/actions/local) with a token that may write (write-all)" "$check" "$dir/local.yml"
+good | sed '/download-artifact@/s/.*/      - uses: actions\/checkout@'"$sha"'  # v4.4.0/' >"$dir/upload.yml"
+expect 1 "job 'upload' runs the repository's code" "$check" "$dir/upload.yml"
+
+expect_done ci/check-workflows_test.sh

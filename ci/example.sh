@@ -9,7 +9,8 @@
 # none of bankcheck's, its CPU checks pass, and its GPU case is skipped with the reason (on a GPU:
 # fails as MISSING, naming the example's own folder and the command that records its baseline).
 # The installed build is made by the installed bankcheck-ci (ci/consumer/bankcheck-ci.sh), the CI
-# job of a project: see check_bankcheck_ci.
+# job of a project: see check_bankcheck_ci. No ELF file of the install or of the example's builds has
+# an empty or relative RPATH/RUNPATH entry (ci/check_rpath.py).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -98,9 +99,11 @@ check_bankcheck_ci() {
 }
 
 # check_emulated <name> <build folder>: the suite's emulated program (docs/emulate.md), made where
-# the kernels have sm_90 SASS: ctest lists it per topic, and it decides the example's case on the CPU
-# and, the example having no recorded baseline, fails it as MISSING, saying that baselines are
-# recorded on a GPU (the emulated program never records them).
+# the kernels have sm_90 SASS: ctest lists it per topic; out of the box (no baseline recorded) its
+# cases skip with the command that records first baselines, and the example's own output checks
+# (EXPECT_EQ, ASSERT_EQ on what the kernels would have written) are reported as not evaluated, at
+# their lines, never as failures; BANKCHECK_REQUIRE_EMULATION=1 fails them as MISSING; the printed
+# command records the derived counts as first baselines, marked as such, and the cases then pass.
 check_emulated() {
   local name="$1" build="$2" listing status=0
   listing="$(ctest --test-dir "$build" -N -L emulate)"
@@ -112,13 +115,38 @@ check_emulated() {
     echo "bankcheck example ($name): no emulated program (its kernels have no sm_90 SASS)"
     return 0
   fi
-  ctest --test-dir "$build" --output-on-failure -L emulate >"$build/emulated.log" 2>&1 || status=$?
-  if ((status == 0)) || ! grep -q 'MISSING: case "my_scale/stride2"' "$build/emulated.log" ||
-    ! grep -q 'These counts were derived by the emulator, not measured' "$build/emulated.log"; then
+  grep -q 'my_suite/emulated/my_scale$' <<<"$(ctest --test-dir "$build" -N -L cpu)" &&
+    fail "$name" "ctest -L cpu selects the emulated tests, which need cuobjdump and nvdisasm"
+  local empty="$build/no-baselines"
+  mkdir -p "$empty"
+  BANKCHECK_BASELINES_DIR="$empty" ctest --test-dir "$build" -V -L emulate >"$build/emulated.log" 2>&1 || status=$?
+  local record="BANKCHECK_UPDATE_BASELINES=emulated BANKCHECK_BASELINES_DIR='$empty' BANKCHECK_CASES='my_scale/stride2' ctest --test-dir $build -R '^my_suite/emulated/my_scale\$'"
+  if ((status != 0)) || ! grep -q 'MISSING: case "my_scale/stride2"' "$build/emulated.log" ||
+    ! grep -q 'skipped: an emulated case is checked against a baseline' "$build/emulated.log" ||
+    ! grep -qF "$record" "$build/emulated.log" ||
+    ! grep -q 'output check failures\? at 1 line not evaluated' "$build/emulated.log" ||
+    ! grep -q 'tile_transpose.cu:[0-9]*: Expected equality' "$build/emulated.log"; then
     cat "$build/emulated.log"
-    fail "$name" "expected the emulated case decided and failed as MISSING, saying to record on a GPU"
+    fail "$name" "expected the emulated cases to skip for want of a baseline, printing the first-baselines command, with the output checks not evaluated"
   fi
-  grep -m1 'These counts were derived by the emulator' "$build/emulated.log"
+  grep -m1 'not evaluated' "$build/emulated.log"
+  status=0
+  BANKCHECK_REQUIRE_EMULATION=1 BANKCHECK_BASELINES_DIR="$empty" ctest --test-dir "$build" --output-on-failure \
+    -L emulate >"$build/emulated-required.log" 2>&1 || status=$?
+  if ((status == 0)) || ! grep -q 'MISSING: case "my_scale/stride2"' "$build/emulated-required.log"; then
+    cat "$build/emulated-required.log"
+    fail "$name" "expected BANKCHECK_REQUIRE_EMULATION=1 to fail the emulated cases as MISSING"
+  fi
+  # As printed: first baselines, marked as derived; then the case passes against them.
+  (cd "$build" && eval "$record") >"$build/emulated-record.log" 2>&1 ||
+    { cat "$build/emulated-record.log"; fail "$name" "recording first baselines as printed failed"; }
+  grep -q '"counters": "emulated"' "$empty/sm_90/my_scale.json" ||
+    fail "$name" "first baselines are not marked \"counters\": \"emulated\""
+  BANKCHECK_BASELINES_DIR="$empty" ctest --test-dir "$build" --output-on-failure -R '^my_suite/emulated/my_scale$' \
+    >"$build/emulated-first.log" 2>&1 || { cat "$build/emulated-first.log"; fail "$name" "the case failed against its first baselines"; }
+  grep -q '100% tests passed' "$build/emulated-first.log" ||
+    { cat "$build/emulated-first.log"; fail "$name" "the case did not pass against its first baselines"; }
+  echo "bankcheck example ($name): emulated cases skip without a baseline, record first baselines as printed, then pass"
 }
 
 # check_example <name> <build folder>: its tests as a user sees them.
@@ -147,7 +175,7 @@ check_example() {
   selected="$(BANKCHECK_CASES='my_scale/*' "$build/my_suite" --bankcheck_list_cases)"
   [[ "$selected" == my_scale/stride2 ]] ||
     fail "$name" "BANKCHECK_CASES='my_scale/*' selected '$selected', not my_scale/stride2"
-  ctest --test-dir "$build" --output-on-failure -L cpu -LE emulate || fail "$name" "the CPU checks failed"
+  ctest --test-dir "$build" --output-on-failure -L cpu || fail "$name" "the CPU checks failed"
   check_emulated "$name" "$build"
   ctest --test-dir "$build" --output-on-failure -V -L gpu >"$build/gpu.log" 2>&1 || status=$?
   if grep -q 'GPU test skipped, no usable GPU' "$build/gpu.log"; then
@@ -254,6 +282,10 @@ echo "installed bankcheck run: exit $run_status ($(tail -1 "$work/run.log"))"
 check_bankcheck_ci "$work/installed"
 check_example installed "$work/installed"
 check_no_build_paths "installed: the install tree" "$work/prefix"
+# No empty or relative RPATH/RUNPATH entry (the current folder) in the install or the example built
+# against it (docs/security.md, "Library search paths").
+python3 "$BANKCHECK_ROOT/ci/check_rpath.py" --skip-pip "$work/prefix" "$work/installed" ||
+  fail installed "an empty or relative RPATH/RUNPATH entry (above)"
 check_generated_test_files installed "$work/installed"
 echo "bankcheck example (installed): $((SECONDS - start)) s"
 
@@ -267,6 +299,8 @@ grep -q '^CMAKE_BUILD_TYPE:STRING=$' "$work/fetched/CMakeCache.txt" || fail fetc
 cmake --build "$work/fetched" -j "$JOBS"
 check_example fetched "$work/fetched"
 check_fetched_cli "$work/fetched"
+python3 "$BANKCHECK_ROOT/ci/check_rpath.py" --skip-pip "$work/fetched" ||
+  fail fetched "an empty or relative RPATH/RUNPATH entry (above)"
 echo "bankcheck example (FetchContent): $((SECONDS - start)) s"
 
 echo

@@ -14,8 +14,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"  # BUILD_DIR
 
 # googletest: GoogleTest's sources (/usr/src/googletest), which ci/example.sh builds as a project
 # that brings its own GoogleTest does. python3-pip: ci/example.sh installs the newest CMake from PyPI.
+# python3-venv: ci/wheel.sh's and ci/zizmor.sh's venvs. python3-yaml: ci/check-workflows.sh reads the
+# workflows' jobs with it.
 packages=(cmake make g++ libgtest-dev libgmock-dev googletest libbenchmark-dev nlohmann-json3-dev libcli11-dev
-  python3-pip)
+  python3-pip python3-venv python3-yaml)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

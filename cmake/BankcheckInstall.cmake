@@ -35,6 +35,27 @@ elseif(BANKCHECK_ENABLE_CUDA)
               bankcheck_kernel_suite_main bankcheck_annotation_checks bankcheck_emulate bankcheck_emulated_runtime)
 endif()
 
+# bankcheck_every_installed: the exported targets and the libraries `bankcheck run` loads.
+set(bankcheck_every_installed ${bankcheck_installed_targets})
+if(BANKCHECK_BUILD_CLI AND BANKCHECK_ENABLE_CUDA)
+  list(APPEND bankcheck_every_installed bankcheck_inject bankcheck_nvtx)
+endif()
+
+# The installed programs and shared libraries are linked with their install RPATH in the build tree
+# too (BUILD_WITH_INSTALL_RPATH), so that `cmake --install` has nothing to rewrite. Otherwise CMake
+# pads their build-tree RPATH with ':' to make room for rewriting it in place, and the trailing ':'
+# is an empty entry, which the dynamic loader reads as the current folder: the build tree's
+# libbankcheck_inject.so would load a libstdc++.so.6 planted wherever the measured program runs.
+# They need no folder of the build tree (they link none of its shared libraries); the CUDA
+# toolkit's library folder reaches them through bankcheck_cuda's link option (framework/cuda). The
+# ctest bankcheck_rpath checks every ELF file of the build and of an install (ci/check_rpath.py).
+foreach(bankcheck_target IN LISTS bankcheck_every_installed)
+  get_target_property(bankcheck_type ${bankcheck_target} TYPE)
+  if(bankcheck_type MATCHES "^(EXECUTABLE|SHARED_LIBRARY|MODULE_LIBRARY)$")
+    set_target_properties(${bankcheck_target} PROPERTIES BUILD_WITH_INSTALL_RPATH ON)
+  endif()
+endforeach()
+
 # No path of the machine that builds bankcheck may reach an installed file: the libraries'
 # __FILE__ (GoogleTest registrations, which a consumer's generated CTest files carry as
 # DEF_SOURCE_LINE; failure and skip messages) and their debug information name the source and build
@@ -45,10 +66,9 @@ if(BANKCHECK_HAS_FILE_PREFIX_MAP)
   # The last map that matches wins: the build folder may lie inside the source folder.
   set(bankcheck_source_map "-ffile-prefix-map=${PROJECT_SOURCE_DIR}=bankcheck")
   set(bankcheck_build_map "-ffile-prefix-map=${PROJECT_BINARY_DIR}=bankcheck-build")
-  set(bankcheck_mapped_targets ${bankcheck_installed_targets})
+  set(bankcheck_mapped_targets ${bankcheck_every_installed})
   if(BANKCHECK_BUILD_CLI AND BANKCHECK_ENABLE_CUDA)
-    # The libraries `bankcheck run` loads (installed) and the recorder linked into the first.
-    list(APPEND bankcheck_mapped_targets bankcheck_inject bankcheck_inject_recorder bankcheck_nvtx)
+    list(APPEND bankcheck_mapped_targets bankcheck_inject_recorder)  # linked into libbankcheck_inject.so
   endif()
   foreach(bankcheck_target IN LISTS bankcheck_mapped_targets)
     target_compile_options(${bankcheck_target} PRIVATE

@@ -30,7 +30,9 @@ include_guard(GLOBAL)
 #                         or the installed package) and the kernels have sm_90 SASS: the GPU
 #                         program's cases on the CPU, their launches counted from the kernels'
 #                         sm_90 SASS (docs/emulate.md); one CTest test per topic,
-#                         "<prefix>/emulated/<topic>" (labels emulate, cpu)
+#                         "<prefix>/emulated/<topic>" (label emulate, not cpu: it needs the
+#                         toolkit's cuobjdump and nvdisasm, found at configure time (below); without
+#                         them its tests skip with the reason, or fail with BANKCHECK_REQUIRE_EMULATION=1)
 #   <target>_kernels      the kernel files, compiled once (with -lineinfo) for every program
 # Results and baselines name the CUDA compiler and <target>_kernels' CUDA_ARCHITECTURES; the GPU
 # program warns once when the GPU has no native code among them and so runs JIT-compiled PTX.
@@ -39,6 +41,59 @@ include_guard(GLOBAL)
 # that command (bankcheck::cli through FetchContent), <target> depends on it. Both programs read baselines from BASELINES_DIR and write results fragments under RESULTS_DIR
 # (BANKCHECK_BASELINES_DIR and BANKCHECK_RESULTS_DIR override them at run time); their messages
 # name TEST_COMMAND and the CTest names. Warnings are the project's: none are added here.
+# The emulated program reads the kernels' SASS with the CUDA toolkit's cuobjdump and nvdisasm.
+# Found once per build folder: the toolkit's bin folder, then NVIDIA's wheels (nvidia-cuda-cuobjdump,
+# nvidia-cuda-nvdisasm) in the active virtual environment or the python3 on PATH, then PATH
+# (BANKCHECK_CUOBJDUMP_EXECUTABLE and BANKCHECK_NVDISASM_EXECUTABLE, cached, are what the emulated
+# tests are given; set them to choose others). Prints one note for those missing: the emulated tests
+# then skip, saying so.
+function(_bankcheck_find_sass_tools)
+  set(hints "")
+  if(CMAKE_CUDA_COMPILER)
+    get_filename_component(compiler_bin "${CMAKE_CUDA_COMPILER}" DIRECTORY)
+    list(APPEND hints "${compiler_bin}")
+  endif()
+  if(CUDAToolkit_BIN_DIR)
+    list(APPEND hints "${CUDAToolkit_BIN_DIR}")
+  endif()
+  if(DEFINED ENV{VIRTUAL_ENV})
+    file(GLOB venv_wheels LIST_DIRECTORIES true "$ENV{VIRTUAL_ENV}/lib/python3*/site-packages/nvidia/cu*/bin")
+    list(APPEND hints ${venv_wheels})
+  endif()
+  find_program(_bankcheck_python3 NAMES python3)
+  mark_as_advanced(_bankcheck_python3)
+  if(_bankcheck_python3 AND NOT DEFINED _bankcheck_python_wheel_bins)
+    execute_process(
+      COMMAND "${_bankcheck_python3}" -c
+              "import glob, site, sysconfig; d=[sysconfig.get_paths()['purelib'], site.getusersitepackages()]; print(';'.join(sorted(set(b for p in d for b in glob.glob(p + '/nvidia/cu*/bin')))))"
+      OUTPUT_VARIABLE wheel_bins OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE result TIMEOUT 30)
+    if(NOT result EQUAL 0)
+      set(wheel_bins "")
+    endif()
+    set(_bankcheck_python_wheel_bins "${wheel_bins}" CACHE INTERNAL "")
+  endif()
+  list(APPEND hints ${_bankcheck_python_wheel_bins})
+  set(missing "")
+  foreach(tool IN ITEMS cuobjdump nvdisasm)
+    string(TOUPPER "${tool}" upper)
+    find_program(BANKCHECK_${upper}_EXECUTABLE NAMES ${tool} HINTS ${hints}
+                 DOC "The CUDA toolkit's ${tool}, which bankcheck's emulated tests read SASS with")
+    if(NOT BANKCHECK_${upper}_EXECUTABLE)
+      list(APPEND missing ${tool})
+    endif()
+  endforeach()
+  get_property(noted GLOBAL PROPERTY _bankcheck_sass_tools_noted)
+  if(missing AND NOT noted)
+    set_property(GLOBAL PROPERTY _bankcheck_sass_tools_noted ON)
+    list(JOIN missing " and " missing_text)
+    list(TRANSFORM missing PREPEND "nvidia-cuda-" OUTPUT_VARIABLE wheels)
+    list(JOIN wheels " " wheels_text)
+    message(STATUS "bankcheck: ${missing_text} not found (not with the CUDA toolkit, NVIDIA's wheels or on PATH): "
+                   "the emulated tests (ctest -L emulate) will skip, saying so. Install the CUDA toolkit's, or "
+                   "`pip install ${wheels_text}`, and configure again (or give -DBANKCHECK_<TOOL>_EXECUTABLE=<path>)")
+  endif()
+endfunction()
+
 function(bankcheck_add_kernel_suite target)
   cmake_parse_arguments(PARSE_ARGV 1 ARG ""
     "BASELINES_DIR;RESULTS_DIR;TEST_PREFIX;ANNOTATION_TEST_PREFIX;TEST_COMMAND" "SOURCES;LIBRARIES")
@@ -158,7 +213,8 @@ namespace {
   # kernel objects linked with it in place of cudart (CUDA_RUNTIME_LIBRARY None; bankcheck::cuda
   # leaves cudart out of programs marked BANKCHECK_EMULATED), so that every launch is recorded and
   # counted from the kernels' sm_90 SASS on the CPU. Its results go to RESULTS_DIR-emulated; one
-  # CTest test per topic, "<prefix>/emulated/<topic>", labelled emulate and cpu.
+  # CTest test per topic, "<prefix>/emulated/<topic>", labelled emulate, given the tools it reads
+  # SASS with (_bankcheck_find_sass_tools).
   # Only where the kernels have sm_90 SASS to read (90 or 90a, not only its PTX): a consumer that
   # builds for other architectures gets no emulated program, and a note.
   set(emulatable OFF)
@@ -183,9 +239,11 @@ namespace {
                                                      bankcheck::emulated_runtime)
     set_target_properties(${target}_emulated PROPERTIES CUDA_RUNTIME_LIBRARY None BANKCHECK_EMULATED ON)
     set(emulated_test_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_emulated_topics.cmake")
+    _bankcheck_find_sass_tools()
     add_custom_command(TARGET ${target}_emulated POST_BUILD
       COMMAND "${CMAKE_COMMAND}" -D "EXE=$<TARGET_FILE:${target}_emulated>" -D "TEST_FILE=${emulated_test_file}"
               -D "PREFIX=${ARG_TEST_PREFIX}/" -D "JUNIT_DIR=${junit_dir}" -D EMULATED=ON
+              -D "CUOBJDUMP=${BANKCHECK_CUOBJDUMP_EXECUTABLE}" -D "NVDISASM=${BANKCHECK_NVDISASM_EXECUTABLE}"
               -P "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/BankcheckDiscoverTopics.cmake"
       VERBATIM)
     set(emulated_include_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_emulated_include.cmake")

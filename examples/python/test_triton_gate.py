@@ -50,8 +50,8 @@ def plugin_session(baselines, results):
                str(TESTS), "--bankcheck-baselines", str(baselines), "--bankcheck-output", str(results)]
     proc = subprocess.run(command, capture_output=True, text=True, timeout=900, env=environment, cwd=HERE)
     output = proc.stdout + proc.stderr
-    if proc.returncode == 0 and "no usable GPU for bankcheck" in output:
-        reason = next(line for line in output.splitlines() if "no usable GPU for bankcheck" in line)
+    if proc.returncode == 0 and "bankcheck cannot measure here" in output:
+        reason = next(line for line in output.splitlines() if "bankcheck cannot measure here" in line)
         pytest.skip(reason.strip())
     parsed = json.loads(results.read_text()) if results.exists() else None
     return proc.returncode, output, parsed
@@ -129,5 +129,9 @@ def test_more_wavefronts_than_the_baseline_fail_the_session(tmp_path):
     assert case, f"no case of {EXPECTED_CASES} has shared-memory wavefronts in its baselines: none to worsen"
     assert status == 1, f"the session exited with {status}, not 1 (the regression of {case}):\n{output}"
     assert case in output and "regression" in output.lower(), output
+    # How to record it: this session's own pytest command with --bankcheck-update, not the re-run.
+    assert "record the new values with:\n" in output, output
+    hint = output.split("record the new values with:\n", 1)[1].splitlines()[0].strip()
+    assert " -m pytest " in hint and hint.endswith("--bankcheck-update") and "bankcheck run" not in hint, hint
     verdicts = {name: result["baseline"] for name, result in results["cases"].items()}
     assert verdicts == {name: "regression" if name == case else "match" for name in EXPECTED_CASES}, output

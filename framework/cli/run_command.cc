@@ -53,6 +53,7 @@ struct RunOptions {
   bool update_baselines = false;
   bool allow_missing = false;
   std::string report;
+  std::string record_command;
 };
 
 // The injection library: BANKCHECK_INJECTION_LIBRARY, else where the build or the install puts it
@@ -76,15 +77,33 @@ std::filesystem::path InjectionLibrary() {
   return library;
 }
 
+// The shared library that a failed dlopen could not find, from glibc's "NAME: cannot open shared
+// object file: ..." (dlerror); "" when it failed for another reason.
+std::string MissingLibrary(const std::string& why) {
+  const std::string marker = ": cannot open shared object file";
+  const size_t end = why.find(marker);
+  return end == std::string::npos || end == 0 ? "" : why.substr(0, end);
+}
+
 // Whether a GPU whose counters this user may read is present, asked of the library (which holds the
-// GPU probe); the reason when not.
+// GPU probe); the reason when not. A library the injection library needs and the loader cannot find
+// (CUPTI, the CUDA runtime, the driver) means that nothing can be measured here, as without a GPU:
+// the run is skipped with what to install, where a pip user gets them from the `cuda` extra.
 std::optional<std::string> WhyNoGpu(const std::filesystem::path& library) {
   void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
-    const char* why = ::dlerror();
-    throw Error(ErrorKind::kCuda, "run: cannot load " + library.string() + ": " +
-                                      (why ? why : "unknown error") +
-                                      " (the CUDA toolkit's libraries, CUPTI among them, must be found)");
+    const char* error = ::dlerror();
+    const std::string why = error ? error : "unknown error";
+    const std::string missing = MissingLibrary(why);
+    if (missing.rfind("libcuda.so", 0) == 0)
+      return "no NVIDIA driver: " + library.filename().string() + " needs " + missing +
+             ", which cannot be loaded";
+    if (!missing.empty() && missing != library.string())
+      return "the CUDA libraries cannot be loaded: " + library.filename().string() + " needs " + missing +
+             ", not found. Install them with pip install 'bankcheck[cuda]' (NVIDIA's CUPTI and CUDA "
+             "runtime wheels, beside bankcheck), or the CUDA toolkit, or name their folder in "
+             "LD_LIBRARY_PATH";
+    throw Error(ErrorKind::kCuda, "run: cannot load " + library.string() + ": " + why);
   }
   using Probe = int (*)(char*, size_t);
   const auto probe = reinterpret_cast<Probe>(::dlsym(handle, "bankcheck_injection_probe"));
@@ -149,8 +168,10 @@ ProcessFiles ReadProcessFiles(const std::filesystem::path& folder) {
   return read;
 }
 
-// How to record the baselines of this run again.
+// How to record the baselines of this run again: --record-command where a tool that runs bankcheck
+// run for the user gives the user's own command, else this run with --update-baselines.
 std::string RecordCommandFor(const RunOptions& options) {
+  if (!options.record_command.empty()) return options.record_command;
   std::string command = "bankcheck run --baselines " + options.baselines + " --update-baselines";
   if (!options.kernel.empty()) command += " --kernel '" + options.kernel + "'";
   if (!options.range.empty()) command += " --range '" + options.range + "'";
@@ -358,6 +379,11 @@ void AddRunCommand(CLI::App& app) {
   AddAllowMissingFlag(*run, options->allow_missing);
   run->add_flag("--update-baselines", options->update_baselines,
                 "Record the measured cases into --baselines DIR");
+  run->add_option("--record-command", options->record_command,
+                  "The command that messages print to record the baselines (default: this bankcheck run "
+                  "with --update-baselines), for a tool that runs bankcheck run for its user, as the "
+                  "pytest plugin does with the user's pytest command")
+      ->type_name("TEXT");
   run->add_option(
          "--report", options->report,
          "Also append the report as Markdown to FILE, created when absent (e.g. $GITHUB_STEP_SUMMARY)")

@@ -20,6 +20,9 @@
 #ifndef BANKCHECK_FAKE_INJECTION_PATH
 #error "BANKCHECK_FAKE_INJECTION_PATH must name the stand-in injection library"
 #endif
+#ifndef BANKCHECK_FAKE_INJECTION_WITHOUT_CUDA_PATH
+#error "BANKCHECK_FAKE_INJECTION_WITHOUT_CUDA_PATH must name the stand-in whose dependency is absent"
+#endif
 
 namespace bankcheck {
 namespace {
@@ -35,11 +38,12 @@ using testing_support::WriteFile;
 class RunCommandTest : public testing_support::TempDirTest {
  protected:
   // `bankcheck run` with the stand-in library, `environment` ("NAME=value ...") before it.
-  CliRun Run(const std::string& arguments, const std::string& environment = "") {
-    const std::string command = "cd " + Quoted(dir_) +
-                                " && env -u CUDA_INJECTION64_PATH BANKCHECK_INJECTION_LIBRARY=" +
-                                std::string(BANKCHECK_FAKE_INJECTION_PATH) + " " + environment + " " +
-                                Quoted(BANKCHECK_CLI_PATH) + " run " + arguments;
+  CliRun Run(const std::string& arguments, const std::string& environment = "",
+             const std::string& library = BANKCHECK_FAKE_INJECTION_PATH) {
+    const std::string command =
+        "cd " + Quoted(dir_) +
+        " && env -u CUDA_INJECTION64_PATH -u LD_LIBRARY_PATH BANKCHECK_INJECTION_LIBRARY=" + Quoted(library) +
+        " " + environment + " " + Quoted(BANKCHECK_CLI_PATH) + " run " + arguments;
     const std::filesystem::path script = dir_ / "scratch" / "command.sh";
     WriteFile(script, command + "\n");
     return testing_support::RunCli("/bin/sh", Quoted(script), dir_ / "scratch");
@@ -114,6 +118,24 @@ TEST_F(RunCommandTest, WithoutAGpuSkipsWithTheReasonAndDoesNotRunTheProgram) {
   run = Run("-- " + Quoted(program), "BANKCHECK_FAKE_NO_GPU='no NVIDIA driver' BANKCHECK_REQUIRE_GPU=1");
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_THAT(run.err, HasSubstr("bankcheck: error: run: no NVIDIA driver"));
+}
+
+// As where CUPTI and the CUDA runtime are not installed (a pip install without the `cuda` extra): the
+// injection library cannot be loaded, which skips the run as no GPU does, naming what to install.
+TEST_F(RunCommandTest, WithoutTheCudaLibrariesSkipsNamingTheCudaExtra) {
+  const std::filesystem::path program = Program({Launch(64, "", 0)});
+  CliRun run = Run("-- " + Quoted(program), "", BANKCHECK_FAKE_INJECTION_WITHOUT_CUDA_PATH);
+  EXPECT_EQ(run.exit_code, 77) << run.err;
+  EXPECT_THAT(run.err,
+              AllOf(HasSubstr("bankcheck: skipped: run: the CUDA libraries cannot be loaded: "),
+                    HasSubstr("needs libcupti_stand_in.so, not found"),
+                    HasSubstr("pip install 'bankcheck[cuda]'"), HasSubstr("the program was not run")));
+  EXPECT_THAT(run.out, Not(HasSubstr("program ran")));
+  run = Run("-- " + Quoted(program), "BANKCHECK_REQUIRE_GPU=1", BANKCHECK_FAKE_INJECTION_WITHOUT_CUDA_PATH);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_THAT(run.err, AllOf(HasSubstr("bankcheck: error: run: the CUDA libraries cannot be loaded"),
+                             HasSubstr("pip install 'bankcheck[cuda]'")));
+  EXPECT_THAT(run.out, Not(HasSubstr("program ran")));
 }
 
 TEST_F(RunCommandTest, GivesTheProgramTheInjectionAndTheSettings) {
@@ -217,6 +239,27 @@ TEST_F(RunCommandTest, RecordsBaselinesThenGatesOnThem) {
   EXPECT_THAT(run.err, HasSubstr("1 regression"));
   EXPECT_EQ(Results()["cases"]["fwd/transpose"]["baseline"], "regression");
   EXPECT_THAT(ReadFile(dir_ / "summary.md"), HasSubstr("**1 regression**"));
+}
+
+// A tool that runs `bankcheck run` for its user (the pytest plugin) has the user's own command
+// printed where a message says how to record, in place of this run.
+TEST_F(RunCommandTest, PrintsTheGivenRecordCommand) {
+  const std::string baselines = Quoted(dir_ / "baselines");
+  const std::filesystem::path good = Program({Launch(64, "fwd", 0)}, 0, "good.sh");
+  const std::string own = "pytest tests --bankcheck-baselines bl --bankcheck-update";
+  CliRun run = Run("--baselines " + baselines + " --record-command " + Quoted(own) + " -o run.json -- " +
+                   Quoted(good));
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_THAT(run.err,
+              AllOf(HasSubstr("Record them with: " + own + "\n"), Not(HasSubstr("--update-baselines"))));
+  run = Run("--baselines " + baselines + " --update-baselines -o run.json -- " + Quoted(good));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::filesystem::path worse = Program({Launch(256, "fwd", 0)}, 0, "worse.sh");
+  run = Run("--baselines " + baselines + " --record-command " + Quoted(own) + " -o run.json -- " +
+            Quoted(worse));
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_THAT(run.err, AllOf(HasSubstr("record the new values with:\n  " + own + "\n"),
+                             Not(HasSubstr("bankcheck run --baselines"))));
 }
 
 TEST_F(RunCommandTest, AProcessThatStoppedMeasuringFailsTheRun) {

@@ -64,6 +64,7 @@ void AddUpdateBaselines(CLI::App& app) {
     std::string baselines;
     std::string case_pattern;
     bool dry_run = false;
+    bool emulated = false;
   };
   auto options = std::make_shared<Options>();
   CLI::App* command = app.add_subcommand(
@@ -86,6 +87,11 @@ void AddUpdateBaselines(CLI::App& app) {
                    "('*' any characters, '?' one, [...] a set; the whole name), as BANKCHECK_CASES")
       ->type_name("PATTERNS");
   command->add_flag("--dry-run", options->dry_run, "Print the summary, but write nothing");
+  command->add_flag(
+      "--emulated", options->emulated,
+      "Record the emulated program's derived counts (its -emulated results) as first baselines, "
+      "marked \"counters\": \"emulated\" until a GPU measures them; never over a measured "
+      "baseline (docs/emulate.md)");
   command->footer(
       "Each case is compared with its baseline file as it is now and recorded when that comparison fails it "
       "(README.md, \"When a case fails\": any difference, or no baseline); cases that match are left as they "
@@ -121,6 +127,8 @@ void AddUpdateBaselines(CLI::App& app) {
     std::vector<LeftAlone> left_alone;
     size_t unchanged = 0;
     size_t not_selected = 0;
+    const Recording recording = options->emulated ? Recording::kEmulatedFirstBaselines : Recording::kMeasured;
+    size_t derived_left_alone = 0;
     for (const auto& [name, result] : results.cases) {
       if (!MatchesCasePatterns(name, selection)) {
         ++not_selected;
@@ -135,11 +143,18 @@ void AddUpdateBaselines(CLI::App& app) {
         left_alone.push_back({name, "no measured launch in the results: the case did not get to measure"});
         continue;
       }
-      if (const std::optional<std::string> why = WhyNotRecordable(result.launches)) {
+      if (const std::optional<std::string> why = WhyNotRecordable(result.launches, recording)) {
+        derived_left_alone += IsDerived(result.launches);
         left_alone.push_back({name, *why});
         continue;
       }
       const BaselineEntry* entry = baselines.Find(name);
+      if (recording == Recording::kEmulatedFirstBaselines && entry != nullptr &&
+          !IsDerived(entry->launches)) {
+        left_alone.push_back(
+            {name, "its baseline was measured on a GPU, and derived counts never replace measured ones"});
+        continue;
+      }
       CaseFacts facts;
       facts.baseline = BaselineVerdict::kMissing;
       if (entry != nullptr) {
@@ -185,7 +200,7 @@ void AddUpdateBaselines(CLI::App& app) {
       updates.push_back({change.result->name, change.result->description, change.result->launches});
     }
     if (rows.empty()) {
-      std::cout << "No case differs from its baseline.\n";
+      std::cout << (left_alone.empty() ? "No case differs from its baseline.\n" : "No case to record.\n");
     } else {
       rows.push_back({"total", std::to_string(changes.size()) + (changes.size() == 1 ? " case" : " cases"),
                       BeforeAfter(ConflictsText(total_before), ConflictsText(total_after)),
@@ -205,6 +220,10 @@ void AddUpdateBaselines(CLI::App& app) {
     for (const LeftAlone& case_left : left_alone)
       std::cout << "  left alone: " << PlainLine(case_left.name) << " (" << PlainLine(case_left.reason)
                 << ")\n";
+    if (derived_left_alone > 0)
+      std::cout << derived_left_alone
+                << " case(s) hold counts the emulator derived: record measured ones from a "
+                   "GPU run's results, or these as first baselines with --emulated.\n";
 
     // Say where the files' GPU software differs from the run's: the new counts may come from it.
     // Sets, not searches of the lists so far: a crafted file may name 100,000 topics.
@@ -232,7 +251,8 @@ void AddUpdateBaselines(CLI::App& app) {
       if (!changes.empty()) throw CLI::RuntimeError(kExitFailure);
       return;
     }
-    const std::vector<std::filesystem::path> written = UpdateBaselines(baselines_dir, run.arch, run, updates);
+    const std::vector<std::filesystem::path> written =
+        UpdateBaselines(baselines_dir, run.arch, run, updates, {}, recording);
     if (!written.empty()) std::cout << "Wrote:\n";
     for (const std::filesystem::path& file : written)
       std::cout << "  " << PlainLine(file.string(), 1000) << "\n";

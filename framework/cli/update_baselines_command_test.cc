@@ -258,10 +258,47 @@ TEST_F(UpdateBaselinesCommandTest, LeavesEmulatedCasesAloneSayingWhy) {
   for (const std::string dry_run : {"", " --dry-run"}) {
     const CliRun run = Bankcheck(Update(path, dry_run));
     EXPECT_EQ(run.exit_code, 0) << run.err;
-    EXPECT_THAT(run.out, AllOf(HasSubstr(" 0 of 1 cases"), HasSubstr("1 left alone"),
-                               HasSubstr("left alone: reduce/new (its counts were derived by the emulator")));
+    EXPECT_THAT(run.out,
+                AllOf(HasSubstr("No case to record."), HasSubstr(" 0 of 1 cases"), HasSubstr("1 left alone"),
+                      HasSubstr("left alone: reduce/new (its counts were derived by the emulator"),
+                      HasSubstr("or these as first baselines with --emulated")));
     EXPECT_FALSE(std::filesystem::exists(reduce_file_));
   }
+}
+
+// --emulated records derived counts as first baselines, marked as derived per launch and in the file's
+// recorded_with; never over a measured baseline, and never measured counts.
+TEST_F(UpdateBaselinesCommandTest, RecordsDerivedCountsAsFirstBaselinesOnlyWhenAsked) {
+  RunResults results;
+  results.metadata = MakeMetadata("2025-12-01T08:00:00Z");
+  for (const std::string name : {"reduce/new", "transpose/naive"}) {
+    CaseResult& result = results.cases[name];
+    result.name = name;
+    result.status = CaseStatus::kFailed;
+    result.launches = {MakeRecord(128, 64, "k")};
+    result.launches[0].counted_by = CountedBy::kEmulated;
+  }
+  const auto path = dir_ / "emulated.json";
+  WriteResults(path, results);
+  const std::string transpose_before = ReadFile(transpose_file_);
+  const CliRun run = Bankcheck(Update(path, " --emulated"));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, AllOf(HasSubstr("Recording 1 of 2 cases"),
+                             HasSubstr("left alone: transpose/naive (its baseline was measured on a GPU")));
+  EXPECT_EQ(ReadFile(transpose_file_), transpose_before);
+  const std::string written = ReadFile(reduce_file_);
+  EXPECT_THAT(written, AllOf(HasSubstr("\"counters\": \"emulated\""), HasSubstr("\"recorded_with\"")));
+  const BaselineSet loaded = BaselineSet::Load(baselines_, "sm_90");
+  ASSERT_NE(loaded.Find("reduce/new"), nullptr);
+  EXPECT_TRUE(IsDerived(loaded.Find("reduce/new")->launches));
+  ASSERT_NE(loaded.RecordedWith("reduce/new"), nullptr);
+  EXPECT_EQ(loaded.RecordedWith("reduce/new")->counters, "emulated");
+  EXPECT_FALSE(IsDerived(loaded.Find("transpose/naive")->launches));
+
+  // Measured results with --emulated: refused case by case.
+  const CliRun measured = Bankcheck(Update(WriteRun(), " --emulated --dry-run"));
+  EXPECT_THAT(measured.out,
+              HasSubstr("first baselines (--emulated) take the emulated program's derived counts"));
 }
 
 TEST_F(UpdateBaselinesCommandTest, RefusesBadInputAndWritesNothing) {

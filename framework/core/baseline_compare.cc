@@ -381,6 +381,22 @@ BaselineComparison CompareWithBaseline(const BaselineSet& baselines, const std::
     default:
       comparison.message = "case \"" + case_name + "\" matches its baseline in " + file + "\n";
   }
+  // First baselines derived by the emulator, measured now: a difference is the emulator's fault, never
+  // the kernel's, and the derived baseline stays until it is recorded on purpose.
+  if (IsDerived(entry->launches) && !IsDerived(measured)) {
+    comparison.message =
+        comparison.headline() == BaselineVerdict::kMatch
+            ? comparison.message +
+                  "Its baseline was derived by the emulator (\"counters\": \"emulated\") and this GPU "
+                  "run measured the same: record it to keep it as measured:\n  " +
+                  record + "\n"
+            : "EMULATOR FAULT: the baseline of case \"" + case_name + "\" in " + file +
+                  " was derived by the emulator (first baselines, \"counters\": \"emulated\"), and this GPU "
+                  "measured otherwise: the emulator is wrong about the lines below, not your kernel. Please "
+                  "report it (docs/emulate.md). Then record the measured counts, replacing the derived "
+                  "ones:\n  " +
+                  record + "\nWhat was measured against what was derived:\n" + differences;
+  }
   if (!comparison.lines && !HasLineData(entry->launches) && HasLineData(measured) && !measured.empty()) {
     comparison.message +=
         "Its baseline has no per-line counts (recorded before baselines kept them), so it "

@@ -20,6 +20,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
+using ::testing::StartsWith;
 using testing_support::MakeRecord;
 using testing_support::MySuiteAdvice;
 
@@ -171,6 +172,25 @@ TEST(CompareWithBaselineTest, AddedLaunchWithTrafficIsARegressionAndRemovedOneAn
   EXPECT_THAT(added.table, HasSubstr("- -> 64"));
   EXPECT_EQ(CompareLaunches({MakeRecord(64), MakeRecord(64)}, {MakeRecord(64)}).verdict,
             BaselineVerdict::kImprovement);
+}
+
+TEST(CompareWithBaselineTest, ADerivedBaselineThatAGpuMeasuresOtherwiseIsAnEmulatorFault) {
+  LaunchRecord derived = MakeRecord(64);
+  derived.counted_by = CountedBy::kEmulated;
+  const BaselineComparison fault =
+      CompareWithBaseline(SetWith("transpose/padded", {derived}), "transpose/padded", {MakeRecord(2048)});
+  EXPECT_EQ(fault.verdict, BaselineVerdict::kRegression);
+  EXPECT_THAT(fault.message,
+              AllOf(StartsWith("EMULATOR FAULT: the baseline of case \"transpose/padded\""),
+                    HasSubstr("not your kernel"), HasSubstr("What was measured against what was derived")));
+  const BaselineComparison same =
+      CompareWithBaseline(SetWith("transpose/padded", {derived}), "transpose/padded", {MakeRecord(64)});
+  EXPECT_EQ(same.verdict, BaselineVerdict::kMatch);
+  EXPECT_THAT(same.message, HasSubstr("measured the same: record it to keep it as measured"));
+  // The emulated program against derived baselines: an ordinary comparison.
+  EXPECT_THAT(
+      CompareWithBaseline(SetWith("transpose/padded", {derived}), "transpose/padded", {derived}).message,
+      Not(HasSubstr("derived by the emulator")));
 }
 
 TEST(CompareWithBaselineTest, CaseWithoutEntryIsMissingWithTheExactRecordCommand) {

@@ -38,6 +38,14 @@ json ReadDocumentForUpdate(const std::filesystem::path& path, const std::string&
   }
 }
 
+// Whether a baseline file's entry (validated) holds a launch the emulator derived.
+bool IsDerivedEntry(const json& entry) {
+  if (!entry.contains("launches")) return false;
+  for (const json& launch : entry["launches"])
+    if (launch.contains("counters") && launch["counters"] == "emulated") return true;
+  return false;
+}
+
 OutputFolder PrepareArchFolder(const std::filesystem::path& baselines_dir, const std::string& arch) {
   internal::ValidateBaselineArch(arch);
   return OutputFolder::Create(baselines_dir / arch);
@@ -124,21 +132,31 @@ BaselineSet BaselineSet::FromEntries(std::filesystem::path folder, std::string a
   return set;
 }
 
-std::optional<std::string> WhyNotRecordable(const std::vector<LaunchRecord>& launches) {
-  for (const LaunchRecord& launch : launches)
-    if (launch.counted_by == CountedBy::kEmulated)
-      return "its counts were derived by the emulator (BANKCHECK_COUNTERS=emulate), not measured on a GPU; "
-             "baselines hold measured counts: record them from a GPU run's results (docs/emulate.md)";
+bool IsDerived(const std::vector<LaunchRecord>& launches) {
+  return std::any_of(launches.begin(), launches.end(),
+                     [](const LaunchRecord& launch) { return launch.counted_by == CountedBy::kEmulated; });
+}
+
+std::optional<std::string> WhyNotRecordable(const std::vector<LaunchRecord>& launches, Recording recording) {
+  const bool derived = IsDerived(launches);
+  if (derived && recording == Recording::kMeasured)
+    return "its counts were derived by the emulator (BANKCHECK_COUNTERS=emulate), not measured on a GPU; "
+           "baselines hold measured counts: record them from a GPU run's results, or record the derived "
+           "counts as first baselines on purpose (BANKCHECK_UPDATE_BASELINES=emulated, `bankcheck "
+           "update-baselines --emulated`; docs/emulate.md)";
+  if (!derived && recording == Recording::kEmulatedFirstBaselines)
+    return "first baselines (--emulated) take the emulated program's derived counts, and these were "
+           "measured: record them without --emulated";
   return std::nullopt;
 }
 
 std::vector<std::filesystem::path> UpdateBaselines(const std::filesystem::path& baselines_dir,
                                                    const std::string& arch, const RunMetadata& recorded_with,
                                                    const std::vector<BaselineUpdate>& updates,
-                                                   const RecordAdvice& record) {
+                                                   const RecordAdvice& record, Recording recording) {
   std::map<std::string, std::vector<const BaselineUpdate*>> by_topic;
   for (const BaselineUpdate& update : updates) {
-    if (const std::optional<std::string> why = WhyNotRecordable(update.launches))
+    if (const std::optional<std::string> why = WhyNotRecordable(update.launches, recording))
       throw Error(ErrorKind::kBadInput, "not recording case \"" + update.case_name + "\": " + *why);
     by_topic[TopicOfCase(update.case_name)].push_back(&update);
   }
@@ -158,13 +176,23 @@ std::vector<std::filesystem::path> UpdateBaselines(const std::filesystem::path& 
     for (const BaselineUpdate* update : topic_updates) {
       json entry = internal::BaselineEntryToJson(*update);
       json& slot = document["cases"][update->case_name];
+      if (recording == Recording::kEmulatedFirstBaselines && slot.is_object() && !IsDerivedEntry(slot))
+        throw Error(ErrorKind::kBadInput,
+                    "not recording case \"" + update->case_name + "\" in " + path.string() +
+                        ": its baseline was measured on a GPU, and derived counts never "
+                        "replace measured ones (nothing was written)");
       changed = changed || slot != entry;
       slot = std::move(entry);
     }
     // Re-recording the same values leaves the file alone, so a full re-record diffs only where
     // something changed (not a new date in every file).
     if (!changed) continue;
-    document["recorded_with"] = internal::RecordedWithToJson(recorded_with);
+    // "counters": "emulated" while any of the file's cases holds derived counts, whoever recorded last.
+    RunMetadata with = recorded_with;
+    with.counters = "";
+    for (const auto& [name, entry] : document["cases"].items())
+      if (IsDerivedEntry(entry)) with.counters = "emulated";
+    document["recorded_with"] = internal::RecordedWithToJson(with);
     // A version 1 file recorded into is version 2: its other cases keep their launch totals only.
     document["version"] = kBaselineVersion;
     WriteFileIn(arch_folder, topic + ".json", DumpJson(document));

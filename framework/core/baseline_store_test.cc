@@ -150,6 +150,36 @@ TEST_F(UpdateBaselinesTest, EmulatedCountsAreNeverRecorded) {
   EXPECT_FALSE(std::filesystem::exists(File())) << "nothing is written, not even the measured case";
 }
 
+TEST_F(UpdateBaselinesTest, DerivedCountsAreFirstBaselinesOnlyWhenAskedAndNeverOverMeasuredOnes) {
+  LaunchRecord emulated = MakeRecord(2048);
+  emulated.counted_by = CountedBy::kEmulated;
+  EXPECT_FALSE(WhyNotRecordable({emulated}, Recording::kEmulatedFirstBaselines));
+  EXPECT_THAT(*WhyNotRecordable({MakeRecord(64)}, Recording::kEmulatedFirstBaselines), HasSubstr("measured"));
+  EXPECT_TRUE(IsDerived({MakeRecord(64), emulated}));
+  EXPECT_FALSE(IsDerived({MakeRecord(64)}));
+
+  UpdateBaselines(dir_, "sm_90", MakeMetadata(), {{"transpose/tiled", "tiled", {emulated}}}, {},
+                  Recording::kEmulatedFirstBaselines);
+  BaselineFile file = ReadBaselineFile(File());
+  EXPECT_EQ(file.recorded_with.counters, "emulated");
+  EXPECT_EQ(file.cases.at("transpose/tiled").launches.at(0).counted_by, CountedBy::kEmulated);
+
+  // Measured next to it: the file still holds derived counts, and says so.
+  UpdateBaselines(dir_, "sm_90", MakeMetadata(), {{"transpose/naive", "naive", {MakeRecord(2048)}}});
+  file = ReadBaselineFile(File());
+  EXPECT_EQ(file.recorded_with.counters, "emulated");
+  EXPECT_EQ(file.cases.at("transpose/naive").launches.at(0).counted_by, CountedBy::kSassMetrics);
+  const std::string before = ReadFile(File());
+  EXPECT_THROW(UpdateBaselines(dir_, "sm_90", MakeMetadata(), {{"transpose/naive", "naive", {emulated}}}, {},
+                               Recording::kEmulatedFirstBaselines),
+               Error);
+  EXPECT_EQ(ReadFile(File()), before) << "a derived count never replaces a measured one";
+
+  // The derived case measured at last: the file is measured throughout.
+  UpdateBaselines(dir_, "sm_90", MakeMetadata(), {{"transpose/tiled", "tiled", {MakeRecord(2048)}}});
+  EXPECT_EQ(ReadBaselineFile(File()).recorded_with.counters, "");
+}
+
 TEST_F(UpdateBaselinesTest, ReplacesOneCaseAndLeavesTheOthersByteIdentical) {
   UpdateBaselines(dir_, "sm_90", MakeMetadata("2025-01-01T00:00:00Z"),
                   {{"transpose/a", "a", {MakeRecord(2048)}},

@@ -30,6 +30,8 @@ const char* ErrorKindName(ErrorKind kind) {
       return "CUDA error";
     case ErrorKind::kNotEmulated:
       return "not emulated";
+    case ErrorKind::kToolMissing:
+      return "tool missing";
   }
   return "error";
 }

@@ -163,10 +163,12 @@ std::optional<LineFailure> CheckLine(const std::vector<const LineCounts*>& measu
   }
   const std::string where = failure.file + ":" + std::to_string(failure.line) + ": ";
   const std::string inlined = sum.inlined_from.empty() ? "" : ", in code inlined from " + sum.inlined_from;
-  const std::string what = !terms.empty() ? "annotated " + failure.annotated + ", measured "
+  // Counts the emulator derived from the SASS were not measured: said so.
+  const std::string counted = first.derived ? "derived " : "measured ";
+  const std::string what = !terms.empty() ? "annotated " + failure.annotated + ", " + counted
                            : of_case.annotated
-                               ? "annotated for other cases only (so conflict-free), measured "
-                               : "not annotated (so conflict-free), measured ";
+                               ? "annotated for other cases only (so conflict-free), " + counted
+                               : "not annotated (so conflict-free), " + counted;
   // On a line annotated by case, this case's ways are terms of their own among the line's.
   const std::string write =
       of_case.by_case ? "give this case terms such as `" + ForCases(ways, CasePatternFor(case_name)) + "`"
@@ -208,10 +210,13 @@ std::vector<LineCounts> CountsByLine(const std::vector<LaunchRecord>& records) {
   for (size_t i = 0; i < records.size(); ++i)
     if (records[i].attributed_launches > 1 && shared_counted.insert(records[i].mangled_kernel).second)
       tables.push_back(i);
+  std::set<std::tuple<std::string, uint32_t, SharedKind>> derived;
   for (const size_t i : tables) {
     for (const InstructionCounts& instruction : records[i].instructions) {
       if (instruction.file.empty() || instruction.line == 0) continue;
       by_line[{instruction.file, instruction.line, instruction.kind}].push_back(&instruction);
+      if (records[i].counted_by == CountedBy::kEmulated)
+        derived.insert({instruction.file, instruction.line, instruction.kind});
     }
   }
   std::vector<LineCounts> lines;
@@ -221,6 +226,7 @@ std::vector<LineCounts> CountsByLine(const std::vector<LaunchRecord>& records) {
         [](const InstructionCounts* a, const InstructionCounts* b) { return a->pc_offset < b->pc_offset; });
     LineCounts line;
     std::tie(line.file, line.line, line.kind) = key;
+    line.derived = derived.count(key) != 0;
     std::set<std::string_view> opcodes;  // seen: a line of many instructions stays linear
     for (const InstructionCounts* instruction : instructions) {
       line.executions = AddCounts(line.executions, instruction->executions, "execution");

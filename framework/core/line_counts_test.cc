@@ -251,6 +251,29 @@ TEST(CheckLines, AnAnnotatedLineThatDoesNotMatch) {
             "4-way` if that is intended");
 }
 
+TEST(CheckLines, CountsTheEmulatorDerivedAreSaidToBeDerived) {
+  Sources sources;
+  sources.Add(kOther, Source(80, {{74, "// bankcheck: 2-way"}}));
+  LineCounts line = Line(74, SharedKind::kLoad, 8192, 2048, "LDS.128", kOther);
+  line.derived = true;
+  const LineCheck check = CheckLines({line}, sources.Lookup(), "t/a");
+  ASSERT_THAT(check.failures, SizeIs(1));
+  EXPECT_EQ(check.failures[0].detail,
+            "annotated 2-way, derived 4-way (LDS.128: 8,192 wavefronts, 2,048 ideal); write `// bankcheck: "
+            "4-way` if that is intended");
+}
+
+TEST(CountsByLine, LinesOfEmulatedLaunchesAreDerived) {
+  LaunchRecord measured = testing_support::MakeRecord(64);
+  measured.attributed_launches = 1;
+  measured.instructions = {MakeInstruction(0x10, "LDS", SharedKind::kLoad, 3, 1, 4, 4, "k.cu")};
+  LaunchRecord emulated = measured;
+  emulated.counted_by = CountedBy::kEmulated;
+  ASSERT_THAT(CountsByLine({measured}), SizeIs(1));
+  EXPECT_FALSE(CountsByLine({measured})[0].derived);
+  EXPECT_TRUE(CountsByLine({emulated})[0].derived);
+}
+
 TEST(CheckLines, AnAnnotationAloneAboveItsLine) {
   Sources sources;
   sources.Add(kFile, "x;\n  // bankcheck: 32-way; columns of an unpadded tile\n\n  y = t[i][j];\n");

@@ -223,6 +223,11 @@ Disassembly ParseNvdisasm(const std::string& listing) {
   // Read with plain string scans: a listing may be megabytes, and std::regex took most of the
   // parse's time (and recurses per character on long lines).
   Disassembly disassembled;
+  // Sources compiled at run time, named as the program named them (RunTimeSourceName), each file
+  // looked up once.
+  std::error_code no_folder;
+  const std::string working_folder = std::filesystem::current_path(no_folder).string();
+  std::map<std::string, std::string, std::less<>> source_names;
   std::map<uint32_t, DisassembledInstruction>* current = nullptr;
   std::vector<SourceFrame> chain;
   std::vector<std::string> labels;  // read since the last instruction
@@ -237,6 +242,13 @@ Disassembly ParseNvdisasm(const std::string& listing) {
     start = end + 1;
     SourceFrame frame;
     if (LineInfoFrame(line, frame)) {
+      auto named = source_names.find(frame.file);
+      if (named == source_names.end()) {
+        std::error_code error;
+        const bool exists = std::filesystem::exists(frame.file, error);
+        named = source_names.emplace(frame.file, RunTimeSourceName(frame.file, working_folder, exists)).first;
+      }
+      frame.file = named->second;
       if (!chain_open) chain.clear();
       chain_open = true;
       chain.push_back(std::move(frame));

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "core/internal/source_paths.h"
+
 namespace bankcheck::internal {
 namespace {
 
@@ -207,6 +209,41 @@ TEST(ParseNvdisasmTest, NormalizesTheFramesPaths) {
   EXPECT_EQ(chain[0].line, 7u);
   EXPECT_EQ(chain[1].file, "/p/kernels/k.cu");
   EXPECT_EQ(chain[1].line, 9u);
+}
+
+// NVRTC names a source "<the folder the process ran in>/<the name the program gave it>": run from
+// two folders, the same kernel's lines are the same lines, named as the program named the source.
+// A file that exists keeps its path.
+TEST(ParseNvdisasmTest, NamesARunTimeCompiledSourceAsTheProgramNamedItFromAnyFolder) {
+  const std::filesystem::path base =
+      std::filesystem::temp_directory_path() / ("bankcheck-nvrtc-names-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(base / "suites");
+  std::ofstream(base / "suites" / "real.cu") << "x;\n";
+  const std::filesystem::path before = std::filesystem::current_path();
+  std::vector<std::string> seen;
+  for (const std::filesystem::path& folder : {base, base / "suites"}) {
+    std::filesystem::current_path(folder);
+    const std::string listing = ".text._Z1kPf:\n\t//## File \"" +
+                                (folder / "gen/runtime_stride2.cu").string() + "\", line 3 inlined at \"" +
+                                (base / "suites/real.cu").string() +
+                                "\", line 1\n        /*0010*/  LDS R1, [R2] ;\n";
+    const auto chain = ParseNvdisasm(listing).at("_Z1kPf").at(0x10).inline_chain;
+    ASSERT_EQ(chain.size(), 2u);
+    seen.push_back(chain[0].file);
+    EXPECT_EQ(chain[1].file, (base / "suites/real.cu").string());
+  }
+  std::filesystem::current_path(before);
+  std::filesystem::remove_all(base);
+  EXPECT_THAT(seen, ElementsAre("gen/runtime_stride2.cu", "gen/runtime_stride2.cu"));
+}
+
+TEST(RunTimeSourceNameTest, OnlyAMissingFileUnderTheWorkingFolderIsRenamed) {
+  EXPECT_EQ(RunTimeSourceName("/w/k.cu", "/w", false), "k.cu");
+  EXPECT_EQ(RunTimeSourceName("/w/k.cu", "/w", true), "/w/k.cu");
+  EXPECT_EQ(RunTimeSourceName("/other/k.cu", "/w", false), "/other/k.cu");
+  EXPECT_EQ(RunTimeSourceName("/wk/k.cu", "/w", false), "/wk/k.cu");
+  EXPECT_EQ(RunTimeSourceName("/k.cu", "/", false), "/k.cu");
+  EXPECT_EQ(RunTimeSourceName("/w/k.cu", "", false), "/w/k.cu");
 }
 
 TEST(ParseNvdisasmHostileTest, SkipsLinesItCannotReadWithoutThrowing) {

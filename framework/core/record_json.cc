@@ -195,6 +195,10 @@ json LaunchRecordToJson(const LaunchRecord& record, RecordDetail detail) {
     }
   // The per-line counts, keyed: exact, so baselines keep them too.
   if (record.lines) out["lines"] = LinesToJson(*record.lines);
+  // A baseline's launch derived by the emulator says so (first baselines without a GPU); measured
+  // ones, as every baseline before, leave it out.
+  if (detail != RecordDetail::kFull && record.counted_by == CountedBy::kEmulated)
+    out["counters"] = CountedByName(record.counted_by);
   if (detail == RecordDetail::kFull) {
     out["mangled"] = record.mangled_kernel;
     out["counters"] = CountedByName(record.counted_by);

@@ -156,6 +156,7 @@ nlohmann::json RecordedWithToJson(const RunMetadata& metadata) {
                         {"date", metadata.date}};
   // Only when known: files of runs that do not know it read as before.
   if (!metadata.cuda_compiler.empty()) out["cuda_compiler"] = metadata.cuda_compiler;
+  if (!metadata.counters.empty()) out["counters"] = metadata.counters;
   return out;
 }
 
@@ -178,18 +179,24 @@ RunMetadata ReadRecordedWithFields(const FieldReader& field) {
   metadata.cuda_driver = field.Field("cuda_driver").String();
   metadata.date = field.Field("date").String();
   if (field.Has("cuda_compiler")) metadata.cuda_compiler = field.Field("cuda_compiler").String();
+  if (field.Has("counters")) {
+    metadata.counters = field.Field("counters").String();
+    if (metadata.counters != "emulated")
+      field.Field("counters").FailWith("is not \"emulated\" (measured counts leave it out)");
+  }
   return metadata;
 }
 }  // namespace
 
 RunMetadata RecordedWithFromJson(const FieldReader& field) {
-  field.AllowOnlyFields({"device", "driver", "cuda_runtime", "cuda_driver", "date", "cuda_compiler"});
+  field.AllowOnlyFields(
+      {"device", "driver", "cuda_runtime", "cuda_driver", "date", "cuda_compiler", "counters"});
   return ReadRecordedWithFields(field);
 }
 
 RunMetadata RunMetadataFromJson(const FieldReader& field) {
   field.AllowOnlyFields({"arch", "device", "driver", "cuda_runtime", "cuda_driver", "date", "git_commit",
-                         "cuda_compiler", "cuda_architectures", "bankcheck_version"});
+                         "cuda_compiler", "cuda_architectures", "bankcheck_version", "counters"});
   RunMetadata metadata = ReadRecordedWithFields(field);
   metadata.arch = field.Field("arch").String();
   metadata.git_commit = field.Field("git_commit").String();

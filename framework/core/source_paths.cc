@@ -21,6 +21,11 @@ std::string NormalizedSourcePath(std::string_view file) {
   return path.lexically_normal().string();
 }
 
+std::string RunTimeSourceName(const std::string& file, const std::string& working_folder, bool exists) {
+  if (exists || working_folder.empty() || working_folder == "/") return file;
+  return WithoutRoot(file, working_folder);
+}
+
 bool UnderRoot(const std::string& file, const std::string& root) {
   return !root.empty() && WithoutRoot(file, root) != file;
 }

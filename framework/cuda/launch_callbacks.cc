@@ -25,6 +25,7 @@
 #include "cuda/internal/nvtx_ranges.h"
 #include "cuda/internal/process_state.h"
 #include "cuda/internal/sass_metrics.h"
+#include "cuda/internal/stream_capture.h"
 
 namespace bankcheck::internal {
 namespace {
@@ -55,6 +56,60 @@ constexpr CUpti_CallbackId kGraphFunctions[] = {
     CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2,
     CUPTI_DRIVER_TRACE_CBID_cuGraphExecDestroy,
 };
+
+// The functions that begin and end a stream capture (stream_capture.h).
+constexpr CUpti_CallbackId kCaptureFunctions[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz,
+};
+
+// The stream a call names, as the driver takes it: a per-thread-default-stream function (_ptsz)
+// given the null stream means this thread's default stream, not the legacy one.
+CUstream StreamAsCalled(CUpti_CallbackId id, CUstream stream) {
+  const bool per_thread = id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
+                          id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz ||
+                          id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz ||
+                          id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz ||
+                          id == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz ||
+                          id == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz ||
+                          id == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz ||
+                          id == CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz;
+  return per_thread && stream == nullptr ? CU_STREAM_PER_THREAD : stream;
+}
+
+// Follows the capture sequences (stream_capture.h): a begin counts from its entry, an end at its exit.
+// Every capture function's parameters start with the stream.
+void OnCaptureCall(CUpti_CallbackId id, const CUpti_CallbackData& info) {
+  StreamCaptures& captures = TheStreamCaptures();
+  const CUstream stream = StreamAsCalled(id, *static_cast<const CUstream*>(info.functionParams));
+  const bool end = id == CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture ||
+                   id == CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz;
+  // Whether the end call in progress on this thread ends a capture (from its entry to its exit).
+  thread_local bool ending = false;
+  if (info.callbackSite == CUPTI_API_ENTER) {
+    if (end)
+      ending = captures.EndEntered(stream);
+    else
+      captures.BeginEntered();
+    return;
+  }
+  const CUresult result = *static_cast<const CUresult*>(info.functionReturnValue);
+  if (end)
+    captures.EndExited(stream, ending, result);
+  else
+    captures.BeginExited(result);
+}
+
+bool IsCaptureFunction(CUpti_CallbackId id) {
+  return std::find(std::begin(kCaptureFunctions), std::end(kCaptureFunctions), id) !=
+         std::end(kCaptureFunctions);
+}
 
 bool IsGraphLaunch(CUpti_CallbackId id) {
   return id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch || id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
@@ -114,14 +169,20 @@ void OnGraphCall(CUpti_CallbackId id, const CUpti_CallbackData& info, const Laun
   // The instrumentation around an instantiation or update outside a session (this thread's).
   thread_local std::unique_ptr<SassCounting> instrumented;
   thread_local bool measurable = false;
+  // Whether this thread's instantiation or update holds a span (stream_capture.h): outside a session,
+  // the instrumentation is made only where no capture is in progress.
+  thread_local bool in_span = false;
   if (MakesGraphExec(id)) {
     if (info.callbackSite == CUPTI_API_ENTER) {
       const bool recording = log.recording();
-      instrumented = recording ? nullptr : TheProcessState().ProfilableInstantiation(info.context);
+      in_span = !recording && TheStreamCaptures().EnterSpan();
+      instrumented = in_span ? TheProcessState().ProfilableInstantiation(info.context) : nullptr;
       measurable = recording || instrumented != nullptr;
       return;
     }
     instrumented.reset();
+    if (in_span) TheStreamCaptures().LeaveSpan();
+    in_span = false;
     if (*static_cast<const CUresult*>(info.functionReturnValue) != CUDA_SUCCESS) return;
     // Read the graph's nodes (driver calls) before the log takes its lock.
     if (const auto made = Instantiated(id, info.functionParams); made && made->first != nullptr) {
@@ -176,6 +237,13 @@ std::optional<LaunchInfo> LaunchShape(CUpti_CallbackId id, const void* params) {
     default:
       return std::nullopt;
   }
+}
+
+// The stream a kernel or graph launch goes into, as the driver takes it.
+CUstream LaunchStream(CUpti_CallbackId id, const void* params) {
+  if (IsGraphLaunch(id)) return StreamAsCalled(id, static_cast<const cuGraphLaunch_params*>(params)->hStream);
+  const std::optional<LaunchInfo> shape = LaunchShape(id, params);
+  return StreamAsCalled(id, shape ? shape->stream : nullptr);
 }
 
 // The bytes of a launch's arguments, as the kernel will see them: each parameter's bytes (sizes from
@@ -291,12 +359,31 @@ void CUPTIAPI OnCuptiCallback(void* /*userdata*/, CUpti_CallbackDomain domain, C
   }
   if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto* info = static_cast<const CUpti_CallbackData*>(data);
+  if (IsCaptureFunction(id)) {
+    OnCaptureCall(id, *info);
+    return;
+  }
   LaunchInfo origin;
   if (IsLaunchFunction(id)) {
+    // Whether this thread's launch in progress holds a span (stream_capture.h): from its entry to the
+    // end of its counting at its exit.
+    thread_local bool in_span = false;
     if (info->callbackSite == CUPTI_API_EXIT) {
       log.ExitLaunch();
+      if (in_span) TheStreamCaptures().LeaveSpan();
+      in_span = false;
       return;
     }
+    const CaptureVerdict verdict =
+        TheStreamCaptures().EnterLaunchSpan(LaunchStream(id, info->functionParams));
+    in_span = verdict == CaptureVerdict::kFree;
+    if (verdict == CaptureVerdict::kCaptured) {
+      // A graph node, not a launch of the process: it runs, and is measured, when its graph is launched.
+      log.EnterLaunch();
+      return;
+    }
+    // It runs, unmeasured: no CUDA call is made for it (its observer and session refuse it).
+    if (verdict == CaptureVerdict::kCaptureElsewhere) origin.context_unmeasurable = CaptureInProgressReason();
     origin.nvtx_range = CurrentNvtxRange();
     origin.process_launch = next_launch.fetch_add(1);
     if (launch_observer != nullptr) {
@@ -305,7 +392,8 @@ void CUPTIAPI OnCuptiCallback(void* /*userdata*/, CUpti_CallbackDomain domain, C
       observed.mangled = IsGraphLaunch(id) ? nullptr : info->symbolName;
       observed.nvtx_range = origin.nvtx_range;
       observed.process_launch = origin.process_launch;
-      if (observed.mangled != nullptr && launch_observer->WantsConfigurations())
+      observed.unmeasurable = origin.context_unmeasurable;
+      if (observed.mangled != nullptr && in_span && launch_observer->WantsConfigurations())
         observed.configuration = ConfigurationOf(id, info->functionParams, observed);
       launch_observer->OnLaunch(observed);
     }
@@ -321,6 +409,7 @@ void CUPTIAPI OnCuptiCallback(void* /*userdata*/, CUpti_CallbackDomain domain, C
   launch->mangled = info->symbolName != nullptr ? info->symbolName : "<unknown kernel>";
   launch->nvtx_range = std::move(origin.nvtx_range);
   launch->process_launch = origin.process_launch;
+  launch->context_unmeasurable = std::move(origin.context_unmeasurable);
   log.RecordLaunch(std::move(*launch), info->context);
 }
 
@@ -330,10 +419,12 @@ LaunchCallbacks::LaunchCallbacks() {
   BANKCHECK_CUPTI_CHECK(
       cuptiSubscribe(&subscriber_, reinterpret_cast<CUpti_CallbackFunc>(&OnCuptiCallback), nullptr));
   try {
-    // Only the launch and graph functions: every other driver call stays free of the callback.
+    // Only the launch, graph and capture functions: every other driver call stays free of the callback.
     for (const CUpti_CallbackId id : kLaunchFunctions)
       BANKCHECK_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id));
     for (const CUpti_CallbackId id : kGraphFunctions)
+      BANKCHECK_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id));
+    for (const CUpti_CallbackId id : kCaptureFunctions)
       BANKCHECK_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id));
     BANKCHECK_CUPTI_CHECK(
         cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED));
@@ -346,18 +437,6 @@ LaunchCallbacks::LaunchCallbacks() {
 }
 
 void SetLaunchObserver(LaunchObserver* observer) { launch_observer = observer; }
-
-void FindStreamIsCapturing() {
-  static const bool found = [] {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult query{};
-    if (cudaGetDriverEntryPointByVersion("cuStreamIsCapturing", &fn, 12000, cudaEnableDefault, &query) ==
-        cudaSuccess)
-      TheLaunchLog().SetStreamIsCapturing(reinterpret_cast<StreamIsCapturingFn>(fn));
-    return true;
-  }();
-  (void)found;
-}
 
 LaunchCallbacks::~LaunchCallbacks() { cuptiUnsubscribe(subscriber_); }
 

@@ -41,11 +41,12 @@ void RefuseUnmeasurable(const std::vector<LaunchInfo>& launches, bool sass) {
     throw Error(ErrorKind::kUnmeasurable,
                 "launch " + std::to_string(i + 1) +
                     " of the session is a CUDA graph instantiated before bankcheck was set up in this "
-                    "process; CUDA runs such a graph without the profiler's instrumentation beyond its "
+                    "process, or while a stream capture was in progress (when bankcheck makes no CUDA "
+                    "call); CUDA runs such a graph without the profiler's instrumentation beyond its "
                     "first kernel node, so its counts would be incomplete. Set bankcheck up before the "
                     "graph is instantiated: link bankcheck::gtest_main (it does so before any test), or "
-                    "call BANKCHECK_SKIP_WITHOUT_GPU() or bankcheck::PrepareCounterSession() first "
-                    "(docs/counters.md, \"CUDA graphs\").");
+                    "call BANKCHECK_SKIP_WITHOUT_GPU() or bankcheck::PrepareCounterSession() first; "
+                    "instantiate it when no capture is in progress (docs/counters.md, \"CUDA graphs\").");
   }
 }
 

@@ -37,13 +37,14 @@ std::string LaunchLog::sass_error() {
   return sass_error_;
 }
 
-bool LaunchLog::Captured(CUstream stream) const {
-  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
-  return stream_is_capturing_ != nullptr && stream_is_capturing_(stream, &status) == CUDA_SUCCESS &&
-         status != CU_STREAM_CAPTURE_STATUS_NONE;
-}
-
 void LaunchLog::Add(LaunchInfo launch, CUcontext context) {
+  if (!launch.context_unmeasurable.empty()) {
+    // Launched while a capture was in progress: no CUDA call (no patching, no synchronization at its
+    // exit); the session refuses it.
+    launches_.push_back(std::move(launch));
+    awaiting_exit_ = false;
+    return;
+  }
   if (sass_ != nullptr) {
     try {
       sass_->Watch(context);
@@ -61,7 +62,7 @@ void LaunchLog::Add(LaunchInfo launch, CUcontext context) {
 
 void LaunchLog::RecordLaunch(LaunchInfo launch, CUcontext context) {
   MutexLock lock(mutex_);
-  if (recording_ && !Captured(launch.stream)) Add(std::move(launch), context);
+  if (recording_) Add(std::move(launch), context);
 }
 
 void LaunchLog::RecordGraphLaunch(CUgraphExec exec, CUcontext context, const LaunchInfo& origin) {
@@ -71,6 +72,7 @@ void LaunchLog::RecordGraphLaunch(CUgraphExec exec, CUcontext context, const Lau
   launch.graph = true;
   launch.nvtx_range = origin.nvtx_range;
   launch.process_launch = origin.process_launch;
+  launch.context_unmeasurable = origin.context_unmeasurable;
   const auto found = graphs_.find(exec);
   launch.graph_unmeasurable = found == graphs_.end() || !found->second.measurable;
   if (found != graphs_.end()) launch.graph_kernels = found->second.kernels;
@@ -138,11 +140,6 @@ void LaunchLog::ForgetGraph(CUgraphExec exec) {
 void LaunchLog::ForgetContext(CUcontext context) {
   MutexLock lock(mutex_);
   if (sass_ != nullptr) sass_->Forget(context);
-}
-
-void LaunchLog::SetStreamIsCapturing(StreamIsCapturingFn fn) {
-  MutexLock lock(mutex_);
-  stream_is_capturing_ = fn;
 }
 
 LaunchLog& TheLaunchLog() { return g_launch_log; }

@@ -7,6 +7,7 @@
 #include "bankcheck/gpu_probe.h"
 #include "bankcheck/metrics.h"
 #include "cuda/internal/profiler_host_library.h"
+#include "cuda/internal/stream_capture.h"
 
 namespace bankcheck::internal {
 namespace {
@@ -34,7 +35,8 @@ Profiler& ProcessState::GetProfiler(const std::vector<std::string>& metrics, Ses
     if (host_library_.valid()) host_library_.get();
     slot = std::make_unique<Profiler>(metrics);  // checks for a usable GPU first
     RegisterShutdownAtExit();
-    FindStreamIsCapturing();
+    // Here, where CUDA may be called: a capture begun before the callbacks were subscribed is seen.
+    TheStreamCaptures().FindQuery();
   }
   if (!callbacks_) callbacks_ = std::make_unique<LaunchCallbacks>();
   if (!slot->enabled()) slot->Enable(replay);

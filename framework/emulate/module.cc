@@ -65,14 +65,16 @@ void WriteFile(const std::string& path, std::string_view bytes) {
 [[noreturn]] void ToolFailed(const std::string& tool, const std::string& variable,
                              const bankcheck::internal::CudaTool& found, const ProgramRun& run,
                              const std::string& input) {
-  throw Error(ErrorKind::kBadInput, (found.path.empty() ? "cannot run " + tool + ": " + found.Describe(tool)
-                                     : run.started      ? found.Describe(tool) + " failed (exit status " +
-                                                         std::to_string(run.exit_status) + ") on " + input
-                                                   : "cannot run " + found.Describe(tool)) +
-                                        ": the emulator reads SASS with the CUDA toolkit's " + tool +
-                                        "; install the toolkit, or `pip install nvidia-cuda-" + tool +
-                                        "` and put its bin folder on PATH, or set " + variable +
-                                        " to the executable");
+  // Not found or not started: the tool is missing (the case skips); started and failed: bad input.
+  const bool missing = found.path.empty() || !run.started;
+  throw Error(missing ? ErrorKind::kToolMissing : ErrorKind::kBadInput,
+              (found.path.empty() ? "cannot run " + tool + ": " + found.Describe(tool)
+               : run.started      ? found.Describe(tool) + " failed (exit status " +
+                                   std::to_string(run.exit_status) + ") on " + input
+                             : "cannot run " + found.Describe(tool)) +
+                  ": the emulator reads SASS with the CUDA toolkit's " + tool +
+                  "; install the toolkit, or `pip install nvidia-cuda-" + tool +
+                  "` and put its bin folder on PATH, or set " + variable + " to the executable");
 }
 
 std::string RunTool(const std::string& tool, const char* variable, const std::vector<std::string>& arguments,

@@ -13,48 +13,9 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include <cstdio>
-#include <vector>
 
-namespace {
-
-constexpr int kWarp = 32;
-constexpr int kBlocks = 4;
-constexpr int kElements = kBlocks * kWarp;
-
-__global__ void Fill(float* out, float value) { out[blockIdx.x * kWarp + threadIdx.x] = value + threadIdx.x; }
-
-// Through shared memory, lane l's element to lane l + 1 (conflict-free).
-__global__ void Shift(const float* in, float* out) {
-  __shared__ float buf[kWarp];
-  const unsigned lane = threadIdx.x;
-  buf[lane] = in[blockIdx.x * kWarp + lane];
-  __syncthreads();
-  out[blockIdx.x * kWarp + lane] = buf[(lane + 1) % kWarp];
-}
-
-bool Check(cudaError_t status, const char* what) {
-  if (status == cudaSuccess) return true;
-  std::fprintf(stderr, "bankcheck_nvtx_first: %s: %s\n", what, cudaGetErrorString(status));
-  return false;
-}
-
-// The output of Fill(value) then, when `shifted`, Shift.
-bool Expect(const float* device, float value, bool shifted) {
-  std::vector<float> host(kElements);
-  if (!Check(cudaMemcpy(host.data(), device, sizeof(float) * kElements, cudaMemcpyDeviceToHost), "copy back"))
-    return false;
-  for (int i = 0; i < kElements; ++i) {
-    const int lane = (i % kWarp + (shifted ? 1 : 0)) % kWarp;
-    if (host[i] != value + static_cast<float>(lane)) {
-      std::fprintf(stderr, "bankcheck_nvtx_first: out[%d] = %g, expected %g\n", i,
-                   static_cast<double>(host[i]), static_cast<double>(value + static_cast<float>(lane)));
-      return false;
-    }
-  }
-  return true;
-}
-
-}  // namespace
+#define BANKCHECK_TEST_PROGRAM "bankcheck_nvtx_first"
+#include "program_kernels.cuh"
 
 int main() {
   nvtxRangePushA("inputs");  // before any CUDA call

@@ -20,6 +20,15 @@ Recorder::Recorder(RunSettings settings, std::unique_ptr<Measurer> measurer)
 void Recorder::OnLaunch(const ObservedLaunch& launch) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (done_) return;
+  if (!launch.unmeasurable.empty()) {
+    // No CUDA call now: nothing is started or finished. A measurement running is refused by its session
+    // when it finishes, for the same reason.
+    if (Matches(launch.mangled, launch.nvtx_range))
+      Fail("launch " + std::to_string(launch.process_launch) + " of the process ('" +
+           (launch.mangled != nullptr ? KernelNameOf(launch.mangled) : std::string("graph")) +
+           "') ran unmeasured: " + launch.unmeasurable);
+    return;
+  }
   if (settings_.max_launches != 0 && matched_ >= settings_.max_launches) {
     // The limit's last launch has been counted: the rest of the program runs unpatched.
     Finish();

@@ -111,6 +111,17 @@ class RecorderTest : public testing_support::TempDirTest {
     gpu_.counted.push_back(record);
   }
 
+  // A launch that runs while a stream capture is in progress elsewhere in the process, as the launch
+  // callbacks report it: unmeasurable, and never counted.
+  void LaunchDuringCapture(CUcontext context, const std::string& kernel) {
+    ObservedLaunch launch;
+    launch.context = context;
+    launch.mangled = kernel.c_str();
+    launch.process_launch = next_launch_++;
+    launch.unmeasurable = "a stream capture was in progress";
+    recorder_->OnLaunch(launch);
+  }
+
   // The repeats of each case's launch, by case name.
   std::map<std::string, uint64_t> Repeats() const {
     std::map<std::string, uint64_t> repeats;
@@ -269,6 +280,51 @@ TEST_F(RecorderTest, RepeatsAfterTheLastWriteAreWrittenAtExit) {
   recorder.AtExit();
   EXPECT_THAT(Repeats(), ElementsAre(Pair("gemm", 2u)));
   EXPECT_EQ(gpu_.started, 1);
+}
+
+TEST_F(RecorderTest, ALaunchDuringACaptureStartsNothingAndEndsMeasuringWithItsReason) {
+  Recorder& recorder = Make();
+  testing::internal::CaptureStderr();
+  LaunchDuringCapture(kContextA, "transpose");
+  EXPECT_THAT(testing::internal::GetCapturedStderr(),
+              HasSubstr("bankcheck: error: launch 0 of the process ('transpose') ran unmeasured: a stream "
+                        "capture was in progress"));
+  EXPECT_EQ(gpu_.started, 0) << "starting a measurement calls CUDA";
+  Launch(kContextA, "transpose");
+  EXPECT_EQ(gpu_.started, 0) << "measuring ended with the refusal";
+  recorder.AtExit();
+  EXPECT_THAT(Cases(), ElementsAre());
+  EXPECT_THAT(ReadFile(File(".error")), HasSubstr("ran unmeasured: a stream capture was in progress"));
+}
+
+TEST_F(RecorderTest, ALaunchDuringACaptureLeavesTheMeasurementRunningUntilItMayBeFinished) {
+  Recorder& recorder = Make();
+  Launch(kContextA, "fill");
+  testing::internal::CaptureStderr();
+  LaunchDuringCapture(kContextA, "transpose");
+  testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(gpu_.measuring) << "finishing a measurement synchronizes, which a capture forbids";
+  EXPECT_THAT(ReadFile(File(".error")), HasSubstr("('transpose') ran unmeasured"));
+  // The session refuses the launch when it finishes, here at exit (the counter session keeps no record
+  // of a refused measurement).
+  gpu_.counted.clear();
+  gpu_.fault = "launch 2 of the session cannot be counted exactly: a stream capture was in progress";
+  testing::internal::CaptureStderr();
+  recorder.AtExit();
+  testing::internal::GetCapturedStderr();
+  EXPECT_FALSE(gpu_.measuring);
+  EXPECT_THAT(Cases(), ElementsAre());
+  EXPECT_THAT(ReadFile(File(".error")), HasSubstr("cannot be counted exactly: a stream capture"));
+}
+
+TEST_F(RecorderTest, ALaunchDuringACaptureThatIsNotSelectedChangesNothing) {
+  Recorder& recorder = Make(0, "^mul");
+  LaunchDuringCapture(kContextA, "transpose");
+  Launch(kContextA, "mul");
+  recorder.AtExit();
+  EXPECT_EQ(gpu_.started, 1);
+  EXPECT_THAT(Cases(), ElementsAre("mul"));
+  EXPECT_FALSE(std::filesystem::exists(File(".error")));
 }
 
 }  // namespace

@@ -60,7 +60,33 @@ std::filesystem::path ResultsDir() {
     folder += "-emulated";
   return folder;
 }
-bool UpdatingBaselines() { return FlagFromEnvironment("BANKCHECK_UPDATE_BASELINES"); }
+std::optional<Recording> BaselineRecording() {
+  const char* value = std::getenv("BANKCHECK_UPDATE_BASELINES");
+  if (value != nullptr && std::string(value) == "emulated") return Recording::kEmulatedFirstBaselines;
+  if (FlagFromEnvironment("BANKCHECK_UPDATE_BASELINES")) return Recording::kMeasured;
+  return std::nullopt;
+}
+bool UpdatingBaselines() { return BaselineRecording().has_value(); }
+
+std::string WhyThisProgramCannotRecord(Recording recording, bool emulated) {
+  if (emulated && recording == Recording::kMeasured)
+    return "BANKCHECK_UPDATE_BASELINES=1 records counts measured on a GPU, and this emulated program "
+           "measures "
+           "none: record on a machine with a GPU, or record the emulator's derived counts as first baselines "
+           "on purpose with BANKCHECK_UPDATE_BASELINES=emulated (docs/emulate.md)";
+  if (!emulated && recording == Recording::kEmulatedFirstBaselines)
+    return "BANKCHECK_UPDATE_BASELINES=emulated records the emulator's derived counts, which only the "
+           "suite's "
+           "emulated program (its <prefix>/emulated/<topic> tests) has: here, with a GPU, record measured "
+           "counts "
+           "with BANKCHECK_UPDATE_BASELINES=1";
+  return "";
+}
+
+bool NvidiaDriverPresent() {
+  std::error_code error;
+  return std::filesystem::exists("/proc/driver/nvidia/version", error);
+}
 bool PruningBaselines() { return FlagFromEnvironment("BANKCHECK_PRUNE_BASELINES"); }
 
 RecordCommand SuiteRecordCommand() {
@@ -68,6 +94,12 @@ RecordCommand SuiteRecordCommand() {
   RecordCommand record;
   record.test_command = settings.test_command;
   record.topic_test_prefix = settings.test_prefix;
+  // The emulated program on a machine without an NVIDIA driver: the command that works here records
+  // first baselines through the emulated tests.
+  if (internal::InstalledLaunchEmulation() != nullptr && !NvidiaDriverPresent()) {
+    record.topic_test_prefix = settings.test_prefix.empty() ? "" : settings.test_prefix + "/emulated";
+    record.update_value = "emulated";
+  }
   // A folder given at run time must be given again, or the command records into the suite's own.
   record.baselines_dir = AbsolutePathFromEnvironment("BANKCHECK_BASELINES_DIR");
   return record;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -112,6 +113,7 @@ class PresentEmulation final : public internal::LaunchEmulation {
   void Abandon() override {}
   std::string TakeNotEmulated() override { return ""; }
   void BeginCase() override {}
+  void ObserveOutputReadBack(std::function<void()>) override {}
   void SetProjectSources(const std::string&, const std::string&) override {}
 };
 

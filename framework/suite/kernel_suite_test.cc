@@ -20,6 +20,7 @@
 #include "core/internal/launch_emulation.h"
 #include "suite/internal/case_runner.h"
 #include "suite/internal/case_test.h"
+#include "suite/internal/emulated_case.h"
 #include "suite/internal/suite_runner.h"
 
 namespace bankcheck::suites {
@@ -97,6 +98,11 @@ void CaseTest::TestBody() {
   for (const SharedKindInfo& info : SharedKinds())
     result_.expected_ways[info.kind] = c.expect[info.kind].ways;
   BANKCHECK_SKIP_WITHOUT_GPU();
+  const bool emulated = internal::InstalledLaunchEmulation() != nullptr;
+  if (const std::optional<Recording> recording = BaselineRecording()) {
+    const std::string why = WhyThisProgramCannotRecord(*recording, emulated);
+    ASSERT_TRUE(why.empty()) << why;
+  }
 
   // A baseline with per-line counts is compared line by line, so the launches need their tables.
   const BaselineEntry* entry = UpdatingBaselines() ? nullptr : Baselines(ProbeGpu().arch()).Find(c.name);
@@ -109,19 +115,16 @@ void CaseTest::TestBody() {
     // The emulated program (docs/emulate.md): it checks baselines, never records them, and a case
     // it cannot decide (a launch the evaluator left undecided, a CUDA call it does not emulate)
     // skips, saying which, whatever that made the case do afterwards.
-    ASSERT_FALSE(UpdatingBaselines())
-        << "BANKCHECK_UPDATE_BASELINES=1: baselines are recorded on a GPU (the suite's "
-           "GPU program); the emulated program only checks them";
-    emulation->BeginCase();
-    std::string not_emulated;
-    try {
-      c.run(context);
-    } catch (const Error&) {
-      not_emulated = emulation->TakeNotEmulated();
-      if (not_emulated.empty()) throw;
+    // Its checks of what the kernels would have written are reported as not evaluated, at their lines.
+    const EmulatedCaseRun run = RunEmulatedCase(c, context, *emulation);
+    std::cout << UnevaluatedChecksNote(run);
+    if (!run.unevaluated_checks.empty())
+      RecordProperty("output_not_checked", static_cast<int>(run.unevaluated_failures));
+    if (!run.tool_missing.empty()) {
+      if (EmulationRequired()) FAIL() << run.tool_missing << " (BANKCHECK_REQUIRE_EMULATION=1)";
+      GTEST_SKIP() << run.tool_missing;
     }
-    if (not_emulated.empty()) not_emulated = emulation->TakeNotEmulated();
-    if (!not_emulated.empty()) GTEST_SKIP() << not_emulated;
+    if (!run.not_emulated.empty()) GTEST_SKIP() << run.not_emulated;
   } else {
     c.run(context);
   }
@@ -178,15 +181,28 @@ void CaseTest::TestBody() {
       std::cout << "  note: " << c.name
                 << (LinesOff() ? ": BANKCHECK_LINES=off, so" : ": its launches have no per-line counts, so")
                 << " it was compared with its baseline's launch totals only, not its per-line counts\n";
+    // Emulated, a case without a baseline has nothing to be checked against: it skips, saying how to
+    // record one (or fails as MISSING where the CPU gate is required), after its line checks.
+    if (emulated && comparison.verdict == BaselineVerdict::kMissing && !EmulationRequired()) {
+      if (HasFailure()) return;
+      GTEST_SKIP() << comparison.message
+                   << "(skipped: an emulated case is checked against a baseline, and this one has none; "
+                      "BANKCHECK_REQUIRE_EMULATION=1 fails instead. "
+                   << (NvidiaDriverPresent()
+                           ? "The command records measured counts, from the suite's GPU program."
+                           : "The command records the emulator's derived counts as first "
+                             "baselines, marked as derived until a GPU measures them "
+                             "(docs/emulate.md); on a machine with a GPU, record measured ones.")
+                   << ")";
+    }
     if (check.fails) {
       const std::string software = comparison.verdict == BaselineVerdict::kMissing
                                        ? ""
                                        : SoftwareChangeNote(Baselines(arch), c.name, ThisRun());
-      // The emulated program's counts are never recorded (WhyNotRecordable): only the GPU's way.
+      // The emulated program's counts are recorded only as first baselines (WhyNotRecordable).
       const std::string record_all =
-          internal::InstalledLaunchEmulation() != nullptr
-              ? "These counts were derived by the emulator, not measured: record baselines on a machine "
-                "with a GPU, with the command above (docs/emulate.md).\n"
+          emulated
+              ? "These counts were derived by the emulator, not measured (docs/emulate.md).\n"
               : "Or, after the run, record every case that differs at once, with a summary (--dry-run only "
                 "prints it):\n  " +
                     UpdateBaselinesCommand(ResultsDir(), BaselinesDir()) + "\n";
@@ -215,7 +231,7 @@ void CaseTest::TestBody() {
   // With each launch's per-line counts (recording attributes every case).
   for (const auto& file :
        UpdateBaselines(BaselinesDir(), arch, ThisRun(), {{c.name, c.description, result_.launches}},
-                       SuiteRecordCommand().Advice()))
+                       SuiteRecordCommand().Advice(), *BaselineRecording()))
     std::cout << "recorded " << c.name << " in " << file.string() << "\n";
 }
 

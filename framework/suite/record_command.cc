@@ -32,9 +32,10 @@ std::string RegexEscape(const std::string& text) {
   return regex;
 }
 
-// The environment of every command: `variable`=1, and the folder when it is not the suite's own.
-std::string CommandEnvironment(const RecordCommand& record, const std::string& variable) {
-  return variable + "=1 " +
+// The environment of every command: `variable`=`value`, and the folder when it is not the suite's own.
+std::string CommandEnvironment(const RecordCommand& record, const std::string& variable,
+                               const std::string& value = "1") {
+  return variable + "=" + value + " " +
          (record.baselines_dir.empty() ? ""
                                        : "BANKCHECK_BASELINES_DIR=" + ShellQuote(record.baselines_dir) + " ");
 }
@@ -67,13 +68,17 @@ std::string RecordCommand::CtestRegexForCase(const std::string& case_name) const
 }
 
 std::string RecordCommand::ForCase(const std::string& case_name) const {
-  return CommandEnvironment(*this, "BANKCHECK_UPDATE_BASELINES") +
+  return CommandEnvironment(*this, "BANKCHECK_UPDATE_BASELINES", update_value) +
          "BANKCHECK_CASES=" + ShellQuote(CasePatternFor(case_name)) + " " + test_command + " -R " +
          ShellQuote(CtestRegexForCase(case_name));
 }
 
 std::string RecordCommand::ForAll() const {
-  return RunTestsWith("BANKCHECK_UPDATE_BASELINES", topic_test_prefix.empty() ? "" : topic_test_prefix + "/");
+  const std::string command =
+      CommandEnvironment(*this, "BANKCHECK_UPDATE_BASELINES", update_value) + test_command;
+  return topic_test_prefix.empty()
+             ? command
+             : command + " -R " + ShellQuote("^" + RegexEscape(topic_test_prefix + "/"));
 }
 
 std::string RecordCommand::RunTestsWith(const std::string& variable,

@@ -1,9 +1,10 @@
 # Sourced by bankcheck's GPU tests that are scripts (examples/python/run_triton_gate.sh,
-# framework/inject/run_gpu_test.sh): narrows CUDA_VISIBLE_DEVICES to the GPU CTest allocated
-# (ctest --resource-spec-file), as bankcheck's own GPU test programs take it
-# (framework/testing/testing.cc): the id indexes CUDA_VISIBLE_DEVICES when that is set. The
-# allocation is then taken off the environment, so that nothing after applies it a second time to
-# the narrowed list. Returns 1, with the reason on stderr, when the allocation names no usable GPU.
+# framework/inject/run_gpu_test.sh, framework/inject/run_capture_test.sh): narrows
+# CUDA_VISIBLE_DEVICES to the GPU CTest allocated (ctest --resource-spec-file), as bankcheck's own
+# GPU test programs take it (framework/testing/testing.cc): the id indexes CUDA_VISIBLE_DEVICES when
+# that is set. The allocation is then taken off the environment, so that nothing after applies it a
+# second time to the narrowed list. Returns 1, with the reason on stderr, when the allocation names
+# no usable GPU.
 if [[ -n "${CTEST_RESOURCE_GROUP_0_GPUS:-}" ]]; then
   # "id:1,slots:1": the first group's id.
   if [[ ",${CTEST_RESOURCE_GROUP_0_GPUS%%;*}," =~ ,id:([0-9]{1,6}), ]]; then

@@ -9,7 +9,7 @@ session's exit status says whether every case matches its baseline, as `bankchec
 (the suite's one verdict: nothing of it is done here).
 
 How: the pytest that is given --bankcheck-baselines (the parent) runs the same pytest command again
-as `bankcheck run --baselines DIR -- python -m pytest ARGS` (the child) and exits with its status.
+as `bankcheck run --baselines DIR -- python -P -m pytest ARGS` (the child) and exits with its status.
 Re-running the session is what works whatever the tests import: the CUDA driver reads
 CUDA_INJECTION64_PATH once, when it initializes, and a conftest.py that imports torch may already
 have initialized it (torch.cuda.is_available() does) before any hook of this plugin runs in that
@@ -18,14 +18,25 @@ the measured process has ended, which a process cannot wait for itself. The chil
 under the injection (BANKCHECK_PYTEST_CHILD=1), pushes an NVTX range named after each test around
 its setup, call and teardown, through libbankcheck_nvtx.so (NVTX's C API, ctypes; no torch needed).
 
-Without a usable GPU `bankcheck run` exits 77 without running the child; the parent then runs the
-session itself with every test skipped, the reason given (with BANKCHECK_REQUIRE_GPU=1, set on GPU
-runners, `bankcheck run` fails instead, and so does the session).
+The child imports what the user's pytest imports: `python -m pytest` would put the folder pytest
+started in first on sys.path (plain `pytest` does not), so that a `pytest.py` or any module planted
+there would run in the measured session; Python's -P (3.11) leaves it out, and on older Pythons the
+child is started with -c and code that removes the entry -c puts there (child_command()).
+
+Without a usable GPU, or without the CUDA libraries (CUPTI, the runtime: the `cuda` extra),
+`bankcheck run` exits 77 without running the child; the parent then runs the session itself with
+every test skipped, bankcheck's reason given (with BANKCHECK_REQUIRE_GPU=1, set on GPU runners,
+`bankcheck run` fails instead, and so does the session).
+
+Where a case fails, `bankcheck run` prints how to record its new values: the command the user
+typed with --bankcheck-update (record_command()), passed to it as --record-command.
 """
 
 import collections
 import ctypes
 import os
+import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -69,9 +80,47 @@ def test_range(nodeid):
 test_range.__test__ = False
 
 
-def run_command(executable, options, python, pytest_args, invocation_dir):
+# The child's main on Pythons without -P: -c puts '' (the current folder) first on sys.path, removed
+# before pytest is imported.
+CHILD_MAIN = ("import sys\n"
+              "if sys.path[:1] == ['']: del sys.path[0]\n"
+              "import pytest\n"
+              "sys.exit(getattr(pytest, 'console_main', pytest.main)())")
+
+
+def child_command(python, version_info=sys.version_info):
+    """How the child starts pytest so that it imports what the user's pytest imports: never a module
+    of the folder it starts in."""
+    if tuple(version_info) >= (3, 11):
+        return [str(python), "-P", "-m", "pytest"]
+    return [str(python), "-c", CHILD_MAIN]
+
+
+def _shortest(path):
+    """PATH's last part where that finds the same file on PATH, else PATH itself."""
+    name = os.path.basename(path)
+    found = shutil.which(name)
+    return name if found and os.path.abspath(found) == os.path.abspath(path) else str(path)
+
+
+def record_command(argv0, python, pytest_args):
+    """The pytest command the user typed (`pytest ARGS` or `python -m pytest ARGS`, ARGS as given)
+    with --bankcheck-update, as a shell line: what the messages of a failing case print to record."""
+    if os.path.basename(argv0) == "__main__.py":
+        words = [_shortest(python), "-m", "pytest"]
+    else:
+        words = [_shortest(argv0)]
+    words += pytest_args
+    if "--bankcheck-update" not in pytest_args:
+        words.append("--bankcheck-update")
+    return shlex.join(words)
+
+
+def run_command(executable, options, python, pytest_args, invocation_dir, record=None,
+                version_info=sys.version_info):
     """The `bankcheck run` command line that runs this pytest session again under the injection.
-    DIR and FILE are taken relative to the folder pytest was started in."""
+    DIR and FILE are taken relative to the folder pytest was started in; `record` is the command
+    the messages print to record baselines (record_command())."""
     folder = Path(invocation_dir)
     command = [str(executable), "run", "-o", str(folder / options["output"]),
                "--baselines", str(folder / options["baselines"])]
@@ -79,7 +128,9 @@ def run_command(executable, options, python, pytest_args, invocation_dir):
         command.append("--update-baselines")
     if options["allow_missing"]:
         command.append("--allow-missing")
-    return command + ["--", str(python), "-m", "pytest", *pytest_args]
+    if record:
+        command += ["--record-command", record]
+    return command + ["--", *child_command(python, version_info), *pytest_args]
 
 
 def _options(config):
@@ -125,12 +176,15 @@ def pytest_cmdline_main(config):
         raise pytest.UsageError("--bankcheck-baselines: no bankcheck command: install the wheel "
                                 "(pip install bankcheck), put bankcheck on PATH or set BANKCHECK")
     invocation = config.invocation_params
-    command = run_command(executable, options, sys.executable, list(invocation.args), invocation.dir)
+    arguments = list(invocation.args)
+    record = record_command(sys.argv[0], sys.executable, arguments)
+    command = run_command(executable, options, sys.executable, arguments, invocation.dir, record)
     status, reason = _run_child(command, invocation.dir)
     if status != EXIT_SKIPPED:
         return status
-    # No usable GPU: this process runs the session, every test skipped with bankcheck's reason.
-    config.stash[_SKIP_REASON] = f"no usable GPU for bankcheck (bankcheck run exited with 77): {reason}"
+    # Nothing can be measured here (no usable GPU, or no CUDA libraries): this process runs the
+    # session, every test skipped with bankcheck's reason.
+    config.stash[_SKIP_REASON] = f"bankcheck cannot measure here (bankcheck run exited with 77): {reason}"
     return None
 
 

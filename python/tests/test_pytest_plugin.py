@@ -6,6 +6,10 @@ BANKCHECK_REQUIRE_GPU=1)."""
 
 import json
 import os
+import re
+import shlex
+import shutil
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -13,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import bankcheck
-from bankcheck.pytest_plugin import CHILD_VARIABLE, run_command, test_range
+from bankcheck.pytest_plugin import CHILD_VARIABLE, child_command, record_command, run_command, test_range
 
 LIBRARY_DIR = Path(bankcheck.__file__).resolve().parent / "lib"
 
@@ -86,14 +90,32 @@ def test_a_test_range_is_its_node_id_with_the_module_as_topic(nodeid, expected):
 
 def test_the_run_command_takes_paths_from_where_pytest_started(tmp_path):
     options = {"baselines": "baselines", "update": True, "allow_missing": False, "output": "out/run.json"}
-    command = run_command("/x/bankcheck", options, "/venv/bin/python", ["-k", "gemm", "tests"], tmp_path)
+    command = run_command("/x/bankcheck", options, "/venv/bin/python", ["-k", "gemm", "tests"], tmp_path,
+                          "pytest -k gemm tests --bankcheck-update", (3, 12))
     assert command == ["/x/bankcheck", "run", "-o", str(tmp_path / "out/run.json"), "--baselines",
-                       str(tmp_path / "baselines"), "--update-baselines", "--", "/venv/bin/python", "-m",
+                       str(tmp_path / "baselines"), "--update-baselines", "--record-command",
+                       "pytest -k gemm tests --bankcheck-update", "--", "/venv/bin/python", "-P", "-m",
                        "pytest", "-k", "gemm", "tests"]
     options.update(update=False, allow_missing=True, baselines=str(tmp_path / "elsewhere"))
     command = run_command("/x/bankcheck", options, "/venv/bin/python", [], "/somewhere")
     assert command[:7] == ["/x/bankcheck", "run", "-o", "/somewhere/out/run.json", "--baselines",
                            str(tmp_path / "elsewhere"), "--allow-missing"]
+
+
+def test_the_record_command_is_the_users_pytest_command_with_update(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    pytest_script = tmp_path / "pytest"
+    pytest_script.write_text("#!/bin/sh\n")
+    pytest_script.chmod(0o755)
+    # `pytest ARGS`: the script's name where PATH finds it, the arguments quoted for the shell.
+    assert record_command(str(pytest_script), "/venv/bin/python", ["tests", "-k", "a and b"]) == \
+        "pytest tests -k 'a and b' --bankcheck-update"
+    assert record_command("/elsewhere/bin/pytest", "/venv/bin/python", ["--bankcheck-update"]) == \
+        "/elsewhere/bin/pytest --bankcheck-update"
+    # `python -m pytest ARGS` (sys.argv[0] is pytest's __main__.py).
+    assert record_command("/venv/lib/site-packages/pytest/__main__.py", "/venv/bin/python",
+                          ["--bankcheck-baselines=bl"]) == \
+        "/venv/bin/python -m pytest --bankcheck-baselines=bl --bankcheck-update"
 
 
 def test_update_without_baselines_is_a_usage_error(pytester, stand_in):
@@ -118,11 +140,17 @@ def test_the_session_is_rerun_under_bankcheck_run(pytester, stand_in, monkeypatc
     (command,) = stand_in()
     assert command[:6] == ["run", "-o", str(pytester.path / "bankcheck-run.json"), "--baselines",
                            str(pytester.path / "baselines"), "--update-baselines"]
-    assert command[6:10] == ["--", sys.executable, "-m", "pytest"]
+    separator = command.index("--")
+    assert command[separator + 1:separator + 1 + len(child_command(sys.executable))] == child_command(sys.executable)
+    arguments = command[separator + 1 + len(child_command(sys.executable)):]
     # The same arguments (pytester adds --basetemp first).
-    assert command[10].startswith("--basetemp=")
-    assert command[11:] == ["--bankcheck-baselines", "baselines", "--bankcheck-update", "test_session.py",
-                            "-p", "no:cacheprovider"]
+    assert arguments[0].startswith("--basetemp=")
+    assert arguments[1:] == ["--bankcheck-baselines", "baselines", "--bankcheck-update", "test_session.py",
+                             "-p", "no:cacheprovider"]
+    # What a failing case's message prints to record: the command pytester typed, `python -m pytest`.
+    assert command[6] == "--record-command"
+    assert shlex.split(command[7]) == [shlex.split(record_command("__main__.py", sys.executable, []))[0], "-m",
+                                       "pytest", *arguments]
 
 
 def test_the_session_fails_when_bankcheck_run_does(pytester, stand_in, monkeypatch):
@@ -144,7 +172,7 @@ def test_without_a_gpu_every_test_skips_with_the_reason(pytester, stand_in, monk
     result = pytester.runpytest_subprocess("--bankcheck-baselines", "baselines", "-rs", "test_session.py")
     assert result.ret == 0
     result.assert_outcomes(skipped=2)
-    result.stdout.fnmatch_lines(["*SKIPPED*no usable GPU for bankcheck*no GPU in the stand-in*"])
+    result.stdout.fnmatch_lines(["*SKIPPED*bankcheck cannot measure here*no GPU in the stand-in*"])
     assert len(stand_in()) == 1
 
 
@@ -162,6 +190,79 @@ def test_a_child_outside_bankcheck_run_is_refused(pytester, stand_in, monkeypatc
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*NVTX_INJECTION64_PATH is not set*"])
     assert stand_in() == []
+
+
+# A module of the folder pytest starts in, which the re-run must not import: it leaves a mark and ends
+# the process.
+PLANTED = """\
+import pathlib
+pathlib.Path({mark!r}).write_text("the planted {name}.py ran")
+raise SystemExit(3)
+"""
+
+
+def plant(folder, mark):
+    for name in ("pytest", "bankcheck"):
+        (folder / f"{name}.py").write_text(PLANTED.format(mark=str(mark), name=name))
+
+
+def test_the_rerun_imports_no_module_of_the_folder_pytest_starts_in(pytester, stand_in, monkeypatch, tmp_path):
+    monkeypatch.setenv("STAND_IN_MODE", "run")
+    mark = tmp_path / "planted-ran"
+    plant(pytester.path, mark)
+    # Started as the user's `pytest` (its folder, not the current one, on sys.path), from that folder
+    # (not through pytester, which puts that folder on PYTHONPATH).
+    user_pytest = Path(sys.executable).with_name("pytest")
+    if not user_pytest.is_file():
+        user_pytest = Path(shutil.which("pytest"))
+    result = subprocess.run([str(user_pytest), "--bankcheck-baselines", "baselines", "test_session.py",
+                             "-p", "no:cacheprovider"], cwd=pytester.path, capture_output=True, text=True)
+    assert not mark.exists(), mark.read_text()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "2 passed" in result.stdout
+    (command,) = stand_in()
+    assert command[command.index("--") + 1:][:4] == child_command(sys.executable)
+
+
+@pytest.mark.parametrize("version_info", [(3, 10), sys.version_info[:2]], ids=["python<3.11", "this-python"])
+def test_the_child_command_leaves_the_current_folder_off_sys_path(pytester, tmp_path, version_info):
+    mark = tmp_path / "planted-ran"
+    plant(pytester.path, mark)
+    environment = dict(os.environ, **{CHILD_VARIABLE: "1"})
+    arguments = ["test_session.py", "-p", "no:cacheprovider"]
+    pytester.makepyfile(test_session=TESTS.format(child=CHILD_VARIABLE))
+    # What the plant does where the folder is on sys.path: `python -m pytest` runs it.
+    plain = subprocess.run([sys.executable, "-m", "pytest", *arguments], cwd=pytester.path, env=environment)
+    assert plain.returncode == 3 and mark.exists()
+    mark.unlink()
+    child = subprocess.run([*child_command(sys.executable, version_info), *arguments], cwd=pytester.path,
+                           env=environment, capture_output=True, text=True)
+    assert not mark.exists(), mark.read_text()
+    assert child.returncode == 0, child.stdout + child.stderr
+    assert "2 passed" in child.stdout
+
+
+def test_without_the_cuda_libraries_the_session_skips_naming_the_cuda_extra(pytester, monkeypatch, tmp_path):
+    # The wheel's injection library with its CUPTI dependency renamed to one that no machine has, as
+    # where neither the `cuda` extra nor the toolkit is installed; run by the wheel's own command.
+    library = tmp_path / "libbankcheck_inject.so"
+    library.write_bytes(re.sub(rb"libcupti\.so\.(\d+)\0", lambda m: b"libcupti.so." + b"X" * len(m.group(1)) + b"\0",
+                               (LIBRARY_DIR / "libbankcheck_inject.so").read_bytes()))
+    assert b"libcupti.so.X" in library.read_bytes()
+    monkeypatch.setenv("BANKCHECK_INJECTION_LIBRARY", str(library))
+    for name in ("BANKCHECK", CHILD_VARIABLE, "BANKCHECK_REQUIRE_GPU"):
+        monkeypatch.delenv(name, raising=False)
+    pytester.makepyfile(test_session=TESTS.format(child=CHILD_VARIABLE))
+    result = pytester.runpytest_subprocess("--bankcheck-baselines", "baselines", "-rs", "test_session.py")
+    assert result.ret == 0, "\n".join(result.outlines + result.errlines)
+    result.assert_outcomes(skipped=2)
+    result.stdout.fnmatch_lines(["*SKIPPED*bankcheck cannot measure here*the CUDA libraries cannot be loaded*"
+                                 "libcupti.so.X*pip install 'bankcheck[[]cuda]'*"])
+    monkeypatch.setenv("BANKCHECK_REQUIRE_GPU", "1")
+    result = pytester.runpytest_subprocess("--bankcheck-baselines", "baselines", "test_session.py")
+    assert result.ret == 1
+    result.stderr.fnmatch_lines(["*bankcheck: error: run: the CUDA libraries cannot be loaded*bankcheck[[]cuda]*"])
+    result.stdout.no_fnmatch_line("*passed*")
 
 
 # GPU: the wheel's own command measures a test that launches a torch kernel; each case is named by

@@ -6,6 +6,7 @@
 // CUPTI's two (cuda/internal/counting_backend.h adapts it), and the suite and the testing layer
 // ask it whether kernels run. No CUDA and no CUPTI here, so that every layer can use it.
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,11 @@ class LaunchEmulation {
   // calls not emulated, the calling thread's last CUDA error that a graph case's unsupported
   // call set), as if it ran in a process of its own, as ctest runs it.
   virtual void BeginCase() = 0;
+  // `observer` is called once per case, at the case's first copy of device memory to the host after
+  // one of its launches (cudaMemcpy to the host): from then on the case reads what its kernels would
+  // have written, and they did not run. The suite tells a case's output checks from its other checks
+  // by it (suite/internal/case_runner.h, RunEmulatedCase). nullptr: none.
+  virtual void ObserveOutputReadBack(std::function<void()> observer) = 0;
   // Where inlined instructions are attributed (bankcheck::SetProjectSources, counter_session.h).
   virtual void SetProjectSources(const std::string& source_root, const std::string& build_root) = 0;
 };

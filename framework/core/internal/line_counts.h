@@ -30,6 +30,8 @@ struct LineCounts {
   // The innermost frame of the line's first inlined instruction when not the line itself ("" else):
   // "…/cute/arch/copy_sm80.hpp:64", shown beside the line.
   std::string inlined_from;
+  // Counted by the emulator (CountedBy::kEmulated), not measured: messages say "derived".
+  bool derived = false;
 
   // Wavefronts per ideal wavefront; 1 when the ideal is 0.
   double ways() const;

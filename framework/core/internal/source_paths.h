@@ -18,6 +18,13 @@ std::string WithoutRoot(const std::string& file, std::string root);
 // build folder. Relative paths are returned as they are.
 std::string NormalizedSourcePath(std::string_view file);
 
+// `file` (as NormalizedSourcePath gives it) as a program compiled at run time (NVRTC, the PTX JIT)
+// named it. Line info names such a source "<the process's folder at compile time>/<its name>", a
+// file that is not on disk: so that a line's identity does not depend on the folder a program runs
+// from, a file under `working_folder` (the process's current folder, not "/") that does not `exist` is
+// named relative to it. Every other path is returned as it is.
+std::string RunTimeSourceName(const std::string& file, const std::string& working_folder, bool exists);
+
 // Whether `file` is inside the folder `root` (false for an empty root).
 bool UnderRoot(const std::string& file, const std::string& root);
 

@@ -1,6 +1,7 @@
 #pragma once
-// CUPTI's callbacks on the driver's launch and graph functions and on module loads, for the whole
-// process: they decode each call's parameters into the launch log (launch_log.h).
+// CUPTI's callbacks on the driver's launch, graph and stream-capture functions and on module loads,
+// for the whole process: they decode each call's parameters into the launch log (launch_log.h) and
+// follow captures (stream_capture.h).
 
 #include <cuda.h>
 #include <cupti_callbacks.h>
@@ -11,10 +12,6 @@ class LaunchObserver;
 // `bankcheck run`'s injection (launch_observer.h), told of launches and context teardowns. Set before
 // LaunchCallbacks subscribes (the callbacks read it without a lock).
 void SetLaunchObserver(LaunchObserver* observer);
-
-// Looks up cuStreamIsCapturing for the launch log (which tells captured launches from real ones by
-// it) once, through the CUDA runtime: not while the driver initializes, where an injection starts.
-void FindStreamIsCapturing();
 
 // The subscription, for as long as this lives. Made before the test
 // creates its CUDA context (PrepareCounterSession), so that every module load is seen: instruction

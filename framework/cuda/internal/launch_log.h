@@ -22,13 +22,15 @@ struct LaunchInfo : KernelShape {
   bool graph = false;
   std::vector<KernelShape> graph_kernels;
   // A graph launch whose executable graph CUDA runs without the profiler's instrumentation beyond
-  // its first kernel node: it was instantiated before the launch callbacks were subscribed.
+  // its first kernel node: it was instantiated before the launch callbacks were subscribed, or while
+  // a stream capture was in progress (stream_capture.h).
   bool graph_unmeasurable = false;
   // Why this launch cannot be counted exactly ("" when it can): it ran in a CUDA context other than
   // the measured one and that context could not be patched, or a range-profiler session measures
-  // another context.
+  // another context, or it ran while a stream capture was in progress (stream_capture.h: no CUDA call
+  // was made for it).
   std::string context_unmeasurable;
-  CUstream stream = nullptr;  // as launched (for telling a captured launch from a real one)
+  CUstream stream = nullptr;  // as launched (for telling a captured launch from one that runs)
   // Where the program launched it (LaunchRecord::nvtx_range and process_launch).
   std::string nvtx_range;
   uint64_t process_launch = 0;
@@ -44,8 +46,6 @@ struct GraphExec {
   bool measurable = false;
 };
 
-using StreamIsCapturingFn = CUresult (*)(CUstream, CUstreamCaptureStatus*);
-
 // Launches seen by the callbacks while a session records, and the graphs they may launch. Every
 // member but the serialization is under `mutex_`, taken by each public function.
 class LaunchLog {
@@ -59,11 +59,13 @@ class LaunchLog {
   // Why reading the counts after a launch failed ("" when none did).
   std::string sass_error() BANKCHECK_EXCLUDES(mutex_);
 
-  // A kernel launch in `context`, recorded while recording unless it launches into a stream being
-  // captured (a captured launch does not run: it becomes a graph node).
+  // A kernel launch in `context`, recorded while recording. The callbacks tell it of launches that run
+  // (not of those into a stream being captured, which become graph nodes); one that runs while a
+  // capture is in progress comes with its context_unmeasurable set (stream_capture.h) and is recorded
+  // as it is, without a CUDA call, for the session to refuse.
   void RecordLaunch(LaunchInfo launch, CUcontext context) BANKCHECK_EXCLUDES(mutex_);
   // A launch of the executable graph `exec` in `context`, recorded while recording; `origin` gives
-  // its nvtx_range and process_launch.
+  // its nvtx_range, process_launch and context_unmeasurable (as for RecordLaunch).
   void RecordGraphLaunch(CUgraphExec exec, CUcontext context, const LaunchInfo& origin)
       BANKCHECK_EXCLUDES(mutex_);
 
@@ -82,11 +84,8 @@ class LaunchLog {
   void ForgetGraph(CUgraphExec exec) BANKCHECK_EXCLUDES(mutex_);
   // `context` is being destroyed: a session's patching lets go of it.
   void ForgetContext(CUcontext context) BANKCHECK_EXCLUDES(mutex_);
-  // cuStreamIsCapturing, for telling captured launches (null: none is).
-  void SetStreamIsCapturing(StreamIsCapturingFn fn) BANKCHECK_EXCLUDES(mutex_);
 
  private:
-  bool Captured(CUstream stream) const BANKCHECK_REQUIRES(mutex_);
   // Records `launch`, launched in `context`.
   void Add(LaunchInfo launch, CUcontext context) BANKCHECK_REQUIRES(mutex_);
   void CountLaunch() BANKCHECK_EXCLUDES(mutex_);
@@ -95,7 +94,6 @@ class LaunchLog {
   bool recording_ BANKCHECK_GUARDED_BY(mutex_) = false;
   std::vector<LaunchInfo> launches_ BANKCHECK_GUARDED_BY(mutex_);
   std::map<CUgraphExec, GraphExec> graphs_ BANKCHECK_GUARDED_BY(mutex_);
-  StreamIsCapturingFn stream_is_capturing_ BANKCHECK_GUARDED_BY(mutex_) = nullptr;
   // kSassMetrics: counts each recorded launch as it returns (nullptr: a range-profiler session).
   SassCounting* sass_ BANKCHECK_GUARDED_BY(mutex_) = nullptr;
   bool awaiting_exit_ BANKCHECK_GUARDED_BY(mutex_) = false;  // recorded at its entry, not counted yet

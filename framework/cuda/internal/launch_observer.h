@@ -24,8 +24,13 @@ struct ObservedLaunch {
   std::string nvtx_range;         // the launching thread's NVTX range (nvtx_ranges.h)
   uint64_t process_launch = 0;    // LaunchRecord::process_launch
   // LaunchConfigurationKey (run_cases.h) when the observer WantsConfigurations; "" otherwise, for a
-  // graph launch, and when the argument bytes cannot be read: such a launch is never a repeat.
+  // graph launch, for an unmeasurable one, and when the argument bytes cannot be read: such a launch
+  // is never a repeat.
   std::string configuration;
+  // Why this launch runs unmeasured ("" when it can be measured): a stream capture is in progress in
+  // the process (stream_capture.h), and no CUDA call may be made for it, not even to finish a
+  // measurement. Launches into a stream being captured are not told at all: they run as graph nodes.
+  std::string unmeasurable;
 };
 
 // What the injection is told. Each call is made outside every lock of the counter session, so it
@@ -33,7 +38,8 @@ struct ObservedLaunch {
 class LaunchObserver {
  public:
   virtual ~LaunchObserver() = default;
-  // At the entry of every launch function (a kernel or graph launch), before the launch is recorded.
+  // At the entry of every launch function (a kernel or graph launch) that runs now, before the launch
+  // is recorded.
   virtual void OnLaunch(const ObservedLaunch& launch) = 0;
   // Whether OnLaunch needs each launch's configuration (reading the argument bytes costs a driver
   // call per parameter).

@@ -244,9 +244,12 @@ cudaError_t cudaFree(void* pointer) {
   return cudaSuccess;
 }
 
-cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind /*kind*/) {
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
   if (count != 0 && (dst == nullptr || src == nullptr)) return Fail(cudaErrorInvalidValue);
   if (count != 0) std::memmove(dst, src, count);
+  // What the host reads back from the device, kernels' output among it (cudaMemcpyDefault may be
+  // any direction: counted as a read-back, so that no output check is ever taken for a host check).
+  if (kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDefault) TheCapture().NoteCopyToHost();
   return cudaSuccess;
 }
 

@@ -119,6 +119,7 @@ cudaError_t Capture::SetMaxDynamicShared(const void* host_function, int bytes) {
 cudaError_t Capture::Launch(const LaunchRequest& request, const char* entry_point) {
   if (internal::InvalidConfiguration(request.grid, request.block)) return cudaErrorInvalidConfiguration;
   std::unique_lock<std::mutex> lock(mutex_);
+  launched_in_case_ = true;
   const auto found = kernels_.find(request.function);
   if (found == kernels_.end()) {
     lock.unlock();
@@ -245,8 +246,29 @@ void Capture::SetProjectSources(const std::string& source_root, const std::strin
 }
 
 void Capture::BeginCase() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    launched_in_case_ = false;
+    read_back_in_case_ = false;
+  }
   TakeNotEmulated();
   cudaGetLastError();  // the stand-in's (cuda_runtime.cc): resets this thread's last error
+}
+
+void Capture::ObserveOutputReadBack(std::function<void()> observer) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  read_back_observer_ = std::move(observer);
+}
+
+void Capture::NoteCopyToHost() {
+  std::function<void()> observer;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!launched_in_case_ || read_back_in_case_) return;
+    read_back_in_case_ = true;
+    observer = read_back_observer_;
+  }
+  if (observer) observer();  // outside the lock: it may report to GoogleTest
 }
 
 Capture& TheCapture() {

@@ -191,10 +191,19 @@ struct BaselineUpdate {
 // them is compared by launch totals only, and recording the case again adds them.
 bool HasLineData(const std::vector<LaunchRecord>& launches);
 
-// Why `launches` may not be recorded as a baseline; nullopt when they may. Baselines hold counts
-// measured on a GPU: launches the emulator counted (CountedBy::kEmulated, BANKCHECK_COUNTERS=emulate)
-// are checked against baselines, never recorded into them.
-std::optional<std::string> WhyNotRecordable(const std::vector<LaunchRecord>& launches);
+// Which counts a recording takes. Baselines hold counts measured on a GPU; a team without a GPU may
+// record what the emulator derived as first baselines, explicitly (BANKCHECK_UPDATE_BASELINES=emulated,
+// `bankcheck update-baselines --emulated`), kept marked as derived ("counters": "emulated") until a
+// GPU measures them: a derived count never replaces a measured one.
+enum class Recording { kMeasured, kEmulatedFirstBaselines };
+
+// Why `launches` may not be recorded as a baseline; nullopt when they may: launches the emulator
+// counted (CountedBy::kEmulated) only as first baselines, and measured launches never as those.
+std::optional<std::string> WhyNotRecordable(const std::vector<LaunchRecord>& launches,
+                                            Recording recording = Recording::kMeasured);
+
+// Whether a baseline entry's counts were derived by the emulator (recorded as first baselines).
+bool IsDerived(const std::vector<LaunchRecord>& launches);
 
 // Writes or replaces `updates` in <baselines_dir>/<arch>/<topic>.json (creating folders and files
 // as needed) and sets each touched file's "recorded_with". Other cases in a file are kept exactly.
@@ -202,11 +211,13 @@ std::optional<std::string> WhyNotRecordable(const std::vector<LaunchRecord>& lau
 // atomically. A file whose entries already hold exactly these values is left as it is (its
 // "recorded_with" too). An existing file that is malformed is not touched: Error(kBadInput) saying
 // so; an update that WhyNotRecordable refuses writes nothing either: Error(kBadInput) naming the
-// case. Returns the files written, sorted.
+// case, and so does first baselines' update of a case whose baseline was measured. First baselines
+// mark the file's "recorded_with" with "counters": "emulated". Returns the files written, sorted.
 std::vector<std::filesystem::path> UpdateBaselines(const std::filesystem::path& baselines_dir,
                                                    const std::string& arch, const RunMetadata& recorded_with,
                                                    const std::vector<BaselineUpdate>& updates,
-                                                   const RecordAdvice& record = {});
+                                                   const RecordAdvice& record = {},
+                                                   Recording recording = Recording::kMeasured);
 
 // Removes the named entries (e.g. StaleBaselineEntries) under the same lock, atomically; a file
 // left with no cases is deleted. Names without an entry are ignored. Returns the files changed.

@@ -20,6 +20,8 @@ enum class ErrorKind {
   kCupti,          // any other CUPTI failure
   kCuda,           // any other CUDA runtime failure
   kNotEmulated,    // emulated (no GPU): a launch or CUDA call the emulator cannot decide; the case skips
+  kToolMissing,    // emulated: cuobjdump or nvdisasm cannot be run; the case skips (fails with
+                   // BANKCHECK_REQUIRE_EMULATION=1)
 };
 
 const char* ErrorKindName(ErrorKind kind);

@@ -22,12 +22,17 @@ struct RunMetadata {
   // The bankcheck that measured (bankcheck/version.h): "0.2.0". Results files only, written when
   // known; empty in those of versions before 0.2.0.
   std::string bankcheck_version;
+  // "emulated" where the counts were derived by the emulator (BANKCHECK_COUNTERS=emulate), not
+  // measured: a baseline file's "recorded_with" says so when emulated counts were recorded into it as
+  // first baselines (docs/emulate.md). Empty for measured counts, and then left out of files.
+  std::string counters;
 
   friend bool operator==(const RunMetadata& a, const RunMetadata& b) {
     return a.arch == b.arch && a.device == b.device && a.driver == b.driver &&
            a.cuda_runtime == b.cuda_runtime && a.cuda_driver == b.cuda_driver && a.date == b.date &&
            a.git_commit == b.git_commit && a.cuda_compiler == b.cuda_compiler &&
-           a.cuda_architectures == b.cuda_architectures && a.bankcheck_version == b.bankcheck_version;
+           a.cuda_architectures == b.cuda_architectures && a.bankcheck_version == b.bankcheck_version &&
+           a.counters == b.counters;
   }
 };
 

@@ -30,6 +30,8 @@ class Recorder : public LaunchObserver {
   // finished first, unwritten) and adds to the repeats of the record of its configuration's first
   // launch (a RepeatsNote in its notes), whose case stands for it; it does not count towards
   // --max-launches. The next launch of a new configuration starts another measurement.
+  // A launch that runs unmeasured (ObservedLaunch::unmeasurable) and matches ends measuring with its
+  // reason (Fail), making no CUDA call.
   void OnLaunch(const ObservedLaunch& launch) override;
   bool WantsConfigurations() const override { return settings_.measure_once; }
   void OnContextDestroy(CUcontext context) override;

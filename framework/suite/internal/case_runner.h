@@ -4,6 +4,7 @@
 // case goes through.
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,8 +23,15 @@ namespace bankcheck::suites {
 std::filesystem::path BaselinesDir();
 // BANKCHECK_RESULTS_DIR, else the suite's RESULTS_DIR.
 std::filesystem::path ResultsDir();
-// BANKCHECK_UPDATE_BASELINES=1: record measured counts instead of checking them.
+// BANKCHECK_UPDATE_BASELINES: 1 (a true flag) records measured counts instead of checking them,
+// "emulated" the emulated program's derived counts as first baselines; nullopt when unset or false.
+std::optional<Recording> BaselineRecording();
 bool UpdatingBaselines();
+// Why this program (the emulated one, or not) cannot record as `recording` asks; "" when it can.
+std::string WhyThisProgramCannotRecord(Recording recording, bool emulated);
+// Whether this machine has an NVIDIA driver (/proc/driver/nvidia/version): where the emulated
+// program's messages say to record on the GPU rather than first baselines.
+bool NvidiaDriverPresent();
 
 // How this program's messages say to record baselines: the suite's test command and test names,
 // and the baselines folder when it came from BANKCHECK_BASELINES_DIR.

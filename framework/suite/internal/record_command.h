@@ -49,6 +49,9 @@ struct RecordCommand {
   // Non-empty: the run took its baselines folder from BANKCHECK_BASELINES_DIR, and the commands
   // set it again so that they record into the same folder.
   std::string baselines_dir;
+  // BANKCHECK_UPDATE_BASELINES's value in the record commands: "1" (measured on a GPU), or "emulated"
+  // where only the emulated program can record (first baselines, docs/emulate.md).
+  std::string update_value = "1";
 
   // The CTest test that runs the case, that of its topic: "my_suite/demo"; empty without a prefix.
   std::string CtestNameForCase(const std::string& case_name) const;

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -75,6 +76,10 @@ class Capture final : public internal::LaunchEmulation {
   // is the case's reason to skip ("not emulated: cudaGraphLaunch").
   void NoteNotEmulated(const std::string& what);
 
+  // A copy from device memory to the host (cudaMemcpy DeviceToHost or Default): after a launch of
+  // the running case, the first one calls the output read-back observer.
+  void NoteCopyToHost();
+
   // Replaces the evaluator (tests); returns the one it replaces.
   std::unique_ptr<Evaluator> SetEvaluator(std::unique_ptr<Evaluator> evaluator);
   // The launches recorded since Start, as the evaluator will get them (tests).
@@ -86,6 +91,7 @@ class Capture final : public internal::LaunchEmulation {
   void Abandon() override;
   std::string TakeNotEmulated() override;
   void BeginCase() override;
+  void ObserveOutputReadBack(std::function<void()> observer) override;
   void SetProjectSources(const std::string& source_root, const std::string& build_root) override;
 
  private:
@@ -101,6 +107,9 @@ class Capture final : public internal::LaunchEmulation {
   std::vector<RecordedLaunch> recorded_;
   std::exception_ptr launch_error_;  // the first error reading a recorded launch's kernel
   std::string not_emulated_;
+  bool launched_in_case_ = false;  // since BeginCase
+  bool read_back_in_case_ = false;
+  std::function<void()> read_back_observer_;
 };
 
 // The process's capture, installed as its LaunchEmulation before main.

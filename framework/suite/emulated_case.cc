@@ -1,0 +1,101 @@
+#include "suite/internal/emulated_case.h"
+
+#include <gtest/gtest-spi.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <exception>
+#include <limits>
+#include <map>
+
+#include "bankcheck/error.h"
+#include "core/internal/environment.h"
+
+namespace bankcheck::suites {
+
+namespace {
+// A failure's message on one line: its lines joined, white space folded, at most 200 characters.
+std::string OneLine(const std::string& text) {
+  std::string line;
+  for (const char c : text) {
+    const bool space = c == '\n' || c == ' ' || c == '\t' || c == '\r';
+    if (space && (line.empty() || line.back() == ' ')) continue;
+    line += space ? ' ' : c;
+  }
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  return line.size() > 200 ? line.substr(0, 197) + "..." : line;
+}
+
+std::string Where(const ::testing::TestPartResult& result) {
+  if (result.file_name() == nullptr) return "unknown file";
+  return std::string(result.file_name()) +
+         (result.line_number() >= 0 ? ":" + std::to_string(result.line_number()) : "");
+}
+
+// Reports `result` again, as it was reported, through GoogleTest's own assertion helper.
+void Report(const ::testing::TestPartResult& result) {
+  ::testing::internal::AssertHelper(result.type(), result.file_name(), result.line_number(),
+                                    result.message()) = ::testing::Message();
+}
+}  // namespace
+
+EmulatedCaseRun RunEmulatedCase(const KernelCase& c, CaseContext& context,
+                                internal::LaunchEmulation& emulation) {
+  EmulatedCaseRun run;
+  ::testing::TestPartResultArray results;
+  std::atomic<size_t> read_back_at{std::numeric_limits<size_t>::max()};
+  std::exception_ptr error;
+  emulation.BeginCase();
+  {
+    ::testing::ScopedFakeTestPartResultReporter reporter(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ALL_THREADS, &results);
+    emulation.ObserveOutputReadBack([&] { read_back_at = static_cast<size_t>(results.size()); });
+    try {
+      c.run(context);
+    } catch (const Error& e) {
+      run.not_emulated = emulation.TakeNotEmulated();
+      if (e.kind() == ErrorKind::kToolMissing)
+        run.tool_missing = e.what();
+      else if (run.not_emulated.empty())
+        error = std::current_exception();
+    } catch (...) {
+      error = std::current_exception();
+    }
+    emulation.ObserveOutputReadBack(nullptr);
+  }
+  if (run.not_emulated.empty()) run.not_emulated = emulation.TakeNotEmulated();
+
+  std::map<std::string, size_t> seen;
+  for (int i = 0; i < results.size(); ++i) {
+    const ::testing::TestPartResult& result = results.GetTestPartResult(i);
+    if (result.failed() && static_cast<size_t>(i) >= read_back_at) {
+      ++run.unevaluated_failures;
+      const std::string where = Where(result);
+      if (seen.emplace(where, run.unevaluated_checks.size()).second)
+        run.unevaluated_checks.push_back(where + ": " + OneLine(result.summary()));
+      continue;
+    }
+    Report(result);
+  }
+  if (error) std::rethrow_exception(error);
+  return run;
+}
+
+bool EmulationRequired() { return FlagFromEnvironment("BANKCHECK_REQUIRE_EMULATION"); }
+
+std::string UnevaluatedChecksNote(const EmulatedCaseRun& run, size_t shown) {
+  if (run.unevaluated_failures == 0) return "";
+  std::string note = "  note: " + std::string(internal::kOutputNotChecked) + ": " +
+                     std::to_string(run.unevaluated_failures) + " output check failure" +
+                     (run.unevaluated_failures == 1 ? "" : "s") + " at " +
+                     std::to_string(run.unevaluated_checks.size()) + " line" +
+                     (run.unevaluated_checks.size() == 1 ? "" : "s") +
+                     " not evaluated (they compare memory the kernels would have written):\n";
+  for (size_t i = 0; i < run.unevaluated_checks.size() && i < shown; ++i)
+    note += "    " + run.unevaluated_checks[i] + "\n";
+  if (run.unevaluated_checks.size() > shown)
+    note += "    ... and " + std::to_string(run.unevaluated_checks.size() - shown) + " more lines\n";
+  return note;
+}
+
+}  // namespace bankcheck::suites

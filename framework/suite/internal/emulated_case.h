@@ -1,0 +1,42 @@
+#pragma once
+// How the emulated program (docs/emulate.md) runs a case's own code: its launches are recorded, not
+// run, so whatever the case checks of their output compares memory no kernel wrote. Those checks are
+// told from the case's other checks by time: a GoogleTest failure reported after the case first
+// copied device memory to the host following one of its launches (LaunchEmulation::
+// ObserveOutputReadBack) is an output check, reported as not evaluated at its own file:line; every
+// failure before that (host set-up, argument checks) and every skip is reported as it was.
+
+#include <string>
+#include <vector>
+
+#include "bankcheck/kernel_registry.h"
+#include "core/internal/launch_emulation.h"
+
+namespace bankcheck::suites {
+
+// What running a case's code in the emulated program came to.
+struct EmulatedCaseRun {
+  // Why the case cannot be decided: the first launch left undecided or CUDA call not emulated; "".
+  std::string not_emulated;
+  // Why the emulator could not run at all (cuobjdump or nvdisasm missing: ErrorKind::kToolMissing); "".
+  std::string tool_missing;
+  // The output checks that failed, one line per source line ("file:line: first line of the message"),
+  // in the order they first failed, and how many failures they were together.
+  std::vector<std::string> unevaluated_checks;
+  size_t unevaluated_failures = 0;
+};
+
+// Runs `c.run(context)` with every GoogleTest result it reports (on any thread) held back, then
+// reports again those that are not output checks. Errors other than the two above propagate, after
+// the held-back results are reported.
+EmulatedCaseRun RunEmulatedCase(const KernelCase& c, CaseContext& context,
+                                internal::LaunchEmulation& emulation);
+
+// BANKCHECK_REQUIRE_EMULATION=1: a missing cuobjdump or nvdisasm fails the emulated cases instead of
+// skipping them (a CPU runner whose gate must run, as BANKCHECK_REQUIRE_GPU=1 on a GPU runner).
+bool EmulationRequired();
+
+// The note a case prints for its unevaluated output checks (at most `shown` of their lines); "" when none.
+std::string UnevaluatedChecksNote(const EmulatedCaseRun& run, size_t shown = 5);
+
+}  // namespace bankcheck::suites
