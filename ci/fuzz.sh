@@ -11,15 +11,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 build="${BANKCHECK_FUZZ_BUILD_DIR:-$BANKCHECK_ROOT/build-fuzz}"
 seconds="${BANKCHECK_FUZZ_SECONDS:-60}"
 
-clang="${BANKCHECK_CLANG:-}"
-if [[ -z "$clang" ]]; then
-  for candidate in clang++ clang++-{20..14}; do
-    if command -v "$candidate" >/dev/null 2>&1; then
-      clang="$candidate"
-      break
-    fi
-  done
-fi
+bankcheck_find_clang
 if [[ -z "$clang" ]]; then
   echo "bankcheck: note: no clang++ found, so the emulator was not fuzzed (install clang: ci/fuzz.sh)"
   exit 0
