@@ -15,9 +15,9 @@ namespace bankcheck::emulate::internal {
 // cudaGetDeviceProperties reports on an H100, and the stand-in runtime reports).
 inline constexpr uint32_t kMaxGridX = 2147483647u, kMaxGridYZ = 65535u;
 inline constexpr uint32_t kMaxBlockXY = 1024u, kMaxBlockZ = 64u, kMaxBlockThreads = 1024u;
-inline constexpr uint64_t kDefaultDynamicShared =
-    48 * 1024;  // without cudaFuncAttributeMaxDynamicSharedMemorySize
-inline constexpr uint64_t kMaxSharedOptIn = 227 * 1024;  // static + dynamic, with it
+// Dynamic shared memory without cudaFuncAttributeMaxDynamicSharedMemorySize (less the static), and
+// static + dynamic with it.
+inline constexpr uint64_t kDefaultDynamicShared = 48 * 1024, kMaxSharedOptIn = 227 * 1024;
 
 // Why the GPU refuses a launch of this shape (cudaErrorInvalidConfiguration): an empty grid or
 // block, a dimension over its limit, a block of more than 1024 threads. nullopt when it runs.
@@ -32,7 +32,8 @@ class Meter {
   Meter(const Meter&) = delete;
   Meter& operator=(const Meter&) = delete;
 
-  // Counts `n` more; false when the launch has spent more than it may (Why says why).
+  // Counts `n` more; false when the launch has spent more than it may (WhyInstructions and
+  // WhyChecks say why).
   bool SpendInstructions(uint64_t n) { return Spend(instructions_, n); }
   bool SpendChecks(uint64_t n) { return Spend(checks_, n); }
 
