@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 
 #include "bankcheck/error.h"
 #include "bankcheck/gpu_probe.h"
+#include "bankcheck/results.h"
 #include "bankcheck/testing.h"
 #include "fault_demo_run.h"
 
@@ -131,6 +133,36 @@ TEST(SuiteRunnerTest, WithoutAGpuEveryCaseSkipsAndTheRunSaysSo) {
   const DemoRun run = RunFaultDemo();
   EXPECT_EQ(run.exit_code, gtest::kAllSkippedExitCode) << run.output;
   EXPECT_THAT(run.output, HasSubstr("bankcheck: every case was skipped"));
+}
+
+// A build reached through a link (a linked checkout, home or scratch folder, as on many CI runners
+// and clusters): each case writes its results under <results>/cases through it, as through the
+// real path (with a GPU the case runs, without one it skips; either way it writes its fragment). A
+// link another user could have planted there is refused and nothing is written through it.
+TEST(SuiteRunnerTest, ACaseWritesItsResultsThroughALinkedBuildFolder) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("bankcheck_linked_build_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "real-checkout" / "build");
+  std::filesystem::create_directory_symlink(dir / "real-checkout", dir / "checkout");
+  const std::string environment = "BANKCHECK_CASES='fault_demo/c_after' BANKCHECK_RESULTS_DIR='" +
+                                  (dir / "checkout" / "build" / "results").string() + "' ";
+  const DemoRun run = RunFaultDemo(environment, "--bankcheck_topic=fault_demo");
+  EXPECT_THAT(run.output, Not(HasSubstr("refusing")));
+  EXPECT_THAT(run.exit_code, ::testing::AnyOf(0, gtest::kAllSkippedExitCode)) << run.output;
+  const std::filesystem::path fragment =
+      CaseResultPath(dir / "real-checkout" / "build" / "results", "fault_demo/c_after");
+  EXPECT_TRUE(std::filesystem::is_regular_file(fragment)) << fragment << "\n" << run.output;
+
+  std::filesystem::remove_all(dir / "real-checkout" / "build" / "results");
+  if (::lchown((dir / "checkout").c_str(), 65534, 65534) == 0) {  // root: the link given to another user
+    const DemoRun planted = RunFaultDemo(environment, "--bankcheck_topic=fault_demo");
+    EXPECT_NE(planted.exit_code, 0);
+    EXPECT_THAT(planted.output,
+                HasSubstr((dir / "checkout").string() + " is a symbolic link of another user"));
+    EXPECT_FALSE(std::filesystem::exists(dir / "real-checkout" / "build" / "results"));
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -200,7 +200,8 @@ void AddUpdateBaselines(CLI::App& app) {
       updates.push_back({change.result->name, change.result->description, change.result->launches});
     }
     if (rows.empty()) {
-      std::cout << (left_alone.empty() ? "No case differs from its baseline.\n" : "No case to record.\n");
+      std::cout << (derived_left_alone == 0 ? "No case differs from its baseline.\n"
+                                            : "No case to record.\n");
     } else {
       rows.push_back({"total", std::to_string(changes.size()) + (changes.size() == 1 ? " case" : " cases"),
                       BeforeAfter(ConflictsText(total_before), ConflictsText(total_after)),

@@ -50,6 +50,27 @@ std::string AbsolutePathFromEnvironment(const char* variable) {
   return value;
 }
 
+std::vector<std::string> AbsolutePathListFromEnvironment(const char* variable) {
+  const std::string value = ValueOf(variable);
+  std::vector<std::string> paths;
+  size_t start = 0;
+  while (start <= value.size()) {
+    const size_t end = std::min(value.find(':', start), value.size());
+    const std::string entry = value.substr(start, end - start);
+    if (!entry.empty()) {
+      if (entry[0] != '/' || HasControlCharacter(entry)) {
+        throw Refused(variable, value,
+                      "it must be absolute paths separated by ':' (each starting with '/', no control "
+                      "characters), and '" +
+                          entry + "' is not one");
+      }
+      paths.push_back(entry);
+    }
+    start = end + 1;
+  }
+  return paths;
+}
+
 std::string ExecutableFromEnvironment(const char* variable) {
   const std::string value = AbsolutePathFromEnvironment(variable);
   if (value.empty()) return "";

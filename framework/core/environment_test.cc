@@ -66,6 +66,18 @@ TEST_F(EnvironmentTest, PathsAreAbsoluteWithoutControlCharacters) {
     EXPECT_THAT(ErrorFor(AbsolutePathFromEnvironment, refused), HasSubstr("absolute path"));
 }
 
+TEST_F(EnvironmentTest, PathListsAreAbsolutePathsSeparatedByColons) {
+  ::unsetenv(kVariable);
+  EXPECT_TRUE(AbsolutePathListFromEnvironment(kVariable).empty());
+  EXPECT_TRUE(Read(AbsolutePathListFromEnvironment, "").empty());
+  EXPECT_EQ(Read(AbsolutePathListFromEnvironment, "/__w/*::/srv/ci/"),
+            (std::vector<std::string>{"/__w/*", "/srv/ci/"}));
+  for (const char* refused : {"/a:b", "./x", "/a:/b\nc", "~/x"}) {
+    EXPECT_THAT(ErrorFor(AbsolutePathListFromEnvironment, refused),
+                AllOf(HasSubstr("absolute paths separated by ':'"), HasSubstr("is not one")));
+  }
+}
+
 TEST_F(EnvironmentTest, ExecutablesAreAbsolutePathsToExecutableFiles) {
   ::unsetenv(kVariable);
   EXPECT_EQ(ExecutableFromEnvironment(kVariable), "");

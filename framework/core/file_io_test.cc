@@ -155,10 +155,15 @@ TEST_F(CreateOutputFoldersTest, CreatesMissingFoldersNotWorldWritable) {
   CreateOutputFolders(dir_ / "a" / "b");  // already there: fine
 }
 
-TEST_F(CreateOutputFoldersTest, RefusesALinkOrAFileAtTheFolder) {
+TEST_F(CreateOutputFoldersTest, FollowsOnlyALinkNobodyElseCanHavePlantedAndRefusesAFile) {
   std::filesystem::create_directories(dir_ / "real");
   std::filesystem::create_directory_symlink(dir_ / "real", dir_ / "link");
-  EXPECT_THROW(CreateOutputFolders(dir_ / "link"), Error);
+  CreateOutputFolders(dir_ / "link" / "cases");
+  EXPECT_TRUE(std::filesystem::is_directory(dir_ / "real" / "cases"));
+  if (::lchown((dir_ / "link").c_str(), 65534, 65534) == 0) {  // root: the link given to another user
+    EXPECT_THROW(CreateOutputFolders(dir_ / "link" / "more"), Error);
+    EXPECT_FALSE(std::filesystem::exists(dir_ / "real" / "more"));
+  }
   testing_support::WriteFile(dir_ / "file", "x");
   EXPECT_THROW(CreateOutputFolders(dir_ / "file"), Error);
   EXPECT_THROW(CreateOutputFolders(dir_ / "file" / "below"), Error);

@@ -223,10 +223,10 @@ TEST(ParseNvdisasmTest, NamesARunTimeCompiledSourceAsTheProgramNamedItFromAnyFol
   std::vector<std::string> seen;
   for (const std::filesystem::path& folder : {base, base / "suites"}) {
     std::filesystem::current_path(folder);
-    const std::string listing = ".text._Z1kPf:\n\t//## File \"" +
-                                (folder / "gen/runtime_stride2.cu").string() + "\", line 3 inlined at \"" +
-                                (base / "suites/real.cu").string() +
-                                "\", line 1\n        /*0010*/  LDS R1, [R2] ;\n";
+    const std::string listing =
+        ".text._Z1kPf:\n\t//## File \"" + (folder / "gen/runtime_stride2.cu").string() +
+        "\", line 3 inlined at \"" + (base / "suites/real.cu").string() + "\", line 1\n\t//## File \"" +
+        (base / "suites/real.cu").string() + "\", line 1\n        /*0010*/  LDS R1, [R2] ;\n";
     const auto chain = ParseNvdisasm(listing).at("_Z1kPf").at(0x10).inline_chain;
     ASSERT_EQ(chain.size(), 2u);
     seen.push_back(chain[0].file);

@@ -2,8 +2,11 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "bankcheck/error.h"
@@ -183,16 +186,18 @@ TEST_F(ResultFragmentsTest, MergeCombinesFragmentsWithTheEarliestDate) {
   EXPECT_THAT(TemporaryFilesUnder(dir_), IsEmpty());
 }
 
-TEST_F(ResultFragmentsTest, LinksAtTheResultsFolderOrAFragmentAreRefused) {
+// A results folder reached through a link of the caller's (a build in a linked checkout): the
+// fragments land where the link leads. A link another user could have planted there, or at a
+// fragment's name, is refused and nothing is written through it.
+TEST_F(ResultFragmentsTest, ResultsThroughALinkOfOursAreWrittenButNotThroughAPlantedOne) {
   const testing_support::Victim victim = testing_support::MakeVictim(dir_ / "victim");
-  // BANKCHECK_RESULTS_DIR, or its cases/ folder, a link to a folder elsewhere: nothing written.
-  std::filesystem::create_directories(dir_ / "elsewhere");
-  std::filesystem::create_directory_symlink(dir_ / "elsewhere", dir_ / "linked");
-  EXPECT_THROW(WriteCaseResult(dir_ / "linked", MakeMetadata(), MakeCase("transpose/a")), Error);
-  std::filesystem::create_directories(dir_ / "run");
-  std::filesystem::create_directory_symlink(dir_ / "elsewhere", dir_ / "run" / "cases");
-  EXPECT_THROW(WriteCaseResult(dir_ / "run", MakeMetadata(), MakeCase("transpose/a")), Error);
-  EXPECT_TRUE(std::filesystem::is_empty(dir_ / "elsewhere"));
+  std::filesystem::create_directories(dir_ / "checkout" / "build");
+  std::filesystem::create_directory_symlink(dir_ / "checkout", dir_ / "linked-checkout");
+  const auto written = WriteCaseResult(dir_ / "linked-checkout" / "build" / "results", MakeMetadata(),
+                                       MakeCase("transpose/a"));
+  EXPECT_EQ(written, CaseResultPath(dir_ / "linked-checkout" / "build" / "results", "transpose/a"));
+  EXPECT_TRUE(std::filesystem::is_regular_file(
+      CaseResultPath(dir_ / "checkout" / "build" / "results", "transpose/a")));
   // A link planted at a fragment's name.
   const auto fragment = CaseResultPath(dir_ / "own", "transpose/a");
   std::filesystem::create_directories(fragment.parent_path());
@@ -204,6 +209,17 @@ TEST_F(ResultFragmentsTest, LinksAtTheResultsFolderOrAFragmentAreRefused) {
     EXPECT_THAT(e.what(), AllOf(HasSubstr(fragment.string()), HasSubstr("symbolic link")));
   }
   testing_support::ExpectUntouched(victim);
+  // BANKCHECK_RESULTS_DIR, or its cases/ folder, another user's link to a folder elsewhere.
+  std::filesystem::create_directories(dir_ / "elsewhere");
+  std::filesystem::create_directory_symlink(dir_ / "elsewhere", dir_ / "linked");
+  std::filesystem::create_directories(dir_ / "run");
+  std::filesystem::create_directory_symlink(dir_ / "elsewhere", dir_ / "run" / "cases");
+  if (::lchown((dir_ / "linked").c_str(), 65534, 65534) != 0 ||
+      ::lchown((dir_ / "run" / "cases").c_str(), 65534, 65534) != 0)
+    GTEST_SKIP() << "cannot give a link to another user (not root): " << std::strerror(errno);
+  EXPECT_THROW(WriteCaseResult(dir_ / "linked", MakeMetadata(), MakeCase("transpose/a")), Error);
+  EXPECT_THROW(WriteCaseResult(dir_ / "run", MakeMetadata(), MakeCase("transpose/a")), Error);
+  EXPECT_TRUE(std::filesystem::is_empty(dir_ / "elsewhere"));
   EXPECT_THAT(TemporaryFilesUnder(dir_), IsEmpty());
 }
 

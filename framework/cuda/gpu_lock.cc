@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <set>
@@ -42,13 +43,17 @@ std::string LockName(const std::string& pci_bus_id) {
   return "bankcheck-gpu-" + name + ".lock";
 }
 
+// What to do about a lock folder that cannot be used.
+std::string LockFolderAdvice(const std::string& folder) {
+  return "Remove it, or set BANKCHECK_LOCK_DIR to a folder owned by root or by you that nobody else may "
+         "change (mode 1777 to share the GPUs with other users, e.g. `install -d -m 1777 " +
+         folder + "` as root).";
+}
+
 // Error(kBadInput) about the lock folder: what is wrong, and what to do.
 Error FolderError(const std::string& folder, const std::string& why) {
   return Error(ErrorKind::kBadInput,
-               "refusing the GPU lock folder " + folder + ": " + why +
-                   ". Remove it, or set BANKCHECK_LOCK_DIR " +
-                   "to a folder owned by root or by you that nobody else may change (mode 1777 to share " +
-                   "the GPUs with other users, e.g. `install -d -m 1777 " + folder + "` as root).");
+               "refusing the GPU lock folder " + folder + ": " + why + ". " + LockFolderAdvice(folder));
 }
 
 // Why the folder `status` describes may not hold the lock files ("" when it may): it must be owned
@@ -56,45 +61,51 @@ Error FolderError(const std::string& folder, const std::string& why) {
 std::string LockFolderProblem(const struct stat& status) {
   if (!S_ISDIR(status.st_mode)) return "it is not a folder";
   if (status.st_uid != 0 && status.st_uid != ::geteuid())
-    return "it belongs to another user (uid " + std::to_string(status.st_uid) + ")";
+    return "it belongs to another user (uid " + std::to_string(status.st_uid) +
+           "), and the lock folder must be root's or yours whatever BANKCHECK_SAFE_DIRECTORIES says";
   if ((status.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (status.st_mode & S_ISVTX) == 0)
     return "others may write to it and it is not sticky (mode 1777 is)";
   return "";
 }
 
-// Opens the lock folder (creating it 01777 when absent) as a descriptor for the *at calls; the
-// folder itself is never a link.
+// `folder` reached as every folder bankcheck writes into is (OutputFolder: folders of root or the
+// caller, links only where nobody else can have planted them), its errors with the lock's advice.
+OutputFolder ReachLockFolder(const std::filesystem::path& folder, const std::string& shown) {
+  try {
+    return OutputFolder::Open(folder);
+  } catch (const Error& e) {
+    throw Error(ErrorKind::kBadInput,
+                std::string(e.what()) + " (the GPU lock folder " + shown + "). " + LockFolderAdvice(shown));
+  }
+}
+
+// Opens the lock folder (creating it 01777 when absent) as a descriptor for the *at calls.
 int OpenLockFolder() {
   const std::string folder = LockFolder();
-  const bool created = ::mkdir(folder.c_str(), kLockFolderMode) == 0;
-  if (!created && errno != EEXIST) {
-    throw Error(ErrorKind::kBadInput, "cannot create the GPU lock folder " + folder + " (" +
-                                          std::strerror(errno) +
-                                          "). Set BANKCHECK_LOCK_DIR to a writable folder.");
+  std::filesystem::path path = std::filesystem::path(folder).lexically_normal();
+  if (!path.has_filename()) path = path.parent_path();  // "/tmp/locks/"
+  const std::string name = path.filename().string();
+  if (name.empty() || name == "." || name == "..") throw FolderError(folder, "it names no folder of its own");
+  bool created = false;
+  {
+    const OutputFolder parent = ReachLockFolder(path.parent_path(), folder);
+    created = ::mkdirat(parent.fd(), name.c_str(), kLockFolderMode) == 0;
+    if (!created && errno != EEXIST) {
+      throw Error(ErrorKind::kBadInput, "cannot create the GPU lock folder " + folder + " (" +
+                                            std::strerror(errno) +
+                                            "). Set BANKCHECK_LOCK_DIR to a writable folder.");
+    }
   }
-  const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) {
-    const int open_errno = errno;
-    struct stat status {};
-    if (::lstat(folder.c_str(), &status) == 0 && S_ISLNK(status.st_mode))
-      throw FolderError(folder, "it is a symbolic link, which bankcheck never follows");
-    if (open_errno == ENOTDIR) throw FolderError(folder, "it is not a folder");
-    throw Error(ErrorKind::kBadInput, "cannot open the GPU lock folder " + folder + " (" +
-                                          std::strerror(open_errno) +
-                                          "). Set BANKCHECK_LOCK_DIR to a writable folder.");
-  }
+  OutputFolder opened = ReachLockFolder(path, folder);
   struct stat status {};
   // mkdir's mode lost what the umask took: the folder we created gets its full mode.
-  if (::fstat(fd, &status) == 0 && created && status.st_uid == ::geteuid() &&
+  if (::fstat(opened.fd(), &status) == 0 && created && status.st_uid == ::geteuid() &&
       (status.st_mode & 07777) != kLockFolderMode) {
-    if (::fchmod(fd, kLockFolderMode) == 0) ::fstat(fd, &status);
+    if (::fchmod(opened.fd(), kLockFolderMode) == 0) ::fstat(opened.fd(), &status);
   }
   const std::string problem = LockFolderProblem(status);
-  if (!problem.empty()) {
-    ::close(fd);
-    throw FolderError(folder, problem);
-  }
-  return fd;
+  if (!problem.empty()) throw FolderError(folder, problem);
+  return opened.Release();
 }
 
 // The pid in a holder file's name "<lock name>.holder.<pid>": digits only, at most a pid's range;

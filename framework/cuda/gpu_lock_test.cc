@@ -302,14 +302,28 @@ TEST_F(GpuCounterLockTest, UsesAnotherUsersLockFileWithoutChangingIt) {
   }
 }
 
-TEST_F(GpuCounterLockTest, RefusesALinkedOpenOrForeignLockFolder) {
+TEST_F(GpuCounterLockTest, RefusesAPlantedLinkAndAnOpenOrForeignLockFolder) {
+  // The lock folder reached as every output folder is (output_folder.h): a link of ours is
+  // followed, on the way or at the folder itself; another user's is not.
   const std::filesystem::path real = dir_ / "real";
   std::filesystem::create_directory(real);
   std::filesystem::permissions(real, std::filesystem::perms(01777));
   std::filesystem::create_directory_symlink(real, locks_);
-  EXPECT_THAT(ErrorOfTaking().what(),
-              AllOf(HasSubstr(locks_.string()), HasSubstr("symbolic link"), HasSubstr("BANKCHECK_LOCK_DIR")));
-  EXPECT_TRUE(std::filesystem::is_empty(real));
+  EXPECT_NO_THROW(GpuCounterLock("0000:3b:00.0", std::chrono::milliseconds(0)));
+  EXPECT_TRUE(std::filesystem::is_regular_file(real / lock_name_));
+  std::filesystem::create_directory_symlink(dir_, dir_ / "linked-tmp");
+  ::setenv("BANKCHECK_LOCK_DIR", (dir_ / "linked-tmp" / "real").c_str(), 1);
+  EXPECT_NO_THROW(GpuCounterLock("0000:3b:00.0", std::chrono::milliseconds(0)));
+  ::setenv("BANKCHECK_LOCK_DIR", locks_.c_str(), 1);
+  std::filesystem::remove_all(real);
+  std::filesystem::create_directory(real);
+  std::filesystem::permissions(real, std::filesystem::perms(01777));
+  if (::lchown(locks_.c_str(), 65534, 65534) == 0) {  // root: the link given to another user
+    EXPECT_THAT(ErrorOfTaking().what(),
+                AllOf(HasSubstr(locks_.string() + " is a symbolic link of another user"),
+                      HasSubstr("BANKCHECK_LOCK_DIR")));
+    EXPECT_TRUE(std::filesystem::is_empty(real));
+  }
   std::filesystem::remove(locks_);
 
   std::filesystem::create_directory(locks_);

@@ -4,6 +4,7 @@
 // from configuration that pull requests may change (docs/security.md).
 
 #include <string>
+#include <vector>
 
 namespace bankcheck {
 
@@ -14,6 +15,10 @@ bool FlagFromEnvironment(const char* variable);
 // An absolute path ("/..."), "" when unset or empty; no control characters (a newline would split
 // a line of output).
 std::string AbsolutePathFromEnvironment(const char* variable);
+
+// Absolute paths separated by ':' (as PATH), each checked as AbsolutePathFromEnvironment checks
+// one; empty entries are skipped; none when unset or empty.
+std::vector<std::string> AbsolutePathListFromEnvironment(const char* variable);
 
 // An absolute path to an executable regular file, "" when unset or empty.
 std::string ExecutableFromEnvironment(const char* variable);
