@@ -18,6 +18,20 @@ bankcheck_cuda_tools_on_path() {
 }
 bankcheck_cuda_tools_on_path
 
+# bankcheck_find_clang: sets `clang` to BANKCHECK_CLANG, else the first clang++ (clang++-20 down to
+# -14) on PATH; empty when there is none (the callers then print a note and pass).
+bankcheck_find_clang() {
+  clang="${BANKCHECK_CLANG:-}"
+  [[ -n "$clang" ]] && return 0
+  local candidate
+  for candidate in clang++ clang++-{20..14}; do
+    if command -v "$candidate" >/dev/null 2>&1; then
+      clang="$candidate"
+      return 0
+    fi
+  done
+}
+
 # bankcheck_help <script>: prints the script's opening comment, its help, without the "# ".
 bankcheck_help() {
   awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$1"

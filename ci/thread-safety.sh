@@ -8,15 +8,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"  # BUILD_DIR
 
-clang="${BANKCHECK_CLANG:-}"
-if [[ -z "$clang" ]]; then
-  for candidate in clang++ clang++-{20..14}; do
-    if command -v "$candidate" >/dev/null 2>&1; then
-      clang="$candidate"
-      break
-    fi
-  done
-fi
+bankcheck_find_clang
 if [[ -z "$clang" ]]; then
   echo "bankcheck: note: no clang++ found, so the thread-safety annotations were not checked" \
     "(install clang to check them: ci/thread-safety.sh)"

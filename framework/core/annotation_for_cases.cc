@@ -82,7 +82,9 @@ std::optional<std::string> Terms(const std::string& label,
   // The ways in the order their first case (by name) measured them, with their cases.
   std::vector<std::pair<std::string, std::vector<std::string>>> groups;
   for (const auto& [name, ways] : ways_of) {
-    auto group = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == ways; });
+    // An init-capture: C++17 does not let a lambda capture a structured binding (clang refuses it).
+    auto group =
+        std::find_if(groups.begin(), groups.end(), [&ways = ways](const auto& g) { return g.first == ways; });
     if (group == groups.end()) group = groups.insert(groups.end(), {ways, {}});
     group->second.push_back(name);
   }

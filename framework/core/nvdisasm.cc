@@ -1,8 +1,13 @@
 #include "core/internal/nvdisasm.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <string_view>
 
 #include "core/internal/environment.h"
@@ -10,13 +15,83 @@
 
 namespace bankcheck::internal {
 
-std::string FindCudaTool(const std::string& name, const char* variable) {
-  if (std::string set = ExecutableFromEnvironment(variable); !set.empty()) return set;
+namespace {
+
+bool IsExecutableFile(const std::string& path) {
+  struct stat status {};
+  return ::stat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+std::string BuiltWith() {
 #ifdef BANKCHECK_CUDA_BIN_DIR
-  const std::filesystem::path built_with = std::filesystem::path(BANKCHECK_CUDA_BIN_DIR) / name;
-  if (::access(built_with.c_str(), X_OK) == 0) return built_with.string();
+  return BANKCHECK_CUDA_BIN_DIR;
+#else
+  return "";
 #endif
-  return name;
+}
+
+std::string ProgramFolder() {
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  return error ? "" : self.parent_path().string();
+}
+
+}  // namespace
+
+std::string CudaTool::Describe(const std::string& name) const {
+  if (path.empty()) return "no " + name + " found (searched " + found_by + ")";
+  return name + " " + path + " (found by " + found_by + ")";
+}
+
+CudaTool ResolveCudaTool(const std::string& name, const char* variable, const std::string& path_variable,
+                         const std::string& program_folder, const std::string& built_with) {
+  if (std::string set = ExecutableFromEnvironment(variable); !set.empty()) return {set, variable};
+  std::string searched = std::string(variable);
+  if (!built_with.empty()) {
+    const std::string candidate = (std::filesystem::path(built_with) / name).string();
+    if (built_with[0] == '/' && IsExecutableFile(candidate))
+      return {candidate, "the CUDA toolkit bankcheck was built with"};
+    searched += ", " + built_with;
+  }
+  // The bankcheck wheel runs site-packages/bankcheck/bin/bankcheck; NVIDIA's wheel of the tool puts
+  // it in site-packages/nvidia/cu13/bin.
+  if (!program_folder.empty() && program_folder[0] == '/') {
+    const std::filesystem::path site_packages =
+        std::filesystem::path(program_folder).parent_path().parent_path();
+    const std::string candidate = (site_packages / "nvidia" / "cu13" / "bin" / name).string();
+    if (IsExecutableFile(candidate))
+      return {candidate, "the nvidia-cuda-" + name + " wheel beside this program"};
+    searched += ", " + (site_packages / "nvidia" / "cu13" / "bin").string();
+  }
+  size_t start = 0;
+  while (start <= path_variable.size()) {
+    size_t end = path_variable.find(':', start);
+    if (end == std::string::npos) end = path_variable.size();
+    const std::string folder = path_variable.substr(start, end - start);
+    start = end + 1;
+    // An empty or relative entry names the current folder (or one below it): skipped.
+    if (folder.empty() || folder[0] != '/') continue;
+    const std::string candidate = (std::filesystem::path(folder) / name).string();
+    if (IsExecutableFile(candidate)) return {candidate, "PATH"};
+  }
+  return {"", searched + " and the absolute folders of PATH"};
+}
+
+CudaTool FindCudaTool(const std::string& name, const char* variable) {
+  static std::mutex mutex;
+  static std::map<std::string, CudaTool>* const resolved = new std::map<std::string, CudaTool>;
+  // Once per process and environment: a test (or a program) that changes the variable or PATH
+  // gets the tool they now name.
+  const char* set = std::getenv(variable);
+  const char* path = std::getenv("PATH");
+  const std::string key = name + '\0' + (set != nullptr ? set : "") + '\0' + (path != nullptr ? path : "");
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto found = resolved->find(key);
+  if (found != resolved->end()) return found->second;
+  CudaTool tool = ResolveCudaTool(name, variable, path != nullptr ? path : "", ProgramFolder(), BuiltWith());
+  if (FlagFromEnvironment("BANKCHECK_TRACE_SESSION"))
+    std::fprintf(stderr, "bankcheck trace: %s\n", tool.Describe(name).c_str());
+  return resolved->emplace(key, tool).first->second;
 }
 
 namespace {

@@ -1,6 +1,8 @@
 #include "core/internal/nvdisasm.h"
 
 #include <gmock/gmock.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -46,6 +48,85 @@ std::map<std::string, std::map<uint32_t, std::string>> Opcodes(const Disassembly
   for (const auto& [function, instructions] : disassembly)
     for (const auto& [pc, instruction] : instructions) opcodes[function][pc] = instruction.opcode;
   return opcodes;
+}
+
+// Folders with a stand-in tool each: the current folder (as an empty PATH entry names it), one on
+// PATH, a wheel's layout and a toolkit's bin folder.
+class ResolveCudaToolTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (std::filesystem::temp_directory_path() / "bankcheck-tool-test-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    root_ = pattern;
+    for (const char* folder :
+         {"cwd", "onpath", "site-packages/nvidia/cu13/bin", "site-packages/bankcheck/bin", "toolkit/bin"})
+      std::filesystem::create_directories(root_ / folder);
+    for (const char* folder : {"cwd", "onpath", "site-packages/nvidia/cu13/bin", "toolkit/bin"}) {
+      const std::filesystem::path tool = root_ / folder / "nvdisasm";
+      std::ofstream(tool) << "#!/bin/sh\n";
+      ::chmod(tool.c_str(), 0755);
+    }
+    ASSERT_EQ(::getcwd(previous_, sizeof previous_), previous_);
+    ASSERT_EQ(::chdir((root_ / "cwd").c_str()), 0);
+    ::unsetenv("BANKCHECK_TEST_NVDISASM");
+  }
+  void TearDown() override {
+    ASSERT_EQ(::chdir(previous_), 0);
+    ::unsetenv("BANKCHECK_TEST_NVDISASM");
+    std::filesystem::remove_all(root_);
+  }
+  CudaTool Resolve(const std::string& path, const std::string& program_folder = "",
+                   const std::string& toolkit = "") const {
+    return ResolveCudaTool("nvdisasm", "BANKCHECK_TEST_NVDISASM", path, program_folder, toolkit);
+  }
+  std::string In(const char* folder) const { return (root_ / folder).string(); }
+
+  std::filesystem::path root_;
+  char previous_[4096] = {};
+};
+
+// An empty or relative PATH entry names the current folder: never searched, whatever it holds.
+TEST_F(ResolveCudaToolTest, EmptyAndRelativePathEntriesAreSkipped) {
+  const CudaTool none = Resolve(":.:cwd::");
+  EXPECT_EQ(none.path, "");
+  EXPECT_THAT(none.Describe("nvdisasm"),
+              ::testing::HasSubstr("no nvdisasm found (searched BANKCHECK_TEST_NVDISASM"));
+  const CudaTool on_path = Resolve("::.:" + In("onpath") + ":");
+  EXPECT_EQ(on_path.path, In("onpath") + "/nvdisasm");
+  EXPECT_EQ(on_path.Describe("nvdisasm"), "nvdisasm " + In("onpath") + "/nvdisasm (found by PATH)");
+}
+
+TEST_F(ResolveCudaToolTest, TheVariableThenTheToolkitThenTheWheelThenPath) {
+  const std::string path = In("onpath");
+  EXPECT_EQ(Resolve(path, In("site-packages/bankcheck/bin")).path,
+            In("site-packages/nvidia/cu13/bin") + "/nvdisasm");
+  EXPECT_EQ(Resolve(path, In("site-packages/bankcheck/bin")).found_by,
+            "the nvidia-cuda-nvdisasm wheel beside this program");
+  EXPECT_EQ(Resolve(path, In("site-packages/bankcheck/bin"), In("toolkit/bin")).path,
+            In("toolkit/bin") + "/nvdisasm");
+  ::setenv("BANKCHECK_TEST_NVDISASM", (In("onpath") + "/nvdisasm").c_str(), 1);
+  const CudaTool set = Resolve("", In("site-packages/bankcheck/bin"), In("toolkit/bin"));
+  EXPECT_EQ(set.path, In("onpath") + "/nvdisasm");
+  EXPECT_EQ(set.found_by, "BANKCHECK_TEST_NVDISASM");
+  // A relative path in the variable is refused, not looked up.
+  ::setenv("BANKCHECK_TEST_NVDISASM", "nvdisasm", 1);
+  EXPECT_ANY_THROW(Resolve(path));
+}
+
+// What FindCudaTool gives is always an absolute path or nothing: never a name to look up.
+TEST_F(ResolveCudaToolTest, FindCudaToolGivesAnAbsolutePathOrNone) {
+  const char* saved = std::getenv("PATH");
+  const std::string previous = saved != nullptr ? saved : "";
+  ::setenv("PATH", ":.", 1);
+  const CudaTool tool = FindCudaTool("bankcheck-no-such-tool", "BANKCHECK_TEST_NVDISASM");
+  ::setenv("PATH", previous.c_str(), 1);
+  EXPECT_EQ(tool.path, "");
+  ::setenv("PATH", (":" + In("onpath")).c_str(), 1);
+  const CudaTool found = FindCudaTool("nvdisasm", "BANKCHECK_TEST_NVDISASM");
+  ::setenv("PATH", previous.c_str(), 1);
+  ASSERT_FALSE(found.path.empty());
+  EXPECT_EQ(found.path[0], '/');
+  EXPECT_NE(found.path, In("cwd") + "/nvdisasm");
 }
 
 TEST(ParseNvdisasmTest, OpcodesByFunctionAndOffsetWithoutPredicatesOrOperands) {

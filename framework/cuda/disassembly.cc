@@ -30,8 +30,9 @@ std::string NvdisasmIdentity(const std::string& nvdisasm) {
          std::to_string(info.st_mtim.tv_nsec);
 }
 
-// nvdisasm's listing of `cubin`; empty when nvdisasm cannot be run.
+// nvdisasm's listing of `cubin`; empty when nvdisasm cannot be run (or none was found).
 std::string RunNvdisasm(const std::string& nvdisasm, const std::vector<char>& cubin) {
+  if (nvdisasm.empty()) return "";
   std::string path_text = (std::filesystem::temp_directory_path() / "bankcheck-cubin-XXXXXX").string();
   char* path = path_text.data();
   // Written through mkstemp's descriptor: reopening the name could follow a link swapped in for it.
@@ -96,7 +97,7 @@ std::string DisassemblyCacheFolder(const std::string& default_folder) {
 
 std::string NvdisasmListing(const std::vector<char>& cubin, uint32_t crc, const std::string& cache) {
   const auto start = std::chrono::steady_clock::now();
-  const std::string nvdisasm = FindCudaTool("nvdisasm", "BANKCHECK_NVDISASM");
+  const std::string nvdisasm = FindCudaTool("nvdisasm", "BANKCHECK_NVDISASM").path;
   const std::string identity = NvdisasmIdentity(nvdisasm);
   // Without a path to nvdisasm there is nothing to tell its listings apart by: no cache.
   const bool cached = !cache.empty() && !identity.empty();

@@ -14,12 +14,14 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <tuple>
 
 #include "bankcheck/bank_model.h"
 #include "bankcheck/emulator.h"
 #include "bankcheck/error.h"
 #include "core/internal/environment.h"
+#include "emulate/internal/limits.h"
 #include "emulate/internal/sass.h"
 
 namespace bankcheck::emulate {
@@ -171,6 +173,9 @@ struct BlockConditions {
   // Per executed shared instruction with block-dependent lanes: the distinct steps of its lanes.
   std::vector<std::vector<std::array<uint32_t, 3>>> address_steps;
 
+  bool empty() const { return comparisons.empty() && address_steps.empty(); }
+  size_t size() const { return comparisons.size() + address_steps.size(); }
+
   void Compact() {
     std::sort(comparisons.begin(), comparisons.end());
     comparisons.erase(std::unique(comparisons.begin(), comparisons.end()), comparisons.end());
@@ -257,7 +262,7 @@ struct Write {
 class Evaluator {
  public:
   Evaluator(const Kernel& kernel, const LaunchToEmulate& launch, const EmulationLimits& limits)
-      : kernel_(kernel), launch_(launch), limits_(limits) {}
+      : kernel_(kernel), launch_(launch), limits_(limits), meter_(limits) {}
 
   // Every block's counts by instruction index; throws Undecidable. A block that provably runs as an
   // evaluated one (BlockConditions) is counted with it instead of being evaluated.
@@ -272,14 +277,29 @@ class Evaluator {
     std::map<size_t, Row> total;
     bool grouping = limits_.group_blocks;
     size_t last = 0;
+    const uint64_t grid_blocks = uint64_t{launch_.grid.x} * launch_.grid.y * launch_.grid.z;
+    uint64_t visited = 0;  // blocks counted so far, in the order below
+    // Placing a block checks it against groups: each check costs 1 + the group's conditions.
+    const auto holds = [&](const Group& group, const Dim3& block) {
+      if (!meter_.SpendChecks(1 + group.conditions.size())) StopLaunch(meter_.WhyChecks());
+      return group.conditions.Hold(group.representative, block);
+    };
     for (uint32_t z = 0; z < launch_.grid.z; ++z)
       for (uint32_t y = 0; y < launch_.grid.y; ++y)
-        for (uint32_t x = 0; x < launch_.grid.x; ++x) {
+        for (uint32_t x = 0; x < launch_.grid.x; ++x, ++visited) {
           const Dim3 block{x, y, z};
           if (grouping && !groups.empty()) {
-            bool placed = groups[last].conditions.Hold(groups[last].representative, block);
+            if (groups[last].conditions.empty()) {
+              // No condition: every block runs as this group's; the rest of the grid joins it at once.
+              groups[last].blocks += grid_blocks - visited;
+              z = launch_.grid.z - 1;
+              y = launch_.grid.y - 1;
+              x = launch_.grid.x - 1;
+              continue;
+            }
+            bool placed = holds(groups[last], block);
             for (size_t i = 0; i < groups.size() && !placed; ++i)
-              if (i != last && groups[i].conditions.Hold(groups[i].representative, block)) {
+              if (i != last && holds(groups[i], block)) {
                 last = i;
                 placed = true;
               }
@@ -314,11 +334,25 @@ class Evaluator {
   // would cost more than evaluating it.
   static constexpr size_t kMaxGroups = 32;
 
+  // Conditions kept for the block being evaluated: past this many (a loop that compares a
+  // block-dependent value on every turn), blocks stop being grouped, so that memory stays bounded:
+  // every block from then on is evaluated (the instruction budget bounds that).
+  static constexpr size_t kMaxConditions = size_t{1} << 16;
+  bool RoomForConditions() {
+    if (not_affine_) return false;
+    if (conditions_.size() < kMaxConditions) return true;
+    conditions_.Compact();
+    if (conditions_.size() < kMaxConditions / 2) return true;
+    not_affine_ = true;
+    conditions_ = BlockConditions{};
+    return false;
+  }
+
   static void Add(std::map<size_t, Row>& total, const std::map<size_t, Row>& rows, uint64_t blocks) {
     const auto add = [](uint64_t& sum, uint64_t count, uint64_t times) {
       uint64_t product = 0;
       if (__builtin_mul_overflow(count, times, &product) || __builtin_add_overflow(sum, product, &sum))
-        throw Error(ErrorKind::kBadInput, "an emulated count does not fit in 64 bits");
+        StopLaunch("an emulated count does not fit in 64 bits (a grid too large to count)");
     };
     for (const auto& [index, row] : rows) {
       Row& into = total[index];
@@ -346,6 +380,13 @@ class Evaluator {
       undecided.file = located.file;
       undecided.line = located.line;
     }
+    throw Undecidable{undecided};
+  }
+
+  // A limit of the launch as a whole: no instruction to blame.
+  [[noreturn]] static void StopLaunch(const std::string& reason) {
+    Undecided undecided;
+    undecided.reason = reason;
     throw Undecidable{undecided};
   }
 
@@ -484,6 +525,10 @@ class Evaluator {
   }
 
   Value ReadPredicate(const Operand& operand, int lane) const {
+    // A listing may name anything where a predicate belongs (VOTE.ANY R1, PT, R200): its number
+    // would index past the predicates.
+    if (!IsPredicate(operand))
+      Stop(*executing_, "\"" + operand.text + "\" of " + Located(*executing_) + " is not a predicate");
     Value value;
     if (operand.index == kPredicateTrue) {
       value = Known(1);
@@ -521,6 +566,7 @@ class Evaluator {
     const bool outcome = Compare(test, is_unsigned, a.bits, b.bits);
     if (!a.known() || !b.known() || !(a.block.any() || b.block.any())) return outcome;
     if (a.block.other || b.block.other) return std::nullopt;
+    if (!RoomForConditions()) return outcome;  // every block is evaluated: the outcome is this block's
     conditions_.comparisons.push_back(
         {a.bits, b.bits, a.block.step, b.block.step, test, is_unsigned, outcome});
     return outcome;
@@ -1175,10 +1221,7 @@ class Evaluator {
       if (index >= size) {
         Stop(kernel_.code.back(), "the code runs past the kernel's last instruction");
       }
-      if (++executed_ > limits_.max_warp_instructions)
-        Stop(kernel_.code[index], "over the emulation budget of " +
-                                      std::to_string(limits_.max_warp_instructions) +
-                                      " warp instructions (EmulationLimits::max_warp_instructions)");
+      if (!meter_.SpendInstructions(1)) Stop(kernel_.code[index], meter_.WhyInstructions());
       Execute(index, mask);
     }
   }
@@ -1202,6 +1245,16 @@ class Evaluator {
 
   void Execute(uint32_t index, uint32_t mask) {
     const Instruction& in = kernel_.code[index];
+    executing_ = &in;
+    try {
+      ExecuteOperands(in, index, mask);
+    } catch (const std::out_of_range&) {
+      // An operand the instruction's form needs is missing (ops.at): a listing the emulator cannot read.
+      Stop(in, in.opcode + " has fewer operands than the emulator reads for it (" + Located(in) + ")");
+    }
+  }
+
+  void ExecuteOperands(const Instruction& in, uint32_t index, uint32_t mask) {
     if (!in.unreadable.empty()) Stop(in, in.unreadable);
     if (in.info == nullptr)
       Stop(in, in.opcode +
@@ -1437,7 +1490,7 @@ class Evaluator {
       // A lane whose address is the same in every block has step 0: the others must then stay too.
       if (some_lane_still && std::find(steps.begin(), steps.end(), std::array<uint32_t, 3>{}) == steps.end())
         steps.push_back({});
-      conditions_.address_steps.push_back(std::move(steps));
+      if (RoomForConditions()) conditions_.address_steps.push_back(std::move(steps));
     }
     WarpCost cost;
     try {
@@ -1500,13 +1553,14 @@ class Evaluator {
   WarpState warp_;
   Dim3 ctaid_;
   uint32_t warp_index_ = 0;
-  uint64_t executed_ = 0;
+  Meter meter_;
   uint64_t evaluated_blocks_ = 0;
   // Set when a guard, branch, mask or shared address depends on the block in a way BlockConditions
   // cannot follow: then every block is evaluated.
   bool not_affine_ = false;
-  BlockConditions conditions_;  // of the block being evaluated
-  std::map<size_t, Row> rows_;  // of the block being evaluated
+  const Instruction* executing_ = nullptr;  // for the reasons of operand reads
+  BlockConditions conditions_;              // of the block being evaluated
+  std::map<size_t, Row> rows_;              // of the block being evaluated
   std::vector<Write> scratch_;
 };
 
@@ -1532,14 +1586,8 @@ Emulation Emulate(const Module& module, const LaunchToEmulate& launch, const Emu
                 "the module has no kernel " + launch.mangled +
                     ": emulate a launch with the module its kernel was registered from");
   const Kernel& kernel = found->second;
-  const uint64_t threads = uint64_t{launch.block.x} * launch.block.y * launch.block.z;
-  const uint64_t blocks = uint64_t{launch.grid.x} * launch.grid.y * launch.grid.z;
-  if (threads == 0 || blocks == 0)
-    throw Error(ErrorKind::kBadInput, "an empty grid or block (" + ToString(launch.grid) + " blocks of " +
-                                          ToString(launch.block) + "): nothing to emulate");
-  if (threads > 1024)
-    throw Error(ErrorKind::kBadInput,
-                "a block of " + std::to_string(threads) + " threads: at most 1024 run on sm_90");
+  if (const std::optional<std::string> invalid = InvalidConfiguration(launch.grid, launch.block))
+    throw Error(ErrorKind::kBadInput, *invalid + ": the GPU refuses such a launch, nothing to emulate");
   if (kernel.code.empty())
     throw Error(ErrorKind::kBadInput, "the kernel " + launch.mangled + " has no instructions in the module");
 

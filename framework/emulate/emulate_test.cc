@@ -495,6 +495,117 @@ TEST(EmulateTest, TheBudgetStopsALongLoop) {
   EXPECT_THAT(emulation.undecided->reason, HasSubstr("over the emulation budget of 1000"));
 }
 
+// The largest grid sm_90 runs: a kernel whose first block depends on no block index counts the
+// whole grid with it at once.
+TEST(EmulateTest, TheLargestGridOfABlockIndependentKernelIsCountedAtOnce) {
+  const Module module = Listing(R"(
+        /*0040*/                   STS [UR4], RZ ;
+        /*0050*/                   EXIT ;
+)");
+  const Emulation emulation = Emulate(module, Launch(Dim3{2147483647u, 65535, 65535}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
+  EXPECT_EQ(emulation.evaluated_blocks, 1u);
+  EXPECT_EQ(emulation.record->stores().instructions, uint64_t{2147483647u} * 65535 * 65535);
+}
+
+// if (ctaid.x < n) ...: every block is checked against the group, and that is counted: a grid too
+// large to check ends undecided, saying which limit it passed, instead of running for years.
+TEST(EmulateTest, CheckingBlocksAgainstTheirGroupsHasABudget) {
+  const Module module = Listing(R"(
+        /*0040*/                   S2R R1, SR_CTAID.X ;
+        /*0050*/                   ISETP.GE.AND P0, PT, R1, c[0x0][0x210], PT ;
+        /*0060*/               @P0 EXIT ;
+        /*0070*/                   STS [UR4], RZ ;
+        /*0080*/                   EXIT ;
+)");
+  EmulationLimits limits;
+  limits.max_group_checks = 10000;
+  const Emulation small =
+      Emulate(module, Launch(Dim3{1000, 4, 1}, Dim3{32, 1, 1}, IntParameter(5000)), limits);
+  ASSERT_TRUE(small.record) << small.undecided->Describe();
+  EXPECT_EQ(small.record->stores().instructions, 4000u);
+  EXPECT_EQ(small.evaluated_blocks, 1u);
+  const Emulation huge =
+      Emulate(module, Launch(Dim3{2147483647u, 65535, 65535}, Dim3{32, 1, 1}, IntParameter(5000)), limits);
+  ASSERT_TRUE(huge.undecided);
+  EXPECT_THAT(huge.undecided->reason, HasSubstr("over the emulation budget of 10000 checks of blocks"));
+  EXPECT_THAT(huge.undecided->reason, HasSubstr("EmulationLimits::max_group_checks"));
+}
+
+// A launch draws on the budget its launches share: what one spends, the next has not; what one did
+// not spend goes back.
+TEST(EmulateTest, LaunchesShareTheirBudget) {
+  const Module loop = Listing(R"(
+.L_x_1:
+        /*0040*/                   STS [UR4], RZ ;
+        /*0050*/                   BRA `(.L_x_1) ;
+)");
+  const Module short_kernel = Listing("        /*0040*/                   EXIT ;\n");
+  EmulationBudget budget(2500, 1000);
+  EmulationLimits limits;
+  limits.max_warp_instructions = 1000;
+  limits.budget = &budget;
+  for (int i = 0; i < 100; ++i)
+    ASSERT_TRUE(Emulate(short_kernel, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}), limits).record);
+  const auto why = [&] {
+    const Emulation emulation = Emulate(loop, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}), limits);
+    return emulation.undecided ? emulation.undecided->reason : std::string("decided");
+  };
+  EXPECT_THAT(why(), HasSubstr("over the emulation budget of 1000 warp instructions"));
+  EXPECT_THAT(why(), HasSubstr("over the emulation budget of 1000 warp instructions"));
+  EXPECT_THAT(why(), HasSubstr("over the shared emulation budget of 2500 warp instructions"));
+  // Spent: even a launch of one instruction is undecided now.
+  const Emulation after = Emulate(short_kernel, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}), limits);
+  ASSERT_TRUE(after.undecided);
+  EXPECT_THAT(after.undecided->reason, HasSubstr("EmulationLimits::budget"));
+}
+
+// A loop that compares a block-dependent value on every turn records a condition per turn and lane
+// (32 distinct ones here: the value adds the thread index): past a bound the blocks stop being
+// grouped (each is evaluated) instead of the conditions growing.
+TEST(EmulateTest, ConditionsPerBlockAreBounded) {
+  const Module module = Listing(R"(
+        /*0040*/                   S2R R1, SR_CTAID.X ;
+        /*0050*/                   IADD3 R1, R1, 0x186a0, R0 ;
+        /*0060*/                   IMAD.MOV.U32 R2, RZ, RZ, RZ ;
+.L_x_1:
+        /*0070*/                   ISETP.GE.AND P0, PT, R2, R1, PT ;
+        /*0080*/               @P0 EXIT ;
+        /*0090*/                   IADD3 R2, R2, 0x1, RZ ;
+        /*00a0*/                   ISETP.GE.AND P1, PT, R2, c[0x0][0x210], PT ;
+        /*00b0*/              @!P1 BRA `(.L_x_1) ;
+        /*00c0*/                   STS [UR4], RZ ;
+        /*00d0*/                   EXIT ;
+)");
+  const Emulation few = Emulate(module, Launch(Dim3{2, 1, 1}, Dim3{32, 1, 1}, IntParameter(500)));
+  ASSERT_TRUE(few.record) << few.undecided->Describe();
+  EXPECT_EQ(few.evaluated_blocks, 1u);
+  const Emulation many = Emulate(module, Launch(Dim3{2, 1, 1}, Dim3{32, 1, 1}, IntParameter(4000)));
+  ASSERT_TRUE(many.record) << many.undecided->Describe();
+  EXPECT_EQ(many.evaluated_blocks, 2u);
+  EXPECT_EQ(many.record->stores().instructions, 2u);
+}
+
+// Crafted listings (found by fuzzing): an operand of the wrong kind or a missing one is undecided,
+// never read out of bounds.
+TEST(EmulateTest, OperandsOfTheWrongKindOrMissingAreUndecided) {
+  EXPECT_THAT(WhyUndecided(R"(
+        /*0040*/                   VOTE.ANY R1, PT, R200 ;
+        /*0050*/                   EXIT ;
+)"),
+              HasSubstr("\"R200\" of VOTE.ANY at pc 0x0040 is not a predicate"));
+  EXPECT_THAT(WhyUndecided(R"(
+        /*0040*/                   ISETP.GE.AND P0, PT, R0, R0, R7 ;
+        /*0050*/                   EXIT ;
+)"),
+              HasSubstr("is not a predicate"));
+  EXPECT_THAT(WhyUndecided(R"(
+        /*0040*/                   IADD3 R1, R2 ;
+        /*0050*/                   EXIT ;
+)"),
+              HasSubstr("IADD3 has fewer operands than the emulator reads"));
+}
+
 // nvcc's unsigned remainder tid % 4 by its reciprocal sequence (from reduction.cu's SASS): the
 // remainder is exact, so the guard it feeds is known.
 TEST(EmulateTest, TheUnsignedDivisionSequenceIsExact) {
@@ -532,6 +643,13 @@ TEST(EmulateTest, BadLaunchesAreErrors) {
   const Module module = Listing("        /*0040*/                   EXIT ;\n");
   EXPECT_THROW(Emulate(module, Launch(Dim3{0, 1, 1}, Dim3{32, 1, 1})), Error);
   EXPECT_THROW(Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{2048, 1, 1})), Error);
+  // What the GPU refuses (cudaErrorInvalidConfiguration) is not emulated either.
+  EXPECT_THROW(Emulate(module, Launch(Dim3{1, 65536, 1}, Dim3{32, 1, 1})), Error);
+  EXPECT_THROW(Emulate(module, Launch(Dim3{1, 1, 65536}, Dim3{32, 1, 1})), Error);
+  EXPECT_THROW(Emulate(module, Launch(Dim3{2147483648u, 1, 1}, Dim3{32, 1, 1})), Error);
+  EXPECT_THROW(Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{1, 1, 65})), Error);
+  EXPECT_THROW(Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{1, 1025, 1})), Error);
+  EXPECT_THROW(Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{64, 16, 2})), Error);  // 2048 threads
   LaunchToEmulate other = Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1});
   other.mangled = "_Z5otherv";
   EXPECT_THROW(Emulate(module, other), Error);

@@ -62,21 +62,27 @@ void WriteFile(const std::string& path, std::string_view bytes) {
     throw Error(ErrorKind::kBadInput, "cannot write " + path + ": check the temporary folder (TMPDIR)");
 }
 
-[[noreturn]] void ToolFailed(const std::string& tool, const std::string& variable, const ProgramRun& run,
+[[noreturn]] void ToolFailed(const std::string& tool, const std::string& variable,
+                             const bankcheck::internal::CudaTool& found, const ProgramRun& run,
                              const std::string& input) {
-  throw Error(
-      run.started ? ErrorKind::kBadInput : ErrorKind::kToolMissing,
-      (run.started ? tool + " failed (exit status " + std::to_string(run.exit_status) + ") on " + input
-                   : "cannot run " + tool) +
-          ": the emulator reads SASS with the CUDA toolkit's " + tool +
-          "; install the toolkit, or `pip install nvidia-cuda-" + tool +
-          "` and put its bin folder on PATH, or set " + variable + " to the executable");
+  // Not found or not started: the tool is missing (the case skips); started and failed: bad input.
+  const bool missing = found.path.empty() || !run.started;
+  throw Error(missing ? ErrorKind::kToolMissing : ErrorKind::kBadInput,
+              (found.path.empty() ? "cannot run " + tool + ": " + found.Describe(tool)
+               : run.started      ? found.Describe(tool) + " failed (exit status " +
+                                   std::to_string(run.exit_status) + ") on " + input
+                             : "cannot run " + found.Describe(tool)) +
+                  ": the emulator reads SASS with the CUDA toolkit's " + tool +
+                  "; install the toolkit, or `pip install nvidia-cuda-" + tool +
+                  "` and put its bin folder on PATH, or set " + variable + " to the executable");
 }
 
 std::string RunTool(const std::string& tool, const char* variable, const std::vector<std::string>& arguments,
                     const std::string& input, const std::string& working_directory = "") {
-  const ProgramRun run = RunProgram(FindCudaTool(tool, variable), arguments, working_directory);
-  if (!run.started || run.exit_status != 0) ToolFailed(tool, variable, run, input);
+  const bankcheck::internal::CudaTool found = FindCudaTool(tool, variable);
+  if (found.path.empty()) ToolFailed(tool, variable, found, ProgramRun{}, input);
+  const ProgramRun run = RunProgram(found.path, arguments, working_directory);
+  if (!run.started || run.exit_status != 0) ToolFailed(tool, variable, found, run, input);
   return run.output;
 }
 

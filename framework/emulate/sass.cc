@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <regex>
+#include <limits>
 #include <sstream>
 
 #include "bankcheck/error.h"
@@ -56,12 +57,22 @@ bool ParseNumber(const std::string& text, int64_t* value) {
   return true;
 }
 
+bool IsHexDigit(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
+bool IsSpaceChar(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+
 // "R12", "RZ", "UR4", "URZ", "P0", "PT", "UP1", "UPT", "B0": kind and number; false otherwise.
-bool ParseRegisterName(const std::string& name, OperandKind* kind, int* index) {
-  static const std::regex pattern(R"(^(UR|R|UP|P|B)([0-9]{1,3}|Z|T)$)");
-  std::smatch match;
-  if (!std::regex_match(name, match, pattern)) return false;
-  const std::string prefix = match[1], number = match[2];
+// Read with plain scans, as every pattern of this file: std::regex recurses per character and
+// overflows the stack on a long operand or name.
+bool ParseRegisterName(std::string_view name, OperandKind* kind, int* index) {
+  std::string_view prefix;
+  for (const std::string_view candidate : {"UR", "UP", "R", "P", "B"})
+    if (name.substr(0, candidate.size()) == candidate) {
+      prefix = candidate;
+      break;
+    }
+  if (prefix.empty()) return false;
+  const std::string_view number = name.substr(prefix.size());
+  if (number.empty() || number.size() > 3) return false;
   if (prefix == "R") *kind = OperandKind::kRegister;
   if (prefix == "UR") *kind = OperandKind::kUniformRegister;
   if (prefix == "P") *kind = OperandKind::kPredicate;
@@ -75,7 +86,12 @@ bool ParseRegisterName(const std::string& name, OperandKind* kind, int* index) {
     if (is_register || prefix == "B") return false;
     *index = kPredicateTrue;
   } else {
-    *index = std::stoi(number);
+    int value = 0;
+    for (const char c : number) {
+      if (c < '0' || c > '9') return false;
+      value = value * 10 + (c - '0');
+    }
+    *index = value;
     const int limit = prefix == "R"    ? kRegisterZero
                       : prefix == "UR" ? kUniformRegisterZero
                       : prefix == "B"  ? 16
@@ -134,11 +150,12 @@ Operand ParseOperand(const std::string& raw) {
   }
   if (text.empty()) Unreadable(raw, "empty");
   if (text[0] == '`') {
-    static const std::regex label(R"(^`\(([^)]+)\)$)");
-    std::smatch match;
-    if (!std::regex_match(text, match, label)) Unreadable(raw, "not a label");
+    // `(label): a label without ')' in it.
+    const std::string_view inside = std::string_view(text).substr(std::min<size_t>(2, text.size()));
+    if (text.size() < 4 || text[1] != '(' || text.back() != ')' || inside.find(')') != inside.size() - 1)
+      Unreadable(raw, "not a label");
     operand.kind = OperandKind::kLabel;
-    operand.text = match[1];
+    operand.text = std::string(inside.substr(0, inside.size() - 1));
     return operand;
   }
   if (text[0] == '!') {
@@ -176,13 +193,23 @@ Operand ParseOperand(const std::string& raw) {
     return operand;
   }
   if (text.rfind("c[", 0) == 0) {
-    static const std::regex constant(R"(^c\[(0x[0-9a-f]{1,4})\]\[([^\]]+)\]$)");
-    std::smatch match;
-    if (!std::regex_match(text, match, constant)) Unreadable(raw, "not a constant-bank operand");
+    // c[0x<1-4 hex digits>][<address without ']'>]
+    size_t at = 2;
+    if (text.compare(at, 2, "0x") != 0) Unreadable(raw, "not a constant-bank operand");
+    at += 2;
+    uint32_t bank = 0;
+    const size_t digits = at;
+    for (; at < text.size() && IsHexDigit(text[at]) && at - digits < 4; ++at)
+      bank = bank * 16 + static_cast<uint32_t>(text[at] <= '9' ? text[at] - '0' : text[at] - 'a' + 10);
+    if (at == digits || text.compare(at, 2, "][") != 0 || text.back() != ']')
+      Unreadable(raw, "not a constant-bank operand");
+    const std::string inside = text.substr(at + 2, text.size() - at - 3);
+    if (inside.empty() || inside.find(']') != std::string::npos)
+      Unreadable(raw, "not a constant-bank operand");
     operand.kind = OperandKind::kConstant;
-    operand.bank = static_cast<uint32_t>(std::stoul(match[1].str().substr(2), nullptr, 16));
+    operand.bank = bank;
     Operand address;
-    ParseAddress(raw, match[2], address);
+    ParseAddress(raw, inside, address);
     operand.value = static_cast<uint64_t>(address.offset);
     operand.base = address.base >= 0 ? address.base : address.uniform_base;
     operand.base_uniform = address.base < 0 && address.uniform_base >= 0;
@@ -221,7 +248,11 @@ Operand ParseOperand(const std::string& raw) {
       operand.is_float = true;
       operand.negate = false;
       operand.text = number_text;
-      float as_float = static_cast<float>(std::strtod(number_text.c_str(), nullptr));
+      const double as_double = std::strtod(number_text.c_str(), nullptr);
+      // Beyond float's range the conversion is undefined: the float the listing means is infinite.
+      const float as_float = std::fabs(as_double) > std::numeric_limits<float>::max()
+                                 ? (as_double > 0 ? 1.0f : -1.0f) * std::numeric_limits<float>::infinity()
+                                 : static_cast<float>(as_double);
       uint32_t bits = 0;
       std::memcpy(&bits, &as_float, sizeof bits);
       operand.value = bits;
@@ -296,6 +327,105 @@ std::vector<std::string> Split(const std::string& text, char separator) {
   return parts;
 }
 
+// Scans of cuobjdump -elf's lines, in place of patterns (see ParseRegisterName).
+struct Cursor {
+  std::string_view text;
+  size_t at = 0;
+
+  bool Done() const { return at >= text.size(); }
+  // White space; `required`: at least one character of it.
+  bool Spaces(bool required) {
+    const size_t start = at;
+    while (at < text.size() && IsSpaceChar(text[at])) ++at;
+    return !required || at > start;
+  }
+  bool Literal(std::string_view word) {
+    if (text.substr(at, word.size()) != word) return false;
+    at += word.size();
+    return true;
+  }
+  // 1 to `most` lower-case hexadecimal digits.
+  bool Hex(size_t most, uint32_t* value) {
+    const size_t start = at;
+    uint64_t v = 0;
+    while (at < text.size() && IsHexDigit(text[at]) && at - start < most) {
+      v = v * 16 + static_cast<uint64_t>(text[at] <= '9' ? text[at] - '0' : text[at] - 'a' + 10);
+      ++at;
+    }
+    *value = static_cast<uint32_t>(v);
+    return at > start;
+  }
+  // Characters up to white space or the end.
+  std::string_view Word() {
+    const size_t start = at;
+    while (at < text.size() && !IsSpaceChar(text[at])) ++at;
+    return text.substr(start, at - start);
+  }
+};
+
+// A section header line of NOBITS type named .nv.shared.<kernel>: "22 e180 1480 0 4 NOBITS ...
+// .nv.shared.<kernel>": the kernel and the size (the third column).
+bool SharedSection(std::string_view line, std::string* kernel, uint32_t* size) {
+  Cursor cursor{line};
+  std::vector<std::string_view> words;
+  while (cursor.Spaces(false), !cursor.Done()) words.push_back(cursor.Word());
+  constexpr std::string_view kPrefix = ".nv.shared.";
+  if (words.size() < 7 || words[5] != "NOBITS") return false;
+  for (size_t i = 0; i < 5; ++i) {
+    Cursor column{words[i]};
+    uint32_t value = 0;
+    if (!column.Hex(i == 2 ? 8 : std::string_view::npos, &value) || !column.Done()) return false;
+    if (i == 2) *size = value;
+  }
+  const std::string_view last = words.back();
+  if (last.size() <= kPrefix.size() || last.substr(0, kPrefix.size()) != kPrefix) return false;
+  *kernel = std::string(last.substr(kPrefix.size()));
+  return true;
+}
+
+// ".nv.info.<kernel>" alone on its line (trailing white space allowed).
+bool InfoSection(std::string_view line, std::string* kernel) {
+  Cursor cursor{line};
+  if (!cursor.Literal(".nv.info.")) return false;
+  const std::string_view name = cursor.Word();
+  cursor.Spaces(false);
+  if (name.empty() || !cursor.Done()) return false;
+  *kernel = std::string(name);
+  return true;
+}
+
+// "Value:\t0x1d 0x180210": the second number.
+bool CbankValue(std::string_view line, uint32_t* value) {
+  for (size_t at = line.find("Value:"); at != std::string_view::npos; at = line.find("Value:", at + 1)) {
+    Cursor cursor{line, at + 6};
+    uint32_t first = 0;
+    cursor.Spaces(false);
+    if (cursor.Literal("0x") && cursor.Hex(std::string_view::npos, &first) && cursor.Spaces(true) &&
+        cursor.Literal("0x") && cursor.Hex(8, value))
+      return true;
+  }
+  return false;
+}
+
+// "Ordinal : 0x3\tOffset  : 0x14\tSize    : 0x4" anywhere in the line.
+bool ParamInfo(std::string_view line, ParamSlot* slot) {
+  for (size_t at = line.find("Ordinal"); at != std::string_view::npos; at = line.find("Ordinal", at + 1)) {
+    Cursor cursor{line, at};
+    const auto field = [&](std::string_view name, uint32_t* value, bool last) {
+      if (!cursor.Literal(name)) return false;
+      cursor.Spaces(false);
+      if (!cursor.Literal(":")) return false;
+      cursor.Spaces(false);
+      if (!cursor.Literal("0x") || !cursor.Hex(8, value)) return false;
+      return last || cursor.Spaces(true);
+    };
+    if (field("Ordinal", &slot->ordinal, false) && field("Offset", &slot->offset, false) &&
+        field("Size", &slot->size, true))
+      return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::map<std::string, Kernel, std::less<>> ReadKernels(const std::string& nvdisasm_listing,
@@ -357,24 +487,18 @@ std::map<std::string, Kernel, std::less<>> ReadKernels(const std::string& nvdisa
   }
   // cuobjdump -elf: the section table's .nv.shared.<kernel> sizes, and each .nv.info.<kernel>
   // section's EIATTR_KPARAM_INFO (ordinal, offset, size) and EIATTR_PARAM_CBANK (size << 16 | base).
-  static const std::regex shared_section(
-      R"(^\s*[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]{1,8})\s+[0-9a-f]+\s+[0-9a-f]+\s+NOBITS\s+.*\s\.nv\.shared\.(\S+)\s*$)");
-  static const std::regex info_section(R"(^\.nv\.info\.(\S+)\s*$)");
-  static const std::regex param(
-      R"(Ordinal\s*:\s*0x([0-9a-f]{1,8})\s+Offset\s*:\s*0x([0-9a-f]{1,8})\s+Size\s*:\s*0x([0-9a-f]{1,8}))");
-  static const std::regex cbank(R"(Value:\s*0x[0-9a-f]+\s+0x([0-9a-f]{1,8}))");
   Kernel* current = nullptr;
   bool cbank_next = false;
   for (const std::string& line : Split(elf_listing, '\n')) {
-    std::smatch match;
-    if (std::regex_match(line, match, shared_section)) {
-      const auto found = kernels.find(match[2].str());
-      if (found != kernels.end())
-        found->second.info.static_shared_bytes = static_cast<uint32_t>(std::stoul(match[1], nullptr, 16));
+    std::string name;
+    uint32_t number = 0;
+    if (SharedSection(line, &name, &number)) {
+      const auto found = kernels.find(name);
+      if (found != kernels.end()) found->second.info.static_shared_bytes = number;
       continue;
     }
-    if (std::regex_match(line, match, info_section)) {
-      const auto found = kernels.find(match[1].str());
+    if (InfoSection(line, &name)) {
+      const auto found = kernels.find(name);
       current = found == kernels.end() ? nullptr : &found->second;
       continue;
     }
@@ -384,16 +508,13 @@ std::map<std::string, Kernel, std::less<>> ReadKernels(const std::string& nvdisa
       cbank_next = true;
       continue;
     }
-    if (cbank_next && std::regex_search(line, match, cbank)) {
-      current->info.param_base = static_cast<uint32_t>(std::stoul(match[1], nullptr, 16) & 0xffff);
+    if (cbank_next && CbankValue(line, &number)) {
+      current->info.param_base = number & 0xffff;
       cbank_next = false;
       continue;
     }
-    if (std::regex_search(line, match, param)) {
-      current->info.params.push_back({static_cast<uint32_t>(std::stoul(match[1], nullptr, 16)),
-                                      static_cast<uint32_t>(std::stoul(match[2], nullptr, 16)),
-                                      static_cast<uint32_t>(std::stoul(match[3], nullptr, 16))});
-    }
+    ParamSlot slot;
+    if (ParamInfo(line, &slot)) current->info.params.push_back(slot);
   }
   for (auto& [name, kernel] : kernels)
     std::sort(kernel.info.params.begin(), kernel.info.params.end(),

@@ -98,6 +98,31 @@ TEST(ReadKernelsTest, ParametersSharedSizeAndBranchTargets) {
   EXPECT_EQ(kernel.code[2].info->semantics, Semantics::kExit);
 }
 
+// Names as long as a crafted listing makes them (40,000 characters overflowed the stack of the
+// std::regex patterns that read them): read in linear time, without recursion.
+TEST(ReadKernelsTest, LongNamesAreReadWithoutRecursion) {
+  const std::string name(40000, 'a');
+  const std::string listing = ".text._Z1kv:\n        /*0000*/                   CALL.REL.NOINC `(" + name +
+                              ") ;\n        /*0010*/                   EXIT ;\n";
+  const std::string elf =
+      ".nv.info." + name + "\n\tValue:\t0x1d 0x180210\n.nv.info._Z1kv\n" +
+      "\tAttribute:\tEIATTR_PARAM_CBANK\n\tValue:\t0x1d 0x180220 \n   22   e180   1480  0  4  "
+      "NOBITS       43    0       1d .nv.shared." +
+      name + "\n";
+  const auto kernels = ReadKernels(listing, elf);
+  const Kernel& kernel = kernels.at("_Z1kv");
+  ASSERT_EQ(kernel.code.size(), 2u);
+  ASSERT_EQ(kernel.code[0].operands.size(), 1u);
+  EXPECT_EQ(kernel.code[0].operands[0].kind, OperandKind::kLabel);
+  EXPECT_EQ(kernel.code[0].operands[0].text, name);
+  EXPECT_EQ(kernel.info.param_base, 0x220u);  // the long-named section's value is not this kernel's
+  EXPECT_EQ(kernel.info.static_shared_bytes, 0u);
+  const std::vector<Operand> constant = ParseOperands("c[0x0][" + std::string(40000, '1') + "]");
+  EXPECT_EQ(constant[0].kind, OperandKind::kConstant);
+  EXPECT_THROW(ParseOperands("`(" + name), Error);
+  EXPECT_THROW(ParseOperands("c[0x12345][0x0]"), Error);
+}
+
 TEST(OpcodeTableTest, EachOpcodeOnceWithAStage) {
   size_t count = 0;
   const OpcodeInfo* table = OpcodeTable(&count);

@@ -11,11 +11,29 @@
 
 namespace bankcheck::internal {
 
-// The toolkit program `name` ("nvdisasm", "cuobjdump"): `variable` (BANKCHECK_NVDISASM: an absolute
-// path to an executable; Error otherwise) when set, else the toolkit's that bankcheck was built
-// with, else `name` itself, found on PATH (on a machine without the toolkit, the
-// nvidia-cuda-nvdisasm and nvidia-cuda-cuobjdump wheels put them there).
-std::string FindCudaTool(const std::string& name, const char* variable);
+// A toolkit program (nvdisasm, cuobjdump), resolved to an absolute path.
+struct CudaTool {
+  std::string path;  // absolute; empty when none was found
+  // Where it came from ("BANKCHECK_NVDISASM", "the CUDA toolkit bankcheck was built with", "the
+  // nvidia-cuda-nvdisasm wheel beside this program", "PATH"); when none was found, what was searched.
+  std::string found_by;
+  // "nvdisasm /usr/local/cuda/bin/nvdisasm (found by PATH)", for errors and notes.
+  std::string Describe(const std::string& name) const;
+};
+
+// The toolkit program `name` ("nvdisasm", "cuobjdump"), resolved once per process to an absolute
+// path, in this order: `variable` (BANKCHECK_NVDISASM: an absolute path to an executable; Error
+// otherwise); the toolkit bankcheck was built with; the nvidia-cuda-<name> wheel's nvidia/cu13/bin
+// in the site-packages folder holding this program (the bankcheck wheel's bankcheck/bin); the
+// absolute folders of PATH. Empty and relative PATH entries are skipped: they name the current
+// folder, which whoever controls it could fill (docs/security.md). The program is never looked up
+// by name when run. With BANKCHECK_TRACE_SESSION=1 the choice is noted on stderr.
+CudaTool FindCudaTool(const std::string& name, const char* variable);
+
+// The search itself (tests): `path_variable` stands for PATH, `program_folder` for the folder of
+// this program (/proc/self/exe's), `built_with` for the toolkit's bin folder ("" for none).
+CudaTool ResolveCudaTool(const std::string& name, const char* variable, const std::string& path_variable,
+                         const std::string& program_folder, const std::string& built_with);
 
 // An instruction as `nvdisasm -gi` lists it: its opcode and its source line's inline chain,
 // innermost first (empty without line info), its guard predicate and its operands as written.

@@ -26,9 +26,9 @@ std::string DisassemblyCacheFolder(const std::string& default_folder);
 
 // The listing of `cubin` (`nvdisasm -gi -c`), from the cache folder `cache` when it holds an entry
 // for these bytes made by this nvdisasm, else by running nvdisasm (FindCudaTool: BANKCHECK_NVDISASM,
-// the toolkit bankcheck was built with, then PATH) and storing it there (created when missing; a cache that
-// cannot be written is not an error). "" when nvdisasm cannot be run. With BANKCHECK_TRACE_SESSION,
-// prints where the time went on stderr.
+// the toolkit bankcheck was built with, the wheel beside the program, then PATH's absolute folders) and
+// storing it there (created when missing; a cache that cannot be written is not an error). "" when nvdisasm
+// cannot be run. With BANKCHECK_TRACE_SESSION, prints where the time went on stderr.
 std::string NvdisasmListing(const std::vector<char>& cubin, uint32_t crc, const std::string& cache);
 
 // Listings made before they are needed, on up to `workers` background threads: a kernel suite

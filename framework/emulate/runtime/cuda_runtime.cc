@@ -3,8 +3,9 @@
 // of cudart's, on the CPU. Each one the program links is here deliberately:
 //   registration (nvcc's start-up code)   fatbins and host stub -> mangled name (launch_capture.h)
 //   launches                              recorded while a session counts, emulated at its end
-//   memory                                host memory: cudaMalloc is aligned, zeroed malloc; copies
-//                                         and memsets are memmove and memset
+//   memory                                host memory: cudaMalloc is zeroed anonymous pages, up to
+//                                         the emulated device's 80 GiB; copies and memsets are
+//                                         memmove and memset
 //   streams, synchronization, profiler    no-ops in order (nothing runs asynchronously)
 //   device queries                        one usable device, "bankcheck emulated sm_90"
 // Everything else the program links (graphs, stream capture, the driver's entry points, launch
@@ -13,12 +14,13 @@
 
 #include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
+#include <sys/mman.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -52,24 +54,25 @@ struct CallConfiguration {
 thread_local std::vector<CallConfiguration> t_configurations;
 
 cudaError_t Launch(const void* function, dim3 grid, dim3 block, void** args, size_t shared, const char* via) {
-  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0 ||
-      static_cast<unsigned long long>(block.x) * block.y * block.z > 1024)
-    return Fail(cudaErrorInvalidConfiguration);
   LaunchRequest request;
   request.function = function;
   request.grid = ToDim3(grid);
   request.block = ToDim3(block);
   request.dynamic_shared_bytes = shared;
   request.args = args;
-  return TheCapture().Launch(request, via) ? cudaSuccess : Fail(cudaErrorInvalidDeviceFunction);
+  const cudaError_t error = TheCapture().Launch(request, via);
+  return error == cudaSuccess ? cudaSuccess : Fail(error);
 }
 
-// Allocations, so that cudaFree can tell its pointers from others.
+// Allocations and their sizes, so that cudaFree can tell its pointers from others, and the total
+// held, which may not pass the emulated device's memory.
 std::mutex g_allocations_mutex;
-std::set<void*>& Allocations() {
-  static auto* allocations = new std::set<void*>;
+std::map<void*, size_t>& Allocations() {
+  static auto* allocations = new std::map<void*, size_t>;
   return *allocations;
 }
+size_t g_allocated = 0;
+constexpr size_t kDeviceMemory = size_t{80} << 30;  // an H100's
 
 // The emulated device: an sm_90 part with the H100's limits that kernels and cases read.
 cudaDeviceProp EmulatedDevice() {
@@ -77,7 +80,7 @@ cudaDeviceProp EmulatedDevice() {
   std::snprintf(prop.name, sizeof(prop.name), "bankcheck emulated sm_90");
   prop.major = 9;
   prop.minor = 0;
-  prop.totalGlobalMem = size_t{80} << 30;
+  prop.totalGlobalMem = kDeviceMemory;
   prop.sharedMemPerBlock = 48 * 1024;
   prop.sharedMemPerBlockOptin = 227 * 1024;
   prop.sharedMemPerMultiprocessor = 228 * 1024;
@@ -192,33 +195,52 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* fu
                 "cudaLaunchKernelExC");
 }
 
-cudaError_t cudaFuncSetAttribute(const void* func, enum cudaFuncAttribute /*attr*/, int /*value*/) {
-  // Limits such as the dynamic shared memory size only permit a launch; the launch says the size.
-  return TheCapture().Find(func) != nullptr ? cudaSuccess : Fail(cudaErrorInvalidDeviceFunction);
+cudaError_t cudaFuncSetAttribute(const void* func, enum cudaFuncAttribute attr, int value) {
+  if (TheCapture().Find(func) == nullptr) return Fail(cudaErrorInvalidDeviceFunction);
+  // The dynamic shared memory size permits launches (Capture::Launch refuses more); other
+  // attributes (the carve-out, ...) change only how fast a kernel runs.
+  if (attr != cudaFuncAttributeMaxDynamicSharedMemorySize) return cudaSuccess;
+  const cudaError_t error = TheCapture().SetMaxDynamicShared(func, value);
+  return error == cudaSuccess ? cudaSuccess : Fail(error);
 }
 
 cudaError_t cudaMalloc(void** pointer, size_t size) {
   if (pointer == nullptr) return Fail(cudaErrorInvalidValue);
-  // 256-byte aligned, as cudaMalloc's are; zeroed, so that an emulated run is the same every time.
-  const size_t rounded = (size == 0 ? 1 : size + 255) / 256 * 256;
-  void* memory = std::aligned_alloc(256, rounded);
-  if (memory == nullptr) return Fail(cudaErrorMemoryAllocation);
-  std::memset(memory, 0, rounded);
+  // More than the device has fails as on the GPU, before any arithmetic on the size could wrap.
+  if (size > kDeviceMemory) return Fail(cudaErrorMemoryAllocation);
+  // Page-aligned (cudaMalloc's are 256-byte aligned) and zeroed, so that an emulated run is the same
+  // every time; anonymous pages are zero until written, so memory the program never touches costs
+  // the host nothing.
+  const size_t length = size == 0 ? 1 : size;
   {
     std::lock_guard<std::mutex> lock(g_allocations_mutex);
-    Allocations().insert(memory);
+    if (length > kDeviceMemory - g_allocated) return Fail(cudaErrorMemoryAllocation);
+    g_allocated += length;
   }
+  void* memory =
+      ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  std::lock_guard<std::mutex> lock(g_allocations_mutex);
+  if (memory == MAP_FAILED) {
+    g_allocated -= length;
+    return Fail(cudaErrorMemoryAllocation);
+  }
+  Allocations()[memory] = length;
   *pointer = memory;
   return cudaSuccess;
 }
 
 cudaError_t cudaFree(void* pointer) {
   if (pointer == nullptr) return cudaSuccess;
+  size_t length = 0;
   {
     std::lock_guard<std::mutex> lock(g_allocations_mutex);
-    if (Allocations().erase(pointer) == 0) return Fail(cudaErrorInvalidValue);
+    const auto found = Allocations().find(pointer);
+    if (found == Allocations().end()) return Fail(cudaErrorInvalidValue);
+    length = found->second;
+    Allocations().erase(found);
+    g_allocated -= length;
   }
-  std::free(pointer);
+  ::munmap(pointer, length);
   return cudaSuccess;
 }
 

@@ -11,6 +11,7 @@
 
 #include "bankcheck/error.h"
 #include "core/internal/environment.h"
+#include "emulate/internal/limits.h"
 
 namespace bankcheck::emulate::runtime {
 namespace {
@@ -34,6 +35,7 @@ class SassEvaluator final : public Evaluator {
     EmulationLimits limits;
     // For checking the grouping of blocks (docs/emulate.md): every block evaluated.
     limits.group_blocks = !FlagFromEnvironment("BANKCHECK_EMULATE_EVERY_BLOCK");
+    limits.budget = &budget_;
     return emulate::Emulate(ModuleOf(fatbin), launch, limits);
   }
 
@@ -44,7 +46,21 @@ class SassEvaluator final : public Evaluator {
     return found->second;
   }
   std::map<const void*, Module> modules_;
+  // The program's launches together: five launches' worth of the default limits (about a
+  // minute and a half of evaluation at most), so that a program of many long launches ends.
+  EmulationBudget budget_{5 * EmulationLimits{}.max_warp_instructions,
+                          5 * EmulationLimits{}.max_group_checks};
 };
+
+// Whether the GPU refuses `dynamic` bytes of dynamic shared memory for a kernel of `static_bytes`
+// (0 where its module has not been read yet) and `registered`'s attribute.
+bool SharedMemoryRefused(size_t dynamic, uint64_t static_bytes, const RegisteredKernel& registered) {
+  using internal::kDefaultDynamicShared;
+  const uint64_t allowed = registered.max_dynamic_shared >= 0
+                               ? static_cast<uint64_t>(registered.max_dynamic_shared)
+                               : kDefaultDynamicShared - std::min(static_bytes, kDefaultDynamicShared);
+  return dynamic > allowed || static_bytes + dynamic > internal::kMaxSharedOptIn;
+}
 
 }  // namespace
 
@@ -91,7 +107,17 @@ const RegisteredKernel* Capture::Find(const void* host_function) const {
   return found == kernels_.end() ? nullptr : &found->second;
 }
 
-bool Capture::Launch(const LaunchRequest& request, const char* entry_point) {
+cudaError_t Capture::SetMaxDynamicShared(const void* host_function, int bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto found = kernels_.find(host_function);
+  if (found == kernels_.end()) return cudaErrorInvalidDeviceFunction;
+  if (bytes < 0 || static_cast<uint64_t>(bytes) > internal::kMaxSharedOptIn) return cudaErrorInvalidValue;
+  found->second.max_dynamic_shared = bytes;
+  return cudaSuccess;
+}
+
+cudaError_t Capture::Launch(const LaunchRequest& request, const char* entry_point) {
+  if (internal::InvalidConfiguration(request.grid, request.block)) return cudaErrorInvalidConfiguration;
   std::unique_lock<std::mutex> lock(mutex_);
   launched_in_case_ = true;
   const auto found = kernels_.find(request.function);
@@ -101,9 +127,12 @@ bool Capture::Launch(const LaunchRequest& request, const char* entry_point) {
     what << "not emulated: " << entry_point << " of a function no module registered (" << request.function
          << "; a kernel loaded at run time, or a host function)";
     NoteNotEmulated(what.str());
-    return false;
+    return cudaErrorInvalidDeviceFunction;
   }
-  if (!recording_) return true;  // outside a session a launch counts nothing: its output is not checked
+  // The kernel's static shared memory is known only once its module is read (at a recorded launch).
+  if (SharedMemoryRefused(request.dynamic_shared_bytes, 0, found->second)) return cudaErrorInvalidValue;
+  if (!recording_)
+    return cudaSuccess;  // outside a session a launch counts nothing: its output is not checked
   const RegisteredKernel kernel = found->second;
   if (!evaluator_) evaluator_ = MakeSassEvaluator();
   RecordedLaunch launch{kernel.fatbin, {}};
@@ -120,13 +149,15 @@ bool Capture::Launch(const LaunchRequest& request, const char* entry_point) {
                                             " has no sm_90 code of it: build the kernels for sm_90 "
                                             "(CUDA_ARCHITECTURES 90) to emulate them");
     }
+    if (SharedMemoryRefused(request.dynamic_shared_bytes, info->static_shared_bytes, kernel))
+      return cudaErrorInvalidValue;
     launch.launch.param_bytes = PackParameters(*info, request.args);
   } catch (const Error&) {
     if (!launch_error_) launch_error_ = std::current_exception();
-    return true;
+    return cudaSuccess;
   }
   recorded_.push_back(std::move(launch));
-  return true;
+  return cudaSuccess;
 }
 
 void Capture::NoteNotEmulated(const std::string& what) {
@@ -244,7 +275,7 @@ Capture& TheCapture() {
   // Never destroyed: nvcc's exit handlers unregister fatbins after static destructors may have run.
   static Capture* const capture = [] {
     auto* made = new Capture;
-    internal::InstallLaunchEmulation(made);
+    bankcheck::internal::InstallLaunchEmulation(made);
     return made;
   }();
   return *capture;

@@ -31,6 +31,7 @@ class FakeEvaluator final : public Evaluator {
     kernels_[kParamsKernel] = params;
     KernelInfo none;
     none.mangled = kNoParamsKernel;
+    none.static_shared_bytes = 40 * 1024;  // what the limit on dynamic shared memory counts with
     kernels_[kNoParamsKernel] = none;
   }
   const KernelInfo* Describe(const void* fatbin, const std::string& mangled) override {
@@ -249,6 +250,80 @@ TEST_F(RuntimeTest, AFunctionNoModuleRegisteredIsNotEmulated) {
   EXPECT_THAT(TheCapture().TakeNotEmulated(), HasSubstr("no module registered"));
   EXPECT_EQ(cudaLaunchKernel(emutest::NoParamsKernelStub(), dim3(1), dim3(2048), nullptr, 0, nullptr),
             cudaErrorInvalidConfiguration);
+}
+
+// Launches the GPU refuses are refused with cudart's error codes, recorded or not (the limits of
+// sm_90: grid 2^31-1 x 65535 x 65535, block 1024 x 1024 x 64 and 1024 threads).
+TEST_F(RuntimeTest, LaunchesTheGpuRefusesAreRefused) {
+  const void* stub = emutest::NoParamsKernelStub();
+  for (const bool recording : {false, true}) {
+    if (recording) TheCapture().Start();
+    for (const auto& [grid, block] : std::vector<std::pair<dim3, dim3>>{{dim3(1, 65536), dim3(32)},
+                                                                        {dim3(1, 1, 65536), dim3(32)},
+                                                                        {dim3(2147483648u), dim3(32)},
+                                                                        {dim3(0), dim3(32)},
+                                                                        {dim3(1), dim3(1, 1, 65)},
+                                                                        {dim3(1), dim3(1025)},
+                                                                        {dim3(1), dim3(64, 16, 2)}}) {
+      EXPECT_EQ(cudaLaunchKernel(stub, grid, block, nullptr, 0, nullptr), cudaErrorInvalidConfiguration)
+          << grid.x << "x" << grid.y << "x" << grid.z << " blocks of " << block.x << "x" << block.y << "x"
+          << block.z;
+      EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidConfiguration);
+    }
+    EXPECT_EQ(cudaLaunchKernel(stub, dim3(2147483647u, 65535, 65535), dim3(1024), nullptr, 0, nullptr),
+              cudaSuccess);
+    EXPECT_EQ(cudaLaunchKernel(stub, dim3(1), dim3(1, 16, 64), nullptr, 0, nullptr), cudaSuccess);
+  }
+  EXPECT_EQ(TheCapture().Recorded().size(), 2u);
+}
+
+// Dynamic shared memory: 48 KiB less the kernel's static shared memory without the attribute, up to
+// 227 KiB with static shared memory with it; more is cudaErrorInvalidValue, as cudart answers.
+TEST_F(RuntimeTest, DynamicSharedMemoryOverTheKernelsLimitIsRefused) {
+  const void* stub = emutest::ParamsKernelStub();
+  const auto launch = [&](size_t shared) {
+    cudaGetLastError();  // what an earlier call left
+    emutest::LaunchParams(nullptr, nullptr, 1, {1, 1.0}, 'a', dim3(1), dim3(32), shared);
+    return cudaGetLastError();
+  };
+  EXPECT_EQ(launch(48 * 1024), cudaSuccess);
+  EXPECT_EQ(launch(48 * 1024 + 1), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaFuncSetAttribute(stub, cudaFuncAttributeMaxDynamicSharedMemorySize, 227 * 1024 + 1),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(cudaFuncSetAttribute(stub, cudaFuncAttributeMaxDynamicSharedMemorySize, -1),
+            cudaErrorInvalidValue);
+  ASSERT_EQ(cudaFuncSetAttribute(stub, cudaFuncAttributeMaxDynamicSharedMemorySize, 100 * 1024), cudaSuccess);
+  EXPECT_EQ(launch(100 * 1024), cudaSuccess);
+  EXPECT_EQ(launch(100 * 1024 + 1), cudaErrorInvalidValue);
+  int not_a_kernel = 0;
+  EXPECT_EQ(cudaFuncSetAttribute(&not_a_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 1024),
+            cudaErrorInvalidDeviceFunction);
+  // The static shared memory counts once the kernel's module is read (at a recorded launch): 40 KiB
+  // static leaves 8 KiB.
+  TheCapture().Start();
+  const void* none = emutest::NoParamsKernelStub();
+  EXPECT_EQ(cudaLaunchKernel(none, dim3(1), dim3(32), nullptr, 8 * 1024, nullptr), cudaSuccess);
+  EXPECT_EQ(cudaLaunchKernel(none, dim3(1), dim3(32), nullptr, 8 * 1024 + 1, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(TheCapture().Recorded().size(), 1u);
+  ASSERT_EQ(cudaFuncSetAttribute(stub, cudaFuncAttributeMaxDynamicSharedMemorySize, 0), cudaSuccess);
+}
+
+// A request larger than the device fails as on the GPU (the rounding of size + 255 wrapped and a
+// huge request got a tiny allocation); the total held is bounded by the device's memory too.
+TEST_F(RuntimeTest, AllocationsLargerThanTheDeviceFail) {
+  void* device = &device;
+  EXPECT_EQ(cudaMalloc(&device, SIZE_MAX), cudaErrorMemoryAllocation);
+  EXPECT_EQ(cudaMalloc(&device, SIZE_MAX - 100), cudaErrorMemoryAllocation);
+  EXPECT_EQ(cudaMalloc(&device, (size_t{80} << 30) + 1), cudaErrorMemoryAllocation);
+  EXPECT_EQ(device, &device);  // untouched
+  EXPECT_EQ(cudaGetLastError(), cudaErrorMemoryAllocation);
+  // 60 GiB, never touched: anonymous pages cost the host nothing until written.
+  void* big = nullptr;
+  ASSERT_EQ(cudaMalloc(&big, size_t{60} << 30), cudaSuccess);
+  EXPECT_EQ(cudaMalloc(&device, size_t{30} << 30), cudaErrorMemoryAllocation);  // 90 GiB held
+  EXPECT_EQ(cudaFree(big), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&device, size_t{30} << 30), cudaSuccess);
+  EXPECT_EQ(cudaFree(device), cudaSuccess);
 }
 
 TEST_F(RuntimeTest, DeviceMemoryIsZeroedAlignedHostMemory) {

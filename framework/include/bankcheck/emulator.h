@@ -105,15 +105,44 @@ struct Undecided {
   std::string Describe() const;
 };
 
+// What the launches of a process (or any set of launches) may spend together, drawn on by each
+// launch given it (EmulationLimits::budget): the total cost of N launches is bounded, not N times a
+// launch's. Safe to share between threads: a launch reserves its limit's worth up front and returns
+// what it did not use.
+class EmulationBudget {
+ public:
+  EmulationBudget(uint64_t warp_instructions, uint64_t group_checks);
+  EmulationBudget(const EmulationBudget&) = delete;
+  EmulationBudget& operator=(const EmulationBudget&) = delete;
+  ~EmulationBudget();
+
+  uint64_t warp_instructions() const;  // the totals it was made with
+  uint64_t group_checks() const;
+
+  struct State;  // internal (emulate/limits.cc)
+  State& state() { return *state_; }
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
 struct EmulationLimits {
   // Warp-level instructions evaluated over the whole launch (every block evaluated); more makes
-  // the launch undecided ("over the emulation budget").
+  // the launch undecided ("over the emulation budget"). About 17 s of one core at most.
   uint64_t max_warp_instructions = 200'000'000;
+  // Blocks counted with a group instead of being evaluated are not instructions: each block costs
+  // 1 + the number of conditions of each group it is checked against. More makes the launch
+  // undecided (a grid of 2^31-1 x 65535 x 65535 blocks is legal). A grid whose first block depends
+  // on no block index costs nothing here: the whole grid joins it at once. About 12 s at most.
+  uint64_t max_group_checks = 500'000'000;
   // Whether a block that provably runs as an already evaluated one (the same outcome of every
   // comparison that depends on the block index, every block-dependent shared address moved by
   // the same multiple of 128 bytes in all lanes) is counted with it instead of being evaluated.
   // false evaluates every block: for checking the grouping.
   bool group_blocks = true;
+  // Shared by the launches of a process: a launch may spend only what earlier ones left of it
+  // (undecided past that, "over the shared emulation budget"). nullptr: this launch's limits only.
+  EmulationBudget* budget = nullptr;
 };
 
 // Exactly one of the two is set, and how many blocks were evaluated to get it (the rest of the
@@ -130,8 +159,10 @@ struct Emulation {
 // executions, wavefronts, ideal), most excess first, attributed_launches 1. Lines of inlined code
 // are attributed as the SASS backend attributes them (AttributedFrame with
 // BANKCHECK_SOURCE_ROOT, else `project_root`/`build_root` of SetProjectSources below).
-// Error(kBadInput) when the module has no kernel `launch.mangled`, or for an empty grid/block or a
-// block over 1024 threads.
+// Error(kBadInput) when the module has no kernel `launch.mangled`, or for a shape the GPU refuses
+// to launch (an empty grid or block, a grid over 2^31-1 x 65535 x 65535, a block over
+// 1024 x 1024 x 64 or 1024 threads). Every limit of EmulationLimits, and a count past 64 bits,
+// makes the launch undecided with the limit named: an emulation ends in bounded time and memory.
 Emulation Emulate(const Module& module, const LaunchToEmulate& launch, const EmulationLimits& limits = {});
 
 // Where inlined instructions' attributed lines are looked for (as SetProjectSources of

@@ -5,6 +5,8 @@
 // decisions are here. What counts a recorded launch is an Evaluator: the SASS evaluator
 // (bankcheck/emulator.h) unless a test installs a double.
 
+#include <cuda_runtime_api.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -36,6 +38,7 @@ std::unique_ptr<Evaluator> MakeSassEvaluator();
 struct RegisteredKernel {
   const void* fatbin = nullptr;  // the fatbin its module was registered with
   std::string mangled;
+  int64_t max_dynamic_shared = -1;  // cudaFuncAttributeMaxDynamicSharedMemorySize; -1 when not set
 };
 
 // One launch as a program made it.
@@ -59,9 +62,15 @@ class Capture final : public internal::LaunchEmulation {
   // The kernel of a host stub; nullptr when none was registered.
   const RegisteredKernel* Find(const void* host_function) const;
 
-  // A launch: recorded while a session counts, accepted without effect otherwise. Returns false,
+  // A launch: refused as the GPU refuses it (cudaErrorInvalidConfiguration for its shape,
+  // cudaErrorInvalidValue for more dynamic shared memory than the kernel may have), else recorded
+  // while a session counts and accepted without effect otherwise. cudaErrorInvalidDeviceFunction,
   // having noted why (NoteNotEmulated), for a function that was never registered.
-  bool Launch(const LaunchRequest& request, const char* entry_point);
+  cudaError_t Launch(const LaunchRequest& request, const char* entry_point);
+  // cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize): what later launches of the
+  // kernel may ask for (without it, 48 KiB less its static shared memory). cudaErrorInvalidValue
+  // for a size the GPU does not allow, cudaErrorInvalidDeviceFunction for a function never registered.
+  cudaError_t SetMaxDynamicShared(const void* host_function, int bytes);
 
   // A CUDA entry point that is not emulated was called: the first since the last TakeNotEmulated
   // is the case's reason to skip ("not emulated: cudaGraphLaunch").
