@@ -44,7 +44,7 @@ CUDA_WHEELS=(
 HOST_PACKAGES=(cmake g++ make googletest libgtest-dev libgmock-dev nlohmann-json3-dev libcli11-dev)
 
 say() { echo "bankcheck-ci-cpu: $*"; }
-die() { echo "bankcheck-ci-cpu: error: $*" >&2; exit "${2:-1}"; }
+die() { echo "bankcheck-ci-cpu: error: $1" >&2; exit "${2:-1}"; }
 
 source_dir=. build_dir="" toolkit="" bankcheck_src="" jobs="${BANKCHECK_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 cmake_args=() ci_args=() ctest_args=(-L emulate)
