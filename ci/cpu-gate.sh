@@ -4,7 +4,8 @@
 # install: the toolkit comes from NVIDIA's wheels (kept in <build>/cpu-gate/cuda-venv between runs),
 # never from /usr/local/cuda; bankcheck through FetchContent of this checkout; kernels for sm_90 only;
 # only the emulated program and the bankcheck command built; `ctest -L emulate`. Checks that
-#   - no path of /usr/local/cuda reached the build (CMakeCache.txt), nvcc being the wheels';
+#   - nothing of /usr/local/cuda reached the build: not in CMakeCache.txt (nvcc is the wheels'), and
+#     no header or library that a compiler read (the depfiles), links to it resolved;
 #   - the job's outputs are there: report.txt and report.md with the emulated program's report and the
 #     one summary line, the job summary file, SARIF, the merged emulated results;
 #   - with examples' baselines recorded (examples/baselines/sm_90): the job passes, and a doctored
@@ -41,6 +42,11 @@ cache="$work/build/CMakeCache.txt"
 grep -q "^CMAKE_CUDA_COMPILER:[A-Z]*=$state/cuda-venv/lib/python3[.0-9]*/site-packages/nvidia/cu13/bin/nvcc\$" "$cache" ||
   { cat "$log"; fail "CMAKE_CUDA_COMPILER is not the wheels' nvcc"; }
 if grep -n '/usr/local/cuda' "$cache"; then fail "the build took something from /usr/local/cuda (above)"; fi
+# Each file the compilers read (make's depfiles), through links (/usr/local/include/nvtx3 may be one
+# into a toolkit): none in a CUDA install outside the wheels.
+mapfile -t leaked < <(find "$work/build" -name '*.d' -type f -exec cat {} + | tr -s '[:blank:]' '\n' |
+  grep '^/' | sort -u | xargs -r realpath -q -- | grep -E '^/usr/local/cuda|^/opt/nvidia' | sort -u || true)
+((${#leaked[@]} == 0)) || { printf '  %s\n' "${leaked[@]}" | head; fail "the build read the files above from a CUDA install"; }
 for file in first/report.txt first/report.md first.md first/results/my_suite-emulated.json first-sarif/my_suite-emulated.sarif; do
   [[ -s "$work/$file" ]] || { cat "$log"; fail "the job wrote no $file"; }
 done

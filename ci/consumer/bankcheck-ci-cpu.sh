@@ -6,7 +6,7 @@
 #
 #   1. installs the CUDA toolkit's parts the gate needs from NVIDIA's wheels on the package index,
 #      at pinned versions, into a virtual environment (--toolkit, default <build>/cuda-venv; kept
-#      and reused): nvcc, cicc, the CUDA runtime's headers and libraries, CUPTI, CCCL, cuobjdump and
+#      and reused): nvcc, cicc, the CUDA runtime's headers and libraries, CUPTI, CCCL, NVTX, the profiler API, cuobjdump and
 #      nvdisasm, all in <venv>/lib/python3.*/site-packages/nvidia/cu13/{bin,include,lib,nvvm};
 #      /usr/local/cuda is never used (nvcc is given to CMake by its full path)
 #   2. checks for CMake, a C++ compiler and GoogleTest, nlohmann-json and CLI11 (Debian/Ubuntu
@@ -39,7 +39,8 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # uses the same).
 CUDA_WHEELS=(
   nvidia-cuda-nvcc==13.0.88 nvidia-cuda-crt==13.0.88 nvidia-nvvm==13.0.88 nvidia-cuda-runtime==13.0.96
-  nvidia-cuda-cupti==13.0.85 nvidia-cuda-cccl==13.0.85 nvidia-cuda-cuobjdump==13.2.86 nvidia-cuda-nvdisasm==13.2.86
+  nvidia-cuda-cupti==13.0.85 nvidia-cuda-cccl==13.0.85 nvidia-nvtx==13.0.85 nvidia-cuda-profiler-api==13.0.85
+  nvidia-cuda-cuobjdump==13.2.86 nvidia-cuda-nvdisasm==13.2.86
 )
 HOST_PACKAGES=(cmake g++ make googletest libgtest-dev libgmock-dev nlohmann-json3-dev libcli11-dev)
 
