@@ -340,8 +340,11 @@ report_program() {
   "$cli" merge-results "$results" -o "$merged" >/dev/null || { warn "merge-results $results failed (above)"; return 1; }
   cp "$merged" "$results/results.json"
   echo
-  [[ "$program" == measured ]] ||
+  if [[ "$program" == emulated ]]; then
     say "suite $suite, its emulated program (counts derived from the kernels' sm_90 SASS on the CPU; docs/emulate.md):"
+    printf '\n*%s, the emulated program: counts derived from the kernels'"'"' sm_90 SASS on the CPU.*\n\n' \
+      "$suite" >>"$artifacts/report.md"
+  fi
   # The verdicts are bankcheck's (README.md, "When a case fails"), not recomputed here: report exits
   # 1 when a case fails, and update-baselines --dry-run exits 1 when recording would change a baseline.
   "$cli" report "$merged" --format text >"$work/report.txt" || report_status=$?

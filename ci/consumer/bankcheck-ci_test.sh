@@ -141,6 +141,7 @@ for measured_ran in 0 3; do
   grep -qF "cases measured on the GPU: 3 ($measured_ran passed, 0 failed, $((3 - measured_ran)) skipped); emulated: 3 (1 passed, 2 failed, 0 skipped)" \
     "$tmp/summary.md" || { cat "$tmp/summary.md"; fail "the summary does not add up both programs' cases"; }
   grep -q 'bankcheck report fails some case of: s-emulated' "$tmp/log" || fail "the emulated failure was not named"
+  grep -q '^\*s, the emulated program: ' "$tmp/summary.md" || fail "the summary does not mark the emulated report"
   findings="$(grep -cE '^report .*s-emulated.json --format (github|sarif)' <<<"$calls" || true)"
   if ((measured_ran == 0 && findings != 2)) || ((measured_ran > 0 && findings != 0)); then
     echo "$calls"
