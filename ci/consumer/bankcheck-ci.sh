@@ -376,11 +376,12 @@ report_program() {
   esac
   # Whether recording would change a baseline: by WhyNotRecordable (baseline.h), the one rule, which
   # update-baselines applies. It leaves emulated counts alone unless first baselines from the
-  # emulator were asked for (--emulated-baselines: update-baselines --emulated).
+  # emulator were asked for (--emulated-baselines: update-baselines --emulated), and then only
+  # where the GPU program measured nothing (<line findings> is 1): measured counts come first.
   if [[ "$program" == measured ]]; then
     "$cli" update-baselines "$merged" --baselines "${suite_baselines[i]}" --dry-run >/dev/null 2>&1 || record_status=$?
     ((record_status != 1)) || counts_changed=1
-  elif ((emulated_baselines)); then
+  elif ((emulated_baselines && findings)); then
     "$cli" update-baselines "$merged" --baselines "${suite_baselines[i]}" --dry-run --emulated >/dev/null 2>&1 ||
       record_status=$?
     ((record_status != 1)) || emulated_record+=("$i $merged")
