@@ -150,6 +150,34 @@ for measured_ran in 0 3; do
 done
 ((failures)) || echo "ok: the emulated results are reported, counted and kept out of baselines.patch"
 
+# --emulated-baselines: where no measured case ran, the emulated counts that update-baselines
+# --emulated would record (its dry run exits 1) are recorded into the copy and offered in
+# baselines.patch; where measured cases ran, they are not asked for.
+cat >"$tmp/fake-bankcheck-emulated" <<EOF
+#!/bin/bash
+if [[ "\$1" == update-baselines && "\$2" == *-emulated.json && " \$* " == *" --emulated "* ]]; then
+  echo "\$*" >>"\$FAKE_LOG"
+  [[ " \$* " != *" --dry-run "* ]] || exit 1
+  mkdir -p "\${@: -1}/sm_90" && echo '{"cases": {"t/new": "derived"}}' >"\${@: -1}/sm_90/t.json"
+  exit 0
+fi
+exec "$tmp/fake-bankcheck" "\$@"
+EOF
+chmod +x "$tmp/fake-bankcheck-emulated"
+for measured_ran in 0 3; do
+  : >"$tmp/calls"
+  FAKE_LOG="$tmp/calls" MEASURED_RAN="$measured_ran" "$ci" --prebuilt --source "$tmp/src" --build "$tmp/build" \
+    --artifacts "$tmp/artifacts" --summary '' --bankcheck "$tmp/fake-bankcheck-emulated" --emulated-baselines -j 1 \
+    >"$tmp/log" 2>&1 || true
+  if ((measured_ran == 0)); then
+    grep -q '^+.*"t/new": "derived"' "$tmp/artifacts/baselines.patch" 2>/dev/null ||
+      { cat "$tmp/log"; fail "--emulated-baselines without measured cases: no derived baseline in baselines.patch"; }
+  elif grep -q -- 'update-baselines .*s-emulated.json.* --emulated' "$tmp/calls"; then
+    fail "--emulated-baselines asked for the emulated counts although measured cases ran"
+  fi
+done
+((failures)) || echo "ok: --emulated-baselines offers derived first baselines only where nothing was measured"
+
 if ((failures)); then
   echo "bankcheck-ci_test: $failures check(s) failed"
   exit 1
