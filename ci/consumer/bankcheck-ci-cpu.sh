@@ -147,8 +147,10 @@ for file in "$build_dir"/bankcheck-suites/*.suite; do
   [[ -f "$file" ]] || continue
   targets+=("$(sed -n 's/^target=//p' "$file")_emulated")
   cli="$(sed -n 's/^cli=//p' "$file")"
-  # The bankcheck command when this build makes it (FetchContent of bankcheck).
-  [[ "$cli" != "$build_dir"/* || " ${targets[*]} " == *" bankcheck "* ]] || targets+=(bankcheck)
+  # The bankcheck command when this build makes it (FetchContent of bankcheck), not --install-bankcheck's.
+  if [[ "$cli" == "$build_dir"/* && "$cli" != "$build_dir/bankcheck-prefix/"* && " ${targets[*]} " != *" bankcheck "* ]]; then
+    targets+=(bankcheck)
+  fi
 done
 ((${#targets[@]})) || die "no kernel suite in $build_dir (bankcheck_add_kernel_suite): nothing to emulate"
 say "building ${targets[*]} with $jobs jobs"
