@@ -7,16 +7,20 @@
 #
 #   1. configure and build the project (not with --prebuilt)
 #   2. ctest: every test, GPU tests with a CTest resource specification for the visible GPUs
-#   3. each kernel suite: `bankcheck merge-results` of its results folder, `bankcheck report` (text
-#      to the log, Markdown appended to the job summary: --summary, default $GITHUB_STEP_SUMMARY;
-#      under GitHub Actions also its failures as workflow commands, which GitHub shows on the pull
-#      request's lines; with --sarif DIR a SARIF file per suite for code scanning)
+#   3. each kernel suite: `bankcheck merge-results` of its results folder and of its emulated
+#      program's (<results>-emulated, docs/emulate.md), each `bankcheck report` (text to the log,
+#      Markdown appended to the job summary: --summary, default $GITHUB_STEP_SUMMARY; under GitHub
+#      Actions also its failures as workflow commands, which GitHub shows on the pull request's
+#      lines; with --sarif DIR a SARIF file per suite for code scanning: these line findings come
+#      from the measured cases where the GPU program measured any, else from the emulated
+#      program's, <suite>-emulated.sarif), then one line that adds up both programs' cases
 #   4. artifacts (--artifacts, default <build>/bankcheck-ci): report.md, report.txt,
-#      results/<suite>.json, junit/ (GoogleTest's XML), ctest.log
+#      results/<suite>.json and results/<suite>-emulated.json, junit/ (GoogleTest's XML), ctest.log
 #   5. when a case's counts differ from its baseline (a regression, an improvement, a change, a
 #      missing baseline) or a baseline entry is stale: records the suites into a copy of their
 #      baselines folder and writes baselines.patch, the diff to apply and commit if the change was
-#      meant
+#      meant. Emulated counts are never offered as baselines, unless --emulated-baselines asks
+#      for first baselines from the emulator (`bankcheck update-baselines --emulated`)
 #
 # Exit status: 0 when every test passed, or skipped for want of a usable GPU (said so; with
 # --require-gpu or BANKCHECK_REQUIRE_GPU=1 that fails instead); 1 when a test failed, `bankcheck
@@ -52,6 +56,10 @@ Builds a project that uses bankcheck, runs its tests with ctest and reports its 
   -j, --jobs N            build and test jobs (default: BANKCHECK_JOBS, else the processor count)
       --tests-per-gpu N   GPU tests at a time on each GPU (default: BANKCHECK_TESTS_PER_GPU, else 4)
       --no-baseline-patch do not record changed baselines into a copy
+      --emulated-baselines
+                          where the GPU program measured nothing (no GPU), offer the emulated
+                          program's counts as first baselines in baselines.patch, marked as
+                          derived (bankcheck update-baselines --emulated; docs/emulate.md)
       --write-resource-spec FILE
                           only write the CTest resource specification for the visible GPUs
   -h, --help              this text
@@ -119,6 +127,7 @@ sarif_dir=""
 jobs="${BANKCHECK_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 slots="${BANKCHECK_TESTS_PER_GPU:-4}"
 baseline_patch=1
+emulated_baselines=0
 spec_only=""
 
 while (($#)); do
@@ -145,6 +154,7 @@ while (($#)); do
     -j?*) jobs="${option#-j}"; shift ;;
     --tests-per-gpu) needs_value "$@"; slots="$2"; shift 2 ;;
     --no-baseline-patch) baseline_patch=0; shift ;;
+    --emulated-baselines) emulated_baselines=1; shift ;;
     --write-resource-spec) needs_value "$@"; spec_only="$2"; shift 2 ;;
     --) shift; ctest_args=("$@"); break ;;
     *) die_usage "unknown option '$option'" ;;
@@ -265,8 +275,10 @@ fi
 
 # Results of an earlier run must not be merged in; nor JUnit XML of tests that no longer exist.
 for results in "${suite_results[@]}"; do
-  [[ -L "$results/cases" ]] || rm -rf "$results/cases"
-  rm -f "$results/results.json"
+  for folder in "$results" "$results-emulated"; do
+    [[ -L "$folder/cases" ]] || rm -rf "$folder/cases"
+    rm -f "$folder/results.json"
+  done
 done
 rm -rf "$build_dir/test-results/junit"
 rm -f "$build_dir/Testing/Temporary/LastTestsFailed.log"
@@ -309,42 +321,92 @@ counts_changed=0
 report_failed=0
 gate_failed=()
 reported=()
-max_bytes=$((900000 / (${#suites[@]} > 0 ? ${#suites[@]} : 1)))  # the job summary holds 1 MiB
+emulated_record=()  # merged emulated results that --emulated-baselines records from, "<index> <file>"
+# Case totals over every program's report, for the one summary line: measured and emulated.
+declare -A cases_total=([measured]=0 [emulated]=0) cases_passed=([measured]=0 [emulated]=0)
+declare -A cases_failed=([measured]=0 [emulated]=0) cases_skipped=([measured]=0 [emulated]=0)
+max_bytes=$((900000 / (${#suites[@]} > 0 ? 2 * ${#suites[@]} : 1)))  # the job summary holds 1 MiB
+
+# report_program <suite index> <measured|emulated> <results folder> <line findings: 1|0>: merges
+# the program's results, reports them (text, Markdown, and where <line findings> is 1 the GitHub
+# annotations and SARIF), adds its cases to the totals and notes whether recording would change
+# a baseline. Sets program_ran to the cases that ran (passed or failed: not skipped).
+report_program() {
+  local i="$1" program="$2" results="$3" findings="$4" suite="${suites[$1]}" name merged totals
+  local report_status=0 record_status=0 total passed failed skipped
+  name="$suite"
+  [[ "$program" == measured ]] || name="$suite-emulated"
+  merged="$artifacts/results/$name.json"
+  "$cli" merge-results "$results" -o "$merged" >/dev/null || { warn "merge-results $results failed (above)"; return 1; }
+  cp "$merged" "$results/results.json"
+  echo
+  if [[ "$program" == emulated ]]; then
+    say "suite $suite, its emulated program (counts derived from the kernels' sm_90 SASS on the CPU; docs/emulate.md):"
+    printf '\n*%s, the emulated program: counts derived from the kernels'"'"' sm_90 SASS on the CPU.*\n\n' \
+      "$suite" >>"$artifacts/report.md"
+  fi
+  # The verdicts are bankcheck's (README.md, "When a case fails"), not recomputed here: report exits
+  # 1 when a case fails, and update-baselines --dry-run exits 1 when recording would change a baseline.
+  "$cli" report "$merged" --format text >"$work/report.txt" || report_status=$?
+  cat "$work/report.txt"
+  cat "$work/report.txt" >>"$artifacts/report.txt"
+  "$cli" report "$merged" --format markdown --max-bytes "$max_bytes" >>"$artifacts/report.md" || true
+  # "N cases: P passed, F failed, S skipped" (report's totals line; "**F failed**" in Markdown).
+  totals="$(grep -m1 -oE '[0-9]+ cases?: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped' "$work/report.txt" || true)"
+  read -r total passed failed skipped < <(sed -E 's/([0-9]+) cases?: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped/\1 \2 \3 \4/' <<<"${totals:-0 cases: 0 passed, 0 failed, 0 skipped}")
+  cases_total[$program]=$((cases_total[$program] + total))
+  cases_passed[$program]=$((cases_passed[$program] + passed))
+  cases_failed[$program]=$((cases_failed[$program] + failed))
+  cases_skipped[$program]=$((cases_skipped[$program] + skipped))
+  if ((findings)); then
+    # Under GitHub Actions the failures as workflow commands in the log: each an annotation on its
+    # line of the pull request's diff ("annotated conflict-free, measured 2-way").
+    if [[ "${GITHUB_ACTIONS:-}" == true ]]; then
+      "$cli" report "$merged" --format github --source-root "$top" || true
+    fi
+    if [[ -n "$sarif_dir" ]]; then
+      "$cli" report "$merged" --format sarif --source-root "$top" --category "bankcheck/$name" \
+        -o "$sarif_dir/$name.sarif" || (($? <= 1)) || warn "bankcheck report --format sarif $merged failed (above)"
+    fi
+  fi
+  case "$report_status" in
+    0) ;;
+    1) gate_failed+=("$name") ;;
+    *) warn "bankcheck report $merged failed (above)"; report_failed=1 ;;
+  esac
+  # Whether recording would change a baseline: by WhyNotRecordable (baseline.h), the one rule, which
+  # update-baselines applies. It leaves emulated counts alone unless first baselines from the
+  # emulator were asked for (--emulated-baselines: update-baselines --emulated), and then only
+  # where the GPU program measured nothing (<line findings> is 1): measured counts come first.
+  if [[ "$program" == measured ]]; then
+    "$cli" update-baselines "$merged" --baselines "${suite_baselines[i]}" --dry-run >/dev/null 2>&1 || record_status=$?
+    ((record_status != 1)) || counts_changed=1
+  elif ((emulated_baselines && findings)); then
+    "$cli" update-baselines "$merged" --baselines "${suite_baselines[i]}" --dry-run --emulated >/dev/null 2>&1 ||
+      record_status=$?
+    ((record_status != 1)) || emulated_record+=("$i $merged")
+  fi
+  program_ran=$((passed + failed))
+}
+
 for i in "${!suites[@]}"; do
   suite="${suites[i]}" results="${suite_results[i]}"
   # Suites that share a results folder (BANKCHECK_RESULTS_DIR) are merged and reported once.
   [[ " ${reported[*]} " != *" $results "* ]] || continue
   reported+=("$results")
-  if ! compgen -G "$results/cases/*.json" >/dev/null; then
-    say "suite $suite: no case ran (no results in $results/cases)"
-    continue
+  # Each program that ran: the GPU program (<RESULTS_DIR>) and the emulated one (<RESULTS_DIR>-emulated).
+  # Both are reported; the line findings (annotations, SARIF) come from the measured cases where the
+  # GPU program measured any, else from the emulated program: one finding per line, never two.
+  program_ran=0 any=0
+  if compgen -G "$results/cases/*.json" >/dev/null; then
+    any=1
+    report_program "$i" measured "$results" 1 || status=1
   fi
-  merged="$artifacts/results/$suite.json"
-  "$cli" merge-results "$results" -o "$merged" >/dev/null || { warn "merge-results $results failed (above)"; status=1; continue; }
-  cp "$merged" "$results/results.json"
-  echo
-  # The verdicts are bankcheck's (README.md, "When a case fails"), not recomputed here: report exits
-  # 1 when a case fails, and update-baselines --dry-run exits 1 when recording would change a baseline.
-  report_status=0
-  "$cli" report "$merged" --format text | tee -a "$artifacts/report.txt" || report_status=$?
-  "$cli" report "$merged" --format markdown --max-bytes "$max_bytes" >>"$artifacts/report.md" || true
-  # Under GitHub Actions the failures as workflow commands in the log: each an annotation on its
-  # line of the pull request's diff ("annotated conflict-free, measured 2-way").
-  if [[ "${GITHUB_ACTIONS:-}" == true ]]; then
-    "$cli" report "$merged" --format github --source-root "$top" || true
+  if compgen -G "$results-emulated/cases/*.json" >/dev/null; then
+    any=1
+    report_program "$i" emulated "$results-emulated" $((program_ran == 0)) || status=1
   fi
-  if [[ -n "$sarif_dir" ]]; then
-    "$cli" report "$merged" --format sarif --source-root "$top" --category "bankcheck/$suite" \
-      -o "$sarif_dir/$suite.sarif" || (($? <= 1)) || warn "bankcheck report --format sarif $merged failed (above)"
-  fi
-  case "$report_status" in
-    0) ;;
-    1) gate_failed+=("$suite") ;;
-    *) warn "bankcheck report $merged failed (above)"; report_failed=1 ;;
-  esac
-  record_status=0
-  "$cli" update-baselines "$merged" --baselines "${suite_baselines[i]}" --dry-run >/dev/null 2>&1 || record_status=$?
-  ((record_status != 1)) || counts_changed=1
+  ((any)) || say "suite $suite: no case ran (no results in $results/cases nor $results-emulated/cases)"
 done
 ((report_failed == 0)) || status=1
 if ((${#gate_failed[@]} > 0)); then
@@ -360,7 +422,7 @@ for test in "${failed_tests[@]}"; do
   done
 done
 patch_note=""
-if ((status != 0 && baseline_patch && (counts_changed || ${#stale[@]} > 0))); then
+if ((status != 0 && baseline_patch && (counts_changed || ${#stale[@]} > 0 || ${#emulated_record[@]} > 0))); then
   echo
   say "the baselines differ from this run: recording the suites into a copy of their baselines folder"
   : >"$artifacts/baselines.patch"
@@ -398,6 +460,13 @@ if ((status != 0 && baseline_patch && (counts_changed || ${#stale[@]} > 0))); th
         BANKCHECK_UPDATE_BASELINES=1 BANKCHECK_BASELINES_DIR="$copy" BANKCHECK_RESULTS_DIR="$work/record-results" \
           ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" --resource-spec-file "$spec" -L gpu -R "^($regex)"
       fi
+      # First baselines from the emulator, asked for (--emulated-baselines), from the merged results of
+      # the suites whose GPU program measured nothing; update-baselines applies WhyNotRecordable.
+      for entry in "${emulated_record[@]}"; do
+        [[ "${suite_baselines[${entry%% *}]}" == "$dir" ]] || continue
+        echo "== bankcheck update-baselines ${entry#* } --emulated --baselines $copy"
+        "$cli" update-baselines "${entry#* }" --emulated --baselines "$copy"
+      done
       if ((${#stale[@]} > 0)); then
         echo "== BANKCHECK_PRUNE_BASELINES=1 BANKCHECK_BASELINES_DIR=$copy ctest -R '^($baseline_regex)'"
         BANKCHECK_PRUNE_BASELINES=1 BANKCHECK_BASELINES_DIR="$copy" \
@@ -444,17 +513,22 @@ if ((status != 0 && baseline_patch && (counts_changed || ${#stale[@]} > 0))); th
   fi
 fi
 
+# One line for both programs' cases, which the reports above break down, and the tests ctest ran.
+cases_line="cases measured on the GPU: ${cases_total[measured]} (${cases_passed[measured]} passed,"
+cases_line+=" ${cases_failed[measured]} failed, ${cases_skipped[measured]} skipped); emulated: ${cases_total[emulated]}"
+cases_line+=" (${cases_passed[emulated]} passed, ${cases_failed[emulated]} failed, ${cases_skipped[emulated]} skipped)"
+
 # The job summary: the reports, then what the run came to.
 {
   echo
   if ((status != 0)); then
-    echo "**bankcheck-ci: failed.** ${#failed_tests[@]} test(s) failed${failed_tests[*]:+:}"
+    echo "**bankcheck-ci: failed.** ${#failed_tests[@]} test(s) failed; $cases_line${failed_tests[*]:+. Failed tests:}"
     for test in "${failed_tests[@]}"; do echo "- \`${test//\`/}\`"; done
   elif [[ -n "$no_gpu_skip" ]]; then
     echo "**bankcheck-ci: passed, without a GPU.** The CPU checks passed; the GPU tests were skipped, as no"
-    echo "usable GPU was found (the reason is in the job's log)."
+    echo "usable GPU was found (the reason is in the job's log). $cases_line."
   else
-    echo "**bankcheck-ci: passed.**"
+    echo "**bankcheck-ci: passed.** $cases_line."
   fi
   if [[ -n "$no_gpu_required" ]]; then
     echo
@@ -483,11 +557,11 @@ for name in report.md report.txt results junit ctest.log record.log baselines.pa
 done
 say "artifacts in $artifacts: $written"
 if ((status != 0)); then
-  warn "failed: ${#failed_tests[@]} test(s) failed${failed_tests[*]:+: ${failed_tests[*]}}"
+  warn "failed: ${#failed_tests[@]} test(s) failed${failed_tests[*]:+: ${failed_tests[*]}}; $cases_line"
   exit 1
 fi
 if [[ -n "$no_gpu_skip" ]]; then
-  say "passed without a GPU: the CPU checks passed, the GPU tests skipped"
+  say "passed without a GPU: the CPU checks passed, the GPU tests skipped; $cases_line"
 else
-  say "passed"
+  say "passed; $cases_line"
 fi

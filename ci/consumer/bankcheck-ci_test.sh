@@ -99,6 +99,85 @@ else
   echo "ok: a link in place of the baselines' copy is not followed"
 fi
 
+# The emulated program's results (<RESULTS_DIR>-emulated) are read as the measured ones are: a
+# stand-in `bankcheck` that logs its calls and reports each folder's cases as the totals line says.
+# MEASURED_RAN: how many measured cases ran (0: all skipped, no GPU). Line findings (annotations,
+# SARIF) come from the emulated program only where the measured one ran none; its counts are never
+# offered as baselines (update-baselines --dry-run is asked of the measured results alone); the
+# summary adds both programs' cases up.
+emulated_project() {
+  project none
+  cat >"$tmp/build/CTestTestfile.cmake" <<EOF
+add_test([=[s/emulated/t]=] "/bin/bash" "-c" "mkdir -p $tmp/build/results/cases $tmp/build/results-emulated/cases; echo {} >$tmp/build/results/cases/a.json; echo {} >$tmp/build/results-emulated/cases/a.json; exit 1")
+EOF
+  cat >"$tmp/fake-bankcheck" <<'EOF'
+#!/bin/bash
+echo "$*" >>"$FAKE_LOG"
+case "$1" in
+  --version) echo "bankcheck 0.0" ;;
+  merge-results) echo "{\"from\": \"$2\"}" >"${4:?}" ;;
+  report)
+    if [[ "$2" == *-emulated.json ]]; then echo "3 cases: 1 passed, 2 failed, 0 skipped"; exit 1; fi
+    echo "3 cases: $MEASURED_RAN passed, 0 failed, $((3 - MEASURED_RAN)) skipped" ;;
+  update-baselines) exit 0 ;;
+esac
+EOF
+  chmod +x "$tmp/fake-bankcheck"
+}
+for measured_ran in 0 3; do
+  emulated_project
+  : >"$tmp/calls"
+  status=0
+  FAKE_LOG="$tmp/calls" MEASURED_RAN="$measured_ran" GITHUB_ACTIONS=true "$ci" --prebuilt --source "$tmp/src" \
+    --build "$tmp/build" --artifacts "$tmp/artifacts" --summary "$tmp/summary.md" --sarif "$tmp/sarif" \
+    --bankcheck "$tmp/fake-bankcheck" -j 1 >"$tmp/log" 2>&1 || status=$?
+  calls="$(cat "$tmp/calls")"
+  ((status == 1)) || fail "emulated cases failing: bankcheck-ci exited $status, not 1"
+  grep -q "^merge-results $tmp/build/results-emulated -o $tmp/artifacts/results/s-emulated.json" <<<"$calls" ||
+    { echo "$calls"; fail "the emulated results folder was not merged into results/s-emulated.json"; }
+  if grep -q 'update-baselines .*s-emulated.json' <<<"$calls"; then
+    fail "update-baselines was asked of the emulated results without --emulated-baselines"
+  fi
+  grep -qF "cases measured on the GPU: 3 ($measured_ran passed, 0 failed, $((3 - measured_ran)) skipped); emulated: 3 (1 passed, 2 failed, 0 skipped)" \
+    "$tmp/summary.md" || { cat "$tmp/summary.md"; fail "the summary does not add up both programs' cases"; }
+  grep -q 'bankcheck report fails some case of: s-emulated' "$tmp/log" || fail "the emulated failure was not named"
+  grep -q '^\*s, the emulated program: ' "$tmp/summary.md" || fail "the summary does not mark the emulated report"
+  findings="$(grep -cE '^report .*s-emulated.json --format (github|sarif)' <<<"$calls" || true)"
+  if ((measured_ran == 0 && findings != 2)) || ((measured_ran > 0 && findings != 0)); then
+    echo "$calls"
+    fail "measured cases that ran: $measured_ran; the emulated program's line findings: $findings calls, not $((measured_ran ? 0 : 2))"
+  fi
+done
+((failures)) || echo "ok: the emulated results are reported, counted and kept out of baselines.patch"
+
+# --emulated-baselines: where no measured case ran, the emulated counts that update-baselines
+# --emulated would record (its dry run exits 1) are recorded into the copy and offered in
+# baselines.patch; where measured cases ran, they are not asked for.
+cat >"$tmp/fake-bankcheck-emulated" <<EOF
+#!/bin/bash
+if [[ "\$1" == update-baselines && "\$2" == *-emulated.json && " \$* " == *" --emulated "* ]]; then
+  echo "\$*" >>"\$FAKE_LOG"
+  [[ " \$* " != *" --dry-run "* ]] || exit 1
+  mkdir -p "\${@: -1}/sm_90" && echo '{"cases": {"t/new": "derived"}}' >"\${@: -1}/sm_90/t.json"
+  exit 0
+fi
+exec "$tmp/fake-bankcheck" "\$@"
+EOF
+chmod +x "$tmp/fake-bankcheck-emulated"
+for measured_ran in 0 3; do
+  : >"$tmp/calls"
+  FAKE_LOG="$tmp/calls" MEASURED_RAN="$measured_ran" "$ci" --prebuilt --source "$tmp/src" --build "$tmp/build" \
+    --artifacts "$tmp/artifacts" --summary '' --bankcheck "$tmp/fake-bankcheck-emulated" --emulated-baselines -j 1 \
+    >"$tmp/log" 2>&1 || true
+  if ((measured_ran == 0)); then
+    grep -q '^+.*"t/new": "derived"' "$tmp/artifacts/baselines.patch" 2>/dev/null ||
+      { cat "$tmp/log"; fail "--emulated-baselines without measured cases: no derived baseline in baselines.patch"; }
+  elif grep -q -- 'update-baselines .*s-emulated.json.* --emulated' "$tmp/calls"; then
+    fail "--emulated-baselines asked for the emulated counts although measured cases ran"
+  fi
+done
+((failures)) || echo "ok: --emulated-baselines offers derived first baselines only where nothing was measured"
+
 if ((failures)); then
   echo "bankcheck-ci_test: $failures check(s) failed"
   exit 1

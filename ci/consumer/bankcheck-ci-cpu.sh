@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# bankcheck-ci-cpu: the GPU-less gate of a project that tests its kernels with bankcheck, on a
+# machine with no GPU and no CUDA toolkit (a GitHub-hosted ubuntu-latest runner). GitHub Actions runs
+# it through the reusable workflow .github/workflows/bankcheck-cpu-gate.yml; this repository's own CI
+# runs it on examples/ (.ci/run, ci/cpu-gate.sh). It
+#
+#   1. installs the CUDA toolkit's parts the gate needs from NVIDIA's wheels on the package index,
+#      at pinned versions, into a virtual environment (--toolkit, default <build>/cuda-venv; kept
+#      and reused): nvcc, cicc, the CUDA runtime's headers and libraries, CUPTI, CCCL, NVTX, the profiler API, cuobjdump and
+#      nvdisasm, all in <venv>/lib/python3.*/site-packages/nvidia/cu13/{bin,include,lib,nvvm};
+#      /usr/local/cuda is never used (nvcc is given to CMake by its full path)
+#   2. checks for CMake, a C++ compiler and GoogleTest, nlohmann-json and CLI11 (Debian/Ubuntu
+#      packages: installed with apt-get where this runs as root or with password-less sudo)
+#   3. with --install-bankcheck DIR: builds bankcheck from that checkout with the same toolkit and
+#      installs it into <build>/bankcheck-prefix, which find_package(bankcheck) then finds
+#   4. configures the project with that toolkit for sm_90 (CMAKE_CUDA_ARCHITECTURES=90: the emulator
+#      reads sm_90 SASS) and builds only each kernel suite's emulated program (<suite>_emulated) and,
+#      where the build makes it (FetchContent of bankcheck), the bankcheck command
+#   5. runs bankcheck-ci --prebuilt on it with `ctest -L emulate`: the emulated suite, reported like
+#      the GPU job (report.md and the job summary, report.txt, GitHub annotations, SARIF with
+#      --sarif, results, JUnit XML; baselines.patch only for a stale entry, or, with
+#      --emulated-baselines, first baselines from the emulator)
+#
+# Usage: bankcheck-ci-cpu.sh [options] [-- ctest arguments (default: -L emulate)]
+#   -s, --source DIR            the project (default .)
+#   -b, --build DIR             its build folder (default <source>/build-cpu)
+#   -D VAR=VALUE, --cmake-arg ARG   for configuring the project (repeat)
+#       --install-bankcheck DIR build and install bankcheck from this checkout first
+#       --toolkit DIR           the virtual environment of the CUDA wheels (default <build>/cuda-venv)
+#       --artifacts DIR, --summary FILE, --sarif DIR, -j N, --emulated-baselines
+#                               as bankcheck-ci's (its --help)
+#   -h, --help                  this text
+# Exit status: bankcheck-ci's (0 the gate passed, 1 a case or test failed, or a step failed; 2 usage).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+# The wheels, pinned: nvcc and its parts of CUDA 13.0 (the version bankcheck is built and tested
+# with), cuobjdump and nvdisasm of 13.2 (the oldest on the index; they read 13.0's cubins: ci/install-deps.sh
+# uses the same).
+CUDA_WHEELS=(
+  nvidia-cuda-nvcc==13.0.88 nvidia-cuda-crt==13.0.88 nvidia-nvvm==13.0.88 nvidia-cuda-runtime==13.0.96
+  nvidia-cuda-cupti==13.0.85 nvidia-cuda-cccl==13.0.85 nvidia-nvtx==13.0.85 nvidia-cuda-profiler-api==13.0.85
+  nvidia-cuda-cuobjdump==13.2.86 nvidia-cuda-nvdisasm==13.2.86
+)
+HOST_PACKAGES=(cmake g++ make googletest libgtest-dev libgmock-dev nlohmann-json3-dev libcli11-dev)
+
+say() { echo "bankcheck-ci-cpu: $*"; }
+die() { echo "bankcheck-ci-cpu: error: $1" >&2; exit "${2:-1}"; }
+
+source_dir=. build_dir="" toolkit="" bankcheck_src="" jobs="${BANKCHECK_JOBS:-$(nproc 2>/dev/null || echo 2)}"
+cmake_args=() ci_args=() ctest_args=(-L emulate)
+while (($#)); do
+  case "$1" in
+    -h | --help) awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"; exit 0 ;;
+    -s | --source) source_dir="${2:?--source needs a value}"; shift 2 ;;
+    -b | --build) build_dir="${2:?--build needs a value}"; shift 2 ;;
+    -D) cmake_args+=("-D${2:?-D needs a value}"); shift 2 ;;
+    -D?*) cmake_args+=("$1"); shift ;;
+    --cmake-arg) cmake_args+=("${2:?--cmake-arg needs a value}"); shift 2 ;;
+    --install-bankcheck) bankcheck_src="${2:?--install-bankcheck needs a value}"; shift 2 ;;
+    --toolkit) toolkit="${2:?--toolkit needs a value}"; shift 2 ;;
+    --artifacts | --summary | --sarif) ci_args+=("$1" "${2?$1 needs a value}"); shift 2 ;;
+    --emulated-baselines) ci_args+=("$1"); shift ;;
+    -j | --jobs) jobs="${2:?--jobs needs a value}"; shift 2 ;;
+    --) shift; ctest_args=("$@"); break ;;
+    *) die "unknown option '$1' (see --help)" 2 ;;
+  esac
+done
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || die "--jobs must be a whole number >= 1, not '$jobs'" 2
+[[ -d "$source_dir" ]] || die "no source folder '$source_dir'" 2
+source_dir="$(cd "$source_dir" && pwd)"
+[[ -n "$build_dir" ]] || build_dir="$source_dir/build-cpu"
+mkdir -p "$build_dir"
+build_dir="$(cd "$build_dir" && pwd)"
+[[ -n "$toolkit" ]] || toolkit="$build_dir/cuda-venv"
+start=$SECONDS
+
+# 2. Host tools and libraries.
+missing=()
+if command -v dpkg-query >/dev/null 2>&1; then
+  for p in "${HOST_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+fi
+if ((${#missing[@]})); then
+  sudo=()
+  [[ "$(id -u)" == 0 ]] || sudo=(sudo -n)
+  if command -v apt-get >/dev/null 2>&1 && "${sudo[@]}" true 2>/dev/null; then
+    say "installing ${missing[*]}"
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    say "note: missing packages ${missing[*]}, and no root to install them: sudo apt-get install -y ${missing[*]}" \
+      "(or make GoogleTest, nlohmann-json and CLI11 findable by CMake: -DCMAKE_PREFIX_PATH=...)"
+  fi
+fi
+command -v cmake >/dev/null 2>&1 || die "no cmake on PATH (apt-get install cmake, or pip install cmake)"
+
+# 1. The CUDA toolkit from the wheels.
+cu13() { compgen -G "$toolkit/lib/python3*/site-packages/nvidia/cu13" | head -n 1; }
+stamp="$toolkit/bankcheck-wheels.txt"
+if [[ ! -x "$(cu13)/bin/nvcc" || "$(cat "$stamp" 2>/dev/null)" != "${CUDA_WHEELS[*]}" ]]; then
+  command -v python3 >/dev/null 2>&1 || die "no python3 to install the CUDA wheels with"
+  say "installing the CUDA toolkit's wheels into $toolkit: ${CUDA_WHEELS[*]}"
+  rm -rf "$toolkit"
+  python3 -m venv "$toolkit" ||
+    die "python3 -m venv $toolkit failed (apt-get install python3-venv)"
+  "$toolkit/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps --retries 2 --timeout 60 \
+    "${CUDA_WHEELS[@]}" || die "pip could not install the CUDA wheels (above why)"
+  echo "${CUDA_WHEELS[*]}" >"$stamp"
+fi
+cuda="$(cu13)"
+[[ -x "$cuda/bin/nvcc" && -x "$cuda/bin/cuobjdump" && -x "$cuda/bin/nvdisasm" && -x "$cuda/nvvm/bin/cicc" ]] ||
+  die "the wheels in $toolkit laid out no nvcc, cuobjdump, nvdisasm or cicc under $cuda"
+# The wheels ship the runtime's and CUPTI's libraries by their versioned names only; CMake's
+# FindCUDAToolkit (CUDA::cudart, CUDA::cupti) looks for the linker's names.
+for lib in cudart cupti; do
+  [[ -e "$cuda/lib/lib$lib.so" ]] || ln -s "lib$lib.so.13" "$cuda/lib/lib$lib.so"
+done
+# The wheels' tools first; /usr/local/cuda, where there is one, is left out of PATH.
+PATH="$cuda/bin:$(tr ':' '\n' <<<"$PATH" | grep -vx '/usr/local/cuda[^:]*' | paste -sd: -)"
+export PATH CUDAToolkit_ROOT="$cuda"
+toolkit_args=(-DCMAKE_CUDA_COMPILER="$cuda/bin/nvcc" -DCUDAToolkit_ROOT="$cuda")
+say "CUDA toolkit: $("$cuda/bin/nvcc" --version | tail -n 1) in $cuda ($((SECONDS - start)) s so far)"
+
+# 3. bankcheck installed from a checkout, with the same toolkit.
+if [[ -n "$bankcheck_src" ]]; then
+  [[ -f "$bankcheck_src/CMakeLists.txt" ]] || die "--install-bankcheck: no CMakeLists.txt in '$bankcheck_src'" 2
+  say "building and installing bankcheck from $bankcheck_src"
+  cmake -S "$bankcheck_src" -B "$build_dir/bankcheck-build" -DBANKCHECK_BUILD_TESTS=OFF \
+    -DBANKCHECK_BUILD_BENCHMARKS=OFF -DCMAKE_CUDA_ARCHITECTURES=90 "${toolkit_args[@]}" >"$build_dir/bankcheck-build.log" 2>&1 ||
+    { cat "$build_dir/bankcheck-build.log"; die "configuring bankcheck failed (above)"; }
+  cmake --build "$build_dir/bankcheck-build" -j "$jobs" >>"$build_dir/bankcheck-build.log" 2>&1 ||
+    { tail -n 50 "$build_dir/bankcheck-build.log"; die "building bankcheck failed (above)"; }
+  rm -rf "$build_dir/bankcheck-prefix"
+  cmake --install "$build_dir/bankcheck-build" --prefix "$build_dir/bankcheck-prefix" >/dev/null
+  export CMAKE_PREFIX_PATH="$build_dir/bankcheck-prefix${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
+  ci_args+=(--prefix "$build_dir/bankcheck-prefix")
+fi
+
+# 4. Configure for sm_90 and build only what the emulated suite runs.
+say "configuring $source_dir in $build_dir for sm_90"
+cmake -S "$source_dir" -B "$build_dir" -DCMAKE_CUDA_ARCHITECTURES=90 "${toolkit_args[@]}" "${cmake_args[@]}" \
+  >"$build_dir/configure.log" 2>&1 || { cat "$build_dir/configure.log"; die "configure failed (above)"; }
+targets=()
+for file in "$build_dir"/bankcheck-suites/*.suite; do
+  [[ -f "$file" ]] || continue
+  targets+=("$(sed -n 's/^target=//p' "$file")_emulated")
+  cli="$(sed -n 's/^cli=//p' "$file")"
+  # The bankcheck command when this build makes it (FetchContent of bankcheck), not --install-bankcheck's.
+  if [[ "$cli" == "$build_dir"/* && "$cli" != "$build_dir/bankcheck-prefix/"* && " ${targets[*]} " != *" bankcheck "* ]]; then
+    targets+=(bankcheck)
+  fi
+done
+((${#targets[@]})) || die "no kernel suite in $build_dir (bankcheck_add_kernel_suite): nothing to emulate"
+say "building ${targets[*]} with $jobs jobs"
+cmake --build "$build_dir" -j "$jobs" --target "${targets[@]}" || die "build failed (above)"
+say "toolkit and build: $((SECONDS - start)) s"
+
+# 5. The emulated suite, reported as the GPU job reports.
+status=0
+"$here/bankcheck-ci.sh" --prebuilt --source "$source_dir" --build "$build_dir" -j "$jobs" "${ci_args[@]}" \
+  -- "${ctest_args[@]}" || status=$?
+say "done in $((SECONDS - start)) s (exit $status)"
+exit "$status"
