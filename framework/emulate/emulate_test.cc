@@ -643,7 +643,7 @@ TEST(EmulateTest, BadLaunchesAreErrors) {
   const Module module = Listing("        /*0040*/                   EXIT ;\n");
   EXPECT_THROW(Emulate(module, Launch(Dim3{0, 1, 1}, Dim3{32, 1, 1})), Error);
   EXPECT_THROW(Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{2048, 1, 1})), Error);
-  // What the GPU refuses (cudaErrorInvalidConfiguration) is not emulated either.
+  // What the GPU refuses (cudaErrorInvalidValue, for a launch of that shape) is not emulated either.
   EXPECT_THROW(Emulate(module, Launch(Dim3{1, 65536, 1}, Dim3{32, 1, 1})), Error);
   EXPECT_THROW(Emulate(module, Launch(Dim3{1, 1, 65536}, Dim3{32, 1, 1})), Error);
   EXPECT_THROW(Emulate(module, Launch(Dim3{2147483648u, 1, 1}, Dim3{32, 1, 1})), Error);

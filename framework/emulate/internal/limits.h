@@ -19,7 +19,7 @@ inline constexpr uint32_t kMaxBlockXY = 1024u, kMaxBlockZ = 64u, kMaxBlockThread
 // static + dynamic with it.
 inline constexpr uint64_t kDefaultDynamicShared = 48 * 1024, kMaxSharedOptIn = 227 * 1024;
 
-// Why the GPU refuses a launch of this shape (cudaErrorInvalidConfiguration): an empty grid or
+// Why the GPU refuses a launch of this shape (cudart 13.0: cudaErrorInvalidValue): an empty grid or
 // block, a dimension over its limit, a block of more than 1024 threads. nullopt when it runs.
 std::optional<std::string> InvalidConfiguration(const Dim3& grid, const Dim3& block);
 

@@ -117,7 +117,10 @@ cudaError_t Capture::SetMaxDynamicShared(const void* host_function, int bytes) {
 }
 
 cudaError_t Capture::Launch(const LaunchRequest& request, const char* entry_point) {
-  if (internal::InvalidConfiguration(request.grid, request.block)) return cudaErrorInvalidConfiguration;
+  // cudart 13.0 answers every such shape with cudaErrorInvalidValue (measured on an H200, driver
+  // 580.159.04: an empty grid or block, grid y or z 65536, grid x 2^31, block x or y 1025, block z 65,
+  // 2048 threads), not cudaErrorInvalidConfiguration.
+  if (internal::InvalidConfiguration(request.grid, request.block)) return cudaErrorInvalidValue;
   std::unique_lock<std::mutex> lock(mutex_);
   launched_in_case_ = true;
   const auto found = kernels_.find(request.function);

@@ -249,7 +249,7 @@ TEST_F(RuntimeTest, AFunctionNoModuleRegisteredIsNotEmulated) {
             cudaErrorInvalidDeviceFunction);
   EXPECT_THAT(TheCapture().TakeNotEmulated(), HasSubstr("no module registered"));
   EXPECT_EQ(cudaLaunchKernel(emutest::NoParamsKernelStub(), dim3(1), dim3(2048), nullptr, 0, nullptr),
-            cudaErrorInvalidConfiguration);
+            cudaErrorInvalidValue);
 }
 
 // Launches the GPU refuses are refused with cudart's error codes, recorded or not (the limits of
@@ -265,10 +265,10 @@ TEST_F(RuntimeTest, LaunchesTheGpuRefusesAreRefused) {
                                                                         {dim3(1), dim3(1, 1, 65)},
                                                                         {dim3(1), dim3(1025)},
                                                                         {dim3(1), dim3(64, 16, 2)}}) {
-      EXPECT_EQ(cudaLaunchKernel(stub, grid, block, nullptr, 0, nullptr), cudaErrorInvalidConfiguration)
+      EXPECT_EQ(cudaLaunchKernel(stub, grid, block, nullptr, 0, nullptr), cudaErrorInvalidValue)
           << grid.x << "x" << grid.y << "x" << grid.z << " blocks of " << block.x << "x" << block.y << "x"
           << block.z;
-      EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidConfiguration);
+      EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
     }
     EXPECT_EQ(cudaLaunchKernel(stub, dim3(2147483647u, 65535, 65535), dim3(1024), nullptr, 0, nullptr),
               cudaSuccess);

@@ -62,7 +62,7 @@ class Capture final : public internal::LaunchEmulation {
   // The kernel of a host stub; nullptr when none was registered.
   const RegisteredKernel* Find(const void* host_function) const;
 
-  // A launch: refused as the GPU refuses it (cudaErrorInvalidConfiguration for its shape,
+  // A launch: refused as the GPU refuses it (cudaErrorInvalidValue for its shape, as cudart 13.0 answers,
   // cudaErrorInvalidValue for more dynamic shared memory than the kernel may have), else recorded
   // while a session counts and accepted without effect otherwise. cudaErrorInvalidDeviceFunction,
   // having noted why (NoteNotEmulated), for a function that was never registered.
