@@ -213,6 +213,21 @@ bool InstructionAt(std::string_view line, uint32_t& offset, DisassembledInstruct
 
 }  // namespace
 
+namespace {
+// The current folder as getcwd() spells it, and as $PWD does where that names the same folder.
+std::vector<std::string> WorkingFolderSpellings() {
+  std::vector<std::string> spellings;
+  std::error_code error;
+  const std::filesystem::path current = std::filesystem::current_path(error);
+  if (!error) spellings.push_back(current.string());
+  const char* pwd = std::getenv("PWD");
+  if (pwd != nullptr && pwd[0] == '/' && !error && pwd != current.string() &&
+      std::filesystem::equivalent(pwd, current, error) && !error)
+    spellings.push_back(pwd);
+  return spellings;
+}
+}  // namespace
+
 Disassembly ParseNvdisasm(const std::string& listing) {
   // "        .text._Z9transposePKfPf:" opens a function; "/*0220*/  @!P0 LDS.128 R4, [R2] ;" is
   // an instruction, ".L_x_15:" a label of the next one. With -gi, the instructions after
@@ -224,9 +239,9 @@ Disassembly ParseNvdisasm(const std::string& listing) {
   // parse's time (and recurses per character on long lines).
   Disassembly disassembled;
   // Sources compiled at run time, named as the program named them (RunTimeSourceName), each file
-  // looked up once.
-  std::error_code no_folder;
-  const std::string working_folder = std::filesystem::current_path(no_folder).string();
+  // looked up once. The compiler names the folder as getcwd() does, or, as GCC does, as $PWD spells
+  // it where that is the same folder (a checkout reached through a link): both are tried.
+  const std::vector<std::string> working_folders = WorkingFolderSpellings();
   std::map<std::string, std::string, std::less<>> source_names;
   std::map<uint32_t, DisassembledInstruction>* current = nullptr;
   std::vector<SourceFrame> chain;
@@ -246,7 +261,10 @@ Disassembly ParseNvdisasm(const std::string& listing) {
       if (named == source_names.end()) {
         std::error_code error;
         const bool exists = std::filesystem::exists(frame.file, error);
-        named = source_names.emplace(frame.file, RunTimeSourceName(frame.file, working_folder, exists)).first;
+        std::string program_named = frame.file;
+        for (size_t i = 0; i < working_folders.size() && program_named == frame.file; ++i)
+          program_named = RunTimeSourceName(frame.file, working_folders[i], exists);
+        named = source_names.emplace(frame.file, std::move(program_named)).first;
       }
       frame.file = named->second;
       if (!chain_open) chain.clear();

@@ -237,6 +237,30 @@ TEST(ParseNvdisasmTest, NamesARunTimeCompiledSourceAsTheProgramNamedItFromAnyFol
   EXPECT_THAT(seen, ElementsAre("gen/runtime_stride2.cu", "gen/runtime_stride2.cu"));
 }
 
+// Through a linked checkout, a compiler names the folder as $PWD spells it (the link), not as getcwd()
+// does: either spelling gives the name the program gave.
+TEST(ParseNvdisasmTest, NamesARunTimeCompiledSourceAlsoThroughALinkedFolder) {
+  const std::filesystem::path base =
+      std::filesystem::temp_directory_path() / ("bankcheck-nvrtc-linked-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(base / "real");
+  std::filesystem::create_directory_symlink(base / "real", base / "link");
+  const std::filesystem::path before = std::filesystem::current_path();
+  const char* old_pwd = std::getenv("PWD");
+  const std::string saved_pwd = old_pwd == nullptr ? "" : old_pwd;
+  std::filesystem::current_path(base / "link");
+  ::setenv("PWD", (base / "link").c_str(), 1);
+  std::vector<std::string> seen;
+  for (const std::filesystem::path& folder : {base / "link", base / "real"}) {
+    const std::string listing = ".text._Z1kPf:\n\t//## File \"" + (folder / "runtime_stride2.cu").string() +
+                                "\", line 3\n        /*0010*/  LDS R1, [R2] ;\n";
+    seen.push_back(ParseNvdisasm(listing).at("_Z1kPf").at(0x10).inline_chain.at(0).file);
+  }
+  std::filesystem::current_path(before);
+  ::setenv("PWD", saved_pwd.c_str(), 1);
+  std::filesystem::remove_all(base);
+  EXPECT_THAT(seen, ElementsAre("runtime_stride2.cu", "runtime_stride2.cu"));
+}
+
 TEST(RunTimeSourceNameTest, OnlyAMissingFileUnderTheWorkingFolderIsRenamed) {
   EXPECT_EQ(RunTimeSourceName("/w/k.cu", "/w", false), "k.cu");
   EXPECT_EQ(RunTimeSourceName("/w/k.cu", "/w", true), "/w/k.cu");
