@@ -5,6 +5,9 @@
 # test is stale and whose recording writes a real baseline change plus hostile files: only the
 # baseline may reach the patch. CPU only.
 set -euo pipefail
+# The suites' folders are the test projects' own: ci/test.sh, which runs this under ctest, sets
+# BANKCHECK_RESULTS_DIR for bankcheck's own suite, and bankcheck-ci would take it for theirs.
+unset BANKCHECK_RESULTS_DIR BANKCHECK_BASELINES_DIR
 ci="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/bankcheck-ci.sh"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
