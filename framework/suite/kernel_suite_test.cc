@@ -113,9 +113,10 @@ void CaseTest::TestBody() {
   CaseContext context(session);
   if (internal::LaunchEmulation* const emulation = internal::InstalledLaunchEmulation()) {
     // The emulated program (docs/emulate.md): it checks baselines, records them only as first
-    // baselines (BANKCHECK_UPDATE_BASELINES=emulated), and a case it cannot decide (a launch the evaluator left undecided, a CUDA call it does not emulate)
-    // skips, saying which, whatever that made the case do afterwards.
-    // Its checks of what the kernels would have written are reported as not evaluated, at their lines.
+    // baselines (BANKCHECK_UPDATE_BASELINES=emulated), and a case it cannot decide (a launch the
+    // evaluator left undecided, a CUDA call it does not emulate) skips, saying which, whatever that
+    // made the case do afterwards. Its checks of what the kernels would have written are reported as
+    // not evaluated, at their lines.
     const EmulatedCaseRun run = RunEmulatedCase(c, context, *emulation);
     std::cout << UnevaluatedChecksNote(run);
     if (!run.unevaluated_checks.empty())
