@@ -93,4 +93,11 @@ std::string LabelFromEnvironment(const char* variable) {
   return value;
 }
 
+std::string PwdNaming(const struct stat& current) {
+  const char* pwd = std::getenv("PWD");
+  struct stat status {};
+  if (pwd == nullptr || pwd[0] != '/' || ::stat(pwd, &status) != 0) return "";
+  return status.st_dev == current.st_dev && status.st_ino == current.st_ino ? pwd : "";
+}
+
 }  // namespace bankcheck

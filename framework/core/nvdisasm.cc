@@ -220,9 +220,9 @@ std::vector<std::string> WorkingFolderSpellings() {
   std::error_code error;
   const std::filesystem::path current = std::filesystem::current_path(error);
   if (!error) spellings.push_back(current.string());
-  const char* pwd = std::getenv("PWD");
-  if (pwd != nullptr && pwd[0] == '/' && !error && pwd != current.string() &&
-      std::filesystem::equivalent(pwd, current, error) && !error)
+  struct stat here {};
+  if (::stat(".", &here) != 0) return spellings;
+  if (std::string pwd = PwdNaming(here); !pwd.empty() && (spellings.empty() || pwd != spellings[0]))
     spellings.push_back(pwd);
   return spellings;
 }

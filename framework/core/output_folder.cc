@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <deque>
 #include <string>
 #include <system_error>
@@ -235,11 +234,7 @@ class Walker {
 // The current folder's path as the user sees it: $PWD when it is absolute and names the current
 // folder (`here`), as a shell keeps it after `cd` into a link; else getcwd()'s, which has no link.
 std::string CurrentFolderPath(const struct stat& here, const std::string& what) {
-  const char* pwd = std::getenv("PWD");
-  struct stat status {};
-  if (pwd != nullptr && pwd[0] == '/' && ::stat(pwd, &status) == 0 && status.st_dev == here.st_dev &&
-      status.st_ino == here.st_ino)
-    return pwd;
+  if (std::string pwd = PwdNaming(here); !pwd.empty()) return pwd;
   std::vector<char> buffer(PATH_MAX);
   if (::getcwd(buffer.data(), buffer.size()) == nullptr) {
     throw Error(ErrorKind::kBadInput, what + ": cannot tell the current folder's path (" + ErrnoText(errno) +
