@@ -24,12 +24,14 @@
 #include <string>
 #include <vector>
 
+#include "emulate/internal/limits.h"
 #include "emulate/runtime/internal/launch_capture.h"
 
 namespace {
 
 using bankcheck::emulate::runtime::LaunchRequest;
 using bankcheck::emulate::runtime::TheCapture;
+using namespace bankcheck::emulate::internal;  // sm_90's launch and shared-memory limits
 
 thread_local cudaError_t t_last_error = cudaSuccess;
 
@@ -81,20 +83,21 @@ cudaDeviceProp EmulatedDevice() {
   prop.major = 9;
   prop.minor = 0;
   prop.totalGlobalMem = kDeviceMemory;
-  prop.sharedMemPerBlock = 48 * 1024;
-  prop.sharedMemPerBlockOptin = 227 * 1024;
+  prop.sharedMemPerBlock = kDefaultDynamicShared;
+  prop.sharedMemPerBlockOptin = kMaxSharedOptIn;
   prop.sharedMemPerMultiprocessor = 228 * 1024;
   prop.reservedSharedMemPerBlock = 1024;
   prop.regsPerBlock = 65536;
   prop.regsPerMultiprocessor = 65536;
   prop.warpSize = 32;
-  prop.maxThreadsPerBlock = 1024;
-  prop.maxThreadsDim[0] = 1024;
-  prop.maxThreadsDim[1] = 1024;
-  prop.maxThreadsDim[2] = 64;
-  prop.maxGridSize[0] = 2147483647;
-  prop.maxGridSize[1] = 65535;
-  prop.maxGridSize[2] = 65535;
+  // The limits the launches are checked against (emulate/internal/limits.h).
+  prop.maxThreadsPerBlock = kMaxBlockThreads;
+  prop.maxThreadsDim[0] = kMaxBlockXY;
+  prop.maxThreadsDim[1] = kMaxBlockXY;
+  prop.maxThreadsDim[2] = kMaxBlockZ;
+  prop.maxGridSize[0] = static_cast<int>(kMaxGridX);
+  prop.maxGridSize[1] = kMaxGridYZ;
+  prop.maxGridSize[2] = kMaxGridYZ;
   prop.maxThreadsPerMultiProcessor = 2048;
   prop.maxBlocksPerMultiProcessor = 32;
   prop.multiProcessorCount = 132;

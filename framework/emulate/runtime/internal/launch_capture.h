@@ -53,7 +53,7 @@ struct LaunchRequest {
 // Error(kBadInput) when a slot's ordinal has no argument (args is null).
 std::vector<uint8_t> PackParameters(const KernelInfo& kernel, void* const* args);
 
-class Capture final : public internal::LaunchEmulation {
+class Capture final : public bankcheck::internal::LaunchEmulation {
  public:
   // Registration, from nvcc's start-up code. A fatbin handle is what __cudaRegisterFatBinary
   // returns: a pointer to its fatbin pointer.
@@ -85,7 +85,7 @@ class Capture final : public internal::LaunchEmulation {
   // The launches recorded since Start, as the evaluator will get them (tests).
   std::vector<LaunchToEmulate> Recorded() const;
 
-  // internal::LaunchEmulation
+  // bankcheck::internal::LaunchEmulation
   void Start() override;
   std::vector<LaunchRecord> Finish() override;
   void Abandon() override;
