@@ -71,15 +71,12 @@ bool UpdatingBaselines() { return BaselineRecording().has_value(); }
 std::string WhyThisProgramCannotRecord(Recording recording, bool emulated) {
   if (emulated && recording == Recording::kMeasured)
     return "BANKCHECK_UPDATE_BASELINES=1 records counts measured on a GPU, and this emulated program "
-           "measures "
-           "none: record on a machine with a GPU, or record the emulator's derived counts as first baselines "
-           "on purpose with BANKCHECK_UPDATE_BASELINES=emulated (docs/emulate.md)";
+           "measures none: record on a machine with a GPU, or record the emulator's derived counts as "
+           "first baselines on purpose with BANKCHECK_UPDATE_BASELINES=emulated (docs/emulate.md)";
   if (!emulated && recording == Recording::kEmulatedFirstBaselines)
     return "BANKCHECK_UPDATE_BASELINES=emulated records the emulator's derived counts, which only the "
-           "suite's "
-           "emulated program (its <prefix>/emulated/<topic> tests) has: here, with a GPU, record measured "
-           "counts "
-           "with BANKCHECK_UPDATE_BASELINES=1";
+           "suite's emulated program (its <prefix>/emulated/<topic> tests) has: here, with a GPU, record "
+           "measured counts with BANKCHECK_UPDATE_BASELINES=1";
   return "";
 }
 

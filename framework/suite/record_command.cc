@@ -34,7 +34,7 @@ std::string RegexEscape(const std::string& text) {
 
 // The environment of every command: `variable`=`value`, and the folder when it is not the suite's own.
 std::string CommandEnvironment(const RecordCommand& record, const std::string& variable,
-                               const std::string& value = "1") {
+                               const std::string& value) {
   return variable + "=" + value + " " +
          (record.baselines_dir.empty() ? ""
                                        : "BANKCHECK_BASELINES_DIR=" + ShellQuote(record.baselines_dir) + " ");
@@ -74,16 +74,13 @@ std::string RecordCommand::ForCase(const std::string& case_name) const {
 }
 
 std::string RecordCommand::ForAll() const {
-  const std::string command =
-      CommandEnvironment(*this, "BANKCHECK_UPDATE_BASELINES", update_value) + test_command;
-  return topic_test_prefix.empty()
-             ? command
-             : command + " -R " + ShellQuote("^" + RegexEscape(topic_test_prefix + "/"));
+  return RunTestsWith("BANKCHECK_UPDATE_BASELINES", topic_test_prefix.empty() ? "" : topic_test_prefix + "/",
+                      update_value);
 }
 
-std::string RecordCommand::RunTestsWith(const std::string& variable,
-                                        const std::string& test_name_prefix) const {
-  const std::string command = CommandEnvironment(*this, variable) + test_command;
+std::string RecordCommand::RunTestsWith(const std::string& variable, const std::string& test_name_prefix,
+                                        const std::string& value) const {
+  const std::string command = CommandEnvironment(*this, variable, value) + test_command;
   return test_name_prefix.empty() ? command
                                   : command + " -R " + ShellQuote("^" + RegexEscape(test_name_prefix));
 }

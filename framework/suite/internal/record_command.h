@@ -65,8 +65,9 @@ struct RecordCommand {
   // runs the suite's model checks too: they record nothing, and take milliseconds)
   std::string ForAll() const;
   // Runs the tests whose CTest names begin with `test_name_prefix` (every test when it is empty)
-  // with `variable`=1: "BANKCHECK_PRUNE_BASELINES=1 ctest -R '^my_suite\.baseline_files'"
-  std::string RunTestsWith(const std::string& variable, const std::string& test_name_prefix) const;
+  // with `variable`=`value`: "BANKCHECK_PRUNE_BASELINES=1 ctest -R '^my_suite\.baseline_files'"
+  std::string RunTestsWith(const std::string& variable, const std::string& test_name_prefix,
+                           const std::string& value = "1") const;
   // These commands as the core's messages take them (baseline.h).
   RecordAdvice Advice() const;
 };
