@@ -23,6 +23,7 @@
 #include "core/internal/environment.h"
 #include "emulate/internal/limits.h"
 #include "emulate/internal/sass.h"
+#include "emulate/internal/sm90.h"
 
 namespace bankcheck::emulate {
 namespace {
@@ -118,18 +119,6 @@ Value Affine(uint32_t bits, const BlockDependence& block, const V&... inputs) {
   return result;
 }
 
-// A comparison of ISETP's and IMNMX's.
-enum class Test : uint8_t {
-  kLess,
-  kLessOrEqual,
-  kGreater,
-  kGreaterOrEqual,
-  kEqual,
-  kNotEqual,
-  kTrue,
-  kFalse
-};
-
 bool Compare(Test test, bool is_unsigned, uint32_t a, uint32_t b) {
   const int64_t sa = is_unsigned ? int64_t{a} : int64_t{static_cast<int32_t>(a)};
   const int64_t sb = is_unsigned ? int64_t{b} : int64_t{static_cast<int32_t>(b)};
@@ -149,6 +138,7 @@ bool Compare(Test test, bool is_unsigned, uint32_t a, uint32_t b) {
     case Test::kTrue:
       return true;
     case Test::kFalse:
+    case Test::kNone:
       break;
   }
   return false;
@@ -205,24 +195,6 @@ struct BlockConditions {
 struct Undecidable {
   Undecided undecided;
 };
-
-// The kind of a shared-memory instruction (a row of the opcode table's shared classes).
-SharedKind KindOf(const Instruction& instruction) {
-  switch (instruction.info->semantics) {
-    case Semantics::kSharedStore:
-      return SharedKind::kStore;
-    case Semantics::kSharedMatrixLoad:
-      return SharedKind::kLdmatrix;
-    case Semantics::kSharedMatrixStore:
-      return SharedKind::kStmatrix;
-    case Semantics::kSharedCopy:
-      return SharedKind::kCpAsync;
-    case Semantics::kSharedAtomic:
-      return SharedKind::kAtomic;
-    default:
-      return SharedKind::kLoad;
-  }
-}
 
 // One warp's state.
 struct WarpState {
@@ -414,6 +386,7 @@ class Evaluator {
         return "a constant that is neither the launch configuration nor an argument (" + Located(source) +
                ")";
       case Semantics::kSpecialRegister:
+      case Semantics::kSpecialRegisterPair:
         return "a special register whose value is not known before the launch runs (" + Located(source) + ")";
       case Semantics::kIsetp:
         return "a 64-bit comparison the emulator does not evaluate (" + Located(source) + ")";
@@ -431,10 +404,10 @@ class Evaluator {
 
   Value ReadConstant(const Instruction& at, size_t index, uint32_t bank, uint64_t offset,
                      uint32_t bytes) const {
-    if (bank != 0) return Unknown(Origin(index));
-    // sm_90's constant bank 0: blockDim at 0x0, gridDim at 0xc (checked against the SASS of
-    // kernels that read them), the arguments from the kernel's parameter base.
-    if (offset + bytes <= 0x18 && offset % 4 == 0 && bytes == 4) {
+    if (bank != sm90::kLaunchConfigurationBank) return Unknown(Origin(index));
+    // blockDim then gridDim (sm90.h), the arguments from the kernel's parameter base.
+    static_assert(sm90::kBlockDimOffset == 0 && sm90::kGridDimOffset == 12);
+    if (offset + bytes <= sm90::kLaunchConfigurationEnd && offset % 4 == 0 && bytes == 4) {
       const uint32_t values[6] = {launch_.block.x, launch_.block.y, launch_.block.z,
                                   launch_.grid.x,  launch_.grid.y,  launch_.grid.z};
       return Known(values[offset / 4]);
@@ -548,16 +521,6 @@ class Evaluator {
     return operand.kind == OperandKind::kRegister || operand.kind == OperandKind::kUniformRegister;
   }
 
-  // How many 32-bit registers an instruction's destination spans, by its width modifier.
-  static int Width(const Instruction& instruction) {
-    if (instruction.info != nullptr && instruction.info->registers > 0) return instruction.info->registers;
-    if (instruction.Has("128")) return 4;
-    if (instruction.Has("64") || instruction.base == "DADD" || instruction.base == "DMUL" ||
-        instruction.base == "DFMA")
-      return 2;
-    return 1;
-  }
-
   // ---- one instruction, one lane: the registers and predicates it writes ----
   // a `test` b, recorded as a condition of the block's group when a or b depends on the block:
   // the outcome is then the same in every block of the group. nullopt when that dependence cannot
@@ -570,17 +533,6 @@ class Evaluator {
     conditions_.comparisons.push_back(
         {a.bits, b.bits, a.block.step, b.block.step, test, is_unsigned, outcome});
     return outcome;
-  }
-
-  static std::optional<Test> TestOf(const Instruction& in) {
-    static constexpr std::pair<const char*, Test> kTests[] = {
-        {"LT", Test::kLess},    {"LE", Test::kLessOrEqual},
-        {"GT", Test::kGreater}, {"GE", Test::kGreaterOrEqual},
-        {"EQ", Test::kEqual},   {"NE", Test::kNotEqual},
-        {"T", Test::kTrue},     {"F", Test::kFalse}};
-    for (const auto& [name, test] : kTests)
-      if (in.Has(name)) return test;
-    return std::nullopt;
   }
 
   void Compute(const Instruction& in, size_t index, int lane, std::vector<Write>& out) {
@@ -616,7 +568,7 @@ class Evaluator {
       }
     };
     const Semantics semantics = in.info->semantics;
-    const bool is_unsigned = in.Has("U32");
+    const bool is_unsigned = in.Is(mod::kU32);
     switch (semantics) {
       case Semantics::kMove: {
         write(ops.at(0), Read(ops.at(1), lane, index));
@@ -630,8 +582,8 @@ class Evaluator {
         const Value b = Read(ops.at(next + 1), lane, index);
         const Operand& c_operand = ops.at(next + 2);
         Value carry_in = Known(0);
-        if (in.Has("X") && ops.size() > next + 3) carry_in = ReadPredicate(ops[next + 3], lane);
-        if (in.Has("WIDE") || in.Has("HI")) {
+        if (in.Is(mod::kX) && ops.size() > next + 3) carry_in = ReadPredicate(ops[next + 3], lane);
+        if (in.Is(mod::kWide | mod::kHi)) {
           uint64_t c_bits = 0;
           Value c = ReadPair(c_operand, lane, index, &c_bits);
           if (c_operand.negate) c_bits = 0 - c_bits;
@@ -642,7 +594,7 @@ class Evaluator {
           const uint64_t sum = product + c_bits;  // a*b + c, modulo 2^64
           const uint32_t carry = sum < product ? 1u : 0u;
           const Value inputs = From(0, a, b, c, carry_in);
-          if (in.Has("HI")) {
+          if (in.Is(mod::kHi)) {
             write(ops[0], From(static_cast<uint32_t>(sum >> 32), inputs));  // the high word of a*b + c
           } else {
             write_pair(ops[0], sum, inputs);
@@ -710,10 +662,10 @@ class Evaluator {
         BlockDependence block = NotAffine();
         uint64_t shifted = 0;
         uint32_t shift = 0;
-        if (in.Has("HI")) {
-          Value c = Known(in.Has("SX32") ? static_cast<uint32_t>(static_cast<int32_t>(a.bits) >> 31) : 0);
+        if (in.Is(mod::kHi)) {
+          Value c = Known(in.Is(mod::kSx32) ? static_cast<uint32_t>(static_cast<int32_t>(a.bits) >> 31) : 0);
           size_t shift_at = 2;
-          if (!in.Has("SX32")) {
+          if (!in.Is(mod::kSx32)) {
             c = Read(*sources.at(2), lane, index);
             shift_at = 3;
           }
@@ -731,7 +683,7 @@ class Evaluator {
           if (!s.block.any()) block = Plus(Times(a.block, shift >= 32 ? 0 : 1u << shift), b.block);
         }
         uint64_t sum = shifted + b.bits;
-        if (in.Has("X"))
+        if (in.Is(mod::kX))
           for (const Operand* carry : carries) {
             const Value bit = ReadPredicate(*carry, lane);
             inputs = From(0, inputs, bit);
@@ -745,28 +697,28 @@ class Evaluator {
       case Semantics::kShf: {
         const Value low = Read(ops.at(1), lane, index), s = Read(ops.at(2), lane, index),
                     high = Read(ops.at(3), lane, index);
-        const bool wide = in.Has("U64") || in.Has("S64");
+        const bool wide = in.Is(mod::kU64 | mod::kS64);
         uint32_t shift = s.bits;
-        if (in.Has("W")) {
+        if (in.Is(mod::kW)) {
           shift &= wide ? 63u : 31u;
         } else {
           shift = std::min<uint32_t>(shift, wide ? 64u : 32u);
         }
         const uint64_t value = (uint64_t{high.bits} << 32) | low.bits;
         uint64_t result = 0;
-        if (in.Has("L")) {
+        if (in.Is(mod::kL)) {
           result = shift >= 64 ? 0 : value << shift;
-        } else if (in.Has("S32") || in.Has("S64")) {
+        } else if (in.Is(mod::kS32 | mod::kS64)) {
           result = static_cast<uint64_t>(static_cast<int64_t>(value) >> std::min<uint32_t>(shift, 63));
         } else {
           result = shift >= 64 ? 0 : value >> shift;
         }
         // The low word of a left shift by a count the same in every block is low << count: affine.
         BlockDependence block = NotAffine();
-        if (in.Has("L") && !in.Has("HI") && !s.block.any() && shift < 32)
+        if (in.Is(mod::kL) && !in.Is(mod::kHi) && !s.block.any() && shift < 32)
           block = Times(low.block, 1u << shift);
         write(ops[0],
-              Affine(static_cast<uint32_t>(in.Has("HI") ? result >> 32 : result), block, low, s, high));
+              Affine(static_cast<uint32_t>(in.Is(mod::kHi) ? result >> 32 : result), block, low, s, high));
         return;
       }
       case Semantics::kLop3: {
@@ -808,21 +760,20 @@ class Evaluator {
         return;
       }
       case Semantics::kIsetp: {
-        if (in.Has("EX")) {
+        if (in.Is(mod::kEx)) {
           write(ops.at(0), Unknown(Origin(index)));
           write(ops.at(1), Unknown(Origin(index)));
           return;
         }
         const Value a = Read(ops.at(2), lane, index), b = Read(ops.at(3), lane, index);
         const Value c = ReadPredicate(ops.at(4), lane);
-        const std::optional<Test> kind_of = TestOf(in);
-        if (!kind_of) Stop(in, "the comparison of " + in.Where() + " is not understood");
-        const Test kind = *kind_of;
+        const Test kind = in.decoded.test;
+        if (kind == Test::kNone) Stop(in, "the comparison of " + in.Where() + " is not understood");
         const std::optional<bool> outcome = CompareInGroup(kind, is_unsigned, a, b);
         const bool test = outcome.value_or(Compare(kind, is_unsigned, a.bits, b.bits));
         const auto combine = [&](bool t) {
-          if (in.Has("AND")) return t && c.bits;
-          if (in.Has("OR")) return t || c.bits;
+          if (in.Is(mod::kAnd)) return t && c.bits;
+          if (in.Is(mod::kOr)) return t || c.bits;
           return static_cast<bool>(t != static_cast<bool>(c.bits));  // XOR
         };
         // The same in every block of the group unless the comparison or c could not be followed.
@@ -873,7 +824,7 @@ class Evaluator {
         uint32_t bits = a.bits;
         if (!is_unsigned && static_cast<int32_t>(bits) < 0) bits = ~bits;
         uint32_t position = bits == 0 ? 0xffffffffu : 31u - static_cast<uint32_t>(__builtin_clz(bits));
-        if (in.Has("SH") && bits != 0) position = 31u - position;
+        if (in.Is(mod::kSh) && bits != 0) position = 31u - position;
         write(ops[0], From(position, a));
         return;
       }
@@ -902,23 +853,21 @@ class Evaluator {
         write(ops[0], From(result, a, selector, b));
         return;
       }
-      case Semantics::kSpecialRegister: {
-        const Operand& source = ops.at(1);
-        if (in.base == "CS2R") {
-          if (source.text == "SRZ") {
-            write_pair(ops[0], 0, Known(0));
-          } else {
-            unknown_destinations(1, in.Has("32") ? 1 : 2, Origin(index));
-          }
-          return;
+      case Semantics::kSpecialRegisterPair: {
+        if (static_cast<sm90::SpecialRegister>(ops.at(1).index) == sm90::SpecialRegister::kZero) {
+          write_pair(ops[0], 0, Known(0));
+        } else {
+          unknown_destinations(1, in.Is(mod::k32) ? 1 : 2, Origin(index));
         }
-        write(ops[0], SpecialRegister(source.text, lane, index));
         return;
       }
+      case Semantics::kSpecialRegister:
+        write(ops[0], SpecialRegister(ops.at(1), lane, index));
+        return;
       case Semantics::kLoadConstant: {
         const Operand& source = ops.at(1);
         if (source.kind != OperandKind::kConstant) {
-          unknown_destinations(1, Width(in), Origin(index));
+          unknown_destinations(1, in.decoded.width, Origin(index));
           return;
         }
         uint64_t offset = source.value;
@@ -929,15 +878,15 @@ class Evaluator {
           offset += base.bits;
         }
         uint32_t bytes = 4;
-        if (in.Has("U8") || in.Has("S8")) bytes = 1;
-        if (in.Has("U16") || in.Has("S16")) bytes = 2;
-        const int width = Width(in);
+        if (in.Is(mod::kU8 | mod::kS8)) bytes = 1;
+        if (in.Is(mod::kU16 | mod::kS16)) bytes = 2;
+        const int width = in.decoded.width;
         for (int part = 0; part < width; ++part) {
           Value value = ReadConstant(in, index, source.bank, offset + 4u * part, bytes);
           if (value.known() && bytes < 4) {
             const uint32_t mask = (1u << (8 * bytes)) - 1;
             value.bits &= mask;
-            if ((in.Has("S8") || in.Has("S16")) && (value.bits >> (8 * bytes - 1))) value.bits |= ~mask;
+            if ((in.Is(mod::kS8 | mod::kS16)) && (value.bits >> (8 * bytes - 1))) value.bits |= ~mask;
           }
           Operand destination = ops[0];
           destination.index += part;
@@ -955,19 +904,19 @@ class Evaluator {
       }
       case Semantics::kIntToFloat: {
         const Value a = Read(ops.at(1), lane, index);
-        if (in.Has("F64") || in.Has("F16") || in.Has("S64") || in.Has("U64") || in.Has("S16") ||
-            in.Has("U16") || in.Has("S8") || in.Has("U8")) {
-          unknown_destinations(1, in.Has("F64") ? 2 : 1, Origin(index));
+        if (in.Is(mod::kF64 | mod::kF16 | mod::kS64 | mod::kU64 | mod::kS16) ||
+            in.Is(mod::kU16 | mod::kS8 | mod::kU8)) {
+          unknown_destinations(1, in.Is(mod::kF64) ? 2 : 1, Origin(index));
           return;
         }
-        write(ops[0], From(IntToFloat(a.bits, in.Has("U32"), RoundingOf(in)), a));
+        write(ops[0], From(IntToFloat(a.bits, in.Is(mod::kU32), in.decoded.rounding), a));
         return;
       }
       case Semantics::kFloatToInt: {
         const Value a = Read(ops.at(1), lane, index);
         uint32_t result = 0;
-        if (in.Has("F64") || in.Has("S64") || in.Has("U64") || !FloatToInt(a.bits, in, &result)) {
-          unknown_destinations(1, (in.Has("S64") || in.Has("U64")) ? 2 : 1, Origin(index));
+        if (in.Is(mod::kF64 | mod::kS64 | mod::kU64) || !FloatToInt(a.bits, in, &result)) {
+          unknown_destinations(1, (in.Is(mod::kS64 | mod::kU64)) ? 2 : 1, Origin(index));
           return;
         }
         write(ops[0], From(result, a));
@@ -988,13 +937,13 @@ class Evaluator {
         return;
       }
       case Semantics::kData:
-        unknown_destinations(in.info->destinations, Width(in), Origin(index));
+        unknown_destinations(in.info->destinations, in.decoded.width, Origin(index));
         return;
       case Semantics::kLoad:
       case Semantics::kSharedLoad:
       case Semantics::kSharedAtomic: {
         // ATOMG/ATOM with RZ destinations write nothing; a 64-bit atomic writes two registers.
-        unknown_destinations(1, Width(in), Origin(index));
+        unknown_destinations(1, in.decoded.width, Origin(index));
         return;
       }
       case Semantics::kSharedMatrixLoad:
@@ -1034,14 +983,6 @@ class Evaluator {
     if (units != std::floor(units) || units >= 1024) return false;
     *half = static_cast<uint16_t>(sign | static_cast<uint32_t>(units));
     return true;
-  }
-
-  enum class Rounding { kNearest, kZero, kDown, kUp };
-  static Rounding RoundingOf(const Instruction& in) {
-    if (in.Has("RZ") || in.Has("TRUNC")) return Rounding::kZero;
-    if (in.Has("RM") || in.Has("FLOOR")) return Rounding::kDown;
-    if (in.Has("RP") || in.Has("CEIL")) return Rounding::kUp;
-    return Rounding::kNearest;
   }
 
   // A 32-bit integer as a float, rounded as asked (done by hand: the host's rounding mode is not
@@ -1087,14 +1028,14 @@ class Evaluator {
   static bool FloatToInt(uint32_t bits, const Instruction& in, uint32_t* result) {
     float x = 0;
     std::memcpy(&x, &bits, sizeof x);
-    if (in.Has("FTZ") && std::fpclassify(x) == FP_SUBNORMAL) x = 0;
-    const bool is_unsigned = in.Has("U32");
+    if (in.Is(mod::kFtz) && std::fpclassify(x) == FP_SUBNORMAL) x = 0;
+    const bool is_unsigned = in.Is(mod::kU32);
     if (std::isnan(x)) {
       *result = is_unsigned ? 0 : 0x80000000u;  // sm_90 gives the most negative for S32
       return !is_unsigned ? false : true;
     }
     double rounded = x;
-    switch (RoundingOf(in)) {
+    switch (in.decoded.rounding) {
       case Rounding::kZero:
         rounded = std::trunc(rounded);
         break;
@@ -1118,28 +1059,46 @@ class Evaluator {
     return true;
   }
 
-  Value SpecialRegister(const std::string& name, int lane, size_t index) const {
+  Value SpecialRegister(const Operand& source, int lane, size_t index) const {
+    using sm90::SpecialRegister;
     const uint32_t linear = warp_index_ * kWarpSize + static_cast<uint32_t>(lane);
     const Dim3& b = launch_.block;
-    if (name == "SR_TID.X") return Known(linear % b.x);
-    if (name == "SR_TID.Y") return Known((linear / b.x) % b.y);
-    if (name == "SR_TID.Z") return Known(linear / (b.x * b.y));
-    if (name.size() == 10 && name.compare(0, 9, "SR_CTAID.") == 0 && name[9] >= 'X' && name[9] <= 'Z') {
-      const int axis = name[9] - 'X';
-      BlockDependence block;
-      block.step[axis] = 1;
-      return Known(axis == 0 ? ctaid_.x : axis == 1 ? ctaid_.y : ctaid_.z, block);
-    }
-    if (name == "SR_LANEID") return Known(static_cast<uint32_t>(lane));
-    // A launch without clusters: each block is the only one (rank 0) of its cluster.
-    if (name == "SR_CgaCtaId") return Known(0);
     const uint32_t bit = 1u << lane;
-    if (name == "SR_LANEMASK_EQ") return Known(bit);
-    if (name == "SR_LANEMASK_LT") return Known(bit - 1);
-    if (name == "SR_LANEMASK_LE") return Known(bit | (bit - 1));
-    if (name == "SR_LANEMASK_GT") return Known(~(bit | (bit - 1)));
-    if (name == "SR_LANEMASK_GE") return Known(~(bit - 1));
-    return Unknown(Origin(index));
+    BlockDependence block;
+    switch (static_cast<SpecialRegister>(source.index)) {
+      case SpecialRegister::kTidX:
+        return Known(linear % b.x);
+      case SpecialRegister::kTidY:
+        return Known((linear / b.x) % b.y);
+      case SpecialRegister::kTidZ:
+        return Known(linear / (b.x * b.y));
+      case SpecialRegister::kCtaidX:
+        block.step[0] = 1;
+        return Known(ctaid_.x, block);
+      case SpecialRegister::kCtaidY:
+        block.step[1] = 1;
+        return Known(ctaid_.y, block);
+      case SpecialRegister::kCtaidZ:
+        block.step[2] = 1;
+        return Known(ctaid_.z, block);
+      case SpecialRegister::kLaneId:
+        return Known(static_cast<uint32_t>(lane));
+      case SpecialRegister::kCgaCtaId:
+        // A launch without clusters: each block is the only one (rank 0) of its cluster.
+        return Known(0);
+      case SpecialRegister::kLaneMaskEq:
+        return Known(bit);
+      case SpecialRegister::kLaneMaskLt:
+        return Known(bit - 1);
+      case SpecialRegister::kLaneMaskLe:
+        return Known(bit | (bit - 1));
+      case SpecialRegister::kLaneMaskGt:
+        return Known(~(bit | (bit - 1)));
+      case SpecialRegister::kLaneMaskGe:
+        return Known(~(bit - 1));
+      default:
+        return Unknown(Origin(index));
+    }
   }
 
   // ---- a warp ----
@@ -1271,12 +1230,12 @@ class Evaluator {
         Advance(mask);
         return;
       case Semantics::kBarrier:
-        if (!(in.Has("SYNC") || in.Has("ARV")) || in.Has("RED"))
+        if (!(in.Is(mod::kSync | mod::kArv)) || in.Is(mod::kRed))
           Stop(in, in.opcode + " is a barrier form the emulator does not understand");
         Advance(mask);
         return;
       case Semantics::kBranch: {
-        if (in.target < 0 || (!in.modifiers.empty() && !(in.modifiers.size() == 1 && in.Has("U"))))
+        if (in.target < 0 || (!in.modifiers.empty() && !(in.modifiers.size() == 1 && in.Is(mod::kU))))
           Stop(in, in.opcode + " is a branch the emulator does not follow");
         const uint32_t taken = Decide(in, mask, "the condition");
         for (int lane = 0; lane < kWarpSize; ++lane) {
@@ -1310,7 +1269,7 @@ class Evaluator {
           barrier = in.operands[0].index;
         } else {
           uint32_t warp_mask = 0xffffffffu;
-          if (!in.Has("ALL")) {
+          if (!in.Is(mod::kAll)) {
             if (in.operands.empty()) Stop(in, in.opcode + " has no mask");
             const Value value = Read(in.operands[0], FirstLane(mask), index);
             if (!value.known()) StopOnUnknown(in, value, "the mask");
@@ -1375,7 +1334,7 @@ class Evaluator {
 
   void ComputeLanes(const Instruction& in, size_t index, uint32_t mask) {
     std::vector<Write>& writes = scratch_;
-    if (in.info->uniform) {
+    if (in.info->uniform()) {
       // Uniform instructions run once for the warp, on uniform registers and constants.
       const int lane = FirstLane(mask);
       const Value guard = Guard(in, lane);
@@ -1411,16 +1370,16 @@ class Evaluator {
       if (p.bits) ballot |= 1u << lane;
     }
     bool vote = false;
-    if (in.Has("ANY"))
+    if (in.Is(mod::kAny))
       vote = ballot != 0;
-    else if (in.Has("ALL"))
+    else if (in.Is(mod::kAll))
       vote = ballot == voters;
-    else if (in.Has("EQ"))
+    else if (in.Is(mod::kEq))
       vote = ballot == 0 || ballot == voters;
     else
       Stop(in, in.opcode + " is a vote the emulator does not understand");
     const Value register_value = From(ballot, inputs), predicate_value = From(vote ? 1u : 0u, inputs);
-    if (in.info->uniform) {
+    if (in.info->uniform()) {
       Apply({{ops.at(0).kind, ops.at(0).index, register_value},
              {ops.at(1).kind, ops.at(1).index, predicate_value}},
             0, Known(1));
@@ -1434,36 +1393,24 @@ class Evaluator {
   }
 
   // LDSM/STSM .x1, .x2, .x4: the matrices, each 8 rows whose addresses lanes 8m..8m+7 give.
-  static int MatrixCount(const Instruction& in) { return in.Has("4") ? 4 : in.Has("2") ? 2 : 1; }
-
-  static uint32_t AccessBytes(const Instruction& in) {
-    if (in.info->semantics == Semantics::kSharedMatrixLoad ||
-        in.info->semantics == Semantics::kSharedMatrixStore)
-      return kMatrixRowBytes;
-    if (in.Has("U8") || in.Has("S8")) return 1;
-    if (in.Has("U16") || in.Has("S16")) return 2;
-    if (in.Has("64")) return 8;
-    if (in.Has("128")) return 16;
-    return 4;
-  }
+  static int MatrixCount(const Instruction& in) { return in.decoded.matrices; }
 
   void CostShared(const Instruction& in, size_t index, uint32_t lanes) {
-    const SharedKind kind = KindOf(in);
+    const SharedKind kind = in.info->shared_kind;
     const Operand* address = nullptr;
     for (const Operand& operand : in.operands)
       if (operand.kind == OperandKind::kMemory) address = &operand;
     if (address == nullptr) Stop(in, in.opcode + " has no address operand");
     if (kind == SharedKind::kLdmatrix || kind == SharedKind::kStmatrix) {
       // Every lane runs ldmatrix/stmatrix (.sync.aligned); the first 8 per matrix give the rows.
-      const int rows = 8 * MatrixCount(in);
-      const uint32_t row_lanes = rows == kWarpSize ? 0xffffffffu : (1u << rows) - 1;
+      const uint32_t row_lanes = sm90::MatrixRowLanes(MatrixCount(in));
       if ((row_lanes & ~lanes) != 0) Stop(in, Located(in) + " runs with lanes that give its rows off");
       lanes = row_lanes;
     }
     WarpCopy instruction;
     if (kind == SharedKind::kCpAsync) ReadSources(in, lanes, instruction.sources);
     WarpAccess& access = instruction.destination;
-    access.bytes = AccessBytes(in);
+    access.bytes = in.decoded.access_bytes;
     std::vector<std::array<uint32_t, 3>> steps;  // of lanes whose address depends on the block
     bool some_lane_still = false;                // a lane whose address is the same in every block
     for (int lane = 0; lane < kWarpSize; ++lane) {
@@ -1516,7 +1463,7 @@ class Evaluator {
     const Operand* global = nullptr;
     for (const Operand& operand : in.operands)
       if (operand.kind == OperandKind::kGlobalMemory) global = &operand;
-    if (global == nullptr || in.operands.size() != 2 || in.Has("ZFILL"))
+    if (global == nullptr || in.operands.size() != 2 || in.Is(mod::kZfill))
       Stop(in, in.opcode + " is a cp.async form the emulator does not understand");
     const size_t index = static_cast<size_t>(&in - kernel_.code.data());
     for (int lane = 0; lane < kWarpSize; ++lane) {
@@ -1621,7 +1568,7 @@ Emulation Emulate(const Module& module, const LaunchToEmulate& launch, const Emu
     InstructionCounts counts;
     counts.pc_offset = instruction.pc;
     counts.opcode = instruction.opcode;
-    counts.kind = KindOf(instruction);
+    counts.kind = instruction.info->shared_kind;
     counts.executions = row.executions;
     counts.wavefronts = row.wavefronts;
     counts.ideal_wavefronts = row.ideal;

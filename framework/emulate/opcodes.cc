@@ -2,114 +2,27 @@
 
 #include <iterator>
 
+#include "bankcheck/bank_model.h"
+
 namespace bankcheck::emulate::internal {
 namespace {
 
-using S = Semantics;
-
-// Stage 1 (docs/emulate.md): shared loads and stores, integer/uniform/predicate ALU, control flow,
-// and what nvcc 13 emits around them. Stage 2: LDSM/STSM/LDGSTS/ATOMS, and the tensor-core math
-// (HMMA) that consumes ldmatrix's registers. Stage 3 (kLaterStage until then): wgmma and bulk
-// copies.
 constexpr OpcodeInfo kTable[] = {
-    // opcode, semantics, stage, uniform, destinations
-    {"NOP", S::kNop, 1, false, 0},
-    {"DEPBAR", S::kNop, 1, false, 0},
-    {"MEMBAR", S::kNop, 1, false, 0},
-    {"FENCE", S::kNop, 1, false, 0},
-    {"ERRBAR", S::kNop, 1, false, 0},
-    {"CCTL", S::kNop, 1, false, 0},
-    {"NANOSLEEP", S::kNop, 1, false, 0},
-    {"MOV", S::kMove, 1, false, 1},
-    {"UMOV", S::kMove, 1, true, 1},
-    {"IMAD", S::kImad, 1, false, 1},
-    {"UIMAD", S::kImad, 1, true, 1},
-    {"IADD3", S::kIadd3, 1, false, 1},
-    {"UIADD3", S::kIadd3, 1, true, 1},
-    {"VIADD", S::kViadd, 1, false, 1},
-    {"LEA", S::kLea, 1, false, 1},
-    {"ULEA", S::kLea, 1, true, 1},
-    {"SHF", S::kShf, 1, false, 1},
-    {"USHF", S::kShf, 1, true, 1},
-    {"LOP3", S::kLop3, 1, false, 1},
-    {"ULOP3", S::kLop3, 1, true, 1},
-    {"PLOP3", S::kPlop3, 1, false, 2},
-    {"UPLOP3", S::kPlop3, 1, true, 2},
-    {"ISETP", S::kIsetp, 1, false, 2},
-    {"UISETP", S::kIsetp, 1, true, 2},
-    {"SEL", S::kSel, 1, false, 1},
-    {"USEL", S::kSel, 1, true, 1},
-    {"FSEL", S::kSel, 1, false, 1},
-    {"IMNMX", S::kMinMax, 1, false, 1},
-    {"VIMNMX", S::kMinMax, 1, false, 1},
-    {"UIMNMX", S::kMinMax, 1, true, 1},
-    {"POPC", S::kPopc, 1, false, 1},
-    {"UPOPC", S::kPopc, 1, true, 1},
-    {"FLO", S::kFlo, 1, false, 1},
-    {"UFLO", S::kFlo, 1, true, 1},
-    {"BREV", S::kBrev, 1, false, 1},
-    {"UBREV", S::kBrev, 1, true, 1},
-    {"PRMT", S::kPrmt, 1, false, 1},
-    {"UPRMT", S::kPrmt, 1, true, 1},
-    {"S2R", S::kSpecialRegister, 1, false, 1},
-    {"S2UR", S::kSpecialRegister, 1, true, 1},
-    {"CS2R", S::kSpecialRegister, 1, false, 1},
-    {"LDC", S::kLoadConstant, 1, false, 1},
-    {"ULDC", S::kLoadConstant, 1, true, 1},
-    {"HFMA2", S::kHalfConstant, 1, false, 1},
-    {"I2F", S::kIntToFloat, 1, false, 1},
-    {"F2I", S::kFloatToInt, 1, false, 1},
-    {"MUFU", S::kReciprocal, 1, false, 1},
-    {"VOTE", S::kVote, 1, false, 2},
-    {"VOTEU", S::kVote, 1, true, 2},
-    {"R2UR", S::kRegisterToUniform, 1, true, 1},
-    {"R2P", S::kRegisterToPredicates, 2, false, 0},
-    // Floating-point and other data: the destinations become unknown.
-    {"FADD", S::kData, 1, false, 1},
-    {"FMUL", S::kData, 1, false, 1},
-    {"FFMA", S::kData, 1, false, 1},
-    {"FMNMX", S::kData, 1, false, 1},
-    {"FSETP", S::kData, 1, false, 2},
-    {"FCHK", S::kData, 1, false, 1},
-    {"FRND", S::kData, 1, false, 1},
-    {"F2F", S::kData, 1, false, 1},
-    {"F2FP", S::kData, 1, false, 1},
-    {"HADD2", S::kData, 1, false, 1},
-    {"HMUL2", S::kData, 1, false, 1},
-    {"DADD", S::kData, 1, false, 1},
-    {"DMUL", S::kData, 1, false, 1},
-    {"DFMA", S::kData, 1, false, 1},
-    {"HMMA", S::kData, 2, false, 1, 4},  // .F32 accumulators: 4 registers (.F16: 2)
-    {"SHFL", S::kData, 1, false, 2},
-    // Memory other than shared: loads give unknowns, stores change no register.
-    {"LDG", S::kLoad, 1, false, 1},
-    {"LD", S::kLoad, 1, false, 1},
-    {"LDL", S::kLoad, 1, false, 1},
-    {"ATOMG", S::kLoad, 1, false, 1},
-    {"ATOM", S::kLoad, 1, false, 1},
-    {"STG", S::kStore, 1, false, 0},
-    {"ST", S::kStore, 1, false, 0},
-    {"STL", S::kStore, 1, false, 0},
-    {"RED", S::kStore, 1, false, 0},
-    // Control flow.
-    {"BRA", S::kBranch, 1, false, 0},
-    {"EXIT", S::kExit, 1, false, 0},
-    {"BSSY", S::kSyncStart, 1, false, 0},
-    {"BSYNC", S::kSyncWait, 1, false, 0},
-    {"WARPSYNC", S::kWarpSync, 1, false, 0},
-    {"BAR", S::kBarrier, 1, false, 0},
-    // Shared memory.
-    {"LDS", S::kSharedLoad, 1, false, 1},
-    {"STS", S::kSharedStore, 1, false, 0},
-    {"LDSM", S::kSharedMatrixLoad, 2, false, 1},
-    {"STSM", S::kSharedMatrixStore, 2, false, 0},
-    {"LDGSTS", S::kSharedCopy, 2, false, 0},
-    {"LDGDEPBAR", S::kNop, 2, false, 0},
-    {"ATOMS", S::kSharedAtomic, 2, false, 1},
-    {"HGMMA", S::kLaterStage, 3, false, 0},
-    {"UBLKCP", S::kLaterStage, 3, false, 0},
-    {"UTMALDG", S::kLaterStage, 3, false, 0},
-    {"UTMASTG", S::kLaterStage, 3, false, 0},
+#define OPCODE(name, semantics, stage, scope, destinations, registers, memory)                \
+  {#name,          Semantics::semantics,        stage, Scope::scope, destinations, registers, \
+   Memory::memory, SharedKindOf(Memory::memory)},
+#include "emulate/internal/opcodes.def"
+#undef OPCODE
+};
+
+struct ModifierName {
+  const char* text;
+  uint64_t bit;
+};
+constexpr ModifierName kModifiers[] = {
+#define MODIFIER(name, text) {text, mod::name},
+#include "emulate/internal/modifiers.def"
+#undef MODIFIER
 };
 
 }  // namespace
@@ -123,6 +36,48 @@ const OpcodeInfo* FindOpcode(std::string_view opcode) {
 const OpcodeInfo* OpcodeTable(size_t* count) {
   *count = std::size(kTable);
   return kTable;
+}
+
+DecodedModifiers DecodeModifiers(const OpcodeInfo* info, const std::vector<std::string>& modifiers) {
+  DecodedModifiers decoded;
+  for (const std::string& text : modifiers)
+    for (const ModifierName& name : kModifiers)
+      if (text == name.text) decoded.bits |= name.bit;
+  const auto has = [&](uint64_t bits) { return (decoded.bits & bits) != 0; };
+  static constexpr std::pair<uint64_t, Test> kTests[] = {
+      {mod::kLt, Test::kLess},    {mod::kLe, Test::kLessOrEqual},
+      {mod::kGt, Test::kGreater}, {mod::kGe, Test::kGreaterOrEqual},
+      {mod::kEq, Test::kEqual},   {mod::kNe, Test::kNotEqual},
+      {mod::kT, Test::kTrue},     {mod::kF, Test::kFalse}};
+  for (const auto& [bit, test] : kTests)
+    if (has(bit)) {
+      decoded.test = test;
+      break;
+    }
+  if (has(mod::kRz | mod::kTrunc))
+    decoded.rounding = Rounding::kZero;
+  else if (has(mod::kRm | mod::kFloor))
+    decoded.rounding = Rounding::kDown;
+  else if (has(mod::kRp | mod::kCeil))
+    decoded.rounding = Rounding::kUp;
+  if (info != nullptr && info->registers > 0)
+    decoded.width = static_cast<uint8_t>(info->registers);
+  else
+    decoded.width = has(mod::k128) ? 4 : has(mod::k64) ? 2 : 1;
+  const bool matrix =
+      info != nullptr && (info->memory == Memory::kSharedLdmatrix || info->memory == Memory::kSharedStmatrix);
+  if (matrix)
+    decoded.access_bytes = kMatrixRowBytes;
+  else if (has(mod::kU8 | mod::kS8))
+    decoded.access_bytes = 1;
+  else if (has(mod::kU16 | mod::kS16))
+    decoded.access_bytes = 2;
+  else if (has(mod::k64))
+    decoded.access_bytes = 8;
+  else if (has(mod::k128))
+    decoded.access_bytes = 16;
+  decoded.matrices = has(mod::k4) ? 4 : has(mod::k2) ? 2 : 1;
+  return decoded;
 }
 
 }  // namespace bankcheck::emulate::internal

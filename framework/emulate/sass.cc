@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "bankcheck/error.h"
+#include "emulate/internal/sm90.h"
 
 namespace bankcheck::emulate::internal {
 namespace {
@@ -189,6 +190,7 @@ Operand ParseOperand(const std::string& raw) {
   }
   if (text.rfind("SR", 0) == 0) {
     operand.kind = OperandKind::kSpecial;
+    operand.index = static_cast<int>(sm90::SpecialRegisterOf(text));
     operand.text = text;
     return operand;
   }
@@ -270,12 +272,6 @@ Operand ParseOperand(const std::string& raw) {
 
 }  // namespace
 
-bool Instruction::Has(std::string_view modifier) const {
-  for (const std::string& m : modifiers)
-    if (m == modifier) return true;
-  return false;
-}
-
 std::string Instruction::Where() const {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "0x%04x", pc);
@@ -298,20 +294,20 @@ namespace {
 void MarkDivisionReciprocals(std::vector<Instruction>& code) {
   for (size_t i = 0; i + 2 < code.size(); ++i) {
     Instruction& rcp = code[i];
-    if (rcp.base != "MUFU" || !rcp.Has("RCP") || rcp.operands.size() != 2) continue;
+    if (rcp.base != "MUFU" || !rcp.Is(mod::kRcp) || rcp.operands.size() != 2) continue;
     const Instruction& add = code[i + 1];
     const Instruction& convert = code[i + 2];
     bool from_i2f = false;
     for (size_t j = i; j-- > 0 && j + 4 > i;)
-      if (code[j].base == "I2F" && code[j].Has("RP") && code[j].Has("U32") && !code[j].operands.empty() &&
-          code[j].operands[0].kind == OperandKind::kRegister &&
+      if (code[j].base == "I2F" && code[j].Is(mod::kRp) && code[j].Is(mod::kU32) &&
+          !code[j].operands.empty() && code[j].operands[0].kind == OperandKind::kRegister &&
           code[j].operands[0].index == rcp.operands[1].index)
         from_i2f = true;
     const bool add_ok = add.base == "VIADD" && add.operands.size() == 3 &&
                         add.operands[1].kind == OperandKind::kRegister &&
                         add.operands[1].index == rcp.operands[0].index &&
                         add.operands[2].kind == OperandKind::kImmediate && add.operands[2].value == 0xffffffe;
-    const bool convert_ok = convert.base == "F2I" && convert.Has("U32") && convert.Has("TRUNC") &&
+    const bool convert_ok = convert.base == "F2I" && convert.Is(mod::kU32) && convert.Is(mod::kTrunc) &&
                             convert.operands.size() == 2 && add.operands.size() == 3 &&
                             convert.operands[1].kind == OperandKind::kRegister &&
                             convert.operands[1].index == add.operands[0].index;
@@ -444,6 +440,7 @@ std::map<std::string, Kernel, std::less<>> ReadKernels(const std::string& nvdisa
       instruction.base = parts.empty() ? "" : parts[0];
       instruction.modifiers.assign(parts.begin() + (parts.empty() ? 0 : 1), parts.end());
       instruction.info = FindOpcode(instruction.base);
+      instruction.decoded = DecodeModifiers(instruction.info, instruction.modifiers);
       instruction.inline_chain = disassembled.inline_chain;
       if (!disassembled.guard.empty()) {
         std::string guard = disassembled.guard.substr(1);  // after '@'

@@ -1,15 +1,19 @@
 #pragma once
-// The one table of what the evaluator understands: SASS opcode (without modifiers) -> semantics
-// class, with the stage (docs/design/emulate.md) that added it. An opcode not in the table stops
-// the emulation when a lane executes it: the launch is undecided, never guessed.
+// What the evaluator knows of an opcode (the one table, internal/opcodes.def), and the modifiers it
+// reads, decoded once when a listing is read (DecodeModifiers): nothing on the execution path tests
+// an opcode's or a modifier's text.
 
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
+
+#include "bankcheck/shared_kind.h"
 
 namespace bankcheck::emulate::internal {
 
 enum class Semantics : uint8_t {
-  kNop,                   // no effect on registers or control flow the evaluator follows (fences, BAR.SYNC)
+  kNop,                   // no effect on registers or control flow the evaluator follows (fences)
   kMove,                  // MOV, UMOV: d = a
   kImad,                  // IMAD and its forms (.MOV, .IADD, .SHL, .WIDE, .HI, .X)
   kIadd3,                 // IADD3 (.X), with carry-out predicates
@@ -25,7 +29,8 @@ enum class Semantics : uint8_t {
   kFlo,                   // FLO
   kBrev,                  // BREV
   kPrmt,                  // PRMT: byte permute
-  kSpecialRegister,       // S2R, S2UR, CS2R
+  kSpecialRegister,       // S2R, S2UR
+  kSpecialRegisterPair,   // CS2R: a register pair (.32: one); known for SRZ
   kLoadConstant,          // LDC, ULDC
   kHalfConstant,          // HFMA2.MMA d, -RZ, RZ, h0, h1: a constant made by the half-precision unit
   kIntToFloat,            // I2F
@@ -52,16 +57,58 @@ enum class Semantics : uint8_t {
   kLaterStage,            // shared-memory instructions of a later stage: HGMMA, bulk and tensor copies
 };
 
+// Which lanes an instruction works on (opcodes.def).
+enum class Scope : uint8_t { kLane, kUniform, kWarp, kWarpgroup };
+
+// The memory an instruction reaches; the shared kinds are costed by the bank model.
+enum class Memory : uint8_t {
+  kNone,
+  kConstant,
+  kGlobal,
+  kGeneric,
+  kLocal,
+  kSharedLoad,
+  kSharedStore,
+  kSharedLdmatrix,
+  kSharedStmatrix,
+  kSharedCpAsync,
+  kSharedAtomic,
+  kSharedWgmma,
+};
+
+constexpr bool IsShared(Memory memory) { return memory >= Memory::kSharedLoad; }
+
+// The bank model's kind of a shared-memory access (kLoad for any other memory).
+constexpr SharedKind SharedKindOf(Memory memory) {
+  switch (memory) {
+    case Memory::kSharedStore:
+      return SharedKind::kStore;
+    case Memory::kSharedLdmatrix:
+      return SharedKind::kLdmatrix;
+    case Memory::kSharedStmatrix:
+      return SharedKind::kStmatrix;
+    case Memory::kSharedCpAsync:
+      return SharedKind::kCpAsync;
+    case Memory::kSharedAtomic:
+      return SharedKind::kAtomic;
+    case Memory::kSharedWgmma:
+      return SharedKind::kWgmma;
+    default:
+      return SharedKind::kLoad;
+  }
+}
+
 struct OpcodeInfo {
-  const char* opcode;  // without modifiers, uniform forms listed apart ("UIMAD")
+  const char* opcode;  // without modifiers
   Semantics semantics;
-  int stage;     // the stage that added it (docs/emulate.md)
-  bool uniform;  // operates on uniform registers/predicates (U-prefixed form)
-  // kData/kLoad: how many leading operands are destinations (registers or predicates).
-  int destinations;
-  // Registers each destination spans when its modifiers do not say (.64, .128); 0: they say.
-  // More than the instruction writes only makes values unknown, never wrong.
-  int registers = 0;
+  int stage;
+  Scope scope;
+  int destinations;  // kData/kLoad: how many leading operands are destinations
+  int registers;     // registers per destination when the modifiers do not say; 0: they say
+  Memory memory;
+  SharedKind shared_kind;  // SharedKindOf(memory)
+
+  bool uniform() const { return scope == Scope::kUniform; }
 };
 
 // nullptr when the opcode is not in the table.
@@ -69,5 +116,48 @@ const OpcodeInfo* FindOpcode(std::string_view opcode_without_modifiers);
 
 // The whole table, for documentation tests.
 const OpcodeInfo* OpcodeTable(size_t* count);
+
+// The modifiers the evaluator reads (internal/modifiers.def), as bits of DecodedModifiers::bits. A
+// modifier not listed there is kept as text only (Instruction::modifiers) and changes nothing the
+// evaluator computes.
+namespace mod {
+enum Bit : unsigned {
+#define MODIFIER(name, text) name##Bit,
+#include "emulate/internal/modifiers.def"
+#undef MODIFIER
+  kCount
+};
+static_assert(kCount <= 64, "modifier bits fit in 64");
+#define MODIFIER(name, text) inline constexpr uint64_t name = uint64_t{1} << name##Bit;
+#include "emulate/internal/modifiers.def"
+#undef MODIFIER
+}  // namespace mod
+
+// A comparison of ISETP's and IMNMX's; kNone: the instruction names none.
+enum class Test : uint8_t {
+  kLess,
+  kLessOrEqual,
+  kGreater,
+  kGreaterOrEqual,
+  kEqual,
+  kNotEqual,
+  kTrue,
+  kFalse,
+  kNone
+};
+
+// I2F's and F2I's rounding.
+enum class Rounding : uint8_t { kNearest, kZero, kDown, kUp };
+
+// What an instruction's modifiers say, decoded once from their text (with the opcode's row).
+struct DecodedModifiers {
+  uint64_t bits = 0;        // mod::k*
+  Test test = Test::kNone;  // the first of LT LE GT GE EQ NE T F, in that order
+  Rounding rounding = Rounding::kNearest;
+  uint8_t width = 1;         // registers per destination (the row's, else .128: 4, .64: 2, else 1)
+  uint8_t access_bytes = 4;  // a shared access's bytes per lane (ldmatrix: a 16-byte row)
+  uint8_t matrices = 1;      // LDSM/STSM: .4, .2, else 1
+};
+DecodedModifiers DecodeModifiers(const OpcodeInfo* info, const std::vector<std::string>& modifiers);
 
 }  // namespace bankcheck::emulate::internal

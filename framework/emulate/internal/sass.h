@@ -32,7 +32,7 @@ enum class OperandKind : uint8_t {
   kConstant,          // c[0x0][0x210], c[0x0][R2+0x10]
   kMemory,            // [R2+UR4+0x10], [R2.64]
   kGlobalMemory,  // desc[UR6][R2.64+0x10]: base (a 64-bit register pair) and offset; the descriptor not read
-  kSpecial,       // SR_TID.X, SRZ
+  kSpecial,       // SR_TID.X, SRZ: index is its sm90::SpecialRegister
   kLabel,         // `(.L_x_15), `(__cudaCDP2GetParameterBufferV2): text without `( )
   kBarrier,       // B0..B15
   kOther,         // gdesc[...], anything else: kept as text
@@ -59,8 +59,9 @@ struct Instruction {
   uint32_t pc = 0;
   std::string opcode;                  // "LDS.128"
   std::string base;                    // "LDS"
-  std::vector<std::string> modifiers;  // {"128"}
+  std::vector<std::string> modifiers;  // {"128"}: as written, for messages
   const OpcodeInfo* info = nullptr;    // nullptr: not in the opcode table
+  DecodedModifiers decoded;            // what the modifiers say (DecodeModifiers)
   int guard = kPredicateTrue;          // predicate number
   bool guard_uniform = false;
   bool guard_negated = false;
@@ -73,7 +74,8 @@ struct Instruction {
   // Why its operands could not be read; empty when they were.
   std::string unreadable;
 
-  bool Has(std::string_view modifier) const;
+  // Whether any of the modifiers `bits` (mod::k*) is present.
+  bool Is(uint64_t bits) const { return (decoded.bits & bits) != 0; }
   // "LDS.128 at pc 0x01a0"
   std::string Where() const;
 };
