@@ -1,0 +1,98 @@
+#include "emulate/internal/diagnostics.h"
+
+#include <mutex>
+
+#include "bankcheck/instruction_counts.h"
+
+namespace bankcheck::emulate::internal {
+namespace {
+
+// Where inlined instructions' lines are attributed (SetProjectSources).
+struct ProjectSources {
+  std::mutex mutex;
+  std::string project_root, build_root;
+};
+ProjectSources& Sources() {
+  static ProjectSources sources;
+  return sources;
+}
+
+}  // namespace
+
+void ProjectRoots(std::string* project_root, std::string* build_root) {
+  std::lock_guard<std::mutex> lock(Sources().mutex);
+  *project_root = Sources().project_root;
+  *build_root = Sources().build_root;
+}
+
+void Stop(const Instruction& at, const std::string& reason) {
+  Undecided undecided;
+  undecided.reason = reason;
+  undecided.pc = at.pc;
+  undecided.opcode = at.opcode;
+  if (!at.inline_chain.empty()) {
+    InstructionCounts located;
+    std::string project_root, build_root;
+    ProjectRoots(&project_root, &build_root);
+    AttributeToChain(located, at.inline_chain, project_root, build_root);
+    undecided.file = located.file;
+    undecided.line = located.line;
+  }
+  throw Undecidable{undecided};
+}
+
+void StopLaunch(const std::string& reason) {
+  Undecided undecided;
+  undecided.reason = reason;
+  throw Undecidable{undecided};
+}
+
+std::string Located(const Instruction& instruction) {
+  if (instruction.inline_chain.empty()) return instruction.Where();
+  const SourceFrame& frame = instruction.inline_chain.back();
+  return instruction.Where() + ", " + frame.file + ":" + std::to_string(frame.line);
+}
+
+std::string OriginText(const Kernel& kernel, uint32_t origin) {
+  if (origin == kNeverWritten) return "a register read before any instruction wrote it";
+  if (origin == kMissingArgument) return "argument bytes the launch did not give";
+  const Instruction& source = kernel.code.at(origin - 1);
+  const Semantics semantics = source.info != nullptr ? source.info->semantics : Semantics::kData;
+  switch (semantics) {
+    case Semantics::kLoad:
+      return "a load from memory (" + Located(source) + ")";
+    case Semantics::kSharedLoad:
+    case Semantics::kSharedMatrixLoad:
+      return "a load from shared memory (" + Located(source) + ")";
+    case Semantics::kSharedAtomic:
+      return "a shared atomic's result (" + Located(source) + ")";
+    case Semantics::kLoadConstant:
+      return "a constant that is neither the launch configuration nor an argument (" + Located(source) + ")";
+    case Semantics::kSpecialRegister:
+    case Semantics::kSpecialRegisterPair:
+      return "a special register whose value is not known before the launch runs (" + Located(source) + ")";
+    case Semantics::kIsetp:
+      return "a 64-bit comparison the emulator does not evaluate (" + Located(source) + ")";
+    default:
+      return "a value the emulator does not compute (" + Located(source) + ")";
+  }
+}
+
+}  // namespace bankcheck::emulate::internal
+
+namespace bankcheck::emulate {
+
+std::string Undecided::Describe() const {
+  const std::string where = file + ":" + std::to_string(line);
+  // A reason that names the instruction's line already (Located) is not followed by it again.
+  if (file.empty() || reason.find(where) != std::string::npos) return reason;
+  return reason + " (" + where + ")";
+}
+
+void SetProjectSources(const std::string& project_root, const std::string& build_root) {
+  std::lock_guard<std::mutex> lock(internal::Sources().mutex);
+  internal::Sources().project_root = project_root;
+  internal::Sources().build_root = build_root;
+}
+
+}  // namespace bankcheck::emulate

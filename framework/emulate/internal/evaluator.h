@@ -1,0 +1,121 @@
+#pragma once
+// The evaluator of one launch (docs/design/emulate.md): the grid's blocks grouped or evaluated
+// (block_groups.h), each block's warps run through the kernel's SASS (warp.cc), each instruction by
+// its handler family (semantics_*.cc) on the warp's lanes, every executed shared-memory instruction
+// costed by the core's bank model (shared_cost.cc). Throws Undecidable (diagnostics.h).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "bankcheck/emulator.h"
+#include "emulate/internal/block_groups.h"
+#include "emulate/internal/diagnostics.h"
+#include "emulate/internal/limits.h"
+#include "emulate/internal/sass.h"
+#include "emulate/internal/value.h"
+#include "emulate/internal/warp.h"
+
+namespace bankcheck::emulate::internal {
+
+class LaunchEvaluator {
+ public:
+  LaunchEvaluator(const Kernel& kernel, const LaunchToEmulate& launch, const EmulationLimits& limits)
+      : kernel_(kernel), launch_(launch), limits_(limits), meter_(limits) {}
+
+  // Every block's counts by instruction index.
+  Rows Run();
+  uint64_t evaluated_blocks() const { return evaluated_blocks_; }
+
+ private:
+  // ---- a block (evaluator.cc) ----
+  EvaluatedBlock RunBlock(const Dim3& ctaid);
+  // Whether another block condition may be kept (false: every block is evaluated from now on).
+  bool RoomForConditions();
+  // a `test` b, recorded as a condition of the block's group when a or b depends on the block:
+  // the outcome is then the same in every block of the group. nullopt when that dependence cannot
+  // be followed (the caller's result is then block-dependent, not affine).
+  std::optional<bool> CompareInGroup(Test test, bool is_unsigned, const Value& a, const Value& b);
+
+  // ---- operands (operands.cc) ----
+  Value ReadConstant(size_t index, uint32_t bank, uint64_t offset, uint32_t bytes) const;
+  Value ReadRaw(const Operand& operand, int lane, size_t index) const;
+  // An integer source: negation (two's complement), inversion and absolute value applied.
+  Value Read(const Operand& operand, int lane, size_t index) const;
+  // Registers d and d+1 as one 64-bit value (low first); immediates as they are.
+  Value ReadPair(const Operand& operand, int lane, size_t index, uint64_t* bits) const;
+  Value ReadRegisterPair(OperandKind kind, int first, int lane, size_t index, uint64_t* bits) const;
+  Value ReadPredicate(const Operand& operand, int lane) const;
+  [[noreturn]] void StopOnUnknown(const Instruction& at, const Value& value, const std::string& what) const;
+
+  // ---- the warp (warp.cc) ----
+  void RunWarp();
+  void Release();
+  void Advance(uint32_t mask);
+  // The lanes of `mask` whose guard is true; Stop when a guard is unknown (`what` says why it matters).
+  uint32_t Decide(const Instruction& in, uint32_t mask, const std::string& what);
+  void Execute(uint32_t index, uint32_t mask);
+  void Dispatch(const Instruction& in, uint32_t index, uint32_t mask);
+  Value Guard(const Instruction& in, int lane);
+  void Apply(const Writes& writes, int lane, const Value& guard);
+  // Runs `compute(lane, writes)` for each lane of `mask` whose guard may hold (once for a uniform
+  // instruction) and applies its writes under the guard.
+  template <typename Compute>
+  void ForEachLane(const Instruction& in, uint32_t mask, Compute&& compute);
+
+  // ---- instruction semantics, one function per handler family, on the warp's lanes of `mask` ----
+  void Integer(const Instruction& in, size_t index, uint32_t mask);             // semantics_integer.cc
+  void FloatAndConversion(const Instruction& in, size_t index, uint32_t mask);  // semantics_float.cc
+  void Predicates(const Instruction& in, size_t index, uint32_t mask);          // semantics_predicate.cc
+  void Vote(const Instruction& in, uint32_t mask);                              // semantics_predicate.cc
+  void Moves(const Instruction& in, size_t index, uint32_t mask);               // semantics_move.cc
+  void RegisterToUniform(const Instruction& in, size_t index, uint32_t mask);   // semantics_move.cc
+  Value SpecialRegister(const Operand& source, int lane, size_t index) const;   // semantics_move.cc
+  void MemoryAccess(const Instruction& in, size_t index, uint32_t mask);        // semantics_memory.cc
+  void Control(const Instruction& in, uint32_t index, uint32_t mask);           // semantics_control.cc
+
+  // ---- shared-memory costing (shared_cost.cc) ----
+  void CostShared(const Instruction& in, size_t index, uint32_t lanes);
+  void ReadSources(const Instruction& in, size_t index, uint32_t lanes,
+                   std::array<uint64_t, kWarpSize>& sources);
+
+  const Kernel& kernel_;
+  const LaunchToEmulate& launch_;
+  const EmulationLimits& limits_;
+  WarpState warp_;
+  Dim3 ctaid_;
+  uint32_t warp_index_ = 0;
+  Meter meter_;
+  uint64_t evaluated_blocks_ = 0;
+  // Set when a guard, branch, mask or shared address depends on the block in a way BlockConditions
+  // cannot follow: then every block is evaluated.
+  bool not_affine_ = false;
+  const Instruction* executing_ = nullptr;  // for the reasons of operand reads
+  BlockConditions conditions_;              // of the block being evaluated
+  Rows rows_;                               // of the block being evaluated
+  Writes writes_;                           // of the lane being computed
+};
+
+template <typename Compute>
+void LaunchEvaluator::ForEachLane(const Instruction& in, uint32_t mask, Compute&& compute) {
+  if (in.info->uniform()) {
+    // Uniform instructions run once for the warp, on uniform registers and constants.
+    const int lane = __builtin_ctz(mask);
+    const Value guard = Guard(in, lane);
+    if (guard.known() && !guard.bits) return;
+    writes_.Clear();
+    compute(lane, writes_);
+    Apply(writes_, lane, guard);
+    return;
+  }
+  for (uint32_t lanes = mask; lanes != 0; lanes &= lanes - 1) {
+    const int lane = __builtin_ctz(lanes);
+    const Value guard = Guard(in, lane);
+    if (guard.known() && !guard.bits) continue;
+    writes_.Clear();
+    compute(lane, writes_);
+    Apply(writes_, lane, guard);
+  }
+}
+
+}  // namespace bankcheck::emulate::internal

@@ -1,0 +1,132 @@
+// Reading an instruction's operands for one lane: registers, uniform registers, predicates,
+// immediates and constant bank 0 (the launch configuration and the arguments, sm90.h).
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "emulate/internal/evaluator.h"
+#include "emulate/internal/sm90.h"
+
+namespace bankcheck::emulate::internal {
+
+Value LaunchEvaluator::ReadConstant(size_t index, uint32_t bank, uint64_t offset, uint32_t bytes) const {
+  if (bank != sm90::kLaunchConfigurationBank) return Unknown(Origin(index));
+  // blockDim then gridDim (sm90.h), the arguments from the kernel's parameter base.
+  static_assert(sm90::kBlockDimOffset == 0 && sm90::kGridDimOffset == 12);
+  if (offset + bytes <= sm90::kLaunchConfigurationEnd && offset % 4 == 0 && bytes == 4) {
+    const uint32_t values[6] = {launch_.block.x, launch_.block.y, launch_.block.z,
+                                launch_.grid.x,  launch_.grid.y,  launch_.grid.z};
+    return Known(values[offset / 4]);
+  }
+  const uint32_t base = kernel_.info.param_base;
+  if (offset >= base) {
+    const uint64_t at_byte = offset - base;
+    if (at_byte + bytes > launch_.param_bytes.size()) return Unknown(kMissingArgument);
+    uint32_t bits = 0;
+    std::memcpy(&bits, launch_.param_bytes.data() + at_byte, std::min<uint32_t>(bytes, 4));
+    return Known(bits);
+  }
+  return Unknown(Origin(index));
+}
+
+Value LaunchEvaluator::ReadRaw(const Operand& operand, int lane, size_t index) const {
+  switch (operand.kind) {
+    case OperandKind::kRegister:
+      return operand.index == kRegisterZero ? Known(0) : warp_.registers[operand.index * kWarpSize + lane];
+    case OperandKind::kUniformRegister:
+      return operand.index == kUniformRegisterZero ? Known(0) : warp_.uniform[operand.index];
+    case OperandKind::kImmediate:
+      return Known(static_cast<uint32_t>(operand.value));
+    case OperandKind::kConstant: {
+      uint64_t offset = operand.value;
+      Value base = Known(0);
+      if (operand.base >= 0) {
+        base = operand.base_uniform ? warp_.uniform[operand.base]
+                                    : warp_.registers[operand.base * kWarpSize + lane];
+        if (!base.known()) return base;
+        offset += base.bits;
+      }
+      Value value = ReadConstant(index, operand.bank, offset, 4);
+      if (base.block.any()) value.block = NotAffine();
+      return value;
+    }
+    case OperandKind::kPredicate:
+    case OperandKind::kUniformPredicate:
+      return ReadPredicate(operand, lane);
+    default:
+      return Unknown(Origin(index));
+  }
+}
+
+Value LaunchEvaluator::Read(const Operand& operand, int lane, size_t index) const {
+  Value value = ReadRaw(operand, lane, index);
+  if (!value.known()) return value;
+  if (operand.absolute) {
+    value.bits = static_cast<uint32_t>(std::abs(static_cast<int64_t>(static_cast<int32_t>(value.bits))));
+    if (value.block.any()) value.block = NotAffine();
+  }
+  // -x and ~x = -x - 1: affine, with the step negated.
+  if (operand.negate) {
+    value.bits = 0u - value.bits;
+    value.block = Negated(value.block);
+  }
+  if (operand.invert) {
+    value.bits = ~value.bits;
+    value.block = Negated(value.block);
+  }
+  return value;
+}
+
+Value LaunchEvaluator::ReadPair(const Operand& operand, int lane, size_t index, uint64_t* bits) const {
+  if (operand.kind == OperandKind::kImmediate) {
+    *bits = operand.value;
+    return Known(0);
+  }
+  if (!IsRegister(operand)) {
+    *bits = 0;
+    return Unknown(Origin(index));
+  }
+  return ReadRegisterPair(operand.kind, operand.index, lane, index, bits);
+}
+
+Value LaunchEvaluator::ReadRegisterPair(OperandKind kind, int first, int lane, size_t index,
+                                        uint64_t* bits) const {
+  (void)index;
+  if (first == ZeroRegister(kind)) {
+    *bits = 0;
+    return Known(0);
+  }
+  const auto read = [&](int number) {
+    if (number == ZeroRegister(kind)) return Known(0);
+    return kind == OperandKind::kRegister ? warp_.registers[number * kWarpSize + lane]
+                                          : warp_.uniform[number];
+  };
+  const Value low = read(first), high = read(first + 1);
+  *bits = (uint64_t{high.bits} << 32) | low.bits;
+  return From(0, low, high);
+}
+
+Value LaunchEvaluator::ReadPredicate(const Operand& operand, int lane) const {
+  // A listing may name anything where a predicate belongs (VOTE.ANY R1, PT, R200): its number
+  // would index past the predicates.
+  if (!IsPredicate(operand))
+    Stop(*executing_, "\"" + operand.text + "\" of " + Located(*executing_) + " is not a predicate");
+  Value value;
+  if (operand.index == kPredicateTrue) {
+    value = Known(1);
+  } else if (operand.kind == OperandKind::kUniformPredicate) {
+    value = warp_.uniform_predicates[operand.index];
+  } else {
+    value = warp_.predicates[operand.index * kWarpSize + lane];
+  }
+  if (value.known() && operand.invert) value.bits ^= 1u;
+  return value;
+}
+
+void LaunchEvaluator::StopOnUnknown(const Instruction& at, const Value& value,
+                                    const std::string& what) const {
+  Stop(at, OriginText(kernel_, value.origin) + " feeds " + what + " of " + Located(at));
+}
+
+}  // namespace bankcheck::emulate::internal

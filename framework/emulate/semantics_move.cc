@@ -1,0 +1,133 @@
+// The move handlers: MOV, the special registers (S2R, S2UR, CS2R: sm90.h), constants (LDC, ULDC:
+// constant bank 0 is the launch configuration and the arguments) and R2UR.
+
+#include <vector>
+
+#include "emulate/internal/evaluator.h"
+#include "emulate/internal/sm90.h"
+
+namespace bankcheck::emulate::internal {
+
+// Moves, special registers and constants.
+void LaunchEvaluator::Moves(const Instruction& in, size_t index, uint32_t mask) {
+  ForEachLane(in, mask, [&](int lane, Writes& out) {
+    const std::vector<Operand>& ops = in.operands;
+    switch (in.info->semantics) {
+      case Semantics::kMove: {
+        out.Add(ops.at(0), Read(ops.at(1), lane, index));
+        return;
+      }
+      case Semantics::kSpecialRegisterPair: {
+        if (static_cast<sm90::SpecialRegister>(ops.at(1).index) == sm90::SpecialRegister::kZero) {
+          out.AddPair(ops[0], 0, Known(0));
+        } else {
+          out.AddUnknown(in, 1, in.Is(mod::k32) ? 1 : 2, Origin(index));
+        }
+        return;
+      }
+      case Semantics::kSpecialRegister:
+        out.Add(ops[0], SpecialRegister(ops.at(1), lane, index));
+        return;
+      case Semantics::kLoadConstant: {
+        const Operand& source = ops.at(1);
+        if (source.kind != OperandKind::kConstant) {
+          out.AddUnknown(in, 1, in.decoded.width, Origin(index));
+          return;
+        }
+        uint64_t offset = source.value;
+        Value base = Known(0);
+        if (source.base >= 0) {
+          base = source.base_uniform ? warp_.uniform[source.base]
+                                     : warp_.registers[source.base * kWarpSize + lane];
+          offset += base.bits;
+        }
+        uint32_t bytes = 4;
+        if (in.Is(mod::kU8 | mod::kS8)) bytes = 1;
+        if (in.Is(mod::kU16 | mod::kS16)) bytes = 2;
+        const int width = in.decoded.width;
+        for (int part = 0; part < width; ++part) {
+          Value value = ReadConstant(index, source.bank, offset + 4u * part, bytes);
+          if (value.known() && bytes < 4) {
+            const uint32_t low_bytes = (1u << (8 * bytes)) - 1;
+            value.bits &= low_bytes;
+            if (in.Is(mod::kS8 | mod::kS16) && (value.bits >> (8 * bytes - 1))) value.bits |= ~low_bytes;
+          }
+          out.Add(ops[0].kind, ops[0].index + part, From(value.bits, value, base));
+        }
+        return;
+      }
+      default:
+        Stop(in, in.opcode + " reached the wrong handler (Moves)");
+    }
+  });
+}
+
+Value LaunchEvaluator::SpecialRegister(const Operand& source, int lane, size_t index) const {
+  using sm90::SpecialRegister;
+  const uint32_t linear = warp_index_ * kWarpSize + static_cast<uint32_t>(lane);
+  const Dim3& b = launch_.block;
+  const uint32_t bit = 1u << lane;
+  BlockDependence block;
+  switch (static_cast<SpecialRegister>(source.index)) {
+    case SpecialRegister::kTidX:
+      return Known(linear % b.x);
+    case SpecialRegister::kTidY:
+      return Known((linear / b.x) % b.y);
+    case SpecialRegister::kTidZ:
+      return Known(linear / (b.x * b.y));
+    case SpecialRegister::kCtaidX:
+      block.step[0] = 1;
+      return Known(ctaid_.x, block);
+    case SpecialRegister::kCtaidY:
+      block.step[1] = 1;
+      return Known(ctaid_.y, block);
+    case SpecialRegister::kCtaidZ:
+      block.step[2] = 1;
+      return Known(ctaid_.z, block);
+    case SpecialRegister::kLaneId:
+      return Known(static_cast<uint32_t>(lane));
+    case SpecialRegister::kCgaCtaId:
+      // A launch without clusters: each block is the only one (rank 0) of its cluster.
+      return Known(0);
+    case SpecialRegister::kLaneMaskEq:
+      return Known(bit);
+    case SpecialRegister::kLaneMaskLt:
+      return Known(bit - 1);
+    case SpecialRegister::kLaneMaskLe:
+      return Known(bit | (bit - 1));
+    case SpecialRegister::kLaneMaskGt:
+      return Known(~(bit | (bit - 1)));
+    case SpecialRegister::kLaneMaskGe:
+      return Known(~(bit - 1));
+    default:
+      return Unknown(Origin(index));
+  }
+}
+
+// R2UR: a register that every lane running it agrees on, as a uniform register; unknown when they
+// differ.
+void LaunchEvaluator::RegisterToUniform(const Instruction& in, size_t index, uint32_t mask) {
+  Value agreed;
+  bool first = true;
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    if (!(mask >> lane & 1u)) continue;
+    const Value guard = Guard(in, lane);
+    if (guard.known() && !guard.bits) continue;
+    Value value = Read(in.operands.at(1), lane, index);
+    if (!guard.known()) value = Unknown(guard.origin);
+    if (first)
+      agreed = value;
+    else if (value.known() && agreed.known() && value.bits != agreed.bits)
+      agreed = Unknown(Origin(index));
+    else if (!(value.known() && agreed.known() && value.block == agreed.block))
+      agreed = From(agreed.bits, agreed, value);
+    first = false;
+  }
+  if (!first) {
+    writes_.Clear();
+    writes_.Add(in.operands.at(0), agreed);
+    Apply(writes_, 0, Known(1));
+  }
+}
+
+}  // namespace bankcheck::emulate::internal

@@ -1,0 +1,112 @@
+// The predicate handlers: ISETP, PLOP3, SEL/FSEL, R2P, and the votes (VOTE, VOTEU), which read the
+// warp's lanes together.
+
+#include <vector>
+
+#include "emulate/internal/evaluator.h"
+
+namespace bankcheck::emulate::internal {
+
+// Comparisons, predicate logic and selections.
+void LaunchEvaluator::Predicates(const Instruction& in, size_t index, uint32_t mask) {
+  ForEachLane(in, mask, [&](int lane, Writes& out) {
+    const std::vector<Operand>& ops = in.operands;
+    const bool is_unsigned = in.Is(mod::kU32);
+    switch (in.info->semantics) {
+      case Semantics::kPlop3: {
+        const Value a = ReadPredicate(ops.at(2), lane), b = ReadPredicate(ops.at(3), lane),
+                    c = ReadPredicate(ops.at(4), lane);
+        const uint32_t selector = (a.bits << 2) | (b.bits << 1) | c.bits;
+        const uint32_t lut1 = static_cast<uint32_t>(ops.at(5).value),
+                       lut2 = static_cast<uint32_t>(ops.at(6).value);
+        out.Add(ops[0], From((lut1 >> selector) & 1u, a, b, c));
+        out.Add(ops[1], From((lut2 >> selector) & 1u, a, b, c));
+        return;
+      }
+      case Semantics::kIsetp: {
+        if (in.Is(mod::kEx)) {
+          out.Add(ops.at(0), Unknown(Origin(index)));
+          out.Add(ops.at(1), Unknown(Origin(index)));
+          return;
+        }
+        const Value a = Read(ops.at(2), lane, index), b = Read(ops.at(3), lane, index);
+        const Value c = ReadPredicate(ops.at(4), lane);
+        const Test kind = in.decoded.test;
+        if (kind == Test::kNone) Stop(in, "the comparison of " + in.Where() + " is not understood");
+        const std::optional<bool> outcome = CompareInGroup(kind, is_unsigned, a, b);
+        const bool test = outcome.value_or(Compare(kind, is_unsigned, a.bits, b.bits));
+        const auto combine = [&](bool t) {
+          if (in.Is(mod::kAnd)) return t && c.bits;
+          if (in.Is(mod::kOr)) return t || c.bits;
+          return static_cast<bool>(t != static_cast<bool>(c.bits));  // XOR
+        };
+        // The same in every block of the group unless the comparison or c could not be followed.
+        const BlockDependence block = outcome ? c.block : NotAffine();
+        out.Add(ops[0], Affine(combine(test) ? 1u : 0u, block, a, b, c));
+        out.Add(ops[1], Affine(combine(!test) ? 1u : 0u, block, a, b, c));
+        return;
+      }
+      case Semantics::kSel: {
+        const Value a = Read(ops.at(1), lane, index), b = Read(ops.at(2), lane, index);
+        const Value p = ReadPredicate(ops.at(3), lane);
+        if (!p.known()) {
+          out.Add(ops[0], p);
+          return;
+        }
+        Value chosen = p.bits ? a : b;
+        if (p.block.any()) chosen.block = NotAffine();
+        out.Add(ops[0], chosen);
+        return;
+      }
+      case Semantics::kRegisterToPredicates: {
+        if (ops.size() != 3 || ops[0].text != "PR" || ops[1].kind != OperandKind::kRegister ||
+            ops[2].kind != OperandKind::kImmediate)
+          Stop(in, in.opcode + " is a form the emulator does not understand");
+        const Value a = Read(ops[1], lane, index);
+        for (int bit = 0; bit < kPredicateTrue; ++bit)
+          if (ops[2].value >> bit & 1u) out.Add(OperandKind::kPredicate, bit, From((a.bits >> bit) & 1u, a));
+        return;
+      }
+      default:
+        Stop(in, in.opcode + " reached the wrong handler (Predicates)");
+    }
+  });
+}
+
+void LaunchEvaluator::Vote(const Instruction& in, uint32_t mask) {
+  // VOTE.ANY/ALL/EQ Rd, Pd, Ps: Rd the ballot of Ps over the lanes that run it, Pd the vote.
+  const std::vector<Operand>& ops = in.operands;
+  uint32_t ballot = 0, voters = 0;
+  Value inputs = Known(0);
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    if (!(mask >> lane & 1u)) continue;
+    const Value guard = Guard(in, lane);
+    inputs = From(0, inputs, guard);
+    if (guard.known() && !guard.bits) continue;
+    const Value p = ReadPredicate(ops.at(2), lane);
+    inputs = From(0, inputs, p);
+    voters |= 1u << lane;
+    if (p.bits) ballot |= 1u << lane;
+  }
+  bool vote = false;
+  if (in.Is(mod::kAny))
+    vote = ballot != 0;
+  else if (in.Is(mod::kAll))
+    vote = ballot == voters;
+  else if (in.Is(mod::kEq))
+    vote = ballot == 0 || ballot == voters;
+  else
+    Stop(in, in.opcode + " is a vote the emulator does not understand");
+  const Value register_value = From(ballot, inputs), predicate_value = From(vote ? 1u : 0u, inputs);
+  writes_.Clear();
+  writes_.Add(ops.at(0), register_value);
+  writes_.Add(ops.at(1), predicate_value);
+  if (in.info->uniform()) {
+    Apply(writes_, 0, Known(1));
+    return;
+  }
+  for (int lane = 0; lane < kWarpSize; ++lane)
+    if (voters >> lane & 1u) Apply(writes_, lane, Known(1));
+}
+
+}  // namespace bankcheck::emulate::internal
