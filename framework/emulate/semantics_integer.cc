@@ -180,12 +180,13 @@ void LaunchEvaluator::Integer(const Instruction& in, size_t index, uint32_t mask
         }
         const Value a = Read(ops.at(next), lane, index), b = Read(ops.at(next + 1), lane, index),
                     c = Read(ops.at(next + 2), lane, index), lut = Read(ops.at(next + 3), lane, index);
+        // Bit i of the result is bit (a_i b_i c_i) of the table: the union, over the table's set
+        // bits, of the bits where a, b and c take that pattern.
         uint32_t result = 0;
-        for (int bit = 0; bit < 32; ++bit) {
-          const uint32_t selector =
-              (((a.bits >> bit) & 1u) << 2) | (((b.bits >> bit) & 1u) << 1) | ((c.bits >> bit) & 1u);
-          result |= ((lut.bits >> selector) & 1u) << bit;
-        }
+        for (uint32_t selector = 0; selector < 8; ++selector)
+          if (lut.bits >> selector & 1u)
+            result |= (selector & 4u ? a.bits : ~a.bits) & (selector & 2u ? b.bits : ~b.bits) &
+                      (selector & 1u ? c.bits : ~c.bits);
         out.Add(*register_out, From(result, a, b, c, lut));
         if (predicate_out != nullptr) out.Add(*predicate_out, From(result != 0 ? 1u : 0u, a, b, c, lut));
         return;

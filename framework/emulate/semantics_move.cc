@@ -124,9 +124,7 @@ void LaunchEvaluator::RegisterToUniform(const Instruction& in, size_t index, uin
     first = false;
   }
   if (!first) {
-    writes_.Clear();
-    writes_.Add(in.operands.at(0), agreed);
-    Apply(writes_, 0, Known(1));
+    Writes(warp_, 0, Known(1)).Add(in.operands.at(0), agreed);
   }
 }
 

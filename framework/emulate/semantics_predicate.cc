@@ -98,15 +98,13 @@ void LaunchEvaluator::Vote(const Instruction& in, uint32_t mask) {
   else
     Stop(in, in.opcode + " is a vote the emulator does not understand");
   const Value register_value = From(ballot, inputs), predicate_value = From(vote ? 1u : 0u, inputs);
-  writes_.Clear();
-  writes_.Add(ops.at(0), register_value);
-  writes_.Add(ops.at(1), predicate_value);
-  if (in.info->uniform()) {
-    Apply(writes_, 0, Known(1));
-    return;
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    if (!in.info->uniform() && !(voters >> lane & 1u)) continue;
+    Writes writes(warp_, lane, Known(1));
+    writes.Add(ops.at(0), register_value);
+    writes.Add(ops.at(1), predicate_value);
+    if (in.info->uniform()) return;  // once for the warp
   }
-  for (int lane = 0; lane < kWarpSize; ++lane)
-    if (voters >> lane & 1u) Apply(writes_, lane, Known(1));
 }
 
 }  // namespace bankcheck::emulate::internal

@@ -11,30 +11,6 @@
 namespace bankcheck::emulate::internal {
 
 // ---- a warp ----
-void LaunchEvaluator::Apply(const Writes& writes, int lane, const Value& guard) {
-  for (Write write : writes) {
-    if (!guard.known()) write.value = Unknown(guard.origin);
-    if (guard.block.any()) write.value.block = NotAffine();
-    switch (write.kind) {
-      case OperandKind::kRegister:
-        if (write.index != kRegisterZero && write.index < kRegisterZero)
-          warp_.registers[write.index * kWarpSize + lane] = write.value;
-        break;
-      case OperandKind::kUniformRegister:
-        if (write.index < kUniformRegisterZero) warp_.uniform[write.index] = write.value;
-        break;
-      case OperandKind::kPredicate:
-        if (write.index < kPredicateTrue) warp_.predicates[write.index * kWarpSize + lane] = write.value;
-        break;
-      case OperandKind::kUniformPredicate:
-        if (write.index < kPredicateTrue) warp_.uniform_predicates[write.index] = write.value;
-        break;
-      default:
-        break;
-    }
-  }
-}
-
 // A lane's guard. Predicates that hold in every block of a group (BlockConditions) carry no
 // dependence; one that does makes every block evaluated.
 Value LaunchEvaluator::Guard(const Instruction& in, int lane) {

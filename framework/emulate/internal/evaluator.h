@@ -57,9 +57,8 @@ class LaunchEvaluator {
   void Execute(uint32_t index, uint32_t mask);
   void Dispatch(const Instruction& in, uint32_t index, uint32_t mask);
   Value Guard(const Instruction& in, int lane);
-  void Apply(const Writes& writes, int lane, const Value& guard);
   // Runs `compute(lane, writes)` for each lane of `mask` whose guard may hold (once for a uniform
-  // instruction) and applies its writes under the guard.
+  // instruction), its writes made under the guard.
   template <typename Compute>
   void ForEachLane(const Instruction& in, uint32_t mask, Compute&& compute);
 
@@ -93,7 +92,6 @@ class LaunchEvaluator {
   const Instruction* executing_ = nullptr;  // for the reasons of operand reads
   BlockConditions conditions_;              // of the block being evaluated
   Rows rows_;                               // of the block being evaluated
-  Writes writes_;                           // of the lane being computed
 };
 
 template <typename Compute>
@@ -103,18 +101,16 @@ void LaunchEvaluator::ForEachLane(const Instruction& in, uint32_t mask, Compute&
     const int lane = __builtin_ctz(mask);
     const Value guard = Guard(in, lane);
     if (guard.known() && !guard.bits) return;
-    writes_.Clear();
-    compute(lane, writes_);
-    Apply(writes_, lane, guard);
+    Writes writes(warp_, lane, guard);
+    compute(lane, writes);
     return;
   }
   for (uint32_t lanes = mask; lanes != 0; lanes &= lanes - 1) {
     const int lane = __builtin_ctz(lanes);
     const Value guard = Guard(in, lane);
     if (guard.known() && !guard.bits) continue;
-    writes_.Clear();
-    compute(lane, writes_);
-    Apply(writes_, lane, guard);
+    Writes writes(warp_, lane, guard);
+    compute(lane, writes);
   }
 }
 

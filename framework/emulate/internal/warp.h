@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <stdexcept>
 #include <vector>
 
 #include "bankcheck/bank_model.h"
@@ -41,20 +40,33 @@ struct WarpState {
   }
 };
 
-// A register or predicate one lane's instruction writes.
-struct Write {
-  OperandKind kind;
-  int index;
-  Value value;
-};
-
-// The writes of one lane's instruction, applied after all its reads (fixed room: no allocation per
-// lane; the widest instruction writes two destinations of four registers).
+// Where one lane's instruction writes its registers and predicates: straight into the warp's state,
+// under the lane's guard (an unknown guard makes what it writes unknown; a guard that depends on
+// the block makes it depend on the block, not affinely). Every handler reads all its sources
+// before its first write, so no source sees a destination written by its own instruction.
 class Writes {
  public:
-  void Add(OperandKind kind, int index, const Value& value) {
-    if (count_ == items_.size()) throw std::length_error("an instruction writes more than 16 registers");
-    items_[count_++] = Write{kind, index, value};
+  Writes(WarpState& warp, int lane, const Value& guard) : warp_(warp), lane_(lane), guard_(guard) {}
+
+  void Add(OperandKind kind, int index, Value value) {
+    if (!guard_.known()) value = Unknown(guard_.origin);
+    if (guard_.block.any()) value.block = NotAffine();
+    switch (kind) {
+      case OperandKind::kRegister:
+        if (index < kRegisterZero) warp_.registers[index * kWarpSize + lane_] = value;
+        break;
+      case OperandKind::kUniformRegister:
+        if (index < kUniformRegisterZero) warp_.uniform[index] = value;
+        break;
+      case OperandKind::kPredicate:
+        if (index < kPredicateTrue) warp_.predicates[index * kWarpSize + lane_] = value;
+        break;
+      case OperandKind::kUniformPredicate:
+        if (index < kPredicateTrue) warp_.uniform_predicates[index] = value;
+        break;
+      default:
+        break;
+    }
   }
   void Add(const Operand& destination, const Value& value) {
     Add(destination.kind, destination.index, value);
@@ -64,13 +76,10 @@ class Writes {
   // `count` leading destinations of `in`, `width` registers each, made unknown from `origin`.
   void AddUnknown(const Instruction& in, int count, int width, uint32_t origin);
 
-  void Clear() { count_ = 0; }
-  const Write* begin() const { return items_.data(); }
-  const Write* end() const { return items_.data() + count_; }
-
  private:
-  std::array<Write, 16> items_;
-  size_t count_ = 0;
+  WarpState& warp_;
+  int lane_;
+  Value guard_;
 };
 
 inline bool IsPredicate(const Operand& operand) {
