@@ -91,10 +91,18 @@ struct Kernel {
 // when an operand cannot be read.
 std::vector<Operand> ParseOperands(const std::string& text);
 
+// Characters of nvdisasm's and cuobjdump's listings.
+inline bool IsHexDigit(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
+inline bool IsSpaceChar(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
 // The kernels of one nvdisasm listing and the metadata of cuobjdump -elf's listing of the same
 // cubin (see Module::FromListings).
 std::map<std::string, Kernel, std::less<>> ReadKernels(const std::string& nvdisasm_listing,
                                                        const std::string& elf_listing);
+
+// The metadata of cuobjdump -elf's listing (ReadKernels' second half, kernel_metadata.cc): each
+// kernel of `kernels` gets its parameters, parameter base and static shared size.
+void ReadKernelMetadata(const std::string& elf_listing, std::map<std::string, Kernel, std::less<>>& kernels);
 
 }  // namespace bankcheck::emulate::internal
 
