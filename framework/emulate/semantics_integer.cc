@@ -3,11 +3,34 @@
 // multiples by a value the same in every block, left shifts by such a count).
 
 #include <algorithm>
+#include <array>
+#include <stdexcept>
 #include <vector>
 
 #include "emulate/internal/evaluator.h"
 
 namespace bankcheck::emulate::internal {
+namespace {
+
+constexpr size_t kMaxLeaOperands = 8;
+
+// Some of an instruction's operands, without allocating per lane.
+class OperandList {
+ public:
+  void Add(const Operand* operand) { items_[size_++] = operand; }
+  const Operand* at(size_t i) const {
+    if (i >= size_) throw std::out_of_range("operand");  // Execute: fewer operands than read
+    return items_[i];
+  }
+  const Operand* const* begin() const { return items_.data(); }
+  const Operand* const* end() const { return items_.data() + size_; }
+
+ private:
+  std::array<const Operand*, kMaxLeaOperands> items_{};
+  size_t size_ = 0;
+};
+
+}  // namespace
 
 // Integer arithmetic, shifts and bit operations, with how each result depends on the block.
 void LaunchEvaluator::Integer(const Instruction& in, size_t index, uint32_t mask) {
@@ -56,9 +79,10 @@ void LaunchEvaluator::Integer(const Instruction& in, size_t index, uint32_t mask
       }
       case Semantics::kIadd3: {
         size_t next = 1;
-        std::vector<const Operand*> carry_outs;
-        while (next < ops.size() && IsPredicate(ops[next]) && carry_outs.size() < 2)
-          carry_outs.push_back(&ops[next++]);
+        std::array<const Operand*, 2> carry_outs{};
+        size_t carry_count = 0;
+        while (next < ops.size() && IsPredicate(ops[next]) && carry_count < carry_outs.size())
+          carry_outs[carry_count++] = &ops[next++];
         Value inputs = Known(0);
         BlockDependence block;  // of the sum: the terms' steps, negated as the terms are
         uint64_t sum = 0;
@@ -80,7 +104,7 @@ void LaunchEvaluator::Integer(const Instruction& in, size_t index, uint32_t mask
             sum += carry.bits;
           }
         out.Add(ops[0], Affine(static_cast<uint32_t>(sum), block, inputs));
-        for (size_t i = 0; i < carry_outs.size(); ++i)
+        for (size_t i = 0; i < carry_count; ++i)
           out.Add(*carry_outs[i], From(static_cast<uint32_t>(sum >> (32 + i)) & 1u, inputs));
         return;
       }
@@ -93,10 +117,11 @@ void LaunchEvaluator::Integer(const Instruction& in, size_t index, uint32_t mask
         size_t next = 1;
         const Operand* carry_out = nullptr;
         if (IsPredicate(ops.at(1))) carry_out = &ops[next++];
-        std::vector<const Operand*> sources;
-        std::vector<const Operand*> carries;
-        for (size_t i = next; i < ops.size(); ++i)
-          (IsPredicate(ops[i]) ? carries : sources).push_back(&ops[i]);
+        // At most a carry-out, four sources and a carry-in: more is not a LEA the emulator reads.
+        if (ops.size() > kMaxLeaOperands)
+          Stop(in, in.opcode + " has more operands than a LEA the emulator reads");
+        OperandList sources, carries;
+        for (size_t i = next; i < ops.size(); ++i) (IsPredicate(ops[i]) ? carries : sources).Add(&ops[i]);
         const Value a = Read(*sources.at(0), lane, index);
         const Value b = Read(*sources.at(1), lane, index);
         Value inputs = From(0, a, b);

@@ -48,25 +48,41 @@ class Writes {
  public:
   Writes(WarpState& warp, int lane, const Value& guard) : warp_(warp), lane_(lane), guard_(guard) {}
 
-  void Add(OperandKind kind, int index, Value value) {
-    if (!guard_.known()) value = Unknown(guard_.origin);
-    if (guard_.block.any()) value.block = NotAffine();
+  void Add(OperandKind kind, int index, const Value& value) {
+    Value* slot = nullptr;
     switch (kind) {
       case OperandKind::kRegister:
-        if (index < kRegisterZero) warp_.registers[index * kWarpSize + lane_] = value;
+        if (index < kRegisterZero) slot = &warp_.registers[index * kWarpSize + lane_];
         break;
       case OperandKind::kUniformRegister:
-        if (index < kUniformRegisterZero) warp_.uniform[index] = value;
+        if (index < kUniformRegisterZero) slot = &warp_.uniform[index];
         break;
       case OperandKind::kPredicate:
-        if (index < kPredicateTrue) warp_.predicates[index * kWarpSize + lane_] = value;
+        if (index < kPredicateTrue) slot = &warp_.predicates[index * kWarpSize + lane_];
         break;
       case OperandKind::kUniformPredicate:
-        if (index < kPredicateTrue) warp_.uniform_predicates[index] = value;
+        if (index < kPredicateTrue) slot = &warp_.uniform_predicates[index];
         break;
       default:
         break;
     }
+    if (slot == nullptr) return;
+    if (!guard_.known()) {
+      *slot = Unknown(guard_.origin);
+      return;
+    }
+    // Field by field: `value` was most often just built field by field, and a copy as a whole would
+    // read it back wider than it was written (a store-forwarding stall on every lane's write).
+    slot->bits = value.bits;
+    slot->origin = value.origin;
+    if (guard_.block.any()) {
+      slot->block = NotAffine();
+      return;
+    }
+    slot->block.step[0] = value.block.step[0];
+    slot->block.step[1] = value.block.step[1];
+    slot->block.step[2] = value.block.step[2];
+    slot->block.other = value.block.other;
   }
   void Add(const Operand& destination, const Value& value) {
     Add(destination.kind, destination.index, value);
