@@ -44,6 +44,12 @@ Emulation Emulate(const Module& module, const LaunchToEmulate& launch, const Emu
     throw Error(ErrorKind::kBadInput, "the kernel " + launch.mangled + " has no instructions in the module");
 
   Emulation emulation;
+  if (launch.cluster != Dim3{}) {
+    emulation.undecided = Undecided{};
+    emulation.undecided->reason = "a launch with thread-block clusters (cluster " + ToString(launch.cluster) +
+                                  "): distributed shared memory and SR_CgaCtaId's ranks are not emulated yet";
+    return emulation;
+  }
   Rows rows;
   LaunchEvaluator evaluator(kernel, launch, limits);
   try {

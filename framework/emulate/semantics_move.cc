@@ -87,7 +87,7 @@ Value LaunchEvaluator::SpecialRegister(const Operand& source, int lane, size_t i
     case SpecialRegister::kLaneId:
       return Known(static_cast<uint32_t>(lane));
     case SpecialRegister::kCgaCtaId:
-      // A launch without clusters: each block is the only one (rank 0) of its cluster.
+      // Emulate refuses launches with clusters: each block is the only one (rank 0) of its cluster.
       return Known(0);
     case SpecialRegister::kLaneMaskEq:
       return Known(bit);

@@ -85,6 +85,10 @@ class Module {
 struct LaunchToEmulate {
   std::string mangled;
   Dim3 grid, block;
+  // Thread-block cluster dimensions (cudaLaunchAttributeClusterDimension, __cluster_dims__); 1x1x1
+  // without clusters. A launch with clusters is undecided: distributed shared memory and the
+  // blocks' ranks in their clusters are not emulated yet.
+  Dim3 cluster;
   uint32_t dynamic_shared_bytes = 0;
   // The argument bytes, laid out as KernelInfo::params says (what c[0x0][param_base + offset]
   // holds on the GPU). Shorter than the kernel's parameters: the missing bytes are unknown (a read
