@@ -145,17 +145,6 @@ std::string UpdateBaselinesCommand(const std::filesystem::path& results_dir,
          ShellWord(baselines_dir.string());
 }
 
-BaselineCheck CheckBaseline(const BaselineSet& baselines, const std::string& case_name,
-                            const std::vector<LaunchRecord>& measured, const VerdictPolicy& policy) {
-  BaselineCheck check;
-  check.comparison = CompareWithBaseline(baselines, case_name, measured);
-  CaseFacts facts;
-  facts.baseline = check.comparison.verdict;
-  facts.lines = check.comparison.lines;
-  check.fails = DecideCase(facts, policy).fails;
-  return check;
-}
-
 std::vector<std::string> AnnotationMismatches(const Expectation& expect, const LaunchRecord& record) {
   std::vector<std::string> mismatches;
   for (const SharedKindInfo& info : SharedKinds()) {

@@ -196,7 +196,7 @@ void CaseTest::TestBody() {
                              "(docs/emulate.md); on a machine with a GPU, record measured ones.")
                    << ")";
     }
-    if (check.fails) {
+    if (check.decision.fails) {
       const std::string software = comparison.verdict == BaselineVerdict::kMissing
                                        ? ""
                                        : SoftwareChangeNote(Baselines(arch), c.name, ThisRun());

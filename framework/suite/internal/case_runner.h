@@ -59,16 +59,6 @@ std::string JitNote(const RunMetadata& now);
 std::string UpdateBaselinesCommand(const std::filesystem::path& results_dir,
                                    const std::filesystem::path& baselines_dir);
 
-// A case's launches against its baseline, and whether that fails the case: DecideCase (verdict.h),
-// the rule report, compare and run apply, strict by default (any difference, or no baseline). The
-// suite only reports what this decided.
-struct BaselineCheck {
-  BaselineComparison comparison;
-  bool fails = false;
-};
-BaselineCheck CheckBaseline(const BaselineSet& baselines, const std::string& case_name,
-                            const std::vector<LaunchRecord>& measured, const VerdictPolicy& policy = {});
-
 // Failure text when a launch disagrees with the case's annotation; empty when it agrees.
 std::vector<std::string> AnnotationMismatches(const Expectation& expect, const LaunchRecord& record);
 
