@@ -54,10 +54,13 @@ std::filesystem::path ResultsDir() {
   std::filesystem::path folder =
       FolderFromEnvironmentOr("BANKCHECK_RESULTS_DIR", GetSuiteSettings().results_dir);
   // The emulated program (docs/emulate.md) writes beside the measured program's folder, never into
-  // it: its built-in folder is the suite's with "-emulated", and so is BANKCHECK_RESULTS_DIR's.
-  const char* set = std::getenv("BANKCHECK_RESULTS_DIR");
-  if (set != nullptr && *set != '\0' && internal::InstalledLaunchEmulation() != nullptr)
+  // it: the folder's name with "-emulated" (BANKCHECK_RESULTS_DIR's, else the suite's RESULTS_DIR).
+  // Written here only: CMake gives both programs RESULTS_DIR, and scripts ask the program
+  // (--bankcheck_results_dir).
+  if (internal::InstalledLaunchEmulation() != nullptr) {
+    while (folder.has_relative_path() && !folder.has_filename()) folder = folder.parent_path();
     folder += "-emulated";
+  }
   return folder;
 }
 std::optional<Recording> BaselineRecording() {

@@ -7,8 +7,10 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "bankcheck/suite.h"
 #include "core/internal/launch_emulation.h"
 #include "core/internal/test_support.h"
 
@@ -52,16 +54,33 @@ class PresentEmulation final : public internal::LaunchEmulation {
   void SetProjectSources(const std::string&, const std::string&) override {}
 };
 
-TEST(CaseRunnerTest, TheEmulatedProgramsResultsGoBesideTheMeasuredOnesNeverIntoThem) {
-  ::setenv("BANKCHECK_RESULTS_DIR", "/tmp/bankcheck-results", 1);
+// ResultsDir as the measured program and as the emulated one, with BANKCHECK_RESULTS_DIR set to
+// `folder` (nullptr: unset, the suite's RESULTS_DIR).
+std::pair<std::filesystem::path, std::filesystem::path> MeasuredAndEmulated(const char* folder) {
+  if (folder == nullptr)
+    ::unsetenv("BANKCHECK_RESULTS_DIR");
+  else
+    ::setenv("BANKCHECK_RESULTS_DIR", folder, 1);
   const std::filesystem::path measured = ResultsDir();
   PresentEmulation emulation;
   internal::InstallLaunchEmulation(&emulation);
   const std::filesystem::path emulated = ResultsDir();
   internal::InstallLaunchEmulation(nullptr);
   ::unsetenv("BANKCHECK_RESULTS_DIR");
+  return {measured, emulated};
+}
+
+TEST(CaseRunnerTest, TheEmulatedProgramsResultsGoBesideTheMeasuredOnesNeverIntoThem) {
+  const auto [measured, emulated] = MeasuredAndEmulated("/tmp/bankcheck-results");
   EXPECT_EQ(measured, "/tmp/bankcheck-results");
   EXPECT_EQ(emulated, "/tmp/bankcheck-results-emulated");
+  // A folder given with a trailing separator: beside it all the same, not inside.
+  EXPECT_EQ(MeasuredAndEmulated("/tmp/bankcheck-results/").second, "/tmp/bankcheck-results-emulated");
+  // The suite's own folder (RESULTS_DIR; CMake gives both programs the same one).
+  const std::string own = GetSuiteSettings().results_dir;
+  const auto [own_measured, own_emulated] = MeasuredAndEmulated(nullptr);
+  EXPECT_EQ(own_measured, own);
+  EXPECT_EQ(own_emulated, own + "-emulated");
 }
 
 }  // namespace

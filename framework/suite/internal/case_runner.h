@@ -21,7 +21,9 @@ namespace bankcheck::suites {
 
 // BANKCHECK_BASELINES_DIR, else the suite's BASELINES_DIR.
 std::filesystem::path BaselinesDir();
-// BANKCHECK_RESULTS_DIR, else the suite's RESULTS_DIR.
+// Where this program's results go: BANKCHECK_RESULTS_DIR, else the suite's RESULTS_DIR; in the
+// emulated program that folder's name with "-emulated", beside the measured program's. The one
+// place of that rule: the suite's programs print it (--bankcheck_results_dir) for scripts.
 std::filesystem::path ResultsDir();
 // BANKCHECK_UPDATE_BASELINES: 1 (a true flag) records measured counts instead of checking them,
 // "emulated" the emulated program's derived counts as first baselines; nullopt when unset or false.
