@@ -15,8 +15,8 @@
 #include "bankcheck/suite.h"
 #include "bankcheck/testing.h"
 #include "core/internal/environment.h"
+#include "suite/internal/case_checks.h"
 #include "suite/internal/case_runner.h"
-#include "suite/internal/case_test.h"
 #include "suite/internal/suite_runner.h"
 
 namespace {

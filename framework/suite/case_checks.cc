@@ -2,6 +2,8 @@
 // its own (RegisterCaseTests), and its launches are checked for correctness (by the case), against its
 // annotation, against the CPU model (when the case declares its access pattern) and against the stored
 // baseline. Each case also writes its results fragment (see results.h) for reports.
+#include "suite/internal/case_checks.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -19,7 +21,6 @@
 #include "bankcheck/testing.h"
 #include "core/internal/launch_emulation.h"
 #include "suite/internal/case_runner.h"
-#include "suite/internal/case_test.h"
 #include "suite/internal/emulated_case.h"
 #include "suite/internal/suite_runner.h"
 
