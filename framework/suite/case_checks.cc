@@ -99,7 +99,7 @@ void CaseTest::TestBody() {
   for (const SharedKindInfo& info : SharedKinds())
     result_.expected_ways[info.kind] = c.expect[info.kind].ways;
   BANKCHECK_SKIP_WITHOUT_GPU();
-  const bool emulated = internal::InstalledLaunchEmulation() != nullptr;
+  const bool emulated = internal::EmulatedProgram();
   if (const std::optional<Recording> recording = BaselineRecording()) {
     const std::string why = WhyThisProgramCannotRecord(*recording, emulated);
     ASSERT_TRUE(why.empty()) << why;

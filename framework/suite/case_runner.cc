@@ -57,7 +57,7 @@ std::filesystem::path ResultsDir() {
   // it: the folder's name with "-emulated" (BANKCHECK_RESULTS_DIR's, else the suite's RESULTS_DIR).
   // Written here only: CMake gives both programs RESULTS_DIR, and scripts ask the program
   // (--bankcheck_results_dir).
-  if (internal::InstalledLaunchEmulation() != nullptr) {
+  if (internal::EmulatedProgram()) {
     while (folder.has_relative_path() && !folder.has_filename()) folder = folder.parent_path();
     folder += "-emulated";
   }
@@ -96,7 +96,7 @@ RecordCommand SuiteRecordCommand() {
   record.topic_test_prefix = settings.test_prefix;
   // The emulated program on a machine without an NVIDIA driver: the command that works here records
   // first baselines through the emulated tests.
-  if (internal::InstalledLaunchEmulation() != nullptr && !NvidiaDriverPresent()) {
+  if (internal::EmulatedProgram() && !NvidiaDriverPresent()) {
     record.topic_test_prefix = settings.test_prefix.empty() ? "" : settings.test_prefix + "/emulated";
     record.update_value = "emulated";
   }
