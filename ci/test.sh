@@ -74,6 +74,8 @@ rm -rf "$BANKCHECK_RESULTS_DIR"
 emulated="$BUILD_DIR/suites/bankcheck_kernel_suite_emulated"
 if [[ -x "$emulated" ]]; then rm -rf "$("$emulated" --bankcheck_results_dir)"; fi
 status=0
+# The layers (ci/layers.py, docs/architecture.md) hold whatever ctest is given to select.
+python3 "$BANKCHECK_ROOT/ci/layers.py" || status=1
 ctest --output-on-failure -j "$JOBS" --resource-spec-file "$(bankcheck_resource_spec)" ${ctest_args[@]+"${ctest_args[@]}"} ||
   status=$?
 
