@@ -8,7 +8,9 @@
     another layer's public header ("bankcheck/gpu_probe.h", as the layers' CMakeLists.txt declare
     them with bankcheck_public_headers);
   - a file of the CLI (framework/cli) includes CUDA or CUPTI, or a header of a layer other than the
-    core and itself: the CLI needs only the core.
+    core and itself: the CLI needs only the core;
+  - a file that is not a test (*_test.*) includes gtest/gtest-spi.h, GoogleTest's API for testing
+    itself, except framework/testing/held_results.cc, the one seam over it (held_results.h).
 
     ci/layers.py [ROOT]   ROOT: the repository (default: the one this script is in)
 
@@ -20,6 +22,8 @@ import re
 import sys
 
 MAX_LINES = 500
+SPI = "gtest/gtest-spi.h"
+SPI_SEAM = os.path.join("framework", "testing", "held_results.cc")
 SOURCE_EXTENSIONS = {".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".cu", ".cuh", ".py", ".sh"}
 # Data the tests read (generated fixtures, fuzzing corpora) is not source.
 DATA_FOLDERS = {"testdata", "fuzz_corpus"}
@@ -95,11 +99,16 @@ def main(argv):
         if len(lines) > MAX_LINES:
             problems.append("%s: %d lines, over %d: split it by theme" % (shown, len(lines), MAX_LINES))
         layer = layer_of(path, framework, owners)
-        if layer not in ("core", "cli"):
-            continue
+        is_test = os.path.splitext(os.path.basename(path))[0].endswith("_test")
         for number, line in enumerate(lines, 1):
             match = INCLUDE.match(line)
             if not match:
+                continue
+            if match.group(2) == SPI and not is_test and shown != SPI_SEAM:
+                problems.append("%s:%d: includes <%s>: only tests may, or %s (testing/internal/held_results.h)"
+                                % (shown, number, SPI, SPI_SEAM))
+                continue
+            if layer not in ("core", "cli"):
                 continue
             why = include_problem(layer, match.group(1), match.group(2), owners, layers)
             if why:
@@ -113,7 +122,7 @@ def main(argv):
             len(problems), checked))
         return 1
     print("layers: %d source files under framework/, none over %d lines; the core and the CLI include "
-          "no layer above them" % (checked, MAX_LINES))
+          "no layer above them; gtest-spi only in tests" % (checked, MAX_LINES))
     return 0
 
 

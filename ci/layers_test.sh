@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Tests ci/layers.py on planted trees: a tree that keeps the rules passes; a source over 500 lines
 # (a test too), the core including CUDA, CUPTI, another layer's internals or its public header, and
-# the CLI including the CUDA layer's or the suite's, each fail naming the file and line; data under
+# the CLI including the CUDA layer's or the suite's, and gtest-spi outside tests and the testing
+# layer's seam, each fail naming the file and line; data under
 # testdata/ is not source; a folder without framework/ is a usage error.
 set -euo pipefail
 check="$(dirname "${BASH_SOURCE[0]}")/layers.py"
@@ -61,6 +62,14 @@ expect 1 "framework/cli/main.cc:3: includes \"suite/internal/case_runner.h\"" py
 tree
 echo '#include <cuda.h>' >>"$dir/t/framework/cli/main.cc"
 expect 1 "framework/cli/main.cc:3: includes <cuda.h>" python3 "$check" "$dir/t"
+# gtest-spi: in a test, and in the testing layer's one seam, not elsewhere.
+tree
+mkdir -p "$dir/t/framework/testing" "$dir/t/framework/suite"
+echo '#include <gtest/gtest-spi.h>' >"$dir/t/framework/testing/held_results.cc"
+echo '#include <gtest/gtest-spi.h>' >"$dir/t/framework/suite/runner_test.cc"
+expect 0 "gtest-spi only in tests" python3 "$check" "$dir/t"
+echo '#include <gtest/gtest-spi.h>' >"$dir/t/framework/suite/runner.cc"
+expect 1 "framework/suite/runner.cc:1: includes <gtest/gtest-spi.h>: only tests may" python3 "$check" "$dir/t"
 # Every problem is named, and counted.
 tree
 seq 600 >"$dir/t/framework/cli/main_test.cc"

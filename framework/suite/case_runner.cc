@@ -1,7 +1,5 @@
 #include "suite/internal/case_runner.h"
 
-#include <gtest/gtest-spi.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -18,6 +16,7 @@
 #include "core/internal/file_io.h"
 #include "core/internal/launch_emulation.h"
 #include "cuda/internal/launch_records.h"
+#include "testing/internal/held_results.h"
 
 namespace bankcheck::suites {
 
@@ -215,10 +214,9 @@ class AttributingContext : public CaseContext {
 
 std::string AttributeCase(const KernelCase& c, std::vector<LaunchRecord>& records) {
   AttributingContext context;
-  ::testing::TestPartResultArray swallowed;
   try {
-    ::testing::ScopedFakeTestPartResultReporter reporter(
-        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &swallowed);
+    // The case's own checks ran in its first run: this run's results are dropped.
+    gtest::HeldResults dropped(gtest::HeldResults::Threads::kThisThread);
     c.run(context);
   } catch (const std::exception& e) {
     return std::string("per-instruction attribution failed: ") + e.what();
