@@ -69,9 +69,13 @@ fi
 cd "$BUILD_DIR"
 # Each kernel case writes a results fragment here; fragments of an earlier run must not mix in.
 export BANKCHECK_RESULTS_DIR="${BANKCHECK_RESULTS_DIR:-$BUILD_DIR/results}"
-# The emulated program's go to <folder>-emulated (docs/emulate.md).
-rm -rf "$BANKCHECK_RESULTS_DIR" "$BANKCHECK_RESULTS_DIR-emulated"
+rm -rf "$BANKCHECK_RESULTS_DIR"
+# The emulated program's go beside it (docs/emulate.md), where the program says.
+emulated="$BUILD_DIR/suites/bankcheck_kernel_suite_emulated"
+if [[ -x "$emulated" ]]; then rm -rf "$("$emulated" --bankcheck_results_dir)"; fi
 status=0
+# The layers (ci/layers.py, docs/architecture.md) hold whatever ctest is given to select.
+python3 "$BANKCHECK_ROOT/ci/layers.py" || status=1
 ctest --output-on-failure -j "$JOBS" --resource-spec-file "$(bankcheck_resource_spec)" ${ctest_args[@]+"${ctest_args[@]}"} ||
   status=$?
 

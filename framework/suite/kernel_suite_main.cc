@@ -1,6 +1,6 @@
-// main() of the kernel suite program: lists topics for CTest or the selected cases, or runs cases
-// (one topic's, or every case; BANKCHECK_CASES selects among them) under the supervisor of
-// suite_runner.h, or, as the supervisor's child, runs them.
+// main() of the kernel suite program: prints its results folder, lists topics for CTest or the
+// selected cases, or runs cases (one topic's, or every case; BANKCHECK_CASES selects among them)
+// under the supervisor of suite_runner.h, or, as the supervisor's child, runs them.
 #include <gmock/gmock.h>
 
 #include <cstdlib>
@@ -15,8 +15,8 @@
 #include "bankcheck/suite.h"
 #include "bankcheck/testing.h"
 #include "core/internal/environment.h"
+#include "suite/internal/case_checks.h"
 #include "suite/internal/case_runner.h"
-#include "suite/internal/case_test.h"
 #include "suite/internal/suite_runner.h"
 
 namespace {
@@ -43,6 +43,11 @@ bool Has(const std::vector<std::string>& args, const char* flag) {
 int RunSuiteProgram(int argc, char** argv) {
   using namespace bankcheck;
   std::vector<std::string> args(argv + 1, argv + argc);
+  // Where this program's cases write their results (the emulated program's differ): scripts ask.
+  if (Has(args, "--bankcheck_results_dir")) {
+    std::cout << suites::ResultsDir().string() << "\n";
+    return 0;
+  }
   const std::vector<const KernelCase*> cases = RegisteredKernelCases();
   // Every topic, whatever BANKCHECK_CASES says: CTest's tests are made from this after each build.
   if (Has(args, "--bankcheck_list_topics")) {
