@@ -7,7 +7,7 @@
 #   ci/shard-check.sh [--doctor] LABEL N [N...]
 #     LABEL      emulate: the emulated program (its results in <results>-emulated; needs nvdisasm
 #                and cuobjdump on PATH); gpu: the GPU program. The suite's topic tests of that
-#                CTest label ("<prefix>/...") run unsharded, then in N shards for each N.
+#                CTest label (one per topic) run unsharded, then in N shards for each N.
 #     --doctor   first run unsharded against the committed baselines, then change one passing
 #                case's baseline in a copy (more wavefronts than measured), and run everything
 #                against the copy: the unsharded and each merged verdict must fail, that case alone.
@@ -34,6 +34,14 @@ cli="$BUILD_DIR/bin/bankcheck"
 suite_file="$BUILD_DIR/bankcheck-suites/bankcheck_kernel_suite.suite"
 [[ -x "$cli" && -f "$suite_file" ]] || usage_error "no build in $BUILD_DIR (bin/bankcheck, the kernel suite): build it first"
 prefix="$(sed -n 's/^test_prefix=//p' "$suite_file")"
+# The topic tests alone, by name: "<prefix>/<topic>" (gpu), "<prefix>/emulated/<topic>" (emulate);
+# other tests of the label that run the suite program (launch_paths_from_two_folders) are not a run.
+program="$BUILD_DIR/suites/bankcheck_kernel_suite"
+[[ "$label" == gpu ]] || program+="_emulated"
+[[ -x "$program" ]] || usage_error "no $program: build it first"
+regex_escape() { sed 's/[][\\.*^$()+?{}|]/\\&/g'; }
+topics="$("$program" --bankcheck_list_topics | regex_escape | paste -sd'|')"
+tests="^$(regex_escape <<<"$prefix")/$([[ "$label" == gpu ]] || echo 'emulated/')($topics)\$"
 work="${BANKCHECK_SHARD_CHECK_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-shard-check.XXXXXX")}"
 mkdir -p "$work"
 spec="$work/ctest-resources.json"
@@ -57,7 +65,7 @@ run_suite() {
     if (($# == 3)); then
       export GTEST_SHARD_INDEX="$2" GTEST_TOTAL_SHARDS="$3" GTEST_SHARD_STATUS_FILE="$work/$1.status"
     fi
-    ctest --test-dir "$BUILD_DIR" -L "^$label\$" -R "^$prefix/" -j "$JOBS" --resource-spec-file "$spec" \
+    ctest --test-dir "$BUILD_DIR" -L "^$label\$" -R "$tests" -j "$JOBS" --resource-spec-file "$spec" \
       --output-on-failure --no-tests=error >"$log" 2>&1 || true
   )
   if (($# == 3)) && [[ ! -f "$work/$1.status" ]]; then
