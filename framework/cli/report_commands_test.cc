@@ -321,6 +321,7 @@ TEST_F(ReportCommandsTest, MergeResultsWritesOneFile) {
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(ReadResults(dir_ / "merged.json").cases.size(), 2u);
   // No fragments: bad input.
+  std::filesystem::create_directory(dir_ / "empty");
   run = Bankcheck("merge-results " + Quoted(dir_ / "empty"));
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_THAT(run.err, HasSubstr("no case results in"));

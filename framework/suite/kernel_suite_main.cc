@@ -72,15 +72,22 @@ int RunSuiteProgram(int argc, char** argv) {
       std::cerr << "bankcheck: no registered case has the topic '" << topic << "'\n";
       return 1;
     }
-    const std::vector<std::string> tests = suites::SelectCaseTests(cases, prefix, topic, patterns, filter);
+    const suites::Shard shard = suites::ShardFromEnvironment();
+    const std::vector<std::string> tests =
+        suites::SelectCaseTests(cases, prefix, topic, patterns, filter, shard);
     if (tests.empty()) {
-      // e.g. BANKCHECK_CASES naming a case of another topic: CTest reports this one as skipped.
+      // e.g. BANKCHECK_CASES naming a case of another topic, or a shard that holds none of this
+      // topic's cases: CTest reports this one as skipped.
       std::string by = patterns.empty() ? "" : "BANKCHECK_CASES='" + patterns + "'";
       if (!filter.empty()) by += (by.empty() ? "" : " and ") + ("the filter '" + filter + "'");
+      const std::string of_topic = topic.empty() ? "" : " of topic '" + topic + "'";
+      const bool any_selected = !suites::SelectCaseTests(cases, prefix, topic, patterns, filter).empty();
       std::cout << "bankcheck: every case was skipped: "
-                << (by.empty() ? "no case is registered"
-                               : by + (patterns.empty() || filter.empty() ? " selects" : " select") +
-                                     " no case" + (topic.empty() ? "" : " of topic '" + topic + "'"))
+                << (any_selected ? shard.Describe() + " holds no case" + of_topic +
+                                       (by.empty() ? "" : " selected by " + by)
+                    : by.empty() ? "no case is registered"
+                                 : by + (patterns.empty() || filter.empty() ? " selects" : " select") +
+                                       " no case" + of_topic)
                 << "\n";
       return bankcheck::gtest::kAllSkippedExitCode;
     }
