@@ -25,9 +25,11 @@ compare="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/ci/emulate_results.py"
 log_dir="${LOG_DIR:-$(mktemp -d /tmp/emulate_crosscheck.XXXXXX)}"
 mkdir -p "$log_dir"
 log_dir="$(cd "$log_dir" && pwd)"
-# The emulated program writes to <BANKCHECK_RESULTS_DIR>-emulated: both runs are given one folder.
+# Both runs are given one folder; the emulated program writes beside it, where it says.
 results="$log_dir/results"
-rm -rf "$results" "$results-emulated"
+emulated_results="$(BANKCHECK_RESULTS_DIR="$results" "$emulated" --bankcheck_results_dir)" ||
+  die "$emulated --bankcheck_results_dir failed"
+rm -rf "$results" "$emulated_results"
 echo "logs: $log_dir"
 
 # The suites' own verdicts (a case failing its baseline, say) do not stop the comparison: both runs
@@ -44,6 +46,6 @@ status=0
 BANKCHECK_COUNTERS=emulate BANKCHECK_RESULTS_DIR="$results" \
   "$emulated" >"$log_dir/emulated.log" 2>&1 || status=$?
 echo "emulated run: exit $status ($log_dir/emulated.log)"
-[[ -d "$results-emulated/cases" ]] || die "the emulated run wrote no results; see $log_dir/emulated.log"
+[[ -d "$emulated_results/cases" ]] || die "the emulated run wrote no results; see $log_dir/emulated.log"
 
-python3 "$compare" crosscheck "$results" "$results-emulated"
+python3 "$compare" crosscheck "$results" "$emulated_results"

@@ -14,7 +14,12 @@
 #     right. Writing (code scanning's SARIF upload, publishing a release) is a job of its own that
 #     downloads the artifact it needs and runs none of the project's code. A job that calls a
 #     reusable workflow passes its permissions on; the called workflow's jobs are checked there.
-#     This rule reads the YAML with python3's PyYAML (Debian: python3-yaml).
+#   - a sharded workflow (a job whose matrix has `shard`, docs/ci.md "Sharding"): a reusable one
+#     takes the input `shards`; each shard job is in a concurrency group of its own (its group
+#     names matrix.shard: one group for all would let the matrix's jobs cancel each other); a merge
+#     job (no matrix) needs the shard jobs; no shard job may write, and the one job that may write
+#     is the merge or comes after every job that needs the shards (the upload after the merge).
+#     These two rules read the YAML with python3's PyYAML (Debian: python3-yaml).
 #
 #   ci/check-workflows.sh [FILE...]   default: .github/workflows/ and examples/.github/workflows/
 # Exit 0: all hold; 1: a rule is broken (each one printed as FILE:LINE: what); 2: no workflow file.
@@ -83,6 +88,55 @@ for name, job in jobs.items():
               f"token that may write ({', '.join(granted)}): move what writes to a job of its own that "
               "downloads an artifact and runs no project code", file=sys.stderr)
         broken = True
+
+
+# The shard matrix's rules (above).
+def problem(job, what):
+    global broken
+    print(f"{path}:{lines.get(job, 1)}: job '{job}' {what}", file=sys.stderr)
+    broken = True
+
+
+def grants(job):
+    return writes(job["permissions"] if "permissions" in job else workflow.get("permissions"))
+
+
+def needs(job):
+    value = job.get("needs", [])
+    return [value] if isinstance(value, str) else list(value)
+
+
+def after(name, other, seen=()):  # whether job `name` needs `other`, directly or through others
+    direct = needs(jobs.get(name) or {})
+    return other in direct or any(after(n, other, seen + (name,)) for n in direct if n not in seen)
+
+
+shard_jobs = [n for n, j in jobs.items() if isinstance(j, dict) and "shard" in
+              ((j.get("strategy") or {}).get("matrix") or {})]
+if shard_jobs:
+    trigger = workflow.get("on", workflow.get(True))
+    call = trigger.get("workflow_call") if isinstance(trigger, dict) else None
+    if isinstance(call, dict) and "shards" not in (call.get("inputs") or {}):
+        problem(shard_jobs[0], "is a shard matrix, but the reusable workflow has no input 'shards'")
+    for name in shard_jobs:
+        group = str((jobs[name].get("concurrency") or {}).get("group", ""))
+        if "matrix.shard" not in group:
+            problem(name, "is a shard matrix without a concurrency group per shard (its group must name "
+                    "matrix.shard, or the shards cancel each other)")
+        if grants(jobs[name]):
+            problem(name, f"is a shard matrix with a token that may write ({', '.join(grants(jobs[name]))}): "
+                    "only the job after the merge may")
+    merges = [n for n, j in jobs.items() if isinstance(j, dict) and n not in shard_jobs
+              and any(s in needs(j) for s in shard_jobs) and not (j.get("strategy") or {}).get("matrix")]
+    if not merges:
+        problem(shard_jobs[0], "is a shard matrix that no merge job (one without a matrix) needs")
+    writers = [n for n, j in jobs.items() if isinstance(j, dict) and "uses" not in j and grants(j)]
+    if len(writers) > 1:
+        problem(writers[1], f"may write, as '{writers[0]}' may: in a sharded workflow one job writes")
+    for name in writers:
+        for merge in merges:
+            if merge != name and not after(name, merge):
+                problem(name, f"may write but does not come after the merge job '{merge}' (needs it)")
 sys.exit(1 if broken else 0)
 PY
 }
@@ -120,5 +174,5 @@ for file in "${files[@]}"; do
     fi
   done < <(grep -nE '^\s*(-\s+)?uses:' "$file" || true)
 done
-((status == 0)) && echo "bankcheck: ${#files[@]} workflow file(s): permissions, privilege split, pinned actions, concurrency hold"
+((status == 0)) && echo "bankcheck: ${#files[@]} workflow file(s): permissions, privilege split, pinned actions, concurrency, shard matrices hold"
 exit "$status"

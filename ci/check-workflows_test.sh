@@ -69,4 +69,59 @@ expect 1 "job 'build' runs the repository's code (./.github/actions/local) with 
 good | sed '/download-artifact@/s/.*/      - uses: actions\/checkout@'"$sha"'  # v4.4.0/' >"$dir/upload.yml"
 expect 1 "job 'upload' runs the repository's code" "$check" "$dir/upload.yml"
 
+# A shard matrix (docs/ci.md, "Sharding"): the input `shards`, a concurrency group per shard, a merge
+# job after the shards, and the one job that may write after the merge.
+sharded() {
+  cat <<YAML
+name: sharded
+on:
+  workflow_call:
+    inputs:
+      shards:
+        type: number
+        default: 2
+permissions:
+  contents: read
+jobs:
+  run:
+    strategy:
+      matrix:
+        shard: [1, 2]
+    runs-on: [self-hosted, gpu]
+    permissions:
+      contents: read
+    concurrency:
+      group: suite-\${{ github.ref }}-shard-\${{ matrix.shard }}
+    steps:
+      - uses: actions/checkout@$sha  # v4.4.0
+  merge:
+    needs: run
+    runs-on: ubuntu-24.04
+    permissions:
+      contents: read
+    steps:
+      - run: merge
+  upload:
+    needs: [run, merge]
+    runs-on: ubuntu-24.04
+    permissions:
+      security-events: write
+    steps:
+      - uses: actions/download-artifact@$sha # v4.3.0
+YAML
+}
+sharded >"$dir/sharded.yml"
+expect 0 "shard matrices hold" "$check" "$dir/sharded.yml"
+sharded | sed '/^      shards:/,/default: 2/d; s/^    inputs:/    inputs: {}/' >"$dir/noinput.yml"
+expect 1 "noinput.yml:8: job 'run' is a shard matrix, but the reusable workflow has no input 'shards'" "$check" "$dir/noinput.yml"
+sharded | sed 's/-shard-\${{ matrix.shard }}//' >"$dir/onegroup.yml"
+expect 1 "job 'run' is a shard matrix without a concurrency group per shard" "$check" "$dir/onegroup.yml"
+sharded | sed '/^  merge:/,$d' >"$dir/nomerge.yml"
+expect 1 "job 'run' is a shard matrix that no merge job (one without a matrix) needs" "$check" "$dir/nomerge.yml"
+sharded | sed 's/needs: \[run, merge\]/needs: run/' >"$dir/early.yml"
+expect 1 "job 'upload' may write but does not come after the merge job 'merge' (needs it)" "$check" "$dir/early.yml"
+sharded | sed '/- run: merge/i\      - uses: actions/download-artifact@'"$sha"' # v4.3.0' |
+  sed '0,/^      contents: read/! {0,/^      contents: read/ s/^      contents: read/      pull-requests: write/}' >"$dir/twowriters.yml"
+expect 1 "may write, as 'merge' may: in a sharded workflow one job writes" "$check" "$dir/twowriters.yml"
+
 expect_done ci/check-workflows_test.sh

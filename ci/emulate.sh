@@ -15,14 +15,20 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]] && { bankcheck_help "$0"; exit 0; }
 
-results="${BANKCHECK_RESULTS_DIR:-$BUILD_DIR/results}-emulated"  # as ci/test.sh leaves them
+emulated="$BUILD_DIR/suites/bankcheck_kernel_suite_emulated"
+# Where the emulated program's cases write, with ci/test.sh's BANKCHECK_RESULTS_DIR: the program's
+# rule (ResultsDir), asked of it.
+results_folder() {
+  [[ -x "$emulated" ]] || { echo "bankcheck: $emulated was not built (it needs the CUDA toolkit)" >&2; exit 1; }
+  BANKCHECK_RESULTS_DIR="${BANKCHECK_RESULTS_DIR:-$BUILD_DIR/results}" "$emulated" --bankcheck_results_dir
+}
 status=0
 if [[ "${1:-}" == "--summary" ]]; then
+  results="$(results_folder)"
   [[ -d "$results/cases" ]] || { echo "bankcheck: no emulated results in $results: run ci/test.sh first" >&2; exit 1; }
 else
   bankcheck_build
-  emulated="$BUILD_DIR/suites/bankcheck_kernel_suite_emulated"
-  [[ -x "$emulated" ]] || { echo "bankcheck: $emulated was not built (it needs the CUDA toolkit)" >&2; exit 1; }
+  results="$(results_folder)"
   rm -rf "$results"
   ctest --test-dir "$BUILD_DIR" -L emulate -j "$JOBS" --output-on-failure "$@" || status=$?
 fi

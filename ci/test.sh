@@ -11,6 +11,13 @@
 #                               checks (those of the topics' other cases skip); e.g.
 #                               --case 'transpose/padded*'
 # Both may be repeated, but not mixed; they select with ctest -R, so give no -R of your own.
+#   ci/test.sh --shard I/N      shard I of N (1 <= I <= N) of every GoogleTest program's tests, by
+#                               GoogleTest's protocol (GTEST_SHARD_INDEX=I-1, GTEST_TOTAL_SHARDS=N):
+#                               the kernel suites' topic tests run their shard of the suite's cases
+#                               (a topic with none in it skips, saying so); other tests run whole in
+#                               every shard. Merge the shards' results with `bankcheck merge-results
+#                               DIR1 DIR2 ... -o results.json` (docs/ci.md, "Sharding"). To split
+#                               CTest's tests instead (whole topics), give ctest `-I I,,N`.
 #
 # GPU tests on a machine without a usable GPU are reported as skipped, with the reason (listed at
 # the end). With BANKCHECK_REQUIRE_GPU=1 (GPU runners) they fail instead.
@@ -31,6 +38,13 @@ while (($#)); do
     --topic=*) topics+=("${1#*=}"); shift ;;
     --case=) usage_error "--case needs a pattern" ;;
     --case=*) cases+=("${1#*=}"); shift ;;
+    --shard) (($# >= 2)) || usage_error "--shard needs I/N"; set -- "$1=$2" "${@:3}" ;;
+    --shard=*)
+      shard="${1#*=}"
+      [[ "$shard" =~ ^([1-9][0-9]*)/([1-9][0-9]*)$ ]] && ((BASH_REMATCH[1] <= BASH_REMATCH[2])) ||
+        usage_error "--shard takes I/N with 1 <= I <= N (shard I of N), not '$shard'"
+      export GTEST_SHARD_INDEX=$((BASH_REMATCH[1] - 1)) GTEST_TOTAL_SHARDS="${BASH_REMATCH[2]}"
+      shift ;;
     *) ctest_args+=("$1"); shift ;;
   esac
 done
@@ -69,9 +83,13 @@ fi
 cd "$BUILD_DIR"
 # Each kernel case writes a results fragment here; fragments of an earlier run must not mix in.
 export BANKCHECK_RESULTS_DIR="${BANKCHECK_RESULTS_DIR:-$BUILD_DIR/results}"
-# The emulated program's go to <folder>-emulated (docs/emulate.md).
-rm -rf "$BANKCHECK_RESULTS_DIR" "$BANKCHECK_RESULTS_DIR-emulated"
+rm -rf "$BANKCHECK_RESULTS_DIR"
+# The emulated program's go beside it (docs/emulate.md), where the program says.
+emulated="$BUILD_DIR/suites/bankcheck_kernel_suite_emulated"
+if [[ -x "$emulated" ]]; then rm -rf "$("$emulated" --bankcheck_results_dir)"; fi
 status=0
+# The layers (ci/layers.py, docs/architecture.md) hold whatever ctest is given to select.
+python3 "$BANKCHECK_ROOT/ci/layers.py" || status=1
 ctest --output-on-failure -j "$JOBS" --resource-spec-file "$(bankcheck_resource_spec)" ${ctest_args[@]+"${ctest_args[@]}"} ||
   status=$?
 

@@ -94,7 +94,9 @@ install(TARGETS ${bankcheck_installed_targets}
   # Each layer's public headers (its HEADERS file set); internal/ headers are never installed.
   FILE_SET HEADERS DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
 # bankcheck-ci (ci/consumer/bankcheck-ci.sh): a project's CI job (build, ctest, report, baselines
-# patch), beside the command it runs; it finds this package from there.
+# patch), beside the command it runs; it finds this package from there. bankcheck-merge
+# (ci/consumer/bankcheck-merge.sh): the last job of a sharded run (docs/ci.md), beside it too, and
+# bankcheck-shard-plan (ci/consumer/bankcheck-shard-plan.py): shards balanced by recorded times.
 # libbankcheck_inject.so, which `bankcheck run` loads into the program it measures: found by the
 # command at <bindir>/<relative path to libdir> (framework/cli/run_command.cc), not exported.
 if(BANKCHECK_BUILD_CLI AND BANKCHECK_ENABLE_CUDA)
@@ -103,6 +105,10 @@ endif()
 if(BANKCHECK_BUILD_CLI)
   install(PROGRAMS "${CMAKE_CURRENT_LIST_DIR}/../ci/consumer/bankcheck-ci.sh"
     DESTINATION "${CMAKE_INSTALL_BINDIR}" RENAME bankcheck-ci)
+  install(PROGRAMS "${CMAKE_CURRENT_LIST_DIR}/../ci/consumer/bankcheck-merge.sh"
+    DESTINATION "${CMAKE_INSTALL_BINDIR}" RENAME bankcheck-merge)
+  install(PROGRAMS "${CMAKE_CURRENT_LIST_DIR}/../ci/consumer/bankcheck-shard-plan.py"
+    DESTINATION "${CMAKE_INSTALL_BINDIR}" RENAME bankcheck-shard-plan)
 endif()
 install(EXPORT bankcheckTargets NAMESPACE bankcheck:: DESTINATION "${BANKCHECK_INSTALL_CMAKEDIR}")
 

@@ -212,9 +212,11 @@ namespace {
   # The emulated program (docs/emulate.md), where this build has the stand-in CUDA runtime: the same
   # kernel objects linked with it in place of cudart (CUDA_RUNTIME_LIBRARY None; bankcheck::cuda
   # leaves cudart out of programs marked BANKCHECK_EMULATED), so that every launch is recorded and
-  # counted from the kernels' sm_90 SASS on the CPU. Its results go to RESULTS_DIR-emulated; one
-  # CTest test per topic, "<prefix>/emulated/<topic>", labelled emulate, given the tools it reads
-  # SASS with (_bankcheck_find_sass_tools).
+  # counted from the kernels' sm_90 SASS on the CPU. It has the same settings: that its results go
+  # beside RESULTS_DIR, to its name with "-emulated", is the program's rule (ResultsDir,
+  # case_runner.h), which `<program> --bankcheck_results_dir` prints. One CTest test per topic,
+  # "<prefix>/emulated/<topic>", labelled emulate, given the tools it reads SASS with
+  # (_bankcheck_find_sass_tools).
   # Only where the kernels have sm_90 SASS to read (90 or 90a, not only its PTX): a consumer that
   # builds for other architectures gets no emulated program, and a note.
   set(emulatable OFF)
@@ -229,12 +231,7 @@ namespace {
                    "CUDA_ARCHITECTURES \"${kernel_architectures}\", without sm_90 SASS")
   endif()
   if(TARGET bankcheck::emulated_runtime AND emulatable)
-    set(emulated_settings "${CMAKE_CURRENT_BINARY_DIR}/${target}_emulated_settings.cc")
-    set(gpu_results_dir "${ARG_RESULTS_DIR}")
-    set(ARG_RESULTS_DIR "${ARG_RESULTS_DIR}-emulated")
-    file(CONFIGURE OUTPUT "${emulated_settings}" CONTENT "${settings_template}" @ONLY)
-    set(ARG_RESULTS_DIR "${gpu_results_dir}")
-    add_executable(${target}_emulated "${emulated_settings}" "${build_info}")
+    add_executable(${target}_emulated "${settings}" "${build_info}")
     target_link_libraries(${target}_emulated PRIVATE ${target}_kernels bankcheck::kernel_suite_main
                                                      bankcheck::emulated_runtime)
     set_target_properties(${target}_emulated PROPERTIES CUDA_RUNTIME_LIBRARY None BANKCHECK_EMULATED ON)

@@ -22,10 +22,12 @@ inline DemoRun RunFaultDemo(const std::string& environment = "", const std::stri
   std::filesystem::create_directories(dir / "baselines");
   // Recording into an empty folder: the passing cases pass (with no baseline they would fail as
   // MISSING), a failing case is not recorded.
-  const std::string command = "BANKCHECK_UPDATE_BASELINES=1 BANKCHECK_BASELINES_DIR='" +
-                              (dir / "baselines").string() + "' BANKCHECK_RESULTS_DIR='" +
-                              (dir / "results").string() + "' " + environment + "'" + BANKCHECK_FAULT_DEMO +
-                              "' " + args + " 2>&1";
+  // Not sharded as the calling test program may be (GoogleTest's variables): `environment` says.
+  const std::string command =
+      "env -u GTEST_TOTAL_SHARDS -u GTEST_SHARD_INDEX -u GTEST_SHARD_STATUS_FILE "
+      "BANKCHECK_UPDATE_BASELINES=1 BANKCHECK_BASELINES_DIR='" +
+      (dir / "baselines").string() + "' BANKCHECK_RESULTS_DIR='" + (dir / "results").string() + "' " +
+      environment + "'" + BANKCHECK_FAULT_DEMO + "' " + args + " 2>&1";
   DemoRun run;
   FILE* pipe = ::popen(command.c_str(), "r");
   char buffer[4096];

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <utility>
 
 #include "bankcheck/error.h"
 #include "bankcheck/gpu_probe.h"
@@ -54,6 +55,63 @@ TEST(SuiteRunnerTest, CasesOfATopicByName) {
               ElementsAre("my_suite/transpose.unpadded"));
   EXPECT_THAT(SelectCaseTests(cases, "", "", "", "transpose16.*"), ElementsAre("transpose16.padded"));
   EXPECT_THAT(SelectCases(cases, "transpose16/*,*/unpadded"), ElementsAre(&b, &c));
+}
+
+// GoogleTest's sharding over the whole suite: the i-th selected case is in shard i % total, whatever
+// its topic; every case is in exactly one shard.
+TEST(SuiteRunnerTest, ShardsSplitTheSelectedCasesOfEveryTopic) {
+  KernelCase a, b, c, d;
+  a.name = "t1/a";
+  b.name = "t1/b";
+  c.name = "t2/c";
+  d.name = "t2/d";
+  const std::vector<const KernelCase*> cases = {&a, &b, &c, &d};
+  EXPECT_THAT(SelectCaseTests(cases, "s", "", "", "", {0, 2}), ElementsAre("s/t1.a", "s/t2.c"));
+  EXPECT_THAT(SelectCaseTests(cases, "s", "", "", "", {1, 2}), ElementsAre("s/t1.b", "s/t2.d"));
+  EXPECT_THAT(SelectCaseTests(cases, "s", "t2", "", "", {0, 3}), ElementsAre("s/t2.d"));
+  EXPECT_THAT(SelectCaseTests(cases, "s", "t2", "", "", {1, 3}), ElementsAre());
+  // Counted after the selection and the filter, as GoogleTest counts the tests its filter keeps.
+  EXPECT_THAT(SelectCaseTests(cases, "s", "", "*/b,*/d", "", {1, 2}), ElementsAre("s/t2.d"));
+  EXPECT_THAT(SelectCaseTests(cases, "s", "", "", "-*.a", {0, 2}), ElementsAre("s/t1.b", "s/t2.d"));
+  EXPECT_EQ(Shard({1, 3}).Describe(), "shard 2 of 3 (GTEST_SHARD_INDEX=1, GTEST_TOTAL_SHARDS=3)");
+}
+
+TEST(SuiteRunnerTest, ShardVariablesAreReadAsGoogleTestReadsThem) {
+  const auto shard_of = [](const char* total, const char* index) {
+    ::setenv("GTEST_TOTAL_SHARDS", total, 1);
+    ::setenv("GTEST_SHARD_INDEX", index, 1);
+    const Shard shard = ShardFromEnvironment();
+    EXPECT_EQ(std::getenv("GTEST_TOTAL_SHARDS"), nullptr) << "the children get their cases by name";
+    return std::to_string(shard.index) + "/" + std::to_string(shard.total);
+  };
+  EXPECT_EQ(shard_of("3", "2"), "2/3");
+  EXPECT_EQ(shard_of("1", "0"), "0/1");
+  for (const auto& [total, index] : {std::pair{"2", "2"}, {"0", "0"}, {"two", "0"}, {"2", "-1"}, {"2", ""}}) {
+    EXPECT_THROW(shard_of(total, index), Error) << total << " " << index;
+  }
+  ::unsetenv("GTEST_TOTAL_SHARDS");       // left by the refused values
+  ::setenv("GTEST_SHARD_INDEX", "1", 1);  // one of the two alone: no sharding
+  EXPECT_EQ(ShardFromEnvironment().total, 1);
+  ::unsetenv("GTEST_SHARD_INDEX");
+}
+
+// The supervisor shards: a topic's test in a shard without any of its cases skips saying so (not
+// Passed), and touches GTEST_SHARD_STATUS_FILE as GoogleTest does.
+TEST(SuiteRunnerTest, AShardWithoutACaseOfTheTopicSkipsSayingWhy) {
+  const std::filesystem::path status =
+      std::filesystem::temp_directory_path() / ("bankcheck_shard_status_" + std::to_string(::getpid()));
+  std::filesystem::remove(status);
+  DemoRun run = RunFaultDemo(
+      "GTEST_TOTAL_SHARDS=5 GTEST_SHARD_INDEX=4 GTEST_SHARD_STATUS_FILE='" + status.string() + "' ",
+      "--bankcheck_topic=fault_demo");
+  EXPECT_EQ(run.exit_code, gtest::kAllSkippedExitCode) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("bankcheck: every case was skipped: shard 5 of 5 (GTEST_SHARD_INDEX=4, "
+                                    "GTEST_TOTAL_SHARDS=5) holds no case of topic 'fault_demo'"));
+  EXPECT_TRUE(std::filesystem::exists(status));
+  std::filesystem::remove(status);
+  run = RunFaultDemo("GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=x ", "--bankcheck_topic=fault_demo");
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("GTEST_SHARD_INDEX='x' is not a whole number"));
 }
 
 TEST(SuiteRunnerTest, CasesWhoseTestNamesWouldBeTheSameAreNamed) {
@@ -118,6 +176,18 @@ TEST(SuiteRunnerTest, WithoutAGpuTheSelectedCasesSkip) {
   EXPECT_EQ(run.exit_code, gtest::kAllSkippedExitCode) << run.output;
   EXPECT_THAT(run.output, HasSubstr("[  SKIPPED ] fault_suite/fault_demo.c_after"));
   EXPECT_THAT(run.output, Not(HasSubstr("a_before")));
+}
+
+TEST(SuiteRunnerTest, WithoutAGpuAShardRunsItsCasesOnly) {
+  if (ProbeGpu().usable()) GTEST_SKIP() << "this machine has a usable GPU (its cases would fault)";
+  if (gtest::GpuRequired()) GTEST_SKIP() << "BANKCHECK_REQUIRE_GPU=1: the cases would fail, not skip";
+  const DemoRun run =
+      RunFaultDemo("GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=1 ", "--bankcheck_topic=fault_demo");
+  EXPECT_EQ(run.exit_code, gtest::kAllSkippedExitCode) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("[  SKIPPED ] fault_suite/fault_demo.b_illegal_address"));
+  EXPECT_THAT(run.output, HasSubstr("[  SKIPPED ] fault_suite/fault_demo.d_unannotated_conflict"));
+  EXPECT_THAT(run.output, Not(HasSubstr("a_before")));
+  EXPECT_THAT(run.output, Not(HasSubstr("c_after")));
 }
 
 TEST(SuiteRunnerTest, ProgressLines) {

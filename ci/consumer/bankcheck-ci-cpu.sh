@@ -27,7 +27,7 @@
 #   -D VAR=VALUE, --cmake-arg ARG   for configuring the project (repeat)
 #       --install-bankcheck DIR build and install bankcheck from this checkout first
 #       --toolkit DIR           the virtual environment of the CUDA wheels (default <build>/cuda-venv)
-#       --artifacts DIR, --summary FILE, --sarif DIR, -j N, --emulated-baselines
+#       --artifacts DIR, --summary FILE, --sarif DIR, --shard I/N, -j N, --emulated-baselines
 #                               as bankcheck-ci's (its --help)
 #   -h, --help                  this text
 # Exit status: bankcheck-ci's (0 the gate passed, 1 a case or test failed, or a step failed; 2 usage).
@@ -59,7 +59,7 @@ while (($#)); do
     --cmake-arg) cmake_args+=("${2:?--cmake-arg needs a value}"); shift 2 ;;
     --install-bankcheck) bankcheck_src="${2:?--install-bankcheck needs a value}"; shift 2 ;;
     --toolkit) toolkit="${2:?--toolkit needs a value}"; shift 2 ;;
-    --artifacts | --summary | --sarif) ci_args+=("$1" "${2?$1 needs a value}"); shift 2 ;;
+    --artifacts | --summary | --sarif | --shard) ci_args+=("$1" "${2?$1 needs a value}"); shift 2 ;;
     --emulated-baselines) ci_args+=("$1"); shift ;;
     -j | --jobs) jobs="${2:?--jobs needs a value}"; shift 2 ;;
     --) shift; ctest_args=("$@"); break ;;

@@ -55,6 +55,9 @@ Builds a project that uses bankcheck, runs its tests with ctest and reports its 
                           GitHub code scanning: github/codeql-action/upload-sarif with sarif_file DIR)
   -j, --jobs N            build and test jobs (default: BANKCHECK_JOBS, else the processor count)
       --tests-per-gpu N   GPU tests at a time on each GPU (default: BANKCHECK_TESTS_PER_GPU, else 4)
+      --shard I/N         run shard I of N (GoogleTest's GTEST_SHARD_INDEX=I-1, GTEST_TOTAL_SHARDS=N):
+                          each kernel suite runs its share of the cases; merge the shards' results/
+                          with bankcheck-merge (docs/ci.md, "Sharding")
       --no-baseline-patch do not record changed baselines into a copy
       --emulated-baselines
                           where the GPU program measured nothing (no GPU), offer the emulated
@@ -153,6 +156,9 @@ while (($#)); do
     -j | --jobs) needs_value "$@"; jobs="$2"; shift 2 ;;
     -j?*) jobs="${option#-j}"; shift ;;
     --tests-per-gpu) needs_value "$@"; slots="$2"; shift 2 ;;
+    --shard) needs_value "$@"; [[ "$2" =~ ^([1-9][0-9]*)/([1-9][0-9]*)$ ]] && ((BASH_REMATCH[1] <= BASH_REMATCH[2])) ||
+      die_usage "--shard takes I/N with 1 <= I <= N, not '$2'"
+      export GTEST_SHARD_INDEX=$((BASH_REMATCH[1] - 1)) GTEST_TOTAL_SHARDS="${BASH_REMATCH[2]}"; shift 2 ;;
     --no-baseline-patch) baseline_patch=0; shift ;;
     --emulated-baselines) emulated_baselines=1; shift ;;
     --write-resource-spec) needs_value "$@"; spec_only="$2"; shift 2 ;;

@@ -276,7 +276,7 @@ void AddAnnotateCommandTo(CLI::App& app) {
       if (sources.count(where.first) != 0) continue;
       Source& source = sources[where.first];
       fs::path resolved;
-      const std::optional<fs::path> relative = UnderRoot(where.first, root, resolved);
+      const std::optional<fs::path> relative = RelativeToRootResolved(where.first, root, resolved);
       source.shown = relative ? relative->string() : where.first;
       if (!relative) continue;
       source.under_root = true;

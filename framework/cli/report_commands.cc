@@ -256,26 +256,39 @@ void AddCompareCommand(CLI::App& app) {
 
 void AddMergeResultsCommand(CLI::App& app) {
   struct Options {
-    std::string results_dir;
+    std::vector<std::string> sources;
     std::string output;
   };
   auto options = std::make_shared<Options>();
   CLI::App* merge = app.add_subcommand(
       "merge-results",
-      "Combine the per-case results in DIR/cases/ (one per test process) into one results file");
-  merge->add_option("DIR", options->results_dir, "The suite run's results folder")
+      "Combine the per-case results in DIR/cases/ (one per test process), or the results of several "
+      "shards or runners of one run, into one results file");
+  merge
+      ->add_option("SOURCE", options->sources,
+                   "A suite run's results folder (its cases/), or a results file; several: the shards "
+                   "or runners of one run")
       ->required()
-      ->type_name("DIR");
-  merge->add_option("-o,--output", options->output, "The file to write (default DIR/results.json)")
+      ->type_name("DIR|FILE");
+  merge->add_option("-o,--output", options->output, "The file to write (default DIR/results.json of one DIR)")
       ->type_name("FILE");
   merge->footer(
+      "The sources must be of one run: the same commit, build, GPU kind, software and counters (only "
+      "the times may differ), each case in one of them only.\n"
       "Exit status: 0 written (whatever the cases' verdicts: `bankcheck report` judges them); 2 no "
-      "fragments, a malformed one, fragments of different runs, or a file that could not be written.");
+      "fragments, a malformed one, results of different runs, a case in two sources, or a file that "
+      "could not be written.");
   merge->callback([options] {
-    const RunResults merged = MergeResults(options->results_dir);
-    const std::filesystem::path output = options->output.empty()
-                                             ? std::filesystem::path(options->results_dir) / "results.json"
-                                             : std::filesystem::path(options->output);
+    const std::vector<std::filesystem::path> sources(options->sources.begin(), options->sources.end());
+    std::filesystem::path output = options->output;
+    if (output.empty()) {
+      if (sources.size() != 1 || !std::filesystem::is_directory(sources.front()))
+        throw Error(ErrorKind::kBadInput,
+                    "give the file to write with -o: its default, DIR/results.json, is "
+                    "for one results folder");
+      output = sources.front() / "results.json";
+    }
+    const RunResults merged = MergeResults(sources);
     WriteResults(output, merged);
     std::cout << "wrote " << output.string() << " (" << merged.cases.size() << " cases)\n";
   });

@@ -201,21 +201,18 @@ bool CheckBaselines(const RunOptions& options, RunResults& results) {
   policy.allow_missing = options.allow_missing;
   bool failed = false;
   for (auto& [name, result] : results.cases) {
+    // With no folder for the architecture every case is missing; the message says why, once per case.
+    const BaselineCheck check = CheckBaseline(baselines, name, result.launches, policy, result.status);
+    result.baseline = check.comparison.verdict;
     if (!baselines.has_folder()) {
-      result.baseline = BaselineVerdict::kMissing;
       result.messages.push_back(baselines.no_folder_reason());
     } else {
-      const BaselineComparison comparison = CompareWithBaseline(baselines, name, result.launches);
-      result.baseline = comparison.verdict;
-      result.baseline_lines = comparison.lines;
-      result.baseline_table = comparison.table;
-      if (comparison.headline() != BaselineVerdict::kMatch) result.messages.push_back(comparison.message);
+      result.baseline_lines = check.comparison.lines;
+      result.baseline_table = check.comparison.table;
+      if (check.comparison.headline() != BaselineVerdict::kMatch)
+        result.messages.push_back(check.comparison.message);
     }
-    CaseFacts facts;
-    facts.baseline = result.baseline;
-    facts.lines = result.baseline_lines;
-    facts.status = result.status;
-    if (DecideCase(facts, policy).fails) {
+    if (check.decision.fails) {
       result.status = CaseStatus::kFailed;
       failed = true;
     }

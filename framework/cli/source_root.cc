@@ -27,7 +27,8 @@ fs::path SourceRoot(const std::string& option, bool given) {
   return fs::canonical(root);
 }
 
-std::optional<fs::path> UnderRoot(const std::string& file, const fs::path& root, fs::path& resolved) {
+std::optional<fs::path> RelativeToRootResolved(const std::string& file, const fs::path& root,
+                                               fs::path& resolved) {
   std::error_code error;
   resolved = fs::weakly_canonical(fs::absolute(file, error), error);
   if (error) return std::nullopt;
@@ -55,7 +56,7 @@ std::function<SourceFile(const std::string& file)> SourceFilesUnder(const fs::pa
     if (found == cache->by_name.end()) {
       Entry entry;
       fs::path resolved;
-      if (const std::optional<fs::path> relative = UnderRoot(file, root, resolved)) {
+      if (const std::optional<fs::path> relative = RelativeToRootResolved(file, root, resolved)) {
         entry.repository_path = relative->generic_string();
         auto [scan, first] = cache->by_path.try_emplace(resolved.string());
         std::error_code error;

@@ -15,10 +15,12 @@ namespace bankcheck::cli {
 // links resolved; Error(kBadInput) naming where it came from when it is not a folder.
 std::filesystem::path SourceRoot(const std::string& option, bool given);
 
-// `file` (as line info names it) relative to `root` (a SourceRoot) when inside it, following links:
-// a link out of the root is outside it. `resolved` is the file with links resolved.
-std::optional<std::filesystem::path> UnderRoot(const std::string& file, const std::filesystem::path& root,
-                                               std::filesystem::path& resolved);
+// `file` (as line info names it) relative to `root` (a SourceRoot) when inside it, links resolved
+// first (a link out of the root is outside it); nullopt when outside. `resolved` is the file with links
+// resolved.
+std::optional<std::filesystem::path> RelativeToRootResolved(const std::string& file,
+                                                            const std::filesystem::path& root,
+                                                            std::filesystem::path& resolved);
 
 // The files under `root` as `report` is given them (ReportOptions::source_file): the path relative
 // to the root, and the line annotations of a regular file there, each file read once (an unreadable

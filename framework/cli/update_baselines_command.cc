@@ -155,23 +155,17 @@ void AddUpdateBaselines(CLI::App& app) {
             {name, "its baseline was measured on a GPU, and derived counts never replace measured ones"});
         continue;
       }
-      CaseFacts facts;
-      facts.baseline = BaselineVerdict::kMissing;
-      if (entry != nullptr) {
-        const BaselineComparison comparison = CompareLaunches(entry->launches, result.launches);
-        facts.baseline = comparison.verdict;
-        facts.lines = comparison.lines;
-      }
+      const BaselineCheck check = CheckBaseline(baselines, name, result.launches);
       // An entry recorded before baselines kept lines gets them from results that have them.
       const bool adds_lines =
           entry != nullptr && !HasLineData(entry->launches) && HasLineData(result.launches);
       // Recorded exactly when the comparison fails the case, by the rule every command applies.
-      if (!DecideCase(facts).fails && !adds_lines) {
+      if (!check.decision.fails && !adds_lines) {
         ++unchanged;
         continue;
       }
       changes.push_back(
-          {&result, HeadlineVerdict(*facts.baseline, facts.lines),
+          {&result, check.comparison.headline(),
            entry == nullptr ? std::nullopt : std::optional<SharedCounts>(CaseTotal(entry->launches)),
            CaseTotal(result.launches), adds_lines});
     }

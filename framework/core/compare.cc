@@ -331,11 +331,7 @@ CompareOutcome CompareMeasurementSets(const MeasurementSet& before, const Measur
   std::vector<CaseDecision> decisions;
   const auto decide = [&](std::optional<BaselineVerdict> verdict, CaseStatus status,
                           std::optional<BaselineVerdict> lines = std::nullopt) {
-    CaseFacts facts;
-    facts.baseline = verdict;
-    facts.lines = lines;
-    facts.status = status;
-    decisions.push_back(DecideCase(facts, options.policy));
+    decisions.push_back(DecideVerdicts(verdict, lines, status, options.policy));
   };
   for (const auto& [name, launches] : after.cases) {
     const auto old = before.cases.find(name);

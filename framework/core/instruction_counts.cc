@@ -63,7 +63,8 @@ void SortByExcess(std::vector<InstructionCounts>& instructions) {
 const SourceFrame& AttributedFrame(const std::vector<SourceFrame>& chain, const std::string& project_root,
                                    const std::string& excluded_root) {
   for (const SourceFrame& frame : chain)
-    if (UnderRoot(frame.file, project_root) && !UnderRoot(frame.file, excluded_root)) return frame;
+    if (IsLexicallyUnder(frame.file, project_root) && !IsLexicallyUnder(frame.file, excluded_root))
+      return frame;
   return chain.back();
 }
 

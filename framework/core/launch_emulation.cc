@@ -11,6 +11,7 @@ std::atomic<LaunchEmulation*> g_emulation{nullptr};
 LaunchEmulation::~LaunchEmulation() = default;
 
 LaunchEmulation* InstalledLaunchEmulation() { return g_emulation.load(); }
+bool EmulatedProgram() { return InstalledLaunchEmulation() != nullptr; }
 
 void InstallLaunchEmulation(LaunchEmulation* emulation) { g_emulation.store(emulation); }
 

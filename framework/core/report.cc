@@ -149,27 +149,24 @@ ReportData ComputeReport(const RunResults& results, const ReportOptions& options
     std::optional<BaselineVerdict> launches = result.baseline;
     std::optional<BaselineVerdict> lines = result.baseline_lines;
     view.table = result.baseline_table;
+    std::optional<BaselineCheck> check;
     if (baselines != nullptr) {
       launches.reset();
       lines.reset();
       view.table.clear();
       // With no folder for the architecture, every case measured is missing, as in the suite.
       if (result.status != CaseStatus::kSkipped) {
-        BaselineComparison comparison = CompareWithBaseline(*baselines, name, result.launches);
-        launches = comparison.verdict;
-        lines = comparison.lines;
-        view.table = std::move(comparison.table);
-        view.differences = std::move(comparison.differences);
-        view.line_differences = std::move(comparison.line_differences);
+        check = CheckBaseline(*baselines, name, result.launches, options.policy, result.status);
+        launches = check->comparison.verdict;
+        lines = check->comparison.lines;
+        view.table = std::move(check->comparison.table);
+        view.differences = std::move(check->comparison.differences);
+        view.line_differences = std::move(check->comparison.line_differences);
       }
     }
     if (launches) view.verdict = HeadlineVerdict(*launches, lines);
     view.rank = RankOf(result, view.verdict);
-    CaseFacts facts;
-    facts.baseline = launches;
-    facts.lines = lines;
-    facts.status = result.status;
-    view.decision = DecideCase(facts, options.policy);
+    view.decision = check ? check->decision : DecideVerdicts(launches, lines, result.status, options.policy);
     decisions.push_back(view.decision);
     ++data.totals[view.rank];
     ++data.statuses[result.status];

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
+#include <optional>
 #include <system_error>
 #include <utility>
 
@@ -121,22 +123,33 @@ void CountLaunches(size_t& total, size_t launches, const std::filesystem::path& 
   }
 }
 
-// Merges `from` into `into`: a field empty in `into` takes `from`'s value; two different
-// non-empty values mean the fragments come from different runs.
-void MergeMetadata(RunMetadata& into, const RunMetadata& from, const std::filesystem::path& from_source,
-                   const std::filesystem::path& results_dir) {
+// Where each field of the merged metadata came from, for the message that refuses a disagreement.
+using MetadataSources = std::map<std::string, std::filesystem::path>;
+
+// The rule for one run, written once: results merged into one file (a folder's fragments, the
+// files of several shards or runners) must come from one build of one commit, measured on one kind
+// of GPU with one software stack, by one kind of counters. So these fields must agree, where both
+// sides know them (a field one side leaves empty, e.g. a case that skipped before the GPU was
+// probed, is taken from the other): arch, device, driver, cuda_runtime, cuda_driver, git_commit,
+// cuda_compiler, cuda_architectures, bankcheck_version; and counters exactly (empty means
+// measured). What may differ between runners is not recorded (host, device serial), except the
+// date: the merged run began when its first case did.
+void MergeMetadata(RunMetadata& into, MetadataSources& sources, const RunMetadata& from,
+                   const std::filesystem::path& from_source, const std::string& advice) {
+  const auto refuse = [&](const char* name, const std::string& theirs, const std::string& mine) {
+    throw Error(ErrorKind::kBadInput,
+                "the case results come from different runs: " + from_source.string() + " has " + name +
+                    " \"" + theirs + "\", " +
+                    (sources.count(name) ? sources[name].string() : "the results before it") + " \"" + mine +
+                    "\". " + advice);
+  };
   const auto merge = [&](const char* name, std::string RunMetadata::*field) {
     std::string& mine = into.*field;
     const std::string& theirs = from.*field;
     if (theirs.empty() || mine == theirs) return;
-    if (mine.empty()) {
-      mine = theirs;
-      return;
-    }
-    throw Error(ErrorKind::kBadInput, "the case results come from different runs: " + from_source.string() +
-                                          " has " + name + " \"" + theirs + "\", the fragments before it \"" +
-                                          mine + "\". Delete " + (results_dir / "cases").string() +
-                                          " before a run so that it holds one run's results");
+    if (!mine.empty()) refuse(name, theirs, mine);
+    mine = theirs;
+    sources[name] = from_source;
   };
   merge("arch", &RunMetadata::arch);
   merge("device", &RunMetadata::device);
@@ -147,8 +160,54 @@ void MergeMetadata(RunMetadata& into, const RunMetadata& from, const std::filesy
   merge("cuda_compiler", &RunMetadata::cuda_compiler);
   merge("cuda_architectures", &RunMetadata::cuda_architectures);
   merge("bankcheck_version", &RunMetadata::bankcheck_version);
-  // The run started when its first case did.
+  if (sources.count("counters") == 0) {
+    into.counters = from.counters;
+    sources["counters"] = from_source;
+  } else if (into.counters != from.counters) {
+    refuse("counters", from.counters, into.counters);
+  }
   if (into.date.empty() || (!from.date.empty() && from.date < into.date)) into.date = from.date;
+}
+
+// Whether the case's counts were derived by the emulator; nullopt when it has no launch.
+std::optional<bool> EmulatedCounts(const CaseResult& result) {
+  if (result.launches.empty()) return std::nullopt;
+  return result.launches.front().counted_by == CountedBy::kEmulated;
+}
+
+// The files to merge from `sources`: a folder's cases/ fragments (sorted), or a results file.
+std::vector<std::filesystem::path> FilesToMerge(const std::vector<std::filesystem::path>& sources) {
+  std::vector<std::filesystem::path> files;
+  for (const std::filesystem::path& source : sources) {
+    std::error_code error;
+    if (std::filesystem::is_regular_file(source, error)) {
+      files.push_back(source);
+      continue;
+    }
+    const std::filesystem::path cases_dir = source / "cases";
+    std::vector<std::filesystem::path> fragments;
+    if (std::filesystem::is_directory(cases_dir, error)) {
+      for (const auto& item : std::filesystem::directory_iterator(cases_dir)) {
+        if (item.is_regular_file() && item.path().extension() == ".json") fragments.push_back(item.path());
+      }
+    }
+    if (fragments.empty()) {
+      throw Error(ErrorKind::kBadInput,
+                  std::filesystem::is_directory(source, error)
+                      ? "no case results in " + cases_dir.string() +
+                            "; was the suite run with its results folder set to " + source.string() + "?"
+                      : "no results file or folder " + source.string() +
+                            ": give a suite run's results folder (its cases/ fragments) or a results file");
+    }
+    if (files.size() + fragments.size() > kMaxCases) {
+      throw Error(ErrorKind::kBadInput,
+                  "the results to merge hold more than " + std::to_string(kMaxCases) +
+                      " fragments, more than the cases one results file may hold (limits.h)");
+    }
+    std::sort(fragments.begin(), fragments.end());
+    files.insert(files.end(), fragments.begin(), fragments.end());
+  }
+  return files;
 }
 
 }  // namespace
@@ -259,49 +318,53 @@ std::filesystem::path WriteCaseResult(const std::filesystem::path& results_dir, 
   return path;
 }
 
-RunResults MergeResults(const std::filesystem::path& results_dir) {
-  const std::filesystem::path cases_dir = results_dir / "cases";
-  std::vector<std::filesystem::path> fragments;
-  std::error_code error;
-  if (std::filesystem::is_directory(cases_dir, error)) {
-    for (const auto& item : std::filesystem::directory_iterator(cases_dir)) {
-      if (item.is_regular_file() && item.path().extension() == ".json") fragments.push_back(item.path());
-    }
-  }
-  if (fragments.empty()) {
-    throw Error(ErrorKind::kBadInput, "no case results in " + cases_dir.string() +
-                                          "; was the suite run with its results folder set to " +
-                                          results_dir.string() + "?");
-  }
-  if (fragments.size() > kMaxCases) {
-    throw Error(ErrorKind::kBadInput, cases_dir.string() + " holds " + std::to_string(fragments.size()) +
-                                          " fragments, more than the " + std::to_string(kMaxCases) +
-                                          " cases one results file may hold (limits.h)");
-  }
-  std::sort(fragments.begin(), fragments.end());
+RunResults MergeResults(const std::vector<std::filesystem::path>& sources) {
+  if (sources.empty())
+    throw Error(ErrorKind::kBadInput, "no results to merge: give a results folder or file");
+  const std::string advice =
+      sources.size() == 1 && std::filesystem::is_directory(sources.front())
+          ? "Delete " + (sources.front() / "cases").string() +
+                " before a run so that it holds one run's results"
+          : "Merge the results of one run: every shard or runner builds the same commit with the same "
+            "toolkit and measures on the same kind of GPU (docs/ci.md, \"Sharding\")";
   size_t launches = 0;
   RunResults merged;
+  MetadataSources metadata_sources;
   std::map<std::string, std::filesystem::path> source_of_case;
-  for (const std::filesystem::path& path : fragments) {
-    RunResults fragment = ReadResults(path);
-    MergeMetadata(merged.metadata, fragment.metadata, path, results_dir);
-    if (merged.cases.size() + fragment.cases.size() > kMaxCases) {
-      throw Error(ErrorKind::kBadInput, "the fragments in " + cases_dir.string() + " hold more than " +
-                                            std::to_string(kMaxCases) +
+  std::optional<std::pair<bool, std::filesystem::path>> counted;  // emulated or measured, and where seen
+  for (const std::filesystem::path& path : FilesToMerge(sources)) {
+    RunResults part = ReadResults(path);
+    MergeMetadata(merged.metadata, metadata_sources, part.metadata, path, advice);
+    if (merged.cases.size() + part.cases.size() > kMaxCases) {
+      throw Error(ErrorKind::kBadInput, "the results to merge hold more than " + std::to_string(kMaxCases) +
                                             " cases, the most one results file may hold (limits.h)");
     }
-    for (auto& [name, result] : fragment.cases) {
-      CountLaunches(launches, result.launches.size(), cases_dir);
+    for (auto& [name, result] : part.cases) {
+      CountLaunches(launches, result.launches.size(), path);
       const auto [existing, inserted] = source_of_case.emplace(name, path);
       if (!inserted) {
         throw Error(ErrorKind::kBadInput, "case \"" + name + "\" is in both " + existing->second.string() +
-                                              " and " + path.string() + "; delete " + cases_dir.string() +
-                                              " and run again");
+                                              " and " + path.string() + ". " + advice);
+      }
+      if (const std::optional<bool> emulated = EmulatedCounts(result)) {
+        if (!counted) counted.emplace(*emulated, path);
+        if (counted->first != *emulated) {
+          throw Error(ErrorKind::kBadInput,
+                      "the counts in " + (*emulated ? path : counted->second).string() +
+                          " were derived by the emulator, those in " +
+                          (*emulated ? counted->second : path).string() +
+                          " measured on a GPU: merge the GPU program's results and the emulated program's "
+                          "(<results>-emulated) apart");
+        }
       }
       merged.cases.emplace(name, std::move(result));
     }
   }
   return merged;
+}
+
+RunResults MergeResults(const std::filesystem::path& results_dir) {
+  return MergeResults(std::vector<std::filesystem::path>{results_dir});
 }
 
 std::filesystem::path MergeResultsToFile(const std::filesystem::path& results_dir,

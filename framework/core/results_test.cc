@@ -7,7 +7,10 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <utility>
+#include <vector>
 
 #include "bankcheck/error.h"
 #include "core/internal/test_support.h"
@@ -276,6 +279,71 @@ TEST_F(ResultFragmentsTest, NoFragmentsOrAMalformedOneIsAnError) {
     EXPECT_EQ(e.kind(), ErrorKind::kBadInput);
     EXPECT_THAT(e.what(), HasSubstr((dir_ / "cases" / "transpose_b.json").string() + ":3:4: invalid JSON"));
   }
+}
+
+// The shards or runners of one run (docs/ci.md, "Sharding"): folders and results files merge into
+// one; the times may differ, the rest of the metadata must agree (results.cc's rule).
+TEST_F(ResultFragmentsTest, TheShardsOfOneRunMergeAndOnlyTheirTimesMayDiffer) {
+  RunMetadata one = MakeMetadata("2025-11-22T10:00:09Z");
+  one.git_commit = "abc123";
+  one.cuda_compiler = "NVIDIA 13.0.48";
+  RunMetadata two = one;
+  two.date = "2025-11-22T10:00:02Z";
+  WriteCaseResult(dir_ / "shard-1", one, MakeCase("transpose/a"));
+  WriteCaseResult(dir_ / "shard-2", two, MakeCase("transpose/b"));
+  WriteCaseResult(dir_ / "shard-3", one, MakeCase("reduce/c"));
+  const auto file = MergeResultsToFile(dir_ / "shard-3");
+  const RunResults merged = MergeResults({dir_ / "shard-1", dir_ / "shard-2", file});
+  EXPECT_THAT(merged.cases, SizeIs(3));
+  EXPECT_EQ(merged.metadata.date, "2025-11-22T10:00:02Z");
+  for (const auto& [field, value] : {std::pair{&RunMetadata::git_commit, "def456"},
+                                     {&RunMetadata::arch, "sm_100"},
+                                     {&RunMetadata::cuda_compiler, "NVIDIA 12.8.93"},
+                                     {&RunMetadata::counters, "emulated"}}) {
+    RunMetadata other = two;
+    other.*field = value;
+    std::filesystem::remove_all(dir_ / "shard-2");
+    WriteCaseResult(dir_ / "shard-2", other, MakeCase("transpose/b"));
+    try {
+      MergeResults({dir_ / "shard-1", dir_ / "shard-2"});
+      ADD_FAILURE() << value;
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), AllOf(HasSubstr("different runs"), HasSubstr(std::string("\"") + value + "\""),
+                                  HasSubstr((dir_ / "shard-1" / "cases").string()), HasSubstr("one run")));
+    }
+  }
+}
+
+TEST_F(ResultFragmentsTest, EmulatedAndMeasuredCountsDoNotMerge) {
+  CaseResult measured = MakeCase("transpose/a");
+  measured.launches = {MakeRecord(64)};
+  CaseResult emulated = MakeCase("transpose/b");
+  emulated.launches = {MakeRecord(64)};
+  emulated.launches[0].counted_by = CountedBy::kEmulated;
+  WriteCaseResult(dir_ / "gpu", MakeMetadata(), measured);
+  WriteCaseResult(dir_ / "cpu", MakeMetadata(), emulated);
+  try {
+    MergeResults({dir_ / "gpu", dir_ / "cpu"});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), AllOf(HasSubstr(CaseResultPath(dir_ / "cpu", "transpose/b").string() +
+                                          " were derived by the emulator"),
+                                HasSubstr("merge the GPU program's results and the emulated program's")));
+  }
+}
+
+TEST_F(ResultFragmentsTest, TheSameCaseInTwoShardsIsAnErrorNamingBoth) {
+  WriteCaseResult(dir_ / "shard-1", MakeMetadata(), MakeCase("transpose/a"));
+  WriteCaseResult(dir_ / "shard-2", MakeMetadata(), MakeCase("transpose/a"));
+  try {
+    MergeResults({dir_ / "shard-1", dir_ / "shard-2"});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), AllOf(HasSubstr("case \"transpose/a\" is in both"),
+                                HasSubstr(CaseResultPath(dir_ / "shard-1", "transpose/a").string()),
+                                HasSubstr(CaseResultPath(dir_ / "shard-2", "transpose/a").string())));
+  }
+  EXPECT_THROW(MergeResults(std::vector<std::filesystem::path>{}), Error);
 }
 
 TEST_F(ResultFragmentsTest, TheSameCaseInTwoFragmentsIsAnError) {

@@ -26,7 +26,7 @@ std::string RunTimeSourceName(const std::string& file, const std::string& workin
   return WithoutRoot(file, working_folder);
 }
 
-bool UnderRoot(const std::string& file, const std::string& root) {
+bool IsLexicallyUnder(const std::string& file, const std::string& root) {
   return !root.empty() && WithoutRoot(file, root) != file;
 }
 

@@ -89,10 +89,26 @@ CaseDecision DecideCase(const CaseFacts& facts, const VerdictPolicy& policy) {
   return {first->verdict, false, first->reason};
 }
 
-bool BaselineVerdictFails(BaselineVerdict verdict, const VerdictPolicy& policy) {
+CaseDecision DecideVerdicts(std::optional<BaselineVerdict> launches, std::optional<BaselineVerdict> lines,
+                            CaseStatus status, const VerdictPolicy& policy) {
   CaseFacts facts;
-  facts.baseline = verdict;
-  return DecideCase(facts, policy).fails;
+  facts.baseline = launches;
+  facts.lines = lines;
+  facts.status = status;
+  return DecideCase(facts, policy);
+}
+
+BaselineCheck CheckBaseline(const BaselineSet& baselines, const std::string& case_name,
+                            const std::vector<LaunchRecord>& measured, const VerdictPolicy& policy,
+                            CaseStatus status) {
+  BaselineCheck check;
+  check.comparison = CompareWithBaseline(baselines, case_name, measured);
+  check.decision = DecideVerdicts(check.comparison.verdict, check.comparison.lines, status, policy);
+  return check;
+}
+
+bool BaselineVerdictFails(BaselineVerdict verdict, const VerdictPolicy& policy) {
+  return DecideVerdicts(verdict, std::nullopt, CaseStatus::kPassed, policy).fails;
 }
 
 VerdictSummary SummarizeDecisions(const std::vector<CaseDecision>& decisions) {

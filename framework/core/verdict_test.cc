@@ -7,8 +7,13 @@
 #include <tuple>
 #include <vector>
 
+#include "core/internal/test_support.h"
+
 namespace bankcheck {
 namespace {
+
+using testing_support::MakeLine;
+using testing_support::MakeRecord;
 
 CaseFacts Facts(std::optional<BaselineVerdict> baseline, CaseStatus status = CaseStatus::kPassed) {
   CaseFacts facts;
@@ -163,6 +168,85 @@ TEST(VerdictTest, TheSummaryCountsTheFailingCasesByVerdict) {
   EXPECT_EQ(summary.Line(), "6 cases fail: 6 missing.");
   EXPECT_EQ(SummarizeDecisions({decisions.back()}).Line(), "No case fails.");
   EXPECT_FALSE(SummarizeDecisions({}).fails());
+}
+
+BaselineSet Baselines() {
+  BaselineEntry entry;
+  entry.launches = {MakeRecord(128)};
+  return BaselineSet::FromEntries("/nonexistent/sm_90", "sm_90", {{"transpose/a", entry}});
+}
+
+TEST(CheckBaselineTest, FailsExactlyWhereTheVerdictTableDoes) {
+  const BaselineSet baselines = Baselines();
+  // Measured against the entry: the same counts, more, fewer; and a case with no entry.
+  const std::map<std::string, std::pair<std::string, uint64_t>> cases = {
+      {"match", {"transpose/a", 128}},
+      {"regression", {"transpose/a", 2048}},
+      {"improvement", {"transpose/a", 64}},
+      {"missing", {"transpose/new", 128}},
+  };
+  for (const VerdictPolicy& policy : {VerdictPolicy{}, VerdictPolicy{true}}) {
+    for (const auto& [expected, measured] : cases) {
+      const BaselineCheck check =
+          CheckBaseline(baselines, measured.first, {MakeRecord(measured.second)}, policy);
+      EXPECT_EQ(BaselineVerdictName(check.comparison.verdict), expected);
+      EXPECT_EQ(check.decision.fails, DecideCase(Facts(check.comparison.verdict), policy).fails) << expected;
+    }
+  }
+  // Strict by default: an improvement and a missing baseline fail too.
+  EXPECT_TRUE(CheckBaseline(baselines, "transpose/a", {MakeRecord(64)}).decision.fails);
+  EXPECT_TRUE(CheckBaseline(baselines, "transpose/new", {MakeRecord(128)}).decision.fails);
+  EXPECT_FALSE(CheckBaseline(baselines, "transpose/a", {MakeRecord(128)}).decision.fails);
+  VerdictPolicy allow_missing;
+  allow_missing.allow_missing = true;
+  EXPECT_FALSE(CheckBaseline(baselines, "transpose/new", {MakeRecord(128)}, allow_missing).decision.fails);
+}
+
+// The run's own status is decided with the comparison: a case that failed a check of its own fails
+// although its counts match, and a skipped one passes.
+TEST(CheckBaselineTest, ACaseThatFailedItsOwnChecksFailsAlthoughItsCountsMatch) {
+  const BaselineSet baselines = Baselines();
+  const BaselineCheck failed =
+      CheckBaseline(baselines, "transpose/a", {MakeRecord(128)}, {}, CaseStatus::kFailed);
+  EXPECT_EQ(failed.comparison.verdict, BaselineVerdict::kMatch);
+  EXPECT_TRUE(failed.decision.fails);
+  EXPECT_EQ(failed.decision.verdict, CaseVerdict::kFailed);
+  EXPECT_EQ(CheckBaseline(baselines, "transpose/a", {MakeRecord(128)}).decision.verdict, CaseVerdict::kMatch);
+}
+
+// With no folder for the architecture every case is missing, and fails unless missing is allowed.
+TEST(CheckBaselineTest, WithNoFolderEveryCaseIsMissing) {
+  const BaselineSet none;
+  const BaselineCheck check = CheckBaseline(none, "transpose/a", {MakeRecord(128)});
+  EXPECT_EQ(check.comparison.verdict, BaselineVerdict::kMissing);
+  EXPECT_TRUE(check.decision.fails);
+  EXPECT_FALSE(CheckBaseline(none, "transpose/a", {MakeRecord(128)}, AllowMissing()).decision.fails);
+}
+
+// The check reads the lines too: a measured line
+// that differs from the baseline's fails the case although its launch totals match, and the message
+// names the line before -> after.
+TEST(CheckBaselineTest, ALineDifferenceFailsAlthoughTheLaunchTotalsMatch) {
+  LaunchRecord recorded = MakeRecord(128);
+  const LineRecord line = MakeLine("kernels/a.cu", 7, "x = tile[i];", SharedKind::kLoad, 64, 128, 64);
+  recorded.lines = std::vector<LineRecord>{line};
+  LaunchRecord measured = recorded;
+  measured.lines->at(0).line = 9;  // moved: not a difference
+  BaselineEntry entry;
+  entry.launches = {recorded};
+  const BaselineSet baselines =
+      BaselineSet::FromEntries("/nonexistent/sm_90", "sm_90", {{"transpose/a", entry}});
+  EXPECT_FALSE(CheckBaseline(baselines, "transpose/a", {measured}).decision.fails);
+  measured.lines->at(0).executions = 32;
+  measured.lines->at(0).ideal_wavefronts = 32;
+  const BaselineCheck check = CheckBaseline(baselines, "transpose/a", {measured});
+  EXPECT_TRUE(check.decision.fails);
+  EXPECT_EQ(check.comparison.verdict, BaselineVerdict::kMatch);
+  EXPECT_EQ(check.comparison.lines, BaselineVerdict::kRegression);
+  EXPECT_NE(check.comparison.message.find("kernels/a.cu:9 (line 7 before) x = tile[i];: ld 2-way -> 4-way "
+                                          "(executions 64 -> 32, ideal 64 -> 32)"),
+            std::string::npos)
+      << check.comparison.message;
 }
 
 }  // namespace

@@ -108,7 +108,7 @@ std::vector<LaunchRecord> Measure(const std::function<void()>& launches, const S
 KernelInstructions AttributeInstructions(const std::function<void()>& launches) {
   // Emulated records carry their tables (Measure), so nothing asks for a second run there; CUPTI
   // must not be touched in that program.
-  if (internal::InstalledLaunchEmulation() != nullptr)
+  if (internal::EmulatedProgram())
     throw Error(ErrorKind::kNotEmulated,
                 "not emulated: AttributeInstructions (emulated launches carry their "
                 "per-instruction tables; measure them with Measure)");
@@ -166,7 +166,7 @@ bool CudaContextLost() {
 }
 
 bool CountersDisabled() {
-  if (internal::InstalledLaunchEmulation() != nullptr) return false;
+  if (internal::EmulatedProgram()) return false;
   const char* value = std::getenv("BANKCHECK_COUNTERS");
   return value != nullptr && std::string(value) == "off";
 }
@@ -175,7 +175,7 @@ SessionOptions::Counters CountersFor(const SessionOptions& options) {
   using Counters = SessionOptions::Counters;
   const char* value = std::getenv("BANKCHECK_COUNTERS");
   const std::string forced = value != nullptr ? value : "";
-  if (internal::InstalledLaunchEmulation() != nullptr) {
+  if (internal::EmulatedProgram()) {
     if (!forced.empty() && forced != "emulate") {
       throw Error(ErrorKind::kBadInput,
                   "BANKCHECK_COUNTERS is '" + forced +
@@ -205,7 +205,7 @@ SessionOptions::Counters CountersFor(const SessionOptions& options) {
 
 void PrepareCounterSession() {
   // An emulated program has no GPU to prepare, and must not load CUPTI.
-  if (CountersDisabled() || internal::InstalledLaunchEmulation() != nullptr) return;
+  if (CountersDisabled() || internal::EmulatedProgram()) return;
   TheProcessState().Prepare();
 }
 

@@ -1,6 +1,6 @@
 // GPU tests of the counter session: exactness against the research note's small-launch table,
-// repeatability at scale, and every failure mode that can be produced on a real GPU. They skip
-// with the reason on a machine without a usable GPU.
+// per-instruction attribution, graphs and repeatability at scale (its semantics and failure modes:
+// counter_session_failures_test.cu). They skip with the reason on a machine without a usable GPU.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -12,6 +12,7 @@
 #include "bankcheck/error.h"
 #include "bankcheck/matchers.h"
 #include "bankcheck/testing.h"
+#include "counter_session_test_kernels.cuh"
 
 namespace bankcheck {
 namespace {
@@ -23,30 +24,12 @@ using gtest::MeasureLaunch;
 using gtest::MeasureLaunches;
 using gtest::StoreInstructions;
 using gtest::StoreWays;
+using test_kernels::DemoKernel;
+using test_kernels::OneWarpStride;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 // ---- Kernels from the research note's probes ------------------------------------------------
-
-// 256 threads store to smem[tid * kStride], then each loads its neighbour's slot: the same set of
-// words per warp, so the same conflicts, and a load the compiler cannot forward from the store.
-template <int kStride>
-__global__ void DemoKernel(int* sink) {
-  __shared__ int smem[256 * kStride];
-  const unsigned tid = threadIdx.x;
-  smem[tid * kStride] = static_cast<int>(tid);
-  __syncthreads();
-  sink[tid] = smem[((tid + 1) % 256) * kStride] + 1;
-}
-
-// One warp: store, then load the neighbour's slot, at a stride of `stride` 4-byte words.
-__global__ void OneWarpStride(int* sink, int stride) {
-  __shared__ int smem[32 * 64];
-  const int lane = static_cast<int>(threadIdx.x);
-  smem[lane * stride] = lane;
-  __syncthreads();
-  sink[lane] = smem[((lane + 1) % 32) * stride];
-}
 
 constexpr int kTransposeFirstLine = __LINE__;
 template <int kPitch>
@@ -73,12 +56,6 @@ __global__ void Transpose32x8Unpadded(const float* in, float* out, int n) {
   const int ty = static_cast<int>(blockIdx.x * 32 + threadIdx.y);
   for (int j = 0; j < 32; j += 8) out[(ty + j) * n + tx] = tile[threadIdx.x][threadIdx.y + j];
 }
-
-__global__ void CountLaunches(int* counter) {
-  if (threadIdx.x == 0 && blockIdx.x == 0) atomicAdd(counter, 1);
-}
-
-__global__ void WriteThroughNull(int* p) { p[threadIdx.x] = 1; }
 
 // ---- Set-up: the preparation ---------------------------------------------------------------
 
@@ -382,155 +359,6 @@ TEST(CounterSessionGpuTest, LargeTransposeIsIdenticalOverThreeRuns) {
   EXPECT_EQ(r.loads(), runs[0].loads());
   EXPECT_EQ(r.stores(), runs[0].stores());
   EXPECT_GE(r.hardware[SharedKind::kLoad].wavefronts, r.loads().wavefronts);
-}
-
-// ---- Semantics -------------------------------------------------------------------------------
-
-TEST(CounterSessionGpuTest, SideEffectsHappenOnceDespiteReplay) {
-  BANKCHECK_SKIP_WITHOUT_GPU();
-  DeviceBuffer<int> counter(1);
-  counter.Fill(0);
-  MeasureLaunch([&] { CountLaunches<<<1, 32>>>(counter.get()); });
-  EXPECT_EQ(counter.ToHost()[0], 1);
-}
-
-TEST(CounterSessionGpuTest, ExtraMetricsAreReported) {
-  BANKCHECK_SKIP_WITHOUT_GPU();
-  DeviceBuffer<int> sink(256);
-  SessionOptions options;
-  options.extra_metrics = {"smsp__inst_executed.sum", "sm__cycles_elapsed.max"};
-  const LaunchRecord r = MeasureLaunch([&] { DemoKernel<2><<<1, 256>>>(sink.get()); }, options);
-  ASSERT_EQ(r.extra_metrics.count("smsp__inst_executed.sum"), 1u);
-  EXPECT_GT(r.extra_metrics.at("smsp__inst_executed.sum"), 16.0);
-  EXPECT_GT(r.extra_metrics.at("sm__cycles_elapsed.max"), 0.0);
-  EXPECT_THAT(r, Conflicts(8, 8));
-}
-
-TEST(CounterSessionGpuTest, UserReplayGivesTheSameCountsAndRunsTheLaunchesOncePerPass) {
-  BANKCHECK_SKIP_WITHOUT_GPU();
-  DeviceBuffer<int> sink(256);
-  DeviceBuffer<int> counter(1);
-  counter.Fill(0);
-  SessionOptions options;
-  options.counters = SessionOptions::Counters::kRangeProfiler;
-  options.replay = SessionOptions::Replay::kUser;
-  const std::vector<LaunchRecord> r = MeasureLaunches(
-      [&] {
-        DemoKernel<1><<<1, 256>>>(sink.get());
-        DemoKernel<32><<<1, 256>>>(sink.get());
-        CountLaunches<<<1, 32>>>(counter.get());
-      },
-      options);
-  ASSERT_EQ(r.size(), 3u);
-  EXPECT_THAT(r[0], AllOf(LoadInstructions(8), StoreInstructions(8), Conflicts(0, 0)));
-  EXPECT_THAT(r[1], AllOf(LoadInstructions(8), StoreInstructions(8), Conflicts(248, 248)));
-  EXPECT_THAT(r[1].kernel, HasSubstr("DemoKernel<32>"));
-  EXPECT_EQ(counter.ToHost()[0], 2) << "the core metrics need two passes, so the launches run twice";
-}
-
-// ---- Failure modes ---------------------------------------------------------------------------
-
-TEST(CounterSessionGpuTest, UnknownMetricFailsBeforeAnythingRuns) {
-  BANKCHECK_SKIP_WITHOUT_GPU();
-  // No profiler set up yet: the failing session sets CUPTI up itself and must not leave it half
-  // set up for the next one.
-  ShutdownProfiler();
-  SessionOptions options;
-  options.extra_metrics = {"smsp__inst_executd.sum"};
-  try {
-    CounterSession session(options);
-    FAIL() << "expected an unknown-metric error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::kUnknownMetric);
-    EXPECT_THAT(e.what(), HasSubstr("smsp__inst_executed.sum"));
-  }
-  EXPECT_FALSE(CounterSession::Active());
-  DeviceBuffer<int> sink(256);
-  EXPECT_THAT(MeasureLaunch([&] { DemoKernel<2><<<1, 256>>>(sink.get()); }), LoadWays(2));
-}
-
-TEST(CounterSessionGpuTest, NestedSessionIsRefused) {
-  BANKCHECK_SKIP_WITHOUT_GPU();
-  CounterSession outer;
-  try {
-    CounterSession inner;
-    FAIL() << "expected a nested-session error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::kNestedSession);
-    EXPECT_THAT(e.what(), HasSubstr("already active"));
-  }
-  EXPECT_TRUE(outer.Finish().empty());
-}
-
-TEST(CounterSessionGpuTest, MoreLaunchesThanTheImageHoldsIsAnError) {
-  BANKCHECK_SKIP_WITHOUT_GPU();
-  DeviceBuffer<int> sink(32);
-  SessionOptions options;
-  options.counters = SessionOptions::Counters::kRangeProfiler;  // SASS counting has no image to fill
-  options.max_launches = 2;
-  try {
-    Measure(
-        [&] {
-          for (int i = 0; i < 3; ++i) OneWarpStride<<<1, 32>>>(sink.get(), 1);
-        },
-        options);
-    FAIL() << "expected a too-many-launches error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::kTooManyLaunches) << e.what();
-    EXPECT_THAT(e.what(), HasSubstr("max_launches"));
-  }
-  // The next session works.
-  EXPECT_EQ(Measure([&] { OneWarpStride<<<1, 32>>>(sink.get(), 2); }).size(), 1u);
-}
-
-TEST(CounterSessionGpuTest, LaunchFailureNamesTheKernelAndTheNextSessionWorks) {
-  BANKCHECK_SKIP_WITHOUT_GPU();
-  DeviceBuffer<int> sink(4096);
-  try {
-    Measure([&] { OneWarpStride<<<1, 4096>>>(sink.get(), 1); });  // more threads than a block may have
-    FAIL() << "expected a kernel-fault error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::kKernelFault) << e.what();
-    EXPECT_THAT(e.what(), AllOf(HasSubstr("OneWarpStride"), HasSubstr("block 4096x1x1"),
-                                HasSubstr("later sessions in this process work")));
-    std::printf("  launch failure message: %s\n", e.what());
-  }
-  EXPECT_FALSE(CounterSession::Active());
-  const LaunchRecord r = MeasureLaunch([&] { DemoKernel<2><<<1, 256>>>(sink.get()); });
-  EXPECT_THAT(r, Conflicts(8, 8));
-}
-
-// A fault inside a kernel poisons the process's CUDA context for good, so it runs in a fresh
-// child process (a death test re-executing this binary): the error names the kernel, and a later
-// session in that process says why it cannot run.
-TEST(CounterSessionGpuDeathTest, KernelFaultNamesTheKernelAndLaterSessionsSayWhy) {
-  BANKCHECK_SKIP_WITHOUT_GPU();
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_EXIT(
-      {
-        try {
-          Measure([&] { WriteThroughNull<<<1, 32>>>(nullptr); });
-        } catch (const Error& first) {
-          std::fprintf(stderr, "first: %s\n", first.what());
-          try {
-            CounterSession second;
-          } catch (const Error& e) {
-            std::fprintf(stderr, "second: %s\n", e.what());
-            std::exit(first.kind() == ErrorKind::kKernelFault && e.kind() == ErrorKind::kKernelFault ? 3 : 4);
-          }
-        }
-        std::exit(5);
-      },
-      ::testing::ExitedWithCode(3),
-      "first: kernel '.*WriteThroughNull.*' .*faulted while it was measured: cudaErrorIllegalAddress"
-      "(.|\n)*second: an earlier kernel fault");
-}
-
-// The parent process was not affected by the child's fault.
-TEST(CounterSessionGpuTest, SessionsWorkAfterAFaultInAnotherProcess) {
-  BANKCHECK_SKIP_WITHOUT_GPU();
-  DeviceBuffer<int> sink(256);
-  EXPECT_THAT(MeasureLaunch([&] { DemoKernel<32><<<1, 256>>>(sink.get()); }), Conflicts(248, 248));
 }
 
 }  // namespace

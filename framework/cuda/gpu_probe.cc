@@ -98,7 +98,7 @@ GpuProbe ProbeGpuUncached() {
   probe.compute_minor = props.minor;
 
   // An emulated program (its stand-in runtime answered the calls above) reads no counters.
-  const bool emulated = internal::InstalledLaunchEmulation() != nullptr;
+  const bool emulated = internal::EmulatedProgram();
   if (!emulated && ProfilingRestrictedToAdmins(ReadFile("/proc/driver/nvidia/params")) && geteuid() != 0 &&
       !HasProfilingCapability(ReadFile("/proc/self/status"))) {
     probe.state = GpuProbe::State::kCountersNotPermitted;

@@ -1,22 +1,12 @@
 #include "cuda/internal/launch_records.h"
 
-#include <cxxabi.h>
-
-#include <cstdlib>
-#include <memory>
 #include <set>
 
 #include "bankcheck/metrics.h"
+#include "core/internal/demangle.h"
 #include "cuda/internal/sass_metrics.h"
 
 namespace bankcheck::internal {
-
-std::string Demangle(const char* mangled) {
-  int status = 0;
-  std::unique_ptr<char, void (*)(void*)> demangled(abi::__cxa_demangle(mangled, nullptr, nullptr, &status),
-                                                   std::free);
-  return status == 0 && demangled ? std::string(demangled.get()) : std::string(mangled);
-}
 
 namespace {
 

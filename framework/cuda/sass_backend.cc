@@ -6,6 +6,7 @@
 #include <string>
 
 #include "bankcheck/error.h"
+#include "core/internal/demangle.h"
 #include "cuda/internal/counting_backend.h"
 #include "cuda/internal/launch_checks.h"
 #include "cuda/internal/launch_log.h"

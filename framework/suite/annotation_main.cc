@@ -7,7 +7,7 @@
 
 #include "bankcheck/error.h"
 #include "bankcheck/suite.h"
-#include "suite/internal/annotation_test.h"
+#include "suite/internal/annotation_checks.h"
 #include "suite/internal/case_runner.h"
 #include "suite/internal/suite_runner.h"
 

@@ -1,7 +1,5 @@
 #include "suite/internal/case_runner.h"
 
-#include <gtest/gtest-spi.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -18,6 +16,7 @@
 #include "core/internal/file_io.h"
 #include "core/internal/launch_emulation.h"
 #include "cuda/internal/launch_records.h"
+#include "testing/internal/held_results.h"
 
 namespace bankcheck::suites {
 
@@ -54,10 +53,13 @@ std::filesystem::path ResultsDir() {
   std::filesystem::path folder =
       FolderFromEnvironmentOr("BANKCHECK_RESULTS_DIR", GetSuiteSettings().results_dir);
   // The emulated program (docs/emulate.md) writes beside the measured program's folder, never into
-  // it: its built-in folder is the suite's with "-emulated", and so is BANKCHECK_RESULTS_DIR's.
-  const char* set = std::getenv("BANKCHECK_RESULTS_DIR");
-  if (set != nullptr && *set != '\0' && internal::InstalledLaunchEmulation() != nullptr)
+  // it: the folder's name with "-emulated" (BANKCHECK_RESULTS_DIR's, else the suite's RESULTS_DIR).
+  // Written here only: CMake gives both programs RESULTS_DIR, and scripts ask the program
+  // (--bankcheck_results_dir).
+  if (internal::EmulatedProgram()) {
+    while (folder.has_relative_path() && !folder.has_filename()) folder = folder.parent_path();
     folder += "-emulated";
+  }
   return folder;
 }
 std::optional<Recording> BaselineRecording() {
@@ -93,7 +95,7 @@ RecordCommand SuiteRecordCommand() {
   record.topic_test_prefix = settings.test_prefix;
   // The emulated program on a machine without an NVIDIA driver: the command that works here records
   // first baselines through the emulated tests.
-  if (internal::InstalledLaunchEmulation() != nullptr && !NvidiaDriverPresent()) {
+  if (internal::EmulatedProgram() && !NvidiaDriverPresent()) {
     record.topic_test_prefix = settings.test_prefix.empty() ? "" : settings.test_prefix + "/emulated";
     record.update_value = "emulated";
   }
@@ -143,17 +145,6 @@ std::string UpdateBaselinesCommand(const std::filesystem::path& results_dir,
   return "bankcheck merge-results " + ShellWord(results_dir.string()) + " && bankcheck update-baselines " +
          ShellWord((results_dir / "results.json").string()) + " --baselines " +
          ShellWord(baselines_dir.string());
-}
-
-BaselineCheck CheckBaseline(const BaselineSet& baselines, const std::string& case_name,
-                            const std::vector<LaunchRecord>& measured, const VerdictPolicy& policy) {
-  BaselineCheck check;
-  check.comparison = CompareWithBaseline(baselines, case_name, measured);
-  CaseFacts facts;
-  facts.baseline = check.comparison.verdict;
-  facts.lines = check.comparison.lines;
-  check.fails = DecideCase(facts, policy).fails;
-  return check;
 }
 
 std::vector<std::string> AnnotationMismatches(const Expectation& expect, const LaunchRecord& record) {
@@ -223,10 +214,9 @@ class AttributingContext : public CaseContext {
 
 std::string AttributeCase(const KernelCase& c, std::vector<LaunchRecord>& records) {
   AttributingContext context;
-  ::testing::TestPartResultArray swallowed;
   try {
-    ::testing::ScopedFakeTestPartResultReporter reporter(
-        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &swallowed);
+    // The case's own checks ran in its first run: this run's results are dropped.
+    gtest::HeldResults dropped(gtest::HeldResults::Threads::kThisThread);
     c.run(context);
   } catch (const std::exception& e) {
     return std::string("per-instruction attribution failed: ") + e.what();

@@ -1,5 +1,4 @@
-// The suite's baseline check on the CPU: its decision is DecideCase's (verdict.h), the one rule
-// report, compare and run apply, not a rule of its own.
+// The suite's case runner on the CPU: its line globs and the emulated program's folders.
 #include "suite/internal/case_runner.h"
 
 #include <gtest/gtest.h>
@@ -8,51 +7,15 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "bankcheck/verdict.h"
+#include "bankcheck/suite.h"
 #include "core/internal/launch_emulation.h"
 #include "core/internal/test_support.h"
 
 namespace bankcheck::suites {
 namespace {
-
-using testing_support::MakeLine;
-using testing_support::MakeRecord;
-
-BaselineSet Baselines() {
-  BaselineEntry entry;
-  entry.launches = {MakeRecord(128)};
-  return BaselineSet::FromEntries("/nonexistent/sm_90", "sm_90", {{"transpose/a", entry}});
-}
-
-TEST(CaseRunnerTest, TheBaselineCheckFailsExactlyWhereTheVerdictTableDoes) {
-  const BaselineSet baselines = Baselines();
-  // Measured against the entry: the same counts, more, fewer; and a case with no entry.
-  const std::map<std::string, std::pair<std::string, uint64_t>> cases = {
-      {"match", {"transpose/a", 128}},
-      {"regression", {"transpose/a", 2048}},
-      {"improvement", {"transpose/a", 64}},
-      {"missing", {"transpose/new", 128}},
-  };
-  for (const VerdictPolicy& policy : {VerdictPolicy{}, VerdictPolicy{true}}) {
-    for (const auto& [expected, measured] : cases) {
-      const BaselineCheck check =
-          CheckBaseline(baselines, measured.first, {MakeRecord(measured.second)}, policy);
-      EXPECT_EQ(BaselineVerdictName(check.comparison.verdict), expected);
-      CaseFacts facts;
-      facts.baseline = check.comparison.verdict;
-      EXPECT_EQ(check.fails, DecideCase(facts, policy).fails) << expected;
-    }
-  }
-  // Strict by default: an improvement and a missing baseline fail the suite's case too.
-  EXPECT_TRUE(CheckBaseline(baselines, "transpose/a", {MakeRecord(64)}).fails);
-  EXPECT_TRUE(CheckBaseline(baselines, "transpose/new", {MakeRecord(128)}).fails);
-  EXPECT_FALSE(CheckBaseline(baselines, "transpose/a", {MakeRecord(128)}).fails);
-  VerdictPolicy allow_missing;
-  allow_missing.allow_missing = true;
-  EXPECT_FALSE(CheckBaseline(baselines, "transpose/new", {MakeRecord(128)}, allow_missing).fails);
-}
 
 class LineGlobsOfThisRun : public testing_support::TempDirTest {};
 
@@ -79,32 +42,6 @@ TEST_F(LineGlobsOfThisRun, AGlobIsReportedOnlyWhenNoCaseThatRanOrMightHaveRunThe
       << failures[0].message;
 }
 
-// The suite's check reads the lines too (CheckBaseline, in the suite's CaseTest): a measured line
-// that differs from the baseline's fails the case although its launch totals match, and the message
-// names the line before -> after.
-TEST(CaseRunnerTest, ALineDifferenceFailsTheSuitesBaselineCheck) {
-  LaunchRecord recorded = MakeRecord(128);
-  const LineRecord line = MakeLine("kernels/a.cu", 7, "x = tile[i];", SharedKind::kLoad, 64, 128, 64);
-  recorded.lines = std::vector<LineRecord>{line};
-  LaunchRecord measured = recorded;
-  measured.lines->at(0).line = 9;  // moved: not a difference
-  BaselineEntry entry;
-  entry.launches = {recorded};
-  const BaselineSet baselines =
-      BaselineSet::FromEntries("/nonexistent/sm_90", "sm_90", {{"transpose/a", entry}});
-  EXPECT_FALSE(CheckBaseline(baselines, "transpose/a", {measured}).fails);
-  measured.lines->at(0).executions = 32;
-  measured.lines->at(0).ideal_wavefronts = 32;
-  const BaselineCheck check = CheckBaseline(baselines, "transpose/a", {measured});
-  EXPECT_TRUE(check.fails);
-  EXPECT_EQ(check.comparison.verdict, BaselineVerdict::kMatch);
-  EXPECT_EQ(check.comparison.lines, BaselineVerdict::kRegression);
-  EXPECT_NE(check.comparison.message.find("kernels/a.cu:9 (line 7 before) x = tile[i];: ld 2-way -> 4-way "
-                                          "(executions 64 -> 32, ideal 64 -> 32)"),
-            std::string::npos)
-      << check.comparison.message;
-}
-
 // Stands in for the emulated program's runtime: only its presence matters here.
 class PresentEmulation final : public internal::LaunchEmulation {
  public:
@@ -117,16 +54,33 @@ class PresentEmulation final : public internal::LaunchEmulation {
   void SetProjectSources(const std::string&, const std::string&) override {}
 };
 
-TEST(CaseRunnerTest, TheEmulatedProgramsResultsGoBesideTheMeasuredOnesNeverIntoThem) {
-  ::setenv("BANKCHECK_RESULTS_DIR", "/tmp/bankcheck-results", 1);
+// ResultsDir as the measured program and as the emulated one, with BANKCHECK_RESULTS_DIR set to
+// `folder` (nullptr: unset, the suite's RESULTS_DIR).
+std::pair<std::filesystem::path, std::filesystem::path> MeasuredAndEmulated(const char* folder) {
+  if (folder == nullptr)
+    ::unsetenv("BANKCHECK_RESULTS_DIR");
+  else
+    ::setenv("BANKCHECK_RESULTS_DIR", folder, 1);
   const std::filesystem::path measured = ResultsDir();
   PresentEmulation emulation;
   internal::InstallLaunchEmulation(&emulation);
   const std::filesystem::path emulated = ResultsDir();
   internal::InstallLaunchEmulation(nullptr);
   ::unsetenv("BANKCHECK_RESULTS_DIR");
+  return {measured, emulated};
+}
+
+TEST(CaseRunnerTest, TheEmulatedProgramsResultsGoBesideTheMeasuredOnesNeverIntoThem) {
+  const auto [measured, emulated] = MeasuredAndEmulated("/tmp/bankcheck-results");
   EXPECT_EQ(measured, "/tmp/bankcheck-results");
   EXPECT_EQ(emulated, "/tmp/bankcheck-results-emulated");
+  // A folder given with a trailing separator: beside it all the same, not inside.
+  EXPECT_EQ(MeasuredAndEmulated("/tmp/bankcheck-results/").second, "/tmp/bankcheck-results-emulated");
+  // The suite's own folder (RESULTS_DIR; CMake gives both programs the same one).
+  const std::string own = GetSuiteSettings().results_dir;
+  const auto [own_measured, own_emulated] = MeasuredAndEmulated(nullptr);
+  EXPECT_EQ(own_measured, own);
+  EXPECT_EQ(own_emulated, own + "-emulated");
 }
 
 }  // namespace

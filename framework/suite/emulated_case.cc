@@ -1,6 +1,5 @@
 #include "suite/internal/emulated_case.h"
 
-#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -10,6 +9,7 @@
 
 #include "bankcheck/error.h"
 #include "core/internal/environment.h"
+#include "testing/internal/held_results.h"
 
 namespace bankcheck::suites {
 
@@ -31,25 +31,18 @@ std::string Where(const ::testing::TestPartResult& result) {
   return std::string(result.file_name()) +
          (result.line_number() >= 0 ? ":" + std::to_string(result.line_number()) : "");
 }
-
-// Reports `result` again, as it was reported, through GoogleTest's own assertion helper.
-void Report(const ::testing::TestPartResult& result) {
-  ::testing::internal::AssertHelper(result.type(), result.file_name(), result.line_number(),
-                                    result.message()) = ::testing::Message();
-}
 }  // namespace
 
 EmulatedCaseRun RunEmulatedCase(const KernelCase& c, CaseContext& context,
                                 internal::LaunchEmulation& emulation) {
   EmulatedCaseRun run;
-  ::testing::TestPartResultArray results;
+  std::vector<::testing::TestPartResult> results;
   std::atomic<size_t> read_back_at{std::numeric_limits<size_t>::max()};
   std::exception_ptr error;
   emulation.BeginCase();
   {
-    ::testing::ScopedFakeTestPartResultReporter reporter(
-        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ALL_THREADS, &results);
-    emulation.ObserveOutputReadBack([&] { read_back_at = static_cast<size_t>(results.size()); });
+    gtest::HeldResults held(gtest::HeldResults::Threads::kAll);
+    emulation.ObserveOutputReadBack([&] { read_back_at = held.size(); });
     try {
       c.run(context);
     } catch (const Error& e) {
@@ -62,20 +55,21 @@ EmulatedCaseRun RunEmulatedCase(const KernelCase& c, CaseContext& context,
       error = std::current_exception();
     }
     emulation.ObserveOutputReadBack(nullptr);
+    results = held.Release();
   }
   if (run.not_emulated.empty()) run.not_emulated = emulation.TakeNotEmulated();
 
   std::map<std::string, size_t> seen;
-  for (int i = 0; i < results.size(); ++i) {
-    const ::testing::TestPartResult& result = results.GetTestPartResult(i);
-    if (result.failed() && static_cast<size_t>(i) >= read_back_at) {
+  for (size_t i = 0; i < results.size(); ++i) {
+    const ::testing::TestPartResult& result = results[i];
+    if (result.failed() && i >= read_back_at) {
       ++run.unevaluated_failures;
       const std::string where = Where(result);
       if (seen.emplace(where, run.unevaluated_checks.size()).second)
         run.unevaluated_checks.push_back(where + ": " + OneLine(result.summary()));
       continue;
     }
-    Report(result);
+    gtest::ReportAgain(result);
   }
   if (error) std::rethrow_exception(error);
   return run;

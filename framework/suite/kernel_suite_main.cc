@@ -1,6 +1,6 @@
-// main() of the kernel suite program: lists topics for CTest or the selected cases, or runs cases
-// (one topic's, or every case; BANKCHECK_CASES selects among them) under the supervisor of
-// suite_runner.h, or, as the supervisor's child, runs them.
+// main() of the kernel suite program: prints its results folder, lists topics for CTest or the
+// selected cases, or runs cases (one topic's, or every case; BANKCHECK_CASES selects among them)
+// under the supervisor of suite_runner.h, or, as the supervisor's child, runs them.
 #include <gmock/gmock.h>
 
 #include <cstdlib>
@@ -15,8 +15,8 @@
 #include "bankcheck/suite.h"
 #include "bankcheck/testing.h"
 #include "core/internal/environment.h"
+#include "suite/internal/case_checks.h"
 #include "suite/internal/case_runner.h"
-#include "suite/internal/case_test.h"
 #include "suite/internal/suite_runner.h"
 
 namespace {
@@ -43,6 +43,11 @@ bool Has(const std::vector<std::string>& args, const char* flag) {
 int RunSuiteProgram(int argc, char** argv) {
   using namespace bankcheck;
   std::vector<std::string> args(argv + 1, argv + argc);
+  // Where this program's cases write their results (the emulated program's differ): scripts ask.
+  if (Has(args, "--bankcheck_results_dir")) {
+    std::cout << suites::ResultsDir().string() << "\n";
+    return 0;
+  }
   const std::vector<const KernelCase*> cases = RegisteredKernelCases();
   // Every topic, whatever BANKCHECK_CASES says: CTest's tests are made from this after each build.
   if (Has(args, "--bankcheck_list_topics")) {
@@ -67,15 +72,22 @@ int RunSuiteProgram(int argc, char** argv) {
       std::cerr << "bankcheck: no registered case has the topic '" << topic << "'\n";
       return 1;
     }
-    const std::vector<std::string> tests = suites::SelectCaseTests(cases, prefix, topic, patterns, filter);
+    const suites::Shard shard = suites::ShardFromEnvironment();
+    const std::vector<std::string> tests =
+        suites::SelectCaseTests(cases, prefix, topic, patterns, filter, shard);
     if (tests.empty()) {
-      // e.g. BANKCHECK_CASES naming a case of another topic: CTest reports this one as skipped.
+      // e.g. BANKCHECK_CASES naming a case of another topic, or a shard that holds none of this
+      // topic's cases: CTest reports this one as skipped.
       std::string by = patterns.empty() ? "" : "BANKCHECK_CASES='" + patterns + "'";
       if (!filter.empty()) by += (by.empty() ? "" : " and ") + ("the filter '" + filter + "'");
+      const std::string of_topic = topic.empty() ? "" : " of topic '" + topic + "'";
+      const bool any_selected = !suites::SelectCaseTests(cases, prefix, topic, patterns, filter).empty();
       std::cout << "bankcheck: every case was skipped: "
-                << (by.empty() ? "no case is registered"
-                               : by + (patterns.empty() || filter.empty() ? " selects" : " select") +
-                                     " no case" + (topic.empty() ? "" : " of topic '" + topic + "'"))
+                << (any_selected ? shard.Describe() + " holds no case" + of_topic +
+                                       (by.empty() ? "" : " selected by " + by)
+                    : by.empty() ? "no case is registered"
+                                 : by + (patterns.empty() || filter.empty() ? " selects" : " select") +
+                                       " no case" + of_topic)
                 << "\n";
       return bankcheck::gtest::kAllSkippedExitCode;
     }

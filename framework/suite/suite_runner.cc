@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -125,14 +126,52 @@ std::vector<const KernelCase*> SelectCases(const std::vector<const KernelCase*>&
   return selected;
 }
 
+std::string Shard::Describe() const {
+  return "shard " + std::to_string(index + 1) + " of " + std::to_string(total) +
+         " (GTEST_SHARD_INDEX=" + std::to_string(index) + ", GTEST_TOTAL_SHARDS=" + std::to_string(total) +
+         ")";
+}
+
+Shard ShardFromEnvironment() {
+  const auto number = [](const char* variable) -> std::optional<long> {
+    const char* value = std::getenv(variable);
+    if (value == nullptr) return std::nullopt;
+    const std::string text = value;
+    if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
+      throw Error(ErrorKind::kBadInput, std::string(variable) + "='" + text +
+                                            "' is not a whole number: give GTEST_SHARD_INDEX from 0 to "
+                                            "GTEST_TOTAL_SHARDS - 1 (GoogleTest's sharding)");
+    return std::stol(text);
+  };
+  const std::optional<long> total = number("GTEST_TOTAL_SHARDS");
+  const std::optional<long> index = number("GTEST_SHARD_INDEX");
+  Shard shard;
+  if (total && index) {
+    if (*total < 1 || *index >= *total)
+      throw Error(ErrorKind::kBadInput,
+                  "GTEST_SHARD_INDEX=" + std::to_string(*index) +
+                      " with GTEST_TOTAL_SHARDS=" + std::to_string(*total) +
+                      ": give a total of at least 1 and an index from 0 to the total - 1");
+    shard = {static_cast<int>(*index), static_cast<int>(*total)};
+  }
+  const std::string status = AbsolutePathFromEnvironment("GTEST_SHARD_STATUS_FILE");
+  if (!status.empty()) AppendToFile(status, "");
+  for (const char* variable : {"GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "GTEST_SHARD_STATUS_FILE"})
+    ::unsetenv(variable);
+  return shard;
+}
+
 std::vector<std::string> SelectCaseTests(const std::vector<const KernelCase*>& cases,
                                          const std::string& test_prefix, const std::string& topic,
-                                         const std::string& patterns, const std::string& filter) {
+                                         const std::string& patterns, const std::string& filter,
+                                         const Shard& shard) {
   std::vector<std::string> tests;
+  int position = 0;
   for (const KernelCase* c : SelectCases(cases, patterns)) {
-    if (!topic.empty() && c->topic() != topic) continue;
     const std::string test = GtestNameForCase(test_prefix, c->name).Full();
-    if (MatchesGtestFilter(test, filter)) tests.push_back(test);
+    if (!MatchesGtestFilter(test, filter)) continue;
+    const bool in_shard = position++ % shard.total == shard.index;
+    if (in_shard && (topic.empty() || c->topic() == topic)) tests.push_back(test);
   }
   return tests;
 }

@@ -66,7 +66,7 @@ void RecordLaunchProperties(const std::vector<LaunchRecord>& records) {
 }
 
 bool SkipOutputCheck(const std::string& what) {
-  if (internal::InstalledLaunchEmulation() == nullptr) return false;
+  if (!internal::EmulatedProgram()) return false;
   std::cout << "  note: " << internal::kOutputNotChecked << ": " << what << "\n";
   ::testing::Test::RecordProperty("output_not_checked", internal::kOutputNotChecked);
   return true;

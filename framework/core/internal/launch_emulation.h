@@ -46,6 +46,9 @@ class LaunchEmulation {
 
 // The installed emulation; nullptr in every program whose kernels run.
 LaunchEmulation* InstalledLaunchEmulation();
+// Whether this is an emulated program (an emulation is installed): the one question every layer
+// asks before it touches CUPTI, reads counters, checks a kernel's output or picks a results folder.
+bool EmulatedProgram();
 // Installs `emulation`, which must live until exit. Called once, before main.
 void InstallLaunchEmulation(LaunchEmulation* emulation);
 

@@ -25,8 +25,9 @@ std::string NormalizedSourcePath(std::string_view file);
 // named relative to it. Every other path is returned as it is.
 std::string RunTimeSourceName(const std::string& file, const std::string& working_folder, bool exists);
 
-// Whether `file` is inside the folder `root` (false for an empty root).
-bool UnderRoot(const std::string& file, const std::string& root);
+// Whether the path `file` names something inside the folder `root`, by its text alone (no link
+// followed; false for an empty root).
+bool IsLexicallyUnder(const std::string& file, const std::string& root);
 
 // Why `bankcheck annotate --apply` must not write the file at `resolved` (its path, links
 // resolved), `relative` being that path under the source root; "" when it may. A results file

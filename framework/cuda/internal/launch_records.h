@@ -11,9 +11,6 @@
 
 namespace bankcheck::internal {
 
-// The readable name of the kernel `mangled` (itself when it cannot be demangled).
-std::string Demangle(const char* mangled);
-
 // A record of `launch` without counts: its kernel (or a graph launch's kernels) and shape.
 LaunchRecord RecordOf(const LaunchInfo& launch);
 

@@ -17,7 +17,8 @@
 //
 // CTest runs every case in its own process, so no process sees the whole run. Each case writes
 // its own fragment, <results_dir>/cases/<SafeCaseName(name)>.json (itself a results file with
-// one case), and MergeResults (`bankcheck merge-results DIR`) combines the fragments into one file.
+// one case), and MergeResults (`bankcheck merge-results DIR`) combines the fragments into one file;
+// the results of several shards or runners of one run merge the same way (docs/ci.md, "Sharding").
 // Clear <results_dir> before a run so that fragments of an earlier run are not merged in.
 
 #include <filesystem>
@@ -94,10 +95,15 @@ std::filesystem::path CaseResultPath(const std::filesystem::path& results_dir, c
 std::filesystem::path WriteCaseResult(const std::filesystem::path& results_dir, const RunMetadata& metadata,
                                       const CaseResult& result);
 
-// Combines every fragment in <results_dir>/cases/. The metadata is the fragments' (the earliest
-// date; empty fields filled from any fragment that has them). Error(kBadInput) when there are no
-// fragments, when one is malformed, when two disagree on arch, device, driver, CUDA versions or
-// commit (fragments of different runs), or when two hold the same case.
+// Combines the results of one run from `sources`, each a results folder (every fragment in its
+// cases/) or a results file (e.g. one shard's or one runner's, merged before): `bankcheck
+// merge-results SOURCE...`. The metadata is theirs (the earliest date; empty fields filled from any
+// that has them). Error(kBadInput) when there are no sources or a folder holds no fragments, when
+// one is malformed, when two are not of one run (the rule in results.cc: the same commit, build,
+// GPU kind, software and counters; only the date may differ), when the counts of one were derived
+// by the emulator and another's measured, or when two hold the same case (naming both).
+RunResults MergeResults(const std::vector<std::filesystem::path>& sources);
+// MergeResults of the one folder `results_dir`.
 RunResults MergeResults(const std::filesystem::path& results_dir);
 // MergeResults, written to `output` (default <results_dir>/results.json, whose folder must exist);
 // returns the path.

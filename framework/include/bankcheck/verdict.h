@@ -62,6 +62,24 @@ struct CaseDecision {
 
 CaseDecision DecideCase(const CaseFacts& facts, const VerdictPolicy& policy = {});
 
+// The decision on a case from what its comparison with its baseline found: the launches' verdict
+// (nullopt: not compared), the lines' (nullopt: not compared line by line) and the run's own status.
+// The one reading of a comparison as CaseFacts.
+CaseDecision DecideVerdicts(std::optional<BaselineVerdict> launches, std::optional<BaselineVerdict> lines,
+                            CaseStatus status, const VerdictPolicy& policy = {});
+
+// A case's launches compared with its entry in `baselines` (CompareWithBaseline, baseline.h) and
+// what that decides (DecideVerdicts): what the kernel suite, `bankcheck run --baselines`, `report
+// --baselines` and update-baselines each ask of a case, so that they agree. `status` is the run's
+// own (a case that failed a check of its own fails whatever its baseline says).
+struct BaselineCheck {
+  BaselineComparison comparison;
+  CaseDecision decision;
+};
+BaselineCheck CheckBaseline(const BaselineSet& baselines, const std::string& case_name,
+                            const std::vector<LaunchRecord>& measured, const VerdictPolicy& policy = {},
+                            CaseStatus status = CaseStatus::kPassed);
+
 // Whether a baseline verdict, alone, fails a case: what the suite reports as a baseline failure and
 // what update-baselines records. DecideCase({verdict}, policy).fails.
 bool BaselineVerdictFails(BaselineVerdict verdict, const VerdictPolicy& policy = {});

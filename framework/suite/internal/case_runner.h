@@ -21,7 +21,9 @@ namespace bankcheck::suites {
 
 // BANKCHECK_BASELINES_DIR, else the suite's BASELINES_DIR.
 std::filesystem::path BaselinesDir();
-// BANKCHECK_RESULTS_DIR, else the suite's RESULTS_DIR.
+// Where this program's results go: BANKCHECK_RESULTS_DIR, else the suite's RESULTS_DIR; in the
+// emulated program that folder's name with "-emulated", beside the measured program's. The one
+// place of that rule: the suite's programs print it (--bankcheck_results_dir) for scripts.
 std::filesystem::path ResultsDir();
 // BANKCHECK_UPDATE_BASELINES: 1 (a true flag) records measured counts instead of checking them,
 // "emulated" the emulated program's derived counts as first baselines; nullopt when unset or false.
@@ -58,16 +60,6 @@ std::string JitNote(const RunMetadata& now);
 // --baselines <baselines_dir>" (paths quoted for the shell where they need it).
 std::string UpdateBaselinesCommand(const std::filesystem::path& results_dir,
                                    const std::filesystem::path& baselines_dir);
-
-// A case's launches against its baseline, and whether that fails the case: DecideCase (verdict.h),
-// the rule report, compare and run apply, strict by default (any difference, or no baseline). The
-// suite only reports what this decided.
-struct BaselineCheck {
-  BaselineComparison comparison;
-  bool fails = false;
-};
-BaselineCheck CheckBaseline(const BaselineSet& baselines, const std::string& case_name,
-                            const std::vector<LaunchRecord>& measured, const VerdictPolicy& policy = {});
 
 // Failure text when a launch disagrees with the case's annotation; empty when it agrees.
 std::vector<std::string> AnnotationMismatches(const Expectation& expect, const LaunchRecord& record);

@@ -7,7 +7,7 @@
 //   my_scale/stride2            its name: the baseline key, what BANKCHECK_CASES selects
 //   my_suite/my_scale.stride2   its GoogleTest and JUnit test (test suite "my_suite/my_scale")
 //   my_suite/my_scale           the CTest test of its topic, which runs every case of the topic
-//   my_suite/model/my_scale.stride2  its CPU model check (annotation_test.cc), when it declares its
+//   my_suite/model/my_scale.stride2  its CPU model check (annotation_checks.cc), when it declares its
 //                               access pattern: a GoogleTest test and a CTest test of its own
 //   my_suite.baseline_files     the CPU check of the suite's baseline files (no case's)
 // The CPU checks' CTest names are their GoogleTest names, after ANNOTATION_TEST_PREFIX if one is given.

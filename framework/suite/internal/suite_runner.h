@@ -9,7 +9,8 @@
 //   bankcheck_kernel_suite --bankcheck_topic=transpose  that topic's cases
 //   bankcheck_kernel_suite [gtest flags]                every case
 // BANKCHECK_CASES (glob patterns over case names, record_command.h) selects cases in each of the
-// last three; GoogleTest's --gtest_filter (GTEST_FILTER) narrows them further by test name.
+// last three; GoogleTest's --gtest_filter (GTEST_FILTER) narrows them further by test name, and its
+// sharding (GTEST_TOTAL_SHARDS, GTEST_SHARD_INDEX) keeps one shard of them (ShardFromEnvironment).
 //
 // The supervisor itself never touches CUDA: it runs this program again (BANKCHECK_SUPERVISED=1)
 // with an explicit --gtest_filter, and reads which cases finished from a progress file that the
@@ -37,12 +38,32 @@ std::string CasePatternsFromEnvironment();
 std::vector<const KernelCase*> SelectCases(const std::vector<const KernelCase*>& cases,
                                            const std::string& patterns);
 
+// One shard of GoogleTest's sharding protocol: GTEST_SHARD_INDEX of GTEST_TOTAL_SHARDS.
+struct Shard {
+  int index = 0;
+  int total = 1;
+  bool on() const { return total > 1; }
+  // "shard 2 of 3 (GTEST_SHARD_INDEX=1, GTEST_TOTAL_SHARDS=3)"
+  std::string Describe() const;
+};
+
+// GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX, as GoogleTest reads them: no sharding ({0, 1}) unless
+// both are set; Error(kBadInput) for what GoogleTest refuses (not a whole number, a total below 1,
+// an index outside [0, total)). Where GTEST_SHARD_STATUS_FILE is set it is created, as GoogleTest
+// does to tell the runner that sharding is honoured. Then the three are unset: the supervisor
+// shards once, over the whole suite, and gives its children their cases by name.
+Shard ShardFromEnvironment();
+
 // The full GoogleTest names (GtestNameForCase(test_prefix, name).Full()) of the cases of `topic`
 // (every topic when it is empty; the topic exactly: "transpose" is not "transpose16") that match
-// `patterns` and pass the GoogleTest filter `filter`, in registration (name) order.
+// `patterns`, pass the GoogleTest filter `filter` and fall in `shard`, in registration (name) order.
+// Shards are GoogleTest's over the whole suite (every topic): the i-th case that matches `patterns`
+// and `filter` is in shard i % total, so a topic's CTest test in each shard runs its part of the
+// topic, and the shards' cases together are the unsharded run's, each once.
 std::vector<std::string> SelectCaseTests(const std::vector<const KernelCase*>& cases,
                                          const std::string& test_prefix, const std::string& topic,
-                                         const std::string& patterns, const std::string& filter);
+                                         const std::string& patterns, const std::string& filter,
+                                         const Shard& shard = {});
 
 // Why two of `cases` cannot be told apart by their GoogleTest names (GtestNameForCase, which
 // replaces some characters), naming both; "" when every name is its own.

@@ -1,5 +1,5 @@
 #pragma once
-// The GoogleTest test of each kernel case (kernel_suite_test.cc), registered at run time so that
+// The GoogleTest test of each kernel case (case_checks.cc), registered at run time so that
 // its name comes from the suite and the case (GtestNameForCase, record_command.h).
 
 #include <string>

@@ -2,6 +2,8 @@
 // its own (RegisterCaseTests), and its launches are checked for correctness (by the case), against its
 // annotation, against the CPU model (when the case declares its access pattern) and against the stored
 // baseline. Each case also writes its results fragment (see results.h) for reports.
+#include "suite/internal/case_checks.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -19,7 +21,6 @@
 #include "bankcheck/testing.h"
 #include "core/internal/launch_emulation.h"
 #include "suite/internal/case_runner.h"
-#include "suite/internal/case_test.h"
 #include "suite/internal/emulated_case.h"
 #include "suite/internal/suite_runner.h"
 
@@ -98,7 +99,7 @@ void CaseTest::TestBody() {
   for (const SharedKindInfo& info : SharedKinds())
     result_.expected_ways[info.kind] = c.expect[info.kind].ways;
   BANKCHECK_SKIP_WITHOUT_GPU();
-  const bool emulated = internal::InstalledLaunchEmulation() != nullptr;
+  const bool emulated = internal::EmulatedProgram();
   if (const std::optional<Recording> recording = BaselineRecording()) {
     const std::string why = WhyThisProgramCannotRecord(*recording, emulated);
     ASSERT_TRUE(why.empty()) << why;
@@ -196,7 +197,7 @@ void CaseTest::TestBody() {
                              "(docs/emulate.md); on a machine with a GPU, record measured ones.")
                    << ")";
     }
-    if (check.fails) {
+    if (check.decision.fails) {
       const std::string software = comparison.verdict == BaselineVerdict::kMissing
                                        ? ""
                                        : SoftwareChangeNote(Baselines(arch), c.name, ThisRun());

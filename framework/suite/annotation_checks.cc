@@ -2,7 +2,7 @@
 // their access pattern) agrees with the case's c.expect, or, for a case whose lines state its
 // conflicts, with its committed baselines; and the committed baselines parse and hold no entry for
 // a case that no longer exists. Registered at run time (annotation_main.cc).
-#include "suite/internal/annotation_test.h"
+#include "suite/internal/annotation_checks.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

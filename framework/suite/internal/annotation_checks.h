@@ -1,5 +1,5 @@
 #pragma once
-// The CPU checks of a kernel suite's annotations program (annotation_test.cc), registered at run
+// The CPU checks of a kernel suite's annotations program (annotation_checks.cc), registered at run
 // time so that their names come from the suite and the case (record_command.h).
 
 #include <string>
