@@ -21,6 +21,7 @@
 #include "bankcheck/emulator.h"
 #include "bankcheck/error.h"
 #include "core/internal/environment.h"
+#include "emulate/internal/global_memory.h"
 #include "emulate/internal/limits.h"
 #include "emulate/internal/sass.h"
 
@@ -262,7 +263,11 @@ struct Write {
 class Evaluator {
  public:
   Evaluator(const Kernel& kernel, const LaunchToEmulate& launch, const EmulationLimits& limits)
-      : kernel_(kernel), launch_(launch), limits_(limits), meter_(limits) {}
+      : kernel_(kernel),
+        launch_(launch),
+        limits_(limits),
+        meter_(limits),
+        kernel_writes_global_(launch.memory != nullptr && MayWriteGlobal(kernel)) {}
 
   // Every block's counts by instruction index; throws Undecidable. A block that provably runs as an
   // evaluated one (BlockConditions) is counted with it instead of being evaluated.
@@ -993,6 +998,7 @@ class Evaluator {
       case Semantics::kLoad:
       case Semantics::kSharedLoad:
       case Semantics::kSharedAtomic: {
+        if (semantics == Semantics::kLoad && launch_.memory != nullptr && LoadKnown(in, lane, index, out)) return;
         // ATOMG/ATOM with RZ destinations write nothing; a 64-bit atomic writes two registers.
         unknown_destinations(1, Width(in), Origin(index));
         return;
@@ -1003,6 +1009,32 @@ class Evaluator {
       default:
         return;
     }
+  }
+
+  // An LDG of bytes the launch's known memory holds (global_memory.h): their values, which depend
+  // on the block (not affinely) when the address does.
+  bool LoadKnown(const Instruction& in, int lane, size_t index, std::vector<Write>& out) const {
+    const Operand* address = nullptr;
+    for (const Operand& operand : in.operands)
+      if (operand.kind == OperandKind::kGlobalMemory) address = &operand;
+    if (address == nullptr || in.operands.empty() || in.operands[0].kind != OperandKind::kRegister ||
+        (address->uniform_base >= 0 && address->uniform_base != kUniformRegisterZero) ||
+        (address->base >= 0 && address->text.find(".64") == std::string::npos))
+      return false;
+    Operand pair;
+    pair.kind = OperandKind::kRegister;
+    pair.index = address->base >= 0 ? address->base : kRegisterZero;
+    uint64_t base = 0;
+    const Value where = ReadPair(pair, lane, index, &base);
+    if (!where.known()) return false;
+    const std::optional<std::array<uint32_t, 4>> words =
+        KnownLoad(in, *launch_.memory, base + static_cast<uint64_t>(address->offset), kernel_writes_global_);
+    if (!words) return false;
+    const BlockDependence block = where.block.any() ? NotAffine() : BlockDependence{};
+    const Operand& destination = in.operands[0];
+    for (int part = 0; part < Width(in) && destination.index != kRegisterZero; ++part)
+      out.push_back({destination.kind, destination.index + part, Known((*words)[part], block)});
+    return true;
   }
 
   static bool HalfOf(const Operand& operand, uint16_t* half) {
@@ -1562,6 +1594,7 @@ class Evaluator {
   BlockConditions conditions_;              // of the block being evaluated
   std::map<size_t, Row> rows_;              // of the block being evaluated
   std::vector<Write> scratch_;
+  const bool kernel_writes_global_;  // so only its read-only loads read known memory (global_memory.h)
 };
 
 }  // namespace
