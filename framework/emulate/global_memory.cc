@@ -241,7 +241,7 @@ bool GlobalMemory::Known(uint64_t address, uint64_t size) const {
 
 bool MayWriteGlobal(const Instruction& instruction) {
   if (instruction.info == nullptr) return true;  // not understood: anything
-  static constexpr std::string_view kWriters[] = {"STG",    "ST",      "RED",     "ATOM",     "ATOMG",
+  static constexpr std::string_view kWriters[] = {"STG",    "ST",      "RED",     "REDG",     "ATOM", "ATOMG",
                                                   "UBLKCP", "UTMASTG", "UBLKRED", "UTMAREDG", "SUST"};
   return std::find(std::begin(kWriters), std::end(kWriters), instruction.base) != std::end(kWriters);
 }

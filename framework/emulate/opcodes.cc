@@ -91,6 +91,7 @@ constexpr OpcodeInfo kTable[] = {
     {"ST", S::kStore, 1, false, 0},
     {"STL", S::kStore, 1, false, 0},
     {"RED", S::kStore, 1, false, 0},
+    {"REDG", S::kStore, 1, false, 0},
     // Control flow.
     {"BRA", S::kBranch, 1, false, 0},
     {"EXIT", S::kExit, 1, false, 0},
