@@ -61,7 +61,6 @@ std::vector<LaunchRecord> GraphLaunchRecords(std::vector<LaunchRecord> nodes) {
   graph.grid = nodes.front().grid;
   graph.block = nodes.front().block;
   graph.dynamic_shared_bytes = nodes.front().dynamic_shared_bytes;
-  graph.counted_by = CountedBy::kEmulated;
   PerKind<SharedCounts> sums;
   for (const auto& [mangled, launches] : by_kernel) {
     std::map<uint32_t, InstructionCounts> rows;  // by pc: the kernel's instructions over its nodes
@@ -82,6 +81,7 @@ std::vector<LaunchRecord> GraphLaunchRecords(std::vector<LaunchRecord> nodes) {
   SortByExcess(graph.instructions);
   graph.attributed_launches = 1;
   SetSassCounts(sums, PerKind<bool>{}, graph);
+  graph.counted_by = CountedBy::kEmulated;  // after SetSassCounts, which says SASS metrics
   return {graph};
 }
 

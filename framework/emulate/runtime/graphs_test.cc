@@ -140,6 +140,7 @@ TEST_F(GraphsTest, OneKernelInTwoNodesIsOneRecordOfTheGraphLaunch) {
   ASSERT_EQ(record.instructions.size(), 1u) << "the kernel's rows added up over its nodes";
   EXPECT_EQ(record.instructions[0].executions, 16u);
   EXPECT_EQ(record.attributed_launches, 1u);
+  EXPECT_EQ(record.counted_by, CountedBy::kEmulated);
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
 }
