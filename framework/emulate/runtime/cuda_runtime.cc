@@ -8,9 +8,12 @@
 //                                         memmove and memset
 //   streams, synchronization, profiler    no-ops in order (nothing runs asynchronously)
 //   device queries                        one usable device, "bankcheck emulated sm_90"
-// Everything else the program links (graphs, stream capture, the driver's entry points, launch
-// attributes such as clusters) answers cudaErrorNotSupported and notes "not emulated: <call>",
-// which makes the running case skip with that reason: never a silent success.
+//   graphs, stream capture                graphs.cc; the driver's entry points: driver_api.cc
+// Device memory is followed as known or unknown (emulate/internal/global_memory.h): what the host
+// copies or sets there is known to the launches recorded after it. Everything else the program
+// links (launch attributes such as clusters, __managed__ variables) answers cudaErrorNotSupported
+// and notes "not emulated: <call>", which makes the running case skip with that reason: never a
+// silent success.
 
 #include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
