@@ -11,6 +11,7 @@
 #include "bankcheck/emulator.h"
 #include "emulate/internal/block_groups.h"
 #include "emulate/internal/diagnostics.h"
+#include "emulate/internal/global_memory.h"
 #include "emulate/internal/limits.h"
 #include "emulate/internal/sass.h"
 #include "emulate/internal/value.h"
@@ -21,7 +22,11 @@ namespace bankcheck::emulate::internal {
 class LaunchEvaluator {
  public:
   LaunchEvaluator(const Kernel& kernel, const LaunchToEmulate& launch, const EmulationLimits& limits)
-      : kernel_(kernel), launch_(launch), limits_(limits), meter_(limits) {}
+      : kernel_(kernel),
+        launch_(launch),
+        limits_(limits),
+        meter_(limits),
+        kernel_writes_global_(launch.memory != nullptr && MayWriteGlobal(kernel)) {}
 
   // Every block's counts by instruction index.
   Rows Run();
@@ -71,7 +76,9 @@ class LaunchEvaluator {
   void RegisterToUniform(const Instruction& in, size_t index, uint32_t mask);   // semantics_move.cc
   Value SpecialRegister(const Operand& source, int lane, size_t index) const;   // semantics_move.cc
   void MemoryAccess(const Instruction& in, size_t index, uint32_t mask);        // semantics_memory.cc
-  void Control(const Instruction& in, uint32_t index, uint32_t mask);           // semantics_control.cc
+  const Operand* KnownLoadAddress(const Instruction& in) const;                 // semantics_memory.cc
+  bool LoadKnown(const Instruction& in, const Operand& address, int lane, size_t index, Writes& out) const;
+  void Control(const Instruction& in, uint32_t index, uint32_t mask);  // semantics_control.cc
 
   // ---- shared-memory costing (shared_cost.cc) ----
   void CostShared(const Instruction& in, size_t index, uint32_t lanes);
@@ -92,6 +99,7 @@ class LaunchEvaluator {
   const Instruction* executing_ = nullptr;  // for the reasons of operand reads
   BlockConditions conditions_;              // of the block being evaluated
   Rows rows_;                               // of the block being evaluated
+  const bool kernel_writes_global_;         // so only its read-only loads read known memory (global_memory.h)
 };
 
 template <typename Compute>

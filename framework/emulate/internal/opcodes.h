@@ -66,6 +66,8 @@ enum class Memory : uint8_t {
   kConstant,
   kGlobal,
   kGeneric,
+  kGlobalAtomic,   // ATOMG: reads and writes global memory
+  kGenericAtomic,  // ATOM
   kLocal,
   kSharedLoad,
   kSharedStore,
@@ -77,6 +79,15 @@ enum class Memory : uint8_t {
 };
 
 constexpr bool IsShared(Memory memory) { return memory >= Memory::kSharedLoad; }
+
+// Whether an instruction of this row may write global memory: a store, reduction or atomic to
+// global or generic memory, or a later stage's instruction (bulk and tensor copies among them).
+// An opcode without a row may too (MayWriteGlobal, global_memory.h).
+constexpr bool MayWriteGlobal(Semantics semantics, Memory memory) {
+  if (semantics == Semantics::kLaterStage) return true;
+  if (memory == Memory::kGlobalAtomic || memory == Memory::kGenericAtomic) return true;
+  return semantics == Semantics::kStore && (memory == Memory::kGlobal || memory == Memory::kGeneric);
+}
 
 // The bank model's kind of a shared-memory access (kLoad for any other memory).
 constexpr SharedKind SharedKindOf(Memory memory) {

@@ -8,9 +8,12 @@
 //                                         memmove and memset
 //   streams, synchronization, profiler    no-ops in order (nothing runs asynchronously)
 //   device queries                        one usable device, "bankcheck emulated sm_90"
-// Everything else the program links (graphs, stream capture, the driver's entry points, launch
-// attributes such as clusters) answers cudaErrorNotSupported and notes "not emulated: <call>",
-// which makes the running case skip with that reason: never a silent success.
+//   graphs, stream capture                graphs.cc; the driver's entry points: driver_api.cc
+// Device memory is followed as known or unknown (emulate/internal/global_memory.h): what the host
+// copies or sets there is known to the launches recorded after it. Everything else the program
+// links (launch attributes such as clusters, __managed__ variables) answers cudaErrorNotSupported
+// and notes "not emulated: <call>", which makes the running case skip with that reason: never a
+// silent success.
 
 #include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
@@ -27,23 +30,32 @@
 #include "emulate/internal/limits.h"
 #include "emulate/runtime/internal/launch_capture.h"
 
+namespace bankcheck::emulate::runtime {
 namespace {
-
-using bankcheck::emulate::runtime::LaunchRequest;
-using bankcheck::emulate::runtime::TheCapture;
-using namespace bankcheck::emulate::internal;  // sm_90's launch and shared-memory limits
-
 thread_local cudaError_t t_last_error = cudaSuccess;
+}  // namespace
 
 cudaError_t Fail(cudaError_t error) {
   t_last_error = error;
   return error;
 }
 
-cudaError_t NotEmulated(const char* entry_point) {
-  TheCapture().NoteNotEmulated(std::string("not emulated: ") + entry_point);
+cudaError_t NotEmulated(const std::string& what) {
+  TheCapture().NoteNotEmulated("not emulated: " + what);
   return Fail(cudaErrorNotSupported);
 }
+
+}  // namespace bankcheck::emulate::runtime
+
+namespace {
+
+using bankcheck::emulate::runtime::Fail;
+using bankcheck::emulate::runtime::GraphNode;
+using bankcheck::emulate::runtime::LaunchRequest;
+using bankcheck::emulate::runtime::NotEmulated;
+using bankcheck::emulate::runtime::t_last_error;
+using bankcheck::emulate::runtime::TheCapture;
+using namespace bankcheck::emulate::internal;  // sm_90's launch and shared-memory limits
 
 bankcheck::Dim3 ToDim3(dim3 d) { return {d.x, d.y, d.z}; }
 
@@ -55,8 +67,10 @@ struct CallConfiguration {
 };
 thread_local std::vector<CallConfiguration> t_configurations;
 
-cudaError_t Launch(const void* function, dim3 grid, dim3 block, void** args, size_t shared, const char* via) {
+cudaError_t Launch(const void* function, dim3 grid, dim3 block, void** args, size_t shared, void* stream,
+                   const char* via) {
   LaunchRequest request;
+  request.stream = stream;
   request.function = function;
   request.grid = ToDim3(grid);
   request.block = ToDim3(block);
@@ -74,6 +88,15 @@ std::map<void*, size_t>& Allocations() {
   return *allocations;
 }
 size_t g_allocated = 0;
+
+// Whether `pointer` is in an allocation of cudaMalloc's.
+bool IsDevice(const void* pointer) {
+  std::lock_guard<std::mutex> lock(g_allocations_mutex);
+  auto found = Allocations().upper_bound(const_cast<void*>(pointer));
+  if (found == Allocations().begin()) return false;
+  --found;
+  return static_cast<const char*>(pointer) < static_cast<const char*>(found->first) + found->second;
+}
 constexpr size_t kDeviceMemory = size_t{80} << 30;  // an H100's
 
 // The emulated device: an sm_90 part with the H100's limits that kernels and cases read.
@@ -173,8 +196,9 @@ cudaError_t __cudaGetKernel(cudaKernel_t* kernel, const void* function) {
 }
 
 cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void** args, size_t shared,
-                               cudaStream_t /*stream*/) {
-  return Launch(reinterpret_cast<const void*>(kernel), grid, block, args, shared, "a <<<...>>> launch");
+                               cudaStream_t stream) {
+  return Launch(reinterpret_cast<const void*>(kernel), grid, block, args, shared, stream,
+                "a <<<...>>> launch");
 }
 
 }  // extern "C"
@@ -182,8 +206,8 @@ cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void*
 // The runtime API, as cuda_runtime_api.h declares it.
 
 cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args, size_t shared,
-                             cudaStream_t /*stream*/) {
-  return Launch(func, grid, block, args, shared, "cudaLaunchKernel");
+                             cudaStream_t stream) {
+  return Launch(func, grid, block, args, shared, stream, "cudaLaunchKernel");
 }
 
 cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) {
@@ -194,7 +218,7 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* fu
                            ? "cudaLaunchKernelExC with a cluster dimension (thread block clusters)"
                            : "cudaLaunchKernelExC with launch attributes");
   }
-  return Launch(func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes,
+  return Launch(func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes, config->stream,
                 "cudaLaunchKernelExC");
 }
 
@@ -228,6 +252,7 @@ cudaError_t cudaMalloc(void** pointer, size_t size) {
     return Fail(cudaErrorMemoryAllocation);
   }
   Allocations()[memory] = length;
+  TheCapture().Memory().Allocate(reinterpret_cast<uintptr_t>(memory), length);
   *pointer = memory;
   return cudaSuccess;
 }
@@ -243,13 +268,24 @@ cudaError_t cudaFree(void* pointer) {
     Allocations().erase(found);
     g_allocated -= length;
   }
+  TheCapture().Memory().Free(reinterpret_cast<uintptr_t>(pointer));  // before the pages go
   ::munmap(pointer, length);
   return cudaSuccess;
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
   if (count != 0 && (dst == nullptr || src == nullptr)) return Fail(cudaErrorInvalidValue);
-  if (count != 0) std::memmove(dst, src, count);
+  if (count != 0) {
+    // Device memory is host memory: what the model of it follows (known where the host wrote it)
+    // is told by the addresses, whatever `kind` says.
+    if (IsDevice(dst) && IsDevice(src)) {
+      TheCapture().CopyDevice(dst, src, count);
+    } else if (IsDevice(dst)) {
+      TheCapture().WriteDevice(dst, count, true, [&] { std::memmove(dst, src, count); });
+    } else {
+      std::memmove(dst, src, count);
+    }
+  }
   // What the host reads back from the device, kernels' output among it (cudaMemcpyDefault may be
   // any direction: counted as a read-back, so that no output check is ever taken for a host check).
   if (kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDefault) TheCapture().NoteCopyToHost();
@@ -257,17 +293,33 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpy
 }
 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
-                            cudaStream_t /*stream*/) {
+                            cudaStream_t stream) {
+  GraphNode node;
+  node.type = GraphNode::Type::kCopy;
+  node.copy.destination = dst;
+  node.copy.source = src;
+  node.copy.bytes = count;
+  node.copy.kind = kind;
+  if (stream != nullptr && TheCapture().AddCaptured(stream, std::move(node))) return cudaSuccess;
   return cudaMemcpy(dst, src, count, kind);
 }
 
 cudaError_t cudaMemset(void* pointer, int value, size_t count) {
   if (count != 0 && pointer == nullptr) return Fail(cudaErrorInvalidValue);
-  if (count != 0) std::memset(pointer, value, count);
+  if (count != 0) TheCapture().WriteDevice(pointer, count, true, [&] { std::memset(pointer, value, count); });
   return cudaSuccess;
 }
 
-cudaError_t cudaMemsetAsync(void* pointer, int value, size_t count, cudaStream_t /*stream*/) {
+cudaError_t cudaMemsetAsync(void* pointer, int value, size_t count, cudaStream_t stream) {
+  GraphNode node;
+  node.type = GraphNode::Type::kMemset;
+  node.memset.dst = pointer;
+  node.memset.value = static_cast<unsigned>(value) & 0xffu;
+  node.memset.elementSize = 1;
+  node.memset.width = count;
+  node.memset.height = 1;
+  node.memset.pitch = count;
+  if (stream != nullptr && TheCapture().AddCaptured(stream, std::move(node))) return cudaSuccess;
   return cudaMemset(pointer, value, count);
 }
 
@@ -365,47 +417,4 @@ const char* cudaGetErrorString(cudaError_t error) {
     default:
       return "error in the emulated CUDA runtime";
   }
-}
-
-// Not emulated: what would run work the emulator cannot see, or reach the driver.
-
-cudaError_t cudaGetDriverEntryPointByVersion(const char* /*symbol*/, void** function,
-                                             unsigned int /*version*/, unsigned long long /*flags*/,
-                                             cudaDriverEntryPointQueryResult* status) {
-  if (function != nullptr) *function = nullptr;
-  if (status != nullptr) *status = cudaDriverEntryPointSymbolNotFound;
-  return NotEmulated("cudaGetDriverEntryPointByVersion (the CUDA driver API)");
-}
-
-cudaError_t cudaGraphCreate(cudaGraph_t* /*graph*/, unsigned int /*flags*/) {
-  return NotEmulated("cudaGraphCreate");
-}
-cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t,
-                                   const cudaKernelNodeParams*) {
-  return NotEmulated("cudaGraphAddKernelNode");
-}
-cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t,
-                                   const cudaMemsetParams*) {
-  return NotEmulated("cudaGraphAddMemsetNode");
-}
-cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t*, cudaGraph_t, const cudaGraphNode_t*, size_t,
-                                       cudaGraph_t) {
-  return NotEmulated("cudaGraphAddChildGraphNode");
-}
-cudaError_t cudaGraphInstantiate(cudaGraphExec_t*, cudaGraph_t, unsigned long long) {
-  return NotEmulated("cudaGraphInstantiate");
-}
-cudaError_t cudaGraphExecUpdate(cudaGraphExec_t, cudaGraph_t, cudaGraphExecUpdateResultInfo*) {
-  return NotEmulated("cudaGraphExecUpdate");
-}
-cudaError_t cudaGraphLaunch(cudaGraphExec_t, cudaStream_t) { return NotEmulated("cudaGraphLaunch"); }
-// Destroying what could not be made is harmless, and a case's clean-up calls it.
-cudaError_t cudaGraphDestroy(cudaGraph_t) { return cudaSuccess; }
-cudaError_t cudaGraphExecDestroy(cudaGraphExec_t) { return cudaSuccess; }
-cudaError_t cudaStreamBeginCapture(cudaStream_t, enum cudaStreamCaptureMode) {
-  return NotEmulated("cudaStreamBeginCapture (stream capture into a CUDA graph)");
-}
-cudaError_t cudaStreamEndCapture(cudaStream_t, cudaGraph_t* graph) {
-  if (graph != nullptr) *graph = nullptr;
-  return NotEmulated("cudaStreamEndCapture (stream capture into a CUDA graph)");
 }

@@ -1,28 +1,23 @@
 #include "emulate/runtime/internal/launch_capture.h"
 
 #include <cuda_runtime_api.h>
-#include <cxxabi.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <sstream>
 #include <utility>
 
 #include "bankcheck/error.h"
+#include "core/internal/demangle.h"
 #include "core/internal/environment.h"
 #include "emulate/internal/limits.h"
 
 namespace bankcheck::emulate::runtime {
 namespace {
-
-std::string Demangled(const std::string& mangled) {
-  int status = 0;
-  char* readable = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
-  std::string name = status == 0 && readable != nullptr ? readable : mangled;
-  std::free(readable);
-  return name;
-}
 
 // The evaluator of bankcheck/emulator.h, one Module per fatbin (reading one runs cuobjdump and
 // nvdisasm: once per fatbin and process, at its first recorded launch).
@@ -38,14 +33,43 @@ class SassEvaluator final : public Evaluator {
     limits.budget = &budget_;
     return emulate::Emulate(ModuleOf(fatbin), launch, limits);
   }
+  bool MayWriteGlobal(const void* fatbin, const std::string& mangled) override {
+    return MayWriteGlobalMemory(ModuleOf(fatbin), mangled);
+  }
+  void AddImage(const void* key, std::string image) override { images_[key] = std::move(image); }
 
  private:
   const Module& ModuleOf(const void* fatbin) {
     auto found = modules_.find(fatbin);
-    if (found == modules_.end()) found = modules_.emplace(fatbin, Module::FromFatbin(fatbin)).first;
+    if (found != modules_.end()) return found->second;
+    const auto image = images_.find(fatbin);
+    if (image == images_.end()) return modules_.emplace(fatbin, Module::FromFatbin(fatbin)).first->second;
+    // A module loaded at run time: read from a file, as a cubin or fatbin file is.
+    const std::string path = WriteTemporary(image->second);
+    try {
+      found = modules_.emplace(fatbin, Module::FromCubinFile(path)).first;
+    } catch (...) {
+      std::remove(path.c_str());
+      throw;
+    }
+    std::remove(path.c_str());
     return found->second;
   }
+  static std::string WriteTemporary(const std::string& bytes) {
+    std::string path = (std::filesystem::temp_directory_path() / "bankcheck-module-XXXXXX").string();
+    const int fd = ::mkstemp(path.data());
+    if (fd < 0)
+      throw Error(ErrorKind::kBadInput, "cannot write a module to read in " + path + ": set TMPDIR");
+    const bool written = ::write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
+    ::close(fd);
+    if (!written) {
+      std::remove(path.c_str());
+      throw Error(ErrorKind::kBadInput, "cannot write a module to read in " + path + ": set TMPDIR");
+    }
+    return path;
+  }
   std::map<const void*, Module> modules_;
+  std::map<const void*, std::string> images_;  // modules loaded at run time, not read yet
   // The program's launches together: five launches' worth of the default limits (about a
   // minute and a half of evaluation at most), so that a program of many long launches ends.
   EmulationBudget budget_{5 * EmulationLimits{}.max_warp_instructions,
@@ -65,6 +89,8 @@ bool SharedMemoryRefused(size_t dynamic, uint64_t static_bytes, const Registered
 }  // namespace
 
 Evaluator::~Evaluator() = default;
+bool Evaluator::MayWriteGlobal(const void* /*fatbin*/, const std::string& /*mangled*/) { return true; }
+void Evaluator::AddImage(const void* /*key*/, std::string /*image*/) {}
 
 std::unique_ptr<Evaluator> MakeSassEvaluator() { return std::make_unique<SassEvaluator>(); }
 
@@ -74,14 +100,14 @@ std::vector<uint8_t> PackParameters(const KernelInfo& kernel, void* const* args)
   std::vector<uint8_t> bytes(size);
   if (size == 0) return bytes;
   if (args == nullptr) {
-    throw Error(ErrorKind::kBadInput, "a launch of " + Demangled(kernel.mangled) +
+    throw Error(ErrorKind::kBadInput, "a launch of " + bankcheck::internal::Demangle(kernel.mangled) +
                                           " passed no arguments, but it has " +
                                           std::to_string(kernel.params.size()) + " parameters");
   }
   for (const ParamSlot& slot : kernel.params) {
     if (args[slot.ordinal] == nullptr) {
-      throw Error(ErrorKind::kBadInput, "a launch of " + Demangled(kernel.mangled) + " passed no argument " +
-                                            std::to_string(slot.ordinal));
+      throw Error(ErrorKind::kBadInput, "a launch of " + bankcheck::internal::Demangle(kernel.mangled) +
+                                            " passed no argument " + std::to_string(slot.ordinal));
     }
     std::memcpy(bytes.data() + slot.offset, args[slot.ordinal], slot.size);
   }
@@ -117,12 +143,48 @@ cudaError_t Capture::SetMaxDynamicShared(const void* host_function, int bytes) {
 }
 
 cudaError_t Capture::Launch(const LaunchRequest& request, const char* entry_point) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  const auto capture = captures_.find(request.stream);
+  if (capture != captures_.end()) {
+    // Into a stream being captured: a node of its graph, after the one before; it does not run.
+    GraphNode node;
+    const cudaError_t prepared = PrepareLocked(request, entry_point, &node.kernel, lock);
+    if (prepared != cudaSuccess) return prepared;
+    std::vector<GraphNode>& nodes = capture->second.nodes;
+    if (!nodes.empty()) node.dependencies.push_back(nodes.size() - 1);
+    nodes.push_back(std::move(node));
+    return cudaSuccess;
+  }
+  if (internal::InvalidConfiguration(request.grid, request.block)) return cudaErrorInvalidValue;
+  launched_in_case_ = true;
+  if (!recording_) {
+    // Outside a session a launch counts nothing (its output is not checked), and its module is
+    // not read: it may have written any device memory.
+    const auto found = kernels_.find(request.function);
+    if (found == kernels_.end()) return PrepareLocked(request, entry_point, nullptr, lock);
+    if (SharedMemoryRefused(request.dynamic_shared_bytes, 0, found->second)) return cudaErrorInvalidValue;
+    memory_.ForgetAll();
+    return cudaSuccess;
+  }
+  PreparedLaunch prepared;
+  const cudaError_t error = PrepareLocked(request, entry_point, &prepared, lock);
+  if (error != cudaSuccess) return error;
+  RecordLocked(std::move(prepared), 0);
+  return cudaSuccess;
+}
+
+cudaError_t Capture::Prepare(const LaunchRequest& request, const char* entry_point,
+                             PreparedLaunch* prepared) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  return PrepareLocked(request, entry_point, prepared, lock);
+}
+
+cudaError_t Capture::PrepareLocked(const LaunchRequest& request, const char* entry_point,
+                                   PreparedLaunch* prepared, std::unique_lock<std::mutex>& lock) {
   // cudart 13.0 answers every such shape with cudaErrorInvalidValue (measured on an H200, driver
   // 580.159.04: an empty grid or block, grid y or z 65536, grid x 2^31, block x or y 1025, block z 65,
   // 2048 threads), not cudaErrorInvalidConfiguration.
   if (internal::InvalidConfiguration(request.grid, request.block)) return cudaErrorInvalidValue;
-  std::unique_lock<std::mutex> lock(mutex_);
-  launched_in_case_ = true;
   const auto found = kernels_.find(request.function);
   if (found == kernels_.end()) {
     lock.unlock();
@@ -130,42 +192,160 @@ cudaError_t Capture::Launch(const LaunchRequest& request, const char* entry_poin
     what << "not emulated: " << entry_point << " of a function no module registered (" << request.function
          << "; a kernel loaded at run time, or a host function)";
     NoteNotEmulated(what.str());
+    lock.lock();
     return cudaErrorInvalidDeviceFunction;
   }
-  // The kernel's static shared memory is known only once its module is read (at a recorded launch).
+  // The kernel's static shared memory is known only once its module is read.
   if (SharedMemoryRefused(request.dynamic_shared_bytes, 0, found->second)) return cudaErrorInvalidValue;
-  if (!recording_)
-    return cudaSuccess;  // outside a session a launch counts nothing: its output is not checked
+  if (prepared == nullptr) return cudaSuccess;
   const RegisteredKernel kernel = found->second;
   if (!evaluator_) evaluator_ = MakeSassEvaluator();
-  RecordedLaunch launch{kernel.fatbin, {}};
-  launch.launch.mangled = kernel.mangled;
-  launch.launch.grid = request.grid;
-  launch.launch.block = request.block;
-  launch.launch.dynamic_shared_bytes = static_cast<uint32_t>(request.dynamic_shared_bytes);
+  prepared->fatbin = kernel.fatbin;
+  prepared->launch.mangled = kernel.mangled;
+  prepared->launch.grid = request.grid;
+  prepared->launch.block = request.block;
+  prepared->launch.dynamic_shared_bytes = static_cast<uint32_t>(request.dynamic_shared_bytes);
   try {
     // Arguments live only as long as this call: their bytes are taken now, laid out as the kernel's
     // parameters are.
     const KernelInfo* info = evaluator_->Describe(kernel.fatbin, kernel.mangled);
     if (info == nullptr) {
-      throw Error(ErrorKind::kBadInput, "the fatbin registered for " + Demangled(kernel.mangled) +
+      throw Error(ErrorKind::kBadInput, "the fatbin registered for " +
+                                            bankcheck::internal::Demangle(kernel.mangled) +
                                             " has no sm_90 code of it: build the kernels for sm_90 "
                                             "(CUDA_ARCHITECTURES 90) to emulate them");
     }
     if (SharedMemoryRefused(request.dynamic_shared_bytes, info->static_shared_bytes, kernel))
       return cudaErrorInvalidValue;
-    launch.launch.param_bytes = PackParameters(*info, request.args);
+    prepared->launch.param_bytes = PackParameters(*info, request.args);
+    prepared->may_write_global = evaluator_->MayWriteGlobal(kernel.fatbin, kernel.mangled);
   } catch (const Error&) {
-    if (!launch_error_) launch_error_ = std::current_exception();
-    return cudaSuccess;
+    prepared->error = std::current_exception();
   }
-  recorded_.push_back(std::move(launch));
   return cudaSuccess;
+}
+
+void Capture::RecordLocked(PreparedLaunch prepared, uint64_t graph_launch) {
+  if (!recording_ || prepared.error) {
+    if (recording_ && !launch_error_) launch_error_ = prepared.error;
+    if (prepared.may_write_global || prepared.error) memory_.ForgetAll();
+    return;
+  }
+  prepared.launch.memory = memory_.Snapshot();
+  if (prepared.may_write_global) memory_.ForgetAll();
+  recorded_.push_back({prepared.fatbin, std::move(prepared.launch), graph_launch});
+}
+
+cudaError_t Capture::LaunchGraph(const GraphNodes& graph, void* stream) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (captures_.count(stream) != 0) {
+    lock.unlock();
+    NoteNotEmulated("not emulated: cudaGraphLaunch into a stream being captured");
+    return cudaErrorNotSupported;
+  }
+  // Nodes that may run in any order: what they write is not known, nor what they read.
+  const bool in_order = RunsInOrder(graph);
+  if (!in_order) memory_.ForgetAll();
+  const uint64_t graph_launch = ++graph_launches_;
+  std::vector<std::pair<const GraphNodes*, size_t>> stack{{&graph, 0}};
+  while (!stack.empty()) {
+    auto& [nodes, next] = stack.back();
+    if (next == nodes->nodes.size()) {
+      stack.pop_back();
+      continue;
+    }
+    const GraphNode& node = nodes->nodes[next++];
+    switch (node.type) {
+      case GraphNode::Type::kChild:
+        stack.push_back({node.child.get(), 0});
+        break;
+      case GraphNode::Type::kKernel:
+        launched_in_case_ = true;
+        if (!in_order) {
+          PreparedLaunch unknown_memory = node.kernel;
+          unknown_memory.may_write_global = true;
+          RecordLocked(std::move(unknown_memory), graph_launch);
+          memory_.ForgetAll();
+        } else {
+          RecordLocked(node.kernel, graph_launch);
+        }
+        break;
+      case GraphNode::Type::kMemset: {
+        const cudaMemsetParams& set = node.memset;
+        const size_t row_bytes = set.width * set.elementSize;
+        for (size_t row = 0; row < std::max<size_t>(set.height, 1); ++row) {
+          auto* bytes = static_cast<unsigned char*>(set.dst) + row * set.pitch;
+          WriteDevice(bytes, row_bytes, in_order, [&] {
+            for (size_t at = 0; at < row_bytes; at += set.elementSize)
+              std::memcpy(bytes + at, &set.value, set.elementSize);  // the low bytes: little-endian
+          });
+        }
+        break;
+      }
+      case GraphNode::Type::kCopy:
+        lock.unlock();
+        cudaMemcpy(node.copy.destination, node.copy.source, node.copy.bytes, node.copy.kind);
+        lock.lock();
+        break;
+    }
+  }
+  return cudaSuccess;
+}
+
+cudaError_t Capture::BeginCapture(void* stream) {
+  if (stream == nullptr) return cudaErrorStreamCaptureUnsupported;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!captures_.emplace(stream, GraphNodes{}).second) return cudaErrorIllegalState;
+  return cudaSuccess;
+}
+
+cudaError_t Capture::EndCapture(void* stream, GraphNodes* graph) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto found = captures_.find(stream);
+  if (found == captures_.end()) return cudaErrorIllegalState;
+  *graph = std::move(found->second);
+  captures_.erase(found);
+  return cudaSuccess;
+}
+
+bool Capture::AddCaptured(void* stream, GraphNode node) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto found = captures_.find(stream);
+  if (found == captures_.end()) return false;
+  std::vector<GraphNode>& nodes = found->second.nodes;
+  if (!nodes.empty()) node.dependencies.push_back(nodes.size() - 1);
+  nodes.push_back(std::move(node));
+  return true;
+}
+
+void Capture::WriteDevice(void* destination, size_t size, bool known, const std::function<void()>& write) {
+  const auto address = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(destination));
+  memory_.BeforeWrite(address, size);
+  write();
+  if (known) {
+    memory_.WroteKnown(address, size);
+  } else {
+    memory_.WroteUnknown(address, size);
+  }
+}
+
+void Capture::CopyDevice(void* destination, const void* source, size_t size) {
+  const auto to = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(destination));
+  const auto from = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(source));
+  memory_.BeforeWrite(to, size);
+  std::memmove(destination, source, size);
+  memory_.Copied(to, from, size);
 }
 
 void Capture::NoteNotEmulated(const std::string& what) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (not_emulated_.empty()) not_emulated_ = what;
+}
+
+void Capture::AddImage(const void* key, std::string image) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!evaluator_) evaluator_ = MakeSassEvaluator();
+  evaluator_->AddImage(key, std::move(image));
 }
 
 std::unique_ptr<Evaluator> Capture::SetEvaluator(std::unique_ptr<Evaluator> evaluator) {
@@ -195,6 +375,36 @@ void Capture::Abandon() {
   launch_error_ = nullptr;
 }
 
+LaunchRecord Capture::EmulateRecorded(const RecordedLaunch& launch) {
+  // The evaluator is called without the lock: a launch may take it long, and it calls nothing here.
+  Evaluator* evaluator = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    evaluator = evaluator_.get();
+  }
+  Emulation emulation = evaluator->Emulate(launch.fatbin, launch.launch);
+  const std::string kernel = bankcheck::internal::Demangle(launch.launch.mangled);
+  if (emulation.undecided) {
+    const Undecided& undecided = *emulation.undecided;
+    std::ostringstream where;  // the instruction to blame, when there is one
+    if (!undecided.opcode.empty())
+      where << undecided.opcode << " at pc 0x" << std::hex << undecided.pc << " of ";
+    const std::string reason = "not decided: " + undecided.Describe() + " [" + where.str() + kernel + "]";
+    NoteNotEmulated(reason);
+    throw Error(ErrorKind::kNotEmulated, reason);
+  }
+  if (!emulation.record) throw Error(ErrorKind::kBadInput, "the evaluator decided nothing for " + kernel);
+  LaunchRecord record = std::move(*emulation.record);
+  record.counted_by = CountedBy::kEmulated;
+  if (record.kernel.empty()) record.kernel = kernel;
+  if (record.mangled_kernel.empty()) record.mangled_kernel = launch.launch.mangled;
+  record.grid = launch.launch.grid;
+  record.block = launch.launch.block;
+  record.dynamic_shared_bytes = launch.launch.dynamic_shared_bytes;
+  if (record.attributed_launches == 0) record.attributed_launches = 1;
+  return record;
+}
+
 std::vector<LaunchRecord> Capture::Finish() {
   std::vector<RecordedLaunch> launches;
   std::exception_ptr launch_error;
@@ -207,34 +417,17 @@ std::vector<LaunchRecord> Capture::Finish() {
   }
   if (launch_error) std::rethrow_exception(launch_error);
   std::vector<LaunchRecord> records;
-  for (const RecordedLaunch& launch : launches) {
-    // The evaluator is called without the lock: a launch may take it long, and it calls nothing here.
-    Evaluator* evaluator = nullptr;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      evaluator = evaluator_.get();
+  for (size_t i = 0; i < launches.size();) {
+    if (launches[i].graph_launch == 0) {
+      records.push_back(EmulateRecorded(launches[i++]));
+      continue;
     }
-    Emulation emulation = evaluator->Emulate(launch.fatbin, launch.launch);
-    const std::string kernel = Demangled(launch.launch.mangled);
-    if (emulation.undecided) {
-      const Undecided& undecided = *emulation.undecided;
-      std::ostringstream where;  // the instruction to blame, when there is one
-      if (!undecided.opcode.empty())
-        where << undecided.opcode << " at pc 0x" << std::hex << undecided.pc << " of ";
-      const std::string reason = "not decided: " + undecided.Describe() + " [" + where.str() + kernel + "]";
-      NoteNotEmulated(reason);
-      throw Error(ErrorKind::kNotEmulated, reason);
-    }
-    if (!emulation.record) throw Error(ErrorKind::kBadInput, "the evaluator decided nothing for " + kernel);
-    LaunchRecord record = std::move(*emulation.record);
-    record.counted_by = CountedBy::kEmulated;
-    if (record.kernel.empty()) record.kernel = kernel;
-    if (record.mangled_kernel.empty()) record.mangled_kernel = launch.launch.mangled;
-    record.grid = launch.launch.grid;
-    record.block = launch.launch.block;
-    record.dynamic_shared_bytes = launch.launch.dynamic_shared_bytes;
-    if (record.attributed_launches == 0) record.attributed_launches = 1;
-    records.push_back(std::move(record));
+    // The kernel nodes of one graph launch, counted as the GPU counts the graph launch.
+    std::vector<LaunchRecord> nodes;
+    const uint64_t graph_launch = launches[i].graph_launch;
+    for (; i < launches.size() && launches[i].graph_launch == graph_launch; ++i)
+      nodes.push_back(EmulateRecorded(launches[i]));
+    for (LaunchRecord& record : GraphLaunchRecords(std::move(nodes))) records.push_back(std::move(record));
   }
   return records;
 }

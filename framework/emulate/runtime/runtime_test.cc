@@ -78,7 +78,7 @@ class RuntimeTest : public ::testing::Test {
 };
 
 TEST_F(RuntimeTest, InstallsItselfAsTheProcessEmulation) {
-  EXPECT_EQ(internal::InstalledLaunchEmulation(), &TheCapture());
+  EXPECT_EQ(bankcheck::internal::InstalledLaunchEmulation(), &TheCapture());
 }
 
 TEST_F(RuntimeTest, NvccRegistrationNamesEveryHostStub) {
@@ -202,10 +202,15 @@ TEST_F(RuntimeTest, AKernelTheEvaluatorDoesNotKnowFailsTheSessionSayingWhatToBui
 
 TEST_F(RuntimeTest, EntryPointsThatAreNotEmulatedFailAndBecomeTheCasesReason) {
   TheCapture().Start();
-  cudaGraphExec_t exec = nullptr;
   cudaGraph_t graph = nullptr;
-  EXPECT_EQ(cudaGraphCreate(&graph, 0), cudaErrorNotSupported);
-  EXPECT_EQ(cudaGraphLaunch(exec, nullptr), cudaErrorNotSupported);
+  ASSERT_EQ(cudaGraphCreate(&graph, 0), cudaSuccess);
+  cudaGraphExec_t exec = nullptr;
+  EXPECT_EQ(cudaGraphInstantiate(&exec, graph, cudaGraphInstantiateFlagAutoFreeOnLaunch),
+            cudaErrorNotSupported);
+  void* entry = &graph;
+  EXPECT_EQ(cudaGetDriverEntryPointByVersion("cuMemAdvise", &entry, 12000, cudaEnableDefault, nullptr),
+            cudaErrorNotSupported);
+  EXPECT_EQ(entry, nullptr);
   EXPECT_EQ(cudaGetLastError(), cudaErrorNotSupported);
   // The first one is the reason; a session that saw it decides nothing.
   try {
@@ -213,23 +218,22 @@ TEST_F(RuntimeTest, EntryPointsThatAreNotEmulatedFailAndBecomeTheCasesReason) {
     FAIL() << "a session after an entry point that is not emulated must not give records";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kNotEmulated);
-    EXPECT_STREQ(e.what(), "not emulated: cudaGraphCreate");
+    EXPECT_STREQ(e.what(), "not emulated: cudaGraphInstantiate with flags");
   }
-  EXPECT_EQ(TheCapture().TakeNotEmulated(), "not emulated: cudaGraphCreate");
-  EXPECT_EQ(cudaStreamBeginCapture(nullptr, cudaStreamCaptureModeGlobal), cudaErrorNotSupported);
-  EXPECT_THAT(TheCapture().TakeNotEmulated(), HasSubstr("cudaStreamBeginCapture"));
-  void* entry = &graph;
-  EXPECT_EQ(cudaGetDriverEntryPointByVersion("cuModuleLoadData", &entry, 12000, 0, nullptr),
+  EXPECT_EQ(TheCapture().TakeNotEmulated(), "not emulated: cudaGraphInstantiate with flags");
+  // A driver function stood in for, at a version whose signature is another one's.
+  EXPECT_EQ(cudaGetDriverEntryPointByVersion("cuCtxCreate", &entry, 12050, cudaEnableDefault, nullptr),
             cudaErrorNotSupported);
-  EXPECT_EQ(entry, nullptr);
-  EXPECT_THAT(TheCapture().TakeNotEmulated(), HasSubstr("driver API"));
+  EXPECT_THAT(TheCapture().TakeNotEmulated(), HasSubstr("the driver function cuCtxCreate (version 12050)"));
+  cudaGraphDestroy(graph);
 }
 
 TEST_F(RuntimeTest, ACaseBeginsWithoutWhatAnEarlierCaseLeft) {
-  // A graph case's unsupported call leaves the thread's last error and the note; the next case of
-  // the same program must see neither (its cudaGetLastError after a launch would fail).
-  cudaGraph_t graph = nullptr;
-  EXPECT_EQ(cudaGraphCreate(&graph, 0), cudaErrorNotSupported);
+  // A case's unsupported call leaves the thread's last error and the note; the next case of the
+  // same program must see neither (its cudaGetLastError after a launch would fail).
+  void* entry = nullptr;
+  EXPECT_EQ(cudaGetDriverEntryPointByVersion("cuMemAdvise", &entry, 12000, cudaEnableDefault, nullptr),
+            cudaErrorNotSupported);
   EXPECT_EQ(cudaPeekAtLastError(), cudaErrorNotSupported);
   TheCapture().BeginCase();
   EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess);

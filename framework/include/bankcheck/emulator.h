@@ -81,6 +81,16 @@ class Module {
   std::unique_ptr<Data> data_;
 };
 
+// Device memory whose bytes a launch may read as known values (the stand-in runtime's: what the
+// host copied or set there, emulate/internal/global_memory.h). Safe to read from any thread.
+class KnownMemory {
+ public:
+  virtual ~KnownMemory();
+  // Copies the `size` bytes at device address `address` to `out` when every one is known; false,
+  // leaving `out` as it was, when any is not.
+  virtual bool Read(uint64_t address, uint32_t size, void* out) const = 0;
+};
+
 // One launch as the program made it.
 struct LaunchToEmulate {
   std::string mangled;
@@ -94,7 +104,17 @@ struct LaunchToEmulate {
   // holds on the GPU). Shorter than the kernel's parameters: the missing bytes are unknown (a read
   // of them feeding an address makes the launch undecided).
   std::vector<uint8_t> param_bytes;
+  // The device memory as the launch found it; nullptr: every load from memory is unknown. A load
+  // (LDG) reads known bytes as known values where the launch cannot have changed them: a
+  // read-only load (LDG.CONSTANT, ld.global.nc), or any load of a kernel that writes no global
+  // memory. Such a value depends on the block as its address does: not affinely, when at all.
+  std::shared_ptr<const KnownMemory> memory;
 };
+
+// Whether kernel `mangled` of `module` has an instruction that may write global memory (a store,
+// an atomic or reduction to global or generic memory, a bulk or tensor store, one the emulator
+// does not know): a launch of it leaves the device memory unknown. true when there is no such kernel.
+bool MayWriteGlobalMemory(const Module& module, std::string_view mangled);
 
 // Why a launch could not be decided, where in the kernel.
 struct Undecided {

@@ -19,6 +19,8 @@
 
 #include "bankcheck/emulator.h"
 #include "core/internal/launch_emulation.h"
+#include "emulate/internal/global_memory.h"
+#include "emulate/runtime/internal/graphs.h"
 
 namespace bankcheck::emulate::runtime {
 
@@ -29,6 +31,14 @@ class Evaluator {
   // no such kernel. Throws bankcheck::Error when the fatbin cannot be read.
   virtual const KernelInfo* Describe(const void* fatbin, const std::string& mangled) = 0;
   virtual Emulation Emulate(const void* fatbin, const LaunchToEmulate& launch) = 0;
+  // Whether the kernel may write global memory (MayWriteGlobalMemory, bankcheck/emulator.h): after
+  // a launch of it no device memory is known. Only asked of kernels Describe found. true unless
+  // an evaluator knows better.
+  virtual bool MayWriteGlobal(const void* fatbin, const std::string& mangled);
+  // A module the program loaded at run time (cuModuleLoadData's cubin or fatbin, its bytes), known
+  // from now on by `key` as nvcc's fatbins are by theirs; read at its first Describe. Ignored
+  // unless an evaluator reads modules.
+  virtual void AddImage(const void* key, std::string image);
 };
 
 // The evaluator of bankcheck/emulator.h: a Module per fatbin, read at its first recorded launch.
@@ -46,7 +56,8 @@ struct LaunchRequest {
   const void* function = nullptr;  // the host stub (or the handle __cudaGetKernel gave for it)
   Dim3 grid, block;
   size_t dynamic_shared_bytes = 0;
-  void** args = nullptr;  // one pointer per parameter, as the host stubs pass them
+  void** args = nullptr;   // one pointer per parameter, as the host stubs pass them
+  void* stream = nullptr;  // cudaStream_t: a stream being captured takes the launch as a node
 };
 
 // The parameter buffer of a launch: each parameter's bytes (from args[ordinal]) at its offset.
@@ -66,7 +77,33 @@ class Capture final : public bankcheck::internal::LaunchEmulation {
   // cudaErrorInvalidValue for more dynamic shared memory than the kernel may have), else recorded
   // while a session counts and accepted without effect otherwise. cudaErrorInvalidDeviceFunction,
   // having noted why (NoteNotEmulated), for a function that was never registered.
+  // Into a stream being captured (BeginCapture), it becomes a kernel node of the stream's graph.
   cudaError_t Launch(const LaunchRequest& request, const char* entry_point);
+  // A kernel node's launch (cudaGraphAddKernelNode), refused as Launch refuses one; its arguments'
+  // bytes are taken now.
+  cudaError_t Prepare(const LaunchRequest& request, const char* entry_point, PreparedLaunch* prepared);
+  // A launch of an executable graph (graphs.h): its nodes run in order; its kernel nodes are
+  // recorded while a session counts, and counted as the GPU counts a graph launch
+  // (GraphLaunchRecords).
+  cudaError_t LaunchGraph(const GraphNodes& graph, void* stream);
+
+  // Stream capture: from BeginCapture to EndCapture, launches, memsets and copies into `stream`
+  // become the nodes of a graph instead of running. cudaErrorIllegalState for a stream already
+  // (or not) capturing, cudaErrorStreamCaptureUnsupported for the legacy stream (0).
+  cudaError_t BeginCapture(void* stream);
+  cudaError_t EndCapture(void* stream, GraphNodes* graph);
+  // Adds `node` to the graph `stream` is being captured into, after its last node; false when the
+  // stream is not capturing.
+  bool AddCaptured(void* stream, GraphNode node);
+
+  // The device memory the host wrote (emulate/internal/global_memory.h), read by the emulated
+  // launches' loads.
+  internal::GlobalMemory& Memory() { return memory_; }
+  // A host write of device memory (cudaMemcpy, cudaMemset, a graph's memset or copy): `write`
+  // does it, the model follows. `known`: the bytes written are known values.
+  void WriteDevice(void* destination, size_t size, bool known, const std::function<void()>& write);
+  // A copy between device allocations, of which it follows what is known.
+  void CopyDevice(void* destination, const void* source, size_t size);
   // cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize): what later launches of the
   // kernel may ask for (without it, 48 KiB less its static shared memory). cudaErrorInvalidValue
   // for a size the GPU does not allow, cudaErrorInvalidDeviceFunction for a function never registered.
@@ -79,6 +116,10 @@ class Capture final : public bankcheck::internal::LaunchEmulation {
   // A copy from device memory to the host (cudaMemcpy DeviceToHost or Default): after a launch of
   // the running case, the first one calls the output read-back observer.
   void NoteCopyToHost();
+
+  // A module the program loaded at run time (driver_api.cc): its kernels registered with
+  // RegisterFunction under a handle that points to `key` are read from `image` (Evaluator::AddImage).
+  void AddImage(const void* key, std::string image);
 
   // Replaces the evaluator (tests); returns the one it replaces.
   std::unique_ptr<Evaluator> SetEvaluator(std::unique_ptr<Evaluator> evaluator);
@@ -98,7 +139,18 @@ class Capture final : public bankcheck::internal::LaunchEmulation {
   struct RecordedLaunch {
     const void* fatbin;
     LaunchToEmulate launch;
+    uint64_t graph_launch = 0;  // the graph launch it is a node of (from 1); 0: a kernel launch
   };
+  // Prepare with mutex_ held.
+  cudaError_t PrepareLocked(const LaunchRequest& request, const char* entry_point, PreparedLaunch* prepared,
+                            std::unique_lock<std::mutex>& lock);
+  // Records `prepared` while a session counts; after a launch that may write global memory
+  // (any launch outside a session: it is not read), nothing is known.
+  void RecordLocked(PreparedLaunch prepared, uint64_t graph_launch);
+  LaunchRecord EmulateRecorded(const RecordedLaunch& launch);
+  internal::GlobalMemory memory_;
+  std::map<void*, GraphNodes> captures_;  // by stream
+  uint64_t graph_launches_ = 0;
   mutable std::mutex mutex_;
   std::map<const void*, RegisteredKernel> kernels_;  // by host stub
   std::vector<std::unique_ptr<const void*>> fatbin_handles_;
@@ -114,5 +166,12 @@ class Capture final : public bankcheck::internal::LaunchEmulation {
 
 // The process's capture, installed as its LaunchEmulation before main.
 Capture& TheCapture();
+
+// The entry points' errors (cuda_runtime.cc): `error` becomes the calling thread's last error
+// (cudaGetLastError), and is returned.
+cudaError_t Fail(cudaError_t error);
+// `what` is not emulated: noted as the running case's reason to skip ("not emulated: <what>");
+// cudaErrorNotSupported.
+cudaError_t NotEmulated(const std::string& what);
 
 }  // namespace bankcheck::emulate::runtime

@@ -1,0 +1,275 @@
+#include "emulate/internal/global_memory.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string_view>
+
+namespace bankcheck::emulate {
+
+KnownMemory::~KnownMemory() = default;
+
+bool MayWriteGlobalMemory(const Module& module, std::string_view mangled) {
+  const auto found = module.data().kernels.find(mangled);
+  return found == module.data().kernels.end() || internal::MayWriteGlobal(found->second);
+}
+
+namespace internal {
+
+void ByteRanges::Add(uint64_t start, uint64_t end) {
+  if (start >= end) return;
+  // Merge with every range that overlaps or touches [start, end).
+  auto at = ranges_.upper_bound(start);
+  if (at != ranges_.begin() && std::prev(at)->second >= start) --at;
+  while (at != ranges_.end() && at->first <= end) {
+    start = std::min(start, at->first);
+    end = std::max(end, at->second);
+    at = ranges_.erase(at);
+  }
+  ranges_.emplace(start, end);
+}
+
+void ByteRanges::Remove(uint64_t start, uint64_t end) {
+  if (start >= end) return;
+  auto at = ranges_.upper_bound(start);
+  if (at != ranges_.begin() && std::prev(at)->second > start) --at;
+  while (at != ranges_.end() && at->first < end) {
+    const uint64_t first = at->first, last = at->second;
+    at = ranges_.erase(at);
+    if (first < start) ranges_.emplace(first, start);
+    if (last > end) {
+      ranges_.emplace(end, last);
+      break;
+    }
+  }
+}
+
+bool ByteRanges::Contains(uint64_t start, uint64_t end) const {
+  if (start >= end) return true;
+  auto at = ranges_.upper_bound(start);
+  if (at == ranges_.begin()) return false;
+  --at;
+  return at->first <= start && at->second >= end;
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> ByteRanges::Within(uint64_t start, uint64_t end) const {
+  std::vector<std::pair<uint64_t, uint64_t>> parts;
+  if (start >= end) return parts;
+  auto at = ranges_.upper_bound(start);
+  if (at != ranges_.begin() && std::prev(at)->second > start) --at;
+  for (; at != ranges_.end() && at->first < end; ++at)
+    parts.emplace_back(std::max(start, at->first), std::min(end, at->second));
+  return parts;
+}
+
+namespace {
+
+// The parts of [start, end) that `ranges` does not hold.
+std::vector<std::pair<uint64_t, uint64_t>> Outside(const ByteRanges& ranges, uint64_t start, uint64_t end) {
+  std::vector<std::pair<uint64_t, uint64_t>> gaps;
+  uint64_t at = start;
+  for (const auto& [first, last] : ranges.Within(start, end)) {
+    if (first > at) gaps.emplace_back(at, first);
+    at = last;
+  }
+  if (at < end) gaps.emplace_back(at, end);
+  return gaps;
+}
+
+const void* AsPointer(uint64_t address) {
+  return reinterpret_cast<const void*>(static_cast<uintptr_t>(address));
+}
+
+// What one snapshot knows: the known bytes when it was taken, and the earlier values of those the
+// host overwrote since.
+struct SnapshotState {
+  ByteRanges known;
+  ByteRanges saved_ranges;
+  std::map<uint64_t, std::vector<uint8_t>> saved;  // disjoint chunks, by start
+  uint64_t saved_bytes = 0;
+};
+
+}  // namespace
+
+struct GlobalMemory::Shared {
+  mutable std::mutex mutex;
+  std::map<uint64_t, uint64_t> allocations;  // start -> size
+  ByteRanges known;
+  std::vector<std::weak_ptr<SnapshotState>> live;  // snapshots a recorded launch still holds
+  std::weak_ptr<const KnownMemory> latest;         // the last snapshot, while nothing changed since
+
+  void Changed() { latest.reset(); }
+
+  // Calls `each` with every part of [start, start + size) that lies in an allocation.
+  template <typename Each>
+  void InAllocations(uint64_t start, uint64_t size, Each each) const {
+    const uint64_t end = start + size < start ? UINT64_MAX : start + size;
+    auto at = allocations.upper_bound(start);
+    if (at != allocations.begin()) --at;
+    for (; at != allocations.end() && at->first < end; ++at) {
+      const uint64_t first = std::max(start, at->first), last = std::min(end, at->first + at->second);
+      if (first < last) each(first, last);
+    }
+  }
+
+  template <typename Each>
+  void ForEachLive(Each each) {
+    live.erase(std::remove_if(live.begin(), live.end(), [](const auto& weak) { return weak.expired(); }),
+               live.end());
+    for (const auto& weak : live)
+      if (const std::shared_ptr<SnapshotState> state = weak.lock()) each(*state);
+  }
+};
+
+namespace {
+
+class SnapshotView final : public KnownMemory {
+ public:
+  SnapshotView(std::shared_ptr<GlobalMemory::Shared> shared, std::shared_ptr<SnapshotState> state)
+      : shared_(std::move(shared)), state_(std::move(state)) {}
+  bool Read(uint64_t address, uint32_t size, void* out) const override {
+    if (size == 0 || address + size < address) return false;
+    std::lock_guard<std::mutex> lock(shared_->mutex);
+    if (!state_->known.Contains(address, address + size)) return false;
+    // Known bytes are in an allocation, still mapped (Free forgets them first); those the host
+    // overwrote since are taken from what was saved.
+    auto* bytes = static_cast<uint8_t*>(out);
+    std::memcpy(bytes, AsPointer(address), size);
+    for (const auto& [first, last] : state_->saved_ranges.Within(address, address + size)) {
+      auto chunk = state_->saved.upper_bound(first);
+      if (chunk != state_->saved.begin()) --chunk;
+      for (; chunk != state_->saved.end() && chunk->first < last; ++chunk) {
+        const uint64_t from = std::max(first, chunk->first);
+        const uint64_t to = std::min(last, chunk->first + chunk->second.size());
+        if (from < to)
+          std::memcpy(bytes + (from - address), chunk->second.data() + (from - chunk->first), to - from);
+      }
+    }
+    return true;
+  }
+
+ private:
+  std::shared_ptr<GlobalMemory::Shared> shared_;
+  std::shared_ptr<SnapshotState> state_;
+};
+
+}  // namespace
+
+GlobalMemory::GlobalMemory() : shared_(std::make_shared<Shared>()) {}
+GlobalMemory::~GlobalMemory() = default;
+
+void GlobalMemory::Allocate(uint64_t address, uint64_t size) {
+  std::lock_guard<std::mutex> lock(shared_->mutex);
+  shared_->allocations[address] = size;
+  shared_->known.Remove(address, address + size);
+  shared_->Changed();
+}
+
+void GlobalMemory::Free(uint64_t address) {
+  std::lock_guard<std::mutex> lock(shared_->mutex);
+  const auto found = shared_->allocations.find(address);
+  if (found == shared_->allocations.end()) return;
+  const uint64_t end = address + found->second;
+  shared_->allocations.erase(found);
+  shared_->known.Remove(address, end);
+  shared_->ForEachLive([&](SnapshotState& state) { state.known.Remove(address, end); });
+  shared_->Changed();
+}
+
+void GlobalMemory::BeforeWrite(uint64_t address, uint64_t size) {
+  std::lock_guard<std::mutex> lock(shared_->mutex);
+  const uint64_t end = address + size < address ? UINT64_MAX : address + size;
+  shared_->ForEachLive([&](SnapshotState& state) {
+    for (const auto& [first, last] : state.known.Within(address, end))
+      for (const auto& [from, to] : Outside(state.saved_ranges, first, last)) {
+        if (state.saved_bytes + (to - from) > kMaxSavedBytes) {
+          state.known.Remove(from, to);  // unknown to it, rather than unbounded
+          continue;
+        }
+        const auto* bytes = static_cast<const uint8_t*>(AsPointer(from));
+        state.saved.emplace(from, std::vector<uint8_t>(bytes, bytes + (to - from)));
+        state.saved_ranges.Add(from, to);
+        state.saved_bytes += to - from;
+      }
+  });
+}
+
+void GlobalMemory::WroteKnown(uint64_t address, uint64_t size) {
+  std::lock_guard<std::mutex> lock(shared_->mutex);
+  shared_->InAllocations(address, size,
+                         [&](uint64_t first, uint64_t last) { shared_->known.Add(first, last); });
+  shared_->Changed();
+}
+
+void GlobalMemory::WroteUnknown(uint64_t address, uint64_t size) {
+  std::lock_guard<std::mutex> lock(shared_->mutex);
+  shared_->known.Remove(address, address + size < address ? UINT64_MAX : address + size);
+  shared_->Changed();
+}
+
+void GlobalMemory::Copied(uint64_t destination, uint64_t source, uint64_t size) {
+  std::lock_guard<std::mutex> lock(shared_->mutex);
+  const uint64_t source_end = source + size < source ? UINT64_MAX : source + size;
+  const std::vector<std::pair<uint64_t, uint64_t>> known = shared_->known.Within(source, source_end);
+  shared_->known.Remove(destination, destination + size < destination ? UINT64_MAX : destination + size);
+  for (const auto& [first, last] : known)
+    shared_->InAllocations(destination + (first - source), last - first,
+                           [&](uint64_t from, uint64_t to) { shared_->known.Add(from, to); });
+  shared_->Changed();
+}
+
+void GlobalMemory::ForgetAll() {
+  std::lock_guard<std::mutex> lock(shared_->mutex);
+  shared_->known.clear();
+  shared_->Changed();
+}
+
+std::shared_ptr<const KnownMemory> GlobalMemory::Snapshot() {
+  std::lock_guard<std::mutex> lock(shared_->mutex);
+  if (std::shared_ptr<const KnownMemory> latest = shared_->latest.lock()) return latest;
+  auto state = std::make_shared<SnapshotState>();
+  state->known = shared_->known;
+  shared_->live.push_back(state);
+  std::shared_ptr<const KnownMemory> view = std::make_shared<SnapshotView>(shared_, std::move(state));
+  shared_->latest = view;
+  return view;
+}
+
+bool GlobalMemory::Known(uint64_t address, uint64_t size) const {
+  std::lock_guard<std::mutex> lock(shared_->mutex);
+  return size != 0 && shared_->known.Contains(address, address + size);
+}
+
+bool MayWriteGlobal(const Instruction& instruction) {
+  if (instruction.info == nullptr) return true;  // not understood: anything
+  return MayWriteGlobal(instruction.info->semantics, instruction.info->memory);
+}
+
+bool MayWriteGlobal(const Kernel& kernel) {
+  return std::any_of(kernel.code.begin(), kernel.code.end(),
+                     [](const Instruction& instruction) { return MayWriteGlobal(instruction); });
+}
+
+std::optional<std::array<uint32_t, 4>> KnownLoad(const Instruction& instruction, const KnownMemory& memory,
+                                                 uint64_t address, bool kernel_writes_global) {
+  if (instruction.info == nullptr || instruction.info->memory != Memory::kGlobal ||
+      instruction.info->semantics != Semantics::kLoad || !instruction.Is(mod::kE))
+    return std::nullopt;
+  // ld.global.nc promises the bytes do not change while the kernel runs; any other load reads
+  // them as the launch found them only when no instruction of the kernel may write global memory.
+  if (kernel_writes_global && !instruction.Is(mod::kConstant)) return std::nullopt;
+  const uint32_t bytes = instruction.decoded.access_bytes;
+  const bool is_signed = instruction.Is(mod::kS8 | mod::kS16);
+  if (address % bytes != 0) return std::nullopt;  // the GPU faults
+  std::array<uint32_t, 4> words{};
+  uint8_t raw[16] = {};
+  if (!memory.Read(address, bytes, raw)) return std::nullopt;
+  std::memcpy(words.data(), raw, sizeof raw);
+  if (bytes < 4 && is_signed) {
+    const uint32_t sign = 1u << (8 * bytes - 1);
+    if (words[0] & sign) words[0] |= ~((sign << 1) - 1);
+  }
+  return words;
+}
+
+}  // namespace internal
+}  // namespace bankcheck::emulate

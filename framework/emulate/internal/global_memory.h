@@ -1,0 +1,95 @@
+#pragma once
+// Known global memory (docs/emulate.md, "Known global memory"): which bytes of the stand-in
+// runtime's device allocations hold values the host wrote there (cudaMemcpy or cudaMemset to the
+// device, a memset node of a graph), and so are known, and which may hold anything (never written,
+// or after a launch that may write global memory anywhere). Sound above all: a byte is known only
+// when its value is certain; everything else is unknown.
+//
+// Launches are recorded while a session counts and emulated when it ends, after the host may have
+// written the memory again: each recorded launch takes a Snapshot, the memory as the launch found
+// it. A snapshot reads the live memory (device memory is host memory here), except for the bytes
+// the host overwrote after it was taken, whose earlier values it saved first (BeforeWrite); past
+// kMaxSavedBytes of those, it forgets them instead (unknown: never wrong).
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "bankcheck/emulator.h"
+#include "emulate/internal/sass.h"
+
+namespace bankcheck::emulate::internal {
+
+// Disjoint half-open byte ranges [start, end), merged where they touch.
+class ByteRanges {
+ public:
+  void Add(uint64_t start, uint64_t end);
+  void Remove(uint64_t start, uint64_t end);
+  bool Contains(uint64_t start, uint64_t end) const;  // every byte of [start, end)
+  // The parts of [start, end) in the set, in order.
+  std::vector<std::pair<uint64_t, uint64_t>> Within(uint64_t start, uint64_t end) const;
+  bool empty() const { return ranges_.empty(); }
+  void clear() { ranges_.clear(); }
+
+ private:
+  std::map<uint64_t, uint64_t> ranges_;  // start -> end
+};
+
+class GlobalMemory {
+ public:
+  // Bytes a snapshot may save of memory the host overwrote after it was taken.
+  static constexpr uint64_t kMaxSavedBytes = uint64_t{64} << 20;
+
+  GlobalMemory();
+  ~GlobalMemory();
+  GlobalMemory(const GlobalMemory&) = delete;
+  GlobalMemory& operator=(const GlobalMemory&) = delete;
+
+  // A device allocation of `size` bytes at `address` (host memory that stays readable until Free):
+  // unknown until written.
+  void Allocate(uint64_t address, uint64_t size);
+  // The allocation at `address` is released: its bytes are unknown, to snapshots too.
+  void Free(uint64_t address);
+  // The host is about to write [address, address + size): snapshots save what they know of it.
+  void BeforeWrite(uint64_t address, uint64_t size);
+  // The host wrote [address, address + size) with values it knows (a copy from host memory, a
+  // memset): known where it lies in an allocation.
+  void WroteKnown(uint64_t address, uint64_t size);
+  // The host wrote [address, address + size) with values it does not know.
+  void WroteUnknown(uint64_t address, uint64_t size);
+  // A copy of device memory: [destination, + size) is known where [source, + size) was.
+  void Copied(uint64_t destination, uint64_t source, uint64_t size);
+  // A launch that may write global memory where the model cannot follow: nothing is known.
+  void ForgetAll();
+
+  // The memory as a launch recorded now finds it, for its emulation whenever that runs.
+  std::shared_ptr<const KnownMemory> Snapshot();
+
+  // Whether every byte of [address, address + size) is known now (tests, diagnostics).
+  bool Known(uint64_t address, uint64_t size) const;
+
+  struct Shared;
+
+ private:
+  std::shared_ptr<Shared> shared_;
+};
+
+// Whether `instruction` may write global memory (a store, atomic or reduction to global or generic
+// memory, a bulk or tensor copy out of shared memory, or an opcode the table does not know).
+bool MayWriteGlobal(const Instruction& instruction);
+// Whether any instruction of `kernel` may.
+bool MayWriteGlobal(const Kernel& kernel);
+
+// The registers (1, 2 or 4 of the 4, low first, as the width modifier says) that the load `instruction` (an
+// LDG) writes for a lane whose address is `address`, when `memory` knows every byte it reads and the launch
+// cannot have changed them (`kernel_writes_global`: a launch of a kernel that may write global memory changes
+// them, but for the read-only loads, .CONSTANT); nullopt otherwise, and for a misaligned address or a form
+// the emulator does not read.
+std::optional<std::array<uint32_t, 4>> KnownLoad(const Instruction& instruction, const KnownMemory& memory,
+                                                 uint64_t address, bool kernel_writes_global);
+
+}  // namespace bankcheck::emulate::internal

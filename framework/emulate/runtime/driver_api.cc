@@ -1,0 +1,265 @@
+// The CUDA driver API in the stand-in runtime (docs/emulate.md): the driver functions a program
+// reaches through cudaGetDriverEntryPointByVersion (the emulated program links no libcuda), each
+// stood in for on purpose: contexts (a stack per thread over the one primary context), modules
+// loaded from a cubin or fatbin image (NVRTC's output, as Triton and CuPy load theirs; read by
+// the emulator as nvcc's fatbins are), their kernels' launches (recorded as any launch), device
+// memory (the runtime's). Any other symbol, or a version whose signature differs from the one
+// stood in for, is not emulated: the case skips naming it.
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "emulate/runtime/internal/launch_capture.h"
+
+namespace bankcheck::emulate::runtime {
+namespace {
+
+CUresult ToDriver(cudaError_t error) {
+  switch (error) {
+    case cudaSuccess:
+      return CUDA_SUCCESS;
+    case cudaErrorInvalidValue:
+      return CUDA_ERROR_INVALID_VALUE;
+    case cudaErrorMemoryAllocation:
+      return CUDA_ERROR_OUT_OF_MEMORY;
+    case cudaErrorInvalidDeviceFunction:
+      return CUDA_ERROR_INVALID_HANDLE;
+    case cudaErrorNotSupported:
+      return CUDA_ERROR_NOT_SUPPORTED;
+    default:
+      return CUDA_ERROR_UNKNOWN;
+  }
+}
+
+// ---- contexts: the primary one, and those the program made, current per thread as a stack ----
+struct Context {};
+Context g_primary;
+thread_local std::vector<CUcontext> t_contexts;  // pushed; empty: the primary one is current
+
+CUcontext Primary() { return reinterpret_cast<CUcontext>(&g_primary); }
+
+CUresult CtxGetCurrent(CUcontext* context) {
+  if (context == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *context = t_contexts.empty() ? Primary() : t_contexts.back();
+  return CUDA_SUCCESS;
+}
+CUresult CtxGetDevice(CUdevice* device) {
+  if (device == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *device = 0;
+  return CUDA_SUCCESS;
+}
+CUresult CtxCreate(CUcontext* context, unsigned int /*flags*/, CUdevice device) {
+  if (context == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (device != 0) return CUDA_ERROR_INVALID_DEVICE;
+  *context = reinterpret_cast<CUcontext>(new Context);
+  t_contexts.push_back(*context);  // made current on this thread
+  return CUDA_SUCCESS;
+}
+CUresult CtxDestroy(CUcontext context) {
+  if (context == nullptr || context == Primary()) return CUDA_ERROR_INVALID_CONTEXT;
+  for (auto at = t_contexts.begin(); at != t_contexts.end();)
+    at = *at == context ? t_contexts.erase(at) : at + 1;
+  delete reinterpret_cast<Context*>(context);
+  return CUDA_SUCCESS;
+}
+CUresult CtxPushCurrent(CUcontext context) {
+  if (context == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+  t_contexts.push_back(context);
+  return CUDA_SUCCESS;
+}
+CUresult CtxPopCurrent(CUcontext* context) {
+  if (t_contexts.empty()) return CUDA_ERROR_INVALID_CONTEXT;
+  if (context != nullptr) *context = t_contexts.back();
+  t_contexts.pop_back();
+  return CUDA_SUCCESS;
+}
+CUresult CtxSynchronize() { return CUDA_SUCCESS; }  // nothing runs asynchronously
+
+// ---- modules ----
+// Never freed: the evaluator knows a module's kernels by its address, which must not come back as
+// another module's.
+struct DriverModule {
+  const void* key = this;
+  bool elf = false;
+  std::string image;
+};
+struct DriverFunction {
+  std::string name;
+};
+
+uint64_t Read64(const unsigned char* at) {
+  uint64_t value = 0;
+  std::memcpy(&value, at, sizeof value);
+  return value;
+}
+uint16_t Read16(const unsigned char* at) {
+  uint16_t value = 0;
+  std::memcpy(&value, at, sizeof value);
+  return value;
+}
+
+// The bytes of a 64-bit ELF image (cuModuleLoadData takes no size): up to the end of its headers
+// and sections, whichever is last. 0 for no such image or an implausible one.
+uint64_t ElfSize(const unsigned char* image) {
+  constexpr uint64_t kLargest = uint64_t{1} << 32;
+  if (std::memcmp(image,
+                  "\x7f"
+                  "ELF",
+                  4) != 0 ||
+      image[4] != 2)
+    return 0;
+  const uint64_t program_headers = Read64(image + 0x20), section_headers = Read64(image + 0x28);
+  const uint16_t program_entry = Read16(image + 0x36), programs = Read16(image + 0x38);
+  const uint16_t section_entry = Read16(image + 0x3a), sections = Read16(image + 0x3c);
+  if (section_headers > kLargest || program_headers > kLargest || section_entry < 0x28 ||
+      (programs != 0 && program_entry < 0x38))
+    return 0;
+  uint64_t end = std::max<uint64_t>({0x40, section_headers + uint64_t{sections} * section_entry,
+                                     program_headers + uint64_t{programs} * program_entry});
+  for (uint16_t i = 0; i < sections; ++i) {
+    const unsigned char* header = image + section_headers + uint64_t{i} * section_entry;
+    uint32_t type = 0;
+    std::memcpy(&type, header + 4, sizeof type);
+    const uint64_t offset = Read64(header + 0x18), size = Read64(header + 0x20);
+    if (offset > kLargest || size > kLargest) return 0;
+    if (type != 8) end = std::max(end, offset + size);  // SHT_NOBITS occupies no bytes
+  }
+  return end;
+}
+
+// A fatbin's bytes: its header and contents (as Module::FromFatbin reads them).
+uint64_t FatbinSize(const unsigned char* image) {
+  uint32_t magic = 0;
+  std::memcpy(&magic, image, sizeof magic);
+  if (magic != 0xBA55ED50u) return 0;
+  const uint64_t size = Read16(image + 6) + Read64(image + 8);
+  return size > (uint64_t{1} << 32) ? 0 : size;
+}
+
+CUresult ModuleLoadData(CUmodule* module, const void* image) {
+  if (module == nullptr || image == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  const auto* bytes = static_cast<const unsigned char*>(image);
+  const uint64_t elf = ElfSize(bytes);
+  const uint64_t size = elf != 0 ? elf : FatbinSize(bytes);
+  if (size == 0) {
+    NotEmulated(
+        "cuModuleLoadData of an image that is neither a cubin nor a fatbin (PTX, compiled at load time)");
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  auto* loaded = new DriverModule;
+  loaded->elf = elf != 0;
+  loaded->image.assign(reinterpret_cast<const char*>(bytes), size);
+  TheCapture().AddImage(loaded->key, loaded->image);
+  *module = reinterpret_cast<CUmodule>(loaded);
+  return CUDA_SUCCESS;
+}
+
+CUresult ModuleUnload(CUmodule module) {
+  if (module == nullptr) return CUDA_ERROR_INVALID_HANDLE;
+  reinterpret_cast<DriverModule*>(module)->image.clear();
+  return CUDA_SUCCESS;
+}
+
+CUresult ModuleGetFunction(CUfunction* function, CUmodule module, const char* name) {
+  if (function == nullptr || module == nullptr || name == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  auto* loaded = reinterpret_cast<DriverModule*>(module);
+  // A cubin names each kernel's code section .text.<name>; a fatbin's cubins may be compressed.
+  if (loaded->elf && loaded->image.find(std::string("\0.text.", 7) + name + '\0') == std::string::npos)
+    return CUDA_ERROR_NOT_FOUND;
+  auto* made = new DriverFunction{name};
+  TheCapture().RegisterFunction(const_cast<void**>(&loaded->key), made, name);
+  *function = reinterpret_cast<CUfunction>(made);
+  return CUDA_SUCCESS;
+}
+
+CUresult LaunchKernel(CUfunction function, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z,
+                      unsigned int block_x, unsigned int block_y, unsigned int block_z, unsigned int shared,
+                      CUstream stream, void** params, void** extra) {
+  if (extra != nullptr) {
+    NotEmulated("cuLaunchKernel with `extra` (a packed argument buffer)");
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  LaunchRequest request;
+  request.function = function;
+  request.grid = {grid_x, grid_y, grid_z};
+  request.block = {block_x, block_y, block_z};
+  request.dynamic_shared_bytes = shared;
+  request.args = params;
+  request.stream = stream;
+  return ToDriver(TheCapture().Launch(request, "cuLaunchKernel"));
+}
+
+// ---- memory: the runtime's ----
+CUresult MemAlloc(CUdeviceptr* pointer, size_t bytes) {
+  if (pointer == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  void* memory = nullptr;
+  const CUresult result = ToDriver(cudaMalloc(&memory, bytes));
+  if (result == CUDA_SUCCESS) *pointer = reinterpret_cast<CUdeviceptr>(memory);
+  return result;
+}
+CUresult MemFree(CUdeviceptr pointer) { return ToDriver(cudaFree(reinterpret_cast<void*>(pointer))); }
+CUresult MemcpyHtoD(CUdeviceptr destination, const void* source, size_t bytes) {
+  return ToDriver(cudaMemcpy(reinterpret_cast<void*>(destination), source, bytes, cudaMemcpyHostToDevice));
+}
+CUresult MemcpyDtoH(void* destination, CUdeviceptr source, size_t bytes) {
+  return ToDriver(
+      cudaMemcpy(destination, reinterpret_cast<const void*>(source), bytes, cudaMemcpyDeviceToHost));
+}
+
+// Each function stood in for, and the versions whose signature it has: from the version that
+// introduced it to the one that changed it (cudaTypedefs.h's PFN_<name>_v<version>).
+struct Stand {
+  const char* name;
+  unsigned int since, until;
+  void* function;
+};
+constexpr unsigned int kStill = ~0u;
+const Stand kStandIns[] = {
+    {"cuCtxGetCurrent", 4000, kStill, reinterpret_cast<void*>(&CtxGetCurrent)},
+    {"cuCtxGetDevice", 2000, 13000, reinterpret_cast<void*>(&CtxGetDevice)},
+    {"cuCtxCreate", 3020, 11040, reinterpret_cast<void*>(&CtxCreate)},
+    {"cuCtxDestroy", 4000, kStill, reinterpret_cast<void*>(&CtxDestroy)},
+    {"cuCtxPushCurrent", 4000, kStill, reinterpret_cast<void*>(&CtxPushCurrent)},
+    {"cuCtxPopCurrent", 4000, kStill, reinterpret_cast<void*>(&CtxPopCurrent)},
+    {"cuCtxSynchronize", 2000, 13000, reinterpret_cast<void*>(&CtxSynchronize)},
+    {"cuModuleLoadData", 2000, kStill, reinterpret_cast<void*>(&ModuleLoadData)},
+    {"cuModuleUnload", 2000, kStill, reinterpret_cast<void*>(&ModuleUnload)},
+    {"cuModuleGetFunction", 2000, kStill, reinterpret_cast<void*>(&ModuleGetFunction)},
+    {"cuLaunchKernel", 4000, kStill, reinterpret_cast<void*>(&LaunchKernel)},
+    {"cuMemAlloc", 3020, kStill, reinterpret_cast<void*>(&MemAlloc)},
+    {"cuMemFree", 3020, kStill, reinterpret_cast<void*>(&MemFree)},
+    {"cuMemcpyHtoD", 3020, kStill, reinterpret_cast<void*>(&MemcpyHtoD)},
+    {"cuMemcpyDtoH", 3020, kStill, reinterpret_cast<void*>(&MemcpyDtoH)},
+};
+
+void* DriverFunctionFor(const std::string& name, unsigned int version) {
+  for (const Stand& stand : kStandIns)
+    if (name == stand.name && version >= stand.since && version < stand.until) return stand.function;
+  return nullptr;
+}
+
+}  // namespace
+}  // namespace bankcheck::emulate::runtime
+
+cudaError_t cudaGetDriverEntryPointByVersion(const char* symbol, void** function, unsigned int version,
+                                             unsigned long long flags,
+                                             cudaDriverEntryPointQueryResult* status) {
+  using bankcheck::emulate::runtime::DriverFunctionFor;
+  using bankcheck::emulate::runtime::Fail;
+  using bankcheck::emulate::runtime::NotEmulated;
+  if (symbol == nullptr || function == nullptr) return Fail(cudaErrorInvalidValue);
+  *function = nullptr;
+  if (status != nullptr) *status = cudaDriverEntryPointSymbolNotFound;
+  void* found = flags == cudaEnableDefault ? DriverFunctionFor(symbol, version) : nullptr;
+  if (found == nullptr)
+    return NotEmulated("the driver function " + std::string(symbol) + " (version " + std::to_string(version) +
+                       (flags == cudaEnableDefault ? "" : ", with flags") +
+                       ") through cudaGetDriverEntryPointByVersion");
+  *function = found;
+  if (status != nullptr) *status = cudaDriverEntryPointSuccess;
+  return cudaSuccess;
+}

@@ -1,0 +1,160 @@
+// The driver functions the stand-in runtime hands out (driver_api.cc): contexts, modules loaded
+// from an image, their launches, memory.
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "emulate/runtime/internal/launch_capture.h"
+#include "emulate/runtime/runtime_test_kernels.h"
+
+namespace bankcheck::emulate::runtime {
+namespace {
+
+using ::testing::HasSubstr;
+
+template <typename Fn>
+Fn Driver(const char* name, unsigned int version) {
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult query{};
+  EXPECT_EQ(cudaGetDriverEntryPointByVersion(name, &fn, version, cudaEnableDefault, &query), cudaSuccess)
+      << name;
+  EXPECT_EQ(query, cudaDriverEntryPointSuccess) << name;
+  return reinterpret_cast<Fn>(fn);
+}
+
+// Records the images it is given; knows kernel "kern" of any of them, with one 8-byte parameter.
+class ImageEvaluator final : public Evaluator {
+ public:
+  ImageEvaluator() { kern_.params = {{0, 0, 8}}; }
+  const KernelInfo* Describe(const void* fatbin, const std::string& mangled) override {
+    return images.count(fatbin) != 0 && mangled == "kern" ? &kern_ : nullptr;
+  }
+  Emulation Emulate(const void* /*fatbin*/, const LaunchToEmulate& /*launch*/) override {
+    Emulation emulation;
+    emulation.record = LaunchRecord{};
+    return emulation;
+  }
+  void AddImage(const void* key, std::string image) override { images[key] = std::move(image); }
+  std::map<const void*, std::string> images;
+
+ private:
+  KernelInfo kern_;
+};
+
+// A 64-bit ELF of CUDA's machine: a header, two section headers, and a string table naming
+// .text.kern.
+std::string TinyCubin() {
+  std::string image(0xe0, '\0');
+  std::memcpy(image.data(),
+              "\x7f"
+              "ELF\x02\x01\x01",
+              7);
+  const uint16_t machine = 190, section_entry = 0x40, sections = 2;
+  const uint64_t section_headers = 0x40, names_offset = 0xc0, names_size = 0x20;
+  std::memcpy(&image[18], &machine, 2);
+  std::memcpy(&image[0x28], &section_headers, 8);
+  std::memcpy(&image[0x3a], &section_entry, 2);
+  std::memcpy(&image[0x3c], &sections, 2);
+  const uint32_t strtab = 3;
+  std::memcpy(&image[0x80 + 4], &strtab, 4);
+  std::memcpy(&image[0x80 + 0x18], &names_offset, 8);
+  std::memcpy(&image[0x80 + 0x20], &names_size, 8);
+  std::memcpy(&image[0xc0], "\0.text.kern\0", 12);
+  return image;
+}
+
+class DriverApiTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto evaluator = std::make_unique<ImageEvaluator>();
+    evaluator_ = evaluator.get();
+    TheCapture().SetEvaluator(std::move(evaluator));
+    TheCapture().Abandon();
+    TheCapture().TakeNotEmulated();
+  }
+  void TearDown() override { TheCapture().Abandon(); }
+  ImageEvaluator* evaluator_ = nullptr;
+};
+
+TEST_F(DriverApiTest, ContextsAreAStackPerThreadOverThePrimaryOne) {
+  const auto get_current = Driver<PFN_cuCtxGetCurrent_v4000>("cuCtxGetCurrent", 4000);
+  const auto create = Driver<PFN_cuCtxCreate_v3020>("cuCtxCreate", 3020);
+  const auto push = Driver<PFN_cuCtxPushCurrent_v4000>("cuCtxPushCurrent", 4000);
+  const auto pop = Driver<PFN_cuCtxPopCurrent_v4000>("cuCtxPopCurrent", 4000);
+  const auto destroy = Driver<PFN_cuCtxDestroy_v4000>("cuCtxDestroy", 4000);
+  const auto device = Driver<PFN_cuCtxGetDevice_v2000>("cuCtxGetDevice", 2000);
+  CUcontext primary = nullptr, own = nullptr, current = nullptr, popped = nullptr;
+  ASSERT_EQ(get_current(&primary), CUDA_SUCCESS);
+  ASSERT_NE(primary, nullptr);
+  EXPECT_EQ(pop(&popped), CUDA_ERROR_INVALID_CONTEXT) << "nothing was pushed";
+  ASSERT_EQ(create(&own, 0, 0), CUDA_SUCCESS);
+  ASSERT_EQ(get_current(&current), CUDA_SUCCESS);
+  EXPECT_EQ(current, own) << "made current";
+  ASSERT_EQ(pop(&popped), CUDA_SUCCESS);
+  EXPECT_EQ(popped, own);
+  ASSERT_EQ(get_current(&current), CUDA_SUCCESS);
+  EXPECT_EQ(current, primary);
+  ASSERT_EQ(push(own), CUDA_SUCCESS);
+  CUdevice which = -1;
+  EXPECT_EQ(device(&which), CUDA_SUCCESS);
+  EXPECT_EQ(which, 0);
+  EXPECT_EQ(destroy(own), CUDA_SUCCESS);
+  ASSERT_EQ(get_current(&current), CUDA_SUCCESS);
+  EXPECT_EQ(current, primary) << "a destroyed context is current nowhere";
+}
+
+TEST_F(DriverApiTest, AModuleLoadedFromACubinLaunchesItsKernels) {
+  const auto load = Driver<PFN_cuModuleLoadData_v2000>("cuModuleLoadData", 2000);
+  const auto get_function = Driver<PFN_cuModuleGetFunction_v2000>("cuModuleGetFunction", 2000);
+  const auto launch = Driver<PFN_cuLaunchKernel_v4000>("cuLaunchKernel", 4000);
+  const auto alloc = Driver<PFN_cuMemAlloc_v3020>("cuMemAlloc", 3020);
+  const auto to_device = Driver<PFN_cuMemcpyHtoD_v3020>("cuMemcpyHtoD", 3020);
+  const auto to_host = Driver<PFN_cuMemcpyDtoH_v3020>("cuMemcpyDtoH", 3020);
+  const auto free = Driver<PFN_cuMemFree_v3020>("cuMemFree", 3020);
+  std::string image = TinyCubin();
+  image += "bytes past the ELF's end, which the module leaves out";
+  CUmodule module = nullptr;
+  ASSERT_EQ(load(&module, image.data()), CUDA_SUCCESS);
+  ASSERT_EQ(evaluator_->images.size(), 1u);
+  EXPECT_EQ(evaluator_->images.begin()->second, TinyCubin());
+  CUfunction function = nullptr;
+  EXPECT_EQ(get_function(&function, module, "other"), CUDA_ERROR_NOT_FOUND);
+  ASSERT_EQ(get_function(&function, module, "kern"), CUDA_SUCCESS);
+  CUdeviceptr memory = 0;
+  ASSERT_EQ(alloc(&memory, 16), CUDA_SUCCESS);
+  const uint32_t values[4] = {1, 2, 3, 4};
+  ASSERT_EQ(to_device(memory, values, 16), CUDA_SUCCESS);
+  EXPECT_TRUE(TheCapture().Memory().Known(memory, 16));
+  TheCapture().Start();
+  void* args[] = {&memory};
+  ASSERT_EQ(launch(function, 3, 1, 1, 64, 1, 1, 0, nullptr, args, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(launch(function, 1, 1, 1, 2048, 1, 1, 0, nullptr, args, nullptr), CUDA_ERROR_INVALID_VALUE);
+  const std::vector<LaunchToEmulate> recorded = TheCapture().Recorded();
+  ASSERT_EQ(recorded.size(), 1u);
+  EXPECT_EQ(recorded[0].mangled, "kern");
+  EXPECT_EQ(recorded[0].grid, (Dim3{3, 1, 1}));
+  ASSERT_EQ(recorded[0].param_bytes.size(), 8u);
+  EXPECT_EQ(std::memcmp(recorded[0].param_bytes.data(), &memory, 8), 0);
+  ASSERT_EQ(TheCapture().Finish().size(), 1u);
+  uint32_t back[4] = {};
+  ASSERT_EQ(to_host(back, memory, 16), CUDA_SUCCESS);
+  EXPECT_EQ(back[3], 4u);
+  EXPECT_EQ(free(memory), CUDA_SUCCESS);
+}
+
+TEST_F(DriverApiTest, PtxIsNotEmulated) {
+  const auto load = Driver<PFN_cuModuleLoadData_v2000>("cuModuleLoadData", 2000);
+  CUmodule module = nullptr;
+  EXPECT_EQ(load(&module, ".version 8.0\n.target sm_90\n"), CUDA_ERROR_NOT_SUPPORTED);
+  EXPECT_THAT(TheCapture().TakeNotEmulated(), HasSubstr("neither a cubin nor a fatbin"));
+}
+
+}  // namespace
+}  // namespace bankcheck::emulate::runtime
