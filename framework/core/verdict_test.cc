@@ -190,8 +190,7 @@ TEST(CheckBaselineTest, FailsExactlyWhereTheVerdictTableDoes) {
       const BaselineCheck check =
           CheckBaseline(baselines, measured.first, {MakeRecord(measured.second)}, policy);
       EXPECT_EQ(BaselineVerdictName(check.comparison.verdict), expected);
-      EXPECT_EQ(check.decision.fails, DecideCase(Facts(check.comparison.verdict), policy).decision.fails)
-          << expected;
+      EXPECT_EQ(check.decision.fails, DecideCase(Facts(check.comparison.verdict), policy).fails) << expected;
     }
   }
   // Strict by default: an improvement and a missing baseline fail too.
