@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <set>
 #include <sstream>
 #include <utility>
 
@@ -18,6 +19,11 @@ std::string GraphLaunchName(const std::vector<std::string>& kernels) {
   std::string name = "CUDA graph [";
   for (size_t i = 0; i < kernels.size(); ++i) name += (i == 0 ? "" : ", ") + kernels[i];
   return name + "]";
+}
+
+bool RecordsGraphByNode(const std::vector<std::string>& node_kernels) {
+  const std::set<std::string> distinct(node_kernels.begin(), node_kernels.end());
+  return !node_kernels.empty() && distinct.size() == node_kernels.size();
 }
 
 namespace {

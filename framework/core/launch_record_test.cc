@@ -277,5 +277,12 @@ TEST(LaunchRecordTest, SummaryShowsKernelShapeAndCounts) {
             "(2-way) | st: 8 instructions, 16 wavefronts, 8 ideal, 8 conflicts (2-way)");
 }
 
+TEST(GraphLaunchRecordsTest, ByNodeOnlyWhenEveryNodeRunsAKernelNoOtherNodeRuns) {
+  EXPECT_TRUE(RecordsGraphByNode({"_Z1av", "_Z1bv"}));
+  EXPECT_FALSE(RecordsGraphByNode({"_Z1av", "_Z1bv", "_Z1av"}));
+  EXPECT_FALSE(RecordsGraphByNode({}));
+  EXPECT_EQ(GraphLaunchName({"a()", "a()"}), "CUDA graph [a(), a()]");
+}
+
 }  // namespace
 }  // namespace bankcheck

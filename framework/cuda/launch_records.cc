@@ -1,6 +1,8 @@
 #include "cuda/internal/launch_records.h"
 
-#include <set>
+#include <algorithm>
+#include <string>
+#include <vector>
 
 #include "bankcheck/metrics.h"
 #include "core/internal/demangle.h"
@@ -93,10 +95,11 @@ std::vector<LaunchRecord> SassRecords(const LaunchInfo& launch, const PerKind<bo
   std::vector<const Part*> all;
   for (const Part& part : launch.sass) all.push_back(&part);
   if (!launch.graph) return {record_with(launch, all)};
-  std::set<std::string> node_kernels;
-  for (const KernelShape& node : launch.graph_kernels) node_kernels.insert(node.mangled);
-  bool by_node = node_kernels.size() == launch.graph_kernels.size() && !node_kernels.empty();
-  for (const auto& [kernel, sums] : launch.sass) by_node = by_node && node_kernels.count(kernel) != 0;
+  std::vector<std::string> node_kernels;
+  for (const KernelShape& node : launch.graph_kernels) node_kernels.push_back(node.mangled);
+  bool by_node = RecordsGraphByNode(node_kernels);
+  for (const auto& [kernel, sums] : launch.sass)
+    by_node = by_node && std::find(node_kernels.begin(), node_kernels.end(), kernel) != node_kernels.end();
   if (!by_node) return {record_with(launch, all)};
   std::vector<LaunchRecord> records;
   for (const KernelShape& node : launch.graph_kernels) {

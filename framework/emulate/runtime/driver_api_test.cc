@@ -30,9 +30,9 @@ Fn Driver(const char* name, unsigned int version) {
 }
 
 // Records the images it is given; knows kernel "kern" of any of them, with one 8-byte parameter.
-class ImageEvaluator final : public Evaluator {
+class ImageFatbinEmulator final : public FatbinEmulator {
  public:
-  ImageEvaluator() { kern_.params = {{0, 0, 8}}; }
+  ImageFatbinEmulator() { kern_.params = {{0, 0, 8}}; }
   const KernelInfo* Describe(const void* fatbin, const std::string& mangled) override {
     return images.count(fatbin) != 0 && mangled == "kern" ? &kern_ : nullptr;
   }
@@ -73,14 +73,14 @@ std::string TinyCubin() {
 class DriverApiTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto evaluator = std::make_unique<ImageEvaluator>();
+    auto evaluator = std::make_unique<ImageFatbinEmulator>();
     evaluator_ = evaluator.get();
-    TheCapture().SetEvaluator(std::move(evaluator));
+    TheCapture().SetEmulator(std::move(evaluator));
     TheCapture().Abandon();
     TheCapture().TakeNotEmulated();
   }
   void TearDown() override { TheCapture().Abandon(); }
-  ImageEvaluator* evaluator_ = nullptr;
+  ImageFatbinEmulator* evaluator_ = nullptr;
 };
 
 TEST_F(DriverApiTest, ContextsAreAStackPerThreadOverThePrimaryOne) {

@@ -22,9 +22,9 @@ namespace {
 using ::testing::HasSubstr;
 
 // Decides every launch of the two test kernels (no parameters are read), or none.
-class FakeEvaluator final : public Evaluator {
+class FakeFatbinEmulator final : public FatbinEmulator {
  public:
-  explicit FakeEvaluator(bool decide) : decide_(decide) {}
+  explicit FakeFatbinEmulator(bool decide) : decide_(decide) {}
   const KernelInfo* Describe(const void* /*fatbin*/, const std::string& mangled) override {
     KernelInfo& info = kernels_[mangled];
     info.mangled = mangled;
@@ -60,7 +60,7 @@ class FakeEvaluator final : public Evaluator {
 class EmulatedSessionTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    TheCapture().SetEvaluator(std::make_unique<FakeEvaluator>(true));
+    TheCapture().SetEmulator(std::make_unique<FakeFatbinEmulator>(true));
     TheCapture().TakeNotEmulated();
   }
 };
@@ -94,7 +94,7 @@ TEST_F(EmulatedSessionTest, MeasureCountsThroughTheEmulationWithTables) {
 }
 
 TEST_F(EmulatedSessionTest, AnUndecidedLaunchThrowsNotEmulatedWithItsLine) {
-  TheCapture().SetEvaluator(std::make_unique<FakeEvaluator>(false));
+  TheCapture().SetEmulator(std::make_unique<FakeFatbinEmulator>(false));
   try {
     Measure([] { emutest::LaunchNoParams(); });
     FAIL() << "an undecided launch gave records";

@@ -49,9 +49,11 @@ cudaError_t Graph::Add(GraphNode node, const cudaGraphNode_t* dependencies, size
 }
 
 std::vector<LaunchRecord> GraphLaunchRecords(std::vector<LaunchRecord> nodes) {
+  std::vector<std::string> node_kernels;
+  for (const LaunchRecord& node : nodes) node_kernels.push_back(node.mangled_kernel);
+  if (nodes.empty() || RecordsGraphByNode(node_kernels)) return nodes;
   std::map<std::string, std::vector<const LaunchRecord*>> by_kernel;  // as the GPU's counts come
   for (const LaunchRecord& node : nodes) by_kernel[node.mangled_kernel].push_back(&node);
-  if (by_kernel.size() == nodes.size()) return nodes;
   LaunchRecord graph;
   for (const LaunchRecord& node : nodes) {
     graph.graph_kernels.push_back(node.kernel);

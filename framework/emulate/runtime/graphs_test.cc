@@ -25,9 +25,9 @@ constexpr char kNoParamsKernel[] = "_ZN7emutest14NoParamsKernelEv";
 
 // Both kernels, ParamsKernel with the layout its host ABI gives; each launch 2 loads per block;
 // ParamsKernel writes global memory, NoParamsKernel does not.
-class GraphEvaluator final : public Evaluator {
+class GraphFatbinEmulator final : public FatbinEmulator {
  public:
-  GraphEvaluator() {
+  GraphFatbinEmulator() {
     kernels_[kParamsKernel].params = {{0, 0, 8}, {1, 8, 8}, {2, 16, 4}, {3, 24, 16}, {4, 40, 1}};
     kernels_[kNoParamsKernel];
   }
@@ -59,7 +59,7 @@ class GraphEvaluator final : public Evaluator {
 class GraphsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    TheCapture().SetEvaluator(std::make_unique<GraphEvaluator>());
+    TheCapture().SetEmulator(std::make_unique<GraphFatbinEmulator>());
     TheCapture().Abandon();
     TheCapture().TakeNotEmulated();
     ASSERT_EQ(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), cudaSuccess);

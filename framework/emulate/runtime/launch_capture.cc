@@ -21,7 +21,7 @@ namespace {
 
 // The evaluator of bankcheck/emulator.h, one Module per fatbin (reading one runs cuobjdump and
 // nvdisasm: once per fatbin and process, at its first recorded launch).
-class SassEvaluator final : public Evaluator {
+class SassFatbinEmulator final : public FatbinEmulator {
  public:
   const KernelInfo* Describe(const void* fatbin, const std::string& mangled) override {
     return ModuleOf(fatbin).Find(mangled);
@@ -88,11 +88,11 @@ bool SharedMemoryRefused(size_t dynamic, uint64_t static_bytes, const Registered
 
 }  // namespace
 
-Evaluator::~Evaluator() = default;
-bool Evaluator::MayWriteGlobal(const void* /*fatbin*/, const std::string& /*mangled*/) { return true; }
-void Evaluator::AddImage(const void* /*key*/, std::string /*image*/) {}
+FatbinEmulator::~FatbinEmulator() = default;
+bool FatbinEmulator::MayWriteGlobal(const void* /*fatbin*/, const std::string& /*mangled*/) { return true; }
+void FatbinEmulator::AddImage(const void* /*key*/, std::string /*image*/) {}
 
-std::unique_ptr<Evaluator> MakeSassEvaluator() { return std::make_unique<SassEvaluator>(); }
+std::unique_ptr<FatbinEmulator> MakeSassFatbinEmulator() { return std::make_unique<SassFatbinEmulator>(); }
 
 std::vector<uint8_t> PackParameters(const KernelInfo& kernel, void* const* args) {
   size_t size = 0;
@@ -199,7 +199,7 @@ cudaError_t Capture::PrepareLocked(const LaunchRequest& request, const char* ent
   if (SharedMemoryRefused(request.dynamic_shared_bytes, 0, found->second)) return cudaErrorInvalidValue;
   if (prepared == nullptr) return cudaSuccess;
   const RegisteredKernel kernel = found->second;
-  if (!evaluator_) evaluator_ = MakeSassEvaluator();
+  if (!evaluator_) evaluator_ = MakeSassFatbinEmulator();
   prepared->fatbin = kernel.fatbin;
   prepared->launch.mangled = kernel.mangled;
   prepared->launch.grid = request.grid;
@@ -344,11 +344,11 @@ void Capture::NoteNotEmulated(const std::string& what) {
 
 void Capture::AddImage(const void* key, std::string image) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!evaluator_) evaluator_ = MakeSassEvaluator();
+  if (!evaluator_) evaluator_ = MakeSassFatbinEmulator();
   evaluator_->AddImage(key, std::move(image));
 }
 
-std::unique_ptr<Evaluator> Capture::SetEvaluator(std::unique_ptr<Evaluator> evaluator) {
+std::unique_ptr<FatbinEmulator> Capture::SetEmulator(std::unique_ptr<FatbinEmulator> evaluator) {
   std::lock_guard<std::mutex> lock(mutex_);
   std::swap(evaluator, evaluator_);
   return evaluator;
@@ -377,7 +377,7 @@ void Capture::Abandon() {
 
 LaunchRecord Capture::EmulateRecorded(const RecordedLaunch& launch) {
   // The evaluator is called without the lock: a launch may take it long, and it calls nothing here.
-  Evaluator* evaluator = nullptr;
+  FatbinEmulator* evaluator = nullptr;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     evaluator = evaluator_.get();

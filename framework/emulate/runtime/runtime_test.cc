@@ -22,9 +22,9 @@ constexpr char kNoParamsKernel[] = "_ZN7emutest14NoParamsKernelEv";
 
 // Stands in for the SASS evaluator: the parameter layout the host ABI gives ParamsKernel (what
 // EIATTR_KPARAM_INFO says for it), and a record or an undecided launch as the test asks.
-class FakeEvaluator final : public Evaluator {
+class FakeFatbinEmulator final : public FatbinEmulator {
  public:
-  explicit FakeEvaluator(bool decide) : decide_(decide) {
+  explicit FakeFatbinEmulator(bool decide) : decide_(decide) {
     KernelInfo params;
     params.mangled = kParamsKernel;
     params.params = {{0, 0, 8}, {1, 8, 8}, {2, 16, 4}, {3, 24, 16}, {4, 40, 1}};
@@ -64,9 +64,9 @@ class FakeEvaluator final : public Evaluator {
 class RuntimeTest : public ::testing::Test {
  protected:
   void Use(bool decide) {
-    auto evaluator = std::make_unique<FakeEvaluator>(decide);
+    auto evaluator = std::make_unique<FakeFatbinEmulator>(decide);
     evaluator_ = evaluator.get();
-    TheCapture().SetEvaluator(std::move(evaluator));
+    TheCapture().SetEmulator(std::move(evaluator));
   }
   void SetUp() override {
     Use(true);
@@ -74,7 +74,7 @@ class RuntimeTest : public ::testing::Test {
     TheCapture().TakeNotEmulated();
   }
   void TearDown() override { TheCapture().Abandon(); }
-  FakeEvaluator* evaluator_ = nullptr;
+  FakeFatbinEmulator* evaluator_ = nullptr;
 };
 
 TEST_F(RuntimeTest, InstallsItselfAsTheProcessEmulation) {
@@ -185,11 +185,11 @@ TEST_F(RuntimeTest, AnUndecidedLaunchNamesItsInstructionAndLineAndStaysTheCasesR
 
 TEST_F(RuntimeTest, AKernelTheEvaluatorDoesNotKnowFailsTheSessionSayingWhatToBuild) {
   TheCapture().Start();
-  struct Unknown final : Evaluator {
+  struct Unknown final : FatbinEmulator {
     const KernelInfo* Describe(const void*, const std::string&) override { return nullptr; }
     Emulation Emulate(const void*, const LaunchToEmulate&) override { return {}; }
   };
-  TheCapture().SetEvaluator(std::make_unique<Unknown>());
+  TheCapture().SetEmulator(std::make_unique<Unknown>());
   emutest::LaunchNoParams();
   try {
     TheCapture().Finish();

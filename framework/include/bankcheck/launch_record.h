@@ -165,6 +165,12 @@ struct LaunchRecord {
 // "CUDA graph [a(int*), b(float*)]": the name of a graph launch's record.
 std::string GraphLaunchName(const std::vector<std::string>& kernels);
 
+// Whether a graph launch whose kernel nodes run `node_kernels` (mangled names, in node order) is
+// recorded one record per node: when every node runs a kernel no other node runs, as the GPU's
+// per-kernel SASS counts can then be told apart; otherwise one record of the whole graph
+// (GraphLaunchName).
+bool RecordsGraphByNode(const std::vector<std::string>& node_kernels);
+
 // Counter values of one launch, by metric name (as in SharedKinds()).
 using MetricValues = std::map<std::string, double>;
 

@@ -23,7 +23,7 @@ namespace bankcheck::emulate::runtime {
 struct PreparedLaunch {
   const void* fatbin = nullptr;
   LaunchToEmulate launch;        // memory: set when it is recorded
-  bool may_write_global = true;  // Evaluator::MayWriteGlobal
+  bool may_write_global = true;  // FatbinEmulator::MayWriteGlobal
   std::exception_ptr error;      // reading its kernel failed: rethrown by the session that runs it
 };
 

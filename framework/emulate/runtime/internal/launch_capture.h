@@ -2,7 +2,7 @@
 // The stand-in CUDA runtime's state (docs/emulate.md): the kernels nvcc's host code registered
 // (host stub -> fatbin and mangled name), the launches recorded while a session counts, and the
 // first CUDA call the runtime does not emulate. The entry points (cuda_runtime.cc) are thin; the
-// decisions are here. What counts a recorded launch is an Evaluator: the SASS evaluator
+// decisions are here. What counts a recorded launch is a FatbinEmulator: the SASS evaluator
 // (bankcheck/emulator.h) unless a test installs a double.
 
 #include <cuda_runtime_api.h>
@@ -24,9 +24,9 @@
 
 namespace bankcheck::emulate::runtime {
 
-class Evaluator {
+class FatbinEmulator {
  public:
-  virtual ~Evaluator();
+  virtual ~FatbinEmulator();
   // The layout of kernel `mangled` of the fatbin nvcc registered at `fatbin`; nullptr when it has
   // no such kernel. Throws bankcheck::Error when the fatbin cannot be read.
   virtual const KernelInfo* Describe(const void* fatbin, const std::string& mangled) = 0;
@@ -42,7 +42,7 @@ class Evaluator {
 };
 
 // The evaluator of bankcheck/emulator.h: a Module per fatbin, read at its first recorded launch.
-std::unique_ptr<Evaluator> MakeSassEvaluator();
+std::unique_ptr<FatbinEmulator> MakeSassFatbinEmulator();
 
 // A kernel as nvcc's host code registered it (__cudaRegisterFunction).
 struct RegisteredKernel {
@@ -118,11 +118,11 @@ class Capture final : public bankcheck::internal::LaunchEmulation {
   void NoteCopyToHost();
 
   // A module the program loaded at run time (driver_api.cc): its kernels registered with
-  // RegisterFunction under a handle that points to `key` are read from `image` (Evaluator::AddImage).
+  // RegisterFunction under a handle that points to `key` are read from `image` (FatbinEmulator::AddImage).
   void AddImage(const void* key, std::string image);
 
   // Replaces the evaluator (tests); returns the one it replaces.
-  std::unique_ptr<Evaluator> SetEvaluator(std::unique_ptr<Evaluator> evaluator);
+  std::unique_ptr<FatbinEmulator> SetEmulator(std::unique_ptr<FatbinEmulator> evaluator);
   // The launches recorded since Start, as the evaluator will get them (tests).
   std::vector<LaunchToEmulate> Recorded() const;
 
@@ -154,7 +154,7 @@ class Capture final : public bankcheck::internal::LaunchEmulation {
   mutable std::mutex mutex_;
   std::map<const void*, RegisteredKernel> kernels_;  // by host stub
   std::vector<std::unique_ptr<const void*>> fatbin_handles_;
-  std::unique_ptr<Evaluator> evaluator_;
+  std::unique_ptr<FatbinEmulator> evaluator_;
   bool recording_ = false;
   std::vector<RecordedLaunch> recorded_;
   std::exception_ptr launch_error_;  // the first error reading a recorded launch's kernel
