@@ -416,6 +416,12 @@ TEST(EmulateTest, OperandsOfTheWrongKindOrMissingAreUndecided) {
         /*0050*/                   EXIT ;
 )"),
               HasSubstr("IADD3 has fewer operands than the emulator reads"));
+  // No destination at all (found by ci/fuzz.sh): refused before a handler writes one.
+  EXPECT_THAT(WhyUndecided(R"(
+        /*0010*/                   S2UR ;
+        /*0050*/                   EXIT ;
+)"),
+              HasSubstr("S2UR has fewer operands than the emulator reads"));
 }
 
 // nvcc's unsigned remainder tid % 4 by its reciprocal sequence (from reduction.cu's SASS): the

@@ -100,6 +100,9 @@ void LaunchEvaluator::Dispatch(const Instruction& in, uint32_t index, uint32_t m
     Stop(in, in.opcode +
                  " is an instruction the emulator does not understand (docs/emulate.md lists those it "
                  "does)");
+  // The handlers write their destinations (the leading operands) without looking again.
+  if (in.operands.size() < static_cast<size_t>(in.info->destinations))
+    Stop(in, in.opcode + " has fewer operands than the emulator reads for it (" + Located(in) + ")");
   switch (in.info->semantics) {
     case Semantics::kNop:
     case Semantics::kBarrier:
