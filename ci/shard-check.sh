@@ -85,11 +85,22 @@ verdict() {
 
 # compare <unsharded results> <merged results>: every case the same, the times aside, and the raw
 # hardware readings of range-profiler launches ("hardware", "extra_metrics": they read a few percent
-# high at scale, and differ from run to run; never compared with baselines) counted apart.
+# high at scale, and differ from run to run; never compared with baselines) counted apart, and each
+# run's own results folder (named in a failing case's record hint) read as one name.
 compare() {
-  python3 - "$1" "$2" <<'EOF'
-import json, sys
+  python3 - "$1" "$2" "$work" <<'EOF'
+import json, re, sys
 full, merged = (json.load(open(path)) for path in sys.argv[1:3])
+own_folder = re.compile(re.escape(sys.argv[3]) + r"/(unsharded|shards[0-9]+-[0-9]+)(-emulated)?\b")
+def same_folder(value):
+    if isinstance(value, str):
+        return own_folder.sub("<results>", value)
+    if isinstance(value, list):
+        return [same_folder(v) for v in value]
+    if isinstance(value, dict):
+        return {k: same_folder(v) for k, v in value.items()}
+    return value
+full, merged = same_folder(full), same_folder(merged)
 noisy = 0
 for document in (full, merged):
     document["metadata"].pop("date", None)
@@ -108,7 +119,12 @@ for name in sorted(set(full["cases"]) | set(merged["cases"])):
     if a is None or b is None:
         problems.append(f"{name}: only in the {'merged' if a is None else 'unsharded'} results")
     elif a != b:
-        problems.append(f"{name}: differs ({a.get('status')} unsharded, {b.get('status')} merged)")
+        fields = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+        problems.append(f"{name}: differs ({a.get('status')} unsharded, {b.get('status')} merged) in {', '.join(fields)}")
+        for k in fields:
+            x, y = json.dumps(a.get(k)), json.dumps(b.get(k))
+            at = next((i for i, (p, q) in enumerate(zip(x, y)) if p != q), min(len(x), len(y)))
+            problems.append(f"  {k} from character {at}: {x[max(0, at - 200):at + 200]}\n  vs {y[max(0, at - 200):at + 200]}")
 print("\n".join(problems) or f"{len(full['cases'])} cases equal")
 sys.exit(1 if problems else 0)
 EOF
