@@ -169,9 +169,14 @@ Module Module::FromFatbin(const void* fatbin) {
     throw Error(ErrorKind::kBadInput, "the registered fatbin's header is malformed (header " +
                                           std::to_string(header_size) + " bytes, " +
                                           std::to_string(fat_size) + " bytes of contents)");
+  return FromImage(std::string_view(reinterpret_cast<const char*>(bytes), header_size + fat_size));
+}
+
+Module Module::FromImage(std::string_view image) {
+  // The tools read files: the image is written into a folder of this process's own.
   TemporaryFolder folder;
-  const std::string path = folder.path() + "/module.fatbin";
-  WriteFile(path, std::string_view(reinterpret_cast<const char*>(bytes), header_size + fat_size));
+  const std::string path = folder.path() + "/module.image";
+  WriteFile(path, image);
   return FromCubinFile(path);
 }
 

@@ -1,13 +1,9 @@
 #include "emulate/runtime/internal/launch_capture.h"
 
 #include <cuda_runtime_api.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <sstream>
 #include <utility>
 
@@ -44,29 +40,8 @@ class SassFatbinEmulator final : public FatbinEmulator {
     if (found != modules_.end()) return found->second;
     const auto image = images_.find(fatbin);
     if (image == images_.end()) return modules_.emplace(fatbin, Module::FromFatbin(fatbin)).first->second;
-    // A module loaded at run time: read from a file, as a cubin or fatbin file is.
-    const std::string path = WriteTemporary(image->second);
-    try {
-      found = modules_.emplace(fatbin, Module::FromCubinFile(path)).first;
-    } catch (...) {
-      std::remove(path.c_str());
-      throw;
-    }
-    std::remove(path.c_str());
-    return found->second;
-  }
-  static std::string WriteTemporary(const std::string& bytes) {
-    std::string path = (std::filesystem::temp_directory_path() / "bankcheck-module-XXXXXX").string();
-    const int fd = ::mkstemp(path.data());
-    if (fd < 0)
-      throw Error(ErrorKind::kBadInput, "cannot write a module to read in " + path + ": set TMPDIR");
-    const bool written = ::write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
-    ::close(fd);
-    if (!written) {
-      std::remove(path.c_str());
-      throw Error(ErrorKind::kBadInput, "cannot write a module to read in " + path + ": set TMPDIR");
-    }
-    return path;
+    // A module loaded at run time (cuModuleLoadData): its image as the program handed it.
+    return modules_.emplace(fatbin, Module::FromImage(image->second)).first->second;
   }
   std::map<const void*, Module> modules_;
   std::map<const void*, std::string> images_;  // modules loaded at run time, not read yet

@@ -57,6 +57,9 @@ class Module {
   static Module FromFatbin(const void* fatbin);
   // A cubin (ELF) or fatbin file on disk, as nvcc -cubin / -fatbin / cuobjdump -xelf write them.
   static Module FromCubinFile(const std::string& path);
+  // An image in memory, as the driver's cuModuleLoadData takes it: a cubin (ELF) or a fatbin
+  // (NVRTC's output, say), read as the file of those bytes would be.
+  static Module FromImage(std::string_view image);
   // From nvdisasm -gi -c's listing of a cubin and the cubin's metadata, as text
   // (cuobjdump -elf's ".nv.info.<kernel>" sections with EIATTR_KPARAM_INFO, EIATTR_PARAM_CBANK,
   // and the section headers' .nv.shared.<kernel> sizes). For tests: hand-written listings.
