@@ -197,6 +197,40 @@ TEST(SuiteRunnerTest, ProgressLines) {
   EXPECT_EQ(finished[1].test, "A.y");
 }
 
+// The GPU program runs one case at a time whatever BANKCHECK_JOBS says (its counters need the GPU
+// to themselves); the emulated one runs as many as it says, else one per hardware thread.
+TEST(SuiteRunnerTest, CasesRunAtOnceOnlyInTheEmulatedProgram) {
+  EXPECT_EQ(CaseJobs(/*emulated=*/false, "8", 16), 1);
+  EXPECT_EQ(CaseJobs(false, nullptr, 16), 1);
+  EXPECT_EQ(CaseJobs(true, nullptr, 16), 16);
+  EXPECT_EQ(CaseJobs(true, "", 0), 1);
+  EXPECT_EQ(CaseJobs(true, "3", 16), 3);
+  EXPECT_EQ(CaseJobs(true, "1024", 1), 1024);
+  for (const char* refused : {"0", "-2", "1025", "two", "4 ", "99999"}) {
+    try {
+      CaseJobs(true, refused, 16);
+      ADD_FAILURE() << refused << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kBadInput);
+      EXPECT_THAT(e.what(), HasSubstr("BANKCHECK_JOBS='" + std::string(refused) + "' is not a number"));
+    }
+  }
+}
+
+// Every case in exactly one group, in order; one group for one process; about three per process.
+TEST(SuiteRunnerTest, CasesAreCutIntoGroupsForTheProcesses) {
+  EXPECT_THAT(ChunkSizes(10, 1), ElementsAre(10u));
+  EXPECT_THAT(ChunkSizes(10, 2), ElementsAre(2u, 2u, 2u, 2u, 2u));
+  EXPECT_THAT(ChunkSizes(3, 16), ElementsAre(1u, 1u, 1u));
+  EXPECT_TRUE(ChunkSizes(0, 4).empty());
+  size_t sum = 0;
+  const std::vector<size_t> sizes = ChunkSizes(202, 16);
+  for (const size_t size : sizes) sum += size;
+  EXPECT_EQ(sum, 202u);
+  EXPECT_GE(sizes.size(), 16u * 2);
+  EXPECT_LE(sizes.size(), 16u * 3 + 1);
+}
+
 TEST(SuiteRunnerTest, WithoutAGpuEveryCaseSkipsAndTheRunSaysSo) {
   if (ProbeGpu().usable()) GTEST_SKIP() << "this machine has a usable GPU (the GPU test below runs instead)";
   if (gtest::GpuRequired()) GTEST_SKIP() << "BANKCHECK_REQUIRE_GPU=1: the cases would fail, not skip";

@@ -1,6 +1,5 @@
 #include "cuda/internal/disassembly.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -15,20 +14,12 @@
 #include "core/internal/file_io.h"
 #include "core/internal/nvdisasm.h"
 #include "core/internal/subprocess.h"
+#include "core/internal/tool_cache.h"
 
 namespace bankcheck::internal {
 namespace {
 
 constexpr std::string_view kCacheMagic = "bankcheck nvdisasm cache 1\n";
-
-// What a cache entry must have been made by: nvdisasm's path, size and modification time (another
-// toolkit, or nvdisasm replaced, makes every entry stale). "" when it cannot be found by path.
-std::string NvdisasmIdentity(const std::string& nvdisasm) {
-  struct stat info {};
-  if (nvdisasm.find('/') == std::string::npos || ::stat(nvdisasm.c_str(), &info) != 0) return "";
-  return nvdisasm + " " + std::to_string(info.st_size) + " " + std::to_string(info.st_mtim.tv_sec) + "." +
-         std::to_string(info.st_mtim.tv_nsec);
-}
 
 // nvdisasm's listing of `cubin`; empty when nvdisasm cannot be run (or none was found).
 std::string RunNvdisasm(const std::string& nvdisasm, const std::vector<char>& cubin) {
@@ -47,36 +38,10 @@ std::string RunNvdisasm(const std::string& nvdisasm, const std::vector<char>& cu
   return run.exit_status == 0 ? run.output : "";
 }
 
-// The cache entry's header: what it must match besides the cubin's bytes, which follow it.
-std::string CacheHeader(const std::string& identity, size_t cubin_size) {
-  return std::string(kCacheMagic) + identity + "\n" + std::to_string(cubin_size) + "\n";
-}
-
 std::string CacheEntryName(uint32_t crc, size_t size) {
   char name[64];
   std::snprintf(name, sizeof name, "%08x-%zu.listing", crc, size);
   return name;
-}
-
-// The listing an entry holds when it was made from exactly `cubin` by `identity`; nullopt-like ""
-// with `found` false otherwise (missing, unreadable, another cubin or nvdisasm).
-std::string ReadCacheEntry(const std::filesystem::path& file, const std::string& header,
-                           const std::vector<char>& cubin, bool& found) {
-  found = false;
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(file, error)) return "";
-  std::string entry;
-  try {
-    entry = ReadTextFile(file, "");
-  } catch (const Error&) {
-    return "";
-  }
-  const std::string_view bytes(cubin.data(), cubin.size());
-  if (entry.size() < header.size() + bytes.size() || entry.compare(0, header.size(), header) != 0 ||
-      std::string_view(entry).substr(header.size(), bytes.size()) != bytes)
-    return "";
-  found = true;
-  return entry.substr(header.size() + bytes.size());
 }
 
 bool Tracing() { return FlagFromEnvironment("BANKCHECK_TRACE_SESSION"); }
@@ -87,31 +52,22 @@ double MillisecondsSince(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-std::string DisassemblyCacheFolder(const std::string& default_folder) {
-  const char* set = std::getenv("BANKCHECK_DISASSEMBLY_CACHE");
-  if (set != nullptr && std::string_view(set) == "off") return "";
-  if (std::string folder = AbsolutePathFromEnvironment("BANKCHECK_DISASSEMBLY_CACHE"); !folder.empty())
-    return folder;
-  return default_folder;
-}
-
 std::string NvdisasmListing(const std::vector<char>& cubin, uint32_t crc, const std::string& cache) {
   const auto start = std::chrono::steady_clock::now();
   const std::string nvdisasm = FindCudaTool("nvdisasm", "BANKCHECK_NVDISASM").path;
-  const std::string identity = NvdisasmIdentity(nvdisasm);
+  const std::string identity = ToolIdentity(nvdisasm);
   // Without a path to nvdisasm there is nothing to tell its listings apart by: no cache.
   const bool cached = !cache.empty() && !identity.empty();
-  const std::string header = CacheHeader(identity, cubin.size());
+  const std::string header = ToolCacheHeader(kCacheMagic, identity, cubin.size());
+  const std::string_view bytes(cubin.data(), cubin.size());
   const std::filesystem::path entry = std::filesystem::path(cache) / CacheEntryName(crc, cubin.size());
   if (cached) {
-    bool found = false;
-    std::string listing = ReadCacheEntry(entry, header, cubin, found);
-    if (found) {
+    if (std::optional<std::string> listing = ReadToolCache(entry, header, bytes)) {
       if (Tracing())
         std::fprintf(stderr,
                      "bankcheck trace: nvdisasm listing of cubin %08x (%zu bytes) from the cache: %.3f ms\n",
                      crc, cubin.size(), MillisecondsSince(start));
-      return listing;
+      return *std::move(listing);
     }
   }
   std::string listing = RunNvdisasm(nvdisasm, cubin);
@@ -120,13 +76,10 @@ std::string NvdisasmListing(const std::vector<char>& cubin, uint32_t crc, const 
                  "bankcheck trace: nvdisasm -gi on cubin %08x (%zu bytes, %zu bytes listed): %.3f ms\n", crc,
                  cubin.size(), listing.size(), MillisecondsSince(start));
   if (cached && !listing.empty()) {
-    try {
-      CreateOutputFolders(cache);
-      WriteFileAtomically(entry, header + std::string(cubin.data(), cubin.size()) + listing);
-    } catch (const Error& e) {
-      // Only slower next time.
-      if (Tracing()) std::fprintf(stderr, "bankcheck trace: disassembly cache not written: %s\n", e.what());
-    }
+    // Only slower next time when it cannot be written.
+    const std::string why = WriteToolCache(entry, header, bytes, listing);
+    if (!why.empty() && Tracing())
+      std::fprintf(stderr, "bankcheck trace: disassembly cache not written: %s\n", why.c_str());
   }
   return listing;
 }

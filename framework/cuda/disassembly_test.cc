@@ -100,16 +100,6 @@ TEST_F(DisassemblyCacheTest, WithoutACacheEveryCallRunsNvdisasm) {
   EXPECT_EQ(Runs(), 2);
 }
 
-TEST_F(DisassemblyCacheTest, TheFolderComesFromTheEnvironmentThenTheDefault) {
-  EXPECT_EQ(DisassemblyCacheFolder("/build/c"), "/build/c");
-  ::setenv("BANKCHECK_DISASSEMBLY_CACHE", "off", 1);
-  EXPECT_EQ(DisassemblyCacheFolder("/build/c"), "");
-  ::setenv("BANKCHECK_DISASSEMBLY_CACHE", "/elsewhere", 1);
-  EXPECT_EQ(DisassemblyCacheFolder("/build/c"), "/elsewhere");
-  ::setenv("BANKCHECK_DISASSEMBLY_CACHE", "relative/c", 1);
-  EXPECT_THROW(DisassemblyCacheFolder("/build/c"), Error);
-}
-
 std::shared_ptr<const std::vector<char>> SharedCubin(char fill) {
   return std::make_shared<const std::vector<char>>(100, fill);
 }

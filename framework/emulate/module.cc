@@ -2,17 +2,24 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
+#include <optional>
+#include <string_view>
+#include <vector>
 
 #include "bankcheck/emulator.h"
 #include "bankcheck/error.h"
 #include "core/internal/file_io.h"
 #include "core/internal/nvdisasm.h"
 #include "core/internal/subprocess.h"
+#include "core/internal/tool_cache.h"
+#include "emulate/internal/diagnostics.h"
 #include "emulate/internal/sass.h"
 
 namespace bankcheck::emulate {
@@ -24,6 +31,7 @@ using bankcheck::internal::RunProgram;
 
 constexpr uint32_t kFatbinMagic = 0xBA55ED50;
 constexpr uint16_t kElfMachineCuda = 190;  // EM_CUDA
+constexpr std::string_view kModuleCacheMagic = "bankcheck emulate module cache 1\n";
 
 // A temporary folder, removed with everything in it.
 class TemporaryFolder {
@@ -97,11 +105,16 @@ bool IsCudaElf(const std::string& bytes) {
   return machine == kElfMachineCuda;
 }
 
-// The kernels of one sm_90 cubin file.
-std::map<std::string, internal::Kernel, std::less<>> ReadCubin(const std::string& path) {
-  const std::string listing = RunTool("nvdisasm", "BANKCHECK_NVDISASM", {"-gi", "-c", path}, path);
-  const std::string elf = RunTool("cuobjdump", "BANKCHECK_CUOBJDUMP", {"-elf", path}, path);
-  return internal::ReadKernels(listing, elf);
+// What the tools print of one sm_90 cubin: its instructions (nvdisasm -gi -c) and its ELF sections
+// (cuobjdump -elf), which the kernels are read from.
+struct CubinListings {
+  std::string sass;
+  std::string elf;
+};
+
+CubinListings ListCubin(const std::string& path) {
+  return {RunTool("nvdisasm", "BANKCHECK_NVDISASM", {"-gi", "-c", path}, path),
+          RunTool("cuobjdump", "BANKCHECK_CUOBJDUMP", {"-elf", path}, path)};
 }
 
 bool IsSm90Cubin(const std::string& name) {
@@ -110,6 +123,97 @@ bool IsSm90Cubin(const std::string& name) {
            name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
   return ends_with(".sm_90.cubin") || ends_with(".sm_90a.cubin");
+}
+
+// The listings of every sm_90 cubin of the cubin, fatbin, object or program at `path`.
+std::vector<CubinListings> ListModuleFile(const std::string& path) {
+  if (IsCudaElf(ReadFile(path))) return {ListCubin(path)};
+  // A fatbin, an object or a program: cuobjdump extracts its cubins; the sm_90 ones are read.
+  TemporaryFolder folder;
+  const std::string absolute = std::filesystem::absolute(path).string();
+  RunTool("cuobjdump", "BANKCHECK_CUOBJDUMP", {"-xelf", "all", absolute}, path, folder.path());
+  std::vector<CubinListings> listings;
+  for (const auto& entry : std::filesystem::directory_iterator(folder.path())) {
+    if (IsSm90Cubin(entry.path().filename().string())) listings.push_back(ListCubin(entry.path().string()));
+  }
+  if (listings.empty())
+    throw Error(ErrorKind::kBadInput, path +
+                                          " holds no sm_90 SASS (cuobjdump -lelf lists its cubins): build it "
+                                          "with 90 in CUDA_ARCHITECTURES (-arch=sm_90)");
+  return listings;
+}
+
+// A module image's listings as a cache entry keeps them: per cubin "<sass bytes> <elf bytes>\n"
+// and the two listings.
+std::string Serialize(const std::vector<CubinListings>& listings) {
+  std::string out;
+  for (const CubinListings& cubin : listings)
+    out += std::to_string(cubin.sass.size()) + " " + std::to_string(cubin.elf.size()) + "\n" + cubin.sass +
+           cubin.elf;
+  return out;
+}
+
+// Serialize's text read back; nullopt when it is not (then the image is listed again).
+std::optional<std::vector<CubinListings>> Deserialize(std::string_view text) {
+  std::vector<CubinListings> listings;
+  while (!text.empty()) {
+    const size_t end = text.find('\n');
+    if (end == std::string_view::npos || end > 41) return std::nullopt;
+    size_t sass = 0, elf = 0;
+    char extra = 0;
+    if (std::sscanf(std::string(text.substr(0, end)).c_str(), "%zu %zu%c", &sass, &elf, &extra) != 2)
+      return std::nullopt;
+    text.remove_prefix(end + 1);
+    if (sass > text.size() || elf > text.size() - sass) return std::nullopt;
+    listings.push_back({std::string(text.substr(0, sass)), std::string(text.substr(sass, elf))});
+    text.remove_prefix(sass + elf);
+  }
+  if (listings.empty()) return std::nullopt;
+  return listings;
+}
+
+// The listings of an image in memory: from the disassembly cache (tool_cache.h; the suites' is
+// <build folder>/bankcheck-cache/emulate, SetProjectSources's build root) when it holds them for
+// these bytes and these tools, else made by the tools from a file of the bytes in a folder of this
+// process's own, and kept there. Every process of an emulated suite reads the same modules; the
+// tools' start-up, not the reading, is what costs.
+std::vector<CubinListings> ListImage(std::string_view image) {
+  std::string project_root, build_root;
+  internal::ProjectRoots(&project_root, &build_root);
+  const std::string cache = bankcheck::internal::DisassemblyCacheFolder(
+      build_root.empty() ? "" : build_root + "/bankcheck-cache/emulate");
+  const std::string nvdisasm =
+      bankcheck::internal::ToolIdentity(FindCudaTool("nvdisasm", "BANKCHECK_NVDISASM").path);
+  const std::string cuobjdump =
+      bankcheck::internal::ToolIdentity(FindCudaTool("cuobjdump", "BANKCHECK_CUOBJDUMP").path);
+  const bool cached = !cache.empty() && !nvdisasm.empty() && !cuobjdump.empty();
+  const std::string header =
+      bankcheck::internal::ToolCacheHeader(kModuleCacheMagic, nvdisasm + "\n" + cuobjdump, image.size());
+  char name[64];
+  std::snprintf(name, sizeof name, "%016zx-%zu.module", std::hash<std::string_view>{}(image), image.size());
+  const std::filesystem::path entry = std::filesystem::path(cache) / name;
+  if (cached) {
+    if (const std::optional<std::string> text = bankcheck::internal::ReadToolCache(entry, header, image)) {
+      if (std::optional<std::vector<CubinListings>> listings = Deserialize(*text))
+        return *std::move(listings);
+    }
+  }
+  TemporaryFolder folder;
+  const std::string path = folder.path() + "/module.image";
+  WriteFile(path, image);
+  std::vector<CubinListings> listings = ListModuleFile(path);
+  if (cached)
+    bankcheck::internal::WriteToolCache(entry, header, image, Serialize(listings));  // else slower next time
+  return listings;
+}
+
+Module::Data ReadListings(const std::vector<CubinListings>& listings) {
+  Module::Data data;
+  for (const CubinListings& cubin : listings) {
+    for (auto& [kernel_name, kernel] : internal::ReadKernels(cubin.sass, cubin.elf))
+      data.kernels.emplace(kernel_name, std::move(kernel));
+  }
+  return data;
 }
 
 }  // namespace
@@ -126,29 +230,7 @@ Module Module::FromListings(const std::string& nvdisasm_listing, const std::stri
 }
 
 Module Module::FromCubinFile(const std::string& path) {
-  const std::string bytes = ReadFile(path);
-  auto data = std::make_unique<Data>();
-  if (IsCudaElf(bytes)) {
-    data->kernels = ReadCubin(path);
-    return Module(std::move(data));
-  }
-  // A fatbin, an object or a program: cuobjdump extracts its cubins; the sm_90 ones are read.
-  TemporaryFolder folder;
-  const std::string absolute = std::filesystem::absolute(path).string();
-  RunTool("cuobjdump", "BANKCHECK_CUOBJDUMP", {"-xelf", "all", absolute}, path, folder.path());
-  bool found = false;
-  for (const auto& entry : std::filesystem::directory_iterator(folder.path())) {
-    const std::string name = entry.path().filename().string();
-    if (!IsSm90Cubin(name)) continue;
-    found = true;
-    for (auto& [kernel_name, kernel] : ReadCubin(entry.path().string()))
-      data->kernels.emplace(kernel_name, std::move(kernel));
-  }
-  if (!found)
-    throw Error(ErrorKind::kBadInput, path +
-                                          " holds no sm_90 SASS (cuobjdump -lelf lists its cubins): build it "
-                                          "with 90 in CUDA_ARCHITECTURES (-arch=sm_90)");
-  return Module(std::move(data));
+  return Module(std::make_unique<Data>(ReadListings(ListModuleFile(path))));
 }
 
 Module Module::FromFatbin(const void* fatbin) {
@@ -173,11 +255,7 @@ Module Module::FromFatbin(const void* fatbin) {
 }
 
 Module Module::FromImage(std::string_view image) {
-  // The tools read files: the image is written into a folder of this process's own.
-  TemporaryFolder folder;
-  const std::string path = folder.path() + "/module.image";
-  WriteFile(path, image);
-  return FromCubinFile(path);
+  return Module(std::make_unique<Data>(ReadListings(ListImage(image))));
 }
 
 const KernelInfo* Module::Find(std::string_view mangled) const {

@@ -15,14 +15,10 @@
 #include <thread>
 #include <vector>
 
+#include "core/internal/tool_cache.h"  // DisassemblyCacheFolder
 #include "cuda/internal/thread_annotations.h"
 
 namespace bankcheck::internal {
-
-// The folder of the disassembly cache: BANKCHECK_DISASSEMBLY_CACHE (an absolute path; "off" for
-// none), else `default_folder` (kernel suites: <build folder>/bankcheck-cache/nvdisasm), else none
-// (""). Error(kBadInput) for a relative BANKCHECK_DISASSEMBLY_CACHE.
-std::string DisassemblyCacheFolder(const std::string& default_folder);
 
 // The listing of `cubin` (`nvdisasm -gi -c`), from the cache folder `cache` when it holds an entry
 // for these bytes made by this nvdisasm, else by running nvdisasm (FindCudaTool: BANKCHECK_NVDISASM,

@@ -1,6 +1,7 @@
 #pragma once
 // How the kernel suite program runs its cases: one CTest test per topic (the cases whose names
-// begin with "<topic>/"), all its cases in one process, under a supervisor that starts a fresh
+// begin with "<topic>/"), its cases in child processes (one at a time on the GPU, several at once
+// in the emulated program: CaseJobs), under a supervisor that starts a fresh
 // process for the remaining cases when one faults (a kernel fault leaves a CUDA context unusable,
 // so the process must go).
 //
@@ -79,10 +80,18 @@ struct FinishedCase {
 };
 std::vector<FinishedCase> ParseProgress(const std::string& text);
 
+// How many cases run at once: the GPU program runs one at a time (its counters need the GPU to
+// themselves); the emulated program as many as `setting` (BANKCHECK_JOBS) says, 1 to 1024, or one
+// per hardware thread when it is unset or empty. Error(kBadInput) for any other setting.
+int CaseJobs(bool emulated, const char* setting, unsigned hardware_threads);
+// How `tests` cases are cut into groups, one child each, for `jobs` processes at a time: all in one
+// for one process, else about three groups per process, in order.
+std::vector<size_t> ChunkSizes(size_t tests, int jobs);
 // Runs `tests` in child processes of `program` (argv[0] and the caller's other gtest flags in
-// `args`), starting a fresh child for the cases after one that faults or kills its process. Prints
-// what it does on stdout; returns the exit code for the whole run: 0 when every case passed (or
-// some skipped), gtest::kAllSkippedExitCode when every case skipped, 1 when any failed.
+// `args`), CaseJobs of them at a time (each child's output then printed whole when it ends),
+// starting a fresh child for the cases after one that faults or kills its process. Prints what it
+// does on stdout; returns the exit code for the whole run: 0 when every case passed (or some
+// skipped), gtest::kAllSkippedExitCode when every case skipped, 1 when any failed.
 int SuperviseCases(const std::string& program, const std::vector<std::string>& args,
                    const std::vector<std::string>& tests);
 
