@@ -198,17 +198,20 @@ TEST(SuiteRunnerTest, ProgressLines) {
 }
 
 // The GPU program runs one case at a time whatever BANKCHECK_JOBS says (its counters need the GPU
-// to themselves); the emulated one runs as many as it says, else one per hardware thread.
+// to themselves); the emulated one runs as many as it says, else one per hardware thread for the
+// whole suite and one at a time for a topic (CTest runs topics at once).
 TEST(SuiteRunnerTest, CasesRunAtOnceOnlyInTheEmulatedProgram) {
-  EXPECT_EQ(CaseJobs(/*emulated=*/false, "8", 16), 1);
-  EXPECT_EQ(CaseJobs(false, nullptr, 16), 1);
-  EXPECT_EQ(CaseJobs(true, nullptr, 16), 16);
-  EXPECT_EQ(CaseJobs(true, "", 0), 1);
-  EXPECT_EQ(CaseJobs(true, "3", 16), 3);
-  EXPECT_EQ(CaseJobs(true, "1024", 1), 1024);
+  EXPECT_EQ(CaseJobs(/*emulated=*/false, /*one_topic=*/false, "8", 16), 1);
+  EXPECT_EQ(CaseJobs(false, false, nullptr, 16), 1);
+  EXPECT_EQ(CaseJobs(true, false, nullptr, 16), 16);
+  EXPECT_EQ(CaseJobs(true, true, nullptr, 16), 1);
+  EXPECT_EQ(CaseJobs(true, true, "4", 16), 4);
+  EXPECT_EQ(CaseJobs(true, false, "", 0), 1);
+  EXPECT_EQ(CaseJobs(true, false, "3", 16), 3);
+  EXPECT_EQ(CaseJobs(true, false, "1024", 1), 1024);
   for (const char* refused : {"0", "-2", "1025", "two", "4 ", "99999"}) {
     try {
-      CaseJobs(true, refused, 16);
+      CaseJobs(true, false, refused, 16);
       ADD_FAILURE() << refused << " was accepted";
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::kBadInput);

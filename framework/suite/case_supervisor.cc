@@ -211,9 +211,10 @@ class Supervisor {
 
 }  // namespace
 
-int CaseJobs(bool emulated, const char* setting, unsigned hardware_threads) {
+int CaseJobs(bool emulated, bool one_topic, const char* setting, unsigned hardware_threads) {
   if (!emulated) return 1;
-  if (setting == nullptr || *setting == '\0') return static_cast<int>(std::max(1U, hardware_threads));
+  if (setting == nullptr || *setting == '\0')
+    return one_topic ? 1 : static_cast<int>(std::max(1U, hardware_threads));
   const std::string text = setting;
   if (text.size() > 4 || text.find_first_not_of("0123456789") != std::string::npos || std::stoi(text) < 1 ||
       std::stoi(text) > 1024)
@@ -236,8 +237,8 @@ std::vector<size_t> ChunkSizes(size_t tests, int jobs) {
 }
 
 int SuperviseCases(const std::string& program, const std::vector<std::string>& args,
-                   const std::vector<std::string>& tests) {
-  const int jobs = CaseJobs(internal::EmulatedProgram(), std::getenv("BANKCHECK_JOBS"),
+                   const std::vector<std::string>& tests, bool one_topic) {
+  const int jobs = CaseJobs(internal::EmulatedProgram(), one_topic, std::getenv("BANKCHECK_JOBS"),
                             std::thread::hardware_concurrency());
   const std::vector<size_t> sizes = ChunkSizes(tests.size(), jobs);
   const size_t processes = std::min(sizes.size(), static_cast<size_t>(jobs));
@@ -248,7 +249,7 @@ int SuperviseCases(const std::string& program, const std::vector<std::string>& a
   } else {
     supervisor.Say("bankcheck: running " + std::to_string(tests.size()) + " cases in " +
                    std::to_string(sizes.size()) + " groups, " + std::to_string(processes) +
-                   " processes at a time (BANKCHECK_JOBS, default one per hardware thread)\n");
+                   " processes at a time (BANKCHECK_JOBS)\n");
     std::mutex taking;
     size_t next_chunk = 0, next_test = 0;
     std::vector<std::thread> lanes;

@@ -92,7 +92,7 @@ int RunSuiteProgram(int argc, char** argv) {
       return bankcheck::gtest::kAllSkippedExitCode;
     }
     ::unsetenv("GTEST_FILTER");  // the children get the cases by name
-    return suites::SuperviseCases(argv[0], args, tests);
+    return suites::SuperviseCases(argv[0], args, tests, /*one_topic=*/!topic.empty());
   }
   // Lines checked: the project's modules load with the context and their disassembly begins at
   // once, beside the first cases (PrefetchProjectDisassembly), unless the user chose the loading.

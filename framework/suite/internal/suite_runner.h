@@ -81,9 +81,11 @@ struct FinishedCase {
 std::vector<FinishedCase> ParseProgress(const std::string& text);
 
 // How many cases run at once: the GPU program runs one at a time (its counters need the GPU to
-// themselves); the emulated program as many as `setting` (BANKCHECK_JOBS) says, 1 to 1024, or one
-// per hardware thread when it is unset or empty. Error(kBadInput) for any other setting.
-int CaseJobs(bool emulated, const char* setting, unsigned hardware_threads);
+// themselves); the emulated program as many as `setting` (BANKCHECK_JOBS) says, 1 to 1024, and when
+// it is unset or empty one at a time for `one_topic` (CTest's test of a topic: `ctest -j` runs
+// topics at once, and a topic's cases share their modules) and one per hardware thread for the
+// whole suite. Error(kBadInput) for any other setting.
+int CaseJobs(bool emulated, bool one_topic, const char* setting, unsigned hardware_threads);
 // How `tests` cases are cut into groups, one child each, for `jobs` processes at a time: all in one
 // for one process, else about three groups per process, in order.
 std::vector<size_t> ChunkSizes(size_t tests, int jobs);
@@ -93,7 +95,7 @@ std::vector<size_t> ChunkSizes(size_t tests, int jobs);
 // does on stdout; returns the exit code for the whole run: 0 when every case passed (or some
 // skipped), gtest::kAllSkippedExitCode when every case skipped, 1 when any failed.
 int SuperviseCases(const std::string& program, const std::vector<std::string>& args,
-                   const std::vector<std::string>& tests);
+                   const std::vector<std::string>& tests, bool one_topic);
 
 // In a supervised child: records each finished case in the progress file, and ends the process
 // with kContextLostExitCode right after a case that lost the CUDA context.
