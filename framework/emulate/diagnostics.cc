@@ -47,6 +47,21 @@ void StopLaunch(const std::string& reason) {
   throw Undecidable{undecided};
 }
 
+std::string NotUnderstood(const Instruction& instruction) {
+  for (const Operand& operand : instruction.operands) {
+    if (operand.kind != OperandKind::kLabel || instruction.target >= 0) continue;
+    // A call out of the kernel (an absolute call to a symbol the linker resolves).
+    if (operand.text.rfind("__cudaCDP", 0) == 0)
+      return instruction.opcode + " calls " + operand.text +
+             ": a kernel launched from the device (dynamic parallelism) is not emulated (the GPU counts the "
+             "child grid in the parent's record, which the emulator would miss)";
+    return instruction.opcode + " calls " + operand.text +
+           ", a function outside the kernel: calls are not emulated";
+  }
+  return instruction.opcode +
+         " is an instruction the emulator does not understand (docs/emulate.md lists those it does)";
+}
+
 std::string Located(const Instruction& instruction) {
   if (instruction.inline_chain.empty()) return instruction.Where();
   const SourceFrame& frame = instruction.inline_chain.back();

@@ -13,9 +13,11 @@
 #include "bankcheck/emulator.h"
 #include "bankcheck/error.h"
 #include "core/internal/environment.h"
+#include "emulate/internal/cluster.h"
 #include "emulate/internal/evaluator.h"
 #include "emulate/internal/limits.h"
 #include "emulate/internal/sass.h"
+#include "emulate/internal/sm90.h"
 
 namespace bankcheck::emulate {
 namespace {
@@ -44,14 +46,26 @@ Emulation Emulate(const Module& module, const LaunchToEmulate& launch, const Emu
     throw Error(ErrorKind::kBadInput, "the kernel " + launch.mangled + " has no instructions in the module");
 
   Emulation emulation;
-  if (launch.cluster != Dim3{}) {
+  // The evaluator reads the clusters from the launch: the kernel's __cluster_dims__ when the
+  // launch gives none.
+  LaunchToEmulate clustered;
+  const LaunchToEmulate* run = &launch;
+  Dim3 cluster;
+  if (const std::optional<std::string> why = EffectiveCluster(kernel.info, launch.cluster, &cluster)) {
     emulation.undecided = Undecided{};
-    emulation.undecided->reason = "a launch with thread-block clusters (cluster " + ToString(launch.cluster) +
-                                  "): distributed shared memory and SR_CgaCtaId's ranks are not emulated yet";
+    emulation.undecided->reason = *why;
     return emulation;
   }
+  if (const std::optional<std::string> invalid =
+          InvalidCluster(launch.grid, cluster, sm90::kMaxClusterBlocks))
+    throw Error(ErrorKind::kBadInput, *invalid + ": the GPU refuses such a launch, nothing to emulate");
+  if (cluster != launch.cluster) {
+    clustered = launch;
+    clustered.cluster = cluster;
+    run = &clustered;
+  }
   Rows rows;
-  LaunchEvaluator evaluator(kernel, launch, limits);
+  LaunchEvaluator evaluator(kernel, *run, limits);
   try {
     rows = evaluator.Run();
     emulation.evaluated_blocks = evaluator.evaluated_blocks();
@@ -77,7 +91,7 @@ Emulation Emulate(const Module& module, const LaunchToEmulate& launch, const Emu
     InstructionCounts counts;
     counts.pc_offset = instruction.pc;
     counts.opcode = instruction.opcode;
-    counts.kind = instruction.info->shared_kind;
+    counts.kind = RowKind(*instruction.info);
     counts.executions = row.executions;
     counts.wavefronts = row.wavefronts;
     counts.ideal_wavefronts = row.ideal;

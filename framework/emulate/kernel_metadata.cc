@@ -93,6 +93,19 @@ bool CbankValue(std::string_view line, uint32_t* value) {
   return false;
 }
 
+// "Value:\t0x2 0x1 0x1" (EIATTR_CTA_PER_CLUSTER): the cluster's x, y and z.
+bool ClusterValue(std::string_view line, Dim3* cluster) {
+  const size_t at = line.find("Value:");
+  if (at == std::string_view::npos) return false;
+  Cursor cursor{line, at + 6};
+  uint32_t* dims[3] = {&cluster->x, &cluster->y, &cluster->z};
+  for (int i = 0; i < 3; ++i) {
+    cursor.Spaces(false);
+    if (!cursor.Literal("0x") || !cursor.Hex(8, dims[i])) return false;
+  }
+  return true;
+}
+
 // "Ordinal : 0x3\tOffset  : 0x14\tSize    : 0x4" anywhere in the line.
 bool ParamInfo(std::string_view line, ParamSlot* slot) {
   for (size_t at = line.find("Ordinal"); at != std::string_view::npos; at = line.find("Ordinal", at + 1)) {
@@ -116,9 +129,10 @@ bool ParamInfo(std::string_view line, ParamSlot* slot) {
 
 void ReadKernelMetadata(const std::string& elf_listing, std::map<std::string, Kernel, std::less<>>& kernels) {
   // cuobjdump -elf: the section table's .nv.shared.<kernel> sizes, and each .nv.info.<kernel>
-  // section's EIATTR_KPARAM_INFO (ordinal, offset, size) and EIATTR_PARAM_CBANK (size << 16 | base).
+  // section's EIATTR_KPARAM_INFO (ordinal, offset, size), EIATTR_PARAM_CBANK (size << 16 | base)
+  // and the cluster attributes (EIATTR_EXPLICIT_CLUSTER, EIATTR_CTA_PER_CLUSTER: x y z).
   Kernel* current = nullptr;
-  bool cbank_next = false;
+  bool cbank_next = false, cluster_next = false;
   std::istringstream lines(elf_listing);
   for (std::string line; std::getline(lines, line);) {
     std::string name;
@@ -137,6 +151,15 @@ void ReadKernelMetadata(const std::string& elf_listing, std::map<std::string, Ke
     if (current == nullptr) continue;
     if (line.find("EIATTR_PARAM_CBANK") != std::string::npos) {
       cbank_next = true;
+      continue;
+    }
+    if (line.find("EIATTR_EXPLICIT_CLUSTER") != std::string::npos) current->info.explicit_cluster = true;
+    if (line.find("EIATTR_CTA_PER_CLUSTER") != std::string::npos) {
+      cluster_next = true;
+      continue;
+    }
+    if (cluster_next && ClusterValue(line, &current->info.compiled_cluster)) {
+      cluster_next = false;
       continue;
     }
     if (cbank_next && CbankValue(line, &number)) {

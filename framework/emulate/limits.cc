@@ -47,6 +47,19 @@ std::optional<std::string> InvalidConfiguration(const Dim3& grid, const Dim3& bl
   return std::nullopt;
 }
 
+std::optional<std::string> InvalidCluster(const Dim3& grid, const Dim3& cluster, uint32_t max_blocks) {
+  const std::string shape = "a grid of " + ToString(grid) + " blocks in clusters of " + ToString(cluster);
+  if (cluster.x == 0 || cluster.y == 0 || cluster.z == 0) return "an empty cluster (" + shape + ")";
+  if (grid.x % cluster.x != 0 || grid.y % cluster.y != 0 || grid.z % cluster.z != 0)
+    return "a grid that is not a whole number of clusters (" + shape + ")";
+  const uint64_t blocks = uint64_t{cluster.x} * cluster.y * cluster.z;
+  if (blocks > max_blocks)
+    return "a cluster of " + std::to_string(blocks) + " blocks, over the " + std::to_string(max_blocks) +
+           " this kernel may have (" + shape +
+           "; 16 with cudaFuncAttributeNonPortableClusterSizeAllowed, at most)";
+  return std::nullopt;
+}
+
 Meter::Meter(const EmulationLimits& limits) : budget_(limits.budget) {
   instructions_.limit = instructions_.allowed = limits.max_warp_instructions;
   checks_.limit = checks_.allowed = limits.max_group_checks;

@@ -12,6 +12,7 @@ namespace bankcheck::emulate::internal {
 
 Value LaunchEvaluator::ReadConstant(size_t index, uint32_t bank, uint64_t offset, uint32_t bytes) const {
   if (bank != sm90::kLaunchConfigurationBank) return Unknown(Origin(index));
+  if (const std::optional<Value> cluster = ClusterConstant(offset, bytes)) return *cluster;
   // blockDim then gridDim (sm90.h), the arguments from the kernel's parameter base.
   static_assert(sm90::kBlockDimOffset == 0 && sm90::kGridDimOffset == 12);
   if (offset + bytes <= sm90::kLaunchConfigurationEnd && offset % 4 == 0 && bytes == 4) {

@@ -26,6 +26,8 @@ void LaunchEvaluator::MemoryAccess(const Instruction& in, size_t index, uint32_t
     const uint32_t lanes = Decide(in, mask, "whether it runs");
     if (lanes != 0) CostShared(in, index, lanes);
   }
+  if (in.info->memory == Memory::kGeneric || in.info->memory == Memory::kGenericAtomic)
+    GenericAccess(in, index, mask);
   const Operand* known_address = semantics == Semantics::kLoad ? KnownLoadAddress(in) : nullptr;
   // The destinations (a load's, an atomic's) become unknown; a store's guards are still read, as
   // they may depend on the block.

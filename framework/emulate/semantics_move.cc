@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "emulate/internal/cluster.h"
 #include "emulate/internal/evaluator.h"
 #include "emulate/internal/sm90.h"
 
@@ -87,8 +88,13 @@ Value LaunchEvaluator::SpecialRegister(const Operand& source, int lane, size_t i
     case SpecialRegister::kLaneId:
       return Known(static_cast<uint32_t>(lane));
     case SpecialRegister::kCgaCtaId:
-      // Emulate refuses launches with clusters: each block is the only one (rank 0) of its cluster.
-      return Known(0);
+      // Without clusters every block is rank 0 of its own. In a cluster the rank is the block's
+      // index modulo the cluster's, which no affine step follows: blocks are evaluated one by one
+      // where it reaches an address or a branch.
+      if (launch_.cluster == Dim3{}) return Known(0);
+      return Known(ClusterRank(ctaid_, launch_.cluster), NotAffine());
+    case SpecialRegister::kSharedWindowHigh:
+      return Known(sm90::kSharedWindowHighWord);
     case SpecialRegister::kLaneMaskEq:
       return Known(bit);
     case SpecialRegister::kLaneMaskLt:

@@ -24,6 +24,10 @@ struct Undecidable {
 // "LDS at pc 0x01a0, kernels/x.cu:42" (the source line when the listing has line info).
 std::string Located(const Instruction& instruction);
 
+// Why an instruction without a row in the opcode table stops the launch. A call names its callee:
+// the device runtime's entry points (__cudaCDP2*: a kernel launched from the device) say so.
+std::string NotUnderstood(const Instruction& instruction);
+
 // What an unknown's origin (Value::origin) was, for a reader.
 std::string OriginText(const Kernel& kernel, uint32_t origin);
 

@@ -80,6 +80,13 @@ class LaunchEvaluator {
   bool LoadKnown(const Instruction& in, const Operand& address, int lane, size_t index, Writes& out) const;
   void Control(const Instruction& in, uint32_t index, uint32_t mask);  // semantics_control.cc
 
+  // ---- thread-block clusters (cluster.cc) ----
+  // Bank 0's words that describe the launch's clusters; nullopt for any other.
+  std::optional<Value> ClusterConstant(uint64_t offset, uint32_t bytes) const;
+  // A generic access (LD, ST, ATOM): another block's shared memory counts a distributed shared
+  // access; the block's own, or one that cannot be told in a cluster launch, stops the launch.
+  void GenericAccess(const Instruction& in, size_t index, uint32_t mask);
+
   // ---- shared-memory costing (shared_cost.cc) ----
   void CostShared(const Instruction& in, size_t index, uint32_t lanes);
   void ReadSources(const Instruction& in, size_t index, uint32_t lanes,

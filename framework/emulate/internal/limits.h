@@ -23,6 +23,13 @@ inline constexpr uint64_t kDefaultDynamicShared = 48 * 1024, kMaxSharedOptIn = 2
 // block, a dimension over its limit, a block of more than 1024 threads. nullopt when it runs.
 std::optional<std::string> InvalidConfiguration(const Dim3& grid, const Dim3& block);
 
+// Why the GPU refuses a launch with this cluster (cudaErrorInvalidClusterSize, measured on an H200
+// with cudart 13.0): an empty cluster dimension, a grid dimension that is not a multiple of the
+// cluster's, or more than `max_blocks` blocks in a cluster (8; 16 for a kernel with
+// cudaFuncAttributeNonPortableClusterSizeAllowed: sm90::kMaxPortableClusterBlocks,
+// kMaxClusterBlocks). nullopt when it runs.
+std::optional<std::string> InvalidCluster(const Dim3& grid, const Dim3& cluster, uint32_t max_blocks);
+
 class Meter {
  public:
   // Reserves the launch's limits from `limits.budget` (when set): what earlier launches left.

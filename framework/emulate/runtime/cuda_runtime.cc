@@ -11,7 +11,7 @@
 //   graphs, stream capture                graphs.cc; the driver's entry points: driver_api.cc
 // Device memory is followed as known or unknown (emulate/internal/global_memory.h): what the host
 // copies or sets there is known to the launches recorded after it. Everything else the program
-// links (launch attributes such as clusters, __managed__ variables) answers cudaErrorNotSupported
+// links (launch attributes other than clusters, __managed__ variables) answers cudaErrorNotSupported
 // and notes "not emulated: <call>", which makes the running case skip with that reason: never a
 // silent success.
 
@@ -68,8 +68,9 @@ struct CallConfiguration {
 thread_local std::vector<CallConfiguration> t_configurations;
 
 cudaError_t Launch(const void* function, dim3 grid, dim3 block, void** args, size_t shared, void* stream,
-                   const char* via) {
+                   const char* via, dim3 cluster = dim3(1, 1, 1)) {
   LaunchRequest request;
+  request.cluster = ToDim3(cluster);
   request.stream = stream;
   request.function = function;
   request.grid = ToDim3(grid);
@@ -127,8 +128,8 @@ cudaDeviceProp EmulatedDevice() {
   prop.totalConstMem = 64 * 1024;
   prop.l2CacheSize = 50 * 1024 * 1024;
   prop.unifiedAddressing = 1;
-  // Cluster and cooperative launches are not emulated (a launch with them says so).
-  prop.clusterLaunch = 0;
+  // Cluster launches are emulated; cooperative launches are not (a launch with them says so).
+  prop.clusterLaunch = 1;
   prop.cooperativeLaunch = 0;
   return prop;
 }
@@ -212,20 +213,29 @@ cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** arg
 
 cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) {
   if (config == nullptr) return Fail(cudaErrorInvalidValue);
-  // Attributes change how a launch runs (clusters, cooperative launch, priorities, ...): none is emulated.
-  if (config->numAttrs != 0 && config->attrs != nullptr) {
-    return NotEmulated(config->attrs[0].id == cudaLaunchAttributeClusterDimension
-                           ? "cudaLaunchKernelExC with a cluster dimension (thread block clusters)"
-                           : "cudaLaunchKernelExC with launch attributes");
+  // A cluster dimension is emulated; other attributes change how a launch runs (cooperative
+  // launch, priorities, ...) and are not.
+  dim3 cluster(1, 1, 1);
+  for (unsigned i = 0; i < config->numAttrs && config->attrs != nullptr; ++i) {
+    const cudaLaunchAttribute& attribute = config->attrs[i];
+    if (attribute.id != cudaLaunchAttributeClusterDimension)
+      return NotEmulated("cudaLaunchKernelExC with launch attribute " + std::to_string(attribute.id) +
+                         " (only cudaLaunchAttributeClusterDimension is emulated)");
+    cluster = dim3(attribute.val.clusterDim.x, attribute.val.clusterDim.y, attribute.val.clusterDim.z);
   }
   return Launch(func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes, config->stream,
-                "cudaLaunchKernelExC");
+                "cudaLaunchKernelExC", cluster);
 }
 
 cudaError_t cudaFuncSetAttribute(const void* func, enum cudaFuncAttribute attr, int value) {
   if (TheCapture().Find(func) == nullptr) return Fail(cudaErrorInvalidDeviceFunction);
-  // The dynamic shared memory size permits launches (Capture::Launch refuses more); other
-  // attributes (the carve-out, ...) change only how fast a kernel runs.
+  // The dynamic shared memory size and the non-portable cluster size permit launches
+  // (Capture::Launch refuses more); other attributes (the carve-out, ...) change only how fast a
+  // kernel runs.
+  if (attr == cudaFuncAttributeNonPortableClusterSizeAllowed) {
+    const cudaError_t error = TheCapture().SetNonPortableClusterSize(func, value != 0);
+    return error == cudaSuccess ? cudaSuccess : Fail(error);
+  }
   if (attr != cudaFuncAttributeMaxDynamicSharedMemorySize) return cudaSuccess;
   const cudaError_t error = TheCapture().SetMaxDynamicShared(func, value);
   return error == cudaSuccess ? cudaSuccess : Fail(error);

@@ -10,7 +10,9 @@
 #include "bankcheck/error.h"
 #include "core/internal/demangle.h"
 #include "core/internal/environment.h"
+#include "emulate/internal/cluster.h"
 #include "emulate/internal/limits.h"
+#include "emulate/internal/sm90.h"
 
 namespace bankcheck::emulate::runtime {
 namespace {
@@ -59,6 +61,13 @@ bool SharedMemoryRefused(size_t dynamic, uint64_t static_bytes, const Registered
                                ? static_cast<uint64_t>(registered.max_dynamic_shared)
                                : kDefaultDynamicShared - std::min(static_bytes, kDefaultDynamicShared);
   return dynamic > allowed || static_bytes + dynamic > internal::kMaxSharedOptIn;
+}
+
+// The GPU's answer to a launch's clusters (InvalidCluster, limits.h).
+bool ClusterRefused(const LaunchRequest& request, const RegisteredKernel& kernel) {
+  const uint32_t max_blocks = kernel.non_portable_cluster ? internal::sm90::kMaxClusterBlocks
+                                                          : internal::sm90::kMaxPortableClusterBlocks;
+  return internal::InvalidCluster(request.grid, request.cluster, max_blocks).has_value();
 }
 
 }  // namespace
@@ -117,6 +126,14 @@ cudaError_t Capture::SetMaxDynamicShared(const void* host_function, int bytes) {
   return cudaSuccess;
 }
 
+cudaError_t Capture::SetNonPortableClusterSize(const void* host_function, bool allowed) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto found = kernels_.find(host_function);
+  if (found == kernels_.end()) return cudaErrorInvalidDeviceFunction;
+  found->second.non_portable_cluster = allowed;
+  return cudaSuccess;
+}
+
 cudaError_t Capture::Launch(const LaunchRequest& request, const char* entry_point) {
   std::unique_lock<std::mutex> lock(mutex_);
   const auto capture = captures_.find(request.stream);
@@ -138,6 +155,7 @@ cudaError_t Capture::Launch(const LaunchRequest& request, const char* entry_poin
     const auto found = kernels_.find(request.function);
     if (found == kernels_.end()) return PrepareLocked(request, entry_point, nullptr, lock);
     if (SharedMemoryRefused(request.dynamic_shared_bytes, 0, found->second)) return cudaErrorInvalidValue;
+    if (ClusterRefused(request, found->second)) return cudaErrorInvalidClusterSize;
     memory_.ForgetAll();
     return cudaSuccess;
   }
@@ -172,6 +190,7 @@ cudaError_t Capture::PrepareLocked(const LaunchRequest& request, const char* ent
   }
   // The kernel's static shared memory is known only once its module is read.
   if (SharedMemoryRefused(request.dynamic_shared_bytes, 0, found->second)) return cudaErrorInvalidValue;
+  if (ClusterRefused(request, found->second)) return cudaErrorInvalidClusterSize;
   if (prepared == nullptr) return cudaSuccess;
   const RegisteredKernel kernel = found->second;
   if (!evaluator_) evaluator_ = MakeSassFatbinEmulator();
@@ -179,6 +198,7 @@ cudaError_t Capture::PrepareLocked(const LaunchRequest& request, const char* ent
   prepared->launch.mangled = kernel.mangled;
   prepared->launch.grid = request.grid;
   prepared->launch.block = request.block;
+  prepared->launch.cluster = request.cluster;
   prepared->launch.dynamic_shared_bytes = static_cast<uint32_t>(request.dynamic_shared_bytes);
   try {
     // Arguments live only as long as this call: their bytes are taken now, laid out as the kernel's
@@ -192,6 +212,11 @@ cudaError_t Capture::PrepareLocked(const LaunchRequest& request, const char* ent
     }
     if (SharedMemoryRefused(request.dynamic_shared_bytes, info->static_shared_bytes, kernel))
       return cudaErrorInvalidValue;
+    // A kernel's __cluster_dims__ are known once its module is read.
+    LaunchRequest clustered = request;
+    if (!internal::EffectiveCluster(*info, request.cluster, &clustered.cluster) &&
+        ClusterRefused(clustered, kernel))
+      return cudaErrorInvalidClusterSize;
     prepared->launch.param_bytes = PackParameters(*info, request.args);
     prepared->may_write_global = evaluator_->MayWriteGlobal(kernel.fatbin, kernel.mangled);
   } catch (const Error&) {

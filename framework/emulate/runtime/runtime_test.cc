@@ -240,13 +240,6 @@ TEST_F(RuntimeTest, ACaseBeginsWithoutWhatAnEarlierCaseLeft) {
   EXPECT_EQ(TheCapture().TakeNotEmulated(), "");
 }
 
-TEST_F(RuntimeTest, ClusterLaunchesAreNotEmulated) {
-  TheCapture().Start();
-  EXPECT_EQ(emutest::LaunchNoParamsInClusters(), cudaErrorNotSupported);
-  EXPECT_TRUE(TheCapture().Recorded().empty());
-  EXPECT_THAT(TheCapture().TakeNotEmulated(), HasSubstr("cluster dimension"));
-}
-
 TEST_F(RuntimeTest, AFunctionNoModuleRegisteredIsNotEmulated) {
   int not_a_kernel = 0;
   EXPECT_EQ(cudaLaunchKernel(&not_a_kernel, dim3(1), dim3(1), nullptr, 0, nullptr),

@@ -42,6 +42,10 @@ struct KernelInfo {
   std::vector<ParamSlot> params;     // by ordinal
   uint32_t param_base = 0x210;       // the parameter buffer's offset in c[0x0] (sm_90)
   uint32_t static_shared_bytes = 0;  // the kernel's __shared__ variables (.nv.shared.<kernel>)
+  // __cluster_dims__ (EIATTR_CTA_PER_CLUSTER): the clusters of every launch; 1x1x1 without.
+  Dim3 compiled_cluster;
+  // EIATTR_EXPLICIT_CLUSTER: the kernel runs in clusters (those of __cluster_dims__ or the launch's).
+  bool explicit_cluster = false;
 };
 
 // The sm_90 SASS of one fatbin or cubin: per kernel its instructions with operands, line info
@@ -98,9 +102,10 @@ class KnownMemory {
 struct LaunchToEmulate {
   std::string mangled;
   Dim3 grid, block;
-  // Thread-block cluster dimensions (cudaLaunchAttributeClusterDimension, __cluster_dims__); 1x1x1
-  // without clusters. A launch with clusters is undecided: distributed shared memory and the
-  // blocks' ranks in their clusters are not emulated yet.
+  // Thread-block cluster dimensions (cudaLaunchAttributeClusterDimension); 1x1x1 without clusters,
+  // and then a kernel's __cluster_dims__ (KernelInfo::compiled_cluster) give them. Emulate refuses
+  // clusters the GPU refuses (internal InvalidCluster), and counts another block's shared memory
+  // read through a generic address as distributed shared memory (docs/emulate.md, "Clusters").
   Dim3 cluster;
   uint32_t dynamic_shared_bytes = 0;
   // The argument bytes, laid out as KernelInfo::params says (what c[0x0][param_base + offset]

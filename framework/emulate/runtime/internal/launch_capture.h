@@ -48,13 +48,15 @@ std::unique_ptr<FatbinEmulator> MakeSassFatbinEmulator();
 struct RegisteredKernel {
   const void* fatbin = nullptr;  // the fatbin its module was registered with
   std::string mangled;
-  int64_t max_dynamic_shared = -1;  // cudaFuncAttributeMaxDynamicSharedMemorySize; -1 when not set
+  int64_t max_dynamic_shared = -1;    // cudaFuncAttributeMaxDynamicSharedMemorySize; -1 when not set
+  bool non_portable_cluster = false;  // cudaFuncAttributeNonPortableClusterSizeAllowed
 };
 
 // One launch as a program made it.
 struct LaunchRequest {
   const void* function = nullptr;  // the host stub (or the handle __cudaGetKernel gave for it)
   Dim3 grid, block;
+  Dim3 cluster;  // cudaLaunchAttributeClusterDimension; 1x1x1 without
   size_t dynamic_shared_bytes = 0;
   void** args = nullptr;   // one pointer per parameter, as the host stubs pass them
   void* stream = nullptr;  // cudaStream_t: a stream being captured takes the launch as a node
@@ -74,7 +76,8 @@ class Capture final : public bankcheck::internal::LaunchEmulation {
   const RegisteredKernel* Find(const void* host_function) const;
 
   // A launch: refused as the GPU refuses it (cudaErrorInvalidValue for its shape, as cudart 13.0 answers,
-  // cudaErrorInvalidValue for more dynamic shared memory than the kernel may have), else recorded
+  // cudaErrorInvalidValue for more dynamic shared memory than the kernel may have,
+  // cudaErrorInvalidClusterSize for its clusters: InvalidCluster, limits.h), else recorded
   // while a session counts and accepted without effect otherwise. cudaErrorInvalidDeviceFunction,
   // having noted why (NoteNotEmulated), for a function that was never registered.
   // Into a stream being captured (BeginCapture), it becomes a kernel node of the stream's graph.
@@ -108,6 +111,9 @@ class Capture final : public bankcheck::internal::LaunchEmulation {
   // kernel may ask for (without it, 48 KiB less its static shared memory). cudaErrorInvalidValue
   // for a size the GPU does not allow, cudaErrorInvalidDeviceFunction for a function never registered.
   cudaError_t SetMaxDynamicShared(const void* host_function, int bytes);
+  // cudaFuncAttributeNonPortableClusterSizeAllowed: later launches of the kernel may have clusters of
+  // up to 16 blocks, not 8. cudaErrorInvalidDeviceFunction for a function never registered.
+  cudaError_t SetNonPortableClusterSize(const void* host_function, bool allowed);
 
   // A CUDA entry point that is not emulated was called: the first since the last TakeNotEmulated
   // is the case's reason to skip ("not emulated: cudaGraphLaunch").
