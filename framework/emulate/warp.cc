@@ -121,6 +121,7 @@ void LaunchEvaluator::Dispatch(const Instruction& in, uint32_t index, uint32_t m
     case Semantics::kSharedMatrixStore:
     case Semantics::kSharedCopy:
     case Semantics::kSharedAtomic:
+    case Semantics::kWgmma:
     case Semantics::kLaterStage:
       MemoryAccess(in, index, mask);
       break;

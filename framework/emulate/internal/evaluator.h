@@ -84,6 +84,9 @@ class LaunchEvaluator {
   void CostShared(const Instruction& in, size_t index, uint32_t lanes);
   void ReadSources(const Instruction& in, size_t index, uint32_t lanes,
                    std::array<uint64_t, kWarpSize>& sources);
+  // An HGMMA run by `lanes`, costed by the measured rule (sm90::WgmmaOperandWavefronts); Stop for a
+  // form no measurement covers. Returns how many accumulator registers it writes per lane.
+  int CostWgmma(const Instruction& in, size_t index, uint32_t lanes);
 
   const Kernel& kernel_;
   const LaunchToEmulate& launch_;

@@ -54,7 +54,8 @@ enum class Semantics : uint8_t {
   kSharedMatrixStore,     // STSM, as LDSM
   kSharedCopy,            // LDGSTS: shared destination and global source (cp.async)
   kSharedAtomic,          // ATOMS: the address is costed, the result is unknown
-  kLaterStage,            // shared-memory instructions of a later stage: HGMMA, bulk and tensor copies
+  kWgmma,                 // HGMMA: its measured forms costed (shared_cost.cc), accumulators unknown
+  kLaterStage,            // shared-memory instructions of a later stage: bulk and tensor copies
 };
 
 // Which lanes an instruction works on (opcodes.def).
