@@ -147,6 +147,11 @@ void LaunchEvaluator::Dispatch(const Instruction& in, uint32_t index, uint32_t m
     case Semantics::kVote:
       Vote(in, mask);
       break;
+    case Semantics::kTensorLoad:
+    case Semantics::kMbarrier:
+    case Semantics::kElect:
+      Asynchronous(in, index, mask);
+      break;
     case Semantics::kMove:
     case Semantics::kSpecialRegister:
     case Semantics::kSpecialRegisterPair:
