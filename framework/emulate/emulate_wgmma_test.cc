@@ -1,4 +1,4 @@
-// wgmma (HGMMA) emulated: the measured form costed by the rule fitted to the H200/H100 baselines
+// wgmma (HGMMA) emulated: the measured form costed by the rule fitted to the H100 baselines
 // (sm90::WgmmaOperandWavefronts), every other form undecided with the reason, as the SASS nvcc 13
 // emits for kernels/wgmma_layouts.cu writes it.
 

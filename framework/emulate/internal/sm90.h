@@ -71,7 +71,7 @@ constexpr uint32_t MatrixRowLanes(int matrices) {
 // wgmma (HGMMA) with both operands read from shared memory through descriptors: the warpgroup's
 // four warps each read a quarter of the A (M x K) and B (N x K) tiles, in 128-byte wavefronts with
 // no conflict whatever the GMMA layout (a core matrix, 8 rows of 16 bytes, lies in 8 different
-// 16-byte bank groups in each layout, swizzled or not). Measured on the H100 and the H200
+// 16-byte bank groups in each layout, swizzled or not). Measured on the H100
 // (baselines/sm_90/wgmma_layouts.json, docs/counters.md) for one form only: HGMMA.64x64x16.F32
 // (f16 inputs, f32 accumulators, both operands K-major, in each of the four layouts), 8
 // wavefronts, ideal 8, per warp. Other shapes and types are not costed: no measurement says
