@@ -187,10 +187,10 @@ TEST(EmulateTest, AnUnknownOpcodeIsUndecidedWhenItRunsAndALaterStageSaysSo) {
 )"),
               HasSubstr("FOO is an instruction the emulator does not understand"));
   EXPECT_THAT(WhyUndecided(R"(
-        /*0040*/                   HGMMA.64x64x16.F32 R24, gdesc[UR8], R24 ;
+        /*0040*/                   UBLKCP.S.G [UR4], [UR6], UR8 ;
         /*0050*/                   EXIT ;
 )"),
-              HasSubstr("HGMMA (stage 3"));
+              HasSubstr("UBLKCP (stage 3"));
 }
 
 // What CostInstruction gives for one warp instruction of `kind` whose lanes 0..lanes-1 access

@@ -25,6 +25,8 @@ EvaluatedBlock LaunchEvaluator::RunBlock(const Dim3& ctaid) {
   conditions_ = BlockConditions{};
   ++evaluated_blocks_;
   ctaid_ = ctaid;
+  mbarriers_.clear();
+  tensor_copies_ = 0;
   const uint32_t threads = launch_.block.x * launch_.block.y * launch_.block.z;
   const uint32_t warps = (threads + kWarpSize - 1) / kWarpSize;
   for (uint32_t w = 0; w < warps; ++w) {

@@ -61,6 +61,17 @@ TEST(OpcodeTableTest, SharedRowsNameTheirKindAndUniformRowsTheirScope) {
   EXPECT_EQ(FindOpcode("FOO"), nullptr);
 }
 
+TEST(OpcodeTableTest, WgmmaRowsCostHgmmaAndFenceNothing) {
+  const OpcodeInfo* hgmma = FindOpcode("HGMMA");
+  EXPECT_EQ(hgmma->semantics, Semantics::kWgmma);
+  EXPECT_EQ(hgmma->shared_kind, SharedKind::kWgmma);
+  EXPECT_EQ(hgmma->scope, Scope::kWarpgroup);
+  EXPECT_FALSE(MayWriteGlobal(hgmma->semantics, hgmma->memory));  // it writes registers only
+  EXPECT_EQ(FindOpcode("WARPGROUP")->semantics, Semantics::kNop);
+  EXPECT_EQ(sm90::WgmmaOperandWavefronts(sm90::kMeasuredWgmma), 8u);
+  EXPECT_EQ(sm90::WgmmaAccumulators(sm90::kMeasuredWgmma), 32);
+}
+
 TEST(ReadKernelsTest, InstructionsAreDecodedWhenRead) {
   const auto kernels = ReadKernels(
       ".text._Z1kv:\n        /*0000*/                   ISETP.GT.U32.AND P0, PT, R1, 0x3, PT ;\n"

@@ -225,6 +225,8 @@ Operand ParseOperand(const std::string& raw) {
     // desc[UR6][R2.64+0x10]: the uniform register holds a memory descriptor (cache policy), not
     // part of the address.
     const size_t inner = text.find("][");
+    // desc[UR12] alone (UTMALDG's cache policy): no address, kept as text (kOther).
+    if (inner == std::string::npos && text.find(']') == text.size() - 1) return operand;
     if (inner == std::string::npos || text.back() != ']') Unreadable(raw, "not a described address");
     operand.kind = OperandKind::kGlobalMemory;
     ParseAddress(raw, text.substr(inner + 2, text.size() - inner - 3), operand);

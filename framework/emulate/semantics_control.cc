@@ -18,9 +18,12 @@ void LaunchEvaluator::Control(const Instruction& in, uint32_t index, uint32_t ma
       Advance(mask);
       return;
     case Semantics::kBranch: {
-      if (in.target < 0 || (!in.modifiers.empty() && !(in.modifiers.size() == 1 && in.Is(mod::kU))))
+      // BRA.U.ANY: every lane branches when any lane's condition holds (a warp-uniform loop).
+      const bool any = in.modifiers.size() == 2 && in.Is(mod::kU) && in.Is(mod::kAny);
+      if (in.target < 0 || (!in.modifiers.empty() && !(in.modifiers.size() == 1 && in.Is(mod::kU)) && !any))
         Stop(in, in.opcode + " is a branch the emulator does not follow");
-      const uint32_t taken = Decide(in, mask, "the condition");
+      uint32_t taken = Decide(in, mask, "the condition");
+      if (any && taken != 0) taken = mask;
       for (int lane = 0; lane < kWarpSize; ++lane) {
         if (!(mask >> lane & 1u)) continue;
         warp_.pc[lane] = (taken >> lane & 1u) ? static_cast<uint32_t>(in.target) : index + 1;

@@ -1,9 +1,10 @@
 // The memory handler: the one place where an instruction that reaches memory is executed. Shared
 // memory (LDS, STS, LDSM, STSM, LDGSTS, ATOMS) is costed by the bank model (shared_cost.cc); what
-// it loads is unknown. An LDG of bytes the launch's known memory holds (global_memory.h) gives
-// their values; other global, local and generic loads and atomics give unknowns; stores change no
-// register. Instructions of a later stage (HGMMA, bulk and tensor copies) stop the launch when a
-// lane runs them.
+// it loads is unknown. HGMMA's operand reads are costed by the measured wgmma rule (shared_cost.cc)
+// and its accumulators become unknown. An LDG of bytes the launch's known memory holds
+// (global_memory.h) gives their values; other global, local and generic loads and atomics give
+// unknowns; stores change no register. Instructions of a later stage (bulk and tensor copies) stop
+// the launch when a lane runs them.
 
 #include <array>
 #include <optional>
@@ -20,6 +21,13 @@ void LaunchEvaluator::MemoryAccess(const Instruction& in, size_t index, uint32_t
     if (Decide(in, mask, "whether it runs") != 0)
       Stop(in, in.base + " (stage " + std::to_string(in.info->stage) +
                    " of docs/emulate.md) is not emulated yet");
+    return;
+  }
+  if (semantics == Semantics::kWgmma) {
+    const uint32_t lanes = Decide(in, mask, "whether it runs");
+    if (lanes == 0) return;
+    const int accumulators = CostWgmma(in, index, lanes);
+    ForEachLane(in, lanes, [&](int, Writes& out) { out.AddUnknown(in, 1, accumulators, Origin(index)); });
     return;
   }
   if (IsShared(in.info->memory)) {

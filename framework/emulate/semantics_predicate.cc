@@ -74,8 +74,15 @@ void LaunchEvaluator::Predicates(const Instruction& in, size_t index, uint32_t m
 }
 
 void LaunchEvaluator::Vote(const Instruction& in, uint32_t mask) {
-  // VOTE.ANY/ALL/EQ Rd, Pd, Ps: Rd the ballot of Ps over the lanes that run it, Pd the vote.
-  const std::vector<Operand>& ops = in.operands;
+  // VOTE.ANY/ALL/EQ Rd, Pd, Ps: Rd the ballot of Ps over the lanes that run it, Pd the vote;
+  // VOTEU.ALL UPd, Ps (no ballot register) as VOTEU.ALL URZ, UPd, Ps.
+  std::vector<Operand> three;
+  if (in.operands.size() == 2 && in.info->uniform()) {
+    three = {Operand{}, in.operands[0], in.operands[1]};
+    three[0].kind = OperandKind::kUniformRegister;
+    three[0].index = kUniformRegisterZero;
+  }
+  const std::vector<Operand>& ops = three.empty() ? in.operands : three;
   uint32_t ballot = 0, voters = 0;
   Value inputs = Known(0);
   for (int lane = 0; lane < kWarpSize; ++lane) {

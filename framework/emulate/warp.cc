@@ -118,6 +118,7 @@ void LaunchEvaluator::Dispatch(const Instruction& in, uint32_t index, uint32_t m
     case Semantics::kSharedMatrixStore:
     case Semantics::kSharedCopy:
     case Semantics::kSharedAtomic:
+    case Semantics::kWgmma:
     case Semantics::kLaterStage:
       MemoryAccess(in, index, mask);
       break;
@@ -142,6 +143,11 @@ void LaunchEvaluator::Dispatch(const Instruction& in, uint32_t index, uint32_t m
       break;
     case Semantics::kVote:
       Vote(in, mask);
+      break;
+    case Semantics::kTensorLoad:
+    case Semantics::kMbarrier:
+    case Semantics::kElect:
+      Asynchronous(in, index, mask);
       break;
     case Semantics::kMove:
     case Semantics::kSpecialRegister:

@@ -5,6 +5,7 @@
 // costed by the core's bank model (shared_cost.cc). Throws Undecidable (diagnostics.h).
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -79,6 +80,10 @@ class LaunchEvaluator {
   const Operand* KnownLoadAddress(const Instruction& in) const;                 // semantics_memory.cc
   bool LoadKnown(const Instruction& in, const Operand& address, int lane, size_t index, Writes& out) const;
   void Control(const Instruction& in, uint32_t index, uint32_t mask);  // semantics_control.cc
+  // UTMALDG, the mbarriers (SYNCS) and ELECT (semantics_async.cc).
+  void Asynchronous(const Instruction& in, size_t index, uint32_t mask);
+  void Mbarrier(const Instruction& in, size_t index, uint32_t lanes);
+  void Elect(const Instruction& in, size_t index, uint32_t lanes);
 
   // ---- thread-block clusters (cluster.cc) ----
   // Bank 0's words that describe the launch's clusters; nullopt for any other.
@@ -91,6 +96,9 @@ class LaunchEvaluator {
   void CostShared(const Instruction& in, size_t index, uint32_t lanes);
   void ReadSources(const Instruction& in, size_t index, uint32_t lanes,
                    std::array<uint64_t, kWarpSize>& sources);
+  // An HGMMA run by `lanes`, costed by the measured rule (sm90::WgmmaOperandWavefronts); Stop for a
+  // form no measurement covers. Returns how many accumulator registers it writes per lane.
+  int CostWgmma(const Instruction& in, size_t index, uint32_t lanes);
 
   const Kernel& kernel_;
   const LaunchToEmulate& launch_;
@@ -107,6 +115,14 @@ class LaunchEvaluator {
   BlockConditions conditions_;              // of the block being evaluated
   Rows rows_;                               // of the block being evaluated
   const bool kernel_writes_global_;         // so only its read-only loads read known memory (global_memory.h)
+  // The block's mbarriers by shared address, and the tensor copies (UTMALDG) its warps have run.
+  struct MbarrierState {
+    uint32_t count = 0, pending = 0, phase = 0;
+    bool expects_bytes = false;     // an arrival of this phase expected transaction bytes
+    uint64_t copies_at_expect = 0;  // tensor_copies_ then
+  };
+  std::map<uint32_t, MbarrierState> mbarriers_;
+  uint64_t tensor_copies_ = 0;
 };
 
 template <typename Compute>

@@ -54,7 +54,11 @@ enum class Semantics : uint8_t {
   kSharedMatrixStore,     // STSM, as LDSM
   kSharedCopy,            // LDGSTS: shared destination and global source (cp.async)
   kSharedAtomic,          // ATOMS: the address is costed, the result is unknown
-  kLaterStage,            // shared-memory instructions of a later stage: HGMMA, bulk and tensor copies
+  kWgmma,                 // HGMMA: its measured forms costed (shared_cost.cc), accumulators unknown
+  kTensorLoad,            // UTMALDG: completes when it runs, its shared bytes unknown (not costed)
+  kMbarrier,              // SYNCS.EXCH.64 (init), .ARRIVE.TRANS64, .PHASECHK.TRANS64.TRYWAIT
+  kElect,                 // ELECT: one leader among the lanes whose predicate holds
+  kLaterStage,            // shared-memory instructions of a later stage: bulk copies, TMA stores
 };
 
 // Which lanes an instruction works on (opcodes.def).

@@ -1,8 +1,9 @@
 #pragma once
 // The sm_90 facts the evaluator relies on, in one place: constant bank 0's layout, the special
-// registers it knows, and the lanes that give ldmatrix/stmatrix rows. Each was checked against the
-// SASS nvcc 13 emits for sm_90 (docs/emulate.md); the shared window's base nvcc computes from
-// SR_CgaCtaId (`SR_CgaCtaId << 24 | 0x400`), which is why SR_CgaCtaId must be known.
+// registers it knows, the lanes that give ldmatrix/stmatrix rows, and wgmma's measured cost. Each
+// was checked against the SASS nvcc 13 emits for sm_90 (docs/emulate.md); the shared window's base
+// nvcc computes from SR_CgaCtaId (`SR_CgaCtaId << 24 | 0x400`), which is why SR_CgaCtaId must be
+// known.
 
 #include <cstdint>
 #include <string_view>
@@ -88,5 +89,32 @@ constexpr uint32_t MatrixRowLanes(int matrices) {
   const int rows = 8 * matrices;
   return rows >= kWarpSize ? 0xffffffffu : (1u << rows) - 1;
 }
+
+// wgmma (HGMMA) with both operands read from shared memory through descriptors: the warpgroup's
+// four warps each read a quarter of the A (M x K) and B (N x K) tiles, in 128-byte wavefronts with
+// no conflict whatever the GMMA layout (a core matrix, 8 rows of 16 bytes, lies in 8 different
+// 16-byte bank groups in each layout, swizzled or not). Measured on the H100
+// (baselines/sm_90/wgmma_layouts.json, docs/counters.md) for one form only: HGMMA.64x64x16.F32
+// (f16 inputs, f32 accumulators, both operands K-major, in each of the four layouts), 8
+// wavefronts, ideal 8, per warp. Other shapes and types are not costed: no measurement says
+// whether the hardware reads them the same way.
+struct WgmmaShape {
+  uint32_t m, n, k, element_bytes;
+};
+inline constexpr WgmmaShape kMeasuredWgmma{64, 64, 16, 2};
+inline constexpr char kMeasuredWgmmaModifiers[][9] = {"64x64x16", "F32"};
+inline constexpr uint32_t kWarpgroupThreads = 128;
+inline constexpr uint32_t kWavefrontBytes = kSharedBanks * kBankWordBytes;
+
+constexpr uint32_t WgmmaOperandWavefronts(const WgmmaShape& shape) {
+  const uint32_t warps = kWarpgroupThreads / kWarpSize;
+  return (shape.m + shape.n) * shape.k * shape.element_bytes / warps / kWavefrontBytes;
+}
+// The f32 accumulator registers of each thread: M x N over the warpgroup's threads.
+constexpr int WgmmaAccumulators(const WgmmaShape& shape) {
+  return static_cast<int>(shape.m * shape.n / kWarpgroupThreads);
+}
+static_assert(WgmmaOperandWavefronts(kMeasuredWgmma) == 8, "the measured 8 wavefronts per warp");
+static_assert(WgmmaAccumulators(kMeasuredWgmma) == 32, "R24..R55 in the measured SASS");
 
 }  // namespace bankcheck::emulate::internal::sm90

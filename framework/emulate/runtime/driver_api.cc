@@ -3,12 +3,14 @@
 // stood in for on purpose: contexts (a stack per thread over the one primary context), modules
 // loaded from a cubin or fatbin image (NVRTC's output, as Triton and CuPy load theirs; read by
 // the emulator as nvcc's fatbins are), their kernels' launches (recorded as any launch), device
-// memory (the runtime's). Any other symbol, or a version whose signature differs from the one
-// stood in for, is not emulated: the case skips naming it.
+// memory (the runtime's), tiled tensor maps (their parameters validated and kept). Any other
+// symbol, or a version whose signature differs from the one stood in for, is not emulated: the case
+// skips naming it.
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -210,6 +212,99 @@ CUresult MemcpyDtoH(void* destination, CUdeviceptr source, size_t bytes) {
       cudaMemcpy(destination, reinterpret_cast<const void*>(source), bytes, cudaMemcpyDeviceToHost));
 }
 
+// ---- tensor maps: the parameters, validated as the driver documents (cuda.h), kept in the map ----
+// The map is opaque to the program; the kernel hands it to UTMALDG, which the emulator completes
+// without reading it (its bytes land in shared memory, whose contents are never known there). So
+// the stand-in keeps what it was given, readably, instead of the GPU's encoding: no value in it is
+// made up. sm_90's types, interleaves and swizzles; the packed 4- and 6-bit types and the 128-byte
+// swizzles with 32- and 64-byte atoms (later GPUs) are not emulated.
+struct StandInTensorMap {
+  char magic[8] = {'b', 'a', 'n', 'k', 't', 'm', 'a', 'p'};
+  uint64_t address = 0;
+  uint32_t type = 0, rank = 0, interleave = 0, swizzle = 0, l2_promotion = 0, oob_fill = 0;
+  uint32_t box[5] = {}, element_strides[5] = {};
+  uint64_t dims_minus_one_and_strides[5] = {};  // dims - 1 (< 2^32) in the low half; strides / 16 high
+};
+static_assert(sizeof(StandInTensorMap) <= sizeof(CUtensorMap), "the stand-in fits the map");
+
+uint32_t ElementBytes(CUtensorMapDataType type) {
+  switch (type) {
+    case CU_TENSOR_MAP_DATA_TYPE_UINT8:
+      return 1;
+    case CU_TENSOR_MAP_DATA_TYPE_UINT16:
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT16:
+    case CU_TENSOR_MAP_DATA_TYPE_BFLOAT16:
+      return 2;
+    case CU_TENSOR_MAP_DATA_TYPE_UINT32:
+    case CU_TENSOR_MAP_DATA_TYPE_INT32:
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT32:
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ:
+    case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32:
+    case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ:
+      return 4;
+    case CU_TENSOR_MAP_DATA_TYPE_UINT64:
+    case CU_TENSOR_MAP_DATA_TYPE_INT64:
+    case CU_TENSOR_MAP_DATA_TYPE_FLOAT64:
+      return 8;
+    default:
+      return 0;  // the packed types, or no type
+  }
+}
+
+CUresult TensorMapEncodeTiled(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank, void* address,
+                              const cuuint64_t* dims, const cuuint64_t* strides, const cuuint32_t* box,
+                              const cuuint32_t* element_strides, CUtensorMapInterleave interleave,
+                              CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2_promotion,
+                              CUtensorMapFloatOOBfill oob_fill) {
+  const uint32_t bytes = ElementBytes(type);
+  if (bytes == 0 && type >= CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B &&
+      type <= CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B) {
+    NotEmulated("cuTensorMapEncodeTiled of a packed 4- or 6-bit data type");
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  if (swizzle > CU_TENSOR_MAP_SWIZZLE_128B && swizzle <= CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B) {
+    NotEmulated("cuTensorMapEncodeTiled with a 128-byte swizzle of 32- or 64-byte atoms");
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  const auto address_bits = reinterpret_cast<uintptr_t>(address);
+  const bool valid = map != nullptr && reinterpret_cast<uintptr_t>(map) % 64 == 0 && bytes != 0 &&
+                     rank >= 1 && rank <= 5 && (interleave == CU_TENSOR_MAP_INTERLEAVE_NONE || rank >= 3) &&
+                     interleave <= CU_TENSOR_MAP_INTERLEAVE_32B && swizzle <= CU_TENSOR_MAP_SWIZZLE_128B &&
+                     l2_promotion <= CU_TENSOR_MAP_L2_PROMOTION_L2_256B &&
+                     oob_fill <= CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA && address != nullptr &&
+                     address_bits % (interleave == CU_TENSOR_MAP_INTERLEAVE_32B ? 32 : 16) == 0 &&
+                     dims != nullptr && box != nullptr && element_strides != nullptr &&
+                     (rank == 1 || strides != nullptr) &&
+                     (interleave != CU_TENSOR_MAP_INTERLEAVE_32B || swizzle == CU_TENSOR_MAP_SWIZZLE_32B);
+  if (!valid) return CUDA_ERROR_INVALID_VALUE;
+  StandInTensorMap stand_in;
+  for (uint32_t i = 0; i < rank; ++i) {
+    const uint64_t stride = i + 1 < rank ? strides[i] : 0;
+    if (dims[i] == 0 || dims[i] > (uint64_t{1} << 32) || box[i] == 0 || box[i] > 256 ||
+        element_strides[i] == 0 || element_strides[i] > 8 ||
+        (i + 1 < rank && (stride % (interleave == CU_TENSOR_MAP_INTERLEAVE_32B ? 32 : 16) != 0 ||
+                          stride >= (uint64_t{1} << 40))))
+      return CUDA_ERROR_INVALID_VALUE;
+    stand_in.box[i] = box[i];
+    stand_in.element_strides[i] = element_strides[i];
+    stand_in.dims_minus_one_and_strides[i] = (dims[i] - 1) | (stride / 16) << 32;
+  }
+  const uint64_t inner = uint64_t{box[0]} * bytes;
+  if (interleave == CU_TENSOR_MAP_INTERLEAVE_NONE &&
+      (inner % 16 != 0 || (swizzle != CU_TENSOR_MAP_SWIZZLE_NONE && inner > (uint64_t{16} << swizzle))))
+    return CUDA_ERROR_INVALID_VALUE;
+  stand_in.address = address_bits;
+  stand_in.type = type;
+  stand_in.rank = rank;
+  stand_in.interleave = interleave;
+  stand_in.swizzle = swizzle;
+  stand_in.l2_promotion = l2_promotion;
+  stand_in.oob_fill = oob_fill;
+  std::memset(map, 0, sizeof *map);
+  std::memcpy(map, &stand_in, sizeof stand_in);
+  return CUDA_SUCCESS;
+}
+
 // Each function stood in for, and the versions whose signature it has: from the version that
 // introduced it to the one that changed it (cudaTypedefs.h's PFN_<name>_v<version>).
 struct Stand {
@@ -234,6 +329,7 @@ const Stand kStandIns[] = {
     {"cuMemFree", 3020, kStill, reinterpret_cast<void*>(&MemFree)},
     {"cuMemcpyHtoD", 3020, kStill, reinterpret_cast<void*>(&MemcpyHtoD)},
     {"cuMemcpyDtoH", 3020, kStill, reinterpret_cast<void*>(&MemcpyDtoH)},
+    {"cuTensorMapEncodeTiled", 12000, kStill, reinterpret_cast<void*>(&TensorMapEncodeTiled)},
 };
 
 void* DriverFunctionFor(const std::string& name, unsigned int version) {

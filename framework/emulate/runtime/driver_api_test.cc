@@ -156,5 +156,47 @@ TEST_F(DriverApiTest, PtxIsNotEmulated) {
   EXPECT_THAT(TheCapture().TakeNotEmulated(), HasSubstr("neither a cubin nor a fatbin"));
 }
 
+// The wgmma_layouts TMA cases' map: a 64x64 f16 tile, K-major, 32 halves a box row, 64-byte swizzle.
+struct TiledMap {
+  alignas(64) CUtensorMap map{};
+  alignas(16) uint16_t tile[64 * 64] = {};
+  cuuint64_t dims[2] = {64, 64}, strides[1] = {128};
+  cuuint32_t box[2] = {32, 64}, element_strides[2] = {1, 1};
+  CUresult Encode(CUtensorMapDataType type = CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                  CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_64B, void* address = nullptr) {
+    const auto encode = Driver<PFN_cuTensorMapEncodeTiled_v12000>("cuTensorMapEncodeTiled", 12000);
+    return encode(&map, type, 2, address != nullptr ? address : tile, dims, strides, box, element_strides,
+                  CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  }
+};
+
+TEST_F(DriverApiTest, ATiledTensorMapKeepsItsParameters) {
+  TiledMap tiled;
+  ASSERT_EQ(tiled.Encode(), CUDA_SUCCESS);
+  uint64_t address = 0;
+  std::memcpy(&address, reinterpret_cast<const char*>(&tiled.map) + 8, sizeof address);
+  EXPECT_EQ(std::memcmp(&tiled.map, "banktmap", 8), 0);
+  EXPECT_EQ(address, reinterpret_cast<uintptr_t>(tiled.tile));
+}
+
+TEST_F(DriverApiTest, ATiledTensorMapIsValidatedAsTheDriverDocumentsIt) {
+  TiledMap tiled;
+  tiled.box[0] = 64;  // 128 bytes a row: wider than the 64-byte swizzle
+  EXPECT_EQ(tiled.Encode(), CUDA_ERROR_INVALID_VALUE);
+  tiled.box[0] = 32;
+  tiled.strides[0] = 120;  // not a multiple of 16
+  EXPECT_EQ(tiled.Encode(), CUDA_ERROR_INVALID_VALUE);
+  tiled.strides[0] = 128;
+  EXPECT_EQ(tiled.Encode(CU_TENSOR_MAP_DATA_TYPE_FLOAT16, CU_TENSOR_MAP_SWIZZLE_64B, tiled.tile + 1),
+            CUDA_ERROR_INVALID_VALUE);  // 2 bytes off 16-byte alignment
+  tiled.box[1] = 257;
+  EXPECT_EQ(tiled.Encode(), CUDA_ERROR_INVALID_VALUE);
+  tiled.box[1] = 64;
+  EXPECT_EQ(tiled.Encode(), CUDA_SUCCESS);
+  EXPECT_EQ(tiled.Encode(CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B), CUDA_ERROR_NOT_SUPPORTED);
+  EXPECT_THAT(TheCapture().TakeNotEmulated(), HasSubstr("packed 4- or 6-bit data type"));
+}
+
 }  // namespace
 }  // namespace bankcheck::emulate::runtime
