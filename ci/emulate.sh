@@ -4,6 +4,7 @@
 # baselines (baselines/sm_90, recorded on an H100/H200), one CTest test per topic (ctest -L
 # emulate), and prints
 #   decided N of M cases, equal to the baselines E, differ D; undecided K by reason: ...
+#   output checks: ran emulated and passed N of M cases, failed F; not computed K by reason: ...
 # A decided case goes through the same checks as on the GPU (its baseline, its annotations, its
 # lines): one that differs fails this script. An undecided case skips, saying which instruction or
 # CUDA call it could not decide. Extra arguments go to ctest. Needs python3 for the summary.

@@ -4,8 +4,10 @@ for the GPU-less gate (docs/emulate.md).
 
   emulate_results.py summary EMULATED_DIR
       The emulated program's run against the committed baselines (ci/emulate.sh):
-      "decided N of M cases, equal to the baselines E, differ D; undecided K by reason: ...".
-      Exit 1 when a decided case differs from its baseline or any case failed.
+      "decided N of M cases, equal to the baselines E, differ D; undecided K by reason: ...", then
+      "output checks: ran emulated and passed N of M cases, failed F; not computed K by reason: ...;
+      no output checks Z" (each case's "output", docs/emulate.md). Exit 1 when a decided case
+      differs from its baseline or any case failed.
   emulate_results.py crosscheck MEASURED_DIR EMULATED_DIR
       The same cases measured on a GPU (with per-instruction rows: BANKCHECK_ATTRIBUTE=1) and
       emulated (benchmarks/emulate_crosscheck.sh): every decided launch instruction by instruction
@@ -79,6 +81,23 @@ def by_reason(cases):
     return "; ".join(f"{count} {reason}" for reason, count in reasons.most_common()) or "none"
 
 
+def output_line(cases):
+    """The output checks of the cases: how many ran on computed outputs and passed or failed, and why
+    the others' outputs were not computed (a case's "output": "passed", "failed", "not computed:
+    <why>", "no output checks: <why>"; absent from results of older programs: not computed)."""
+    outputs = [case.get("output") or "not computed: not recorded" for case in cases.values()]
+    passed = sum(1 for output in outputs if output == "passed")
+    failed = sum(1 for output in outputs if output == "failed")
+    none = sum(1 for output in outputs if output.startswith("no output checks"))
+    # Grouped by reason: the kernel a reason names ("... [k()]") and hex values left out.
+    reasons = collections.Counter(
+        re.sub(r"0x[0-9a-fA-F]+", "0x…", re.sub(r"\s*\[.*\]$", "", output[len("not computed: "):]))
+        for output in outputs if output.startswith("not computed"))
+    by = "; ".join(f"{count} {reason}" for reason, count in reasons.most_common()) or "none"
+    return (f"output checks: ran emulated and passed {passed} of {len(cases)} cases, failed {failed}; "
+            f"not computed {sum(reasons.values())} by reason: {by}; no output checks {none}")
+
+
 def summary(folder):
     cases = load(folder)
     decided_cases = {name: case for name, case in cases.items() if decided(case)}
@@ -93,6 +112,7 @@ def summary(folder):
             print(f"FAILED {name}: " + " | ".join(cases[name].get("messages", []))[:400])
     print(f"decided {len(decided_cases)} of {len(cases)} cases, equal to the baselines {len(equal)}, "
           f"differ {len(differ)}; undecided {len(undecided)} by reason: {by_reason(undecided)}")
+    print(output_line(cases))
     return 1 if differ or failed else 0
 
 

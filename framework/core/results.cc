@@ -51,6 +51,7 @@ json CaseResultToJson(const CaseResult& result) {
               {"messages", result.messages}};
   // Only where the lines were compared: results of runs without per-line baselines read as before.
   if (result.baseline_lines) out["baseline_lines"] = BaselineVerdictName(*result.baseline_lines);
+  if (!result.output.empty()) out["output"] = result.output;  // emulated runs only
   return out;
 }
 
@@ -59,7 +60,7 @@ CaseResult CaseResultFromJson(const std::string& name, const json& value, const 
   const std::string advice = ResultsFileAdvice(path);
   const FieldReader entry(value, where, advice);
   entry.AllowOnlyFields({"description", "status", "expected", "expected_by", "launches", "baseline",
-                         "baseline_lines", "baseline_table", "messages"});
+                         "baseline_lines", "baseline_table", "messages", "output"});
   CaseResult result;
   result.name = name;
   result.description = entry.Field("description").String();
@@ -101,6 +102,7 @@ CaseResult CaseResultFromJson(const std::string& name, const json& value, const 
   }
   result.baseline_table = entry.Field("baseline_table").String();
   result.messages = entry.Field("messages").StringArray();
+  if (entry.Has("output")) result.output = entry.Field("output").String();
   return result;
 }
 

@@ -134,6 +134,22 @@ TEST(ResultsTest, WhatACaseWasCheckedAgainstRoundTripsAndDefaultsToItsAnnotation
   EXPECT_THROW(ParseResults(document.dump(), "r.json"), Error);
 }
 
+TEST(ResultsTest, AnEmulatedCasesOutputStatusRoundTripsAndIsAbsentFromMeasuredOnes) {
+  RunResults results;
+  results.metadata = MakeMetadata();
+  results.cases["t/emulated"] = MakeCase("t/emulated");
+  results.cases.at("t/emulated").output = "not computed: a store's value is unknown";
+  results.cases["t/measured"] = MakeCase("t/measured");
+  nlohmann::json document = nlohmann::json::parse(SerializeResults(results));
+  EXPECT_EQ(document["cases"]["t/emulated"]["output"], "not computed: a store's value is unknown");
+  EXPECT_FALSE(document["cases"]["t/measured"].contains("output"));
+  const RunResults back = ParseResults(document.dump(), "r.json");
+  EXPECT_EQ(back.cases.at("t/emulated").output, "not computed: a store's value is unknown");
+  EXPECT_EQ(back.cases.at("t/measured").output, "");
+  document["cases"]["t/emulated"]["output"] = 3;
+  EXPECT_THROW(ParseResults(document.dump(), "r.json"), Error);
+}
+
 TEST(ResultsTest, MalformedAndWrongFieldsAreNamed) {
   try {
     ParseResults("{\"format\": \"bankcheck-results\",\n\"version\": tru}", "r.json");

@@ -116,9 +116,10 @@ void CaseTest::TestBody() {
     // The emulated program (docs/emulate.md): it checks baselines, records them only as first
     // baselines (BANKCHECK_UPDATE_BASELINES=emulated), and a case it cannot decide (a launch the
     // evaluator left undecided, a CUDA call it does not emulate) skips, saying which, whatever that
-    // made the case do afterwards. Its checks of what the kernels would have written are reported as
-    // not evaluated, at their lines.
+    // made the case do afterwards. Its checks of what the kernels would have written count where the
+    // outputs were computed, and are reported as not evaluated, at their lines, where not.
     const EmulatedCaseRun run = RunEmulatedCase(c, context, *emulation);
+    result_.output = run.output;
     std::cout << UnevaluatedChecksNote(run);
     if (!run.unevaluated_checks.empty())
       RecordProperty("output_not_checked", static_cast<int>(run.unevaluated_failures));

@@ -50,7 +50,8 @@ class PresentEmulation final : public internal::LaunchEmulation {
   void Abandon() override {}
   std::string TakeNotEmulated() override { return ""; }
   void BeginCase() override {}
-  void ObserveOutputReadBack(std::function<void()>) override {}
+  void ObserveOutputReadBack(std::function<void(const std::string&)>) override {}
+  std::string OutputNotComputed() const override { return ""; }
   void SetProjectSources(const std::string&, const std::string&) override {}
 };
 

@@ -37,12 +37,18 @@ EmulatedCaseRun RunEmulatedCase(const KernelCase& c, CaseContext& context,
                                 internal::LaunchEmulation& emulation) {
   EmulatedCaseRun run;
   std::vector<::testing::TestPartResult> results;
+  // Where the results stood at the first read-back, and at the first of bytes not computed.
   std::atomic<size_t> read_back_at{std::numeric_limits<size_t>::max()};
+  std::atomic<size_t> not_computed_at{std::numeric_limits<size_t>::max()};
   std::exception_ptr error;
   emulation.BeginCase();
   {
     gtest::HeldResults held(gtest::HeldResults::Threads::kAll);
-    emulation.ObserveOutputReadBack([&] { read_back_at = held.size(); });
+    emulation.ObserveOutputReadBack([&](const std::string& not_computed) {
+      if (read_back_at == std::numeric_limits<size_t>::max()) read_back_at = held.size();
+      if (!not_computed.empty() && not_computed_at == std::numeric_limits<size_t>::max())
+        not_computed_at = held.size();
+    });
     try {
       c.run(context);
     } catch (const Error& e) {
@@ -59,10 +65,12 @@ EmulatedCaseRun RunEmulatedCase(const KernelCase& c, CaseContext& context,
   }
   if (run.not_emulated.empty()) run.not_emulated = emulation.TakeNotEmulated();
 
+  size_t computed_failures = 0;  // output checks that failed on computed outputs
   std::map<std::string, size_t> seen;
   for (size_t i = 0; i < results.size(); ++i) {
     const ::testing::TestPartResult& result = results[i];
-    if (result.failed() && i >= read_back_at) {
+    if (result.failed() && i >= read_back_at && i < not_computed_at) ++computed_failures;
+    if (result.failed() && i >= not_computed_at) {
       ++run.unevaluated_failures;
       const std::string where = Where(result);
       if (seen.emplace(where, run.unevaluated_checks.size()).second)
@@ -71,8 +79,19 @@ EmulatedCaseRun RunEmulatedCase(const KernelCase& c, CaseContext& context,
     }
     gtest::ReportAgain(result);
   }
+  run.output = OutputStatus(run.not_emulated.empty() ? run.tool_missing : run.not_emulated,
+                            emulation.OutputNotComputed(), read_back_at != std::numeric_limits<size_t>::max(),
+                            computed_failures);
   if (error) std::rethrow_exception(error);
   return run;
+}
+
+std::string OutputStatus(const std::string& not_emulated, const std::string& not_computed, bool read_back,
+                         size_t computed_failures) {
+  if (!not_emulated.empty()) return "not computed: the case was not decided";
+  if (!not_computed.empty()) return "not computed: " + not_computed;
+  if (!read_back) return "no output checks: the case reads no device memory back after its launches";
+  return computed_failures == 0 ? "passed" : "failed";
 }
 
 bool EmulationRequired() { return FlagFromEnvironment("BANKCHECK_REQUIRE_EMULATION"); }

@@ -20,26 +20,35 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-// Reads back (the stand-in runtime's cudaMemcpy to the host after a launch) when the case says so.
+// Reads back (the stand-in runtime's cudaMemcpy to the host after a launch) when the case says so:
+// bytes not computed unless told otherwise.
 class ReadBackEmulation final : public internal::LaunchEmulation {
  public:
   void Start() override {}
   std::vector<LaunchRecord> Finish() override { return {}; }
   void Abandon() override {}
   std::string TakeNotEmulated() override { return std::exchange(not_emulated_, ""); }
-  void BeginCase() override { ++cases_; }
-  void ObserveOutputReadBack(std::function<void()> observer) override { observer_ = std::move(observer); }
+  void BeginCase() override {
+    ++cases_;
+    not_computed_.clear();
+  }
+  void ObserveOutputReadBack(std::function<void(const std::string&)> observer) override {
+    observer_ = std::move(observer);
+  }
+  std::string OutputNotComputed() const override { return not_computed_; }
   void SetProjectSources(const std::string&, const std::string&) override {}
 
-  void ReadBack() {
-    if (observer_) observer_();
+  void ReadBack(const std::string& not_computed = "the kernels did not run") {
+    if (not_computed_.empty()) not_computed_ = not_computed;
+    if (observer_) observer_(not_computed);
   }
   void NoteNotEmulated(std::string why) { not_emulated_ = std::move(why); }
   int cases_ = 0;
-  std::function<void()> observer_;
+  std::function<void(const std::string&)> observer_;
 
  private:
   std::string not_emulated_;
+  std::string not_computed_;
 };
 
 // What `run` reported to GoogleTest, held back from the running test. Intercepted for all threads,
@@ -109,6 +118,50 @@ TEST(EmulatedCaseTest, ChecksBeforeTheReadBackFailAsUsual) {
   EXPECT_THAT(reported[0].message(), HasSubstr("a host check"));
   EXPECT_EQ(run.unevaluated_failures, 1u);
   EXPECT_THAT(run.unevaluated_checks, ElementsAre(HasSubstr("an output check")));
+  EXPECT_EQ(run.output, "not computed: the kernels did not run");
+}
+
+TEST(EmulatedCaseTest, ChecksOfComputedOutputsCountAsFailuresUntilAReadBackIsNotComputed) {
+  ReadBackEmulation emulation;
+  const KernelCase c = CaseRunning([&](CaseContext&) {
+    emulation.ReadBack("");
+    EXPECT_EQ(1, 2) << "a check of a computed output";
+    emulation.ReadBack("a store's value is unknown");
+    EXPECT_EQ(3, 4) << "a check after bytes not computed were read";
+  });
+  CaseContext context;
+  EmulatedCaseRun run;
+  const auto reported = Reported([&] { run = RunEmulatedCase(c, context, emulation); });
+  ASSERT_EQ(reported.size(), 1u);
+  EXPECT_THAT(reported[0].message(), HasSubstr("a check of a computed output"));
+  EXPECT_THAT(run.unevaluated_checks, ElementsAre(HasSubstr("a check after bytes not computed")));
+  EXPECT_EQ(run.output, "not computed: a store's value is unknown");
+}
+
+TEST(EmulatedCaseTest, TheOutputStatusSaysWhetherTheChecksRanAndPassed) {
+  ReadBackEmulation emulation;
+  CaseContext context;
+  const KernelCase passes = CaseRunning([&](CaseContext&) {
+    emulation.ReadBack("");
+    EXPECT_EQ(1, 1);
+  });
+  EXPECT_EQ(RunEmulatedCase(passes, context, emulation).output, "passed");
+  const KernelCase fails = CaseRunning([&](CaseContext&) {
+    emulation.ReadBack("");
+    EXPECT_EQ(1, 2) << "computed and wrong";
+  });
+  EmulatedCaseRun run;
+  const auto reported = Reported([&] { run = RunEmulatedCase(fails, context, emulation); });
+  EXPECT_EQ(reported.size(), 1u);
+  EXPECT_EQ(run.output, "failed");
+  EXPECT_EQ(run.unevaluated_failures, 0u);
+  const KernelCase reads_nothing = CaseRunning([](CaseContext&) {});
+  EXPECT_THAT(RunEmulatedCase(reads_nothing, context, emulation).output, StartsWith("no output checks: "));
+  const KernelCase undecided = CaseRunning([&](CaseContext&) {
+    emulation.ReadBack("");
+    emulation.NoteNotEmulated("not decided: a branch on a loaded value");
+  });
+  EXPECT_EQ(RunEmulatedCase(undecided, context, emulation).output, "not computed: the case was not decided");
 }
 
 TEST(EmulatedCaseTest, WithoutAReadBackEveryFailureCounts) {

@@ -35,11 +35,17 @@ class LaunchEmulation {
   // calls not emulated, the calling thread's last CUDA error that a graph case's unsupported
   // call set), as if it ran in a process of its own, as ctest runs it.
   virtual void BeginCase() = 0;
-  // `observer` is called once per case, at the case's first copy of device memory to the host after
-  // one of its launches (cudaMemcpy to the host): from then on the case reads what its kernels would
-  // have written, and they did not run. The suite tells a case's output checks from its other checks
-  // by it (suite/internal/case_runner.h, RunEmulatedCase). nullptr: none.
-  virtual void ObserveOutputReadBack(std::function<void()> observer) = 0;
+  // `observer` is called at each of the case's copies of device memory to the host after one of its
+  // launches (cudaMemcpy to the host), with "" when every byte it read holds what the kernels
+  // computed (docs/emulate.md, "Known global memory"), else why not ("a launch of k() may write
+  // global memory ..."): from the first such copy on, the case reads what its kernels would have
+  // written, and they did not run. The suite tells a case's output checks from its other checks by
+  // it (suite/internal/emulated_case.h, RunEmulatedCase). nullptr: none.
+  virtual void ObserveOutputReadBack(std::function<void(const std::string& not_computed)> observer) = 0;
+  // Why the running case's outputs are not computed: the reason of its first copy to the host that
+  // read bytes the kernels did not compute since BeginCase; "" when there was none. Checks of the
+  // output (gtest::SkipOutputCheck) are skipped for it.
+  virtual std::string OutputNotComputed() const = 0;
   // Where inlined instructions are attributed (bankcheck::SetProjectSources, counter_session.h).
   virtual void SetProjectSources(const std::string& source_root, const std::string& build_root) = 0;
 };

@@ -298,7 +298,8 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpy
   }
   // What the host reads back from the device, kernels' output among it (cudaMemcpyDefault may be
   // any direction: counted as a read-back, so that no output check is ever taken for a host check).
-  if (kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDefault) TheCapture().NoteCopyToHost();
+  if (kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDefault)
+    TheCapture().NoteCopyToHost(src, count, IsDevice(src));
   return cudaSuccess;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "bankcheck/counter_session.h"
 #include "bankcheck/error.h"
@@ -130,11 +131,31 @@ TEST_F(EmulatedSessionTest, OtherCountersAreRefusedInTheEmulatedProgram) {
   ASSERT_EQ(unsetenv("BANKCHECK_COUNTERS"), 0);
 }
 
-TEST_F(EmulatedSessionTest, OutputChecksSkipSayingWhy) {
+TEST_F(EmulatedSessionTest, OutputChecksSkipSayingWhyWhereTheBytesReadBackWereNotComputed) {
+  TheCapture().BeginCase();
+  int* device = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&device), 64), cudaSuccess);
+  const std::vector<int> in(16, 7);
+  std::vector<int> out(16);
+  ASSERT_EQ(cudaMemcpy(device, in.data(), 64, cudaMemcpyHostToDevice), cudaSuccess);
+  emutest::LaunchNoParams();  // outside a session: not emulated, it may have written any device memory
+  ASSERT_EQ(cudaMemcpy(out.data(), device, 64, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_THAT(TheCapture().OutputNotComputed(),
+              HasSubstr("a launch outside a measuring session, which is not emulated, may have written it "
+                        "[emutest::NoParamsKernel()]"));
   ::testing::internal::CaptureStdout();
   EXPECT_TRUE(gtest::SkipOutputCheck("transposed matrix"));
   EXPECT_EQ(::testing::internal::GetCapturedStdout(),
             "  note: emulated: the kernel did not run, its output is not checked: transposed matrix\n");
+
+  // Bytes the host wrote after the launch are known: what is read back is what the GPU would hold.
+  TheCapture().BeginCase();
+  emutest::LaunchNoParams();
+  ASSERT_EQ(cudaMemcpy(device, in.data(), 64, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(out.data(), device, 64, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(TheCapture().OutputNotComputed(), "");
+  EXPECT_FALSE(gtest::SkipOutputCheck("copied input"));
+  EXPECT_EQ(cudaFree(device), cudaSuccess);
 }
 
 TEST_F(EmulatedSessionTest, AttributionByASecondRunIsNotEmulated) {

@@ -156,7 +156,8 @@ cudaError_t Capture::Launch(const LaunchRequest& request, const char* entry_poin
     if (found == kernels_.end()) return PrepareLocked(request, entry_point, nullptr, lock);
     if (SharedMemoryRefused(request.dynamic_shared_bytes, 0, found->second)) return cudaErrorInvalidValue;
     if (ClusterRefused(request, found->second)) return cudaErrorInvalidClusterSize;
-    memory_.ForgetAll();
+    ForgetAllLocked("a launch outside a measuring session, which is not emulated, may have written it [" +
+                    bankcheck::internal::Demangle(found->second.mangled) + "]");
     return cudaSuccess;
   }
   PreparedLaunch prepared;
@@ -228,11 +229,11 @@ cudaError_t Capture::PrepareLocked(const LaunchRequest& request, const char* ent
 void Capture::RecordLocked(PreparedLaunch prepared, uint64_t graph_launch) {
   if (!recording_ || prepared.error) {
     if (recording_ && !launch_error_) launch_error_ = prepared.error;
-    if (prepared.may_write_global || prepared.error) memory_.ForgetAll();
+    if (prepared.may_write_global || prepared.error) ForgetAllLocked(WritesGlobal(prepared.launch.mangled));
     return;
   }
   prepared.launch.memory = memory_.Snapshot();
-  if (prepared.may_write_global) memory_.ForgetAll();
+  if (prepared.may_write_global) ForgetAllLocked(WritesGlobal(prepared.launch.mangled));
   recorded_.push_back({prepared.fatbin, std::move(prepared.launch), graph_launch});
 }
 
@@ -245,7 +246,7 @@ cudaError_t Capture::LaunchGraph(const GraphNodes& graph, void* stream) {
   }
   // Nodes that may run in any order: what they write is not known, nor what they read.
   const bool in_order = RunsInOrder(graph);
-  if (!in_order) memory_.ForgetAll();
+  if (!in_order) ForgetAllLocked("a graph whose nodes are not one chain ran, in an order not followed");
   const uint64_t graph_launch = ++graph_launches_;
   std::vector<std::pair<const GraphNodes*, size_t>> stack{{&graph, 0}};
   while (!stack.empty()) {
@@ -265,7 +266,7 @@ cudaError_t Capture::LaunchGraph(const GraphNodes& graph, void* stream) {
           PreparedLaunch unknown_memory = node.kernel;
           unknown_memory.may_write_global = true;
           RecordLocked(std::move(unknown_memory), graph_launch);
-          memory_.ForgetAll();
+          ForgetAllLocked("a graph whose nodes are not one chain ran, in an order not followed");
         } else {
           RecordLocked(node.kernel, graph_launch);
         }
@@ -445,26 +446,49 @@ void Capture::BeginCase() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     launched_in_case_ = false;
-    read_back_in_case_ = false;
+    output_not_computed_.clear();
   }
   TakeNotEmulated();
   cudaGetLastError();  // the stand-in's (cuda_runtime.cc): resets this thread's last error
 }
 
-void Capture::ObserveOutputReadBack(std::function<void()> observer) {
+void Capture::ObserveOutputReadBack(std::function<void(const std::string&)> observer) {
   std::lock_guard<std::mutex> lock(mutex_);
   read_back_observer_ = std::move(observer);
 }
 
-void Capture::NoteCopyToHost() {
-  std::function<void()> observer;
+std::string Capture::OutputNotComputed() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return output_not_computed_;
+}
+
+void Capture::ForgetAllLocked(const std::string& why) {
+  memory_.ForgetAll();
+  unknown_because_ = why;
+}
+
+std::string Capture::WritesGlobal(const std::string& mangled) {
+  return "a launch may write global memory, and its stores were not computed [" +
+         bankcheck::internal::Demangle(mangled) + "]";
+}
+
+void Capture::NoteCopyToHost(const void* source, size_t size, bool from_device) {
+  std::function<void(const std::string&)> observer;
+  std::string not_computed;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!launched_in_case_ || read_back_in_case_) return;
-    read_back_in_case_ = true;
+    if (!launched_in_case_) return;
+    // Computed: every byte read is known (global_memory.h), whatever wrote it.
+    if (!memory_.Known(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(source)), size)) {
+      not_computed = !from_device                ? "the copy reads no device memory the emulator follows"
+                     : !unknown_because_.empty() ? unknown_because_
+                                                 : "it reads device memory no copy, memset or computed "
+                                                   "launch wrote";
+      if (output_not_computed_.empty()) output_not_computed_ = not_computed;
+    }
     observer = read_back_observer_;
   }
-  if (observer) observer();  // outside the lock: it may report to GoogleTest
+  if (observer) observer(not_computed);  // outside the lock: it may report to GoogleTest
 }
 
 Capture& TheCapture() {

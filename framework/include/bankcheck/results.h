@@ -68,6 +68,10 @@ struct CaseResult {
   // How its source lines compared with the baseline's (BaselineComparison::lines); nullopt: not
   // compared line by line.
   std::optional<BaselineVerdict> baseline_lines = std::nullopt;
+  // The emulated program's word on the case's output checks (docs/emulate.md): "passed" or "failed"
+  // (they ran on outputs the emulator computed), "not computed: <why>", "no output checks: <why>".
+  // Empty where the kernels ran (a measured run).
+  std::string output = std::string();
 };
 
 struct RunResults {

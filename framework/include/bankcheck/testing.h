@@ -52,7 +52,9 @@ LaunchRecord MeasureLaunch(const std::function<void()>& launch, const SessionOpt
 void RecordLaunchProperties(const std::vector<LaunchRecord>& records);
 
 // Whether a check of a kernel's output is to be skipped: true in a kernel suite's emulated program,
-// whose kernels are recorded, not run (docs/emulate.md). Then it says why in the test's output
+// whose kernels are recorded, not run (docs/emulate.md), when the case read back bytes the emulator
+// did not compute (false where every byte read back was computed: the check runs). Then it says why in the
+// test's output
 // ("note: emulated: the kernel did not run, its output is not checked: <what>") and report
 // (property "output_not_checked"). Checks of a kernel's output call it first and return when it is
 // true: the one place that decides it (kernels/kernel_support.h's ExpectVectorsEqual calls it).

@@ -1,10 +1,12 @@
 #pragma once
 // How the emulated program (docs/emulate.md) runs a case's own code: its launches are recorded, not
-// run, so whatever the case checks of their output compares memory no kernel wrote. Those checks are
-// told from the case's other checks by time: a GoogleTest failure reported after the case first
-// copied device memory to the host following one of its launches (LaunchEmulation::
-// ObserveOutputReadBack) is an output check, reported as not evaluated at its own file:line; every
-// failure before that (host set-up, argument checks) and every skip is reported as it was.
+// run; the stand-in runtime computes what they write where every value is known (known global
+// memory). Output checks are told from the case's other checks by time: a GoogleTest failure
+// reported after the case copied device memory to the host following one of its launches
+// (LaunchEmulation::ObserveOutputReadBack) is an output check. While every byte read back was
+// computed, it counts as any failure (the output check failed); from the first read-back of bytes
+// not computed on, it is reported as not evaluated at its own file:line. Failures before any
+// read-back (host set-up, argument checks) and every skip are reported as they were.
 
 #include <string>
 #include <vector>
@@ -24,7 +26,18 @@ struct EmulatedCaseRun {
   // in the order they first failed, and how many failures they were together.
   std::vector<std::string> unevaluated_checks;
   size_t unevaluated_failures = 0;
+  // What came of the case's output checks, recorded with its results (CaseResult::output): "passed"
+  // or "failed" (they ran on computed outputs), "not computed: <why>", or "no output checks: ..."
+  // (OutputStatus).
+  std::string output;
 };
+
+// The output status of a case (EmulatedCaseRun::output) from what happened: `not_emulated` (the case
+// is undecided), `not_computed` (the first read-back's reason, "" when every read-back was
+// computed), whether it read back anything after a launch, and how many output checks failed on
+// computed outputs. The one place the statuses are written.
+std::string OutputStatus(const std::string& not_emulated, const std::string& not_computed, bool read_back,
+                         size_t computed_failures);
 
 // Runs `c.run(context)` with every GoogleTest result it reports (on any thread) held back, then
 // reports again those that are not output checks. Errors other than the two above propagate, after

@@ -119,10 +119,10 @@ class Capture final : public bankcheck::internal::LaunchEmulation {
   // is the case's reason to skip ("not emulated: cudaGraphLaunch").
   void NoteNotEmulated(const std::string& what);
 
-  // A copy from device memory to the host (cudaMemcpy DeviceToHost or Default): after a launch of
-  // the running case, the first one calls the output read-back observer.
-  void NoteCopyToHost();
-
+  // A copy of `size` bytes at `source` to the host (cudaMemcpy DeviceToHost or Default; `from_device`:
+  // `source` is in a device allocation): after a launch of the running case, the output read-back
+  // observer is told whether every byte it read was computed (known), and if not why.
+  void NoteCopyToHost(const void* source, size_t size, bool from_device);
   // A module the program loaded at run time (driver_api.cc): its kernels registered with
   // RegisterFunction under a handle that points to `key` are read from `image` (FatbinEmulator::AddImage).
   void AddImage(const void* key, std::string image);
@@ -138,7 +138,8 @@ class Capture final : public bankcheck::internal::LaunchEmulation {
   void Abandon() override;
   std::string TakeNotEmulated() override;
   void BeginCase() override;
-  void ObserveOutputReadBack(std::function<void()> observer) override;
+  void ObserveOutputReadBack(std::function<void(const std::string&)> observer) override;
+  std::string OutputNotComputed() const override;
   void SetProjectSources(const std::string& source_root, const std::string& build_root) override;
 
  private:
@@ -154,6 +155,9 @@ class Capture final : public bankcheck::internal::LaunchEmulation {
   // (any launch outside a session: it is not read), nothing is known.
   void RecordLocked(PreparedLaunch prepared, uint64_t graph_launch);
   LaunchRecord EmulateRecorded(const RecordedLaunch& launch);
+  // Nothing of the device memory is known any more, because of `why` (a read-back's reason).
+  void ForgetAllLocked(const std::string& why);
+  static std::string WritesGlobal(const std::string& mangled);
   internal::GlobalMemory memory_;
   std::map<void*, GraphNodes> captures_;  // by stream
   uint64_t graph_launches_ = 0;
@@ -165,9 +169,10 @@ class Capture final : public bankcheck::internal::LaunchEmulation {
   std::vector<RecordedLaunch> recorded_;
   std::exception_ptr launch_error_;  // the first error reading a recorded launch's kernel
   std::string not_emulated_;
-  bool launched_in_case_ = false;  // since BeginCase
-  bool read_back_in_case_ = false;
-  std::function<void()> read_back_observer_;
+  bool launched_in_case_ = false;    // since BeginCase
+  std::string output_not_computed_;  // since BeginCase: the first read-back's reason, "" when computed
+  std::string unknown_because_;      // why device memory was last forgotten
+  std::function<void(const std::string&)> read_back_observer_;
 };
 
 // The process's capture, installed as its LaunchEmulation before main.
