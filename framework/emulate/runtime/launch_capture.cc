@@ -319,25 +319,6 @@ bool Capture::AddCaptured(void* stream, GraphNode node) {
   return true;
 }
 
-void Capture::WriteDevice(void* destination, size_t size, bool known, const std::function<void()>& write) {
-  const auto address = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(destination));
-  memory_.BeforeWrite(address, size);
-  write();
-  if (known) {
-    memory_.WroteKnown(address, size);
-  } else {
-    memory_.WroteUnknown(address, size);
-  }
-}
-
-void Capture::CopyDevice(void* destination, const void* source, size_t size) {
-  const auto to = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(destination));
-  const auto from = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(source));
-  memory_.BeforeWrite(to, size);
-  std::memmove(destination, source, size);
-  memory_.Copied(to, from, size);
-}
-
 void Capture::NoteNotEmulated(const std::string& what) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (not_emulated_.empty()) not_emulated_ = what;
@@ -450,45 +431,6 @@ void Capture::BeginCase() {
   }
   TakeNotEmulated();
   cudaGetLastError();  // the stand-in's (cuda_runtime.cc): resets this thread's last error
-}
-
-void Capture::ObserveOutputReadBack(std::function<void(const std::string&)> observer) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  read_back_observer_ = std::move(observer);
-}
-
-std::string Capture::OutputNotComputed() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return output_not_computed_;
-}
-
-void Capture::ForgetAllLocked(const std::string& why) {
-  memory_.ForgetAll();
-  unknown_because_ = why;
-}
-
-std::string Capture::WritesGlobal(const std::string& mangled) {
-  return "a launch may write global memory, and its stores were not computed [" +
-         bankcheck::internal::Demangle(mangled) + "]";
-}
-
-void Capture::NoteCopyToHost(const void* source, size_t size, bool from_device) {
-  std::function<void(const std::string&)> observer;
-  std::string not_computed;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!launched_in_case_) return;
-    // Computed: every byte read is known (global_memory.h), whatever wrote it.
-    if (!memory_.Known(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(source)), size)) {
-      not_computed = !from_device                ? "the copy reads no device memory the emulator follows"
-                     : !unknown_because_.empty() ? unknown_because_
-                                                 : "it reads device memory no copy, memset or computed "
-                                                   "launch wrote";
-      if (output_not_computed_.empty()) output_not_computed_ = not_computed;
-    }
-    observer = read_back_observer_;
-  }
-  if (observer) observer(not_computed);  // outside the lock: it may report to GoogleTest
 }
 
 Capture& TheCapture() {
