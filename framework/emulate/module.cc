@@ -94,7 +94,7 @@ std::string RunTool(const std::string& tool, const char* variable, const std::ve
   return run.output;
 }
 
-bool IsCudaElf(const std::string& bytes) {
+bool IsCudaElf(std::string_view bytes) {
   if (bytes.size() < 20 || std::memcmp(bytes.data(),
                                        "\x7f"
                                        "ELF",
@@ -125,9 +125,10 @@ bool IsSm90Cubin(const std::string& name) {
   return ends_with(".sm_90.cubin") || ends_with(".sm_90a.cubin");
 }
 
-// The listings of every sm_90 cubin of the cubin, fatbin, object or program at `path`.
-std::vector<CubinListings> ListModuleFile(const std::string& path) {
-  if (IsCudaElf(ReadFile(path))) return {ListCubin(path)};
+// The listings of every sm_90 cubin of the cubin, fatbin, object or program at `path`, whose bytes
+// are `bytes` (the caller has them: read from the file, or the image written to it).
+std::vector<CubinListings> ListModuleFile(const std::string& path, std::string_view bytes) {
+  if (IsCudaElf(bytes)) return {ListCubin(path)};
   // A fatbin, an object or a program: cuobjdump extracts its cubins; the sm_90 ones are read.
   TemporaryFolder folder;
   const std::string absolute = std::filesystem::absolute(path).string();
@@ -201,7 +202,7 @@ std::vector<CubinListings> ListImage(std::string_view image) {
   TemporaryFolder folder;
   const std::string path = folder.path() + "/module.image";
   WriteFile(path, image);
-  std::vector<CubinListings> listings = ListModuleFile(path);
+  std::vector<CubinListings> listings = ListModuleFile(path, image);
   if (cached)
     bankcheck::internal::WriteToolCache(entry, header, image, Serialize(listings));  // else slower next time
   return listings;
@@ -230,7 +231,7 @@ Module Module::FromListings(const std::string& nvdisasm_listing, const std::stri
 }
 
 Module Module::FromCubinFile(const std::string& path) {
-  return Module(std::make_unique<Data>(ReadListings(ListModuleFile(path))));
+  return Module(std::make_unique<Data>(ReadListings(ListModuleFile(path, ReadFile(path)))));
 }
 
 Module Module::FromFatbin(const void* fatbin) {
