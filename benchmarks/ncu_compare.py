@@ -128,7 +128,9 @@ class Comparison:
             # definition: docs/counters.md); benchmarks/ncu_source_crosscheck.sh compares it with
             # ncu's Source page.
             sass_cp_async = key == "shared_ldgsts" and record.get("counters") == "sass metrics"
-            if "conflicts" in block and not sass_cp_async:
+            # The global ideal (per instruction, SASS metrics only) has no launch metric either:
+            # ncu_source_crosscheck.sh SPACE=global compares it with ncu's Source page.
+            if "conflicts" in block and not sass_cp_async and (conf != "-" or hw_wf != "-"):
                 hw = " (hw)" if block.get("ideal_source") == "hardware" else ""
                 if self.with_ideal:
                     fields.append(("ideal" + hw, block.get("ideal"), ncu_ideal))

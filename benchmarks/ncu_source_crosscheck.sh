@@ -10,9 +10,12 @@
 #   3. Per kernel, every SASS instruction with shared-memory wavefronts: offset, opcode, executions,
 #      wavefronts, ideal and excess from both. A kernel agrees when its rows are the same; ncu's
 #      columns are "Instructions Executed", "L1 Wavefronts Shared", "... Ideal", "... Excessive".
+#      With SPACE=global, every instruction with global-memory sectors instead (bankcheck's
+#      global_* kinds), against "L2 Theoretical Sectors Global", "... Ideal", "... Excessive".
 # Kernels are matched by their instruction tables (ncu names kernels its own way). Exit 0 when every
 # kernel agrees, 1 when any differs, 2 on a usage or tool error.
-# Environment: NCU (as find_ncu.sh), LOG_DIR (default: a new temporary folder).
+# Environment: NCU (as find_ncu.sh), LOG_DIR (default: a new temporary folder), SPACE (shared, the
+# default, or global).
 set -euo pipefail
 
 die() { echo "ncu_source_crosscheck.sh: $*" >&2; exit 2; }
@@ -41,8 +44,15 @@ BANKCHECK_SUPERVISED=1 BANKCHECK_COUNTERS=off "$ncu" --section SourceCounters -f
 "$ncu" --import "$log_dir/source.ncu-rep" --page source --print-source sass --csv >"$log_dir/source.csv" 2>&1 ||
   die "ncu could not print its Source page; see $log_dir/source.csv"
 
-python3 - "$log_dir/results.json" "$log_dir/source.csv" <<'EOF'
+python3 - "$log_dir/results.json" "$log_dir/source.csv" "${SPACE:-shared}" <<'EOF'
 import csv, json, sys
+
+space = sys.argv[3]
+if space not in ("shared", "global"):
+    sys.exit(f"ncu_source_crosscheck.sh: SPACE is shared or global, not {space!r}")
+columns = {"shared": ("L1 Wavefronts Shared", "L1 Wavefronts Shared Ideal", "L1 Wavefronts Shared Excessive"),
+           "global": ("L2 Theoretical Sectors Global", "L2 Theoretical Sectors Global Ideal",
+                      "L2 Theoretical Sectors Global Excessive")}[space]
 
 # bankcheck: one table per attributed kernel (launches of one kernel share it). Kernels with the
 # same rows (e.g. two strides that cost the same) are matched in launch order, each once.
@@ -50,7 +60,8 @@ tables = {}
 for case_name, case in sorted(json.load(open(sys.argv[1]))["cases"].items()):
     for launch in case.get("launches", []):
         rows = tuple(sorted((i["pc"], i["opcode"], i["executions"], i["wavefronts"], i["ideal"])
-                            for i in launch.get("instructions", []) if i["wavefronts"]))
+                            for i in launch.get("instructions", [])
+                            if i["wavefronts"] and i["kind"].startswith(space + "_")))
         if rows and (case_name, launch["kernel"]) not in tables.get(rows, []):
             tables.setdefault(rows, []).append((case_name, launch["kernel"]))
 
@@ -71,11 +82,10 @@ while i < len(rows):
         row, i = rows[i], i + 1
         address = int(row[0], 16)
         base = address if base is None else base
-        wavefronts = int(row[col["L1 Wavefronts Shared"]])
+        wavefronts = int(row[col[columns[0]]])
         if wavefronts:
             table.append((address - base, opcode(row[col["Source"]]), int(row[col["Instructions Executed"]]),
-                          wavefronts, int(row[col["L1 Wavefronts Shared Ideal"]]),
-                          int(row[col["L1 Wavefronts Shared Excessive"]])))
+                          wavefronts, int(row[col[columns[1]]]), int(row[col[columns[2]]])))
     if table and (name, table) not in ncu_tables:  # the page repeats a kernel once per source view
         ncu_tables.append((name, table))
 
@@ -87,7 +97,8 @@ for name, table in ncu_tables:
     ok = match is not None and not bad
     differ += not ok
     print(f"ncu kernel {name}\n  bankcheck: " + (f"{match[0]}, {match[1]}" if match else "NO TABLE WITH THESE ROWS"))
-    print(f"  {'offset':>8}  {'opcode':<16} {'exec':>8} {'wavefronts':>11} {'ideal':>9} {'excessive':>10}")
+    unit = "wavefronts" if space == "shared" else "sectors"
+    print(f"  {'offset':>8}  {'opcode':<16} {'exec':>8} {unit:>11} {'ideal':>9} {'excessive':>10}")
     for offset, op, executed, wavefronts, ideal, excessive in table:
         print(f"  {offset:#08x}  {op:<16} {executed:>8} {wavefronts:>11} {ideal:>9} {excessive:>10}")
     print(f"  {'same instructions, same counts' if ok else 'DIFFERS'}\n")

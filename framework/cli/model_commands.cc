@@ -70,9 +70,12 @@ std::string Trim(const std::string& text) {
   return text.substr(first, text.find_last_not_of(" \t") - first + 1);
 }
 
-// Kinds the model has a rule for (docs/model.md); wgmma operands and distributed shared memory
-// have none.
-bool HasModelRule(SharedKind kind) { return kind != SharedKind::kWgmma && kind != SharedKind::kDsmem; }
+// Kinds the model has a rule for (docs/model.md); wgmma operands, distributed shared memory and
+// global and local memory have none.
+bool HasModelRule(SharedKind kind) {
+  return InfoOf(kind).space == MemorySpace::kShared && kind != SharedKind::kWgmma &&
+         kind != SharedKind::kDsmem;
+}
 
 bool IsMatrixKind(SharedKind kind) { return kind == SharedKind::kLdmatrix || kind == SharedKind::kStmatrix; }
 

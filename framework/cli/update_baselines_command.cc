@@ -24,11 +24,13 @@
 namespace bankcheck::cli {
 namespace {
 
-// A case's launches summed over launches and kinds, exact counts only (what baselines hold).
+// A case's shared-memory launches summed over launches and kinds, exact counts only (what
+// baselines hold): its bank conflicts.
 SharedCounts CaseTotal(const std::vector<LaunchRecord>& launches) {
   SharedCounts total;
   for (const LaunchRecord& launch : launches) {
-    for (const SharedKindInfo& info : SharedKinds()) total += ExactCounts(launch.shared[info.kind]);
+    for (const SharedKindInfo& info : SharedKinds())
+      if (info.space == MemorySpace::kShared) total += ExactCounts(launch.shared[info.kind]);
   }
   return total;
 }

@@ -17,15 +17,25 @@ namespace {
 
 const SharedCounts kNoTraffic{};
 
-// The kinds shown for a launch in either version.
+// The kinds shown for a launch in either version that both counted (IsCompared).
 std::vector<SharedKind> KindsOf(const LaunchRecord* before, const LaunchRecord* after) {
   std::vector<SharedKind> kinds;
   for (const SharedKindInfo& info : SharedKinds()) {
+    if (!IsCompared(before, after, info.kind)) continue;
     if ((before != nullptr && IsShown(*before, info.kind)) ||
         (after != nullptr && IsShown(*after, info.kind)))
       kinds.push_back(info.kind);
   }
   return kinds;
+}
+
+// The lines of `lines` whose kind both versions of the launch counted.
+std::vector<LineRecord> ComparedLines(const std::vector<LineRecord>& lines, const LaunchRecord& before,
+                                      const LaunchRecord& after) {
+  std::vector<LineRecord> compared;
+  for (const LineRecord& line : lines)
+    if (IsCompared(&before, &after, line.kind)) compared.push_back(line);
+  return compared;
 }
 
 std::string Count(uint64_t value) { return std::to_string(value); }
@@ -47,20 +57,23 @@ std::string IdealText(const SharedCounts& counts, uint64_t value) {
   return counts.ideal_known() ? Count(value) : std::string("not measured");
 }
 
-// "wavefronts 64 -> 2048, conflicts 0 -> 1984" for the fields of one direction that differ.
-std::string CountDifferences(const SharedCounts& before, const SharedCounts& after) {
+// "wavefronts 64 -> 2048, conflicts 0 -> 1984" for the fields of one direction that differ
+// ("sectors ..., excess ..." for global and local memory).
+std::string CountDifferences(SharedKind kind, const SharedCounts& before, const SharedCounts& after) {
+  const bool shared = InfoOf(kind).space == MemorySpace::kShared;
   std::vector<std::string> parts;
   const auto add = [&parts](const char* name, uint64_t a, uint64_t b) {
     if (a != b) parts.push_back(std::string(name) + " " + Count(a) + " -> " + Count(b));
   };
   add("instructions", before.instructions, after.instructions);
-  add("wavefronts", before.wavefronts, after.wavefronts);
+  add(TrafficUnit(kind), before.wavefronts, after.wavefronts);
   if (IdealsComparable(before, after)) {
     add("ideal", before.ideal_wavefronts, after.ideal_wavefronts);
-    add("conflicts", before.conflicts(), after.conflicts());
+    add(shared ? "conflicts" : "excess", before.conflicts(), after.conflicts());
   } else if (before.ideal_known() != after.ideal_known()) {
     parts.push_back("ideal " + IdealText(before, before.ideal_wavefronts) + " -> " +
-                    IdealText(after, after.ideal_wavefronts) + " (conflicts not compared)");
+                    IdealText(after, after.ideal_wavefronts) + (shared ? " (conflicts" : " (excess") +
+                    " not compared)");
   }
   std::string text;
   for (const std::string& part : parts) text += (text.empty() ? "" : ", ") + part;
@@ -194,8 +207,9 @@ void CompareLines(const std::vector<LineRecord>& before, const std::vector<LineR
     const auto add = [&counts](const char* name, uint64_t x, uint64_t y) {
       if (x != y) counts.push_back(std::string(name) + " " + Count(x) + " -> " + Count(y));
     };
+    const SharedKind kind = (a != nullptr ? a : b)->kind;
     add("executions", old_line.executions, new_line.executions);
-    add("wavefronts", old_line.wavefronts, new_line.wavefronts);
+    add(TrafficUnit(kind), old_line.wavefronts, new_line.wavefronts);
     add("ideal", old_line.ideal_wavefronts, new_line.ideal_wavefronts);
     const bool edited = b != nullptr && a != nullptr && KeyOf(*b) != KeyOf(*a);
     if (counts.empty() && !edited && (b == nullptr) == (a == nullptr)) continue;
@@ -207,7 +221,6 @@ void CompareLines(const std::vector<LineRecord>& before, const std::vector<LineR
     const auto ways = [](const LineRecord* line) {
       return line == nullptr ? std::string("no access") : FormatWays(line->ways());
     };
-    const SharedKind kind = (a != nullptr ? a : b)->kind;
     std::string text =
         launch + " " + LinePlace(b, a) + ": " + InfoOf(kind).label + " " + ways(b) + " -> " + ways(a);
     std::vector<std::string> notes;
@@ -284,7 +297,7 @@ BaselineComparison CompareLaunches(const std::vector<LaunchRecord>& before,
       more = more || More(old_counts, new_counts);
       fewer = fewer || Fewer(old_counts, new_counts);
       other = other || old_counts != new_counts;
-      const std::string differences = CountDifferences(old_counts, new_counts);
+      const std::string differences = CountDifferences(kind, old_counts, new_counts);
       if (!differences.empty() && a != nullptr && b != nullptr) {
         comparison.differences.push_back(launch + " " + InfoOf(kind).label + ": " + differences);
       }
@@ -295,7 +308,8 @@ BaselineComparison CompareLaunches(const std::vector<LaunchRecord>& before,
       for (const SharedKind kind : ShownKinds(only)) {
         const SharedCounts& c = only.shared[kind];
         traffic += std::string(traffic.empty() ? "" : "; ") + InfoOf(kind).label + " " + Count(c.wavefronts) +
-                   " wavefronts, " + Count(c.conflicts()) + " conflicts";
+                   " " + TrafficUnit(kind) + ", " + Count(c.conflicts()) +
+                   (InfoOf(kind).space == MemorySpace::kShared ? " conflicts" : " excess");
       }
       comparison.differences.push_back(
           launch + (a != nullptr ? ": a launch that was not there before" : ": no longer launched") + " (" +
@@ -317,7 +331,8 @@ BaselineComparison CompareLaunches(const std::vector<LaunchRecord>& before,
     other = other || !changes.empty();
     if (b->lines && a->lines) {
       lines_compared = true;
-      CompareLines(*b->lines, *a->lines, launch, lines, line_differences);
+      CompareLines(ComparedLines(*b->lines, *b, *a), ComparedLines(*a->lines, *b, *a), launch, lines,
+                   line_differences);
     }
   }
   comparison.verdict = Found{more, fewer, other}.verdict();

@@ -124,6 +124,48 @@ TEST(CompareWithBaselineTest, AnIdealMeasuredOnOneSideOnlyIsAChangeNotFewerConfl
   EXPECT_EQ(CompareLaunches({recorded}, {measured}).verdict, BaselineVerdict::kRegression);
 }
 
+TEST(CompareWithBaselineTest, MoreGlobalSectorsIsARegressionInSectors) {
+  LaunchRecord recorded = MakeRecord(64);
+  recorded.shared[SharedKind::kGlobalLoad] = {512, 2048, 2048};  // coalesced: 4 sectors per warp
+  LaunchRecord measured = recorded;
+  measured.shared[SharedKind::kGlobalLoad] = {512, 4096, 2048};  // stride 2: 8
+  const BaselineComparison comparison = CompareLaunches({recorded}, {measured});
+  EXPECT_EQ(comparison.verdict, BaselineVerdict::kRegression);
+  EXPECT_THAT(comparison.differences, ElementsAre(HasSubstr("ldg: sectors 2048 -> 4096, excess 0 -> 2048")));
+  // Spills are more local traffic, without an ideal.
+  LaunchRecord spilled = recorded;
+  spilled.shared[SharedKind::kLocalStore] = {16, 64, 0, Provenance::kNotMeasured};
+  EXPECT_EQ(CompareLaunches({recorded}, {spilled}).verdict, BaselineVerdict::kRegression);
+  EXPECT_EQ(CompareLaunches({spilled}, {recorded}).verdict, BaselineVerdict::kImprovement);
+}
+
+TEST(CompareWithBaselineTest, AKindOneSideDidNotCountIsNotCompared) {
+  // A baseline recorded before global memory was counted (version 2), or an emulated launch (the
+  // emulator does not count it): its global kinds are not counted, and not compared.
+  LaunchRecord old = MakeRecord(64);
+  MarkKindsNewerThan(2, old);
+  EXPECT_TRUE(old.not_counted[SharedKind::kGlobalLoad]);
+  EXPECT_FALSE(old.not_counted[SharedKind::kLoad]);
+  LaunchRecord measured = MakeRecord(64);
+  measured.shared[SharedKind::kGlobalLoad] = {512, 16384, 2048};
+  measured.lines = std::vector<LineRecord>{
+      {"k.cu", "out[i] = in[32 * i];", 0, 3, SharedKind::kGlobalLoad, 512, 16384, 2048, {"LDG.E"}}};
+  old.lines = std::vector<LineRecord>{};
+  EXPECT_EQ(CompareLaunches({old}, {measured}).verdict, BaselineVerdict::kMatch);
+  EXPECT_EQ(CompareLaunches({measured}, {old}).verdict, BaselineVerdict::kMatch);
+  EXPECT_FALSE(IsCompared(&old, &measured, SharedKind::kGlobalLoad));
+  EXPECT_TRUE(IsCompared(&old, &measured, SharedKind::kLoad));
+  // Shared memory still compares.
+  measured.shared[SharedKind::kLoad].wavefronts += 64;
+  EXPECT_EQ(CompareLaunches({old}, {measured}).verdict, BaselineVerdict::kRegression);
+
+  LaunchRecord emulated = MakeRecord(64);
+  MarkKindsNotEmulated(emulated);
+  EXPECT_TRUE(emulated.not_counted[SharedKind::kLocalStore]);
+  EXPECT_FALSE(emulated.not_counted[SharedKind::kWgmma]);
+  EXPECT_FALSE(IsShown(emulated, SharedKind::kGlobalLoad));
+}
+
 TEST(CompareWithBaselineTest, FewerConflictsIsAnImprovement) {
   const BaselineComparison comparison = CompareWithBaseline(SetWith("transpose/naive", {MakeRecord(2048)}),
                                                             "transpose/naive", {MakeRecord(64)});

@@ -97,6 +97,8 @@ BaselineFile internal::BaselineFileFromJson(const json& document, const std::fil
     BaselineEntry parsed;
     parsed.description = entry.Field("description").String();
     parsed.launches = LaunchRecordsFromJson(entry.Field("launches").json(), where, advice, "launches");
+    for (LaunchRecord& launch : parsed.launches)
+      MarkKindsNewerThan(static_cast<int>(version.Unsigned()), launch);
     if (version.Unsigned() < 2) {
       for (size_t i = 0; i < parsed.launches.size(); ++i)
         if (parsed.launches[i].lines)

@@ -58,7 +58,7 @@ TEST(BaselineFileTest, SerializedFileIsSortedIndentedAndEndsWithANewline) {
       << text;
   EXPECT_LT(text.find("\"transpose/naive\""), text.find("\"transpose/padded\""));
   EXPECT_LT(text.find("\"format\": \"bankcheck-baseline\""), text.find("\"recorded_with\""));
-  EXPECT_THAT(text, HasSubstr("\"version\": 2\n}\n"));
+  EXPECT_THAT(text, HasSubstr("\"version\": 3\n}\n"));
   EXPECT_THAT(text, Not(HasSubstr("hardware")));
 }
 
@@ -118,6 +118,14 @@ TEST(BaselineFileTest, LinesRoundTripAndVersionOneFilesStillLoad) {
   EXPECT_FALSE(version_one.cases.at("transpose/naive").launches.at(0).lines.has_value());
   EXPECT_FALSE(HasLineData(version_one.cases.at("transpose/naive").launches));
   EXPECT_TRUE(HasLineData(back.cases.at("transpose/naive").launches));
+  // Versions 1 and 2 did not count global and local memory: their launches say so, and compare
+  // without them; version 3 counted them (zero where absent).
+  EXPECT_TRUE(version_one.cases.at("transpose/naive").launches.at(0).not_counted[SharedKind::kGlobalLoad]);
+  old["version"] = 2;
+  const BaselineFile version_two = ParseBaselineFile(old.dump(), "old.json");
+  EXPECT_TRUE(version_two.cases.at("transpose/naive").launches.at(0).not_counted[SharedKind::kLocalStore]);
+  EXPECT_FALSE(version_two.cases.at("transpose/naive").launches.at(0).not_counted[SharedKind::kLoad]);
+  EXPECT_FALSE(back.cases.at("transpose/naive").launches.at(0).not_counted[SharedKind::kGlobalLoad]);
   // Lines in a file that says version 1 are a hand edit gone wrong.
   nlohmann::json mixed = nlohmann::json::parse(text);
   mixed["version"] = 1;
@@ -148,9 +156,9 @@ TEST(BaselineFileTest, WrongFormatAndVersionAreExplained) {
               HasSubstr("demo.json: format: is \"bankcheck-results\", but a baseline file's format is "
                         "\"bankcheck-baseline\""));
   document["format"] = "bankcheck-baseline";
-  document["version"] = 3;
+  document["version"] = 4;
   EXPECT_THAT(BadFileError(document.dump()),
-              HasSubstr("version: is 3, but this bankcheck reads versions 1 to 2 only"));
+              HasSubstr("version: is 4, but this bankcheck reads versions 1 to 3 only"));
   document["version"] = 0;
   EXPECT_THAT(BadFileError(document.dump()), HasSubstr("version: is 0"));
   document["version"] = "1";

@@ -23,12 +23,17 @@ json ReadDocumentForUpdate(const std::filesystem::path& path, const std::string&
                            const RecordAdvice& record) {
   const std::string advice = internal::BaselineFileAdvice(path, record);
   try {
-    const json document = ParseJsonText(ReadTextFile(path, advice), path, advice);
+    json document = ParseJsonText(ReadTextFile(path, advice), path, advice);
     const BaselineFile file = internal::BaselineFileFromJson(document, path, record);
     if (file.arch != arch) {
       throw Error(ErrorKind::kBadInput, path.string() + ": arch is \"" + file.arch +
                                             "\", but the file is in the " + arch + " folder. " + advice);
     }
+    // An older version's cases are written again as read: their launches then say which kinds
+    // they did not count (LaunchRecord::not_counted), which the current version would read as none.
+    if (document["version"] != kBaselineVersion)
+      for (const auto& [name, entry] : file.cases)
+        document["cases"][name] = internal::BaselineEntryToJson({name, entry.description, entry.launches});
     return document;
   } catch (const Error& e) {
     throw Error(ErrorKind::kBadInput, "not updating " + path.string() +
@@ -193,7 +198,8 @@ std::vector<std::filesystem::path> UpdateBaselines(const std::filesystem::path& 
     for (const auto& [name, entry] : document["cases"].items())
       if (IsDerivedEntry(entry)) with.counters = "emulated";
     document["recorded_with"] = internal::RecordedWithToJson(with);
-    // A version 1 file recorded into is version 2: its other cases keep their launch totals only.
+    // An older file recorded into is the current version: its other cases keep their launch totals
+    // only (version 1), and say which kinds they did not count (before version 3).
     document["version"] = kBaselineVersion;
     WriteFileIn(arch_folder, topic + ".json", DumpJson(document));
     written.push_back(path);

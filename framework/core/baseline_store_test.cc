@@ -210,13 +210,14 @@ TEST_F(UpdateBaselinesTest, RecordingTheSameValuesAgainLeavesTheFileAlone) {
   EXPECT_EQ(ReadFile(File()), before);
 }
 
-// A version 1 file (launch totals only) recorded into becomes version 2: the recorded case gets its
-// lines, the others keep their totals and are compared by them.
+// A version 1 file (launch totals only) recorded into becomes version 3: the recorded case gets its
+// lines, the others keep their totals and are compared by them, and say that they did not count
+// global and local memory.
 TEST_F(UpdateBaselinesTest, RecordingIntoAVersionOneFileUpgradesIt) {
   UpdateBaselines(dir_, "sm_90", MakeMetadata(),
                   {{"transpose/a", "a", {MakeRecord(64)}}, {"transpose/b", "b", {MakeRecord(64)}}});
   std::string text = ReadFile(File());
-  const size_t version = text.find("\"version\": 2");
+  const size_t version = text.find("\"version\": 3");
   ASSERT_NE(version, std::string::npos);
   text.replace(version, 13, "\"version\": 1");
   WriteFile(File(), text);
@@ -226,11 +227,13 @@ TEST_F(UpdateBaselinesTest, RecordingIntoAVersionOneFileUpgradesIt) {
   const auto written = UpdateBaselines(dir_, "sm_90", MakeMetadata(), {{"transpose/a", "a", {with_lines}}});
   EXPECT_THAT(written, ElementsAre(File()));
   const std::string upgraded = ReadFile(File());
-  EXPECT_NE(upgraded.find("\"version\": 2"), std::string::npos);
+  EXPECT_NE(upgraded.find("\"version\": 3"), std::string::npos);
   const BaselineFile file = ReadBaselineFile(File());
   EXPECT_TRUE(HasLineData(file.cases.at("transpose/a").launches));
   EXPECT_FALSE(HasLineData(file.cases.at("transpose/b").launches));
-  EXPECT_EQ(CaseBlock(upgraded, "transpose/b"), CaseBlock(text, "transpose/b"));
+  EXPECT_FALSE(file.cases.at("transpose/a").launches.at(0).not_counted[SharedKind::kGlobalLoad]);
+  EXPECT_TRUE(file.cases.at("transpose/b").launches.at(0).not_counted[SharedKind::kGlobalLoad]);
+  EXPECT_NE(CaseBlock(upgraded, "transpose/b").find("\"not_counted\": ["), std::string::npos);
 }
 
 TEST_F(UpdateBaselinesTest, WritesEachTopicToItsOwnFile) {

@@ -160,6 +160,29 @@ TEST(CheckLines, AKindAQualifiedAnnotationDoesNotNameMustBeConflictFree) {
   EXPECT_EQ(check.failures[0].suggestion, "bankcheck: ld 2-way, atom 4-way");
 }
 
+// Sectors are opt-in per line: a global kind is checked where a term names it, and never makes an
+// unannotated line, or a term without a kind, fail.
+TEST(CheckLines, GlobalKindsAreCheckedWhereATermNamesThem) {
+  Sources sources;
+  sources.Add(kFile,
+              Source(9, {{3, "// bankcheck: ldg coalesced, stg coalesced"}, {5, "// bankcheck: 2-way"}}));
+  // Line 3 coalesced: 4 sectors per warp load, as ideal; line 5's stride-32 load and line 7's are
+  // not named by a term.
+  const std::vector<LineCounts> fine = {
+      Line(3, SharedKind::kGlobalLoad, 2048, 2048), Line(3, SharedKind::kGlobalStore, 2048, 2048),
+      Line(5, SharedKind::kLoad, 64, 32), Line(5, SharedKind::kGlobalLoad, 16384, 2048),
+      Line(7, SharedKind::kGlobalLoad, 16384, 2048)};
+  EXPECT_THAT(CheckLines(fine, sources.Lookup(), "t/a").failures, IsEmpty());
+  // Line 3's load stops being coalesced: it fails there, in sectors.
+  const LineCheck check = CheckLines(
+      {Line(3, SharedKind::kGlobalLoad, 4096, 2048), Line(3, SharedKind::kGlobalStore, 2048, 2048)},
+      sources.Lookup(), "t/a");
+  ASSERT_THAT(check.failures, SizeIs(1));
+  EXPECT_EQ(check.failures[0].line, 3u);
+  EXPECT_EQ(check.failures[0].annotated, "ldg coalesced, stg coalesced");
+  EXPECT_THAT(check.failures[0].measured, HasSubstr("ldg 2-way (LDG: 4,096 sectors, 2,048 ideal)"));
+}
+
 TEST(CheckLines, AMalformedAnnotationFailsAtItsCommentLine) {
   Sources sources;
   sources.Add(kFile, "x;\n// bankcheck: 2-ways\ny;\nz;  // bankcheck: 0-way\n");

@@ -131,6 +131,7 @@ void SetIdeal(const MetricValues& values, const SharedKindInfo& info, LaunchReco
           info.ideal == IdealSource::kHardwarePair ? Provenance::kExact : Provenance::kHardware;
       return;
     }
+    case IdealSource::kSassOnly:  // a range-profiler session has no such counter
     case IdealSource::kNone:
       break;
   }
@@ -230,19 +231,37 @@ void AddConsistencyNotes(LaunchRecord& record) {
 std::string Describe(SharedKind kind, const SharedCounts& c) {
   std::ostringstream out;
   const SharedKindInfo& info = InfoOf(kind);
+  const std::string unit = TrafficUnit(kind);
   out << info.label << ": " << c.instructions << " instructions";
-  if (info.wavefronts_metric == nullptr) return out.str() + " (wavefronts not measurable)";
-  out << ", " << c.wavefronts << " wavefronts, ";
+  if (info.wavefronts_metric == nullptr) return out.str() + " (" + unit + " not measurable)";
+  out << ", " << c.wavefronts << " " << unit << ", ";
   if (!c.ideal_known()) return out.str() + "ideal not measured";
-  out << c.ideal_wavefronts << " ideal, " << c.conflicts() << " conflicts (" << c.ways() << "-way";
+  // Sectors above the ideal are excess (uncoalesced), wavefronts above it bank conflicts.
+  out << c.ideal_wavefronts << " ideal, " << c.conflicts()
+      << (info.space == MemorySpace::kShared ? " conflicts (" : " excess (") << c.ways() << "-way";
   if (c.ideal_provenance == Provenance::kHardware) out << ", from hardware counters";
   out << ")";
   return out.str();
 }
 
 bool IsShown(const LaunchRecord& record, SharedKind kind) {
+  if (record.not_counted[kind]) return false;
   return kind == SharedKind::kLoad || kind == SharedKind::kStore || record.shared[kind].any() ||
          record.unsupported[kind];
+}
+
+bool IsCompared(const LaunchRecord* before, const LaunchRecord* after, SharedKind kind) {
+  return (before == nullptr || !before->not_counted[kind]) && (after == nullptr || !after->not_counted[kind]);
+}
+
+void MarkKindsNewerThan(int baseline_version, LaunchRecord& record) {
+  for (const SharedKindInfo& info : SharedKinds())
+    if (info.first_baseline_version > baseline_version) record.not_counted[info.kind] = true;
+}
+
+void MarkKindsNotEmulated(LaunchRecord& record) {
+  for (const SharedKindInfo& info : SharedKinds())
+    if (!info.emulated) record.not_counted[info.kind] = true;
 }
 
 std::vector<SharedKind> ShownKinds(const LaunchRecord& record) {

@@ -49,9 +49,11 @@ std::string KindLabels() {
 
 std::string Quote(std::string_view text) { return "'" + std::string(text) + "'"; }
 
-// `N-way` (N >= 1: digits with at most one decimal point) or `conflict-free`; the error otherwise.
+// `N-way` (N >= 1: digits with at most one decimal point), `conflict-free` or `coalesced`; the
+// error otherwise.
 std::optional<double> ParseWays(std::string_view word, std::string& error) {
-  if (word == "conflict-free") return 1.0;
+  // `coalesced` reads better of a global kind's sectors; it is the same 1-way.
+  if (word == "conflict-free" || word == "coalesced") return 1.0;
   if (EndsWith(word, "-ways")) {
     error = Quote(word) + ": write " + Quote(word.substr(0, word.size() - 1)) + " (singular)";
     return std::nullopt;
@@ -214,7 +216,7 @@ std::optional<Term> ParseTerm(std::string_view text, std::string& error) {
         error = Quote(words[0]) + " is an op name; the kind is " + Quote(InfoOf(*by_op).label) +
                 " (kinds: " + KindLabels() + ")";
       } else {
-        error = Quote(words[0]) + ": not a kind of shared-memory instruction (kinds: " + KindLabels() + ")";
+        error = Quote(words[0]) + ": not a kind of memory instruction (kinds: " + KindLabels() + ")";
       }
       return std::nullopt;
     }
@@ -291,7 +293,7 @@ std::optional<std::vector<Term>> ParseTerms(std::string_view body, std::string& 
     if (!term) {
       // `2-way in a*,b*`: the ',' ended the term, and the rest reads as a term of its own.
       if (!terms.empty() && !terms.back().globs.empty() && Words(text).size() == 1 &&
-          !EndsWith(text, "-way") && text != "conflict-free" && !IsKindName(text))
+          !EndsWith(text, "-way") && text != "conflict-free" && text != "coalesced" && !IsKindName(text))
         error += " (a case glob holds no ','; separate globs with '|')";
       return std::nullopt;
     }

@@ -71,6 +71,11 @@ TEST(LineAnnotations, ConflictFreeIsOneWay) {
               ElementsAre(At(1, 1, std::nullopt, 1), At(2, 2, std::nullopt, 1)));
 }
 
+TEST(LineAnnotations, CoalescedIsOneWayOfAGlobalKind) {
+  EXPECT_THAT(Parse("out[i] = in[i];  // bankcheck: ldg coalesced, stg 2-way\n"),
+              ElementsAre(At(1, 1, SharedKind::kGlobalLoad, 1), At(1, 1, SharedKind::kGlobalStore, 2)));
+}
+
 TEST(LineAnnotations, WaysMayHaveADecimalPart) {
   EXPECT_THAT(
       Parse("x; // bankcheck: 1.5-way\ny; // bankcheck: 2.25-way\nz; // bankcheck: 02.0-way\n"),
@@ -204,8 +209,8 @@ TEST(LineAnnotations, MalformedTermsNameFileAndLine) {
 
 TEST(LineAnnotations, MalformedKinds) {
   EXPECT_EQ(OneProblem("x; // bankcheck: shmem 2-way\n"),
-            "kernels/k.cu:1: 'shmem': not a kind of shared-memory instruction (kinds: ld, st, atom, ldsm, "
-            "stsm, ldgsts, gmma, dsmem)");
+            "kernels/k.cu:1: 'shmem': not a kind of memory instruction (kinds: ld, st, atom, ldsm, "
+            "stsm, ldgsts, gmma, dsmem, ldg, stg, atomg, redg, ldl, stl)");
   EXPECT_THAT(OneProblem("x; // bankcheck: lds 2-way\n"), HasSubstr("'lds' is an op name; the kind is 'ld'"));
   EXPECT_THAT(OneProblem("x; // bankcheck: LD 2-way\n"), HasSubstr("'LD': not a kind"));
   EXPECT_THAT(OneProblem("x; // bankcheck: 2-way ld\n"),

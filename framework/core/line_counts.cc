@@ -40,11 +40,19 @@ std::string WaysText(double ways, int decimals) {
 // as written.
 std::string AnnotatedWays(double ways) { return WaysText(ways, 6); }
 
-// The measurable kinds of one line, in kind order.
+// A kinded term's ways as its annotation reads: 1-way sectors are `coalesced`.
+std::string AnnotatedWays(SharedKind kind, double ways) {
+  const std::string text = AnnotatedWays(ways);
+  return InfoOf(kind).space != MemorySpace::kShared && text == "conflict-free" ? "coalesced" : text;
+}
+
+// The measurable shared-memory kinds of one line, in kind order: what a term without a kind, a
+// line without a term and a suggestion speak of. A global or local kind is checked only where a
+// term names it (NamedBy): bank conflicts are every annotated line's, sectors a line's that asks.
 std::vector<const LineCounts*> Measurable(const std::vector<const LineCounts*>& kinds) {
   std::vector<const LineCounts*> measurable;
   for (const LineCounts* kind : kinds)
-    if (kind->measurable()) measurable.push_back(kind);
+    if (kind->measurable() && InfoOf(kind->kind).space == MemorySpace::kShared) measurable.push_back(kind);
   std::stable_sort(measurable.begin(), measurable.end(),
                    [](const LineCounts* a, const LineCounts* b) { return a->kind < b->kind; });
   return measurable;
@@ -77,10 +85,10 @@ std::string Joined(const std::vector<std::string>& words) {
   return text;
 }
 
-// "4-way (LDS.128: 8,192 wavefronts, 2,048 ideal)".
+// "4-way (LDS.128: 8,192 wavefronts, 2,048 ideal)"; sectors for global and local memory.
 std::string Measured(const LineCounts& counts) {
   return FormatWays(counts.ways()) + " (" + Joined(counts.opcodes) + ": " + WithThousands(counts.wavefronts) +
-         " wavefronts, " + WithThousands(counts.ideal_wavefronts) + " ideal)";
+         " " + TrafficUnit(counts.kind) + ", " + WithThousands(counts.ideal_wavefronts) + " ideal)";
 }
 
 // "ld 2-way, st conflict-free" from measured kinds (not empty).
@@ -147,7 +155,8 @@ std::optional<LineFailure> CheckLine(const std::vector<const LineCounts*>& measu
     bool matches = true;
     std::vector<std::string> annotated, measured;
     for (const LineAnnotation* term : terms)
-      annotated.push_back(std::string(InfoOf(*term->kind).label) + " " + AnnotatedWays(term->ways));
+      annotated.push_back(std::string(InfoOf(*term->kind).label) + " " +
+                          AnnotatedWays(*term->kind, term->ways));
     for (const LineCounts* kind : measurable) {
       const auto term = std::find_if(terms.begin(), terms.end(),
                                      [&](const LineAnnotation* t) { return t->kind == kind->kind; });
@@ -255,7 +264,7 @@ std::string FormatAnnotationTerms(const std::vector<LineAnnotation>& terms) {
   for (const LineAnnotation& term : terms) {
     text += text.empty() ? "" : ", ";
     if (term.kind) text += std::string(InfoOf(*term.kind).label) + " ";
-    text += AnnotatedWays(term.ways);
+    text += term.kind ? AnnotatedWays(*term.kind, term.ways) : AnnotatedWays(term.ways);
     for (size_t i = 0; i < term.cases.size(); ++i) text += (i == 0 ? " in " : " | ") + term.cases[i];
   }
   return text;
@@ -322,9 +331,11 @@ LineCheck CheckLines(const std::vector<LineCounts>& lines, const AnnotationsOfFi
     std::map<uint32_t, std::vector<const LineAnnotation*>> terms_of;
     for (const LineAnnotation& term : scan->annotations) terms_of[term.line].push_back(&term);
     for (const auto& [number, kinds] : by_line) {
-      const std::vector<const LineCounts*> measurable = Measurable(kinds);
+      std::vector<const LineCounts*> measurable = Measurable(kinds);
+      const bool any_measurable =
+          std::any_of(kinds.begin(), kinds.end(), [](const LineCounts* kind) { return kind->measurable(); });
       // A line with a malformed annotation after its code fails as that annotation already.
-      if (measurable.empty() || malformed.count(number) != 0) continue;
+      if (!any_measurable || malformed.count(number) != 0) continue;
       const auto terms = terms_of.find(number);
       CaseTerms of_case;
       if (terms != terms_of.end()) {
@@ -338,6 +349,14 @@ LineCheck CheckLines(const std::vector<LineCounts>& lines, const AnnotationsOfFi
           continue;
         }
       }
+      // The line's global and local kinds that a term for this case names.
+      for (const LineCounts* kind : kinds) {
+        const bool named = std::any_of(of_case.terms.begin(), of_case.terms.end(),
+                                       [&](const LineAnnotation* term) { return term->kind == kind->kind; });
+        if (kind->measurable() && InfoOf(kind->kind).space != MemorySpace::kShared && named)
+          measurable.push_back(kind);
+      }
+      if (measurable.empty()) continue;
       std::optional<LineFailure> failure = CheckLine(measurable, of_case, case_name);
       if (failure) check.failures.push_back(std::move(*failure));
     }

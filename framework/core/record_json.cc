@@ -58,7 +58,7 @@ SharedCounts CountsFromJson(const FieldReader& field) {
 // The kind `key` names ("shared_ld"); fails at `field` when it names none.
 SharedKind KindNamed(const FieldReader& field, const std::string& key) {
   const std::optional<SharedKind> kind = SharedKindFromKey(key);
-  if (!kind) field.FailWith("names \"" + key + "\", which is not a kind of shared-memory instruction");
+  if (!kind) field.FailWith("names \"" + key + "\", which is not a kind of memory instruction");
   return *kind;
 }
 
@@ -177,6 +177,7 @@ void ReadAttribution(const FieldReader& launch, LaunchRecord& record) {
 // A block per kind: shared_ld and shared_st always (a reader sees that a launch had none), the
 // other kinds when the launch executed them.
 bool Written(const LaunchRecord& record, SharedKind kind) {
+  if (record.not_counted[kind]) return false;
   return kind == SharedKind::kLoad || kind == SharedKind::kStore || record.shared[kind].any();
 }
 
@@ -193,6 +194,10 @@ json LaunchRecordToJson(const LaunchRecord& record, RecordDetail detail) {
       const SharedCounts& counts = record.shared[info.kind];
       out[info.key] = CountsToJson(detail == RecordDetail::kFull ? counts : ExactCounts(counts));
     }
+  json not_counted = json::array();
+  for (const SharedKindInfo& info : SharedKinds())
+    if (record.not_counted[info.kind]) not_counted.push_back(info.key);
+  if (!not_counted.empty()) out["not_counted"] = std::move(not_counted);
   // The per-line counts, keyed: exact, so baselines keep them too.
   if (record.lines) out["lines"] = LinesToJson(*record.lines);
   // A baseline's launch derived by the emulator says so (first baselines without a GPU); measured
@@ -237,9 +242,9 @@ LaunchRecord LaunchRecordFromJson(const json& value, const std::string& where, c
                                   const std::string& field_path) {
   const FieldReader launch(value, where, advice, field_path);
   std::vector<std::string> fields = {
-      "kernel",      "mangled",       "grid",  "block",         "dynamic_shared_bytes", "hardware",
-      "unsupported", "extra_metrics", "notes", "graph_kernels", "attributed_launches",  "instructions",
-      "counters",    "lines"};
+      "kernel",      "mangled",       "grid",       "block",         "dynamic_shared_bytes", "hardware",
+      "unsupported", "extra_metrics", "notes",      "graph_kernels", "attributed_launches",  "instructions",
+      "counters",    "lines",         "not_counted"};
   for (const SharedKindInfo& info : SharedKinds()) fields.push_back(info.key);
   launch.AllowOnlyFields(fields);
   LaunchRecord record;
@@ -276,6 +281,15 @@ LaunchRecord LaunchRecordFromJson(const json& value, const std::string& where, c
       uint64_t& reading_value =
           reading == "wavefronts" ? record.hardware[*kind].wavefronts : record.hardware[*kind].bank_conflicts;
       reading_value = hardware.Field(key).Unsigned();
+    }
+  }
+  if (launch.Has("not_counted")) {
+    const FieldReader not_counted = launch.Field("not_counted");
+    for (const std::string& key : not_counted.StringArray()) {
+      const SharedKind kind = KindNamed(not_counted, key);
+      if (record.shared[kind].any())
+        not_counted.FailWith("names \"" + key + "\", which the launch has counts of");
+      record.not_counted[kind] = true;
     }
   }
   if (launch.Has("unsupported")) {

@@ -69,6 +69,34 @@ TEST(RecordJsonTest, EmulatedRecordSaysSoAndReadsBack) {
   EXPECT_EQ(LaunchRecordFromJson(out, "test").counted_by, CountedBy::kEmulated);
 }
 
+TEST(RecordJsonTest, KindsNotCountedAreListedAndReadBack) {
+  LaunchRecord record = MakeRecord(2048);
+  record.counted_by = CountedBy::kEmulated;
+  MarkKindsNotEmulated(record);
+  for (const RecordDetail detail : {RecordDetail::kFull, RecordDetail::kExact}) {
+    const json out = LaunchRecordToJson(record, detail);
+    EXPECT_EQ(
+        out.at("not_counted"),
+        json::parse(R"(["global_ld", "global_st", "global_atom", "global_red", "local_ld", "local_st"])"));
+    EXPECT_FALSE(out.contains("global_ld"));
+    EXPECT_EQ(LaunchRecordFromJson(out, "test").not_counted, record.not_counted);
+  }
+  // A measured launch counted every kind: global loads are a block like any other.
+  LaunchRecord measured = MakeRecord(2048);
+  measured.shared[SharedKind::kGlobalLoad] = {512, 4096, 2048};
+  const json out = LaunchRecordToJson(measured, RecordDetail::kExact);
+  EXPECT_FALSE(out.contains("not_counted"));
+  EXPECT_EQ(out.at("global_ld"), json::parse(R"({"instructions": 512, "wavefronts": 4096, "ideal": 2048,
+                                                   "conflicts": 2048})"));
+  EXPECT_EQ(LaunchRecordFromJson(out, "test").shared[SharedKind::kGlobalLoad],
+            measured.shared[SharedKind::kGlobalLoad]);
+  // Counts of a kind said not to be counted contradict each other.
+  json both = out;
+  both["not_counted"] = json::array({"global_ld"});
+  EXPECT_THAT(ParseError(both),
+              HasSubstr("not_counted: names \"global_ld\", which the launch has counts of"));
+}
+
 TEST(RecordJsonTest, ExactRecordLeavesOutHardwareNotesAndMetrics) {
   LaunchRecord record = MakeRecord(2048);
   record.notes.push_back("a note");
@@ -123,7 +151,7 @@ TEST(RecordJsonTest, UnknownKindsAndProvenancesAreRejected) {
   EXPECT_THAT(ParseError(value), HasSubstr("ideal_source"));
   value = LaunchRecordToJson(MakeRecord(64), RecordDetail::kFull);
   value["unsupported"] = json::array({"shared_nope"});
-  EXPECT_THAT(ParseError(value), HasSubstr("not a kind of shared-memory instruction"));
+  EXPECT_THAT(ParseError(value), HasSubstr("not a kind of memory instruction"));
 }
 
 TEST(RecordJsonTest, FullRecordRoundTrips) {
@@ -234,7 +262,7 @@ TEST(RecordJsonTest, MalformedInstructionsAreNamed) {
   json value = good;
   value["instructions"][1]["kind"] = "shared_xyz";
   EXPECT_THAT(ParseError(value), HasSubstr("launches[0].instructions[1].kind: names \"shared_xyz\", which is "
-                                           "not a kind of shared-memory instruction"));
+                                           "not a kind of memory instruction"));
   value = good;
   value["instructions"][0]["pcs"] = 1;
   EXPECT_THAT(ParseError(value), HasSubstr("unknown field launches[0].instructions[0].pcs"));

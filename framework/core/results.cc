@@ -34,7 +34,7 @@ std::string ResultsFileAdvice(const std::filesystem::path& path) {
 json ExpectedWaysToJson(const CaseResult& result) {
   json out = json::object();
   for (const SharedKind kind : ShownKinds(result.launches))
-    out[InfoOf(kind).key] = result.expected_ways[kind];
+    if (InfoOf(kind).space == MemorySpace::kShared) out[InfoOf(kind).key] = result.expected_ways[kind];
   for (const SharedKindInfo& info : SharedKinds())
     if (result.expected_ways[info.kind] != 1.0) out[info.key] = result.expected_ways[info.kind];
   return out;
@@ -75,7 +75,7 @@ CaseResult CaseResultFromJson(const std::string& name, const json& value, const 
     const std::optional<SharedKind> kind = item.key() == "load_ways"    ? SharedKind::kLoad
                                            : item.key() == "store_ways" ? SharedKind::kStore
                                                                         : SharedKindFromKey(item.key());
-    if (!kind) expected.Field(item.key()).FailWith("is not a kind of shared-memory instruction");
+    if (!kind) expected.Field(item.key()).FailWith("is not a kind of memory instruction");
     result.expected_ways[*kind] = expected.Field(item.key()).NumberIn(0, kMaxExpectedWays);
   }
   // Absent from files written before cases could go without c.expect: the case's annotation.
@@ -272,9 +272,11 @@ RunResults internal::ResultsFromJson(const json& document, const std::filesystem
   }
   root.AllowOnlyFields({"format", "version", "metadata", "cases"});
   const FieldReader version = root.Field("version");
-  if (version.Unsigned() != static_cast<uint64_t>(kResultsVersion)) {
-    version.FailWith("is " + std::to_string(version.Unsigned()) + ", but this bankcheck reads version " +
-                     std::to_string(kResultsVersion) + " only");
+  if (version.Unsigned() < static_cast<uint64_t>(kOldestResultsVersion) ||
+      version.Unsigned() > static_cast<uint64_t>(kResultsVersion)) {
+    version.FailWith("is " + std::to_string(version.Unsigned()) + ", but this bankcheck reads versions " +
+                     std::to_string(kOldestResultsVersion) + " to " + std::to_string(kResultsVersion) +
+                     " only; use the bankcheck that wrote it, or run again");
   }
   RunResults results;
   results.metadata = internal::RunMetadataFromJson(root.Field("metadata"));
@@ -285,7 +287,10 @@ RunResults internal::ResultsFromJson(const json& document, const std::filesystem
   CountLaunches(launches, internal::LaunchesInCases(cases.json()), path);
   for (const auto& item : cases.json().items()) {
     CheckCaseNameLength(item.key(), path.string());
-    results.cases.emplace(item.key(), CaseResultFromJson(item.key(), item.value(), path));
+    CaseResult result = CaseResultFromJson(item.key(), item.value(), path);
+    for (LaunchRecord& launch : result.launches)
+      MarkKindsNewerThan(BaselineVersionOfResults(static_cast<int>(version.Unsigned())), launch);
+    results.cases.emplace(item.key(), std::move(result));
   }
   return results;
 }

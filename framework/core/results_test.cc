@@ -150,6 +150,25 @@ TEST(ResultsTest, AnEmulatedCasesOutputStatusRoundTripsAndIsAbsentFromMeasuredOn
   EXPECT_THROW(ParseResults(document.dump(), "r.json"), Error);
 }
 
+TEST(ResultsTest, VersionOneFilesLoadWithoutGlobalAndLocalMemory) {
+  RunResults results;
+  results.cases["t/a"] = MakeCase("t/a");
+  nlohmann::json document = nlohmann::json::parse(SerializeResults(results));
+  EXPECT_EQ(document["version"], 2);
+  EXPECT_FALSE(ParseResults(document.dump(), "r.json")
+                   .cases.at("t/a")
+                   .launches.at(0)
+                   .not_counted[SharedKind::kGlobalLoad]);
+  // Written before global and local memory were counted: those kinds compare with nothing.
+  document["version"] = 1;
+  const LaunchRecord old = ParseResults(document.dump(), "r.json").cases.at("t/a").launches.at(0);
+  EXPECT_TRUE(old.not_counted[SharedKind::kGlobalLoad]);
+  EXPECT_TRUE(old.not_counted[SharedKind::kLocalLoad]);
+  EXPECT_FALSE(old.not_counted[SharedKind::kLoad]);
+  document["version"] = 3;
+  EXPECT_THROW(ParseResults(document.dump(), "r.json"), Error);
+}
+
 TEST(ResultsTest, MalformedAndWrongFieldsAreNamed) {
   try {
     ParseResults("{\"format\": \"bankcheck-results\",\n\"version\": tru}", "r.json");

@@ -72,7 +72,7 @@ std::vector<LaunchInfo> LaunchesForRanges(const std::vector<LaunchInfo>& launche
 }
 
 std::vector<LaunchRecord> SassRecords(const LaunchInfo& launch, const PerKind<bool>& unsupported,
-                                      bool tables) {
+                                      const PerKind<bool>& not_counted, bool tables) {
   // A record of the kernels in `parts` (by mangled name), with their instructions: the table of
   // this one launch (attributed_launches 1), read with its totals.
   using Part = KernelSass::value_type;
@@ -89,6 +89,7 @@ std::vector<LaunchRecord> SassRecords(const LaunchInfo& launch, const PerKind<bo
     SortByExcess(record.instructions);
     record.attributed_launches = tables ? 1 : 0;
     SetSassCounts(total, unsupported, record);
+    record.not_counted = not_counted;
     AddConsistencyNotes(record);
     return record;
   };

@@ -38,6 +38,7 @@ class SassBackend final : public CountingBackend {
     const auto uncounted =
         std::find_if(launches.begin(), launches.end(), [](const LaunchInfo& l) { return !l.counted; });
     const PerKind<bool> unsupported = sass_->unsupported();
+    const PerKind<bool> not_counted = sass_->not_counted();
     try {
       SynchronizeLaunches(process,
                           {launches.begin(), uncounted == launches.end() ? uncounted : uncounted + 1},
@@ -47,7 +48,7 @@ class SassBackend final : public CountingBackend {
       // What the launches before the failed one counted was read as each returned.
       std::vector<LaunchRecord> counted;
       for (auto launch = launches.begin(); launch != uncounted; ++launch)
-        for (LaunchRecord& record : SassRecords(*launch, unsupported, tables_))
+        for (LaunchRecord& record : SassRecords(*launch, unsupported, not_counted, tables_))
           counted.push_back(std::move(record));
       throw KernelFaultAfterCounted(fault, std::move(counted));
     }
@@ -63,7 +64,7 @@ class SassBackend final : public CountingBackend {
                                            "' was recorded but its SASS metrics were not read; measure it "
                                            "with SessionOptions::Counters::kRangeProfiler");
       }
-      for (LaunchRecord& record : SassRecords(launch, unsupported, tables_))
+      for (LaunchRecord& record : SassRecords(launch, unsupported, not_counted, tables_))
         records.push_back(std::move(record));
     }
     trace_.Step("records");

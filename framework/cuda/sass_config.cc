@@ -46,8 +46,9 @@ SassConfig ParseSassConfig(const std::string& text) {
     } else if (key == "patching") {
       config.lazy_patching = Choose<bool>(key, value, {{"lazy", true}, {"eager", false}});
     } else if (key == "metrics") {
-      config.metrics =
-          Choose<M>(key, value, {{"all", M::kAll}, {"no-ideal", M::kNoIdeal}, {"ld-st", M::kLdSt}});
+      config.metrics = Choose<M>(
+          key, value,
+          {{"all", M::kAll}, {"no-ideal", M::kNoIdeal}, {"ld-st", M::kLdSt}, {"shared", M::kShared}});
     } else {
       Refuse("'" + key + "' is not a setting");
     }
@@ -62,7 +63,7 @@ SassConfig SassConfigFromEnvironment() {
 
 std::string Describe(const SassConfig& config) {
   static const char* const kGranularity[] = {"gpu", "sm", "smsp"};
-  static const char* const kMetrics[] = {"all", "no-ideal", "ld-st"};
+  static const char* const kMetrics[] = {"all", "no-ideal", "ld-st", "shared"};
   return std::string("granularity=") + kGranularity[static_cast<int>(config.granularity)] +
          ",patching=" + (config.lazy_patching ? "lazy" : "eager") +
          ",metrics=" + kMetrics[static_cast<int>(config.metrics)];

@@ -21,6 +21,9 @@ TEST(SassConfigTest, ReadsEverySetting) {
   EXPECT_FALSE(config.IsDefault());
   EXPECT_EQ(Describe(ParseSassConfig("metrics=no-ideal,granularity=sm")),
             "granularity=sm,patching=lazy,metrics=no-ideal");
+  // Shared memory alone, as before global and local memory were counted: what they cost.
+  EXPECT_EQ(ParseSassConfig("metrics=shared").metrics, SassConfig::Metrics::kShared);
+  EXPECT_EQ(Describe(ParseSassConfig("metrics=shared")), "granularity=gpu,patching=lazy,metrics=shared");
 }
 
 TEST(SassConfigTest, RefusesWhatItDoesNotKnowNamingTheVariable) {

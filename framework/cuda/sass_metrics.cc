@@ -161,15 +161,13 @@ SourceFrame SourceOf(uint32_t crc, const std::string& function, uint32_t pc) {
 }
 
 // The metrics every patched instruction reports: each kind's instruction counter (which kind an
-// instruction is), and the shared-memory wavefronts and ideal wavefronts of all kinds.
-constexpr const char* kWavefrontsMetric = "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared";
-constexpr const char* kIdealMetric = "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal";
-
+// instruction is), and the traffic and ideal counters of the kinds (the kind table's sass_*_metric).
 struct MetricIds {
-  uint64_t wavefronts = 0;
-  uint64_t ideal = 0;
-  std::map<uint64_t, SharedKind> kind_of;  // instruction counter id -> its kind
-  PerKind<bool> unsupported;               // kinds without an instruction counter on this chip
+  std::map<uint64_t, SharedKind> kind_of;    // instruction counter id -> its kind
+  PerKind<std::optional<uint64_t>> traffic;  // per kind: its traffic counter's id
+  PerKind<std::optional<uint64_t>> ideal;    // per kind: its ideal counter's id; none: no ideal
+  PerKind<bool> unsupported;                 // kinds without an instruction counter on this chip
+  PerKind<bool> not_counted;                 // kinds BANKCHECK_SASS_CONFIG leaves out (metrics=shared)
 };
 
 std::optional<uint64_t> MetricId(const std::string& chip, const std::string& name) {
@@ -208,24 +206,35 @@ const MetricIds& ConfigureOnce(int device, const std::string& chip) {
     return id;
   };
   const bool with_ideal = config.metrics != SassConfig::Metrics::kNoIdeal;
-  const std::optional<uint64_t> wavefronts = add(kWavefrontsMetric),
-                                ideal = with_ideal ? add(kIdealMetric) : MetricId(chip, kIdealMetric);
-  if (!wavefronts || !ideal)
-    throw Error(ErrorKind::kUnsupportedDevice, "this GPU (" + chip +
-                                                   ") has no per-instruction shared-memory "
-                                                   "wavefront metrics in CUPTI's SASS Metrics API");
-  ids.wavefronts = *wavefronts;
-  ids.ideal = *ideal;
+  // One config per counter, however many kinds share it.
+  std::map<std::string, std::optional<uint64_t>> added;
+  const auto add_once = [&](const char* name, bool patched) -> std::optional<uint64_t> {
+    if (name == nullptr) return std::nullopt;
+    if (const auto found = added.find(name); found != added.end()) return found->second;
+    return added[name] = patched ? add(name) : MetricId(chip, name);
+  };
   for (const SharedKindInfo& info : SharedKinds()) {
     if (config.metrics == SassConfig::Metrics::kLdSt && info.kind != SharedKind::kLoad &&
         info.kind != SharedKind::kStore)
       continue;
+    if (config.metrics == SassConfig::Metrics::kShared && info.space != MemorySpace::kShared) {
+      ids.not_counted[info.kind] = true;
+      continue;
+    }
     const std::string range_name = info.instructions_metric;  // "...op_shared_ld.sum"
-    if (const std::optional<uint64_t> id = add(range_name.substr(0, range_name.rfind(".sum"))))
-      ids.kind_of[*id] = info.kind;
-    else
+    const std::optional<uint64_t> id = add(range_name.substr(0, range_name.rfind(".sum")));
+    if (!id) {
       ids.unsupported[info.kind] = true;
+      continue;
+    }
+    ids.kind_of[*id] = info.kind;
+    ids.traffic[info.kind] = add_once(info.sass_traffic_metric, true);
+    ids.ideal[info.kind] = add_once(info.sass_ideal_metric, with_ideal);
   }
+  if (!ids.traffic[SharedKind::kLoad] || !ids.ideal[SharedKind::kLoad])
+    throw Error(ErrorKind::kUnsupportedDevice, "this GPU (" + chip +
+                                                   ") has no per-instruction shared-memory "
+                                                   "wavefront metrics in CUPTI's SASS Metrics API");
   BANKCHECK_CUPTI_PARAMS(CUpti_SassMetricsSetConfig_Params, set);
   set.pConfigs = configs.data();
   set.numOfMetricConfig = configs.size();
@@ -267,7 +276,7 @@ Reported Flush(CUcontext context) {
 }
 
 // The kind of a patched instruction (the kind whose instruction counter it incremented), and its
-// executions; nullopt for instructions that are not a shared-memory kind's or did not run.
+// executions; nullopt for instructions of no kind or that did not run.
 std::optional<std::pair<SharedKind, uint64_t>> KindOf(const std::map<uint64_t, uint64_t>& values,
                                                       const MetricIds& ids) {
   for (const auto& [id, value] : values) {
@@ -277,17 +286,18 @@ std::optional<std::pair<SharedKind, uint64_t>> KindOf(const std::map<uint64_t, u
   return std::nullopt;
 }
 
-// A patched instruction's shared-memory wavefronts and ideal wavefronts.
-std::pair<uint64_t, uint64_t> WavefrontsOf(const std::map<uint64_t, uint64_t>& values, const MetricIds& ids) {
-  std::pair<uint64_t, uint64_t> wavefronts{0, 0};
-  for (const auto& [id, value] : values) {
-    if (id == ids.wavefronts) wavefronts.first = value;
-    if (id == ids.ideal) wavefronts.second = value;
-  }
-  return wavefronts;
+// A patched instruction's traffic (wavefronts or sectors) and ideal, by its kind's counters.
+std::pair<uint64_t, uint64_t> TrafficOf(SharedKind kind, const std::map<uint64_t, uint64_t>& values,
+                                        const MetricIds& ids) {
+  const auto value_of = [&values](const std::optional<uint64_t>& id) -> uint64_t {
+    if (!id) return 0;
+    const auto found = values.find(*id);
+    return found == values.end() ? 0 : found->second;
+  };
+  return {value_of(ids.traffic[kind]), value_of(ids.ideal[kind])};
 }
 
-// A patched shared-memory instruction's counts; nullopt for other instructions and those not run.
+// A patched memory instruction's counts; nullopt for other instructions and those not run.
 std::optional<SassInstruction> SassInstructionOf(const Key& key, const std::map<uint64_t, uint64_t>& values,
                                                  const MetricIds& ids) {
   const auto kind = KindOf(values, ids);
@@ -297,11 +307,11 @@ std::optional<SassInstruction> SassInstructionOf(const Key& key, const std::map<
   instruction.pc_offset = std::get<2>(key);
   instruction.kind = kind->first;
   instruction.executions = kind->second;
-  std::tie(instruction.wavefronts, instruction.ideal_wavefronts) = WavefrontsOf(values, ids);
+  std::tie(instruction.wavefronts, instruction.ideal_wavefronts) = TrafficOf(instruction.kind, values, ids);
   return instruction;
 }
 
-// The shared-memory instructions of `reported`, by kernel.
+// The memory instructions of `reported`, by kernel.
 KernelSass ByKernel(const Reported& reported, const MetricIds& ids) {
   KernelSass by_kernel;
   for (const auto& [key, values] : reported)
@@ -374,6 +384,8 @@ void SassCounting::Watch(CUcontext context) {
 void SassCounting::Forget(CUcontext context) { state_->others.erase(context); }
 
 const PerKind<bool>& SassCounting::unsupported() const { return state_->ids.unsupported; }
+
+const PerKind<bool>& SassCounting::not_counted() const { return state_->ids.not_counted; }
 
 void OnModuleLoaded(const void* data) {
   const auto* resource = static_cast<const CUpti_ResourceData*>(data);

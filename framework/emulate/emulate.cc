@@ -105,6 +105,7 @@ Emulation Emulate(const Module& module, const LaunchToEmulate& launch, const Emu
   record.attributed_launches = 1;
   SetSassCounts(sums, PerKind<bool>{}, record);
   record.counted_by = CountedBy::kEmulated;
+  MarkKindsNotEmulated(record);
   emulation.record = std::move(record);
   return emulation;
 }

@@ -150,6 +150,9 @@ std::string UpdateBaselinesCommand(const std::filesystem::path& results_dir,
 std::vector<std::string> AnnotationMismatches(const Expectation& expect, const LaunchRecord& record) {
   std::vector<std::string> mismatches;
   for (const SharedKindInfo& info : SharedKinds()) {
+    // Sectors are checked where the case asks (c.expect[SharedKind::kGlobalLoad]), bank conflicts always.
+    if ((info.space != MemorySpace::kShared && !expect.named(info.kind)) || record.not_counted[info.kind])
+      continue;
     if (record.unsupported[info.kind]) {
       // Zeros from a kind the device cannot count would pass for "none executed": say so instead.
       const KindExpectation& e = expect[info.kind];
@@ -167,6 +170,7 @@ std::vector<std::string> ModelMismatches(const PredictedCounts& predicted,
                                          const std::vector<LaunchRecord>& measured) {
   std::vector<std::string> mismatches;
   for (const SharedKindInfo& info : SharedKinds()) {
+    if (info.space != MemorySpace::kShared) continue;  // the model speaks of shared memory only
     const SharedCounts total = SumCounts(measured, info.kind);
     SharedCounts model = predicted[info.kind];
     // Compared as exactly as measured: instructions and wavefronts only, where the ideal is not exact.

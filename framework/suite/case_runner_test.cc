@@ -19,6 +19,26 @@ namespace {
 
 class LineGlobsOfThisRun : public testing_support::TempDirTest {};
 
+// A case's c.expect checks every shared-memory kind (unstated: conflict-free), and a global or
+// local kind only where it names it.
+TEST(AnnotationMismatchesTest, GlobalAndLocalKindsAreCheckedWhereTheCaseNamesThem) {
+  LaunchRecord record = testing_support::MakeRecord(64);
+  record.shared[SharedKind::kGlobalLoad] = {512, 16384, 2048};  // 8 sectors per ideal one
+  record.shared[SharedKind::kLocalStore] = {16, 64, 0, Provenance::kNotMeasured};
+  Expectation expect;
+  expect[SharedKind::kLoad].ways = 1;
+  EXPECT_TRUE(AnnotationMismatches(expect, record).empty());
+  expect[SharedKind::kLocalStore].instructions = 0;  // must not spill
+  const std::vector<std::string> spilled = AnnotationMismatches(expect, record);
+  ASSERT_EQ(spilled.size(), 1u);
+  EXPECT_NE(spilled[0].find("local stores (STL): stl: 16 instructions, 64 sectors"), std::string::npos)
+      << spilled[0];
+  EXPECT_NE(spilled[0].find("expected 0 instructions"), std::string::npos) << spilled[0];
+  // An emulated launch did not count local memory: nothing to check.
+  MarkKindsNotEmulated(record);
+  EXPECT_TRUE(AnnotationMismatches(expect, record).empty());
+}
+
 TEST_F(LineGlobsOfThisRun, AGlobIsReportedOnlyWhenNoCaseThatRanOrMightHaveRunTheLineMatchesIt) {
   const std::string file = (dir_ / "k.cu").string();
   testing_support::WriteFile(file, "x;  // bankcheck: 2-way in t/a | t/typo | t/other, conflict-free\n");

@@ -47,7 +47,7 @@ void RecordLaunchProperties(const std::vector<LaunchRecord>& records) {
       const SharedCounts& c = r.shared[kind];
       const std::string label = prefix + InfoOf(kind).label;
       record(label + "_instructions", c.instructions);
-      record(label + "_wavefronts", c.wavefronts);
+      record(label + "_" + TrafficUnit(kind), c.wavefronts);
       if (c.ideal_known()) {
         record(label + "_ideal", c.ideal_wavefronts);
         record(label + "_conflicts", c.conflicts());

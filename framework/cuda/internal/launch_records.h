@@ -35,8 +35,9 @@ inline constexpr char kDeviceLaunchesNote[] =
     "the counts include the kernels it launched from the device (dynamic parallelism), as ncu's do";
 
 // With `tables`, each record also gets its per-instruction table from the same read (opcodes and
-// source lines looked up now: ResolveInstructions), attributed_launches 1.
+// source lines looked up now: ResolveInstructions), attributed_launches 1. `unsupported` and
+// `not_counted`: SassCounting's.
 std::vector<LaunchRecord> SassRecords(const LaunchInfo& launch, const PerKind<bool>& unsupported,
-                                      bool tables);
+                                      const PerKind<bool>& not_counted, bool tables);
 
 }  // namespace bankcheck::internal

@@ -15,10 +15,12 @@ struct SassConfig {
   enum class Granularity : uint8_t { kGpu = 0, kSm = 1, kSmsp = 2 } granularity = Granularity::kGpu;
   // Patch each function at its first launch while enabled (true), or every loaded function at enable.
   bool lazy_patching = true;
-  // Which metrics are patched: all (each kind's instruction counter and both wavefront metrics);
-  // no-ideal (without the ideal metric: the ideal reads 0, every wavefront a conflict); ld-st (the
-  // instruction counters of LDS and STS only: other kinds' instructions are not counted at all).
-  enum class Metrics : uint8_t { kAll, kNoIdeal, kLdSt } metrics = Metrics::kAll;
+  // Which metrics are patched: all (each kind's instruction counter and its traffic and ideal
+  // metrics); no-ideal (without the ideal metrics: the ideal reads 0, all traffic excess); ld-st
+  // (the instruction counters of LDS and STS only: other kinds' instructions are not counted at
+  // all); shared (the shared-memory kinds only, as before global and local memory were counted:
+  // what those cost, benchmarks/launch_cost.sh; the others are not counted).
+  enum class Metrics : uint8_t { kAll, kNoIdeal, kLdSt, kShared } metrics = Metrics::kAll;
 
   bool IsDefault() const {
     return granularity == Granularity::kGpu && lazy_patching && metrics == Metrics::kAll;
@@ -26,7 +28,7 @@ struct SassConfig {
 };
 
 // `text`: comma-separated key=value settings, each key at most once: granularity=gpu|sm|smsp,
-// patching=lazy|eager, metrics=all|no-ideal|ld-st; "" is the default. Error(kBadInput) naming
+// patching=lazy|eager, metrics=all|no-ideal|ld-st|shared; "" is the default. Error(kBadInput) naming
 // BANKCHECK_SASS_CONFIG and what it takes for anything else.
 SassConfig ParseSassConfig(const std::string& text);
 

@@ -95,6 +95,8 @@ class SassCounting {
   void Forget(CUcontext context);
   // The kinds this device has no instruction counter for.
   const PerKind<bool>& unsupported() const;
+  // The kinds the SASS configuration leaves out (BANKCHECK_SASS_CONFIG=metrics=shared).
+  const PerKind<bool>& not_counted() const;
 
  private:
   struct State;

@@ -84,6 +84,7 @@ std::vector<LaunchRecord> GraphLaunchRecords(std::vector<LaunchRecord> nodes) {
   graph.attributed_launches = 1;
   SetSassCounts(sums, PerKind<bool>{}, graph);
   graph.counted_by = CountedBy::kEmulated;  // after SetSassCounts, which says SASS metrics
+  MarkKindsNotEmulated(graph);
   return {graph};
 }
 

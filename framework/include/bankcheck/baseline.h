@@ -35,7 +35,8 @@
 namespace bankcheck {
 
 inline constexpr char kBaselineFormat[] = "bankcheck-baseline";
-inline constexpr int kBaselineVersion = 2;
+// 3: launches hold global- and local-memory kinds (SharedKindInfo::first_baseline_version); 2: lines.
+inline constexpr int kBaselineVersion = 3;
 // The oldest version read: 1, launch totals only.
 inline constexpr int kOldestBaselineVersion = 1;
 // How messages tell a person to record baselines again. The suite layer fills it in for its own

@@ -50,14 +50,19 @@ class Expectation {
  public:
   KindExpectation& operator[](SharedKind kind) {
     stated_ = true;
+    named_[kind] = true;
     return kinds_[kind];
   }
   const KindExpectation& operator[](SharedKind kind) const { return kinds_[kind]; }
-  // Whether the case wrote any of it (then every kind it did not write must stay conflict-free).
+  // Whether the case wrote any of it (then every shared-memory kind it did not write must stay
+  // conflict-free).
   bool stated() const { return stated_; }
+  // Whether the case wrote this kind's: a global or local kind is checked only then.
+  bool named(SharedKind kind) const { return named_[kind]; }
 
  private:
   PerKind<KindExpectation> kinds_;
+  PerKind<bool> named_;
   bool stated_ = false;
 };
 

@@ -128,6 +128,10 @@ struct LaunchRecord {
   PerKind<SharedCounts> shared;        // every kind; zero for kinds the launch did not execute
   PerKind<HardwareReadings> hardware;  // kRangeProfiler: for kinds whose hardware pair was read
   PerKind<bool> unsupported;           // kinds this device's counters cannot measure at all
+  // Kinds this record did not count at all: an emulated launch (the kinds the emulator does not
+  // count), or one read from a baseline or results file older than the kind (the table's
+  // first_baseline_version). Such a kind is neither shown nor compared (IsCompared).
+  PerKind<bool> not_counted;
 
   SharedCounts& loads() { return shared[SharedKind::kLoad]; }
   const SharedCounts& loads() const { return shared[SharedKind::kLoad]; }
@@ -195,8 +199,16 @@ void AddConsistencyNotes(LaunchRecord& record);
 // of ideal and conflicts when the ideal is unknown, "from hardware counters" when it came from them.
 std::string Describe(SharedKind kind, const SharedCounts& counts);
 // Whether a reader is shown `kind` for a launch: loads and stores always, every other kind when
-// the launch executed it or the device cannot measure it.
+// the launch executed it or the device cannot measure it; never a kind the launch did not count.
 bool IsShown(const LaunchRecord& record, SharedKind kind);
+// Whether `kind` compares between two versions of a launch: when both counted it (a missing side,
+// nullptr, counted nothing of any kind). The one rule every comparison of totals and lines uses.
+bool IsCompared(const LaunchRecord* before, const LaunchRecord* after, SharedKind kind);
+// Marks not counted the kinds a launch read from a baseline format `version` (or the results
+// format of that generation) does not hold.
+void MarkKindsNewerThan(int baseline_version, LaunchRecord& record);
+// Marks not counted the kinds the emulator does not count (SharedKindInfo::emulated).
+void MarkKindsNotEmulated(LaunchRecord& record);
 // The kinds IsShown, in SharedKinds() order.
 std::vector<SharedKind> ShownKinds(const LaunchRecord& record);
 // The same over several launches: every kind any of them shows.

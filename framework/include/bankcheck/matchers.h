@@ -74,7 +74,7 @@ std::string CountText(const T& count) {
 MATCHER(ConflictFree, negation ? "has shared-memory bank conflicts" : "has no shared-memory bank conflicts") {
   internal::Explain(arg, result_listener);
   for (const SharedKindInfo& info : SharedKinds())
-    if (arg.shared[info.kind].conflicts() != 0) return false;
+    if (info.space == MemorySpace::kShared && arg.shared[info.kind].conflicts() != 0) return false;
   return true;
 }
 

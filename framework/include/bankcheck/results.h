@@ -34,7 +34,12 @@
 namespace bankcheck {
 
 inline constexpr char kResultsFormat[] = "bankcheck-results";
-inline constexpr int kResultsVersion = 1;
+// 2: launches hold global- and local-memory kinds, as baseline version 3 does. Version 1 is read
+// too, its launches not counting those kinds.
+inline constexpr int kResultsVersion = 2;
+inline constexpr int kOldestResultsVersion = 1;
+// The baseline version whose launches hold the kinds a results file of `version` holds.
+inline int BaselineVersionOfResults(int version) { return version + 1; }
 
 enum class CaseStatus { kPassed, kFailed, kSkipped };
 const char* CaseStatusName(CaseStatus status);  // "passed", "failed", "skipped"

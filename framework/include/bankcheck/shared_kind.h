@@ -1,7 +1,9 @@
 #pragma once
-// The kinds of shared-memory instruction bankcheck counts, and the one table that says, for each,
+// The kinds of memory instruction bankcheck counts (shared memory first, where bank conflicts are;
+// then global and local memory, whose waste is sectors), and the one table that says, for each,
 // how it is named (in records, baselines, reports and the CLI) and which counters measure it.
-// Everything that varies by kind reads this table; docs/counters.md explains each row.
+// Everything that varies by kind reads this table; docs/counters.md explains each row. The names
+// (SharedKind, SharedCounts, LaunchRecord::shared) predate the global and local kinds.
 
 #include <array>
 #include <cstddef>
@@ -12,16 +14,26 @@
 namespace bankcheck {
 
 enum class SharedKind : uint8_t {
-  kLoad,      // LDS: ld.shared
-  kStore,     // STS: st.shared
-  kAtomic,    // ATOMS/REDS: atomics and reductions on shared memory
-  kLdmatrix,  // LDSM: ldmatrix
-  kStmatrix,  // STSM: stmatrix (sm_90)
-  kCpAsync,   // LDGSTS: cp.async, global to shared (its shared-memory writes)
-  kWgmma,     // HGMMA operands read from shared memory (sm_90a)
-  kDsmem,     // distributed shared memory: accesses to another block's shared memory in a cluster
+  kLoad,             // LDS: ld.shared
+  kStore,            // STS: st.shared
+  kAtomic,           // ATOMS/REDS: atomics and reductions on shared memory
+  kLdmatrix,         // LDSM: ldmatrix
+  kStmatrix,         // STSM: stmatrix (sm_90)
+  kCpAsync,          // LDGSTS: cp.async, global to shared (its shared-memory writes)
+  kWgmma,            // HGMMA operands read from shared memory (sm_90a)
+  kDsmem,            // distributed shared memory: accesses to another block's shared memory in a cluster
+  kGlobalLoad,       // LDG (and generic LD reaching global memory)
+  kGlobalStore,      // STG (and generic ST)
+  kGlobalAtomic,     // ATOMG (and generic ATOM)
+  kGlobalReduction,  // REDG
+  kLocalLoad,        // LDL: a thread's stack (register spills, local arrays)
+  kLocalStore,       // STL
 };
-inline constexpr size_t kSharedKindCount = 8;
+inline constexpr size_t kSharedKindCount = 14;
+
+// Where a kind's accesses go, and so what its traffic is counted in: shared memory in wavefronts
+// (bank conflicts), global and local memory in 32-byte sectors.
+enum class MemorySpace : uint8_t { kShared, kGlobal, kLocal };
 
 // Where a kind's ideal wavefronts (and so its conflicts) come from.
 enum class IdealSource : uint8_t {
@@ -35,7 +47,11 @@ enum class IdealSource : uint8_t {
   // and kept out of baseline equality. The pair costs an extra replay pass, so it is read only
   // when SessionOptions::hardware_ideal names the kind; otherwise the ideal is unknown.
   kHardwarePairOnRequest,
-  // No wavefront counter exists: instructions only.
+  // The SASS Metrics API's per-instruction ideal (`sass_ideal_metric`), exact where
+  // `sass_ideal_exact`; a range-profiler session has no such counter: not measured there.
+  kSassOnly,
+  // No ideal counter exists: instructions and traffic only (local memory), or instructions only
+  // where `wavefronts_metric` is nullptr (distributed shared memory).
   kNone,
 };
 
@@ -47,9 +63,10 @@ struct SharedKindInfo {
   const char* title;        // "shared loads (LDS)": for people
   const char* sass;         // "LDS": the SASS mnemonic, for tables where the full opcode is not known
   const char* instruction;  // "load": one instruction of the kind, in bank maps and model messages
+  MemorySpace space;
   const char* instructions_metric;
-  const char* wavefronts_metric;           // instrumented; nullptr: not measurable
-  const char* conflicts_metric;            // instrumented; nullptr: none exists
+  const char* wavefronts_metric;  // instrumented (sectors for global and local); nullptr: not measurable
+  const char* conflicts_metric;   // instrumented; nullptr: none exists
   const char* hardware_wavefronts_metric;  // nullptr: none read
   const char* hardware_conflicts_metric;   // nullptr: none read
   IdealSource ideal;
@@ -58,7 +75,21 @@ struct SharedKindInfo {
   // equal to ncu's Source page for this kind, instruction by instruction: only then do records
   // counted through SASS metrics carry it (docs/counters.md).
   bool sass_ideal_exact;
+  // The SASS Metrics API's per-instruction counters of the kind's traffic and its ideal (nullptr:
+  // none); an instruction's kind is the one whose instruction counter it incremented.
+  const char* sass_traffic_metric;
+  const char* sass_ideal_metric;
+  // The first baseline format version (baseline.h) whose launches hold the kind: a launch read
+  // from an older baseline or results file did not count it (LaunchRecord::not_counted).
+  int first_baseline_version;
+  // Whether the emulator (bankcheck/emulator.h) counts the kind; emulated launches mark the others
+  // not counted.
+  bool emulated;
 };
+
+// "wavefronts" for shared memory, "sectors" for global and local memory: what `SharedCounts::
+// wavefronts` counts for the kind.
+const char* TrafficUnit(SharedKind kind);
 
 const std::array<SharedKindInfo, kSharedKindCount>& SharedKinds();
 const SharedKindInfo& InfoOf(SharedKind kind);
