@@ -1,11 +1,13 @@
-// A plain CUDA program (no bankcheck library) with one coalesced copy and one 8x8 accumulator tile,
-// for memory_traffic_doctor.sh: built as is, and "doctored" (-DBANKCHECK_DOCTORED): the copy reads
-// every other float (its load no longer coalesced) and the tile is compiled under
-// __launch_bounds__(256, 8), which leaves 32 registers (it spills). `bankcheck run` records the
-// first and gates the second, which must fail at those two lines.
+// A plain CUDA program (no bankcheck library) with one coalesced copy and one 8x8 accumulator tile
+// (kernels/outer_product_tile.cuh), for memory_traffic_doctor.sh: built as is, and "doctored"
+// (-DBANKCHECK_DOCTORED): the copy reads every other float (its load no longer coalesced) and the
+// tile is compiled under __launch_bounds__(256, 8), which leaves 32 registers (it spills).
+// `bankcheck run` records the first and gates the second, which must fail at those two lines.
 #include <cuda_runtime.h>
 
 #include <cstdio>
+
+#include "outer_product_tile.cuh"
 
 #ifdef BANKCHECK_DOCTORED
 constexpr int kStride = 2;
@@ -20,28 +22,6 @@ __global__ void Copy(const float* __restrict__ in, float* __restrict__ out) {
   out[i] = in[kStride * i];
 }
 
-__global__ void __launch_bounds__(256, kMinBlocks)
-    OuterProductTile(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ out) {
-  float acc[8][8] = {};
-  const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
-  for (int k = 0; k < 64; ++k) {
-    float ra[8], rb[8];
-#pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      ra[i] = a[k * 2048 + t * 8 + i];
-      rb[i] = b[k * 2048 + t * 8 + i];
-    }
-#pragma unroll
-    for (int i = 0; i < 8; ++i)
-#pragma unroll
-      for (int j = 0; j < 8; ++j) acc[i][j] += ra[i] * rb[j];
-  }
-#pragma unroll
-  for (int i = 0; i < 8; ++i)
-#pragma unroll
-    for (int j = 0; j < 8; ++j) out[(t * 8 + i) * 8 + j] = acc[i][j];
-}
-
 int main() {
   float *in = nullptr, *out = nullptr;
   if (cudaMalloc(&in, 64 << 20) != cudaSuccess || cudaMalloc(&out, 16 << 20) != cudaSuccess) {
@@ -50,7 +30,7 @@ int main() {
   }
   cudaMemset(in, 0, 64 << 20);
   Copy<<<64, 256>>>(in, out);
-  OuterProductTile<<<1, 256>>>(in, in + (1 << 20), out);
+  bankcheck::kernels::OuterProductTile<kMinBlocks><<<1, 256>>>(in, in + (1 << 20), out);
   const cudaError_t status = cudaDeviceSynchronize();
   std::printf("memory_traffic_program: %s\n", cudaGetErrorString(status));
   return status == cudaSuccess ? 0 : 1;
