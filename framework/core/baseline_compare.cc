@@ -60,7 +60,6 @@ std::string IdealText(const SharedCounts& counts, uint64_t value) {
 // "wavefronts 64 -> 2048, conflicts 0 -> 1984" for the fields of one direction that differ
 // ("sectors ..., excess ..." for global and local memory).
 std::string CountDifferences(SharedKind kind, const SharedCounts& before, const SharedCounts& after) {
-  const bool shared = InfoOf(kind).space == MemorySpace::kShared;
   std::vector<std::string> parts;
   const auto add = [&parts](const char* name, uint64_t a, uint64_t b) {
     if (a != b) parts.push_back(std::string(name) + " " + Count(a) + " -> " + Count(b));
@@ -69,11 +68,10 @@ std::string CountDifferences(SharedKind kind, const SharedCounts& before, const 
   add(TrafficUnit(kind), before.wavefronts, after.wavefronts);
   if (IdealsComparable(before, after)) {
     add("ideal", before.ideal_wavefronts, after.ideal_wavefronts);
-    add(shared ? "conflicts" : "excess", before.conflicts(), after.conflicts());
+    add(ExcessName(kind), before.conflicts(), after.conflicts());
   } else if (before.ideal_known() != after.ideal_known()) {
     parts.push_back("ideal " + IdealText(before, before.ideal_wavefronts) + " -> " +
-                    IdealText(after, after.ideal_wavefronts) + (shared ? " (conflicts" : " (excess") +
-                    " not compared)");
+                    IdealText(after, after.ideal_wavefronts) + " (" + ExcessName(kind) + " not compared)");
   }
   std::string text;
   for (const std::string& part : parts) text += (text.empty() ? "" : ", ") + part;
@@ -308,8 +306,7 @@ BaselineComparison CompareLaunches(const std::vector<LaunchRecord>& before,
       for (const SharedKind kind : ShownKinds(only)) {
         const SharedCounts& c = only.shared[kind];
         traffic += std::string(traffic.empty() ? "" : "; ") + InfoOf(kind).label + " " + Count(c.wavefronts) +
-                   " " + TrafficUnit(kind) + ", " + Count(c.conflicts()) +
-                   (InfoOf(kind).space == MemorySpace::kShared ? " conflicts" : " excess");
+                   " " + TrafficUnit(kind) + ", " + Count(c.conflicts()) + " " + ExcessName(kind);
       }
       comparison.differences.push_back(
           launch + (a != nullptr ? ": a launch that was not there before" : ": no longer launched") + " (" +

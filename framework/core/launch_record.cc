@@ -237,8 +237,8 @@ std::string Describe(SharedKind kind, const SharedCounts& c) {
   out << ", " << c.wavefronts << " " << unit << ", ";
   if (!c.ideal_known()) return out.str() + "ideal not measured";
   // Sectors above the ideal are excess (uncoalesced), wavefronts above it bank conflicts.
-  out << c.ideal_wavefronts << " ideal, " << c.conflicts()
-      << (info.space == MemorySpace::kShared ? " conflicts (" : " excess (") << c.ways() << "-way";
+  out << c.ideal_wavefronts << " ideal, " << c.conflicts() << " " << ExcessName(kind) << " (" << c.ways()
+      << "-way";
   if (c.ideal_provenance == Provenance::kHardware) out << ", from hardware counters";
   out << ")";
   return out.str();

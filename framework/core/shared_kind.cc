@@ -319,6 +319,10 @@ const char* TrafficUnit(SharedKind kind) {
   return InfoOf(kind).space == MemorySpace::kShared ? "wavefronts" : "sectors";
 }
 
+const char* ExcessName(SharedKind kind) {
+  return InfoOf(kind).space == MemorySpace::kShared ? "conflicts" : "excess";
+}
+
 std::optional<SharedKind> SharedKindFromKey(const std::string& key) {
   return Find([&](const SharedKindInfo& info) { return key == info.key || key == info.label; });
 }

@@ -90,6 +90,9 @@ struct SharedKindInfo {
 // "wavefronts" for shared memory, "sectors" for global and local memory: what `SharedCounts::
 // wavefronts` counts for the kind.
 const char* TrafficUnit(SharedKind kind);
+// "conflicts" for shared memory (bank conflicts), "excess" for global and local memory (sectors
+// beyond the ideal): what `SharedCounts::conflicts()` counts for the kind.
+const char* ExcessName(SharedKind kind);
 
 const std::array<SharedKindInfo, kSharedKindCount>& SharedKinds();
 const SharedKindInfo& InfoOf(SharedKind kind);
