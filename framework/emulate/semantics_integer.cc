@@ -61,7 +61,15 @@ void LaunchEvaluator::Integer(const Instruction& in, size_t index, uint32_t mask
           if (in.Is(mod::kHi)) {
             out.Add(ops[0], From(static_cast<uint32_t>(sum >> 32), inputs));  // the high word of a*b + c
           } else {
-            out.AddPair(ops[0], sum, inputs);
+            // The low word is a*b + c's low word modulo 2^32: affine in the block as the 32-bit IMAD
+            // (so a global address's sectors can be known the same in blocks counted together).
+            const Value c_low = Read(c_operand, lane, index);
+            BlockDependence block = NotAffine();
+            if (!(a.block.any() && b.block.any()) && !carry_in.block.any())
+              block = Plus(Plus(Times(a.block, b.bits), Times(b.block, a.bits)), c_low.block);
+            out.Add(ops[0], Affine(static_cast<uint32_t>(sum), block, inputs));
+            if (ops[0].index != ZeroRegister(ops[0].kind))
+              out.Add(ops[0].kind, ops[0].index + 1, From(static_cast<uint32_t>(sum >> 32), inputs));
           }
           if (carry_out != nullptr) out.Add(*carry_out, From(carry, inputs));
           return;
