@@ -90,7 +90,7 @@ bool HasModelRule(SharedKind kind) {
 
 bool IsMatrixKind(SharedKind kind) { return kind == SharedKind::kLdmatrix || kind == SharedKind::kStmatrix; }
 
-// "lds, sts, atoms, ldsm, stsm, ldgsts"
+// "lds, sts, atoms, ldsm, stsm, ldgsts, ldg, stg, ldl, stl"
 std::string ValidOps() {
   std::string ops;
   for (const SharedKindInfo& info : SharedKinds()) {
