@@ -27,6 +27,7 @@
 #include "bankcheck/cuda_check.h"
 #include "bankcheck/kernel_registry.h"
 #include "kernel_support.h"
+#include "outer_product_tile.cuh"
 
 namespace bankcheck::kernels {
 namespace {
@@ -72,31 +73,6 @@ __global__ void DataIndexedLocalArray(const int* __restrict__ index, const float
   const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
   for (int k = 0; k < 32; ++k) values[index[k] & 31] = in[t * 32 + k];
   out[t] = values[index[threadIdx.x % 32] & 31];
-}
-
-// An 8x8 tile of accumulators, as an SGEMM thread's: 64 live values (plus the operands) need more
-// than the 32 registers that 8 blocks of 256 threads leave each thread, so the compiler spills.
-template <int kMinBlocks>
-__global__ void __launch_bounds__(256, kMinBlocks)
-    OuterProductTile(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ out) {
-  float acc[8][8] = {};
-  const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
-  for (int k = 0; k < 64; ++k) {
-    float ra[8], rb[8];
-#pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      ra[i] = a[k * 2048 + t * 8 + i];
-      rb[i] = b[k * 2048 + t * 8 + i];
-    }
-#pragma unroll
-    for (int i = 0; i < 8; ++i)
-#pragma unroll
-      for (int j = 0; j < 8; ++j) acc[i][j] += ra[i] * rb[j];
-  }
-#pragma unroll
-  for (int i = 0; i < 8; ++i)
-#pragma unroll
-    for (int j = 0; j < 8; ++j) out[(t * 8 + i) * 8 + j] = acc[i][j];
 }
 
 // One global-memory case: `in` of `in_floats` random floats, `out` of kN elements of `Out`, and the

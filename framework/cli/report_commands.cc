@@ -335,9 +335,9 @@ void AddLinesCommand(CLI::App& app) {
     std::string source_root;
   };
   auto options = std::make_shared<Options>();
-  CLI::App* lines = app.add_subcommand(
-      "lines",
-      "Show which shared-memory instructions (source lines) cost a case its wavefronts, most excess first");
+  CLI::App* lines = app.add_subcommand("lines",
+                                       "Show which memory instructions (source lines) cost a case its "
+                                       "wavefronts or sectors, most excess first");
   lines->footer(
       "Per-instruction counts are recorded for a case that fails, and for every case of a run with "
       "BANKCHECK_ATTRIBUTE=1. Exit status: 0 tables printed; 1 no selected launch has them; 2 bad input.");

@@ -39,7 +39,7 @@ Measurement Measure(const std::vector<LineCounts>& kinds) {
   Measurement m;
   LineCounts sum;
   for (const LineCounts& kind : kinds) {
-    if (!kind.measurable()) continue;
+    if (!kind.measurable() || !CheckedUnnamed(kind.kind)) continue;
     m.per_kind[kind.kind] = FormatWays(kind.ways());
     sum.wavefronts += kind.wavefronts;
     sum.ideal_wavefronts += kind.ideal_wavefronts;

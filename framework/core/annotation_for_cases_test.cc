@@ -78,6 +78,15 @@ TEST(AnnotationForCases, KindsThatDifferGetTermsPerKind) {
             "bankcheck: ld 2-way, ld 4-way in t/b, st conflict-free");
 }
 
+TEST(AnnotationForCases, GlobalAndLocalKindsAreNotSuggested) {
+  // Sectors are checked where a term names them: a suggestion speaks of bank conflicts alone.
+  EXPECT_EQ(AnnotationForCases(
+                {{"t/a", {Kind(SharedKind::kLoad, 64, 32), Kind(SharedKind::kGlobalStore, 64, 32)}},
+                 {"t/b", {Kind(SharedKind::kLoad, 32, 32), Kind(SharedKind::kGlobalStore, 32, 32)}}}),
+            "bankcheck: 2-way, conflict-free in t/b");
+  EXPECT_EQ(AnnotationForCases({{"t/a", {Kind(SharedKind::kGlobalLoad, 64, 32)}}}), "");
+}
+
 TEST(AnnotationForCases, EveryAnnotationReadsBackAndHoldsForEveryCase) {
   const std::vector<CaseLineCounts> cases = {Loads("s/vec/a", 2), Loads("s/vec/b", 2), Loads("s/pad/a", 1),
                                              Loads("s/pad/b", 1), Loads("s/pad/c", 1), Loads("s/swz", 8)};

@@ -344,10 +344,10 @@ BaselineComparison CompareLaunches(const std::vector<LaunchRecord>& before,
       {"launch", "kernel", "grid", "block", "", "instructions", "wavefronts", "ideal", "conflicts"}, rows);
   switch (comparison.headline()) {
     case BaselineVerdict::kRegression:
-      comparison.message = "regression: more shared-memory bank conflicts or wavefronts than before:\n";
+      comparison.message = "regression: more bank conflicts, wavefronts or sectors than before:\n";
       break;
     case BaselineVerdict::kImprovement:
-      comparison.message = "improvement: fewer shared-memory bank conflicts or wavefronts than before:\n";
+      comparison.message = "improvement: fewer bank conflicts, wavefronts or sectors than before:\n";
       break;
     case BaselineVerdict::kChanged:
       comparison.message = "changed: the same conflicts and wavefronts as before, but other values differ:\n";
@@ -377,15 +377,15 @@ BaselineComparison CompareWithBaseline(const BaselineSet& baselines, const std::
   switch (comparison.headline()) {
     case BaselineVerdict::kRegression:
       comparison.message = "REGRESSION: case \"" + case_name +
-                           "\" has more shared-memory bank conflicts or wavefronts than its baseline in " +
-                           file + ":\n" + differences +
+                           "\" has more bank conflicts, wavefronts or sectors than its baseline in " + file +
+                           ":\n" + differences +
                            "If the change is intended, record the new values with:\n  " + record + "\n";
       break;
     case BaselineVerdict::kImprovement:
       comparison.message = "IMPROVEMENT: case \"" + case_name +
-                           "\" has fewer shared-memory bank conflicts or wavefronts than its baseline in " +
-                           file + ":\n" + differences + "Record the improvement so that it is kept:\n  " +
-                           record + "\n";
+                           "\" has fewer bank conflicts, wavefronts or sectors than its baseline in " + file +
+                           ":\n" + differences + "Record the improvement so that it is kept:\n  " + record +
+                           "\n";
       break;
     case BaselineVerdict::kChanged:
       comparison.message = "CHANGED: case \"" + case_name +

@@ -67,7 +67,7 @@ TEST(CompareWithBaselineTest, MoreConflictsIsARegressionWithTheTableAndTheComman
       ElementsAre(
           "launch 0 (transpose(float*, float const*)) ld: wavefronts 64 -> 2048, conflicts 0 -> 1984"));
   EXPECT_THAT(comparison.message,
-              AllOf(HasSubstr("REGRESSION: case \"transpose/padded\" has more shared-memory bank conflicts"),
+              AllOf(HasSubstr("REGRESSION: case \"transpose/padded\" has more bank conflicts"),
                     HasSubstr("baselines/sm_90/transpose.json"),
                     HasSubstr("record the new values with:\n  RECORD transpose/padded\n")));
   // The table shows before -> after only where values differ.

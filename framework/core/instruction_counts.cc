@@ -28,13 +28,13 @@ std::string Offset(uint32_t pc_offset) {
 // shown (PlainLine), whole however long.
 std::vector<std::string> Cells(const InstructionCounts& instruction, const std::string& source_root) {
   const std::string location = SourceLocation(instruction, source_root);
-  return {PlainLine(location, location.size()),
-          Offset(instruction.pc_offset),
+  return {PlainLine(location, location.size()), Offset(instruction.pc_offset),
           PlainLine(instruction.opcode, instruction.opcode.size()),
           WithThousands(instruction.executions) + " exec",
-          WithThousands(instruction.wavefronts) + " wf",
-          WithThousands(instruction.ideal_wavefronts) + " ideal",
-          "+" + WithThousands(instruction.excess())};
+          // "wf" (wavefronts) for shared memory, "sectors" for global and local memory.
+          WithThousands(instruction.wavefronts) +
+              (InfoOf(instruction.kind).space == MemorySpace::kShared ? " wf" : " sectors"),
+          WithThousands(instruction.ideal_wavefronts) + " ideal", "+" + WithThousands(instruction.excess())};
 }
 
 // A cell wider than its column (one longer than kMaxColumnWidth) is printed whole, unpadded.

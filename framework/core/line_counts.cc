@@ -52,7 +52,7 @@ std::string AnnotatedWays(SharedKind kind, double ways) {
 std::vector<const LineCounts*> Measurable(const std::vector<const LineCounts*>& kinds) {
   std::vector<const LineCounts*> measurable;
   for (const LineCounts* kind : kinds)
-    if (kind->measurable() && InfoOf(kind->kind).space == MemorySpace::kShared) measurable.push_back(kind);
+    if (kind->measurable() && CheckedUnnamed(kind->kind)) measurable.push_back(kind);
   std::stable_sort(measurable.begin(), measurable.end(),
                    [](const LineCounts* a, const LineCounts* b) { return a->kind < b->kind; });
   return measurable;
@@ -201,6 +201,8 @@ LineFailure AnnotationFailure(const std::string& file, uint32_t comment_line, co
 std::string TermText(const LineAnnotation& term) { return "'" + FormatAnnotationTerms({term}) + "'"; }
 
 }  // namespace
+
+bool CheckedUnnamed(SharedKind kind) { return InfoOf(kind).space == MemorySpace::kShared; }
 
 double LineCounts::ways() const {
   return ideal_wavefronts == 0 ? 1.0
@@ -353,8 +355,7 @@ LineCheck CheckLines(const std::vector<LineCounts>& lines, const AnnotationsOfFi
       for (const LineCounts* kind : kinds) {
         const bool named = std::any_of(of_case.terms.begin(), of_case.terms.end(),
                                        [&](const LineAnnotation* term) { return term->kind == kind->kind; });
-        if (kind->measurable() && InfoOf(kind->kind).space != MemorySpace::kShared && named)
-          measurable.push_back(kind);
+        if (kind->measurable() && !CheckedUnnamed(kind->kind) && named) measurable.push_back(kind);
       }
       if (measurable.empty()) continue;
       std::optional<LineFailure> failure = CheckLine(measurable, of_case, case_name);

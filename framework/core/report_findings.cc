@@ -50,9 +50,9 @@ FindingKind KindOfCase(const CaseView& view) {
 const char* CaseSentence(FindingKind kind) {
   switch (kind) {
     case FindingKind::kRegression:
-      return "more shared-memory conflicts or wavefronts than its baseline";
+      return "more bank conflicts, wavefronts or sectors than its baseline";
     case FindingKind::kImprovement:
-      return "fewer shared-memory conflicts or wavefronts than its baseline; record the new counts "
+      return "fewer bank conflicts, wavefronts or sectors than its baseline; record the new counts "
              "(bankcheck update-baselines) if the change was meant";
     case FindingKind::kChanged:
       return "its counts differ from its baseline; record the new counts (bankcheck update-baselines) if "
@@ -116,7 +116,7 @@ std::string CaseMessage(const CaseView& view, FindingKind kind) {
 const FindingRule& RuleOf(FindingKind kind) {
   static const FindingRule kRules[] = {
       {"line-mismatch", "LineMismatch", "line mismatch",
-       "A source line's shared-memory accesses do not cost what its line annotation says (an unannotated "
+       "A source line's memory accesses do not cost what its line annotation says (an unannotated "
        "line of an annotated file must be conflict-free).",
        "Fix the access, or write the annotation the message suggests if the cost is meant "
        "(docs/annotations.md; `bankcheck annotate RESULTS --apply` writes them)."},
@@ -124,14 +124,14 @@ const FindingRule& RuleOf(FindingKind kind) {
        "A `// bankcheck:` line annotation does not follow the grammar.",
        "Correct it as the message says (docs/annotations.md has the grammar)."},
       {"regression", "Regression", "regression",
-       "A case has more shared-memory bank conflicts or wavefronts than its baseline.",
+       "A case has more bank conflicts, wavefronts or sectors than its baseline.",
        "Find the access that got worse (`bankcheck lines RESULTS --case NAME`) and fix it; if the cost is "
        "meant, record the new baseline (`bankcheck update-baselines RESULTS`)."},
       {"improvement", "Improvement", "improvement",
-       "A case has fewer shared-memory bank conflicts or wavefronts than its baseline.",
+       "A case has fewer bank conflicts, wavefronts or sectors than its baseline.",
        "Record the new counts (`bankcheck update-baselines RESULTS`) so that the baseline keeps the gain."},
       {"changed", "Changed", "changed counts",
-       "A case's shared-memory counts differ from its baseline (neither more nor fewer conflicts overall).",
+       "A case's memory counts differ from its baseline (neither more nor fewer conflicts overall).",
        "Check the change, and record the new counts (`bankcheck update-baselines RESULTS`) if it was meant."},
       {"missing-baseline", "MissingBaseline", "missing baseline", "A case has no recorded baseline.",
        "Record one (`bankcheck update-baselines RESULTS`) and commit it if these counts are meant."},

@@ -135,7 +135,7 @@ TEST(ReportGithubTest, GoldenOutput) {
       "intended%0ACase: transpose/naive\n"
       "::error file=kernels/re%2Cduce%3A1.cu,line=17,title=bankcheck%3A regression "
       "(reduce/tree)::reduce/tree: "
-      "more shared-memory conflicts or wavefronts than its baseline.%0AMeasured: ld 1984 (32-way) · st 0%0A"
+      "more bank conflicts, wavefronts or sectors than its baseline.%0AMeasured: ld 1984 (32-way) · st 0%0A"
       "launch  kernel  ld wavefronts%0A0       reduce  64 -> 2048%0AREGRESSION: case \"reduce/tree\"\n"
       "::error file=kernels/transpose.cu,line=31,title=bankcheck%3A failed "
       "(transpose/naive)::transpose/naive: "
@@ -292,7 +292,7 @@ TEST(ReportSarifTest, GoldenResultsInAValidLog) {
                                          "region": {"startLine": 31}}}],
      "properties": {"cases": ["transpose/naive"], "case_count": 1}},
     {"ruleId": "regression", "ruleIndex": 2, "level": "error", "kind": "fail",
-     "message": {"text": "reduce/tree: more shared-memory conflicts or wavefronts than its baseline.\nMeasured: ld 1984 (32-way) · st 0\nlaunch  kernel  ld wavefronts\n0       reduce  64 -> 2048\nREGRESSION: case \"reduce/tree\""},
+     "message": {"text": "reduce/tree: more bank conflicts, wavefronts or sectors than its baseline.\nMeasured: ld 1984 (32-way) · st 0\nlaunch  kernel  ld wavefronts\n0       reduce  64 -> 2048\nREGRESSION: case \"reduce/tree\""},
      "locations": [{"physicalLocation": {"artifactLocation": {"uri": "kernels/re%2Cduce%3A1.cu", "uriBaseId": "%SRCROOT%"},
                                          "region": {"startLine": 17}}}],
      "properties": {"cases": ["reduce/tree"], "case_count": 1}},
@@ -368,8 +368,8 @@ TEST(ReportLinesTest, ALineThatGotWorseIsNamedInEveryFormat) {
       RenderReport(results, options).output,
       "bankcheck: 1 regression, 0 improvements, 0 changed, 0 missing baselines, 0 unchanged, 0 not compared "
       "\xC2\xB7 1 case: 1 passed, 0 failed, 0 skipped\n"
-      "::error title=bankcheck%3A regression (transpose/naive)::transpose/naive: more shared-memory "
-      "conflicts or wavefronts than its baseline.%0AMeasured: ld 1984 (32-way) \xC2\xB7 st 0%0Alaunch 0 "
+      "::error title=bankcheck%3A regression (transpose/naive)::transpose/naive: more bank "
+      "conflicts, wavefronts or sectors than its baseline.%0AMeasured: ld 1984 (32-way) \xC2\xB7 st 0%0Alaunch 0 "
       "(transpose(float*, float const*)) kernels/transpose.cu:31 out[i] = tile[x][y];: ld conflict-free -> "
       "32-way (wavefronts 64 -> 2048)%0Alaunch  kernel                           grid     block       "
       "instructions  wavefronts  ideal  conflicts%0A------  -------------------------------  -------  ------ "

@@ -27,7 +27,7 @@ std::string InstructionSections(const std::vector<LaunchRecord>& launches) {
   for (const size_t i : LaunchesWithDistinctInstructions(launches)) {
     const LaunchRecord& launch = launches[i];
     out +=
-        "Shared-memory instructions by excess wavefronts (kernel " +
+        "Memory instructions by excess wavefronts or sectors (kernel " +
         markdown::Code(ShortenKernelName(launch.kernel, markdown::kMaxInlineBytes)) + ", over " +
         Plural(launch.attributed_launches, "launch", "launches") + "):\n\n" +
         markdown::FencedBlock(FormatInstructionTable(launch.instructions, kInstructionsShown, source_root)) +

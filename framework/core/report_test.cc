@@ -207,7 +207,7 @@ TEST(ReportTest, FailedCaseShowsEachAttributedKernelsInstructionsOnce) {
   ::unsetenv("BANKCHECK_SOURCE_ROOT");
   EXPECT_THAT(report,
               HasSubstr("REGRESSION: case \"transpose/zz_regressed\" ...\n```\n\n"
-                        "Shared-memory instructions by excess wavefronts (kernel "
+                        "Memory instructions by excess wavefronts or sectors (kernel "
                         "<code>transpose(float&#42;, float const&#42;)</code>, over 2 launches):\n\n```\n"
                         "kernels/transpose.cu:31  +0x0220  LDS  64 exec  2,048 wf  64 ideal  +1,984\n"
                         "kernels/transpose.cu:40  +0x01a0  STS  64 exec     64 wf  64 ideal      +0\n"
@@ -226,7 +226,7 @@ TEST(ReportTest, InstructionTablesShowTheTopTenAndWholePathsWithoutASourceRoot) 
   const std::string report = RenderMarkdownReport(results);
   EXPECT_THAT(report,
               AllOf(HasSubstr("<details><summary><code>transpose/changed</code>: changed</summary>\n\n"
-                              "Shared-memory instructions by excess wavefronts (kernel "
+                              "Memory instructions by excess wavefronts or sectors (kernel "
                               "<code>transpose(float&#42;, float const&#42;)</code>, over 1 launch):"),
                     HasSubstr("\n/src/bankcheck/kernels/transpose.cu:31  +0x0220  LDS"),
                     HasSubstr("\n... 2 more instructions\n```\n")));

@@ -61,7 +61,7 @@ std::string RenderText(const ReportData& data) {
       std::string instructions;
       for (const size_t i : LaunchesWithDistinctInstructions(result.launches)) {
         const LaunchRecord& launch = result.launches[i];
-        instructions += "Shared-memory instructions by excess wavefronts (kernel " +
+        instructions += "Memory instructions by excess wavefronts or sectors (kernel " +
                         PlainLine(ShortenKernelName(launch.kernel, markdown::kMaxInlineBytes)) + ", over " +
                         Plural(launch.attributed_launches, "launch", "launches") + "):\n" +
                         PlainBlock(FormatInstructionTable(launch.instructions, kInstructionsShown,

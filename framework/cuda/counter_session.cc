@@ -21,6 +21,7 @@
 #include "cuda/internal/counting_backend.h"
 #include "cuda/internal/process_state.h"
 #include "cuda/internal/profiler.h"
+#include "cuda/internal/sass_config.h"
 #include "cuda/internal/sass_metrics.h"
 #include "cuda/internal/step_trace.h"
 
@@ -140,6 +141,9 @@ KernelInstructions AttributeInstructions(const std::function<void()>& launches) 
 }
 
 void AttachInstructions(const KernelInstructions& instructions, std::vector<LaunchRecord>& records) {
+  // Tables read through SASS metrics lack the kinds BANKCHECK_SASS_CONFIG leaves out: so do the
+  // records they are attached to (a range-profiler total has no lines to compare with).
+  const PerKind<bool> left_out = internal::KindsLeftOut(internal::SassConfigFromEnvironment());
   std::map<std::string, uint32_t> launches_of;
   for (const LaunchRecord& record : records)
     if (record.graph_kernels.empty()) ++launches_of[record.mangled_kernel];
@@ -148,6 +152,8 @@ void AttachInstructions(const KernelInstructions& instructions, std::vector<Laun
     const auto found = instructions.find(record.mangled_kernel);
     record.instructions = found != instructions.end() ? found->second : std::vector<InstructionCounts>{};
     record.attributed_launches = launches_of[record.mangled_kernel];
+    for (const SharedKindInfo& info : SharedKinds())
+      if (left_out[info.kind]) record.not_counted[info.kind] = true;
   }
 }
 

@@ -61,6 +61,14 @@ SassConfig SassConfigFromEnvironment() {
   return set == nullptr ? SassConfig{} : ParseSassConfig(set);
 }
 
+PerKind<bool> KindsLeftOut(const SassConfig& config) {
+  PerKind<bool> left_out;
+  for (const SharedKindInfo& info : SharedKinds())
+    left_out[info.kind] =
+        config.metrics == SassConfig::Metrics::kShared && info.space != MemorySpace::kShared;
+  return left_out;
+}
+
 std::string Describe(const SassConfig& config) {
   static const char* const kGranularity[] = {"gpu", "sm", "smsp"};
   static const char* const kMetrics[] = {"all", "no-ideal", "ld-st", "shared"};

@@ -217,7 +217,7 @@ const MetricIds& ConfigureOnce(int device, const std::string& chip) {
     if (config.metrics == SassConfig::Metrics::kLdSt && info.kind != SharedKind::kLoad &&
         info.kind != SharedKind::kStore)
       continue;
-    if (config.metrics == SassConfig::Metrics::kShared && info.space != MemorySpace::kShared) {
+    if (KindsLeftOut(config)[info.kind]) {
       ids.not_counted[info.kind] = true;
       continue;
     }

@@ -284,7 +284,7 @@ std::string AttributionSummary(const std::vector<LaunchRecord>& records, size_t 
     uint64_t excess = 0;
     for (const InstructionCounts& instruction : record.instructions) excess += instruction.excess();
     if (excess == 0) continue;
-    out += "Excess shared-memory wavefronts by instruction, " + record.kernel + " (" +
+    out += "Excess wavefronts and sectors by instruction, " + record.kernel + " (" +
            std::to_string(record.attributed_launches) + " launch" +
            (record.attributed_launches == 1 ? "" : "es") + "):\n" +
            FormatInstructionTable(record.instructions, top, DisplayRoot());

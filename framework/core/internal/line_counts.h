@@ -39,6 +39,11 @@ struct LineCounts {
   bool measurable() const { return wavefronts != 0 || ideal_wavefronts != 0; }
 };
 
+// Whether a line's accesses of `kind` are checked by its annotation without a term naming the kind,
+// and suggested by `annotate`: the shared-memory kinds (bank conflicts). A global or local kind's
+// sectors are checked only where a term names it.
+bool CheckedUnnamed(SharedKind kind);
+
 // Per source line and kind, sorted by file, line and kind. Records whose instructions hold one
 // table for several launches (LaunchRecord::attributed_launches > 1) count that table once;
 // instructions without line info are left out.

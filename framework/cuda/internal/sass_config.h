@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 
+#include "bankcheck/shared_kind.h"
+
 namespace bankcheck::internal {
 
 struct SassConfig {
@@ -34,6 +36,10 @@ SassConfig ParseSassConfig(const std::string& text);
 
 // BANKCHECK_SASS_CONFIG, parsed; the default when unset.
 SassConfig SassConfigFromEnvironment();
+
+// The kinds `config` leaves uncounted (metrics=shared: the global and local ones): a record, or a
+// per-instruction table, read under it does not count them.
+PerKind<bool> KindsLeftOut(const SassConfig& config);
 
 // "granularity=gpu,patching=lazy,metrics=all": every setting, for a record's notes and traces.
 std::string Describe(const SassConfig& config);
