@@ -45,17 +45,6 @@ bool SameInEveryBlock(const WarpAccess& access, const BlockDependence& moves, bo
   return true;
 }
 
-// Whether every active lane accesses the same offset of its own local memory, the form measured
-// (spills: 4 sectors per 32-bit STL/LDL of a full warp). Lanes at different offsets (a local array
-// indexed per lane) were measured at 4 sectors per LDL where the interleaving rule gives up to 32
-// (docs/design/memory-traffic.md), so that form is not counted until it is understood.
-bool SameOffsetInEveryLane(const WarpAccess& access) {
-  const int first = __builtin_ctz(access.active_mask);
-  for (int lane = first + 1; lane < kWarpSize; ++lane)
-    if (access.active(lane) && access.addresses[lane] != access.addresses[first]) return false;
-  return true;
-}
-
 }  // namespace
 
 void LaunchEvaluator::NotCounted(MemorySpace space, const std::string& why) {
@@ -128,10 +117,6 @@ void LaunchEvaluator::CostSectors(const Instruction& in, size_t index, uint32_t 
     return;
   }
   if (access.active_mask == 0) return;
-  if (local && !SameOffsetInEveryLane(access))
-    return NotCounted(space, "the lanes of " + Located(in) +
-                                 " access different local offsets: the GPU's sectors for that form are not "
-                                 "measured against the interleaving rule (docs/counters.md)");
   if (generic && clustered)
     return NotCounted(space, Located(in) +
                                  " is a generic access in a launch with clusters, whose row is "
