@@ -163,6 +163,28 @@ TEST(EmulateSectorsTest, BlocksMovingByLessThanASectorAreCountedWhereTheirSector
   EXPECT_EQ(Counts(emulation, SharedKind::kGlobalLoad).wavefronts, 8u);
 }
 
+TEST(EmulateSectorsTest, AnAddressMergedByLop3FromBlockAndThreadPartsMovesWithTheBlock) {
+  // (blockIdx.x * 0x200 & 0xfffffe00) | (threadIdx.x * 4 & 0x1ff), as nvcc merges the ldmatrix
+  // case's output index: the block's blocks are grouped, and their sectors known.
+  const Module module = Listing(R"(
+        /*0040*/                   S2R R5, SR_CTAID.X ;
+        /*0050*/                   IMAD.SHL.U32 R6, R5, 0x200, RZ ;
+        /*0060*/                   IMAD.SHL.U32 R7, R0, 0x4, RZ ;
+        /*0070*/                   LOP3.LUT R6, R6, 0xfffffe00, R7, 0xe2, !PT ;
+        /*0080*/                   MOV R2, c[0x0][0x210] ;
+        /*0090*/                   MOV R3, c[0x0][0x214] ;
+        /*00a0*/                   IMAD.WIDE.U32 R2, R6, 0x1, R2 ;
+        /*00b0*/                   STG.E desc[UR6][R2.64], RZ ;
+        /*00c0*/                   EXIT ;
+)");
+  const Emulation emulation =
+      EmulateBothWays(module, Launch(Dim3{4, 1, 1}, Dim3{64, 1, 1}, PointerParameter(kPointer)));
+  ASSERT_TRUE(emulation.record);
+  EXPECT_EQ(emulation.evaluated_blocks, 1u);
+  EXPECT_FALSE(emulation.record->not_counted[SharedKind::kGlobalStore]);
+  EXPECT_EQ(Counts(emulation, SharedKind::kGlobalStore).wavefronts, 4u * 2 * 4);
+}
+
 TEST(EmulateSectorsTest, SpillsCostFourSectorsPerWordOfAFullWarp) {
   const Module module = Listing(R"(
         /*0040*/                   MOV R1, c[0x0][0x28] ;
