@@ -11,7 +11,8 @@ for the GPU-less gate (docs/emulate.md).
   emulate_results.py crosscheck MEASURED_DIR EMULATED_DIR
       The same cases measured on a GPU (with per-instruction rows: BANKCHECK_ATTRIBUTE=1) and
       emulated (benchmarks/emulate_crosscheck.sh): every decided launch instruction by instruction
-      (pc: executions, wavefronts, ideal) and kind by kind. Prints each difference, then
+      (pc: executions, wavefronts, ideal) and kind by kind, global and local memory included where
+      both sides counted them. Prints each difference, then
       "decided N, equal E, differ D; undecided K by reason: ...". Exit 1 when anything differs.
 
 A case is decided when its emulated launches were counted (status passed or failed with records);
@@ -116,14 +117,21 @@ def summary(folder):
     return 1 if differ or failed else 0
 
 
-def rows(launch):
+# A launch's kinds ("shared_ld", "global_ld", "local_st", ...): the blocks a record holds per kind.
+KIND_PREFIXES = ("shared_", "global_", "local_")
+
+
+def rows(launch, not_counted):
+    """Per pc, of the kinds both sides counted (an emulated launch leaves global or local memory
+    not counted where it cannot know an address: docs/emulate.md)."""
     return {row["pc"]: (row.get("executions"), row.get("wavefronts"), row.get("ideal"))
-            for row in launch.get("instructions", [])}
+            for row in launch.get("instructions", []) if row.get("kind") not in not_counted}
 
 
-def totals(launch):
+def totals(launch, not_counted):
     return {key: {k: v for k, v in value.items() if k not in KINDS_SKIPPED}
-            for key, value in launch.items() if key.startswith("shared_") and isinstance(value, dict)}
+            for key, value in launch.items()
+            if key.startswith(KIND_PREFIXES) and isinstance(value, dict) and key not in not_counted}
 
 
 def crosscheck(measured_folder, emulated_folder):
@@ -152,13 +160,15 @@ def crosscheck(measured_folder, emulated_folder):
                     problems.append(f"launch {index}: the measured run has no per-instruction rows "
                                     "(run it with BANKCHECK_ATTRIBUTE=1)")
                     continue
-                real_rows, emul_rows = rows(real), rows(emul)
+                not_counted = set(real.get("not_counted", [])) | set(emul.get("not_counted", []))
+                real_rows, emul_rows = rows(real, not_counted), rows(emul, not_counted)
                 for pc in sorted(set(real_rows) | set(emul_rows)):
                     if real_rows.get(pc) != emul_rows.get(pc):
                         problems.append(f"launch {index} pc {pc:#x}: measured (executions, wavefronts, ideal) "
                                         f"{real_rows.get(pc)}, emulated {emul_rows.get(pc)}")
-                if totals(real) != totals(emul):
-                    problems.append(f"launch {index}: totals measured {totals(real)}, emulated {totals(emul)}")
+                if totals(real, not_counted) != totals(emul, not_counted):
+                    problems.append(f"launch {index}: totals measured {totals(real, not_counted)}, "
+                                    f"emulated {totals(emul, not_counted)}")
         if problems:
             differ += 1
             print(f"DIFFERS {name}:\n  " + "\n  ".join(problems[:20]))

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # ci/emulate_results.py on made-up results folders (the values are inputs, not measurements): the
 # summary counts decided, equal, differing and undecided cases and groups reasons; the crosscheck
-# finds a doctored instruction row, a missing per-instruction table and a different kernel, and
-# takes a kernel in an anonymous namespace compiled twice for the same kernel.
+# finds a doctored instruction row, a missing per-instruction table and a different kernel, compares
+# global rows only where both sides counted them, and takes a kernel in an anonymous namespace
+# compiled twice for the same kernel.
 set -euo pipefail
 script="$(dirname "${BASH_SOURCE[0]}")/emulate_results.py"
 dir="$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-emulate-results.XXXXXX")"
@@ -46,6 +47,15 @@ def anonymous(number):
 emulated["t/a"]["launches"][0]["mangled"] = anonymous("994316")
 measured["t/a"]["launches"][0]["mangled"] = anonymous("1547916")
 measured["t/c"]["launches"][0] = launch("sass metrics", 96)
+# Global memory: compared row by row and in total where both sides counted it (t/b's row differs),
+# skipped where the emulated launch did not count it (t/c).
+def global_load(record, sectors):
+    record["global_ld"] = {"instructions": 32, "wavefronts": sectors, "ideal": 128, "conflicts": sectors - 128}
+    record["instructions"].append({"pc": 96, "kind": "global_ld", "executions": 32, "wavefronts": sectors, "ideal": 128})
+global_load(measured["t/b"]["launches"][0], 256)
+global_load(emulated["t/b"]["launches"][0], 1024)
+global_load(measured["t/c"]["launches"][0], 256)
+emulated["t/c"]["launches"][0]["not_counted"] = ["global_ld", "global_st", "global_atom", "global_red"]
 for folder, cases in (("emulated", emulated), ("measured", measured)):
     os.makedirs(f"{root}/{folder}/cases")
     for name, c in cases.items():
@@ -68,6 +78,9 @@ out="$(python3 "$script" crosscheck "$dir/measured" "$dir/emulated")" || status=
 [[ "$out" == *"decided 3, equal 2, differ 1; undecided 3 by reason"* ]] || failed "crosscheck: $out"
 [[ "$out" == *"DIFFERS t/b:"*"pc 0x40: measured (executions, wavefronts, ideal) (32, 65, 32), emulated (32, 64, 32)"* ]] ||
   failed "crosscheck names the instruction: $out"
+[[ "$out" == *"pc 0x60: measured (executions, wavefronts, ideal) (32, 256, 128), emulated (32, 1024, 128)"* ]] ||
+  failed "crosscheck compares global rows both sides counted: $out"
+[[ "$out" != *"DIFFERS t/c"* ]] || failed "crosscheck skips kinds the emulated launch did not count: $out"
 
 status=0
 python3 "$script" summary "$dir/nothing" >/dev/null 2>&1 || status=$?

@@ -1,11 +1,13 @@
-// `bankcheck predict` and `bankcheck explain`: one warp-level shared access through the CPU bank
-// model, described either as a stride or as one address per lane, for one kind of instruction
-// (--op: lds, sts, atoms, ldsm, stsm, ldgsts; docs/model.md gives each kind's rule). A cp.async
-// takes its global source too (--src-stride).
+// `bankcheck predict` and `bankcheck explain`: one warp-level access through the CPU model,
+// described either as a stride or as one address per lane, for one kind of instruction (--op: lds,
+// sts, atoms, ldsm, stsm, ldgsts by the bank model; ldg, stg, ldl, stl by the sector model,
+// memory_sectors.h; docs/model.md gives each kind's rule). A cp.async takes its global source too
+// (--src-stride).
 
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +22,7 @@
 #include "bankcheck/bank_map.h"
 #include "bankcheck/bank_model.h"
 #include "bankcheck/error.h"
+#include "bankcheck/memory_sectors.h"
 #include "bankcheck/shared_kind.h"
 #include "commands.h"
 #include "core/internal/file_io.h"
@@ -70,16 +73,24 @@ std::string Trim(const std::string& text) {
   return text.substr(first, text.find_last_not_of(" \t") - first + 1);
 }
 
+// Whether the sector model (memory_sectors.h) costs the kind: the global and local loads and stores
+// whose sectors were measured; atomics and reductions were not.
+bool IsSectorKind(SharedKind kind) {
+  return kind == SharedKind::kGlobalLoad || kind == SharedKind::kGlobalStore ||
+         kind == SharedKind::kLocalLoad || kind == SharedKind::kLocalStore;
+}
+
 // Kinds the model has a rule for (docs/model.md); wgmma operands, distributed shared memory and
-// global and local memory have none.
+// global atomics and reductions have none.
 bool HasModelRule(SharedKind kind) {
-  return InfoOf(kind).space == MemorySpace::kShared && kind != SharedKind::kWgmma &&
-         kind != SharedKind::kDsmem;
+  return (InfoOf(kind).space == MemorySpace::kShared && kind != SharedKind::kWgmma &&
+          kind != SharedKind::kDsmem) ||
+         IsSectorKind(kind);
 }
 
 bool IsMatrixKind(SharedKind kind) { return kind == SharedKind::kLdmatrix || kind == SharedKind::kStmatrix; }
 
-// "lds, sts, atoms, ldsm, stsm, ldgsts"
+// "lds, sts, atoms, ldsm, stsm, ldgsts, ldg, stg, ldl, stl"
 std::string ValidOps() {
   std::string ops;
   for (const SharedKindInfo& info : SharedKinds()) {
@@ -240,7 +251,11 @@ void AddAccessOptions(CLI::App& command, AccessOptions& options) {
       "(fitted to and checked on the H100; partial phases and unaligned sources unmeasured).\n"
       "--op ldsm, stsm (ldmatrix/stmatrix): each of lanes 0..N-1 gives the address of one 16-byte row\n"
       "(N = 8, 16, 32 for .x1, .x2, .x4; with --stride, lane i's row is at O + i*S*16): a 16-byte access,\n"
-      "one 8-row matrix per phase, so the ideal is the number of matrices. See docs/model.md.\n"
+      "one 8-row matrix per phase, so the ideal is the number of matrices.\n"
+      "--op ldg, stg (global): the distinct 32-byte sectors the active lanes' bytes touch, over the\n"
+      "whole warp; ideal = ceil(distinct bytes / 32).\n"
+      "--op ldl, stl (local): addresses are the lanes' offsets in their own local memory; lane L's byte\n"
+      "o lies at (o / 4) * 128 + L * 4 + o % 4; its distinct sectors (no ideal). See docs/model.md.\n"
       "Exit status: 0 done, 2 bad input.\n");
 }
 
@@ -254,6 +269,9 @@ std::string Heading(SharedKind kind, const WarpAccess& access) {
   if (IsMatrixKind(kind)) return info.instruction + std::string(" .x") + std::to_string(active / 8);
   const std::string instruction =
       kind == SharedKind::kLoad ? "access" : info.instruction + std::string(" (") + info.sass + ")";
+  if (IsSectorKind(kind) && InfoOf(kind).space == MemorySpace::kLocal)
+    return std::to_string(access.bytes) + "-byte " + instruction + " at local offsets, " +
+           std::to_string(active) + (active == 1 ? " active lane" : " active lanes");
   return std::to_string(access.bytes) + "-byte " + instruction + ", " + std::to_string(active) +
          (active == 1 ? " active lane" : " active lanes");
 }
@@ -285,6 +303,49 @@ void PrintCaveats(SharedKind kind, const WarpAccess& access) {
     std::cerr << "bankcheck: note: the GPU may count this access otherwise: " << *why << " (docs/model.md)\n";
 }
 
+bool IsLocal(SharedKind kind) { return InfoOf(kind).space == MemorySpace::kLocal; }
+
+SectorCost CostSectors(SharedKind kind, const WarpAccess& access) {
+  return IsLocal(kind) ? LocalSectors(access) : GlobalSectors(access);
+}
+
+// "8 sectors, ideal 4 (4 sectors more)"; local memory: no ideal.
+std::string DescribeSectors(SharedKind kind, const SectorCost& cost) {
+  const std::string sectors = std::to_string(cost.sectors) + (cost.sectors == 1 ? " sector" : " sectors");
+  if (IsLocal(kind)) return sectors + " (local memory has no ideal)";
+  const uint64_t excess = cost.sectors - cost.ideal;
+  return sectors + ", ideal " + std::to_string(cost.ideal) +
+         (excess == 0 ? " (no excess)" : " (" + std::to_string(excess) + " more)");
+}
+
+// Each sector the access touches and the lanes whose bytes are in it, one line each.
+std::string ExplainSectors(SharedKind kind, const WarpAccess& access) {
+  const bool local = IsLocal(kind);
+  std::string text = Heading(kind, access) + ": " + DescribeSectors(kind, CostSectors(kind, access)) + "\n";
+  if (local)
+    text +=
+        "lane L's byte o lies at (o / 4) * 128 + L * 4 + o % 4 of the warp's local memory "
+        "(4-byte words interleaved across the warp)\n";
+  for (const uint64_t sector : SectorsTouched(access, local)) {
+    std::string lanes;
+    for (int lane = 0; lane < kWarpSize; ++lane) {
+      if (!access.active(lane)) continue;
+      WarpAccess one;
+      one.bytes = access.bytes;
+      one.SetLane(lane, access.addresses[lane]);
+      const std::vector<uint64_t> its = SectorsTouched(one, local);
+      if (std::find(its.begin(), its.end(), sector) != its.end())
+        lanes += (lanes.empty() ? "" : " ") + std::to_string(lane);
+    }
+    char bytes[64];
+    std::snprintf(bytes, sizeof bytes, "0x%llx-0x%llx",
+                  static_cast<unsigned long long>(sector * kSectorBytes),
+                  static_cast<unsigned long long>(sector * kSectorBytes + kSectorBytes - 1));
+    text += "  sector " + std::string(bytes) + ": lanes " + lanes + "\n";
+  }
+  return text;
+}
+
 }  // namespace
 
 void AddModelCommands(CLI::App& app) {
@@ -297,11 +358,27 @@ void AddModelCommands(CLI::App& app) {
     AddAccessOptions(*predict, *options);
     predict->add_flag(
         "--json", *json,
-        "Print one line of JSON: {op, wavefronts, ideal, conflicts, ways, bytes (per lane), active_lanes}");
+        "Print one line of JSON: {op, wavefronts, ideal, conflicts, ways, bytes (per lane), active_lanes}; "
+        "for ldg, stg, ldl, stl: {op, sectors, ideal (null for local), bytes, active_lanes}");
     predict->callback([options, json] {
       const SharedKind kind = ParseOp(options->op);
       const WarpCopy instruction = BuildInstruction(*options, kind);
       const WarpAccess& access = instruction.destination;
+      if (IsSectorKind(kind)) {
+        const SectorCost cost = CostSectors(kind, access);
+        if (*json) {
+          nlohmann::ordered_json out;
+          out["op"] = InfoOf(kind).op;
+          out["sectors"] = cost.sectors;
+          out["ideal"] = IsLocal(kind) ? nlohmann::ordered_json() : nlohmann::ordered_json(cost.ideal);
+          out["bytes"] = access.bytes;
+          out["active_lanes"] = __builtin_popcount(access.active_mask);
+          std::cout << out.dump() << "\n";
+        } else {
+          std::cout << Heading(kind, access) << ": " << DescribeSectors(kind, cost) << "\n";
+        }
+        return;
+      }
       const WarpCost cost = CostInstruction(kind, instruction);
       PrintCaveats(kind, access);
       if (*json) {
@@ -330,6 +407,13 @@ void AddModelCommands(CLI::App& app) {
         ->type_name("FILE");
     explain->callback([options, svg_path] {
       const SharedKind kind = ParseOp(options->op);
+      if (IsSectorKind(kind)) {
+        if (!svg_path->empty())
+          ThrowBadInput("--svg with --op " + options->op +
+                        ": bank maps are of shared memory; leave --svg out");
+        std::cout << ExplainSectors(kind, BuildInstruction(*options, kind).destination);
+        return;
+      }
       const WarpExplanation explanation = ExplainInstruction(kind, BuildInstruction(*options, kind));
       PrintCaveats(kind, explanation.access);
       if (!svg_path->empty()) {

@@ -1,6 +1,6 @@
-// Emulate: one launch's shared-memory counts from its kernel's sm_90 SASS (docs/design/emulate.md,
-// docs/emulate.md). The evaluator (internal/evaluator.h) gives per-instruction rows; they become
-// the launch's record here, as a measured launch's would.
+// Emulate: one launch's shared-memory counts (and global and local sectors) from its kernel's sm_90 SASS
+// (docs/design/emulate.md, docs/emulate.md). The evaluator (internal/evaluator.h) gives per-instruction rows;
+// they become the launch's record here, as a measured launch's would.
 
 #include <cxxabi.h>
 
@@ -86,12 +86,14 @@ Emulation Emulate(const Module& module, const LaunchToEmulate& launch, const Emu
   ProjectRoots(&set_root, &build_root);
   if (project_root.empty()) project_root = set_root;
   PerKind<SharedCounts> sums;
+  const PerKind<bool>& not_counted = evaluator.sectors_not_counted();
   for (const auto& [index, row] : rows) {
     const Instruction& instruction = kernel.code[index];
     InstructionCounts counts;
     counts.pc_offset = instruction.pc;
     counts.opcode = instruction.opcode;
-    counts.kind = RowKind(*instruction.info);
+    counts.kind = RowKind(*instruction.info, cluster != Dim3{});
+    if (not_counted[counts.kind]) continue;  // a partial count would be a guess
     counts.executions = row.executions;
     counts.wavefronts = row.wavefronts;
     counts.ideal_wavefronts = row.ideal;
@@ -106,6 +108,9 @@ Emulation Emulate(const Module& module, const LaunchToEmulate& launch, const Emu
   SetSassCounts(sums, PerKind<bool>{}, record);
   record.counted_by = CountedBy::kEmulated;
   MarkKindsNotEmulated(record);
+  for (const SharedKindInfo& info : SharedKinds())
+    if (not_counted[info.kind]) record.not_counted[info.kind] = true;
+  for (const std::string& note : evaluator.sector_notes()) record.notes.push_back(note);
   emulation.record = std::move(record);
   return emulation;
 }

@@ -20,6 +20,7 @@ Value LaunchEvaluator::ReadConstant(size_t index, uint32_t bank, uint64_t offset
                                 launch_.grid.x,  launch_.grid.y,  launch_.grid.z};
     return Known(values[offset / 4]);
   }
+  if (offset == sm90::kStackPointerOffset && bytes == 4) return Known(sm90::kStandInStackTop);
   const uint32_t base = kernel_.info.param_base;
   if (offset >= base) {
     const uint64_t at_byte = offset - base;

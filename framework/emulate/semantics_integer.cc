@@ -30,6 +30,33 @@ class OperandList {
   size_t size_ = 0;
 };
 
+// How LOP3's result depends on the block: as its one block-dependent source does when, in every bit
+// from that source's steps' lowest set bit up, the table passes the source's bit through (given the
+// other sources' bits there, which are the same in every block); the bits below are then the same in
+// every block too, so the result moves exactly as the source does (an address merged from a
+// block-dependent high part and a thread-dependent low part). NotAffine otherwise.
+BlockDependence Lop3Dependence(const Value (&sources)[3], const Value& lut) {
+  int moving = -1;
+  for (int at = 0; at < 3; ++at)
+    if (sources[at].block.any()) {
+      if (moving >= 0) return NotAffine();
+      moving = at;
+    }
+  if (moving < 0 || lut.block.any()) return {};
+  const BlockDependence& block = sources[moving].block;
+  const uint32_t steps = block.step[0] | block.step[1] | block.step[2];
+  if (block.other || steps == 0) return NotAffine();
+  for (int bit = __builtin_ctz(steps); bit < 32; ++bit) {
+    uint32_t selector = 0;  // a in bit 2, b in bit 1, c in bit 0
+    for (int at = 0; at < 3; ++at)
+      if (at != moving) selector |= (sources[at].bits >> bit & 1u) << (2 - at);
+    const uint32_t moving_bit = 1u << (2 - moving);
+    if ((lut.bits >> selector & 1u) != 0 || (lut.bits >> (selector | moving_bit) & 1u) != 1)
+      return NotAffine();
+  }
+  return block;
+}
+
 }  // namespace
 
 // Integer arithmetic, shifts and bit operations, with how each result depends on the block.
@@ -61,7 +88,15 @@ void LaunchEvaluator::Integer(const Instruction& in, size_t index, uint32_t mask
           if (in.Is(mod::kHi)) {
             out.Add(ops[0], From(static_cast<uint32_t>(sum >> 32), inputs));  // the high word of a*b + c
           } else {
-            out.AddPair(ops[0], sum, inputs);
+            // The low word is a*b + c's low word modulo 2^32: affine in the block as the 32-bit IMAD
+            // (so a global address's sectors can be known the same in blocks counted together).
+            const Value c_low = Read(c_operand, lane, index);
+            BlockDependence block = NotAffine();
+            if (!(a.block.any() && b.block.any()) && !carry_in.block.any())
+              block = Plus(Plus(Times(a.block, b.bits), Times(b.block, a.bits)), c_low.block);
+            out.Add(ops[0], Affine(static_cast<uint32_t>(sum), block, inputs));
+            if (ops[0].index != ZeroRegister(ops[0].kind))
+              out.Add(ops[0].kind, ops[0].index + 1, From(static_cast<uint32_t>(sum >> 32), inputs));
           }
           if (carry_out != nullptr) out.Add(*carry_out, From(carry, inputs));
           return;
@@ -212,7 +247,8 @@ void LaunchEvaluator::Integer(const Instruction& in, size_t index, uint32_t mask
           if (lut.bits >> selector & 1u)
             result |= (selector & 4u ? a.bits : ~a.bits) & (selector & 2u ? b.bits : ~b.bits) &
                       (selector & 1u ? c.bits : ~c.bits);
-        out.Add(*register_out, From(result, a, b, c, lut));
+        const Value sources[3] = {a, b, c};
+        out.Add(*register_out, Affine(result, Lop3Dependence(sources, lut), a, b, c, lut));
         if (predicate_out != nullptr) out.Add(*predicate_out, From(result != 0 ? 1u : 0u, a, b, c, lut));
         return;
       }

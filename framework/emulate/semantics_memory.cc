@@ -1,6 +1,7 @@
 // The memory handler: the one place where an instruction that reaches memory is executed. Shared
 // memory (LDS, STS, LDSM, STSM, LDGSTS, ATOMS) is costed by the bank model (shared_cost.cc); what
-// it loads is unknown. HGMMA's operand reads are costed by the measured wgmma rule (shared_cost.cc)
+// it loads is unknown. Global, local and generic accesses are costed in sectors (sector_cost.cc).
+// HGMMA's operand reads are costed by the measured wgmma rule (shared_cost.cc)
 // and its accumulators become unknown. An LDG of bytes the launch's known memory holds
 // (global_memory.h) gives their values; other global, local and generic loads and atomics give
 // unknowns; stores change no register. Instructions of a later stage (bulk and tensor copies) stop
@@ -36,6 +37,7 @@ void LaunchEvaluator::MemoryAccess(const Instruction& in, size_t index, uint32_t
   }
   if (in.info->memory == Memory::kGeneric || in.info->memory == Memory::kGenericAtomic)
     GenericAccess(in, index, mask);
+  if (SectorKindOf(semantics, in.info->memory)) CostSectors(in, index, mask);
   const Operand* known_address = semantics == Semantics::kLoad ? KnownLoadAddress(in) : nullptr;
   // The destinations (a load's, an atomic's) become unknown; a store's guards are still read, as
   // they may depend on the block.

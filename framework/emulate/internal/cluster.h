@@ -41,11 +41,15 @@ inline std::optional<std::string> EffectiveCluster(const KernelInfo& kernel, con
 
 constexpr uint32_t ClusterBlocks(const Dim3& cluster) { return cluster.x * cluster.y * cluster.z; }
 
-// The kind an instruction's row is counted in. A shared instruction's is its row's; a generic load
-// gets a row only when it reads another block's shared memory (LaunchEvaluator::GenericAccess):
-// distributed shared memory, as the GPU's smsp__sass_inst_executed_op_dshared counts it.
-constexpr SharedKind RowKind(const OpcodeInfo& info) {
-  return IsShared(info.memory) ? info.shared_kind : SharedKind::kDsmem;
+// The kind an instruction's row is counted in. A shared instruction's is its row's; a global or
+// local one's its sector kind (SectorKindOf). In a launch with clusters a generic load gets a row
+// only when it reads another block's shared memory (LaunchEvaluator::GenericAccess): distributed
+// shared memory, as the GPU's smsp__sass_inst_executed_op_dshared counts it; there a generic
+// access that reaches global memory leaves the launch's global kinds not counted (sector_cost.cc).
+constexpr SharedKind RowKind(const OpcodeInfo& info, bool clustered) {
+  if (IsShared(info.memory)) return info.shared_kind;
+  if (clustered && IsGeneric(info.memory)) return SharedKind::kDsmem;
+  return SectorKindOf(info.semantics, info.memory).value_or(SharedKind::kDsmem);
 }
 
 }  // namespace bankcheck::emulate::internal

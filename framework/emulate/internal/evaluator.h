@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "bankcheck/emulator.h"
 #include "emulate/internal/block_groups.h"
@@ -32,6 +33,9 @@ class LaunchEvaluator {
   // Every block's counts by instruction index.
   Rows Run();
   uint64_t evaluated_blocks() const { return evaluated_blocks_; }
+  // The global or local kinds this launch could not count (sector_cost.cc), and why.
+  const PerKind<bool>& sectors_not_counted() const { return sectors_not_counted_; }
+  const std::vector<std::string>& sector_notes() const { return sector_notes_; }
 
  private:
   // ---- a block (evaluator.cc) ----
@@ -100,6 +104,13 @@ class LaunchEvaluator {
   // form no measurement covers. Returns how many accumulator registers it writes per lane.
   int CostWgmma(const Instruction& in, size_t index, uint32_t lanes);
 
+  // ---- global and local sectors (sector_cost.cc) ----
+  // A global, local or generic access run by the lanes of `mask` whose guards hold: its sectors by
+  // the core's rule (memory_sectors.h) where every such lane's address is known, else its memory's
+  // kinds not counted for the launch.
+  void CostSectors(const Instruction& in, size_t index, uint32_t mask);
+  void NotCounted(MemorySpace space, const std::string& why);
+
   const Kernel& kernel_;
   const LaunchToEmulate& launch_;
   const EmulationLimits& limits_;
@@ -122,6 +133,8 @@ class LaunchEvaluator {
     uint64_t copies_at_expect = 0;  // tensor_copies_ then
   };
   std::map<uint32_t, MbarrierState> mbarriers_;
+  PerKind<bool> sectors_not_counted_;
+  std::vector<std::string> sector_notes_;  // one per memory space, the first reason
   uint64_t tensor_copies_ = 0;
 };
 

@@ -4,6 +4,7 @@
 // an opcode's or a modifier's text.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,8 +71,10 @@ enum class Memory : uint8_t {
   kConstant,
   kGlobal,
   kGeneric,
-  kGlobalAtomic,   // ATOMG: reads and writes global memory
-  kGenericAtomic,  // ATOM
+  kGlobalAtomic,      // ATOMG: reads and writes global memory
+  kGenericAtomic,     // ATOM
+  kGlobalReduction,   // REDG: writes global memory, no register
+  kGenericReduction,  // RED: as REDG through a generic address
   kLocal,
   kSharedLoad,
   kSharedStore,
@@ -89,7 +92,9 @@ constexpr bool IsShared(Memory memory) { return memory >= Memory::kSharedLoad; }
 // An opcode without a row may too (MayWriteGlobal, global_memory.h).
 constexpr bool MayWriteGlobal(Semantics semantics, Memory memory) {
   if (semantics == Semantics::kLaterStage) return true;
-  if (memory == Memory::kGlobalAtomic || memory == Memory::kGenericAtomic) return true;
+  if (memory == Memory::kGlobalAtomic || memory == Memory::kGenericAtomic ||
+      memory == Memory::kGlobalReduction || memory == Memory::kGenericReduction)
+    return true;
   return semantics == Semantics::kStore && (memory == Memory::kGlobal || memory == Memory::kGeneric);
 }
 
@@ -110,6 +115,37 @@ constexpr SharedKind SharedKindOf(Memory memory) {
       return SharedKind::kWgmma;
     default:
       return SharedKind::kLoad;
+  }
+}
+
+// Whether an access of this memory goes through a 64-bit generic address (LD, ST, ATOM, RED).
+constexpr bool IsGeneric(Memory memory) {
+  return memory == Memory::kGeneric || memory == Memory::kGenericAtomic ||
+         memory == Memory::kGenericReduction;
+}
+
+// The kind a global or local access is counted in (sectors), by its memory and semantics; generic
+// accesses as global ones (the GPU counts a generic access that reaches global memory as global).
+// nullopt for shared memory and for none.
+constexpr std::optional<SharedKind> SectorKindOf(Semantics semantics, Memory memory) {
+  switch (memory) {
+    case Memory::kGlobal:
+    case Memory::kGeneric:
+      if (semantics == Semantics::kLoad) return SharedKind::kGlobalLoad;
+      if (semantics == Semantics::kStore) return SharedKind::kGlobalStore;
+      return std::nullopt;
+    case Memory::kGlobalAtomic:
+    case Memory::kGenericAtomic:
+      return SharedKind::kGlobalAtomic;
+    case Memory::kGlobalReduction:
+    case Memory::kGenericReduction:
+      return SharedKind::kGlobalReduction;
+    case Memory::kLocal:
+      if (semantics == Semantics::kLoad) return SharedKind::kLocalLoad;
+      if (semantics == Semantics::kStore) return SharedKind::kLocalStore;
+      return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 

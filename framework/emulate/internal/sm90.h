@@ -19,6 +19,12 @@ inline constexpr uint32_t kBlockDimOffset = 0x0;
 inline constexpr uint32_t kGridDimOffset = 0xc;
 inline constexpr uint32_t kLaunchConfigurationEnd = 0x18;
 inline constexpr uint32_t kDefaultParamBase = 0x210;
+// The thread's initial stack pointer (every kernel starts `MOV R1, c[0x0][0x28]`; STL and LDL
+// address the stack from R1). Its real value is not read: the evaluator gives it this stand-in, the
+// same in every lane, so each lane's local offsets are known up to a common multiple of 16, which
+// is all the local sector rule needs (LocalSectors, memory_sectors.h).
+inline constexpr uint32_t kStackPointerOffset = 0x28;
+inline constexpr uint32_t kStandInStackTop = 0x10000;
 // A cluster launch's words of bank 0 (read by nvcc 13's SASS for %is_explicit_cluster,
 // %cluster_nctaid, %nclusterid and %cluster_nctarank): 1 at 0x140 when the launch has clusters, the
 // cluster's dimensions at 0x144, 0x148, 0x14c, the grid's dimensions in clusters at 0x15c, 0x160,

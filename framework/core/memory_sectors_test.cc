@@ -1,0 +1,128 @@
+// The sector model of global and local memory (memory_sectors.h): every pattern measured on the
+// H200 (docs/design/memory-traffic.md), per warp instruction.
+#include "bankcheck/memory_sectors.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "bankcheck/error.h"
+
+namespace bankcheck {
+namespace {
+
+// Lanes 0..active-1 at offset + lane * stride_elements * bytes.
+WarpAccess Strided(uint32_t bytes, int64_t stride_elements, int active = kWarpSize, uint64_t offset = 0) {
+  return WarpAccess::Strided(bytes, stride_elements, active, offset);
+}
+
+SectorCost Global(const WarpAccess& access) { return GlobalSectors(access); }
+
+TEST(GlobalSectors, ConsecutiveFloatsTakeFourSectorsAsIdeal) {
+  EXPECT_EQ(Global(Strided(4, 1)), (SectorCost{4, 4}));
+}
+
+TEST(GlobalSectors, StrideTwoFloatsTouchTwiceTheSectors) {
+  EXPECT_EQ(Global(Strided(4, 2)), (SectorCost{8, 4}));
+}
+
+TEST(GlobalSectors, StrideThirtyTwoFloatsTouchASectorPerLane) {
+  EXPECT_EQ(Global(Strided(4, 32)), (SectorCost{32, 4}));
+}
+
+TEST(GlobalSectors, OneFloatOfAThirtyTwoByteStructPerLane) {
+  // Array of structs of 8 floats, lane i reading field 3 of struct i.
+  EXPECT_EQ(Global(Strided(4, 8, kWarpSize, 12)), (SectorCost{32, 4}));
+}
+
+TEST(GlobalSectors, MisalignedFloat4CountsTheWholeWarpNotQuarters) {
+  // 16 bytes into a sector: 512 bytes over 17 sectors; per 8-lane quarter it would be 4 x 5 = 20.
+  EXPECT_EQ(Global(Strided(16, 1, kWarpSize, 16)), (SectorCost{17, 16}));
+  EXPECT_EQ(Global(Strided(16, 1)), (SectorCost{16, 16}));
+}
+
+TEST(GlobalSectors, EveryLaneTheSameAddressIsOneSector) {
+  EXPECT_EQ(Global(Strided(4, 0, kWarpSize, 1024)), (SectorCost{1, 1}));
+}
+
+TEST(GlobalSectors, TwelveActiveLanesAtStrideThree) {
+  EXPECT_EQ(Global(Strided(4, 3, 12)), (SectorCost{5, 2}));
+}
+
+TEST(GlobalSectors, TwelveActiveConsecutiveFloats) {
+  EXPECT_EQ(Global(Strided(4, 1, 12)), (SectorCost{2, 2}));
+}
+
+TEST(GlobalSectors, ConsecutiveBytes) { EXPECT_EQ(Global(Strided(1, 1)), (SectorCost{1, 1})); }
+
+TEST(GlobalSectors, OnlyActiveLanesCount) {
+  WarpAccess access;
+  access.bytes = 4;
+  access.addresses[5] = 4096;  // inactive: ignored
+  access.SetLane(0, 0);
+  access.SetLane(1, 64);
+  EXPECT_EQ(Global(access), (SectorCost{2, 1}));
+  EXPECT_EQ(Global(WarpAccess{}), (SectorCost{0, 0}));
+}
+
+TEST(GlobalSectors, OverlappingLanesCountTheirBytesOnce) {
+  // 8-byte lanes every 4 bytes: 132 distinct bytes, 5 sectors.
+  EXPECT_EQ(Global(Strided(8, 0, 1)), (SectorCost{1, 1}));
+  WarpAccess access;
+  access.bytes = 8;
+  for (int lane = 0; lane < kWarpSize; ++lane) access.SetLane(lane, uint64_t(lane) * 4);
+  EXPECT_EQ(Global(access), (SectorCost{5, 5}));
+}
+
+TEST(GlobalSectors, RejectsAWidthTheGpuHasNot) {
+  WarpAccess access = Strided(4, 1);
+  access.bytes = 3;
+  EXPECT_THROW(Global(access), Error);
+  access.bytes = 4;
+  access.SetLane(0, UINT64_MAX - 1);
+  EXPECT_THROW(Global(access), Error);
+}
+
+TEST(LocalAddress, InterleavesTheLanesInFourByteWords) {
+  EXPECT_EQ(LocalAddress(0, 0), 0u);
+  EXPECT_EQ(LocalAddress(1, 0), 4u);
+  EXPECT_EQ(LocalAddress(31, 3), 127u);
+  EXPECT_EQ(LocalAddress(0, 4), 128u);
+  EXPECT_EQ(LocalAddress(2, 9), 2u * 128 + 2 * 4 + 1);
+}
+
+TEST(LocalSectors, EveryLaneAtTheSameOffsetIsFourSectors) {
+  // A spill: STL.32 [R1+0x10] in every lane. 34,896 STL -> 139,584 sectors on the H200.
+  const SectorCost cost = LocalSectors(Strided(4, 0, kWarpSize, 0x10));
+  EXPECT_EQ(cost, (SectorCost{4, 0}));
+  EXPECT_EQ(34'896 * cost.sectors, 139'584u);
+  EXPECT_EQ(35'360 * LocalSectors(Strided(4, 0, kWarpSize, 0x24)).sectors, 141'440u);
+}
+
+TEST(LocalSectors, FewerLanesTouchFewerSectors) {
+  EXPECT_EQ(LocalSectors(Strided(4, 0, 8)).sectors, 1u);
+  EXPECT_EQ(LocalSectors(Strided(4, 0, 9)).sectors, 2u);
+}
+
+TEST(LocalSectors, WiderAccessesMapEachWord) {
+  // 8 and 16 bytes at the same offset: 2 and 4 words, each a 128-byte row of the warp.
+  EXPECT_EQ(LocalSectors(Strided(8, 0, kWarpSize, 8)).sectors, 8u);
+  EXPECT_EQ(LocalSectors(Strided(16, 0, kWarpSize, 16)).sectors, 16u);
+  // Bytes of one word stay in the lane's 4 bytes: a 1-byte access is one word.
+  EXPECT_EQ(LocalSectors(Strided(1, 0, kWarpSize, 3)).sectors, 4u);
+}
+
+TEST(LocalSectors, DifferentOffsetsPerLaneTouchDifferentRows) {
+  // A dynamically indexed local array: lane i at word i.
+  EXPECT_EQ(LocalSectors(Strided(4, 1)).sectors, 32u);
+  // A common base that is a multiple of 4 changes nothing.
+  EXPECT_EQ(LocalSectors(Strided(4, 1, kWarpSize, 4096)).sectors, 32u);
+}
+
+TEST(SectorsTouched, ListsTheSectorsAscending) {
+  EXPECT_EQ(SectorsTouched(Strided(4, 8, 4), false), (std::vector<uint64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(SectorsTouched(Strided(4, 0, 9, 4), true), (std::vector<uint64_t>{4, 5}));
+}
+
+}  // namespace
+}  // namespace bankcheck

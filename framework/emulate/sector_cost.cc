@@ -1,0 +1,142 @@
+// Global and local costing: an executed global, local or generic access's lane addresses given to
+// the core's sector rule (memory_sectors.h). Where an address, or whether a lane runs, is not known
+// (a pointer loaded from memory, the local window of a generic address), the launch's kinds of that
+// memory are not counted, with a note, and its shared-memory counts stay decided: never a guess.
+
+#include <algorithm>
+#include <optional>
+#include <string>
+
+#include "bankcheck/error.h"
+#include "bankcheck/memory_sectors.h"
+#include "emulate/internal/cluster.h"
+#include "emulate/internal/evaluator.h"
+#include "emulate/internal/sm90.h"
+
+namespace bankcheck::emulate::internal {
+namespace {
+
+// A lane's bytes per access: the width modifiers of the access (an atomic's .64, .F64).
+uint32_t AccessBytes(const Instruction& in) {
+  if (in.Is(mod::kU8) || in.Is(mod::kS8)) return 1;
+  if (in.Is(mod::kU16) || in.Is(mod::kS16)) return 2;
+  if (in.Is(mod::k64) || in.Is(mod::kU64) || in.Is(mod::kS64) || in.Is(mod::kF64)) return 8;
+  if (in.Is(mod::k128)) return 16;
+  return 4;
+}
+
+// Whether another block counted with this one (block_groups.h) has this block's sectors: every
+// lane's address moves by the same step . (c - this block), which keeps each local lane's word
+// order when a multiple of 4 bytes; a global access's sectors are checked at every shift that step
+// can make modulo 32 bytes (a multiple of the largest power of 2 dividing it and 32). Global
+// addresses are followed in their low word: modulo 2^32 it moves as the 64-bit address does, and
+// 2^32 is a multiple of 32.
+bool SameInEveryBlock(const WarpAccess& access, const BlockDependence& moves, bool local) {
+  uint32_t granule = kSectorBytes;
+  for (uint32_t step : moves.step)
+    if (step != 0) granule = std::min(granule, step & (0u - step));  // its lowest set bit
+  if (local) return granule % 4 == 0;
+  const uint64_t sectors = GlobalSectors(access).sectors;
+  for (uint32_t shift = granule; shift < kSectorBytes; shift += granule) {
+    WarpAccess moved = access;
+    for (uint64_t& address : moved.addresses) address += shift;
+    if (GlobalSectors(moved).sectors != sectors) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void LaunchEvaluator::NotCounted(MemorySpace space, const std::string& why) {
+  bool already = false;
+  for (const SharedKindInfo& info : SharedKinds())
+    if (info.space == space) {
+      already = already || sectors_not_counted_[info.kind];
+      sectors_not_counted_[info.kind] = true;
+    }
+  if (!already)
+    sector_notes_.push_back(std::string(space == MemorySpace::kGlobal ? "global" : "local") +
+                            " memory not counted: " + why);
+}
+
+void LaunchEvaluator::CostSectors(const Instruction& in, size_t index, uint32_t mask) {
+  const SharedKind kind = *SectorKindOf(in.info->semantics, in.info->memory);
+  const MemorySpace space = InfoOf(kind).space;
+  if (sectors_not_counted_[kind]) return;
+  const bool generic = IsGeneric(in.info->memory), local = space == MemorySpace::kLocal;
+  const bool clustered = launch_.cluster != Dim3{};
+  const Operand* address = nullptr;
+  for (const Operand& operand : in.operands)
+    if (operand.kind == OperandKind::kMemory || operand.kind == OperandKind::kGlobalMemory)
+      address = &operand;
+  const auto where = [&] { return " of " + Located(in); };  // only for a note: most accesses need none
+  // Global and generic addresses are a 64-bit register pair plus an offset (desc[URd][R.64+o], or
+  // [R.64+o] with .E); local ones a 32-bit register, a uniform register and an offset.
+  if (address == nullptr || address->base_uniform ||
+      (!local && ((address->uniform_base >= 0 && address->uniform_base != kUniformRegisterZero) ||
+                  (address->base >= 0 && address->base != kRegisterZero &&
+                   address->text.find(".64") == std::string::npos && !in.Is(mod::kE)))))
+    return NotCounted(space, "the address" + where() + " is a form the emulator does not read");
+  WarpAccess access;
+  access.bytes = AccessBytes(in);
+  std::optional<BlockDependence> moves;  // the first lane's dependence on the block
+  bool varies = false;                   // another lane's differs
+  bool in_shared_window = false;
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    if (!(mask >> lane & 1u)) continue;
+    const Value guard = Guard(in, lane);
+    if (guard.known() && !guard.bits) continue;
+    if (!guard.known()) return NotCounted(space, "whether a lane runs" + where() + " is not known");
+    const auto read = [&](int number) {
+      return number < 0 || number == kRegisterZero ? Known(0) : warp_.registers[number * kWarpSize + lane];
+    };
+    Value low = read(address->base), high = local ? Known(0) : read(address->base + 1);
+    if (local && address->uniform_base >= 0 && address->uniform_base != kUniformRegisterZero) {
+      const Value uniform = warp_.uniform[address->uniform_base];
+      low = Affine(low.bits + uniform.bits, Plus(low.block, uniform.block), low, uniform);
+    }
+    if (address->base < 0 || address->base == kRegisterZero) high = Known(0);
+    for (const Value& value : {low, high})
+      if (!value.known())
+        return NotCounted(space, OriginText(kernel_, value.origin) + " feeds the address" + where());
+    uint64_t bits =
+        ((local ? 0 : uint64_t{high.bits} << 32) | low.bits) + static_cast<uint64_t>(address->offset);
+    if (local) bits &= 0xffffffffu;
+    if (generic && static_cast<uint32_t>(bits >> 32) == sm90::kSharedWindowHighWord) {
+      in_shared_window = true;
+      continue;
+    }
+    if (moves && !(*moves == low.block)) varies = true;
+    if (!moves) moves = low.block;
+    access.SetLane(lane, bits);
+  }
+  if (in_shared_window) {
+    // Another block's shared memory: counted as distributed shared memory (GenericAccess).
+    if (access.active_mask != 0)
+      NotCounted(space, Located(in) + " reaches shared and global memory with different lanes");
+    return;
+  }
+  if (access.active_mask == 0) return;
+  if (generic && clustered)
+    return NotCounted(space, Located(in) +
+                                 " is a generic access in a launch with clusters, whose row is "
+                                 "distributed shared memory's");
+  SectorCost cost;
+  try {
+    cost = local ? LocalSectors(access) : GlobalSectors(access);
+    // Only blocks counted with this one (grouping on, its dependence followed) need its sectors.
+    if (!not_affine_ && limits_.group_blocks && moves->any() &&
+        (varies || moves->other || !SameInEveryBlock(access, *moves, local)))
+      return NotCounted(space,
+                        "the address" + where() +
+                            " moves with the block so that blocks counted together could differ in sectors");
+  } catch (const Error& error) {
+    return NotCounted(space, "the access" + where() + ": " + error.what());
+  }
+  Row& row = rows_[index];
+  ++row.executions;
+  row.wavefronts += cost.sectors;
+  row.ideal += cost.ideal;
+}
+
+}  // namespace bankcheck::emulate::internal

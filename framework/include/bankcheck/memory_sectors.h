@@ -1,0 +1,44 @@
+#pragma once
+// The sector model of global and local memory (docs/model.md, "Global and local memory"): what one
+// warp instruction's active lanes cost in 32-byte sectors, as the H200 counts them
+// (smsp__sass_sectors_mem_global / _local, docs/design/memory-traffic.md). The one rule the CPU
+// model (`bankcheck predict --op ldg|stg|ldl|stl`) and the emulator both use.
+
+#include <cstdint>
+#include <vector>
+
+#include "bankcheck/bank_model.h"
+
+namespace bankcheck {
+
+inline constexpr uint32_t kSectorBytes = 32;
+
+// One warp instruction's sectors, and the fewest its bytes could take (global memory only).
+struct SectorCost {
+  uint64_t sectors = 0;  // distinct 32-byte sectors the active lanes' bytes touch
+  uint64_t ideal = 0;    // ceil(distinct bytes touched / 32); 0 for local memory (no ideal)
+  friend bool operator==(const SectorCost& a, const SectorCost& b) {
+    return a.sectors == b.sectors && a.ideal == b.ideal;
+  }
+};
+
+// A global access: each active lane's bytes [address, address + bytes), over the whole warp (not
+// per quarter-warp). Throws Error(kBadInput) for a width other than 1, 2, 4, 8 or 16 bytes or an
+// address whose bytes pass 2^64.
+SectorCost GlobalSectors(const WarpAccess& access);
+
+// Where byte `offset` of lane `lane`'s local memory lies in the warp's local memory: the threads'
+// local memories are interleaved in 4-byte words, lane L's word w at w * 128 + L * 4.
+uint64_t LocalAddress(int lane, uint64_t offset);
+
+// A local access: `access.addresses` are the lanes' byte offsets in their own local memory (any
+// base common to every lane that is a multiple of 4 gives the same count); each lane's bytes mapped
+// by LocalAddress, their distinct sectors counted. `ideal` is 0: the GPU has no ideal for local
+// memory. The same errors as GlobalSectors.
+SectorCost LocalSectors(const WarpAccess& access);
+
+// The distinct sectors (by index: address / 32) the access touches, ascending: for explaining a
+// prediction. `local`: the addresses are local offsets, mapped by LocalAddress.
+std::vector<uint64_t> SectorsTouched(const WarpAccess& access, bool local);
+
+}  // namespace bankcheck
