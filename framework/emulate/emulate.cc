@@ -33,7 +33,8 @@ std::string Demangle(const std::string& mangled) {
 
 }  // namespace
 
-Emulation Emulate(const Module& module, const LaunchToEmulate& launch, const EmulationLimits& limits) {
+namespace internal {
+const Kernel& KernelToEmulate(const Module& module, const LaunchToEmulate& launch) {
   const auto found = module.data().kernels.find(launch.mangled);
   if (found == module.data().kernels.end())
     throw Error(ErrorKind::kBadInput,
@@ -44,7 +45,53 @@ Emulation Emulate(const Module& module, const LaunchToEmulate& launch, const Emu
     throw Error(ErrorKind::kBadInput, *invalid + ": the GPU refuses such a launch, nothing to emulate");
   if (kernel.code.empty())
     throw Error(ErrorKind::kBadInput, "the kernel " + launch.mangled + " has no instructions in the module");
+  return kernel;
+}
 
+LaunchRecord CountedRecord(const Kernel& kernel, const LaunchToEmulate& launch, bool clustered,
+                           const Rows& rows, const LaunchEvaluator& evaluator) {
+  LaunchRecord record;
+  record.kernel = Demangle(launch.mangled);
+  record.mangled_kernel = launch.mangled;
+  record.grid = launch.grid;
+  record.block = launch.block;
+  record.dynamic_shared_bytes = launch.dynamic_shared_bytes;
+  std::string project_root = AbsolutePathFromEnvironment("BANKCHECK_SOURCE_ROOT"), build_root;
+  std::string set_root;
+  ProjectRoots(&set_root, &build_root);
+  if (project_root.empty()) project_root = set_root;
+  PerKind<SharedCounts> sums;
+  const PerKind<bool>& not_counted = evaluator.sectors_not_counted();
+  for (const auto& [index, row] : rows) {
+    const Instruction& instruction = kernel.code[index];
+    InstructionCounts counts;
+    counts.pc_offset = instruction.pc;
+    counts.opcode = instruction.opcode;
+    counts.kind = RowKind(*instruction.info, clustered);
+    if (not_counted[counts.kind]) continue;  // a partial count would be a guess
+    counts.executions = row.executions;
+    counts.wavefronts = row.wavefronts;
+    counts.ideal_wavefronts = row.ideal;
+    if (!instruction.inline_chain.empty())
+      AttributeToChain(counts, instruction.inline_chain, project_root, build_root);
+    SharedCounts& sum = sums[counts.kind];
+    sum += SharedCounts{row.executions, row.wavefronts, row.ideal, Provenance::kExact};
+    record.instructions.push_back(std::move(counts));
+  }
+  SortByExcess(record.instructions);
+  record.attributed_launches = 1;
+  SetSassCounts(sums, PerKind<bool>{}, record);
+  record.counted_by = CountedBy::kEmulated;
+  MarkKindsNotEmulated(record);
+  for (const SharedKindInfo& info : SharedKinds())
+    if (not_counted[info.kind]) record.not_counted[info.kind] = true;
+  for (const std::string& note : evaluator.sector_notes()) record.notes.push_back(note);
+  return record;
+}
+}  // namespace internal
+
+Emulation Emulate(const Module& module, const LaunchToEmulate& launch, const EmulationLimits& limits) {
+  const Kernel& kernel = KernelToEmulate(module, launch);
   Emulation emulation;
   // The evaluator reads the clusters from the launch: the kernel's __cluster_dims__ when the
   // launch gives none.
@@ -75,43 +122,7 @@ Emulation Emulate(const Module& module, const LaunchToEmulate& launch, const Emu
     return emulation;
   }
 
-  LaunchRecord record;
-  record.kernel = Demangle(launch.mangled);
-  record.mangled_kernel = launch.mangled;
-  record.grid = launch.grid;
-  record.block = launch.block;
-  record.dynamic_shared_bytes = launch.dynamic_shared_bytes;
-  std::string project_root = AbsolutePathFromEnvironment("BANKCHECK_SOURCE_ROOT"), build_root;
-  std::string set_root;
-  ProjectRoots(&set_root, &build_root);
-  if (project_root.empty()) project_root = set_root;
-  PerKind<SharedCounts> sums;
-  const PerKind<bool>& not_counted = evaluator.sectors_not_counted();
-  for (const auto& [index, row] : rows) {
-    const Instruction& instruction = kernel.code[index];
-    InstructionCounts counts;
-    counts.pc_offset = instruction.pc;
-    counts.opcode = instruction.opcode;
-    counts.kind = RowKind(*instruction.info, cluster != Dim3{});
-    if (not_counted[counts.kind]) continue;  // a partial count would be a guess
-    counts.executions = row.executions;
-    counts.wavefronts = row.wavefronts;
-    counts.ideal_wavefronts = row.ideal;
-    if (!instruction.inline_chain.empty())
-      AttributeToChain(counts, instruction.inline_chain, project_root, build_root);
-    SharedCounts& sum = sums[counts.kind];
-    sum += SharedCounts{row.executions, row.wavefronts, row.ideal, Provenance::kExact};
-    record.instructions.push_back(std::move(counts));
-  }
-  SortByExcess(record.instructions);
-  record.attributed_launches = 1;
-  SetSassCounts(sums, PerKind<bool>{}, record);
-  record.counted_by = CountedBy::kEmulated;
-  MarkKindsNotEmulated(record);
-  for (const SharedKindInfo& info : SharedKinds())
-    if (not_counted[info.kind]) record.not_counted[info.kind] = true;
-  for (const std::string& note : evaluator.sector_notes()) record.notes.push_back(note);
-  emulation.record = std::move(record);
+  emulation.record = CountedRecord(kernel, launch, cluster != Dim3{}, rows, evaluator);
   return emulation;
 }
 

@@ -16,6 +16,7 @@ constexpr size_t kMaxConditions = size_t{1} << 16;
 }  // namespace
 
 Rows LaunchEvaluator::Run() {
+  if (output_ != nullptr) StopLaunch("the output pass's evaluator counts nothing");
   return CountGrid(launch_.grid, limits_.group_blocks, meter_,
                    [this](const Dim3& block) { return RunBlock(block); });
 }

@@ -7,6 +7,7 @@
 namespace bankcheck::emulate {
 
 KnownMemory::~KnownMemory() = default;
+bool KnownMemory::Allocated(uint64_t /*address*/, uint64_t /*size*/) const { return false; }
 
 bool MayWriteGlobalMemory(const Module& module, std::string_view mangled) {
   const auto found = module.data().kernels.find(mangled);
@@ -145,6 +146,14 @@ class SnapshotView final : public KnownMemory {
       }
     }
     return true;
+  }
+  bool Allocated(uint64_t address, uint64_t size) const override {
+    if (size == 0 || address + size < address) return false;
+    std::lock_guard<std::mutex> lock(shared_->mutex);
+    auto at = shared_->allocations.upper_bound(address);
+    if (at == shared_->allocations.begin()) return false;
+    --at;
+    return address + size <= at->first + at->second;
   }
 
  private:

@@ -15,6 +15,8 @@ void LaunchEvaluator::Control(const Instruction& in, uint32_t index, uint32_t ma
     case Semantics::kBarrier:
       if (!(in.Is(mod::kSync | mod::kArv)) || in.Is(mod::kRed))
         Stop(in, in.opcode + " is a barrier form the emulator does not understand");
+      // Counting, a block's warps run one after another: a barrier orders nothing counted.
+      if (output_ != nullptr) return BlockBarrier(in, mask);
       Advance(mask);
       return;
     case Semantics::kBranch: {

@@ -27,7 +27,7 @@ void LaunchEvaluator::MemoryAccess(const Instruction& in, size_t index, uint32_t
   if (semantics == Semantics::kWgmma) {
     const uint32_t lanes = Decide(in, mask, "whether it runs");
     if (lanes == 0) return;
-    const int accumulators = CostWgmma(in, index, lanes);
+    const int accumulators = CostWgmma(in, index, lanes);  // the output pass: unknown too
     ForEachLane(in, lanes, [&](int, Writes& out) { out.AddUnknown(in, 1, accumulators, Origin(index)); });
     return;
   }
@@ -38,6 +38,7 @@ void LaunchEvaluator::MemoryAccess(const Instruction& in, size_t index, uint32_t
   if (in.info->memory == Memory::kGeneric || in.info->memory == Memory::kGenericAtomic)
     GenericAccess(in, index, mask);
   if (SectorKindOf(semantics, in.info->memory)) CostSectors(in, index, mask);
+  if (output_ != nullptr) return ComputeMemory(in, index, mask);  // costed as counting, and run with values
   const Operand* known_address = semantics == Semantics::kLoad ? KnownLoadAddress(in) : nullptr;
   // The destinations (a load's, an atomic's) become unknown; a store's guards are still read, as
   // they may depend on the block.

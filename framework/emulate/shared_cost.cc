@@ -77,15 +77,7 @@ void LaunchEvaluator::CostShared(const Instruction& in, size_t index, uint32_t l
   bool some_lane_still = false;                // a lane whose address is the same in every block
   for (int lane = 0; lane < kWarpSize; ++lane) {
     if (!(lanes >> lane & 1u)) continue;
-    Value sum = Known(static_cast<uint32_t>(address->offset));
-    if (address->base >= 0 && address->base != kRegisterZero) {
-      const Value base = warp_.registers[address->base * kWarpSize + lane];
-      sum = Affine(sum.bits + base.bits, Plus(sum.block, base.block), sum, base);
-    }
-    if (address->uniform_base >= 0 && address->uniform_base != kUniformRegisterZero) {
-      const Value base = warp_.uniform[address->uniform_base];
-      sum = Affine(sum.bits + base.bits, Plus(sum.block, base.block), sum, base);
-    }
+    const Value sum = SharedAddress(*address, lane);
     if (!sum.known()) StopOnUnknown(in, sum, "the address");
     if (sum.block.other) not_affine_ = true;
     // Only block-dependent addresses are collected: most accesses allocate nothing here.

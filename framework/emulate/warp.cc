@@ -64,6 +64,7 @@ void LaunchEvaluator::RunWarp() {
     }
     if (!meter_.SpendInstructions(1)) Stop(kernel_.code[index], meter_.WhyInstructions());
     Execute(index, mask);
+    if (output_ != nullptr && output_->at_barrier) return;  // the block's other warps run first
   }
 }
 

@@ -15,23 +15,46 @@
 #include "emulate/internal/diagnostics.h"
 #include "emulate/internal/global_memory.h"
 #include "emulate/internal/limits.h"
+#include "emulate/internal/output_pass.h"
 #include "emulate/internal/sass.h"
 #include "emulate/internal/value.h"
 #include "emulate/internal/warp.h"
 
 namespace bankcheck::emulate::internal {
 
+// The kernel of `module` that `launch` runs: Error(kBadInput) when there is none, it has no code, or
+// the GPU refuses the launch's shape (emulate.cc).
+const Kernel& KernelToEmulate(const Module& module, const LaunchToEmulate& launch);
+
+class LaunchEvaluator;
+// The record of a launch whose blocks `evaluator` ran, from its counts by instruction (emulate.cc):
+// what a SASS-metrics record of the launch holds. `clustered`: it ran in thread-block clusters.
+LaunchRecord CountedRecord(const Kernel& kernel, const LaunchToEmulate& launch, bool clustered,
+                           const Rows& rows, const LaunchEvaluator& evaluator);
+
 class LaunchEvaluator {
  public:
-  LaunchEvaluator(const Kernel& kernel, const LaunchToEmulate& launch, const EmulationLimits& limits)
+  // `output`: the output pass's state (output_pass.h), for Compute; nullptr for counting (Run).
+  LaunchEvaluator(const Kernel& kernel, const LaunchToEmulate& launch, const EmulationLimits& limits,
+                  OutputPass* output = nullptr)
       : kernel_(kernel),
         launch_(launch),
         limits_(limits),
         meter_(limits),
-        kernel_writes_global_(launch.memory != nullptr && MayWriteGlobal(kernel)) {}
+        kernel_writes_global_(launch.memory != nullptr && MayWriteGlobal(kernel)),
+        output_(output) {}
 
   // Every block's counts by instruction index.
   Rows Run();
+  // The output pass (output_pass.cc): every block run with values, its stores into `output`.
+  void ComputeGrid();
+  uint64_t warp_instructions() const { return meter_.instructions_spent(); }
+  // Whether the launch spent more warp instructions than its limits allow.
+  bool over_instruction_limit() const { return meter_.instructions_spent() > meter_.instructions_allowed(); }
+  // Why the output pass stops at its limit, `estimate` warp instructions being the launch's cost.
+  std::string OverOutputLimit(uint64_t estimate) const;
+  // The output pass's counts, every block's, by instruction index (they count as Run's do).
+  const Rows& computed_rows() const { return rows_; }
   uint64_t evaluated_blocks() const { return evaluated_blocks_; }
   // The global or local kinds this launch could not count (sector_cost.cc), and why.
   const PerKind<bool>& sectors_not_counted() const { return sectors_not_counted_; }
@@ -57,6 +80,27 @@ class LaunchEvaluator {
   Value ReadRegisterPair(OperandKind kind, int first, int lane, size_t index, uint64_t* bits) const;
   Value ReadPredicate(const Operand& operand, int lane) const;
   [[noreturn]] void StopOnUnknown(const Instruction& at, const Value& value, const std::string& what) const;
+
+  // ---- the output pass (output_pass.cc, output_memory.cc) ----
+  // One block, its warps interleaved: each runs to the next block barrier (BlockBarrier) or its end.
+  void RunBlockWithValues(const Dim3& ctaid);
+  void BlockBarrier(const Instruction& in, uint32_t mask);
+  // A memory instruction run with values: shared and global loads, stores and copies; any other stops.
+  void ComputeMemory(const Instruction& in, size_t index, uint32_t mask);
+  void SharedLoad(const Instruction& in, size_t index, uint32_t lanes);
+  void SharedStore(const Instruction& in, size_t index, uint32_t lanes);
+  void SharedCopy(const Instruction& in, size_t index, uint32_t lanes);
+  void GlobalLoad(const Instruction& in, size_t index, uint32_t lanes);
+  void GlobalStore(const Instruction& in, size_t index, uint32_t lanes);
+  // A lane's global address (a 64-bit register pair plus the offset); Stop when unknown or of a form
+  // not read.
+  uint64_t GlobalAddress(const Instruction& in, const Operand& address, int lane, size_t index) const;
+  // `size` bytes at `address` as the launch's loads see them: false when some are unknown; Stop when
+  // another block of the launch stored them.
+  bool ReadGlobal(const Instruction& in, uint64_t address, uint32_t size, uint8_t* out) const;
+  // A lane's shared address: the offset plus its register and uniform register; affine in the block
+  // as they are.
+  Value SharedAddress(const Operand& address, int lane) const;
 
   // ---- the warp (warp.cc) ----
   void RunWarp();
@@ -136,6 +180,7 @@ class LaunchEvaluator {
   PerKind<bool> sectors_not_counted_;
   std::vector<std::string> sector_notes_;  // one per memory space, the first reason
   uint64_t tensor_copies_ = 0;
+  OutputPass* const output_;  // nullptr: the counting pass
 };
 
 template <typename Compute>

@@ -30,6 +30,14 @@ std::optional<std::string> InvalidConfiguration(const Dim3& grid, const Dim3& bl
 // kMaxClusterBlocks). nullopt when it runs.
 std::optional<std::string> InvalidCluster(const Dim3& grid, const Dim3& cluster, uint32_t max_blocks);
 
+// The output pass (bankcheck/emulator.h's ComputeOutputs), which runs every block: a launch's warp
+// instructions by default (a few tenths of a second of one core; BANKCHECK_EMULATE_OUTPUT_LIMIT sets
+// it), and the launches of a program together, as many launches' worth. Past them its outputs are
+// "not computed", with the limit named.
+inline constexpr uint64_t kOutputWarpInstructions = 250'000;
+inline constexpr uint64_t kOutputBudgetLaunches = 40;
+inline constexpr char kOutputLimitVariable[] = "BANKCHECK_EMULATE_OUTPUT_LIMIT";
+
 class Meter {
  public:
   // Reserves the launch's limits from `limits.budget` (when set): what earlier launches left.
@@ -47,6 +55,8 @@ class Meter {
   // Why the launch stopped: "over the emulation budget of ...", naming the limit to raise.
   std::string WhyInstructions() const;
   std::string WhyChecks() const;
+  uint64_t instructions_spent() const { return instructions_.spent; }
+  uint64_t instructions_allowed() const { return instructions_.allowed; }
 
  private:
   struct Account {

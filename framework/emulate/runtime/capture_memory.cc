@@ -3,6 +3,7 @@
 #include <cstring>
 #include <utility>
 
+#include "bankcheck/error.h"
 #include "core/internal/demangle.h"
 #include "emulate/runtime/internal/launch_capture.h"
 
@@ -40,6 +41,29 @@ std::string Capture::OutputNotComputed() const {
 void Capture::ForgetAllLocked(const std::string& why) {
   memory_.ForgetAll();
   unknown_because_ = why;
+}
+
+std::optional<LaunchRecord> Capture::ComputeOutputsLocked(const PreparedLaunch& prepared) {
+  ComputedOutputs outputs;
+  try {
+    outputs = evaluator_->ComputeOutputs(prepared.fatbin, prepared.launch);
+  } catch (const Error& error) {
+    outputs.not_computed = Undecided{};
+    outputs.not_computed->reason = error.what();
+  }
+  if (outputs.not_computed) {
+    const std::string& why = outputs.not_computed->reason;
+    ForgetAllLocked(why.empty() ? WritesGlobal(prepared.launch.mangled)
+                                : "a launch's outputs were not computed: " + why + " [" +
+                                      bankcheck::internal::Demangle(prepared.launch.mangled) + "]");
+    return std::nullopt;
+  }
+  for (const auto& [address, bytes] : outputs.written) {
+    void* destination = reinterpret_cast<void*>(static_cast<uintptr_t>(address));
+    WriteDevice(destination, bytes.size(), true,
+                [&] { std::memcpy(destination, bytes.data(), bytes.size()); });
+  }
+  return std::move(outputs.record);
 }
 
 std::string Capture::WritesGlobal(const std::string& mangled) {

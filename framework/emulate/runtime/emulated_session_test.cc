@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "bankcheck/gpu_probe.h"
 #include "bankcheck/kernel_registry.h"
 #include "bankcheck/testing.h"
+#include "emulate/internal/limits.h"
 #include "emulate/runtime/internal/launch_capture.h"
 #include "emulate/runtime/runtime_test_kernels.h"
 
@@ -52,8 +54,14 @@ class FakeFatbinEmulator final : public FatbinEmulator {
     emulation.record = record;
     return emulation;
   }
+  // From now on every launch's outputs are `outputs` (the default: none computed).
+  void ComputeAs(ComputedOutputs outputs) { outputs_ = std::move(outputs); }
+  ComputedOutputs ComputeOutputs(const void* fatbin, const LaunchToEmulate& launch) override {
+    return outputs_ ? *outputs_ : FatbinEmulator::ComputeOutputs(fatbin, launch);
+  }
 
  private:
+  std::optional<ComputedOutputs> outputs_;
   bool decide_;
   std::map<std::string, KernelInfo> kernels_;
 };
@@ -138,10 +146,12 @@ TEST_F(EmulatedSessionTest, OutputChecksSkipSayingWhyWhereTheBytesReadBackWereNo
   const std::vector<int> in(16, 7);
   std::vector<int> out(16);
   ASSERT_EQ(cudaMemcpy(device, in.data(), 64, cudaMemcpyHostToDevice), cudaSuccess);
-  emutest::LaunchNoParams();  // outside a session: not emulated, it may have written any device memory
+  // Outside a session as inside one, a launch's outputs are computed where the evaluator can; this one
+  // computes none, so the launch may have written any device memory.
+  emutest::LaunchNoParams();
   ASSERT_EQ(cudaMemcpy(out.data(), device, 64, cudaMemcpyDeviceToHost), cudaSuccess);
   EXPECT_THAT(TheCapture().OutputNotComputed(),
-              HasSubstr("a launch outside a measuring session, which is not emulated, may have written it "
+              HasSubstr("a launch may write global memory, and its stores were not computed "
                         "[emutest::NoParamsKernel()]"));
   ::testing::internal::CaptureStdout();
   EXPECT_TRUE(gtest::SkipOutputCheck("transposed matrix"));
@@ -156,6 +166,57 @@ TEST_F(EmulatedSessionTest, OutputChecksSkipSayingWhyWhereTheBytesReadBackWereNo
   EXPECT_EQ(TheCapture().OutputNotComputed(), "");
   EXPECT_FALSE(gtest::SkipOutputCheck("copied input"));
   EXPECT_EQ(cudaFree(device), cudaSuccess);
+}
+
+TEST_F(EmulatedSessionTest, ComputedOutputsAreWhatIsReadBackAndTheirCountsTheLaunchRecord) {
+  uint8_t* device = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&device), 64), cudaSuccess);
+  auto fake = std::make_unique<FakeFatbinEmulator>(true);
+  ComputedOutputs outputs;
+  outputs.written[static_cast<uint64_t>(reinterpret_cast<uintptr_t>(device)) + 8] = {1, 2, 3, 4};
+  outputs.record = LaunchRecord{};
+  outputs.record->stores().instructions = 99;  // not what Emulate would say: the run's own counts
+  fake->ComputeAs(outputs);
+  FakeFatbinEmulator* computing = fake.get();
+  TheCapture().SetEmulator(std::move(fake));
+  TheCapture().BeginCase();
+  ASSERT_EQ(cudaMemset(device, 0, 64), cudaSuccess);
+  const std::vector<LaunchRecord> records = gtest::MeasureLaunches([] { emutest::LaunchNoParams(); });
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].stores().instructions, 99u);
+  EXPECT_EQ(records[0].kernel, "emutest::NoParamsKernel()");
+  std::vector<uint8_t> out(64, 0xff);
+  ASSERT_EQ(cudaMemcpy(out.data(), device, 64, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(TheCapture().OutputNotComputed(), "");
+  EXPECT_EQ(std::vector<uint8_t>(out.begin() + 6, out.begin() + 14),
+            (std::vector<uint8_t>{0, 0, 1, 2, 3, 4, 0, 0}));
+  EXPECT_FALSE(gtest::SkipOutputCheck("computed output"));
+
+  // Not computed: the reason, with the kernel, is what the case's read-back says.
+  ComputedOutputs not_computed;
+  not_computed.not_computed = Undecided{"ATOMS is not computed by the output pass", 0x90, "ATOMS", "", 0};
+  computing->ComputeAs(not_computed);
+  TheCapture().BeginCase();
+  emutest::LaunchNoParams();
+  ASSERT_EQ(cudaMemcpy(out.data(), device, 64, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(TheCapture().OutputNotComputed(),
+            "a launch's outputs were not computed: ATOMS is not computed by the output pass "
+            "[emutest::NoParamsKernel()]");
+  EXPECT_EQ(cudaFree(device), cudaSuccess);
+}
+
+TEST(OutputLimitTest, ReadFromTheEnvironmentOrTheDefaultWithTheProblemSaid) {
+  std::string problem;
+  EXPECT_EQ(OutputLimit(nullptr, &problem), internal::kOutputWarpInstructions);
+  EXPECT_EQ(OutputLimit("", &problem), internal::kOutputWarpInstructions);
+  EXPECT_EQ(OutputLimit("0", &problem), 0u);
+  EXPECT_EQ(OutputLimit("5000000", &problem), 5000000u);
+  EXPECT_EQ(problem, "");
+  EXPECT_EQ(OutputLimit("-1", &problem), internal::kOutputWarpInstructions);
+  EXPECT_THAT(problem, HasSubstr("BANKCHECK_EMULATE_OUTPUT_LIMIT='-1' is not a number of warp instructions"));
+  problem.clear();
+  EXPECT_EQ(OutputLimit("1234567890123", &problem), internal::kOutputWarpInstructions);
+  EXPECT_THAT(problem, HasSubstr("is not a number"));
 }
 
 TEST_F(EmulatedSessionTest, AttributionByASecondRunIsNotEmulated) {

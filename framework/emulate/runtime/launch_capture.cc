@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <utility>
@@ -34,6 +35,20 @@ class SassFatbinEmulator final : public FatbinEmulator {
   bool MayWriteGlobal(const void* fatbin, const std::string& mangled) override {
     return MayWriteGlobalMemory(ModuleOf(fatbin), mangled);
   }
+  ComputedOutputs ComputeOutputs(const void* fatbin, const LaunchToEmulate& launch) override {
+    EmulationLimits limits;
+    limits.max_warp_instructions = output_limit_;
+    limits.budget = &output_budget_;
+    if (!output_limit_problem_.empty() || output_limit_ == 0) {
+      ComputedOutputs outputs;
+      outputs.not_computed = Undecided{};
+      outputs.not_computed->reason =
+          output_limit_ == 0 ? std::string(internal::kOutputLimitVariable) + "=0 turns the output pass off"
+                             : output_limit_problem_;
+      return outputs;
+    }
+    return emulate::ComputeOutputs(ModuleOf(fatbin), launch, limits);
+  }
   void AddImage(const void* key, std::string image) override { images_[key] = std::move(image); }
 
  private:
@@ -51,6 +66,12 @@ class SassFatbinEmulator final : public FatbinEmulator {
   // minute and a half of evaluation at most), so that a program of many long launches ends.
   EmulationBudget budget_{5 * EmulationLimits{}.max_warp_instructions,
                           5 * EmulationLimits{}.max_group_checks};
+  // A launch's output pass may run this many warp instructions, the program's together as many
+  // launches' worth (limits.h).
+  std::string output_limit_problem_;  // why BANKCHECK_EMULATE_OUTPUT_LIMIT could not be read
+  const uint64_t output_limit_ =
+      OutputLimit(std::getenv(internal::kOutputLimitVariable), &output_limit_problem_);
+  EmulationBudget output_budget_{internal::kOutputBudgetLaunches * output_limit_, 0};
 };
 
 // Whether the GPU refuses `dynamic` bytes of dynamic shared memory for a kernel of `static_bytes`
@@ -72,8 +93,26 @@ bool ClusterRefused(const LaunchRequest& request, const RegisteredKernel& kernel
 
 }  // namespace
 
+uint64_t OutputLimit(const char* setting, std::string* problem) {
+  if (setting == nullptr || *setting == '\0') return internal::kOutputWarpInstructions;
+  const std::string text = setting;
+  if (text.size() > 12 || text.find_first_not_of("0123456789") != std::string::npos) {
+    *problem = std::string(internal::kOutputLimitVariable) + "='" + text.substr(0, 40) +
+               "' is not a number of warp instructions (0 to 999999999999): give how many a launch's output "
+               "pass may run, or unset it for " +
+               std::to_string(internal::kOutputWarpInstructions);
+    return internal::kOutputWarpInstructions;
+  }
+  return std::stoull(text);
+}
+
 FatbinEmulator::~FatbinEmulator() = default;
 bool FatbinEmulator::MayWriteGlobal(const void* /*fatbin*/, const std::string& /*mangled*/) { return true; }
+ComputedOutputs FatbinEmulator::ComputeOutputs(const void* /*fatbin*/, const LaunchToEmulate& /*launch*/) {
+  ComputedOutputs outputs;
+  outputs.not_computed = Undecided{};
+  return outputs;  // no reason: Capture says the stores were not computed
+}
 void FatbinEmulator::AddImage(const void* /*key*/, std::string /*image*/) {}
 
 std::unique_ptr<FatbinEmulator> MakeSassFatbinEmulator() { return std::make_unique<SassFatbinEmulator>(); }
@@ -149,17 +188,7 @@ cudaError_t Capture::Launch(const LaunchRequest& request, const char* entry_poin
   }
   if (internal::InvalidConfiguration(request.grid, request.block)) return cudaErrorInvalidValue;
   launched_in_case_ = true;
-  if (!recording_) {
-    // Outside a session a launch counts nothing (its output is not checked), and its module is
-    // not read: it may have written any device memory.
-    const auto found = kernels_.find(request.function);
-    if (found == kernels_.end()) return PrepareLocked(request, entry_point, nullptr, lock);
-    if (SharedMemoryRefused(request.dynamic_shared_bytes, 0, found->second)) return cudaErrorInvalidValue;
-    if (ClusterRefused(request, found->second)) return cudaErrorInvalidClusterSize;
-    ForgetAllLocked("a launch outside a measuring session, which is not emulated, may have written it [" +
-                    bankcheck::internal::Demangle(found->second.mangled) + "]");
-    return cudaSuccess;
-  }
+  // Outside a session a launch counts nothing, but its outputs are computed as a recorded one's.
   PreparedLaunch prepared;
   const cudaError_t error = PrepareLocked(request, entry_point, &prepared, lock);
   if (error != cudaSuccess) return error;
@@ -227,14 +256,16 @@ cudaError_t Capture::PrepareLocked(const LaunchRequest& request, const char* ent
 }
 
 void Capture::RecordLocked(PreparedLaunch prepared, uint64_t graph_launch) {
-  if (!recording_ || prepared.error) {
+  if (prepared.error) {
     if (recording_ && !launch_error_) launch_error_ = prepared.error;
-    if (prepared.may_write_global || prepared.error) ForgetAllLocked(WritesGlobal(prepared.launch.mangled));
+    ForgetAllLocked(WritesGlobal(prepared.launch.mangled));
     return;
   }
   prepared.launch.memory = memory_.Snapshot();
-  if (prepared.may_write_global) ForgetAllLocked(WritesGlobal(prepared.launch.mangled));
-  recorded_.push_back({prepared.fatbin, std::move(prepared.launch), graph_launch});
+  std::optional<LaunchRecord> counted;
+  if (prepared.may_write_global) counted = ComputeOutputsLocked(prepared);
+  if (recording_)
+    recorded_.push_back({prepared.fatbin, std::move(prepared.launch), graph_launch, std::move(counted)});
 }
 
 cudaError_t Capture::LaunchGraph(const GraphNodes& graph, void* stream) {
@@ -364,7 +395,11 @@ LaunchRecord Capture::EmulateRecorded(const RecordedLaunch& launch) {
     std::lock_guard<std::mutex> lock(mutex_);
     evaluator = evaluator_.get();
   }
-  Emulation emulation = evaluator->Emulate(launch.fatbin, launch.launch);
+  Emulation emulation;
+  if (launch.counted)
+    emulation.record = launch.counted;
+  else
+    emulation = evaluator->Emulate(launch.fatbin, launch.launch);
   const std::string kernel = bankcheck::internal::Demangle(launch.launch.mangled);
   if (emulation.undecided) {
     const Undecided& undecided = *emulation.undecided;

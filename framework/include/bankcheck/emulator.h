@@ -96,6 +96,9 @@ class KnownMemory {
   // Copies the `size` bytes at device address `address` to `out` when every one is known; false,
   // leaving `out` as it was, when any is not.
   virtual bool Read(uint64_t address, uint32_t size, void* out) const = 0;
+  // Whether [address, address + size) lies in a device allocation the program made, known or not: a
+  // launch whose outputs are computed (ComputeOutputs) may store there. false here: nowhere.
+  virtual bool Allocated(uint64_t address, uint64_t size) const;
 };
 
 // One launch as the program made it.
@@ -184,6 +187,29 @@ struct Emulation {
   std::optional<Undecided> undecided;
   uint64_t evaluated_blocks = 0;
 };
+
+// A launch's outputs, computed (docs/emulate.md, "Computed outputs"): every block run with the values its
+// threads compute, its warps interleaved at block barriers, shared memory holding values, loads reading
+// `launch.memory` and what the launch itself stored, every memory instruction costed as Emulate costs
+// it. Exactly one of `written` (non-empty or not, with `record`) and `not_computed` is meaningful.
+struct ComputedOutputs {
+  // The bytes the launch stored, in runs of consecutive addresses, by start.
+  std::map<uint64_t, std::vector<uint8_t>> written;
+  // Why not: the instruction whose value, address or guard was unknown, or that the output pass does
+  // not compute (an atomic, a tensor copy, an approximate instruction), or the limit it reached.
+  std::optional<Undecided> not_computed;
+  uint64_t warp_instructions = 0;
+  // The launch's counts from the same run of its blocks, as Emulate gives them; set when computed.
+  std::optional<LaunchRecord> record;
+};
+
+// Computes the outputs of `launch` (whose `memory` the loads read; nullptr: not computed), within
+// `limits` (every block is run: max_warp_instructions bounds it; group_blocks is ignored). Stores
+// land only where `launch.memory` says Allocated; elsewhere, the launch is not computed (the GPU
+// would fault). A load of bytes another block of the launch stored is not computed either: the
+// order blocks run in is not followed. Error(kBadInput) as Emulate.
+ComputedOutputs ComputeOutputs(const Module& module, const LaunchToEmulate& launch,
+                               const EmulationLimits& limits = {});
 
 // Emulates `launch` of a kernel of `module`. The record is what a SASS-metrics record of the same
 // launch holds: per-kind SharedCounts (instructions, wavefronts, exact ideal) and one

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,9 @@ class FatbinEmulator {
   // a launch of it no device memory is known. Only asked of kernels Describe found. true unless
   // an evaluator knows better.
   virtual bool MayWriteGlobal(const void* fatbin, const std::string& mangled);
+  // The outputs of `launch` computed (bankcheck/emulator.h's ComputeOutputs), within the output pass's
+  // limits (limits.h). Not computed unless an evaluator computes them.
+  virtual ComputedOutputs ComputeOutputs(const void* fatbin, const LaunchToEmulate& launch);
   // A module the program loaded at run time (cuModuleLoadData's cubin or fatbin, its bytes), known
   // from now on by `key` as nvcc's fatbins are by theirs; read at its first Describe. Ignored
   // unless an evaluator reads modules.
@@ -43,6 +47,11 @@ class FatbinEmulator {
 
 // The evaluator of bankcheck/emulator.h: a Module per fatbin, read at its first recorded launch.
 std::unique_ptr<FatbinEmulator> MakeSassFatbinEmulator();
+
+// The output pass's limit of warp instructions per launch that BANKCHECK_EMULATE_OUTPUT_LIMIT's value
+// `setting` gives (0: no output pass); the default when unset, and when it is no such number (then
+// `problem` says why: every launch's outputs are not computed, for that reason).
+uint64_t OutputLimit(const char* setting, std::string* problem);
 
 // A kernel as nvcc's host code registered it (__cudaRegisterFunction).
 struct RegisteredKernel {
@@ -77,8 +86,8 @@ class Capture final : public bankcheck::internal::LaunchEmulation {
 
   // A launch: refused as the GPU refuses it (cudaErrorInvalidValue for its shape, as cudart 13.0 answers,
   // cudaErrorInvalidValue for more dynamic shared memory than the kernel may have,
-  // cudaErrorInvalidClusterSize for its clusters: InvalidCluster, limits.h), else recorded
-  // while a session counts and accepted without effect otherwise. cudaErrorInvalidDeviceFunction,
+  // cudaErrorInvalidClusterSize for its clusters: InvalidCluster, limits.h), else run: its outputs
+  // computed, and recorded while a session counts (RecordLocked). cudaErrorInvalidDeviceFunction,
   // having noted why (NoteNotEmulated), for a function that was never registered.
   // Into a stream being captured (BeginCapture), it becomes a kernel node of the stream's graph.
   cudaError_t Launch(const LaunchRequest& request, const char* entry_point);
@@ -147,17 +156,24 @@ class Capture final : public bankcheck::internal::LaunchEmulation {
     const void* fatbin;
     LaunchToEmulate launch;
     uint64_t graph_launch = 0;  // the graph launch it is a node of (from 1); 0: a kernel launch
+    // Its counts from the pass that computed its outputs (every block run), when it did: Finish
+    // takes them instead of emulating it again.
+    std::optional<LaunchRecord> counted;
   };
   // Prepare with mutex_ held.
   cudaError_t PrepareLocked(const LaunchRequest& request, const char* entry_point, PreparedLaunch* prepared,
                             std::unique_lock<std::mutex>& lock);
-  // Records `prepared` while a session counts; after a launch that may write global memory
-  // (any launch outside a session: it is not read), nothing is known.
+  // A launch run: its outputs computed (ComputeOutputsLocked), and recorded while a session counts.
+  // After one whose kernel could not be read, nothing is known.
   void RecordLocked(PreparedLaunch prepared, uint64_t graph_launch);
   LaunchRecord EmulateRecorded(const RecordedLaunch& launch);
   // Nothing of the device memory is known any more, because of `why` (a read-back's reason).
   void ForgetAllLocked(const std::string& why);
   static std::string WritesGlobal(const std::string& mangled);
+  // A launch that may write global memory: its outputs computed into the device memory (its
+  // `launch.memory` is the memory as it found it), else everything forgotten with the reason.
+  // Returns the launch's counts from the same run when they were computed.
+  std::optional<LaunchRecord> ComputeOutputsLocked(const PreparedLaunch& prepared);
   internal::GlobalMemory memory_;
   std::map<void*, GraphNodes> captures_;  // by stream
   uint64_t graph_launches_ = 0;
