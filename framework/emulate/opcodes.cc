@@ -1,6 +1,8 @@
 #include "emulate/internal/opcodes.h"
 
+#include <algorithm>
 #include <iterator>
+#include <string_view>
 
 #include "bankcheck/bank_model.h"
 
@@ -77,6 +79,18 @@ DecodedModifiers DecodeModifiers(const OpcodeInfo* info, const std::vector<std::
   else if (has(mod::k128))
     decoded.access_bytes = 16;
   decoded.matrices = has(mod::k4) ? 4 : has(mod::k2) ? 2 : 1;
+  const auto named = [&](std::string_view text) {
+    return std::find(modifiers.begin(), modifiers.end(), text) != modifiers.end();
+  };
+  decoded.transposed = named("MT88");
+  // Only the integer forms: a float add rounds in an order the GPU does not fix, and 64-bit forms are
+  // not followed.
+  const bool other_type = named("F32") || named("F16x2") || named("BF16x2") || named("F64") || named("64") ||
+                          named("U64") || named("S64");
+  if (named("ADD") && !other_type)
+    decoded.atomic = AtomicOp::kAdd;
+  else if (named("POPC") && named("INC") && !other_type)
+    decoded.atomic = AtomicOp::kIncrement;
   return decoded;
 }
 

@@ -1,7 +1,7 @@
-// The output pass's memory instructions (output_pass.h): shared loads, stores and cp.async copies on
-// the block's shared bytes; global loads of the memory the launch found (and of what its own block
-// stored), global stores into the launch's stores. Every other instruction that reaches memory
-// (atomics, local memory, ldmatrix, tensor copies) stops the pass: what it writes is not followed.
+// The output pass's memory instructions (output_pass.h), dispatched here: global loads of the memory
+// the launch found (and of what its own block stored), global stores and integer atomics into the
+// launch's stores, local memory per thread; shared memory in output_shared.cc. Every other instruction
+// that reaches memory (a float atomic, a tensor copy) stops the pass: what it writes is not followed.
 
 #include <cstring>
 #include <string>
@@ -9,36 +9,8 @@
 #include "emulate/internal/evaluator.h"
 
 namespace bankcheck::emulate::internal {
-namespace {
 
-const Operand* AddressOperand(const Instruction& in, OperandKind kind) {
-  for (const Operand& operand : in.operands)
-    if (operand.kind == kind) return &operand;
-  return nullptr;
-}
-
-// A load's value in registers: the bytes read, a sub-word signed form sign-extended.
-void ToWords(const Instruction& in, const uint8_t* bytes, uint32_t size, uint32_t (&words)[4]) {
-  std::memset(words, 0, sizeof words);
-  std::memcpy(words, bytes, size);
-  if (size < 4 && in.Is(mod::kS8 | mod::kS16)) {
-    const uint32_t sign = 1u << (8 * size - 1);
-    if (words[0] & sign) words[0] |= ~((sign << 1) - 1);
-  }
-}
-
-// Register `part` of a store's data (its register, or the next ones for .64 and .128) in `lane`.
-Value DataPart(const WarpState& warp, const Operand& data, uint32_t part, int lane) {
-  if (data.index == ZeroRegister(data.kind)) return Known(0);
-  const int number = data.index + static_cast<int>(part);
-  if (data.kind == OperandKind::kUniformRegister)
-    return number < kUniformRegisterZero ? warp.uniform[number] : Known(0);
-  return number < kRegisterZero ? warp.registers[number * kWarpSize + lane] : Known(0);
-}
-
-}  // namespace
-
-Value LaunchEvaluator::SharedAddress(const Operand& address, int lane) const {
+Value LaunchEvaluator::OffsetAddress(const Operand& address, int lane) const {
   Value sum = Known(static_cast<uint32_t>(address.offset));
   if (address.base >= 0 && address.base != kRegisterZero) {
     const Value base = warp_.registers[address.base * kWarpSize + lane];
@@ -88,93 +60,29 @@ void LaunchEvaluator::ComputeMemory(const Instruction& in, size_t index, uint32_
     case Semantics::kSharedLoad:
       return SharedLoad(in, index, lanes);
     case Semantics::kSharedStore:
-      return SharedStore(in, index, lanes);
+      return SharedStore(in, lanes);
     case Semantics::kSharedCopy:
       return SharedCopy(in, index, lanes);
+    case Semantics::kSharedMatrixLoad:
+    case Semantics::kSharedMatrixStore:
+      return SharedMatrix(in, index, lanes, in.info->semantics == Semantics::kSharedMatrixStore);
+    case Semantics::kSharedAtomic:
+      return SharedAtomic(in, index, lanes);
     case Semantics::kLoad:
-      if (memory == Memory::kGlobal || memory == Memory::kGeneric) return GlobalLoad(in, index, lanes);
-      break;
     case Semantics::kStore:
-      if (memory == Memory::kGlobal || memory == Memory::kGeneric) return GlobalStore(in, index, lanes);
+      if (memory == Memory::kGlobal || memory == Memory::kGeneric)
+        return in.info->semantics == Semantics::kLoad ? GlobalLoad(in, index, lanes)
+                                                      : GlobalStore(in, index, lanes);
+      if (memory == Memory::kLocal) return LocalAccess(in, index, lanes);
+      if (memory == Memory::kGlobalAtomic || memory == Memory::kGenericAtomic ||
+          memory == Memory::kGlobalReduction || memory == Memory::kGenericReduction)
+        return GlobalAtomic(in, index, lanes);
       break;
     default:
       break;
   }
   Stop(in, in.base + " is not computed by the output pass (" + Located(in) +
                "): what it reads or writes is not followed");
-}
-
-void LaunchEvaluator::SharedLoad(const Instruction& in, size_t index, uint32_t lanes) {
-  const Operand* address = AddressOperand(in, OperandKind::kMemory);
-  if (address == nullptr) Stop(in, in.opcode + " has no address operand");
-  const uint32_t size = in.decoded.access_bytes;
-  const Operand& destination = in.operands[0];
-  for (uint32_t rest = lanes; rest != 0; rest &= rest - 1) {
-    const int lane = __builtin_ctz(rest);
-    const Value where = SharedAddress(*address, lane);
-    if (!where.known()) StopOnUnknown(in, where, "the address");
-    const uint64_t at = where.bits;
-    if (at % size != 0 || at + size > output_->shared.size())
-      Stop(in, "the access of " + Located(in) + " faults on the GPU: shared address " + std::to_string(at) +
-                   " is misaligned or outside the block's shared memory");
-    bool known = true;
-    for (uint32_t i = 0; i < size; ++i) known = known && output_->shared_known[at + i] != 0;
-    uint32_t words[4];
-    ToWords(in, &output_->shared[at], size, words);
-    Writes out(warp_, lane, Known(1));
-    for (int part = 0; part < in.decoded.width && destination.index != kRegisterZero; ++part)
-      out.Add(destination.kind, destination.index + part,
-              known ? Known(words[part]) : Unknown(Origin(index)));
-  }
-}
-
-void LaunchEvaluator::SharedStore(const Instruction& in, size_t /*index*/, uint32_t lanes) {
-  const Operand* address = AddressOperand(in, OperandKind::kMemory);
-  if (address == nullptr || in.operands.size() < 2 || !IsRegister(in.operands[1]))
-    Stop(in, in.opcode + " is a store form the output pass does not read");
-  const Operand& data = in.operands[1];
-  const uint32_t size = in.decoded.access_bytes;
-  for (uint32_t rest = lanes; rest != 0; rest &= rest - 1) {
-    const int lane = __builtin_ctz(rest);
-    const Value where = SharedAddress(*address, lane);
-    if (!where.known()) StopOnUnknown(in, where, "the address");
-    const uint64_t at = where.bits;
-    if (at % size != 0 || at + size > output_->shared.size())
-      Stop(in, "the access of " + Located(in) + " faults on the GPU: shared address " + std::to_string(at) +
-                   " is misaligned or outside the block's shared memory");
-    uint32_t words[4] = {};
-    bool known = true;
-    for (uint32_t part = 0; part * 4 < size; ++part) {
-      const Value value = DataPart(warp_, data, part, lane);
-      known = known && value.known();
-      words[part] = value.bits;
-    }
-    std::memcpy(&output_->shared[at], words, size);
-    std::memset(&output_->shared_known[at], known ? 1 : 0, size);
-  }
-}
-
-void LaunchEvaluator::SharedCopy(const Instruction& in, size_t index, uint32_t lanes) {
-  const Operand* shared = AddressOperand(in, OperandKind::kMemory);
-  const Operand* global = AddressOperand(in, OperandKind::kGlobalMemory);
-  if (shared == nullptr || global == nullptr || in.operands.size() != 2 || in.Is(mod::kZfill))
-    Stop(in, in.opcode + " is a cp.async form the output pass does not read");
-  const uint32_t size = in.decoded.access_bytes;
-  for (uint32_t rest = lanes; rest != 0; rest &= rest - 1) {
-    const int lane = __builtin_ctz(rest);
-    const Value where = SharedAddress(*shared, lane);
-    if (!where.known()) StopOnUnknown(in, where, "the address");
-    const uint64_t at = where.bits;
-    const uint64_t from = GlobalAddress(in, *global, lane, index);
-    if (at % size != 0 || at + size > output_->shared.size() || from % size != 0)
-      Stop(in, "the copy of " + Located(in) +
-                   " faults on the GPU: an address is misaligned or outside the "
-                   "block's shared memory");
-    uint8_t bytes[16] = {};
-    const bool known = ReadGlobal(in, from, size, bytes);
-    std::memcpy(&output_->shared[at], bytes, size);
-    std::memset(&output_->shared_known[at], known ? 1 : 0, size);
-  }
 }
 
 void LaunchEvaluator::GlobalLoad(const Instruction& in, size_t index, uint32_t lanes) {
@@ -223,6 +131,91 @@ void LaunchEvaluator::GlobalStore(const Instruction& in, size_t index, uint32_t 
       words[part] = value.bits;
     }
     output_->stores.Store(at, reinterpret_cast<const uint8_t*>(words), size, output_->block);
+  }
+}
+
+// An integer atomic or reduction to global memory (ATOMG, ATOM, REDG, RED .ADD), lane after lane: it
+// reads the bytes whichever block of the launch stored them (atomics order themselves), and stores
+// the sum as this block's. The old value goes to the destination register, if any.
+void LaunchEvaluator::GlobalAtomic(const Instruction& in, size_t index, uint32_t lanes) {
+  const Operand* address = AddressOperand(in, OperandKind::kGlobalMemory);
+  if (address == nullptr) address = AddressOperand(in, OperandKind::kMemory);
+  size_t at_address = 0;
+  while (at_address < in.operands.size() && &in.operands[at_address] != address) ++at_address;
+  const Operand* destination = nullptr;  // the register before the address, when it is not RZ
+  for (size_t i = 0; i < at_address; ++i)
+    if (in.operands[i].kind == OperandKind::kRegister && in.operands[i].index != kRegisterZero)
+      destination = &in.operands[i];
+  if (address == nullptr || in.decoded.atomic != AtomicOp::kAdd || at_address + 1 >= in.operands.size() ||
+      !IsRegister(in.operands[at_address + 1]))
+    Stop(in, in.base + " is not computed by the output pass (" + Located(in) +
+                 "): only the 32-bit integer adds are");
+  const Operand& data = in.operands[at_address + 1];
+  for (uint32_t rest = lanes; rest != 0; rest &= rest - 1) {
+    const int lane = __builtin_ctz(rest);
+    const uint64_t at = GlobalAddress(in, *address, lane, index);
+    if (at % 4 != 0)
+      Stop(in, "the access of " + Located(in) + " faults on the GPU: a misaligned global address");
+    if (!launch_.memory->Allocated(at, 4))
+      Stop(in, Located(in) +
+                   " writes outside the device allocations the program made (the GPU faults, or it "
+                   "is memory the emulator does not follow)");
+    uint32_t old = 0;
+    if (output_->stores.Load(at, 4, LaunchStores::kAnyBlock, reinterpret_cast<uint8_t*>(&old)) !=
+            LaunchStores::Read::kFound &&
+        !launch_.memory->Read(at, 4, &old))
+      Stop(in, Located(in) + " adds to global memory whose value is not known");
+    const Value addend = DataPart(warp_, data, 0, lane);
+    if (!addend.known()) StopOnUnknown(in, addend, "the value added");
+    const uint32_t sum = old + addend.bits;
+    output_->stores.Store(at, reinterpret_cast<const uint8_t*>(&sum), 4, output_->block);
+    if (destination != nullptr) Writes(warp_, lane, Known(1)).Add(*destination, Known(old));
+  }
+}
+
+// LDL/STL: each thread's own bytes, at the local address its lane's offset names (known bytes only).
+void LaunchEvaluator::LocalAccess(const Instruction& in, size_t index, uint32_t lanes) {
+  const Operand* address = AddressOperand(in, OperandKind::kMemory);
+  const bool store = in.info->semantics == Semantics::kStore;
+  const Operand& data = in.operands.at(store ? 1 : 0);
+  if (address == nullptr || !IsRegister(data))
+    Stop(in, in.opcode + " is a form the output pass does not read");
+  const uint32_t size = in.decoded.access_bytes;
+  for (uint32_t rest = lanes; rest != 0; rest &= rest - 1) {
+    const int lane = __builtin_ctz(rest);
+    const Value where = OffsetAddress(*address, lane);
+    if (!where.known()) StopOnUnknown(in, where, "the address");
+    if (where.bits % size != 0)
+      Stop(in, "the access of " + Located(in) + " faults on the GPU: a misaligned local address");
+    const uint64_t key = uint64_t{warp_index_ * kWarpSize + static_cast<uint32_t>(lane)} << 32 | where.bits;
+    uint32_t words[4] = {};
+    auto* bytes = reinterpret_cast<uint8_t*>(words);
+    if (store) {
+      bool known = true;
+      for (uint32_t part = 0; part * 4 < size; ++part) {
+        const Value value = DataPart(warp_, data, part, lane);
+        known = known && value.known();
+        words[part] = value.bits;
+      }
+      for (uint32_t i = 0; i < size; ++i) {
+        if (known)
+          output_->local[key + i] = bytes[i];
+        else
+          output_->local.erase(key + i);
+      }
+      continue;
+    }
+    bool known = true;
+    for (uint32_t i = 0; i < size && known; ++i) {
+      const auto found = output_->local.find(key + i);
+      known = found != output_->local.end();
+      if (known) bytes[i] = found->second;
+    }
+    uint32_t loaded[4];
+    ToWords(in, bytes, size, loaded);
+    Writes out(warp_, lane, Known(1));
+    for (int part = 0; part < in.decoded.width && data.index != kRegisterZero; ++part)
+      out.Add(data.kind, data.index + part, known ? Known(loaded[part]) : Unknown(Origin(index)));
   }
 }
 

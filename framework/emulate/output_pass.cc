@@ -75,7 +75,7 @@ LaunchStores::Read LaunchStores::Load(uint64_t address, uint32_t size, uint64_t 
     }
     for (; i < size && at < kPageBytes; ++i, ++at) {
       if (page->writer[at] == 0) continue;
-      if (page->writer[at] != writer) return Read::kOtherBlock;
+      if (page->writer[at] != writer && block != kAnyBlock) return Read::kOtherBlock;
       out[i] = page->value[at];
       ++stored;
     }
@@ -142,6 +142,7 @@ void LaunchEvaluator::RunBlockWithValues(const Dim3& ctaid) {
   const uint64_t shared_bytes = uint64_t{kernel_.info.static_shared_bytes} + launch_.dynamic_shared_bytes;
   output_->shared.assign(shared_bytes + kSharedSlack, 0);
   output_->shared_known.assign(shared_bytes + kSharedSlack, 0);  // shared memory starts unknown
+  output_->local.clear();
   const uint32_t threads = launch_.block.x * launch_.block.y * launch_.block.z;
   const uint32_t warps = (threads + kWarpSize - 1) / kWarpSize;
   std::vector<WarpState>& parked = output_->warps;

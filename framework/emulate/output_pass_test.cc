@@ -145,6 +145,60 @@ TEST_F(OutputPassTest, AGridOverTheLimitStopsAfterItsFirstBlockNamingTheLimit) {
                    .not_computed);
 }
 
+// Thread t adds t to shared word 0 (ATOMS.ADD) and 1 to word 1 (ATOMS.POPC.INC), keeps t in local
+// memory, adds t to the global counter (REDG), and after the barrier stores word 0, word 1 and its local
+// value to out[3 t ...].
+constexpr char kAtomics[] = R"(
+.text._Z4testPi:
+        /*0000*/                   LDC R1, c[0x0][0x28] ;
+        /*0010*/                   S2R R0, SR_TID.X ;
+        /*0020*/                   S2UR UR4, SR_CgaCtaId ;
+        /*0030*/                   UMOV UR5, 0x400 ;
+        /*0040*/                   ULEA UR4, UR4, UR5, 0x18 ;
+        /*0050*/                   STS.64 [UR4], RZ ;
+        /*0060*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;
+        /*0070*/                   ATOMS.ADD RZ, [UR4], R0 ;
+        /*0080*/                   ATOMS.POPC.INC.32 RZ, [UR4+0x4] ;
+        /*0090*/                   STL [R1+0x8], R0 ;
+        /*00a0*/                   LDC.64 R2, c[0x0][0x210] ;
+        /*00b0*/                   REDG.E.ADD.STRONG.GPU desc[UR6][R2.64], R0 ;
+        /*00c0*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;
+        /*00d0*/                   LDS R5, [UR4] ;
+        /*00e0*/                   LDS R6, [UR4+0x4] ;
+        /*00f0*/                   LDL R7, [R1+0x8] ;
+        /*0100*/                   S2R R8, SR_CTAID.X ;
+        /*0110*/                   LEA R8, R8, R0, 0x6 ;
+        /*0120*/                   IMAD R8, R8, 0x3, RZ ;
+        /*0130*/                   LDC.64 R2, c[0x0][0x218] ;
+        /*0140*/                   IMAD.WIDE.U32 R10, R8, 0x4, R2 ;
+        /*0150*/                   STG.E desc[UR6][R10.64], R5 ;
+        /*0160*/                   STG.E desc[UR6][R10.64+0x4], R6 ;
+        /*0170*/                   STG.E desc[UR6][R10.64+0x8], R7 ;
+        /*0180*/                   EXIT ;
+)";
+
+TEST_F(OutputPassTest, IntegerAtomicsAddLaneAfterLaneAndLocalMemoryIsEachThreads) {
+  std::vector<uint32_t> out(2 * 64 * 3);
+  memory_.Allocate(AddressOf(out.data()), out.size() * 4);
+  in_[0] = 7;  // the global counter
+  memory_.WroteKnown(AddressOf(in_.data()), 4);
+  const ComputedOutputs outputs =
+      ComputeOutputs(Module::FromListings(kAtomics, ""), Launch(Dim3{2}, in_.data(), out.data()));
+  ASSERT_FALSE(outputs.not_computed) << outputs.not_computed->Describe();
+  ASSERT_EQ(outputs.written.count(AddressOf(in_.data())), 1u);
+  uint32_t counter = 0;
+  std::memcpy(&counter, outputs.written.at(AddressOf(in_.data())).data(), 4);
+  EXPECT_EQ(counter, 7u + 2 * (63 * 64 / 2)) << "both blocks' adds: atomics read what another block stored";
+  const std::vector<uint8_t>& bytes = outputs.written.at(AddressOf(out.data()));
+  ASSERT_EQ(bytes.size(), out.size() * 4);
+  std::memcpy(out.data(), bytes.data(), bytes.size());
+  for (uint32_t t = 0; t < 128; ++t) {
+    EXPECT_EQ(out[3 * t], 63u * 64 / 2) << t;
+    EXPECT_EQ(out[3 * t + 1], 64u) << t;
+    EXPECT_EQ(out[3 * t + 2], t % 64) << t;
+  }
+}
+
 TEST(LaunchStoresTest, LoadsSeeTheirOwnBlocksStoresAndRunsMergeAcrossPages) {
   LaunchStores stores;
   const uint8_t bytes[8] = {1, 2, 3, 4, 5, 6, 7, 8};

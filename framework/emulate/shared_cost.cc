@@ -77,7 +77,7 @@ void LaunchEvaluator::CostShared(const Instruction& in, size_t index, uint32_t l
   bool some_lane_still = false;                // a lane whose address is the same in every block
   for (int lane = 0; lane < kWarpSize; ++lane) {
     if (!(lanes >> lane & 1u)) continue;
-    const Value sum = SharedAddress(*address, lane);
+    const Value sum = OffsetAddress(*address, lane);
     if (!sum.known()) StopOnUnknown(in, sum, "the address");
     if (sum.block.other) not_affine_ = true;
     // Only block-dependent addresses are collected: most accesses allocate nothing here.

@@ -87,20 +87,29 @@ class LaunchEvaluator {
   void BlockBarrier(const Instruction& in, uint32_t mask);
   // A memory instruction run with values: shared and global loads, stores and copies; any other stops.
   void ComputeMemory(const Instruction& in, size_t index, uint32_t mask);
-  void SharedLoad(const Instruction& in, size_t index, uint32_t lanes);
-  void SharedStore(const Instruction& in, size_t index, uint32_t lanes);
+  void SharedLoad(const Instruction& in, size_t index, uint32_t lanes);  // output_shared.cc
+  void SharedStore(const Instruction& in, uint32_t lanes);
   void SharedCopy(const Instruction& in, size_t index, uint32_t lanes);
-  void GlobalLoad(const Instruction& in, size_t index, uint32_t lanes);
+  void SharedMatrix(const Instruction& in, size_t index, uint32_t lanes, bool store);
+  void SharedAtomic(const Instruction& in, size_t index, uint32_t lanes);
+  // The byte of the block's shared memory a lane's access of `size` bytes starts at; Stop when its
+  // address is unknown, misaligned or outside.
+  uint64_t SharedByteAt(const Instruction& in, const Operand& address, int lane, uint32_t size) const;
+  void WriteShared(uint64_t at, const void* bytes, uint32_t size, bool known);
+  bool SharedKnown(uint64_t at, uint32_t size) const;
+  void GlobalLoad(const Instruction& in, size_t index, uint32_t lanes);  // output_memory.cc
   void GlobalStore(const Instruction& in, size_t index, uint32_t lanes);
+  void GlobalAtomic(const Instruction& in, size_t index, uint32_t lanes);
+  void LocalAccess(const Instruction& in, size_t index, uint32_t lanes);
   // A lane's global address (a 64-bit register pair plus the offset); Stop when unknown or of a form
   // not read.
   uint64_t GlobalAddress(const Instruction& in, const Operand& address, int lane, size_t index) const;
   // `size` bytes at `address` as the launch's loads see them: false when some are unknown; Stop when
   // another block of the launch stored them.
   bool ReadGlobal(const Instruction& in, uint64_t address, uint32_t size, uint8_t* out) const;
-  // A lane's shared address: the offset plus its register and uniform register; affine in the block
-  // as they are.
-  Value SharedAddress(const Operand& address, int lane) const;
+  // A lane's shared or local address: the offset plus its register and uniform register (32 bits);
+  // affine in the block as they are.
+  Value OffsetAddress(const Operand& address, int lane) const;
 
   // ---- the warp (warp.cc) ----
   void RunWarp();

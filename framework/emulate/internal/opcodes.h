@@ -200,6 +200,11 @@ enum class Test : uint8_t {
 // I2F's and F2I's rounding.
 enum class Rounding : uint8_t { kNearest, kZero, kDown, kUp };
 
+// What an atomic or reduction does to memory, as far as the output pass computes it: a 32-bit integer
+// add (.ADD, no float or 64-bit type), an increment by one per lane (ATOMS.POPC.INC.32, atomicAdd(p,
+// 1) on shared memory), or anything else.
+enum class AtomicOp : uint8_t { kOther, kAdd, kIncrement };
+
 // What an instruction's modifiers say, decoded once from their text (with the opcode's row).
 struct DecodedModifiers {
   uint64_t bits = 0;        // mod::k*
@@ -208,6 +213,8 @@ struct DecodedModifiers {
   uint8_t width = 1;         // registers per destination (the row's, else .128: 4, .64: 2, else 1)
   uint8_t access_bytes = 4;  // a shared access's bytes per lane (ldmatrix: a 16-byte row)
   uint8_t matrices = 1;      // LDSM/STSM: .4, .2, else 1
+  bool transposed = false;   // LDSM/STSM: .MT88 (ldmatrix/stmatrix .trans)
+  AtomicOp atomic = AtomicOp::kOther;
 };
 DecodedModifiers DecodeModifiers(const OpcodeInfo* info, const std::vector<std::string>& modifiers);
 

@@ -5,6 +5,7 @@
 // not know.
 
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <optional>
@@ -28,8 +29,10 @@ class LaunchStores {
 
   void Store(uint64_t address, const uint8_t* bytes, uint32_t size, uint64_t block);
   enum class Read { kFound, kNotStored, kOtherBlock };
-  // kFound: every byte of [address, + size) was stored, by `block`: copied to `out`. kNotStored: none
-  // was. kOtherBlock: another block stored one, or only some were stored.
+  // For an atomic: bytes any block stored are found.
+  static constexpr uint64_t kAnyBlock = UINT64_MAX;
+  // kFound: every byte of [address, + size) was stored, by `block` (or kAnyBlock): copied to `out`.
+  // kNotStored: none was. kOtherBlock: another block stored one, or only some were stored.
   Read Load(uint64_t address, uint32_t size, uint64_t block, uint8_t* out) const;
   // The stored bytes in runs of consecutive addresses, by start.
   std::map<uint64_t, std::vector<uint8_t>> Runs() const;
@@ -43,6 +46,32 @@ class LaunchStores {
   mutable uint64_t last_number_ = UINT64_MAX;
 };
 
+// The first operand of `kind` (an instruction's address), or nullptr.
+inline const Operand* AddressOperand(const Instruction& in, OperandKind kind) {
+  for (const Operand& operand : in.operands)
+    if (operand.kind == kind) return &operand;
+  return nullptr;
+}
+
+// A load's value in registers: the bytes read, a sub-word signed form sign-extended.
+inline void ToWords(const Instruction& in, const uint8_t* bytes, uint32_t size, uint32_t (&words)[4]) {
+  std::memset(words, 0, sizeof words);
+  std::memcpy(words, bytes, size);
+  if (size < 4 && in.Is(mod::kS8 | mod::kS16)) {
+    const uint32_t sign = 1u << (8 * size - 1);
+    if (words[0] & sign) words[0] |= ~((sign << 1) - 1);
+  }
+}
+
+// Register `part` of a store's data (its register, or the next ones for .64 and .128) in `lane`.
+inline Value DataPart(const WarpState& warp, const Operand& data, uint32_t part, int lane) {
+  if (data.index == ZeroRegister(data.kind)) return Known(0);
+  const int number = data.index + static_cast<int>(part);
+  if (data.kind == OperandKind::kUniformRegister)
+    return number < kUniformRegisterZero ? warp.uniform[number] : Known(0);
+  return number < kRegisterZero ? warp.registers[number * kWarpSize + lane] : Known(0);
+}
+
 struct OutputPass {
   LaunchStores stores;
   uint64_t block = 0;  // the serial number of the block running, from 1
@@ -51,6 +80,8 @@ struct OutputPass {
   // The block's warps; the one running is swapped into the evaluator's WarpState.
   std::vector<WarpState> warps;
   bool at_barrier = false;  // the running warp reached a block barrier (BAR.SYNC)
+  // The block's threads' local memory: the known bytes, by thread index in the block << 32 | address.
+  std::unordered_map<uint64_t, uint8_t> local;
 };
 
 }  // namespace bankcheck::emulate::internal

@@ -1,0 +1,172 @@
+// The output pass's shared-memory instructions (output_pass.h): loads, stores, cp.async copies,
+// ldmatrix/stmatrix and integer atomics on the block's shared bytes, each lane's known or not.
+
+#include <cstring>
+#include <string>
+
+#include "emulate/internal/evaluator.h"
+#include "emulate/internal/sm90.h"
+
+namespace bankcheck::emulate::internal {
+
+uint64_t LaunchEvaluator::SharedByteAt(const Instruction& in, const Operand& address, int lane,
+                                       uint32_t size) const {
+  const Value where = OffsetAddress(address, lane);
+  if (!where.known()) StopOnUnknown(in, where, "the address");
+  const uint64_t at = where.bits;
+  if (at % size != 0 || at + size > output_->shared.size())
+    Stop(in, "the access of " + Located(in) + " faults on the GPU: shared address " + std::to_string(at) +
+                 " is misaligned or outside the block's shared memory");
+  return at;
+}
+
+void LaunchEvaluator::WriteShared(uint64_t at, const void* bytes, uint32_t size, bool known) {
+  std::memcpy(&output_->shared[at], bytes, size);
+  std::memset(&output_->shared_known[at], known ? 1 : 0, size);
+}
+
+bool LaunchEvaluator::SharedKnown(uint64_t at, uint32_t size) const {
+  for (uint32_t i = 0; i < size; ++i)
+    if (output_->shared_known[at + i] == 0) return false;
+  return true;
+}
+
+void LaunchEvaluator::SharedLoad(const Instruction& in, size_t index, uint32_t lanes) {
+  const Operand* address = AddressOperand(in, OperandKind::kMemory);
+  if (address == nullptr) Stop(in, in.opcode + " has no address operand");
+  const uint32_t size = in.decoded.access_bytes;
+  const Operand& destination = in.operands[0];
+  for (uint32_t rest = lanes; rest != 0; rest &= rest - 1) {
+    const int lane = __builtin_ctz(rest);
+    const uint64_t at = SharedByteAt(in, *address, lane, size);
+    const bool known = SharedKnown(at, size);
+    uint32_t words[4];
+    ToWords(in, &output_->shared[at], size, words);
+    Writes out(warp_, lane, Known(1));
+    for (int part = 0; part < in.decoded.width && destination.index != kRegisterZero; ++part)
+      out.Add(destination.kind, destination.index + part,
+              known ? Known(words[part]) : Unknown(Origin(index)));
+  }
+}
+
+void LaunchEvaluator::SharedStore(const Instruction& in, uint32_t lanes) {
+  const Operand* address = AddressOperand(in, OperandKind::kMemory);
+  if (address == nullptr || in.operands.size() < 2 || !IsRegister(in.operands[1]))
+    Stop(in, in.opcode + " is a store form the output pass does not read");
+  const Operand& data = in.operands[1];
+  const uint32_t size = in.decoded.access_bytes;
+  for (uint32_t rest = lanes; rest != 0; rest &= rest - 1) {
+    const int lane = __builtin_ctz(rest);
+    const uint64_t at = SharedByteAt(in, *address, lane, size);
+    uint32_t words[4] = {};
+    bool known = true;
+    for (uint32_t part = 0; part * 4 < size; ++part) {
+      const Value value = DataPart(warp_, data, part, lane);
+      known = known && value.known();
+      words[part] = value.bits;
+    }
+    WriteShared(at, words, size, known);
+  }
+}
+
+void LaunchEvaluator::SharedCopy(const Instruction& in, size_t index, uint32_t lanes) {
+  const Operand* shared = AddressOperand(in, OperandKind::kMemory);
+  const Operand* global = AddressOperand(in, OperandKind::kGlobalMemory);
+  if (shared == nullptr || global == nullptr || in.operands.size() != 2 || in.Is(mod::kZfill))
+    Stop(in, in.opcode + " is a cp.async form the output pass does not read");
+  const uint32_t size = in.decoded.access_bytes;
+  for (uint32_t rest = lanes; rest != 0; rest &= rest - 1) {
+    const int lane = __builtin_ctz(rest);
+    const uint64_t at = SharedByteAt(in, *shared, lane, size);
+    const uint64_t from = GlobalAddress(in, *global, lane, index);
+    if (from % size != 0)
+      Stop(in, "the copy of " + Located(in) + " faults on the GPU: a misaligned global address");
+    uint8_t bytes[16] = {};
+    const bool known = ReadGlobal(in, from, size, bytes);
+    WriteShared(at, bytes, size, known);
+  }
+}
+
+// ldmatrix/stmatrix .m8n8.b16: lane 8m + r gives the address of row r of matrix m (16 bytes); lane t
+// holds, in its register m, the two 16-bit elements of row t / 4 at columns 2 (t % 4) and 2 (t % 4) + 1;
+// transposed (.MT88), those of column t / 4 at rows 2 (t % 4) and 2 (t % 4) + 1.
+void LaunchEvaluator::SharedMatrix(const Instruction& in, size_t index, uint32_t lanes, bool store) {
+  const Operand* address = AddressOperand(in, OperandKind::kMemory);
+  const Operand& registers = in.operands.at(store ? 1 : 0);
+  if (address == nullptr || !IsRegister(registers) || registers.kind != OperandKind::kRegister)
+    Stop(in, in.opcode + " is a form the output pass does not read");
+  const int matrices = in.decoded.matrices;
+  uint64_t rows[4][8];
+  for (int m = 0; m < matrices; ++m)
+    for (int r = 0; r < 8; ++r) rows[m][r] = SharedByteAt(in, *address, 8 * m + r, 16);
+  // Each lane's two halves of each matrix: where in shared memory they lie.
+  const auto halves = [&](int m, int lane, uint64_t(&at)[2]) {
+    for (int half = 0; half < 2; ++half)
+      at[half] = in.decoded.transposed ? rows[m][2 * (lane % 4) + half] + 2 * (lane / 4)
+                                       : rows[m][lane / 4] + 4 * (lane % 4) + 2 * half;
+  };
+  if (store) {
+    for (uint32_t rest = lanes; rest != 0; rest &= rest - 1) {
+      const int lane = __builtin_ctz(rest);
+      for (int m = 0; m < matrices; ++m) {
+        const Value value = DataPart(warp_, registers, static_cast<uint32_t>(m), lane);
+        uint64_t at[2];
+        halves(m, lane, at);
+        for (int half = 0; half < 2; ++half) {
+          const uint16_t bits = static_cast<uint16_t>(value.bits >> (16 * half));
+          WriteShared(at[half], &bits, 2, value.known());
+        }
+      }
+    }
+    return;
+  }
+  // Every lane's values first: a destination may be another lane's address register.
+  uint32_t values[kWarpSize][4] = {};
+  bool known[kWarpSize][4] = {};
+  for (uint32_t rest = lanes; rest != 0; rest &= rest - 1) {
+    const int lane = __builtin_ctz(rest);
+    for (int m = 0; m < matrices; ++m) {
+      uint64_t at[2];
+      halves(m, lane, at);
+      known[lane][m] = SharedKnown(at[0], 2) && SharedKnown(at[1], 2);
+      uint16_t parts[2];
+      std::memcpy(&parts[0], &output_->shared[at[0]], 2);
+      std::memcpy(&parts[1], &output_->shared[at[1]], 2);
+      values[lane][m] = uint32_t{parts[0]} | uint32_t{parts[1]} << 16;
+    }
+  }
+  for (uint32_t rest = lanes; rest != 0; rest &= rest - 1) {
+    const int lane = __builtin_ctz(rest);
+    Writes out(warp_, lane, Known(1));
+    for (int m = 0; m < matrices && registers.index != kRegisterZero; ++m)
+      out.Add(registers.kind, registers.index + m,
+              known[lane][m] ? Known(values[lane][m]) : Unknown(Origin(index)));
+  }
+}
+
+// An integer atomic, lane after lane (one of the orders the GPU may take): the old value to the
+// destination (RZ: none), the new one stored.
+void LaunchEvaluator::SharedAtomic(const Instruction& in, size_t index, uint32_t lanes) {
+  const Operand* address = AddressOperand(in, OperandKind::kMemory);
+  const AtomicOp op = in.decoded.atomic;
+  const bool add = op == AtomicOp::kAdd;
+  if (address == nullptr || op == AtomicOp::kOther || in.operands[0].kind != OperandKind::kRegister ||
+      (add && (in.operands.size() < 3 || !IsRegister(in.operands[2]))))
+    Stop(in,
+         in.base + " is not computed by the output pass (" + Located(in) + "): only the integer adds are");
+  const Operand& destination = in.operands[0];
+  for (uint32_t rest = lanes; rest != 0; rest &= rest - 1) {
+    const int lane = __builtin_ctz(rest);
+    const uint64_t at = SharedByteAt(in, *address, lane, 4);
+    const Value addend = add ? DataPart(warp_, in.operands[2], 0, lane) : Known(1);
+    uint32_t old = 0;
+    std::memcpy(&old, &output_->shared[at], 4);
+    const bool known = SharedKnown(at, 4) && addend.known();
+    const uint32_t sum = old + addend.bits;
+    WriteShared(at, &sum, 4, known);
+    Writes out(warp_, lane, Known(1));
+    if (destination.index != kRegisterZero) out.Add(destination, known ? Known(old) : Unknown(Origin(index)));
+  }
+}
+
+}  // namespace bankcheck::emulate::internal
