@@ -90,10 +90,14 @@ def output_line(cases):
     passed = sum(1 for output in outputs if output == "passed")
     failed = sum(1 for output in outputs if output == "failed")
     none = sum(1 for output in outputs if output.startswith("no output checks"))
-    # Grouped by reason: the kernel a reason names ("... [k()]") and hex values left out.
+    # Grouped by reason: the kernel a reason names ("... [k()]"), source lines (", kernels/x.cu:42") and
+    # hex values left out.
+    def grouped(reason):
+        reason = re.sub(r"\s*\[.*\]$", "", reason)
+        reason = re.sub(r",\s*[^\s,()]+:\d+", "", reason)
+        return re.sub(r"0x[0-9a-fA-F]+", "0x…", reason)
     reasons = collections.Counter(
-        re.sub(r"0x[0-9a-fA-F]+", "0x…", re.sub(r"\s*\[.*\]$", "", output[len("not computed: "):]))
-        for output in outputs if output.startswith("not computed"))
+        grouped(output[len("not computed: "):]) for output in outputs if output.startswith("not computed"))
     by = "; ".join(f"{count} {reason}" for reason, count in reasons.most_common()) or "none"
     return (f"output checks: ran emulated and passed {passed} of {len(cases)} cases, failed {failed}; "
             f"not computed {sum(reasons.values())} by reason: {by}; no output checks {none}")
