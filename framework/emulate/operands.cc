@@ -32,54 +32,6 @@ Value LaunchEvaluator::ReadConstant(size_t index, uint32_t bank, uint64_t offset
   return Unknown(Origin(index));
 }
 
-Value LaunchEvaluator::ReadRaw(const Operand& operand, int lane, size_t index) const {
-  switch (operand.kind) {
-    case OperandKind::kRegister:
-      return operand.index == kRegisterZero ? Known(0) : warp_.registers[operand.index * kWarpSize + lane];
-    case OperandKind::kUniformRegister:
-      return operand.index == kUniformRegisterZero ? Known(0) : warp_.uniform[operand.index];
-    case OperandKind::kImmediate:
-      return Known(static_cast<uint32_t>(operand.value));
-    case OperandKind::kConstant: {
-      uint64_t offset = operand.value;
-      Value base = Known(0);
-      if (operand.base >= 0) {
-        base = operand.base_uniform ? warp_.uniform[operand.base]
-                                    : warp_.registers[operand.base * kWarpSize + lane];
-        if (!base.known()) return base;
-        offset += base.bits;
-      }
-      Value value = ReadConstant(index, operand.bank, offset, 4);
-      if (base.block.any()) value.block = NotAffine();
-      return value;
-    }
-    case OperandKind::kPredicate:
-    case OperandKind::kUniformPredicate:
-      return ReadPredicate(operand, lane);
-    default:
-      return Unknown(Origin(index));
-  }
-}
-
-Value LaunchEvaluator::Read(const Operand& operand, int lane, size_t index) const {
-  Value value = ReadRaw(operand, lane, index);
-  if (!value.known()) return value;
-  if (operand.absolute) {
-    value.bits = static_cast<uint32_t>(std::abs(static_cast<int64_t>(static_cast<int32_t>(value.bits))));
-    if (value.block.any()) value.block = NotAffine();
-  }
-  // -x and ~x = -x - 1: affine, with the step negated.
-  if (operand.negate) {
-    value.bits = 0u - value.bits;
-    value.block = Negated(value.block);
-  }
-  if (operand.invert) {
-    value.bits = ~value.bits;
-    value.block = Negated(value.block);
-  }
-  return value;
-}
-
 Value LaunchEvaluator::ReadPair(const Operand& operand, int lane, size_t index, uint64_t* bits) const {
   if (operand.kind == OperandKind::kImmediate) {
     *bits = operand.value;

@@ -145,6 +145,15 @@ void LaunchEvaluator::RunBlockWithValues(const Dim3& ctaid) {
   output_->local.clear();
   const uint32_t threads = launch_.block.x * launch_.block.y * launch_.block.z;
   const uint32_t warps = (threads + kWarpSize - 1) / kWarpSize;
+  if (warps == 1) {  // its own barriers order nothing: run it through, in place
+    warp_.Reset(threads == 32 ? 0xffffffffu : (1u << threads) - 1, kernel_.registers);
+    warp_index_ = 0;
+    do {
+      output_->at_barrier = false;
+      RunWarp();
+    } while (output_->at_barrier);
+    return;
+  }
   std::vector<WarpState>& parked = output_->warps;
   if (parked.size() < warps) parked.resize(warps);
   std::vector<bool> running(warps, true);

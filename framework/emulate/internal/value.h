@@ -30,16 +30,14 @@ inline BlockDependence NotAffine() {
 
 // a + b, a - b, a * k: the dependence of a sum or of a multiple by a value that is the same in every
 // block.
+// Built whole, not step by step: a result written in parts and read back whole stalls the CPU (these
+// run for every lane of every instruction).
 inline BlockDependence Plus(const BlockDependence& a, const BlockDependence& b) {
-  BlockDependence sum;
-  for (int axis = 0; axis < 3; ++axis) sum.step[axis] = a.step[axis] + b.step[axis];
-  sum.other = a.other || b.other;
-  return sum;
+  return BlockDependence{{a.step[0] + b.step[0], a.step[1] + b.step[1], a.step[2] + b.step[2]},
+                         a.other || b.other};
 }
 inline BlockDependence Times(const BlockDependence& a, uint32_t k) {
-  BlockDependence product = a;
-  for (uint32_t& step : product.step) step *= k;
-  return product;
+  return BlockDependence{{a.step[0] * k, a.step[1] * k, a.step[2] * k}, a.other};
 }
 inline BlockDependence Negated(const BlockDependence& a) { return Times(a, 0xffffffffu); }
 
@@ -62,20 +60,20 @@ inline Value Unknown(uint32_t origin) { return Value{0, origin, {}}; }
 // The result of an operation on `inputs`: unknown when any is (with the first unknown's origin), and
 // depending on the block index, not affinely, when any input depends on it. Operations whose
 // result is affine in affine inputs say so where they are computed.
+// Always inlined, as Affine: called for every lane of every instruction, a call would return the
+// value through memory, and the caller's wider read of it stalls on the narrower writes.
 template <typename... V>
-Value From(uint32_t bits, const V&... inputs) {
+[[gnu::always_inline]] inline Value From(uint32_t bits, const V&... inputs) {
   Value result = Known(bits);
-  for (const Value* input : {&inputs...}) {
-    if (input->block.any()) result.block.other = true;
-    if (result.origin == 0 && input->origin != 0) result.origin = input->origin;
-  }
+  result.block.other = (inputs.block.any() || ...);
+  ((result.origin = result.origin != 0 ? result.origin : inputs.origin), ...);
   if (result.origin != 0) result.bits = 0;
   return result;
 }
 
 // As From, with `block` as the result's dependence when an input depends on the block.
 template <typename... V>
-Value Affine(uint32_t bits, const BlockDependence& block, const V&... inputs) {
+[[gnu::always_inline]] inline Value Affine(uint32_t bits, const BlockDependence& block, const V&... inputs) {
   Value result = From(bits, inputs...);
   if (result.known() && result.block.any()) result.block = block;
   return result;
