@@ -58,6 +58,19 @@ bool ParseNumber(const std::string& text, int64_t* value) {
   return true;
 }
 
+// nvdisasm writes a float instruction's integral immediates in decimal ("FADD R6, R3, 10"): the float
+// 10, not the bits 0xa. Hex immediates are bit patterns.
+void FloatImmediate(Operand& operand) {
+  if (operand.kind != OperandKind::kImmediate || operand.is_float) return;
+  const std::string& text = operand.text;
+  if (text.find("0x") != std::string::npos) return;
+  const float value = static_cast<float>(std::strtod(text.c_str(), nullptr));
+  uint32_t bits = 0;
+  std::memcpy(&bits, &value, sizeof bits);
+  operand.value = bits;
+  operand.is_float = true;
+}
+
 // "R12", "RZ", "UR4", "URZ", "P0", "PT", "UP1", "UPT", "B0": kind and number; false otherwise.
 // Read with plain scans, as every pattern of this file: std::regex recurses per character and
 // overflows the stack on a long operand or name.
@@ -263,6 +276,10 @@ Operand ParseOperand(const std::string& raw) {
       operand.kind = OperandKind::kImmediate;
       operand.is_float = true;
       operand.text = text;
+      const bool negative = operand.negate || text == "-QNAN";
+      operand.value =
+          (text.find("INF") != std::string::npos ? 0x7f800000u : 0x7fffffffu) | (negative ? 0x80000000u : 0u);
+      operand.negate = false;
       return operand;
     }
   }
@@ -354,6 +371,8 @@ std::map<std::string, Kernel, std::less<>> ReadKernels(const std::string& nvdisa
       }
       try {
         instruction.operands = ParseOperands(disassembled.operands);
+        if (instruction.info != nullptr && TakesFloatImmediates(instruction.info->semantics))
+          for (Operand& operand : instruction.operands) FloatImmediate(operand);
       } catch (const Error& error) {
         // Not evaluated: the launch is undecided if a lane runs it.
         instruction.unreadable = error.what();

@@ -49,6 +49,17 @@ TEST(ParseOperandsTest, RegistersPredicatesImmediatesConstantsAndAddresses) {
   EXPECT_TRUE(ParseOperands("-RZ, RZ, 0, 5.9604644775390625e-08")[3].is_float);
 }
 
+TEST(ParseOperandsTest, InfinitiesAndNansHoldTheirBits) {
+  const std::vector<Operand> special = ParseOperands("INF, -INF, +QNAN, -QNAN");
+  ASSERT_EQ(special.size(), 4u);
+  EXPECT_EQ(special[0].value, 0x7f800000u);
+  EXPECT_EQ(special[1].value, 0xff800000u);
+  EXPECT_FALSE(special[1].negate);
+  EXPECT_EQ(special[2].value, 0x7fffffffu);
+  EXPECT_EQ(special[3].value, 0xffffffffu);
+  for (const Operand& operand : special) EXPECT_TRUE(operand.is_float);
+}
+
 TEST(ParseOperandsTest, AnUnreadableAddressIsAnError) {
   EXPECT_THROW(ParseOperands("R1, [R2+R3+R4]"), Error);
   EXPECT_THROW(ParseOperands("R1, [Q7]"), Error);

@@ -159,6 +159,12 @@ void LaunchEvaluator::Dispatch(const Instruction& in, uint32_t index, uint32_t m
     case Semantics::kRegisterToUniform:
       RegisterToUniform(in, index, mask);
       break;
+    case Semantics::kFloatAdd:
+    case Semantics::kFloatMultiply:
+    case Semantics::kFloatFma:
+    case Semantics::kFloatMinMax:
+      FloatArithmetic(in, index, mask);
+      break;
     case Semantics::kHalfConstant:
     case Semantics::kIntToFloat:
     case Semantics::kFloatToInt:

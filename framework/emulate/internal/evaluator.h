@@ -82,6 +82,8 @@ class LaunchEvaluator {
   Value ReadPair(const Operand& operand, int lane, size_t index, uint64_t* bits) const;
   Value ReadRegisterPair(OperandKind kind, int first, int lane, size_t index, uint64_t* bits) const;
   Value ReadPredicate(const Operand& operand, int lane) const;
+  // A float source: |x| and -x applied to the sign bit (semantics_fp32.cc).
+  Value FloatSource(const Operand& operand, int lane, size_t index) const;
   [[noreturn]] void StopOnUnknown(const Instruction& at, const Value& value, const std::string& what) const;
 
   // ---- the output pass (output_pass.cc, output_memory.cc) ----
@@ -131,6 +133,7 @@ class LaunchEvaluator {
   // ---- instruction semantics, one function per handler family, on the warp's lanes of `mask` ----
   void Integer(const Instruction& in, size_t index, uint32_t mask);             // semantics_integer.cc
   void FloatAndConversion(const Instruction& in, size_t index, uint32_t mask);  // semantics_float.cc
+  void FloatArithmetic(const Instruction& in, size_t index, uint32_t mask);     // semantics_fp32.cc
   void Predicates(const Instruction& in, size_t index, uint32_t mask);          // semantics_predicate.cc
   void Vote(const Instruction& in, uint32_t mask);                              // semantics_predicate.cc
   void Moves(const Instruction& in, size_t index, uint32_t mask);               // semantics_move.cc

@@ -40,7 +40,11 @@ enum class Semantics : uint8_t {
   kVote,                  // VOTE, VOTEU
   kRegisterToUniform,     // R2UR
   kRegisterToPredicates,  // R2P PR, Ra, mask: P<i> = bit i of Ra for each bit i (0-6) of mask
-  kData,                  // float math and the like: destinations become unknown
+  kFloatAdd,              // FADD: IEEE binary32, rounded to nearest (.FTZ flushes subnormals)
+  kFloatMultiply,         // FMUL, as FADD
+  kFloatFma,              // FFMA: fused, one rounding
+  kFloatMinMax,           // FMNMX: its predicate picks min (true) or max
+  kData,                  // other float math and the like: destinations become unknown
   kLoad,                  // global/local/generic loads, atomics: destinations become unknown
   kStore,                 // global/local/generic stores and reductions: no register written
   kBranch,                // BRA
@@ -199,6 +203,12 @@ enum class Test : uint8_t {
 
 // I2F's and F2I's rounding.
 enum class Rounding : uint8_t { kNearest, kZero, kDown, kUp };
+
+// Whether the instruction's immediates are floats (nvdisasm writes integral ones in decimal).
+inline bool TakesFloatImmediates(Semantics semantics) {
+  return semantics == Semantics::kFloatAdd || semantics == Semantics::kFloatMultiply ||
+         semantics == Semantics::kFloatFma || semantics == Semantics::kFloatMinMax;
+}
 
 // What an atomic or reduction does to memory, as far as the output pass computes it: a 32-bit integer
 // add (.ADD, no float or 64-bit type), an increment by one per lane (ATOMS.POPC.INC.32, atomicAdd(p,

@@ -1,0 +1,102 @@
+// Single-precision arithmetic (FADD, FMUL, FFMA, FMNMX), bit for bit as sm_90 computes it: IEEE
+// binary32 rounded to nearest even (FFMA fused: one rounding), subnormals kept unless .FTZ flushes
+// inputs and results to a zero of their sign, every NaN result the canonical 0x7fffffff. What this does
+// not know exactly makes the result unknown, never a guess: the other roundings (.RZ, .RM, .RP),
+// .SAT, FMNMX of two zeros of different signs.
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "emulate/internal/evaluator.h"
+
+namespace bankcheck::emulate::internal {
+namespace {
+
+constexpr uint32_t kCanonicalNan = 0x7fffffffu;
+
+float AsFloat(uint32_t bits) {
+  float value = 0;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+uint32_t Bits(float value) {
+  uint32_t bits = 0;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+bool Subnormal(uint32_t bits) { return (bits & 0x7f800000u) == 0 && (bits & 0x007fffffu) != 0; }
+
+// A subnormal flushed to the zero of its sign, under .FTZ.
+uint32_t Flushed(uint32_t bits, bool ftz) { return ftz && Subnormal(bits) ? bits & 0x80000000u : bits; }
+
+// A result as the GPU writes it: NaN canonical, a subnormal flushed under .FTZ.
+uint32_t Result(float value, bool ftz) {
+  return std::isnan(value) ? kCanonicalNan : Flushed(Bits(value), ftz);
+}
+
+}  // namespace
+
+// A float source: |x| clears the sign, -x flips it (not the integer negation of Read).
+Value LaunchEvaluator::FloatSource(const Operand& operand, int lane, size_t index) const {
+  Value value = ReadRaw(operand, lane, index);
+  if (!value.known()) return value;
+  if (operand.absolute) value.bits &= 0x7fffffffu;
+  if (operand.negate) value.bits ^= 0x80000000u;
+  return value;
+}
+
+void LaunchEvaluator::FloatArithmetic(const Instruction& in, size_t index, uint32_t mask) {
+  const Semantics semantics = in.info->semantics;
+  const bool ftz = in.Is(mod::kFtz);
+  // Only round-to-nearest is computed: the host's other modes would need its rounding mode changed.
+  const bool exact = in.decoded.rounding == Rounding::kNearest && !in.Is(mod::kSat);
+  ForEachLane(in, mask, [&](int lane, Writes& out) {
+    const std::vector<Operand>& ops = in.operands;
+    if (!exact) {
+      out.AddUnknown(in, 1, 1, Origin(index));
+      return;
+    }
+    const Value a = FloatSource(ops.at(1), lane, index), b = FloatSource(ops.at(2), lane, index);
+    const float x = AsFloat(Flushed(a.bits, ftz)), y = AsFloat(Flushed(b.bits, ftz));
+    switch (semantics) {
+      case Semantics::kFloatAdd:
+        out.Add(ops[0], From(Result(x + y, ftz), a, b));
+        return;
+      case Semantics::kFloatMultiply:
+        out.Add(ops[0], From(Result(x * y, ftz), a, b));
+        return;
+      case Semantics::kFloatFma: {
+        const Value c = FloatSource(ops.at(3), lane, index);
+        out.Add(ops[0], From(Result(std::fma(x, y, AsFloat(Flushed(c.bits, ftz))), ftz), a, b, c));
+        return;
+      }
+      case Semantics::kFloatMinMax: {
+        const Value min = ReadPredicate(ops.at(3), lane);
+        if (!min.known()) {
+          out.Add(ops[0], From(0, a, b, min));
+          return;
+        }
+        uint32_t bits = 0;
+        if (std::isnan(x) && std::isnan(y)) {
+          bits = kCanonicalNan;
+        } else if (std::isnan(x) || std::isnan(y)) {
+          bits = Bits(std::isnan(x) ? y : x);
+        } else if (x == 0 && y == 0 && Bits(x) != Bits(y)) {
+          out.Add(ops[0], Unknown(Origin(index)));  // -0 against +0: not measured
+          return;
+        } else {
+          bits = Bits(min.bits != 0 ? (y < x ? y : x) : (y > x ? y : x));
+        }
+        out.Add(ops[0], From(bits, a, b, min));
+        return;
+      }
+      default:
+        Stop(in, in.opcode + " reached the wrong handler (FloatArithmetic)");
+    }
+  });
+}
+
+}  // namespace bankcheck::emulate::internal

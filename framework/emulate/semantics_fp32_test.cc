@@ -1,0 +1,139 @@
+// FADD, FMUL, FFMA and FMNMX computed through the output pass (ComputeOutputs): a hand-written kernel
+// whose thread t reads a, b, c from in[3t..3t+2] and stores a - b, a * b (.FTZ), fma(a, b, c),
+// min(a, |b|), max(a, b) to out[5t..5t+4]. The interesting lanes' results are written out by hand.
+#include <gmock/gmock.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "bankcheck/emulator.h"
+#include "emulate/internal/global_memory.h"
+
+namespace bankcheck::emulate {
+namespace {
+
+using internal::GlobalMemory;
+using ::testing::HasSubstr;
+
+constexpr char kArithmetic[] = R"(
+.text._Z4testPi:
+        /*0000*/                   S2R R0, SR_TID.X ;
+        /*0010*/                   LDC.64 R2, c[0x0][0x210] ;
+        /*0020*/                   IMAD.WIDE.U32 R2, R0, 0xc, R2 ;
+        /*0030*/                   LDG.E R5, desc[UR6][R2.64] ;
+        /*0040*/                   LDG.E R6, desc[UR6][R2.64+0x4] ;
+        /*0050*/                   LDG.E R7, desc[UR6][R2.64+0x8] ;
+        /*0060*/                   FADD R8, R5, -R6 ;
+        /*0070*/                   %s ;
+        /*0080*/                   FFMA R10, R5, R6, R7 ;
+        /*0090*/                   FMNMX R11, R5, |R6|, PT ;
+        /*00a0*/                   FMNMX R12, R5, R6, !PT ;
+        /*00b0*/                   LDC.64 R14, c[0x0][0x218] ;
+        /*00c0*/                   IMAD.WIDE.U32 R14, R0, 0x14, R14 ;
+        /*00d0*/                   STG.E desc[UR6][R14.64], R8 ;
+        /*00e0*/                   STG.E desc[UR6][R14.64+0x4], R9 ;
+        /*00f0*/                   STG.E desc[UR6][R14.64+0x8], R10 ;
+        /*0100*/                   STG.E desc[UR6][R14.64+0xc], R11 ;
+        /*0110*/                   STG.E desc[UR6][R14.64+0x10], R12 ;
+        /*0120*/                   EXIT ;
+)";
+
+uint32_t Bits(float value) {
+  uint32_t bits = 0;
+  std::memcpy(&bits, &value, 4);
+  return bits;
+}
+float Float(uint32_t bits) {
+  float value = 0;
+  std::memcpy(&value, &bits, 4);
+  return value;
+}
+
+class Fp32Test : public ::testing::Test {
+ protected:
+  Fp32Test() : in_(3 * 32), out_(5 * 32) {
+    for (uint32_t t = 0; t < 32; ++t) {
+      in_[3 * t] = Bits(static_cast<float>(t) + 0.25f);
+      in_[3 * t + 1] = Bits(static_cast<float>(t) / 3.0f);
+      in_[3 * t + 2] = Bits(1.0f);
+    }
+    // Lane 0: (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24 rounds to 1 + 2^-11; fused with c = -(1 + 2^-11) it
+    // leaves 2^-24, unfused 0.
+    in_[0] = in_[1] = Bits(1.0f + std::ldexp(1.0f, -12));
+    in_[2] = Bits(-(1.0f + std::ldexp(1.0f, -11)));
+    // Lane 1: 2^-100 * 2^-30 = 2^-130, a subnormal: flushed to +0 by FMUL.FTZ.
+    in_[3] = Bits(std::ldexp(1.0f, -100));
+    in_[4] = Bits(std::ldexp(1.0f, -30));
+    // Lane 2: a NaN with a payload: FADD gives the canonical NaN, FMNMX the other operand.
+    in_[6] = 0x7fc12345u;
+    in_[7] = Bits(-1.0f);
+    Register(in_);
+    Register(out_);
+  }
+  void Register(std::vector<uint32_t>& buffer) {
+    const uint64_t at = reinterpret_cast<uintptr_t>(buffer.data());
+    memory_.Allocate(at, buffer.size() * 4);
+    memory_.WroteKnown(at, buffer.size() * 4);
+  }
+  ComputedOutputs Run(const std::string& multiply) {
+    std::vector<char> text(sizeof kArithmetic + 64);
+    std::snprintf(text.data(), text.size(), kArithmetic, multiply.c_str());
+    LaunchToEmulate launch;
+    launch.mangled = "_Z4testPi";
+    launch.block = {32, 1, 1};
+    const uint64_t pointers[2] = {reinterpret_cast<uintptr_t>(in_.data()),
+                                  reinterpret_cast<uintptr_t>(out_.data())};
+    launch.param_bytes.resize(16);
+    std::memcpy(launch.param_bytes.data(), pointers, 16);
+    launch.memory = memory_.Snapshot();
+    return ComputeOutputs(Module::FromListings(text.data(), ""), launch);
+  }
+  std::vector<uint32_t> in_, out_;
+  GlobalMemory memory_;
+};
+
+TEST_F(Fp32Test, FusedRoundedOnceSubnormalsFlushedUnderFtzNanCanonical) {
+  const ComputedOutputs outputs = Run("FMUL.FTZ R9, R5, R6");
+  ASSERT_FALSE(outputs.not_computed) << outputs.not_computed->Describe();
+  const std::vector<uint8_t>& bytes = outputs.written.at(reinterpret_cast<uintptr_t>(out_.data()));
+  ASSERT_EQ(bytes.size(), out_.size() * 4);
+  std::vector<uint32_t> out(out_.size());
+  std::memcpy(out.data(), bytes.data(), bytes.size());
+  EXPECT_EQ(out[2], Bits(std::ldexp(1.0f, -24))) << "FFMA rounds once";
+  EXPECT_EQ(out[5 + 1], 0u) << "2^-130 flushed by FMUL.FTZ";
+  EXPECT_EQ(out[5 + 0], Bits(std::ldexp(1.0f, -100) - std::ldexp(1.0f, -30)));
+  EXPECT_EQ(out[10 + 0], 0x7fffffffu) << "FADD of a NaN";
+  EXPECT_EQ(out[10 + 2], 0x7fffffffu) << "FFMA of a NaN";
+  EXPECT_EQ(out[10 + 3], Bits(1.0f)) << "min(NaN, |-1|)";
+  EXPECT_EQ(out[10 + 4], Bits(-1.0f)) << "max(NaN, -1)";
+  for (uint32_t t = 3; t < 32; ++t) {
+    const float a = Float(in_[3 * t]), b = Float(in_[3 * t + 1]);
+    EXPECT_EQ(out[5 * t], Bits(a - b)) << t;
+    EXPECT_EQ(out[5 * t + 1], Bits(a * b)) << t;
+    EXPECT_EQ(out[5 * t + 2], Bits(std::fma(a, b, 1.0f))) << t;
+    EXPECT_EQ(out[5 * t + 3], Bits(std::fmin(a, b))) << t;
+    EXPECT_EQ(out[5 * t + 4], Bits(std::fmax(a, b))) << t;
+  }
+}
+
+TEST_F(Fp32Test, IntegralImmediatesAreFloats) {
+  // nvdisasm's "FMUL R9, R5, 3": the float 3, not the bits 0x3.
+  const ComputedOutputs outputs = Run("FMUL R9, R5, 3");
+  ASSERT_FALSE(outputs.not_computed) << outputs.not_computed->Describe();
+  std::vector<uint32_t> out(out_.size());
+  std::memcpy(out.data(), outputs.written.at(reinterpret_cast<uintptr_t>(out_.data())).data(),
+              out.size() * 4);
+  for (uint32_t t = 3; t < 32; ++t) EXPECT_EQ(out[5 * t + 1], Bits(Float(in_[3 * t]) * 3.0f)) << t;
+}
+
+TEST_F(Fp32Test, AnotherRoundingIsNotComputed) {
+  const ComputedOutputs outputs = Run("FMUL.RZ R9, R5, R6");
+  ASSERT_TRUE(outputs.not_computed);
+  EXPECT_THAT(outputs.not_computed->reason, HasSubstr("(FMUL.RZ at pc 0x0070) feeds the value stored"));
+}
+
+}  // namespace
+}  // namespace bankcheck::emulate
