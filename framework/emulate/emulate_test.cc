@@ -333,7 +333,7 @@ TEST(EmulateTest, CpAsyncIsCostedWithItsGlobalSources) {
 
 TEST(EmulateTest, ABranchOnAnUnknownIsUndecided) {
   const Module module = Listing(R"(
-        /*0040*/                   FFMA R1, R0, R0, R0 ;
+        /*0040*/                   MUFU.EX2 R1, R0 ;
         /*0050*/                   FSETP.GT.AND P0, PT, R1, 1, PT ;
         /*0060*/               @P0 BRA `(.L_x_1) ;
         /*0070*/                   STS [UR4], RZ ;

@@ -83,6 +83,21 @@ DecodedModifiers DecodeModifiers(const OpcodeInfo* info, const std::vector<std::
     return std::find(modifiers.begin(), modifiers.end(), text) != modifiers.end();
   };
   decoded.transposed = named("MT88");
+  static constexpr std::pair<std::string_view, Test> kUnordered[] = {
+      {"LTU", Test::kLess},           {"LEU", Test::kLessOrEqual}, {"GTU", Test::kGreater},
+      {"GEU", Test::kGreaterOrEqual}, {"EQU", Test::kEqual},       {"NEU", Test::kNotEqual}};
+  for (const auto& [text, test] : kUnordered)
+    if (decoded.test == Test::kNone && named(text)) {
+      decoded.test = test;
+      decoded.unordered = true;
+    }
+  if (named("NAN")) decoded.nan_test = DecodedModifiers::NanTest::kNan;
+  if (named("NUM")) decoded.nan_test = DecodedModifiers::NanTest::kNumber;
+  using Mode = DecodedModifiers::ShuffleMode;
+  static constexpr std::pair<std::string_view, Mode> kModes[] = {
+      {"IDX", Mode::kIndex}, {"UP", Mode::kUp}, {"DOWN", Mode::kDown}, {"BFLY", Mode::kButterfly}};
+  for (const auto& [text, mode] : kModes)
+    if (named(text)) decoded.shuffle = mode;
   // Only the integer forms: a float add rounds in an order the GPU does not fix, and 64-bit forms are
   // not followed.
   const bool other_type = named("F32") || named("F16x2") || named("BF16x2") || named("F64") || named("64") ||

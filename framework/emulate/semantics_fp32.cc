@@ -1,5 +1,5 @@
-// Single-precision arithmetic (FADD, FMUL, FFMA, FMNMX), bit for bit as sm_90 computes it: IEEE
-// binary32 rounded to nearest even (FFMA fused: one rounding), subnormals kept unless .FTZ flushes
+// Single-precision arithmetic and comparison (FADD, FMUL, FFMA, FMNMX, FSETP), bit for bit as sm_90 computes
+// it: IEEE binary32 rounded to nearest even (FFMA fused: one rounding), subnormals kept unless .FTZ flushes
 // inputs and results to a zero of their sign, every NaN result the canonical 0x7fffffff. What this does
 // not know exactly makes the result unknown, never a guess: the other roundings (.RZ, .RM, .RP),
 // .SAT, FMNMX of two zeros of different signs.
@@ -48,6 +48,61 @@ Value LaunchEvaluator::FloatSource(const Operand& operand, int lane, size_t inde
   return value;
 }
 
+// FSETP p, q, a, b, c: p = (a test b) op c, q = !(a test b) op c, op .AND, .OR or .XOR as ISETP's. An
+// ordered test is false when a or b is NaN, an unordered one (LTU ... NEU) true; NAN and NUM test
+// only that.
+void LaunchEvaluator::FloatCompare(const Instruction& in, size_t index, int lane, Writes& out) const {
+  const std::vector<Operand>& ops = in.operands;
+  const bool ftz = in.Is(mod::kFtz);
+  const Value a = FloatSource(ops.at(2), lane, index), b = FloatSource(ops.at(3), lane, index);
+  const Value c = ReadPredicate(ops.at(4), lane);
+  const float x = AsFloat(Flushed(a.bits, ftz)), y = AsFloat(Flushed(b.bits, ftz));
+  const bool nan = std::isnan(x) || std::isnan(y);
+  bool test = false;
+  using NanTest = DecodedModifiers::NanTest;
+  if (in.decoded.nan_test != NanTest::kNone) {
+    test = in.decoded.nan_test == NanTest::kNan ? nan : !nan;
+  } else {
+    switch (in.decoded.test) {
+      case Test::kLess:
+        test = x < y;
+        break;
+      case Test::kLessOrEqual:
+        test = x <= y;
+        break;
+      case Test::kGreater:
+        test = x > y;
+        break;
+      case Test::kGreaterOrEqual:
+        test = x >= y;
+        break;
+      case Test::kEqual:
+        test = x == y;
+        break;
+      case Test::kNotEqual:
+        test = !nan && x != y;  // NE is ordered: false for a NaN, as NEU is true
+        break;
+      case Test::kTrue:
+        test = true;
+        break;
+      case Test::kFalse:
+        test = false;
+        break;
+      case Test::kNone:
+        out.AddUnknown(in, 2, 1, Origin(index));
+        return;
+    }
+    if (nan && in.decoded.test != Test::kTrue && in.decoded.test != Test::kFalse) test = in.decoded.unordered;
+  }
+  const auto combine = [&](bool t) {
+    if (in.Is(mod::kAnd)) return t && c.bits != 0;
+    if (in.Is(mod::kOr)) return t || c.bits != 0;
+    return t != (c.bits != 0);  // XOR
+  };
+  out.Add(ops[0], From(combine(test) ? 1u : 0u, a, b, c));
+  out.Add(ops[1], From(combine(!test) ? 1u : 0u, a, b, c));
+}
+
 void LaunchEvaluator::FloatArithmetic(const Instruction& in, size_t index, uint32_t mask) {
   const Semantics semantics = in.info->semantics;
   const bool ftz = in.Is(mod::kFtz);
@@ -55,6 +110,7 @@ void LaunchEvaluator::FloatArithmetic(const Instruction& in, size_t index, uint3
   const bool exact = in.decoded.rounding == Rounding::kNearest && !in.Is(mod::kSat);
   ForEachLane(in, mask, [&](int lane, Writes& out) {
     const std::vector<Operand>& ops = in.operands;
+    if (semantics == Semantics::kFloatCompare) return FloatCompare(in, index, lane, out);
     if (!exact) {
       out.AddUnknown(in, 1, 1, Origin(index));
       return;

@@ -129,6 +129,67 @@ TEST_F(Fp32Test, IntegralImmediatesAreFloats) {
   for (uint32_t t = 3; t < 32; ++t) EXPECT_EQ(out[5 * t + 1], Bits(Float(in_[3 * t]) * 3.0f)) << t;
 }
 
+// Thread t: FSETP of a > b (ordered and unordered), and SHFL of its lane number in each mode; stored to
+// out[7t ... 7t+6].
+constexpr char kCompareAndShuffle[] = R"(
+.text._Z4testPi:
+        /*0000*/                   S2R R0, SR_TID.X ;
+        /*0010*/                   LDC.64 R2, c[0x0][0x210] ;
+        /*0020*/                   IMAD.WIDE.U32 R2, R0, 0xc, R2 ;
+        /*0030*/                   LDG.E R5, desc[UR6][R2.64] ;
+        /*0040*/                   LDG.E R6, desc[UR6][R2.64+0x4] ;
+        /*0050*/                   FSETP.GT.AND P0, P1, R5, R6, PT ;
+        /*0060*/                   FSETP.GTU.AND P2, PT, R5, R6, PT ;
+        /*0070*/                   SEL R8, 0x1, RZ, P0 ;
+        /*0080*/                   SEL R9, 0x1, RZ, P2 ;
+        /*0090*/                   SHFL.BFLY PT, R10, R0, 0x1, 0x1f ;
+        /*00a0*/                   SHFL.UP P3, R11, R0, 0x2, RZ ;
+        /*00b0*/                   SHFL.DOWN PT, R12, R0, 0x4, 0x1f ;
+        /*00c0*/                   SHFL.IDX PT, R13, R0, 0x5, 0x1f ;
+        /*00d0*/                   SEL R14, 0x1, RZ, P3 ;
+        /*00e0*/                   LDC.64 R16, c[0x0][0x218] ;
+        /*00f0*/                   IMAD.WIDE.U32 R16, R0, 0x1c, R16 ;
+        /*0100*/                   STG.E desc[UR6][R16.64], R8 ;
+        /*0110*/                   STG.E desc[UR6][R16.64+0x4], R9 ;
+        /*0120*/                   STG.E desc[UR6][R16.64+0x8], R10 ;
+        /*0130*/                   STG.E desc[UR6][R16.64+0xc], R11 ;
+        /*0140*/                   STG.E desc[UR6][R16.64+0x10], R12 ;
+        /*0150*/                   STG.E desc[UR6][R16.64+0x14], R13 ;
+        /*0160*/                   STG.E desc[UR6][R16.64+0x18], R14 ;
+        /*0170*/                   EXIT ;
+)";
+
+TEST_F(Fp32Test, ComparisonsOrderedAndUnorderedAndShufflesInEveryMode) {
+  for (uint32_t t = 0; t < 32; ++t) {
+    in_[3 * t] = Bits(static_cast<float>(t));
+    in_[3 * t + 1] = Bits(10.0f);
+  }
+  in_[3 * 3] = 0x7fc00000u;  // lane 3: NaN
+  std::vector<uint32_t> out(7 * 32);
+  Register(out);
+  LaunchToEmulate launch;
+  launch.mangled = "_Z4testPi";
+  launch.block = {32, 1, 1};
+  const uint64_t pointers[2] = {reinterpret_cast<uintptr_t>(in_.data()),
+                                reinterpret_cast<uintptr_t>(out.data())};
+  launch.param_bytes.resize(16);
+  std::memcpy(launch.param_bytes.data(), pointers, 16);
+  launch.memory = memory_.Snapshot();
+  const ComputedOutputs outputs = ComputeOutputs(Module::FromListings(kCompareAndShuffle, ""), launch);
+  ASSERT_FALSE(outputs.not_computed) << outputs.not_computed->Describe();
+  std::memcpy(out.data(), outputs.written.at(reinterpret_cast<uintptr_t>(out.data())).data(), out.size() * 4);
+  for (uint32_t t = 0; t < 32; ++t) {
+    const uint32_t* row = &out[7 * t];
+    EXPECT_EQ(row[0], t > 10 && t != 3 ? 1u : 0u) << "GT, lane " << t;
+    EXPECT_EQ(row[1], t > 10 || t == 3 ? 1u : 0u) << "GTU, lane " << t;
+    EXPECT_EQ(row[2], t ^ 1) << "BFLY, lane " << t;
+    EXPECT_EQ(row[3], t >= 2 ? t - 2 : t) << "UP, lane " << t;
+    EXPECT_EQ(row[6], t >= 2 ? 1u : 0u) << "UP's predicate, lane " << t;
+    EXPECT_EQ(row[4], t + 4 <= 31 ? t + 4 : t) << "DOWN, lane " << t;
+    EXPECT_EQ(row[5], 5u) << "IDX, lane " << t;
+  }
+}
+
 TEST_F(Fp32Test, AnotherRoundingIsNotComputed) {
   const ComputedOutputs outputs = Run("FMUL.RZ R9, R5, R6");
   ASSERT_TRUE(outputs.not_computed);

@@ -1,6 +1,7 @@
 // The move handlers: MOV, the special registers (S2R, S2UR, CS2R: sm90.h), constants (LDC, ULDC:
-// constant bank 0 is the launch configuration and the arguments) and R2UR.
+// constant bank 0 is the launch configuration and the arguments), R2UR and the warp shuffle (SHFL).
 
+#include <array>
 #include <vector>
 
 #include "emulate/internal/cluster.h"
@@ -132,6 +133,59 @@ void LaunchEvaluator::RegisterToUniform(const Instruction& in, size_t index, uin
   if (!first) {
     Writes(warp_, 0, Known(1)).Add(in.operands.at(0), agreed);
   }
+}
+
+// SHFL (shfl.sync as the PTX ISA defines it): b's low 5 bits are the lane, delta or mask, c packs the
+// clamp (bits 0-4) and the segment mask (bits 8-12). Lane t reads lane j's source as it was before
+// the instruction, and its predicate says whether j was in range (else j = t). A lane j that does not
+// run the instruction gives an unknown (undefined on the GPU).
+void LaunchEvaluator::Shuffle(const Instruction& in, size_t index, uint32_t mask) {
+  const std::vector<Operand>& ops = in.operands;
+  using Mode = DecodedModifiers::ShuffleMode;
+  const Mode mode = in.decoded.shuffle;
+  const bool form = ops.size() == 5 && IsPredicate(ops[0]) && ops[1].kind == OperandKind::kRegister;
+  std::array<Value, kWarpSize> sources{};
+  uint32_t running = 0;  // the lanes whose guard holds
+  for (uint32_t rest = mask; rest != 0; rest &= rest - 1) {
+    const int lane = __builtin_ctz(rest);
+    const Value guard = Guard(in, lane);
+    if (guard.known() && guard.bits) running |= 1u << lane;
+    if (form) sources[lane] = ReadRaw(ops[2], lane, index);
+  }
+  ForEachLane(in, mask, [&](int lane, Writes& out) {
+    if (!form || mode == Mode::kNone) {
+      out.AddUnknown(in, 2, 1, Origin(index));
+      return;
+    }
+    const Value b = Read(ops[3], lane, index), c = Read(ops[4], lane, index);
+    const uint32_t t = static_cast<uint32_t>(lane), delta = b.bits & 0x1fu, clamp = c.bits & 0x1fu;
+    const uint32_t segment = (c.bits >> 8) & 0x1fu;
+    const uint32_t max_lane = (t & segment) | (clamp & ~segment), min_lane = t & segment;
+    uint32_t j = t;
+    bool in_range = false;
+    switch (mode) {
+      case Mode::kUp:
+        j = t - delta;
+        in_range = static_cast<int32_t>(j) >= static_cast<int32_t>(max_lane);
+        break;
+      case Mode::kDown:
+        j = t + delta;
+        in_range = j <= max_lane;
+        break;
+      case Mode::kButterfly:
+        j = t ^ delta;
+        in_range = j <= max_lane;
+        break;
+      default:
+        j = min_lane | (delta & ~segment);
+        in_range = j <= max_lane;
+        break;
+    }
+    if (!in_range) j = t;
+    const Value source = (running >> j & 1u) ? sources[j] : Unknown(Origin(index));
+    out.Add(ops[0], From(in_range ? 1u : 0u, b, c));
+    out.Add(ops[1], From(source.bits, source, b, c));
+  });
 }
 
 }  // namespace bankcheck::emulate::internal

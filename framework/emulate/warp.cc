@@ -159,10 +159,14 @@ void LaunchEvaluator::Dispatch(const Instruction& in, uint32_t index, uint32_t m
     case Semantics::kRegisterToUniform:
       RegisterToUniform(in, index, mask);
       break;
+    case Semantics::kShuffle:
+      Shuffle(in, index, mask);
+      break;
     case Semantics::kFloatAdd:
     case Semantics::kFloatMultiply:
     case Semantics::kFloatFma:
     case Semantics::kFloatMinMax:
+    case Semantics::kFloatCompare:
       FloatArithmetic(in, index, mask);
       break;
     case Semantics::kHalfConstant:

@@ -134,13 +134,15 @@ class LaunchEvaluator {
   void Integer(const Instruction& in, size_t index, uint32_t mask);             // semantics_integer.cc
   void FloatAndConversion(const Instruction& in, size_t index, uint32_t mask);  // semantics_float.cc
   void FloatArithmetic(const Instruction& in, size_t index, uint32_t mask);     // semantics_fp32.cc
-  void Predicates(const Instruction& in, size_t index, uint32_t mask);          // semantics_predicate.cc
-  void Vote(const Instruction& in, uint32_t mask);                              // semantics_predicate.cc
-  void Moves(const Instruction& in, size_t index, uint32_t mask);               // semantics_move.cc
-  void RegisterToUniform(const Instruction& in, size_t index, uint32_t mask);   // semantics_move.cc
-  Value SpecialRegister(const Operand& source, int lane, size_t index) const;   // semantics_move.cc
-  void MemoryAccess(const Instruction& in, size_t index, uint32_t mask);        // semantics_memory.cc
-  const Operand* KnownLoadAddress(const Instruction& in) const;                 // semantics_memory.cc
+  void FloatCompare(const Instruction& in, size_t index, int lane, Writes& out) const;
+  void Predicates(const Instruction& in, size_t index, uint32_t mask);         // semantics_predicate.cc
+  void Vote(const Instruction& in, uint32_t mask);                             // semantics_predicate.cc
+  void Moves(const Instruction& in, size_t index, uint32_t mask);              // semantics_move.cc
+  void RegisterToUniform(const Instruction& in, size_t index, uint32_t mask);  // semantics_move.cc
+  void Shuffle(const Instruction& in, size_t index, uint32_t mask);            // semantics_move.cc
+  Value SpecialRegister(const Operand& source, int lane, size_t index) const;  // semantics_move.cc
+  void MemoryAccess(const Instruction& in, size_t index, uint32_t mask);       // semantics_memory.cc
+  const Operand* KnownLoadAddress(const Instruction& in) const;                // semantics_memory.cc
   bool LoadKnown(const Instruction& in, const Operand& address, int lane, size_t index, Writes& out) const;
   void Control(const Instruction& in, uint32_t index, uint32_t mask);  // semantics_control.cc
   // UTMALDG, the mbarriers (SYNCS) and ELECT (semantics_async.cc).

@@ -44,6 +44,8 @@ enum class Semantics : uint8_t {
   kFloatMultiply,         // FMUL, as FADD
   kFloatFma,              // FFMA: fused, one rounding
   kFloatMinMax,           // FMNMX: its predicate picks min (true) or max
+  kFloatCompare,          // FSETP: ordered and unordered tests, combined as ISETP's
+  kShuffle,               // SHFL.IDX/.UP/.DOWN/.BFLY: another lane's register, and whether it was in range
   kData,                  // other float math and the like: destinations become unknown
   kLoad,                  // global/local/generic loads, atomics: destinations become unknown
   kStore,                 // global/local/generic stores and reductions: no register written
@@ -207,7 +209,8 @@ enum class Rounding : uint8_t { kNearest, kZero, kDown, kUp };
 // Whether the instruction's immediates are floats (nvdisasm writes integral ones in decimal).
 inline bool TakesFloatImmediates(Semantics semantics) {
   return semantics == Semantics::kFloatAdd || semantics == Semantics::kFloatMultiply ||
-         semantics == Semantics::kFloatFma || semantics == Semantics::kFloatMinMax;
+         semantics == Semantics::kFloatFma || semantics == Semantics::kFloatMinMax ||
+         semantics == Semantics::kFloatCompare;
 }
 
 // What an atomic or reduction does to memory, as far as the output pass computes it: a 32-bit integer
@@ -224,6 +227,11 @@ struct DecodedModifiers {
   uint8_t access_bytes = 4;  // a shared access's bytes per lane (ldmatrix: a 16-byte row)
   uint8_t matrices = 1;      // LDSM/STSM: .4, .2, else 1
   bool transposed = false;   // LDSM/STSM: .MT88 (ldmatrix/stmatrix .trans)
+  // FSETP: the unordered tests (LTU ... NEU: true when either operand is NaN, as `test` otherwise),
+  // and NAN / NUM (either operand NaN / neither).
+  bool unordered = false;
+  enum class NanTest : uint8_t { kNone, kNan, kNumber } nan_test = NanTest::kNone;
+  enum class ShuffleMode : uint8_t { kNone, kIndex, kUp, kDown, kButterfly } shuffle = ShuffleMode::kNone;
   AtomicOp atomic = AtomicOp::kOther;
 };
 DecodedModifiers DecodeModifiers(const OpcodeInfo* info, const std::vector<std::string>& modifiers);
