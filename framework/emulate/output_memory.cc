@@ -130,8 +130,15 @@ void LaunchEvaluator::GlobalStore(const Instruction& in, size_t index, uint32_t 
       if (!value.known()) StopOnUnknown(in, value, "the value stored");
       words[part] = value.bits;
     }
-    output_->stores.Store(at, reinterpret_cast<const uint8_t*>(words), size, output_->block);
+    if (!output_->stores.Store(at, reinterpret_cast<const uint8_t*>(words), size, output_->block))
+      TooManyStores(in);
   }
+}
+
+void LaunchEvaluator::TooManyStores(const Instruction& in) const {
+  Stop(in, Located(in) + ": the launch stores across more than " +
+               std::to_string(LaunchStores::kMaxPages * 4 / 1024) +
+               " MiB of address space, over the output pass's limit");
 }
 
 // An integer atomic or reduction to global memory (ATOMG, ATOM, REDG, RED .ADD), lane after lane: it
@@ -168,7 +175,8 @@ void LaunchEvaluator::GlobalAtomic(const Instruction& in, size_t index, uint32_t
     const Value addend = DataPart(warp_, data, 0, lane);
     if (!addend.known()) StopOnUnknown(in, addend, "the value added");
     const uint32_t sum = old + addend.bits;
-    output_->stores.Store(at, reinterpret_cast<const uint8_t*>(&sum), 4, output_->block);
+    if (!output_->stores.Store(at, reinterpret_cast<const uint8_t*>(&sum), 4, output_->block))
+      TooManyStores(in);
     if (destination != nullptr) Writes(warp_, lane, Known(1)).Add(*destination, Known(old));
   }
 }
@@ -197,6 +205,10 @@ void LaunchEvaluator::LocalAccess(const Instruction& in, size_t index, uint32_t 
         known = known && value.known();
         words[part] = value.bits;
       }
+      if (output_->local.size() + size > OutputPass::kMaxLocalBytes)
+        Stop(in, Located(in) + ": the block's threads keep more than " +
+                     std::to_string(OutputPass::kMaxLocalBytes >> 20) +
+                     " MiB of local memory, over the output pass's limit");
       for (uint32_t i = 0; i < size; ++i) {
         if (known)
           output_->local[key + i] = bytes[i];

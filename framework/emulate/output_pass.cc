@@ -31,7 +31,7 @@ struct LaunchStores::Page {
   uint32_t writer[kPageBytes];  // the block that stored the byte (from 1); 0: none
 };
 
-LaunchStores::LaunchStores() = default;
+LaunchStores::LaunchStores(uint64_t max_pages) : max_pages_(max_pages) {}
 LaunchStores::~LaunchStores() = default;
 LaunchStores::LaunchStores(LaunchStores&&) noexcept = default;
 LaunchStores& LaunchStores::operator=(LaunchStores&&) noexcept = default;
@@ -51,7 +51,10 @@ LaunchStores::Page* LaunchStores::PageOf(uint64_t address, bool create) const {
   return last_;
 }
 
-void LaunchStores::Store(uint64_t address, const uint8_t* bytes, uint32_t size, uint64_t block) {
+bool LaunchStores::Store(uint64_t address, const uint8_t* bytes, uint32_t size, uint64_t block) {
+  if (pages_.size() + 2 > max_pages_ &&
+      (PageOf(address, false) == nullptr || PageOf(address + size - 1, false) == nullptr))
+    return false;
   const auto writer = static_cast<uint32_t>(std::min<uint64_t>(block, UINT32_MAX));
   for (uint32_t i = 0; i < size;) {
     // An aligned access of up to 16 bytes lies in one page: one lookup per access.
@@ -61,6 +64,7 @@ void LaunchStores::Store(uint64_t address, const uint8_t* bytes, uint32_t size, 
       page->writer[at] = writer;
     }
   }
+  return true;
 }
 
 LaunchStores::Read LaunchStores::Load(uint64_t address, uint32_t size, uint64_t block, uint8_t* out) const {

@@ -209,11 +209,23 @@ TEST(LaunchStoresTest, LoadsSeeTheirOwnBlocksStoresAndRunsMergeAcrossPages) {
   EXPECT_EQ(stores.Load(4092, 4, 2, out), LaunchStores::Read::kOtherBlock);
   EXPECT_EQ(stores.Load(4088, 8, 1, out), LaunchStores::Read::kOtherBlock) << "only some stored";
   EXPECT_EQ(stores.Load(0, 4, 1, out), LaunchStores::Read::kNotStored);
-  stores.Store(4100, bytes, 2, 1);
+  EXPECT_TRUE(stores.Store(4100, bytes, 2, 1));
   const auto runs = stores.Runs();
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs.begin()->first, 4092u);
   EXPECT_EQ(runs.begin()->second, (std::vector<uint8_t>{1, 2, 3, 4, 5, 6, 7, 8, 1, 2}));
+}
+
+TEST(LaunchStoresTest, StoresPastTheirPagesAreRefusedAndStoreNothing) {
+  LaunchStores stores(4);
+  const uint8_t bytes[4] = {1, 2, 3, 4};
+  EXPECT_TRUE(stores.Store(0, bytes, 4, 1));
+  EXPECT_TRUE(stores.Store(4096, bytes, 4, 1));
+  EXPECT_TRUE(stores.Store(8192, bytes, 4, 1));
+  EXPECT_FALSE(stores.Store(3 * 4096, bytes, 4, 1));
+  EXPECT_TRUE(stores.Store(4, bytes, 4, 1)) << "a page it holds";
+  uint8_t out[4] = {};
+  EXPECT_EQ(stores.Load(3 * 4096, 4, 1, out), LaunchStores::Read::kNotStored);
 }
 
 }  // namespace

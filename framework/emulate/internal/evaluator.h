@@ -106,6 +106,7 @@ class LaunchEvaluator {
   void GlobalStore(const Instruction& in, size_t index, uint32_t lanes);
   void GlobalAtomic(const Instruction& in, size_t index, uint32_t lanes);
   void LocalAccess(const Instruction& in, size_t index, uint32_t lanes);
+  [[noreturn]] void TooManyStores(const Instruction& in) const;
   // A lane's global address (a 64-bit register pair plus the offset); Stop when unknown or of a form
   // not read.
   uint64_t GlobalAddress(const Instruction& in, const Operand& address, int lane, size_t index) const;

@@ -22,12 +22,16 @@ namespace bankcheck::emulate::internal {
 // followed).
 class LaunchStores {
  public:
-  LaunchStores();
+  // Bytes of address space a launch's stores may touch (in 4 KiB pages): what a hostile kernel's
+  // scattered stores could otherwise make the pass hold in memory.
+  static constexpr uint64_t kMaxPages = 8192;
+  explicit LaunchStores(uint64_t max_pages = kMaxPages);
   ~LaunchStores();
   LaunchStores(LaunchStores&&) noexcept;
   LaunchStores& operator=(LaunchStores&&) noexcept;
 
-  void Store(uint64_t address, const uint8_t* bytes, uint32_t size, uint64_t block);
+  // false, storing nothing, when the store would touch a page past the most it was made with.
+  bool Store(uint64_t address, const uint8_t* bytes, uint32_t size, uint64_t block);
   enum class Read { kFound, kNotStored, kOtherBlock };
   // For an atomic: bytes any block stored are found.
   static constexpr uint64_t kAnyBlock = UINT64_MAX;
@@ -44,6 +48,7 @@ class LaunchStores {
   mutable std::unordered_map<uint64_t, std::unique_ptr<Page>> pages_;  // by address / page size
   mutable Page* last_ = nullptr;                                       // the page touched last
   mutable uint64_t last_number_ = UINT64_MAX;
+  uint64_t max_pages_;
 };
 
 // The first operand of `kind` (an instruction's address), or nullptr.
@@ -80,8 +85,10 @@ struct OutputPass {
   // The block's warps; the one running is swapped into the evaluator's WarpState.
   std::vector<WarpState> warps;
   bool at_barrier = false;  // the running warp reached a block barrier (BAR.SYNC)
-  // The block's threads' local memory: the known bytes, by thread index in the block << 32 | address.
+  // The block's threads' local memory: the known bytes, by thread index in the block << 32 | address;
+  // at most kMaxLocalBytes.
   std::unordered_map<uint64_t, uint8_t> local;
+  static constexpr size_t kMaxLocalBytes = size_t{1} << 22;
 };
 
 }  // namespace bankcheck::emulate::internal
