@@ -217,6 +217,18 @@ TEST(OutputLimitTest, ReadFromTheEnvironmentOrTheDefaultWithTheProblemSaid) {
   problem.clear();
   EXPECT_EQ(OutputLimit("1234567890123", &problem), internal::kOutputWarpInstructions);
   EXPECT_THAT(problem, HasSubstr("is not a number"));
+  // A session refuses to start on it, naming it.
+  ASSERT_EQ(setenv("BANKCHECK_EMULATE_OUTPUT_LIMIT", "lots", 1), 0);
+  try {
+    TheCapture().Start();
+    ADD_FAILURE() << "a session started with BANKCHECK_EMULATE_OUTPUT_LIMIT=lots";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kBadInput);
+    EXPECT_THAT(e.what(), HasSubstr("BANKCHECK_EMULATE_OUTPUT_LIMIT='lots'"));
+  }
+  ASSERT_EQ(unsetenv("BANKCHECK_EMULATE_OUTPUT_LIMIT"), 0);
+  EXPECT_NO_THROW(TheCapture().Start());
+  TheCapture().Abandon();
 }
 
 TEST_F(EmulatedSessionTest, AttributionByASecondRunIsNotEmulated) {

@@ -375,6 +375,11 @@ std::vector<LaunchToEmulate> Capture::Recorded() const {
 }
 
 void Capture::Start() {
+  // A setting that is no number fails the session that would use it, naming it (until then each launch's
+  // outputs say it).
+  std::string problem;
+  OutputLimit(std::getenv(internal::kOutputLimitVariable), &problem);
+  if (!problem.empty()) throw Error(ErrorKind::kBadInput, problem);
   std::lock_guard<std::mutex> lock(mutex_);
   recording_ = true;
   recorded_.clear();

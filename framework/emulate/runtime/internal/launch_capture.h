@@ -50,7 +50,7 @@ std::unique_ptr<FatbinEmulator> MakeSassFatbinEmulator();
 
 // The output pass's limit of warp instructions per launch that BANKCHECK_EMULATE_OUTPUT_LIMIT's value
 // `setting` gives (0: no output pass); the default when unset, and when it is no such number (then
-// `problem` says why: every launch's outputs are not computed, for that reason).
+// `problem` says why: every launch's outputs are not computed, for that reason, and Start throws it).
 uint64_t OutputLimit(const char* setting, std::string* problem);
 
 // A kernel as nvcc's host code registered it (__cudaRegisterFunction).
