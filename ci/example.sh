@@ -110,9 +110,24 @@ check_bankcheck_ci() {
 # check_emulated <name> <build folder>: the suite's emulated program (docs/emulate.md), made where
 # the kernels have sm_90 SASS: ctest lists it per topic; out of the box (no baseline recorded) its
 # cases skip with the command that records first baselines, and the example's own output checks
-# (EXPECT_EQ, ASSERT_EQ on what the kernels would have written) are reported as not evaluated, at
-# their lines, never as failures; BANKCHECK_REQUIRE_EMULATION=1 fails them as MISSING; the printed
+# (EXPECT_EQ, ASSERT_EQ on what the kernels wrote) run on the outputs the emulator computed and pass
+# (my_scale: its results say "output": "passed"). The 1024x1024 transpose is over the output pass's
+# default limit: its checks are reported as not evaluated, at their line, never as failures, and with
+# BANKCHECK_EMULATE_OUTPUT_LIMIT raised they run and pass. BANKCHECK_REQUIRE_EMULATION=1 fails the
+# cases as MISSING; the printed
 # command records the derived counts as first baselines, marked as such, and the cases then pass.
+# computed_outputs <name> <build folder> <topic>: the topic's emulated cases ran their output checks on
+# computed outputs, and they passed.
+computed_outputs() {
+  local passed
+  passed="$(find "$2" -path "*-emulated/cases/$3_*.json" -exec grep -l '"output": "passed"' {} + 2>/dev/null || true)"
+  if [[ -z "$passed" ]]; then
+    find "$2" -path '*-emulated/cases/*.json' -exec grep -H '"output"' {} + || true
+    fail "$1" "expected $3's output checks to run on computed outputs and pass"
+  fi
+  echo "bankcheck example ($1): $3's output checks ran on computed outputs and passed in $(wc -l <<<"$passed") of its cases"
+}
+
 check_emulated() {
   local name="$1" build="$2" listing status=0
   listing="$(ctest --test-dir "$build" -N -L emulate)"
@@ -136,9 +151,17 @@ check_emulated() {
     ! grep -q 'output check failures\? at 1 line not evaluated' "$build/emulated.log" ||
     ! grep -q 'tile_transpose.cu:[0-9]*: Expected equality' "$build/emulated.log"; then
     cat "$build/emulated.log"
-    fail "$name" "expected the emulated cases to skip for want of a baseline, printing the first-baselines command, with the output checks not evaluated"
+    fail "$name" "expected the emulated cases to skip for want of a baseline, printing the first-baselines command, with the transpose's output checks not evaluated"
   fi
   grep -m1 'not evaluated' "$build/emulated.log"
+  computed_outputs "$name" "$build" my_scale
+  BANKCHECK_EMULATE_OUTPUT_LIMIT=2000000 BANKCHECK_BASELINES_DIR="$empty" ctest --test-dir "$build" -V \
+    -R '^my_suite/emulated/tile_transpose$' >"$build/emulated-limit.log" 2>&1 || status=$?
+  if ((status != 0)) || grep -q 'not evaluated' "$build/emulated-limit.log"; then
+    cat "$build/emulated-limit.log"
+    fail "$name" "expected the transpose's output checks to run and pass with BANKCHECK_EMULATE_OUTPUT_LIMIT=2000000"
+  fi
+  computed_outputs "$name" "$build" tile_transpose
   status=0
   BANKCHECK_REQUIRE_EMULATION=1 BANKCHECK_BASELINES_DIR="$empty" ctest --test-dir "$build" --output-on-failure \
     -L emulate >"$build/emulated-required.log" 2>&1 || status=$?
