@@ -125,7 +125,7 @@ computed_outputs() {
     find "$2" -path '*-emulated/cases/*.json' -exec grep -H '"output"' {} + || true
     fail "$1" "expected $3's output checks to run on computed outputs and pass"
   fi
-  echo "bankcheck example ($1): $3's output checks ran on computed outputs and passed in $(wc -l <<<"$passed") of its cases"
+  echo "bankcheck example ($1): $3's output checks ran on computed outputs and passed: $(wc -l <<<"$passed") case(s)"
 }
 
 check_emulated() {
