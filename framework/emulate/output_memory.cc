@@ -125,11 +125,8 @@ void LaunchEvaluator::GlobalStore(const Instruction& in, size_t index, uint32_t 
                    " stores outside the device allocations the program made (the GPU faults, or "
                    "it is memory the emulator does not follow)");
     uint32_t words[4] = {};
-    for (uint32_t part = 0; part * 4 < size; ++part) {
-      const Value value = DataPart(warp_, data, part, lane);
-      if (!value.known()) StopOnUnknown(in, value, "the value stored");
-      words[part] = value.bits;
-    }
+    const Value stored = StoreData(warp_, data, size, lane, words);
+    if (!stored.known()) StopOnUnknown(in, stored, "the value stored");
     if (!output_->stores.Store(at, reinterpret_cast<const uint8_t*>(words), size, output_->block))
       TooManyStores(in);
   }
@@ -199,12 +196,7 @@ void LaunchEvaluator::LocalAccess(const Instruction& in, size_t index, uint32_t 
     uint32_t words[4] = {};
     auto* bytes = reinterpret_cast<uint8_t*>(words);
     if (store) {
-      bool known = true;
-      for (uint32_t part = 0; part * 4 < size; ++part) {
-        const Value value = DataPart(warp_, data, part, lane);
-        known = known && value.known();
-        words[part] = value.bits;
-      }
+      const bool known = StoreData(warp_, data, size, lane, words).known();
       if (output_->local.size() + size > OutputPass::kMaxLocalBytes)
         Stop(in, Located(in) + ": the block's threads keep more than " +
                      std::to_string(OutputPass::kMaxLocalBytes >> 20) +

@@ -59,13 +59,7 @@ void LaunchEvaluator::SharedStore(const Instruction& in, uint32_t lanes) {
     const int lane = __builtin_ctz(rest);
     const uint64_t at = SharedByteAt(in, *address, lane, size);
     uint32_t words[4] = {};
-    bool known = true;
-    for (uint32_t part = 0; part * 4 < size; ++part) {
-      const Value value = DataPart(warp_, data, part, lane);
-      known = known && value.known();
-      words[part] = value.bits;
-    }
-    WriteShared(at, words, size, known);
+    WriteShared(at, words, size, StoreData(warp_, data, size, lane, words).known());
   }
 }
 

@@ -78,18 +78,23 @@ class Fp32Test : public ::testing::Test {
     memory_.Allocate(at, buffer.size() * 4);
     memory_.WroteKnown(at, buffer.size() * 4);
   }
-  ComputedOutputs Run(const std::string& multiply) {
-    std::vector<char> text(sizeof kArithmetic + 64);
-    std::snprintf(text.data(), text.size(), kArithmetic, multiply.c_str());
+  // Runs `listing` (one block of 32 threads) with in_ and `out` as its arguments.
+  ComputedOutputs Run(const char* listing, const std::vector<uint32_t>& out) {
     LaunchToEmulate launch;
     launch.mangled = "_Z4testPi";
     launch.block = {32, 1, 1};
     const uint64_t pointers[2] = {reinterpret_cast<uintptr_t>(in_.data()),
-                                  reinterpret_cast<uintptr_t>(out_.data())};
+                                  reinterpret_cast<uintptr_t>(out.data())};
     launch.param_bytes.resize(16);
     std::memcpy(launch.param_bytes.data(), pointers, 16);
     launch.memory = memory_.Snapshot();
-    return ComputeOutputs(Module::FromListings(text.data(), ""), launch);
+    return ComputeOutputs(Module::FromListings(listing, ""), launch);
+  }
+  // kArithmetic with `multiply` as its instruction at 0x0070.
+  ComputedOutputs Run(const std::string& multiply) {
+    std::vector<char> text(sizeof kArithmetic + 64);
+    std::snprintf(text.data(), text.size(), kArithmetic, multiply.c_str());
+    return Run(text.data(), out_);
   }
   std::vector<uint32_t> in_, out_;
   GlobalMemory memory_;
@@ -167,15 +172,7 @@ TEST_F(Fp32Test, ComparisonsOrderedAndUnorderedAndShufflesInEveryMode) {
   in_[3 * 3] = 0x7fc00000u;  // lane 3: NaN
   std::vector<uint32_t> out(7 * 32);
   Register(out);
-  LaunchToEmulate launch;
-  launch.mangled = "_Z4testPi";
-  launch.block = {32, 1, 1};
-  const uint64_t pointers[2] = {reinterpret_cast<uintptr_t>(in_.data()),
-                                reinterpret_cast<uintptr_t>(out.data())};
-  launch.param_bytes.resize(16);
-  std::memcpy(launch.param_bytes.data(), pointers, 16);
-  launch.memory = memory_.Snapshot();
-  const ComputedOutputs outputs = ComputeOutputs(Module::FromListings(kCompareAndShuffle, ""), launch);
+  const ComputedOutputs outputs = Run(kCompareAndShuffle, out);
   ASSERT_FALSE(outputs.not_computed) << outputs.not_computed->Describe();
   std::memcpy(out.data(), outputs.written.at(reinterpret_cast<uintptr_t>(out.data())).data(), out.size() * 4);
   for (uint32_t t = 0; t < 32; ++t) {

@@ -77,6 +77,19 @@ inline Value DataPart(const WarpState& warp, const Operand& data, uint32_t part,
   return number < kRegisterZero ? warp.registers[number * kWarpSize + lane] : Known(0);
 }
 
+// A store's `size` bytes of data (1 to 16: its register and the next ones) in `lane`, into `words`:
+// Known when every register is, else the first unknown one.
+inline Value StoreData(const WarpState& warp, const Operand& data, uint32_t size, int lane,
+                       uint32_t (&words)[4]) {
+  Value first_unknown = Known(0);
+  for (uint32_t part = 0; part * 4 < size; ++part) {
+    const Value value = DataPart(warp, data, part, lane);
+    if (!value.known() && first_unknown.known()) first_unknown = value;
+    words[part] = value.bits;
+  }
+  return first_unknown;
+}
+
 struct OutputPass {
   LaunchStores stores;
   uint64_t block = 0;  // the serial number of the block running, from 1
