@@ -279,6 +279,9 @@ cudaError_t cudaFree(void* pointer) {
     g_allocated -= length;
   }
   TheCapture().Memory().Free(reinterpret_cast<uintptr_t>(pointer));  // before the pages go
+  // As the GPU's cudaFree waits for the device: a launch whose outputs are being written ends first
+  // (one made from now on sees the allocation gone).
+  TheCapture().WaitForLaunches();
   ::munmap(pointer, length);
   return cudaSuccess;
 }

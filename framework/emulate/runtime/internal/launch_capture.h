@@ -114,6 +114,8 @@ class Capture final : public bankcheck::internal::LaunchEmulation {
   // A host write of device memory (cudaMemcpy, cudaMemset, a graph's memset or copy): `write`
   // does it, the model follows. `known`: the bytes written are known values.
   void WriteDevice(void* destination, size_t size, bool known, const std::function<void()>& write);
+  // Returns once no launch is writing its computed outputs into the device memory.
+  void WaitForLaunches() { std::lock_guard<std::mutex> lock(mutex_); }
   // A copy between device allocations, of which it follows what is known.
   void CopyDevice(void* destination, const void* source, size_t size);
   // cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize): what later launches of the
