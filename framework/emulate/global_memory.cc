@@ -267,14 +267,17 @@ std::optional<std::array<uint32_t, 4>> KnownLoad(const Instruction& instruction,
   // them as the launch found them only when no instruction of the kernel may write global memory.
   if (kernel_writes_global && !instruction.Is(mod::kConstant)) return std::nullopt;
   const uint32_t bytes = instruction.decoded.access_bytes;
-  const bool is_signed = instruction.Is(mod::kS8 | mod::kS16);
   if (address % bytes != 0) return std::nullopt;  // the GPU faults
-  std::array<uint32_t, 4> words{};
   uint8_t raw[16] = {};
   if (!memory.Read(address, bytes, raw)) return std::nullopt;
-  std::memcpy(words.data(), raw, sizeof raw);
-  if (bytes < 4 && is_signed) {
-    const uint32_t sign = 1u << (8 * bytes - 1);
+  return LoadedWords(instruction, raw, bytes);
+}
+
+std::array<uint32_t, 4> LoadedWords(const Instruction& instruction, const uint8_t* bytes, uint32_t size) {
+  std::array<uint32_t, 4> words{};
+  std::memcpy(words.data(), bytes, size);
+  if (size < 4 && instruction.Is(mod::kS8 | mod::kS16)) {
+    const uint32_t sign = 1u << (8 * size - 1);
     if (words[0] & sign) words[0] |= ~((sign << 1) - 1);
   }
   return words;

@@ -52,8 +52,7 @@ bool LaunchEvaluator::ReadGlobal(const Instruction& in, uint64_t address, uint32
   return launch_.memory->Read(address, size, out);
 }
 
-void LaunchEvaluator::ComputeMemory(const Instruction& in, size_t index, uint32_t mask) {
-  const uint32_t lanes = Decide(in, mask, "whether it runs");
+void LaunchEvaluator::ComputeMemory(const Instruction& in, size_t index, uint32_t lanes) {
   if (lanes == 0) return;
   const Memory memory = in.info->memory;
   switch (in.info->semantics) {
@@ -99,12 +98,8 @@ void LaunchEvaluator::GlobalLoad(const Instruction& in, size_t index, uint32_t l
       Stop(in, "the access of " + Located(in) + " faults on the GPU: a misaligned global address");
     uint8_t bytes[16] = {};
     const bool known = ReadGlobal(in, at, size, bytes);
-    uint32_t words[4];
-    ToWords(in, bytes, size, words);
     Writes out(warp_, lane, Known(1));
-    for (int part = 0; part < in.decoded.width && destination.index != kRegisterZero; ++part)
-      out.Add(destination.kind, destination.index + part,
-              known ? Known(words[part]) : Unknown(Origin(index)));
+    WriteLoaded(out, in, destination, bytes, size, known, index);
   }
 }
 
@@ -215,11 +210,8 @@ void LaunchEvaluator::LocalAccess(const Instruction& in, size_t index, uint32_t 
       known = found != output_->local.end();
       if (known) bytes[i] = found->second;
     }
-    uint32_t loaded[4];
-    ToWords(in, bytes, size, loaded);
     Writes out(warp_, lane, Known(1));
-    for (int part = 0; part < in.decoded.width && data.index != kRegisterZero; ++part)
-      out.Add(data.kind, data.index + part, known ? Known(loaded[part]) : Unknown(Origin(index)));
+    WriteLoaded(out, in, data, bytes, size, known, index);
   }
 }
 

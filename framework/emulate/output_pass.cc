@@ -33,8 +33,6 @@ struct LaunchStores::Page {
 
 LaunchStores::LaunchStores(uint64_t max_pages) : max_pages_(max_pages) {}
 LaunchStores::~LaunchStores() = default;
-LaunchStores::LaunchStores(LaunchStores&&) noexcept = default;
-LaunchStores& LaunchStores::operator=(LaunchStores&&) noexcept = default;
 
 LaunchStores::Page* LaunchStores::PageOf(uint64_t address, bool create) const {
   const uint64_t number = address / kPageBytes;
@@ -108,8 +106,6 @@ std::map<uint64_t, std::vector<uint8_t>> LaunchStores::Runs() const {
   }
   return runs;
 }
-
-bool LaunchStores::empty() const { return pages_.empty(); }
 
 void LaunchEvaluator::ComputeGrid() {
   const Dim3& grid = launch_.grid;

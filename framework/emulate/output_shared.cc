@@ -39,13 +39,8 @@ void LaunchEvaluator::SharedLoad(const Instruction& in, size_t index, uint32_t l
   for (uint32_t rest = lanes; rest != 0; rest &= rest - 1) {
     const int lane = __builtin_ctz(rest);
     const uint64_t at = SharedByteAt(in, *address, lane, size);
-    const bool known = SharedKnown(at, size);
-    uint32_t words[4];
-    ToWords(in, &output_->shared[at], size, words);
     Writes out(warp_, lane, Known(1));
-    for (int part = 0; part < in.decoded.width && destination.index != kRegisterZero; ++part)
-      out.Add(destination.kind, destination.index + part,
-              known ? Known(words[part]) : Unknown(Origin(index)));
+    WriteLoaded(out, in, destination, &output_->shared[at], size, SharedKnown(at, size), index);
   }
 }
 

@@ -31,14 +31,13 @@ void LaunchEvaluator::MemoryAccess(const Instruction& in, size_t index, uint32_t
     ForEachLane(in, lanes, [&](int, Writes& out) { out.AddUnknown(in, 1, accumulators, Origin(index)); });
     return;
   }
-  if (IsShared(in.info->memory)) {
-    const uint32_t lanes = Decide(in, mask, "whether it runs");
-    if (lanes != 0) CostShared(in, index, lanes);
-  }
+  const bool shared = IsShared(in.info->memory);
+  const uint32_t lanes = shared || output_ != nullptr ? Decide(in, mask, "whether it runs") : 0;
+  if (shared && lanes != 0) CostShared(in, index, lanes);
   if (in.info->memory == Memory::kGeneric || in.info->memory == Memory::kGenericAtomic)
     GenericAccess(in, index, mask);
   if (SectorKindOf(semantics, in.info->memory)) CostSectors(in, index, mask);
-  if (output_ != nullptr) return ComputeMemory(in, index, mask);  // costed as counting, and run with values
+  if (output_ != nullptr) return ComputeMemory(in, index, lanes);  // costed as counting, and run with values
   const Operand* known_address = semantics == Semantics::kLoad ? KnownLoadAddress(in) : nullptr;
   // The destinations (a load's, an atomic's) become unknown; a store's guards are still read, as
   // they may depend on the block.

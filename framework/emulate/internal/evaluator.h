@@ -90,8 +90,9 @@ class LaunchEvaluator {
   // One block, its warps interleaved: each runs to the next block barrier (BlockBarrier) or its end.
   void RunBlockWithValues(const Dim3& ctaid);
   void BlockBarrier(const Instruction& in, uint32_t mask);
-  // A memory instruction run with values: shared and global loads, stores and copies; any other stops.
-  void ComputeMemory(const Instruction& in, size_t index, uint32_t mask);
+  // A memory instruction run with values by the `lanes` whose guards hold (MemoryAccess decided them):
+  // shared, global and local loads, stores, copies and integer atomics; any other stops.
+  void ComputeMemory(const Instruction& in, size_t index, uint32_t lanes);
   void SharedLoad(const Instruction& in, size_t index, uint32_t lanes);  // output_shared.cc
   void SharedStore(const Instruction& in, uint32_t lanes);
   void SharedCopy(const Instruction& in, size_t index, uint32_t lanes);

@@ -84,6 +84,10 @@ bool MayWriteGlobal(const Instruction& instruction);
 // Whether any instruction of `kernel` may.
 bool MayWriteGlobal(const Kernel& kernel);
 
+// The registers a load of `size` bytes (1 to 16) writes, low first, from the bytes it read: a sub-word
+// signed form (.S8, .S16) sign-extended.
+std::array<uint32_t, 4> LoadedWords(const Instruction& instruction, const uint8_t* bytes, uint32_t size);
+
 // The registers (1, 2 or 4 of the 4, low first, as the width modifier says) that the load `instruction` (an
 // LDG) writes for a lane whose address is `address`, when `memory` knows every byte it reads and the launch
 // cannot have changed them (`kernel_writes_global`: a launch of a kernel that may write global memory changes

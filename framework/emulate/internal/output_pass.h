@@ -4,8 +4,8 @@
 // while another runs. The counting pass has none of it: its counts never depend on values it could
 // not know.
 
+#include <array>
 #include <cstdint>
-#include <cstring>
 #include <map>
 #include <memory>
 #include <optional>
@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "bankcheck/emulator.h"
+#include "emulate/internal/diagnostics.h"
+#include "emulate/internal/global_memory.h"
 #include "emulate/internal/warp.h"
 
 namespace bankcheck::emulate::internal {
@@ -27,8 +29,6 @@ class LaunchStores {
   static constexpr uint64_t kMaxPages = 8192;
   explicit LaunchStores(uint64_t max_pages = kMaxPages);
   ~LaunchStores();
-  LaunchStores(LaunchStores&&) noexcept;
-  LaunchStores& operator=(LaunchStores&&) noexcept;
 
   // false, storing nothing, when the store would touch a page past the most it was made with.
   bool Store(uint64_t address, const uint8_t* bytes, uint32_t size, uint64_t block);
@@ -40,7 +40,6 @@ class LaunchStores {
   Read Load(uint64_t address, uint32_t size, uint64_t block, uint8_t* out) const;
   // The stored bytes in runs of consecutive addresses, by start.
   std::map<uint64_t, std::vector<uint8_t>> Runs() const;
-  bool empty() const;
 
  private:
   struct Page;
@@ -58,14 +57,14 @@ inline const Operand* AddressOperand(const Instruction& in, OperandKind kind) {
   return nullptr;
 }
 
-// A load's value in registers: the bytes read, a sub-word signed form sign-extended.
-inline void ToWords(const Instruction& in, const uint8_t* bytes, uint32_t size, uint32_t (&words)[4]) {
-  std::memset(words, 0, sizeof words);
-  std::memcpy(words, bytes, size);
-  if (size < 4 && in.Is(mod::kS8 | mod::kS16)) {
-    const uint32_t sign = 1u << (8 * size - 1);
-    if (words[0] & sign) words[0] |= ~((sign << 1) - 1);
-  }
+// A load's `size` bytes (LoadedWords, global_memory.h) into its `width` destination registers from
+// `destination`, or unknowns from the instruction `index` when any byte is not known.
+inline void WriteLoaded(Writes& out, const Instruction& in, const Operand& destination, const uint8_t* bytes,
+                        uint32_t size, bool known, size_t index) {
+  if (destination.index == ZeroRegister(destination.kind)) return;
+  const std::array<uint32_t, 4> words = LoadedWords(in, bytes, size);
+  for (int part = 0; part < in.decoded.width; ++part)
+    out.Add(destination.kind, destination.index + part, known ? Known(words[part]) : Unknown(Origin(index)));
 }
 
 // Register `part` of a store's data (its register, or the next ones for .64 and .128) in `lane`.
