@@ -25,11 +25,7 @@ Value LaunchEvaluator::OffsetAddress(const Operand& address, int lane) const {
 
 uint64_t LaunchEvaluator::GlobalAddress(const Instruction& in, const Operand& address, int lane,
                                         size_t index) const {
-  // As sector_cost.cc reads them: a 64-bit register pair (desc[URd][R.64+o], or [R.64+o] with .E) plus
-  // the offset.
-  if (address.base_uniform || (address.uniform_base >= 0 && address.uniform_base != kUniformRegisterZero) ||
-      (address.base >= 0 && address.base != kRegisterZero && address.text.find(".64") == std::string::npos &&
-       !in.Is(mod::kE)))
+  if (address.base_uniform || !IsGlobalAddressForm(in, address))
     Stop(in, "the address of " + Located(in) + " is a form the output pass does not read");
   uint64_t base = 0;
   const Value where = ReadRegisterPair(OperandKind::kRegister,

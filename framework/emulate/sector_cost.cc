@@ -72,10 +72,7 @@ void LaunchEvaluator::CostSectors(const Instruction& in, size_t index, uint32_t 
   const auto where = [&] { return " of " + Located(in); };  // only for a note: most accesses need none
   // Global and generic addresses are a 64-bit register pair plus an offset (desc[URd][R.64+o], or
   // [R.64+o] with .E); local ones a 32-bit register, a uniform register and an offset.
-  if (address == nullptr || address->base_uniform ||
-      (!local && ((address->uniform_base >= 0 && address->uniform_base != kUniformRegisterZero) ||
-                  (address->base >= 0 && address->base != kRegisterZero &&
-                   address->text.find(".64") == std::string::npos && !in.Is(mod::kE)))))
+  if (address == nullptr || address->base_uniform || (!local && !IsGlobalAddressForm(in, *address)))
     return NotCounted(space, "the address" + where() + " is a form the emulator does not read");
   WarpAccess access;
   access.bytes = AccessBytes(in);

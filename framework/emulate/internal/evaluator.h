@@ -28,6 +28,14 @@ namespace bankcheck::emulate::internal {
 const Kernel& KernelToEmulate(const Module& module, const LaunchToEmulate& launch);
 
 class LaunchEvaluator;
+
+// Whether `address` (of the global or generic access `in`) is the form the evaluator reads: a 64-bit
+// register pair plus an offset (desc[URd][R.64+o], or [R.64+o] with .E), no uniform register added.
+inline bool IsGlobalAddressForm(const Instruction& in, const Operand& address) {
+  if (address.uniform_base >= 0 && address.uniform_base != kUniformRegisterZero) return false;
+  return address.base < 0 || address.base == kRegisterZero || address.text.find(".64") != std::string::npos ||
+         in.Is(mod::kE);
+}
 // The record of a launch whose blocks `evaluator` ran, from its counts by instruction (emulate.cc):
 // what a SASS-metrics record of the launch holds. `clustered`: it ran in thread-block clusters.
 LaunchRecord CountedRecord(const Kernel& kernel, const LaunchToEmulate& launch, bool clustered,
