@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 #include <string_view>
+
+#include "core/internal/span_bounds.h"
 
 namespace bankcheck::emulate {
 
@@ -15,6 +18,10 @@ bool MayWriteGlobalMemory(const Module& module, std::string_view mangled) {
 }
 
 namespace internal {
+
+using bankcheck::internal::SpanEnd;
+using bankcheck::internal::SpanFits;
+using bankcheck::internal::SpanWithin;
 
 void ByteRanges::Add(uint64_t start, uint64_t end) {
   if (start >= end) return;
@@ -87,23 +94,41 @@ struct SnapshotState {
   ByteRanges saved_ranges;
   std::map<uint64_t, std::vector<uint8_t>> saved;  // disjoint chunks, by start
   uint64_t saved_bytes = 0;
+
+  // What it holds, counted as Limits::max_snapshot_bytes counts it.
+  uint64_t Bytes() const {
+    return (known.size() + saved_ranges.size() + saved.size()) * GlobalMemory::kEntryBytes + saved_bytes;
+  }
 };
 
 }  // namespace
 
 struct GlobalMemory::Shared {
+  explicit Shared(Limits given) : limits(given) {}
+  const Limits limits;
   mutable std::mutex mutex;
   std::map<uint64_t, uint64_t> allocations;  // start -> size
   ByteRanges known;
   std::vector<std::weak_ptr<SnapshotState>> live;  // snapshots a recorded launch still holds
   std::weak_ptr<const KnownMemory> latest;         // the last snapshot, while nothing changed since
+  std::string why_forgotten;
 
   void Changed() { latest.reset(); }
+
+  // Past max_known_ranges, nothing is known: scattered bytes cost a range each.
+  bool KeepBounded() {
+    if (known.size() <= limits.max_known_ranges) return true;
+    known.clear();
+    why_forgotten = "device memory was forgotten: it held more than " +
+                    std::to_string(limits.max_known_ranges) +
+                    " separate ranges of known bytes (scattered writes), over the emulator's limit";
+    return false;
+  }
 
   // Calls `each` with every part of [start, start + size) that lies in an allocation.
   template <typename Each>
   void InAllocations(uint64_t start, uint64_t size, Each each) const {
-    const uint64_t end = start + size < start ? UINT64_MAX : start + size;
+    const uint64_t end = SpanEnd(start, size);
     auto at = allocations.upper_bound(start);
     if (at != allocations.begin()) --at;
     for (; at != allocations.end() && at->first < end; ++at) {
@@ -119,6 +144,13 @@ struct GlobalMemory::Shared {
     for (const auto& weak : live)
       if (const std::shared_ptr<SnapshotState> state = weak.lock()) each(*state);
   }
+
+  // What the live snapshots hold together.
+  uint64_t SnapshotBytes() {
+    uint64_t bytes = 0;
+    ForEachLive([&](const SnapshotState& state) { bytes += state.Bytes(); });
+    return bytes;
+  }
 };
 
 namespace {
@@ -128,7 +160,7 @@ class SnapshotView final : public KnownMemory {
   SnapshotView(std::shared_ptr<GlobalMemory::Shared> shared, std::shared_ptr<SnapshotState> state)
       : shared_(std::move(shared)), state_(std::move(state)) {}
   bool Read(uint64_t address, uint32_t size, void* out) const override {
-    if (size == 0 || address + size < address) return false;
+    if (!SpanFits(address, size)) return false;
     std::lock_guard<std::mutex> lock(shared_->mutex);
     if (!state_->known.Contains(address, address + size)) return false;
     // Known bytes are in an allocation, still mapped (Free forgets them first); those the host
@@ -148,12 +180,12 @@ class SnapshotView final : public KnownMemory {
     return true;
   }
   bool Allocated(uint64_t address, uint64_t size) const override {
-    if (size == 0 || address + size < address) return false;
+    if (size == 0) return false;
     std::lock_guard<std::mutex> lock(shared_->mutex);
     auto at = shared_->allocations.upper_bound(address);
     if (at == shared_->allocations.begin()) return false;
     --at;
-    return address + size <= at->first + at->second;
+    return SpanWithin(address - at->first, size, at->second);
   }
 
  private:
@@ -163,13 +195,14 @@ class SnapshotView final : public KnownMemory {
 
 }  // namespace
 
-GlobalMemory::GlobalMemory() : shared_(std::make_shared<Shared>()) {}
+GlobalMemory::GlobalMemory() : GlobalMemory(Limits{}) {}
+GlobalMemory::GlobalMemory(Limits limits) : shared_(std::make_shared<Shared>(limits)) {}
 GlobalMemory::~GlobalMemory() = default;
 
 void GlobalMemory::Allocate(uint64_t address, uint64_t size) {
   std::lock_guard<std::mutex> lock(shared_->mutex);
   shared_->allocations[address] = size;
-  shared_->known.Remove(address, address + size);
+  shared_->known.Remove(address, SpanEnd(address, size));
   shared_->Changed();
 }
 
@@ -177,7 +210,7 @@ void GlobalMemory::Free(uint64_t address) {
   std::lock_guard<std::mutex> lock(shared_->mutex);
   const auto found = shared_->allocations.find(address);
   if (found == shared_->allocations.end()) return;
-  const uint64_t end = address + found->second;
+  const uint64_t end = SpanEnd(address, found->second);
   shared_->allocations.erase(found);
   shared_->known.Remove(address, end);
   shared_->ForEachLive([&](SnapshotState& state) { state.known.Remove(address, end); });
@@ -186,14 +219,19 @@ void GlobalMemory::Free(uint64_t address) {
 
 void GlobalMemory::BeforeWrite(uint64_t address, uint64_t size) {
   std::lock_guard<std::mutex> lock(shared_->mutex);
-  const uint64_t end = address + size < address ? UINT64_MAX : address + size;
+  const uint64_t end = SpanEnd(address, size);
+  uint64_t held = shared_->SnapshotBytes();
   shared_->ForEachLive([&](SnapshotState& state) {
     for (const auto& [first, last] : state.known.Within(address, end))
       for (const auto& [from, to] : Outside(state.saved_ranges, first, last)) {
-        if (state.saved_bytes + (to - from) > kMaxSavedBytes) {
+        // The chunk, its entry and its range's: counted before they are made.
+        const uint64_t cost = (to - from) + 2 * kEntryBytes;
+        if (held + cost > shared_->limits.max_snapshot_bytes) {
           state.known.Remove(from, to);  // unknown to it, rather than unbounded
+          held += kEntryBytes;           // a range Remove may split in two
           continue;
         }
+        held += cost;
         const auto* bytes = static_cast<const uint8_t*>(AsPointer(from));
         state.saved.emplace(from, std::vector<uint8_t>(bytes, bytes + (to - from)));
         state.saved_ranges.Add(from, to);
@@ -202,41 +240,51 @@ void GlobalMemory::BeforeWrite(uint64_t address, uint64_t size) {
   });
 }
 
-void GlobalMemory::WroteKnown(uint64_t address, uint64_t size) {
+bool GlobalMemory::WroteKnown(uint64_t address, uint64_t size) {
   std::lock_guard<std::mutex> lock(shared_->mutex);
   shared_->InAllocations(address, size,
                          [&](uint64_t first, uint64_t last) { shared_->known.Add(first, last); });
   shared_->Changed();
+  return shared_->KeepBounded();
 }
 
 void GlobalMemory::WroteUnknown(uint64_t address, uint64_t size) {
   std::lock_guard<std::mutex> lock(shared_->mutex);
-  shared_->known.Remove(address, address + size < address ? UINT64_MAX : address + size);
+  shared_->known.Remove(address, SpanEnd(address, size));
   shared_->Changed();
 }
 
-void GlobalMemory::Copied(uint64_t destination, uint64_t source, uint64_t size) {
+bool GlobalMemory::Copied(uint64_t destination, uint64_t source, uint64_t size) {
   std::lock_guard<std::mutex> lock(shared_->mutex);
-  const uint64_t source_end = source + size < source ? UINT64_MAX : source + size;
-  const std::vector<std::pair<uint64_t, uint64_t>> known = shared_->known.Within(source, source_end);
-  shared_->known.Remove(destination, destination + size < destination ? UINT64_MAX : destination + size);
+  const std::vector<std::pair<uint64_t, uint64_t>> known =
+      shared_->known.Within(source, SpanEnd(source, size));
+  shared_->known.Remove(destination, SpanEnd(destination, size));
   for (const auto& [first, last] : known)
     shared_->InAllocations(destination + (first - source), last - first,
                            [&](uint64_t from, uint64_t to) { shared_->known.Add(from, to); });
   shared_->Changed();
+  return shared_->KeepBounded();
 }
 
-void GlobalMemory::ForgetAll() {
+void GlobalMemory::ForgetAll(const std::string& why) {
   std::lock_guard<std::mutex> lock(shared_->mutex);
   shared_->known.clear();
+  shared_->why_forgotten = why;
   shared_->Changed();
+}
+
+std::string GlobalMemory::WhyForgotten() const {
+  std::lock_guard<std::mutex> lock(shared_->mutex);
+  return shared_->why_forgotten;
 }
 
 std::shared_ptr<const KnownMemory> GlobalMemory::Snapshot() {
   std::lock_guard<std::mutex> lock(shared_->mutex);
   if (std::shared_ptr<const KnownMemory> latest = shared_->latest.lock()) return latest;
   auto state = std::make_shared<SnapshotState>();
-  state->known = shared_->known;
+  // A copy that would pass what the snapshots may hold is not made: the launch finds nothing known.
+  if (shared_->SnapshotBytes() + shared_->known.size() * kEntryBytes <= shared_->limits.max_snapshot_bytes)
+    state->known = shared_->known;
   shared_->live.push_back(state);
   std::shared_ptr<const KnownMemory> view = std::make_shared<SnapshotView>(shared_, std::move(state));
   shared_->latest = view;
@@ -245,7 +293,7 @@ std::shared_ptr<const KnownMemory> GlobalMemory::Snapshot() {
 
 bool GlobalMemory::Known(uint64_t address, uint64_t size) const {
   std::lock_guard<std::mutex> lock(shared_->mutex);
-  return size != 0 && shared_->known.Contains(address, address + size);
+  return SpanFits(address, size) && shared_->known.Contains(address, address + size);
 }
 
 bool MayWriteGlobal(const Instruction& instruction) {

@@ -5,17 +5,19 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/internal/span_bounds.h"
 #include "emulate/internal/evaluator.h"
 #include "emulate/internal/sm90.h"
 
 namespace bankcheck::emulate::internal {
 
 Value LaunchEvaluator::ReadConstant(size_t index, uint32_t bank, uint64_t offset, uint32_t bytes) const {
+  using bankcheck::internal::SpanWithin;
   if (bank != sm90::kLaunchConfigurationBank) return Unknown(Origin(index));
   if (const std::optional<Value> cluster = ClusterConstant(offset, bytes)) return *cluster;
   // blockDim then gridDim (sm90.h), the arguments from the kernel's parameter base.
   static_assert(sm90::kBlockDimOffset == 0 && sm90::kGridDimOffset == 12);
-  if (offset + bytes <= sm90::kLaunchConfigurationEnd && offset % 4 == 0 && bytes == 4) {
+  if (SpanWithin(offset, bytes, sm90::kLaunchConfigurationEnd) && offset % 4 == 0 && bytes == 4) {
     const uint32_t values[6] = {launch_.block.x, launch_.block.y, launch_.block.z,
                                 launch_.grid.x,  launch_.grid.y,  launch_.grid.z};
     return Known(values[offset / 4]);
@@ -24,7 +26,7 @@ Value LaunchEvaluator::ReadConstant(size_t index, uint32_t bank, uint64_t offset
   const uint32_t base = kernel_.info.param_base;
   if (offset >= base) {
     const uint64_t at_byte = offset - base;
-    if (at_byte + bytes > launch_.param_bytes.size()) return Unknown(kMissingArgument);
+    if (!SpanWithin(at_byte, bytes, launch_.param_bytes.size())) return Unknown(kMissingArgument);
     uint32_t bits = 0;
     std::memcpy(&bits, launch_.param_bytes.data() + at_byte, std::min<uint32_t>(bytes, 4));
     return Known(bits);

@@ -86,25 +86,38 @@ LaunchStores::Read LaunchStores::Load(uint64_t address, uint32_t size, uint64_t 
   return stored == size ? Read::kFound : Read::kOtherBlock;
 }
 
-std::map<uint64_t, std::vector<uint8_t>> LaunchStores::Runs() const {
+bool LaunchStores::Runs(const KnownMemory* found, uint64_t max_runs,
+                        std::map<uint64_t, std::vector<uint8_t>>* runs) const {
   std::vector<uint64_t> numbers;
   numbers.reserve(pages_.size());
   for (const auto& [number, page] : pages_) numbers.push_back(number);
   std::sort(numbers.begin(), numbers.end());
-  std::map<uint64_t, std::vector<uint8_t>> runs;
   std::vector<uint8_t>* run = nullptr;
   uint64_t next = 0;  // the address that continues `run`
+  uint8_t gap[kPageBytes];
   for (const uint64_t number : numbers) {
     const Page& page = *pages_.at(number);
     for (uint64_t at = 0; at < kPageBytes; ++at) {
       if (page.writer[at] == 0) continue;
       const uint64_t address = number * kPageBytes + at;
-      if (run == nullptr || address != next) run = &runs[address];
+      if (run != nullptr && address != next) {
+        // Less than a page between: within the pages stored to, so the runs hold at most their bytes.
+        const uint64_t between = address - next;
+        if (found != nullptr && between < kPageBytes &&
+            found->Read(next, static_cast<uint32_t>(between), gap))
+          run->insert(run->end(), gap, gap + between);
+        else
+          run = nullptr;
+      }
+      if (run == nullptr) {
+        if (runs->size() == max_runs) return false;
+        run = &(*runs)[address];
+      }
       run->push_back(page.value[at]);
       next = address + 1;
     }
   }
-  return runs;
+  return true;
 }
 
 void LaunchEvaluator::ComputeGrid() {
@@ -227,7 +240,12 @@ ComputedOutputs ComputeOutputs(const Module& module, const LaunchToEmulate& laun
   }
   outputs.warp_instructions = evaluator.warp_instructions();
   if (outputs.not_computed) return outputs;
-  outputs.written = pass.stores.Runs();
+  if (!pass.stores.Runs(launch.memory.get(), internal::LaunchStores::kMaxRuns, &outputs.written)) {
+    outputs.written.clear();
+    return not_computed("the launch stores more than " + std::to_string(internal::LaunchStores::kMaxRuns) +
+                        " separate runs of bytes (bytes it did not know between them), over the output "
+                        "pass's limit");
+  }
   outputs.record = internal::CountedRecord(kernel, launch, false, evaluator.computed_rows(), evaluator);
   return outputs;
 }

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -210,7 +211,8 @@ TEST(LaunchStoresTest, LoadsSeeTheirOwnBlocksStoresAndRunsMergeAcrossPages) {
   EXPECT_EQ(stores.Load(4088, 8, 1, out), LaunchStores::Read::kOtherBlock) << "only some stored";
   EXPECT_EQ(stores.Load(0, 4, 1, out), LaunchStores::Read::kNotStored);
   EXPECT_TRUE(stores.Store(4100, bytes, 2, 1));
-  const auto runs = stores.Runs();
+  std::map<uint64_t, std::vector<uint8_t>> runs;
+  ASSERT_TRUE(stores.Runs(nullptr, LaunchStores::kMaxRuns, &runs));
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs.begin()->first, 4092u);
   EXPECT_EQ(runs.begin()->second, (std::vector<uint8_t>{1, 2, 3, 4, 5, 6, 7, 8, 1, 2}));

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/internal/span_bounds.h"
 #include "emulate/internal/evaluator.h"
 #include "emulate/internal/sm90.h"
 
@@ -14,7 +15,7 @@ uint64_t LaunchEvaluator::SharedByteAt(const Instruction& in, const Operand& add
   const Value where = OffsetAddress(address, lane);
   if (!where.known()) StopOnUnknown(in, where, "the address");
   const uint64_t at = where.bits;
-  if (at % size != 0 || at + size > output_->shared.size())
+  if (at % size != 0 || !bankcheck::internal::SpanWithin(at, size, output_->shared.size()))
     Stop(in, "the access of " + Located(in) + " faults on the GPU: shared address " + std::to_string(at) +
                  " is misaligned or outside the block's shared memory");
   return at;

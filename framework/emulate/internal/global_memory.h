@@ -8,8 +8,11 @@
 // Launches are recorded while a session counts and emulated when it ends, after the host may have
 // written the memory again: each recorded launch takes a Snapshot, the memory as the launch found
 // it. A snapshot reads the live memory (device memory is host memory here), except for the bytes
-// the host overwrote after it was taken, whose earlier values it saved first (BeforeWrite); past
-// kMaxSavedBytes of those, it forgets them instead (unknown: never wrong).
+// the host overwrote after it was taken, whose earlier values it saved first (BeforeWrite).
+//
+// Bounded in memory, whatever a program or its kernels write (docs/security.md): each range of known
+// bytes and each saved chunk is counted with its bookkeeping (kEntryBytes), and past Limits the model
+// knows less instead (unknown: never wrong).
 
 #include <array>
 #include <cstdint>
@@ -17,6 +20,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "bankcheck/emulator.h"
@@ -33,6 +37,7 @@ class ByteRanges {
   // The parts of [start, end) in the set, in order.
   std::vector<std::pair<uint64_t, uint64_t>> Within(uint64_t start, uint64_t end) const;
   bool empty() const { return ranges_.empty(); }
+  size_t size() const { return ranges_.size(); }  // how many ranges
   void clear() { ranges_.clear(); }
 
  private:
@@ -41,10 +46,21 @@ class ByteRanges {
 
 class GlobalMemory {
  public:
-  // Bytes a snapshot may save of memory the host overwrote after it was taken.
-  static constexpr uint64_t kMaxSavedBytes = uint64_t{64} << 20;
+  // What one range or saved chunk costs besides its bytes: a std::map node with its key and value
+  // and the allocator's header (a byte stored alone costs this, not one byte).
+  static constexpr uint64_t kEntryBytes = 64;
+  struct Limits {
+    // Separate ranges of known bytes (scattered stores of a launch each make one): past it, nothing
+    // is known, and WhyForgotten says so.
+    uint64_t max_known_ranges = uint64_t{1} << 20;
+    // What the live snapshots hold together: their copies of the known ranges and the bytes they
+    // saved, each range and chunk counted with kEntryBytes. A snapshot that would pass it knows
+    // nothing; a byte that would, it forgets instead of saving.
+    uint64_t max_snapshot_bytes = uint64_t{256} << 20;
+  };
 
   GlobalMemory();
+  explicit GlobalMemory(Limits limits);
   ~GlobalMemory();
   GlobalMemory(const GlobalMemory&) = delete;
   GlobalMemory& operator=(const GlobalMemory&) = delete;
@@ -57,14 +73,19 @@ class GlobalMemory {
   // The host is about to write [address, address + size): snapshots save what they know of it.
   void BeforeWrite(uint64_t address, uint64_t size);
   // The host wrote [address, address + size) with values it knows (a copy from host memory, a
-  // memset): known where it lies in an allocation.
-  void WroteKnown(uint64_t address, uint64_t size);
+  // memset): known where it lies in an allocation. false when that passed max_known_ranges: then
+  // nothing is known.
+  bool WroteKnown(uint64_t address, uint64_t size);
   // The host wrote [address, address + size) with values it does not know.
   void WroteUnknown(uint64_t address, uint64_t size);
-  // A copy of device memory: [destination, + size) is known where [source, + size) was.
-  void Copied(uint64_t destination, uint64_t source, uint64_t size);
-  // A launch that may write global memory where the model cannot follow: nothing is known.
-  void ForgetAll();
+  // A copy of device memory: [destination, + size) is known where [source, + size) was. false as
+  // WroteKnown's.
+  bool Copied(uint64_t destination, uint64_t source, uint64_t size);
+  // A launch that may write global memory where the model cannot follow: nothing is known, `why`.
+  void ForgetAll(const std::string& why = "");
+  // Why nothing was known the last time everything was forgotten ("" before that): ForgetAll's
+  // reason, or max_known_ranges.
+  std::string WhyForgotten() const;
 
   // The memory as a launch recorded now finds it, for its emulation whenever that runs.
   std::shared_ptr<const KnownMemory> Snapshot();

@@ -38,8 +38,15 @@ class LaunchStores {
   // kFound: every byte of [address, + size) was stored, by `block` (or kAnyBlock): copied to `out`.
   // kNotStored: none was. kOtherBlock: another block stored one, or only some were stored.
   Read Load(uint64_t address, uint32_t size, uint64_t block, uint8_t* out) const;
-  // The stored bytes in runs of consecutive addresses, by start.
-  std::map<uint64_t, std::vector<uint8_t>> Runs() const;
+  // Separate runs of stored bytes a launch may leave: each is written back and known on its own (a
+  // map entry, a range of known bytes, a chunk saved in snapshots), so scattered single bytes cost a
+  // hundred times their size.
+  static constexpr uint64_t kMaxRuns = uint64_t{1} << 18;
+  // The stored bytes into `runs`, by start: consecutive addresses, joined across a gap of less than a
+  // page whose bytes `found` (may be nullptr) knows, which the launch left as it found them. false,
+  // `runs` cut, when there are more than `max_runs`.
+  bool Runs(const KnownMemory* found, uint64_t max_runs,
+            std::map<uint64_t, std::vector<uint8_t>>* runs) const;
 
  private:
   struct Page;

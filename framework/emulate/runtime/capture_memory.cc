@@ -38,12 +38,9 @@ std::string Capture::OutputNotComputed() const {
   return output_not_computed_;
 }
 
-void Capture::ForgetAllLocked(const std::string& why) {
-  memory_.ForgetAll();
-  unknown_because_ = why;
-}
+void Capture::ForgetAllLocked(const std::string& why) { memory_.ForgetAll(why); }
 
-std::optional<LaunchRecord> Capture::ComputeOutputsLocked(const PreparedLaunch& prepared) {
+std::optional<LaunchRecord> Capture::ComputeOutputsLocked(PreparedLaunch& prepared) {
   ComputedOutputs outputs;
   try {
     outputs = evaluator_->ComputeOutputs(prepared.fatbin, prepared.launch);
@@ -58,6 +55,7 @@ std::optional<LaunchRecord> Capture::ComputeOutputsLocked(const PreparedLaunch& 
                                       bankcheck::internal::Demangle(prepared.launch.mangled) + "]");
     return std::nullopt;
   }
+  prepared.launch.memory.reset();
   for (const auto& [address, bytes] : outputs.written) {
     void* destination = reinterpret_cast<void*>(static_cast<uintptr_t>(address));
     WriteDevice(destination, bytes.size(), true,
@@ -79,10 +77,11 @@ void Capture::NoteCopyToHost(const void* source, size_t size, bool from_device) 
     if (!launched_in_case_) return;
     // Computed: every byte read is known (global_memory.h), whatever wrote it.
     if (!memory_.Known(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(source)), size)) {
-      not_computed = !from_device                ? "the copy reads no device memory the emulator follows"
-                     : !unknown_because_.empty() ? unknown_because_
-                                                 : "it reads device memory no copy, memset or computed "
-                                                   "launch wrote";
+      const std::string unknown_because = memory_.WhyForgotten();
+      not_computed = !from_device               ? "the copy reads no device memory the emulator follows"
+                     : !unknown_because.empty() ? unknown_because
+                                                : "it reads device memory no copy, memset or computed "
+                                                  "launch wrote";
       if (output_not_computed_.empty()) output_not_computed_ = not_computed;
     }
     observer = read_back_observer_;

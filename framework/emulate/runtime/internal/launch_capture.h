@@ -174,8 +174,9 @@ class Capture final : public bankcheck::internal::LaunchEmulation {
   static std::string WritesGlobal(const std::string& mangled);
   // A launch that may write global memory: its outputs computed into the device memory (its
   // `launch.memory` is the memory as it found it), else everything forgotten with the reason.
-  // Returns the launch's counts from the same run when they were computed.
-  std::optional<LaunchRecord> ComputeOutputsLocked(const PreparedLaunch& prepared);
+  // Returns the launch's counts from the same run when they were computed; then its snapshot is
+  // let go first (Finish takes the counts, and a live snapshot would save every byte written back).
+  std::optional<LaunchRecord> ComputeOutputsLocked(PreparedLaunch& prepared);
   internal::GlobalMemory memory_;
   std::map<void*, GraphNodes> captures_;  // by stream
   uint64_t graph_launches_ = 0;
@@ -189,7 +190,6 @@ class Capture final : public bankcheck::internal::LaunchEmulation {
   std::string not_emulated_;
   bool launched_in_case_ = false;    // since BeginCase
   std::string output_not_computed_;  // since BeginCase: the first read-back's reason, "" when computed
-  std::string unknown_because_;      // why device memory was last forgotten
   std::function<void(const std::string&)> read_back_observer_;
 };
 
