@@ -54,7 +54,8 @@ bool ParseNumber(const std::string& text, int64_t* value) {
   const unsigned long long parsed = digits.rfind("0x", 0) == 0 ? std::strtoull(digits.c_str() + 2, &end, 16)
                                                                : std::strtoull(digits.c_str(), &end, 10);
   if (end == nullptr || *end != '\0' || (digits.rfind("0x", 0) == 0 && digits.size() == 2)) return false;
-  *value = negative ? -static_cast<int64_t>(parsed) : static_cast<int64_t>(parsed);
+  // Negated as unsigned, modulo 2^64: -0x8000000000000000 has no int64_t to negate.
+  *value = static_cast<int64_t>(negative ? 0 - static_cast<uint64_t>(parsed) : static_cast<uint64_t>(parsed));
   return true;
 }
 
@@ -129,7 +130,9 @@ void ParseAddress(const std::string& whole, const std::string& inside, Operand& 
   for (std::string item : parts) {
     int64_t number = 0;
     if (ParseNumber(item, &number)) {
-      operand.offset += number;
+      // Added modulo 2^64, as the GPU adds an address's parts: a signed sum may overflow.
+      operand.offset =
+          static_cast<int64_t>(static_cast<uint64_t>(operand.offset) + static_cast<uint64_t>(number));
       continue;
     }
     const size_t dot = item.find('.');

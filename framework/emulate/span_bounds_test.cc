@@ -11,6 +11,7 @@
 #include "bankcheck/emulator.h"
 #include "emulate/internal/emulate_test_support.h"
 #include "emulate/internal/global_memory.h"
+#include "emulate/internal/sass.h"
 
 namespace bankcheck::emulate {
 namespace {
@@ -64,6 +65,16 @@ TEST(SpanBoundsTest, AnArgumentAtANegativeOffsetIsMissing) {
       Emulate(module, test_support::Launch(Dim3{1}, Dim3{32}, std::vector<uint8_t>(8, 0)));
   ASSERT_TRUE(emulation.undecided) << "read as a known value";
   EXPECT_THAT(emulation.undecided->reason, HasSubstr("argument bytes the launch did not give"));
+}
+
+// An address's immediates add modulo 2^64, as the GPU adds them: the signed sum overflowed (UBSan in
+// ci/fuzz.sh: fuzz_corpus/address_offsets_near_2_64.txt), and so did negating -0x8000000000000000.
+TEST(SpanBoundsTest, AddressOffsetsAddModulo2To64) {
+  const std::vector<internal::Operand> operands =
+      internal::ParseOperands("R7, [R0+0x7fffffffffffffff+0x7fffffffffffffff], c[0x0][-0x8000000000000000]");
+  ASSERT_EQ(operands.size(), 3u);
+  EXPECT_EQ(static_cast<uint64_t>(operands[1].offset), 0xfffffffffffffffeu);
+  EXPECT_EQ(operands[2].value, 0x8000000000000000u);
 }
 
 TEST(SpanBoundsTest, KnownMemoryRefusesSpansThatWrap) {
