@@ -55,7 +55,7 @@ std::optional<LaunchRecord> Capture::ComputeOutputsLocked(PreparedLaunch& prepar
                                       bankcheck::internal::Demangle(prepared.launch.mangled) + "]");
     return std::nullopt;
   }
-  prepared.launch.memory.reset();
+  if (outputs.record) prepared.launch.memory.reset();  // counted: Finish needs no snapshot
   for (const auto& [address, bytes] : outputs.written) {
     void* destination = reinterpret_cast<void*>(static_cast<uintptr_t>(address));
     WriteDevice(destination, bytes.size(), true,
