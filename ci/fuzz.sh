@@ -2,7 +2,8 @@
 # Fuzzes the emulator for a bounded time (docs/emulate.md, "Hostile input"): builds
 # framework/emulate/emulate_fuzz.cc with clang, libFuzzer, ASan and UBSan (-DBANKCHECK_FUZZ=ON, in
 # build-fuzz/: the core and the emulator only, no CUDA) and runs it from the seed listings in
-# framework/emulate/fuzz_corpus/ for BANKCHECK_FUZZ_SECONDS (60). A crash, a sanitizer report, an
+# framework/emulate/fuzz_corpus/ for BANKCHECK_FUZZ_SECONDS (60): each input's kernels through
+# Module::FromListings, Emulate and the output pass (ComputeOutputs, against memory the harness knows). A crash, a sanitizer report, an
 # exception other than bankcheck::Error or an input slower than 10 s fails it, leaving the input
 # in build-fuzz/ (replay: build-fuzz/framework/emulate/bankcheck_emulate_fuzz <file>). Without
 # clang++ it prints a note and passes; BANKCHECK_CLANG names the compiler to use.
