@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/internal/span_bounds.h"
 #include "emulate/runtime/internal/launch_capture.h"
 
 namespace bankcheck::emulate::runtime {
@@ -138,8 +139,8 @@ uint64_t FatbinSize(const unsigned char* image) {
   uint32_t magic = 0;
   std::memcpy(&magic, image, sizeof magic);
   if (magic != 0xBA55ED50u) return 0;
-  const uint64_t size = Read16(image + 6) + Read64(image + 8);
-  return size > (uint64_t{1} << 32) ? 0 : size;
+  const uint64_t header = Read16(image + 6), contents = Read64(image + 8);
+  return bankcheck::internal::SpanWithin(header, contents, uint64_t{1} << 32) ? header + contents : 0;
 }
 
 CUresult ModuleLoadData(CUmodule* module, const void* image) {

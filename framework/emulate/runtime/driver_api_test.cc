@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <string>
@@ -153,6 +154,22 @@ TEST_F(DriverApiTest, PtxIsNotEmulated) {
   const auto load = Driver<PFN_cuModuleLoadData_v2000>("cuModuleLoadData", 2000);
   CUmodule module = nullptr;
   EXPECT_EQ(load(&module, ".version 8.0\n.target sm_90\n"), CUDA_ERROR_NOT_SUPPORTED);
+  EXPECT_THAT(TheCapture().TakeNotEmulated(), HasSubstr("neither a cubin nor a fatbin"));
+}
+
+// A fatbin header whose contents' size is 2^64 - 8: its header's 16 bytes plus that wrapped to 8, a
+// plausible size, and the load succeeded with 8 bytes of a module.
+TEST_F(DriverApiTest, AFatbinWhoseSizeWrapsIsRefused) {
+  const auto load = Driver<PFN_cuModuleLoadData_v2000>("cuModuleLoadData", 2000);
+  alignas(8) unsigned char header[16] = {};
+  const uint32_t magic = 0xBA55ED50u;
+  const uint16_t header_size = 16;
+  const uint64_t contents = UINT64_MAX - 7;
+  std::memcpy(header, &magic, 4);
+  std::memcpy(header + 6, &header_size, 2);
+  std::memcpy(header + 8, &contents, 8);
+  CUmodule module = nullptr;
+  EXPECT_EQ(load(&module, header), CUDA_ERROR_NOT_SUPPORTED);
   EXPECT_THAT(TheCapture().TakeNotEmulated(), HasSubstr("neither a cubin nor a fatbin"));
 }
 
