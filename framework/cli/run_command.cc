@@ -29,6 +29,7 @@
 #include "commands.h"
 #include "core/internal/environment.h"
 #include "core/internal/file_io.h"
+#include "core/internal/output_folder.h"
 #include "core/internal/run_cases.h"
 #include "core/internal/subprocess.h"
 
@@ -58,7 +59,8 @@ struct RunOptions {
 
 // The injection library: BANKCHECK_INJECTION_LIBRARY, else where the build or the install puts it
 // relative to this program (BANKCHECK_INJECTION_RELATIVE_PATH, from CMake; empty when bankcheck was
-// built without the GPU side).
+// built without the GPU side), only where nobody but root and the caller can have put it or changed
+// it (OthersMayChangeFile): it is loaded here and injected into the program measured, often as root.
 std::filesystem::path InjectionLibrary() {
   const std::string from_environment = AbsolutePathFromEnvironment("BANKCHECK_INJECTION_LIBRARY");
   if (!from_environment.empty()) return from_environment;
@@ -74,6 +76,10 @@ std::filesystem::path InjectionLibrary() {
     throw Error(ErrorKind::kBadInput,
                 "run: the injection library is not at " + library.string() +
                     "; set BANKCHECK_INJECTION_LIBRARY to libbankcheck_inject.so's path");
+  if (const std::string why = OthersMayChangeFile(library, "load"); !why.empty())
+    throw Error(ErrorKind::kBadInput, "run: " + why +
+                                          "; or set BANKCHECK_INJECTION_LIBRARY to a libbankcheck_inject.so "
+                                          "that nobody else can change");
   return library;
 }
 

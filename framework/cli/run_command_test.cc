@@ -7,6 +7,8 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -310,6 +312,66 @@ TEST_F(RunCommandTest, AppendsTheReportToAJobSummaryAndRefusesALinkThere) {
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_THAT(run.err, HasSubstr("bankcheck: error: refusing to append to link.md: it is a symbolic link"));
   EXPECT_EQ(ReadFile(dir_ / "victim"), "root's own\n");
+}
+
+// Without BANKCHECK_INJECTION_LIBRARY, `run` loads the library beside itself (<prefix>/lib from
+// <prefix>/bin/bankcheck), and injects it into the program measured, often as root: only where
+// nobody but root and the caller can have put it. A prefix in a folder that everyone may write to
+// (/tmp/bin/bankcheck finds /tmp/lib) lets another user plant it: refused, naming it, the program
+// not run. As root the planted folder and library are another user's (nobody), as they would be.
+TEST_F(RunCommandTest, LoadsTheLibraryBesideItselfOnlyWhereNobodyElseCanHavePutIt) {
+  const std::filesystem::path program = Program({Launch(64, "", 0)});
+  const auto run_from = [&](const std::filesystem::path& prefix) {
+    std::filesystem::create_directories(prefix / "bin");
+    std::filesystem::copy_file(BANKCHECK_CLI_PATH, prefix / "bin" / "bankcheck",
+                               std::filesystem::copy_options::overwrite_existing);
+    const std::string command = "cd " + Quoted(dir_) +
+                                " && env -u CUDA_INJECTION64_PATH -u LD_LIBRARY_PATH -u "
+                                "BANKCHECK_INJECTION_LIBRARY BANKCHECK_FAKE_NO_GPU='no NVIDIA driver' " +
+                                Quoted(prefix / "bin" / "bankcheck") + " run -- " + Quoted(program);
+    WriteFile(dir_ / "scratch" / "command.sh", command + "\n");
+    return testing_support::RunCli("/bin/sh", Quoted(dir_ / "scratch" / "command.sh"), dir_ / "scratch");
+  };
+  const auto plant = [&](const std::filesystem::path& lib) {
+    std::filesystem::create_directories(lib);
+    std::filesystem::copy_file(BANKCHECK_FAKE_INJECTION_PATH, lib / "libbankcheck_inject.so",
+                               std::filesystem::copy_options::overwrite_existing);
+  };
+  // The caller's own prefix: the library there is loaded (the stand-in then says there is no GPU).
+  plant(dir_ / "prefix" / "lib");
+  CliRun run = run_from(dir_ / "prefix");
+  EXPECT_EQ(run.exit_code, 77) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("run: no NVIDIA driver; the program was not run"));
+
+  const std::filesystem::path shared = dir_ / "tmp";  // as /tmp: world-writable, sticky
+  std::filesystem::create_directories(shared);
+  ASSERT_EQ(::chmod(shared.c_str(), 01777), 0);
+  plant(shared / "lib");
+  // lib/ writable by everyone (not sticky): anyone could have put the library there.
+  ASSERT_EQ(::chmod((shared / "lib").c_str(), 0777), 0);
+  const std::string library = (shared / "lib" / "libbankcheck_inject.so").string();
+  run = run_from(shared);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, AllOf(HasSubstr("refusing to load " + library),
+                             HasSubstr((shared / "lib").string() + ": others may write to it (mode 0777"),
+                             HasSubstr("BANKCHECK_INJECTION_LIBRARY")));
+  EXPECT_THAT(run.out, Not(HasSubstr("program ran")));
+  ASSERT_EQ(::chmod((shared / "lib").c_str(), 0755), 0);
+  if (::geteuid() != 0) GTEST_SKIP() << "giving the planted library to another user needs root";
+  ASSERT_EQ(::lchown((shared / "lib").c_str(), 65534, 65534), 0);
+  ASSERT_EQ(::lchown(library.c_str(), 65534, 65534), 0);
+  run = run_from(shared);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err,
+              AllOf(HasSubstr("refusing to load " + library),
+                    HasSubstr((shared / "lib").string() + ": it belongs to another user (uid 65534)")));
+  EXPECT_THAT(run.out, Not(HasSubstr("program ran")));
+  // Their library in a folder of ours that is sticky: refused all the same.
+  ASSERT_EQ(::lchown((shared / "lib").c_str(), 0, 0), 0);
+  ASSERT_EQ(::chmod((shared / "lib").c_str(), 01777), 0);
+  run = run_from(shared);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("refusing to load " + library + ": it belongs to another user (uid 65534)"));
 }
 
 TEST_F(RunCommandTest, HelpHasOneUsageLineAndErrorsTheSharedForm) {

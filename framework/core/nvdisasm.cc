@@ -10,7 +10,10 @@
 #include <mutex>
 #include <string_view>
 
+#include "bankcheck/error.h"
 #include "core/internal/environment.h"
+#include "core/internal/file_io.h"
+#include "core/internal/output_folder.h"
 #include "core/internal/source_paths.h"
 
 namespace bankcheck::internal {
@@ -30,10 +33,71 @@ std::string BuiltWith() {
 #endif
 }
 
-std::string ProgramFolder() {
+std::string Program() {
   std::error_code error;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
-  return error ? "" : self.parent_path().string();
+  return error ? "" : self.string();
+}
+
+// The site-packages folder of `program` when it is the installed bankcheck wheel's program
+// (site-packages/bankcheck/bin/<name>), else "": a build folder, an install prefix, a copy of the
+// layout. Only that place says where NVIDIA's wheels are; anywhere else two folders up is
+// whatever folder holds the build (/tmp/x/build: /tmp). Decided by its path alone.
+std::filesystem::path WheelSitePackages(const std::filesystem::path& program) {
+  const std::filesystem::path bin = program.parent_path();
+  const std::filesystem::path site_packages = bin.parent_path().parent_path();
+  const std::string packages = site_packages.filename().string();
+  if (!program.is_absolute() || bin.filename() != "bin" || bin.parent_path().filename() != "bankcheck" ||
+      (packages != "site-packages" && packages != "dist-packages"))
+    return {};
+  return site_packages;
+}
+
+// Whether pip's RECORD of the bankcheck wheel in `site_packages` (bankcheck-<version>.dist-info/RECORD)
+// lists `bankcheck/bin/<name>`: the program was installed by that wheel. Read only once the folders
+// on the way are known to be the caller's or root's (WheelTool), so only they can have written it.
+bool InstalledByTheWheel(const std::filesystem::path& site_packages, const std::string& name) {
+  const std::string listed = "bankcheck/bin/" + name + ",";
+  std::error_code error;
+  for (std::filesystem::directory_iterator entry(site_packages, error), end; !error && entry != end;
+       entry.increment(error)) {
+    const std::string folder = entry->path().filename().string();
+    if (folder.rfind("bankcheck-", 0) != 0 || folder.size() <= 20 ||
+        folder.compare(folder.size() - 10, 10, ".dist-info") != 0)
+      continue;
+    try {
+      const std::string record = ReadTextFile(entry->path() / "RECORD", "");
+      for (size_t at = 0; (at = record.find(listed, at)) != std::string::npos; ++at)
+        if (at == 0 || record[at - 1] == '\n') return true;
+    } catch (const Error&) {
+      // No RECORD there, or one that cannot be read: not this wheel's.
+    }
+  }
+  return false;
+}
+
+// The nvidia-cuda-<name> wheel's program beside the bankcheck wheel's `program`
+// (site-packages/nvidia/cu13/bin/<name>), or "" with what was searched and why it was not used in
+// `searched`. Used only when nobody but root and the caller can change it or a folder on the way to
+// it (OthersMayChangeFile, output_folder.h): a tool that another user could have put there is never
+// run.
+std::string WheelTool(const std::string& program, const std::string& name, std::string& searched) {
+  const std::filesystem::path site_packages = WheelSitePackages(program);
+  if (site_packages.empty()) return "";
+  const std::filesystem::path folder = site_packages / "nvidia" / "cu13" / "bin";
+  const std::string candidate = (folder / name).string();
+  std::error_code absent;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(folder / name, absent))) {
+    searched += ", " + folder.string();
+    return "";
+  }
+  std::string why = OthersMayChangeFile(folder / name, "run");
+  if (why.empty() && !IsExecutableFile(candidate)) why = candidate + " is not an executable file";
+  if (why.empty() && !InstalledByTheWheel(site_packages, std::filesystem::path(program).filename().string()))
+    why = program + " is not listed in a bankcheck-*.dist-info/RECORD of " + site_packages.string();
+  if (why.empty()) return candidate;
+  searched += ", " + folder.string() + " (not used: " + why + ")";
+  return "";
 }
 
 }  // namespace
@@ -44,7 +108,7 @@ std::string CudaTool::Describe(const std::string& name) const {
 }
 
 CudaTool ResolveCudaTool(const std::string& name, const char* variable, const std::string& path_variable,
-                         const std::string& program_folder, const std::string& built_with) {
+                         const std::string& program, const std::string& built_with) {
   if (std::string set = ExecutableFromEnvironment(variable); !set.empty()) return {set, variable};
   std::string searched = std::string(variable);
   if (!built_with.empty()) {
@@ -53,16 +117,8 @@ CudaTool ResolveCudaTool(const std::string& name, const char* variable, const st
       return {candidate, "the CUDA toolkit bankcheck was built with"};
     searched += ", " + built_with;
   }
-  // The bankcheck wheel runs site-packages/bankcheck/bin/bankcheck; NVIDIA's wheel of the tool puts
-  // it in site-packages/nvidia/cu13/bin.
-  if (!program_folder.empty() && program_folder[0] == '/') {
-    const std::filesystem::path site_packages =
-        std::filesystem::path(program_folder).parent_path().parent_path();
-    const std::string candidate = (site_packages / "nvidia" / "cu13" / "bin" / name).string();
-    if (IsExecutableFile(candidate))
-      return {candidate, "the nvidia-cuda-" + name + " wheel beside this program"};
-    searched += ", " + (site_packages / "nvidia" / "cu13" / "bin").string();
-  }
+  if (std::string wheel = WheelTool(program, name, searched); !wheel.empty())
+    return {wheel, "the nvidia-cuda-" + name + " wheel beside this program"};
   size_t start = 0;
   while (start <= path_variable.size()) {
     size_t end = path_variable.find(':', start);
@@ -88,7 +144,7 @@ CudaTool FindCudaTool(const std::string& name, const char* variable) {
   std::lock_guard<std::mutex> lock(mutex);
   const auto found = resolved->find(key);
   if (found != resolved->end()) return found->second;
-  CudaTool tool = ResolveCudaTool(name, variable, path != nullptr ? path : "", ProgramFolder(), BuiltWith());
+  CudaTool tool = ResolveCudaTool(name, variable, path != nullptr ? path : "", Program(), BuiltWith());
   if (FlagFromEnvironment("BANKCHECK_TRACE_SESSION"))
     std::fprintf(stderr, "bankcheck trace: %s\n", tool.Describe(name).c_str());
   return resolved->emplace(key, tool).first->second;

@@ -59,13 +59,16 @@ class ResolveCudaToolTest : public ::testing::Test {
     ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
     root_ = pattern;
     for (const char* folder :
-         {"cwd", "onpath", "site-packages/nvidia/cu13/bin", "site-packages/bankcheck/bin", "toolkit/bin"})
+         {"cwd", "onpath", "site-packages/nvidia/cu13/bin", "site-packages/bankcheck/bin",
+          "site-packages/bankcheck-1.0.0.dist-info", "toolkit/bin"})
       std::filesystem::create_directories(root_ / folder);
-    for (const char* folder : {"cwd", "onpath", "site-packages/nvidia/cu13/bin", "toolkit/bin"}) {
-      const std::filesystem::path tool = root_ / folder / "nvdisasm";
-      std::ofstream(tool) << "#!/bin/sh\n";
-      ::chmod(tool.c_str(), 0755);
-    }
+    for (const char* folder : {"cwd", "onpath", "site-packages/nvidia/cu13/bin", "toolkit/bin"})
+      Executable(root_ / folder / "nvdisasm");
+    // The installed bankcheck wheel: its program, listed in its RECORD as pip writes it.
+    Executable(root_ / "site-packages/bankcheck/bin/bankcheck");
+    std::ofstream(root_ / "site-packages/bankcheck-1.0.0.dist-info/RECORD")
+        << "bankcheck/__init__.py,sha256=AAAA,10\nbankcheck/bin/bankcheck,sha256=BBBB,20\n"
+           "bankcheck-1.0.0.dist-info/RECORD,,\n";
     ASSERT_EQ(::getcwd(previous_, sizeof previous_), previous_);
     ASSERT_EQ(::chdir((root_ / "cwd").c_str()), 0);
     ::unsetenv("BANKCHECK_TEST_NVDISASM");
@@ -75,11 +78,17 @@ class ResolveCudaToolTest : public ::testing::Test {
     ::unsetenv("BANKCHECK_TEST_NVDISASM");
     std::filesystem::remove_all(root_);
   }
-  CudaTool Resolve(const std::string& path, const std::string& program_folder = "",
+  CudaTool Resolve(const std::string& path, const std::string& program = "",
                    const std::string& toolkit = "") const {
-    return ResolveCudaTool("nvdisasm", "BANKCHECK_TEST_NVDISASM", path, program_folder, toolkit);
+    return ResolveCudaTool("nvdisasm", "BANKCHECK_TEST_NVDISASM", path, program, toolkit);
   }
   std::string In(const char* folder) const { return (root_ / folder).string(); }
+  // The installed wheel's program, site-packages/bankcheck/bin/bankcheck.
+  std::string WheelProgram() const { return In("site-packages/bankcheck/bin") + "/bankcheck"; }
+  static void Executable(const std::filesystem::path& file) {
+    std::ofstream(file) << "#!/bin/sh\n";
+    ::chmod(file.c_str(), 0755);
+  }
 
   std::filesystem::path root_;
   char previous_[4096] = {};
@@ -98,19 +107,108 @@ TEST_F(ResolveCudaToolTest, EmptyAndRelativePathEntriesAreSkipped) {
 
 TEST_F(ResolveCudaToolTest, TheVariableThenTheToolkitThenTheWheelThenPath) {
   const std::string path = In("onpath");
-  EXPECT_EQ(Resolve(path, In("site-packages/bankcheck/bin")).path,
-            In("site-packages/nvidia/cu13/bin") + "/nvdisasm");
-  EXPECT_EQ(Resolve(path, In("site-packages/bankcheck/bin")).found_by,
-            "the nvidia-cuda-nvdisasm wheel beside this program");
-  EXPECT_EQ(Resolve(path, In("site-packages/bankcheck/bin"), In("toolkit/bin")).path,
-            In("toolkit/bin") + "/nvdisasm");
+  EXPECT_EQ(Resolve(path, WheelProgram()).path, In("site-packages/nvidia/cu13/bin") + "/nvdisasm");
+  EXPECT_EQ(Resolve(path, WheelProgram()).found_by, "the nvidia-cuda-nvdisasm wheel beside this program");
+  EXPECT_EQ(Resolve(path, WheelProgram(), In("toolkit/bin")).path, In("toolkit/bin") + "/nvdisasm");
   ::setenv("BANKCHECK_TEST_NVDISASM", (In("onpath") + "/nvdisasm").c_str(), 1);
-  const CudaTool set = Resolve("", In("site-packages/bankcheck/bin"), In("toolkit/bin"));
+  const CudaTool set = Resolve("", WheelProgram(), In("toolkit/bin"));
   EXPECT_EQ(set.path, In("onpath") + "/nvdisasm");
   EXPECT_EQ(set.found_by, "BANKCHECK_TEST_NVDISASM");
   // A relative path in the variable is refused, not looked up.
   ::setenv("BANKCHECK_TEST_NVDISASM", "nvdisasm", 1);
   EXPECT_ANY_THROW(Resolve(path));
+}
+
+// A build folder in a folder that everyone may write to (/tmp/x/build): the wheel's place two
+// folders up (/tmp/nvidia/cu13/bin) is anybody's, so a tool planted there is never run; the
+// search goes on to PATH. As root, the planted folders are another user's (nobody), as they would be.
+TEST_F(ResolveCudaToolTest, AToolPlantedBesideABuildFolderInASharedFolderIsNotRun) {
+  const std::filesystem::path shared = root_ / "tmp";  // as /tmp: world-writable, sticky
+  std::filesystem::create_directories(shared / "x" / "build");
+  ASSERT_EQ(::chmod(shared.c_str(), 01777), 0);
+  Executable(shared / "x" / "build" / "kernels_emulated");
+  std::filesystem::create_directories(shared / "nvidia" / "cu13" / "bin");
+  Executable(shared / "nvidia" / "cu13" / "bin" / "nvdisasm");
+  if (::geteuid() == 0) {
+    for (const char* planted : {"nvidia", "nvidia/cu13", "nvidia/cu13/bin", "nvidia/cu13/bin/nvdisasm"})
+      ASSERT_EQ(::lchown((shared / planted).c_str(), 65534, 65534), 0) << planted;
+  }
+  const CudaTool tool = Resolve(In("onpath"), (shared / "x" / "build" / "kernels_emulated").string());
+  EXPECT_EQ(tool.path, In("onpath") + "/nvdisasm");
+  EXPECT_EQ(tool.found_by, "PATH");
+  const CudaTool none = Resolve("", (shared / "x" / "build" / "kernels_emulated").string());
+  EXPECT_EQ(none.path, "");
+}
+
+// Beside the installed wheel, the tool is used only where nobody but root and the caller can change
+// it or a folder on the way to it: the rule of every folder bankcheck writes into (output_folder.h).
+TEST_F(ResolveCudaToolTest, TheWheelsToolIsUsedOnlyWhereNobodyElseCanChangeIt) {
+  const std::string wheel_tool = In("site-packages/nvidia/cu13/bin") + "/nvdisasm";
+  ASSERT_EQ(Resolve(In("onpath"), WheelProgram()).path, wheel_tool);
+  const auto refused = [&](const std::string& why) {
+    SCOPED_TRACE(why);
+    const CudaTool tool = Resolve(In("onpath"), WheelProgram());
+    EXPECT_EQ(tool.path, In("onpath") + "/nvdisasm");
+    const CudaTool none = Resolve("", WheelProgram());
+    EXPECT_EQ(none.path, "");
+    EXPECT_THAT(none.Describe("nvdisasm"), ::testing::HasSubstr(why));
+  };
+  // site-packages writable by everyone, not sticky: anyone could have put nvidia/ there.
+  const std::string site_packages = In("site-packages");
+  ASSERT_EQ(::chmod(site_packages.c_str(), 0777), 0);
+  refused(site_packages + ": others may write to it (mode 0777, not sticky)");
+  // Sticky, as /tmp: others may add folders but not replace ours, so ours is used...
+  ASSERT_EQ(::chmod(site_packages.c_str(), 01777), 0);
+  EXPECT_EQ(Resolve(In("onpath"), WheelProgram()).path, wheel_tool);
+  // ...but not a tool that others may write to,
+  ASSERT_EQ(::chmod(wheel_tool.c_str(), 0757), 0);
+  refused(wheel_tool + ": others may write to it (mode 0757)");
+  ASSERT_EQ(::chmod(wheel_tool.c_str(), 0755), 0);
+  // nor a link in its place.
+  std::filesystem::rename(wheel_tool, In("onpath") + "/real-nvdisasm");
+  std::filesystem::create_symlink(In("onpath") + "/real-nvdisasm", wheel_tool);
+  refused(wheel_tool + ": it is a symbolic link");
+  std::filesystem::remove(wheel_tool);
+  std::filesystem::rename(In("onpath") + "/real-nvdisasm", wheel_tool);
+  ASSERT_EQ(Resolve(In("onpath"), WheelProgram()).path, wheel_tool);
+  // What another user put there (their nvidia/ in the sticky site-packages, their tool in a
+  // sticky bin folder of ours) needs root to set up.
+  if (::geteuid() != 0) GTEST_SKIP() << "giving a file to another user needs root";
+  ASSERT_EQ(::chmod((In("site-packages/nvidia/cu13/bin")).c_str(), 01777), 0);
+  ASSERT_EQ(::lchown(wheel_tool.c_str(), 65534, 65534), 0);
+  refused(wheel_tool + ": it belongs to another user (uid 65534)");
+  ASSERT_EQ(::lchown(wheel_tool.c_str(), 0, 0), 0);
+  ASSERT_EQ(::lchown(In("site-packages/nvidia").c_str(), 65534, 65534), 0);
+  refused(In("site-packages/nvidia") + ": it belongs to another user (uid 65534)");
+}
+
+// Only the installed bankcheck wheel's program looks beside itself: site-packages/bankcheck/bin/
+// <program>, which the wheel's RECORD lists. A copy of that layout elsewhere, a build folder or an
+// install prefix does not.
+TEST_F(ResolveCudaToolTest, OnlyTheInstalledWheelsProgramLooksBesideItself) {
+  const auto not_used = [&](const std::string& program) {
+    SCOPED_TRACE(program);
+    EXPECT_EQ(Resolve(In("onpath"), program).path, In("onpath") + "/nvdisasm");
+  };
+  // Another program of the same folder, which the RECORD does not list.
+  Executable(root_ / "site-packages/bankcheck/bin/other");
+  not_used(In("site-packages/bankcheck/bin") + "/other");
+  // The same layout under another name than site-packages (an install prefix's lib/bankcheck/bin).
+  std::filesystem::create_directories(root_ / "prefix/lib/bankcheck/bin");
+  std::filesystem::create_directories(root_ / "prefix/lib/nvidia/cu13/bin");
+  Executable(root_ / "prefix/lib/bankcheck/bin/bankcheck");
+  Executable(root_ / "prefix/lib/nvidia/cu13/bin/nvdisasm");
+  not_used(In("prefix/lib/bankcheck/bin") + "/bankcheck");
+  // No RECORD: not an installed wheel.
+  std::filesystem::remove_all(root_ / "site-packages/bankcheck-1.0.0.dist-info");
+  not_used(WheelProgram());
+  // dist-packages (Debian's system Python) is the same place as site-packages.
+  std::filesystem::rename(root_ / "site-packages", root_ / "dist-packages");
+  std::filesystem::create_directories(root_ / "dist-packages/bankcheck-2.0.dist-info");
+  std::ofstream(root_ / "dist-packages/bankcheck-2.0.dist-info/RECORD")
+      << "bankcheck/bin/bankcheck,sha256=B,2\n";
+  EXPECT_EQ(Resolve(In("onpath"), In("dist-packages/bankcheck/bin") + "/bankcheck").path,
+            In("dist-packages/nvidia/cu13/bin") + "/nvdisasm");
 }
 
 // What FindCudaTool gives is always an absolute path or nothing: never a name to look up.

@@ -88,35 +88,40 @@ std::string TrustAdvice(const std::string& folder) {
          kSafeDirectories + " (paths separated by ':')";
 }
 
-// Why bankcheck must not write under the folder `status` describes, or "" when it may: only root
-// and the caller may rename or replace what is in a folder on the way (see output_folder.h).
-std::string Untrusted(const struct stat& status, const std::string& folder) {
-  if (!S_ISDIR(status.st_mode)) return "it is not a folder";
-  if (status.st_uid == ::geteuid()) return "";
-  if (status.st_uid != 0) {
-    return "it belongs to another user (uid " + std::to_string(status.st_uid) +
-           "), not to you or root, who could swap what bankcheck writes there" + TrustAdvice(folder);
-  }
-  if ((status.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (status.st_mode & S_ISVTX) == 0) {
+}  // namespace
+
+std::string OthersMayChange(const struct stat& status) {
+  if (status.st_uid != 0 && status.st_uid != ::geteuid())
+    return "it belongs to another user (uid " + std::to_string(status.st_uid) + "), not to you or root";
+  const bool sticky_folder = S_ISDIR(status.st_mode) && (status.st_mode & S_ISVTX) != 0;
+  if ((status.st_mode & (S_IWGRP | S_IWOTH)) != 0 && !sticky_folder) {
     return "others may write to it (mode " + Octal(status.st_mode) +
-           ", not sticky) and swap what bankcheck writes there" + TrustAdvice(folder);
+           (S_ISDIR(status.st_mode) ? ", not sticky)" : ")");
   }
   return "";
 }
 
-// Why the link `link` describes, in the folder `parent` describes, must not be followed, or "" when
-// it may: nobody but root and the caller can have made it or can change it (fs.protected_symlinks).
-std::string UnfollowableLink(const struct stat& link, const struct stat& parent, bool parent_safe) {
+namespace {
+
+// Why bankcheck must not write under the folder `status` describes, or "" when it may: only root
+// and the caller may rename or replace what is in a folder on the way (see output_folder.h).
+std::string Untrusted(const struct stat& status, const std::string& folder) {
+  if (!S_ISDIR(status.st_mode)) return "it is not a folder";
+  const std::string why = OthersMayChange(status);
+  if (why.empty()) return "";
+  const bool owners = status.st_uid == 0 || status.st_uid == ::geteuid();
+  return why + ", so another user could swap what is in it" +
+         (owners ? "; make it writable by its owner alone (chmod go-w " + folder + ")" : "") +
+         TrustAdvice(folder);
+}
+
+// Why the link `link` describes must not be followed, or "" when it may: nobody but root and the
+// caller can have made it (the folder holding it passed Untrusted, or is named trusted).
+std::string UnfollowableLink(const struct stat& link) {
   if (link.st_uid != 0 && link.st_uid != ::geteuid()) {
     return "of another user (uid " + std::to_string(link.st_uid) +
            "), who could point it anywhere: bankcheck follows only links of yours or root's; remove it, or "
            "give a path without it";
-  }
-  if ((parent.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (parent.st_mode & S_ISVTX) == 0 && !parent_safe) {
-    return "in a folder that others may write to (mode " + Octal(parent.st_mode) +
-           ", not sticky), where another user could have put it: bankcheck follows links only in folders "
-           "that nobody else may change; make that folder writable by you alone (chmod go-w), or give a "
-           "path without it";
   }
   return "";
 }
@@ -192,8 +197,9 @@ class Walker {
     if (current_.fd >= 0) ::close(current_.fd);
     current_.fd = fd;
     at_ = path;
-    std::string why = ::fstat(fd, &status_) != 0 ? "cannot be examined (" + ErrnoText(errno) + ")"
-                                                 : Untrusted(status_, path.string());
+    struct stat status {};
+    std::string why = ::fstat(fd, &status) != 0 ? "cannot be examined (" + ErrnoText(errno) + ")"
+                                                : Untrusted(status, path.string());
     if (!why.empty() && safe_.Contains(path.string())) why.clear();
     if (!why.empty()) Fail(refusing_ + ": " + path.string() + ": " + why);
   }
@@ -205,7 +211,7 @@ class Walker {
       Fail(refusing_ + ": more than " + std::to_string(kMaxLinks) + " symbolic links on the way (the last " +
            path.string() + "): links that lead to each other in a loop? Give the real folder's path");
     }
-    const std::string why = UnfollowableLink(link, status_, safe_.Contains(at_.string()));
+    const std::string why = UnfollowableLink(link);
     if (!why.empty()) Fail(refusing_ + ": " + path.string() + " is a symbolic link " + why);
     char target[PATH_MAX];
     const ssize_t size = ::readlinkat(current_.fd, name.c_str(), target, sizeof target);
@@ -227,7 +233,6 @@ class Walker {
   const SafeDirectories safe_;
   Descriptor current_;
   std::filesystem::path at_;
-  struct stat status_ {};  // of the folder open now
   int links_ = 0;
 };
 
@@ -253,18 +258,20 @@ OutputFolder::~OutputFolder() {
 }
 
 OutputFolder OutputFolder::Open(const std::filesystem::path& folder, const std::filesystem::path& writing) {
-  return Walk(folder, false, writing);
+  return Walk(folder, false, writing, "write");
 }
 
-OutputFolder OutputFolder::Create(const std::filesystem::path& folder) { return Walk(folder, true, {}); }
+OutputFolder OutputFolder::Create(const std::filesystem::path& folder) {
+  return Walk(folder, true, {}, "write");
+}
 
 OutputFolder OutputFolder::Walk(const std::filesystem::path& folder, bool create,
-                                const std::filesystem::path& writing) {
+                                const std::filesystem::path& writing, const std::string& verb) {
   const std::filesystem::path given = folder.empty() ? "." : folder;
   std::string what =
-      writing.empty() ? "cannot use the folder " + given.string() : "cannot write " + writing.string();
-  std::string refusing =
-      writing.empty() ? "refusing to write under " + given.string() : "refusing to write " + writing.string();
+      writing.empty() ? "cannot use the folder " + given.string() : "cannot " + verb + " " + writing.string();
+  std::string refusing = writing.empty() ? "refusing to write under " + given.string()
+                                         : "refusing to " + verb + " " + writing.string();
   // Lexically: "a/../b" is "b" as written, never a trip through whatever "a" is.
   const std::filesystem::path wanted = given.lexically_normal();
   struct stat here {};
@@ -281,7 +288,7 @@ OutputFolder OutputFolder::Walk(const std::filesystem::path& folder, bool create
   }
   const std::string missing = what + (writing.empty() ? ": the folder " : ": its folder ") + given.string() +
                               " does not exist; create it first" +
-                              (writing.empty() ? "" : "; the file was not written");
+                              (writing.empty() || verb != "write" ? "" : "; the file was not written");
   Walker walker(what, refusing, missing, create);
   if (!wanted.is_absolute()) {
     walker.Walk(Components(start));
@@ -303,6 +310,26 @@ OutputFolder OutputFolder::Walk(const std::filesystem::path& folder, bool create
     return OutputFolder(readable, folder);
   }
   return OutputFolder(walker.Release(), folder);
+}
+
+std::string OthersMayChangeFile(const std::filesystem::path& file, const std::string& verb) {
+  try {
+    const OutputFolder folder = OutputFolder::Walk(file.parent_path(), false, file, verb);
+    const std::string name = file.filename().string();
+    struct stat status {};
+    std::string why;
+    if (::fstatat(folder.fd(), name.c_str(), &status, AT_SYMLINK_NOFOLLOW) != 0)
+      why = "it cannot be examined (" + ErrnoText(errno) + ")";
+    else if (S_ISLNK(status.st_mode))
+      why = "it is a symbolic link";
+    else if (!S_ISREG(status.st_mode))
+      why = "it is not a regular file";
+    else
+      why = OthersMayChange(status);
+    return why.empty() ? "" : "refusing to " + verb + " " + file.string() + ": " + why;
+  } catch (const Error& e) {
+    return e.what();
+  }
 }
 
 }  // namespace bankcheck

@@ -151,16 +151,15 @@ TEST_F(OutputFolderTest, ALinkAnotherUserCouldHavePlantedIsRefused) {
   EXPECT_EQ(ReadFile(dir_ / "victim" / "ours.md"), "x");
   std::filesystem::remove(dir_ / "victim" / "ours.md");
 
-  // A folder of ours that others may write to: anyone could have replaced a link in it.
+  // A folder of ours that others may write to: anyone could have replaced a link in it, so the
+  // folder itself is refused before its link is read.
   for (const auto& [mode, shown] : {std::pair<mode_t, std::string>{0775, "0775"}, {0777, "0777"}}) {
     const auto open = dir_ / ("open-" + shown);
     std::filesystem::create_directory(open);
     ASSERT_EQ(::chmod(open.c_str(), mode), 0);
     std::filesystem::create_directory_symlink(dir_ / "victim", open / "build");
     EXPECT_THAT(ErrorOf([&] { CreateOutputFolders(open / "build" / "results" / "cases"); }),
-                HasSubstr((open / "build").string() +
-                          " is a symbolic link in a folder that others may write to (mode " + shown +
-                          ", not sticky)"));
+                HasSubstr(open.string() + ": others may write to it (mode " + shown + ", not sticky)"));
   }
   if (::lchown((tmp / "build").c_str(), 65534, 65534) != 0)
     GTEST_SKIP() << "cannot give a link to another user (not root): " << std::strerror(errno);
@@ -211,6 +210,38 @@ TEST_F(OutputFolderTest, LoopsAndMoreThanFortyLinksAreRefused) {
   EXPECT_THAT(ErrorOf([&] { WriteFileAtomically(dir_ / "chain-41" / "more.md", "x"); }),
               HasSubstr("more than 40 symbolic links on the way"));
   EXPECT_FALSE(std::filesystem::exists(dir_ / "real" / "more.md"));
+}
+
+// A folder of the caller's own (root's, when the test runs as root) that others may write to and
+// that is not sticky: anyone could replace what is written there, so it is refused as another's
+// would be, on the way and as the folder written to; sticky (as /tmp), it is accepted.
+TEST_F(OutputFolderTest, AFolderOfTheCallerThatOthersMayWriteIsRefusedUnlessSticky) {
+  for (const auto& [mode, shown] : {std::pair<mode_t, std::string>{0775, "0775"}, {0777, "0777"}}) {
+    SCOPED_TRACE(shown);
+    const auto open = dir_ / ("open-" + shown);
+    std::filesystem::create_directories(open / "below");
+    ASSERT_EQ(::chmod(open.c_str(), mode), 0);
+    const std::string refused = open.string() + ": others may write to it (mode " + shown + ", not sticky)";
+    EXPECT_THAT(ErrorOf([&] { WriteFileAtomically(open / "out.md", "x"); }),
+                AllOf(HasSubstr("refusing to write " + (open / "out.md").string()), HasSubstr(refused)));
+    EXPECT_THAT(ErrorOf([&] { WriteFileAtomically(open / "below" / "out.md", "x"); }), HasSubstr(refused));
+    EXPECT_THAT(ErrorOf([&] { CreateOutputFolders(open / "results"); }), HasSubstr(refused));
+    EXPECT_THAT(ErrorOf([&] { AppendToFile(open / "summary.md", "x"); }), HasSubstr(refused));
+    EXPECT_FALSE(std::filesystem::exists(open / "out.md"));
+    EXPECT_FALSE(std::filesystem::exists(open / "below" / "out.md"));
+    EXPECT_FALSE(std::filesystem::exists(open / "results"));
+    EXPECT_FALSE(std::filesystem::exists(open / "summary.md"));
+    // Named trusted, it is used.
+    ::setenv("BANKCHECK_SAFE_DIRECTORIES", open.c_str(), 1);
+    WriteFileAtomically(open / "out.md", "x");
+    ::unsetenv("BANKCHECK_SAFE_DIRECTORIES");
+    EXPECT_EQ(ReadFile(open / "out.md"), "x");
+  }
+  const auto sticky = dir_ / "sticky";
+  std::filesystem::create_directory(sticky);
+  ASSERT_EQ(::chmod(sticky.c_str(), 01777), 0);
+  WriteFileAtomically(sticky / "out.md", "x");
+  EXPECT_EQ(ReadFile(sticky / "out.md"), "x");
 }
 
 // A folder of another user, even one that only its owner may write to: its owner could swap what

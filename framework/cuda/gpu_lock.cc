@@ -60,12 +60,11 @@ Error FolderError(const std::string& folder, const std::string& why) {
 // by root or by us, and others must not be able to remove or rename what is in it.
 std::string LockFolderProblem(const struct stat& status) {
   if (!S_ISDIR(status.st_mode)) return "it is not a folder";
-  if (status.st_uid != 0 && status.st_uid != ::geteuid())
-    return "it belongs to another user (uid " + std::to_string(status.st_uid) +
-           "), and the lock folder must be root's or yours whatever BANKCHECK_SAFE_DIRECTORIES says";
-  if ((status.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (status.st_mode & S_ISVTX) == 0)
-    return "others may write to it and it is not sticky (mode 1777 is)";
-  return "";
+  const std::string why = OthersMayChange(status);
+  if (why.empty()) return "";
+  return why +
+         "; the lock folder must be root's or yours, and sticky (mode 1777) where others may write "
+         "to it, whatever BANKCHECK_SAFE_DIRECTORIES says";
 }
 
 // `folder` reached as every folder bankcheck writes into is (OutputFolder: folders of root or the

@@ -24,16 +24,19 @@ struct CudaTool {
 // The toolkit program `name` ("nvdisasm", "cuobjdump"), resolved once per process to an absolute
 // path, in this order: `variable` (BANKCHECK_NVDISASM: an absolute path to an executable; Error
 // otherwise); the toolkit bankcheck was built with; the nvidia-cuda-<name> wheel's nvidia/cu13/bin
-// in the site-packages folder holding this program (the bankcheck wheel's bankcheck/bin); the
+// in the site-packages folder holding this program, only when this program is the installed
+// bankcheck wheel's (site-packages/bankcheck/bin/<program>, listed in the wheel's RECORD) and
+// nobody but root and the caller can change that tool or a folder on the way to it (OthersMayChange,
+// output_folder.h: a build folder in /tmp must not run a tool planted in /tmp/nvidia/cu13/bin); the
 // absolute folders of PATH. Empty and relative PATH entries are skipped: they name the current
 // folder, which whoever controls it could fill (docs/security.md). The program is never looked up
 // by name when run. With BANKCHECK_TRACE_SESSION=1 the choice is noted on stderr.
 CudaTool FindCudaTool(const std::string& name, const char* variable);
 
-// The search itself (tests): `path_variable` stands for PATH, `program_folder` for the folder of
-// this program (/proc/self/exe's), `built_with` for the toolkit's bin folder ("" for none).
+// The search itself (tests): `path_variable` stands for PATH, `program` for this program's path
+// (/proc/self/exe's), `built_with` for the toolkit's bin folder ("" for none).
 CudaTool ResolveCudaTool(const std::string& name, const char* variable, const std::string& path_variable,
-                         const std::string& program_folder, const std::string& built_with);
+                         const std::string& program, const std::string& built_with);
 
 // An instruction as `nvdisasm -gi` lists it: its opcode and its source line's inline chain,
 // innermost first (empty without line info), its guard predicate and its operands as written.
