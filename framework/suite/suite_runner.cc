@@ -44,18 +44,27 @@ bool MatchesGtestFilter(const std::string& name, const std::string& filter) {
   return (positive.empty() || MatchesAny(name, positive)) && !MatchesAny(name, negative);
 }
 
-std::string CasePatternsFromEnvironment() {
+CasePatterns CasePatternsFromEnvironment() {
   const char* value = std::getenv("BANKCHECK_CASES");
   const std::string patterns = value == nullptr ? "" : value;
+  const std::string file = AbsolutePathFromEnvironment("BANKCHECK_CASES_FILE");
+  if (!file.empty()) {
+    if (!patterns.empty()) {
+      throw Error(ErrorKind::kBadInput,
+                  "BANKCHECK_CASES and BANKCHECK_CASES_FILE are both set: give the selection in one of them");
+    }
+    return {ReadCaseSelectionFile(file, "BANKCHECK_CASES_FILE"), "BANKCHECK_CASES_FILE=" + file};
+  }
   CheckCaseSelection(patterns, "BANKCHECK_CASES");
-  return patterns;
+  return {patterns, patterns.empty() ? "" : "BANKCHECK_CASES='" + patterns + "'"};
 }
 
 std::vector<const KernelCase*> SelectCases(const std::vector<const KernelCase*>& cases,
                                            const std::string& patterns) {
+  const CaseSelection selection(patterns);
   std::vector<const KernelCase*> selected;
   for (const KernelCase* c : cases)
-    if (MatchesCasePatterns(c->name, patterns)) selected.push_back(c);
+    if (selection.Selects(c->name)) selected.push_back(c);
   return selected;
 }
 

@@ -31,8 +31,18 @@ inline constexpr int kContextLostExitCode = 86;
 // '-' and ':'-separated negative ones; '*' and '?' wildcards. An empty positive part means "*".
 bool MatchesGtestFilter(const std::string& name, const std::string& filter);
 
-// BANKCHECK_CASES, checked: "" when unset; no control characters.
-std::string CasePatternsFromEnvironment();
+// The suite's case selection: `patterns` (MatchesCasePatterns' ','-separated globs; "" selects
+// every case) and where they came from, as messages name it (`source`: "BANKCHECK_CASES='...'" or
+// "BANKCHECK_CASES_FILE=<path>"; "" when neither is set).
+struct CasePatterns {
+  std::string patterns;
+  std::string source;
+};
+
+// BANKCHECK_CASES (one selection, at most kMaxCaseNameBytes, no control characters) or
+// BANKCHECK_CASES_FILE (an absolute path: ReadCaseSelectionFile, one selection per line, as many as
+// a shard holds); both set is an error.
+CasePatterns CasePatternsFromEnvironment();
 
 // The cases whose names match `patterns` (MatchesCasePatterns; every case when it is empty), in
 // their order.
