@@ -18,7 +18,9 @@
 #     takes the input `shards`; each shard job is in a concurrency group of its own (its group
 #     names matrix.shard: one group for all would let the matrix's jobs cancel each other); a merge
 #     job (no matrix) needs the shard jobs; no shard job may write, and the one job that may write
-#     is the merge or comes after every job that needs the shards (the upload after the merge).
+#     is the merge or comes after every job that needs the shards (the upload after the merge); a
+#     merge job that runs bankcheck-merge passes it --shards (every shard there, each reported all
+#     the cases of its plan).
 #     These two rules read the YAML with python3's PyYAML (Debian: python3-yaml).
 #
 #   ci/check-workflows.sh [FILE...]   default: .github/workflows/ and examples/.github/workflows/
@@ -43,6 +45,7 @@ broken() {
 # such job as FILE:LINE: what, and fails.
 privilege_split() {
   python3 - "$1" <<'PY'
+import re
 import sys
 
 try:
@@ -91,6 +94,8 @@ for name, job in jobs.items():
 
 
 # The shard matrix's rules (above).
+
+
 def problem(job, what):
     global broken
     print(f"{path}:{lines.get(job, 1)}: job '{job}' {what}", file=sys.stderr)
@@ -130,6 +135,12 @@ if shard_jobs:
               and any(s in needs(j) for s in shard_jobs) and not (j.get("strategy") or {}).get("matrix")]
     if not merges:
         problem(shard_jobs[0], "is a shard matrix that no merge job (one without a matrix) needs")
+    for name in merges:
+        for step in jobs[name].get("steps") or []:
+            run = str(step.get("run", "")) if isinstance(step, dict) else ""
+            if re.search(r"bankcheck-merge(\.sh)?(\s|$)", run) and "--shards" not in run:
+                problem(name, "runs bankcheck-merge without --shards: a shard missing, or one that did not "
+                        "report its cases, would not fail the merge")
     writers = [n for n, j in jobs.items() if isinstance(j, dict) and "uses" not in j and grants(j)]
     if len(writers) > 1:
         problem(writers[1], f"may write, as '{writers[0]}' may: in a sharded workflow one job writes")

@@ -100,7 +100,7 @@ jobs:
     permissions:
       contents: read
     steps:
-      - run: merge
+      - run: bankcheck-merge.sh --shards 2 shards/*/
   upload:
     needs: [run, merge]
     runs-on: ubuntu-24.04
@@ -118,9 +118,11 @@ sharded | sed 's/-shard-\${{ matrix.shard }}//' >"$dir/onegroup.yml"
 expect 1 "job 'run' is a shard matrix without a concurrency group per shard" "$check" "$dir/onegroup.yml"
 sharded | sed '/^  merge:/,$d' >"$dir/nomerge.yml"
 expect 1 "job 'run' is a shard matrix that no merge job (one without a matrix) needs" "$check" "$dir/nomerge.yml"
+sharded | sed 's/--shards 2 //' >"$dir/noshards.yml"
+expect 1 "job 'merge' runs bankcheck-merge without --shards: a shard missing" "$check" "$dir/noshards.yml"
 sharded | sed 's/needs: \[run, merge\]/needs: run/' >"$dir/early.yml"
 expect 1 "job 'upload' may write but does not come after the merge job 'merge' (needs it)" "$check" "$dir/early.yml"
-sharded | sed '/- run: merge/i\      - uses: actions/download-artifact@'"$sha"' # v4.3.0' |
+sharded | sed '/- run: bankcheck-merge/i\      - uses: actions/download-artifact@'"$sha"' # v4.3.0' |
   sed '0,/^      contents: read/! {0,/^      contents: read/ s/^      contents: read/      pull-requests: write/}' >"$dir/twowriters.yml"
 expect 1 "may write, as 'merge' may: in a sharded workflow one job writes" "$check" "$dir/twowriters.yml"
 

@@ -115,6 +115,19 @@ TEST(SuiteRunnerTest, AShardWithoutACaseOfTheTopicSkipsSayingWhy) {
   EXPECT_THAT(run.output, HasSubstr("GTEST_SHARD_INDEX='x' is not a whole number"));
 }
 
+// What a shard plans to run, by case name: bankcheck-merge checks that the shard reported each.
+TEST(SuiteRunnerTest, AShardListsTheCasesItPlansToRun) {
+  DemoRun run = RunFaultDemo("GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=1 ",
+                             "--bankcheck_topic=fault_demo --bankcheck_list_shard_cases");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(run.output, "fault_demo/b_illegal_address\nfault_demo/d_unannotated_conflict\n");
+  run = RunFaultDemo("BANKCHECK_CASES='*_after,*conflict' GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=0 ",
+                     "--bankcheck_topic=fault_demo --bankcheck_list_shard_cases");
+  EXPECT_EQ(run.output, "fault_demo/c_after\n");
+  run = RunFaultDemo("", "--bankcheck_topic=other --bankcheck_list_shard_cases");
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+}
+
 TEST(SuiteRunnerTest, CasesWhoseTestNamesWouldBeTheSameAreNamed) {
   KernelCase a, b, c;
   a.name = "demo/a-b";

@@ -215,7 +215,7 @@ fi
 
 # Our own files in the artifacts folder, from an earlier run (nothing else there is touched).
 rm -rf "$artifacts/report.md" "$artifacts/report.txt" "$artifacts/results" "$artifacts/junit" \
-  "$artifacts/ctest.log" "$artifacts/record.log" "$artifacts/baselines.patch"
+  "$artifacts/ctest.log" "$artifacts/record.log" "$artifacts/baselines.patch" "$artifacts/plan"
 
 # 1. Configure and build.
 if ((prebuilt)); then
@@ -314,6 +314,51 @@ if [[ -f "$last_log" ]]; then
   no_gpu_required="$(grep -m1 -oE 'BANKCHECK_REQUIRE_GPU=1 is set but there is no usable GPU: .*' "$last_log" || true)"
 fi
 
+# A shard's plan, for bankcheck-merge (docs/ci.md, "Sharding"): plan/<results name>.txt, the cases
+# each kernel suite test that ctest selected was to run in this shard (the program says:
+# --bankcheck_list_shard_cases), plan/baselines, the baselines folders (as baselines.patch names them:
+# from the repository's root, "." where the folder is outside it), and plan/shard, "I/N", written
+# last: a shard whose plan/shard is missing did not get this far.
+write_shard_plan() {
+  local plan="$artifacts/plan" exe topic results name i
+  mkdir -p "$plan"
+  declare -A name_of=()
+  ctest --test-dir "$build_dir" --show-only=json-v1 "${ctest_args[@]}" >"$work/tests.json" ||
+    { warn "ctest --show-only=json-v1 failed: no shard plan"; return 1; }
+  while IFS=$'\t' read -r exe topic; do
+    if [[ -z "${name_of[$exe]+set}" ]]; then
+      results="$("$exe" --bankcheck_results_dir)" || { warn "$exe --bankcheck_results_dir failed"; return 1; }
+      name_of[$exe]=""
+      for i in "${!suites[@]}"; do
+        [[ "${suite_results[i]}" != "$results" ]] || { name_of[$exe]="${suites[i]}"; break; }
+        [[ "${suite_results[i]}-emulated" != "$results" ]] || { name_of[$exe]="${suites[i]}-emulated"; break; }
+      done
+    fi
+    name="${name_of[$exe]}"
+    [[ -n "$name" ]] || { warn "$exe writes its results to no kernel suite's folder: not in the shard plan"; continue; }
+    "$exe" --bankcheck_topic="$topic" --bankcheck_list_shard_cases >>"$plan/$name.txt" ||
+      { warn "$exe --bankcheck_topic=$topic --bankcheck_list_shard_cases failed: no shard plan"; return 1; }
+  done < <(python3 - "$work/tests.json" <<'PY'
+import json, sys
+
+# Each kernel suite topic test ctest selected: its program and topic ("<prefix>/<topic>" runs
+# "<program> --bankcheck_topic=<topic> ...", BankcheckDiscoverTopics.cmake).
+for test in json.load(open(sys.argv[1], encoding="utf-8")).get("tests", []):
+    command = test.get("command") or []
+    topics = [arg.split("=", 1)[1] for arg in command[1:] if arg.startswith("--bankcheck_topic=")]
+    if topics and "\t" not in command[0] + topics[0] and "\n" not in command[0] + topics[0]:
+        print(f"{command[0]}\t{topics[0]}")
+PY
+  )
+  for dir in "${suite_baselines[@]}"; do
+    case "$dir" in
+      "$top"/*) echo "${dir#"$top"/}" ;;
+      *) echo . ;;
+    esac
+  done | sort -u >"$plan/baselines"
+  echo "$((${GTEST_SHARD_INDEX:-0} + 1))/$GTEST_TOTAL_SHARDS" >"$plan/shard"
+}
+
 # 3. and 4. Results, reports, artifacts.
 mkdir -p "$artifacts/results"
 if [[ -d "$build_dir/test-results/junit" ]]; then
@@ -321,6 +366,9 @@ if [[ -d "$build_dir/test-results/junit" ]]; then
 fi
 work="$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-ci.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
+if [[ -n "${GTEST_TOTAL_SHARDS:-}" ]]; then
+  write_shard_plan || status=1
+fi
 : >"$artifacts/report.md"
 : >"$artifacts/report.txt"
 counts_changed=0

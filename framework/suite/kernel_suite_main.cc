@@ -73,6 +73,14 @@ int RunSuiteProgram(int argc, char** argv) {
       std::cerr << "bankcheck: no registered case has the topic '" << topic << "'\n";
       return 1;
     }
+    // The cases this test (its topic, its shard) would run, one name a line: bankcheck-ci keeps
+    // them, and bankcheck-merge checks that the shard reported each.
+    if (Has(args, "--bankcheck_list_shard_cases")) {
+      for (const KernelCase* c :
+           suites::SelectShardCases(cases, prefix, topic, patterns, filter, suites::ShardFromEnvironment()))
+        std::cout << c->name << "\n";
+      return 0;
+    }
     const suites::Shard shard = suites::ShardFromEnvironment();
     const std::vector<std::string> tests =
         suites::SelectCaseTests(cases, prefix, topic, patterns, filter, shard);

@@ -103,18 +103,27 @@ Shard ShardFromEnvironment() {
   return shard;
 }
 
+std::vector<const KernelCase*> SelectShardCases(const std::vector<const KernelCase*>& cases,
+                                                const std::string& test_prefix, const std::string& topic,
+                                                const std::string& patterns, const std::string& filter,
+                                                const Shard& shard) {
+  std::vector<const KernelCase*> chosen;
+  int position = 0;
+  for (const KernelCase* c : SelectCases(cases, patterns)) {
+    if (!MatchesGtestFilter(GtestNameForCase(test_prefix, c->name).Full(), filter)) continue;
+    const bool in_shard = position++ % shard.total == shard.index;
+    if (in_shard && (topic.empty() || c->topic() == topic)) chosen.push_back(c);
+  }
+  return chosen;
+}
+
 std::vector<std::string> SelectCaseTests(const std::vector<const KernelCase*>& cases,
                                          const std::string& test_prefix, const std::string& topic,
                                          const std::string& patterns, const std::string& filter,
                                          const Shard& shard) {
   std::vector<std::string> tests;
-  int position = 0;
-  for (const KernelCase* c : SelectCases(cases, patterns)) {
-    const std::string test = GtestNameForCase(test_prefix, c->name).Full();
-    if (!MatchesGtestFilter(test, filter)) continue;
-    const bool in_shard = position++ % shard.total == shard.index;
-    if (in_shard && (topic.empty() || c->topic() == topic)) tests.push_back(test);
-  }
+  for (const KernelCase* c : SelectShardCases(cases, test_prefix, topic, patterns, filter, shard))
+    tests.push_back(GtestNameForCase(test_prefix, c->name).Full());
   return tests;
 }
 

@@ -75,6 +75,12 @@ std::vector<std::string> SelectCaseTests(const std::vector<const KernelCase*>& c
                                          const std::string& test_prefix, const std::string& topic,
                                          const std::string& patterns, const std::string& filter,
                                          const Shard& shard = {});
+// The same cases themselves: what a shard plans to run (`--bankcheck_list_shard_cases`, which
+// bankcheck-ci keeps for bankcheck-merge to check that every shard reported its cases).
+std::vector<const KernelCase*> SelectShardCases(const std::vector<const KernelCase*>& cases,
+                                                const std::string& test_prefix, const std::string& topic,
+                                                const std::string& patterns, const std::string& filter,
+                                                const Shard& shard);
 
 // Why two of `cases` cannot be told apart by their GoogleTest names (GtestNameForCase, which
 // replaces some characters), naming both; "" when every name is its own.
