@@ -14,6 +14,11 @@
 #     right. Writing (code scanning's SARIF upload, publishing a release) is a job of its own that
 #     downloads the artifact it needs and runs none of the project's code. A job that calls a
 #     reusable workflow passes its permissions on; the called workflow's jobs are checked there.
+#   - a job that publishes (holds `id-token: write`, the OIDC token, or `contents: write`) holds
+#     only one of the two, runs at most one action from outside GitHub's own (`actions/`, `github/`:
+#     a third-party action or a docker:// image, the one publishing action), and names an
+#     `environment:` (protected in the repository's settings: limited to the release tags): a
+#     third-party action in such a job holds the right too;
 #   - a sharded workflow (a job whose matrix has `shard`, docs/ci.md "Sharding"): a reusable one
 #     takes the input `shards`; each shard job is in a concurrency group of its own (its group
 #     names matrix.shard: one group for all would let the matrix's jobs cancel each other); a merge
@@ -90,6 +95,33 @@ for name, job in jobs.items():
         print(f"{path}:{lines.get(name, 1)}: job '{name}' runs the repository's code ({runs_code[0]}) with a "
               f"token that may write ({', '.join(granted)}): move what writes to a job of its own that "
               "downloads an artifact and runs no project code", file=sys.stderr)
+        broken = True
+
+
+# Publishing jobs (above): one right, at most one action outside GitHub's own, an environment.
+for name, job in jobs.items():
+    if not isinstance(job, dict) or "uses" in job:
+        continue
+    granted = writes(job["permissions"] if "permissions" in job else workflow.get("permissions"))
+    oidc = "write-all" in granted or "id-token: write" in granted
+    contents = "write-all" in granted or "contents: write" in granted
+    if not (oidc or contents):
+        continue
+    held = ", ".join(g for g in granted if g in ("write-all", "id-token: write", "contents: write"))
+    if oidc and contents:
+        print(f"{path}:{lines.get(name, 1)}: job '{name}' holds both the OIDC token (id-token: write) and "
+              "contents: write: give each its own job", file=sys.stderr)
+        broken = True
+    outside = [str(step.get("uses")) for step in job.get("steps") or [] if isinstance(step, dict) and
+               step.get("uses") and not str(step.get("uses")).startswith(("actions/", "github/", "./"))]
+    if len(outside) > 1:
+        print(f"{path}:{lines.get(name, 1)}: job '{name}' holds {held} and runs {len(outside)} actions from "
+              f"outside GitHub's own ({', '.join(outside)}): each would hold the right; keep the one that "
+              "publishes and move the others to a job without it", file=sys.stderr)
+        broken = True
+    if not job.get("environment"):
+        print(f"{path}:{lines.get(name, 1)}: job '{name}' holds {held} without an 'environment:': publish in "
+              "a protected environment (limited to the release tags in the repository's settings)", file=sys.stderr)
         broken = True
 
 
@@ -185,5 +217,5 @@ for file in "${files[@]}"; do
     fi
   done < <(grep -nE '^\s*(-\s+)?uses:' "$file" || true)
 done
-((status == 0)) && echo "bankcheck: ${#files[@]} workflow file(s): permissions, privilege split, pinned actions, concurrency, shard matrices hold"
+((status == 0)) && echo "bankcheck: ${#files[@]} workflow file(s): permissions, privilege split, publishing jobs, pinned actions, concurrency, shard matrices hold"
 exit "$status"
