@@ -9,8 +9,10 @@
 //   bankcheck_kernel_suite --bankcheck_list_cases       the names of the cases it would run
 //   bankcheck_kernel_suite --bankcheck_topic=transpose  that topic's cases
 //   bankcheck_kernel_suite [gtest flags]                every case
-// BANKCHECK_CASES (glob patterns over case names, record_command.h) selects cases in each of the
-// last three; GoogleTest's --gtest_filter (GTEST_FILTER) narrows them further by test name, and its
+//   ... --bankcheck_topic=T --bankcheck_list_shard_cases  the names of the cases that topic's test
+//                                                       would run in this shard (bankcheck-ci's plan)
+// BANKCHECK_CASES or BANKCHECK_CASES_FILE (glob patterns over case names, record_command.h) selects
+// cases in each of the last four; GoogleTest's --gtest_filter (GTEST_FILTER) narrows them further by test name, and its
 // sharding (GTEST_TOTAL_SHARDS, GTEST_SHARD_INDEX) keeps one shard of them (ShardFromEnvironment).
 //
 // The supervisor itself never touches CUDA: it runs this program again (BANKCHECK_SUPERVISED=1)
