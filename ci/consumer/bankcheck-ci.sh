@@ -15,7 +15,8 @@
 #      from the measured cases where the GPU program measured any, else from the emulated
 #      program's, <suite>-emulated.sarif), then one line that adds up both programs' cases
 #   4. artifacts (--artifacts, default <build>/bankcheck-ci): report.md, report.txt,
-#      results/<suite>.json and results/<suite>-emulated.json, junit/ (GoogleTest's XML), ctest.log
+#      results/<suite>.json and results/<suite>-emulated.json, junit/ (GoogleTest's XML), ctest.log;
+#      with --shard, plan/ (the cases this shard was to run, for bankcheck-merge --shards)
 #   5. when a case's counts differ from its baseline (a regression, an improvement, a change, a
 #      missing baseline) or a baseline entry is stale: records the suites into a copy of their
 #      baselines folder and writes baselines.patch, the diff to apply and commit if the change was
@@ -57,7 +58,8 @@ Builds a project that uses bankcheck, runs its tests with ctest and reports its 
       --tests-per-gpu N   GPU tests at a time on each GPU (default: BANKCHECK_TESTS_PER_GPU, else 4)
       --shard I/N         run shard I of N (GoogleTest's GTEST_SHARD_INDEX=I-1, GTEST_TOTAL_SHARDS=N):
                           each kernel suite runs its share of the cases; merge the shards' results/
-                          with bankcheck-merge (docs/ci.md, "Sharding")
+                          with bankcheck-merge --shards N, which checks each shard's plan/
+                          (docs/ci.md, "Sharding")
       --no-baseline-patch do not record changed baselines into a copy
       --emulated-baselines
                           where the GPU program measured nothing (no GPU), offer the emulated
