@@ -73,7 +73,8 @@ if [[ "$(cat "$tools/pins" 2>/dev/null)" != "$(sha256sum <"$requirements")" ]]; 
   python3 -m venv "$tools"
   locked "$tools/bin/python" "$requirements" || die "could not install the packaging tools ($requirements)"
   sha256sum <"$requirements" >"$tools/pins"
-  echo "ci/wheel.sh: packaging tools installed in $((SECONDS - start)) s: $(grep -oE '^[a-z0-9-]+==[0-9.]+ \\$' "$requirements" | wc -l) packages"
+  echo "ci/wheel.sh: packaging tools installed in $((SECONDS - start)) s from ci/wheel-requirements.txt" \
+    "($("$tools/bin/python" -m pip list --format=freeze 2>/dev/null | wc -l) packages)"
 fi
 version="$(sed -n 's/^project(bankcheck VERSION \([0-9.]*\).*/\1/p' "$BANKCHECK_ROOT/CMakeLists.txt")"
 [[ -n "$version" ]] || die "no project(bankcheck VERSION ...) in CMakeLists.txt"
