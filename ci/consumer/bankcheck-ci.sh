@@ -3,7 +3,7 @@
 # (bankcheck_add_kernel_suite, bankcheck_add_gpu_test), for any CI system. GitHub Actions runs it
 # through the reusable workflow .github/workflows/bankcheck-suite.yml. Installed as
 # <prefix>/bin/bankcheck-ci. Needs no root and installs nothing: cmake, ctest and the `bankcheck`
-# command.
+# command (and python3 with --shard, for the shard's plan).
 #
 #   1. configure and build the project (not with --prebuilt)
 #   2. ctest: every test, GPU tests with a CTest resource specification for the visible GPUs
