@@ -14,11 +14,18 @@
 #     right. Writing (code scanning's SARIF upload, publishing a release) is a job of its own that
 #     downloads the artifact it needs and runs none of the project's code. A job that calls a
 #     reusable workflow passes its permissions on; the called workflow's jobs are checked there.
+#   - a job that publishes (holds `id-token: write`, the OIDC token, or `contents: write`) holds
+#     only one of the two, runs at most one action from outside GitHub's own (`actions/`, `github/`:
+#     a third-party action or a docker:// image, the one publishing action), and names an
+#     `environment:` (protected in the repository's settings: limited to the release tags): a
+#     third-party action in such a job holds the right too;
 #   - a sharded workflow (a job whose matrix has `shard`, docs/ci.md "Sharding"): a reusable one
 #     takes the input `shards`; each shard job is in a concurrency group of its own (its group
 #     names matrix.shard: one group for all would let the matrix's jobs cancel each other); a merge
 #     job (no matrix) needs the shard jobs; no shard job may write, and the one job that may write
-#     is the merge or comes after every job that needs the shards (the upload after the merge).
+#     is the merge or comes after every job that needs the shards (the upload after the merge); a
+#     merge job that runs bankcheck-merge passes it --shards (every shard there, each reported all
+#     the cases of its plan).
 #     These two rules read the YAML with python3's PyYAML (Debian: python3-yaml).
 #
 #   ci/check-workflows.sh [FILE...]   default: .github/workflows/ and examples/.github/workflows/
@@ -43,6 +50,7 @@ broken() {
 # such job as FILE:LINE: what, and fails.
 privilege_split() {
   python3 - "$1" <<'PY'
+import re
 import sys
 
 try:
@@ -90,7 +98,36 @@ for name, job in jobs.items():
         broken = True
 
 
+# Publishing jobs (above): one right, at most one action outside GitHub's own, an environment.
+for name, job in jobs.items():
+    if not isinstance(job, dict) or "uses" in job:
+        continue
+    granted = writes(job["permissions"] if "permissions" in job else workflow.get("permissions"))
+    oidc = "write-all" in granted or "id-token: write" in granted
+    contents = "write-all" in granted or "contents: write" in granted
+    if not (oidc or contents):
+        continue
+    held = ", ".join(g for g in granted if g in ("write-all", "id-token: write", "contents: write"))
+    if oidc and contents:
+        print(f"{path}:{lines.get(name, 1)}: job '{name}' holds both the OIDC token (id-token: write) and "
+              "contents: write: give each its own job", file=sys.stderr)
+        broken = True
+    outside = [str(step.get("uses")) for step in job.get("steps") or [] if isinstance(step, dict) and
+               step.get("uses") and not str(step.get("uses")).startswith(("actions/", "github/", "./"))]
+    if len(outside) > 1:
+        print(f"{path}:{lines.get(name, 1)}: job '{name}' holds {held} and runs {len(outside)} actions from "
+              f"outside GitHub's own ({', '.join(outside)}): each would hold the right; keep the one that "
+              "publishes and move the others to a job without it", file=sys.stderr)
+        broken = True
+    if not job.get("environment"):
+        print(f"{path}:{lines.get(name, 1)}: job '{name}' holds {held} without an 'environment:': publish in "
+              "a protected environment (limited to the release tags in the repository's settings)", file=sys.stderr)
+        broken = True
+
+
 # The shard matrix's rules (above).
+
+
 def problem(job, what):
     global broken
     print(f"{path}:{lines.get(job, 1)}: job '{job}' {what}", file=sys.stderr)
@@ -130,6 +167,12 @@ if shard_jobs:
               and any(s in needs(j) for s in shard_jobs) and not (j.get("strategy") or {}).get("matrix")]
     if not merges:
         problem(shard_jobs[0], "is a shard matrix that no merge job (one without a matrix) needs")
+    for name in merges:
+        for step in jobs[name].get("steps") or []:
+            run = str(step.get("run", "")) if isinstance(step, dict) else ""
+            if re.search(r"bankcheck-merge(\.sh)?(\s|$)", run) and "--shards" not in run:
+                problem(name, "runs bankcheck-merge without --shards: a shard missing, or one that did not "
+                        "report its cases, would not fail the merge")
     writers = [n for n, j in jobs.items() if isinstance(j, dict) and "uses" not in j and grants(j)]
     if len(writers) > 1:
         problem(writers[1], f"may write, as '{writers[0]}' may: in a sharded workflow one job writes")
@@ -174,5 +217,5 @@ for file in "${files[@]}"; do
     fi
   done < <(grep -nE '^\s*(-\s+)?uses:' "$file" || true)
 done
-((status == 0)) && echo "bankcheck: ${#files[@]} workflow file(s): permissions, privilege split, pinned actions, concurrency, shard matrices hold"
+((status == 0)) && echo "bankcheck: ${#files[@]} workflow file(s): permissions, privilege split, publishing jobs, pinned actions, concurrency, shard matrices hold"
 exit "$status"

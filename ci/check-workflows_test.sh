@@ -69,6 +69,67 @@ expect 1 "job 'build' runs the repository's code (./.github/actions/local) with 
 good | sed '/download-artifact@/s/.*/      - uses: actions\/checkout@'"$sha"'  # v4.4.0/' >"$dir/upload.yml"
 expect 1 "job 'upload' runs the repository's code" "$check" "$dir/upload.yml"
 
+# Publishing jobs: the OIDC token and contents: write never in one job, at most one action from outside
+# GitHub's own beside either, and a (protected) environment.
+publishing() {
+  cat <<YAML
+name: release
+on:
+  push:
+    tags: ['v*']
+permissions:
+  contents: read
+jobs:
+  attest:
+    runs-on: ubuntu-24.04
+    environment: release
+    permissions:
+      id-token: write
+      attestations: write
+    steps:
+      - uses: actions/download-artifact@$sha # v4.3.0
+      - uses: actions/attest-build-provenance@$sha # v4.1.0
+  publish:
+    needs: attest
+    runs-on: ubuntu-24.04
+    environment: release
+    permissions:
+      contents: write
+    steps:
+      - uses: actions/download-artifact@$sha # v4.3.0
+      - run: gh release create "\$TAG"
+  pypi:
+    needs: publish
+    runs-on: ubuntu-24.04
+    environment:
+      name: pypi
+    permissions:
+      id-token: write
+    steps:
+      - uses: actions/download-artifact@$sha # v4.3.0
+      - uses: pypa/gh-action-pypi-publish@$sha # v1.13.0
+YAML
+}
+publishing >"$dir/publishing.yml"
+expect 0 "publishing jobs" "$check" "$dir/publishing.yml"
+publishing | sed '0,/^      contents: write/s//      contents: write\n      id-token: write/' >"$dir/both.yml"
+expect 1 "both.yml:17: job 'publish' holds both the OIDC token (id-token: write) and contents: write: give each its own job" \
+  "$check" "$dir/both.yml"
+publishing | sed 's/^  contents: read/  contents: write/; /^  publish:/,/^    steps:/{/environment\|permissions\|contents/d}' \
+  >"$dir/inherited-write.yml"
+expect 1 "job 'publish' holds contents: write without an 'environment:'" "$check" "$dir/inherited-write.yml"
+publishing | sed 's/^      - uses: actions\/download-artifact@.*/&\n      - uses: softprops\/action-gh-release@'"$sha"' # v2.6.2/' >"$dir/third.yml"
+expect 1 "job 'pypi' holds id-token: write and runs 2 actions from outside GitHub's own (softprops/action-gh-release@$sha, pypa/gh-action-pypi-publish@$sha)" \
+  "$check" "$dir/third.yml"
+publishing | sed "s|      - run: gh release create.*|      - uses: docker://alpine@sha256:$(printf 'a%.0s' {1..64})\n      - uses: softprops/action-gh-release@$sha # v2.6.2|" >"$dir/docker.yml"
+expect 1 "job 'publish' holds contents: write and runs 2 actions from outside GitHub's own" "$check" "$dir/docker.yml"
+publishing | sed '/^    environment: release/d' >"$dir/noenv.yml"
+expect 1 "job 'attest' holds id-token: write without an 'environment:': publish in a protected environment" \
+  "$check" "$dir/noenv.yml"
+publishing | sed 's/^      id-token: write/      id-token: none/; s/^      contents: write/      contents: read/' |
+  sed '/environment/,/name: pypi/d' >"$dir/noright.yml"
+expect 0 "publishing jobs" "$check" "$dir/noright.yml"
+
 # A shard matrix (docs/ci.md, "Sharding"): the input `shards`, a concurrency group per shard, a merge
 # job after the shards, and the one job that may write after the merge.
 sharded() {
@@ -100,7 +161,7 @@ jobs:
     permissions:
       contents: read
     steps:
-      - run: merge
+      - run: bankcheck-merge.sh --shards 2 shards/*/
   upload:
     needs: [run, merge]
     runs-on: ubuntu-24.04
@@ -118,9 +179,11 @@ sharded | sed 's/-shard-\${{ matrix.shard }}//' >"$dir/onegroup.yml"
 expect 1 "job 'run' is a shard matrix without a concurrency group per shard" "$check" "$dir/onegroup.yml"
 sharded | sed '/^  merge:/,$d' >"$dir/nomerge.yml"
 expect 1 "job 'run' is a shard matrix that no merge job (one without a matrix) needs" "$check" "$dir/nomerge.yml"
+sharded | sed 's/--shards 2 //' >"$dir/noshards.yml"
+expect 1 "job 'merge' runs bankcheck-merge without --shards: a shard missing" "$check" "$dir/noshards.yml"
 sharded | sed 's/needs: \[run, merge\]/needs: run/' >"$dir/early.yml"
 expect 1 "job 'upload' may write but does not come after the merge job 'merge' (needs it)" "$check" "$dir/early.yml"
-sharded | sed '/- run: merge/i\      - uses: actions/download-artifact@'"$sha"' # v4.3.0' |
+sharded | sed '/- run: bankcheck-merge/i\      - uses: actions/download-artifact@'"$sha"' # v4.3.0' |
   sed '0,/^      contents: read/! {0,/^      contents: read/ s/^      contents: read/      pull-requests: write/}' >"$dir/twowriters.yml"
 expect 1 "may write, as 'merge' may: in a sharded workflow one job writes" "$check" "$dir/twowriters.yml"
 

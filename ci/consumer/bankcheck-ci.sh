@@ -3,7 +3,7 @@
 # (bankcheck_add_kernel_suite, bankcheck_add_gpu_test), for any CI system. GitHub Actions runs it
 # through the reusable workflow .github/workflows/bankcheck-suite.yml. Installed as
 # <prefix>/bin/bankcheck-ci. Needs no root and installs nothing: cmake, ctest and the `bankcheck`
-# command.
+# command (and python3 with --shard, for the shard's plan).
 #
 #   1. configure and build the project (not with --prebuilt)
 #   2. ctest: every test, GPU tests with a CTest resource specification for the visible GPUs
@@ -15,7 +15,8 @@
 #      from the measured cases where the GPU program measured any, else from the emulated
 #      program's, <suite>-emulated.sarif), then one line that adds up both programs' cases
 #   4. artifacts (--artifacts, default <build>/bankcheck-ci): report.md, report.txt,
-#      results/<suite>.json and results/<suite>-emulated.json, junit/ (GoogleTest's XML), ctest.log
+#      results/<suite>.json and results/<suite>-emulated.json, junit/ (GoogleTest's XML), ctest.log;
+#      with --shard, plan/ (the cases this shard was to run, for bankcheck-merge --shards)
 #   5. when a case's counts differ from its baseline (a regression, an improvement, a change, a
 #      missing baseline) or a baseline entry is stale: records the suites into a copy of their
 #      baselines folder and writes baselines.patch, the diff to apply and commit if the change was
@@ -57,7 +58,8 @@ Builds a project that uses bankcheck, runs its tests with ctest and reports its 
       --tests-per-gpu N   GPU tests at a time on each GPU (default: BANKCHECK_TESTS_PER_GPU, else 4)
       --shard I/N         run shard I of N (GoogleTest's GTEST_SHARD_INDEX=I-1, GTEST_TOTAL_SHARDS=N):
                           each kernel suite runs its share of the cases; merge the shards' results/
-                          with bankcheck-merge (docs/ci.md, "Sharding")
+                          with bankcheck-merge --shards N, which checks each shard's plan/
+                          (docs/ci.md, "Sharding")
       --no-baseline-patch do not record changed baselines into a copy
       --emulated-baselines
                           where the GPU program measured nothing (no GPU), offer the emulated
@@ -215,7 +217,7 @@ fi
 
 # Our own files in the artifacts folder, from an earlier run (nothing else there is touched).
 rm -rf "$artifacts/report.md" "$artifacts/report.txt" "$artifacts/results" "$artifacts/junit" \
-  "$artifacts/ctest.log" "$artifacts/record.log" "$artifacts/baselines.patch"
+  "$artifacts/ctest.log" "$artifacts/record.log" "$artifacts/baselines.patch" "$artifacts/plan"
 
 # 1. Configure and build.
 if ((prebuilt)); then
@@ -314,6 +316,51 @@ if [[ -f "$last_log" ]]; then
   no_gpu_required="$(grep -m1 -oE 'BANKCHECK_REQUIRE_GPU=1 is set but there is no usable GPU: .*' "$last_log" || true)"
 fi
 
+# A shard's plan, for bankcheck-merge (docs/ci.md, "Sharding"): plan/<results name>.txt, the cases
+# each kernel suite test that ctest selected was to run in this shard (the program says:
+# --bankcheck_list_shard_cases), plan/baselines, the baselines folders (as baselines.patch names them:
+# from the repository's root, "." where the folder is outside it), and plan/shard, "I/N", written
+# last: a shard whose plan/shard is missing did not get this far.
+write_shard_plan() {
+  local plan="$artifacts/plan" exe topic results name i
+  mkdir -p "$plan"
+  declare -A name_of=()
+  ctest --test-dir "$build_dir" --show-only=json-v1 "${ctest_args[@]}" >"$work/tests.json" ||
+    { warn "ctest --show-only=json-v1 failed: no shard plan"; return 1; }
+  while IFS=$'\t' read -r exe topic; do
+    if [[ -z "${name_of[$exe]+set}" ]]; then
+      results="$("$exe" --bankcheck_results_dir)" || { warn "$exe --bankcheck_results_dir failed"; return 1; }
+      name_of[$exe]=""
+      for i in "${!suites[@]}"; do
+        [[ "${suite_results[i]}" != "$results" ]] || { name_of[$exe]="${suites[i]}"; break; }
+        [[ "${suite_results[i]}-emulated" != "$results" ]] || { name_of[$exe]="${suites[i]}-emulated"; break; }
+      done
+    fi
+    name="${name_of[$exe]}"
+    [[ -n "$name" ]] || { warn "$exe writes its results to no kernel suite's folder: not in the shard plan"; continue; }
+    "$exe" --bankcheck_topic="$topic" --bankcheck_list_shard_cases >>"$plan/$name.txt" ||
+      { warn "$exe --bankcheck_topic=$topic --bankcheck_list_shard_cases failed: no shard plan"; return 1; }
+  done < <(python3 - "$work/tests.json" <<'PY'
+import json, sys
+
+# Each kernel suite topic test ctest selected: its program and topic ("<prefix>/<topic>" runs
+# "<program> --bankcheck_topic=<topic> ...", BankcheckDiscoverTopics.cmake).
+for test in json.load(open(sys.argv[1], encoding="utf-8")).get("tests", []):
+    command = test.get("command") or []
+    topics = [arg.split("=", 1)[1] for arg in command[1:] if arg.startswith("--bankcheck_topic=")]
+    if topics and "\t" not in command[0] + topics[0] and "\n" not in command[0] + topics[0]:
+        print(f"{command[0]}\t{topics[0]}")
+PY
+  )
+  for dir in "${suite_baselines[@]}"; do
+    case "$dir" in
+      "$top"/*) echo "${dir#"$top"/}" ;;
+      *) echo . ;;
+    esac
+  done | sort -u >"$plan/baselines"
+  echo "$((${GTEST_SHARD_INDEX:-0} + 1))/$GTEST_TOTAL_SHARDS" >"$plan/shard"
+}
+
 # 3. and 4. Results, reports, artifacts.
 mkdir -p "$artifacts/results"
 if [[ -d "$build_dir/test-results/junit" ]]; then
@@ -321,6 +368,9 @@ if [[ -d "$build_dir/test-results/junit" ]]; then
 fi
 work="$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-ci.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
+if [[ -n "${GTEST_TOTAL_SHARDS:-}" ]]; then
+  write_shard_plan || status=1
+fi
 : >"$artifacts/report.md"
 : >"$artifacts/report.txt"
 counts_changed=0

@@ -181,6 +181,35 @@ for measured_ran in 0 3; do
 done
 ((failures)) || echo "ok: --emulated-baselines offers derived first baselines only where nothing was measured"
 
+# A shard's plan (--shard I/N; docs/ci.md "Sharding"): what each selected topic test of each kernel
+# suite program was to run in this shard, as the program lists it, the baselines folder as the patch
+# names it, and the shard, for bankcheck-merge to check that the shard reported every case.
+project none
+cat >"$tmp/suite.sh" <<EOF
+#!/bin/bash
+case "\$*" in
+  --bankcheck_results_dir) echo "$tmp/build/results" ;;
+  "--bankcheck_topic=t --bankcheck_list_shard_cases") echo "t/shard\$GTEST_SHARD_INDEX-of-\$GTEST_TOTAL_SHARDS" ;;
+  "--bankcheck_topic=u --bankcheck_list_shard_cases") echo "u/shard\$GTEST_SHARD_INDEX" ;;
+  *) exit 0 ;;
+esac
+EOF
+chmod +x "$tmp/suite.sh"
+cat >>"$tmp/build/CTestTestfile.cmake" <<EOF
+add_test([=[s/t]=] "$tmp/suite.sh" --bankcheck_topic=t "--gtest_output=xml:$tmp/build/t.xml")
+add_test([=[s/u]=] "$tmp/suite.sh" --bankcheck_topic=u "--gtest_output=xml:$tmp/build/u.xml")
+EOF
+"$ci" --prebuilt --source "$tmp/src" --build "$tmp/build" --artifacts "$tmp/artifacts" --summary '' \
+  --bankcheck /bin/true -j 1 --shard 2/3 -- -E 's/u' >"$tmp/log" 2>&1 || true
+[[ "$(cat "$tmp/artifacts/plan/shard" 2>/dev/null)" == 2/3 ]] || { cat "$tmp/log"; fail "plan/shard is not 2/3"; }
+[[ "$(cat "$tmp/artifacts/plan/s.txt" 2>/dev/null)" == t/shard1-of-3 ]] ||
+  fail "plan/s.txt is not the selected topic's shard cases: $(cat "$tmp/artifacts/plan/s.txt" 2>&1)"
+[[ "$(cat "$tmp/artifacts/plan/baselines" 2>/dev/null)" == baselines ]] || fail "plan/baselines is not 'baselines'"
+"$ci" --prebuilt --source "$tmp/src" --build "$tmp/build" --artifacts "$tmp/artifacts" --summary '' \
+  --bankcheck /bin/true -j 1 >"$tmp/log" 2>&1 || true
+[[ ! -e "$tmp/artifacts/plan" ]] || fail "an unsharded run left a plan"
+((failures)) || echo "ok: a shard keeps its plan (plan/shard, plan/<suite>.txt, plan/baselines)"
+
 if ((failures)); then
   echo "bankcheck-ci_test: $failures check(s) failed"
   exit 1

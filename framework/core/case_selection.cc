@@ -4,6 +4,7 @@
 
 #include "bankcheck/error.h"
 #include "bankcheck/limits.h"
+#include "core/internal/file_io.h"
 #include "core/internal/text_table.h"
 
 namespace bankcheck {
@@ -94,20 +95,44 @@ bool MatchesGlob(std::string_view name, std::string_view pattern) {
   return p == pattern.size();
 }
 
-bool MatchesCasePatterns(std::string_view case_name, std::string_view selection) {
-  if (selection.empty()) return true;
-  // Split at each ',' that no '\' escapes; the escapes stay for MatchesGlob.
+CaseSelection::CaseSelection(std::string_view selection) : every_(selection.empty()) {
+  // Split at each ',' that no '\' escapes; the escapes stay for MatchesGlob. A pattern without a
+  // glob character names one case: looked up, so that a selection of many names (a shard's,
+  // BANKCHECK_CASES_FILE) costs one lookup per case, not one match per pattern.
   size_t begin = 0;
+  std::string literal;
+  bool is_literal = true;
   for (size_t i = 0; i <= selection.size(); ++i) {
     if (i == selection.size() || selection[i] == ',') {
       const std::string_view pattern = selection.substr(begin, i - begin);
-      if (!pattern.empty() && MatchesGlob(case_name, pattern)) return true;
+      if (!pattern.empty()) {
+        if (is_literal) {
+          names_.insert(literal);
+        } else {
+          globs_.emplace_back(pattern);
+        }
+      }
       begin = i + 1;
+      literal.clear();
+      is_literal = true;
     } else if (selection[i] == '\\') {
-      ++i;
+      literal += i + 1 < selection.size() ? selection[++i] : '\\';
+    } else {
+      is_literal = is_literal && std::string_view("*?[").find(selection[i]) == kNone;
+      literal += selection[i];
     }
   }
+}
+
+bool CaseSelection::Selects(std::string_view case_name) const {
+  if (every_ || names_.count(std::string(case_name)) != 0) return true;
+  for (const std::string& glob : globs_)
+    if (MatchesGlob(case_name, glob)) return true;
   return false;
+}
+
+bool MatchesCasePatterns(std::string_view case_name, std::string_view selection) {
+  return CaseSelection(selection).Selects(case_name);
 }
 
 std::string CasePatternFor(std::string_view case_name) {
@@ -147,6 +172,45 @@ void CheckCaseNameLength(std::string_view name, const std::string& where) {
   throw Error(ErrorKind::kBadInput, where + ": a case name of " + std::to_string(name.size()) + " bytes (" +
                                         PlainLine(name, 40) + "), longer than the " +
                                         std::to_string(kMaxCaseNameBytes) + " bankcheck reads (limits.h)");
+}
+
+std::string ReadCaseSelectionFile(const std::filesystem::path& path, const std::string& what) {
+  const std::string shown = what + "=" + PlainLine(path.string(), 200);
+  const std::string text = ReadTextFile(
+      path, "(" + what + ": a file of case selections, one per line, such as bankcheck-shard-plan writes)");
+  std::string selection;
+  size_t lines = 0;
+  size_t begin = 0;
+  for (size_t number = 1; begin < text.size(); ++number) {
+    size_t end = text.find('\n', begin);
+    if (end == kNone) end = text.size();
+    std::string_view line(text.data() + begin, end - begin);
+    begin = end + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) continue;
+    const std::string where = shown + ", line " + std::to_string(number);
+    CheckCaseSelection(line, where);
+    // Joined with ',', a last '\' would escape that comma and glue two lines into one pattern.
+    const size_t kept = line.find_last_not_of('\\');
+    if ((line.size() - (kept == kNone ? 0 : kept + 1)) % 2 == 1) {
+      throw Error(ErrorKind::kBadInput, where +
+                                            " ends in a '\\' that escapes nothing; end it with '\\\\' "
+                                            "for a literal one");
+    }
+    if (++lines > kMaxCases) {
+      throw Error(ErrorKind::kBadInput, shown + " holds more than " + std::to_string(kMaxCases) +
+                                            " selections (limits.h kMaxCases); select fewer cases at once");
+    }
+    selection += (selection.empty() ? "" : ",") + std::string(line);
+  }
+  if (lines == 0) {
+    throw Error(ErrorKind::kBadInput,
+                shown +
+                    " holds no case selection (an empty file would select every case): "
+                    "a shard with no case has nothing to run; run it only when the file "
+                    "is not empty");
+  }
+  return selection;
 }
 
 }  // namespace bankcheck

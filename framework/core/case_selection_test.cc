@@ -2,7 +2,10 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "bankcheck/error.h"
@@ -75,6 +78,53 @@ TEST(CaseSelectionTest, SelectionsAreCheckedOnce) {
               ThrowsMessage<Error>(HasSubstr("--case='a b' holds a control character")));
   EXPECT_THAT([] { CheckCaseSelection(",,", "--case"); },
               ThrowsMessage<Error>(HasSubstr("holds no pattern")));
+}
+
+// A selection of many names (a shard's) is decided by lookup, as its globs would decide it: escaped
+// names select themselves alone; a glob among them still matches.
+TEST(CaseSelectionTest, ManyNamesSelectAsTheirGlobsWould) {
+  std::string selection;
+  for (int i = 0; i < 100'000; ++i) selection += "t/case" + std::to_string(i) + ",";
+  selection += CasePatternFor("odd/a*b,c") + "," + CasePatternFor("t/back\\slash") + ",glob/?x,t/trailing\\";
+  const CaseSelection selects(selection);
+  EXPECT_TRUE(selects.Selects("t/case99999"));
+  EXPECT_FALSE(selects.Selects("t/case100000"));
+  EXPECT_TRUE(selects.Selects("odd/a*b,c"));
+  EXPECT_FALSE(selects.Selects("odd/aXb,c"));
+  EXPECT_TRUE(selects.Selects("t/back\\slash"));
+  EXPECT_TRUE(selects.Selects("glob/ax"));
+  EXPECT_TRUE(selects.Selects("t/trailing\\"));  // a last '\' is itself, as MatchesGlob reads it
+  EXPECT_TRUE(MatchesGlob("t/trailing\\", "t/trailing\\"));
+  EXPECT_TRUE(CaseSelection("").Selects("anything"));
+}
+
+TEST(CaseSelectionTest, ASelectionFileHasOneSelectionPerLineEachChecked) {
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("bankcheck_case_file_" + std::to_string(::getpid()));
+  const auto write = [&file](const std::string& text) { std::ofstream(file, std::ios::binary) << text; };
+  write("a/one\r\n\nb/*,c/two\n" + CasePatternFor("odd/x,y") + "\n");
+  EXPECT_EQ(ReadCaseSelectionFile(file, "F"), "a/one,b/*,c/two,odd/x\\,y");
+  write("a/one\n" + std::string(kMaxCaseNameBytes + 1, 'a') + "\n");
+  EXPECT_THAT([&file] { ReadCaseSelectionFile(file, "F"); },
+              ThrowsMessage<Error>(HasSubstr(", line 2='aaa")));
+  write("a/one\\\nb\n");  // joined, the '\' would escape the ',' before b
+  EXPECT_THAT([&file] { ReadCaseSelectionFile(file, "F"); },
+              ThrowsMessage<Error>(HasSubstr("line 1 ends in a '\\' that escapes nothing")));
+  write("a/one\\\\\n");
+  EXPECT_EQ(ReadCaseSelectionFile(file, "F"), "a/one\\\\");
+  write("a\x01b\n");
+  EXPECT_THAT([&file] { ReadCaseSelectionFile(file, "F"); },
+              ThrowsMessage<Error>(HasSubstr("control character")));
+  write("\n\n");
+  EXPECT_THAT(
+      [&file] { ReadCaseSelectionFile(file, "F"); },
+      ThrowsMessage<Error>(HasSubstr("holds no case selection (an empty file would select every case)")));
+  std::string many;
+  for (size_t i = 0; i <= kMaxCases; ++i) many += "c" + std::to_string(i) + "\n";
+  write(many);
+  EXPECT_THAT([&file] { ReadCaseSelectionFile(file, "F"); },
+              ThrowsMessage<Error>(HasSubstr("holds more than 100000 selections")));
+  std::filesystem::remove(file);
 }
 
 TEST(CaseSelectionTest, CaseNamesAreBoundedInLength) {

@@ -33,14 +33,15 @@ int LineOf(const KernelCase& c, int here) { return c.source_file.empty() ? here 
 
 class ModelCheck : public ::testing::Test {
  public:
-  ModelCheck(const KernelCase& c, std::string patterns) : case_(c), patterns_(std::move(patterns)) {}
+  // `skipped`: why the selection leaves this case out ("" when it selects it): decided once at
+  // registration, so that a selection of many names costs each check nothing.
+  ModelCheck(const KernelCase& c, std::string skipped) : case_(c), skipped_(std::move(skipped)) {}
 
   void TestBody() override {
     const KernelCase& c = case_;
     RecordProperty("case", c.name);  // JUnit XML names the case itself beside the test's name
     // One reason for every check skipped so, which ci/test.sh then lists once.
-    if (!MatchesCasePatterns(c.name, patterns_))
-      GTEST_SKIP() << "BANKCHECK_CASES='" << patterns_ << "' does not select this case";
+    if (!skipped_.empty()) GTEST_SKIP() << skipped_;
     const PredictedCounts predicted = c.predict();
     if (!c.expect.stated()) {
       CheckAgainstBaselines(predicted);
@@ -85,7 +86,7 @@ class ModelCheck : public ::testing::Test {
   }
 
   const KernelCase& case_;
-  const std::string patterns_;
+  const std::string skipped_;
 };
 
 class BaselineFilesCheck : public ::testing::Test {
@@ -122,7 +123,9 @@ void BaselineFilesCheck::TestBody() {
 }  // namespace
 
 void RegisterAnnotationChecks(const std::vector<const KernelCase*>& cases, const std::string& test_prefix,
-                              const std::string& patterns) {
+                              const CasePatterns& selection) {
+  const CaseSelection selects(selection.patterns);
+  const std::string skipped = selection.source + " does not select this case";
   const std::string model_prefix = ModelCheckPrefix(test_prefix);
   const std::string clash = CaseTestNameClash(cases, model_prefix);
   if (!clash.empty()) throw Error(ErrorKind::kBadInput, clash);
@@ -130,7 +133,9 @@ void RegisterAnnotationChecks(const std::vector<const KernelCase*>& cases, const
     const CaseTestName name = GtestNameForCase(model_prefix, c->name);
     ::testing::RegisterTest(name.suite.c_str(), name.test.c_str(), nullptr, nullptr, FileOf(*c, __FILE__),
                             LineOf(*c, __LINE__),
-                            [c, patterns]() -> ModelCheck* { return new ModelCheck(*c, patterns); });
+                            [c, why = selects.Selects(c->name) ? "" : skipped]() -> ModelCheck* {
+                              return new ModelCheck(*c, why);
+                            });
   }
   const CaseTestName baselines = GtestNameForBaselineFilesCheck(test_prefix);
   ::testing::RegisterTest(baselines.suite.c_str(), baselines.test.c_str(), nullptr, nullptr, __FILE__,

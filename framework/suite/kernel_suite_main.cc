@@ -54,7 +54,8 @@ int RunSuiteProgram(int argc, char** argv) {
     for (const std::string& topic : suites::Topics(cases)) std::cout << topic << "\n";
     return 0;
   }
-  const std::string patterns = suites::CasePatternsFromEnvironment();
+  const suites::CasePatterns selection = suites::CasePatternsFromEnvironment();
+  const std::string& patterns = selection.patterns;
   const std::vector<const KernelCase*> selected = suites::SelectCases(cases, patterns);
   if (Has(args, "--bankcheck_list_cases")) {
     for (const KernelCase* c : selected) std::cout << c->name << "\n";
@@ -72,13 +73,21 @@ int RunSuiteProgram(int argc, char** argv) {
       std::cerr << "bankcheck: no registered case has the topic '" << topic << "'\n";
       return 1;
     }
+    // The cases this test (its topic, its shard) would run, one name a line: bankcheck-ci keeps
+    // them, and bankcheck-merge checks that the shard reported each.
+    if (Has(args, "--bankcheck_list_shard_cases")) {
+      for (const KernelCase* c :
+           suites::SelectShardCases(cases, prefix, topic, patterns, filter, suites::ShardFromEnvironment()))
+        std::cout << c->name << "\n";
+      return 0;
+    }
     const suites::Shard shard = suites::ShardFromEnvironment();
     const std::vector<std::string> tests =
         suites::SelectCaseTests(cases, prefix, topic, patterns, filter, shard);
     if (tests.empty()) {
       // e.g. BANKCHECK_CASES naming a case of another topic, or a shard that holds none of this
       // topic's cases: CTest reports this one as skipped.
-      std::string by = patterns.empty() ? "" : "BANKCHECK_CASES='" + patterns + "'";
+      std::string by = selection.source;
       if (!filter.empty()) by += (by.empty() ? "" : " and ") + ("the filter '" + filter + "'");
       const std::string of_topic = topic.empty() ? "" : " of topic '" + topic + "'";
       const bool any_selected = !suites::SelectCaseTests(cases, prefix, topic, patterns, filter).empty();

@@ -44,18 +44,27 @@ bool MatchesGtestFilter(const std::string& name, const std::string& filter) {
   return (positive.empty() || MatchesAny(name, positive)) && !MatchesAny(name, negative);
 }
 
-std::string CasePatternsFromEnvironment() {
+CasePatterns CasePatternsFromEnvironment() {
   const char* value = std::getenv("BANKCHECK_CASES");
   const std::string patterns = value == nullptr ? "" : value;
+  const std::string file = AbsolutePathFromEnvironment("BANKCHECK_CASES_FILE");
+  if (!file.empty()) {
+    if (!patterns.empty()) {
+      throw Error(ErrorKind::kBadInput,
+                  "BANKCHECK_CASES and BANKCHECK_CASES_FILE are both set: give the selection in one of them");
+    }
+    return {ReadCaseSelectionFile(file, "BANKCHECK_CASES_FILE"), "BANKCHECK_CASES_FILE=" + file};
+  }
   CheckCaseSelection(patterns, "BANKCHECK_CASES");
-  return patterns;
+  return {patterns, patterns.empty() ? "" : "BANKCHECK_CASES='" + patterns + "'"};
 }
 
 std::vector<const KernelCase*> SelectCases(const std::vector<const KernelCase*>& cases,
                                            const std::string& patterns) {
+  const CaseSelection selection(patterns);
   std::vector<const KernelCase*> selected;
   for (const KernelCase* c : cases)
-    if (MatchesCasePatterns(c->name, patterns)) selected.push_back(c);
+    if (selection.Selects(c->name)) selected.push_back(c);
   return selected;
 }
 
@@ -94,18 +103,27 @@ Shard ShardFromEnvironment() {
   return shard;
 }
 
+std::vector<const KernelCase*> SelectShardCases(const std::vector<const KernelCase*>& cases,
+                                                const std::string& test_prefix, const std::string& topic,
+                                                const std::string& patterns, const std::string& filter,
+                                                const Shard& shard) {
+  std::vector<const KernelCase*> chosen;
+  int position = 0;
+  for (const KernelCase* c : SelectCases(cases, patterns)) {
+    if (!MatchesGtestFilter(GtestNameForCase(test_prefix, c->name).Full(), filter)) continue;
+    const bool in_shard = position++ % shard.total == shard.index;
+    if (in_shard && (topic.empty() || c->topic() == topic)) chosen.push_back(c);
+  }
+  return chosen;
+}
+
 std::vector<std::string> SelectCaseTests(const std::vector<const KernelCase*>& cases,
                                          const std::string& test_prefix, const std::string& topic,
                                          const std::string& patterns, const std::string& filter,
                                          const Shard& shard) {
   std::vector<std::string> tests;
-  int position = 0;
-  for (const KernelCase* c : SelectCases(cases, patterns)) {
-    const std::string test = GtestNameForCase(test_prefix, c->name).Full();
-    if (!MatchesGtestFilter(test, filter)) continue;
-    const bool in_shard = position++ % shard.total == shard.index;
-    if (in_shard && (topic.empty() || c->topic() == topic)) tests.push_back(test);
-  }
+  for (const KernelCase* c : SelectShardCases(cases, test_prefix, topic, patterns, filter, shard))
+    tests.push_back(GtestNameForCase(test_prefix, c->name).Full());
   return tests;
 }
 

@@ -6,16 +6,18 @@
 #include <vector>
 
 #include "bankcheck/kernel_registry.h"
+#include "suite/internal/suite_runner.h"
 
 namespace bankcheck::suites {
 
 // Registers, for each of `cases` (those with a declared access pattern), its model check
-// "<ModelCheckPrefix(test_prefix)>/<topic>.<rest>", which skips, saying why, when the
-// BANKCHECK_CASES patterns `patterns` do not select it; and the suite's baseline files check
-// (GtestNameForBaselineFilesCheck). Every case is registered whatever `patterns` says: CTest's
-// tests are listed from this program (gtest_discover_tests) and must not depend on the
-// environment of the build. Throws Error(kBadInput) when two cases would get the same name.
+// "<ModelCheckPrefix(test_prefix)>/<topic>.<rest>", which skips, saying why, when the suite's
+// case selection `selection` (CasePatternsFromEnvironment) does not select it; and the suite's
+// baseline files check (GtestNameForBaselineFilesCheck). Every case is registered whatever
+// `selection` says: CTest's tests are listed from this program (gtest_discover_tests) and must not
+// depend on the environment of the build. Throws Error(kBadInput) when two cases would get the
+// same name.
 void RegisterAnnotationChecks(const std::vector<const KernelCase*>& cases, const std::string& test_prefix,
-                              const std::string& patterns);
+                              const CasePatterns& selection);
 
 }  // namespace bankcheck::suites

@@ -9,8 +9,10 @@
 //   bankcheck_kernel_suite --bankcheck_list_cases       the names of the cases it would run
 //   bankcheck_kernel_suite --bankcheck_topic=transpose  that topic's cases
 //   bankcheck_kernel_suite [gtest flags]                every case
-// BANKCHECK_CASES (glob patterns over case names, record_command.h) selects cases in each of the
-// last three; GoogleTest's --gtest_filter (GTEST_FILTER) narrows them further by test name, and its
+//   ... --bankcheck_topic=T --bankcheck_list_shard_cases  the names of the cases that topic's test
+//                                                       would run in this shard (bankcheck-ci's plan)
+// BANKCHECK_CASES or BANKCHECK_CASES_FILE (glob patterns over case names, record_command.h) selects
+// cases in each of the last four; GoogleTest's --gtest_filter (GTEST_FILTER) narrows them further by test name, and its
 // sharding (GTEST_TOTAL_SHARDS, GTEST_SHARD_INDEX) keeps one shard of them (ShardFromEnvironment).
 //
 // The supervisor itself never touches CUDA: it runs this program again (BANKCHECK_SUPERVISED=1)
@@ -31,8 +33,18 @@ inline constexpr int kContextLostExitCode = 86;
 // '-' and ':'-separated negative ones; '*' and '?' wildcards. An empty positive part means "*".
 bool MatchesGtestFilter(const std::string& name, const std::string& filter);
 
-// BANKCHECK_CASES, checked: "" when unset; no control characters.
-std::string CasePatternsFromEnvironment();
+// The suite's case selection: `patterns` (MatchesCasePatterns' ','-separated globs; "" selects
+// every case) and where they came from, as messages name it (`source`: "BANKCHECK_CASES='...'" or
+// "BANKCHECK_CASES_FILE=<path>"; "" when neither is set).
+struct CasePatterns {
+  std::string patterns;
+  std::string source;
+};
+
+// BANKCHECK_CASES (one selection, at most kMaxCaseNameBytes, no control characters) or
+// BANKCHECK_CASES_FILE (an absolute path: ReadCaseSelectionFile, one selection per line, as many as
+// a shard holds); both set is an error.
+CasePatterns CasePatternsFromEnvironment();
 
 // The cases whose names match `patterns` (MatchesCasePatterns; every case when it is empty), in
 // their order.
@@ -65,6 +77,12 @@ std::vector<std::string> SelectCaseTests(const std::vector<const KernelCase*>& c
                                          const std::string& test_prefix, const std::string& topic,
                                          const std::string& patterns, const std::string& filter,
                                          const Shard& shard = {});
+// The same cases themselves: what a shard plans to run (`--bankcheck_list_shard_cases`, which
+// bankcheck-ci keeps for bankcheck-merge to check that every shard reported its cases).
+std::vector<const KernelCase*> SelectShardCases(const std::vector<const KernelCase*>& cases,
+                                                const std::string& test_prefix, const std::string& topic,
+                                                const std::string& patterns, const std::string& filter,
+                                                const Shard& shard);
 
 // Why two of `cases` cannot be told apart by their GoogleTest names (GtestNameForCase, which
 // replaces some characters), naming both; "" when every name is its own.
