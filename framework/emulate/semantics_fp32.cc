@@ -4,6 +4,7 @@
 // not know exactly makes the result unknown, never a guess: the other roundings (.RZ, .RM, .RP),
 // .SAT, FMNMX of two zeros of different signs.
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -107,7 +108,14 @@ void LaunchEvaluator::FloatArithmetic(const Instruction& in, size_t index, uint3
   const Semantics semantics = in.info->semantics;
   const bool ftz = in.Is(mod::kFtz);
   // Only round-to-nearest is computed: the host's other modes would need its rounding mode changed.
-  const bool exact = in.decoded.rounding == Rounding::kNearest && !in.Is(mod::kSat);
+  // Only the modifiers the conformance vectors check (conformance/vectors.txt): .FTZ, and FMNMX's
+  // .NAN; any other (.SAT, .RZ, FMUL's .D2, ...) leaves the destination unknown.
+  const bool nan_propagating =
+      semantics == Semantics::kFloatMinMax && in.decoded.nan_test == DecodedModifiers::NanTest::kNan;
+  const bool exact = in.decoded.rounding == Rounding::kNearest &&
+                     std::all_of(in.modifiers.begin(), in.modifiers.end(), [&](const std::string& modifier) {
+                       return modifier == "FTZ" || (nan_propagating && modifier == "NAN");
+                     });
   ForEachLane(in, mask, [&](int lane, Writes& out) {
     const std::vector<Operand>& ops = in.operands;
     if (semantics == Semantics::kFloatCompare) return FloatCompare(in, index, lane, out);
@@ -136,7 +144,7 @@ void LaunchEvaluator::FloatArithmetic(const Instruction& in, size_t index, uint3
           return;
         }
         uint32_t bits = 0;
-        if (std::isnan(x) && std::isnan(y)) {
+        if ((std::isnan(x) && std::isnan(y)) || (nan_propagating && (std::isnan(x) || std::isnan(y)))) {
           bits = kCanonicalNan;
         } else if (std::isnan(x) || std::isnan(y)) {
           bits = Bits(std::isnan(x) ? y : x);
