@@ -1,4 +1,4 @@
-// The integer handlers: IMAD, IADD3, VIADD, LEA, SHF, LOP3, IMNMX, POPC, FLO, BREV, PRMT (and their
+// The integer handlers: IMAD, IADD3, VIADD, LEA, SHF, LOP3, IMNMX, POPC, FLO, BREV, PRMT, IABS (and their
 // uniform forms). A result is affine in the block index where the operation keeps it so (sums,
 // multiples by a value the same in every block, left shifts by such a count).
 
@@ -274,6 +274,12 @@ void LaunchEvaluator::Integer(const Instruction& in, size_t index, uint32_t mask
         uint32_t position = bits == 0 ? 0xffffffffu : 31u - static_cast<uint32_t>(__builtin_clz(bits));
         if (in.Is(mod::kSh) && bits != 0) position = 31u - position;
         out.Add(ops[0], From(position, a));
+        return;
+      }
+      case Semantics::kAbs: {
+        const Value a = Read(ops.at(1), lane, index);
+        const uint32_t magnitude = static_cast<int32_t>(a.bits) < 0 ? 0u - a.bits : a.bits;
+        out.Add(ops[0], From(magnitude, a));
         return;
       }
       case Semantics::kBrev: {

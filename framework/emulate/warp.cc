@@ -134,6 +134,7 @@ void LaunchEvaluator::Dispatch(const Instruction& in, uint32_t index, uint32_t m
     case Semantics::kFlo:
     case Semantics::kBrev:
     case Semantics::kPrmt:
+    case Semantics::kAbs:
       Integer(in, index, mask);
       break;
     case Semantics::kPlop3:

@@ -30,6 +30,7 @@ enum class Semantics : uint8_t {
   kFlo,                   // FLO
   kBrev,                  // BREV
   kPrmt,                  // PRMT: byte permute
+  kAbs,                   // IABS: |a| (INT_MIN stays INT_MIN)
   kSpecialRegister,       // S2R, S2UR
   kSpecialRegisterPair,   // CS2R: a register pair (.32: one); known for SRZ
   kLoadConstant,          // LDC, ULDC
