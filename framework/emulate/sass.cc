@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "bankcheck/error.h"
+#include "emulate/internal/checked_forms.h"
 #include "emulate/internal/sm90.h"
 
 namespace bankcheck::emulate::internal {
@@ -363,6 +364,9 @@ std::map<std::string, Kernel, std::less<>> ReadKernels(const std::string& nvdisa
       instruction.modifiers.assign(parts.begin() + (parts.empty() ? 0 : 1), parts.end());
       instruction.info = FindOpcode(instruction.base);
       instruction.decoded = DecodeModifiers(instruction.info, instruction.modifiers);
+      instruction.unchecked_form =
+          instruction.info != nullptr && IsComputingFamily(instruction.info->semantics) &&
+          !HasConformanceVectors(FormOf(instruction.base, instruction.modifiers, instruction.info));
       instruction.inline_chain = disassembled.inline_chain;
       if (!disassembled.guard.empty()) {
         std::string guard = disassembled.guard.substr(1);  // after '@'

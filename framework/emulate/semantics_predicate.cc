@@ -93,12 +93,12 @@ void LaunchEvaluator::Predicates(const Instruction& in, size_t index, uint32_t m
 
 void LaunchEvaluator::Vote(const Instruction& in, uint32_t mask) {
   // VOTE.ANY/ALL/EQ Rd, Pd, Ps: Rd the ballot of Ps over the lanes that run it, Pd the vote;
-  // VOTEU.ALL UPd, Ps (no ballot register) as VOTEU.ALL URZ, UPd, Ps.
+  // VOTE.ALL Pd, Ps and VOTEU.ALL UPd, Ps (no ballot register) as VOTE.ALL RZ, Pd, Ps.
   std::vector<Operand> three;
-  if (in.operands.size() == 2 && in.info->uniform()) {
+  if (in.operands.size() == 2) {
     three = {Operand{}, in.operands[0], in.operands[1]};
-    three[0].kind = OperandKind::kUniformRegister;
-    three[0].index = kUniformRegisterZero;
+    three[0].kind = in.info->uniform() ? OperandKind::kUniformRegister : OperandKind::kRegister;
+    three[0].index = in.info->uniform() ? kUniformRegisterZero : kRegisterZero;
   }
   const std::vector<Operand>& ops = three.empty() ? in.operands : three;
   uint32_t ballot = 0, voters = 0;
@@ -125,7 +125,7 @@ void LaunchEvaluator::Vote(const Instruction& in, uint32_t mask) {
   const Value register_value = From(ballot, inputs), predicate_value = From(vote ? 1u : 0u, inputs);
   for (int lane = 0; lane < kWarpSize; ++lane) {
     if (!in.info->uniform() && !(voters >> lane & 1u)) continue;
-    Writes writes(warp_, lane, Known(1));
+    Writes writes(warp_, lane, WriteGuard(Known(1)));
     writes.Add(ops.at(0), register_value);
     writes.Add(ops.at(1), predicate_value);
     if (in.info->uniform()) return;  // once for the warp

@@ -22,6 +22,9 @@ enum class Inputs : uint8_t {
   kLane,     // a random; b a lane or delta (0 to 40); c random
   kDivisor,  // a random; b a divisor (0, 1, powers of two, random)
   kNone,     // ignored (constants)
+  kZeros,    // floats: every pair of ±0, ±denormal, ±1, NaN and ±inf first, then as kFloat
+  kHalf,     // half pairs: edges (±0, ±inf, NaN payloads, denormals, 65504, ...) in either half, random
+  kDouble,   // a, b: a double's high word (edges, then near 1); c: the low words (0 or edges, random)
 };
 
 struct Form {

@@ -16,6 +16,7 @@
 #include "bankcheck/error.h"
 #include "emulate/conformance/forms.h"
 #include "emulate/conformance/vectors.h"
+#include "emulate/internal/checked_forms.h"
 #include "emulate/internal/sass.h"
 #include "emulate/runtime/internal/launch_capture.h"
 
@@ -68,12 +69,13 @@ const emulate::Module* FormsModule(std::string* problem) {
   return module;
 }
 
-// Whether kernel `name` has an instruction whose opcode is exactly `opcode` ("FFMA.FTZ").
-bool HasForm(const emulate::Module& module, const std::string& name, const std::string& opcode) {
+// Whether kernel `name` has an instruction of form `form` ("FFMA.FTZ", FormOf's text).
+bool HasForm(const emulate::Module& module, const std::string& name, const std::string& form) {
   const auto kernel = module.data().kernels.find(name);
   if (kernel == module.data().kernels.end()) return false;
   for (const emulate::internal::Instruction& instruction : kernel->second.code)
-    if (instruction.opcode == opcode) return true;
+    if (emulate::internal::FormOf(instruction.base, instruction.modifiers, instruction.info) == form)
+      return true;
   return false;
 }
 
@@ -134,6 +136,20 @@ TEST(ConformanceTest, VectorFloatAtomicsAreNotComputed) {
   }
 }
 
+// The rule (internal/checked_forms.def): a form outside the table is not computed, and says so, even
+// where a handler could compute it (FADD.RZ: the host's rounding); one in it is (FADD).
+TEST(ConformanceTest, OnlyFormsOfTheTableAreComputed) {
+  BANKCHECK_NEED_SASS();
+  ASSERT_FALSE(emulate::internal::HasConformanceVectors("FADD.RZ"));
+  ASSERT_TRUE(emulate::internal::HasConformanceVectors("FADD"));
+  std::vector<uint32_t> in(kThreads * kInputs, 0x3f800000u), out(kThreads * kOutputs);
+  std::string why;
+  EXPECT_FALSE(Replay(FormIndex("form_fadd_rz"), in, &out, &why));
+  EXPECT_THAT(why, ::testing::HasSubstr("form FADD.RZ has no GPU conformance vectors"));
+  ASSERT_TRUE(Replay(FormIndex("form_fadd"), in, &out, &why)) << why;
+  EXPECT_EQ(out[0], 0x40000000u) << "1 + 1 read back " << Hex(out[0]);
+}
+
 TEST(ConformanceTest, EveryFormReplaysTheGpusVectorsBitForBit) {
   BANKCHECK_NEED_SASS();
   std::string problem;
@@ -149,6 +165,7 @@ TEST(ConformanceTest, EveryFormReplaysTheGpusVectorsBitForBit) {
   size_t computed_forms = 0, computed_vectors = 0, differ = 0, unknown_vectors = 0;
   std::vector<std::string> unknown;
   std::map<std::string, bool> recorded;
+  std::map<std::string, size_t> computed_by_form;  // vectors computed, by the form their kernel checks
   for (const RecordedForm& form : vectors.forms) {
     const auto found = index_of.find(form.name);
     ASSERT_NE(found, index_of.end()) << form.name << " is recorded but is no form of forms.cu";
@@ -184,6 +201,7 @@ TEST(ConformanceTest, EveryFormReplaysTheGpusVectorsBitForBit) {
     for (uint32_t t = 0; t < kThreads; ++t) {
       if (!computed[t]) continue;
       ++computed_vectors;
+      ++computed_by_form[form.opcode];
       bool same = true;
       for (uint32_t i = 0; i < kOutputs; ++i)
         same = same && out[t * kOutputs + i] == form.out[t * kOutputs + i];
@@ -200,6 +218,13 @@ TEST(ConformanceTest, EveryFormReplaysTheGpusVectorsBitForBit) {
   }
   for (size_t i = 0; i < count; ++i)
     EXPECT_TRUE(recorded.count(forms[i].name)) << forms[i].name << " has no vectors: record them on the GPU";
+  // The table of forms the output pass computes (internal/checked_forms.def): each must have vectors
+  // the emulator computes (and, above, computes equal to the GPU's).
+  size_t table_size = 0;
+  const char* const* table = emulate::internal::CheckedForms(&table_size);
+  for (size_t i = 0; i < table_size; ++i)
+    EXPECT_GT(computed_by_form[table[i]], 0u)
+        << table[i] << " is in internal/checked_forms.def but no vector of it is recorded and computed";
   for (const std::string& line : unknown) std::printf("  not computed: %s\n", line.c_str());
   std::printf("%zu forms, %zu vectors, %zu differ; not computed: %zu vectors of %zu forms\n", computed_forms,
               computed_vectors, differ, unknown_vectors, unknown.size());
