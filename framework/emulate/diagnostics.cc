@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "bankcheck/instruction_counts.h"
+#include "emulate/internal/checked_forms.h"
 
 namespace bankcheck::emulate::internal {
 namespace {
@@ -72,6 +73,9 @@ std::string OriginText(const Kernel& kernel, uint32_t origin) {
   if (origin == kNeverWritten) return "a register read before any instruction wrote it";
   if (origin == kMissingArgument) return "argument bytes the launch did not give";
   const Instruction& source = kernel.code.at(origin - 1);
+  if (source.unchecked_form)
+    return "form " + FormOf(source.base, source.modifiers, source.info) +
+           " has no GPU conformance vectors (" + Located(source) + ")";
   const Semantics semantics = source.info != nullptr ? source.info->semantics : Semantics::kData;
   switch (semantics) {
     case Semantics::kLoad:

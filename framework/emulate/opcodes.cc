@@ -98,13 +98,18 @@ DecodedModifiers DecodeModifiers(const OpcodeInfo* info, const std::vector<std::
       {"IDX", Mode::kIndex}, {"UP", Mode::kUp}, {"DOWN", Mode::kDown}, {"BFLY", Mode::kButterfly}};
   for (const auto& [text, mode] : kModes)
     if (named(text)) decoded.shuffle = mode;
-  // Only the integer forms: a float add rounds in an order the GPU does not fix, and 64-bit forms are
-  // not followed.
-  const bool other_type = named("F32") || named("F16x2") || named("BF16x2") || named("F64") || named("64") ||
-                          named("U64") || named("S64");
-  if (named("ADD") && !other_type)
+  // Only the 32-bit integer forms, told by an allow-list of modifiers: a float add (.F32, .F32x2,
+  // .F32x4, .F16x2, ...) rounds as the GPU's atomic unit does, which no vector checks, and 64-bit forms
+  // are not followed. A modifier not listed leaves the atomic not computed.
+  static constexpr std::string_view kIntegerAtomic[] = {"E",   "ADD", "POPC", "INC", "32",  "STRONG",
+                                                        "GPU", "SYS", "SM",   "CTA", "U32", "S32"};
+  const bool integer = std::all_of(modifiers.begin(), modifiers.end(), [](const std::string& modifier) {
+    return std::find(std::begin(kIntegerAtomic), std::end(kIntegerAtomic), modifier) !=
+           std::end(kIntegerAtomic);
+  });
+  if (named("ADD") && integer)
     decoded.atomic = AtomicOp::kAdd;
-  else if (named("POPC") && named("INC") && !other_type)
+  else if (named("POPC") && named("INC") && integer)
     decoded.atomic = AtomicOp::kIncrement;
   return decoded;
 }

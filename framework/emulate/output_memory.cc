@@ -1,7 +1,8 @@
 // The output pass's memory instructions (output_pass.h), dispatched here: global loads of the memory
 // the launch found (and of what its own block stored), global stores and integer atomics into the
 // launch's stores, local memory per thread; shared memory in output_shared.cc. Every other instruction
-// that reaches memory (a float atomic, a tensor copy) stops the pass: what it writes is not followed.
+// that reaches memory (a float atomic of any width, a tensor copy) stops the pass: what it writes is
+// not followed.
 
 #include <cstring>
 #include <string>
@@ -143,8 +144,9 @@ void LaunchEvaluator::GlobalAtomic(const Instruction& in, size_t index, uint32_t
       destination = &in.operands[i];
   if (address == nullptr || in.decoded.atomic != AtomicOp::kAdd || at_address + 1 >= in.operands.size() ||
       !IsRegister(in.operands[at_address + 1]))
-    Stop(in, in.base + " is not computed by the output pass (" + Located(in) +
-                 "): only the 32-bit integer adds are");
+    Stop(in, in.opcode + " is not computed by the output pass (" + Located(in) +
+                 "): only the 32-bit integer adds are, not a float atomic (rounded as the GPU's atomic "
+                 "unit does, which no conformance vector checks) or a 64-bit one");
   const Operand& data = in.operands[at_address + 1];
   for (uint32_t rest = lanes; rest != 0; rest &= rest - 1) {
     const int lane = __builtin_ctz(rest);

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "bankcheck/error.h"
+#include "emulate/internal/checked_forms.h"
 #include "emulate/internal/sm90.h"
 
 namespace bankcheck::emulate::internal {
@@ -307,6 +308,8 @@ namespace {
 
 // MUFU.RCP's value is exact enough only where nvcc's unsigned division sequence uses it:
 //   I2F.U32.RP Ra, Rd ; ... MUFU.RCP Ra, Ra ; VIADD Rb, Ra, 0xffffffe ; F2I.FTZ.U32.TRUNC.NTZ Rq, Rb
+// (or IADD3 Rb, Ra, 0xffffffe, RZ in VIADD's place, as nvcc writes it beside a remainder:
+// conformance/'s form_udiv)
 // then one Newton step (IMAD/IMAD.HI) and two corrections of the quotient or remainder: those make
 // the result exact for any reciprocal within MUFU.RCP's error bound, so the correctly rounded
 // reciprocal gives the hardware's quotient. Anywhere else its value is unknown.
@@ -322,12 +325,15 @@ void MarkDivisionReciprocals(std::vector<Instruction>& code) {
           !code[j].operands.empty() && code[j].operands[0].kind == OperandKind::kRegister &&
           code[j].operands[0].index == rcp.operands[1].index)
         from_i2f = true;
-    const bool add_ok = add.base == "VIADD" && add.operands.size() == 3 &&
-                        add.operands[1].kind == OperandKind::kRegister &&
-                        add.operands[1].index == rcp.operands[0].index &&
+    const bool add_form = (add.base == "VIADD" && add.operands.size() == 3) ||
+                          (add.base == "IADD3" && add.modifiers.empty() && add.operands.size() == 4 &&
+                           add.operands[3].kind == OperandKind::kRegister &&
+                           add.operands[3].index == kRegisterZero && !add.operands[3].negate);
+    const bool add_ok = add_form && add.operands[1].kind == OperandKind::kRegister &&
+                        !add.operands[1].negate && add.operands[1].index == rcp.operands[0].index &&
                         add.operands[2].kind == OperandKind::kImmediate && add.operands[2].value == 0xffffffe;
     const bool convert_ok = convert.base == "F2I" && convert.Is(mod::kU32) && convert.Is(mod::kTrunc) &&
-                            convert.operands.size() == 2 && add.operands.size() == 3 &&
+                            convert.operands.size() == 2 && add.operands.size() >= 3 &&
                             convert.operands[1].kind == OperandKind::kRegister &&
                             convert.operands[1].index == add.operands[0].index;
     rcp.division_reciprocal = from_i2f && add_ok && convert_ok && rcp.guard == kPredicateTrue;
@@ -361,6 +367,9 @@ std::map<std::string, Kernel, std::less<>> ReadKernels(const std::string& nvdisa
       instruction.modifiers.assign(parts.begin() + (parts.empty() ? 0 : 1), parts.end());
       instruction.info = FindOpcode(instruction.base);
       instruction.decoded = DecodeModifiers(instruction.info, instruction.modifiers);
+      instruction.unchecked_form =
+          instruction.info != nullptr && IsComputingFamily(instruction.info->semantics) &&
+          !HasConformanceVectors(FormOf(instruction.base, instruction.modifiers, instruction.info));
       instruction.inline_chain = disassembled.inline_chain;
       if (!disassembled.guard.empty()) {
         std::string guard = disassembled.guard.substr(1);  // after '@'

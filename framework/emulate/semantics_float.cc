@@ -1,11 +1,14 @@
-// The floating-point and conversion handlers: I2F and F2I (rounded by hand: the host's rounding mode
+// The floating-point and conversion handlers: I2F, I2FP and F2I (rounded by hand: the host's rounding mode
 // is not the instruction's), MUFU.RCP of nvcc's unsigned division sequence (sass.cc marks it), the
 // half-precision constants nvcc makes with HFMA2.MMA; any other data makes its destinations unknown.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "emulate/internal/evaluator.h"
@@ -83,15 +86,20 @@ uint32_t IntToFloat(uint32_t bits, bool is_unsigned, Rounding rounding) {
          static_cast<uint32_t>(mantissa & 0x7fffffu);
 }
 
-bool FloatToInt(uint32_t bits, const Instruction& in, uint32_t* result) {
+// Whether every modifier of `in` is one of `computed` (the forms the conformance vectors check).
+template <size_t N>
+bool OnlyModifiers(const Instruction& in, const std::string_view (&computed)[N]) {
+  return std::all_of(in.modifiers.begin(), in.modifiers.end(), [&](const std::string& modifier) {
+    return std::find(std::begin(computed), std::end(computed), modifier) != std::end(computed);
+  });
+}
+
+uint32_t FloatToInt(uint32_t bits, const Instruction& in) {
   float x = 0;
   std::memcpy(&x, &bits, sizeof x);
   if (in.Is(mod::kFtz) && std::fpclassify(x) == FP_SUBNORMAL) x = 0;
   const bool is_unsigned = in.Is(mod::kU32);
-  if (std::isnan(x)) {
-    *result = is_unsigned ? 0 : 0x80000000u;  // sm_90 gives the most negative for S32
-    return !is_unsigned ? false : true;
-  }
+  if (std::isnan(x)) return 0;  // S32 and U32 alike (conformance/vectors.txt: every payload, either sign)
   double rounded = x;
   switch (in.decoded.rounding) {
     case Rounding::kZero:
@@ -107,14 +115,11 @@ bool FloatToInt(uint32_t bits, const Instruction& in, uint32_t* result) {
       rounded = std::nearbyint(rounded);
       break;
   }
-  if (is_unsigned) {
-    *result = rounded <= 0 ? 0u : rounded >= 4294967295.0 ? 0xffffffffu : static_cast<uint32_t>(rounded);
-  } else {
-    *result = rounded <= -2147483648.0  ? 0x80000000u
-              : rounded >= 2147483647.0 ? 0x7fffffffu
-                                        : static_cast<uint32_t>(static_cast<int32_t>(rounded));
-  }
-  return true;
+  if (is_unsigned)
+    return rounded <= 0 ? 0u : rounded >= 4294967295.0 ? 0xffffffffu : static_cast<uint32_t>(rounded);
+  return rounded <= -2147483648.0  ? 0x80000000u
+         : rounded >= 2147483647.0 ? 0x7fffffffu
+                                   : static_cast<uint32_t>(static_cast<int32_t>(rounded));
 }
 
 }  // namespace
@@ -125,17 +130,28 @@ void LaunchEvaluator::FloatAndConversion(const Instruction& in, size_t index, ui
     const std::vector<Operand>& ops = in.operands;
     switch (in.info->semantics) {
       case Semantics::kHalfConstant: {
+        // HFMA2.MMA d, -RZ, RZ, hi, lo: nvdisasm prints the high half first (d = hi << 16 | lo, as
+        // the GPU vectors of conformance/ check). The product is a zero whose sign the operands'
+        // negations give: -0 + h is h, but +0 + -0 is +0.
         uint16_t low = 0, high = 0;
-        const bool constant = ops.size() == 5 && ops[1].kind == OperandKind::kRegister &&
-                              ops[1].index == kRegisterZero && ops[2].kind == OperandKind::kRegister &&
-                              ops[2].index == kRegisterZero && HalfOf(ops[3], &low) && HalfOf(ops[4], &high);
+        const bool constant = ops.size() == 5 && (in.modifiers.empty() || in.opcode == "HFMA2.MMA") &&
+                              ops[1].kind == OperandKind::kRegister && ops[1].index == kRegisterZero &&
+                              ops[2].kind == OperandKind::kRegister && ops[2].index == kRegisterZero &&
+                              !ops[1].absolute && !ops[2].absolute && HalfOf(ops[3], &high) &&
+                              HalfOf(ops[4], &low);
+        if (constant && ops[1].negate == ops[2].negate) {  // +0 + -0 = +0
+          if (high == 0x8000) high = 0;
+          if (low == 0x8000) low = 0;
+        }
         out.Add(ops.at(0), constant ? Known((uint32_t{high} << 16) | low) : Unknown(Origin(index)));
         return;
       }
       case Semantics::kIntToFloat: {
         const Value a = Read(ops.at(1), lane, index);
-        if (in.Is(mod::kF64 | mod::kF16 | mod::kS64 | mod::kU64 | mod::kS16) ||
-            in.Is(mod::kU16 | mod::kS8 | mod::kU8)) {
+        // A 32-bit integer to F32 (I2F, I2FP.F32): the forms the conformance vectors check; any
+        // other (F64, F16, BF16, 64-bit or narrow sources) is not computed.
+        static constexpr std::string_view kComputed[] = {"F32", "S32", "U32", "RZ", "RM", "RP"};
+        if (!OnlyModifiers(in, kComputed)) {
           out.AddUnknown(in, 1, in.Is(mod::kF64) ? 2 : 1, Origin(index));
           return;
         }
@@ -144,12 +160,16 @@ void LaunchEvaluator::FloatAndConversion(const Instruction& in, size_t index, ui
       }
       case Semantics::kFloatToInt: {
         const Value a = Read(ops.at(1), lane, index);
-        uint32_t result = 0;
-        if (in.Is(mod::kF64 | mod::kS64 | mod::kU64) || !FloatToInt(a.bits, in, &result)) {
+        // F32 to a 32-bit integer, in the forms the conformance vectors check (.NTZ, nvcc's); any
+        // other (F64, F16, 64-bit or narrow destinations) is not computed.
+        static constexpr std::string_view kComputed[] = {"S32",   "U32",   "FTZ", "NTZ",
+                                                         "TRUNC", "FLOOR", "CEIL"};
+        if (!OnlyModifiers(in, kComputed) ||
+            std::find(in.modifiers.begin(), in.modifiers.end(), "NTZ") == in.modifiers.end()) {
           out.AddUnknown(in, 1, (in.Is(mod::kS64 | mod::kU64)) ? 2 : 1, Origin(index));
           return;
         }
-        out.Add(ops[0], From(result, a));
+        out.Add(ops[0], From(FloatToInt(a.bits, in), a));
         return;
       }
       case Semantics::kReciprocal: {

@@ -1,11 +1,13 @@
 // Single-precision arithmetic and comparison (FADD, FMUL, FFMA, FMNMX, FSETP), bit for bit as sm_90 computes
 // it: IEEE binary32 rounded to nearest even (FFMA fused: one rounding), subnormals kept unless .FTZ flushes
-// inputs and results to a zero of their sign, every NaN result the canonical 0x7fffffff. What this does
-// not know exactly makes the result unknown, never a guess: the other roundings (.RZ, .RM, .RP),
-// .SAT, FMNMX of two zeros of different signs.
+// inputs and results to a zero of their sign, every NaN result the canonical 0x7fffffff. FMNMX takes -0
+// as below +0. What this does not know exactly makes the result unknown, never a guess: the other
+// roundings (.RZ, .RM, .RP), .SAT.
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "emulate/internal/evaluator.h"
@@ -57,57 +59,67 @@ void LaunchEvaluator::FloatCompare(const Instruction& in, size_t index, int lane
   const Value a = FloatSource(ops.at(2), lane, index), b = FloatSource(ops.at(3), lane, index);
   const Value c = ReadPredicate(ops.at(4), lane);
   const float x = AsFloat(Flushed(a.bits, ftz)), y = AsFloat(Flushed(b.bits, ftz));
-  const bool nan = std::isnan(x) || std::isnan(y);
-  bool test = false;
-  using NanTest = DecodedModifiers::NanTest;
-  if (in.decoded.nan_test != NanTest::kNone) {
-    test = in.decoded.nan_test == NanTest::kNan ? nan : !nan;
-  } else {
-    switch (in.decoded.test) {
-      case Test::kLess:
-        test = x < y;
-        break;
-      case Test::kLessOrEqual:
-        test = x <= y;
-        break;
-      case Test::kGreater:
-        test = x > y;
-        break;
-      case Test::kGreaterOrEqual:
-        test = x >= y;
-        break;
-      case Test::kEqual:
-        test = x == y;
-        break;
-      case Test::kNotEqual:
-        test = !nan && x != y;  // NE is ordered: false for a NaN, as NEU is true
-        break;
-      case Test::kTrue:
-        test = true;
-        break;
-      case Test::kFalse:
-        test = false;
-        break;
-      case Test::kNone:
-        out.AddUnknown(in, 2, 1, Origin(index));
-        return;
-    }
-    if (nan && in.decoded.test != Test::kTrue && in.decoded.test != Test::kFalse) test = in.decoded.unordered;
+  const std::optional<bool> test = FloatTest(in, x, y);
+  if (!test) {
+    out.AddUnknown(in, 2, 1, Origin(index));
+    return;
   }
-  const auto combine = [&](bool t) {
-    if (in.Is(mod::kAnd)) return t && c.bits != 0;
-    if (in.Is(mod::kOr)) return t || c.bits != 0;
-    return t != (c.bits != 0);  // XOR
-  };
-  out.Add(ops[0], From(combine(test) ? 1u : 0u, a, b, c));
-  out.Add(ops[1], From(combine(!test) ? 1u : 0u, a, b, c));
+  out.Add(ops[0], From(CombinePredicate(in, *test, c) ? 1u : 0u, a, b, c));
+  out.Add(ops[1], From(CombinePredicate(in, !*test, c) ? 1u : 0u, a, b, c));
+}
+
+std::optional<bool> FloatTest(const Instruction& in, double x, double y) {
+  const bool nan = std::isnan(x) || std::isnan(y);
+  using NanTest = DecodedModifiers::NanTest;
+  if (in.decoded.nan_test != NanTest::kNone) return in.decoded.nan_test == NanTest::kNan ? nan : !nan;
+  bool test = false;
+  switch (in.decoded.test) {
+    case Test::kLess:
+      test = x < y;
+      break;
+    case Test::kLessOrEqual:
+      test = x <= y;
+      break;
+    case Test::kGreater:
+      test = x > y;
+      break;
+    case Test::kGreaterOrEqual:
+      test = x >= y;
+      break;
+    case Test::kEqual:
+      test = x == y;
+      break;
+    case Test::kNotEqual:
+      test = !nan && x != y;  // NE is ordered: false for a NaN, as NEU is true
+      break;
+    case Test::kTrue:
+      return true;
+    case Test::kFalse:
+      return false;
+    case Test::kNone:
+      return std::nullopt;
+  }
+  return nan ? in.decoded.unordered : test;
+}
+
+bool CombinePredicate(const Instruction& in, bool test, const Value& c) {
+  if (in.Is(mod::kAnd)) return test && c.bits != 0;
+  if (in.Is(mod::kOr)) return test || c.bits != 0;
+  return test != (c.bits != 0);  // XOR
 }
 
 void LaunchEvaluator::FloatArithmetic(const Instruction& in, size_t index, uint32_t mask) {
   const Semantics semantics = in.info->semantics;
   const bool ftz = in.Is(mod::kFtz);
   // Only round-to-nearest is computed: the host's other modes would need its rounding mode changed.
-  const bool exact = in.decoded.rounding == Rounding::kNearest && !in.Is(mod::kSat);
+  // Only the modifiers the conformance vectors check (conformance/vectors.txt): .FTZ, and FMNMX's
+  // .NAN; any other (.SAT, .RZ, FMUL's .D2, ...) leaves the destination unknown.
+  const bool nan_propagating =
+      semantics == Semantics::kFloatMinMax && in.decoded.nan_test == DecodedModifiers::NanTest::kNan;
+  const bool exact = in.decoded.rounding == Rounding::kNearest &&
+                     std::all_of(in.modifiers.begin(), in.modifiers.end(), [&](const std::string& modifier) {
+                       return modifier == "FTZ" || (nan_propagating && modifier == "NAN");
+                     });
   ForEachLane(in, mask, [&](int lane, Writes& out) {
     const std::vector<Operand>& ops = in.operands;
     if (semantics == Semantics::kFloatCompare) return FloatCompare(in, index, lane, out);
@@ -136,13 +148,12 @@ void LaunchEvaluator::FloatArithmetic(const Instruction& in, size_t index, uint3
           return;
         }
         uint32_t bits = 0;
-        if (std::isnan(x) && std::isnan(y)) {
+        if ((std::isnan(x) && std::isnan(y)) || (nan_propagating && (std::isnan(x) || std::isnan(y)))) {
           bits = kCanonicalNan;
         } else if (std::isnan(x) || std::isnan(y)) {
           bits = Bits(std::isnan(x) ? y : x);
         } else if (x == 0 && y == 0 && Bits(x) != Bits(y)) {
-          out.Add(ops[0], Unknown(Origin(index)));  // -0 against +0: not measured
-          return;
+          bits = min.bits != 0 ? 0x80000000u : 0u;  // -0 is below +0, in either order (vectors.txt)
         } else {
           bits = Bits(min.bits != 0 ? (y < x ? y : x) : (y > x ? y : x));
         }

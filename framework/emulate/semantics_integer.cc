@@ -1,4 +1,4 @@
-// The integer handlers: IMAD, IADD3, VIADD, LEA, SHF, LOP3, IMNMX, POPC, FLO, BREV, PRMT (and their
+// The integer handlers: IMAD, IADD3, VIADD, LEA, SHF, LOP3, IMNMX, POPC, FLO, BREV, PRMT, IABS (and their
 // uniform forms). A result is affine in the block index where the operation keeps it so (sums,
 // multiples by a value the same in every block, left shifts by such a count).
 
@@ -58,6 +58,27 @@ BlockDependence Lop3Dependence(const Value (&sources)[3], const Value& lut) {
 }
 
 }  // namespace
+
+// BMSK d, a, b: b bits set from bit a (.W: a and b modulo 32; else each clamped to 32), and
+// VIADDMNMX d, a, b, c, p: the minimum (p) or maximum of a + b and c (.U32: unsigned). Computed only
+// in the forms the conformance vectors check, in either pass (the families are new to the emulator).
+void LaunchEvaluator::BitMaskOrAddMinMax(const Instruction& in, size_t index, int lane, Writes& out) {
+  const std::vector<Operand>& ops = in.operands;
+  if (in.unchecked_form) return out.Add(ops.at(0), Unknown(Origin(index)));
+  const Value a = Read(ops.at(1), lane, index), b = Read(ops.at(2), lane, index);
+  if (in.info->semantics == Semantics::kBitMask) {
+    const bool wrap = in.Is(mod::kW);
+    const uint32_t from = wrap ? a.bits & 31u : std::min(a.bits, 32u);
+    const uint32_t count = wrap ? b.bits & 31u : std::min(b.bits, 32u);
+    const uint64_t mask = ((uint64_t{1} << count) - 1) << from;
+    return out.Add(ops[0], From(static_cast<uint32_t>(mask), a, b));
+  }
+  const Value c = Read(ops.at(3), lane, index), p = ReadPredicate(ops.at(4), lane);
+  const Value sum = From(a.bits + b.bits, a, b);
+  const bool sum_less = Compare(Test::kLess, in.Is(mod::kU32), sum.bits, c.bits);
+  const Value& chosen = (p.bits != 0) == sum_less ? sum : c;
+  out.Add(ops[0], From(chosen.bits, a, b, c, p));
+}
 
 // Integer arithmetic, shifts and bit operations, with how each result depends on the block.
 void LaunchEvaluator::Integer(const Instruction& in, size_t index, uint32_t mask) {
@@ -274,6 +295,15 @@ void LaunchEvaluator::Integer(const Instruction& in, size_t index, uint32_t mask
         uint32_t position = bits == 0 ? 0xffffffffu : 31u - static_cast<uint32_t>(__builtin_clz(bits));
         if (in.Is(mod::kSh) && bits != 0) position = 31u - position;
         out.Add(ops[0], From(position, a));
+        return;
+      }
+      case Semantics::kBitMask:
+      case Semantics::kAddMinMax:
+        return BitMaskOrAddMinMax(in, index, lane, out);
+      case Semantics::kAbs: {
+        const Value a = Read(ops.at(1), lane, index);
+        const uint32_t magnitude = static_cast<int32_t>(a.bits) < 0 ? 0u - a.bits : a.bits;
+        out.Add(ops[0], From(magnitude, a));
         return;
       }
       case Semantics::kBrev: {

@@ -24,22 +24,40 @@ void LaunchEvaluator::Predicates(const Instruction& in, size_t index, uint32_t m
         return;
       }
       case Semantics::kIsetp: {
-        if (in.Is(mod::kEx)) {
-          out.Add(ops.at(0), Unknown(Origin(index)));
-          out.Add(ops.at(1), Unknown(Origin(index)));
-          return;
-        }
         const Value a = Read(ops.at(2), lane, index), b = Read(ops.at(3), lane, index);
         const Value c = ReadPredicate(ops.at(4), lane);
         const Test kind = in.decoded.test;
         if (kind == Test::kNone) Stop(in, "the comparison of " + in.Where() + " is not understood");
-        const std::optional<bool> outcome = CompareInGroup(kind, is_unsigned, a, b);
-        const bool test = outcome.value_or(Compare(kind, is_unsigned, a.bits, b.bits));
         const auto combine = [&](bool t) {
           if (in.Is(mod::kAnd)) return t && c.bits;
           if (in.Is(mod::kOr)) return t || c.bits;
           return static_cast<bool>(t != static_cast<bool>(c.bits));  // XOR
         };
+        if (in.Is(mod::kEx)) {
+          // The high words of a 64-bit compare (ISETP.<test>.EX d, q, a_hi, b_hi, c, low): `low` is
+          // the low words' unsigned result of the same test. The second destination is not computed
+          // (no GPU vector checks it).
+          if (kind == Test::kTrue || kind == Test::kFalse) {
+            out.AddUnknown(in, 2, 1, Origin(index));
+            return;
+          }
+          const Value low = ReadPredicate(ops.at(5), lane);
+          const bool equal = a.bits == b.bits;
+          bool test = false;
+          if (kind == Test::kEqual)
+            test = equal && low.bits;
+          else if (kind == Test::kNotEqual)
+            test = !equal || low.bits;
+          else
+            test = Compare(kind == Test::kLess || kind == Test::kLessOrEqual ? Test::kLess : Test::kGreater,
+                           is_unsigned, a.bits, b.bits) ||
+                   (equal && low.bits);
+          out.Add(ops[0], From(combine(test) ? 1u : 0u, a, b, c, low));
+          out.Add(ops[1], Unknown(Origin(index)));
+          return;
+        }
+        const std::optional<bool> outcome = CompareInGroup(kind, is_unsigned, a, b);
+        const bool test = outcome.value_or(Compare(kind, is_unsigned, a.bits, b.bits));
         // The same in every block of the group unless the comparison or c could not be followed.
         const BlockDependence block = outcome ? c.block : NotAffine();
         out.Add(ops[0], Affine(combine(test) ? 1u : 0u, block, a, b, c));
@@ -75,12 +93,12 @@ void LaunchEvaluator::Predicates(const Instruction& in, size_t index, uint32_t m
 
 void LaunchEvaluator::Vote(const Instruction& in, uint32_t mask) {
   // VOTE.ANY/ALL/EQ Rd, Pd, Ps: Rd the ballot of Ps over the lanes that run it, Pd the vote;
-  // VOTEU.ALL UPd, Ps (no ballot register) as VOTEU.ALL URZ, UPd, Ps.
+  // VOTE.ALL Pd, Ps and VOTEU.ALL UPd, Ps (no ballot register) as VOTE.ALL RZ, Pd, Ps.
   std::vector<Operand> three;
-  if (in.operands.size() == 2 && in.info->uniform()) {
+  if (in.operands.size() == 2) {
     three = {Operand{}, in.operands[0], in.operands[1]};
-    three[0].kind = OperandKind::kUniformRegister;
-    three[0].index = kUniformRegisterZero;
+    three[0].kind = in.info->uniform() ? OperandKind::kUniformRegister : OperandKind::kRegister;
+    three[0].index = in.info->uniform() ? kUniformRegisterZero : kRegisterZero;
   }
   const std::vector<Operand>& ops = three.empty() ? in.operands : three;
   uint32_t ballot = 0, voters = 0;
@@ -107,7 +125,7 @@ void LaunchEvaluator::Vote(const Instruction& in, uint32_t mask) {
   const Value register_value = From(ballot, inputs), predicate_value = From(vote ? 1u : 0u, inputs);
   for (int lane = 0; lane < kWarpSize; ++lane) {
     if (!in.info->uniform() && !(voters >> lane & 1u)) continue;
-    Writes writes(warp_, lane, Known(1));
+    Writes writes(warp_, lane, WriteGuard(Known(1)));
     writes.Add(ops.at(0), register_value);
     writes.Add(ops.at(1), predicate_value);
     if (in.info->uniform()) return;  // once for the warp

@@ -101,6 +101,9 @@ void LaunchEvaluator::Dispatch(const Instruction& in, uint32_t index, uint32_t m
   // The handlers write their destinations (the leading operands) without looking again.
   if (in.operands.size() < static_cast<size_t>(in.info->destinations))
     Stop(in, in.opcode + " has fewer operands than the emulator reads for it (" + Located(in) + ")");
+  // The output pass computes only the forms checked against the GPU (checked_forms.h); the counting
+  // pass computes every form it reads (addresses and guards).
+  unchecked_origin_ = output_ != nullptr && in.unchecked_form ? Origin(index) : 0;
   switch (in.info->semantics) {
     case Semantics::kNop:
     case Semantics::kBarrier:
@@ -134,6 +137,9 @@ void LaunchEvaluator::Dispatch(const Instruction& in, uint32_t index, uint32_t m
     case Semantics::kFlo:
     case Semantics::kBrev:
     case Semantics::kPrmt:
+    case Semantics::kAbs:
+    case Semantics::kBitMask:
+    case Semantics::kAddMinMax:
       Integer(in, index, mask);
       break;
     case Semantics::kPlop3:
@@ -168,6 +174,12 @@ void LaunchEvaluator::Dispatch(const Instruction& in, uint32_t index, uint32_t m
     case Semantics::kFloatMinMax:
     case Semantics::kFloatCompare:
       FloatArithmetic(in, index, mask);
+      break;
+    case Semantics::kFloatConvert:
+    case Semantics::kFloatPack:
+    case Semantics::kDoubleArithmetic:
+    case Semantics::kDoubleCompare:
+      OtherPrecision(in, index, mask);
       break;
     case Semantics::kHalfConstant:
     case Semantics::kIntToFloat:

@@ -29,6 +29,13 @@ const Kernel& KernelToEmulate(const Module& module, const LaunchToEmulate& launc
 
 class LaunchEvaluator;
 
+// FSETP's and DSETP's test of x and y (semantics_fp32.cc): an ordered test is false when x or y is
+// NaN, an unordered one (LTU ... NEU) true; NAN and NUM test only that. nullopt: the instruction
+// names no test.
+std::optional<bool> FloatTest(const Instruction& in, double x, double y);
+// A test combined with predicate c as the instruction's .AND, .OR or .XOR says.
+bool CombinePredicate(const Instruction& in, bool test, const Value& c);
+
 // Whether `address` (of the global or generic access `in`) is the form the evaluator reads: a 64-bit
 // register pair plus an offset (desc[URd][R.64+o], or [R.64+o] with .E), no uniform register added.
 inline bool IsGlobalAddressForm(const Instruction& in, const Operand& address) {
@@ -139,12 +146,23 @@ class LaunchEvaluator {
   // instruction), its writes made under the guard.
   template <typename Compute>
   void ForEachLane(const Instruction& in, uint32_t mask, Compute&& compute);
+  // The guard a lane's writes are made under: an unknown one from the instruction of an unchecked
+  // form (unchecked_origin_), so that every value it writes is unknown with it as the origin.
+  Value WriteGuard(const Value& guard) const {
+    return unchecked_origin_ != 0 ? Unknown(unchecked_origin_) : guard;
+  }
 
   // ---- instruction semantics, one function per handler family, on the warp's lanes of `mask` ----
-  void Integer(const Instruction& in, size_t index, uint32_t mask);             // semantics_integer.cc
+  void Integer(const Instruction& in, size_t index, uint32_t mask);  // semantics_integer.cc
+  void BitMaskOrAddMinMax(const Instruction& in, size_t index, int lane, Writes& out);
   void FloatAndConversion(const Instruction& in, size_t index, uint32_t mask);  // semantics_float.cc
   void FloatArithmetic(const Instruction& in, size_t index, uint32_t mask);     // semantics_fp32.cc
   void FloatCompare(const Instruction& in, size_t index, int lane, Writes& out) const;
+  // F2F, F2FP, DADD, DMUL, DFMA, DSETP (semantics_wide.cc).
+  void OtherPrecision(const Instruction& in, size_t index, uint32_t mask);
+  // A double source (a register pair, |x| and -x applied); nullopt, with `value` unknown, for any
+  // other operand.
+  std::optional<double> WideSource(const Operand& operand, int lane, size_t index, Value* value) const;
   void Predicates(const Instruction& in, size_t index, uint32_t mask);         // semantics_predicate.cc
   void Vote(const Instruction& in, uint32_t mask);                             // semantics_predicate.cc
   void Moves(const Instruction& in, size_t index, uint32_t mask);              // semantics_move.cc
@@ -208,6 +226,9 @@ class LaunchEvaluator {
   std::vector<std::string> sector_notes_;  // one per memory space, the first reason
   uint64_t tensor_copies_ = 0;
   OutputPass* const output_;  // nullptr: the counting pass
+  // The output pass: the origin (Origin) of the instruction running when its form has no GPU
+  // conformance vectors (Instruction::unchecked_form), else 0.
+  uint32_t unchecked_origin_ = 0;
 };
 
 template <typename Compute>
@@ -217,7 +238,7 @@ void LaunchEvaluator::ForEachLane(const Instruction& in, uint32_t mask, Compute&
     const int lane = __builtin_ctz(mask);
     const Value guard = Guard(in, lane);
     if (guard.known() && !guard.bits) return;
-    Writes writes(warp_, lane, guard);
+    Writes writes(warp_, lane, WriteGuard(guard));
     compute(lane, writes);
     return;
   }
@@ -225,7 +246,7 @@ void LaunchEvaluator::ForEachLane(const Instruction& in, uint32_t mask, Compute&
     const int lane = __builtin_ctz(lanes);
     const Value guard = Guard(in, lane);
     if (guard.known() && !guard.bits) continue;
-    Writes writes(warp_, lane, guard);
+    Writes writes(warp_, lane, WriteGuard(guard));
     compute(lane, writes);
   }
 }

@@ -30,6 +30,9 @@ enum class Semantics : uint8_t {
   kFlo,                   // FLO
   kBrev,                  // BREV
   kPrmt,                  // PRMT: byte permute
+  kAbs,                   // IABS: |a| (INT_MIN stays INT_MIN)
+  kBitMask,               // BMSK: a mask of b bits from bit a (.W: both modulo 32, else clamped to 32)
+  kAddMinMax,             // VIADDMNMX d, a, b, c, p: min (p) or max of a + b and c, as IMNMX
   kSpecialRegister,       // S2R, S2UR
   kSpecialRegisterPair,   // CS2R: a register pair (.32: one); known for SRZ
   kLoadConstant,          // LDC, ULDC
@@ -46,6 +49,10 @@ enum class Semantics : uint8_t {
   kFloatMinMax,           // FMNMX: its predicate picks min (true) or max
   kFloatCompare,          // FSETP: ordered and unordered tests, combined as ISETP's
   kShuffle,               // SHFL.IDX/.UP/.DOWN/.BFLY: another lane's register, and whether it was in range
+  kFloatConvert,          // F2F: f32 <-> f64 (semantics_wide.cc)
+  kFloatPack,             // F2FP.BF16/.F16.F32.PACK_AB: two f32 rounded into one register's halves
+  kDoubleArithmetic,      // DADD, DMUL, DFMA: IEEE binary64, rounded to nearest
+  kDoubleCompare,         // DSETP: as FSETP
   kData,                  // other float math and the like: destinations become unknown
   kLoad,                  // global/local/generic loads, atomics: destinations become unknown
   kStore,                 // global/local/generic stores and reductions: no register written

@@ -71,6 +71,9 @@ struct Instruction {
   int target = -1;
   // MUFU.RCP inside nvcc's unsigned division sequence (see opcodes.cc): its value is exact enough.
   bool division_reciprocal = false;
+  // A computing family's form with no GPU conformance vectors (checked_forms.h): the output pass
+  // leaves what it writes unknown.
+  bool unchecked_form = false;
   // Why its operands could not be read; empty when they were.
   std::string unreadable;
 

@@ -1,0 +1,500 @@
+// The forms' kernels (forms.h). Each computes through inline PTX chosen so that ptxas emits the SASS
+// form the table names; the replay test checks that the kernel's SASS has it.
+
+#include <cuda_runtime_api.h>
+
+#include "emulate/conformance/forms.h"
+
+#define BANKCHECK_FORM(name, ...)                                                                       \
+  extern "C" __global__ void form_##name(const uint32_t* __restrict__ in, uint32_t* __restrict__ out) { \
+    const uint32_t t = threadIdx.x;                                                                     \
+    const uint32_t a = __ldg(in + 3 * t), b = __ldg(in + 3 * t + 1), c = __ldg(in + 3 * t + 2);         \
+    uint32_t r0 = 0, r1 = 0, r2 = 0, r3 = 0;                                                            \
+    __VA_ARGS__;                                                                                        \
+    out[4 * t] = r0;                                                                                    \
+    out[4 * t + 1] = r1;                                                                                \
+    out[4 * t + 2] = r2;                                                                                \
+    out[4 * t + 3] = r3;                                                                                \
+  }
+
+#define ASM1(text) asm(text : "=r"(r0) : "r"(a), "r"(b), "r"(c))
+// A predicate result as 0 or 1 in r0.
+#define ASMP(text) \
+  asm("{ .reg .pred p; " text "; selp.u32 %0, 1, 0, p; }" : "=r"(r0) : "r"(a), "r"(b), "r"(c))
+
+// Single precision (semantics_fp32.cc).
+BANKCHECK_FORM(fadd, ASM1("add.rn.f32 %0, %1, %2;"))
+BANKCHECK_FORM(fadd_ftz, ASM1("add.rn.ftz.f32 %0, %1, %2;"))
+BANKCHECK_FORM(fadd_rz, ASM1("add.rz.f32 %0, %1, %2;"))
+BANKCHECK_FORM(fadd_sat, ASM1("add.rn.sat.f32 %0, %1, %2;"))
+BANKCHECK_FORM(fmul, ASM1("mul.rn.f32 %0, %1, %2;"))
+BANKCHECK_FORM(fmul_ftz, ASM1("mul.rn.ftz.f32 %0, %1, %2;"))
+BANKCHECK_FORM(ffma, ASM1("fma.rn.f32 %0, %1, %2, %3;"))
+BANKCHECK_FORM(ffma_ftz, ASM1("fma.rn.ftz.f32 %0, %1, %2, %3;"))
+BANKCHECK_FORM(fmnmx_min, ASM1("min.f32 %0, %1, %2;"))
+BANKCHECK_FORM(fmnmx_max, ASM1("max.f32 %0, %1, %2;"))
+BANKCHECK_FORM(fmnmx_min_ftz, ASM1("min.ftz.f32 %0, %1, %2;"))
+BANKCHECK_FORM(fmnmx_max_nan, ASM1("max.NaN.f32 %0, %1, %2;"))
+BANKCHECK_FORM(fsetp_lt, ASMP("setp.lt.f32 p, %1, %2"))
+BANKCHECK_FORM(fsetp_ge, ASMP("setp.ge.f32 p, %1, %2"))
+BANKCHECK_FORM(fsetp_eq, ASMP("setp.eq.f32 p, %1, %2"))
+BANKCHECK_FORM(fsetp_neu, ASMP("setp.neu.f32 p, %1, %2"))
+BANKCHECK_FORM(fsetp_gtu, ASMP("setp.gtu.f32 p, %1, %2"))
+BANKCHECK_FORM(fsetp_nan, ASMP("setp.nan.f32 p, %1, %2"))
+BANKCHECK_FORM(fsetp_num, ASMP("setp.num.f32 p, %1, %2"))
+BANKCHECK_FORM(fsetp_lt_ftz, ASMP("setp.lt.ftz.f32 p, %1, %2"))
+
+// Warp shuffles (semantics_move.cc): value a, lane or delta b.
+#define SHUFFLE(mode, clamp)                                                                                \
+  asm("{ .reg .pred p; shfl.sync." mode ".b32 %0|p, %2, %3, " clamp ", 0xffffffff; selp.u32 %1, 1, 0, p; }" \
+      : "=r"(r0), "=r"(r1)                                                                                  \
+      : "r"(a), "r"(b))
+BANKCHECK_FORM(shfl_idx, SHUFFLE("idx", "0x1f"))
+BANKCHECK_FORM(shfl_idx_segment, SHUFFLE("idx", "0x0c1f"))
+BANKCHECK_FORM(shfl_up, SHUFFLE("up", "0"))
+BANKCHECK_FORM(shfl_down, SHUFFLE("down", "0x1f"))
+BANKCHECK_FORM(shfl_bfly, SHUFFLE("bfly", "0x1f"))
+
+// Half-precision constants (semantics_float.cc): nvcc makes them with HFMA2.MMA -RZ, RZ, hi, lo.
+BANKCHECK_FORM(hfma2_low, {
+  r0 = 7;
+  r1 = 0x3c000000u;
+  r2 = 0x3c00bc00u;
+  r3 = 0x00018001u;
+})
+BANKCHECK_FORM(hfma2_high, {
+  r0 = 0x80010000u;
+  r1 = 0x3c003c00u;
+  r2 = 0x00070000u;
+  r3 = 0x00000400u;
+})
+
+// Integer arithmetic (semantics_integer.cc).
+BANKCHECK_FORM(iadd3, ASM1("{ .reg .u32 s; add.u32 s, %1, %2; sub.u32 %0, s, %3; }"))
+BANKCHECK_FORM(iadd3_carry, asm("{ .reg .u64 x, y, z; mov.b64 x, {%2, %3}; mov.b64 y, {%3, %4}; "
+                                "add.u64 z, x, y; mov.b64 {%0, %1}, z; }"
+                                : "=r"(r0), "=r"(r1)
+                                : "r"(a), "r"(b), "r"(c)))
+BANKCHECK_FORM(imad, ASM1("mad.lo.u32 %0, %1, %2, %3;"))
+BANKCHECK_FORM(imad_hi_u32, ASM1("mul.hi.u32 %0, %1, %2;"))
+BANKCHECK_FORM(imad_hi_s32, ASM1("mul.hi.s32 %0, %1, %2;"))
+BANKCHECK_FORM(imad_wide_u32, asm("{ .reg .u64 z; mul.wide.u32 z, %2, %3; mov.b64 {%0, %1}, z; }"
+                                  : "=r"(r0), "=r"(r1)
+                                  : "r"(a), "r"(b)))
+BANKCHECK_FORM(imad_wide_s32, asm("{ .reg .s64 z; mul.wide.s32 z, %2, %3; mov.b64 {%0, %1}, z; }"
+                                  : "=r"(r0), "=r"(r1)
+                                  : "r"(a), "r"(b)))
+BANKCHECK_FORM(lea, ASM1("{ .reg .u32 s; shl.b32 s, %1, 5; add.u32 %0, s, %2; }"))
+BANKCHECK_FORM(lop3_xor_and, ASM1("lop3.b32 %0, %1, %2, %3, 0x6a;"))
+BANKCHECK_FORM(lop3_or_not, ASM1("lop3.b32 %0, %1, %2, %3, 0xf3;"))
+BANKCHECK_FORM(shf_l_u32, ASM1("shl.b32 %0, %1, %2;"))
+BANKCHECK_FORM(shf_r_u32, ASM1("shr.u32 %0, %1, %2;"))
+BANKCHECK_FORM(shf_r_s32, ASM1("shr.s32 %0, %1, %2;"))
+BANKCHECK_FORM(shf_l_wrap, ASM1("shf.l.wrap.b32 %0, %1, %3, %2;"))
+BANKCHECK_FORM(shf_r_clamp, ASM1("shf.r.clamp.b32 %0, %1, %3, %2;"))
+BANKCHECK_FORM(shf_l_u64, asm("{ .reg .u64 x; mov.b64 x, {%2, %3}; shl.b64 x, x, %4; mov.b64 {%0, %1}, x; }"
+                              : "=r"(r0), "=r"(r1)
+                              : "r"(a), "r"(c), "r"(b)))
+BANKCHECK_FORM(shf_r_s64, asm("{ .reg .s64 x; mov.b64 x, {%2, %3}; shr.s64 x, x, %4; mov.b64 {%0, %1}, x; }"
+                              : "=r"(r0), "=r"(r1)
+                              : "r"(a), "r"(c), "r"(b)))
+BANKCHECK_FORM(isetp_lt_s32, ASMP("setp.lt.s32 p, %1, %2"))
+BANKCHECK_FORM(isetp_ge_u32, ASMP("setp.ge.u32 p, %1, %2"))
+BANKCHECK_FORM(isetp_ne, ASMP("setp.ne.s32 p, %1, %2"))
+BANKCHECK_FORM(
+    isetp_lt_s64,
+    ASMP("{ .reg .s64 x, y; mov.b64 x, {%1, %3}; mov.b64 y, {%2, %1}; setp.lt.s64 p, x, y; } mov.pred p, p"))
+BANKCHECK_FORM(
+    isetp_ge_u64,
+    ASMP("{ .reg .u64 x, y; mov.b64 x, {%1, %3}; mov.b64 y, {%2, %1}; setp.ge.u64 p, x, y; } mov.pred p, p"))
+BANKCHECK_FORM(
+    isetp_gt_s64,
+    ASMP("{ .reg .s64 x, y; mov.b64 x, {%1, %3}; mov.b64 y, {%2, %1}; setp.gt.s64 p, x, y; } mov.pred p, p"))
+BANKCHECK_FORM(
+    isetp_le_u64,
+    ASMP("{ .reg .u64 x, y; mov.b64 x, {%1, %3}; mov.b64 y, {%2, %1}; setp.le.u64 p, x, y; } mov.pred p, p"))
+BANKCHECK_FORM(
+    isetp_eq_u64,
+    ASMP("{ .reg .u64 x, y; mov.b64 x, {%1, %3}; mov.b64 y, {%2, %1}; setp.eq.u64 p, x, y; } mov.pred p, p"))
+BANKCHECK_FORM(imnmx_s32, ASM1("min.s32 %0, %1, %2;"))
+BANKCHECK_FORM(imnmx_u32, ASM1("max.u32 %0, %1, %2;"))
+BANKCHECK_FORM(popc, ASM1("popc.b32 %0, %1;"))
+BANKCHECK_FORM(flo_u32, ASM1("bfind.u32 %0, %1;"))
+BANKCHECK_FORM(flo_s32, ASM1("bfind.s32 %0, %1;"))
+BANKCHECK_FORM(flo_sh, ASM1("bfind.shiftamt.u32 %0, %1;"))
+BANKCHECK_FORM(brev, ASM1("brev.b32 %0, %1;"))
+BANKCHECK_FORM(prmt, ASM1("prmt.b32 %0, %1, %2, %3;"))
+BANKCHECK_FORM(iabs, ASM1("abs.s32 %0, %1;"))
+BANKCHECK_FORM(iadd3_immediate, ASM1("add.u32 %0, %1, 0x12345;"))
+BANKCHECK_FORM(udiv, r0 = a / b; r1 = a % b)
+
+// Integer forms nvcc writes for C++ (the kernel suite's): each body is the C++ or PTX that makes
+// ptxas emit the form its row claims, among others the table checks in their own rows.
+#define ASM2(text) asm(text : "=r"(r0), "=r"(r1) : "r"(a), "r"(b), "r"(c))
+// Three predicates combined (ISETP .XOR and .AND with a predicate input, PLOP3.LUT).
+#define PREDICATES                                                                                 \
+  ASMP(                                                                                            \
+      "{ .reg .pred q, s, u, v; setp.lt.s32 q, %1, %2; setp.lt.u32 s, %2, %3; setp.eq.u32 u, %1, " \
+      "%3; setp.ne.s32 v, %3, 7; xor.pred q, q, s; and.pred u, u, v; or.pred p, q, u; } mov.pred p, p")
+BANKCHECK_FORM(plop3, PREDICATES)
+BANKCHECK_FORM(isetp_eq_u32_and, PREDICATES)
+BANKCHECK_FORM(isetp_lt_xor, PREDICATES)
+// A loop of a trip count in 0..7: VIADD, IMAD.MOV.U32, ISETP .OR forms, PLOP3.LUT.
+#define LOOP                                               \
+  {                                                        \
+    uint32_t s = a;                                        \
+    for (uint32_t i = 0; i < (c & 7u); ++i) s = s * b + i; \
+    r0 = s;                                                \
+  }
+BANKCHECK_FORM(viadd, LOOP)
+BANKCHECK_FORM(imad_u32, LOOP)
+BANKCHECK_FORM(isetp_le_u32_or, LOOP)
+BANKCHECK_FORM(isetp_lt_u32_or, LOOP)
+BANKCHECK_FORM(isetp_gt_s32, ASMP("setp.gt.s32 p, %1, %2"))
+BANKCHECK_FORM(isetp_gt_u32, ASMP("setp.gt.u32 p, %1, %2"))
+BANKCHECK_FORM(isetp_ne_u32, ASMP("setp.eq.u32 p, %1, %2"))
+BANKCHECK_FORM(
+    isetp_ne_s64,
+    ASMP("{ .reg .s64 x, y; mov.b64 x, {%1, %3}; mov.b64 y, {%2, %3}; setp.ne.s64 p, x, y; } mov.pred p, p"))
+#define AND_NE(test) \
+  ASMP("{ .reg .pred q, s; " test " q, %1, %2; setp.ne.u32 s, %3, %2; and.pred p, q, s; } mov.pred p, p")
+BANKCHECK_FORM(isetp_lt_and, AND_NE("setp.lt.s32"))
+BANKCHECK_FORM(isetp_lt_u32_and, AND_NE("setp.lt.u32"))
+BANKCHECK_FORM(isetp_le_u32_and, AND_NE("setp.le.u32"))
+// A bounds check (a < b and c < b, else return): ISETP.GE.OR.
+BANKCHECK_FORM(isetp_ge_or, {
+  if (static_cast<int>(a) >= static_cast<int>(b) || static_cast<int>(c) >= static_cast<int>(b)) return;
+  r0 = a ^ c;
+})
+BANKCHECK_FORM(shf_r_u64,
+               ASM2("{ .reg .u64 x; mov.b64 x, {%2, %4}; shr.b64 x, x, %3; mov.b64 {%0, %1}, x; }"))
+BANKCHECK_FORM(sel, {
+  r0 = (static_cast<int>(a) <= static_cast<int>(b)) ? c : a;
+  r1 = (a == b) ? c : b;
+})
+// 64-bit sums of 32-bit words: IADD3 carries into IMAD.X, LEA.HI with a carry-out.
+BANKCHECK_FORM(imad_x, {
+  uint64_t x = uint64_t{b} << 32 | a;
+  uint64_t y = uint64_t{a} << 32 | c;
+  uint64_t z = uint64_t{c} << 32 | b;
+  x += c;
+  y += b;
+  z += a;
+  const uint64_t w = (x ^ y) + (c >> 3);
+  r0 = static_cast<uint32_t>(x);
+  r1 = static_cast<uint32_t>(y >> 32);
+  r2 = static_cast<uint32_t>(z >> 32);
+  r3 = static_cast<uint32_t>(w >> 32);
+})
+BANKCHECK_FORM(lea_hi, {
+  r0 = static_cast<uint32_t>(static_cast<int>(a) / 8);
+  r1 = static_cast<uint32_t>(static_cast<int>(a) % 16);
+})
+BANKCHECK_FORM(lea_hi_x, ASM2("{ .reg .u64 x, y; mov.b64 x, {%2, %3}; cvt.u64.u32 y, %4; shl.b64 y, y, 3; "
+                              "add.u64 x, x, y; mov.b64 {%0, %1}, x; }"))
+// Loads at addresses a signed index moves (in[3t] to in[3t+2]): LEA.HI.X.SX32 among their sums.
+BANKCHECK_FORM(lea_hi_x_sx32, {
+  r0 = __ldg(in + static_cast<int>(3 * t + 1) + (static_cast<int>(c % 3u) - 1));
+  r1 = __ldg(in + 3 * t + 1 + static_cast<int>((a & 1u) - 1u + (b & 1u)));
+})
+#define VOTES                            \
+  r0 = __all_sync(0xffffffffu, b < 38u); \
+  r1 = __any_sync(0xffffffffu, b > 39u); \
+  r2 = __ballot_sync(0xffffffffu, b < 20u)
+BANKCHECK_FORM(vote_all, VOTES)
+BANKCHECK_FORM(vote_any, VOTES)
+BANKCHECK_FORM(viaddmnmx, ASM1("{ .reg .s32 s; add.s32 s, %1, %2; min.s32 %0, s, %3; }"))
+BANKCHECK_FORM(viaddmnmx_u32, ASM1("{ .reg .u32 s; add.u32 s, %1, %2; max.u32 %0, s, %3; }"))
+BANKCHECK_FORM(bmsk, ASM1("bmsk.clamp.b32 %0, %1, %2;"))
+BANKCHECK_FORM(bmsk_wrap, ASM1("bmsk.wrap.b32 %0, %1, %2;"))
+
+// A loop to the launch's n (a kernel parameter, in a register) on a uniform counter: ISETP.LE.AND.
+extern "C" __global__ void form_isetp_le(const uint32_t* __restrict__ in, uint32_t* __restrict__ out, int n) {
+  const uint32_t t = threadIdx.x;
+  const uint32_t a = __ldg(in + 3 * t), b = __ldg(in + 3 * t + 1), c = __ldg(in + 3 * t + 2);
+  uint32_t r0 = 0, r1 = 0;
+#pragma unroll 1
+  for (int k = -64; k < n; k += 32) {
+    if (static_cast<int>(a) <= k) r0 += b;
+    if (c == static_cast<uint32_t>(k)) r1 ^= b;
+  }
+  out[4 * t] = r0;
+  out[4 * t + 1] = r1;
+  out[4 * t + 2] = 0;
+  out[4 * t + 3] = 0;
+}
+
+// Conversions (semantics_float.cc).
+BANKCHECK_FORM(i2f_s32, ASM1("cvt.rn.f32.s32 %0, %1;"))
+BANKCHECK_FORM(i2f_u32, ASM1("cvt.rn.f32.u32 %0, %1;"))
+BANKCHECK_FORM(i2f_s32_rz, ASM1("cvt.rz.f32.s32 %0, %1;"))
+BANKCHECK_FORM(i2f_u32_rm, ASM1("cvt.rm.f32.u32 %0, %1;"))
+BANKCHECK_FORM(f2i_s32_trunc, ASM1("cvt.rzi.s32.f32 %0, %1;"))
+BANKCHECK_FORM(f2i_s32_rn, ASM1("cvt.rni.s32.f32 %0, %1;"))
+BANKCHECK_FORM(f2i_u32_floor, ASM1("cvt.rmi.u32.f32 %0, %1;"))
+BANKCHECK_FORM(f2i_s32_ceil_ftz, ASM1("cvt.rpi.ftz.s32.f32 %0, %1;"))
+
+BANKCHECK_FORM(i2f_s64, ASM1("{ .reg .s64 x; mov.b64 x, {%1, %2}; cvt.rn.f32.s64 %0, x; }"))
+BANKCHECK_FORM(f2i_s64_trunc, asm("{ .reg .s64 x; cvt.rzi.s64.f32 x, %2; mov.b64 {%0, %1}, x; }"
+                                  : "=r"(r0), "=r"(r1)
+                                  : "r"(a)))
+
+// -0 against +0 in both orders (Inputs::kZeros).
+BANKCHECK_FORM(fmnmx_min_zeros, ASM1("min.f32 %0, %1, %2;"))
+BANKCHECK_FORM(fmnmx_max_zeros, ASM1("max.f32 %0, %1, %2;"))
+BANKCHECK_FORM(fmnmx_min_ftz_zeros, ASM1("min.ftz.f32 %0, %1, %2;"))
+BANKCHECK_FORM(fmnmx_max_nan_zeros, ASM1("max.NaN.f32 %0, %1, %2;"))
+BANKCHECK_FORM(i2f_u32_rp, ASM1("cvt.rp.f32.u32 %0, %1;"))
+BANKCHECK_FORM(f2i_u32_trunc_ftz, ASM1("cvt.rzi.ftz.u32.f32 %0, %1;"))
+
+// Packs and other precisions (semantics_float.cc): two floats into bf16x2 and f16x2, f32 <-> f64.
+BANKCHECK_FORM(f2fp_bf16, ASM1("cvt.rn.bf16x2.f32 %0, %1, %2;"))
+BANKCHECK_FORM(f2fp_f16, ASM1("cvt.rn.f16x2.f32 %0, %1, %2;"))
+BANKCHECK_FORM(f2f_f64_f32,
+               asm("{ .reg .f64 d; .reg .f32 f; mov.b32 f, %2; cvt.f64.f32 d, f; mov.b64 {%0, %1}, d; }"
+                   : "=r"(r0), "=r"(r1)
+                   : "r"(a)))
+// Doubles (Inputs::kDouble): x = {lo c, hi a}, y = {lo c, hi b}, z = {lo a, hi c} where one word is
+// written (ASM1, ASMDP). ASMD writes two, so DOUBLES' %1 to %3 there are r1, a and b: the DADD,
+// DMUL and DFMA kernels as recorded read their output r1 as an input, and their vectors check
+// nothing (internal/checked_forms.def leaves those forms out until they are fixed and recorded).
+#define DOUBLES "mov.b64 x, {%3, %1}; mov.b64 y, {%3, %2}; mov.b64 z, {%1, %3}; "
+#define ASMD(text)                                                    \
+  asm("{ .reg .f64 x, y, z; " DOUBLES text "; mov.b64 {%0, %1}, x; }" \
+      : "=r"(r0), "=r"(r1)                                            \
+      : "r"(a), "r"(b), "r"(c))
+#define ASMDP(text) ASMP("{ .reg .f64 x, y, z; " DOUBLES text "; } mov.pred p, p")
+BANKCHECK_FORM(f2f_f32_f64,
+               ASM1("{ .reg .f64 x, y, z; .reg .f32 f; " DOUBLES "cvt.rn.f32.f64 f, x; mov.b32 %0, f; }"))
+BANKCHECK_FORM(dadd, ASMD("add.rn.f64 x, x, y"))
+BANKCHECK_FORM(dmul, ASMD("mul.rn.f64 x, x, y"))
+BANKCHECK_FORM(dfma, ASMD("fma.rn.f64 x, x, y, z"))
+BANKCHECK_FORM(dsetp_lt, ASMDP("setp.lt.f64 p, x, y"))
+BANKCHECK_FORM(dsetp_gtu, ASMDP("setp.gtu.f64 p, x, y"))
+// Half pairs (Inputs::kHalf): ptxas spreads them over HFMA2.MMA, HADD2, HMUL2 and HFMA2.
+#define HALVES(op, x, y, ...) asm(op " %0, %1, %2" __VA_ARGS__ ";" : "=r"(x) : "r"(y), "r"(b), "r"(c))
+BANKCHECK_FORM(hadd2, {
+  HALVES("add.rn.f16x2", r0, a);
+  HALVES("add.rn.f16x2", r1, c);
+  HALVES("add.rn.f16x2", r2, b);
+})
+BANKCHECK_FORM(hmul2, {
+  HALVES("mul.rn.f16x2", r0, a);
+  HALVES("mul.rn.f16x2", r1, c);
+  HALVES("mul.rn.f16x2", r2, b);
+})
+BANKCHECK_FORM(hfma2, {
+  HALVES("fma.rn.f16x2", r0, a, ", %3");
+  HALVES("fma.rn.f16x2", r1, c, ", %3");
+  HALVES("fma.rn.f16x2", r2, b, ", %3");
+  HALVES("fma.rn.f16x2", r3, a, ", %1");
+})
+BANKCHECK_FORM(hfma2_mma, ASM1("fma.rn.f16x2 %0, %1, %2, %3;"))
+BANKCHECK_FORM(hfma2_bf16, ASM1("fma.rn.bf16x2 %0, %1, %2, %3;"))
+BANKCHECK_FORM(hadd2_f32,
+               asm("{ .reg .b16 h, g; .reg .f32 f; mov.b32 {h, g}, %1; cvt.f32.f16 f, g; mov.b32 %0, f; }"
+                   : "=r"(r0)
+                   : "r"(a)))
+// The full-precision division: FCHK picks the slow path; both paths give the correctly rounded a / b.
+BANKCHECK_FORM(fchk, ASM1("div.rn.f32 %0, %1, %2;"))
+
+// Float atomics to global memory (output_memory.cc): c stored to the four words, then a, b added.
+#define FLOAT_ATOMIC(body)                                             \
+  {                                                                    \
+    float* word = reinterpret_cast<float*>(out + 4 * t);               \
+    const float fa = __uint_as_float(a), fb = __uint_as_float(b);      \
+    out[4 * t] = out[4 * t + 1] = out[4 * t + 2] = out[4 * t + 3] = c; \
+    body;                                                              \
+    return;                                                            \
+  }
+BANKCHECK_FORM(redg_add_f32, FLOAT_ATOMIC(atomicAdd(word, fa)))
+BANKCHECK_FORM(redg_add_f32x2, FLOAT_ATOMIC(atomicAdd(reinterpret_cast<float2*>(word), make_float2(fa, fb))))
+BANKCHECK_FORM(redg_add_f32x4,
+               FLOAT_ATOMIC(atomicAdd(reinterpret_cast<float4*>(word), make_float4(fa, fb, fb, fa))))
+BANKCHECK_FORM(redg_add_u32, {
+  out[4 * t] = c;
+  atomicAdd(out + 4 * t, a);
+  return;
+})
+BANKCHECK_FORM(atomg_add_u32, {
+  out[4 * t] = c;
+  out[4 * t + 1] = atomicAdd(out + 4 * t, a);
+  return;
+})
+
+namespace bankcheck::conformance {
+namespace {
+
+using Kernel = void (*)(const uint32_t*, uint32_t*);
+using KernelWithN = void (*)(const uint32_t*, uint32_t*, int);
+// The n a kernel with a parameter is launched with: form_isetp_le's loop runs k = -64, -32, ..., 96.
+constexpr int kLoopEnd = 100;
+struct Entry {
+  Form form;
+  Kernel kernel;
+  KernelWithN kernel_with_n;
+  int n;
+};
+#define F(name, opcode, inputs, outputs) \
+  { {"form_" #name, opcode, Inputs::inputs, outputs}, form_##name, nullptr, 0 }
+#define P(name, opcode, inputs, outputs, n) \
+  { {"form_" #name, opcode, Inputs::inputs, outputs}, nullptr, form_##name, n }
+const Entry kEntries[] = {
+    F(fadd, "FADD", kFloat, 1),
+    F(fadd_ftz, "FADD.FTZ", kFloat, 1),
+    F(fadd_rz, "FADD.RZ", kFloat, 1),
+    F(fadd_sat, "FADD.SAT", kFloat, 1),
+    F(fmul, "FMUL", kFloat, 1),
+    F(fmul_ftz, "FMUL.FTZ", kFloat, 1),
+    F(ffma, "FFMA", kFloat, 1),
+    F(ffma_ftz, "FFMA.FTZ", kFloat, 1),
+    F(fmnmx_min, "FMNMX", kFloat, 1),
+    F(fmnmx_max, "FMNMX", kFloat, 1),
+    F(fmnmx_min_ftz, "FMNMX.FTZ", kFloat, 1),
+    F(fmnmx_max_nan, "FMNMX.NAN", kFloat, 1),
+    F(fsetp_lt, "FSETP.GEU.AND", kFloat, 1),
+    F(fsetp_ge, "FSETP.GE.AND", kFloat, 1),
+    F(fsetp_eq, "FSETP.NEU.AND", kFloat, 1),
+    F(fsetp_neu, "FSETP.NEU.AND", kFloat, 1),
+    F(fsetp_gtu, "FSETP.GTU.AND", kFloat, 1),
+    F(fsetp_nan, "FSETP.NAN.AND", kFloat, 1),
+    F(fsetp_num, "FSETP.NAN.AND", kFloat, 1),
+    F(fsetp_lt_ftz, "FSETP.GEU.FTZ.AND", kFloat, 1),
+    F(shfl_idx, "SHFL.IDX", kLane, 2),
+    F(shfl_idx_segment, "SHFL.IDX", kLane, 2),
+    F(shfl_up, "SHFL.UP", kLane, 2),
+    F(shfl_down, "SHFL.DOWN", kLane, 2),
+    F(shfl_bfly, "SHFL.BFLY", kLane, 2),
+    F(hfma2_low, "HFMA2.MMA", kNone, 4),
+    F(hfma2_high, "HFMA2.MMA", kNone, 4),
+    F(iadd3, "IADD3", kInt, 1),
+    F(iadd3_carry, "IADD3.X", kInt, 2),
+    F(imad, "IMAD", kInt, 1),
+    F(imad_hi_u32, "IMAD.HI.U32", kInt, 1),
+    F(imad_hi_s32, "IMAD.HI", kInt, 1),
+    F(imad_wide_u32, "IMAD.WIDE.U32", kInt, 2),
+    F(imad_wide_s32, "IMAD.WIDE", kInt, 2),
+    F(lea, "LEA", kInt, 1),
+    F(lop3_xor_and, "LOP3.LUT", kInt, 1),
+    F(lop3_or_not, "LOP3.LUT", kInt, 1),
+    F(shf_l_u32, "SHF.L.U32", kShift, 1),
+    F(shf_r_u32, "SHF.R.U32.HI", kShift, 1),
+    F(shf_r_s32, "SHF.R.S32.HI", kShift, 1),
+    F(shf_l_wrap, "SHF.L.W.U32.HI", kShift, 1),
+    F(shf_r_clamp, "SHF.R.U32", kShift, 1),
+    F(shf_l_u64, "SHF.L.U64.HI", kShift, 2),
+    F(shf_r_s64, "SHF.R.S64", kShift, 2),
+    F(isetp_lt_s32, "ISETP.GE.AND", kInt, 1),
+    F(isetp_ge_u32, "ISETP.GE.U32.AND", kInt, 1),
+    F(isetp_ne, "ISETP.NE.AND", kInt, 1),
+    F(isetp_lt_s64, "ISETP.GE.AND.EX", kInt, 1),
+    F(isetp_ge_u64, "ISETP.GE.U32.AND.EX", kInt, 1),
+    F(isetp_gt_s64, "ISETP.GT.AND.EX", kInt, 1),
+    F(isetp_le_u64, "ISETP.GT.U32.AND.EX", kInt, 1),
+    F(isetp_eq_u64, "ISETP.NE.U32.AND.EX", kInt, 1),
+    F(imnmx_s32, "VIMNMX", kInt, 1),
+    F(imnmx_u32, "VIMNMX.U32", kInt, 1),
+    F(popc, "POPC", kInt, 1),
+    F(flo_u32, "FLO.U32", kInt, 1),
+    F(flo_s32, "FLO", kInt, 1),
+    F(flo_sh, "FLO.U32.SH", kInt, 1),
+    F(brev, "BREV", kInt, 1),
+    F(prmt, "PRMT", kInt, 1),
+    F(iabs, "IABS", kInt, 1),
+    F(iadd3_immediate, "IADD3", kInt, 1),
+    F(udiv, "MUFU.RCP", kDivisor, 2),
+    F(plop3, "PLOP3.LUT", kInt, 1),
+    F(isetp_eq_u32_and, "ISETP.EQ.U32.AND", kInt, 1),
+    F(isetp_lt_xor, "ISETP.LT.XOR", kInt, 1),
+    F(viadd, "VIADD", kInt, 1),
+    F(imad_u32, "IMAD.U32", kInt, 1),
+    F(isetp_le_u32_or, "ISETP.LE.U32.OR", kInt, 1),
+    F(isetp_lt_u32_or, "ISETP.LT.U32.OR", kInt, 1),
+    F(isetp_gt_s32, "ISETP.GT.AND", kInt, 1),
+    F(isetp_gt_u32, "ISETP.GT.U32.AND", kInt, 1),
+    F(isetp_ne_u32, "ISETP.NE.U32.AND", kInt, 1),
+    F(isetp_ne_s64, "ISETP.NE.AND.EX", kInt, 1),
+    F(isetp_lt_and, "ISETP.LT.AND", kInt, 1),
+    F(isetp_lt_u32_and, "ISETP.LT.U32.AND", kInt, 1),
+    F(isetp_le_u32_and, "ISETP.LE.U32.AND", kInt, 1),
+    F(isetp_ge_or, "ISETP.GE.OR", kInt, 1),
+    F(shf_r_u64, "SHF.R.U64", kShift, 2),
+    F(sel, "SEL", kInt, 2),
+    F(imad_x, "IMAD.X", kInt, 4),
+    F(lea_hi, "LEA.HI", kInt, 2),
+    F(lea_hi_x, "LEA.HI.X", kInt, 2),
+    F(lea_hi_x_sx32, "LEA.HI.X.SX32", kInt, 2),
+    F(vote_all, "VOTE.ALL", kLane, 3),
+    F(vote_any, "VOTE.ANY", kLane, 3),
+    F(viaddmnmx, "VIADDMNMX", kInt, 1),
+    F(viaddmnmx_u32, "VIADDMNMX.U32", kInt, 1),
+    F(bmsk, "BMSK", kShift, 1),
+    F(bmsk_wrap, "BMSK.W", kShift, 1),
+    P(isetp_le, "ISETP.LE.AND", kInt, 2, kLoopEnd),
+    F(i2f_s32, "I2FP.F32.S32", kInt, 1),
+    F(i2f_u32, "I2FP.F32.U32", kInt, 1),
+    F(i2f_s32_rz, "I2FP.F32.S32.RZ", kInt, 1),
+    F(i2f_u32_rm, "I2F.U32.RM", kInt, 1),
+    F(f2i_s32_trunc, "F2I.TRUNC.NTZ", kFloat, 1),
+    F(f2i_s32_rn, "F2I.NTZ", kFloat, 1),
+    F(f2i_u32_floor, "F2I.U32.FLOOR.NTZ", kFloat, 1),
+    F(f2i_s32_ceil_ftz, "F2I.FTZ.CEIL.NTZ", kFloat, 1),
+    F(i2f_s64, "I2F.S64", kInt, 1),
+    F(f2i_s64_trunc, "F2I.S64.TRUNC", kFloat, 2),
+    F(fmnmx_min_zeros, "FMNMX", kZeros, 1),
+    F(fmnmx_max_zeros, "FMNMX", kZeros, 1),
+    F(fmnmx_min_ftz_zeros, "FMNMX.FTZ", kZeros, 1),
+    F(fmnmx_max_nan_zeros, "FMNMX.NAN", kZeros, 1),
+    F(i2f_u32_rp, "I2F.U32.RP", kInt, 1),
+    F(f2i_u32_trunc_ftz, "F2I.FTZ.U32.TRUNC.NTZ", kFloat, 1),
+    F(f2fp_bf16, "F2FP.BF16.F32.PACK_AB", kFloat, 1),
+    F(f2fp_f16, "F2FP.F16.F32.PACK_AB", kFloat, 1),
+    F(f2f_f64_f32, "F2F.F64.F32", kFloat, 2),
+    F(f2f_f32_f64, "F2F.F32.F64", kDouble, 1),
+    F(dadd, "DADD", kDouble, 2),
+    F(dmul, "DMUL", kDouble, 2),
+    F(dfma, "DFMA", kDouble, 2),
+    F(dsetp_lt, "DSETP.GEU.AND", kDouble, 1),
+    F(dsetp_gtu, "DSETP.GTU.AND", kDouble, 1),
+    F(hadd2, "HADD2", kHalf, 3),
+    F(hmul2, "HMUL2", kHalf, 3),
+    F(hfma2, "HFMA2", kHalf, 4),
+    F(hfma2_mma, "HFMA2.MMA", kHalf, 1),
+    F(hfma2_bf16, "HFMA2.MMA.BF16_V2", kHalf, 1),
+    F(hadd2_f32, "HADD2.F32", kHalf, 1),
+    F(fchk, "FCHK", kFloat, 1),
+    F(redg_add_f32, "REDG.E.ADD.F32.FTZ.RN.STRONG.GPU", kFloat, 4),
+    F(redg_add_f32x2, "REDG.E.ADD.F32x2.FTZ.RN.STRONG.GPU", kFloat, 4),
+    F(redg_add_f32x4, "REDG.E.ADD.F32x4.FTZ.RN.STRONG.GPU", kFloat, 4),
+    F(redg_add_u32, "REDG.E.ADD.STRONG.GPU", kInt, 4),
+    F(atomg_add_u32, "ATOMG.E.ADD.STRONG.GPU", kInt, 4),
+};
+#undef F
+#undef P
+constexpr size_t kCount = sizeof kEntries / sizeof kEntries[0];
+Form kFormsTable[kCount];
+
+}  // namespace
+
+const Form* Forms(size_t* count) {
+  for (size_t i = 0; i < kCount; ++i) kFormsTable[i] = kEntries[i].form;
+  *count = kCount;
+  return kFormsTable;
+}
+
+int LaunchForm(size_t index, const uint32_t* in, uint32_t* out, uint32_t threads) {
+  const Entry& entry = kEntries[index];
+  if (entry.kernel != nullptr)
+    entry.kernel<<<1, threads>>>(in, out);
+  else
+    entry.kernel_with_n<<<1, threads>>>(in, out, entry.n);
+  return static_cast<int>(cudaGetLastError());
+}
+
+const void* FormStub(size_t index) {
+  const Entry& entry = kEntries[index];
+  return entry.kernel != nullptr ? reinterpret_cast<const void*>(entry.kernel)
+                                 : reinterpret_cast<const void*>(entry.kernel_with_n);
+}
+
+}  // namespace bankcheck::conformance

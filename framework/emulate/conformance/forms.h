@@ -1,0 +1,45 @@
+#pragma once
+// The instruction forms checked against the GPU (docs/emulate.md, "Checked against the GPU"): one
+// kernel per sm_90 SASS form, written so that nvcc emits that form. Thread t of a launch of one block
+// of kThreads threads reads in[3t..3t+2] and writes out[4t..4t+3]; what it computes is the kernel's
+// (forms.cu). Plain C++ declarations: the recorder (real cudart) and the replay test (the stand-in
+// runtime) both include it.
+
+#include <cstddef>
+#include <cstdint>
+
+namespace bankcheck::conformance {
+
+constexpr uint32_t kThreads = 256;
+constexpr uint32_t kInputs = 3;   // words read per thread
+constexpr uint32_t kOutputs = 4;  // words written per thread
+
+// What a form's inputs are drawn from (the recorder's generator).
+enum class Inputs : uint8_t {
+  kFloat,    // floats: edges (±0, ±inf, NaN payloads, denormals, FLT_MAX, ...) and random bits
+  kInt,      // integers: edges (0, ±1, INT_MIN, INT_MAX, ...) and random bits
+  kShift,    // a, c integers; b a shift count (0 to 70, and random)
+  kLane,     // a random; b a lane or delta (0 to 40); c random
+  kDivisor,  // a random; b a divisor (0, 1, powers of two, random)
+  kNone,     // ignored (constants)
+  kZeros,    // floats: every pair of ±0, ±denormal, ±1, NaN and ±inf first, then as kFloat
+  kHalf,     // half pairs: edges (±0, ±inf, NaN payloads, denormals, 65504, ...) in either half, random
+  kDouble,   // a, b: a double's high word (edges, then near 1); c: the low words (0 or edges, random)
+};
+
+struct Form {
+  const char* name;    // the kernel's (extern "C") name
+  const char* opcode;  // the SASS form it claims: an instruction of the kernel has exactly this opcode
+  Inputs inputs;
+  uint32_t outputs;  // the words of out[4t..4t+3] it computes (from the first); the others stay 0
+};
+
+// Every form, in the order the vectors file lists them.
+const Form* Forms(size_t* count);
+// Launches form `index`'s kernel: one block of `threads` (at most kThreads) threads on device
+// pointers in and out (threads * kInputs and threads * kOutputs words). Returns the launch's error.
+int LaunchForm(size_t index, const uint32_t* in, uint32_t* out, uint32_t threads = kThreads);
+// The host stub of form `index`'s kernel (to find its SASS through the runtime that registered it).
+const void* FormStub(size_t index);
+
+}  // namespace bankcheck::conformance

@@ -1,0 +1,246 @@
+// The recorder of the instruction conformance vectors (docs/emulate.md, "Checked against the GPU"):
+// built with the real CUDA runtime, run on an sm_90 GPU. Every form of forms.h runs once on inputs
+// drawn for it (edges first, then random bits, from a fixed seed), and its inputs and outputs are
+// written, as bits, with the device, driver and runtime that computed them:
+//
+//   bankcheck_conformance_record <vectors file>
+//
+// The file (text; '#' lines are comments):
+//   device <name> | driver <version> | runtime <version> | sm <major>.<minor>   (one line each)
+//   form <kernel> <opcode> <outputs> <vectors>
+//   <in0> <in1> <in2> <out0> ... <out[outputs-1]>     (one line per thread, 8 hex digits each)
+// A form's words of out past `outputs` were 0 on the GPU: the recorder leaves out a form that wrote
+// one (and every form from one whose launch failed), says so and exits 1.
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "emulate/conformance/forms.h"
+
+namespace bankcheck::conformance {
+namespace {
+
+uint64_t Next(uint64_t& state) {  // splitmix64
+  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+constexpr uint32_t kFloatEdges[] = {
+    0x00000000, 0x80000000, 0x3f800000, 0xbf800000, 0x7f800000, 0xff800000, 0x7fc00000, 0x7fc12345,
+    0xffc00001, 0x7f800001, 0xff812345, 0x00000001, 0x007fffff, 0x80000001, 0x807fffff, 0x00800000,
+    0x80800000, 0x7f7fffff, 0xff7fffff, 0x3f800001, 0x3f000000, 0x40200000, 0x40600000, 0xc0200000,
+    0x3effffff, 0x4b800000, 0x4f000000, 0xcf000000, 0x4f800000, 0xcf000001, 0x4effffff, 0x34000000};
+constexpr uint32_t kIntEdges[] = {0,          1,          2,          0xffffffff, 0xfffffffe, 0x80000000,
+                                  0x7fffffff, 0x80000001, 0x0000ffff, 0x00010000, 0x00007fff, 0x00008000,
+                                  0xaaaaaaaa, 0x55555555, 31,         32,         33,         63,
+                                  64,         0xffff0000, 0x01000000, 0x00ffffff, 0x01000001, 0x7fffff80};
+// ±0, ±denormal, ±1, a NaN and +inf: every ordered pair of them (kZeros).
+constexpr uint32_t kZeroEdges[] = {0x00000000, 0x80000000, 0x00000001, 0x80000001,
+                                   0x3f800000, 0xbf800000, 0x7fc00000, 0x7f800000};
+constexpr uint16_t kHalfEdges[] = {0x0000, 0x8000, 0x3c00, 0xbc00, 0x7c00, 0xfc00, 0x7e00, 0x7e01,
+                                   0xfe00, 0x7c01, 0x0001, 0x03ff, 0x8001, 0x0400, 0x7bff, 0xfbff,
+                                   0x3c01, 0x3800, 0x4100, 0xc100, 0x3bff, 0x5bff, 0x1000, 0x0200};
+// Doubles' high words: ±0, ±1, ±inf, NaNs, denormals, the smallest and largest normals, 2^52, 2^31.
+constexpr uint32_t kDoubleEdges[] = {0x00000000, 0x80000000, 0x3ff00000, 0xbff00000, 0x7ff00000, 0xfff00000,
+                                     0x7ff80000, 0x7ff40000, 0xfff80001, 0x00000001, 0x000fffff, 0x80000001,
+                                     0x00100000, 0x80100000, 0x7fefffff, 0xffefffff, 0x3ff00001, 0x3fe00000,
+                                     0x40000000, 0x43300000, 0x41e00000, 0xc1e00000, 0x3ca00000, 0x3fefffff};
+constexpr uint32_t kLowEdges[] = {0, 1, 0xffffffff, 0x80000000};
+constexpr size_t kFloatCount = sizeof kFloatEdges / sizeof kFloatEdges[0];
+constexpr size_t kZeroCount = sizeof kZeroEdges / sizeof kZeroEdges[0];
+constexpr size_t kHalfCount = sizeof kHalfEdges / sizeof kHalfEdges[0];
+constexpr size_t kDoubleCount = sizeof kDoubleEdges / sizeof kDoubleEdges[0];
+constexpr size_t kIntCount = sizeof kIntEdges / sizeof kIntEdges[0];
+
+// A float near 1 in magnitude (exponents 120 to 134), so that sums and products round.
+uint32_t NearOne(uint64_t& state) {
+  const uint64_t r = Next(state);
+  return static_cast<uint32_t>((r >> 63) << 31 | ((120 + (r >> 32) % 15) << 23) | (r & 0x7fffff));
+}
+
+// A half near 1 in magnitude (exponents 12 to 18), and a word of two halves: an edge in one half,
+// either, or none.
+uint32_t HalfNearOne(uint64_t& state) {
+  const uint64_t r = Next(state);
+  return static_cast<uint32_t>((r >> 63) << 15 | ((12 + (r >> 32) % 7) << 10) | (r & 0x3ff));
+}
+uint32_t Halves(uint32_t t, uint32_t i, uint64_t& state) {
+  const uint32_t edge = kHalfEdges[(t * 7 + i * 5 + t / kHalfCount) % kHalfCount];
+  const uint32_t other = t < 96 ? kHalfEdges[(t + i * 11) % kHalfCount] : HalfNearOne(state);
+  if (t >= 160) return HalfNearOne(state) << 16 | HalfNearOne(state);
+  return (t + i) % 2 ? other << 16 | edge : edge << 16 | other;
+}
+
+// A double's high word near 1 in magnitude (exponents 1015 to 1030).
+uint32_t DoubleNearOne(uint64_t& state) {
+  const uint64_t r = Next(state);
+  return static_cast<uint32_t>((r >> 63) << 31 | ((1015 + (r >> 32) % 16) << 20) | (r & 0xfffff));
+}
+
+// The inputs of the kinds of other precisions (kZeros, kHalf, kDouble).
+void DrawOther(Inputs kind, uint32_t t, uint64_t r, uint64_t& state, uint32_t* word) {
+  switch (kind) {
+    case Inputs::kZeros:
+      if (t < kZeroCount * kZeroCount) {
+        word[0] = kZeroEdges[t % kZeroCount];
+        word[1] = kZeroEdges[t / kZeroCount];
+      } else if (t < 128) {
+        word[0] = kFloatEdges[t % kFloatCount];
+        word[1] = kZeroEdges[(t / 2) % 2];
+      } else {
+        word[0] = NearOne(state);
+        word[1] = (t % 2) ? NearOne(state) : kZeroEdges[t % kZeroCount];
+      }
+      return;
+    case Inputs::kHalf:
+      for (uint32_t i = 0; i < kInputs; ++i) word[i] = Halves(t, i, state);
+      return;
+    default:  // kDouble
+      if (t < 128) {
+        word[0] = kDoubleEdges[t % kDoubleCount];
+        word[1] = kDoubleEdges[(t / kDoubleCount + t) % kDoubleCount];
+        word[2] = (t & 1) ? kLowEdges[r % 4] : 0;
+      } else {
+        word[0] = DoubleNearOne(state);
+        word[1] = (t % 4 == 0) ? kDoubleEdges[r % kDoubleCount] : DoubleNearOne(state);
+      }
+      return;
+  }
+}
+
+// The three inputs of thread t: the first threads pair edges, the rest are random.
+void Draw(Inputs kind, uint32_t t, uint64_t& state, uint32_t* word) {
+  const uint64_t r = Next(state);
+  for (uint32_t i = 0; i < kInputs; ++i) word[i] = static_cast<uint32_t>(Next(state));
+  switch (kind) {
+    case Inputs::kZeros:
+    case Inputs::kHalf:
+    case Inputs::kDouble:
+      DrawOther(kind, t, r, state, word);
+      return;
+    case Inputs::kFloat:
+      if (t < 128) {
+        word[0] = kFloatEdges[t % kFloatCount];
+        word[1] = kFloatEdges[(t / kFloatCount + t) % kFloatCount];
+        word[2] = (t & 1) ? kFloatEdges[r % kFloatCount] : NearOne(state);
+      } else if (t < 224) {
+        for (uint32_t i = 0; i < kInputs; ++i) word[i] = NearOne(state);
+      }
+      return;
+    case Inputs::kInt:
+    case Inputs::kShift:
+    case Inputs::kDivisor:
+      if (t < 128) {
+        word[0] = kIntEdges[t % kIntCount];
+        word[1] = kIntEdges[(t / kIntCount + t) % kIntCount];
+        word[2] = (t & 1) ? kIntEdges[r % kIntCount] : word[2];
+      }
+      if (kind == Inputs::kShift && (t % 4) != 3) word[1] = static_cast<uint32_t>(r % 71);
+      if (kind == Inputs::kDivisor && t >= 128) word[1] = (t % 3 == 0) ? 1u << (r % 32) : word[1] >> (r % 32);
+      return;
+    case Inputs::kLane:
+      word[1] = static_cast<uint32_t>(r % 41);
+      return;
+    case Inputs::kNone:
+      word[0] = word[1] = word[2] = 0;
+      return;
+  }
+}
+
+int Fail(const char* what, cudaError_t error) {
+  std::fprintf(stderr, "bankcheck_conformance_record: %s: %s\n", what, cudaGetErrorString(error));
+  return 1;
+}
+
+int Record(const char* path) {
+  cudaDeviceProp properties{};
+  int driver = 0, runtime = 0;
+  cudaError_t error = cudaGetDeviceProperties(&properties, 0);
+  if (error != cudaSuccess) return Fail("cudaGetDeviceProperties", error);
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  if (properties.major != 9 || properties.minor != 0) {
+    std::fprintf(stderr, "bankcheck_conformance_record: the GPU is sm_%d%d, not sm_90\n", properties.major,
+                 properties.minor);
+    return 1;
+  }
+  uint32_t *in = nullptr, *out = nullptr;
+  if ((error = cudaMalloc(reinterpret_cast<void**>(&in), kThreads * kInputs * 4)) != cudaSuccess ||
+      (error = cudaMalloc(reinterpret_cast<void**>(&out), kThreads * kOutputs * 4)) != cudaSuccess)
+    return Fail("cudaMalloc", error);
+  FILE* file = std::fopen(path, "w");
+  if (file == nullptr) {
+    std::perror(path);
+    return 1;
+  }
+  std::fprintf(
+      file,
+      "# bankcheck instruction conformance vectors: written by bankcheck_conformance_record on the GPU "
+      "(framework/emulate/conformance/record.cc says the format)\n");
+  std::fprintf(file, "device %s\ndriver %d\nruntime %d\nsm %d.%d\n", properties.name, driver, runtime,
+               properties.major, properties.minor);
+  size_t count = 0;
+  const Form* forms = Forms(&count);
+  size_t total = 0, recorded = 0, left_out = 0;
+  for (size_t f = 0; f < count; ++f) {
+    uint64_t state = 0x62616e6b636865ull ^ (uint64_t{f + 1} * 0x100000001b3ull);
+    std::vector<uint32_t> host_in(kThreads * kInputs), host_out(kThreads * kOutputs);
+    for (uint32_t t = 0; t < kThreads; ++t) Draw(forms[f].inputs, t, state, &host_in[t * kInputs]);
+    // An error ends the recording, the forms recorded before it kept (the file is closed below).
+    const char* step = "cudaMemcpy";
+    if ((error = cudaMemcpy(in, host_in.data(), host_in.size() * 4, cudaMemcpyHostToDevice)) != cudaSuccess ||
+        (error = cudaMemset(out, 0, host_out.size() * 4)) != cudaSuccess ||
+        (step = forms[f].name, error = static_cast<cudaError_t>(LaunchForm(f, in, out))) != cudaSuccess ||
+        (error = cudaDeviceSynchronize()) != cudaSuccess ||
+        (step = "cudaMemcpy", error = cudaMemcpy(host_out.data(), out, host_out.size() * 4,
+                                                 cudaMemcpyDeviceToHost)) != cudaSuccess) {
+      Fail(step, error);
+      left_out += count - f;
+      break;
+    }
+    // A form that wrote past its outputs is left out (the replay then says it has no vectors); the
+    // others are still recorded.
+    bool past = false;
+    for (uint32_t t = 0; t < kThreads; ++t)
+      for (uint32_t i = forms[f].outputs; i < kOutputs; ++i) past = past || host_out[t * kOutputs + i] != 0;
+    if (past) {
+      std::fprintf(stderr, "bankcheck_conformance_record: %s wrote past its %u outputs: left out\n",
+                   forms[f].name, forms[f].outputs);
+      ++left_out;
+      continue;
+    }
+    std::fprintf(file, "form %s %s %u %u\n", forms[f].name, forms[f].opcode, forms[f].outputs, kThreads);
+    for (uint32_t t = 0; t < kThreads; ++t) {
+      for (uint32_t i = 0; i < kInputs; ++i)
+        std::fprintf(file, "%s%08x", i ? " " : "", host_in[t * kInputs + i]);
+      for (uint32_t i = 0; i < forms[f].outputs; ++i) std::fprintf(file, " %08x", host_out[t * kOutputs + i]);
+      std::fprintf(file, "\n");
+    }
+    ++recorded;
+    total += kThreads;
+  }
+  if (std::fclose(file) != 0) {
+    std::perror(path);
+    return 1;
+  }
+  std::printf("recorded %zu forms, %zu vectors on %s (driver %d, runtime %d) into %s; left out %zu\n",
+              recorded, total, properties.name, driver, runtime, path, left_out);
+  return left_out == 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace bankcheck::conformance
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: bankcheck_conformance_record <vectors file>\n");
+    return 2;
+  }
+  return bankcheck::conformance::Record(argv[1]);
+}

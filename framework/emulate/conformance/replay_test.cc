@@ -1,0 +1,234 @@
+// The conformance replay (docs/emulate.md, "Checked against the GPU"): every form of vectors.txt runs
+// through the stand-in runtime on the inputs the GPU ran, and what the emulator computes must be the
+// GPU's outputs bit for bit. A form whose outputs the emulator does not compute is reported as not
+// computed with its reason (honest: nothing is claimed); a computed word that differs fails.
+#include <cuda_runtime_api.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "bankcheck/error.h"
+#include "emulate/conformance/forms.h"
+#include "emulate/conformance/vectors.h"
+#include "emulate/internal/checked_forms.h"
+#include "emulate/internal/sass.h"
+#include "emulate/runtime/internal/launch_capture.h"
+
+namespace bankcheck::conformance {
+namespace {
+
+using emulate::runtime::TheCapture;
+
+std::string Hex(uint32_t word) {
+  char text[16];
+  std::snprintf(text, sizeof text, "%08x", word);
+  return text;
+}
+
+// The outputs of form `index` computed by the emulator on `in` (a launch of in.size() / kInputs
+// threads); false with `why` when not computed.
+bool Replay(size_t index, const std::vector<uint32_t>& in, std::vector<uint32_t>* out, std::string* why) {
+  uint32_t *device_in = nullptr, *device_out = nullptr;
+  EXPECT_EQ(cudaMalloc(reinterpret_cast<void**>(&device_in), in.size() * 4), cudaSuccess);
+  EXPECT_EQ(cudaMalloc(reinterpret_cast<void**>(&device_out), out->size() * 4), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(device_in, in.data(), in.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(cudaMemset(device_out, 0, out->size() * 4), cudaSuccess);
+  TheCapture().BeginCase();
+  EXPECT_EQ(LaunchForm(index, device_in, device_out, static_cast<uint32_t>(in.size() / kInputs)), 0);
+  EXPECT_EQ(cudaMemcpy(out->data(), device_out, out->size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  *why = TheCapture().OutputNotComputed();
+  EXPECT_EQ(cudaFree(device_in), cudaSuccess);
+  EXPECT_EQ(cudaFree(device_out), cudaSuccess);
+  return why->empty();
+}
+
+// The SASS of the forms' kernels, as the emulator reads it; GTEST_SKIP where cuobjdump or nvdisasm
+// cannot be run (BANKCHECK_REQUIRE_EMULATION=1: a failure instead).
+const emulate::Module* FormsModule(std::string* problem) {
+  static std::string reading_problem;
+  static const emulate::Module* module = []() -> const emulate::Module* {
+    const emulate::runtime::RegisteredKernel* kernel = TheCapture().Find(FormStub(0));
+    if (kernel == nullptr) {
+      reading_problem = "the forms' kernels were not registered with the stand-in runtime";
+      return nullptr;
+    }
+    try {
+      return new emulate::Module(emulate::Module::FromFatbin(kernel->fatbin));
+    } catch (const Error& e) {
+      reading_problem = e.what();
+      return nullptr;
+    }
+  }();
+  *problem = reading_problem;
+  return module;
+}
+
+// Whether kernel `name` has an instruction of form `form` ("FFMA.FTZ", FormOf's text).
+bool HasForm(const emulate::Module& module, const std::string& name, const std::string& form) {
+  const auto kernel = module.data().kernels.find(name);
+  if (kernel == module.data().kernels.end()) return false;
+  for (const emulate::internal::Instruction& instruction : kernel->second.code)
+    if (emulate::internal::FormOf(instruction.base, instruction.modifiers, instruction.info) == form)
+      return true;
+  return false;
+}
+
+size_t FormIndex(const std::string& name) {
+  size_t count = 0;
+  const Form* forms = Forms(&count);
+  for (size_t i = 0; i < count; ++i)
+    if (name == forms[i].name) return i;
+  ADD_FAILURE() << "no form " << name;
+  return 0;
+}
+
+// Skips (fails with BANKCHECK_REQUIRE_EMULATION=1) where the forms' SASS cannot be read.
+#define BANKCHECK_NEED_SASS()                                                     \
+  do {                                                                            \
+    std::string problem;                                                          \
+    if (FormsModule(&problem) == nullptr) {                                       \
+      const char* required = std::getenv("BANKCHECK_REQUIRE_EMULATION");          \
+      if (required != nullptr && std::string(required) == "1") FAIL() << problem; \
+      GTEST_SKIP() << "cannot read the forms' SASS: " << problem;                 \
+    }                                                                             \
+  } while (false)
+
+// HFMA2.MMA R, -RZ, RZ, hi, lo: nvdisasm prints the high half first. A kernel that stores 7 (here
+// made by HFMA2.MMA ..., 0, 4.17e-07, the half 0x0007 in the low half) reads back 7.
+TEST(ConformanceTest, HalfConstantsAreReadHighHalfFirst) {
+  BANKCHECK_NEED_SASS();
+  std::string problem;
+  const size_t low = FormIndex("form_hfma2_low"), high = FormIndex("form_hfma2_high");
+  ASSERT_TRUE(HasForm(*FormsModule(&problem), "form_hfma2_low", "HFMA2.MMA"));
+  ASSERT_TRUE(HasForm(*FormsModule(&problem), "form_hfma2_high", "HFMA2.MMA"));
+  std::vector<uint32_t> in(kThreads * kInputs), out(kThreads * kOutputs);
+  std::string why;
+  ASSERT_TRUE(Replay(low, in, &out, &why)) << why;
+  EXPECT_EQ(out[0], 7u) << "read back " << out[0];
+  ASSERT_TRUE(Replay(high, in, &out, &why)) << why;
+  EXPECT_EQ(out[0], 0x80010000u) << "read back " << Hex(out[0]);
+}
+
+// atomicAdd(float2) and atomicAdd(float4) (REDG.E.ADD.F32x2/F32x4) are float adds, not 32-bit integer
+// ones: not computed (the GPU's rounding of them is not followed), and the read-back says why. With
+// the integer add, {1.5, 2.5} onto {1, 1} read back {1.00195, 1}.
+TEST(ConformanceTest, VectorFloatAtomicsAreNotComputed) {
+  BANKCHECK_NEED_SASS();
+  const uint32_t one = 0x3f800000u;
+  for (const char* name : {"form_redg_add_f32x2", "form_redg_add_f32x4", "form_redg_add_f32"}) {
+    std::vector<uint32_t> in(kThreads * kInputs), out(kThreads * kOutputs);
+    for (uint32_t t = 0; t < kThreads; ++t) {
+      in[t * kInputs] = 0x3fc00000u;      // 1.5
+      in[t * kInputs + 1] = 0x40200000u;  // 2.5
+      in[t * kInputs + 2] = one;
+    }
+    std::string why;
+    EXPECT_FALSE(Replay(FormIndex(name), in, &out, &why))
+        << name << " computed: {" << Hex(out[0]) << ", " << Hex(out[1]) << "}";
+    EXPECT_THAT(why, ::testing::HasSubstr("REDG.E.ADD.F32")) << name;
+    EXPECT_THAT(why, ::testing::HasSubstr("float")) << name;
+  }
+}
+
+// The rule (internal/checked_forms.def): a form outside the table is not computed, and says so, even
+// where a handler could compute it (FADD.RZ: the host's rounding); one in it is (FADD).
+TEST(ConformanceTest, OnlyFormsOfTheTableAreComputed) {
+  BANKCHECK_NEED_SASS();
+  ASSERT_FALSE(emulate::internal::HasConformanceVectors("FADD.RZ"));
+  ASSERT_TRUE(emulate::internal::HasConformanceVectors("FADD"));
+  std::vector<uint32_t> in(kThreads * kInputs, 0x3f800000u), out(kThreads * kOutputs);
+  std::string why;
+  EXPECT_FALSE(Replay(FormIndex("form_fadd_rz"), in, &out, &why));
+  EXPECT_THAT(why, ::testing::HasSubstr("form FADD.RZ has no GPU conformance vectors"));
+  ASSERT_TRUE(Replay(FormIndex("form_fadd"), in, &out, &why)) << why;
+  EXPECT_EQ(out[0], 0x40000000u) << "1 + 1 read back " << Hex(out[0]);
+}
+
+TEST(ConformanceTest, EveryFormReplaysTheGpusVectorsBitForBit) {
+  BANKCHECK_NEED_SASS();
+  std::string problem;
+  const emulate::Module* module = FormsModule(&problem);
+  RecordedVectors vectors;
+  ASSERT_TRUE(ReadVectors(BANKCHECK_CONFORMANCE_VECTORS, &vectors, &problem)) << problem;
+  size_t count = 0;
+  const Form* forms = Forms(&count);
+  std::map<std::string, size_t> index_of;
+  for (size_t i = 0; i < count; ++i) index_of[forms[i].name] = i;
+  std::printf("vectors recorded on %s (driver %s, runtime %s)\n", vectors.device.c_str(),
+              vectors.driver.c_str(), vectors.runtime.c_str());
+  size_t computed_forms = 0, computed_vectors = 0, differ = 0, unknown_vectors = 0;
+  std::vector<std::string> unknown;
+  std::map<std::string, bool> recorded;
+  std::map<std::string, size_t> computed_by_form;  // vectors computed, by the form their kernel checks
+  for (const RecordedForm& form : vectors.forms) {
+    const auto found = index_of.find(form.name);
+    ASSERT_NE(found, index_of.end()) << form.name << " is recorded but is no form of forms.cu";
+    const Form& declared = forms[found->second];
+    ASSERT_EQ(form.opcode, declared.opcode) << form.name << ": recorded for another form; record again";
+    ASSERT_EQ(form.outputs, declared.outputs) << form.name;
+    recorded[form.name] = true;
+    EXPECT_TRUE(HasForm(*module, form.name, form.opcode))
+        << form.name << "'s SASS has no " << form.opcode << ": the kernel does not check the form it claims";
+    std::vector<uint32_t> out(kThreads * kOutputs);
+    std::vector<bool> computed(kThreads, true);
+    std::string why;
+    if (!Replay(found->second, form.in, &out, &why)) {
+      // One lane's value not computed leaves the launch's outputs not computed: where the lanes are
+      // independent (every form but the shuffles), each vector runs alone, in a launch of one thread.
+      const std::string reason = form.name + " (" + form.opcode + "): " + why;
+      size_t left_unknown = 0;
+      for (uint32_t t = 0; t < kThreads; ++t) {
+        std::vector<uint32_t> one_in(form.in.begin() + t * kInputs, form.in.begin() + (t + 1) * kInputs);
+        std::vector<uint32_t> one_out(kOutputs);
+        computed[t] = declared.inputs != Inputs::kLane && Replay(found->second, one_in, &one_out, &why);
+        if (computed[t])
+          std::copy(one_out.begin(), one_out.end(), out.begin() + t * kOutputs);
+        else
+          ++left_unknown;
+      }
+      unknown.push_back(std::to_string(left_unknown) + " of " + std::to_string(kThreads) + " vectors of " +
+                        reason);
+      unknown_vectors += left_unknown;
+      if (left_unknown == kThreads) continue;
+    }
+    ++computed_forms;
+    for (uint32_t t = 0; t < kThreads; ++t) {
+      if (!computed[t]) continue;
+      ++computed_vectors;
+      ++computed_by_form[form.opcode];
+      bool same = true;
+      for (uint32_t i = 0; i < kOutputs; ++i)
+        same = same && out[t * kOutputs + i] == form.out[t * kOutputs + i];
+      if (same) continue;
+      ++differ;
+      std::string line = form.name + " (" + form.opcode + ") thread " + std::to_string(t) + ": inputs";
+      for (uint32_t i = 0; i < kInputs; ++i) line += " " + Hex(form.in[t * kInputs + i]);
+      line += ": GPU";
+      for (uint32_t i = 0; i < form.outputs; ++i) line += " " + Hex(form.out[t * kOutputs + i]);
+      line += ", emulator";
+      for (uint32_t i = 0; i < form.outputs; ++i) line += " " + Hex(out[t * kOutputs + i]);
+      ADD_FAILURE() << line;
+    }
+  }
+  for (size_t i = 0; i < count; ++i)
+    EXPECT_TRUE(recorded.count(forms[i].name)) << forms[i].name << " has no vectors: record them on the GPU";
+  // The table of forms the output pass computes (internal/checked_forms.def): each must have vectors
+  // the emulator computes (and, above, computes equal to the GPU's).
+  size_t table_size = 0;
+  const char* const* table = emulate::internal::CheckedForms(&table_size);
+  for (size_t i = 0; i < table_size; ++i)
+    EXPECT_GT(computed_by_form[table[i]], 0u)
+        << table[i] << " is in internal/checked_forms.def but no vector of it is recorded and computed";
+  for (const std::string& line : unknown) std::printf("  not computed: %s\n", line.c_str());
+  std::printf("%zu forms, %zu vectors, %zu differ; not computed: %zu vectors of %zu forms\n", computed_forms,
+              computed_vectors, differ, unknown_vectors, unknown.size());
+}
+
+}  // namespace
+}  // namespace bankcheck::conformance
