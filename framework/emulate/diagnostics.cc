@@ -74,8 +74,8 @@ std::string OriginText(const Kernel& kernel, uint32_t origin) {
   if (origin == kMissingArgument) return "argument bytes the launch did not give";
   const Instruction& source = kernel.code.at(origin - 1);
   if (source.unchecked_form)
-    return "form " + FormOf(source.base, source.modifiers, source.info) +
-           " has no GPU conformance vectors (" + Located(source) + ")";
+    return "form " + FormOf(source.base, source.modifiers, source.info) + " (" + Located(source) +
+           "), not among the forms checked against the GPU (checked_forms.def),";
   const Semantics semantics = source.info != nullptr ? source.info->semantics : Semantics::kData;
   switch (semantics) {
     case Semantics::kLoad:

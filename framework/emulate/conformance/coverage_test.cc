@@ -21,7 +21,7 @@ namespace bankcheck::conformance {
 namespace {
 
 // Forms of the suite no kernel of forms.cu makes ptxas emit, and why. The output pass leaves them
-// unknown ("form ... has no GPU conformance vectors").
+// unknown ("form ... (...), not among the forms checked against the GPU").
 const std::map<std::string, std::string> kGaps = {
     {"ISETP.LT.U32.AND.EX",
      "only in the CUDA device runtime's memcpy/memset kernels (libcudadevrt), which no case launches; "

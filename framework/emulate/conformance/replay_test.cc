@@ -145,7 +145,8 @@ TEST(ConformanceTest, OnlyFormsOfTheTableAreComputed) {
   std::vector<uint32_t> in(kThreads * kInputs, 0x3f800000u), out(kThreads * kOutputs);
   std::string why;
   EXPECT_FALSE(Replay(FormIndex("form_fadd_rz"), in, &out, &why));
-  EXPECT_THAT(why, ::testing::HasSubstr("form FADD.RZ has no GPU conformance vectors"));
+  EXPECT_THAT(why, ::testing::HasSubstr("form FADD.RZ ("));
+  EXPECT_THAT(why, ::testing::HasSubstr("), not among the forms checked against the GPU"));
   ASSERT_TRUE(Replay(FormIndex("form_fadd"), in, &out, &why)) << why;
   EXPECT_EQ(out[0], 0x40000000u) << "1 + 1 read back " << Hex(out[0]);
 }
