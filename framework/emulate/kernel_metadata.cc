@@ -1,8 +1,11 @@
 // A cubin's kernel metadata from cuobjdump -elf's listing: parameters (EIATTR_KPARAM_INFO), the
-// parameter base in constant bank 0 (EIATTR_PARAM_CBANK) and static shared memory (the
-// .nv.shared.<kernel> section sizes).
+// parameter base in constant bank 0 (EIATTR_PARAM_CBANK), static shared memory (the
+// .nv.shared.<kernel> section sizes), and what cudaFuncGetAttributes answers: registers
+// (EIATTR_REGCOUNT), local memory (EIATTR_FRAME_SIZE), the most threads (EIATTR_MAX_THREADS,
+// EIATTR_REQNTID), the virtual architecture and the module's __constant__ bytes.
 
 #include <algorithm>
+#include <cstdint>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -125,6 +128,46 @@ bool ParamInfo(std::string_view line, ParamSlot* slot) {
   return false;
 }
 
+// "Value:\tfunction: <kernel>(0xe)\t<label>: <number>" (EIATTR_REGCOUNT: "register count: 12",
+// decimal; EIATTR_FRAME_SIZE: "frame size: 0x0"): the kernel and the number.
+bool FunctionValue(std::string_view line, std::string_view label, std::string* kernel, uint32_t* value) {
+  const size_t function = line.find("function: "), at = line.find(label);
+  if (function == std::string_view::npos || at == std::string_view::npos) return false;
+  const size_t open = line.find('(', function);
+  if (open == std::string_view::npos || open > at) return false;
+  *kernel = std::string(line.substr(function + 10, open - function - 10));
+  Cursor cursor{line, at + label.size()};
+  cursor.Spaces(false);
+  if (cursor.Literal("0x")) return cursor.Hex(8, value);
+  uint64_t number = 0;
+  const size_t start = cursor.at;
+  while (!cursor.Done() && line[cursor.at] >= '0' && line[cursor.at] <= '9' && cursor.at - start < 9)
+    number = number * 10 + static_cast<uint64_t>(line[cursor.at++] - '0');
+  *value = static_cast<uint32_t>(number);
+  return cursor.at > start;
+}
+
+// The module-wide facts of a listing: "CUDA Virtual SM: sm_90" and the .nv.constant3 section's size
+// ("10 c20 190 0 4 PROGBITS 2 0 0 .nv.constant3": the third column).
+void ModuleValue(std::string_view line, uint32_t* virtual_arch, uint32_t* constants) {
+  constexpr std::string_view kVirtual = "CUDA Virtual SM: sm_";
+  const size_t at = line.find(kVirtual);
+  if (at != std::string_view::npos) {
+    *virtual_arch = 0;
+    for (size_t i = at + kVirtual.size(); i < line.size() && line[i] >= '0' && line[i] <= '9' && i < at + 24;
+         ++i)
+      *virtual_arch = *virtual_arch * 10 + static_cast<uint32_t>(line[i] - '0');
+    return;
+  }
+  Cursor cursor{line};
+  std::vector<std::string_view> words;
+  while (cursor.Spaces(false), !cursor.Done()) words.push_back(cursor.Word());
+  if (words.size() < 7 || words.back() != ".nv.constant3" || words[5] != "PROGBITS") return;
+  Cursor size{words[2]};
+  uint32_t value = 0;
+  if (size.Hex(8, &value) && size.Done()) *constants = value;
+}
+
 }  // namespace
 
 void ReadKernelMetadata(const std::string& elf_listing, std::map<std::string, Kernel, std::less<>>& kernels) {
@@ -132,11 +175,21 @@ void ReadKernelMetadata(const std::string& elf_listing, std::map<std::string, Ke
   // section's EIATTR_KPARAM_INFO (ordinal, offset, size), EIATTR_PARAM_CBANK (size << 16 | base)
   // and the cluster attributes (EIATTR_EXPLICIT_CLUSTER, EIATTR_CTA_PER_CLUSTER: x y z).
   Kernel* current = nullptr;
-  bool cbank_next = false, cluster_next = false;
+  bool cbank_next = false, cluster_next = false, threads_next = false;
+  uint32_t virtual_arch = 0, constants = 0;
   std::istringstream lines(elf_listing);
   for (std::string line; std::getline(lines, line);) {
     std::string name;
     uint32_t number = 0;
+    ModuleValue(line, &virtual_arch, &constants);
+    // EIATTR_REGCOUNT and EIATTR_FRAME_SIZE are in the module's .nv.info, naming their kernel.
+    const bool registers = FunctionValue(line, "register count: ", &name, &number);
+    if (registers || FunctionValue(line, "frame size: ", &name, &number)) {
+      const auto found = kernels.find(name);
+      if (found != kernels.end() && registers) found->second.info.registers = static_cast<int32_t>(number);
+      if (found != kernels.end() && !registers) found->second.info.frame_bytes = number;
+      continue;
+    }
     if (SharedSection(line, &name, &number)) {
       const auto found = kernels.find(name);
       if (found != kernels.end()) found->second.info.static_shared_bytes = number;
@@ -162,6 +215,19 @@ void ReadKernelMetadata(const std::string& elf_listing, std::map<std::string, Ke
       cluster_next = false;
       continue;
     }
+    if (line.find("EIATTR_MAX_THREADS") != std::string::npos ||
+        line.find("EIATTR_REQNTID") != std::string::npos) {
+      threads_next = true;
+      continue;
+    }
+    Dim3 threads;
+    if (threads_next && ClusterValue(line, &threads)) {
+      const uint64_t product = uint64_t{threads.x} * threads.y * threads.z;
+      if (current->info.max_threads == 0 || product < current->info.max_threads)
+        current->info.max_threads = static_cast<uint32_t>(std::min<uint64_t>(product, UINT32_MAX));
+      threads_next = false;
+      continue;
+    }
     if (cbank_next && CbankValue(line, &number)) {
       current->info.param_base = number & 0xffff;
       cbank_next = false;
@@ -170,9 +236,10 @@ void ReadKernelMetadata(const std::string& elf_listing, std::map<std::string, Ke
     ParamSlot slot;
     if (ParamInfo(line, &slot)) current->info.params.push_back(slot);
   }
-  for (auto& [name, kernel] : kernels)
-    std::sort(kernel.info.params.begin(), kernel.info.params.end(),
-              [](const ParamSlot& a, const ParamSlot& b) { return a.ordinal < b.ordinal; });
+  for (auto& [name, kernel] : kernels) {
+    kernel.info.virtual_arch = virtual_arch;
+    kernel.info.module_constants = constants;
+  }
   for (auto& [name, kernel] : kernels)
     std::sort(kernel.info.params.begin(), kernel.info.params.end(),
               [](const ParamSlot& a, const ParamSlot& b) { return a.ordinal < b.ordinal; });

@@ -109,6 +109,44 @@ TEST(ReadKernelsTest, ParametersSharedSizeAndBranchTargets) {
   EXPECT_EQ(kernel.code[2].info->semantics, Semantics::kExit);
 }
 
+// What cudaFuncGetAttributes answers from: cuobjdump -elf's lines (CUDA 13.0, sm_90) for a kernel
+// with __launch_bounds__(256) in a module with 400 bytes of __constant__ variables.
+TEST(ReadKernelsTest, RegistersFrameThreadsArchitectureAndConstants) {
+  const std::string elf = std::string(kElf) + R"elf(
+	Note Version: 2
+	CUDA Virtual SM: sm_90
+   10    c20    190  0  4                     PROGBITS        2    0        0 .nv.constant3
+
+.nv.info
+	<0x1>
+	Attribute:	EIATTR_REGCOUNT
+	Format:	EIFMT_SVAL
+	Value:	function: _Z1kPKfPfii(0x12)	register count: 78
+	<0x2>
+	Attribute:	EIATTR_FRAME_SIZE
+	Format:	EIFMT_SVAL
+	Value:	function: _Z1kPKfPfii(0x12)	frame size: 0x28
+
+.nv.info._Z1kPKfPfii
+	<0x7>
+	Attribute:	EIATTR_MAX_THREADS
+	Format:	EIFMT_SVAL
+	Value:	0x100 0x1 0x1 
+)elf";
+  const KernelInfo& info = ReadKernels(kListing, elf).at("_Z1kPKfPfii").info;
+  EXPECT_EQ(info.registers, 78);
+  EXPECT_EQ(info.frame_bytes, 0x28u);
+  EXPECT_EQ(info.max_threads, 256u);
+  EXPECT_EQ(info.virtual_arch, 90u);
+  EXPECT_EQ(info.module_constants, 0x190u);
+  EXPECT_EQ(info.params.size(), 2u);  // what was read before is read still
+  // Without the attributes: not known (-1 registers), no bound on threads.
+  const KernelInfo& bare = ReadKernels(kListing, kElf).at("_Z1kPKfPfii").info;
+  EXPECT_EQ(bare.registers, -1);
+  EXPECT_EQ(bare.max_threads, 0u);
+  EXPECT_EQ(bare.virtual_arch, 0u);
+}
+
 // Names as long as a crafted listing makes them (40,000 characters overflowed the stack of the
 // std::regex patterns that read them): read in linear time, without recursion.
 TEST(ReadKernelsTest, LongNamesAreReadWithoutRecursion) {

@@ -90,14 +90,20 @@ std::map<void*, size_t>& Allocations() {
 }
 size_t g_allocated = 0;
 
-// Whether `pointer` is in an allocation of cudaMalloc's.
-bool IsDevice(const void* pointer) {
+// Where a range of `bytes` at `pointer` lies: in no allocation of cudaMalloc's (host memory), within
+// one, or starting in one and running past its end.
+enum class Range { kHost, kDevice, kPastEnd };
+Range RangeOf(const void* pointer, size_t bytes) {
   std::lock_guard<std::mutex> lock(g_allocations_mutex);
   auto found = Allocations().upper_bound(const_cast<void*>(pointer));
-  if (found == Allocations().begin()) return false;
+  if (found == Allocations().begin()) return Range::kHost;
   --found;
-  return static_cast<const char*>(pointer) < static_cast<const char*>(found->first) + found->second;
+  const size_t offset =
+      static_cast<size_t>(static_cast<const char*>(pointer) - static_cast<char*>(found->first));
+  if (offset >= found->second) return Range::kHost;
+  return bytes <= found->second - offset ? Range::kDevice : Range::kPastEnd;
 }
+bool IsDevice(const void* pointer) { return RangeOf(pointer, 1) != Range::kHost; }
 constexpr size_t kDeviceMemory = size_t{80} << 30;  // an H100's
 
 // The emulated device: an sm_90 part with the H100's limits that kernels and cases read.
@@ -135,6 +141,31 @@ cudaDeviceProp EmulatedDevice() {
 }
 
 }  // namespace
+
+namespace bankcheck::emulate::runtime {
+
+cudaError_t CheckSet(const void* pointer, size_t bytes) {
+  if (bytes == 0) return cudaSuccess;
+  return pointer != nullptr && RangeOf(pointer, bytes) == Range::kDevice ? cudaSuccess
+                                                                         : cudaErrorInvalidValue;
+}
+
+cudaError_t CheckCopy(const void* destination, const void* source, size_t bytes, cudaMemcpyKind kind) {
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
+  if (bytes == 0) return cudaSuccess;
+  if (destination == nullptr || source == nullptr) return cudaErrorInvalidValue;
+  // Each end: device memory when `kind` says so, and whatever it is, a range that starts in an
+  // allocation ends in it. Host memory has no end the runtime knows (nor has it on the GPU).
+  const auto valid = [&](const void* pointer, bool device) {
+    const Range range = RangeOf(pointer, bytes);
+    return range == Range::kDevice || (range == Range::kHost && !device);
+  };
+  const bool to_device = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+  const bool from_device = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+  return valid(destination, to_device) && valid(source, from_device) ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+}  // namespace bankcheck::emulate::runtime
 
 // nvcc's host code: registration and the <<<...>>> launch sequence (crt/host_runtime.h).
 extern "C" {
@@ -287,7 +318,8 @@ cudaError_t cudaFree(void* pointer) {
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
-  if (count != 0 && (dst == nullptr || src == nullptr)) return Fail(cudaErrorInvalidValue);
+  const cudaError_t refused = bankcheck::emulate::runtime::CheckCopy(dst, src, count, kind);
+  if (refused != cudaSuccess) return Fail(refused);
   if (count != 0) {
     // Device memory is host memory: what the model of it follows (known where the host wrote it)
     // is told by the addresses, whatever `kind` says.
@@ -308,6 +340,9 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpy
 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
                             cudaStream_t stream) {
+  // Refused when called, as the GPU refuses it (a stream being captured takes no such node).
+  const cudaError_t refused = bankcheck::emulate::runtime::CheckCopy(dst, src, count, kind);
+  if (refused != cudaSuccess) return Fail(refused);
   GraphNode node;
   node.type = GraphNode::Type::kCopy;
   node.copy.destination = dst;
@@ -319,12 +354,15 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaM
 }
 
 cudaError_t cudaMemset(void* pointer, int value, size_t count) {
-  if (count != 0 && pointer == nullptr) return Fail(cudaErrorInvalidValue);
+  const cudaError_t refused = bankcheck::emulate::runtime::CheckSet(pointer, count);
+  if (refused != cudaSuccess) return Fail(refused);
   if (count != 0) TheCapture().WriteDevice(pointer, count, true, [&] { std::memset(pointer, value, count); });
   return cudaSuccess;
 }
 
 cudaError_t cudaMemsetAsync(void* pointer, int value, size_t count, cudaStream_t stream) {
+  const cudaError_t refused = bankcheck::emulate::runtime::CheckSet(pointer, count);
+  if (refused != cudaSuccess) return Fail(refused);
   GraphNode node;
   node.type = GraphNode::Type::kMemset;
   node.memset.dst = pointer;

@@ -9,13 +9,15 @@
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
 
-#include "core/internal/span_bounds.h"
 #include "emulate/runtime/internal/launch_capture.h"
 
 namespace bankcheck::emulate::runtime {
@@ -94,68 +96,110 @@ struct DriverFunction {
   std::string name;
 };
 
-uint64_t Read64(const unsigned char* at) {
-  uint64_t value = 0;
-  std::memcpy(&value, at, sizeof value);
-  return value;
-}
-uint16_t Read16(const unsigned char* at) {
-  uint16_t value = 0;
-  std::memcpy(&value, at, sizeof value);
-  return value;
-}
+// The bytes of an image cuModuleLoadData was given (the call takes no size: its headers say where
+// they are). Every byte the stand-in reads of it is read here, through the kernel, so that memory
+// the process cannot read there is an invalid image, never a fault (docs/security.md).
+class ImageReader {
+ public:
+  explicit ImageReader(const void* image) : image_(reinterpret_cast<uintptr_t>(image)) {}
+  bool Read(uint64_t offset, uint64_t bytes, void* out) const {
+    if (bytes == 0) return true;
+    if (offset > UINTPTR_MAX - image_ || bytes > UINTPTR_MAX - image_ - offset) return false;
+    iovec local{out, bytes}, remote{reinterpret_cast<void*>(image_ + offset), bytes};
+    return ::process_vm_readv(::getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(bytes);
+  }
+  template <typename T>
+  bool At(uint64_t offset, T* value) const {
+    return Read(offset, sizeof *value, value);
+  }
 
-// The bytes of a 64-bit ELF image (cuModuleLoadData takes no size): up to the end of its headers
-// and sections, whichever is last. 0 for no such image or an implausible one.
-uint64_t ElfSize(const unsigned char* image) {
-  constexpr uint64_t kLargest = uint64_t{1} << 32;
-  if (std::memcmp(image,
-                  "\x7f"
-                  "ELF",
-                  4) != 0 ||
-      image[4] != 2)
-    return 0;
-  const uint64_t program_headers = Read64(image + 0x20), section_headers = Read64(image + 0x28);
-  const uint16_t program_entry = Read16(image + 0x36), programs = Read16(image + 0x38);
-  const uint16_t section_entry = Read16(image + 0x3a), sections = Read16(image + 0x3c);
-  if (section_headers > kLargest || program_headers > kLargest || section_entry < 0x28 ||
-      (programs != 0 && program_entry < 0x38))
-    return 0;
+ private:
+  uintptr_t image_;
+};
+
+// What an image's headers say of it: a cubin (ELF) or a fatbin of `size` bytes, neither (PTX, say),
+// or headers no image has (tables that overlap the ELF header or lie past 4 GiB, entries too small,
+// memory that cannot be read).
+struct ImageSize {
+  enum class Kind { kElf, kFatbin, kNeither, kInvalid } kind = Kind::kNeither;
+  uint64_t size = 0;
+};
+constexpr uint64_t kLargestImage = uint64_t{1} << 32;
+constexpr ImageSize kInvalidImage{ImageSize::Kind::kInvalid, 0};
+
+// A 64-bit ELF image: up to the end of its headers and sections, whichever is last. Its header
+// tables and sections lie after its 64-byte header, as every ELF's do.
+ImageSize ElfSize(const ImageReader& image) {
+  unsigned char header[0x40];
+  if (!image.Read(0, sizeof header, header)) return kInvalidImage;
+  uint64_t program_headers = 0, section_headers = 0;
+  uint16_t program_entry = 0, programs = 0, section_entry = 0, sections = 0;
+  std::memcpy(&program_headers, header + 0x20, 8);
+  std::memcpy(&section_headers, header + 0x28, 8);
+  std::memcpy(&program_entry, header + 0x36, 2);
+  std::memcpy(&programs, header + 0x38, 2);
+  std::memcpy(&section_entry, header + 0x3a, 2);
+  std::memcpy(&sections, header + 0x3c, 2);
+  const auto table_valid = [](uint64_t offset, uint16_t count, uint16_t entry, uint16_t smallest) {
+    return count == 0 || (offset >= 0x40 && offset <= kLargestImage && entry >= smallest);
+  };
+  if (!table_valid(section_headers, sections, section_entry, 0x40) ||
+      !table_valid(program_headers, programs, program_entry, 0x38))
+    return kInvalidImage;
   uint64_t end = std::max<uint64_t>({0x40, section_headers + uint64_t{sections} * section_entry,
                                      program_headers + uint64_t{programs} * program_entry});
   for (uint16_t i = 0; i < sections; ++i) {
-    const unsigned char* header = image + section_headers + uint64_t{i} * section_entry;
+    const uint64_t at = section_headers + uint64_t{i} * section_entry;
     uint32_t type = 0;
-    std::memcpy(&type, header + 4, sizeof type);
-    const uint64_t offset = Read64(header + 0x18), size = Read64(header + 0x20);
-    if (offset > kLargest || size > kLargest) return 0;
-    if (type != 8) end = std::max(end, offset + size);  // SHT_NOBITS occupies no bytes
+    uint64_t offset = 0, size = 0;
+    if (!image.At(at + 4, &type) || !image.At(at + 0x18, &offset) || !image.At(at + 0x20, &size))
+      return kInvalidImage;
+    if (type == 8 || size == 0) continue;  // SHT_NOBITS occupies no bytes
+    if (offset < 0x40 || offset > kLargestImage || size > kLargestImage) return kInvalidImage;
+    end = std::max(end, offset + size);
   }
-  return end;
+  return {ImageSize::Kind::kElf, end};
 }
 
-// A fatbin's bytes: its header and contents (as Module::FromFatbin reads them).
-uint64_t FatbinSize(const unsigned char* image) {
-  uint32_t magic = 0;
-  std::memcpy(&magic, image, sizeof magic);
-  if (magic != 0xBA55ED50u) return 0;
-  const uint64_t header = Read16(image + 6), contents = Read64(image + 8);
-  return bankcheck::internal::SpanWithin(header, contents, uint64_t{1} << 32) ? header + contents : 0;
+ImageSize SizeOf(const ImageReader& image) {
+  unsigned char magic[4];
+  if (!image.Read(0, sizeof magic, magic)) return kInvalidImage;
+  if (std::memcmp(magic,
+                  "\x7f"
+                  "ELF",
+                  4) == 0) {
+    unsigned char elf_class = 0;
+    if (!image.At(4, &elf_class)) return kInvalidImage;
+    return elf_class == 2 ? ElfSize(image) : ImageSize{};
+  }
+  // A fatbin: its header and contents (as Module::FromFatbin reads them).
+  uint32_t fatbin_magic = 0;
+  std::memcpy(&fatbin_magic, magic, sizeof fatbin_magic);
+  if (fatbin_magic != 0xBA55ED50u) return {};
+  uint16_t header_size = 0;
+  uint64_t contents = 0;
+  if (!image.At(6, &header_size) || !image.At(8, &contents) || contents > kLargestImage) return kInvalidImage;
+  return {ImageSize::Kind::kFatbin, header_size + contents};
 }
 
 CUresult ModuleLoadData(CUmodule* module, const void* image) {
   if (module == nullptr || image == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  const auto* bytes = static_cast<const unsigned char*>(image);
-  const uint64_t elf = ElfSize(bytes);
-  const uint64_t size = elf != 0 ? elf : FatbinSize(bytes);
-  if (size == 0) {
+  const ImageReader reader(image);
+  const ImageSize size = SizeOf(reader);
+  if (size.kind == ImageSize::Kind::kNeither) {
     NotEmulated(
         "cuModuleLoadData of an image that is neither a cubin nor a fatbin (PTX, compiled at load time)");
     return CUDA_ERROR_NOT_SUPPORTED;
   }
+  // Its last byte first: headers that claim gigabytes past a small image cost no allocation.
+  unsigned char last = 0;
+  if (size.kind == ImageSize::Kind::kInvalid || !reader.At(size.size - 1, &last))
+    return CUDA_ERROR_INVALID_IMAGE;
+  std::string bytes(size.size, '\0');
+  if (!reader.Read(0, size.size, bytes.data())) return CUDA_ERROR_INVALID_IMAGE;
   auto* loaded = new DriverModule;
-  loaded->elf = elf != 0;
-  loaded->image.assign(reinterpret_cast<const char*>(bytes), size);
+  loaded->elf = size.kind == ImageSize::Kind::kElf;
+  loaded->image = std::move(bytes);
   TheCapture().AddImage(loaded->key, loaded->image);
   *module = reinterpret_cast<CUmodule>(loaded);
   return CUDA_SUCCESS;

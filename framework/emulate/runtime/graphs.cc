@@ -4,6 +4,7 @@
 #include "emulate/runtime/internal/graphs.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <utility>
@@ -20,6 +21,16 @@ bool SameTopology(const GraphNodes& a, const GraphNodes& b) {
     if (x.type == GraphNode::Type::kChild && !SameTopology(*x.child, *y.child)) return false;
   }
   return true;
+}
+
+size_t MemsetExtent(const cudaMemsetParams& set) {
+  size_t row = 0, rows = 0, extent = 0;
+  if (set.width == 0) return 0;
+  if (__builtin_mul_overflow(set.width, set.elementSize, &row) ||
+      __builtin_mul_overflow(std::max<size_t>(set.height, 1) - 1, set.pitch, &rows) ||
+      __builtin_add_overflow(rows, row, &extent))
+    return SIZE_MAX;
+  return extent;
 }
 
 bool RunsInOrder(const GraphNodes& graph) {
@@ -98,6 +109,7 @@ using bankcheck::emulate::runtime::GraphExec;
 using bankcheck::emulate::runtime::GraphNode;
 using bankcheck::emulate::runtime::GraphNodes;
 using bankcheck::emulate::runtime::LaunchRequest;
+using bankcheck::emulate::runtime::MemsetExtent;
 using bankcheck::emulate::runtime::NotEmulated;
 using bankcheck::emulate::runtime::TheCapture;
 
@@ -136,7 +148,8 @@ cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t* node, cudaGraph_t graph,
                                    const cudaMemsetParams* params) {
   if (graph == nullptr || params == nullptr || params->dst == nullptr ||
       (params->elementSize != 1 && params->elementSize != 2 && params->elementSize != 4) ||
-      (params->height > 1 && params->pitch < params->width * params->elementSize))
+      (params->height > 1 && params->pitch < params->width * params->elementSize) ||
+      bankcheck::emulate::runtime::CheckSet(params->dst, MemsetExtent(*params)) != cudaSuccess)
     return Fail(cudaErrorInvalidValue);
   GraphNode added;
   added.type = GraphNode::Type::kMemset;

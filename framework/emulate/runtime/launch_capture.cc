@@ -304,6 +304,8 @@ cudaError_t Capture::LaunchGraph(const GraphNodes& graph, void* stream) {
         break;
       case GraphNode::Type::kMemset: {
         const cudaMemsetParams& set = node.memset;
+        // Checked again when it runs: its memory may have been freed since it was added.
+        if (CheckSet(set.dst, MemsetExtent(set)) != cudaSuccess) return cudaErrorInvalidValue;
         const size_t row_bytes = set.width * set.elementSize;
         for (size_t row = 0; row < std::max<size_t>(set.height, 1); ++row) {
           auto* bytes = static_cast<unsigned char*>(set.dst) + row * set.pitch;
@@ -314,11 +316,14 @@ cudaError_t Capture::LaunchGraph(const GraphNodes& graph, void* stream) {
         }
         break;
       }
-      case GraphNode::Type::kCopy:
+      case GraphNode::Type::kCopy: {
         lock.unlock();
-        cudaMemcpy(node.copy.destination, node.copy.source, node.copy.bytes, node.copy.kind);
+        const cudaError_t copied =
+            cudaMemcpy(node.copy.destination, node.copy.source, node.copy.bytes, node.copy.kind);
         lock.lock();
+        if (copied != cudaSuccess) return copied;
         break;
+      }
     }
   }
   return cudaSuccess;

@@ -12,8 +12,21 @@ __global__ void ParamsKernel(const float* in, float* out, int n, Pair p, char c)
 
 __global__ void NoParamsKernel() {}
 
+// Keeps 96 loaded values live at once: its registers, not its threads, limit its blocks per
+// multiprocessor (cudaFuncGetAttributes and the occupancy calculator read them).
+__global__ void ManyRegistersKernel(const float4* in, float* out) {
+  float4 v[24];
+#pragma unroll
+  for (int i = 0; i < 24; ++i) v[i] = in[threadIdx.x + i * 1024];
+  float sum = 0;
+#pragma unroll
+  for (int i = 0; i < 24; ++i) sum += v[i].x * v[(i + 1) % 24].y + v[i].z * v[(i + 7) % 24].w;
+  out[threadIdx.x] = sum;
+}
+
 const void* ParamsKernelStub() { return reinterpret_cast<const void*>(&ParamsKernel); }
 const void* NoParamsKernelStub() { return reinterpret_cast<const void*>(&NoParamsKernel); }
+const void* ManyRegistersKernelStub() { return reinterpret_cast<const void*>(&ManyRegistersKernel); }
 
 void LaunchParams(const float* in, float* out, int n, Pair p, char c, dim3 grid, dim3 block, size_t shared) {
   ParamsKernel<<<grid, block, shared>>>(in, out, n, p, c);

@@ -17,6 +17,7 @@ struct Pair {
 // The host stubs, as cudaLaunchKernel and cudaFuncSetAttribute take them.
 const void* ParamsKernelStub();
 const void* NoParamsKernelStub();
+const void* ManyRegistersKernelStub();
 
 // ParamsKernel<<<grid, block, shared>>>(in, out, n, p, c)
 void LaunchParams(const float* in, float* out, int n, Pair p, char c, dim3 grid, dim3 block, size_t shared);

@@ -46,6 +46,15 @@ struct KernelInfo {
   Dim3 compiled_cluster;
   // EIATTR_EXPLICIT_CLUSTER: the kernel runs in clusters (those of __cluster_dims__ or the launch's).
   bool explicit_cluster = false;
+  // What cudaFuncGetAttributes answers from (docs/emulate.md, "The stand-in CUDA runtime").
+  // EIATTR_REGCOUNT: registers per thread; -1 when the metadata has none (then it is not answered).
+  int32_t registers = -1;
+  uint32_t frame_bytes = 0;  // EIATTR_FRAME_SIZE: local memory per thread
+  // EIATTR_MAX_THREADS or EIATTR_REQNTID (__launch_bounds__, __maxntid__, __reqntid__): the most
+  // threads a block may have, x * y * z; 0 without.
+  uint32_t max_threads = 0;
+  uint32_t virtual_arch = 0;      // the cubin's "CUDA Virtual SM: sm_90": 90; 0 when not listed
+  uint32_t module_constants = 0;  // the module's __constant__ bytes (.nv.constant3)
 };
 
 // The sm_90 SASS of one fatbin or cubin: per kernel its instructions with operands, line info

@@ -44,6 +44,10 @@ struct GraphNode {
   std::vector<size_t> dependencies;         // earlier nodes of the same graph, by index
 };
 
+// The bytes a memset node spans from its destination: the last row's end; SIZE_MAX when that does
+// not fit a size_t (CheckSet refuses it).
+size_t MemsetExtent(const cudaMemsetParams& set);
+
 // A graph's nodes, each after the nodes it depends on (a node can depend only on nodes that exist).
 struct GraphNodes {
   std::vector<GraphNode> nodes;

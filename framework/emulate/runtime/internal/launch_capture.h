@@ -199,6 +199,14 @@ Capture& TheCapture();
 // The entry points' errors (cuda_runtime.cc): `error` becomes the calling thread's last error
 // (cudaGetLastError), and is returned.
 cudaError_t Fail(cudaError_t error);
+// The bounds rule of the stand-in's device memory (docs/security.md), which every copy and set
+// (cudaMemcpy, cudaMemset, their async forms, a graph's memset and copy nodes, the driver's copies)
+// checks before it touches a byte: a range that starts in an allocation of cudaMalloc's ends in it,
+// and the end that `kind` (or a set) says is device memory is in one. cudaErrorInvalidValue
+// otherwise, as the GPU answers; cudaErrorInvalidMemcpyDirection for no such `kind`. Nothing to
+// copy or set (0 bytes) is never refused.
+cudaError_t CheckSet(const void* pointer, size_t bytes);
+cudaError_t CheckCopy(const void* destination, const void* source, size_t bytes, cudaMemcpyKind kind);
 // `what` is not emulated: noted as the running case's reason to skip ("not emulated: <what>");
 // cudaErrorNotSupported.
 cudaError_t NotEmulated(const std::string& what);
