@@ -68,6 +68,7 @@ def reason_of(case):
     text = messages[-1].strip().splitlines()[0] if messages else "no reason given"
     text = re.sub(r"\s*\[[^\]]*\]$", "", text)  # "[STS at pc 0x1a0 of Kernel(...)]"
     text = re.sub(r"\s*\([^()]*:\d+\)", "", text)  # "(kernels/x.cu:42)"
+    text = re.sub(r",\s*[^\s,()]+:\d+", "", text)  # ", /src/kernels/x.cu:42"
     return re.sub(r"0x[0-9a-fA-F]+", "0x…", text)
 
 
