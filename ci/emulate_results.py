@@ -4,7 +4,8 @@ for the GPU-less gate (docs/emulate.md).
 
   emulate_results.py summary EMULATED_DIR
       The emulated program's run against the committed baselines (ci/emulate.sh):
-      "decided N of M cases, equal to the baselines E, differ D; undecided K by reason: ...", then
+      "decided N of M cases, equal to the baselines E, differ D; undecided K by reason: ..." (with
+      "decided without a baseline B" before "undecided" where cases skipped for want of one), then
       "output checks: ran emulated and passed N of M cases, failed F; not computed K by reason: ...;
       no output checks Z" (each case's "output", docs/emulate.md). Exit 1 when a decided case
       differs from its baseline or any case failed.
@@ -68,12 +69,20 @@ def reason_of(case):
     text = messages[-1].strip().splitlines()[0] if messages else "no reason given"
     text = re.sub(r"\s*\[[^\]]*\]$", "", text)  # "[STS at pc 0x1a0 of Kernel(...)]"
     text = re.sub(r"\s*\([^()]*:\d+\)", "", text)  # "(kernels/x.cu:42)"
+    text = re.sub(r",\s*[^\s,()]+:\d+", "", text)  # ", /src/kernels/x.cu:42"
     return re.sub(r"0x[0-9a-fA-F]+", "0x…", text)
 
 
 def decided(case):
     launches = case.get("launches", [])
     return case.get("status") in ("passed", "failed") and launches and all(
+        launch.get("counters") == "emulated" for launch in launches)
+
+
+def decided_without_baseline(case):
+    """Decided, but skipped for want of a baseline to compare with (a suite not yet recorded on a GPU)."""
+    launches = case.get("launches", [])
+    return case.get("status") == "skipped" and case.get("baseline") == "missing" and launches and all(
         launch.get("counters") == "emulated" for launch in launches)
 
 
@@ -106,7 +115,9 @@ def output_line(cases):
 def summary(folder):
     cases = load(folder)
     decided_cases = {name: case for name, case in cases.items() if decided(case)}
-    undecided = [case for case in cases.values() if case.get("status") == "skipped"]
+    unrecorded = [case for case in cases.values() if decided_without_baseline(case)]
+    undecided = [case for case in cases.values()
+                 if case.get("status") == "skipped" and not decided_without_baseline(case)]
     equal = [name for name, case in decided_cases.items() if case.get("baseline") == "match"]
     differ = sorted(set(decided_cases) - set(equal))
     failed = sorted(name for name, case in cases.items() if case.get("status") == "failed")
@@ -116,7 +127,10 @@ def summary(folder):
         if name not in differ:
             print(f"FAILED {name}: " + " | ".join(cases[name].get("messages", []))[:400])
     print(f"decided {len(decided_cases)} of {len(cases)} cases, equal to the baselines {len(equal)}, "
-          f"differ {len(differ)}; undecided {len(undecided)} by reason: {by_reason(undecided)}")
+          f"differ {len(differ)}; " +
+          (f"decided without a baseline {len(unrecorded)} (not compared: record them on a GPU); "
+           if unrecorded else "") +
+          f"undecided {len(undecided)} by reason: {by_reason(undecided)}")
     print(output_line(cases))
     return 1 if differ or failed else 0
 
@@ -143,7 +157,7 @@ def crosscheck(measured_folder, emulated_folder):
     decided_count = equal = differ = 0
     undecided = []
     for name, case in sorted(emulated.items()):
-        if not decided(case):
+        if not decided(case) and not decided_without_baseline(case):
             if case.get("status") == "skipped":
                 undecided.append(case)
             continue

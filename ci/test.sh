@@ -87,6 +87,10 @@ rm -rf "$BANKCHECK_RESULTS_DIR"
 # The emulated program's go beside it (docs/emulate.md), where the program says.
 emulated="$BUILD_DIR/suites/bankcheck_kernel_suite_emulated"
 if [[ -x "$emulated" ]]; then rm -rf "$("$emulated" --bankcheck_results_dir)"; fi
+# The corpus's (corpus/CMakeLists.txt) are its own, whatever BANKCHECK_RESULTS_DIR says.
+for corpus in "$BUILD_DIR/corpus/bankcheck_corpus" "$BUILD_DIR/corpus/bankcheck_corpus_emulated"; do
+  if [[ -x "$corpus" ]]; then rm -rf "$(env -u BANKCHECK_RESULTS_DIR "$corpus" --bankcheck_results_dir)"; fi
+done
 status=0
 # The layers (ci/layers.py, docs/architecture.md) hold whatever ctest is given to select.
 python3 "$BANKCHECK_ROOT/ci/layers.py" || status=1

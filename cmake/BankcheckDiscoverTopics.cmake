@@ -3,6 +3,8 @@
 #   -D EXE=<program> -D TEST_FILE=<file> -D PREFIX=<test name prefix> -D JUNIT_DIR=<folder>
 #   [-D EMULATED=ON]  the suite's emulated program (docs/emulate.md): tests "<prefix>emulated/<topic>",
 #                     labelled emulate, with BANKCHECK_COUNTERS=emulate and no GPU
+#   [-D ENVIRONMENT=<VAR=value;...>]  more environment for every test (TEST_ENVIRONMENT of
+#                     bankcheck_add_kernel_suite)
 #   [-D CUOBJDUMP=<path> -D NVDISASM=<path>]  with EMULATED: the SASS tools configure found (given to
 #                     the tests as BANKCHECK_CUOBJDUMP and BANKCHECK_NVDISASM; not found: not given)
 execute_process(COMMAND "${EXE}" --bankcheck_list_topics
@@ -24,10 +26,14 @@ foreach(topic IN LISTS topics)
         string(APPEND environment ";BANKCHECK_${tool}=${${tool}}")
       endif()
     endforeach()
+    list(APPEND environment ${ENVIRONMENT})
     set(properties "LABELS emulate ENVIRONMENT [=[${environment}]=]")
   else()
     set(name "${PREFIX}${topic}")
     set(properties "LABELS gpu RESOURCE_GROUPS gpus:1")
+    if(ENVIRONMENT)
+      string(APPEND properties " ENVIRONMENT [=[${ENVIRONMENT}]=]")
+    endif()
   endif()
   string(APPEND content
     "add_test([=[${name}]=] \"${EXE}\" --bankcheck_topic=${topic} \"--gtest_output=xml:${JUNIT_DIR}/${name}.xml\")\n"

@@ -15,6 +15,9 @@ include_guard(GLOBAL)
 #                                    begin with TEST_PREFIX (below); default none
 #   [TEST_COMMAND <command>]         how messages say to run the tests (takes ctest's -R);
 #                                    default "ctest --test-dir <top binary dir>"
+#   [TEST_ENVIRONMENT <VAR=value>...]  set for each of the suite's topic tests (GPU and emulated),
+#                                    over the environment ctest runs in: e.g. a second suite's own
+#                                    BANKCHECK_RESULTS_DIR, where a script exports one for the first
 #   [LIBRARIES <library>...])        more libraries the kernel files use
 #
 # Builds
@@ -96,7 +99,7 @@ endfunction()
 
 function(bankcheck_add_kernel_suite target)
   cmake_parse_arguments(PARSE_ARGV 1 ARG ""
-    "BASELINES_DIR;RESULTS_DIR;TEST_PREFIX;ANNOTATION_TEST_PREFIX;TEST_COMMAND" "SOURCES;LIBRARIES")
+    "BASELINES_DIR;RESULTS_DIR;TEST_PREFIX;ANNOTATION_TEST_PREFIX;TEST_COMMAND" "SOURCES;LIBRARIES;TEST_ENVIRONMENT")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "bankcheck_add_kernel_suite(${target}): unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -126,6 +129,8 @@ function(bankcheck_add_kernel_suite target)
     endif()
     set(ARG_TEST_COMMAND "ctest --test-dir ${build_dir}")
   endif()
+  # The topic tests' own environment, one argument of the discovery commands below.
+  string(REPLACE ";" "$<SEMICOLON>" test_environment "${ARG_TEST_ENVIRONMENT}")
   cmake_path(ABSOLUTE_PATH ARG_BASELINES_DIR BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE)
   cmake_path(ABSOLUTE_PATH ARG_RESULTS_DIR BASE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}" NORMALIZE)
   # Here, not where this file is included: GoogleTest keeps its script's path in a variable of the
@@ -187,7 +192,7 @@ namespace {
   set(test_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_topics.cmake")
   add_custom_command(TARGET ${target} POST_BUILD
     COMMAND "${CMAKE_COMMAND}" -D "EXE=$<TARGET_FILE:${target}>" -D "TEST_FILE=${test_file}"
-            -D "PREFIX=${ARG_TEST_PREFIX}/" -D "JUNIT_DIR=${junit_dir}"
+            -D "PREFIX=${ARG_TEST_PREFIX}/" -D "JUNIT_DIR=${junit_dir}" -D "ENVIRONMENT=${test_environment}"
             -P "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/BankcheckDiscoverTopics.cmake"
     VERBATIM)
   # Until the program is built, ctest lists one test that says so (as gtest_discover_tests does).
@@ -240,6 +245,7 @@ namespace {
     add_custom_command(TARGET ${target}_emulated POST_BUILD
       COMMAND "${CMAKE_COMMAND}" -D "EXE=$<TARGET_FILE:${target}_emulated>" -D "TEST_FILE=${emulated_test_file}"
               -D "PREFIX=${ARG_TEST_PREFIX}/" -D "JUNIT_DIR=${junit_dir}" -D EMULATED=ON
+              -D "ENVIRONMENT=${test_environment}"
               -D "CUOBJDUMP=${BANKCHECK_CUOBJDUMP_EXECUTABLE}" -D "NVDISASM=${BANKCHECK_NVDISASM_EXECUTABLE}"
               -P "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/BankcheckDiscoverTopics.cmake"
       VERBATIM)

@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""The corpus's topic tests, GPU and emulated, carry their own results and baselines folders
+(TEST_ENVIRONMENT, corpus/CMakeLists.txt), so that a BANKCHECK_RESULTS_DIR or
+BANKCHECK_BASELINES_DIR exported for the kernel suite (ci/test.sh, ci/emulate.sh,
+ci/shard-check.sh) never sends the corpus's results into the kernel suite's folder nor checks it
+against the kernel suite's baselines.
+
+  check_test_environment.py CTEST BUILD_DIR RESULTS_DIR BASELINES_DIR
+"""
+import json
+import subprocess
+import sys
+
+
+def main(ctest, build_dir, results_dir, baselines_dir):
+    listing = subprocess.run([ctest, "--test-dir", build_dir, "--show-only=json-v1", "-R", "^Corpus/"],
+                             check=True, capture_output=True, text=True).stdout
+    tests = json.loads(listing)["tests"]
+    wanted = {f"BANKCHECK_RESULTS_DIR={results_dir}", f"BANKCHECK_BASELINES_DIR={baselines_dir}"}
+    gpu = emulated = 0
+    problems = []
+    for test in tests:
+        name = test["name"]
+        properties = {p["name"]: p["value"] for p in test.get("properties", [])}
+        labels = properties.get("LABELS", [])
+        if "gpu" not in labels and "emulate" not in labels:
+            continue  # the CPU checks (Corpus/model/..., Corpus.baseline_files) read no such variable
+        gpu += "gpu" in labels
+        emulated += "emulate" in labels
+        missing = wanted - set(properties.get("ENVIRONMENT", []))
+        if missing:
+            problems.append(f"{name}: its environment lacks {sorted(missing)}")
+    if gpu == 0 or emulated == 0:
+        problems.append(f"expected GPU and emulated topic tests of the corpus, found {gpu} and {emulated}")
+    for problem in problems:
+        print(problem)
+    print(f"{gpu} GPU and {emulated} emulated corpus topic tests checked")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 5:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    sys.exit(main(*sys.argv[1:]))
