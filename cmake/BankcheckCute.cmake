@@ -10,7 +10,6 @@ include_guard(GLOBAL)
 
 set(BANKCHECK_CUTE_INCLUDE_DIR "" CACHE PATH
     "CuTe's include folder (holding cute/tensor.hpp); empty: ci/install-deps.sh's or python3's nvidia-cutlass wheel")
-set(BANKCHECK_CUTE_WHEEL_DIR "${CMAKE_BINARY_DIR}/cute-headers")  # ci/install-deps.sh's pip --target
 
 function(bankcheck_find_cute out_var)
   if(BANKCHECK_CUTE_INCLUDE_DIR)
@@ -22,7 +21,9 @@ function(bankcheck_find_cute out_var)
     set(${out_var} "${BANKCHECK_CUTE_INCLUDE_DIR}" PARENT_SCOPE)
     return()
   endif()
-  set(candidates "${BANKCHECK_CUTE_WHEEL_DIR}/cutlass_library/source/include")
+  # ci/install-deps.sh's pip --target. Written here, not beside the include guard: a variable set
+  # there would hold only in the scope of the first directory that includes this file.
+  set(candidates "${CMAKE_BINARY_DIR}/cute-headers/cutlass_library/source/include")
   find_program(BANKCHECK_PYTHON3 NAMES python3 DOC "python3, asked where the nvidia-cutlass wheel is")
   if(BANKCHECK_PYTHON3)
     # find_spec locates the package without importing it (the wheel's python needs more packages).

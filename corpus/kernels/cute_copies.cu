@@ -30,12 +30,12 @@
 namespace bankcheck::corpus {
 namespace {
 
-constexpr int kThreads = 256;
-constexpr int kTile = 32;  // the transpose's tile, and the GEMM's M and N
-constexpr int kK = 16;     // the GEMM's K
 enum class TileLayout { kRowMajor, kPadded, kSwizzled, kMnMajor };
 
 #if BANKCHECK_CORPUS_HAS_CUTE
+constexpr int kThreads = 256;
+constexpr int kTile = 32;  // the transpose's tile, and the GEMM's M and N
+constexpr int kK = 16;     // the GEMM's K
 using cute::_1;
 using T32 = cute::Int<kTile>;
 using TK = cute::Int<kK>;
