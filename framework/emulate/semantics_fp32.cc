@@ -6,28 +6,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <optional>
 #include <vector>
 
 #include "emulate/internal/evaluator.h"
+#include "emulate/internal/float_bits.h"
 
 namespace bankcheck::emulate::internal {
 namespace {
 
 constexpr uint32_t kCanonicalNan = 0x7fffffffu;
-
-float AsFloat(uint32_t bits) {
-  float value = 0;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
-}
-
-uint32_t Bits(float value) {
-  uint32_t bits = 0;
-  std::memcpy(&bits, &value, sizeof bits);
-  return bits;
-}
 
 bool Subnormal(uint32_t bits) { return (bits & 0x7f800000u) == 0 && (bits & 0x007fffffu) != 0; }
 
@@ -36,7 +24,7 @@ uint32_t Flushed(uint32_t bits, bool ftz) { return ftz && Subnormal(bits) ? bits
 
 // A result as the GPU writes it: NaN canonical, a subnormal flushed under .FTZ.
 uint32_t Result(float value, bool ftz) {
-  return std::isnan(value) ? kCanonicalNan : Flushed(Bits(value), ftz);
+  return std::isnan(value) ? kCanonicalNan : Flushed(Bits32(value), ftz);
 }
 
 }  // namespace
@@ -151,11 +139,11 @@ void LaunchEvaluator::FloatArithmetic(const Instruction& in, size_t index, uint3
         if ((std::isnan(x) && std::isnan(y)) || (nan_propagating && (std::isnan(x) || std::isnan(y)))) {
           bits = kCanonicalNan;
         } else if (std::isnan(x) || std::isnan(y)) {
-          bits = Bits(std::isnan(x) ? y : x);
-        } else if (x == 0 && y == 0 && Bits(x) != Bits(y)) {
+          bits = Bits32(std::isnan(x) ? y : x);
+        } else if (x == 0 && y == 0 && Bits32(x) != Bits32(y)) {
           bits = min.bits != 0 ? 0x80000000u : 0u;  // -0 is below +0, in either order (vectors.txt)
         } else {
-          bits = Bits(min.bits != 0 ? (y < x ? y : x) : (y > x ? y : x));
+          bits = Bits32(min.bits != 0 ? (y < x ? y : x) : (y > x ? y : x));
         }
         out.Add(ops[0], From(bits, a, b, min));
         return;

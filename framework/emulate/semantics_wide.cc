@@ -6,38 +6,17 @@
 // their forms are in the table.
 
 #include <cmath>
-#include <cstring>
 #include <optional>
 #include <vector>
 
 #include "emulate/internal/evaluator.h"
+#include "emulate/internal/float_bits.h"
 
 namespace bankcheck::emulate::internal {
 namespace {
 
 constexpr uint64_t kCanonicalNan64 = 0x7fffffffffffffffull;
 constexpr uint16_t kCanonicalNan16 = 0x7fffu;
-
-double AsDouble(uint64_t bits) {
-  double value = 0;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
-}
-uint64_t Bits64(double value) {
-  uint64_t bits = 0;
-  std::memcpy(&bits, &value, sizeof bits);
-  return bits;
-}
-float AsFloat(uint32_t bits) {
-  float value = 0;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
-}
-uint32_t Bits32(float value) {
-  uint32_t bits = 0;
-  std::memcpy(&bits, &value, sizeof bits);
-  return bits;
-}
 
 bool IsNan32(uint32_t bits) { return (bits & 0x7fffffffu) > 0x7f800000u; }
 
