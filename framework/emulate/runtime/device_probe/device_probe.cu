@@ -9,11 +9,8 @@
 //                         runtime test's kernels: runtime/data/sm_90_answers.inc
 //   device_probe module <far|inside>  cuModuleLoadData of a crafted image (crafted_images.h),
 //                         one per process: the driver may not survive it
-// Built as the runtime test's kernels are (CMAKE_BUILD_TYPE RelWithDebInfo), so that their SASS is
-// the same:
-//   nvcc -O2 -g -DNDEBUG --generate-code=arch=compute_90,code=[compute_90,sm_90] -I framework \
-//     framework/emulate/runtime/device_probe/device_probe.cu \
-//     framework/emulate/runtime/runtime_test_kernels.cu -cudart static -lcuda -o device_probe
+// Built with the runtime test's kernels' object, so that their SASS is the same:
+// `cmake --build build --target bankcheck_device_probe` (framework/emulate/runtime/CMakeLists.txt).
 
 #include <cuda.h>
 #include <cuda_runtime.h>
