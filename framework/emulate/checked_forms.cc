@@ -48,6 +48,7 @@ bool IsComputingFamily(Semantics semantics) {
     case Semantics::kFloatPack:
     case Semantics::kDoubleArithmetic:
     case Semantics::kDoubleCompare:
+    case Semantics::kUnchecked:
       return true;
     default:
       return false;

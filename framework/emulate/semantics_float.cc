@@ -186,6 +186,12 @@ void LaunchEvaluator::FloatAndConversion(const Instruction& in, size_t index, ui
         out.Add(ops[0], From(bits, a));
         return;
       }
+      case Semantics::kUnchecked:
+        // MATCH.ALL writes a predicate besides the mask, which the table's one destination misses.
+        if (in.base == "MATCH" && !in.Is(mod::kAny))
+          Stop(in, in.opcode + " is a form the emulator does not understand");
+        out.AddUnknown(in, in.info->destinations, in.decoded.width, Origin(index));
+        return;
       case Semantics::kData:
         out.AddUnknown(in, in.info->destinations, in.decoded.width, Origin(index));
         return;

@@ -186,6 +186,7 @@ void LaunchEvaluator::Dispatch(const Instruction& in, uint32_t index, uint32_t m
     case Semantics::kFloatToInt:
     case Semantics::kReciprocal:
     case Semantics::kData:
+    case Semantics::kUnchecked:
       FloatAndConversion(in, index, mask);
       break;
   }
