@@ -32,6 +32,7 @@ bool IsComputingFamily(Semantics semantics) {
     case Semantics::kPrmt:
     case Semantics::kAbs:
     case Semantics::kHalfConstant:
+    case Semantics::kHalfArithmetic:
     case Semantics::kIntToFloat:
     case Semantics::kFloatToInt:
     case Semantics::kReciprocal:

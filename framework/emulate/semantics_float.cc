@@ -122,7 +122,90 @@ uint32_t FloatToInt(uint32_t bits, const Instruction& in) {
                                    : static_cast<uint32_t>(static_cast<int32_t>(rounded));
 }
 
+// Half precision (IEEE binary16): a finite half's magnitude in units of 2^-24, its smallest
+// subnormal (below 2^41), and -1 for infinity and NaN.
+int64_t HalfUnits(uint16_t half) {
+  const uint32_t exponent = half >> 10 & 0x1f, fraction = half & 0x3ffu;
+  if (exponent == 0x1f) return -1;
+  return exponent == 0 ? int64_t{fraction} : int64_t{1024 + fraction} << (exponent - 1);
+}
+
+constexpr uint16_t kCanonicalHalfNan = 0x7fff;  // every NaN result (conformance/vectors.txt)
+
+// fma(a, b, c) in binary16, one rounding to nearest even, subnormals kept: the product and the sum are
+// exact in units of 2^-48 (below 2^82, in 128 bits) before the one rounding.
+uint16_t HalfFma(uint16_t a, uint16_t b, uint16_t c) {
+  __extension__ typedef __int128 Exact;
+  const auto is_nan = [](uint16_t h) { return (h & 0x7fffu) > 0x7c00u; };
+  const uint16_t product_sign = (a ^ b) & 0x8000u, c_sign = c & 0x8000u;
+  const int64_t ua = HalfUnits(a), ub = HalfUnits(b), uc = HalfUnits(c);
+  if (is_nan(a) || is_nan(b) || is_nan(c)) return kCanonicalHalfNan;
+  const bool product_infinite = ua < 0 || ub < 0;
+  if (product_infinite && (ua == 0 || ub == 0)) return kCanonicalHalfNan;  // inf * 0
+  if (product_infinite || uc < 0) {
+    if (product_infinite && uc < 0 && product_sign != c_sign) return kCanonicalHalfNan;  // inf - inf
+    return product_infinite ? static_cast<uint16_t>(product_sign | 0x7c00u) : c;
+  }
+  const Exact product = Exact{ua} * ub, addend = Exact{uc} << 24;
+  const Exact sum = (product_sign ? -product : product) + (c_sign ? -addend : addend);
+  if (sum == 0)  // an exact zero: -0 only when both terms are -0 (round to nearest)
+    return product == 0 && addend == 0 ? static_cast<uint16_t>(product_sign & c_sign) : 0;
+  const uint16_t sign = sum < 0 ? 0x8000u : 0;
+  const Exact magnitude = sum < 0 ? -sum : sum;
+  int top = 127;
+  while (((magnitude >> top) & 1) == 0) --top;
+  // 11 significant bits, and never below the smallest subnormal (2^24 units of 2^-48).
+  const int shift = std::max(top - 10, 24);
+  Exact kept = magnitude >> shift;
+  const Exact rest = magnitude - (kept << shift), halfway = Exact{1} << (shift - 1);
+  if (rest > halfway || (rest == halfway && (kept & 1) != 0)) ++kept;
+  constexpr int64_t kLargest = int64_t{2047} << 29;  // 65504 in units of 2^-24
+  if (shift - 24 > 29 || (static_cast<int64_t>(kept) << (shift - 24)) > kLargest)
+    return static_cast<uint16_t>(sign | 0x7c00u);
+  const int64_t units = static_cast<int64_t>(kept) << (shift - 24);
+  if (units < 1024) return static_cast<uint16_t>(sign | units);  // subnormal (or a zero)
+  const int high = 63 - __builtin_clzll(static_cast<uint64_t>(units));
+  return static_cast<uint16_t>(sign | (high - 9) << 10 | ((units >> (high - 10)) - 1024));
+}
+
 }  // namespace
+
+// HADD2 d, a, b (a + b), HMUL2 d, a, b (a * b) and HFMA2 d, a, b, c (.MMA too), each half of the
+// pair on its own, as fma(a, 1, b), fma(a, b, -0) and fma(a, b, c) round the same (one rounding, and
+// the same signed zeros). A source is a register (-x and |x| on both halves' signs) or two immediates,
+// the high half first; any modifier (.F32, .FTZ, .BF16_V2, ...), a half selector (R2.H0_H0) or a form
+// no GPU vectors check leaves the destination unknown, in the counting pass too.
+void LaunchEvaluator::HalfArithmetic(const Instruction& in, size_t index, int lane, Writes& out) const {
+  const std::vector<Operand>& ops = in.operands;
+  const bool plain =
+      in.modifiers.empty() || (in.base == "HFMA2" && in.modifiers.size() == 1 && in.modifiers[0] == "MMA");
+  std::vector<Value> sources;
+  for (size_t at = 1; plain && !in.unchecked_form && at < ops.size(); ++at) {
+    uint16_t high = 0, low = 0;
+    if (ops[at].kind == OperandKind::kImmediate && at + 1 < ops.size() && HalfOf(ops[at], &high) &&
+        HalfOf(ops[at + 1], &low)) {
+      sources.push_back(Known(uint32_t{high} << 16 | low));
+      ++at;
+      continue;
+    }
+    if (ops[at].kind != OperandKind::kRegister || ops[at].invert)
+      return out.Add(ops.at(0), Unknown(Origin(index)));
+    Value value = ReadRaw(ops[at], lane, index);
+    if (ops[at].absolute) value.bits &= 0x7fff7fffu;
+    if (ops[at].negate) value.bits ^= 0x80008000u;
+    sources.push_back(value);
+  }
+  const size_t count = in.base == "HFMA2" ? 3 : 2;
+  if (sources.size() != count) return out.Add(ops.at(0), Unknown(Origin(index)));
+  if (in.base == "HADD2") sources.insert(sources.begin() + 1, Known(0x3c003c00u));  // a * 1 + b
+  if (in.base == "HMUL2") sources.push_back(Known(0x80008000u));                    // a * b - 0
+  uint32_t bits = 0;
+  for (const int half : {0, 16}) {
+    const auto part = [&](const Value& v) { return static_cast<uint16_t>(v.bits >> half); };
+    bits |= uint32_t{HalfFma(part(sources[0]), part(sources[1]), part(sources[2]))} << half;
+  }
+  out.Add(ops[0], From(bits, sources[0], sources[1], sources[2]));
+}
 
 // Conversions, the reciprocal of the division sequence, half constants; other data unknown.
 void LaunchEvaluator::FloatAndConversion(const Instruction& in, size_t index, uint32_t mask) {
@@ -143,7 +226,12 @@ void LaunchEvaluator::FloatAndConversion(const Instruction& in, size_t index, ui
           if (high == 0x8000) high = 0;
           if (low == 0x8000) low = 0;
         }
-        out.Add(ops.at(0), constant ? Known((uint32_t{high} << 16) | low) : Unknown(Origin(index)));
+        if (constant) return out.Add(ops.at(0), Known((uint32_t{high} << 16) | low));
+        HalfArithmetic(in, index, lane, out);
+        return;
+      }
+      case Semantics::kHalfArithmetic: {
+        HalfArithmetic(in, index, lane, out);
         return;
       }
       case Semantics::kIntToFloat: {

@@ -204,5 +204,27 @@ TEST_F(Fp32Test, AnotherRoundingIsNotComputed) {
                         "GPU (checked_forms.def), feeds the value stored"));
 }
 
+// Half pairs (HADD2, HMUL2, HFMA2): each half rounded to nearest even, every NaN 0x7fff; a half
+// selector (R6.H0_H0) is not read, so its result is not computed.
+TEST_F(Fp32Test, HalfPairsRoundToNearestEvenAndSelectorsAreNotComputed) {
+  in_[0] = 0x3c003c00u;  // lane 0: (1, 1) + (2^-10, 2^-11): 1 + 2^-10 exactly, and a tie kept even at 1
+  in_[1] = 0x14001000u;
+  in_[3] = 0x7e01fc00u;  // lane 1: (NaN, -inf) + (0, inf): NaN both
+  in_[4] = 0x00007c00u;
+  in_[6] = 0x80008000u;  // lane 2: (-0, -0) + (-0, +0): -0 and +0
+  in_[7] = 0x80000000u;
+  const ComputedOutputs outputs = Run("HADD2 R9, R5, R6");
+  ASSERT_FALSE(outputs.not_computed) << outputs.not_computed->Describe();
+  std::vector<uint32_t> out(out_.size());
+  std::memcpy(out.data(), outputs.written.at(reinterpret_cast<uintptr_t>(out_.data())).data(),
+              out.size() * 4);
+  EXPECT_EQ(out[1], 0x3c013c00u);
+  EXPECT_EQ(out[5 + 1], 0x7fff7fffu);
+  EXPECT_EQ(out[10 + 1], 0x80000000u);
+  const ComputedOutputs selected = Run("HADD2 R9, R5, R6.H0_H0");
+  ASSERT_TRUE(selected.not_computed);
+  EXPECT_THAT(selected.not_computed->reason, HasSubstr("HADD2 at pc 0x0070"));
+}
+
 }  // namespace
 }  // namespace bankcheck::emulate

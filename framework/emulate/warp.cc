@@ -182,6 +182,7 @@ void LaunchEvaluator::Dispatch(const Instruction& in, uint32_t index, uint32_t m
       OtherPrecision(in, index, mask);
       break;
     case Semantics::kHalfConstant:
+    case Semantics::kHalfArithmetic:
     case Semantics::kIntToFloat:
     case Semantics::kFloatToInt:
     case Semantics::kReciprocal:

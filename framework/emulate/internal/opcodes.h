@@ -36,7 +36,8 @@ enum class Semantics : uint8_t {
   kSpecialRegister,       // S2R, S2UR
   kSpecialRegisterPair,   // CS2R: a register pair (.32: one); known for SRZ
   kLoadConstant,          // LDC, ULDC
-  kHalfConstant,          // HFMA2.MMA d, -RZ, RZ, h0, h1: a constant made by the half-precision unit
+  kHalfConstant,          // HFMA2(.MMA): a constant (d, -RZ, RZ, h0, h1), else as kHalfArithmetic
+  kHalfArithmetic,        // HADD2, HMUL2: half pairs, rounded to nearest even (semantics_float.cc)
   kIntToFloat,            // I2F
   kFloatToInt,            // F2I
   kReciprocal,            // MUFU: known only as the reciprocal of nvcc's unsigned division sequence
