@@ -5,13 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "emulate/internal/evaluator.h"
+#include "emulate/internal/float_bits.h"
 
 namespace bankcheck::emulate::internal {
 namespace {
@@ -95,8 +95,7 @@ bool OnlyModifiers(const Instruction& in, const std::string_view (&computed)[N])
 }
 
 uint32_t FloatToInt(uint32_t bits, const Instruction& in) {
-  float x = 0;
-  std::memcpy(&x, &bits, sizeof x);
+  float x = AsFloat(bits);
   if (in.Is(mod::kFtz) && std::fpclassify(x) == FP_SUBNORMAL) x = 0;
   const bool is_unsigned = in.Is(mod::kU32);
   if (std::isnan(x)) return 0;  // S32 and U32 alike (conformance/vectors.txt: every payload, either sign)
@@ -266,12 +265,7 @@ void LaunchEvaluator::FloatAndConversion(const Instruction& in, size_t index, ui
           return;
         }
         const Value a = Read(ops.at(1), lane, index);
-        float x = 0;
-        std::memcpy(&x, &a.bits, sizeof x);
-        const float reciprocal = 1.0f / x;
-        uint32_t bits = 0;
-        std::memcpy(&bits, &reciprocal, sizeof bits);
-        out.Add(ops[0], From(bits, a));
+        out.Add(ops[0], From(Bits32(1.0f / AsFloat(a.bits)), a));
         return;
       }
       case Semantics::kUnchecked:
