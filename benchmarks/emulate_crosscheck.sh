@@ -10,14 +10,21 @@
 #   decided N, equal E, differ D; undecided K by reason: ...
 # A decided count that differs from the GPU's is a bug of the emulator, never a tolerance.
 # Exit 0 when every decided launch is equal, 1 when one differs, 2 on a usage or tool error.
-# Environment: LOG_DIR (default: a new temporary folder) keeps both runs' results and logs.
+# Environment: LOG_DIR (default: a new temporary folder) keeps both runs' results and logs; SUITE
+# (kernel, the default, or corpus) picks the suite.
 set -euo pipefail
 
 die() { echo "emulate_crosscheck.sh: $*" >&2; exit 2; }
 [[ $# -eq 1 ]] || { echo "usage: $0 BUILD_DIR" >&2; exit 2; }
 build="$(cd "$1" && pwd)" || die "no build folder $1"
-measured="$build/suites/bankcheck_kernel_suite"
-emulated="$build/suites/bankcheck_kernel_suite_emulated"
+# SUITE=corpus checks the corpus (corpus/CMakeLists.txt) instead of the kernel suite.
+case "${SUITE:-kernel}" in
+  kernel) folder="$build/suites" program=bankcheck_kernel_suite ;;
+  corpus) folder="$build/corpus" program=bankcheck_corpus ;;
+  *) die "SUITE must be kernel or corpus, not '$SUITE'" ;;
+esac
+measured="$folder/$program"
+emulated="$folder/${program}_emulated"
 for program in "$measured" "$emulated"; do [[ -x "$program" ]] || die "$program not found: build first"; done
 command -v python3 >/dev/null || die "python3 is needed to compare the results"
 compare="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/ci/emulate_results.py"
@@ -34,9 +41,9 @@ echo "logs: $log_dir"
 
 # The suites' own verdicts (a case failing its baseline, say) do not stop the comparison: both runs
 # go to the end, and their exit statuses are reported beside it. They run where ctest runs them,
-# in the suites' folder: NVRTC names a run-time-compiled kernel's source after the working folder,
+# in the suite's folder: NVRTC names a run-time-compiled kernel's source after the working folder,
 # and the baselines' lines were recorded there.
-cd "$build/suites"
+cd "$folder"
 status=0
 BANKCHECK_ATTRIBUTE=1 BANKCHECK_REQUIRE_GPU=1 BANKCHECK_RESULTS_DIR="$results" \
   "$measured" >"$log_dir/measured.log" 2>&1 || status=$?

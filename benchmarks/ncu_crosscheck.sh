@@ -19,14 +19,18 @@
 # lists them; the record of a graph launch whose nodes run one kernel takes ncu's rows of all its
 # nodes, added up. Exit 0 when everything agrees, 1 when anything differs, 2 on a usage or tool error.
 # Environment: NCU (default: ncu on PATH, else under /usr/local/cuda*/bin or /opt/nvidia/nsight-compute),
-# LOG_DIR (default: a new temporary folder).
+# LOG_DIR (default: a new temporary folder), SUITE (kernel, the default, or corpus: corpus/CMakeLists.txt).
 set -euo pipefail
 
 die() { echo "ncu_crosscheck.sh: $*" >&2; exit 2; }
 [[ $# -ge 1 && $# -le 2 ]] || { echo "usage: $0 BUILD_DIR [CASES]" >&2; exit 2; }
 build=$1
 export BANKCHECK_CASES=${2:-*}
-suite="$build/suites/bankcheck_kernel_suite"
+case "${SUITE:-kernel}" in
+  kernel) suite="$build/suites/bankcheck_kernel_suite" ;;
+  corpus) suite="$build/corpus/bankcheck_corpus" ;;
+  *) die "SUITE must be kernel or corpus, not '$SUITE'" ;;
+esac
 probe="$build/benchmarks/bankcheck_speed_probe"
 cli="$build/bin/bankcheck"
 for f in "$suite" "$probe" "$cli"; do [[ -x "$f" ]] || die "$f not found: build first"; done
