@@ -41,6 +41,24 @@ if(BANKCHECK_BUILD_CLI AND BANKCHECK_ENABLE_CUDA)
   list(APPEND bankcheck_every_installed bankcheck_inject bankcheck_nvtx)
 endif()
 
+# The ctest bankcheck_gtest_abi: the installed libraries and objects call GoogleTest only through
+# functions that every GoogleTest a consumer may bring has out of line (framework/testing/gtest_abi_test.sh).
+if(BANKCHECK_BUILD_TESTS)
+  set(bankcheck_gtest_users "")
+  foreach(bankcheck_target IN LISTS bankcheck_installed_targets)
+    get_target_property(bankcheck_type ${bankcheck_target} TYPE)
+    if(bankcheck_type STREQUAL "OBJECT_LIBRARY")
+      list(APPEND bankcheck_gtest_users "$<TARGET_OBJECTS:${bankcheck_target}>")
+    elseif(bankcheck_type STREQUAL "STATIC_LIBRARY")
+      list(APPEND bankcheck_gtest_users "$<TARGET_FILE:${bankcheck_target}>")
+    endif()
+  endforeach()
+  add_test(NAME bankcheck_gtest_abi
+    COMMAND bash "${PROJECT_SOURCE_DIR}/framework/testing/gtest_abi_test.sh" ${bankcheck_gtest_users}
+    COMMAND_EXPAND_LISTS)
+  set_tests_properties(bankcheck_gtest_abi PROPERTIES LABELS cpu)
+endif()
+
 # The installed programs and shared libraries are linked with their install RPATH in the build tree
 # too (BUILD_WITH_INSTALL_RPATH), so that `cmake --install` has nothing to rewrite. Otherwise CMake
 # pads their build-tree RPATH with ':' to make room for rewriting it in place, and the trailing ':'
