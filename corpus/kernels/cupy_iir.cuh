@@ -1,19 +1,22 @@
 // CuPy's block-parallel IIR filter kernels (cupy-cuda13x 14.2.0, MIT; cupyx/scipy/signal/
 // _iir_utils.py: IIR_KERNEL and IIR_SOS_KERNEL, behind cupyx.scipy.signal.lfilter and sosfilt),
 // extracted into the build folder as they are (corpus/extract_cupy_kernels.py) and launched as
-// apply_iir and apply_iir_sos do, one kernel a case:
+// apply_iir and apply_iir_sos do, one kernel a case (lfilter runs the four in turn):
 //   cupy_iir      compute_correction_factors<float, float> (one thread a block: the zero-input
-//                 responses of y[i] = x[i] + sum_j a[j] y[i-1-j] to each of the k initial states)
-//                 and first_pass_iir<float> (blocks of m/2 threads: each group of m samples filtered
-//                 from a zero state in log2(m) doubling levels, the factors read from global memory).
+//                 responses of y[i] = x[i] + sum_j a[j] y[i-1-j] to each of the k initial states),
+//                 first_pass_iir<float> (blocks of m/2 threads: each group of m samples filtered
+//                 from a zero state in log2(m) doubling levels, the factors read from global memory),
+//                 correct_carries<float> (k threads: each group's last k samples corrected by the
+//                 group before, in turn) and second_pass_iir<float> (m threads a group: every sample
+//                 corrected by the group before's carries).
 //   cupy_iir_sos  the second-order-section versions: compute_correction_factors_sos (two threads a
 //                 section, their states in shared memory) and first_pass_iir_sos (the factors staged
 //                 in a shared cache, two floats a thread).
-// The first passes take the correction factors from the CPU reference of the first kernels. Every
-// case's output is checked: the factors, each group's filtered samples, and its last k samples
-// (the carries). The filters' roots lie on the unit circle (a = {1, -1, 1}: roots 1, +-i; the
-// section y = x + y[-1] - y[-2]: a 6-periodic response) and the inputs are integers in [-8, 8], so
-// every value stays an integer far below 2^24: exact (==) whatever order the levels add in.
+// Each kernel's inputs are the CPU reference's values of the kernels before it. Every output is
+// checked: the factors, the filtered samples, the carries. The filters' roots lie on the unit circle
+// (a = {1, -1, 1}: roots 1, +-i; the section y = x + y[-1] - y[-2]: a 6-periodic response) and the
+// inputs are integers in [-8, 8], so every value stays an integer far below 2^24: exact (==)
+// whatever order the levels add in.
 
 #pragma once
 // Included by cupy_signal.cu, after CuPy's kernels.
@@ -72,16 +75,16 @@ std::vector<float> HostCorrectionSos(const std::vector<float>& sos) {
   return out;
 }
 
-// Each group of kGroupSize samples filtered from a zero state: y[i] = x[i] + sum_j feedback[j] y[i-1-j].
-std::vector<float> HostGroupFilter(const std::vector<float>& x, const std::vector<float>& feedback) {
+// Each group of `group` samples (by default kGroupSize; x.size(): the whole signal, as lfilter
+// computes it) filtered from a zero state: y[i] = x[i] + sum_j feedback[j] y[i-1-j].
+std::vector<float> HostGroupFilter(const std::vector<float>& x, const std::vector<float>& feedback,
+                                   size_t group = kGroupSize) {
   std::vector<float> y(x.size());
-  for (size_t g = 0; g < x.size() / kGroupSize; ++g) {
-    for (int i = 0; i < kGroupSize; ++i) {
-      float acc = x[g * kGroupSize + i];
-      for (size_t j = 0; j < feedback.size() && static_cast<int>(j) < i; ++j) {
-        acc += feedback[j] * y[g * kGroupSize + i - 1 - j];
-      }
-      y[g * kGroupSize + i] = acc;
+  for (size_t g = 0; g < x.size() / group; ++g) {
+    for (size_t i = 0; i < group; ++i) {
+      float acc = x[g * group + i];
+      for (size_t j = 0; j < feedback.size() && j < i; ++j) acc += feedback[j] * y[g * group + i - 1 - j];
+      y[g * group + i] = acc;
     }
   }
   return y;
@@ -108,6 +111,17 @@ void CheckFirstPass(CaseContext& ctx, const std::vector<float>& x, const std::ve
   BANKCHECK_CUDA_CHECK(cudaGetLastError());
   ExpectVectorsEqual(d_data.ToHost(), expected, "filtered groups");
   ExpectVectorsEqual(d_carries.ToHost(), expected_carries, "carries");
+}
+
+// Launches `launch(data)` once, measured, on `data` in place (correct_carries and second_pass_iir
+// add to the carries or samples they are given), and checks it.
+template <typename Launch>
+void CheckInPlace(CaseContext& ctx, const std::vector<float>& data, const std::vector<float>& expected,
+                  const std::string& what, Launch&& launch) {
+  DeviceBuffer<float> d_data(data);
+  ctx.Measure([&] { launch(d_data.get()); });
+  BANKCHECK_CUDA_CHECK(cudaGetLastError());
+  ExpectVectorsEqual(d_data.ToHost(), expected, what);
 }
 
 void RegisterIirCases() {
@@ -155,6 +169,55 @@ void RegisterIirCases() {
             GTEST_SKIP() << kCupyMissing;
 #endif
           });
+  AddCase("cupy_iir/correct_carries/float32/k3_m64_4groups",
+          "CuPy's correct_carries<float> (cupyx.scipy.signal.lfilter, no initial state): the carries of 4 "
+          "groups of m = 64 samples, each group's corrected by the one before, in turn; one block of k = 3 "
+          "threads",
+          [](CaseContext& ctx) {
+            constexpr int kCarryGroups = 4;
+            const std::vector<float> x = SmallIntegerFloats(kCarryGroups * kGroupSize, 0xCA77u, -8, 8);
+            const std::vector<float> first_pass = HostCarries(HostGroupFilter(x, kA), kA.size());
+            const std::vector<float> expected = HostCarries(HostGroupFilter(x, kA, x.size()), kA.size());
+#if BANKCHECK_CORPUS_HAS_CUPY
+            DeviceBuffer<float> d_factors(HostCorrection(kA));
+            const int k = static_cast<int>(kA.size());
+            CheckInPlace(ctx, first_pass, expected, "carries", [&](float* d_carries) {
+              correct_carries<float>
+                  <<<1, k>>>(kGroupSize, k, kCarryGroups, kCarryGroups * k, 1, d_factors.get(), d_carries);
+            });
+#else
+            (void)ctx;
+            (void)first_pass;
+            (void)expected;
+            GTEST_SKIP() << kCupyMissing;
+#endif
+          });
+  AddCase(
+      "cupy_iir/second_pass/float32/k3_m64_n192",
+      "CuPy's second_pass_iir<float> (cupyx.scipy.signal.lfilter, no initial state): groups 1 and 2 of 3 "
+      "groups of m = 64 samples corrected by the carries of the group before; one block of 64 threads a "
+      "group",
+      [](CaseContext& ctx) {
+        constexpr int kPassGroups = 3;
+        const std::vector<float> x = SmallIntegerFloats(kPassGroups * kGroupSize, 0x5EC0u, -8, 8);
+        const std::vector<float> grouped = HostGroupFilter(x, kA);
+        const std::vector<float> expected = HostGroupFilter(x, kA, x.size());
+#if BANKCHECK_CORPUS_HAS_CUPY
+        DeviceBuffer<float> d_factors(HostCorrection(kA));
+        DeviceBuffer<float> d_carries(HostCarries(expected, kA.size()));  // as correct_carries leaves them
+        const int k = static_cast<int>(kA.size());
+        CheckInPlace(ctx, grouped, expected, "filtered signal", [&](float* d_out) {
+          second_pass_iir<float><<<kPassGroups - 1, kGroupSize>>>(kGroupSize, k, kPassGroups * kGroupSize,
+                                                                  kPassGroups * k, kPassGroups - 1, 1,
+                                                                  d_factors.get(), d_carries.get(), d_out);
+        });
+#else
+        (void)ctx;
+        (void)grouped;
+        (void)expected;
+        GTEST_SKIP() << kCupyMissing;
+#endif
+      });
   AddCase("cupy_iir_sos/correction_factors/float32/2sections_m64",
           "CuPy's compute_correction_factors_sos<float, float> (cupyx.scipy.signal.sosfilt): two "
           "sections, m = 64; a block of two threads a section, the states in shared memory",
