@@ -11,7 +11,8 @@
 #   2. <build folder>/cupy-sources, where ci/install-deps.sh unpacks the pinned wheel's headers and
 #      Python sources (no environment of the system is touched).
 # The kernels are CuPy's as the pinned version (ci/cupy-requirements.txt) has them: a folder whose
-# modules lack a requested string is reported, with a warning, and treated as none.
+# modules lack a requested string is an error when given as BANKCHECK_CUPY_DIR; found in the build
+# folder, it is reported with a warning and treated as none.
 include_guard(GLOBAL)
 
 set(BANKCHECK_CUPY_DIR "" CACHE PATH
@@ -44,8 +45,14 @@ function(bankcheck_find_cupy out_include_dirs)
   execute_process(COMMAND "${Python3_EXECUTABLE}" "${extractor}" "${site}" "${kernels_dir}" ${ARGN}
                   RESULT_VARIABLE status ERROR_VARIABLE error)
   if(NOT status EQUAL 0)
-    message(WARNING "CuPy's kernels could not be extracted from ${site} (${error}): the CuPy corpus cases will "
-                    "skip. ci/install-deps.sh installs the version they were written for.")
+    # Given by hand, the folder is an error to fix; found in the build folder, a stale install to redo.
+    if(BANKCHECK_CUPY_DIR)
+      set(severity FATAL_ERROR)
+    else()
+      set(severity WARNING)
+    endif()
+    message(${severity} "CuPy's kernels could not be extracted from ${site} (${error}): the CuPy corpus cases "
+                        "will skip. ci/install-deps.sh installs the version they were written for.")
     return()
   endif()
   set(${out_include_dirs} "${site}/cupy/_core/include" "${kernels_dir}" PARENT_SCOPE)
