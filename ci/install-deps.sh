@@ -78,3 +78,40 @@ else
     "cases will skip. To run them: python3 -m pip install --target '$cuda_tools_dir' --no-deps" \
     "nvidia-cuda-nvdisasm==13.2.86 nvidia-cuda-cuobjdump==13.2.86" >&2
 fi
+
+# Optional: CuPy's sources, for the corpus's CuPy cases (corpus/kernels/cupy_signal.cu): the pinned
+# cupy-cuda13x wheel (ci/cupy-requirements.txt, hash-checked) downloaded with pip and unpacked in
+# part, its CUDA headers and cupyx's Python sources, into <build folder>/cupy-sources, where
+# cmake/BankcheckCupy.cmake looks (nothing of the system's python changes, nothing of CuPy is run).
+# Without pip, or when the download fails (offline), it says so and goes on: those cases then skip.
+cupy_version="14.2.0"  # the version of ci/cupy-requirements.txt, which the CuPy cases were written for
+cupy_dir="$BUILD_DIR/cupy-sources"
+if [[ -d "$cupy_dir/cupy_cuda13x-$cupy_version.dist-info" ]]; then
+  :  # there already
+elif python3 -m pip --version >/dev/null 2>&1; then
+  echo "bankcheck: installing CuPy's sources (cupy-cuda13x==$cupy_version) into $cupy_dir"
+  cupy_download="$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-cupy.XXXXXX")"
+  if python3 -m pip download --quiet --disable-pip-version-check --retries 1 --timeout 20 --no-deps \
+    --only-binary :all: --python-version 3.12 --platform manylinux2014_x86_64 --implementation cp --abi cp312 \
+    --require-hashes -r "$BANKCHECK_ROOT/ci/cupy-requirements.txt" -d "$cupy_download"; then
+    # Unpacked beside the final folder, then moved: an interrupted run leaves no half folder there.
+    rm -rf "$cupy_dir" "$cupy_dir.partial"
+    python3 - "$cupy_download"/cupy_cuda13x-"$cupy_version"-*.whl "$cupy_dir.partial" <<'PY'
+import sys, zipfile
+wheel, out = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(wheel) as z:
+    z.extractall(out, [n for n in z.namelist()
+                       if (n.startswith("cupy/_core/include/cupy/") and "/_cccl/" not in n)
+                       or (n.startswith("cupyx/") and n.endswith(".py"))
+                       or n.startswith("-".join(wheel.split("/")[-1].split("-")[:2]) + ".dist-info/")])
+PY
+    mv "$cupy_dir.partial" "$cupy_dir"
+  else
+    echo "bankcheck: note: could not download cupy-cuda13x==$cupy_version (above why): the CuPy corpus cases will skip" >&2
+  fi
+  rm -rf "$cupy_download"
+else
+  echo "bankcheck: note: python3 -m pip not found, so CuPy's sources were not installed: the CuPy corpus" \
+    "cases will skip. To run them: unpack a cupy-cuda13x==$cupy_version wheel and configure with" \
+    "-DBANKCHECK_CUPY_DIR=<that folder> (see docs/emulate.md, \"The corpus\")" >&2
+fi
