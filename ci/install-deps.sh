@@ -15,9 +15,12 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"  # BUILD_DIR
 # googletest: GoogleTest's sources (/usr/src/googletest), which ci/example.sh builds as a project
 # that brings its own GoogleTest does. python3-pip: ci/example.sh installs the newest CMake from PyPI.
 # python3-venv: ci/wheel.sh's and ci/zizmor.sh's venvs. python3-yaml: ci/check-workflows.sh reads the
-# workflows' jobs with it.
+# workflows' jobs with it. libopencv-core-dev: OpenCV's CUDA device headers (opencv2/core/cuda/*.hpp,
+# Apache-2.0), whose templates the corpus's opencv_* cases instantiate (corpus/kernels/opencv_*.cu,
+# written against Debian 12's 4.6.0+dfsg-12; header-only: no OpenCV library is linked). Without it
+# those cases skip, saying why (cmake/BankcheckOpenCV.cmake).
 packages=(cmake make g++ libgtest-dev libgmock-dev googletest libbenchmark-dev nlohmann-json3-dev libcli11-dev
-  python3-pip python3-venv python3-yaml)
+  python3-pip python3-venv python3-yaml libopencv-core-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
