@@ -56,7 +56,24 @@ void LaunchEvaluator::Predicates(const Instruction& in, size_t index, uint32_t m
           out.Add(ops[1], Unknown(Origin(index)));
           return;
         }
+        // Kleene's logic: an unknown comparison ANDed with a false predicate is false, ORed with a
+        // true one true, whatever the comparison would give (both destinations).
+        if ((!a.known() || !b.known()) && c.known() && (in.Is(mod::kAnd) || in.Is(mod::kOr)) &&
+            static_cast<bool>(c.bits) == in.Is(mod::kOr)) {
+          out.Add(ops[0], From(c.bits, c));
+          out.Add(ops[1], From(c.bits, c));
+          return;
+        }
         const std::optional<bool> outcome = CompareInGroup(kind, is_unsigned, a, b);
+        if (a.known() && b.known() && !c.known() && (in.Is(mod::kAnd) || in.Is(mod::kOr))) {
+          // And a known comparison decides each destination it dominates; the other stays unknown.
+          const bool test = outcome.value_or(Compare(kind, is_unsigned, a.bits, b.bits));
+          const BlockDependence block = outcome ? BlockDependence{} : NotAffine();
+          const bool dominating = in.Is(mod::kOr);
+          out.Add(ops[0], test == dominating ? Affine(test ? 1u : 0u, block, a, b) : c);
+          out.Add(ops[1], !test == dominating ? Affine(!test ? 1u : 0u, block, a, b) : c);
+          return;
+        }
         const bool test = outcome.value_or(Compare(kind, is_unsigned, a.bits, b.bits));
         // The same in every block of the group unless the comparison or c could not be followed.
         const BlockDependence block = outcome ? c.block : NotAffine();
