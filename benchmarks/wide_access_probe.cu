@@ -89,6 +89,12 @@ std::vector<Pattern> Patterns() {
   add([](int l) { return (l & 2) ? -1 : l >> 2; });  // n^1 among the lanes on
   add([](int l) { return l == 31 ? -1 : 0; });       // one address, one lane off
   add([](int l) { return l >= 24 ? -1 : l >> 1; });
+  // One lane alone: CUB's warp-reduction BlockReduce, whose thread 0 reads the warps' aggregates
+  // with one LDS.64 or LDS.128 (the corpus's cub_block_reduce/warp_reductions cases).
+  add([](int l) { return l == 0 ? 1 : -1; });
+  add([](int l) { return l == 0 ? 0 : -1; });
+  add([](int l) { return l == 9 ? 2 : -1; });
+  add([](int l) { return l == 17 ? 3 : -1; });
   std::mt19937 random(7);
   for (int r = 0; r < 20; ++r) {
     const int range = r % 4 == 0 ? 4 : r % 4 == 1 ? 8 : r % 4 == 2 ? 16 : 64;

@@ -20,12 +20,14 @@ void LaunchEvaluator::Control(const Instruction& in, uint32_t index, uint32_t ma
       Advance(mask);
       return;
     case Semantics::kBranch: {
+      if (in.modifiers.size() == 1 && in.Is(mod::kDiv)) return BranchIfDiverged(in, index, mask);
       // BRA.U.ANY: every lane branches when any lane's condition holds (a warp-uniform loop).
       const bool any = in.modifiers.size() == 2 && in.Is(mod::kU) && in.Is(mod::kAny);
       if (in.target < 0 || (!in.modifiers.empty() && !(in.modifiers.size() == 1 && in.Is(mod::kU)) && !any))
         Stop(in, in.opcode + " is a branch the emulator does not follow");
       uint32_t taken = Decide(in, mask, "the condition");
       if (any && taken != 0) taken = mask;
+      Split(mask, taken);
       for (int lane = 0; lane < kWarpSize; ++lane) {
         if (!(mask >> lane & 1u)) continue;
         warp_.pc[lane] = (taken >> lane & 1u) ? static_cast<uint32_t>(in.target) : index + 1;
@@ -50,6 +52,7 @@ void LaunchEvaluator::Control(const Instruction& in, uint32_t index, uint32_t ma
     case Semantics::kSyncWait:
     case Semantics::kWarpSync: {
       const uint32_t lanes = Decide(in, mask, "whether it runs");
+      Split(mask, lanes);  // the lanes that run it wait; the others go on
       int barrier = kWarpSyncBarrier;
       if (in.info->semantics == Semantics::kSyncWait) {
         if (in.operands.empty() || in.operands[0].kind != OperandKind::kBarrier)
@@ -78,6 +81,46 @@ void LaunchEvaluator::Control(const Instruction& in, uint32_t index, uint32_t ma
     default:
       Stop(in, in.opcode + " reached the wrong handler (Control)");
   }
+}
+
+// BRA.DIV Rm, target: nvcc puts it before a warp-synchronous sequence (shfl.sync, vote.sync with a
+// member mask in Rm). It branches to the sequence's collective form (WARPSYNC.COLLECTIVE ...
+// ENDCOLLECTIVE, not followed here) when the threads Rm names are not converged, and falls through
+// to the plain sequence when they are. The GPU's choice for a mask that names lanes not at it, or
+// only part of those that are, is not measured; so only the fall-through every reading agrees on is
+// decided: Rm names exactly the warp's live lanes, every one of them runs it, and they have run
+// together since they last converged (WarpState::together).
+void LaunchEvaluator::BranchIfDiverged(const Instruction& in, uint32_t index, uint32_t mask) {
+  if (in.target < 0 || in.operands.size() != 2) Stop(in, in.opcode + " is a form the emulator does not read");
+  const uint32_t running = Decide(in, mask, "the condition");
+  if (running == 0) return Advance(mask);  // no lane's guard holds: none branches
+  if (running != mask)
+    Stop(in, in.opcode +
+                 "'s guard holds for part of the lanes at it: whether the GPU branches then is not followed");
+  uint32_t named = 0;
+  for (uint32_t lanes = mask; lanes != 0; lanes &= lanes - 1) {
+    const int lane = __builtin_ctz(lanes);
+    const Value value = Read(in.operands[0], lane, index);
+    if (!value.known()) StopOnUnknown(in, value, "the mask");
+    if (value.block.any()) not_affine_ = true;
+    if (lane != __builtin_ctz(mask) && value.bits != named)
+      Stop(in, in.opcode + "'s lanes name different masks: whether the GPU branches then is not followed");
+    named = value.bits;
+  }
+  if (named != mask)
+    Stop(in, in.opcode +
+                 "'s mask names other lanes than those that run it: whether the GPU branches to the "
+                 "collective path then is not followed");
+  if (mask != (warp_.present & ~warp_.exited))
+    Stop(in, in.opcode +
+                 " runs with part of its warp's live lanes (the others at another pc or waiting): "
+                 "whether the GPU branches to the collective path then is not followed");
+  for (uint32_t lanes = mask; lanes != 0; lanes &= lanes - 1)
+    if ((warp_.together[__builtin_ctz(lanes)] & mask) != mask)
+      Stop(in, in.opcode +
+                   "'s lanes meet at it after a branch split them, with no BSYNC or WARPSYNC to "
+                   "reconverge them: the GPU may run them apart, and branch");
+  Advance(mask);
 }
 
 }  // namespace bankcheck::emulate::internal

@@ -11,7 +11,6 @@ namespace bankcheck::emulate::internal {
 void LaunchEvaluator::Predicates(const Instruction& in, size_t index, uint32_t mask) {
   ForEachLane(in, mask, [&](int lane, Writes& out) {
     const std::vector<Operand>& ops = in.operands;
-    const bool is_unsigned = in.Is(mod::kU32);
     switch (in.info->semantics) {
       case Semantics::kPlop3: {
         const Value a = ReadPredicate(ops.at(2), lane), b = ReadPredicate(ops.at(3), lane),
@@ -23,47 +22,9 @@ void LaunchEvaluator::Predicates(const Instruction& in, size_t index, uint32_t m
         out.Add(ops[1], From((lut2 >> selector) & 1u, a, b, c));
         return;
       }
-      case Semantics::kIsetp: {
-        const Value a = Read(ops.at(2), lane, index), b = Read(ops.at(3), lane, index);
-        const Value c = ReadPredicate(ops.at(4), lane);
-        const Test kind = in.decoded.test;
-        if (kind == Test::kNone) Stop(in, "the comparison of " + in.Where() + " is not understood");
-        const auto combine = [&](bool t) {
-          if (in.Is(mod::kAnd)) return t && c.bits;
-          if (in.Is(mod::kOr)) return t || c.bits;
-          return static_cast<bool>(t != static_cast<bool>(c.bits));  // XOR
-        };
-        if (in.Is(mod::kEx)) {
-          // The high words of a 64-bit compare (ISETP.<test>.EX d, q, a_hi, b_hi, c, low): `low` is
-          // the low words' unsigned result of the same test. The second destination is not computed
-          // (no GPU vector checks it).
-          if (kind == Test::kTrue || kind == Test::kFalse) {
-            out.AddUnknown(in, 2, 1, Origin(index));
-            return;
-          }
-          const Value low = ReadPredicate(ops.at(5), lane);
-          const bool equal = a.bits == b.bits;
-          bool test = false;
-          if (kind == Test::kEqual)
-            test = equal && low.bits;
-          else if (kind == Test::kNotEqual)
-            test = !equal || low.bits;
-          else
-            test = Compare(kind == Test::kLess || kind == Test::kLessOrEqual ? Test::kLess : Test::kGreater,
-                           is_unsigned, a.bits, b.bits) ||
-                   (equal && low.bits);
-          out.Add(ops[0], From(combine(test) ? 1u : 0u, a, b, c, low));
-          out.Add(ops[1], Unknown(Origin(index)));
-          return;
-        }
-        const std::optional<bool> outcome = CompareInGroup(kind, is_unsigned, a, b);
-        const bool test = outcome.value_or(Compare(kind, is_unsigned, a.bits, b.bits));
-        // The same in every block of the group unless the comparison or c could not be followed.
-        const BlockDependence block = outcome ? c.block : NotAffine();
-        out.Add(ops[0], Affine(combine(test) ? 1u : 0u, block, a, b, c));
-        out.Add(ops[1], Affine(combine(!test) ? 1u : 0u, block, a, b, c));
+      case Semantics::kIsetp:
+        Isetp(in, index, lane, out);
         return;
-      }
       case Semantics::kSel: {
         const Value a = Read(ops.at(1), lane, index), b = Read(ops.at(2), lane, index);
         const Value p = ReadPredicate(ops.at(3), lane);
@@ -89,6 +50,67 @@ void LaunchEvaluator::Predicates(const Instruction& in, size_t index, uint32_t m
         Stop(in, in.opcode + " reached the wrong handler (Predicates)");
     }
   });
+}
+
+// ISETP d, q, a, b, c: d = (a test b) combined with c, q = !(a test b) combined with c.
+void LaunchEvaluator::Isetp(const Instruction& in, size_t index, int lane, Writes& out) {
+  const std::vector<Operand>& ops = in.operands;
+  const bool is_unsigned = in.Is(mod::kU32);
+  const Value a = Read(ops.at(2), lane, index), b = Read(ops.at(3), lane, index);
+  const Value c = ReadPredicate(ops.at(4), lane);
+  const Test kind = in.decoded.test;
+  if (kind == Test::kNone) Stop(in, "the comparison of " + in.Where() + " is not understood");
+  const auto combine = [&](bool t) {
+    if (in.Is(mod::kAnd)) return t && c.bits;
+    if (in.Is(mod::kOr)) return t || c.bits;
+    return static_cast<bool>(t != static_cast<bool>(c.bits));  // XOR
+  };
+  if (in.Is(mod::kEx)) {
+    // The high words of a 64-bit compare (ISETP.<test>.EX d, q, a_hi, b_hi, c, low): `low` is
+    // the low words' unsigned result of the same test. The second destination is not computed
+    // (no GPU vector checks it).
+    if (kind == Test::kTrue || kind == Test::kFalse) {
+      out.AddUnknown(in, 2, 1, Origin(index));
+      return;
+    }
+    const Value low = ReadPredicate(ops.at(5), lane);
+    const bool equal = a.bits == b.bits;
+    bool test = false;
+    if (kind == Test::kEqual)
+      test = equal && low.bits;
+    else if (kind == Test::kNotEqual)
+      test = !equal || low.bits;
+    else
+      test = Compare(kind == Test::kLess || kind == Test::kLessOrEqual ? Test::kLess : Test::kGreater,
+                     is_unsigned, a.bits, b.bits) ||
+             (equal && low.bits);
+    out.Add(ops[0], From(combine(test) ? 1u : 0u, a, b, c, low));
+    out.Add(ops[1], Unknown(Origin(index)));
+    return;
+  }
+  // Kleene's logic: an unknown comparison ANDed with a false predicate is false, ORed with a
+  // true one true, whatever the comparison would give (both destinations).
+  if ((!a.known() || !b.known()) && c.known() && (in.Is(mod::kAnd) || in.Is(mod::kOr)) &&
+      static_cast<bool>(c.bits) == in.Is(mod::kOr)) {
+    out.Add(ops[0], From(c.bits, c));
+    out.Add(ops[1], From(c.bits, c));
+    return;
+  }
+  const std::optional<bool> outcome = CompareInGroup(kind, is_unsigned, a, b);
+  if (a.known() && b.known() && !c.known() && (in.Is(mod::kAnd) || in.Is(mod::kOr))) {
+    // And a known comparison decides each destination it dominates; the other stays unknown.
+    const bool test = outcome.value_or(Compare(kind, is_unsigned, a.bits, b.bits));
+    const BlockDependence block = outcome ? BlockDependence{} : NotAffine();
+    const bool dominating = in.Is(mod::kOr);
+    out.Add(ops[0], test == dominating ? Affine(test ? 1u : 0u, block, a, b) : c);
+    out.Add(ops[1], !test == dominating ? Affine(!test ? 1u : 0u, block, a, b) : c);
+    return;
+  }
+  const bool test = outcome.value_or(Compare(kind, is_unsigned, a.bits, b.bits));
+  // The same in every block of the group unless the comparison or c could not be followed.
+  const BlockDependence block = outcome ? c.block : NotAffine();
+  out.Add(ops[0], Affine(combine(test) ? 1u : 0u, block, a, b, c));
+  out.Add(ops[1], Affine(combine(!test) ? 1u : 0u, block, a, b, c));
 }
 
 void LaunchEvaluator::Vote(const Instruction& in, uint32_t mask) {

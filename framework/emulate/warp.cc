@@ -35,6 +35,7 @@ void LaunchEvaluator::Release() {
       if (waiters >> lane & 1u) {
         ++warp_.pc[lane];
         warp_.waits_on[lane] = -1;
+        warp_.together[lane] = waiters;  // converged by the barrier
       }
   }
 }
@@ -65,6 +66,14 @@ void LaunchEvaluator::RunWarp() {
     if (!meter_.SpendInstructions(1)) Stop(kernel_.code[index], meter_.WhyInstructions());
     Execute(index, mask);
     if (output_ != nullptr && output_->at_barrier) return;  // the block's other warps run first
+  }
+}
+
+void LaunchEvaluator::Split(uint32_t mask, uint32_t side) {
+  side &= mask;
+  for (uint32_t lanes = mask; lanes != 0; lanes &= lanes - 1) {
+    const int lane = __builtin_ctz(lanes);
+    warp_.together[lane] &= (side >> lane & 1u) ? side : mask & ~side;
   }
 }
 

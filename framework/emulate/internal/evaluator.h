@@ -165,6 +165,7 @@ class LaunchEvaluator {
   // other operand.
   std::optional<double> WideSource(const Operand& operand, int lane, size_t index, Value* value) const;
   void Predicates(const Instruction& in, size_t index, uint32_t mask);         // semantics_predicate.cc
+  void Isetp(const Instruction& in, size_t index, int lane, Writes& out);      // semantics_predicate.cc
   void Vote(const Instruction& in, uint32_t mask);                             // semantics_predicate.cc
   void Moves(const Instruction& in, size_t index, uint32_t mask);              // semantics_move.cc
   void RegisterToUniform(const Instruction& in, size_t index, uint32_t mask);  // semantics_move.cc
@@ -174,6 +175,11 @@ class LaunchEvaluator {
   const Operand* KnownLoadAddress(const Instruction& in) const;                // semantics_memory.cc
   bool LoadKnown(const Instruction& in, const Operand& address, int lane, size_t index, Writes& out) const;
   void Control(const Instruction& in, uint32_t index, uint32_t mask);  // semantics_control.cc
+  // BRA.DIV Rm, target (semantics_control.cc): falls through where the GPU surely does, else Stop.
+  void BranchIfDiverged(const Instruction& in, uint32_t index, uint32_t mask);
+  // The lanes of `mask` go two ways, those of `side` one of them: each is no longer together
+  // (WarpState::together) with the lanes that went the other way, nor with any lane not at it.
+  void Split(uint32_t mask, uint32_t side);
   // UTMALDG, the mbarriers (SYNCS) and ELECT (semantics_async.cc).
   void Asynchronous(const Instruction& in, size_t index, uint32_t mask);
   void Mbarrier(const Instruction& in, size_t index, uint32_t lanes);

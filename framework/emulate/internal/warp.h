@@ -24,6 +24,12 @@ struct WarpState {
   std::array<uint32_t, kWarpSize> pc{};
   std::array<int, kWarpSize> waits_on{};                 // the barrier a waiting lane waits on
   std::array<uint32_t, kWarpSyncBarrier + 1> barrier{};  // BSSY's masks; then WARPSYNC's
+  // The lanes each lane has run with, at every pc, since they last converged: a warp starts
+  // converged, a branch or a guarded BSYNC/WARPSYNC splits the lanes at it by where they go, and
+  // the release of a BSYNC or WARPSYNC joins the lanes it releases. Lanes the scheduler runs
+  // together only because their pcs met (no convergence barrier) are not together here: the GPU
+  // need not run them as one (BRA.DIV reads this).
+  std::array<uint32_t, kWarpSize> together{};
   uint32_t present = 0, exited = 0, waiting = 0;
 
   // `used`: how many registers the kernel names (only those are reset: a launch resets every warp).
@@ -35,6 +41,7 @@ struct WarpState {
     pc.fill(0);
     waits_on.fill(-1);
     barrier.fill(0);
+    together.fill(lanes);
     present = lanes;
     exited = waiting = 0;
   }
