@@ -35,6 +35,34 @@ TEST(WarpReductionsTest, CountedWhereTheirValuesFeedNoAddress) {
   EXPECT_EQ(Row(*emulation.record, 0xb0).executions, 1u);
 }
 
+// The lane masks (%lanemask_eq ... %lanemask_ge) are known before the launch: nvdisasm names them
+// SR_EQMASK, SR_LTMASK, SR_LEMASK, SR_GTMASK, SR_GEMASK (CUB's segmented warp reductions read
+// SR_GEMASK). POPC of each gives 1, l, l + 1, 31 - l and 32 - l in lane l, 65 in all, less the second:
+// lane l stores word 65 - l, one wavefront. An unknown mask would leave the launch undecided.
+TEST(WarpReductionsTest, LaneMasksAreKnown) {
+  const Module module = Listing(R"(
+        /*0040*/                   S2R R5, SR_EQMASK ;
+        /*0050*/                   S2R R6, SR_LTMASK ;
+        /*0060*/                   S2R R7, SR_LEMASK ;
+        /*0070*/                   S2R R8, SR_GTMASK ;
+        /*0080*/                   S2R R9, SR_GEMASK ;
+        /*0090*/                   POPC R5, R5 ;
+        /*00a0*/                   POPC R6, R6 ;
+        /*00b0*/                   POPC R7, R7 ;
+        /*00c0*/                   POPC R8, R8 ;
+        /*00d0*/                   POPC R9, R9 ;
+        /*00e0*/                   IADD3 R5, R5, R6, R7 ;
+        /*00f0*/                   IADD3 R5, R5, R8, R9 ;
+        /*0100*/                   IADD3 R5, R5, -R6, RZ ;
+        /*0110*/                   IMAD.SHL.U32 R3, R5, 0x4, RZ ;
+        /*0120*/                   STS [R3+UR4], RZ ;
+        /*0130*/                   EXIT ;
+)");
+  const Emulation emulation = Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
+  EXPECT_EQ(Row(*emulation.record, 0x120).wavefronts, 1u);
+}
+
 // UBMSK UR7, URZ, 0x4 is 0xf: lane l stores at word 15 * l, conflict-free; a wrong 0x10 would
 // make it a 16-way conflict, an unknown one undecided.
 TEST(WarpReductionsTest, UniformBitMaskComputesAsBitMask) {
