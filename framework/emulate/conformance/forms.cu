@@ -254,14 +254,14 @@ BANKCHECK_FORM(f2f_f64_f32,
                asm("{ .reg .f64 d; .reg .f32 f; mov.b32 f, %2; cvt.f64.f32 d, f; mov.b64 {%0, %1}, d; }"
                    : "=r"(r0), "=r"(r1)
                    : "r"(a)))
-// Doubles (Inputs::kDouble): x = {lo c, hi a}, y = {lo c, hi b}, z = {lo a, hi c} where one word is
-// written (ASM1, ASMDP). ASMD writes two, so DOUBLES' %1 to %3 there are r1, a and b: the DADD,
-// DMUL and DFMA kernels as recorded read their output r1 as an input, and their vectors check
-// nothing (internal/checked_forms.def leaves those forms out until they are fixed and recorded).
-#define DOUBLES "mov.b64 x, {%3, %1}; mov.b64 y, {%3, %2}; mov.b64 z, {%1, %3}; "
-#define ASMD(text)                                                    \
-  asm("{ .reg .f64 x, y, z; " DOUBLES text "; mov.b64 {%0, %1}, x; }" \
-      : "=r"(r0), "=r"(r1)                                            \
+// Doubles (Inputs::kDouble): x = {lo c, hi a}, y = {lo c, hi b}, z = {lo a, hi c}, from the operands
+// that hold a, b and c: %1 to %3 where one word is written (ASM1, ASMDP), %2 to %4 where two are (ASMD).
+#define DOUBLES_OF(a, b, c) \
+  "mov.b64 x, {" c ", " a "}; mov.b64 y, {" c ", " b "}; mov.b64 z, {" a ", " c "}; "
+#define DOUBLES DOUBLES_OF("%1", "%2", "%3")
+#define ASMD(text)                                                                         \
+  asm("{ .reg .f64 x, y, z; " DOUBLES_OF("%2", "%3", "%4") text "; mov.b64 {%0, %1}, x; }" \
+      : "=r"(r0), "=r"(r1)                                                                 \
       : "r"(a), "r"(b), "r"(c))
 #define ASMDP(text) ASMP("{ .reg .f64 x, y, z; " DOUBLES text "; } mov.pred p, p")
 BANKCHECK_FORM(f2f_f32_f64,
