@@ -4,11 +4,15 @@
 // launch whose address they feed is undecided, the reason naming the form.
 #include <gmock/gmock.h>
 
+#include <array>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "bankcheck/bank_model.h"
 #include "bankcheck/emulator.h"
 #include "emulate/internal/emulate_test_support.h"
+#include "emulate/internal/evaluator.h"
 
 namespace bankcheck::emulate {
 namespace {
@@ -104,6 +108,62 @@ TEST(WarpReductionsTest, FormsWithoutGpuVectorsFeedingAnAddressAreUndecidedAndNa
               HasSubstr("form REDUX.SUM.S32 (REDUX.SUM.S32 at pc 0x0040), not among"));
   // MATCH.ALL also writes a predicate, which the table's one destination does not say.
   EXPECT_THAT(WhyUndecided("MATCH.ALL P0, R5, R0"), HasSubstr("MATCH.ALL"));
+}
+
+// REDUX's values (WarpReduce) as redux.sync defines them, on the lanes of a mask.
+std::optional<uint32_t> Reduce(const std::vector<std::string>& modifiers,
+                               const std::array<uint32_t, 32>& values, uint32_t lanes = 0xffffffffu) {
+  internal::Instruction in;
+  in.base = "REDUX";
+  in.modifiers = modifiers;
+  in.info = internal::FindOpcode("REDUX");
+  in.decoded = internal::DecodeModifiers(in.info, in.modifiers);
+  return internal::WarpReduce(in, values.data(), lanes);
+}
+
+TEST(WarpReductionsTest, ReduxComputesRedux) {
+  std::array<uint32_t, 32> values{};
+  values.fill(0xffffffffu);
+  // A sum modulo 2^32, signed or not: 32 * -1.
+  EXPECT_EQ(Reduce({"SUM", "S32"}, values), 0xffffffe0u);
+  EXPECT_EQ(Reduce({"SUM"}, values), 0xffffffe0u);
+  values.fill(0);
+  values[0] = 0x7fffffffu;
+  values[1] = 1;
+  EXPECT_EQ(Reduce({"SUM", "S32"}, values), 0x80000000u);  // wraps, no saturation
+  // MIN and MAX: signed with .S32, unsigned without.
+  values.fill(5);
+  values[3] = 0x80000000u;
+  values[9] = 0xffffffffu;
+  EXPECT_EQ(Reduce({"MIN", "S32"}, values), 0x80000000u);
+  EXPECT_EQ(Reduce({"MIN"}, values), 5u);
+  EXPECT_EQ(Reduce({"MAX", "S32"}, values), 5u);
+  EXPECT_EQ(Reduce({"MAX"}, values), 0xffffffffu);
+  // AND (no modifier), OR and XOR.
+  for (uint32_t lane = 0; lane < 32; ++lane) values[lane] = 0x80000000u | 1u << lane;
+  EXPECT_EQ(Reduce({}, values), 0x80000000u);
+  EXPECT_EQ(Reduce({"OR"}, values), 0xffffffffu);
+  EXPECT_EQ(Reduce({"XOR"}, values), 0x7fffffffu);  // 32 high bits cancel
+}
+
+// Only the lanes of the mask count (a partial member mask: the lanes that reach the REDUX).
+TEST(WarpReductionsTest, ReduxReducesOnlyTheLanesThatRunIt) {
+  std::array<uint32_t, 32> values{};
+  for (uint32_t lane = 0; lane < 32; ++lane) values[lane] = lane + 1;
+  EXPECT_EQ(Reduce({"SUM"}, values, 0x0000000fu), 10u);
+  EXPECT_EQ(Reduce({"MAX"}, values, 0x00ff0000u), 24u);
+  EXPECT_EQ(Reduce({"MIN", "S32"}, values, 0x80000000u), 32u);
+  EXPECT_EQ(Reduce({"XOR"}, values, 0x00000005u), 1u ^ 3u);
+}
+
+// Forms redux.sync has no meaning for, or modifiers the emulator does not read: not computed.
+TEST(WarpReductionsTest, ReduxOfOtherModifiersIsNotComputed) {
+  std::array<uint32_t, 32> values{};
+  EXPECT_FALSE(Reduce({"OR", "S32"}, values));
+  EXPECT_FALSE(Reduce({"S32"}, values));  // AND.S32
+  EXPECT_FALSE(Reduce({"SUM", "F32"}, values));
+  EXPECT_FALSE(Reduce({"MIN", "MAX"}, values));
+  EXPECT_FALSE(Reduce({"SUM"}, values, 0));
 }
 
 }  // namespace
