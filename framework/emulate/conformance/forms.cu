@@ -321,3 +321,64 @@ BANKCHECK_FORM(atomg_add_u32, {
   out[4 * t + 1] = atomicAdd(out + 4 * t, a);
   return;
 })
+
+// Signed index arithmetic (CUB's padded shared indices, i + (i >> 5)): LEA.HI.SX32 d, a, b, s is
+// b + (a >> (32 - s)), a signed; four shift counts.
+BANKCHECK_FORM(lea_hi_sx32, {
+  r0 = b + static_cast<uint32_t>(static_cast<int>(a) >> 5);
+  r1 = c + static_cast<uint32_t>(static_cast<int>(a) >> 1);
+  r2 = a + static_cast<uint32_t>(static_cast<int>(b) >> 31);
+  r3 = c + static_cast<uint32_t>(static_cast<int>(b) >> 16);
+})
+// Comparisons combined with another's predicate by .OR (and .AND), as ptxas writes or.pred and
+// and.pred of two setp; the second kernel of ISETP.LT.OR has an immediate and the predicate negated.
+#define COMBINED(test, combine)                                                 \
+  ASMP("{ .reg .pred q, s; " test " q, %1, %2; setp.ne.u32 s, %3, %2; " combine \
+       " p, q, s; } mov.pred "                                                  \
+       "p, p")
+BANKCHECK_FORM(isetp_lt_or, COMBINED("setp.lt.s32", "or.pred"))
+BANKCHECK_FORM(isetp_lt_or_not,
+               ASMP("{ .reg .pred q, s; setp.lt.s32 q, %1, 8; setp.ne.u32 s, %3, %2; or.pred p, q, !s; } "
+                    "mov.pred p, p"))
+BANKCHECK_FORM(isetp_le_or, COMBINED("setp.le.s32", "or.pred"))
+BANKCHECK_FORM(isetp_gt_or, COMBINED("setp.gt.s32", "or.pred"))
+BANKCHECK_FORM(isetp_ne_or, COMBINED("setp.ne.s32", "or.pred"))
+BANKCHECK_FORM(isetp_eq_u32_or, COMBINED("setp.eq.u32", "or.pred"))
+BANKCHECK_FORM(isetp_gt_u32_or, COMBINED("setp.gt.u32", "or.pred"))
+BANKCHECK_FORM(isetp_ge_u32_or, COMBINED("setp.ge.u32", "or.pred"))
+BANKCHECK_FORM(isetp_eq_and, COMBINED("setp.eq.s32", "and.pred"))
+// A float chosen by a float comparison (CUB's scans: FSEL d, a, RZ, !p and FSEL d, a, b, p).
+BANKCHECK_FORM(fsel, {
+  const float x = __uint_as_float(a), y = __uint_as_float(b), z = __uint_as_float(c);
+  r0 = __float_as_uint(x < y ? z : 0.0f);
+  r1 = __float_as_uint(x >= z ? y : x);
+})
+
+// Warp reductions (Inputs::kWarpInt): __reduce_*_sync of a over the warp, and of c over the lanes
+// whose b is below 20 (a partial member mask, the lanes that reach it).
+#define REDUCE(reduce, T)                                                        \
+  {                                                                              \
+    r0 = static_cast<uint32_t>(reduce(0xffffffffu, static_cast<T>(a)));          \
+    const uint32_t members = __ballot_sync(0xffffffffu, b < 20u);                \
+    if (b < 20u) r1 = static_cast<uint32_t>(reduce(members, static_cast<T>(c))); \
+  }
+BANKCHECK_FORM(redux_sum_s32, REDUCE(__reduce_add_sync, int))
+BANKCHECK_FORM(redux_sum_u32, REDUCE(__reduce_add_sync, unsigned))
+BANKCHECK_FORM(redux_min_s32, REDUCE(__reduce_min_sync, int))
+BANKCHECK_FORM(redux_min_u32, REDUCE(__reduce_min_sync, unsigned))
+BANKCHECK_FORM(redux_max_s32, REDUCE(__reduce_max_sync, int))
+BANKCHECK_FORM(redux_max_u32, REDUCE(__reduce_max_sync, unsigned))
+BANKCHECK_FORM(redux_and, REDUCE(__reduce_and_sync, unsigned))
+BANKCHECK_FORM(redux_or, REDUCE(__reduce_or_sync, unsigned))
+BANKCHECK_FORM(redux_xor, REDUCE(__reduce_xor_sync, unsigned))
+// The lane masks (S2R of SR_LTMASK ... SR_GEMASK, SR_EQMASK) and the lane: known before the launch.
+BANKCHECK_FORM(lane_masks, {
+  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(r0));
+  asm("mov.u32 %0, %%lanemask_le;" : "=r"(r1));
+  asm("mov.u32 %0, %%lanemask_gt;" : "=r"(r2));
+  asm("mov.u32 %0, %%lanemask_ge;" : "=r"(r3));
+})
+BANKCHECK_FORM(lane_mask_eq, {
+  asm("mov.u32 %0, %%lanemask_eq;" : "=r"(r0));
+  asm("mov.u32 %0, %%laneid;" : "=r"(r1));
+})
