@@ -170,13 +170,17 @@ std::optional<uint32_t> WarpReduce(const Instruction& in, const uint32_t* values
 }
 
 void LaunchEvaluator::WarpReduction(const Instruction& in, size_t index, uint32_t mask) {
-  // REDUX d, a: d, a uniform register, the reduction of a over the lanes that run it (redux.sync's
-  // member mask is the lanes that reach it: the kernel's WARPSYNC before it made them converge).
-  // Computed only in the forms the conformance vectors check, in either pass (a family new to the
-  // emulator); a guarded REDUX, which no vector checks (which lanes would join it?), is unknown.
+  // REDUX d, a: d, a uniform register, the reduction of a over the lanes that run it. Those are
+  // redux.sync's members only where the warp's last WARPSYNC named exactly them in every lane, or,
+  // with no WARPSYNC before it, where they are the whole warp (nvcc writes none for a full mask).
+  // Else unknown: after a WARPSYNC.EXCLUSIVE of different masks (CUB's logical warps of 16) each
+  // group reduces alone into its own value, which one uniform register cannot hold. Computed only
+  // in the forms the conformance vectors check, in either pass (a family new to the emulator); a
+  // guarded REDUX, which no vector checks (which lanes would join it?), is unknown.
   const std::vector<Operand>& ops = in.operands;
   Writes writes(warp_, mask != 0 ? __builtin_ctz(mask) : 0, WriteGuard(Known(1)));
-  if (in.unchecked_form || in.guard != kPredicateTrue || in.guard_negated || mask == 0)
+  const uint64_t members = warp_.sync_members == kNoWarpSync ? 0xffffffffu : warp_.sync_members;
+  if (in.unchecked_form || in.guard != kPredicateTrue || in.guard_negated || mask == 0 || members != mask)
     return writes.Add(ops.at(0), Unknown(Origin(index)));
   std::array<uint32_t, kWarpSize> values{};
   Value inputs = Known(0);
