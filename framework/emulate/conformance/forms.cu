@@ -371,6 +371,12 @@ BANKCHECK_FORM(redux_max_u32, REDUCE(__reduce_max_sync, unsigned))
 BANKCHECK_FORM(redux_and, REDUCE(__reduce_and_sync, unsigned))
 BANKCHECK_FORM(redux_or, REDUCE(__reduce_or_sync, unsigned))
 BANKCHECK_FORM(redux_xor, REDUCE(__reduce_xor_sync, unsigned))
+// CUB's logical warps of 16 lanes: each half reduces with its own member mask (WARPSYNC.EXCLUSIVE
+// of a mask per lane, then REDUX). The emulator leaves it unknown (each half's value is its own).
+BANKCHECK_FORM(redux_max_s32_halves, {
+  const uint32_t half = 0xffffu << (t & 16u);
+  r0 = static_cast<uint32_t>(__reduce_max_sync(half, static_cast<int>(a)));
+})
 // The lane masks (S2R of SR_LTMASK ... SR_GEMASK, SR_EQMASK) and the lane: known before the launch.
 BANKCHECK_FORM(lane_masks, {
   asm("mov.u32 %0, %%lanemask_lt;" : "=r"(r0));

@@ -53,6 +53,7 @@ const std::set<std::string> kAwaitingVectors = {
     "form_redux_or",
     "form_redux_xor",
     "form_lane_masks",
+    "form_redux_max_s32_halves",
     "form_lane_mask_eq",
 };
 
