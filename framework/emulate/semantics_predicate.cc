@@ -12,6 +12,13 @@ namespace bankcheck::emulate::internal {
 
 // Comparisons, predicate logic and selections.
 void LaunchEvaluator::Predicates(const Instruction& in, size_t index, uint32_t mask) {
+  // FSEL selects floats: what an immediate (a float nvdisasm may write as an integer) or a -, |x|
+  // or ~ on a source gives, SEL's reading or another, no GPU vector says, so those are unknown.
+  const auto float_modified = [](const Operand& operand) {
+    return operand.kind == OperandKind::kImmediate || operand.negate || operand.absolute || operand.invert;
+  };
+  const bool unknown_selection = in.info->semantics == Semantics::kSel && in.base == "FSEL" &&
+                                 (float_modified(in.operands.at(1)) || float_modified(in.operands.at(2)));
   ForEachLane(in, mask, [&](int lane, Writes& out) {
     const std::vector<Operand>& ops = in.operands;
     const bool is_unsigned = in.Is(mod::kU32);
@@ -68,6 +75,7 @@ void LaunchEvaluator::Predicates(const Instruction& in, size_t index, uint32_t m
         return;
       }
       case Semantics::kSel: {
+        if (unknown_selection) return out.Add(ops[0], Unknown(Origin(index)));
         const Value a = Read(ops.at(1), lane, index), b = Read(ops.at(2), lane, index);
         const Value p = ReadPredicate(ops.at(3), lane);
         if (!p.known()) {

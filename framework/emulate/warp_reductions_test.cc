@@ -1,7 +1,7 @@
-// UBMSK, VIMNMX3, REDUX and MATCH.ANY (CUB's radix sort, reductions and warp exchanges): counted
-// wherever their values feed no address, guard or branch. UBMSK is BMSK's uniform form and computes
-// as BMSK does (its vectors); the others have no GPU vectors, so their values stay unknown and a
-// launch whose address they feed is undecided, the reason naming the form.
+// Forms CUB's code brought to the emulator: UBMSK, VIMNMX3, REDUX and MATCH.ANY (radix sorts,
+// reductions, warp exchanges), FSEL and the lane masks (scans, segmented reductions). UBMSK computes
+// as BMSK does (its vectors); a form without GPU vectors leaves its values unknown, so a launch whose
+// address they feed is undecided, the reason naming the form.
 #include <gmock/gmock.h>
 
 #include <array>
@@ -164,6 +164,23 @@ TEST(WarpReductionsTest, ReduxOfOtherModifiersIsNotComputed) {
   EXPECT_FALSE(Reduce({"SUM", "F32"}, values));
   EXPECT_FALSE(Reduce({"MIN", "MAX"}, values));
   EXPECT_FALSE(Reduce({"SUM"}, values, 0));
+}
+
+// FSEL R5, R0, RZ, PT selects R0, the lane: lane l loads word l. A float immediate or a - on a
+// source selects what no GPU vector says: unknown, so the launch is undecided, naming the FSEL.
+TEST(WarpReductionsTest, FselOfImmediatesOrNegatedSourcesIsUnknown) {
+  const Emulation plain = Emulate(Listing(R"(
+        /*0040*/                   FSEL R5, R0, RZ, PT ;
+        /*0050*/                   IMAD.SHL.U32 R3, R5, 0x4, RZ ;
+        /*0060*/                   LDS R6, [R3+UR4] ;
+        /*0070*/                   EXIT ;
+)"),
+                                  Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(plain.record) << plain.undecided->Describe();
+  EXPECT_EQ(Row(*plain.record, 0x60).wavefronts, 1u);
+  EXPECT_THAT(WhyUndecided("FSEL R5, -R0, RZ, PT"), HasSubstr("FSEL at pc 0x0040"));
+  EXPECT_THAT(WhyUndecided("FSEL R5, RZ, 1, !PT"), HasSubstr("FSEL at pc 0x0040"));
+  EXPECT_THAT(WhyUndecided("FSEL R5, R0, |R0|, !PT"), HasSubstr("FSEL at pc 0x0040"));
 }
 
 }  // namespace
