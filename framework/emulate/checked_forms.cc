@@ -37,6 +37,7 @@ bool IsComputingFamily(Semantics semantics) {
     case Semantics::kFloatToInt:
     case Semantics::kReciprocal:
     case Semantics::kVote:
+    case Semantics::kWarpReduction:
     case Semantics::kFloatAdd:
     case Semantics::kFloatMultiply:
     case Semantics::kFloatFma:

@@ -68,6 +68,12 @@ void LaunchEvaluator::Control(const Instruction& in, uint32_t index, uint32_t ma
           warp_mask = value.bits;
         }
         warp_.barrier[kWarpSyncBarrier] = warp_mask;
+        warp_.sync_members = warp_mask;
+        for (int lane = 0; lane < kWarpSize && !in.Is(mod::kAll); ++lane) {
+          if (!(lanes >> lane & 1u)) continue;
+          const Value value = Read(in.operands[0], lane, index);
+          if (!value.known() || value.bits != warp_mask) warp_.sync_members = kMixedWarpSync;
+        }
       }
       Advance(mask & ~lanes);
       for (int lane = 0; lane < kWarpSize; ++lane)

@@ -1,6 +1,9 @@
-// The predicate handlers: ISETP, PLOP3, SEL/FSEL, R2P, and the votes (VOTE, VOTEU), which read the
-// warp's lanes together.
+// The predicate handlers: ISETP, PLOP3, SEL/FSEL, R2P, and the warp's collectives that read its
+// lanes together: the votes (VOTE, VOTEU) and the reductions (REDUX).
 
+#include <algorithm>
+#include <array>
+#include <optional>
 #include <vector>
 
 #include "emulate/internal/evaluator.h"
@@ -9,6 +12,13 @@ namespace bankcheck::emulate::internal {
 
 // Comparisons, predicate logic and selections.
 void LaunchEvaluator::Predicates(const Instruction& in, size_t index, uint32_t mask) {
+  // FSEL selects floats: what an immediate (a float nvdisasm may write as an integer) or a -, |x|
+  // or ~ on a source gives, SEL's reading or another, no GPU vector says, so those are unknown.
+  const auto float_modified = [](const Operand& operand) {
+    return operand.kind == OperandKind::kImmediate || operand.negate || operand.absolute || operand.invert;
+  };
+  const bool unknown_selection = in.info->semantics == Semantics::kSel && in.base == "FSEL" &&
+                                 (float_modified(in.operands.at(1)) || float_modified(in.operands.at(2)));
   ForEachLane(in, mask, [&](int lane, Writes& out) {
     const std::vector<Operand>& ops = in.operands;
     switch (in.info->semantics) {
@@ -26,6 +36,7 @@ void LaunchEvaluator::Predicates(const Instruction& in, size_t index, uint32_t m
         Isetp(in, index, lane, out);
         return;
       case Semantics::kSel: {
+        if (unknown_selection) return out.Add(ops[0], Unknown(Origin(index)));
         const Value a = Read(ops.at(1), lane, index), b = Read(ops.at(2), lane, index);
         const Value p = ReadPredicate(ops.at(3), lane);
         if (!p.known()) {
@@ -152,6 +163,66 @@ void LaunchEvaluator::Vote(const Instruction& in, uint32_t mask) {
     writes.Add(ops.at(1), predicate_value);
     if (in.info->uniform()) return;  // once for the warp
   }
+}
+
+std::optional<uint32_t> WarpReduce(const Instruction& in, const uint32_t* values, uint32_t lanes) {
+  // One operation, and S32 only with MIN and MAX (SUM.S32 is SUM: a sum modulo 2^32 has no sign).
+  const uint64_t operation = in.decoded.bits & (mod::kSum | mod::kMin | mod::kMax | mod::kOr | mod::kXor);
+  const uint64_t known = operation | (in.decoded.bits & mod::kS32);
+  if (lanes == 0 || __builtin_popcountll(operation) > 1 ||
+      static_cast<size_t>(__builtin_popcountll(known)) != in.modifiers.size() ||
+      (in.Is(mod::kS32) && !in.Is(mod::kSum | mod::kMin | mod::kMax)))
+    return std::nullopt;
+  const bool is_signed = in.Is(mod::kS32);
+  const auto less = [is_signed](uint32_t x, uint32_t y) {
+    return is_signed ? static_cast<int32_t>(x) < static_cast<int32_t>(y) : x < y;
+  };
+  std::optional<uint32_t> result;
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    if (!(lanes >> lane & 1u)) continue;
+    const uint32_t x = values[lane];
+    if (!result)
+      result = x;
+    else if (in.Is(mod::kSum))
+      *result += x;
+    else if (in.Is(mod::kMin))
+      *result = less(x, *result) ? x : *result;
+    else if (in.Is(mod::kMax))
+      *result = less(*result, x) ? x : *result;
+    else if (in.Is(mod::kOr))
+      *result |= x;
+    else if (in.Is(mod::kXor))
+      *result ^= x;
+    else
+      *result &= x;
+  }
+  return result;
+}
+
+void LaunchEvaluator::WarpReduction(const Instruction& in, size_t index, uint32_t mask) {
+  // REDUX d, a: d, a uniform register, the reduction of a over the lanes that run it. Those are
+  // redux.sync's members only where the warp's last WARPSYNC named exactly them in every lane, or,
+  // with no WARPSYNC before it, where they are the whole warp (nvcc writes none for a full mask).
+  // Else unknown: after a WARPSYNC.EXCLUSIVE of different masks (CUB's logical warps of 16) each
+  // group reduces alone into its own value, which one uniform register cannot hold. Computed only
+  // in the forms the conformance vectors check, in either pass (a family new to the emulator); a
+  // guarded REDUX, which no vector checks (which lanes would join it?), is unknown.
+  const std::vector<Operand>& ops = in.operands;
+  Writes writes(warp_, mask != 0 ? __builtin_ctz(mask) : 0, WriteGuard(Known(1)));
+  const uint64_t members = warp_.sync_members == kNoWarpSync ? 0xffffffffu : warp_.sync_members;
+  if (in.unchecked_form || in.guard != kPredicateTrue || in.guard_negated || mask == 0 || members != mask)
+    return writes.Add(ops.at(0), Unknown(Origin(index)));
+  std::array<uint32_t, kWarpSize> values{};
+  Value inputs = Known(0);
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    if (!(mask >> lane & 1u)) continue;
+    const Value a = Read(ops.at(1), lane, index);
+    inputs = From(0, inputs, a);
+    values[lane] = a.bits;
+  }
+  const std::optional<uint32_t> result = WarpReduce(in, values.data(), mask);
+  if (!result) Stop(in, in.opcode + " is a reduction the emulator does not understand");
+  writes.Add(ops[0], From(*result, inputs));
 }
 
 }  // namespace bankcheck::emulate::internal

@@ -160,6 +160,9 @@ void LaunchEvaluator::Dispatch(const Instruction& in, uint32_t index, uint32_t m
     case Semantics::kVote:
       Vote(in, mask);
       break;
+    case Semantics::kWarpReduction:
+      WarpReduction(in, index, mask);
+      break;
     case Semantics::kTensorLoad:
     case Semantics::kMbarrier:
     case Semantics::kElect:

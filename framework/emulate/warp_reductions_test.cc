@@ -1,14 +1,18 @@
-// UBMSK, VIMNMX3, REDUX and MATCH.ANY (CUB's radix sort, reductions and warp exchanges): counted
-// wherever their values feed no address, guard or branch. UBMSK is BMSK's uniform form and computes
-// as BMSK does (its vectors); the others have no GPU vectors, so their values stay unknown and a
-// launch whose address they feed is undecided, the reason naming the form.
+// Forms CUB's code brought to the emulator: UBMSK, VIMNMX3, REDUX and MATCH.ANY (radix sorts,
+// reductions, warp exchanges), FSEL and the lane masks (scans, segmented reductions). UBMSK computes
+// as BMSK does (its vectors); a form without GPU vectors leaves its values unknown, so a launch whose
+// address they feed is undecided, the reason naming the form.
 #include <gmock/gmock.h>
 
+#include <array>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "bankcheck/bank_model.h"
 #include "bankcheck/emulator.h"
 #include "emulate/internal/emulate_test_support.h"
+#include "emulate/internal/evaluator.h"
 
 namespace bankcheck::emulate {
 namespace {
@@ -33,6 +37,34 @@ TEST(WarpReductionsTest, CountedWhereTheirValuesFeedNoAddress) {
   EXPECT_EQ(Row(*emulation.record, 0xa0).wavefronts, 1u);
   EXPECT_EQ(Row(*emulation.record, 0xb0).wavefronts, 1u);
   EXPECT_EQ(Row(*emulation.record, 0xb0).executions, 1u);
+}
+
+// The lane masks (%lanemask_eq ... %lanemask_ge) are known before the launch: nvdisasm names them
+// SR_EQMASK, SR_LTMASK, SR_LEMASK, SR_GTMASK, SR_GEMASK (CUB's segmented warp reductions read
+// SR_GEMASK). POPC of each gives 1, l, l + 1, 31 - l and 32 - l in lane l, 65 in all, less the second:
+// lane l stores word 65 - l, one wavefront. An unknown mask would leave the launch undecided.
+TEST(WarpReductionsTest, LaneMasksAreKnown) {
+  const Module module = Listing(R"(
+        /*0040*/                   S2R R5, SR_EQMASK ;
+        /*0050*/                   S2R R6, SR_LTMASK ;
+        /*0060*/                   S2R R7, SR_LEMASK ;
+        /*0070*/                   S2R R8, SR_GTMASK ;
+        /*0080*/                   S2R R9, SR_GEMASK ;
+        /*0090*/                   POPC R5, R5 ;
+        /*00a0*/                   POPC R6, R6 ;
+        /*00b0*/                   POPC R7, R7 ;
+        /*00c0*/                   POPC R8, R8 ;
+        /*00d0*/                   POPC R9, R9 ;
+        /*00e0*/                   IADD3 R5, R5, R6, R7 ;
+        /*00f0*/                   IADD3 R5, R5, R8, R9 ;
+        /*0100*/                   IADD3 R5, R5, -R6, RZ ;
+        /*0110*/                   IMAD.SHL.U32 R3, R5, 0x4, RZ ;
+        /*0120*/                   STS [R3+UR4], RZ ;
+        /*0130*/                   EXIT ;
+)");
+  const Emulation emulation = Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
+  EXPECT_EQ(Row(*emulation.record, 0x120).wavefronts, 1u);
 }
 
 // UBMSK UR7, URZ, 0x4 is 0xf: lane l stores at word 15 * l, conflict-free; a wrong 0x10 would
@@ -76,6 +108,79 @@ TEST(WarpReductionsTest, FormsWithoutGpuVectorsFeedingAnAddressAreUndecidedAndNa
               HasSubstr("form REDUX.SUM.S32 (REDUX.SUM.S32 at pc 0x0040), not among"));
   // MATCH.ALL also writes a predicate, which the table's one destination does not say.
   EXPECT_THAT(WhyUndecided("MATCH.ALL P0, R5, R0"), HasSubstr("MATCH.ALL"));
+}
+
+// REDUX's values (WarpReduce) as redux.sync defines them, on the lanes of a mask.
+std::optional<uint32_t> Reduce(const std::vector<std::string>& modifiers,
+                               const std::array<uint32_t, 32>& values, uint32_t lanes = 0xffffffffu) {
+  internal::Instruction in;
+  in.base = "REDUX";
+  in.modifiers = modifiers;
+  in.info = internal::FindOpcode("REDUX");
+  in.decoded = internal::DecodeModifiers(in.info, in.modifiers);
+  return internal::WarpReduce(in, values.data(), lanes);
+}
+
+TEST(WarpReductionsTest, ReduxComputesRedux) {
+  std::array<uint32_t, 32> values{};
+  values.fill(0xffffffffu);
+  // A sum modulo 2^32, signed or not: 32 * -1.
+  EXPECT_EQ(Reduce({"SUM", "S32"}, values), 0xffffffe0u);
+  EXPECT_EQ(Reduce({"SUM"}, values), 0xffffffe0u);
+  values.fill(0);
+  values[0] = 0x7fffffffu;
+  values[1] = 1;
+  EXPECT_EQ(Reduce({"SUM", "S32"}, values), 0x80000000u);  // wraps, no saturation
+  // MIN and MAX: signed with .S32, unsigned without.
+  values.fill(5);
+  values[3] = 0x80000000u;
+  values[9] = 0xffffffffu;
+  EXPECT_EQ(Reduce({"MIN", "S32"}, values), 0x80000000u);
+  EXPECT_EQ(Reduce({"MIN"}, values), 5u);
+  EXPECT_EQ(Reduce({"MAX", "S32"}, values), 5u);
+  EXPECT_EQ(Reduce({"MAX"}, values), 0xffffffffu);
+  // AND (no modifier), OR and XOR.
+  for (uint32_t lane = 0; lane < 32; ++lane) values[lane] = 0x80000000u | 1u << lane;
+  EXPECT_EQ(Reduce({}, values), 0x80000000u);
+  EXPECT_EQ(Reduce({"OR"}, values), 0xffffffffu);
+  EXPECT_EQ(Reduce({"XOR"}, values), 0x7fffffffu);  // 32 high bits cancel
+}
+
+// Only the lanes of the mask count (a partial member mask: the lanes that reach the REDUX).
+TEST(WarpReductionsTest, ReduxReducesOnlyTheLanesThatRunIt) {
+  std::array<uint32_t, 32> values{};
+  for (uint32_t lane = 0; lane < 32; ++lane) values[lane] = lane + 1;
+  EXPECT_EQ(Reduce({"SUM"}, values, 0x0000000fu), 10u);
+  EXPECT_EQ(Reduce({"MAX"}, values, 0x00ff0000u), 24u);
+  EXPECT_EQ(Reduce({"MIN", "S32"}, values, 0x80000000u), 32u);
+  EXPECT_EQ(Reduce({"XOR"}, values, 0x00000005u), 1u ^ 3u);
+}
+
+// Forms redux.sync has no meaning for, or modifiers the emulator does not read: not computed.
+TEST(WarpReductionsTest, ReduxOfOtherModifiersIsNotComputed) {
+  std::array<uint32_t, 32> values{};
+  EXPECT_FALSE(Reduce({"OR", "S32"}, values));
+  EXPECT_FALSE(Reduce({"S32"}, values));  // AND.S32
+  EXPECT_FALSE(Reduce({"SUM", "F32"}, values));
+  EXPECT_FALSE(Reduce({"MIN", "MAX"}, values));
+  EXPECT_FALSE(Reduce({"SUM"}, values, 0));
+}
+
+// FSEL R5, R0, RZ, PT selects R0, the lane: lane l loads word l. A float immediate or a - on a
+// source selects what no GPU vector says: unknown, so the launch is undecided, naming the FSEL.
+TEST(WarpReductionsTest, FselOfImmediatesOrNegatedSourcesIsUnknown) {
+  const Emulation plain = Emulate(Listing(R"(
+        /*0040*/                   FSEL R5, R0, RZ, PT ;
+        /*0050*/                   IMAD.SHL.U32 R3, R5, 0x4, RZ ;
+        /*0060*/                   LDS R6, [R3+UR4] ;
+        /*0070*/                   EXIT ;
+)"),
+                                  Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(plain.record) << plain.undecided->Describe();
+  EXPECT_EQ(Row(*plain.record, 0x60).wavefronts, 1u);
+  EXPECT_THAT(WhyUndecided("FSEL R5, -R0, RZ, PT"), HasSubstr("FSEL at pc 0x0040"));
+  EXPECT_THAT(WhyUndecided("FSEL R5, RZ, 1, !PT"), HasSubstr("FSEL at pc 0x0040"));
+  EXPECT_THAT(WhyUndecided("FSEL R5, R0, |R0|, !PT"), HasSubstr("FSEL at pc 0x0040"));
 }
 
 }  // namespace

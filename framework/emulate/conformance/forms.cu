@@ -254,14 +254,14 @@ BANKCHECK_FORM(f2f_f64_f32,
                asm("{ .reg .f64 d; .reg .f32 f; mov.b32 f, %2; cvt.f64.f32 d, f; mov.b64 {%0, %1}, d; }"
                    : "=r"(r0), "=r"(r1)
                    : "r"(a)))
-// Doubles (Inputs::kDouble): x = {lo c, hi a}, y = {lo c, hi b}, z = {lo a, hi c} where one word is
-// written (ASM1, ASMDP). ASMD writes two, so DOUBLES' %1 to %3 there are r1, a and b: the DADD,
-// DMUL and DFMA kernels as recorded read their output r1 as an input, and their vectors check
-// nothing (internal/checked_forms.def leaves those forms out until they are fixed and recorded).
-#define DOUBLES "mov.b64 x, {%3, %1}; mov.b64 y, {%3, %2}; mov.b64 z, {%1, %3}; "
-#define ASMD(text)                                                    \
-  asm("{ .reg .f64 x, y, z; " DOUBLES text "; mov.b64 {%0, %1}, x; }" \
-      : "=r"(r0), "=r"(r1)                                            \
+// Doubles (Inputs::kDouble): x = {lo c, hi a}, y = {lo c, hi b}, z = {lo a, hi c}, from the operands
+// that hold a, b and c: %1 to %3 where one word is written (ASM1, ASMDP), %2 to %4 where two are (ASMD).
+#define DOUBLES_OF(a, b, c) \
+  "mov.b64 x, {" c ", " a "}; mov.b64 y, {" c ", " b "}; mov.b64 z, {" a ", " c "}; "
+#define DOUBLES DOUBLES_OF("%1", "%2", "%3")
+#define ASMD(text)                                                                         \
+  asm("{ .reg .f64 x, y, z; " DOUBLES_OF("%2", "%3", "%4") text "; mov.b64 {%0, %1}, x; }" \
+      : "=r"(r0), "=r"(r1)                                                                 \
       : "r"(a), "r"(b), "r"(c))
 #define ASMDP(text) ASMP("{ .reg .f64 x, y, z; " DOUBLES text "; } mov.pred p, p")
 BANKCHECK_FORM(f2f_f32_f64,
@@ -322,179 +322,69 @@ BANKCHECK_FORM(atomg_add_u32, {
   return;
 })
 
-namespace bankcheck::conformance {
-namespace {
+// Signed index arithmetic (CUB's padded shared indices, i + (i >> 5)): LEA.HI.SX32 d, a, b, s is
+// b + (a >> (32 - s)), a signed; four shift counts.
+BANKCHECK_FORM(lea_hi_sx32, {
+  r0 = b + static_cast<uint32_t>(static_cast<int>(a) >> 5);
+  r1 = c + static_cast<uint32_t>(static_cast<int>(a) >> 1);
+  r2 = a + static_cast<uint32_t>(static_cast<int>(b) >> 31);
+  r3 = c + static_cast<uint32_t>(static_cast<int>(b) >> 16);
+})
+// Comparisons combined with another's predicate by .OR (and .AND), as ptxas writes or.pred and
+// and.pred of two setp; the second kernel of ISETP.LT.OR has an immediate and the predicate negated.
+#define COMBINED(test, combine)                                                 \
+  ASMP("{ .reg .pred q, s; " test " q, %1, %2; setp.ne.u32 s, %3, %2; " combine \
+       " p, q, s; } mov.pred "                                                  \
+       "p, p")
+BANKCHECK_FORM(isetp_lt_or, COMBINED("setp.lt.s32", "or.pred"))
+BANKCHECK_FORM(isetp_lt_or_not,
+               ASMP("{ .reg .pred q, s; setp.lt.s32 q, %1, 8; setp.ne.u32 s, %3, %2; or.pred p, q, !s; } "
+                    "mov.pred p, p"))
+BANKCHECK_FORM(isetp_le_or, COMBINED("setp.le.s32", "or.pred"))
+BANKCHECK_FORM(isetp_gt_or, COMBINED("setp.gt.s32", "or.pred"))
+BANKCHECK_FORM(isetp_ne_or, COMBINED("setp.ne.s32", "or.pred"))
+BANKCHECK_FORM(isetp_eq_u32_or, COMBINED("setp.eq.u32", "or.pred"))
+BANKCHECK_FORM(isetp_gt_u32_or, COMBINED("setp.gt.u32", "or.pred"))
+BANKCHECK_FORM(isetp_ge_u32_or, COMBINED("setp.ge.u32", "or.pred"))
+BANKCHECK_FORM(isetp_eq_and, COMBINED("setp.eq.s32", "and.pred"))
+// A float chosen by a float comparison (CUB's scans: FSEL d, a, RZ, !p and FSEL d, a, b, p).
+BANKCHECK_FORM(fsel, {
+  const float x = __uint_as_float(a), y = __uint_as_float(b), z = __uint_as_float(c);
+  r0 = __float_as_uint(x < y ? z : 0.0f);
+  r1 = __float_as_uint(x >= z ? y : x);
+})
 
-using Kernel = void (*)(const uint32_t*, uint32_t*);
-using KernelWithN = void (*)(const uint32_t*, uint32_t*, int);
-// The n a kernel with a parameter is launched with: form_isetp_le's loop runs k = -64, -32, ..., 96.
-constexpr int kLoopEnd = 100;
-struct Entry {
-  Form form;
-  Kernel kernel;
-  KernelWithN kernel_with_n;
-  int n;
-};
-#define F(name, opcode, inputs, outputs) \
-  { {"form_" #name, opcode, Inputs::inputs, outputs}, form_##name, nullptr, 0 }
-#define P(name, opcode, inputs, outputs, n) \
-  { {"form_" #name, opcode, Inputs::inputs, outputs}, nullptr, form_##name, n }
-const Entry kEntries[] = {
-    F(fadd, "FADD", kFloat, 1),
-    F(fadd_ftz, "FADD.FTZ", kFloat, 1),
-    F(fadd_rz, "FADD.RZ", kFloat, 1),
-    F(fadd_sat, "FADD.SAT", kFloat, 1),
-    F(fmul, "FMUL", kFloat, 1),
-    F(fmul_ftz, "FMUL.FTZ", kFloat, 1),
-    F(ffma, "FFMA", kFloat, 1),
-    F(ffma_ftz, "FFMA.FTZ", kFloat, 1),
-    F(fmnmx_min, "FMNMX", kFloat, 1),
-    F(fmnmx_max, "FMNMX", kFloat, 1),
-    F(fmnmx_min_ftz, "FMNMX.FTZ", kFloat, 1),
-    F(fmnmx_max_nan, "FMNMX.NAN", kFloat, 1),
-    F(fsetp_lt, "FSETP.GEU.AND", kFloat, 1),
-    F(fsetp_ge, "FSETP.GE.AND", kFloat, 1),
-    F(fsetp_eq, "FSETP.NEU.AND", kFloat, 1),
-    F(fsetp_neu, "FSETP.NEU.AND", kFloat, 1),
-    F(fsetp_gtu, "FSETP.GTU.AND", kFloat, 1),
-    F(fsetp_nan, "FSETP.NAN.AND", kFloat, 1),
-    F(fsetp_num, "FSETP.NAN.AND", kFloat, 1),
-    F(fsetp_lt_ftz, "FSETP.GEU.FTZ.AND", kFloat, 1),
-    F(shfl_idx, "SHFL.IDX", kLane, 2),
-    F(shfl_idx_segment, "SHFL.IDX", kLane, 2),
-    F(shfl_up, "SHFL.UP", kLane, 2),
-    F(shfl_down, "SHFL.DOWN", kLane, 2),
-    F(shfl_bfly, "SHFL.BFLY", kLane, 2),
-    F(hfma2_low, "HFMA2.MMA", kNone, 4),
-    F(hfma2_high, "HFMA2.MMA", kNone, 4),
-    F(iadd3, "IADD3", kInt, 1),
-    F(iadd3_carry, "IADD3.X", kInt, 2),
-    F(imad, "IMAD", kInt, 1),
-    F(imad_hi_u32, "IMAD.HI.U32", kInt, 1),
-    F(imad_hi_s32, "IMAD.HI", kInt, 1),
-    F(imad_wide_u32, "IMAD.WIDE.U32", kInt, 2),
-    F(imad_wide_s32, "IMAD.WIDE", kInt, 2),
-    F(lea, "LEA", kInt, 1),
-    F(lop3_xor_and, "LOP3.LUT", kInt, 1),
-    F(lop3_or_not, "LOP3.LUT", kInt, 1),
-    F(shf_l_u32, "SHF.L.U32", kShift, 1),
-    F(shf_r_u32, "SHF.R.U32.HI", kShift, 1),
-    F(shf_r_s32, "SHF.R.S32.HI", kShift, 1),
-    F(shf_l_wrap, "SHF.L.W.U32.HI", kShift, 1),
-    F(shf_r_clamp, "SHF.R.U32", kShift, 1),
-    F(shf_l_u64, "SHF.L.U64.HI", kShift, 2),
-    F(shf_r_s64, "SHF.R.S64", kShift, 2),
-    F(isetp_lt_s32, "ISETP.GE.AND", kInt, 1),
-    F(isetp_ge_u32, "ISETP.GE.U32.AND", kInt, 1),
-    F(isetp_ne, "ISETP.NE.AND", kInt, 1),
-    F(isetp_lt_s64, "ISETP.GE.AND.EX", kInt, 1),
-    F(isetp_ge_u64, "ISETP.GE.U32.AND.EX", kInt, 1),
-    F(isetp_gt_s64, "ISETP.GT.AND.EX", kInt, 1),
-    F(isetp_le_u64, "ISETP.GT.U32.AND.EX", kInt, 1),
-    F(isetp_eq_u64, "ISETP.NE.U32.AND.EX", kInt, 1),
-    F(imnmx_s32, "VIMNMX", kInt, 1),
-    F(imnmx_u32, "VIMNMX.U32", kInt, 1),
-    F(popc, "POPC", kInt, 1),
-    F(flo_u32, "FLO.U32", kInt, 1),
-    F(flo_s32, "FLO", kInt, 1),
-    F(flo_sh, "FLO.U32.SH", kInt, 1),
-    F(brev, "BREV", kInt, 1),
-    F(prmt, "PRMT", kInt, 1),
-    F(iabs, "IABS", kInt, 1),
-    F(iadd3_immediate, "IADD3", kInt, 1),
-    F(udiv, "MUFU.RCP", kDivisor, 2),
-    F(plop3, "PLOP3.LUT", kInt, 1),
-    F(isetp_eq_u32_and, "ISETP.EQ.U32.AND", kInt, 1),
-    F(isetp_lt_xor, "ISETP.LT.XOR", kInt, 1),
-    F(viadd, "VIADD", kInt, 1),
-    F(imad_u32, "IMAD.U32", kInt, 1),
-    F(isetp_le_u32_or, "ISETP.LE.U32.OR", kInt, 1),
-    F(isetp_lt_u32_or, "ISETP.LT.U32.OR", kInt, 1),
-    F(isetp_gt_s32, "ISETP.GT.AND", kInt, 1),
-    F(isetp_gt_u32, "ISETP.GT.U32.AND", kInt, 1),
-    F(isetp_ne_u32, "ISETP.NE.U32.AND", kInt, 1),
-    F(isetp_ne_s64, "ISETP.NE.AND.EX", kInt, 1),
-    F(isetp_lt_and, "ISETP.LT.AND", kInt, 1),
-    F(isetp_lt_u32_and, "ISETP.LT.U32.AND", kInt, 1),
-    F(isetp_le_u32_and, "ISETP.LE.U32.AND", kInt, 1),
-    F(isetp_ge_or, "ISETP.GE.OR", kInt, 1),
-    F(shf_r_u64, "SHF.R.U64", kShift, 2),
-    F(sel, "SEL", kInt, 2),
-    F(imad_x, "IMAD.X", kInt, 4),
-    F(lea_hi, "LEA.HI", kInt, 2),
-    F(lea_hi_x, "LEA.HI.X", kInt, 2),
-    F(lea_hi_x_sx32, "LEA.HI.X.SX32", kInt, 2),
-    F(vote_all, "VOTE.ALL", kLane, 3),
-    F(vote_any, "VOTE.ANY", kLane, 3),
-    F(viaddmnmx, "VIADDMNMX", kInt, 1),
-    F(viaddmnmx_u32, "VIADDMNMX.U32", kInt, 1),
-    F(bmsk, "BMSK", kShift, 1),
-    F(bmsk_wrap, "BMSK.W", kShift, 1),
-    P(isetp_le, "ISETP.LE.AND", kInt, 2, kLoopEnd),
-    F(i2f_s32, "I2FP.F32.S32", kInt, 1),
-    F(i2f_u32, "I2FP.F32.U32", kInt, 1),
-    F(i2f_s32_rz, "I2FP.F32.S32.RZ", kInt, 1),
-    F(i2f_u32_rm, "I2F.U32.RM", kInt, 1),
-    F(f2i_s32_trunc, "F2I.TRUNC.NTZ", kFloat, 1),
-    F(f2i_s32_rn, "F2I.NTZ", kFloat, 1),
-    F(f2i_u32_floor, "F2I.U32.FLOOR.NTZ", kFloat, 1),
-    F(f2i_s32_ceil_ftz, "F2I.FTZ.CEIL.NTZ", kFloat, 1),
-    F(i2f_s64, "I2F.S64", kInt, 1),
-    F(f2i_s64_trunc, "F2I.S64.TRUNC", kFloat, 2),
-    F(fmnmx_min_zeros, "FMNMX", kZeros, 1),
-    F(fmnmx_max_zeros, "FMNMX", kZeros, 1),
-    F(fmnmx_min_ftz_zeros, "FMNMX.FTZ", kZeros, 1),
-    F(fmnmx_max_nan_zeros, "FMNMX.NAN", kZeros, 1),
-    F(i2f_u32_rp, "I2F.U32.RP", kInt, 1),
-    F(f2i_u32_trunc_ftz, "F2I.FTZ.U32.TRUNC.NTZ", kFloat, 1),
-    F(f2fp_bf16, "F2FP.BF16.F32.PACK_AB", kFloat, 1),
-    F(f2fp_f16, "F2FP.F16.F32.PACK_AB", kFloat, 1),
-    F(f2f_f64_f32, "F2F.F64.F32", kFloat, 2),
-    F(f2f_f32_f64, "F2F.F32.F64", kDouble, 1),
-    F(dadd, "DADD", kDouble, 2),
-    F(dmul, "DMUL", kDouble, 2),
-    F(dfma, "DFMA", kDouble, 2),
-    F(dsetp_lt, "DSETP.GEU.AND", kDouble, 1),
-    F(dsetp_gtu, "DSETP.GTU.AND", kDouble, 1),
-    F(hadd2, "HADD2", kHalf, 3),
-    F(hmul2, "HMUL2", kHalf, 3),
-    F(hfma2, "HFMA2", kHalf, 4),
-    F(hfma2_mma, "HFMA2.MMA", kHalf, 1),
-    F(hfma2_bf16, "HFMA2.MMA.BF16_V2", kHalf, 1),
-    F(hadd2_f32, "HADD2.F32", kHalf, 1),
-    F(fchk, "FCHK", kFloat, 1),
-    F(redg_add_f32, "REDG.E.ADD.F32.FTZ.RN.STRONG.GPU", kFloat, 4),
-    F(redg_add_f32x2, "REDG.E.ADD.F32x2.FTZ.RN.STRONG.GPU", kFloat, 4),
-    F(redg_add_f32x4, "REDG.E.ADD.F32x4.FTZ.RN.STRONG.GPU", kFloat, 4),
-    F(redg_add_u32, "REDG.E.ADD.STRONG.GPU", kInt, 4),
-    F(atomg_add_u32, "ATOMG.E.ADD.STRONG.GPU", kInt, 4),
-};
-#undef F
-#undef P
-constexpr size_t kCount = sizeof kEntries / sizeof kEntries[0];
-Form kFormsTable[kCount];
-
-}  // namespace
-
-const Form* Forms(size_t* count) {
-  for (size_t i = 0; i < kCount; ++i) kFormsTable[i] = kEntries[i].form;
-  *count = kCount;
-  return kFormsTable;
-}
-
-int LaunchForm(size_t index, const uint32_t* in, uint32_t* out, uint32_t threads) {
-  const Entry& entry = kEntries[index];
-  if (entry.kernel != nullptr)
-    entry.kernel<<<1, threads>>>(in, out);
-  else
-    entry.kernel_with_n<<<1, threads>>>(in, out, entry.n);
-  return static_cast<int>(cudaGetLastError());
-}
-
-const void* FormStub(size_t index) {
-  const Entry& entry = kEntries[index];
-  return entry.kernel != nullptr ? reinterpret_cast<const void*>(entry.kernel)
-                                 : reinterpret_cast<const void*>(entry.kernel_with_n);
-}
-
-}  // namespace bankcheck::conformance
+// Warp reductions (Inputs::kWarpInt): __reduce_*_sync of a over the warp, and of c over the lanes
+// whose b is below 20 (a partial member mask, the lanes that reach it).
+#define REDUCE(reduce, T)                                                        \
+  {                                                                              \
+    r0 = static_cast<uint32_t>(reduce(0xffffffffu, static_cast<T>(a)));          \
+    const uint32_t members = __ballot_sync(0xffffffffu, b < 20u);                \
+    if (b < 20u) r1 = static_cast<uint32_t>(reduce(members, static_cast<T>(c))); \
+  }
+BANKCHECK_FORM(redux_sum_s32, REDUCE(__reduce_add_sync, int))
+BANKCHECK_FORM(redux_sum_u32, REDUCE(__reduce_add_sync, unsigned))
+BANKCHECK_FORM(redux_min_s32, REDUCE(__reduce_min_sync, int))
+BANKCHECK_FORM(redux_min_u32, REDUCE(__reduce_min_sync, unsigned))
+BANKCHECK_FORM(redux_max_s32, REDUCE(__reduce_max_sync, int))
+BANKCHECK_FORM(redux_max_u32, REDUCE(__reduce_max_sync, unsigned))
+BANKCHECK_FORM(redux_and, REDUCE(__reduce_and_sync, unsigned))
+BANKCHECK_FORM(redux_or, REDUCE(__reduce_or_sync, unsigned))
+BANKCHECK_FORM(redux_xor, REDUCE(__reduce_xor_sync, unsigned))
+// CUB's logical warps of 16 lanes: each half reduces with its own member mask (WARPSYNC.EXCLUSIVE
+// of a mask per lane, then REDUX). The emulator leaves it unknown (each half's value is its own).
+BANKCHECK_FORM(redux_max_s32_halves, {
+  const uint32_t half = 0xffffu << (t & 16u);
+  r0 = static_cast<uint32_t>(__reduce_max_sync(half, static_cast<int>(a)));
+})
+// The lane masks (S2R of SR_LTMASK ... SR_GEMASK, SR_EQMASK) and the lane: known before the launch.
+BANKCHECK_FORM(lane_masks, {
+  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(r0));
+  asm("mov.u32 %0, %%lanemask_le;" : "=r"(r1));
+  asm("mov.u32 %0, %%lanemask_gt;" : "=r"(r2));
+  asm("mov.u32 %0, %%lanemask_ge;" : "=r"(r3));
+})
+BANKCHECK_FORM(lane_mask_eq, {
+  asm("mov.u32 %0, %%lanemask_eq;" : "=r"(r0));
+  asm("mov.u32 %0, %%laneid;" : "=r"(r1));
+})

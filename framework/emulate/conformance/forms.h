@@ -25,7 +25,12 @@ enum class Inputs : uint8_t {
   kZeros,    // floats: every pair of ±0, ±denormal, ±1, NaN and ±inf first, then as kFloat
   kHalf,     // half pairs: edges (±0, ±inf, NaN payloads, denormals, 65504, ...) in either half, random
   kDouble,   // a, b: a double's high word (edges, then near 1); c: the low words (0 or edges, random)
+  kWarpInt,  // a, c integers as kInt; b 0 to 40 as kLane (the warp reductions' partial member masks)
 };
+
+// Whether a form's lanes compute together (shuffles, votes, reductions, lane masks: kLane and
+// kWarpInt): its vectors replay only as the whole launch, never a thread alone.
+constexpr bool ReadsTheWarp(Inputs inputs) { return inputs == Inputs::kLane || inputs == Inputs::kWarpInt; }
 
 struct Form {
   const char* name;    // the kernel's (extern "C") name

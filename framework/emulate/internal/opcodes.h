@@ -42,6 +42,7 @@ enum class Semantics : uint8_t {
   kFloatToInt,            // F2I
   kReciprocal,            // MUFU: known only as the reciprocal of nvcc's unsigned division sequence
   kVote,                  // VOTE, VOTEU
+  kWarpReduction,         // REDUX: the lanes' register reduced into a uniform register (redux.sync)
   kRegisterToUniform,     // R2UR
   kRegisterToPredicates,  // R2P PR, Ra, mask: P<i> = bit i of Ra for each bit i (0-6) of mask
   kFloatAdd,              // FADD: IEEE binary32, rounded to nearest (.FTZ flushes subnormals)
@@ -55,7 +56,7 @@ enum class Semantics : uint8_t {
   kDoubleArithmetic,      // DADD, DMUL, DFMA: IEEE binary64, rounded to nearest
   kDoubleCompare,         // DSETP: as FSETP
   kData,                  // other float math and the like: destinations become unknown
-  kUnchecked,             // VIMNMX3, REDUX, MATCH.ANY: no GPU vectors yet, so destinations unknown in
+  kUnchecked,             // VIMNMX3, MATCH.ANY: no semantics nor GPU vectors yet, so destinations unknown in
                           // both passes, each reported as a form not checked against the GPU
   kLoad,                  // global/local/generic loads, atomics: destinations become unknown
   kStore,                 // global/local/generic stores and reductions: no register written

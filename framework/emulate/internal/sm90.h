@@ -46,7 +46,8 @@ inline constexpr uint32_t kClusterRankShift = 24;
 // (measured on an H200: more is cudaErrorInvalidClusterSize).
 inline constexpr uint32_t kMaxPortableClusterBlocks = 8, kMaxClusterBlocks = 16;
 
-// The special registers the evaluator gives values (S2R, S2UR, CS2R); kOther: unknown.
+// The special registers the evaluator gives values (S2R, S2UR, CS2R), by nvdisasm's names
+// (%lanemask_ge is SR_GEMASK); kOther: unknown.
 enum class SpecialRegister : uint8_t {
   kOther,
   kTidX,
@@ -77,11 +78,11 @@ constexpr SpecialRegister SpecialRegisterOf(std::string_view name) {
       {"SR_LANEID", SpecialRegister::kLaneId},
       {"SR_CgaCtaId", SpecialRegister::kCgaCtaId},
       {"SR_SWINHI", SpecialRegister::kSharedWindowHigh},
-      {"SR_LANEMASK_EQ", SpecialRegister::kLaneMaskEq},
-      {"SR_LANEMASK_LT", SpecialRegister::kLaneMaskLt},
-      {"SR_LANEMASK_LE", SpecialRegister::kLaneMaskLe},
-      {"SR_LANEMASK_GT", SpecialRegister::kLaneMaskGt},
-      {"SR_LANEMASK_GE", SpecialRegister::kLaneMaskGe},
+      {"SR_EQMASK", SpecialRegister::kLaneMaskEq},
+      {"SR_LTMASK", SpecialRegister::kLaneMaskLt},
+      {"SR_LEMASK", SpecialRegister::kLaneMaskLe},
+      {"SR_GTMASK", SpecialRegister::kLaneMaskGt},
+      {"SR_GEMASK", SpecialRegister::kLaneMaskGe},
       {"SRZ", SpecialRegister::kZero},
   };
   for (const auto& [text, special] : kNames)

@@ -15,6 +15,8 @@ namespace bankcheck::emulate::internal {
 
 // The barrier index WARPSYNC's mask is kept at, after BSSY's 16.
 inline constexpr int kWarpSyncBarrier = 16;
+// WarpState::sync_members before any WARPSYNC, and after one whose lanes read different masks.
+inline constexpr uint64_t kNoWarpSync = uint64_t{1} << 32, kMixedWarpSync = uint64_t{1} << 33;
 
 struct WarpState {
   std::vector<Value> registers = std::vector<Value>(kRegisters * kWarpSize);
@@ -31,6 +33,10 @@ struct WarpState {
   // need not run them as one (BRA.DIV reads this).
   std::array<uint32_t, kWarpSize> together{};
   uint32_t present = 0, exited = 0, waiting = 0;
+  // The member mask of the warp's last WARPSYNC where every lane that ran it read the same one;
+  // kMixedWarpSync where they did not (WARPSYNC.EXCLUSIVE of CUB's logical warps: each group of
+  // lanes then runs alone, which the evaluator does not follow), kNoWarpSync before any.
+  uint64_t sync_members = kNoWarpSync;
 
   // `used`: how many registers the kernel names (only those are reset: a launch resets every warp).
   void Reset(uint32_t lanes, int used) {
@@ -44,6 +50,7 @@ struct WarpState {
     together.fill(lanes);
     present = lanes;
     exited = waiting = 0;
+    sync_members = kNoWarpSync;
   }
 };
 
