@@ -62,7 +62,9 @@ void AddRopeCase() {
           [](CaseContext& ctx) {
 #if BANKCHECK_CORPUS_HAS_FLASHINFER_PAGE
             // Multiples of 1/64 in [-1, 1] (cos/sin) times sixteenths of at most 4: exact products.
-            std::vector<float> cache(size_t{kMaxPos} * kHeadDim);
+            // Padded by a row: the interleaved kernel loads a whole vector of cos and of sin where it
+            // uses half of each (pos_enc.cuh's "HACK" comment), past the last position's row.
+            std::vector<float> cache(size_t{kMaxPos + 1} * kHeadDim);
             std::mt19937 rng(0x20BEu);
             std::uniform_int_distribution<int32_t> dist(-64, 64);
             for (auto& c : cache) c = static_cast<float>(dist(rng)) / 64.0f;
