@@ -60,6 +60,58 @@ else
     "(or any nvidia-cutlass install; see README)" >&2
 fi
 
+# Optional: FlashInfer's CUDA headers, for the corpus's FlashInfer cases (corpus/kernels/flashinfer_*.cu),
+# and the newer CCCL headers they are written against: the wheels of ci/flashinfer-requirements.txt
+# (pinned, their SHA-256 checked), downloaded without dependencies, of which only the include trees
+# are extracted into <build folder>/flashinfer-headers (include/: flashinfer-python's
+# flashinfer/data/include; cccl/: nvidia-cuda-cccl's nvidia/cu13/include/cccl), where
+# cmake/BankcheckFlashInfer.cmake looks; the wheels are not kept nor installed. Offline, or without
+# pip, it says so and goes on: those cases skip.
+flashinfer_requirements="$BANKCHECK_ROOT/ci/flashinfer-requirements.txt"
+flashinfer_pins="$(grep -o '^[A-Za-z0-9_.-]*==[^ ]*' "$flashinfer_requirements" | paste -sd ' ')"
+flashinfer_dir="$BUILD_DIR/flashinfer-headers"
+if [[ -f "$flashinfer_dir/include/flashinfer/norm.cuh" && "$(cat "$flashinfer_dir/VERSION" 2>/dev/null)" == "$flashinfer_pins" ]]; then
+  :  # there already, at the pinned versions
+elif python3 -m pip --version >/dev/null 2>&1; then
+  echo "bankcheck: installing FlashInfer's and CCCL's headers ($flashinfer_pins) into $flashinfer_dir"
+  flashinfer_download="$(mktemp -d)"
+  if python3 -m pip download --quiet --disable-pip-version-check --retries 1 --timeout 20 --no-deps \
+    --only-binary :all: --require-hashes -r "$flashinfer_requirements" -d "$flashinfer_download" &&
+    rm -rf "$flashinfer_dir" &&
+    python3 - "$flashinfer_download" "$flashinfer_dir" <<'PYTHON'
+import pathlib, sys, zipfile
+download, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+# (wheel, the folder of the include tree in it, where it goes, the license file's name here)
+trees = [("flashinfer_python-*.whl", "flashinfer/data/include/", "include", "LICENSE"),
+         ("nvidia_cuda_cccl-*.whl", "nvidia/cu13/include/cccl/", "cccl", "cccl-License.txt")]
+for pattern, prefix, folder, license_name in trees:
+    wheel, = download.glob(pattern)
+    with zipfile.ZipFile(wheel) as archive:
+        names = [n for n in archive.namelist() if n.startswith(prefix) and not n.endswith("/")]
+        if not names:
+            sys.exit(f"bankcheck: {wheel.name} has no {prefix}")
+        for name in names:
+            target = out / folder / name[len(prefix):]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(archive.read(name))
+        licenses = sorted(n for n in archive.namelist() if ".dist-info/licenses/" in n and n.count("/") == 2)
+        if licenses:
+            (out / license_name).write_bytes(archive.read(licenses[0]))
+    print(f"bankcheck: extracted {len(names)} header files of {wheel.name} into {out / folder}")
+PYTHON
+  then
+    echo "$flashinfer_pins" >"$flashinfer_dir/VERSION"
+  else
+    echo "bankcheck: note: could not install $flashinfer_pins's headers (above why): the flashinfer corpus cases will skip" >&2
+  fi
+  rm -rf "$flashinfer_download"
+else
+  echo "bankcheck: note: python3 -m pip not found, so FlashInfer's headers were not installed: the flashinfer" \
+    "corpus cases will skip. To run them: python3 -m pip download --no-deps --require-hashes -r" \
+    "'$flashinfer_requirements', then extract flashinfer-python's flashinfer/data/include into" \
+    "'$flashinfer_dir/include' and nvidia-cuda-cccl's nvidia/cu13/include/cccl into '$flashinfer_dir/cccl'" >&2
+fi
+
 # Optional: nvdisasm and cuobjdump, for the emulated suite (docs/emulate.md), when the toolkit has
 # none (a CUDA install without its binary utilities): NVIDIA's wheels of the same major version, with
 # pip --target into <build folder>/cuda-tools, which ci/common.sh puts on PATH. Without them the

@@ -193,6 +193,23 @@ TEST(EmulateTest, AnUnknownOpcodeIsUndecidedWhenItRunsAndALaterStageSaysSo) {
               HasSubstr("UBLKCP (stage 3"));
 }
 
+TEST(EmulateTest, GridDependencyControlWaitsForNothing) {
+  // griddepcontrol.wait (ACQBULK) and griddepcontrol.launch_dependents (PREEXIT), which FlashInfer's
+  // kernels open and close with: launches are emulated one after another, so there is nothing to
+  // wait for and no dependent to start early; the shared store between them is counted.
+  const Module module = Listing(R"(
+        /*0040*/                   ACQBULK ;
+        /*0050*/                   IMAD.SHL.U32 R2, R0, 0x4, RZ ;
+        /*0060*/                   STS [R2+UR4], RZ ;
+        /*0070*/                   PREEXIT ;
+        /*0080*/                   EXIT ;
+)");
+  const Emulation emulation = Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
+  EXPECT_EQ(emulation.record->stores().instructions, 1u);
+  EXPECT_EQ(emulation.record->stores().wavefronts, 1u);
+}
+
 // What CostInstruction gives for one warp instruction of `kind` whose lanes 0..lanes-1 access
 // `bytes` at 0x400 + lane * stride.
 WarpCost Cost(SharedKind kind, uint32_t bytes, uint32_t stride, int lanes) {
