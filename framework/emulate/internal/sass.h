@@ -69,7 +69,8 @@ struct Instruction {
   std::vector<SourceFrame> inline_chain;  // innermost first; empty without line info
   // BRA/BSSY/CALL: the index of the target instruction; -1 when none or not found.
   int target = -1;
-  // MUFU.RCP inside nvcc's unsigned division sequence (see opcodes.cc): its value is exact enough.
+  // MUFU.RCP inside ptxas's 32-bit integer division sequence (MarkDivisionReciprocals): the
+  // quotient it leads to is exact whatever MUFU.RCP's rounding, so its value may be computed.
   bool division_reciprocal = false;
   // A computing family's form with no GPU conformance vectors (checked_forms.h): the output pass
   // leaves what it writes unknown.
@@ -93,6 +94,10 @@ struct Kernel {
 // Parses one instruction's operand text ("R4, [R9+UR4]"). Throws Error(kBadInput) naming the text
 // when an operand cannot be read.
 std::vector<Operand> ParseOperands(const std::string& text);
+
+// Sets Instruction::division_reciprocal of each MUFU.RCP of `code` that is the reciprocal of
+// ptxas's 32-bit integer division (division.cc: the sequence, followed register by register).
+void MarkDivisionReciprocals(std::vector<Instruction>& code);
 
 // Characters of nvdisasm's and cuobjdump's listings.
 inline bool IsHexDigit(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
