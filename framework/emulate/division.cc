@@ -21,7 +21,9 @@
 // it as I2F.U32.RP would.
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "emulate/internal/sass.h"
@@ -29,8 +31,10 @@
 namespace bankcheck::emulate::internal {
 namespace {
 
-// Instructions searched after a definition for its readers.
+// Instructions searched after a definition for a part of the sequence (straight-line code), and
+// instructions walked for every reader of the reciprocal (AllReaders).
 constexpr size_t kWindow = 256;
+constexpr size_t kWalk = 4096;
 
 bool IsPlainRegister(const Operand& op) {
   return op.kind == OperandKind::kRegister && !op.negate && !op.invert && !op.absolute;
@@ -140,23 +144,61 @@ class Matcher {
     return std::nullopt;
   }
 
-  // The readers of what `def` writes to its first operand, up to the register's next definition in
-  // straight-line code; nullopt when the value may live on past that code (a branch, a branch
-  // target, a guarded or partial write, the window's end).
+  // Every instruction that may read what `def` writes to its first operand: the paths from `def`
+  // followed through branches (both ways where guarded), each up to the register's next unguarded
+  // definition or an unguarded EXIT; nullopt where a path leaves what can be followed (a call, an
+  // indirect branch, an opcode not in the table, a partial write) or the walk grows too long. A
+  // write under a guard (@!P1 IADD3 R6, ...) ends the value for the instructions under the same
+  // guard until the predicate may change.
   std::optional<std::vector<size_t>> AllReaders(size_t def) const {
     const int reg = code_[def].operands[0].index;
+    constexpr int kNoGuard = -1;
+    // A path's place and the guard (predicate * 2 + negated) under which the value was overwritten.
+    std::vector<std::pair<size_t, int>> pending{{def + 1, kNoGuard}};
+    std::set<std::pair<size_t, int>> seen;
     std::vector<size_t> readers;
-    for (size_t j = def + 1; j < code_.size() && j <= def + kWindow; ++j) {
+    while (!pending.empty()) {
+      const auto [j, overwritten] = pending.back();
+      pending.pop_back();
+      if (j >= code_.size()) return std::nullopt;  // past the last instruction
+      if (!seen.insert({j, overwritten}).second) continue;
+      if (seen.size() > kWalk) return std::nullopt;
       const Instruction& in = code_[j];
-      if (target_[j]) return std::nullopt;
-      if (in.info != nullptr && in.info->semantics == Semantics::kExit && in.guard == kPredicateTrue)
-        return readers;
-      if (EndsStraightLine(in)) return std::nullopt;
-      if (MayRead(in, reg)) readers.push_back(j);
-      if (Defines(in, reg)) return readers;
-      if (MayWrite(in, reg)) return std::nullopt;
+      if (in.info == nullptr || !in.unreadable.empty()) return std::nullopt;
+      const int guard =
+          in.guard == kPredicateTrue || in.guard_uniform ? kNoGuard : in.guard * 2 + in.guard_negated;
+      if (MayRead(in, reg) && (guard == kNoGuard || guard != overwritten)) readers.push_back(j);
+      if (Defines(in, reg)) continue;
+      if (MayWrite(in, reg) && guard == kNoGuard) return std::nullopt;  // a partial write
+      int next = overwritten;
+      if (next != kNoGuard && WritesPredicate(in, next / 2)) next = kNoGuard;
+      if (guard != kNoGuard && Destinations(in) >= 1 && !in.operands.empty() &&
+          IsPlainRegister(in.operands[0], reg))
+        next = guard;
+      if (in.info->semantics == Semantics::kExit) {
+        if (guard != kNoGuard) pending.push_back({j + 1, next});
+        continue;
+      }
+      if (in.info->semantics == Semantics::kBranch) {
+        if (in.target < 0) return std::nullopt;
+        pending.push_back({static_cast<size_t>(in.target), next});
+        if (guard != kNoGuard || !in.modifiers.empty())
+          pending.push_back({j + 1, next});  // BRA.DIV: either way
+        continue;
+      }
+      pending.push_back({j + 1, next});
     }
-    return std::nullopt;
+    std::sort(readers.begin(), readers.end());
+    readers.erase(std::unique(readers.begin(), readers.end()), readers.end());
+    return readers;
+  }
+
+  // Whether `in` may change predicate `p` (any operand naming it, or all of them at once).
+  static bool WritesPredicate(const Instruction& in, int p) {
+    if (in.base == "R2P" || in.base == "P2R") return true;
+    for (const Operand& op : in.operands)
+      if (op.kind == OperandKind::kPredicate && op.index == p) return true;
+    return false;
   }
 
   // The readers found in straight-line code after `def`, for a part of the sequence that must be

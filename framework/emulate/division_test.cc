@@ -219,6 +219,61 @@ std::string Replace(std::string text, const std::string& from, const std::string
   return text;
 }
 
+// reduction.cu's `if (tid % (2 * s) == 0)` in its loop: the reciprocal's register is written again
+// under a guard and read under the same guard, and the loop goes back to where I2F writes it anew.
+constexpr char kInLoop[] = R"(
+        /*0040*/                   S2R R8, SR_TID.X ;
+        /*0050*/                   LDC R7, c[0x0][RZ] ;
+        /*0060*/                   ISETP.GE.U32.AND P1, PT, R7, 0x2, PT ;
+        /*0070*/                   LEA R5, R8, UR4, 0x2 ;
+        /*0110*/              @!P1 BRA `(.L_x_6) ;
+        /*0120*/                   IMAD.MOV.U32 R4, RZ, RZ, 0x1 ;
+.L_x_7:
+        /*0130*/                   SHF.L.U32 R10, R4, 0x1, RZ ;
+        /*0140*/                   I2F.U32.RP R6, R10 ;
+        /*0150*/                   IADD3 R9, RZ, -R10, RZ ;
+        /*0160*/                   ISETP.NE.U32.AND P2, PT, R10, RZ, PT ;
+        /*0170*/                   MUFU.RCP R6, R6 ;
+        /*0180*/                   VIADD R2, R6, 0xffffffe ;
+        /*0190*/                   F2I.FTZ.U32.TRUNC.NTZ R3, R2 ;
+        /*01a0*/                   IMAD.MOV.U32 R2, RZ, RZ, RZ ;
+        /*01b0*/                   IMAD R9, R9, R3, RZ ;
+        /*01c0*/                   IMAD.HI.U32 R3, R3, R9, R2 ;
+        /*01d0*/                   IMAD.HI.U32 R3, R3, R8, RZ ;
+        /*01e0*/                   IADD3 R3, -R3, RZ, RZ ;
+        /*01f0*/                   IMAD R3, R10, R3, R8 ;
+        /*0200*/                   ISETP.GE.U32.AND P1, PT, R3, R10, PT ;
+        /*0210*/               @P1 IMAD.IADD R3, R3, 0x1, -R10 ;
+        /*0220*/                   ISETP.GE.U32.AND P1, PT, R3, R10, PT ;
+        /*0230*/               @P1 IADD3 R3, -R10, R3, RZ ;
+        /*0240*/              @!P2 LOP3.LUT R3, RZ, R10, RZ, 0x33, !PT ;
+        /*0250*/                   ISETP.NE.AND P1, PT, R3, RZ, PT ;
+        /*0260*/              @!P1 IMAD R2, R4, 0x4, R5 ;
+        /*0270*/              @!P1 LDS R3, [R5] ;
+        /*0280*/                   IMAD.MOV.U32 R4, RZ, RZ, R10 ;
+        /*0290*/              @!P1 LDS R2, [R2] ;
+        /*02a0*/              @!P1 IADD3 R6, R3, R2, RZ ;
+        /*02b0*/              @!P1 STS [R5], R6 ;
+        /*02c0*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;
+        /*02d0*/                   ISETP.GE.U32.AND P1, PT, R10, R7, PT ;
+        /*02e0*/              @!P1 BRA `(.L_x_7) ;
+.L_x_6:
+        /*02f0*/                   EXIT ;
+)";
+
+TEST(DivisionReciprocalTest, InALoopItsRegisterWrittenUnderAGuard) {
+  EXPECT_THAT(Marked(kInLoop), ElementsAre(0x170u));
+  // Under another guard the store may read the reciprocal itself.
+  EXPECT_THAT(Marked(Replace(kInLoop, "@!P1 STS [R5], R6", "@P1 STS [R5], R6")), IsEmpty());
+  // The predicate written in between: the store's lanes may differ from the write's.
+  EXPECT_THAT(Marked(Replace(kInLoop, "@!P1 STS [R5], R6",
+                             "ISETP.NE.AND P1, PT, R4, RZ, PT ;\n        /*02b8*/ @!P1 STS [R5], R6")),
+              IsEmpty());
+  // The loop's back edge to where the reciprocal is read before I2F writes its register anew.
+  EXPECT_THAT(Marked(Replace(kInLoop, "SHF.L.U32 R10, R4, 0x1, RZ", "SHF.L.U32 R10, R6, 0x1, RZ")),
+              IsEmpty());
+}
+
 // Each part of the sequence is needed: without it the quotient is not known to be exact.
 TEST(DivisionReciprocalTest, APartMissingOrChangedIsNot) {
   // The reciprocal also read elsewhere (its value may differ from the GPU's).
