@@ -2,8 +2,10 @@
 // The evaluator's view of a kernel's SASS: instructions with parsed operands, read from nvdisasm's
 // listing (core/internal/nvdisasm.h), and the kernel's metadata (bankcheck/emulator.h's KernelInfo).
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <string>
 #include <string_view>
@@ -83,6 +85,15 @@ struct Instruction {
   // "LDS.128 at pc 0x01a0"
   std::string Where() const;
 };
+
+// Whether every modifier of `in` is one of `computed`: a handler computes only the modifiers it
+// reads (and the conformance vectors check), and leaves any other form unknown.
+template <size_t N>
+bool OnlyModifiers(const Instruction& in, const std::string_view (&computed)[N]) {
+  return std::all_of(in.modifiers.begin(), in.modifiers.end(), [&](const std::string& modifier) {
+    return std::find(std::begin(computed), std::end(computed), modifier) != std::end(computed);
+  });
+}
 
 struct Kernel {
   KernelInfo info;
