@@ -344,8 +344,9 @@ class Matcher {
     }
     Operand plain = *divisor;
     plain.negate = false;
-    return read_at > convert && (negated || !divisor->negate) && SameOperand(plain, d) &&
-           Unchanged(d, convert, read_at);
+    // The same value where I2F reads it and where the product does (ptxas may negate it first).
+    const bool same = read_at > convert ? Unchanged(d, convert, read_at) : Unchanged(d, read_at, convert);
+    return (negated || !divisor->negate) && SameOperand(plain, d) && same;
   }
 
   // q1 = IMAD.HI.U32 q0, e, (q0-1:q0) with e = -d * q0, then a quotient from q1 (HasQuotient).

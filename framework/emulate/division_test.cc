@@ -48,7 +48,19 @@ constexpr char kUnsigned[] = R"(
         /*0160*/                   EXIT ;
 )";
 
-TEST(DivisionReciprocalTest, TheUnsignedDivision) { EXPECT_THAT(Marked(kUnsigned), ElementsAre(0x80u)); }
+TEST(DivisionReciprocalTest, TheUnsignedDivision) {
+  EXPECT_THAT(Marked(kUnsigned), ElementsAre(0x80u));
+  // The divisor negated before I2F reads it.
+  std::string negated_first = kUnsigned;
+  const std::string convert = "I2F.U32.RP R6, R10 ;", negate = "IADD3 R9, RZ, -R10, RZ ;";
+  negated_first.replace(negated_first.find(convert), convert.size(), negate);
+  negated_first.replace(negated_first.rfind(negate), negate.size(), convert);
+  EXPECT_THAT(Marked(negated_first), ElementsAre(0x80u));
+  // ... but not when the divisor's register changes in between.
+  const size_t after_negate = negated_first.find(negate) + negate.size();
+  negated_first.insert(after_negate, "\n        /*0058*/                   IADD3 R10, R10, 0x1, RZ ;");
+  EXPECT_THAT(Marked(negated_first), IsEmpty());
+}
 
 // out[t] = in[t] / b, all int: IABS and a signed I2F.RP before the reciprocal.
 TEST(DivisionReciprocalTest, TheSignedDivision) {
