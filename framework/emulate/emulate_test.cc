@@ -441,39 +441,6 @@ TEST(EmulateTest, OperandsOfTheWrongKindOrMissingAreUndecided) {
               HasSubstr("S2UR has fewer operands than the emulator reads"));
 }
 
-// nvcc's unsigned remainder tid % 4 by its reciprocal sequence (from reduction.cu's SASS): the
-// remainder is exact, so the guard it feeds is known.
-TEST(EmulateTest, TheUnsignedDivisionSequenceIsExact) {
-  const Module module = Listing(R"(
-        /*0040*/                   IMAD.MOV.U32 R10, RZ, RZ, 0x4 ;
-        /*0050*/                   I2F.U32.RP R6, R10 ;
-        /*0060*/                   IADD3 R9, RZ, -R10, RZ ;
-        /*0070*/                   ISETP.NE.U32.AND P2, PT, R10, RZ, PT ;
-        /*0080*/                   MUFU.RCP R6, R6 ;
-        /*0090*/                   VIADD R2, R6, 0xffffffe ;
-        /*00a0*/                   F2I.FTZ.U32.TRUNC.NTZ R3, R2 ;
-        /*00b0*/                   IMAD.MOV.U32 R2, RZ, RZ, RZ ;
-        /*00c0*/                   IMAD R9, R9, R3, RZ ;
-        /*00d0*/                   IMAD.HI.U32 R3, R3, R9, R2 ;
-        /*00e0*/                   IMAD.HI.U32 R3, R3, R0, RZ ;
-        /*00f0*/                   IADD3 R3, -R3, RZ, RZ ;
-        /*0100*/                   IMAD R3, R10, R3, R0 ;
-        /*0110*/                   ISETP.GE.U32.AND P1, PT, R3, R10, PT ;
-        /*0120*/               @P1 IMAD.IADD R3, R3, 0x1, -R10 ;
-        /*0130*/                   ISETP.GE.U32.AND P1, PT, R3, R10, PT ;
-        /*0140*/               @P1 IADD3 R3, -R10, R3, RZ ;
-        /*0150*/              @!P2 LOP3.LUT R3, RZ, R10, RZ, 0x33, !PT ;
-        /*0160*/                   ISETP.NE.AND P1, PT, R3, RZ, PT ;
-        /*0170*/                   IMAD.SHL.U32 R5, R0, 0x4, RZ ;
-        /*0180*/              @!P1 STS [R5+UR4], RZ ;
-        /*0190*/                   EXIT ;
-)");
-  const Emulation emulation = Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
-  ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
-  EXPECT_EQ(emulation.record->stores().wavefronts,
-            CostWarpAccess(WarpAccess::Strided(4, 4, 8, 0x400)).wavefronts);  // lanes 0, 4, ..., 28
-}
-
 TEST(EmulateTest, BadLaunchesAreErrors) {
   const Module module = Listing("        /*0040*/                   EXIT ;\n");
   EXPECT_THROW(Emulate(module, Launch(Dim3{0, 1, 1}, Dim3{32, 1, 1})), Error);

@@ -306,40 +306,6 @@ std::vector<Operand> ParseOperands(const std::string& text) {
 
 namespace {
 
-// MUFU.RCP's value is exact enough only where nvcc's unsigned division sequence uses it:
-//   I2F.U32.RP Ra, Rd ; ... MUFU.RCP Ra, Ra ; VIADD Rb, Ra, 0xffffffe ; F2I.FTZ.U32.TRUNC.NTZ Rq, Rb
-// (or IADD3 Rb, Ra, 0xffffffe, RZ in VIADD's place, as nvcc writes it beside a remainder:
-// conformance/'s form_udiv)
-// then one Newton step (IMAD/IMAD.HI) and two corrections of the quotient or remainder: those make
-// the result exact for any reciprocal within MUFU.RCP's error bound, so the correctly rounded
-// reciprocal gives the hardware's quotient. Anywhere else its value is unknown.
-void MarkDivisionReciprocals(std::vector<Instruction>& code) {
-  for (size_t i = 0; i + 2 < code.size(); ++i) {
-    Instruction& rcp = code[i];
-    if (rcp.base != "MUFU" || !rcp.Is(mod::kRcp) || rcp.operands.size() != 2) continue;
-    const Instruction& add = code[i + 1];
-    const Instruction& convert = code[i + 2];
-    bool from_i2f = false;
-    for (size_t j = i; j-- > 0 && j + 4 > i;)
-      if (code[j].base == "I2F" && code[j].Is(mod::kRp) && code[j].Is(mod::kU32) &&
-          !code[j].operands.empty() && code[j].operands[0].kind == OperandKind::kRegister &&
-          code[j].operands[0].index == rcp.operands[1].index)
-        from_i2f = true;
-    const bool add_form = (add.base == "VIADD" && add.operands.size() == 3) ||
-                          (add.base == "IADD3" && add.modifiers.empty() && add.operands.size() == 4 &&
-                           add.operands[3].kind == OperandKind::kRegister &&
-                           add.operands[3].index == kRegisterZero && !add.operands[3].negate);
-    const bool add_ok = add_form && add.operands[1].kind == OperandKind::kRegister &&
-                        !add.operands[1].negate && add.operands[1].index == rcp.operands[0].index &&
-                        add.operands[2].kind == OperandKind::kImmediate && add.operands[2].value == 0xffffffe;
-    const bool convert_ok = convert.base == "F2I" && convert.Is(mod::kU32) && convert.Is(mod::kTrunc) &&
-                            convert.operands.size() == 2 && add.operands.size() >= 3 &&
-                            convert.operands[1].kind == OperandKind::kRegister &&
-                            convert.operands[1].index == add.operands[0].index;
-    rcp.division_reciprocal = from_i2f && add_ok && convert_ok && rcp.guard == kPredicateTrue;
-  }
-}
-
 std::vector<std::string> Split(const std::string& text, char separator) {
   std::vector<std::string> parts;
   std::stringstream stream(text);

@@ -86,14 +86,6 @@ uint32_t IntToFloat(uint32_t bits, bool is_unsigned, Rounding rounding) {
          static_cast<uint32_t>(mantissa & 0x7fffffu);
 }
 
-// Whether every modifier of `in` is one of `computed` (the forms the conformance vectors check).
-template <size_t N>
-bool OnlyModifiers(const Instruction& in, const std::string_view (&computed)[N]) {
-  return std::all_of(in.modifiers.begin(), in.modifiers.end(), [&](const std::string& modifier) {
-    return std::find(std::begin(computed), std::end(computed), modifier) != std::end(computed);
-  });
-}
-
 uint32_t FloatToInt(uint32_t bits, const Instruction& in) {
   float x = AsFloat(bits);
   if (in.Is(mod::kFtz) && std::fpclassify(x) == FP_SUBNORMAL) x = 0;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <stdexcept>
+#include <string_view>
 #include <vector>
 
 #include "emulate/internal/evaluator.h"
@@ -274,6 +275,10 @@ void LaunchEvaluator::Integer(const Instruction& in, size_t index, uint32_t mask
         return;
       }
       case Semantics::kMinMax: {
+        // Signed or unsigned min/max; any other modifier (VIMNMX.RELU clamps at 0) is not computed,
+        // in either pass: no handler reads it.
+        static constexpr std::string_view kComputed[] = {"U32", "S32"};
+        if (!OnlyModifiers(in, kComputed)) return out.Add(ops[0], Unknown(Origin(index)));
         const Value a = Read(ops.at(1), lane, index), b = Read(ops.at(2), lane, index);
         const Value p = ReadPredicate(ops.at(3), lane);
         const std::optional<bool> less = CompareInGroup(Test::kLess, is_unsigned, a, b);

@@ -184,4 +184,52 @@ TEST(WarpReductionsTest, FselOfImmediatesOrNegatedSourcesIsUnknown) {
 }
 
 }  // namespace
+// OpenCV's color conversions and saturate_cast (nvcc 13, sm_90): IDP.2A (__dp2a_lo), I2I.U8/.S8
+// .S32.SAT (cvt.sat.u8.s32) and F2IP.U8.F32.NTZ (cvt.rni.sat.u8.f32) have no GPU vectors: counted
+// where their values feed no address, their destinations unknown.
+TEST(WarpReductionsTest, NarrowConversionsAndDotProductsAreCounted) {
+  const Module module = Listing(R"(
+        /*0040*/                   IDP.2A.LO.U16.U8 R5, R0, R0, RZ ;
+        /*0050*/                   I2I.U8.S32.SAT R6, R0 ;
+        /*0060*/                   I2I.S8.S32.SAT R7, R0 ;
+        /*0070*/                   F2IP.U8.F32.NTZ R8, RZ, R0, RZ ;
+        /*0080*/                   IMAD.SHL.U32 R3, R0, 0x4, RZ ;
+        /*0090*/                   STS [R3+UR4], R5 ;
+        /*00a0*/                   STS [R3+UR4+0x80], R6 ;
+        /*00b0*/                   STS.U8 [R0+UR4+0x100], R7 ;
+        /*00c0*/                   STS.U8 [R0+UR4+0x120], R8 ;
+        /*00d0*/                   EXIT ;
+)");
+  const Emulation emulation = Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
+  EXPECT_EQ(Row(*emulation.record, 0x90).wavefronts, 1u);
+  EXPECT_EQ(Row(*emulation.record, 0xc0).wavefronts, 1u);
+  EXPECT_THAT(WhyUndecided("IDP.2A.LO.U16.U8 R5, R0, R0, RZ"),
+              HasSubstr("form IDP.2A.LO.U16.U8 (IDP.2A.LO.U16.U8 at pc 0x0040), not among"));
+  EXPECT_THAT(WhyUndecided("I2I.U8.S32.SAT R5, R0"), HasSubstr("form I2I.U8.S32.SAT (I2I.U8.S32.SAT at pc"));
+  EXPECT_THAT(WhyUndecided("I2I.S8.S32.SAT R5, R0"), HasSubstr("form I2I.S8.S32.SAT (I2I.S8.S32.SAT at pc"));
+  EXPECT_THAT(WhyUndecided("F2IP.U8.F32.NTZ R5, RZ, R0, RZ"),
+              HasSubstr("form F2IP.U8.F32.NTZ (F2IP.U8.F32.NTZ at pc 0x0040), not among"));
+}
+
+// max(max(a, b), 0) is VIMNMX.RELU (nvcc 13, sm_90): no handler reads .RELU, so its value is unknown
+// in the counting pass too (max(a, b) alone would be wrong for negative a and b); so is
+// VIADDMNMX.RELU's.
+TEST(WarpReductionsTest, ReluMinMaxIsNotComputedAsPlainMinMax) {
+  EXPECT_THAT(WhyUndecided("VIMNMX.RELU R5, R0, R0, !PT"),
+              HasSubstr("form VIMNMX.RELU (VIMNMX.RELU at pc 0x0040), not among"));
+  EXPECT_THAT(WhyUndecided("VIADDMNMX.RELU R5, R0, 0x1, RZ, !PT"),
+              HasSubstr("form VIADDMNMX.RELU (VIADDMNMX.RELU at pc 0x0040), not among"));
+  // The checked forms stay computed: lane l reads word l.
+  const Emulation plain = Emulate(Listing(R"(
+        /*0040*/                   VIMNMX R5, R0, RZ, !PT ;
+        /*0050*/                   IMAD.SHL.U32 R3, R5, 0x4, RZ ;
+        /*0060*/                   LDS R6, [R3+UR4] ;
+        /*0070*/                   EXIT ;
+)"),
+                                  Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(plain.record) << plain.undecided->Describe();
+  EXPECT_EQ(Row(*plain.record, 0x60).wavefronts, 1u);
+}
+
 }  // namespace bankcheck::emulate

@@ -56,8 +56,9 @@ enum class Semantics : uint8_t {
   kDoubleArithmetic,      // DADD, DMUL, DFMA: IEEE binary64, rounded to nearest
   kDoubleCompare,         // DSETP: as FSETP
   kData,                  // other float math and the like: destinations become unknown
-  kUnchecked,             // VIMNMX3, MATCH.ANY: no semantics nor GPU vectors yet, so destinations unknown in
-                          // both passes, each reported as a form not checked against the GPU
+  kUnchecked,             // VIMNMX3, MATCH.ANY, IDP, I2I, F2IP: no semantics nor GPU vectors yet, so
+                          // destinations unknown in both passes, each reported as a form not
+                          // checked against the GPU
   kLoad,                  // global/local/generic loads, atomics: destinations become unknown
   kStore,                 // global/local/generic stores and reductions: no register written
   kBranch,                // BRA

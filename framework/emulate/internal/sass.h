@@ -2,8 +2,10 @@
 // The evaluator's view of a kernel's SASS: instructions with parsed operands, read from nvdisasm's
 // listing (core/internal/nvdisasm.h), and the kernel's metadata (bankcheck/emulator.h's KernelInfo).
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <string>
 #include <string_view>
@@ -69,7 +71,8 @@ struct Instruction {
   std::vector<SourceFrame> inline_chain;  // innermost first; empty without line info
   // BRA/BSSY/CALL: the index of the target instruction; -1 when none or not found.
   int target = -1;
-  // MUFU.RCP inside nvcc's unsigned division sequence (see opcodes.cc): its value is exact enough.
+  // MUFU.RCP inside ptxas's 32-bit integer division sequence (MarkDivisionReciprocals): the
+  // quotient it leads to is exact whatever MUFU.RCP's rounding, so its value may be computed.
   bool division_reciprocal = false;
   // A computing family's form with no GPU conformance vectors (checked_forms.h): the output pass
   // leaves what it writes unknown.
@@ -83,6 +86,15 @@ struct Instruction {
   std::string Where() const;
 };
 
+// Whether every modifier of `in` is one of `computed`: a handler computes only the modifiers it
+// reads (and the conformance vectors check), and leaves any other form unknown.
+template <size_t N>
+bool OnlyModifiers(const Instruction& in, const std::string_view (&computed)[N]) {
+  return std::all_of(in.modifiers.begin(), in.modifiers.end(), [&](const std::string& modifier) {
+    return std::find(std::begin(computed), std::end(computed), modifier) != std::end(computed);
+  });
+}
+
 struct Kernel {
   KernelInfo info;
   std::vector<Instruction> code;  // in pc order
@@ -93,6 +105,10 @@ struct Kernel {
 // Parses one instruction's operand text ("R4, [R9+UR4]"). Throws Error(kBadInput) naming the text
 // when an operand cannot be read.
 std::vector<Operand> ParseOperands(const std::string& text);
+
+// Sets Instruction::division_reciprocal of each MUFU.RCP of `code` that is the reciprocal of
+// ptxas's 32-bit integer division (division.cc: the sequence, followed register by register).
+void MarkDivisionReciprocals(std::vector<Instruction>& code);
 
 // Characters of nvdisasm's and cuobjdump's listings.
 inline bool IsHexDigit(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }

@@ -1,0 +1,404 @@
+#include <gmock/gmock.h>
+
+#include <string>
+#include <vector>
+
+#include "bankcheck/bank_model.h"
+#include "bankcheck/emulator.h"
+#include "emulate/internal/emulate_test_support.h"
+#include "emulate/internal/sass.h"
+
+namespace bankcheck::emulate::internal {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+// The pcs of the MUFU.RCP instructions of `listing` that MarkDivisionReciprocals marks. The listings
+// are cuobjdump -sass of kernels compiled by nvcc 13.0 -arch=sm_90 -O3 (the kernel's source above
+// each), cut where the division ends.
+std::vector<uint32_t> Marked(const std::string& listing) {
+  const auto kernels = ReadKernels(".text._Z4testPi:\n" + listing, "");
+  std::vector<uint32_t> pcs;
+  for (const Instruction& in : kernels.at("_Z4testPi").code)
+    if (in.division_reciprocal) pcs.push_back(in.pc);
+  return pcs;
+}
+
+// The unsigned division, as conformance/'s form_udiv and reduction.cu's tid % 4.
+constexpr char kUnsigned[] = R"(
+        /*0040*/                   IMAD.MOV.U32 R10, RZ, RZ, 0x4 ;
+        /*0050*/                   I2F.U32.RP R6, R10 ;
+        /*0060*/                   IADD3 R9, RZ, -R10, RZ ;
+        /*0070*/                   ISETP.NE.U32.AND P2, PT, R10, RZ, PT ;
+        /*0080*/                   MUFU.RCP R6, R6 ;
+        /*0090*/                   VIADD R2, R6, 0xffffffe ;
+        /*00a0*/                   F2I.FTZ.U32.TRUNC.NTZ R3, R2 ;
+        /*00b0*/                   IMAD.MOV.U32 R2, RZ, RZ, RZ ;
+        /*00c0*/                   IMAD R9, R9, R3, RZ ;
+        /*00d0*/                   IMAD.HI.U32 R3, R3, R9, R2 ;
+        /*00e0*/                   IMAD.HI.U32 R3, R3, R0, RZ ;
+        /*00f0*/                   IADD3 R3, -R3, RZ, RZ ;
+        /*0100*/                   IMAD R3, R10, R3, R0 ;
+        /*0110*/                   ISETP.GE.U32.AND P1, PT, R3, R10, PT ;
+        /*0120*/               @P1 IMAD.IADD R3, R3, 0x1, -R10 ;
+        /*0130*/                   ISETP.GE.U32.AND P1, PT, R3, R10, PT ;
+        /*0140*/               @P1 IADD3 R3, -R10, R3, RZ ;
+        /*0150*/              @!P2 LOP3.LUT R3, RZ, R10, RZ, 0x33, !PT ;
+        /*0160*/                   EXIT ;
+)";
+
+TEST(DivisionReciprocalTest, TheUnsignedDivision) {
+  EXPECT_THAT(Marked(kUnsigned), ElementsAre(0x80u));
+  // The divisor negated before I2F reads it.
+  std::string negated_first = kUnsigned;
+  const std::string convert = "I2F.U32.RP R6, R10 ;", negate = "IADD3 R9, RZ, -R10, RZ ;";
+  negated_first.replace(negated_first.find(convert), convert.size(), negate);
+  negated_first.replace(negated_first.rfind(negate), negate.size(), convert);
+  EXPECT_THAT(Marked(negated_first), ElementsAre(0x80u));
+  // ... but not when the divisor's register changes in between.
+  const size_t after_negate = negated_first.find(negate) + negate.size();
+  negated_first.insert(after_negate, "\n        /*0058*/                   IADD3 R10, R10, 0x1, RZ ;");
+  EXPECT_THAT(Marked(negated_first), IsEmpty());
+}
+
+// out[t] = in[t] / b, all int: IABS and a signed I2F.RP before the reciprocal.
+TEST(DivisionReciprocalTest, TheSignedDivision) {
+  EXPECT_THAT(Marked(R"(
+        /*0040*/                   LDC R11, c[0x0][0x220] ;
+        /*0050*/                   IMAD.WIDE R2, R7, 0x4, R2 ;
+        /*0060*/                   LDG.E R0, desc[UR4][R2.64] ;
+        /*0070*/                   IABS R9, R11 ;
+        /*0080*/                   I2F.RP R6, R9 ;
+        /*0090*/                   MUFU.RCP R6, R6 ;
+        /*00a0*/                   VIADD R4, R6, 0xffffffe ;
+        /*00b0*/                   F2I.FTZ.U32.TRUNC.NTZ R5, R4 ;
+        /*00c0*/                   HFMA2.MMA R4, -RZ, RZ, 0, 0 ;
+        /*00d0*/                   IMAD.MOV R8, RZ, RZ, -R5 ;
+        /*00e0*/                   IMAD R13, R8, R9, RZ ;
+        /*00f0*/                   IMAD.HI.U32 R5, R5, R13, R4 ;
+        /*0100*/                   IABS R2, R0 ;
+        /*0110*/                   LOP3.LUT R0, R0, R11, RZ, 0x3c, !PT ;
+        /*0120*/                   IMAD.HI.U32 R5, R5, R2, RZ ;
+        /*0130*/                   ISETP.GE.AND P1, PT, R0, RZ, PT ;
+        /*0140*/                   IMAD.MOV R6, RZ, RZ, -R5 ;
+        /*0150*/                   IMAD R6, R9.reuse, R6, R2 ;
+        /*0160*/                   LDC.64 R2, c[0x0][0x210] ;
+        /*0170*/                   ISETP.GT.U32.AND P2, PT, R9, R6, PT ;
+        /*0180*/              @!P2 IADD3 R6, R6, -R9.reuse, RZ ;
+        /*0190*/              @!P2 VIADD R5, R5, 0x1 ;
+        /*01a0*/                   ISETP.NE.AND P2, PT, R11, RZ, PT ;
+        /*01b0*/                   ISETP.GE.U32.AND P0, PT, R6, R9, PT ;
+        /*01c0*/               @P0 IADD3 R5, R5, 0x1, RZ ;
+        /*01d0*/              @!P1 IMAD.MOV R5, RZ, RZ, -R5 ;
+        /*01e0*/              @!P2 LOP3.LUT R5, RZ, R11, RZ, 0x33, !PT ;
+        /*01f0*/                   EXIT ;
+)"),
+              ElementsAre(0x90u));
+}
+
+// out[i] = in[i % n] and int j = (i * step) / kn: ptxas puts unrelated instructions between the
+// reciprocal and its adjustment (ISETP, IABS) and between the adjustment and F2I (IABS).
+TEST(DivisionReciprocalTest, UnrelatedInstructionsInBetween) {
+  EXPECT_THAT(Marked(R"(
+        /*0040*/                   IABS R7, R20 ;
+        /*0050*/                   I2F.RP R4, R7 ;
+        /*0060*/                   IMAD R0, R0, UR4, R5 ;
+        /*0070*/                   ULDC UR4, c[0x0][0x230] ;
+        /*0080*/                   IMAD R5, R0, UR4, RZ ;
+        /*0090*/                   MUFU.RCP R4, R4 ;
+        /*00a0*/                   ISETP.GE.AND P3, PT, R5, RZ, PT ;
+        /*00b0*/                   VIADD R2, R4, 0xffffffe ;
+        /*00c0*/                   IABS R4, R5 ;
+        /*00d0*/                   F2I.FTZ.U32.TRUNC.NTZ R3, R2 ;
+        /*00e0*/                   HFMA2.MMA R2, -RZ, RZ, 0, 0 ;
+        /*00f0*/                   IMAD.MOV R6, RZ, RZ, -R3 ;
+        /*0100*/                   IMAD R9, R6, R7, RZ ;
+        /*0110*/                   IMAD.HI.U32 R3, R3, R9, R2 ;
+        /*0120*/                   IMAD.MOV.U32 R2, RZ, RZ, R4 ;
+        /*0130*/                   IMAD.HI.U32 R3, R3, R2, RZ ;
+        /*0140*/                   IMAD.MOV R4, RZ, RZ, -R3 ;
+        /*0150*/                   IMAD R2, R7, R4, R2 ;
+        /*0160*/                   ISETP.GT.U32.AND P1, PT, R7, R2, PT ;
+        /*0170*/              @!P1 IADD3 R2, R2, -R7.reuse, RZ ;
+        /*0180*/              @!P1 VIADD R3, R3, 0x1 ;
+        /*0190*/                   ISETP.GE.U32.AND P0, PT, R2, R7, PT ;
+        /*01a0*/               @P0 VIADD R3, R3, 0x1 ;
+        /*01b0*/                   EXIT ;
+)"),
+              ElementsAre(0x90u));
+}
+
+// out[t] = in[t] / b + in[t + 32] / c: two signed divisions interleaved, each reciprocal's
+// adjustment two or three instructions after it.
+constexpr char kTwoSigned[] = R"(
+        /*0040*/                   IABS R6, R2 ;
+        /*0050*/                   IABS R7, R3 ;
+        /*0060*/                   I2F.RP R13, R6 ;
+        /*0070*/                   I2F.RP R12, R7 ;
+        /*0080*/                   MUFU.RCP R13, R13 ;
+        /*0090*/                   MUFU.RCP R12, R12 ;
+        /*00a0*/                   VIADD R10, R13, 0xffffffe ;
+        /*00b0*/                   F2I.FTZ.U32.TRUNC.NTZ R11, R10 ;
+        /*00c0*/                   VIADD R8, R12, 0xffffffe ;
+        /*00d0*/                   F2I.FTZ.U32.TRUNC.NTZ R9, R8 ;
+        /*00e0*/                   IMAD.MOV.U32 R10, RZ, RZ, RZ ;
+        /*00f0*/                   IADD3 R15, RZ, -R11, RZ ;
+        /*0100*/                   HFMA2.MMA R8, -RZ, RZ, 0, 0 ;
+        /*0110*/                   IMAD R15, R15, R6, RZ ;
+        /*0120*/                   IMAD.MOV R14, RZ, RZ, -R9 ;
+        /*0130*/                   IMAD.HI.U32 R11, R11, R15, R10 ;
+        /*0140*/                   IMAD R13, R14, R7, RZ ;
+        /*0150*/                   IMAD.HI.U32 R8, R9, R13, R8 ;
+        /*0160*/                   IABS R12, R5 ;
+        /*0170*/                   IABS R10, R4 ;
+        /*0180*/                   IMAD.MOV.U32 R9, RZ, RZ, R12 ;
+        /*0190*/                   IMAD.HI.U32 R8, R8, R10, RZ ;
+        /*01a0*/                   IMAD.HI.U32 R11, R11, R9, RZ ;
+        /*01b0*/                   IADD3 R12, -R8, RZ, RZ ;
+        /*01c0*/                   IMAD.MOV R13, RZ, RZ, -R11 ;
+        /*01d0*/                   IMAD R10, R7, R12, R10 ;
+        /*01e0*/                   IMAD R9, R6, R13, R9 ;
+        /*01f0*/                   ISETP.GT.U32.AND P4, PT, R7, R10, PT ;
+        /*0200*/                   ISETP.GT.U32.AND P5, PT, R6, R9, PT ;
+        /*0210*/              @!P4 IMAD.IADD R10, R10, 0x1, -R7 ;
+        /*0220*/              @!P5 IMAD.IADD R9, R9, 0x1, -R6 ;
+        /*0230*/              @!P5 IADD3 R11, R11, 0x1, RZ ;
+        /*0240*/              @!P4 VIADD R8, R8, 0x1 ;
+        /*0250*/                   ISETP.GE.U32.AND P1, PT, R10, R7, PT ;
+        /*0260*/                   ISETP.GE.U32.AND P0, PT, R9, R6, PT ;
+        /*0270*/               @P1 VIADD R8, R8, 0x1 ;
+        /*0280*/               @P0 IADD3 R11, R11, 0x1, RZ ;
+        /*0290*/                   EXIT ;
+)";
+
+TEST(DivisionReciprocalTest, TwoDivisionsInterleaved) {
+  EXPECT_THAT(Marked(kTwoSigned), ElementsAre(0x80u, 0x90u));
+}
+
+// in[t] / b + in[t + 32] % c, unsigned, the divisors uniform registers (kernel parameters).
+TEST(DivisionReciprocalTest, UniformDivisors) {
+  EXPECT_THAT(Marked(R"(
+        /*0040*/                   I2F.U32.RP R9, UR6 ;
+        /*0050*/                   ISETP.NE.U32.AND P2, PT, RZ, UR6, PT ;
+        /*0060*/                   ISETP.NE.U32.AND P4, PT, RZ, UR7, PT ;
+        /*0070*/                   I2F.U32.RP R11, UR7 ;
+        /*0080*/                   MUFU.RCP R9, R9 ;
+        /*0090*/                   MUFU.RCP R11, R11 ;
+        /*00a0*/                   IADD3 R4, R9, 0xffffffe, RZ ;
+        /*00b0*/                   F2I.FTZ.U32.TRUNC.NTZ R5, R4 ;
+        /*00c0*/                   VIADD R6, R11, 0xffffffe ;
+        /*00d0*/                   F2I.FTZ.U32.TRUNC.NTZ R7, R6 ;
+        /*00e0*/                   HFMA2.MMA R4, -RZ, RZ, 0, 0 ;
+        /*00f0*/                   IADD3 R3, RZ, -R5, RZ ;
+        /*0100*/                   IMAD.MOV.U32 R6, RZ, RZ, RZ ;
+        /*0110*/                   IMAD R3, R3, UR6, RZ ;
+        /*0120*/                   IMAD.MOV R2, RZ, RZ, -R7 ;
+        /*0130*/                   IMAD.HI.U32 R5, R5, R3, R4 ;
+        /*0140*/                   IMAD R9, R2, UR7, RZ ;
+        /*0150*/                   IMAD.HI.U32 R7, R7, R9, R6 ;
+        /*0160*/                   IMAD.HI.U32 R5, R5, R8, RZ ;
+        /*0170*/                   IMAD.HI.U32 R7, R7, R10, RZ ;
+        /*0180*/                   IADD3 R3, -R5, RZ, RZ ;
+        /*0190*/                   IMAD.MOV R7, RZ, RZ, -R7 ;
+        /*01a0*/                   IMAD R8, R3, UR6, R8 ;
+        /*01b0*/                   IMAD R10, R7, UR7, R10 ;
+        /*01c0*/                   ISETP.GE.U32.AND P0, PT, R8, UR6, PT ;
+        /*01d0*/                   ISETP.GE.U32.AND P1, PT, R10, UR7, PT ;
+        /*01e0*/               @P0 IADD3 R8, R8, -UR6, RZ ;
+        /*01f0*/               @P1 VIADD R10, R10, -UR7 ;
+        /*0200*/               @P0 IADD3 R5, R5, 0x1, RZ ;
+        /*0210*/                   EXIT ;
+)"),
+              ElementsAre(0x80u, 0x90u));
+}
+
+// A float reciprocal (1.0f / x's fast path) is approximate on the GPU: never marked.
+TEST(DivisionReciprocalTest, AFloatReciprocalIsNot) {
+  EXPECT_THAT(Marked(R"(
+        /*0040*/                   LDG.E R0, desc[UR4][R4.64] ;
+        /*0050*/                   MUFU.RCP R7, R0 ;
+        /*0060*/                   FFMA R2, R0, R7, -1 ;
+        /*0070*/                   FADD.FTZ R2, -R2, -RZ ;
+        /*0080*/                   FFMA R7, R7, R2, R7 ;
+        /*0090*/                   EXIT ;
+)"),
+              IsEmpty());
+}
+
+// Replaces the first occurrence of `from` in `text` (each must occur).
+std::string Replace(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+// reduction.cu's `if (tid % (2 * s) == 0)` in its loop: the reciprocal's register is written again
+// under a guard and read under the same guard, and the loop goes back to where I2F writes it anew.
+constexpr char kInLoop[] = R"(
+        /*0040*/                   S2R R8, SR_TID.X ;
+        /*0050*/                   LDC R7, c[0x0][RZ] ;
+        /*0060*/                   ISETP.GE.U32.AND P1, PT, R7, 0x2, PT ;
+        /*0070*/                   LEA R5, R8, UR4, 0x2 ;
+        /*0110*/              @!P1 BRA `(.L_x_6) ;
+        /*0120*/                   IMAD.MOV.U32 R4, RZ, RZ, 0x1 ;
+.L_x_7:
+        /*0130*/                   SHF.L.U32 R10, R4, 0x1, RZ ;
+        /*0140*/                   I2F.U32.RP R6, R10 ;
+        /*0150*/                   IADD3 R9, RZ, -R10, RZ ;
+        /*0160*/                   ISETP.NE.U32.AND P2, PT, R10, RZ, PT ;
+        /*0170*/                   MUFU.RCP R6, R6 ;
+        /*0180*/                   VIADD R2, R6, 0xffffffe ;
+        /*0190*/                   F2I.FTZ.U32.TRUNC.NTZ R3, R2 ;
+        /*01a0*/                   IMAD.MOV.U32 R2, RZ, RZ, RZ ;
+        /*01b0*/                   IMAD R9, R9, R3, RZ ;
+        /*01c0*/                   IMAD.HI.U32 R3, R3, R9, R2 ;
+        /*01d0*/                   IMAD.HI.U32 R3, R3, R8, RZ ;
+        /*01e0*/                   IADD3 R3, -R3, RZ, RZ ;
+        /*01f0*/                   IMAD R3, R10, R3, R8 ;
+        /*0200*/                   ISETP.GE.U32.AND P1, PT, R3, R10, PT ;
+        /*0210*/               @P1 IMAD.IADD R3, R3, 0x1, -R10 ;
+        /*0220*/                   ISETP.GE.U32.AND P1, PT, R3, R10, PT ;
+        /*0230*/               @P1 IADD3 R3, -R10, R3, RZ ;
+        /*0240*/              @!P2 LOP3.LUT R3, RZ, R10, RZ, 0x33, !PT ;
+        /*0250*/                   ISETP.NE.AND P1, PT, R3, RZ, PT ;
+        /*0260*/              @!P1 IMAD R2, R4, 0x4, R5 ;
+        /*0270*/              @!P1 LDS R3, [R5] ;
+        /*0280*/                   IMAD.MOV.U32 R4, RZ, RZ, R10 ;
+        /*0290*/              @!P1 LDS R2, [R2] ;
+        /*02a0*/              @!P1 IADD3 R6, R3, R2, RZ ;
+        /*02b0*/              @!P1 STS [R5], R6 ;
+        /*02c0*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;
+        /*02d0*/                   ISETP.GE.U32.AND P1, PT, R10, R7, PT ;
+        /*02e0*/              @!P1 BRA `(.L_x_7) ;
+.L_x_6:
+        /*02f0*/                   EXIT ;
+)";
+
+TEST(DivisionReciprocalTest, InALoopItsRegisterWrittenUnderAGuard) {
+  EXPECT_THAT(Marked(kInLoop), ElementsAre(0x170u));
+  // Under another guard the store may read the reciprocal itself.
+  EXPECT_THAT(Marked(Replace(kInLoop, "@!P1 STS [R5], R6", "@P1 STS [R5], R6")), IsEmpty());
+  // The predicate written in between: the store's lanes may differ from the write's.
+  EXPECT_THAT(Marked(Replace(kInLoop, "@!P1 STS [R5], R6",
+                             "ISETP.NE.AND P1, PT, R4, RZ, PT ;\n        /*02b8*/ @!P1 STS [R5], R6")),
+              IsEmpty());
+  // The loop's back edge to where the reciprocal is read before I2F writes its register anew.
+  EXPECT_THAT(Marked(Replace(kInLoop, "SHF.L.U32 R10, R4, 0x1, RZ", "SHF.L.U32 R10, R6, 0x1, RZ")),
+              IsEmpty());
+}
+
+// Each part of the sequence is needed: without it the quotient is not known to be exact.
+TEST(DivisionReciprocalTest, APartMissingOrChangedIsNot) {
+  // The reciprocal also read elsewhere (its value may differ from the GPU's).
+  EXPECT_THAT(Marked(Replace(kUnsigned, "ISETP.GE.U32.AND P1, PT, R3, R10, PT ;\n",
+                             "ISETP.GE.U32.AND P1, PT, R3, R10, PT ;\n        /*0111*/ STS [R6], R3 ;\n")),
+              IsEmpty());
+  // No rounding up: I2F.U32 without .RP.
+  EXPECT_THAT(Marked(Replace(kUnsigned, "I2F.U32.RP", "I2F.U32")), IsEmpty());
+  // A signed I2F.RP whose operand is not IABS's.
+  EXPECT_THAT(Marked(Replace(kUnsigned, "I2F.U32.RP", "I2F.RP")), IsEmpty());
+  // Another adjustment.
+  EXPECT_THAT(Marked(Replace(kUnsigned, "0xffffffe", "0xffffffd")), IsEmpty());
+  // F2I not truncating.
+  EXPECT_THAT(Marked(Replace(kUnsigned, "F2I.FTZ.U32.TRUNC.NTZ", "F2I.FTZ.U32.NTZ")), IsEmpty());
+  // No Newton step (its low word not zero).
+  EXPECT_THAT(Marked(Replace(kUnsigned, "IMAD.MOV.U32 R2, RZ, RZ, RZ", "IMAD.MOV.U32 R2, RZ, RZ, 0x1")),
+              IsEmpty());
+  // The Newton step's error term of another register than the divisor.
+  EXPECT_THAT(Marked(Replace(kUnsigned, "IADD3 R9, RZ, -R10, RZ", "IADD3 R9, RZ, -R11, RZ")), IsEmpty());
+  // No quotient's remainder compared (the corrections missing).
+  EXPECT_THAT(Marked(Replace(Replace(kUnsigned, "ISETP.GE.U32.AND P1, PT, R3, R10, PT", "NOP"),
+                             "ISETP.GE.U32.AND P1, PT, R3, R10, PT", "NOP")),
+              IsEmpty());
+  // A guarded reciprocal.
+  EXPECT_THAT(Marked(Replace(kUnsigned, "MUFU.RCP R6, R6", "@P2 MUFU.RCP R6, R6")), IsEmpty());
+  // A branch target between the conversion and the reciprocal: the register may come from elsewhere.
+  EXPECT_THAT(Marked(Replace(kUnsigned, "        /*0080*/                   MUFU.RCP",
+                             ".L_x_1:\n        /*0080*/                   MUFU.RCP") +
+                     "        /*0170*/                   BRA `(.L_x_1) ;\n"),
+              IsEmpty());
+}
+
+// Whole launches: the quotient's guard known, so the stores it selects are counted.
+using test_support::Launch;
+using test_support::Listing;
+
+// nvcc's unsigned remainder tid % 4 by its reciprocal sequence (from reduction.cu's SASS): the
+// remainder is exact, so the guard it feeds is known.
+TEST(DivisionEmulateTest, TheUnsignedDivisionSequenceIsExact) {
+  const Module module = Listing(R"(
+        /*0040*/                   IMAD.MOV.U32 R10, RZ, RZ, 0x4 ;
+        /*0050*/                   I2F.U32.RP R6, R10 ;
+        /*0060*/                   IADD3 R9, RZ, -R10, RZ ;
+        /*0070*/                   ISETP.NE.U32.AND P2, PT, R10, RZ, PT ;
+        /*0080*/                   MUFU.RCP R6, R6 ;
+        /*0090*/                   VIADD R2, R6, 0xffffffe ;
+        /*00a0*/                   F2I.FTZ.U32.TRUNC.NTZ R3, R2 ;
+        /*00b0*/                   IMAD.MOV.U32 R2, RZ, RZ, RZ ;
+        /*00c0*/                   IMAD R9, R9, R3, RZ ;
+        /*00d0*/                   IMAD.HI.U32 R3, R3, R9, R2 ;
+        /*00e0*/                   IMAD.HI.U32 R3, R3, R0, RZ ;
+        /*00f0*/                   IADD3 R3, -R3, RZ, RZ ;
+        /*0100*/                   IMAD R3, R10, R3, R0 ;
+        /*0110*/                   ISETP.GE.U32.AND P1, PT, R3, R10, PT ;
+        /*0120*/               @P1 IMAD.IADD R3, R3, 0x1, -R10 ;
+        /*0130*/                   ISETP.GE.U32.AND P1, PT, R3, R10, PT ;
+        /*0140*/               @P1 IADD3 R3, -R10, R3, RZ ;
+        /*0150*/              @!P2 LOP3.LUT R3, RZ, R10, RZ, 0x33, !PT ;
+        /*0160*/                   ISETP.NE.AND P1, PT, R3, RZ, PT ;
+        /*0170*/                   IMAD.SHL.U32 R5, R0, 0x4, RZ ;
+        /*0180*/              @!P1 STS [R5+UR4], RZ ;
+        /*0190*/                   EXIT ;
+)");
+  const Emulation emulation = Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
+  EXPECT_EQ(emulation.record->stores().wavefronts,
+            CostWarpAccess(WarpAccess::Strided(4, 4, 8, 0x400)).wavefronts);  // lanes 0, 4, ..., 28
+}
+
+// The signed remainder (tid - 7) % 4 (ptxas's IABS, I2F.RP sequence, unrelated instructions between
+// its steps, as in a kernel's `in[i % n]`): exact, so the guard it feeds is known. Lanes 3, 7, ..., 31
+// (remainder 0, the dividend's sign kept) store 32 bytes apart: all in one bank.
+TEST(DivisionEmulateTest, TheSignedDivisionSequenceIsExact) {
+  const Module module = Listing(R"(
+        /*0040*/                   IMAD.MOV.U32 R9, RZ, RZ, 0x4 ;
+        /*0050*/                   VIADD R10, R0, 0xfffffff9 ;
+        /*0060*/                   IABS R8, R9 ;
+        /*0070*/                   I2F.RP R6, R8 ;
+        /*0080*/                   MUFU.RCP R6, R6 ;
+        /*0090*/                   ISETP.GE.AND P2, PT, R10, RZ, PT ;
+        /*00a0*/                   VIADD R4, R6, 0xffffffe ;
+        /*00b0*/                   IABS R2, R10 ;
+        /*00c0*/                   F2I.FTZ.U32.TRUNC.NTZ R5, R4 ;
+        /*00d0*/                   IMAD.MOV.U32 R4, RZ, RZ, RZ ;
+        /*00e0*/                   IADD3 R11, RZ, -R5, RZ ;
+        /*00f0*/                   IMAD R11, R11, R8, RZ ;
+        /*0100*/                   IMAD.HI.U32 R5, R5, R11, R4 ;
+        /*0110*/                   IMAD.HI.U32 R5, R5, R2, RZ ;
+        /*0120*/                   IADD3 R5, -R5, RZ, RZ ;
+        /*0130*/                   IMAD R5, R8, R5, R2 ;
+        /*0140*/                   ISETP.GT.U32.AND P0, PT, R8, R5, PT ;
+        /*0150*/              @!P0 IMAD.IADD R5, R5, 0x1, -R8 ;
+        /*0160*/                   ISETP.NE.AND P0, PT, R9, RZ, PT ;
+        /*0170*/                   ISETP.GT.U32.AND P1, PT, R8, R5, PT ;
+        /*0180*/              @!P1 IADD3 R5, R5, -R8, RZ ;
+        /*0190*/              @!P2 IMAD.MOV R5, RZ, RZ, -R5 ;
+        /*01a0*/              @!P0 LOP3.LUT R5, RZ, R9, RZ, 0x33, !PT ;
+        /*01b0*/                   ISETP.NE.AND P1, PT, R5, RZ, PT ;
+        /*01c0*/                   IMAD.SHL.U32 R7, R0, 0x20, RZ ;
+        /*01d0*/              @!P1 STS [R7+UR4], RZ ;
+        /*01e0*/                   EXIT ;
+)");
+  const Emulation emulation = Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
+  WarpAccess lanes;
+  lanes.bytes = 4;
+  for (int lane = 3; lane < 32; lane += 4) lanes.SetLane(lane, 0x400 + 32u * lane);
+  EXPECT_EQ(emulation.record->stores().wavefronts, CostWarpAccess(lanes).wavefronts);
+  EXPECT_EQ(emulation.record->stores().wavefronts, 8u);
+}
+
+}  // namespace
+}  // namespace bankcheck::emulate::internal
