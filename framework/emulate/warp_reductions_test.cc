@@ -84,14 +84,44 @@ TEST(WarpReductionsTest, UniformBitMaskComputesAsBitMask) {
   EXPECT_EQ(Row(*emulation.record, 0x70).wavefronts, 1u);
 }
 
+// REDUX's forms have GPU vectors (checked_forms.def): their values give addresses. Lane l of a warp
+// stores at word l * 31 (REDUX.MAX of the lanes, one wavefront) and l * 496 (REDUX.SUM.S32: every
+// word in bank 0 or 16, 16 wavefronts); of a warp of four lanes after WARPSYNC 0xf, at l * 6
+// (REDUX.SUM of 0 to 3).
+TEST(WarpReductionsTest, ReduxValuesGiveAddresses) {
+  const std::string body = R"(
+        /*0040*/                   REDUX.MAX UR6, R0 ;
+        /*0050*/                   REDUX.SUM.S32 UR7, R0 ;
+        /*0060*/                   IMAD R3, R0, UR6, RZ ;
+        /*0070*/                   IMAD R5, R0, UR7, RZ ;
+        /*0080*/                   IMAD.SHL.U32 R3, R3, 0x4, RZ ;
+        /*0090*/                   IMAD.SHL.U32 R5, R5, 0x4, RZ ;
+        /*00a0*/                   STS [R3+UR4], RZ ;
+        /*00b0*/                   STS [R5+UR4], RZ ;
+        /*00c0*/                   EXIT ;
+)";
+  const Emulation emulation = Emulate(Listing(body), Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
+  EXPECT_EQ(Row(*emulation.record, 0xa0).wavefronts, CostWarpAccess(WarpAccess::Strided(4, 31)).wavefronts);
+  EXPECT_EQ(Row(*emulation.record, 0xa0).wavefronts, 1u);
+  EXPECT_EQ(Row(*emulation.record, 0xb0).wavefronts, CostWarpAccess(WarpAccess::Strided(4, 496)).wavefronts);
+  EXPECT_EQ(Row(*emulation.record, 0xb0).wavefronts, 16u);
+  std::string four = body;
+  four.replace(four.find("REDUX.MAX UR6, R0 ;"), 19, "WARPSYNC 0xf ;");
+  four.replace(four.find("/*0050*/"), 8, "/*0048*/                   REDUX.SUM UR6, R0 ;\n        /*0050*/");
+  const Emulation partial = Emulate(Listing(four), Launch(Dim3{1, 1, 1}, Dim3{4, 1, 1}));
+  ASSERT_TRUE(partial.record) << partial.undecided->Describe();
+  EXPECT_EQ(Row(*partial.record, 0xa0).wavefronts, CostWarpAccess(WarpAccess::Strided(4, 6, 4)).wavefronts);
+}
+
 // Why one warp's launch is undecided when `producer` writes R5 and R5 gives the address.
-std::string WhyUndecided(const std::string& producer) {
+std::string WhyUndecided(const std::string& producer, uint32_t threads = 32) {
   const Emulation emulation = Emulate(Listing("        /*0040*/                   " + producer + R"( ;
         /*0050*/                   IMAD.SHL.U32 R3, R5, 0x4, RZ ;
         /*0060*/                   LDS R6, [R3+UR4] ;
         /*0070*/                   EXIT ;
 )"),
-                                      Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+                                      Launch(Dim3{1, 1, 1}, Dim3{threads, 1, 1}));
   if (!emulation.undecided) {
     ADD_FAILURE() << producer << ": decided, where it should be undecided";
     return "";
@@ -104,8 +134,20 @@ TEST(WarpReductionsTest, FormsWithoutGpuVectorsFeedingAnAddressAreUndecidedAndNa
               HasSubstr("form VIMNMX3 (VIMNMX3 at pc 0x0040), not among the forms checked against the GPU"));
   EXPECT_THAT(WhyUndecided("MATCH.ANY R5, R0"),
               HasSubstr("form MATCH.ANY (MATCH.ANY at pc 0x0040), not among"));
-  EXPECT_THAT(WhyUndecided("REDUX.SUM.S32 UR5, R0 ;\n        /*0048*/ MOV R5, UR5"),
-              HasSubstr("form REDUX.SUM.S32 (REDUX.SUM.S32 at pc 0x0040), not among"));
+  // Without a WARPSYNC, the members are the whole warp: four lanes are not (a warp of four threads).
+  EXPECT_THAT(WhyUndecided("REDUX.SUM UR5, R0 ;\n        /*0048*/ MOV R5, UR5", 4),
+              HasSubstr("REDUX.SUM at pc 0x0040"));
+  // CUB's logical warps of 16: each half's WARPSYNC.EXCLUSIVE mask, then each half reduces alone.
+  EXPECT_THAT(
+      WhyUndecided(
+          "LOP3.LUT R4, R0, 0x10, RZ, 0xc0, !PT ;\n        /*0042*/ IMAD.MOV.U32 R6, RZ, RZ, 0xffff ;\n"
+          "        /*0044*/ SHF.L.U32 R6, R6, R4, RZ ;\n        /*0046*/ WARPSYNC.EXCLUSIVE R6 ;\n"
+          "        /*0048*/ REDUX.MAX.S32 UR5, R0 ;\n        /*004a*/ MOV R5, UR5"),
+      HasSubstr("REDUX.MAX.S32 at pc 0x0048"));
+  // A guarded REDUX: which lanes would join it no vector says.
+  EXPECT_THAT(WhyUndecided("ISETP.GE.AND P0, PT, R0, 0x4, PT ;\n        /*0044*/ @P0 REDUX.SUM UR5, R0 ;\n"
+                           "        /*0048*/ MOV R5, UR5"),
+              HasSubstr("REDUX.SUM at pc 0x0044"));
   // MATCH.ALL also writes a predicate, which the table's one destination does not say.
   EXPECT_THAT(WhyUndecided("MATCH.ALL P0, R5, R0"), HasSubstr("MATCH.ALL"));
 }
