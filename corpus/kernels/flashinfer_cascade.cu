@@ -176,7 +176,11 @@ void RegisterFlashInferCascadeCases() {
   AddMergeStateCase(false);
   AddMergeStateCase(true);
   AddMergeStatesCase<Half>(3, 8, 128);
-  AddMergeStatesCase<BFloat16>(16, 2, 64);
+  // Not yet a case: MergeStatesLargeNumIndexSetsKernel's cp.async (16 bf16 states at 2 positions)
+  // measured 128 LDGSTS wavefronts under bankcheck and 256 under ncu on the same launch
+  // (sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts, both; H100, CUDA 13.0): a
+  // baseline waits until the two agree or the difference is understood.
+  //   AddMergeStatesCase<BFloat16>(16, 2, 64);
 }
 
 BANKCHECK_REGISTER_CASES(RegisterFlashInferCascadeCases);
