@@ -12,6 +12,7 @@
 
 #include "emulate/runtime/crafted_images.h"
 #include "emulate/runtime/internal/launch_capture.h"
+#include "emulate/runtime/measured_answers.h"
 
 namespace bankcheck::emulate::runtime {
 namespace {
@@ -39,8 +40,14 @@ class BoundsTest : public ::testing::Test {
     EXPECT_EQ(cudaMemcpy(bytes.data(), second_, 4096, cudaMemcpyDeviceToHost), cudaSuccess);
     return bytes == std::vector<unsigned char>(4096, 0x5A);
   }
-  // `error` is cudaErrorInvalidValue, and the thread's last error.
-  static void Refused(cudaError_t error, const char* what) {
+  // `error` is what the GPU answered the probe's same call `measured` (runtime/data/sm_90_answers.inc),
+  // and so is the thread's last error after it.
+  static void Refused(cudaError_t error, const std::string& measured) {
+    EXPECT_EQ(error, emutest::MeasuredError(measured)) << measured;
+    EXPECT_EQ(cudaGetLastError(), emutest::MeasuredError(measured + ".last_error")) << measured;
+  }
+  // A call the probe does not make: `error` is cudaErrorInvalidValue, and the thread's last error.
+  static void RefusedAsInvalid(cudaError_t error, const char* what) {
     EXPECT_EQ(error, cudaErrorInvalidValue) << what;
     EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue) << what;
   }
@@ -52,46 +59,47 @@ class BoundsTest : public ::testing::Test {
 
 TEST_F(BoundsTest, CopiesPastAnAllocationsEndAreRefused) {
   unsigned char* host = host_.data();
-  Refused(cudaMemcpy(first_, host, 8192, cudaMemcpyHostToDevice), "8192 bytes into 4096");
-  Refused(cudaMemcpy(first_, host, 4097, cudaMemcpyHostToDevice), "4097 bytes into 4096");
-  Refused(cudaMemcpy(first_ + 4095, host, 2, cudaMemcpyHostToDevice), "2 bytes at its last byte");
-  Refused(cudaMemcpy(first_, host, 8192, cudaMemcpyDefault), "8192 bytes into 4096, cudaMemcpyDefault");
-  Refused(cudaMemcpy(host, first_, 8192, cudaMemcpyDeviceToHost), "8192 bytes out of 4096");
-  Refused(cudaMemcpy(host, first_, 8192, cudaMemcpyDefault), "8192 bytes out of 4096, cudaMemcpyDefault");
-  Refused(cudaMemcpy(first_ + 4088, second_, 16, cudaMemcpyDeviceToDevice), "device to past an end");
-  Refused(cudaMemcpy(second_, first_ + 4088, 16, cudaMemcpyDeviceToDevice), "device from past an end");
-  Refused(cudaMemcpyAsync(first_, host, 8192, cudaMemcpyHostToDevice, stream_), "async into");
-  Refused(cudaMemcpyAsync(host, first_, 8192, cudaMemcpyDeviceToHost, stream_), "async out of");
-  Refused(cudaMemcpyAsync(first_, host, 8192, cudaMemcpyHostToDevice, nullptr), "async, legacy stream");
+  Refused(cudaMemcpy(first_, host, 8192, cudaMemcpyHostToDevice), "memcpy.htod.8192");
+  Refused(cudaMemcpy(first_, host, 4097, cudaMemcpyHostToDevice), "memcpy.htod.4097");
+  Refused(cudaMemcpy(first_ + 4095, host, 2, cudaMemcpyHostToDevice), "memcpy.htod.offset_4095_2");
+  Refused(cudaMemcpy(first_, host, 8192, cudaMemcpyDefault), "memcpy.default.htod_8192");
+  Refused(cudaMemcpy(host, first_, 8192, cudaMemcpyDeviceToHost), "memcpy.dtoh.8192");
+  Refused(cudaMemcpy(host, first_, 8192, cudaMemcpyDefault), "memcpy.default.dtoh_8192");
+  Refused(cudaMemcpy(first_ + 4088, second_, 16, cudaMemcpyDeviceToDevice), "memcpy.dtod.dst_8192");
+  Refused(cudaMemcpy(second_, first_ + 4088, 16, cudaMemcpyDeviceToDevice), "memcpy.dtod.src_8192");
+  Refused(cudaMemcpyAsync(first_, host, 8192, cudaMemcpyHostToDevice, stream_), "memcpyasync.htod.8192");
+  Refused(cudaMemcpyAsync(host, first_, 8192, cudaMemcpyDeviceToHost, stream_), "memcpyasync.dtoh.8192");
+  RefusedAsInvalid(cudaMemcpyAsync(first_, host, 8192, cudaMemcpyHostToDevice, nullptr),
+                   "async, legacy stream");
   // The host end of a copy is where the kind says the device's is: refused as the GPU refuses it.
-  Refused(cudaMemcpy(host, host + 8192, 16, cudaMemcpyHostToDevice), "host memory as the destination");
-  Refused(cudaMemcpy(host, host + 8192, 16, cudaMemcpyDeviceToHost), "host memory as the source");
-  EXPECT_EQ(cudaMemcpy(first_, host, 16, static_cast<cudaMemcpyKind>(7)), cudaErrorInvalidMemcpyDirection);
-  cudaGetLastError();
+  Refused(cudaMemcpy(host, host + 8192, 16, cudaMemcpyHostToDevice), "memcpy.htod.host_destination");
+  Refused(cudaMemcpy(host, host + 8192, 16, cudaMemcpyDeviceToHost), "memcpy.dtoh.host_source");
+  Refused(cudaMemcpy(first_, host, 16, static_cast<cudaMemcpyKind>(7)), "memcpy.kind_7");
   // What fits is copied.
-  EXPECT_EQ(cudaMemcpy(first_, host, 4096, cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(first_, host, 4096, cudaMemcpyHostToDevice),
+            emutest::MeasuredError("memcpy.htod.4096"));
   EXPECT_EQ(cudaMemcpy(first_ + 4095, host, 1, cudaMemcpyHostToDevice), cudaSuccess);
-  EXPECT_EQ(cudaMemcpy(host, host + 8192, 16, cudaMemcpyHostToHost), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(host, host + 8192, 16, cudaMemcpyHostToHost), emutest::MeasuredError("memcpy.htoh"));
   EXPECT_EQ(cudaMemcpy(first_, host, 0, cudaMemcpyHostToDevice), cudaSuccess);
 }
 
 TEST_F(BoundsTest, SetsPastAnAllocationsEndAreRefused) {
-  Refused(cudaMemset(first_, 1, 8192), "8192 bytes into 4096");
-  Refused(cudaMemset(first_, 1, 4097), "4097 bytes into 4096");
-  Refused(cudaMemset(first_ + 4095, 1, 2), "2 bytes at its last byte");
-  Refused(cudaMemsetAsync(first_, 1, 8192, stream_), "async");
-  Refused(cudaMemsetAsync(first_, 1, 8192, nullptr), "async, legacy stream");
-  Refused(cudaMemset(host_.data(), 1, 16), "host memory");
+  Refused(cudaMemset(first_, 1, 8192), "memset.8192");
+  Refused(cudaMemset(first_, 1, 4097), "memset.4097");
+  RefusedAsInvalid(cudaMemset(first_ + 4095, 1, 2), "2 bytes at its last byte");
+  Refused(cudaMemsetAsync(first_, 1, 8192, stream_), "memsetasync.8192");
+  RefusedAsInvalid(cudaMemsetAsync(first_, 1, 8192, nullptr), "async, legacy stream");
+  Refused(cudaMemset(host_.data(), 1, 16), "memset.host");
   EXPECT_EQ(host_[0], 0xEE);
-  EXPECT_EQ(cudaMemset(first_, 1, 4096), cudaSuccess);
+  EXPECT_EQ(cudaMemset(first_, 1, 4096), emutest::MeasuredError("memset.4096"));
 }
 
 TEST_F(BoundsTest, FreedMemoryIsNoDeviceMemory) {
   char* freed = nullptr;
   ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&freed), 4096), cudaSuccess);
   ASSERT_EQ(cudaFree(freed), cudaSuccess);
-  Refused(cudaMemcpy(freed, host_.data(), 16, cudaMemcpyHostToDevice), "a copy into freed memory");
-  Refused(cudaMemset(freed, 1, 16), "a set of freed memory");
+  Refused(cudaMemcpy(freed, host_.data(), 16, cudaMemcpyHostToDevice), "memcpy.freed");
+  RefusedAsInvalid(cudaMemset(freed, 1, 16), "a set of freed memory");
 }
 
 TEST_F(BoundsTest, GraphNodesAreCheckedWhenAddedCapturedAndRun) {
@@ -105,13 +113,13 @@ TEST_F(BoundsTest, GraphNodesAreCheckedWhenAddedCapturedAndRun) {
   set.pitch = 1024;  // the fifth row ends 1024 bytes past the end
   set.value = 7;
   cudaGraphNode_t node = nullptr;
-  Refused(cudaGraphAddMemsetNode(&node, graph, nullptr, 0, &set), "a 2D memset node past the end");
+  RefusedAsInvalid(cudaGraphAddMemsetNode(&node, graph, nullptr, 0, &set), "a 2D memset node past the end");
   set.height = 4;
   ASSERT_EQ(cudaGraphAddMemsetNode(&node, graph, nullptr, 0, &set), cudaSuccess);
   // Captured copies are refused when captured, as the GPU refuses them.
   ASSERT_EQ(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeGlobal), cudaSuccess);
-  Refused(cudaMemcpyAsync(first_, host_.data(), 8192, cudaMemcpyHostToDevice, stream_), "captured");
-  Refused(cudaMemsetAsync(first_, 1, 8192, stream_), "captured set");
+  RefusedAsInvalid(cudaMemcpyAsync(first_, host_.data(), 8192, cudaMemcpyHostToDevice, stream_), "captured");
+  RefusedAsInvalid(cudaMemsetAsync(first_, 1, 8192, stream_), "captured set");
   cudaGraph_t captured = nullptr;
   ASSERT_EQ(cudaStreamEndCapture(stream_, &captured), cudaSuccess);
   cudaGraphDestroy(captured);
@@ -123,7 +131,7 @@ TEST_F(BoundsTest, GraphNodesAreCheckedWhenAddedCapturedAndRun) {
   cudaGraphExec_t exec = nullptr;
   ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
   ASSERT_EQ(cudaFree(freed), cudaSuccess);
-  Refused(cudaGraphLaunch(exec, stream_), "a memset node of freed memory");
+  RefusedAsInvalid(cudaGraphLaunch(exec, stream_), "a memset node of freed memory");
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
 }

@@ -4,10 +4,12 @@
 //   registration (nvcc's start-up code)   fatbins and host stub -> mangled name (launch_capture.h)
 //   launches                              recorded while a session counts, emulated at its end
 //   memory                                host memory: cudaMalloc is zeroed anonymous pages, up to
-//                                         the emulated device's 80 GiB; copies and memsets are
-//                                         memmove and memset
+//                                         the measured device's memory; copies and memsets are
+//                                         memmove and memset, within allocations (CheckCopy)
 //   streams, synchronization, profiler    no-ops in order (nothing runs asynchronously)
-//   device queries                        one usable device, "bankcheck emulated sm_90"
+//   device queries                        one usable device, "bankcheck emulated sm_90", answering
+//                                         from the measured table (device_table.cc)
+//   kernels' attributes, occupancy        kernel_attributes.cc; events: events.cc
 //   graphs, stream capture                graphs.cc; the driver's entry points: driver_api.cc
 // Device memory is followed as known or unknown (emulate/internal/global_memory.h): what the host
 // copies or sets there is known to the launches recorded after it. Everything else the program
@@ -28,6 +30,7 @@
 #include <vector>
 
 #include "emulate/internal/limits.h"
+#include "emulate/runtime/internal/device_table.h"
 #include "emulate/runtime/internal/launch_capture.h"
 
 namespace bankcheck::emulate::runtime {
@@ -104,41 +107,8 @@ Range RangeOf(const void* pointer, size_t bytes) {
   return bytes <= found->second - offset ? Range::kDevice : Range::kPastEnd;
 }
 bool IsDevice(const void* pointer) { return RangeOf(pointer, 1) != Range::kHost; }
-constexpr size_t kDeviceMemory = size_t{80} << 30;  // an H100's
-
-// The emulated device: an sm_90 part with the H100's limits that kernels and cases read.
-cudaDeviceProp EmulatedDevice() {
-  cudaDeviceProp prop{};
-  std::snprintf(prop.name, sizeof(prop.name), "bankcheck emulated sm_90");
-  prop.major = 9;
-  prop.minor = 0;
-  prop.totalGlobalMem = kDeviceMemory;
-  prop.sharedMemPerBlock = kDefaultDynamicShared;
-  prop.sharedMemPerBlockOptin = kMaxSharedOptIn;
-  prop.sharedMemPerMultiprocessor = 228 * 1024;
-  prop.reservedSharedMemPerBlock = 1024;
-  prop.regsPerBlock = 65536;
-  prop.regsPerMultiprocessor = 65536;
-  prop.warpSize = 32;
-  // The limits the launches are checked against (emulate/internal/limits.h).
-  prop.maxThreadsPerBlock = kMaxBlockThreads;
-  prop.maxThreadsDim[0] = kMaxBlockXY;
-  prop.maxThreadsDim[1] = kMaxBlockXY;
-  prop.maxThreadsDim[2] = kMaxBlockZ;
-  prop.maxGridSize[0] = static_cast<int>(kMaxGridX);
-  prop.maxGridSize[1] = kMaxGridYZ;
-  prop.maxGridSize[2] = kMaxGridYZ;
-  prop.maxThreadsPerMultiProcessor = 2048;
-  prop.maxBlocksPerMultiProcessor = 32;
-  prop.multiProcessorCount = 132;
-  prop.totalConstMem = 64 * 1024;
-  prop.l2CacheSize = 50 * 1024 * 1024;
-  prop.unifiedAddressing = 1;
-  // Cluster launches are emulated; cooperative launches are not (a launch with them says so).
-  prop.clusterLaunch = 1;
-  prop.cooperativeLaunch = 0;
-  return prop;
-}
+// The measured device's memory (device_table.h), which cudaMalloc holds no more than.
+size_t DeviceMemory() { return bankcheck::emulate::runtime::DeviceProperties().totalGlobalMem; }
 
 }  // namespace
 
@@ -261,10 +231,21 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* fu
 cudaError_t cudaFuncSetAttribute(const void* func, enum cudaFuncAttribute attr, int value) {
   if (TheCapture().Find(func) == nullptr) return Fail(cudaErrorInvalidDeviceFunction);
   // The dynamic shared memory size and the non-portable cluster size permit launches
-  // (Capture::Launch refuses more); other attributes (the carve-out, ...) change only how fast a
-  // kernel runs.
+  // (Capture::Launch refuses more); the carve-out is answered back by cudaFuncGetAttributes
+  // (kernel_attributes.cc); a required cluster shape would change how launches run, which is not
+  // followed; other attributes change only how fast a kernel runs.
+  if (attr == cudaFuncAttributeRequiredClusterWidth)
+    return NotEmulated("cudaFuncSetAttribute(cudaFuncAttributeRequiredClusterWidth)");
+  if (attr == cudaFuncAttributeRequiredClusterHeight)
+    return NotEmulated("cudaFuncSetAttribute(cudaFuncAttributeRequiredClusterHeight)");
+  if (attr == cudaFuncAttributeRequiredClusterDepth)
+    return NotEmulated("cudaFuncSetAttribute(cudaFuncAttributeRequiredClusterDepth)");
   if (attr == cudaFuncAttributeNonPortableClusterSizeAllowed) {
     const cudaError_t error = TheCapture().SetNonPortableClusterSize(func, value != 0);
+    return error == cudaSuccess ? cudaSuccess : Fail(error);
+  }
+  if (attr == cudaFuncAttributePreferredSharedMemoryCarveout) {
+    const cudaError_t error = TheCapture().SetCarveout(func, value);
     return error == cudaSuccess ? cudaSuccess : Fail(error);
   }
   if (attr != cudaFuncAttributeMaxDynamicSharedMemorySize) return cudaSuccess;
@@ -275,14 +256,14 @@ cudaError_t cudaFuncSetAttribute(const void* func, enum cudaFuncAttribute attr, 
 cudaError_t cudaMalloc(void** pointer, size_t size) {
   if (pointer == nullptr) return Fail(cudaErrorInvalidValue);
   // More than the device has fails as on the GPU, before any arithmetic on the size could wrap.
-  if (size > kDeviceMemory) return Fail(cudaErrorMemoryAllocation);
+  if (size > DeviceMemory()) return Fail(cudaErrorMemoryAllocation);
   // Page-aligned (cudaMalloc's are 256-byte aligned) and zeroed, so that an emulated run is the same
   // every time; anonymous pages are zero until written, so memory the program never touches costs
   // the host nothing.
   const size_t length = size == 0 ? 1 : size;
   {
     std::lock_guard<std::mutex> lock(g_allocations_mutex);
-    if (length > kDeviceMemory - g_allocated) return Fail(cudaErrorMemoryAllocation);
+    if (length > DeviceMemory() - g_allocated) return Fail(cudaErrorMemoryAllocation);
     g_allocated += length;
   }
   void* memory =
@@ -382,6 +363,10 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int /*flags
   return cudaSuccess;
 }
 
+cudaError_t cudaStreamCreate(cudaStream_t* stream) {
+  return cudaStreamCreateWithFlags(stream, cudaStreamDefault);
+}
+
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   delete reinterpret_cast<char*>(stream);
   return cudaSuccess;
@@ -413,13 +398,6 @@ cudaError_t cudaGetDevice(int* device) {
 }
 
 cudaError_t cudaSetDevice(int device) { return device == 0 ? cudaSuccess : Fail(cudaErrorInvalidDevice); }
-
-cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
-  if (prop == nullptr) return Fail(cudaErrorInvalidValue);
-  if (device != 0) return Fail(cudaErrorInvalidDevice);
-  *prop = EmulatedDevice();
-  return cudaSuccess;
-}
 
 // No driver is there: 0, which results show as "unknown".
 cudaError_t cudaDriverGetVersion(int* version) {

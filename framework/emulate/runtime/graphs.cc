@@ -99,6 +99,11 @@ std::vector<LaunchRecord> GraphLaunchRecords(std::vector<LaunchRecord> nodes) {
   return {graph};
 }
 
+bool Capture::Capturing(void* stream) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return captures_.count(stream) != 0;
+}
+
 }  // namespace bankcheck::emulate::runtime
 
 // The entry points, as cuda_runtime_api.h declares them.

@@ -306,18 +306,23 @@ TEST_F(RuntimeTest, DynamicSharedMemoryOverTheKernelsLimitIsRefused) {
 }
 
 // A request larger than the device fails as on the GPU (the rounding of size + 255 wrapped and a
-// huge request got a tiny allocation); the total held is bounded by the device's memory too.
+// huge request got a tiny allocation); the total held is bounded by the device's memory too: the
+// measured device's (cudaGetDeviceProperties' totalGlobalMem).
 TEST_F(RuntimeTest, AllocationsLargerThanTheDeviceFail) {
+  cudaDeviceProp prop{};
+  ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+  const size_t total = prop.totalGlobalMem;
+  ASSERT_GT(total, size_t{40} << 30);
   void* device = &device;
   EXPECT_EQ(cudaMalloc(&device, SIZE_MAX), cudaErrorMemoryAllocation);
   EXPECT_EQ(cudaMalloc(&device, SIZE_MAX - 100), cudaErrorMemoryAllocation);
-  EXPECT_EQ(cudaMalloc(&device, (size_t{80} << 30) + 1), cudaErrorMemoryAllocation);
+  EXPECT_EQ(cudaMalloc(&device, total + 1), cudaErrorMemoryAllocation);
   EXPECT_EQ(device, &device);  // untouched
   EXPECT_EQ(cudaGetLastError(), cudaErrorMemoryAllocation);
-  // 60 GiB, never touched: anonymous pages cost the host nothing until written.
+  // All but 20 GiB, never touched: anonymous pages cost the host nothing until written.
   void* big = nullptr;
-  ASSERT_EQ(cudaMalloc(&big, size_t{60} << 30), cudaSuccess);
-  EXPECT_EQ(cudaMalloc(&device, size_t{30} << 30), cudaErrorMemoryAllocation);  // 90 GiB held
+  ASSERT_EQ(cudaMalloc(&big, total - (size_t{20} << 30)), cudaSuccess);
+  EXPECT_EQ(cudaMalloc(&device, size_t{30} << 30), cudaErrorMemoryAllocation);  // 10 GiB more than it has
   EXPECT_EQ(cudaFree(big), cudaSuccess);
   ASSERT_EQ(cudaMalloc(&device, size_t{30} << 30), cudaSuccess);
   EXPECT_EQ(cudaFree(device), cudaSuccess);

@@ -48,4 +48,42 @@ cudaError_t LaunchNoParamsInClusters() {
   return cudaLaunchKernelEx(&config, NoParamsKernel);
 }
 
+LauncherRun LaunchAsALauncher(const void* host_in, size_t in_bytes, float4* in, float* out,
+                              size_t out_bytes) {
+  LauncherRun run;
+  const auto call = [&run](cudaError_t error) {
+    if (run.error == cudaSuccess) run.error = error;
+    return error == cudaSuccess;
+  };
+  int min_grid = 0, device = 0;
+  if (!call(cudaOccupancyMaxPotentialBlockSize(&min_grid, &run.block, ManyRegistersKernel)) ||
+      !call(cudaGetDevice(&device)) ||
+      !call(cudaDeviceGetAttribute(&run.multiprocessors, cudaDevAttrMultiProcessorCount, device)) ||
+      !call(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&run.blocks_per_multiprocessor, ManyRegistersKernel,
+                                                          run.block, 0)))
+    return run;
+  const int grid = run.multiprocessors * run.blocks_per_multiprocessor;
+  if (static_cast<size_t>(run.block) * sizeof(float) > out_bytes || in_bytes < 24 * 1024 * sizeof(float4)) {
+    run.error = cudaErrorInvalidValue;
+    return run;
+  }
+  cudaStream_t stream = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  if (!call(cudaStreamCreate(&stream)) || !call(cudaEventCreate(&start)) || !call(cudaEventCreate(&stop)))
+    return run;
+  call(cudaMemsetAsync(out, 0, out_bytes, stream));
+  call(cudaMemcpyAsync(in, host_in, in_bytes, cudaMemcpyHostToDevice, stream));
+  call(cudaEventRecord(start, stream));
+  ManyRegistersKernel<<<grid, run.block, 0, stream>>>(in, out);
+  call(cudaGetLastError());
+  call(cudaEventRecord(stop, stream));
+  call(cudaEventSynchronize(stop));
+  call(cudaEventElapsedTime(&run.milliseconds, start, stop));
+  call(cudaStreamSynchronize(stream));
+  call(cudaEventDestroy(start));
+  call(cudaEventDestroy(stop));
+  call(cudaStreamDestroy(stream));
+  return run;
+}
+
 }  // namespace emutest

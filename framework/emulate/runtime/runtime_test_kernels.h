@@ -26,4 +26,18 @@ void LaunchNoParams();
 // NoParamsKernel through cudaLaunchKernelEx with a cluster dimension of 2.
 cudaError_t LaunchNoParamsInClusters();
 
+// What LaunchAsALauncher chose and saw.
+struct LauncherRun {
+  cudaError_t error = cudaSuccess;  // the first error of its calls
+  int block = 0;                    // cudaOccupancyMaxPotentialBlockSize's block size
+  int multiprocessors = 0;          // cudaDevAttrMultiProcessorCount
+  int blocks_per_multiprocessor = 0;
+  float milliseconds = -1;  // between the events recorded before and after the launch
+};
+// A launcher as code written elsewhere makes one: ManyRegistersKernel's block size from the
+// occupancy calculator, a grid of as many blocks as fit on every multiprocessor at once, `out` (a
+// float per thread of a block) zeroed and `in` (24 x 1024 float4) copied in on a stream of its own,
+// the launch timed with events.
+LauncherRun LaunchAsALauncher(const void* host_in, size_t in_bytes, float4* in, float* out, size_t out_bytes);
+
 }  // namespace emutest

@@ -6,7 +6,9 @@
 //                         that answered: runtime/data/sm_90_device.inc
 //   device_probe answers  the errors of copies and sets past an allocation's end, of events, of
 //                         queries; cudaFuncGetAttributes and the occupancy calculator of the
-//                         runtime test's kernels: runtime/data/sm_90_answers.inc
+//                         runtime test's kernels (cudaOccupancyMaxPotentialBlockSize,
+//                         cudaOccupancyAvailableDynamicSMemPerBlock, with a carve-out set):
+//                         runtime/data/sm_90_answers.inc
 //   device_probe module <far|inside>  cuModuleLoadData of a crafted image (crafted_images.h),
 //                         one per process: the driver may not survive it
 // Built with the runtime test's kernels' object, so that their SASS is the same:
@@ -19,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "emulate/runtime/crafted_images.h"
 #include "emulate/runtime/runtime_test_kernels.h"
@@ -207,6 +210,41 @@ void Kernels() {
          cudaFuncSetAttribute(emutest::ParamsKernelStub(), cudaFuncAttributeMaxDynamicSharedMemorySize,
                               100 * 1024));
   Kernel("ParamsKernel_100k", emutest::ParamsKernelStub());
+  for (const auto& [name, function] :
+       {std::pair{"NoParamsKernel", emutest::NoParamsKernelStub()},
+        std::pair{"ManyRegistersKernel", emutest::ManyRegistersKernelStub()}}) {
+    int min_grid = 0, block = 0;
+    Answer(std::string("potential_block.") + name + ".get",
+           cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, function, 0, 0));
+    Answer(std::string("potential_block.") + name + ".block", block);
+    Answer(std::string("potential_block.") + name + ".min_grid", min_grid);
+    for (const int blocks : {1, 2, 4, 32})
+      for (const int threads : {32, 256, 1024}) {
+        size_t bytes = 0;
+        const cudaError_t error =
+            cudaOccupancyAvailableDynamicSMemPerBlock(&bytes, function, blocks, threads);
+        Answer("available_smem." + std::string(name) + "." + std::to_string(blocks) + "." +
+                   std::to_string(threads),
+               error == cudaSuccess ? static_cast<long long>(bytes) : -static_cast<long long>(error));
+        cudaGetLastError();
+      }
+  }
+  // The occupancy with a carve-out preference (ParamsKernel's, reset to none afterwards).
+  for (const int carveout : {0, 25, 50, 100}) {
+    cudaFuncSetAttribute(emutest::ParamsKernelStub(), cudaFuncAttributePreferredSharedMemoryCarveout,
+                         carveout);
+    for (const int block : {32, 256, 1024})
+      for (const size_t shared : {size_t{0}, size_t{8000}, size_t{48 * 1024}, size_t{100 * 1024}}) {
+        int blocks = -1;
+        const cudaError_t error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &blocks, emutest::ParamsKernelStub(), block, shared);
+        Answer("occupancy_carveout." + std::to_string(carveout) + "." + std::to_string(block) + "." +
+                   std::to_string(shared),
+               error == cudaSuccess ? blocks : -static_cast<int>(error));
+        cudaGetLastError();
+      }
+  }
+  cudaFuncSetAttribute(emutest::ParamsKernelStub(), cudaFuncAttributePreferredSharedMemoryCarveout, -1);
   int value = 0;
   Answer("attribute.device_1", cudaDeviceGetAttribute(&value, cudaDevAttrWarpSize, 1));
   cudaGetLastError();

@@ -59,6 +59,7 @@ struct RegisteredKernel {
   std::string mangled;
   int64_t max_dynamic_shared = -1;    // cudaFuncAttributeMaxDynamicSharedMemorySize; -1 when not set
   bool non_portable_cluster = false;  // cudaFuncAttributeNonPortableClusterSizeAllowed
+  int preferred_carveout = -1;        // cudaFuncAttributePreferredSharedMemoryCarveout; -1: none
 };
 
 // One launch as a program made it.
@@ -107,6 +108,8 @@ class Capture final : public bankcheck::internal::LaunchEmulation {
   // Adds `node` to the graph `stream` is being captured into, after its last node; false when the
   // stream is not capturing.
   bool AddCaptured(void* stream, GraphNode node);
+  // Whether `stream` is being captured (graphs.cc).
+  bool Capturing(void* stream) const;
 
   // The device memory the host wrote (emulate/internal/global_memory.h), read by the emulated
   // launches' loads.
@@ -125,6 +128,17 @@ class Capture final : public bankcheck::internal::LaunchEmulation {
   // cudaFuncAttributeNonPortableClusterSizeAllowed: later launches of the kernel may have clusters of
   // up to 16 blocks, not 8. cudaErrorInvalidDeviceFunction for a function never registered.
   cudaError_t SetNonPortableClusterSize(const void* host_function, bool allowed);
+
+  // A registered kernel and its layout, read from its module (cudaFuncGetAttributes, the occupancy
+  // calculator: kernel_attributes.cc). cudaErrorInvalidResourceHandle (the GPU's answer) for a
+  // function never registered; cudaErrorNotSupported, having noted why (NoteNotEmulated), when its module
+  // cannot be read or has no sm_90 code of it.
+  cudaError_t Describe(const void* host_function, RegisteredKernel* kernel, KernelInfo* info);
+
+  // cudaFuncAttributePreferredSharedMemoryCarveout (-1 to 100 percent, else cudaErrorInvalidValue),
+  // which cudaFuncGetAttributes answers back. cudaErrorInvalidDeviceFunction for a function never
+  // registered.
+  cudaError_t SetCarveout(const void* host_function, int percent);
 
   // A CUDA entry point that is not emulated was called: the first since the last TakeNotEmulated
   // is the case's reason to skip ("not emulated: cudaGraphLaunch").
