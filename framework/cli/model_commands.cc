@@ -253,7 +253,8 @@ void AddAccessOptions(CLI::App& command, AccessOptions& options) {
       "(N = 8, 16, 32 for .x1, .x2, .x4; with --stride, lane i's row is at O + i*S*16): a 16-byte access,\n"
       "one 8-row matrix per phase, so the ideal is the number of matrices.\n"
       "--op ldg, stg (global): the distinct 32-byte sectors the active lanes' bytes touch, over the\n"
-      "whole warp; ideal = ceil(distinct bytes / 32).\n"
+      "whole warp; ideal = ceil(sum over those sectors of min(32, the lanes' bytes in it) / 32),\n"
+      "each lane's bytes counted (ceil(distinct bytes / 32) when no two lanes share a byte).\n"
       "--op ldl, stl (local): addresses are the lanes' offsets in their own local memory; lane L's byte\n"
       "o lies at (o / 4) * 128 + L * 4 + o % 4; its distinct sectors (no ideal). See docs/model.md.\n"
       "Exit status: 0 done, 2 bad input.\n");

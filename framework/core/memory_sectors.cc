@@ -1,6 +1,7 @@
 #include "bankcheck/memory_sectors.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -65,17 +66,16 @@ std::vector<uint64_t> SectorsTouched(const WarpAccess& access, bool local) {
 SectorCost GlobalSectors(const WarpAccess& access) {
   SectorCost cost;
   cost.sectors = SectorsTouched(access, false).size();
-  // Distinct bytes: the lanes' ranges merged.
-  std::vector<std::pair<uint64_t, uint64_t>> ranges = Ranges(access, false);
-  std::sort(ranges.begin(), ranges.end());
-  uint64_t bytes = 0, covered_to = 0;  // one past the last byte counted
-  bool any = false;
-  for (const auto& [first, last] : ranges) {
-    const uint64_t from = any ? std::max(first, covered_to) : first;
-    if (last + 1 > from) bytes += last + 1 - from;
-    covered_to = any ? std::max(covered_to, last + 1) : last + 1;
-    any = true;
-  }
+  // The ideal counts every lane's bytes, the same bytes again for each lane that reads them, but
+  // no sector for more than its 32 bytes: all lanes on one word cost 1, while lanes that share
+  // words spread over several sectors cost more than their distinct bytes (docs/model.md).
+  std::map<uint64_t, uint64_t> lane_bytes;  // by sector
+  for (const auto& [first, last] : Ranges(access, false))
+    for (uint64_t sector = first / kSectorBytes; sector <= last / kSectorBytes; ++sector)
+      lane_bytes[sector] += std::min(last, sector * kSectorBytes + kSectorBytes - 1) + 1 -
+                            std::max(first, sector * kSectorBytes);
+  uint64_t bytes = 0;
+  for (const auto& [sector, count] : lane_bytes) bytes += std::min<uint64_t>(count, kSectorBytes);
   cost.ideal = (bytes + kSectorBytes - 1) / kSectorBytes;
   return cost;
 }

@@ -74,6 +74,45 @@ TEST(GlobalSectors, OverlappingLanesCountTheirBytesOnce) {
   EXPECT_EQ(Global(access), (SectorCost{5, 5}));
 }
 
+// Lanes that read some of the same words (measured on an H100, driver 580.159.04, CUDA 13.0,
+// 2026-12-07: CuPy's _cupy_upfirdn2D_float32 in the corpus, cupy_upfirdn/2d/float32/axis1_up2 and
+// axis0_down2): each lane's bytes count, a sector's at most 32.
+TEST(GlobalSectors, LanesSharingWordsAcrossSectorsCountEachLane) {
+  // Lanes 0-5 of each 8 at rows 80 bytes apart, the 4 groups the same rows: 6 sectors of 4 lanes
+  // each, ideal 3 (96 lane bytes), not 1 (24 distinct bytes).
+  WarpAccess rows;
+  rows.bytes = 4;
+  for (int lane = 0; lane < kWarpSize; ++lane)
+    if (lane % 8 < 6) rows.SetLane(lane, uint64_t(lane % 8) * 80);
+  EXPECT_EQ(Global(rows), (SectorCost{6, 3}));
+  // Lanes 0-2 of group g on word g, lanes 3-7 on words g + 5 + 10 * (lane - 3): 7 sectors, 24
+  // distinct words (3 ideal by distinct bytes); sector 0's 15 lanes give it its 32 bytes, the
+  // others 68: ideal 4.
+  WarpAccess taps;
+  taps.bytes = 4;
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    const uint64_t group = lane / 8, in_group = lane % 8;
+    taps.SetLane(lane, 4 * (in_group < 3 ? group : group + 5 + 10 * (in_group - 3)));
+  }
+  EXPECT_EQ(Global(taps), (SectorCost{7, 4}));
+}
+
+TEST(GlobalSectors, LanesSharingWordsInOneSectorCostOne) {
+  // Measured as above: four words of one sector, lanes 0-2 of each 8 on three of them and lanes
+  // 3-7 on the fourth (128 lane bytes in one sector): ideal 1. So are 12 lanes on one word and 12
+  // on another of the same sector.
+  WarpAccess access;
+  access.bytes = 4;
+  for (int lane = 0; lane < kWarpSize; ++lane)
+    access.SetLane(lane, lane % 8 == 0 ? 20 : lane % 8 == 1 ? 12 : lane % 8 == 2 ? 4 : 0);
+  EXPECT_EQ(Global(access), (SectorCost{1, 1}));
+  WarpAccess two;
+  two.bytes = 4;
+  for (int lane = 0; lane < kWarpSize; ++lane)
+    if (lane % 8 < 6) two.SetLane(lane, lane / 8 % 2 * 16);
+  EXPECT_EQ(Global(two), (SectorCost{1, 1}));
+}
+
 TEST(GlobalSectors, RejectsAWidthTheGpuHasNot) {
   WarpAccess access = Strided(4, 1);
   access.bytes = 3;

@@ -179,8 +179,8 @@ constexpr std::array<SharedKindInfo, kSharedKindCount> kKinds = {{
      true},
     // Global and local memory: sectors. The instrumented per-op sector counters sum what the SASS
     // Metrics API's per-instruction `smsp__sass_sectors_mem_*` counts (H200, docs/counters.md);
-    // its global ideal (the sectors the active lanes' distinct bytes fill) has no range-profiler
-    // counter, and local memory has no ideal at all.
+    // its global ideal (memory_sectors.h: the lanes' bytes, a sector's at most 32) has no
+    // range-profiler counter, and local memory has no ideal at all.
     {SharedKind::kGlobalLoad,
      "global_ld",
      "ldg",

@@ -16,15 +16,18 @@ inline constexpr uint32_t kSectorBytes = 32;
 // One warp instruction's sectors, and the fewest its bytes could take (global memory only).
 struct SectorCost {
   uint64_t sectors = 0;  // distinct 32-byte sectors the active lanes' bytes touch
-  uint64_t ideal = 0;    // ceil(distinct bytes touched / 32); 0 for local memory (no ideal)
+  uint64_t ideal = 0;    // ceil(lane bytes / 32), a sector's at most 32; 0 for local memory
   friend bool operator==(const SectorCost& a, const SectorCost& b) {
     return a.sectors == b.sectors && a.ideal == b.ideal;
   }
 };
 
 // A global access: each active lane's bytes [address, address + bytes), over the whole warp (not
-// per quarter-warp). Throws Error(kBadInput) for a width other than 1, 2, 4, 8 or 16 bytes or an
-// address whose bytes pass 2^64.
+// per quarter-warp). The ideal counts each lane's bytes (the same bytes again for every lane that
+// reads them), each sector's at most 32: ceil(sum over the sectors touched of min(32, the lanes'
+// bytes in it) / 32). Without lanes that share bytes that is ceil(distinct bytes / 32). Throws
+// Error(kBadInput) for a width other than 1, 2, 4, 8 or 16 bytes or an address whose bytes pass
+// 2^64.
 SectorCost GlobalSectors(const WarpAccess& access);
 
 // Where byte `offset` of lane `lane`'s local memory lies in the warp's local memory: the threads'
