@@ -93,8 +93,8 @@ std::string WhyUndecided(const std::string& before, const std::string& branch, u
 }
 
 TEST(DivergenceBranchTest, AMaskNotKnownIsUndecided) {
-  // REDUX has no GPU vectors yet: its value is unknown.
-  EXPECT_THAT(WhyUndecided("        /*0040*/                   REDUX.OR UR8, R0 ;", "BRA.DIV UR8,"),
+  // The clock's value is not known before the launch runs.
+  EXPECT_THAT(WhyUndecided("        /*0040*/                   S2UR UR8, SR_CLOCKLO ;", "BRA.DIV UR8,"),
               HasSubstr("feeds the mask of BRA.DIV at pc 0x0100"));
 }
 
