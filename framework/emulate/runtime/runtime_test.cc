@@ -144,7 +144,8 @@ TEST_F(RuntimeTest, LaunchesOutsideASessionAreAcceptedAndNotRecorded) {
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
   TheCapture().Start();
   EXPECT_TRUE(TheCapture().Recorded().empty());
-  EXPECT_FALSE(evaluator_->fatbins.empty()) << "its kernel is read: its outputs are computed as a recorded one's";
+  EXPECT_FALSE(evaluator_->fatbins.empty())
+      << "its kernel is read: its outputs are computed as a recorded one's";
 }
 
 TEST_F(RuntimeTest, FinishEmulatesEachLaunchInOrder) {
