@@ -38,6 +38,8 @@ bool IsComputingFamily(Semantics semantics) {
     case Semantics::kReciprocal:
     case Semantics::kVote:
     case Semantics::kWarpReduction:
+    case Semantics::kPredicatesToRegister:
+    case Semantics::kWarpMatch:
     case Semantics::kFloatAdd:
     case Semantics::kFloatMultiply:
     case Semantics::kFloatFma:

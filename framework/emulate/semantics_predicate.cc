@@ -1,5 +1,5 @@
-// The predicate handlers: ISETP, PLOP3, SEL/FSEL, R2P, and the warp's collectives that read its
-// lanes together: the votes (VOTE, VOTEU) and the reductions (REDUX).
+// The predicate handlers: ISETP, PLOP3, SEL/FSEL, R2P, P2R, and the warp's collectives that read its
+// lanes together: the votes (VOTE, VOTEU), the reductions (REDUX) and the matches (MATCH.ANY).
 
 #include <algorithm>
 #include <array>
@@ -57,10 +57,38 @@ void LaunchEvaluator::Predicates(const Instruction& in, size_t index, uint32_t m
           if (ops[2].value >> bit & 1u) out.Add(OperandKind::kPredicate, bit, From((a.bits >> bit) & 1u, a));
         return;
       }
+      case Semantics::kPredicatesToRegister:
+        PredicatesToRegister(in, index, lane, out);
+        return;
       default:
         Stop(in, in.opcode + " reached the wrong handler (Predicates)");
     }
   });
+}
+
+// P2R d, PR, a, mask: bit i of d is P<i> (P0 to P6) where mask has bit i, else a's bit i. ptxas
+// writes it to spill a predicate (P2R R6, PR, RZ, 0x40, read back by ISETP.NE). A mask reaching bit 7
+// (PT's place) and the byte forms (P2R.B1 ...: not in checked_forms.def) are unknown, in either
+// pass: no vector says what they give.
+void LaunchEvaluator::PredicatesToRegister(const Instruction& in, size_t index, int lane, Writes& out) {
+  const std::vector<Operand>& ops = in.operands;
+  if (ops.size() != 4 || ops[1].text != "PR" || ops[2].kind != OperandKind::kRegister ||
+      ops[3].kind != OperandKind::kImmediate)
+    Stop(in, in.opcode + " is a form the emulator does not understand");
+  const uint32_t mask = static_cast<uint32_t>(ops[3].value);
+  if (in.unchecked_form || mask > 0x7fu) return out.Add(ops[0], Unknown(Origin(index)));
+  const Value a = Read(ops[2], lane, index);
+  Value inputs = a;
+  uint32_t predicates = 0;
+  Operand predicate;
+  predicate.kind = OperandKind::kPredicate;
+  for (predicate.index = 0; predicate.index < kPredicateTrue; ++predicate.index) {
+    if (!(mask >> predicate.index & 1u)) continue;
+    const Value p = ReadPredicate(predicate, lane);
+    inputs = From(0, inputs, p);
+    predicates |= (p.bits & 1u) << predicate.index;
+  }
+  out.Add(ops[0], From(PackPredicates(predicates, a.bits, mask), inputs));
 }
 
 // ISETP d, q, a, b, c: d = (a test b) combined with c, q = !(a test b) combined with c.
@@ -223,6 +251,41 @@ void LaunchEvaluator::WarpReduction(const Instruction& in, size_t index, uint32_
   const std::optional<uint32_t> result = WarpReduce(in, values.data(), mask);
   if (!result) Stop(in, in.opcode + " is a reduction the emulator does not understand");
   writes.Add(ops[0], From(*result, inputs));
+}
+
+uint32_t MatchAny(const uint64_t* values, uint32_t lanes, int lane) {
+  uint32_t matching = 0;
+  for (int other = 0; other < kWarpSize; ++other)
+    if ((lanes >> other & 1u) && values[other] == values[lane]) matching |= 1u << other;
+  return matching;
+}
+
+void LaunchEvaluator::WarpMatch(const Instruction& in, size_t index, uint32_t mask) {
+  // MATCH.ANY d, a (.U64: a the pair a, a+1): in each lane that runs it, the mask of those lanes
+  // whose a equals its own. Its members are those lanes as REDUX's are (WarpReduction): the mask the
+  // warp's last WARPSYNC read, or the whole warp without one; else, guarded, or a form no vector
+  // checks, unknown in either pass.
+  const std::vector<Operand>& ops = in.operands;
+  // MATCH.ALL writes a predicate besides the mask, which the table's one destination misses.
+  if (!in.Is(mod::kAny)) Stop(in, in.opcode + " is a form the emulator does not understand");
+  const uint64_t members = warp_.sync_members == kNoWarpSync ? 0xffffffffu : warp_.sync_members;
+  const bool computed = !in.unchecked_form && in.guard == kPredicateTrue && !in.guard_negated && mask != 0 &&
+                        members == mask && ops.size() == 2 && IsRegister(ops[1]);
+  std::array<uint64_t, kWarpSize> values{};
+  Value inputs = Known(0);
+  for (int lane = 0; computed && lane < kWarpSize; ++lane) {
+    if (!(mask >> lane & 1u)) continue;
+    uint64_t bits = 0;
+    const Value a = in.Is(mod::kU64) ? ReadPair(ops[1], lane, index, &bits) : Read(ops[1], lane, index);
+    values[lane] = in.Is(mod::kU64) ? bits : a.bits;
+    inputs = From(0, inputs, a);
+  }
+  for (uint32_t lanes = mask; lanes != 0; lanes &= lanes - 1) {
+    const int lane = __builtin_ctz(lanes);
+    Writes writes(warp_, lane, WriteGuard(Known(1)));
+    writes.Add(ops.at(0),
+               computed ? From(MatchAny(values.data(), mask, lane), inputs) : Unknown(Origin(index)));
+  }
 }
 
 }  // namespace bankcheck::emulate::internal

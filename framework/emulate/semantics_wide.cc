@@ -2,11 +2,12 @@
 // an instruction of another form writes unknowns, in either pass): F2F between f32 and f64 (exact,
 // or rounded to nearest even; a NaN keeps its payload), F2FP's packs of two f32 into bf16x2 or
 // f16x2 (rounded to nearest even, a NaN the canonical 0x7fff), DSETP; DADD, DMUL and DFMA as IEEE
-// binary64 rounded to nearest, which the host computes (a NaN result 0x7fffffffffffffff), once
-// their forms are in the table.
+// binary64 rounded to nearest, which the host computes, with the GPU's NaNs (DoubleResult).
 
 #include <cmath>
+#include <initializer_list>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "emulate/internal/evaluator.h"
@@ -15,10 +16,36 @@
 namespace bankcheck::emulate::internal {
 namespace {
 
-constexpr uint64_t kCanonicalNan64 = 0x7fffffffffffffffull;
 constexpr uint16_t kCanonicalNan16 = 0x7fffu;
 
 bool IsNan32(uint32_t bits) { return (bits & 0x7fffffffu) > 0x7f800000u; }
+bool IsNan64(uint64_t bits) { return (bits & ~(uint64_t{1} << 63)) > 0x7ff0000000000000ull; }
+
+// DADD a, b, DMUL a, b and DFMA a, b, c as the GPU's vectors show them: a NaN operand is returned
+// quieted (sign and payload kept), the first of b, c, a that is one (b before a whichever of them
+// signals); an invalid operation of numbers (inf - inf, 0 * inf) gives 0xfff8000000000000, not the
+// host's NaN.
+uint64_t DoubleResult(const std::string& base, double a, double b, double c) {
+  constexpr uint64_t kQuiet = uint64_t{1} << 51;
+  for (const double operand : {b, c, a}) {
+    if (IsNan64(Bits64(operand))) return Bits64(operand) | kQuiet;
+  }
+  const double result = base == "DADD" ? a + b : base == "DMUL" ? a * b : std::fma(a, b, c);
+  return std::isnan(result) ? 0xfff8000000000000ull : Bits64(result);
+}
+
+// Whether a NaN is read through - or |x|: no vector says which sign the GPU then returns.
+bool ModifiedNan(const Instruction& in, std::initializer_list<double> sources) {
+  size_t operand = 1;
+  for (const double source : sources) {
+    if (operand < in.operands.size() && (in.operands[operand].negate || in.operands[operand].absolute) &&
+        IsNan64(Bits64(source))) {
+      return true;
+    }
+    ++operand;
+  }
+  return false;
+}
 
 // F2F of a NaN keeps its sign and payload (shifted to the other width) and sets the quiet bit, as the
 // vectors show: 0x7fc12345 becomes 0x7ff82468a0000000 and back.
@@ -112,11 +139,8 @@ void LaunchEvaluator::OtherPrecision(const Instruction& in, size_t index, uint32
                                     y = WideSource(ops.at(2), lane, index, &b);
         std::optional<double> z = 0.0;
         if (in.base == "DFMA") z = WideSource(ops.at(3), lane, index, &c);
-        if (!x || !y || !z) return out.AddUnknown(in, 1, 2, Origin(index));
-        const double result = in.base == "DADD"   ? *x + *y
-                              : in.base == "DMUL" ? *x * *y
-                                                  : std::fma(*x, *y, *z);
-        out.AddPair(ops[0], std::isnan(result) ? kCanonicalNan64 : Bits64(result), From(0, a, b, c));
+        if (!x || !y || !z || ModifiedNan(in, {*x, *y, *z})) return out.AddUnknown(in, 1, 2, Origin(index));
+        out.AddPair(ops[0], DoubleResult(in.base, *x, *y, *z), From(0, a, b, c));
         return;
       }
       case Semantics::kDoubleCompare: {  // DSETP p, q, a, b, c: as FSETP

@@ -155,6 +155,7 @@ void LaunchEvaluator::Dispatch(const Instruction& in, uint32_t index, uint32_t m
     case Semantics::kIsetp:
     case Semantics::kSel:
     case Semantics::kRegisterToPredicates:
+    case Semantics::kPredicatesToRegister:
       Predicates(in, index, mask);
       break;
     case Semantics::kVote:
@@ -162,6 +163,9 @@ void LaunchEvaluator::Dispatch(const Instruction& in, uint32_t index, uint32_t m
       break;
     case Semantics::kWarpReduction:
       WarpReduction(in, index, mask);
+      break;
+    case Semantics::kWarpMatch:
+      WarpMatch(in, index, mask);
       break;
     case Semantics::kTensorLoad:
     case Semantics::kMbarrier:

@@ -388,3 +388,30 @@ BANKCHECK_FORM(lane_mask_eq, {
   asm("mov.u32 %0, %%lanemask_eq;" : "=r"(r0));
   asm("mov.u32 %0, %%laneid;" : "=r"(r1));
 })
+
+// A predicate spilled to a register (P2R d, PR, RZ, mask, read back by ISETP.NE d, RZ): nine
+// predicates live at once, one more than P0 to P6 hold, so ptxas spills some (FlashInfer's packbits
+// and layernorm, CUB's block sort). q<i> is bit i of a; each step adds b or xors c under q<i>.
+#define BIT(i, m) "and.b32 s, %1, " #m "; setp.ne.u32 q" #i ", s, 0; "
+#define STEP(i) "@q" #i " add.u32 %0, %0, %2; @!q" #i " xor.b32 %0, %0, %3; shf.l.wrap.b32 %0, %0, %0, 3; "
+#define NINE_BITS \
+  BIT(0, 1) BIT(1, 2) BIT(2, 4) BIT(3, 8) BIT(4, 16) BIT(5, 32) BIT(6, 64) BIT(7, 128) BIT(8, 256)
+#define NINE_STEPS STEP(0) STEP(1) STEP(2) STEP(3) STEP(4) STEP(5) STEP(6) STEP(7) STEP(8)
+BANKCHECK_FORM(p2r, asm("{ .reg .pred q<9>; .reg .u32 s; mov.u32 %0, %3; " NINE_BITS NINE_STEPS NINE_STEPS "}"
+                        : "+r"(r0)
+                        : "r"(a), "r"(b), "r"(c)))
+// __match_any_sync (Inputs::kWarpInt; CUB's warp exchange and scans, CuPy's channelizer): over the
+// warp, of b (0 to 40: some lanes equal) and of b & 3; over the lanes whose b is below 20 (WARPSYNC of
+// that mask, then MATCH.ANY), of a & 3. The 64-bit form (.U64) the same, on pairs of words.
+BANKCHECK_FORM(match_any, {
+  r0 = __match_any_sync(0xffffffffu, b);
+  r1 = __match_any_sync(0xffffffffu, b & 3u);
+  const uint32_t members = __ballot_sync(0xffffffffu, b < 20u);
+  if (b < 20u) r2 = __match_any_sync(members, a & 3u);
+})
+BANKCHECK_FORM(match_any_u64, {
+  r0 = __match_any_sync(0xffffffffu, static_cast<unsigned long long>(b & 3u) << 32 | (c & 1u));
+  r1 = __match_any_sync(0xffffffffu, static_cast<unsigned long long>(a) << 32 | b);
+  const uint32_t members = __ballot_sync(0xffffffffu, b < 20u);
+  if (b < 20u) r2 = __match_any_sync(members, static_cast<unsigned long long>(a & 1u) << 32 | (b & 3u));
+})

@@ -31,7 +31,11 @@ using emulate::runtime::TheCapture;
 // SASS must hold the form each claims. None of their forms may be in checked_forms.def until their
 // vectors replay with 0 differ (the table check below fails a form none of whose vectors is
 // computed). Emptied when the vectors are recorded.
-const std::set<std::string> kAwaitingVectors = {};
+const std::set<std::string> kAwaitingVectors = {
+    "form_p2r",
+    "form_match_any",
+    "form_match_any_u64",
+};
 
 std::string Hex(uint32_t word) {
   char text[16];
@@ -214,6 +218,79 @@ TEST(ConformanceTest, WarpReductionsReduceOverTheirMembers) {
   std::string why;
   EXPECT_FALSE(Replay(FormIndex("form_redux_max_s32_halves"), in, &out, &why)) << Hex(out[0]);
   EXPECT_THAT(why, ::testing::HasSubstr("REDUX.MAX.S32"));
+}
+
+// The lanes l of thread t's warp (of those with `member`) whose key(l) equals key(t): MATCH.ANY's
+// value as match.any.sync defines it.
+template <typename Key, typename Member>
+uint32_t Matching(uint32_t t, Key key, Member member) {
+  uint32_t lanes = 0;
+  for (uint32_t lane = 0; lane < 32; ++lane) {
+    const uint32_t other = t / 32 * 32 + lane;
+    if (member(other) && key(other) == key(t)) lanes |= 1u << lane;
+  }
+  return lanes;
+}
+
+// The forms of P2R and MATCH.ANY through nvcc's SASS, against what the PTX computes (on the host):
+// form_p2r's chain of nine predicates, two of them spilled by P2R and read back; __match_any_sync
+// over the warp and over the lanes with b < 20, of 32- and 64-bit keys that some lanes share. Computed once
+// their forms are in checked_forms.def; before, not computed with the reason naming the form.
+TEST(ConformanceTest, PredicateSpillsAndMatchesComputeWhatThePtxSays) {
+  BANKCHECK_NEED_SASS();
+  std::vector<uint32_t> in(kThreads * kInputs);
+  for (uint32_t t = 0; t < kThreads; ++t) {
+    in[t * kInputs] = t * 0x9e3779b9u;
+    in[t * kInputs + 1] = (t % 32 * (t % 32) + t / 32) % 41;  // lanes l and 41 - l equal
+    in[t * kInputs + 2] = t * 0x85ebca6bu ^ 0x5bd1e995u;
+  }
+  const auto a = [&](uint32_t t) { return in[t * kInputs]; };
+  const auto b = [&](uint32_t t) { return in[t * kInputs + 1]; };
+  const auto c = [&](uint32_t t) { return in[t * kInputs + 2]; };
+  const auto all = [](uint32_t) { return true; };
+  const auto below20 = [&](uint32_t t) { return b(t) < 20u; };
+  using Wide = unsigned long long;
+  const std::pair<const char*, const char*> kForms[] = {
+      {"form_p2r", "P2R"}, {"form_match_any", "MATCH.ANY"}, {"form_match_any_u64", "MATCH.ANY.U64"}};
+  for (const auto& [name, form] : kForms) {
+    std::vector<uint32_t> out(kThreads * kOutputs);
+    std::string why;
+    if (!emulate::internal::HasConformanceVectors(form)) {
+      EXPECT_FALSE(Replay(FormIndex(name), in, &out, &why)) << name << " computed outside the table";
+      EXPECT_THAT(why, ::testing::HasSubstr(std::string("form ") + form + " (")) << name;
+      continue;
+    }
+    ASSERT_TRUE(Replay(FormIndex(name), in, &out, &why)) << name << ": " << why;
+    for (uint32_t t = 0; t < kThreads; ++t) {
+      uint32_t expected[3] = {};
+      if (std::string(name) == "form_p2r") {
+        expected[0] = c(t);
+        for (int round = 0; round < 2; ++round) {
+          for (int bit = 0; bit < 9; ++bit) {
+            expected[0] = (a(t) >> bit & 1u) ? expected[0] + b(t) : expected[0] ^ c(t);
+            expected[0] = expected[0] << 3 | expected[0] >> 29;
+          }
+        }
+      } else if (std::string(name) == "form_match_any") {
+        expected[0] = Matching(t, b, all);
+        expected[1] = Matching(
+            t, [&](uint32_t u) { return b(u) & 3u; }, all);
+        if (below20(t))
+          expected[2] = Matching(
+              t, [&](uint32_t u) { return a(u) & 3u; }, below20);
+      } else {
+        expected[0] = Matching(
+            t, [&](uint32_t u) { return Wide{b(u) & 3u} << 32 | (c(u) & 1u); }, all);
+        expected[1] = Matching(
+            t, [&](uint32_t u) { return Wide{a(u)} << 32 | b(u); }, all);
+        if (below20(t))
+          expected[2] = Matching(
+              t, [&](uint32_t u) { return Wide{a(u) & 1u} << 32 | (b(u) & 3u); }, below20);
+      }
+      for (uint32_t word = 0; word < 3; ++word)
+        EXPECT_EQ(out[t * kOutputs + word], expected[word]) << name << " thread " << t << " word " << word;
+    }
+  }
 }
 
 TEST(ConformanceTest, EveryFormReplaysTheGpusVectorsBitForBit) {

@@ -39,6 +39,13 @@ bool CombinePredicate(const Instruction& in, bool test, const Value& c);
 // (not empty) as redux.sync defines it (PTX ISA): .SUM modulo 2^32, .MIN and .MAX signed with .S32
 // and unsigned without, .OR, .XOR, and AND (no modifier). nullopt for any other form.
 std::optional<uint32_t> WarpReduce(const Instruction& in, const uint32_t* values, uint32_t lanes);
+// MATCH.ANY's value in `lane` (semantics_predicate.cc): the lanes l of `lanes` whose values[l]
+// equals values[lane], as match.any.sync defines it (PTX ISA).
+uint32_t MatchAny(const uint64_t* values, uint32_t lanes, int lane);
+// P2R's value (semantics_predicate.cc): `predicates` (bit i: P<i>) where `mask` has a bit, `a` elsewhere.
+constexpr uint32_t PackPredicates(uint32_t predicates, uint32_t a, uint32_t mask) {
+  return (predicates & mask) | (a & ~mask);
+}
 
 // Whether `address` (of the global or generic access `in`) is the form the evaluator reads: a 64-bit
 // register pair plus an offset (desc[URd][R.64+o], or [R.64+o] with .E), no uniform register added.
@@ -170,11 +177,14 @@ class LaunchEvaluator {
   std::optional<double> WideSource(const Operand& operand, int lane, size_t index, Value* value) const;
   void Predicates(const Instruction& in, size_t index, uint32_t mask);         // semantics_predicate.cc
   void Isetp(const Instruction& in, size_t index, int lane, Writes& out);      // semantics_predicate.cc
+  void WarpMatch(const Instruction& in, size_t index, uint32_t mask);          // semantics_predicate.cc
   void Vote(const Instruction& in, uint32_t mask);                             // semantics_predicate.cc
   void WarpReduction(const Instruction& in, size_t index, uint32_t mask);      // semantics_predicate.cc
   void Moves(const Instruction& in, size_t index, uint32_t mask);              // semantics_move.cc
   void RegisterToUniform(const Instruction& in, size_t index, uint32_t mask);  // semantics_move.cc
   void Shuffle(const Instruction& in, size_t index, uint32_t mask);            // semantics_move.cc
+  // P2R, in Predicates (semantics_predicate.cc).
+  void PredicatesToRegister(const Instruction& in, size_t index, int lane, Writes& out);
   Value SpecialRegister(const Operand& source, int lane, size_t index) const;  // semantics_move.cc
   void MemoryAccess(const Instruction& in, size_t index, uint32_t mask);       // semantics_memory.cc
   const Operand* KnownLoadAddress(const Instruction& in) const;                // semantics_memory.cc

@@ -45,6 +45,8 @@ enum class Semantics : uint8_t {
   kWarpReduction,         // REDUX: the lanes' register reduced into a uniform register (redux.sync)
   kRegisterToUniform,     // R2UR
   kRegisterToPredicates,  // R2P PR, Ra, mask: P<i> = bit i of Ra for each bit i (0-6) of mask
+  kPredicatesToRegister,  // P2R Rd, PR, Ra, mask: bit i of Rd = P<i> where mask has it, else Ra's
+  kWarpMatch,             // MATCH.ANY Rd, Ra: the mask of the lanes whose Ra equals this lane's
   kFloatAdd,              // FADD: IEEE binary32, rounded to nearest (.FTZ flushes subnormals)
   kFloatMultiply,         // FMUL, as FADD
   kFloatFma,              // FFMA: fused, one rounding
@@ -56,7 +58,7 @@ enum class Semantics : uint8_t {
   kDoubleArithmetic,      // DADD, DMUL, DFMA: IEEE binary64, rounded to nearest
   kDoubleCompare,         // DSETP: as FSETP
   kData,                  // other float math and the like: destinations become unknown
-  kUnchecked,             // VIMNMX3, MATCH.ANY, IDP, I2I, F2IP: no semantics nor GPU vectors yet, so
+  kUnchecked,             // VIMNMX3, IDP, I2I, F2IP: no semantics nor GPU vectors yet, so
                           // destinations unknown in both passes, each reported as a form not
                           // checked against the GPU
   kLoad,                  // global/local/generic loads, atomics: destinations become unknown
