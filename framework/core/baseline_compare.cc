@@ -1,7 +1,9 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <regex>
 #include <set>
+#include <string>
 #include <tuple>
 #include <utility>
 
@@ -39,6 +41,28 @@ std::vector<LineRecord> ComparedLines(const std::vector<LineRecord>& lines, cons
 }
 
 std::string Count(uint64_t value) { return std::to_string(value); }
+
+// A kernel's demangled name without what changes from compile to compile: cudafe names an
+// internal-linkage entity used in another's name (a function of an anonymous namespace as a
+// template argument) _INTERNAL_<hash>_<length>_<file>_<hash>_<process id>, the hashes and the id
+// new in every compile; kept are the file (<length> characters) and everything else.
+std::string StableKernelName(const std::string& name) {
+  static const std::regex internal("_INTERNAL_[0-9a-f]+_([0-9]+)_");
+  std::string stable;
+  std::string::const_iterator rest = name.begin();
+  std::smatch match;
+  while (std::regex_search(rest, name.end(), match, internal)) {
+    const size_t length = std::stoul(match[1].str());
+    const auto file = match[0].second;
+    if (static_cast<size_t>(name.end() - file) < length) break;
+    stable.append(rest, match[0].first).append("_INTERNAL_").append(file, file + length);
+    rest = file + length;
+    static const std::regex suffix("^_[0-9a-f]+_[0-9]+");
+    std::smatch tail;
+    if (std::regex_search(rest, name.end(), tail, suffix)) rest = tail[0].second;
+  }
+  return stable.append(rest, name.end());
+}
 
 std::string KernelLabel(const LaunchRecord& record) {
   constexpr size_t kMaxWidth = 48;
@@ -315,7 +339,7 @@ BaselineComparison CompareLaunches(const std::vector<LaunchRecord>& before,
     }
     std::vector<std::string> changes;
     // Demangled names only: nvcc's mangling of anonymous namespaces differs from build to build.
-    if (b->kernel != a->kernel) {
+    if (StableKernelName(b->kernel) != StableKernelName(a->kernel)) {
       changes.push_back("kernel " + b->kernel + " -> " + a->kernel);
     }
     if (b->grid != a->grid) changes.push_back("grid " + ToString(b->grid) + " -> " + ToString(a->grid));

@@ -57,6 +57,31 @@ TEST(CompareWithBaselineTest, MangledNamesMayDifferBetweenBuilds) {
             BaselineVerdict::kMatch);
 }
 
+TEST(CompareWithBaselineTest, InternalNamesInTemplateArgumentsMayDifferBetweenBuilds) {
+  // A function of an anonymous namespace as a template argument (FlashInfer's act_and_mul_kernel
+  // of a Gelu): cudafe names it _INTERNAL_<hash>_<length>_<file>_<hash>_<process id>, the hashes and
+  // the id new in every compile (measured: nvcc 13.0, one file compiled twice).
+  LaunchRecord recorded = MakeRecord(2048);
+  recorded.kernel =
+      "void k<float, &_INTERNAL_16bbe780_24_flashinfer_activation_cu_c2c2a62a_24054::Gelu>(float*)";
+  LaunchRecord measured = recorded;
+  measured.kernel =
+      "void k<float, &_INTERNAL_5a5a0000_24_flashinfer_activation_cu_ed84ad9f_19918::Gelu>(float*)";
+  const BaselineComparison same =
+      CompareWithBaseline(SetWith("act/gelu", {recorded}), "act/gelu", {measured});
+  EXPECT_EQ(same.verdict, BaselineVerdict::kMatch) << same.message;
+  // Another file or another function is another kernel.
+  LaunchRecord other_file = recorded;
+  other_file.kernel = "void k<float, &_INTERNAL_16bbe780_18_flashinfer_norm_cu_c2c2a62a_24054::Gelu>(float*)";
+  EXPECT_EQ(CompareWithBaseline(SetWith("act/gelu", {recorded}), "act/gelu", {other_file}).verdict,
+            BaselineVerdict::kChanged);
+  LaunchRecord other_function = measured;
+  other_function.kernel =
+      "void k<float, &_INTERNAL_5a5a0000_24_flashinfer_activation_cu_ed84ad9f_19918::Silu>(float*)";
+  EXPECT_EQ(CompareWithBaseline(SetWith("act/gelu", {recorded}), "act/gelu", {other_function}).verdict,
+            BaselineVerdict::kChanged);
+}
+
 TEST(CompareWithBaselineTest, MoreConflictsIsARegressionWithTheTableAndTheCommand) {
   const BaselineComparison comparison = CompareWithBaseline(SetWith("transpose/padded", {MakeRecord(64)}),
                                                             "transpose/padded", {MakeRecord(2048)});
