@@ -115,14 +115,6 @@ void AddActCase(uint32_t d) {
           });
 }
 
-#if BANKCHECK_CORPUS_HAS_FLASHINFER
-using Half = __half;
-using BFloat16 = __nv_bfloat16;
-#else
-using Half = uint16_t;
-using BFloat16 = int16_t;
-#endif
-
 void RegisterFlashInferActivationCases() {
   AddActCase<Half, Act::kSilu>(1024);
   AddActCase<BFloat16, Act::kGeluTanh>(1024);

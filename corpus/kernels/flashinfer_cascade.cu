@@ -63,14 +63,6 @@ constexpr double kVAbsTol = 0x1p-16;
 constexpr double kSAbsTol = 0x1p-18;
 #endif
 
-#if BANKCHECK_CORPUS_HAS_FLASHINFER
-using Half = __half;
-using BFloat16 = __nv_bfloat16;
-#else
-using Half = uint16_t;
-using BFloat16 = int16_t;
-#endif
-
 void AddMergeStateCase(bool in_place) {
   const uint32_t head_dim = in_place ? 64 : 128;
   const uint32_t positions = 6;

@@ -211,14 +211,6 @@ void AddLayerNormCase(uint32_t d) {
           });
 }
 
-#if BANKCHECK_CORPUS_HAS_FLASHINFER
-using Half = __half;
-using BFloat16 = __nv_bfloat16;
-#else
-using Half = uint16_t;
-using BFloat16 = int16_t;
-#endif
-
 void RegisterFlashInferNormCases() {
   AddRmsNormCase<float>(512, false);
   AddRmsNormCase<Half>(1024, false);

@@ -113,12 +113,6 @@ void AddRopeCase() {
           });
 }
 
-#if BANKCHECK_CORPUS_HAS_FLASHINFER
-using Half = __half;
-#else
-using Half = uint16_t;
-#endif
-
 void RegisterFlashInferPosEncCases() {
   AddRopeCase<float, false>();
   AddRopeCase<Half, true>();

@@ -53,6 +53,17 @@ inline const char* PageHeadersMissing() {
              : kFlashInferMissing;
 }
 
+// The 16-bit element types the cases are instantiated with. Without FlashInfer's headers (no
+// cuda_fp16.h, cuda_bf16.h) they stand for two distinct integer types, so that the same cases, with
+// the same names, register and skip.
+#if BANKCHECK_CORPUS_HAS_FLASHINFER
+using Half = __half;
+using BFloat16 = __nv_bfloat16;
+#else
+using Half = uint16_t;
+using BFloat16 = int16_t;
+#endif
+
 // `n` multiples of 1/16 in [lo, hi]: exact in half and bfloat16 for |value| <= 8 (7 significant
 // bits at most), and their products with other such values exact in float, so that references of
 // copies and of products and sums compare exactly.
