@@ -38,8 +38,6 @@ namespace bankcheck::corpus {
 namespace {
 
 #if BANKCHECK_CORPUS_HAS_OPENCV
-namespace cvd = cv::cuda::device;
-
 // --- a 3x3 box filter over a tile staged with a border mode ------------------------------------
 
 constexpr int kImage = 32;  // the image: kImage x kImage ints

@@ -43,8 +43,6 @@ namespace bankcheck::corpus {
 namespace {
 
 #if BANKCHECK_CORPUS_HAS_OPENCV
-namespace cvd = cv::cuda::device;
-
 // --- reduce<N> ---------------------------------------------------------------------------------
 
 enum class Op { kSum, kMax, kMin };

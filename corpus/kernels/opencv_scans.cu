@@ -27,8 +27,6 @@ namespace bankcheck::corpus {
 namespace {
 
 #if BANKCHECK_CORPUS_HAS_OPENCV
-namespace cvd = cv::cuda::device;
-
 // Prefix sums of each `segment` consecutive ints.
 std::vector<int32_t> SegmentedInclusiveSums(const std::vector<int32_t>& in, size_t segment) {
   std::vector<int32_t> out(in.size());

@@ -8,9 +8,11 @@
 // OpenCV 4.6's common.hpp, which nearly every one of these headers includes, declares a texture
 // helper whose parameter is a `const textureReference*`: CUDA 12 removed texture references, so the
 // type is declared here (incomplete, never defined) for the declaration to parse. No case calls it.
+// common.hpp is included here for the namespace of OpenCV's device code, cvd below.
 
 #if __has_include(<opencv2/core/cuda/common.hpp>)
 struct textureReference;
+#include <opencv2/core/cuda/common.hpp>
 #define BANKCHECK_CORPUS_HAS_OPENCV 1
 #else
 #define BANKCHECK_CORPUS_HAS_OPENCV 0
@@ -25,6 +27,10 @@ struct textureReference;
 #include "corpus_support.h"
 
 namespace bankcheck::corpus {
+
+#if BANKCHECK_CORPUS_HAS_OPENCV
+namespace cvd = cv::cuda::device;
+#endif
 
 #if !BANKCHECK_CORPUS_HAS_OPENCV
 inline const char* const kOpenCvMissing =
