@@ -85,11 +85,7 @@ double AbsTol(Act act) { return act == Act::kGeluTanh ? 0.005 : 0x1p-14; }
 
 template <typename T, Act kAct>
 void AddActCase(uint32_t d) {
-#if BANKCHECK_CORPUS_HAS_FLASHINFER
   const std::string type = TypeName<T>();
-#else
-  const std::string type = "?";
-#endif
   AddCase(std::string("flashinfer_") + ActName(kAct) + "/" + type + "/" + std::to_string(kRows) + "x" +
               std::to_string(d),
           std::string("flashinfer::activation::act_and_mul_kernel (") + ActName(kAct) + ") of " +

@@ -127,7 +127,7 @@ void AddMergeStateCase(bool in_place) {
 template <typename T>
 void AddMergeStatesCase(uint32_t n, uint32_t positions, uint32_t head_dim) {
   const bool large = n >= positions;  // MergeStates' choice of kernel
-  const std::string type = std::is_same_v<T, Half> ? "f16" : "bf16";
+  const std::string type = TypeName<T>();
   AddCase("flashinfer_merge_states/" + type + "/" + std::to_string(n) + "_states_" +
               std::to_string(positions) + "x" + std::to_string(kHeads) + "x" + std::to_string(head_dim),
           "flashinfer::MergeStates (" +

@@ -82,11 +82,7 @@ constexpr double RmsRelTol() {
 
 template <typename T>
 void AddRmsNormCase(uint32_t d, bool gemma) {
-#if BANKCHECK_CORPUS_HAS_FLASHINFER
   const std::string type = TypeName<T>();
-#else
-  const std::string type = "?";
-#endif
   const std::string topic = gemma ? "flashinfer_gemma_rmsnorm/" : "flashinfer_rmsnorm/";
   AddCase(topic + type + "/" + std::to_string(kRows) + "x" + std::to_string(d),
           std::string("flashinfer::norm::RMSNormKernel") +
@@ -122,11 +118,7 @@ void AddRmsNormCase(uint32_t d, bool gemma) {
 
 template <typename T>
 void AddFusedAddRmsNormCase(uint32_t d) {
-#if BANKCHECK_CORPUS_HAS_FLASHINFER
   const std::string type = TypeName<T>();
-#else
-  const std::string type = "?";
-#endif
   AddCase(
       "flashinfer_fused_add_rmsnorm/" + type + "/" + std::to_string(kRows) + "x" + std::to_string(d),
       "flashinfer::norm::FusedAddRMSNormKernel: residual += x, x = RMSNorm(residual), " +
@@ -163,11 +155,7 @@ void AddFusedAddRmsNormCase(uint32_t d) {
 
 template <typename T>
 void AddLayerNormCase(uint32_t d) {
-#if BANKCHECK_CORPUS_HAS_FLASHINFER
   const std::string type = TypeName<T>();
-#else
-  const std::string type = "?";
-#endif
   AddCase("flashinfer_layernorm/" + type + "/" + std::to_string(kRows) + "x" + std::to_string(d),
           "flashinfer::norm::LayerNorm (generalLayerNorm) of " + std::to_string(kRows) + " rows of " +
               std::to_string(d) + " " + type + ", a block a row",

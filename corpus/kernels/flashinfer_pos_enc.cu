@@ -50,11 +50,7 @@ std::vector<float> HostRope(const float* x, const float* cs, bool interleave) {
 
 template <typename T, bool kInterleave>
 void AddRopeCase() {
-#if BANKCHECK_CORPUS_HAS_FLASHINFER_PAGE
   const std::string type = TypeName<T>();
-#else
-  const std::string type = std::is_same_v<T, float> ? "f32" : "f16";
-#endif
   const std::string layout = kInterleave ? "interleave" : "halves";
   AddCase("flashinfer_rope_cos_sin_cache/" + type + "_" + layout + "/16x6x64",
           "flashinfer BatchQKApplyRotaryPosIdsCosSinCacheHeadParallelismKernel (" + layout + ", " + type +

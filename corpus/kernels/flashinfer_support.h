@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "corpus_support.h"
@@ -64,6 +65,15 @@ using Half = uint16_t;
 using BFloat16 = int16_t;
 #endif
 
+// The element types' names in case names: the same with or without FlashInfer's headers, so that
+// the cases that skip are the cases that run elsewhere.
+template <typename T>
+const char* TypeName() {
+  if constexpr (std::is_same_v<T, float>) return "f32";
+  if constexpr (std::is_same_v<T, Half>) return "f16";
+  return "bf16";
+}
+
 // `n` multiples of 1/16 in [lo, hi]: exact in half and bfloat16 for |value| <= 8 (7 significant
 // bits at most), and their products with other such values exact in float, so that references of
 // copies and of products and sums compare exactly.
@@ -92,14 +102,6 @@ std::vector<float> ToFloats(const std::vector<T>& values) {
   out.reserve(values.size());
   for (const T& v : values) out.push_back(static_cast<float>(v));
   return out;
-}
-
-// The element types' names in case names.
-template <typename T>
-const char* TypeName() {
-  if constexpr (std::is_same_v<T, float>) return "f32";
-  if constexpr (std::is_same_v<T, __half>) return "f16";
-  return "bf16";
 }
 
 // Half a unit in the last place of T, relative: the rounding of a kernel's output to T.
