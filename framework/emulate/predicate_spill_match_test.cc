@@ -42,21 +42,6 @@ TEST(WarpMatchTest, MatchAnyIsTheMaskOfTheLanesOfEqualValue) {
   EXPECT_EQ(internal::MatchAny(values.data(), 0xffffffffu, 3), 0x00000008u);
 }
 
-// Why one warp's launch is undecided when `producer` writes R5 and R5 gives the address.
-std::string WhyUndecided(const std::string& producer, uint32_t threads = 32) {
-  const Emulation emulation = Emulate(Listing("        /*0040*/                   " + producer + R"( ;
-        /*0050*/                   IMAD.SHL.U32 R3, R5, 0x4, RZ ;
-        /*0060*/                   LDS R6, [R3+UR4] ;
-        /*0070*/                   EXIT ;
-)"),
-                                      Launch(Dim3{1, 1, 1}, Dim3{threads, 1, 1}));
-  if (!emulation.undecided) {
-    ADD_FAILURE() << producer << ": decided, where it should be undecided";
-    return "";
-  }
-  return emulation.undecided->reason;
-}
-
 // Understood, so counted where their values feed no address (P2R stopped the emulation as an
 // instruction it did not understand); the forms not in checked_forms.def are unknown, named.
 TEST(PredicateSpillTest, P2RAndMatchAnyAreCountedAndUnlistedFormsAreUnknown) {
@@ -76,12 +61,12 @@ TEST(PredicateSpillTest, P2RAndMatchAnyAreCountedAndUnlistedFormsAreUnknown) {
   EXPECT_EQ(Row(*emulation.record, 0x90).wavefronts, 1u);
   EXPECT_EQ(Row(*emulation.record, 0xb0).wavefronts, 1u);
   // The byte forms and a mask reaching PT's bit: no vector says what they give.
-  EXPECT_THAT(WhyUndecided("P2R.B1 R5, PR, RZ, 0x1"), HasSubstr("P2R.B1 at pc 0x0040"));
-  EXPECT_THAT(WhyUndecided("MATCH.ANY.U32 R5, R0"), HasSubstr("MATCH.ANY.U32 at pc 0x0040"));
+  EXPECT_THAT(WhyAddressUndecided("P2R.B1 R5, PR, RZ, 0x1"), HasSubstr("P2R.B1 at pc 0x0040"));
+  EXPECT_THAT(WhyAddressUndecided("MATCH.ANY.U32 R5, R0"), HasSubstr("MATCH.ANY.U32 at pc 0x0040"));
   // MATCH.ALL also writes a predicate, which the emulator does not read.
-  EXPECT_THAT(WhyUndecided("MATCH.ALL P0, R5, R0"), HasSubstr("MATCH.ALL"));
+  EXPECT_THAT(WhyAddressUndecided("MATCH.ALL P0, R5, R0"), HasSubstr("MATCH.ALL"));
   // P2R of another shape than d, PR, a, mask.
-  EXPECT_THAT(WhyUndecided("P2R R5, P0, RZ, 0x1"),
+  EXPECT_THAT(WhyAddressUndecided("P2R R5, P0, RZ, 0x1"),
               HasSubstr("P2R is a form the emulator does not understand"));
 }
 

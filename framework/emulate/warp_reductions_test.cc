@@ -114,42 +114,28 @@ TEST(WarpReductionsTest, ReduxValuesGiveAddresses) {
   EXPECT_EQ(Row(*partial.record, 0xa0).wavefronts, CostWarpAccess(WarpAccess::Strided(4, 6, 4)).wavefronts);
 }
 
-// Why one warp's launch is undecided when `producer` writes R5 and R5 gives the address.
-std::string WhyUndecided(const std::string& producer, uint32_t threads = 32) {
-  const Emulation emulation = Emulate(Listing("        /*0040*/                   " + producer + R"( ;
-        /*0050*/                   IMAD.SHL.U32 R3, R5, 0x4, RZ ;
-        /*0060*/                   LDS R6, [R3+UR4] ;
-        /*0070*/                   EXIT ;
-)"),
-                                      Launch(Dim3{1, 1, 1}, Dim3{threads, 1, 1}));
-  if (!emulation.undecided) {
-    ADD_FAILURE() << producer << ": decided, where it should be undecided";
-    return "";
-  }
-  return emulation.undecided->reason;
-}
-
 TEST(WarpReductionsTest, FormsWithoutGpuVectorsFeedingAnAddressAreUndecidedAndNamed) {
-  EXPECT_THAT(WhyUndecided("VIMNMX3 R5, R0, R0, R0, !PT"),
+  EXPECT_THAT(WhyAddressUndecided("VIMNMX3 R5, R0, R0, R0, !PT"),
               HasSubstr("form VIMNMX3 (VIMNMX3 at pc 0x0040), not among the forms checked against the GPU"));
-  EXPECT_THAT(WhyUndecided("MATCH.ANY R5, R0"),
+  EXPECT_THAT(WhyAddressUndecided("MATCH.ANY R5, R0"),
               HasSubstr("form MATCH.ANY (MATCH.ANY at pc 0x0040), not among"));
   // Without a WARPSYNC, the members are the whole warp: four lanes are not (a warp of four threads).
-  EXPECT_THAT(WhyUndecided("REDUX.SUM UR5, R0 ;\n        /*0048*/ MOV R5, UR5", 4),
+  EXPECT_THAT(WhyAddressUndecided("REDUX.SUM UR5, R0 ;\n        /*0048*/ MOV R5, UR5", 4),
               HasSubstr("REDUX.SUM at pc 0x0040"));
   // CUB's logical warps of 16: each half's WARPSYNC.EXCLUSIVE mask, then each half reduces alone.
   EXPECT_THAT(
-      WhyUndecided(
+      WhyAddressUndecided(
           "LOP3.LUT R4, R0, 0x10, RZ, 0xc0, !PT ;\n        /*0042*/ IMAD.MOV.U32 R6, RZ, RZ, 0xffff ;\n"
           "        /*0044*/ SHF.L.U32 R6, R6, R4, RZ ;\n        /*0046*/ WARPSYNC.EXCLUSIVE R6 ;\n"
           "        /*0048*/ REDUX.MAX.S32 UR5, R0 ;\n        /*004a*/ MOV R5, UR5"),
       HasSubstr("REDUX.MAX.S32 at pc 0x0048"));
   // A guarded REDUX: which lanes would join it no vector says.
-  EXPECT_THAT(WhyUndecided("ISETP.GE.AND P0, PT, R0, 0x4, PT ;\n        /*0044*/ @P0 REDUX.SUM UR5, R0 ;\n"
-                           "        /*0048*/ MOV R5, UR5"),
-              HasSubstr("REDUX.SUM at pc 0x0044"));
+  EXPECT_THAT(
+      WhyAddressUndecided("ISETP.GE.AND P0, PT, R0, 0x4, PT ;\n        /*0044*/ @P0 REDUX.SUM UR5, R0 ;\n"
+                          "        /*0048*/ MOV R5, UR5"),
+      HasSubstr("REDUX.SUM at pc 0x0044"));
   // MATCH.ALL also writes a predicate, which the table's one destination does not say.
-  EXPECT_THAT(WhyUndecided("MATCH.ALL P0, R5, R0"), HasSubstr("MATCH.ALL"));
+  EXPECT_THAT(WhyAddressUndecided("MATCH.ALL P0, R5, R0"), HasSubstr("MATCH.ALL"));
 }
 
 // REDUX's values (WarpReduce) as redux.sync defines them, on the lanes of a mask.
@@ -220,9 +206,9 @@ TEST(WarpReductionsTest, FselOfImmediatesOrNegatedSourcesIsUnknown) {
                                   Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
   ASSERT_TRUE(plain.record) << plain.undecided->Describe();
   EXPECT_EQ(Row(*plain.record, 0x60).wavefronts, 1u);
-  EXPECT_THAT(WhyUndecided("FSEL R5, -R0, RZ, PT"), HasSubstr("FSEL at pc 0x0040"));
-  EXPECT_THAT(WhyUndecided("FSEL R5, RZ, 1, !PT"), HasSubstr("FSEL at pc 0x0040"));
-  EXPECT_THAT(WhyUndecided("FSEL R5, R0, |R0|, !PT"), HasSubstr("FSEL at pc 0x0040"));
+  EXPECT_THAT(WhyAddressUndecided("FSEL R5, -R0, RZ, PT"), HasSubstr("FSEL at pc 0x0040"));
+  EXPECT_THAT(WhyAddressUndecided("FSEL R5, RZ, 1, !PT"), HasSubstr("FSEL at pc 0x0040"));
+  EXPECT_THAT(WhyAddressUndecided("FSEL R5, R0, |R0|, !PT"), HasSubstr("FSEL at pc 0x0040"));
 }
 
 }  // namespace
@@ -246,11 +232,13 @@ TEST(WarpReductionsTest, NarrowConversionsAndDotProductsAreCounted) {
   ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
   EXPECT_EQ(Row(*emulation.record, 0x90).wavefronts, 1u);
   EXPECT_EQ(Row(*emulation.record, 0xc0).wavefronts, 1u);
-  EXPECT_THAT(WhyUndecided("IDP.2A.LO.U16.U8 R5, R0, R0, RZ"),
+  EXPECT_THAT(WhyAddressUndecided("IDP.2A.LO.U16.U8 R5, R0, R0, RZ"),
               HasSubstr("form IDP.2A.LO.U16.U8 (IDP.2A.LO.U16.U8 at pc 0x0040), not among"));
-  EXPECT_THAT(WhyUndecided("I2I.U8.S32.SAT R5, R0"), HasSubstr("form I2I.U8.S32.SAT (I2I.U8.S32.SAT at pc"));
-  EXPECT_THAT(WhyUndecided("I2I.S8.S32.SAT R5, R0"), HasSubstr("form I2I.S8.S32.SAT (I2I.S8.S32.SAT at pc"));
-  EXPECT_THAT(WhyUndecided("F2IP.U8.F32.NTZ R5, RZ, R0, RZ"),
+  EXPECT_THAT(WhyAddressUndecided("I2I.U8.S32.SAT R5, R0"),
+              HasSubstr("form I2I.U8.S32.SAT (I2I.U8.S32.SAT at pc"));
+  EXPECT_THAT(WhyAddressUndecided("I2I.S8.S32.SAT R5, R0"),
+              HasSubstr("form I2I.S8.S32.SAT (I2I.S8.S32.SAT at pc"));
+  EXPECT_THAT(WhyAddressUndecided("F2IP.U8.F32.NTZ R5, RZ, R0, RZ"),
               HasSubstr("form F2IP.U8.F32.NTZ (F2IP.U8.F32.NTZ at pc 0x0040), not among"));
 }
 
@@ -258,9 +246,9 @@ TEST(WarpReductionsTest, NarrowConversionsAndDotProductsAreCounted) {
 // in the counting pass too (max(a, b) alone would be wrong for negative a and b); so is
 // VIADDMNMX.RELU's.
 TEST(WarpReductionsTest, ReluMinMaxIsNotComputedAsPlainMinMax) {
-  EXPECT_THAT(WhyUndecided("VIMNMX.RELU R5, R0, R0, !PT"),
+  EXPECT_THAT(WhyAddressUndecided("VIMNMX.RELU R5, R0, R0, !PT"),
               HasSubstr("form VIMNMX.RELU (VIMNMX.RELU at pc 0x0040), not among"));
-  EXPECT_THAT(WhyUndecided("VIADDMNMX.RELU R5, R0, 0x1, RZ, !PT"),
+  EXPECT_THAT(WhyAddressUndecided("VIADDMNMX.RELU R5, R0, 0x1, RZ, !PT"),
               HasSubstr("form VIADDMNMX.RELU (VIADDMNMX.RELU at pc 0x0040), not among"));
   // The checked forms stay computed: lane l reads word l.
   const Emulation plain = Emulate(Listing(R"(

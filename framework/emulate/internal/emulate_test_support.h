@@ -58,6 +58,21 @@ inline Emulation EmulateBothWays(const Module& module, const LaunchToEmulate& la
   return grouped;
 }
 
+// Why one warp's launch is undecided when `producer` writes R5 and R5 gives the address.
+inline std::string WhyAddressUndecided(const std::string& producer, uint32_t threads = 32) {
+  const Emulation emulation = Emulate(Listing("        /*0040*/                   " + producer + R"( ;
+        /*0050*/                   IMAD.SHL.U32 R3, R5, 0x4, RZ ;
+        /*0060*/                   LDS R6, [R3+UR4] ;
+        /*0070*/                   EXIT ;
+)"),
+                                      Launch(Dim3{1, 1, 1}, Dim3{threads, 1, 1}));
+  if (!emulation.undecided) {
+    ADD_FAILURE() << producer << ": decided, where it should be undecided";
+    return "";
+  }
+  return emulation.undecided->reason;
+}
+
 inline std::vector<uint8_t> IntParameter(int32_t value) {
   std::vector<uint8_t> bytes(4);
   std::memcpy(bytes.data(), &value, 4);
