@@ -117,8 +117,6 @@ TEST(WarpReductionsTest, ReduxValuesGiveAddresses) {
 TEST(WarpReductionsTest, FormsWithoutGpuVectorsFeedingAnAddressAreUndecidedAndNamed) {
   EXPECT_THAT(WhyAddressUndecided("VIMNMX3 R5, R0, R0, R0, !PT"),
               HasSubstr("form VIMNMX3 (VIMNMX3 at pc 0x0040), not among the forms checked against the GPU"));
-  EXPECT_THAT(WhyAddressUndecided("MATCH.ANY R5, R0"),
-              HasSubstr("form MATCH.ANY (MATCH.ANY at pc 0x0040), not among"));
   // Without a WARPSYNC, the members are the whole warp: four lanes are not (a warp of four threads).
   EXPECT_THAT(WhyAddressUndecided("REDUX.SUM UR5, R0 ;\n        /*0048*/ MOV R5, UR5", 4),
               HasSubstr("REDUX.SUM at pc 0x0040"));
@@ -136,6 +134,36 @@ TEST(WarpReductionsTest, FormsWithoutGpuVectorsFeedingAnAddressAreUndecidedAndNa
       HasSubstr("REDUX.SUM at pc 0x0044"));
   // MATCH.ALL also writes a predicate, which the table's one destination does not say.
   EXPECT_THAT(WhyAddressUndecided("MATCH.ALL P0, R5, R0"), HasSubstr("MATCH.ALL"));
+  // MATCH.ANY without a WARPSYNC: its members are the whole warp, which four lanes are not.
+  EXPECT_THAT(WhyAddressUndecided("MATCH.ANY R5, R0", 4), HasSubstr("MATCH.ANY at pc 0x0040"));
+}
+
+// MATCH.ANY's and P2R's forms have GPU vectors (checked_forms.def): their values give addresses.
+// MATCH.ANY of l % 4 is 0x11111111 << (l % 4): lane l stores at word 32 * (that & 0xf), four words of
+// bank 0, 4 wavefronts (a lane's own bit alone would give five words, the whole warp's mask one).
+// P2R spills P6 (l >= 4) into bit 6 and ISETP.NE reads it back: lanes 4-31 store at word 32 * l,
+// the others at word l: 29 words of bank 0 (a P2R of 0 would store every lane at word l: 1).
+TEST(WarpReductionsTest, MatchAnyAndP2RValuesGiveAddresses) {
+  const Emulation emulation = Emulate(Listing(R"(
+        /*0040*/                   LOP3.LUT R4, R0, 0x3, RZ, 0xc0, !PT ;
+        /*0050*/                   MATCH.ANY R5, R4 ;
+        /*0060*/                   LOP3.LUT R5, R5, 0xf, RZ, 0xc0, !PT ;
+        /*0070*/                   IMAD.SHL.U32 R3, R5, 0x80, RZ ;
+        /*0080*/                   STS [R3+UR4], RZ ;
+        /*0090*/                   ISETP.GE.AND P6, PT, R0, 0x4, PT ;
+        /*00a0*/                   P2R R6, PR, RZ, 0x40 ;
+        /*00b0*/                   ISETP.GE.AND P6, PT, R0, 0x40, PT ;
+        /*00c0*/                   ISETP.NE.AND P0, PT, R6, RZ, PT ;
+        /*00d0*/                   IMAD.SHL.U32 R8, R0, 0x20, RZ ;
+        /*00e0*/                   SEL R7, R8, R0, P0 ;
+        /*00f0*/                   IMAD.SHL.U32 R7, R7, 0x4, RZ ;
+        /*0100*/                   STS [R7+UR4+0x1000], RZ ;
+        /*0110*/                   EXIT ;
+)"),
+                                      Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
+  EXPECT_EQ(Row(*emulation.record, 0x80).wavefronts, 4u);
+  EXPECT_EQ(Row(*emulation.record, 0x100).wavefronts, 29u);
 }
 
 // REDUX's values (WarpReduce) as redux.sync defines them, on the lanes of a mask.

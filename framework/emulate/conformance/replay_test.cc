@@ -31,11 +31,7 @@ using emulate::runtime::TheCapture;
 // SASS must hold the form each claims. None of their forms may be in checked_forms.def until their
 // vectors replay with 0 differ (the table check below fails a form none of whose vectors is
 // computed). Emptied when the vectors are recorded.
-const std::set<std::string> kAwaitingVectors = {
-    "form_p2r",
-    "form_match_any",
-    "form_match_any_u64",
-};
+const std::set<std::string> kAwaitingVectors = {};
 
 std::string Hex(uint32_t word) {
   char text[16];
