@@ -1,7 +1,6 @@
 #include "bankcheck/memory_sectors.h"
 
 #include <algorithm>
-#include <map>
 #include <string>
 #include <utility>
 
@@ -67,16 +66,11 @@ SectorCost GlobalSectors(const WarpAccess& access) {
   SectorCost cost;
   cost.sectors = SectorsTouched(access, false).size();
   // The ideal counts every lane's bytes, the same bytes again for each lane that reads them, but
-  // no sector for more than its 32 bytes: all lanes on one word cost 1, while lanes that share
-  // words spread over several sectors cost more than their distinct bytes (docs/model.md).
-  std::map<uint64_t, uint64_t> lane_bytes;  // by sector
-  for (const auto& [first, last] : Ranges(access, false))
-    for (uint64_t sector = first / kSectorBytes; sector <= last / kSectorBytes; ++sector)
-      lane_bytes[sector] += std::min(last, sector * kSectorBytes + kSectorBytes - 1) + 1 -
-                            std::max(first, sector * kSectorBytes);
-  uint64_t bytes = 0;
-  for (const auto& [sector, count] : lane_bytes) bytes += std::min<uint64_t>(count, kSectorBytes);
-  cost.ideal = (bytes + kSectorBytes - 1) / kSectorBytes;
+  // never more sectors than the access touches: all lanes on one word cost 1, while lanes that
+  // share words spread over several sectors cost more than their distinct bytes (docs/counters.md).
+  uint64_t lane_bytes = 0;
+  for (const auto& [first, last] : Ranges(access, false)) lane_bytes += last + 1 - first;
+  cost.ideal = std::min<uint64_t>(cost.sectors, (lane_bytes + kSectorBytes - 1) / kSectorBytes);
   return cost;
 }
 

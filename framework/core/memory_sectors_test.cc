@@ -76,7 +76,7 @@ TEST(GlobalSectors, OverlappingLanesCountTheirBytesOnce) {
 
 // Lanes that read some of the same words (measured on an H100, driver 580.159.04, CUDA 13.0,
 // 2026-12-07: CuPy's _cupy_upfirdn2D_float32 in the corpus, cupy_upfirdn/2d/float32/axis1_up2 and
-// axis0_down2): each lane's bytes count, a sector's at most 32.
+// axis0_down2): each lane's bytes count, but never more sectors than the access touches.
 TEST(GlobalSectors, LanesSharingWordsAcrossSectorsCountEachLane) {
   // Lanes 0-5 of each 8 at rows 80 bytes apart, the 4 groups the same rows: 6 sectors of 4 lanes
   // each, ideal 3 (96 lane bytes), not 1 (24 distinct bytes).
@@ -86,8 +86,7 @@ TEST(GlobalSectors, LanesSharingWordsAcrossSectorsCountEachLane) {
     if (lane % 8 < 6) rows.SetLane(lane, uint64_t(lane % 8) * 80);
   EXPECT_EQ(Global(rows), (SectorCost{6, 3}));
   // Lanes 0-2 of group g on word g, lanes 3-7 on words g + 5 + 10 * (lane - 3): 7 sectors, 24
-  // distinct words (3 ideal by distinct bytes); sector 0's 15 lanes give it its 32 bytes, the
-  // others 68: ideal 4.
+  // distinct words (3 ideal by distinct bytes); 128 lane bytes: ideal 4.
   WarpAccess taps;
   taps.bytes = 4;
   for (int lane = 0; lane < kWarpSize; ++lane) {
@@ -95,6 +94,20 @@ TEST(GlobalSectors, LanesSharingWordsAcrossSectorsCountEachLane) {
     taps.SetLane(lane, 4 * (in_group < 3 ? group : group + 5 + 10 * (in_group - 3)));
   }
   EXPECT_EQ(Global(taps), (SectorCost{7, 4}));
+}
+
+// Measured on an H100 (driver 580.159.04, CUDA 13.0, 2026-12-07) by benchmarks/global_ideal_probe.sh:
+// 25 lanes' 8-byte loads on 15 distinct elements in 7 sectors, three of them read by more lanes
+// than fill 32 bytes. 200 lane bytes: ideal 7, the sectors touched (capping each sector's lane
+// bytes at 32 before summing would give 6).
+TEST(GlobalSectors, LanesSharingEightByteElementsCostTheirLaneBytesUpToTheSectors) {
+  const int elements[kWarpSize] = {6,  1,  7,  26, 29, 9,  13, 29, 1,  22, 2,  -1, -1, -1, 12, 12,
+                                   -1, -1, -1, 11, 12, 10, -1, 22, 28, 0,  30, 0,  30, 1,  7,  0};
+  WarpAccess access;
+  access.bytes = 8;
+  for (int lane = 0; lane < kWarpSize; ++lane)
+    if (elements[lane] >= 0) access.SetLane(lane, uint64_t(elements[lane]) * 8);
+  EXPECT_EQ(Global(access), (SectorCost{7, 7}));
 }
 
 TEST(GlobalSectors, LanesSharingWordsInOneSectorCostOne) {
