@@ -42,12 +42,6 @@ const Table& TheTable() {
 #undef BANKCHECK_DEVICE_PROPERTY_ELEMENT
 #undef BANKCHECK_DEVICE_ATTRIBUTE_UNKNOWN
 #undef BANKCHECK_DEVICE_OTHER
-    // A table measured before the probe listed reservedSharedMemPerBlock has it only as the
-    // attribute (cudaDevAttrReservedSharedMemoryPerBlock), the same measured number.
-    const auto reserved = made->attributes.find(cudaDevAttrReservedSharedMemoryPerBlock);
-    if (prop.reservedSharedMemPerBlock == 0 && reserved != made->attributes.end() &&
-        reserved->second.first == cudaSuccess)
-      prop.reservedSharedMemPerBlock = static_cast<size_t>(reserved->second.second);
     std::snprintf(prop.name, sizeof(prop.name), "bankcheck emulated sm_90");
     return made;
   }();

@@ -159,12 +159,14 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, const voi
                                                                 cudaOccupancyDefault);
 }
 
-// The calculator's other questions: the GPU's answers to them were not measured (device_probe), so
-// they are refused, each naming itself, rather than answered unchecked.
+// The calculator's other questions are refused, each naming itself, rather than answered unchecked:
+// the clusters' answers were not measured (device_probe), and the available dynamic shared memory's
+// answers (data/sm_90_answers.inc, available_smem.*) are too few to fix a rule.
 cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* /*size*/, const void* /*function*/,
                                                       int /*blocks*/, int /*block_size*/) {
   return bankcheck::emulate::runtime::NotEmulated(
-      "cudaOccupancyAvailableDynamicSMemPerBlock (its answers were not measured on the GPU)");
+      "cudaOccupancyAvailableDynamicSMemPerBlock (the stand-in has no rule for it: the GPU's 30 answers "
+      "measured by the probe give one value below the 48 KiB default, too few to derive one)");
 }
 
 cudaError_t cudaOccupancyMaxPotentialClusterSize(int* /*size*/, const void* /*function*/,

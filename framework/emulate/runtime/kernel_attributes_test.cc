@@ -3,6 +3,7 @@
 // the sm_90 GPU answered for the same kernels (runtime/data/sm_90_answers.inc: the probe links
 // runtime_test_kernels.cu built as this test's kernels are).
 
+#include <cuda_runtime.h>  // cudaOccupancyMaxPotentialBlockSize, a template over the runtime API
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -201,14 +202,29 @@ TEST_F(KernelAttributesTest, TheOccupancyWithACarveOutIsRefusedNamingItself) {
   cudaGetLastError();
 }
 
-// The calculator's questions whose answers were not measured are refused, naming themselves.
+// The toolkit's cudaOccupancyMaxPotentialBlockSize, a template over the stand-in's attributes and
+// occupancy, picks the block size and grid the GPU picked for the probe's kernels.
+TEST_F(KernelAttributesTest, ThePotentialBlockSizeIsTheGpus) {
+  for (const auto& [name, function] :
+       {std::pair{"NoParamsKernel", emutest::NoParamsKernelStub()},
+        std::pair{"ManyRegistersKernel", emutest::ManyRegistersKernelStub()}}) {
+    int min_grid = 0, block = 0;
+    EXPECT_EQ(static_cast<long long>(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, function, 0, 0)),
+              Measured(std::string("potential_block.") + name + ".get"));
+    EXPECT_EQ(block, Measured(std::string("potential_block.") + name + ".block")) << name;
+    EXPECT_EQ(min_grid, Measured(std::string("potential_block.") + name + ".min_grid")) << name;
+  }
+}
+
+// The calculator's questions without a rule are refused, naming themselves.
 TEST_F(KernelAttributesTest, TheCalculatorsUnmeasuredQuestionsNameThemselves) {
   size_t size = 0;
   EXPECT_EQ(cudaOccupancyAvailableDynamicSMemPerBlock(&size, emutest::NoParamsKernelStub(), 1, 32),
             cudaErrorNotSupported);
-  EXPECT_EQ(
-      TheCapture().TakeNotEmulated(),
-      "not emulated: cudaOccupancyAvailableDynamicSMemPerBlock (its answers were not measured on the GPU)");
+  EXPECT_EQ(TheCapture().TakeNotEmulated(),
+            "not emulated: cudaOccupancyAvailableDynamicSMemPerBlock (the stand-in has no rule for it: the "
+            "GPU's 30 answers measured by the probe give one value below the 48 KiB default, too few to "
+            "derive one)");
   cudaLaunchConfig_t config{};
   int answer = 0;
   EXPECT_EQ(cudaOccupancyMaxActiveClusters(&answer, emutest::NoParamsKernelStub(), &config),
