@@ -299,6 +299,7 @@ class Matcher : StraightLineCode {
       Follow(in, j, pending);
     }
     if (!call) return false;
+    division.skipped.assign(seen.begin(), seen.end());
     division.call = *call;
     const Instruction& at_join = code_[join];
     division.join_converges = at_join.info != nullptr && at_join.info->semantics == Semantics::kSyncWait;
@@ -337,6 +338,7 @@ class Matcher : StraightLineCode {
       MarkWrites(in, division);
       Follow(in, j, pending);
     }
+    division.skipped.insert(division.skipped.end(), seen.begin(), seen.end());
     // The join's convergence barrier is the caller's: the subroutine must leave it alone.
     const Instruction& at_join = code_[division.join];
     if (division.join_converges && !at_join.operands.empty() && barriers.count(at_join.operands[0].index))

@@ -117,6 +117,8 @@ TEST(FloatDivisionTest, TheSequenceIsRecognised) {
   for (int r : {3, 7}) EXPECT_FALSE(division->registers.test(r)) << r;
   EXPECT_TRUE(division->predicates.test(2));
   EXPECT_FALSE(division->predicates.test(1));
+  // Skipped, never evaluated: the 3 instructions before the join and the subroutine's 8.
+  EXPECT_EQ(division->skipped.size(), 11u);
   // No other instruction is marked.
   size_t marked = 0;
   for (const Instruction& in : kernel.code) marked += in.float_division != nullptr;

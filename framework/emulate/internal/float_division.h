@@ -31,6 +31,8 @@ struct FloatDivision {
   std::bitset<kRegisters> registers;
   std::bitset<kUniformRegisters> uniform_registers;
   std::bitset<kPredicates> predicates, uniform_predicates;
+  // The instructions the branch skips (the slow path's and its subroutine's): never evaluated.
+  std::vector<size_t> skipped;
 };
 
 // Sets Instruction::float_division of each branch of `code` that skips a float division's slow path
