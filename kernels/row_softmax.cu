@@ -82,9 +82,10 @@ __global__ void __launch_bounds__(kThreads) RowSoftmax(const float* __restrict__
     out[static_cast<size_t>(blockIdx.x) * kCols + threadIdx.x + k * kThreads] = v[k] / total;
 }
 
-// Within: expf is within 2 ulp (CUDA's accuracy table, without -use_fast_math), a float sum of 1024
-// positive terms within 1023 roundings of 2^-24 of the exact one, and the division one rounding: a
-// relative error under 2^-22 + 1023 * 2^-24 + 2^-24 < 7e-5 of the double reference.
+// Within: x - max is rounded once (|x - max| <= 16: within 2^-20, a relative 2^-20 of its exp),
+// expf is within 2 ulp (CUDA's accuracy table, without -use_fast_math), a float sum of 1024 positive
+// terms within 1023 roundings of 2^-24 of the exact one, and the division one rounding: a relative
+// error under 2^-20 + 2^-22 + 1023 * 2^-24 + 2^-24 < 7e-5 of the double reference.
 void ExpectNearSoftmax(const std::vector<float>& actual, const std::vector<double>& expected) {
   if (::bankcheck::gtest::SkipOutputCheck("softmax rows")) return;
   ASSERT_EQ(actual.size(), expected.size());
