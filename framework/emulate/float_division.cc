@@ -189,7 +189,7 @@ class Matcher : StraightLineCode {
   // t1 ... q from the reciprocal at `rcp`; the quotient and the operands read at the branch.
   std::optional<FloatDivision> FastPath(size_t rcp, size_t check, size_t branch) const {
     const int r = Register(code_[rcp]), b = code_[rcp].operands[1].index;
-    if (!Unchanged(b, std::min(rcp, check), branch)) return std::nullopt;
+    if (r == b || !Unchanged(b, std::min(rcp, check), branch)) return std::nullopt;
     const auto plain = [](int reg) { return [reg](const Operand& op) { return IsPlainRegister(op, reg); }; };
     const auto negated_b = [b](const Operand& op) { return IsNegated(op, b); };
     for (size_t t1 : SomeReaders(rcp, kWindow)) {
