@@ -160,12 +160,15 @@ TEST(FloatDivisionTest, ANaNGivesUnknown) {
   }
 }
 
-// What the slow path writes is unknown after the join, in every lane: R6 (the subroutine's), as an
-// address. R7, which it does not write, stays known.
+// What the slow path writes is unknown after the join, in every lane: R6 (known before, written by
+// the subroutine), as an address. R7, which it does not write, stays known.
 TEST(FloatDivisionTest, WhatTheSlowPathWritesIsUnknown) {
   EXPECT_TRUE(Emulated(kDivision, 7.0f, 2.0f).record);
+  const std::string r6_known = Replace(
+      kDivision, "IMAD.MOV.U32 R7, RZ, RZ, 0x8 ;",
+      "IMAD.MOV.U32 R7, RZ, RZ, 0x8 ;\n        /*0068*/                   IMAD.MOV.U32 R6, RZ, RZ, 0x10 ;");
   const Emulation emulation =
-      Emulated(Replace(kDivision, "LDS R11, [R7+UR4]", "LDS R11, [R6+UR4]"), 7.0f, 2.0f);
+      Emulated(Replace(r6_known, "LDS R11, [R7+UR4]", "LDS R11, [R6+UR4]"), 7.0f, 2.0f);
   ASSERT_TRUE(emulation.undecided);
   EXPECT_THAT(emulation.undecided->reason, HasSubstr("CALL.REL.NOINC at pc 0x0110"));
 }
