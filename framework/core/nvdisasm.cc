@@ -211,9 +211,18 @@ bool FunctionStart(std::string_view line, std::string& name) {
   return true;
 }
 
-// `.L_x_<n>:` at the start of the line: a label naming the next instruction's offset.
+// `.L_x_<n>:` at the start of the line: a label naming the next instruction's offset; or
+// `$<name>:`, a subroutine ptxas placed in the kernel's section (`$__internal_0_$__cuda_sm3x_div_rn_
+// noftz_f32_slowpath:`, which CALL.REL.NOINC names).
 bool LabelAt(std::string_view line, std::string& label) {
   constexpr std::string_view kLabel = ".L_x_";
+  if (!line.empty() && line[0] == '$') {
+    size_t end = 1;
+    while (end < line.size() && !IsSpace(line[end]) && line[end] != ':') ++end;
+    if (end == 1 || end >= line.size() || line[end] != ':') return false;
+    label = std::string(line.substr(0, end));
+    return true;
+  }
   if (line.substr(0, kLabel.size()) != kLabel) return false;
   size_t end = kLabel.size();
   while (end < line.size() && line[end] >= '0' && line[end] <= '9') ++end;

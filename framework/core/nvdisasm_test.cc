@@ -392,5 +392,21 @@ TEST(ParseNvdisasmHostileTest, SkipsLinesItCannotReadWithoutThrowing) {
   EXPECT_TRUE(k.at(0x40).inline_chain.empty());
 }
 
+// A subroutine ptxas places in the kernel's section (the float division's slow path) is a label of
+// its first instruction, as CALL.REL.NOINC names it; a `$` line that is not one is not.
+TEST(NvdisasmTest, SubroutineLabels) {
+  const Disassembly parsed = ParseNvdisasm(
+      ".text._Z1kPf:\n"
+      "        /*0000*/  CALL.REL.NOINC `($__internal_0_$__cuda_sm3x_div_rn_noftz_f32_slowpath) ;\n"
+      "        .weak           $__internal_0_$__cuda_sm3x_div_rn_noftz_f32_slowpath\n"
+      "$__internal_0_$__cuda_sm3x_div_rn_noftz_f32_slowpath:\n"
+      "        /*0010*/  RET.REL.NODEC R4 `(_Z1kPf) ;\n"
+      "$ not a label:\n"
+      "        /*0020*/  EXIT ;\n");
+  const auto& k = parsed.at("_Z1kPf");
+  EXPECT_THAT(k.at(0x10).labels, ElementsAre("$__internal_0_$__cuda_sm3x_div_rn_noftz_f32_slowpath"));
+  EXPECT_TRUE(k.at(0x20).labels.empty());
+}
+
 }  // namespace
 }  // namespace bankcheck::internal

@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "emulate/internal/data_flow.h"
 #include "emulate/internal/sass.h"
 
 namespace bankcheck::emulate::internal {
@@ -36,80 +37,9 @@ namespace {
 constexpr size_t kWindow = 256;
 constexpr size_t kWalk = 4096;
 
-bool IsPlainRegister(const Operand& op) {
-  return op.kind == OperandKind::kRegister && !op.negate && !op.invert && !op.absolute;
-}
-bool IsPlainRegister(const Operand& op, int index) { return IsPlainRegister(op) && op.index == index; }
-bool IsZero(const Operand& op) { return IsPlainRegister(op, kRegisterZero); }
-
-// Registers source operand `k` of `in` may span: a 64-bit address or operand a pair, a wide one four.
-int SourceSpan(const Instruction& in, size_t k) {
-  const Operand& op = in.operands[k];
-  if (op.kind == OperandKind::kGlobalMemory) return 2;
-  if (op.kind == OperandKind::kMemory) return in.info != nullptr && IsGeneric(in.info->memory) ? 2 : 1;
-  if (op.kind != OperandKind::kRegister) return 1;
-  if (in.base == "IMAD" && !in.Is(mod::kX)) return in.Is(mod::kWide | mod::kHi) && k == 3 ? 2 : 1;
-  if (in.Is(mod::k128)) return 4;
-  if (in.Is(mod::kWide | mod::kHi | mod::k64 | mod::kF64 | mod::kU64 | mod::kS64))
-    return std::max(2, int{in.decoded.width});
-  return std::max(1, int{in.decoded.width});
-}
-
-// Registers a destination spans: the row's or the modifiers' width, a pair for 64-bit results.
-int DestinationSpan(const Instruction& in) {
-  if (in.Is(mod::k128)) return 4;
-  if (in.Is(mod::kWide | mod::k64 | mod::kF64 | mod::kU64 | mod::kS64))
-    return std::max(2, int{in.decoded.width});
-  return std::max(1, int{in.decoded.width});
-}
-
-int Destinations(const Instruction& in) { return in.info == nullptr ? 0 : in.info->destinations; }
-
-// Whether `in` may read register `reg` (more often than it does, never less).
-bool MayRead(const Instruction& in, int reg) {
-  if (in.info == nullptr || !in.unreadable.empty()) return true;
-  for (size_t k = static_cast<size_t>(Destinations(in)); k < in.operands.size(); ++k) {
-    const Operand& op = in.operands[k];
-    int base = -1;
-    if (op.kind == OperandKind::kRegister) base = op.index;
-    if ((op.kind == OperandKind::kMemory || op.kind == OperandKind::kGlobalMemory ||
-         op.kind == OperandKind::kConstant) &&
-        !op.base_uniform)
-      base = op.base;
-    if (base >= 0 && base != kRegisterZero && reg >= base && reg < base + SourceSpan(in, k)) return true;
-  }
-  return false;
-}
-
-// Whether `in` may write register `reg` (more often than it does, never less).
-bool MayWrite(const Instruction& in, int reg) {
-  if (in.info == nullptr || !in.unreadable.empty()) return true;
-  const int destinations = std::min(Destinations(in), static_cast<int>(in.operands.size()));
-  for (int k = 0; k < destinations; ++k) {
-    const Operand& op = in.operands[k];
-    if (op.kind == OperandKind::kRegister && reg >= op.index && reg < op.index + DestinationSpan(in))
-      return true;
-  }
-  return false;
-}
-
-// Whether `in` certainly writes register `reg`, whatever the lane: unguarded, its first destination.
-bool Defines(const Instruction& in, int reg) {
-  return in.info != nullptr && in.unreadable.empty() && in.guard == kPredicateTrue && Destinations(in) >= 1 &&
-         !in.operands.empty() && IsPlainRegister(in.operands[0], reg);
-}
-
-bool EndsStraightLine(const Instruction& in) {
-  return in.info == nullptr || in.info->semantics == Semantics::kBranch ||
-         in.info->semantics == Semantics::kExit;
-}
-
-class Matcher {
+class Matcher : StraightLineCode {
  public:
-  explicit Matcher(const std::vector<Instruction>& code) : code_(code), target_(code.size(), false) {
-    for (const Instruction& in : code)
-      if (in.target >= 0 && static_cast<size_t>(in.target) < code.size()) target_[in.target] = true;
-  }
+  explicit Matcher(const std::vector<Instruction>& code) : StraightLineCode(code) {}
 
   bool IsDivisionReciprocal(size_t at) const {
     const Instruction& rcp = code_[at];
@@ -134,16 +64,6 @@ class Matcher {
   }
 
  private:
-  // The instruction whose value register `reg` holds when `at` runs, in straight-line code.
-  std::optional<size_t> Definition(size_t at, int reg) const {
-    for (size_t j = at; j-- > 0;) {
-      if (EndsStraightLine(code_[j])) return std::nullopt;
-      if (MayWrite(code_[j], reg)) return Defines(code_[j], reg) ? std::optional<size_t>(j) : std::nullopt;
-      if (target_[j]) return std::nullopt;
-    }
-    return std::nullopt;
-  }
-
   // Every instruction that may read what `def` writes to its first operand: the paths from `def`
   // followed through branches (both ways where guarded), each up to the register's next unguarded
   // definition or an unguarded EXIT; nullopt where a path leaves what can be followed (a call, an
@@ -171,7 +91,7 @@ class Matcher {
       if (Defines(in, reg)) continue;
       if (MayWrite(in, reg) && guard == kNoGuard) return std::nullopt;  // a partial write
       int next = overwritten;
-      if (next != kNoGuard && WritesPredicate(in, next / 2)) next = kNoGuard;
+      if (next != kNoGuard && MayWritePredicate(in, next / 2)) next = kNoGuard;
       if (guard != kNoGuard && Destinations(in) >= 1 && !in.operands.empty() &&
           IsPlainRegister(in.operands[0], reg))
         next = guard;
@@ -193,51 +113,9 @@ class Matcher {
     return readers;
   }
 
-  // Whether `in` may change predicate `p` (any operand naming it, or all of them at once).
-  static bool WritesPredicate(const Instruction& in, int p) {
-    if (in.base == "R2P" || in.base == "P2R") return true;
-    for (const Operand& op : in.operands)
-      if (op.kind == OperandKind::kPredicate && op.index == p) return true;
-    return false;
-  }
-
-  // The readers found in straight-line code after `def`, for a part of the sequence that must be
-  // there (whatever else reads the value: the exact quotient's parts may be reused).
-  std::vector<size_t> SomeReaders(size_t def) const {
-    const int reg = code_[def].operands[0].index;
-    std::vector<size_t> readers;
-    for (size_t j = def + 1; j < code_.size() && j <= def + kWindow; ++j) {
-      const Instruction& in = code_[j];
-      if (target_[j] || EndsStraightLine(in)) break;
-      if (MayRead(in, reg)) readers.push_back(j);
-      if (MayWrite(in, reg)) break;
-    }
-    return readers;
-  }
-
-  // Whether register `reg` keeps its value from `from` to `to` (straight-line code).
-  bool Unchanged(int reg, size_t from, size_t to) const {
-    for (size_t j = from + 1; j < to; ++j)
-      if (MayWrite(code_[j], reg) || target_[j] || EndsStraightLine(code_[j])) return false;
-    return from < to;
-  }
-
-  // Whether operand `op` reads the same value at `to` as at `from`: a register or uniform register
-  // not written in between, or a constant.
-  bool Unchanged(const Operand& op, size_t from, size_t to) const {
-    if (op.kind == OperandKind::kRegister) return Unchanged(op.index, from, to);
-    if (op.kind == OperandKind::kConstant) return op.base < 0 && from < to;
-    if (op.kind != OperandKind::kUniformRegister) return false;
-    for (size_t j = from + 1; j < to; ++j) {
-      const Instruction& in = code_[j];
-      if (in.info == nullptr || target_[j] || EndsStraightLine(in)) return false;
-      for (int k = 0; k < std::min(Destinations(in), static_cast<int>(in.operands.size())); ++k)
-        if (in.operands[k].kind == OperandKind::kUniformRegister && op.index >= in.operands[k].index &&
-            op.index < in.operands[k].index + DestinationSpan(in))
-          return false;
-    }
-    return from < to;
-  }
+  // The readers in straight-line code after `def`, for a part of the sequence that must be there
+  // (whatever else reads the value: the exact quotient's parts may be reused).
+  std::vector<size_t> SomeReaders(size_t def) const { return StraightLineCode::SomeReaders(def, kWindow); }
 
   // I2F.U32.RP f, d; or I2F.RP f, d where d is IABS's result.
   bool IsRoundedUpConversion(size_t at) const {
@@ -410,9 +288,6 @@ class Matcher {
     }
     return false;
   }
-
-  const std::vector<Instruction>& code_;
-  std::vector<bool> target_;
 };
 
 }  // namespace

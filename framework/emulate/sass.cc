@@ -10,6 +10,7 @@
 
 #include "bankcheck/error.h"
 #include "emulate/internal/checked_forms.h"
+#include "emulate/internal/float_division.h"
 #include "emulate/internal/sm90.h"
 
 namespace bankcheck::emulate::internal {
@@ -367,6 +368,7 @@ std::map<std::string, Kernel, std::less<>> ReadKernels(const std::string& nvdisa
           if (found != label_index.end()) instruction.target = static_cast<int>(found->second);
         }
     MarkDivisionReciprocals(kernel.code);
+    MarkFloatDivisions(kernel.code);
     // Registers a warp's state must hold: the highest named, plus the widest access (4 registers).
     for (const Instruction& instruction : kernel.code)
       for (const Operand& operand : instruction.operands) {

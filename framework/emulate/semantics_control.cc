@@ -4,6 +4,7 @@
 #include <string>
 
 #include "emulate/internal/evaluator.h"
+#include "emulate/internal/float_division.h"
 
 namespace bankcheck::emulate::internal {
 
@@ -21,6 +22,7 @@ void LaunchEvaluator::Control(const Instruction& in, uint32_t index, uint32_t ma
       return;
     case Semantics::kBranch: {
       if (in.modifiers.size() == 1 && in.Is(mod::kDiv)) return BranchIfDiverged(in, index, mask);
+      if (in.float_division != nullptr) return SkipDivisionSlowPath(in, index, mask);
       // BRA.U.ANY: every lane branches when any lane's condition holds (a warp-uniform loop).
       const bool any = in.modifiers.size() == 2 && in.Is(mod::kU) && in.Is(mod::kAny);
       if (in.target < 0 || (!in.modifiers.empty() && !(in.modifiers.size() == 1 && in.Is(mod::kU)) && !any))
@@ -86,6 +88,48 @@ void LaunchEvaluator::Control(const Instruction& in, uint32_t index, uint32_t ma
     }
     default:
       Stop(in, in.opcode + " reached the wrong handler (Control)");
+  }
+}
+
+// @!P BRA join past an IEEE float division's slow path (float_division.cc): the slow path does
+// nothing the counts see, and both paths leave the correctly rounded quotient in the same register,
+// so every lane goes to the join, whatever FCHK's predicate. What the slow path writes is unknown
+// there (as are the fast path's intermediates, from MUFU.RCP's unknown value); the quotient is
+// a / b, computed where its operands are known, agree, and neither they nor it is NaN.
+void LaunchEvaluator::SkipDivisionSlowPath(const Instruction& in, uint32_t index, uint32_t mask) {
+  const FloatDivision& division = *in.float_division;
+  const Value clobbered = Unknown(Origin(division.call));
+  for (int u = 0; u < kUniformRegisterZero; ++u)
+    if (division.uniform_registers.test(u)) warp_.uniform[u] = clobbered;
+  for (int p = 0; p < kPredicateTrue; ++p)
+    if (division.uniform_predicates.test(p)) warp_.uniform_predicates[p] = clobbered;
+  for (uint32_t lanes = mask; lanes != 0; lanes &= lanes - 1) {
+    const int lane = __builtin_ctz(lanes);
+    // Read before anything is made unknown: the slow path's moves may name the operands.
+    const auto agreed = [&](const std::vector<Operand>& operands) {
+      Value value = FloatSource(operands.front(), lane, index);
+      for (const Operand& op : operands) {
+        const Value other = FloatSource(op, lane, index);
+        if (!other.known()) return other;
+        if (value.known() && other.bits != value.bits) return Unknown(Origin(division.check));
+      }
+      return value;
+    };
+    const Value a = agreed(division.dividends), b = agreed(division.divisors);
+    Value quotient = Unknown(Origin(division.check));
+    if (!a.known() || !b.known()) {
+      quotient = a.known() ? b : a;
+    } else if (division.computed) {
+      if (const std::optional<uint32_t> bits = FloatQuotient(a.bits, b.bits)) quotient = From(*bits, a, b);
+    }
+    for (int r = 0; r < kRegisterZero; ++r)
+      if (division.registers.test(r)) warp_.registers[r * kWarpSize + lane] = clobbered;
+    for (int p = 0; p < kPredicateTrue; ++p)
+      if (division.predicates.test(p)) warp_.predicates[p * kWarpSize + lane] = clobbered;
+    warp_.registers[division.quotient * kWarpSize + lane] = quotient;
+    // Without a BSYNC at the join, lanes that went different ways need not run together after it.
+    if (!division.join_converges) warp_.together[lane] &= 1u << lane;
+    warp_.pc[lane] = static_cast<uint32_t>(division.join);
   }
 }
 

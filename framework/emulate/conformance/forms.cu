@@ -415,3 +415,8 @@ BANKCHECK_FORM(match_any_u64, {
   const uint32_t members = __ballot_sync(0xffffffffu, b < 20u);
   if (b < 20u) r2 = __match_any_sync(members, static_cast<unsigned long long>(a & 1u) << 32 | (b & 3u));
 })
+// expf's forms (the kernel suite's row_softmax): the range reduction's saturated and rounded-down
+// FFMAs and the approximate exponential, whose GPU values the vectors record.
+BANKCHECK_FORM(mufu_ex2, ASM1("ex2.approx.ftz.f32 %0, %1;"))
+BANKCHECK_FORM(ffma_sat, ASM1("fma.rn.sat.f32 %0, %1, %2, %3;"))
+BANKCHECK_FORM(ffma_rm, ASM1("fma.rm.f32 %0, %1, %2, %3;"))

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bankcheck/error.h"
+#include "emulate/conformance/awaiting_vectors.h"
 #include "emulate/conformance/forms.h"
 #include "emulate/conformance/vectors.h"
 #include "emulate/internal/checked_forms.h"
@@ -25,13 +26,6 @@ namespace bankcheck::conformance {
 namespace {
 
 using emulate::runtime::TheCapture;
-
-// Kernels of forms.cu added since vectors.txt was recorded, awaiting the next recording on the GPU:
-// without vectors they are reported, not failed (any other form without vectors fails), and their
-// SASS must hold the form each claims. None of their forms may be in checked_forms.def until their
-// vectors replay with 0 differ (the table check below fails a form none of whose vectors is
-// computed). Emptied when the vectors are recorded.
-const std::set<std::string> kAwaitingVectors = {};
 
 std::string Hex(uint32_t word) {
   char text[16];

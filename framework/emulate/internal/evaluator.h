@@ -192,6 +192,8 @@ class LaunchEvaluator {
   void Control(const Instruction& in, uint32_t index, uint32_t mask);  // semantics_control.cc
   // BRA.DIV Rm, target (semantics_control.cc): falls through where the GPU surely does, else Stop.
   void BranchIfDiverged(const Instruction& in, uint32_t index, uint32_t mask);
+  // The branch past a float division's slow path (semantics_control.cc): every lane to the join.
+  void SkipDivisionSlowPath(const Instruction& in, uint32_t index, uint32_t mask);
   // The lanes of `mask` go two ways, those of `side` one of them: each is no longer together
   // (WarpState::together) with the lanes that went the other way, nor with any lane not at it.
   void Split(uint32_t mask, uint32_t side);

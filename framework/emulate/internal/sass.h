@@ -7,6 +7,7 @@
 #include <functional>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,6 +58,8 @@ struct Operand {
   std::string text;       // as written (kSpecial's register name, kLabel's label)
 };
 
+struct FloatDivision;  // internal/float_division.h
+
 struct Instruction {
   uint32_t pc = 0;
   std::string opcode;                  // "LDS.128"
@@ -74,6 +77,9 @@ struct Instruction {
   // MUFU.RCP inside ptxas's 32-bit integer division sequence (MarkDivisionReciprocals): the
   // quotient it leads to is exact whatever MUFU.RCP's rounding, so its value may be computed.
   bool division_reciprocal = false;
+  // The branch past an IEEE float division's slow path (MarkFloatDivisions): every lane goes to the
+  // join, where the quotient is computed; nullptr for every other instruction.
+  std::shared_ptr<const FloatDivision> float_division;
   // A computing family's form with no GPU conformance vectors (checked_forms.h): the output pass
   // leaves what it writes unknown.
   bool unchecked_form = false;
