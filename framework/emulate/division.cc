@@ -21,95 +21,17 @@
 // it as I2F.U32.RP would.
 #include <algorithm>
 #include <optional>
-#include <set>
 #include <string>
-#include <utility>
 #include <vector>
 
-#include "emulate/internal/sass.h"
+#include "emulate/internal/register_flow.h"
 
 namespace bankcheck::emulate::internal {
 namespace {
 
-// Instructions searched after a definition for a part of the sequence (straight-line code), and
-// instructions walked for every reader of the reciprocal (AllReaders).
-constexpr size_t kWindow = 256;
-constexpr size_t kWalk = 4096;
-
-bool IsPlainRegister(const Operand& op) {
-  return op.kind == OperandKind::kRegister && !op.negate && !op.invert && !op.absolute;
-}
-bool IsPlainRegister(const Operand& op, int index) { return IsPlainRegister(op) && op.index == index; }
-bool IsZero(const Operand& op) { return IsPlainRegister(op, kRegisterZero); }
-
-// Registers source operand `k` of `in` may span: a 64-bit address or operand a pair, a wide one four.
-int SourceSpan(const Instruction& in, size_t k) {
-  const Operand& op = in.operands[k];
-  if (op.kind == OperandKind::kGlobalMemory) return 2;
-  if (op.kind == OperandKind::kMemory) return in.info != nullptr && IsGeneric(in.info->memory) ? 2 : 1;
-  if (op.kind != OperandKind::kRegister) return 1;
-  if (in.base == "IMAD" && !in.Is(mod::kX)) return in.Is(mod::kWide | mod::kHi) && k == 3 ? 2 : 1;
-  if (in.Is(mod::k128)) return 4;
-  if (in.Is(mod::kWide | mod::kHi | mod::k64 | mod::kF64 | mod::kU64 | mod::kS64))
-    return std::max(2, int{in.decoded.width});
-  return std::max(1, int{in.decoded.width});
-}
-
-// Registers a destination spans: the row's or the modifiers' width, a pair for 64-bit results.
-int DestinationSpan(const Instruction& in) {
-  if (in.Is(mod::k128)) return 4;
-  if (in.Is(mod::kWide | mod::k64 | mod::kF64 | mod::kU64 | mod::kS64))
-    return std::max(2, int{in.decoded.width});
-  return std::max(1, int{in.decoded.width});
-}
-
-int Destinations(const Instruction& in) { return in.info == nullptr ? 0 : in.info->destinations; }
-
-// Whether `in` may read register `reg` (more often than it does, never less).
-bool MayRead(const Instruction& in, int reg) {
-  if (in.info == nullptr || !in.unreadable.empty()) return true;
-  for (size_t k = static_cast<size_t>(Destinations(in)); k < in.operands.size(); ++k) {
-    const Operand& op = in.operands[k];
-    int base = -1;
-    if (op.kind == OperandKind::kRegister) base = op.index;
-    if ((op.kind == OperandKind::kMemory || op.kind == OperandKind::kGlobalMemory ||
-         op.kind == OperandKind::kConstant) &&
-        !op.base_uniform)
-      base = op.base;
-    if (base >= 0 && base != kRegisterZero && reg >= base && reg < base + SourceSpan(in, k)) return true;
-  }
-  return false;
-}
-
-// Whether `in` may write register `reg` (more often than it does, never less).
-bool MayWrite(const Instruction& in, int reg) {
-  if (in.info == nullptr || !in.unreadable.empty()) return true;
-  const int destinations = std::min(Destinations(in), static_cast<int>(in.operands.size()));
-  for (int k = 0; k < destinations; ++k) {
-    const Operand& op = in.operands[k];
-    if (op.kind == OperandKind::kRegister && reg >= op.index && reg < op.index + DestinationSpan(in))
-      return true;
-  }
-  return false;
-}
-
-// Whether `in` certainly writes register `reg`, whatever the lane: unguarded, its first destination.
-bool Defines(const Instruction& in, int reg) {
-  return in.info != nullptr && in.unreadable.empty() && in.guard == kPredicateTrue && Destinations(in) >= 1 &&
-         !in.operands.empty() && IsPlainRegister(in.operands[0], reg);
-}
-
-bool EndsStraightLine(const Instruction& in) {
-  return in.info == nullptr || in.info->semantics == Semantics::kBranch ||
-         in.info->semantics == Semantics::kExit;
-}
-
 class Matcher {
  public:
-  explicit Matcher(const std::vector<Instruction>& code) : code_(code), target_(code.size(), false) {
-    for (const Instruction& in : code)
-      if (in.target >= 0 && static_cast<size_t>(in.target) < code.size()) target_[in.target] = true;
-  }
+  explicit Matcher(const std::vector<Instruction>& code) : code_(code), flow_(code) {}
 
   bool IsDivisionReciprocal(size_t at) const {
     const Instruction& rcp = code_[at];
@@ -117,13 +39,13 @@ class Matcher {
         rcp.guard != kPredicateTrue || rcp.operands.size() != 2 || !IsPlainRegister(rcp.operands[0]) ||
         !IsPlainRegister(rcp.operands[1]))
       return false;
-    const std::optional<size_t> convert = Definition(at, rcp.operands[1].index);
+    const std::optional<size_t> convert = flow_.Definition(at, rcp.operands[1].index);
     if (!convert || !IsRoundedUpConversion(*convert)) return false;
-    const std::optional<std::vector<size_t>> adds = AllReaders(at);
+    const std::optional<std::vector<size_t>> adds = flow_.AllReaders(at);
     if (!adds || adds->empty()) return false;
     for (size_t add : *adds) {
       if (!IsReciprocalAdjustment(code_[add], rcp.operands[0].index)) return false;
-      const std::optional<std::vector<size_t>> truncations = AllReaders(add);
+      const std::optional<std::vector<size_t>> truncations = flow_.AllReaders(add);
       if (!truncations || truncations->empty()) return false;
       for (size_t truncation : *truncations)
         if (!IsTruncation(code_[truncation], code_[add].operands[0].index) ||
@@ -134,111 +56,6 @@ class Matcher {
   }
 
  private:
-  // The instruction whose value register `reg` holds when `at` runs, in straight-line code.
-  std::optional<size_t> Definition(size_t at, int reg) const {
-    for (size_t j = at; j-- > 0;) {
-      if (EndsStraightLine(code_[j])) return std::nullopt;
-      if (MayWrite(code_[j], reg)) return Defines(code_[j], reg) ? std::optional<size_t>(j) : std::nullopt;
-      if (target_[j]) return std::nullopt;
-    }
-    return std::nullopt;
-  }
-
-  // Every instruction that may read what `def` writes to its first operand: the paths from `def`
-  // followed through branches (both ways where guarded), each up to the register's next unguarded
-  // definition or an unguarded EXIT; nullopt where a path leaves what can be followed (a call, an
-  // indirect branch, an opcode not in the table, a partial write) or the walk grows too long. A
-  // write under a guard (@!P1 IADD3 R6, ...) ends the value for the instructions under the same
-  // guard until the predicate may change.
-  std::optional<std::vector<size_t>> AllReaders(size_t def) const {
-    const int reg = code_[def].operands[0].index;
-    constexpr int kNoGuard = -1;
-    // A path's place and the guard (predicate * 2 + negated) under which the value was overwritten.
-    std::vector<std::pair<size_t, int>> pending{{def + 1, kNoGuard}};
-    std::set<std::pair<size_t, int>> seen;
-    std::vector<size_t> readers;
-    while (!pending.empty()) {
-      const auto [j, overwritten] = pending.back();
-      pending.pop_back();
-      if (j >= code_.size()) return std::nullopt;  // past the last instruction
-      if (!seen.insert({j, overwritten}).second) continue;
-      if (seen.size() > kWalk) return std::nullopt;
-      const Instruction& in = code_[j];
-      if (in.info == nullptr || !in.unreadable.empty()) return std::nullopt;
-      const int guard =
-          in.guard == kPredicateTrue || in.guard_uniform ? kNoGuard : in.guard * 2 + in.guard_negated;
-      if (MayRead(in, reg) && (guard == kNoGuard || guard != overwritten)) readers.push_back(j);
-      if (Defines(in, reg)) continue;
-      if (MayWrite(in, reg) && guard == kNoGuard) return std::nullopt;  // a partial write
-      int next = overwritten;
-      if (next != kNoGuard && WritesPredicate(in, next / 2)) next = kNoGuard;
-      if (guard != kNoGuard && Destinations(in) >= 1 && !in.operands.empty() &&
-          IsPlainRegister(in.operands[0], reg))
-        next = guard;
-      if (in.info->semantics == Semantics::kExit) {
-        if (guard != kNoGuard) pending.push_back({j + 1, next});
-        continue;
-      }
-      if (in.info->semantics == Semantics::kBranch) {
-        if (in.target < 0) return std::nullopt;
-        pending.push_back({static_cast<size_t>(in.target), next});
-        if (guard != kNoGuard || !in.modifiers.empty())
-          pending.push_back({j + 1, next});  // BRA.DIV: either way
-        continue;
-      }
-      pending.push_back({j + 1, next});
-    }
-    std::sort(readers.begin(), readers.end());
-    readers.erase(std::unique(readers.begin(), readers.end()), readers.end());
-    return readers;
-  }
-
-  // Whether `in` may change predicate `p` (any operand naming it, or all of them at once).
-  static bool WritesPredicate(const Instruction& in, int p) {
-    if (in.base == "R2P" || in.base == "P2R") return true;
-    for (const Operand& op : in.operands)
-      if (op.kind == OperandKind::kPredicate && op.index == p) return true;
-    return false;
-  }
-
-  // The readers found in straight-line code after `def`, for a part of the sequence that must be
-  // there (whatever else reads the value: the exact quotient's parts may be reused).
-  std::vector<size_t> SomeReaders(size_t def) const {
-    const int reg = code_[def].operands[0].index;
-    std::vector<size_t> readers;
-    for (size_t j = def + 1; j < code_.size() && j <= def + kWindow; ++j) {
-      const Instruction& in = code_[j];
-      if (target_[j] || EndsStraightLine(in)) break;
-      if (MayRead(in, reg)) readers.push_back(j);
-      if (MayWrite(in, reg)) break;
-    }
-    return readers;
-  }
-
-  // Whether register `reg` keeps its value from `from` to `to` (straight-line code).
-  bool Unchanged(int reg, size_t from, size_t to) const {
-    for (size_t j = from + 1; j < to; ++j)
-      if (MayWrite(code_[j], reg) || target_[j] || EndsStraightLine(code_[j])) return false;
-    return from < to;
-  }
-
-  // Whether operand `op` reads the same value at `to` as at `from`: a register or uniform register
-  // not written in between, or a constant.
-  bool Unchanged(const Operand& op, size_t from, size_t to) const {
-    if (op.kind == OperandKind::kRegister) return Unchanged(op.index, from, to);
-    if (op.kind == OperandKind::kConstant) return op.base < 0 && from < to;
-    if (op.kind != OperandKind::kUniformRegister) return false;
-    for (size_t j = from + 1; j < to; ++j) {
-      const Instruction& in = code_[j];
-      if (in.info == nullptr || target_[j] || EndsStraightLine(in)) return false;
-      for (int k = 0; k < std::min(Destinations(in), static_cast<int>(in.operands.size())); ++k)
-        if (in.operands[k].kind == OperandKind::kUniformRegister && op.index >= in.operands[k].index &&
-            op.index < in.operands[k].index + DestinationSpan(in))
-          return false;
-    }
-    return from < to;
-  }
-
   // I2F.U32.RP f, d; or I2F.RP f, d where d is IABS's result.
   bool IsRoundedUpConversion(size_t at) const {
     const Instruction& in = code_[at];
@@ -252,7 +69,7 @@ class Matcher {
       return d.kind == OperandKind::kRegister || d.kind == OperandKind::kUniformRegister ||
              d.kind == OperandKind::kConstant;
     if (!IsPlainRegister(d)) return false;
-    const std::optional<size_t> abs = Definition(at, d.index);
+    const std::optional<size_t> abs = flow_.Definition(at, d.index);
     return abs && code_[*abs].base == "IABS" && code_[*abs].modifiers.empty() &&
            code_[*abs].operands.size() == 2;
   }
@@ -324,9 +141,10 @@ class Matcher {
   // its negation (negated true).
   bool IsValueOf(size_t at, const Operand& op, int reg, size_t def, bool negated) const {
     if (!IsPlainRegister(op)) return false;
-    if (!negated) return op.index == reg && Unchanged(reg, def, at);
-    const std::optional<size_t> negation = Definition(at, op.index);
-    return negation && *negation > def && Negated(code_[*negation]) == reg && Unchanged(reg, def, *negation);
+    if (!negated) return op.index == reg && flow_.Unchanged(reg, def, at);
+    const std::optional<size_t> negation = flow_.Definition(at, op.index);
+    return negation && *negation > def && Negated(code_[*negation]) == reg &&
+           flow_.Unchanged(reg, def, *negation);
   }
 
   // Whether the divisor `d` (operand 1 of I2F at `convert`), or its negation, is operand `op` of
@@ -337,7 +155,7 @@ class Matcher {
     const Operand* divisor = &op;
     if (negated) {
       if (!IsPlainRegister(op)) return false;
-      const std::optional<size_t> negation = Definition(at, op.index);
+      const std::optional<size_t> negation = flow_.Definition(at, op.index);
       if (!negation || NegatedOperand(code_[*negation]) == nullptr) return false;
       read_at = *negation;
       divisor = NegatedOperand(code_[*negation]);
@@ -345,22 +163,23 @@ class Matcher {
     Operand plain = *divisor;
     plain.negate = false;
     // The same value where I2F reads it and where the product does (ptxas may negate it first).
-    const bool same = read_at > convert ? Unchanged(d, convert, read_at) : Unchanged(d, read_at, convert);
+    const bool same =
+        read_at > convert ? flow_.Unchanged(d, convert, read_at) : flow_.Unchanged(d, read_at, convert);
     return (negated || !divisor->negate) && SameOperand(plain, d) && same;
   }
 
   // q1 = IMAD.HI.U32 q0, e, (q0-1:q0) with e = -d * q0, then a quotient from q1 (HasQuotient).
   bool HasNewtonStep(size_t truncation, size_t convert) const {
     const int q0 = code_[truncation].operands[0].index;
-    for (size_t step : SomeReaders(truncation)) {
+    for (size_t step : flow_.SomeReaders(truncation)) {
       const Instruction& in = code_[step];
       if (in.base != "IMAD" || !in.Is(mod::kHi) || !in.Is(mod::kU32) || in.modifiers.size() != 2 ||
           in.guard != kPredicateTrue || in.operands.size() != 4 || !IsPlainRegister(in.operands[0]) ||
           !IsPlainRegister(in.operands[1], q0) || !IsPlainRegister(in.operands[2]) ||
           !IsPlainRegister(in.operands[3], q0 - 1))
         continue;
-      const std::optional<size_t> error = Definition(step, in.operands[2].index);
-      const std::optional<size_t> low = Definition(step, q0 - 1);
+      const std::optional<size_t> error = flow_.Definition(step, in.operands[2].index);
+      const std::optional<size_t> low = flow_.Definition(step, q0 - 1);
       if (!error || !low || !WritesZero(code_[*low])) continue;
       const Instruction& e = code_[*error];
       if (e.base != "IMAD" || !e.modifiers.empty() || e.guard != kPredicateTrue || e.operands.size() != 4 ||
@@ -380,7 +199,7 @@ class Matcher {
   // unsigned compare of m (the corrections' first).
   bool HasQuotient(size_t newton) const {
     const int q1 = code_[newton].operands[0].index;
-    for (size_t at : SomeReaders(newton)) {
+    for (size_t at : flow_.SomeReaders(newton)) {
       const Instruction& in = code_[at];
       if (in.base != "IMAD" || !in.Is(mod::kHi) || !in.Is(mod::kU32) || in.modifiers.size() != 2 ||
           in.guard != kPredicateTrue || in.operands.size() != 4 || !IsPlainRegister(in.operands[0]) ||
@@ -389,19 +208,19 @@ class Matcher {
       const int k = IsPlainRegister(in.operands[1], q1) ? 2 : IsPlainRegister(in.operands[2], q1) ? 1 : 0;
       if (k == 0) continue;
       const Operand& numerator = in.operands[k];
-      for (size_t negation : SomeReaders(at)) {
+      for (size_t negation : flow_.SomeReaders(at)) {
         if (Negated(code_[negation]) != in.operands[0].index) continue;
-        for (size_t remainder : SomeReaders(negation)) {
+        for (size_t remainder : flow_.SomeReaders(negation)) {
           const Instruction& m = code_[remainder];
           if (m.base != "IMAD" || !m.modifiers.empty() || m.guard != kPredicateTrue ||
               m.operands.size() != 4 || !IsPlainRegister(m.operands[0]) ||
               !SameOperand(m.operands[3], numerator) ||
-              (numerator.kind == OperandKind::kRegister && !Unchanged(numerator.index, at, remainder)))
+              (numerator.kind == OperandKind::kRegister && !flow_.Unchanged(numerator.index, at, remainder)))
             continue;
           if (!IsPlainRegister(m.operands[1], code_[negation].operands[0].index) &&
               !IsPlainRegister(m.operands[2], code_[negation].operands[0].index))
             continue;
-          for (size_t compare : SomeReaders(remainder))
+          for (size_t compare : flow_.SomeReaders(remainder))
             if (code_[compare].base == "ISETP" && code_[compare].Is(mod::kU32) &&
                 (code_[compare].Is(mod::kGe) || code_[compare].Is(mod::kGt)))
               return true;
@@ -412,7 +231,7 @@ class Matcher {
   }
 
   const std::vector<Instruction>& code_;
-  std::vector<bool> target_;
+  RegisterFlow flow_;
 };
 
 }  // namespace

@@ -1,0 +1,58 @@
+#pragma once
+// Where a register's value flows in a kernel's SASS, without running it: the instruction that
+// defines what a register holds at a point, the instructions that may read what one defines, whether
+// an operand keeps its value between two points. Every answer errs one way (more readers, fewer
+// definitions found), so a caller that needs a value's every reader gets them all or none: the
+// recognisers of compiler sequences (division.cc) rely on it.
+
+#include <optional>
+#include <vector>
+
+#include "emulate/internal/sass.h"
+
+namespace bankcheck::emulate::internal {
+
+inline bool IsPlainRegister(const Operand& op) {
+  return op.kind == OperandKind::kRegister && !op.negate && !op.invert && !op.absolute;
+}
+inline bool IsPlainRegister(const Operand& op, int index) { return IsPlainRegister(op) && op.index == index; }
+inline bool IsZero(const Operand& op) { return IsPlainRegister(op, kRegisterZero); }
+
+// Whether `in` may read register `reg` (more often than it does, never less).
+bool MayRead(const Instruction& in, int reg);
+// Whether `in` may write register `reg` (more often than it does, never less).
+bool MayWrite(const Instruction& in, int reg);
+// Whether `in` certainly writes register `reg`, whatever the lane: unguarded, its first destination.
+bool Defines(const Instruction& in, int reg);
+
+class RegisterFlow {
+ public:
+  explicit RegisterFlow(const std::vector<Instruction>& code);
+
+  const Instruction& at(size_t index) const { return code_[index]; }
+
+  // The instruction whose value register `reg` holds when `at` runs, in straight-line code.
+  std::optional<size_t> Definition(size_t at, int reg) const;
+
+  // Every instruction that may read what `def` writes to its first operand, on every path from it
+  // (through branches), each up to the register's next unguarded definition; nullopt where a path
+  // leaves what can be followed or the walk grows too long.
+  std::optional<std::vector<size_t>> AllReaders(size_t def) const;
+
+  // The readers found in straight-line code after `def` (some of them: those a sequence's next
+  // step must be among).
+  std::vector<size_t> SomeReaders(size_t def) const;
+
+  // Whether register `reg` keeps its value from `from` to `to` (straight-line code).
+  bool Unchanged(int reg, size_t from, size_t to) const;
+
+  // Whether operand `op` reads the same value at `to` as at `from`: a register or uniform register
+  // not written in between (straight-line code), or a constant.
+  bool Unchanged(const Operand& op, size_t from, size_t to) const;
+
+ private:
+  const std::vector<Instruction>& code_;
+  std::vector<bool> target_;
+};
+
+}  // namespace bankcheck::emulate::internal
