@@ -63,8 +63,7 @@ TEST(DivisionReciprocalTest, TheUnsignedDivision) {
 }
 
 // out[t] = in[t] / b, all int: IABS and a signed I2F.RP before the reciprocal.
-TEST(DivisionReciprocalTest, TheSignedDivision) {
-  EXPECT_THAT(Marked(R"(
+constexpr char kSigned[] = R"(
         /*0040*/                   LDC R11, c[0x0][0x220] ;
         /*0050*/                   IMAD.WIDE R2, R7, 0x4, R2 ;
         /*0060*/                   LDG.E R0, desc[UR4][R2.64] ;
@@ -93,9 +92,9 @@ TEST(DivisionReciprocalTest, TheSignedDivision) {
         /*01d0*/              @!P1 IMAD.MOV R5, RZ, RZ, -R5 ;
         /*01e0*/              @!P2 LOP3.LUT R5, RZ, R11, RZ, 0x33, !PT ;
         /*01f0*/                   EXIT ;
-)"),
-              ElementsAre(0x90u));
-}
+)";
+
+TEST(DivisionReciprocalTest, TheSignedDivision) { EXPECT_THAT(Marked(kSigned), ElementsAre(0x90u)); }
 
 // out[i] = in[i % n] and int j = (i * step) / kn: ptxas puts unrelated instructions between the
 // reciprocal and its adjustment (ISETP, IABS) and between the adjustment and F2I (IABS).
@@ -319,6 +318,155 @@ TEST(DivisionReciprocalTest, APartMissingOrChangedIsNot) {
                              ".L_x_1:\n        /*0080*/                   MUFU.RCP") +
                      "        /*0170*/                   BRA `(.L_x_1) ;\n"),
               IsEmpty());
+}
+
+// The values between the reciprocal and the quotient (q0, its negation, the Newton step's error and
+// its result, the negated estimate) may differ from the GPU's as the reciprocal may: a reader outside
+// the sequence would see them, so then the reciprocal is not marked.
+TEST(DivisionReciprocalTest, AnIntermediateReadOutsideIsNot) {
+  // q0 (R3 after F2I) stored.
+  EXPECT_THAT(Marked(Replace(kUnsigned, "IMAD.MOV.U32 R2, RZ, RZ, RZ ;",
+                             "IMAD.MOV.U32 R2, RZ, RZ, RZ ;\n        /*00b8*/ STS [R5], R3 ;")),
+              IsEmpty());
+  // The error -d * q0 (R9) stored.
+  EXPECT_THAT(Marked(Replace(kUnsigned, "IMAD.HI.U32 R3, R3, R9, R2 ;",
+                             "IMAD.HI.U32 R3, R3, R9, R2 ;\n        /*00d8*/ STS [R5], R9 ;")),
+              IsEmpty());
+  // The Newton step's result q1 (R3 before the quotient) stored.
+  EXPECT_THAT(Marked(Replace(kUnsigned, "IMAD.HI.U32 R3, R3, R9, R2 ;",
+                             "IMAD.HI.U32 R3, R3, R9, R2 ;\n        /*00d8*/ STS [R5], R3 ;")),
+              IsEmpty());
+  // -q0 (R8, never written again) stored at the end.
+  EXPECT_THAT(Marked(Replace(kSigned, "@!P2 LOP3.LUT R5, RZ, R11, RZ, 0x33, !PT ;",
+                             "@!P2 LOP3.LUT R5, RZ, R11, RZ, 0x33, !PT ;\n        /*01e8*/ STS [R7], R8 ;")),
+              IsEmpty());
+  // The negated estimate (R6 before the remainder) stored.
+  EXPECT_THAT(Marked(Replace(kSigned, "IMAD.MOV R6, RZ, RZ, -R5 ;",
+                             "IMAD.MOV R6, RZ, RZ, -R5 ;\n        /*0148*/ STS [R7], R6 ;")),
+              IsEmpty());
+}
+
+// The remainder and its compare are of the divisor itself: with another register the corrections do
+// not make the quotient exact.
+TEST(DivisionReciprocalTest, ARemainderOfAnotherDivisorIsNot) {
+  EXPECT_THAT(Marked(Replace(kUnsigned, "IMAD R3, R10, R3, R0", "IMAD R3, R11, R3, R0")), IsEmpty());
+  EXPECT_THAT(Marked(Replace(kUnsigned, "ISETP.GE.U32.AND P1, PT, R3, R10, PT",
+                             "ISETP.GE.U32.AND P1, PT, R3, R11, PT")),
+              IsEmpty());
+}
+
+// CuPy's first_pass_iir_sos (n % k, signed): the remainder as q * -|d| + |n|, the divisor's IABS
+// computed twice, negated and copied; no negation of the quotient.
+constexpr char kNegatedDivisor[] = R"(
+        /*0a90*/                   IABS R0, R4.reuse ;
+        /*0ab0*/                   IABS R16, R4 ;
+        /*0ac0*/                   I2F.RP R14, R0 ;
+        /*0ad0*/                   ISETP.GE.AND P1, PT, R19, RZ, PT ;
+        /*0ae0*/                   IMAD.MOV R16, RZ, RZ, -R16 ;
+        /*0af0*/                   MUFU.RCP R14, R14 ;
+        /*0b00*/                   VIADD R2, R14, 0xffffffe ;
+        /*0b10*/                   IABS R14, R19 ;
+        /*0b20*/                   F2I.FTZ.U32.TRUNC.NTZ R3, R2 ;
+        /*0b30*/                   IMAD.MOV.U32 R2, RZ, RZ, RZ ;
+        /*0b40*/                   IMAD.MOV R15, RZ, RZ, -R3 ;
+        /*0b50*/                   IMAD R15, R15, R0, RZ ;
+        /*0b60*/                   IMAD.HI.U32 R3, R3, R15, R2 ;
+        /*0b70*/                   IMAD.MOV.U32 R15, RZ, RZ, R16 ;
+        /*0b80*/                   IMAD.HI.U32 R3, R3, R14, RZ ;
+        /*0b90*/                   IMAD R3, R3, R15, R14 ;
+        /*0ba0*/                   VIMNMX R14, R4, 0x2, PT ;
+        /*0bb0*/                   IMAD.MOV.U32 R2, RZ, RZ, RZ ;
+        /*0bc0*/                   ISETP.GT.U32.AND P0, PT, R0, R3, PT ;
+        /*0bd0*/                   ISETP.GE.AND P2, PT, R14, 0x1, PT ;
+        /*0be0*/              @!P0 IADD3 R3, R3, -R0, RZ ;
+        /*0bf0*/                   ISETP.GT.U32.AND P0, PT, R0, R3, PT ;
+        /*0c00*/              @!P0 IMAD.IADD R3, R3, 0x1, -R0 ;
+        /*0c10*/                   ISETP.NE.AND P0, PT, R4, RZ, PT ;
+        /*0c20*/                   LOP3.LUT R0, RZ, R4, RZ, 0x33, !PT ;
+        /*0c30*/              @!P1 IMAD.MOV R3, RZ, RZ, -R3 ;
+        /*0c40*/                   SEL R3, R0, R3, !P0 ;
+        /*0c50*/                   EXIT ;
+)";
+
+TEST(DivisionReciprocalTest, TheRemainderByTheNegatedDivisor) {
+  EXPECT_THAT(Marked(kNegatedDivisor), ElementsAre(0xaf0u));
+  // The negated divisor's IABS of another register.
+  EXPECT_THAT(Marked(Replace(kNegatedDivisor, "IABS R16, R4 ;", "IABS R16, R5 ;")), IsEmpty());
+  // ... or its source changed between the two IABS.
+  EXPECT_THAT(Marked(Replace(kNegatedDivisor, "/*0ab0*/                   IABS R16, R4 ;",
+                             "/*0aa0*/ IADD3 R4, R4, 0x1, RZ ;\n        /*0ab0*/ IABS R16, R4 ;")),
+              IsEmpty());
+  // Not negated: q * |d| + |n| is no remainder.
+  EXPECT_THAT(
+      Marked(Replace(kNegatedDivisor, "IMAD.MOV R16, RZ, RZ, -R16 ;", "IMAD.MOV.U32 R16, RZ, RZ, R16 ;")),
+      IsEmpty());
+  // The copy overwritten before the remainder reads it.
+  EXPECT_THAT(Marked(Replace(kNegatedDivisor, "IMAD.HI.U32 R3, R3, R14, RZ ;",
+                             "IMAD.HI.U32 R3, R3, R14, RZ ;\n        /*0b88*/ IADD3 R15, R15, 0x1, RZ ;")),
+              IsEmpty());
+  // The compare of the remainder with another register.
+  EXPECT_THAT(Marked(Replace(kNegatedDivisor, "ISETP.GT.U32.AND P0, PT, R0, R3, PT ;\n        /*0bd0*/",
+                             "ISETP.GT.U32.AND P0, PT, R4, R3, PT ;\n        /*0bd0*/")),
+              IsEmpty());
+}
+
+// CuPy's 2D upfirdn: (i * down) / up and then % up2 of it, the second division's negated estimate
+// (R11) left in a register that a 64-bit load writes whole later: its value ends there.
+constexpr char kWideWriteEnds[] = R"(
+        /*02f0*/                   ULDC.64 UR4, c[0x0][0x230] ;
+        /*0300*/                   ULDC.64 UR10, c[0x0][0x240] ;
+        /*0310*/                   I2F.U32.RP R8, UR4 ;
+        /*0320*/                   IMAD.MOV.U32 R4, RZ, RZ, RZ ;
+        /*0330*/                   ISETP.NE.U32.AND P2, PT, RZ, UR4, PT ;
+        /*0360*/                   IMAD.MOV.U32 R26, RZ, RZ, RZ ;
+        /*0370*/                   I2F.U32.RP R10, UR11 ;
+        /*0380*/                   MUFU.RCP R8, R8 ;
+        /*0390*/                   MUFU.RCP R10, R10 ;
+        /*03a0*/                   VIADD R9, R8, 0xffffffe ;
+        /*03b0*/                   F2I.FTZ.U32.TRUNC.NTZ R5, R9 ;
+        /*03c0*/                   VIADD R9, R10, 0xffffffe ;
+        /*03d0*/                   IADD3 R11, RZ, -R5, RZ ;
+        /*03e0*/                   F2I.FTZ.U32.TRUNC.NTZ R9, R9 ;
+        /*03f0*/                   IMAD R11, R11, UR4, RZ ;
+        /*0400*/                   IMAD.HI.U32 R4, R5, R11, R4 ;
+        /*0410*/                   IMAD R5, R23, UR5, RZ ;
+        /*0420*/                   IMAD.MOV R11, RZ, RZ, -R9 ;
+        /*0430*/                   IMAD.HI.U32 R4, R4, R5, RZ ;
+        /*0440*/                   IMAD R11, R11, UR11, RZ ;
+        /*0450*/                   IADD3 R8, -R4, RZ, RZ ;
+        /*0460*/                   IMAD R8, R8, UR4, R5 ;
+        /*0470*/                   ISETP.GE.U32.AND P0, PT, R8, UR4, PT ;
+        /*0480*/               @P0 IADD3 R8, R8, -UR4, RZ ;
+        /*0490*/               @P0 IADD3 R4, R4, 0x1, RZ ;
+        /*04a0*/                   ISETP.GE.U32.AND P1, PT, R8, UR4, PT ;
+        /*04b0*/                   HFMA2.MMA R8, -RZ, RZ, 0, 0 ;
+        /*04c0*/                   IMAD.HI.U32 R11, R9, R11, R8 ;
+        /*04d0*/               @P1 VIADD R4, R4, 0x1 ;
+        /*04e0*/              @!P2 LOP3.LUT R4, RZ, UR4, RZ, 0x33, !PT ;
+        /*04f0*/                   ISETP.NE.U32.AND P1, PT, RZ, UR11, PT ;
+        /*0500*/                   IADD3 R10, -R4, RZ, RZ ;
+        /*0510*/                   IMAD.HI.U32 R11, R11, R4, RZ ;
+        /*0520*/                   IMAD.MOV R11, RZ, RZ, -R11 ;
+        /*0530*/                   IMAD R27, R10, UR4, R5 ;
+        /*0540*/                   IMAD R9, R11, UR11, R4 ;
+        /*0550*/                   ISETP.GE.U32.AND P0, PT, R9, UR11, PT ;
+        /*0560*/               @P0 IADD3 R9, R9, -UR11, RZ ;
+        /*0570*/                   ISETP.GE.U32.AND P0, PT, R9, UR11, PT ;
+        /*0580*/               @P0 VIADD R9, R9, -UR11 ;
+        /*0590*/              @!P1 LOP3.LUT R9, RZ, UR11, RZ, 0x33, !PT ;
+        /*05a0*/                   LDC.64 R10, c[0x0][0x210] ;
+        /*05b0*/                   STS [R9], R11 ;
+        /*05c0*/                   EXIT ;
+)";
+
+TEST(DivisionReciprocalTest, AValueEndsWhereAnyDestinationCoversIt) {
+  EXPECT_THAT(Marked(kWideWriteEnds), ElementsAre(0x380u, 0x390u));
+  // A shuffle's register destination, after its predicate's (FlashInfer's RMSNorm).
+  EXPECT_THAT(
+      Marked(Replace(kWideWriteEnds, "LDC.64 R10, c[0x0][0x210]", "SHFL.BFLY PT, R11, R9, 0x8, 0x1f")),
+      ElementsAre(0x380u, 0x390u));
+  // A 32-bit load leaves the negated estimate to the store.
+  EXPECT_THAT(Marked(Replace(kWideWriteEnds, "LDC.64 R10", "LDC R10")), ElementsAre(0x380u));
 }
 
 // Whole launches: the quotient's guard known, so the stores it selects are counted.

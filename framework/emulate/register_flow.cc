@@ -2,7 +2,9 @@
 #include "emulate/internal/register_flow.h"
 
 #include <algorithm>
+#include <iterator>
 #include <set>
+#include <string_view>
 #include <utility>
 
 namespace bankcheck::emulate::internal {
@@ -77,9 +79,27 @@ bool MayWrite(const Instruction& in, int reg) {
   return false;
 }
 
+// Registers the first destination of `in` certainly spans (fewer than it may, never more): a pair
+// or four for the loads that say so and IMAD.WIDE, a pair for CS2R (64 bits unless .32), else one.
+int CertainDestinationSpan(const Instruction& in) {
+  static constexpr std::string_view kLoads[] = {"LDC", "LDG", "LDS", "LDL", "LD"};
+  if (std::find(std::begin(kLoads), std::end(kLoads), in.base) != std::end(kLoads))
+    return in.Is(mod::k128) ? 4 : in.Is(mod::k64) ? 2 : 1;
+  if (in.base == "IMAD" && in.Is(mod::kWide)) return 2;
+  if (in.base == "CS2R" && !in.Is(mod::k32)) return 2;
+  return 1;
+}
+
 bool Defines(const Instruction& in, int reg) {
-  return !StopsEmulation(in) && in.guard == kPredicateTrue && Destinations(in) >= 1 && !in.operands.empty() &&
-         IsPlainRegister(in.operands[0], reg);
+  if (StopsEmulation(in) || in.guard != kPredicateTrue) return false;
+  const int destinations = std::min(Destinations(in), static_cast<int>(in.operands.size()));
+  for (int k = 0; k < destinations; ++k) {
+    const Operand& op = in.operands[k];
+    const int span = k == 0 ? CertainDestinationSpan(in) : 1;
+    if (IsPlainRegister(op) && op.index != kRegisterZero && reg >= op.index && reg < op.index + span)
+      return true;
+  }
+  return false;
 }
 
 RegisterFlow::RegisterFlow(const std::vector<Instruction>& code) : code_(code), target_(code.size(), false) {
@@ -90,7 +110,9 @@ RegisterFlow::RegisterFlow(const std::vector<Instruction>& code) : code_(code), 
 std::optional<size_t> RegisterFlow::Definition(size_t at, int reg) const {
   for (size_t j = at; j-- > 0;) {
     if (EndsStraightLine(code_[j])) return std::nullopt;
-    if (MayWrite(code_[j], reg)) return Defines(code_[j], reg) ? std::optional<size_t>(j) : std::nullopt;
+    if (MayWrite(code_[j], reg))
+      return Defines(code_[j], reg) && IsPlainRegister(code_[j].operands[0], reg) ? std::optional<size_t>(j)
+                                                                                  : std::nullopt;
     if (target_[j]) return std::nullopt;
   }
   return std::nullopt;

@@ -22,7 +22,8 @@ inline bool IsZero(const Operand& op) { return IsPlainRegister(op, kRegisterZero
 bool MayRead(const Instruction& in, int reg);
 // Whether `in` may write register `reg` (more often than it does, never less).
 bool MayWrite(const Instruction& in, int reg);
-// Whether `in` certainly writes register `reg`, whatever the lane: unguarded, its first destination.
+// Whether `in` certainly writes register `reg`, whatever the lane: unguarded, one of its destinations
+// (SHFL's and LOP3's after a predicate too; the whole of a pair or quad only where the form says so).
 bool Defines(const Instruction& in, int reg);
 
 class RegisterFlow {
@@ -31,7 +32,8 @@ class RegisterFlow {
 
   const Instruction& at(size_t index) const { return code_[index]; }
 
-  // The instruction whose value register `reg` holds when `at` runs, in straight-line code.
+  // The instruction whose value register `reg` holds when `at` runs, in straight-line code: one whose
+  // first destination is `reg`.
   std::optional<size_t> Definition(size_t at, int reg) const;
 
   // Every instruction that may read what `def` writes to its first operand, on every path from it
