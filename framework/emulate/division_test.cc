@@ -287,6 +287,49 @@ TEST(DivisionReciprocalTest, InALoopItsRegisterWrittenUnderAGuard) {
               IsEmpty());
 }
 
+// CuPy's 1D upfirdn: after the 32-bit division, a branch to a call (the 64-bit division's
+// subroutine) while the reciprocal's register still holds it. The evaluator stops at a call (the
+// launch undecided), so no reader past it sees the value: the path ends there.
+constexpr char kBeforeACall[] = R"(
+        /*0040*/                   IMAD.MOV.U32 R10, RZ, RZ, 0x4 ;
+        /*0050*/                   I2F.U32.RP R6, R10 ;
+        /*0060*/                   IADD3 R9, RZ, -R10, RZ ;
+        /*0070*/                   ISETP.NE.U32.AND P2, PT, R10, RZ, PT ;
+        /*0080*/                   MUFU.RCP R6, R6 ;
+        /*0090*/                   VIADD R2, R6, 0xffffffe ;
+        /*00a0*/                   F2I.FTZ.U32.TRUNC.NTZ R3, R2 ;
+        /*00b0*/                   IMAD.MOV.U32 R2, RZ, RZ, RZ ;
+        /*00c0*/                   IMAD R9, R9, R3, RZ ;
+        /*00d0*/                   IMAD.HI.U32 R3, R3, R9, R2 ;
+        /*00e0*/                   IMAD.HI.U32 R3, R3, R0, RZ ;
+        /*00f0*/                   IADD3 R3, -R3, RZ, RZ ;
+        /*0100*/                   IMAD R3, R10, R3, R0 ;
+        /*0110*/                   ISETP.GE.U32.AND P1, PT, R3, R10, PT ;
+        /*0120*/               @P1 IMAD.IADD R3, R3, 0x1, -R10 ;
+        /*0130*/                   ISETP.GE.U32.AND P1, PT, R3, R10, PT ;
+        /*0140*/               @P1 IADD3 R3, -R10, R3, RZ ;
+        /*0150*/              @!P2 LOP3.LUT R3, RZ, R10, RZ, 0x33, !PT ;
+        /*0160*/                   ISETP.NE.U32.AND P0, PT, R4, RZ, PT ;
+        /*0170*/              @!P0 BRA `(.L_x_1) ;
+        /*0180*/                   MOV R8, 0x1a0 ;
+        /*0190*/                   CALL.REL.NOINC `(.L_x_2) ;
+        /*01a0*/                   STS [R5], R6 ;
+.L_x_1:
+        /*01b0*/                   EXIT ;
+.L_x_2:
+        /*01c0*/                   STS [R5], R6 ;
+        /*01d0*/                   RET.REL.NODEC R8 `(_Z4testPi) ;
+)";
+
+TEST(DivisionReciprocalTest, APathEndsAtACall) {
+  EXPECT_THAT(Marked(kBeforeACall), ElementsAre(0x80u));
+  // A reader before the call.
+  EXPECT_THAT(Marked(Replace(kBeforeACall, "MOV R8, 0x1a0 ;", "STS [R5], R6 ;")), IsEmpty());
+  // A reader the branch reaches without the call.
+  EXPECT_THAT(Marked(Replace(kBeforeACall, "/*01b0*/                   EXIT ;", "/*01b0*/ STS [R5], R6 ;")),
+              IsEmpty());
+}
+
 // Each part of the sequence is needed: without it the quotient is not known to be exact.
 TEST(DivisionReciprocalTest, APartMissingOrChangedIsNot) {
   // The reciprocal also read elsewhere (its value may differ from the GPU's).

@@ -119,8 +119,10 @@ std::optional<size_t> RegisterFlow::Definition(size_t at, int reg) const {
 }
 
 // The paths are followed through branches (both ways where guarded), each up to the register's next
-// unguarded definition or an unguarded EXIT; nullopt where a path leaves what can be followed (a
-// call, an indirect branch, an opcode not in the table, a partial write) or the walk grows too long. A write
+// unguarded definition or an unguarded EXIT. A path ends too at an instruction the evaluator stops
+// at (StopsEmulation: a call, an opcode not in the table): the launch is undecided there, so no value
+// past it is ever reported. nullopt where a path leaves what can be followed (an indirect branch, a
+// partial write) or the walk grows too long. A write
 // under a guard (@!P1 IADD3 R6, ...) ends the value for the instructions under the same guard until the
 // predicate may change.
 std::optional<std::vector<size_t>> RegisterFlow::AllReaders(size_t def) const {
@@ -137,7 +139,7 @@ std::optional<std::vector<size_t>> RegisterFlow::AllReaders(size_t def) const {
     if (!seen.insert({j, overwritten}).second) continue;
     if (seen.size() > kWalk) return std::nullopt;
     const Instruction& in = code_[j];
-    if (StopsEmulation(in)) return std::nullopt;
+    if (StopsEmulation(in)) continue;  // no lane goes past it
     const int guard =
         in.guard == kPredicateTrue || in.guard_uniform ? kNoGuard : in.guard * 2 + in.guard_negated;
     if (MayRead(in, reg) && (guard == kNoGuard || guard != overwritten)) readers.push_back(j);

@@ -37,8 +37,8 @@ class RegisterFlow {
   std::optional<size_t> Definition(size_t at, int reg) const;
 
   // Every instruction that may read what `def` writes to its first operand, on every path from it
-  // (through branches), each up to the register's next unguarded definition; nullopt where a path
-  // leaves what can be followed or the walk grows too long.
+  // (through branches), each up to the register's next unguarded definition or an instruction the
+  // evaluator stops at; nullopt where a path leaves what can be followed or the walk grows too long.
   std::optional<std::vector<size_t>> AllReaders(size_t def) const;
 
   // The readers found in straight-line code after `def` (some of them: those a sequence's next
