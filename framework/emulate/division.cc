@@ -203,17 +203,25 @@ class Matcher {
   }
 
   // Whether the divisor `d` (operand 1 of I2F at `convert`), or its negation, is operand `op` of
-  // instruction `at` (straight-line code, through copies and a recomputed IABS).
-  bool IsDivisor(size_t at, const Operand& op, size_t convert, bool negated) const {
+  // instruction `at`: in straight-line code, through copies and a recomputed IABS; or, given the
+  // Newton step, d's operand itself read after it (a quotient in a loop), unchanged on every path.
+  bool IsDivisor(size_t at, const Operand& op, size_t convert, bool negated,
+                 std::optional<size_t> newton = std::nullopt) const {
     const Operand& d = code_[convert].operands[1];
-    if (!negated) return SameValue(at, op, convert, d);
+    const auto is_d = [&](size_t read_at, const Operand& x) {
+      if (SameValue(read_at, x, convert, d)) return true;
+      const auto [from, y] = Copied(read_at, x);
+      return newton && *newton < from && SameOperand(y, d) && flow_.Unchanged(d, convert, *newton) &&
+             flow_.ComesFrom(from, *newton, {y});
+    };
+    if (!negated) return is_d(at, op);
     const auto [read_at, copied] = Copied(at, op);
     if (!IsPlainRegister(copied)) return false;
     const std::optional<size_t> negation = flow_.Definition(read_at, copied.index);
     if (!negation || NegatedOperand(code_[*negation]) == nullptr) return false;
     Operand plain = *NegatedOperand(code_[*negation]);
     plain.negate = false;
-    return SameValue(*negation, plain, convert, d);
+    return is_d(*negation, plain);
   }
 
   // q1 = IMAD.HI.U32 q0, e, (q0-1:q0) with e = -d * q0; q0, its negation, e and q1 read only by the
@@ -256,14 +264,17 @@ class Matcher {
     return false;
   }
 
-  // q = IMAD.HI.U32 q1, n, RZ (q1 the Newton step's, unchanged since); then the remainder m = n - q*d,
-  // as t = -q, IMAD t, d, n (t read by nothing else), or as IMAD q, -d, n; then m compared with d.
+  // q = IMAD.HI.U32 q1, n, RZ (q1 the Newton step's, unchanged since in straight-line code, or on
+  // every path into it: a reciprocal computed before a loop, the quotient in it); then the remainder m = n -
+  // q*d, as t = -q, IMAD t, d, n (t read by nothing else), or as IMAD q, -d, n; then m compared with d.
   bool IsQuotient(size_t at, size_t newton, size_t convert) const {
     const Instruction& in = code_[at];
     const int q1 = code_[newton].operands[0].index;
     if (in.base != "IMAD" || !in.Is(mod::kHi) || !in.Is(mod::kU32) || in.modifiers.size() != 2 ||
         in.guard != kPredicateTrue || in.operands.size() != 4 || !IsPlainRegister(in.operands[0]) ||
-        !IsZero(in.operands[3]) || !flow_.Unchanged(q1, newton, at))
+        !IsZero(in.operands[3]) ||
+        !(flow_.Unchanged(q1, newton, at) ||
+          (newton < at && flow_.ComesFrom(at, newton, {code_[newton].operands[0]}))))
       return false;
     const int k = IsPlainRegister(in.operands[1], q1) ? 2 : IsPlainRegister(in.operands[2], q1) ? 1 : 0;
     if (k == 0) return false;
@@ -272,36 +283,37 @@ class Matcher {
     for (size_t negation : flow_.SomeReaders(at)) {
       if (Negated(code_[negation]) != q) continue;
       for (size_t remainder : flow_.SomeReaders(negation))
-        if (IsRemainder(remainder, code_[negation].operands[0].index, false, numerator, at, convert) &&
+        if (IsRemainder(remainder, code_[negation].operands[0].index, false, numerator, at, convert,
+                        newton) &&
             ReadOnlyBy(negation, {remainder}))
           return true;
     }
     for (size_t remainder : flow_.SomeReaders(at))
-      if (IsRemainder(remainder, q, true, numerator, at, convert)) return true;
+      if (IsRemainder(remainder, q, true, numerator, at, convert, newton)) return true;
     return false;
   }
 
   // IMAD m, x, D, n (either order of the products) with x register `x`, D the divisor (its negation
   // where `negated`), n the quotient's `numerator` unchanged since `quotient`; then an unsigned
   // compare of m with the divisor (the corrections' first: m >= d, or d > m).
-  bool IsRemainder(size_t at, int x, bool negated, const Operand& numerator, size_t quotient,
-                   size_t convert) const {
+  bool IsRemainder(size_t at, int x, bool negated, const Operand& numerator, size_t quotient, size_t convert,
+                   size_t newton) const {
     const Instruction& m = code_[at];
     if (m.base != "IMAD" || !m.modifiers.empty() || m.guard != kPredicateTrue || m.operands.size() != 4 ||
         !IsPlainRegister(m.operands[0]) || !SameValue(quotient, numerator, at, m.operands[3]))
       return false;
     const int k = IsPlainRegister(m.operands[1], x) ? 2 : IsPlainRegister(m.operands[2], x) ? 1 : 0;
-    if (k == 0 || !IsDivisor(at, m.operands[k], convert, negated)) return false;
+    if (k == 0 || !IsDivisor(at, m.operands[k], convert, negated, newton)) return false;
     const int remainder = m.operands[0].index;
     for (size_t compare : flow_.SomeReaders(at)) {
       const Instruction& c = code_[compare];
       if (c.base != "ISETP" || !c.Is(mod::kU32) || c.guard != kPredicateTrue || c.operands.size() != 5)
         continue;
       if (c.Is(mod::kGe) && IsPlainRegister(c.operands[2], remainder) &&
-          IsDivisor(compare, c.operands[3], convert, false))
+          IsDivisor(compare, c.operands[3], convert, false, newton))
         return true;
       if (c.Is(mod::kGt) && IsPlainRegister(c.operands[3], remainder) &&
-          IsDivisor(compare, c.operands[2], convert, false))
+          IsDivisor(compare, c.operands[2], convert, false, newton))
         return true;
     }
     return false;

@@ -169,5 +169,80 @@ TEST(DivisionReciprocalTest, AValueEndsWhereAnyDestinationCoversIt) {
   EXPECT_THAT(Marked(Replace(kWideWriteEnds, "LDC.64 R10", "LDC R10")), ElementsAre(0x380u));
 }
 
+// i % d for i = 0, 1, ...: ptxas computes the reciprocal and the Newton step once, before the loop,
+// and the quotient and remainder in it, after its branch target.
+constexpr char kHoisted[] = R"(
+        /*0040*/                   LDC R10, c[0x0][0x210] ;
+        /*0050*/                   I2F.U32.RP R6, R10 ;
+        /*0060*/                   IADD3 R9, RZ, -R10, RZ ;
+        /*0070*/                   MUFU.RCP R6, R6 ;
+        /*0080*/                   VIADD R2, R6, 0xffffffe ;
+        /*0090*/                   F2I.FTZ.U32.TRUNC.NTZ R3, R2 ;
+        /*00a0*/                   IMAD.MOV.U32 R2, RZ, RZ, RZ ;
+        /*00b0*/                   IMAD R9, R9, R3, RZ ;
+        /*00c0*/                   IMAD.HI.U32 R3, R3, R9, R2 ;
+        /*00d0*/                   IMAD.MOV.U32 R4, RZ, RZ, RZ ;
+.L_x_1:
+        /*00e0*/                   IMAD.HI.U32 R5, R3, R4, RZ ;
+        /*00f0*/                   IADD3 R7, -R5, RZ, RZ ;
+        /*0100*/                   IMAD R7, R10, R7, R4 ;
+        /*0110*/                   ISETP.GE.U32.AND P0, PT, R7, R10, PT ;
+        /*0120*/               @P0 IADD3 R7, -R10, R7, RZ ;
+        /*0130*/                   ISETP.GE.U32.AND P0, PT, R7, R10, PT ;
+        /*0140*/               @P0 IADD3 R7, -R10, R7, RZ ;
+        /*0150*/                   STS [R7], RZ ;
+        /*0160*/                   VIADD R4, R4, 0x1 ;
+        /*0170*/                   ISETP.NE.AND P1, PT, R4, 0x20, PT ;
+        /*0180*/               @P1 BRA `(.L_x_1) ;
+        /*0190*/                   EXIT ;
+)";
+
+TEST(DivisionReciprocalTest, TheQuotientInALoopTheReciprocalBefore) {
+  EXPECT_THAT(Marked(kHoisted), ElementsAre(0x70u));
+  // The divisor written in the loop: the quotients after the first are of another divisor.
+  EXPECT_THAT(Marked(Replace(kHoisted, "VIADD R4, R4, 0x1 ;", "VIADD R10, R10, 0x1 ;")), IsEmpty());
+  // q1 written in the loop.
+  EXPECT_THAT(Marked(Replace(kHoisted, "VIADD R4, R4, 0x1 ;", "VIADD R3, R3, 0x1 ;")), IsEmpty());
+  // ... or by the quotient itself, which the next pass reads as q1.
+  EXPECT_THAT(
+      Marked(Replace(Replace(Replace(kHoisted, "IMAD.HI.U32 R5, R3, R4, RZ", "IMAD.HI.U32 R3, R3, R4, RZ"),
+                             "IADD3 R7, -R5, RZ, RZ", "IADD3 R7, -R3, RZ, RZ"),
+                     "STS [R7], RZ", "STS [R7], R3")),
+      IsEmpty());
+  // Another way into the loop, which skips the Newton step.
+  EXPECT_THAT(Marked(Replace(kHoisted, "/*0040*/                   LDC R10, c[0x0][0x210] ;",
+                             "/*0030*/ @P2 BRA `(.L_x_1) ;\n        /*0040*/ LDC R10, c[0x0][0x210] ;")),
+              IsEmpty());
+}
+
+// A quotient at a branch target that a path enters with another value in q1's register (here the
+// remainder, coming back): not the Newton step's q1 there.
+TEST(DivisionReciprocalTest, AQuotientEnteredFromElsewhereIsNot) {
+  EXPECT_THAT(Marked(R"(
+        /*0040*/                   IMAD.MOV.U32 R10, RZ, RZ, 0x4 ;
+        /*0050*/                   I2F.U32.RP R6, R10 ;
+        /*0060*/                   IADD3 R9, RZ, -R10, RZ ;
+        /*0080*/                   MUFU.RCP R6, R6 ;
+        /*0090*/                   VIADD R2, R6, 0xffffffe ;
+        /*00a0*/                   F2I.FTZ.U32.TRUNC.NTZ R3, R2 ;
+        /*00b0*/                   IMAD.MOV.U32 R2, RZ, RZ, RZ ;
+        /*00c0*/                   IMAD R9, R9, R3, RZ ;
+        /*00d0*/                   IMAD.HI.U32 R3, R3, R9, R2 ;
+.L_x_1:
+        /*00e0*/                   IMAD.HI.U32 R5, R3, R0, RZ ;
+        /*00f0*/                   IADD3 R7, -R5, RZ, RZ ;
+        /*0100*/                   IMAD R7, R10, R7, R0 ;
+        /*0110*/                   ISETP.GE.U32.AND P1, PT, R7, R10, PT ;
+        /*0120*/               @P1 IADD3 R7, -R10, R7, RZ ;
+        /*0130*/                   ISETP.GE.U32.AND P1, PT, R7, R10, PT ;
+        /*0140*/               @P1 IADD3 R7, -R10, R7, RZ ;
+        /*0150*/                   MOV R3, R7 ;
+        /*0160*/                   ISETP.NE.AND P2, PT, R7, RZ, PT ;
+        /*0170*/               @P2 BRA `(.L_x_1) ;
+        /*0180*/                   EXIT ;
+)"),
+              IsEmpty());
+}
+
 }  // namespace
 }  // namespace bankcheck::emulate::internal

@@ -102,12 +102,61 @@ bool Defines(const Instruction& in, int reg) {
   return false;
 }
 
-RegisterFlow::RegisterFlow(const std::vector<Instruction>& code) : code_(code), target_(code.size(), false) {
-  for (const Instruction& in : code)
+// The instructions that may run just before each: the one above unless it is an unguarded BRA or
+// EXIT or stops the evaluator, and the branches to it. A branch whose target is not known leaves
+// them unknown (indirect_).
+RegisterFlow::RegisterFlow(const std::vector<Instruction>& code)
+    : code_(code), target_(code.size(), false), predecessors_(code.size()) {
+  for (size_t j = 0; j < code.size(); ++j) {
+    const Instruction& in = code[j];
     if (in.target >= 0 && static_cast<size_t>(in.target) < code.size()) target_[in.target] = true;
+    if (StopsEmulation(in)) continue;
+    const bool guarded = in.guard != kPredicateTrue || in.guard_negated;
+    bool falls_through = true;
+    if (in.info->semantics == Semantics::kBranch) {
+      if (in.target < 0 || static_cast<size_t>(in.target) >= code.size())
+        indirect_ = true;
+      else
+        predecessors_[in.target].push_back(j);
+      falls_through = guarded || !in.modifiers.empty();  // BRA.DIV, BRA.U.ANY: either way
+    }
+    if (in.info->semantics == Semantics::kExit) falls_through = guarded;
+    if (falls_through && j + 1 < code.size()) predecessors_[j + 1].push_back(j);
+  }
+}
+
+bool MayWriteOperand(const Instruction& in, const Operand& op) {
+  if (StopsEmulation(in)) return true;
+  if (op.kind == OperandKind::kRegister) return MayWrite(in, op.index);
+  if (op.kind == OperandKind::kConstant) return op.base >= 0;
+  if (op.kind != OperandKind::kUniformRegister) return true;
+  for (int k = 0; k < std::min(Destinations(in), static_cast<int>(in.operands.size())); ++k)
+    if (in.operands[k].kind == OperandKind::kUniformRegister && op.index >= in.operands[k].index &&
+        op.index < in.operands[k].index + DestinationSpan(in))
+      return true;
+  return false;
+}
+
+bool RegisterFlow::ComesFrom(size_t at, size_t from, const std::vector<Operand>& operands) const {
+  if (indirect_ || at == 0) return false;  // at 0 a path starts: the kernel's entry
+  std::vector<size_t> pending = predecessors_[at];
+  std::vector<bool> seen(code_.size(), false);
+  size_t walked = 0;
+  while (!pending.empty()) {
+    const size_t j = pending.back();
+    pending.pop_back();
+    if (j == from || seen[j]) continue;
+    seen[j] = true;
+    if (++walked > kWalk || j == 0) return false;
+    for (const Operand& op : operands)
+      if (MayWriteOperand(code_[j], op)) return false;
+    pending.insert(pending.end(), predecessors_[j].begin(), predecessors_[j].end());
+  }
+  return true;
 }
 
 std::optional<size_t> RegisterFlow::Definition(size_t at, int reg) const {
+  if (target_[at]) return std::nullopt;  // a path may enter at `at` itself
   for (size_t j = at; j-- > 0;) {
     if (EndsStraightLine(code_[j])) return std::nullopt;
     if (MayWrite(code_[j], reg))
@@ -181,6 +230,7 @@ std::vector<size_t> RegisterFlow::SomeReaders(size_t def) const {
 }
 
 bool RegisterFlow::Unchanged(int reg, size_t from, size_t to) const {
+  if (to < code_.size() && target_[to]) return false;  // a path may enter at `to` itself
   for (size_t j = from + 1; j < to; ++j)
     if (MayWrite(code_[j], reg) || target_[j] || EndsStraightLine(code_[j])) return false;
   return from < to;
@@ -188,16 +238,11 @@ bool RegisterFlow::Unchanged(int reg, size_t from, size_t to) const {
 
 bool RegisterFlow::Unchanged(const Operand& op, size_t from, size_t to) const {
   if (op.kind == OperandKind::kRegister) return Unchanged(op.index, from, to);
+  if (to < code_.size() && target_[to]) return false;
   if (op.kind == OperandKind::kConstant) return op.base < 0 && from < to;
   if (op.kind != OperandKind::kUniformRegister) return false;
-  for (size_t j = from + 1; j < to; ++j) {
-    const Instruction& in = code_[j];
-    if (target_[j] || EndsStraightLine(in)) return false;
-    for (int k = 0; k < std::min(Destinations(in), static_cast<int>(in.operands.size())); ++k)
-      if (in.operands[k].kind == OperandKind::kUniformRegister && op.index >= in.operands[k].index &&
-          op.index < in.operands[k].index + DestinationSpan(in))
-        return false;
-  }
+  for (size_t j = from + 1; j < to; ++j)
+    if (target_[j] || EndsStraightLine(code_[j]) || MayWriteOperand(code_[j], op)) return false;
   return from < to;
 }
 

@@ -22,6 +22,9 @@ inline bool IsZero(const Operand& op) { return IsPlainRegister(op, kRegisterZero
 bool MayRead(const Instruction& in, int reg);
 // Whether `in` may write register `reg` (more often than it does, never less).
 bool MayWrite(const Instruction& in, int reg);
+// Whether `in` may change what operand `op` reads: a register or uniform register it may write, or
+// anything where `op` is neither (a constant of the kernel's parameters never changes).
+bool MayWriteOperand(const Instruction& in, const Operand& op);
 // Whether `in` certainly writes register `reg`, whatever the lane: unguarded, one of its destinations
 // (SHFL's and LOP3's after a predicate too; the whole of a pair or quad only where the form says so).
 bool Defines(const Instruction& in, int reg);
@@ -48,6 +51,11 @@ class RegisterFlow {
   // Whether register `reg` keeps its value from `from` to `to` (straight-line code).
   bool Unchanged(int reg, size_t from, size_t to) const;
 
+  // Whether every path into `at` runs `from` (the path's latest run of it) with none of `operands`
+  // written after it: followed backward, through branches and loops, to `from` on each path; false
+  // where a path reaches the kernel's entry, a branch's target is unknown or the walk grows too long.
+  bool ComesFrom(size_t at, size_t from, const std::vector<Operand>& operands) const;
+
   // Whether operand `op` reads the same value at `to` as at `from`: a register or uniform register
   // not written in between (straight-line code), or a constant.
   bool Unchanged(const Operand& op, size_t from, size_t to) const;
@@ -55,6 +63,8 @@ class RegisterFlow {
  private:
   const std::vector<Instruction>& code_;
   std::vector<bool> target_;
+  std::vector<std::vector<size_t>> predecessors_;
+  bool indirect_ = false;
 };
 
 }  // namespace bankcheck::emulate::internal
