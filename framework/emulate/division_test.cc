@@ -316,6 +316,11 @@ TEST(DivisionReciprocalTest, ARemainderOfAnotherDivisorIsNot) {
   EXPECT_THAT(Marked(Replace(kUnsigned, "ISETP.GE.U32.AND P1, PT, R3, R10, PT",
                              "ISETP.GE.U32.AND P1, PT, R3, R11, PT")),
               IsEmpty());
+  // The divisor's register written in between by LOP3's register destination, after its predicate's.
+  EXPECT_THAT(Marked(Replace(
+                  kUnsigned, "VIADD R2, R6, 0xffffffe ;",
+                  "VIADD R2, R6, 0xffffffe ;\n        /*0098*/ LOP3.LUT P3, R10, R4, 0x3, RZ, 0xc0, !PT ;")),
+              IsEmpty());
 }
 
 // CuPy's first_pass_iir_sos (n % k, signed): the remainder as q * -|d| + |n|, the divisor's IABS

@@ -68,9 +68,22 @@ bool MayRead(const Instruction& in, int reg) {
   return false;
 }
 
+// How many leading operands `in` may write: the table's destinations, and one more where the first
+// is a predicate before a register (LOP3.LUT P1, R28, ...: the table counts the register's row).
+int WrittenOperands(const Instruction& in) {
+  int written = Destinations(in);
+  const auto is = [&](size_t k, OperandKind a, OperandKind b) {
+    return in.operands.size() > k && (in.operands[k].kind == a || in.operands[k].kind == b);
+  };
+  if (written == 1 && is(0, OperandKind::kPredicate, OperandKind::kUniformPredicate) &&
+      is(1, OperandKind::kRegister, OperandKind::kUniformRegister))
+    written = 2;
+  return std::min(written, static_cast<int>(in.operands.size()));
+}
+
 bool MayWrite(const Instruction& in, int reg) {
   if (StopsEmulation(in)) return true;
-  const int destinations = std::min(Destinations(in), static_cast<int>(in.operands.size()));
+  const int destinations = WrittenOperands(in);
   for (int k = 0; k < destinations; ++k) {
     const Operand& op = in.operands[k];
     if (op.kind == OperandKind::kRegister && reg >= op.index && reg < op.index + DestinationSpan(in))
@@ -92,7 +105,11 @@ int CertainDestinationSpan(const Instruction& in) {
 
 bool Defines(const Instruction& in, int reg) {
   if (StopsEmulation(in) || in.guard != kPredicateTrue) return false;
-  const int destinations = std::min(Destinations(in), static_cast<int>(in.operands.size()));
+  // LOP3 writes its register after its predicate too (the evaluator's handler); other rows, only
+  // the table's destinations, certainly.
+  const int destinations = in.base == "LOP3"
+                               ? WrittenOperands(in)
+                               : std::min(Destinations(in), static_cast<int>(in.operands.size()));
   for (int k = 0; k < destinations; ++k) {
     const Operand& op = in.operands[k];
     const int span = k == 0 ? CertainDestinationSpan(in) : 1;
@@ -130,7 +147,7 @@ bool MayWriteOperand(const Instruction& in, const Operand& op) {
   if (op.kind == OperandKind::kRegister) return MayWrite(in, op.index);
   if (op.kind == OperandKind::kConstant) return op.base >= 0;
   if (op.kind != OperandKind::kUniformRegister) return true;
-  for (int k = 0; k < std::min(Destinations(in), static_cast<int>(in.operands.size())); ++k)
+  for (int k = 0; k < WrittenOperands(in); ++k)
     if (in.operands[k].kind == OperandKind::kUniformRegister && op.index >= in.operands[k].index &&
         op.index < in.operands[k].index + DestinationSpan(in))
       return true;
