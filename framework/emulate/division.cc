@@ -13,15 +13,18 @@
 //
 // The Newton step and the two corrections make the quotient and remainder exact for any reciprocal
 // within MUFU.RCP's error bound, so the correctly rounded reciprocal (what the evaluator computes
-// for a marked MUFU.RCP) gives the GPU's quotient and remainder. The values before them (r,
-// a + 0xffffffe, q0, -q0, e, q1, t) may differ from the GPU's: every reader of each, on every path,
+// for a marked MUFU.RCP) gives the GPU's quotient and remainder. The values before them (r, a +
+// 0xffffffe, q0, -q0, e, q1, t) may differ from the GPU's: every reader of each, on every path,
 // must be the sequence's next step. The instructions in between may be anything (ptxas interleaves
 // divisions and unrelated work), so the matching follows registers within straight-line code, never
-// fixed distances; the divisor is the same value wherever the sequence reads it (the same operand
-// unchanged, through copies, or IABS of the same value recomputed). In the signed form IABS makes d
-// non-negative (or INT_MIN, whose reciprocal is a power of two and exact), so I2F.RP reads it as
-// I2F.U32.RP would. Not checked: the corrections themselves past the first compare, and the readers
-// of the estimate q and remainder m before them (the corrections read and rewrite them).
+// fixed distances, except that a quotient may follow its Newton step past a branch target (the
+// reciprocal computed before a loop, the quotient in it) where every path into it comes from the
+// Newton step with q1 and the divisor unwritten; the divisor is the same value wherever the
+// sequence reads it (the same operand unchanged, through copies, or IABS of the same value
+// recomputed). In the signed form IABS makes d non-negative (or INT_MIN, whose reciprocal is a
+// power of two and exact), so I2F.RP reads it as I2F.U32.RP would. Not checked: the corrections
+// themselves past the first compare, and the readers of the estimate q and remainder m before them
+// (the corrections read and rewrite them).
 #include <algorithm>
 #include <optional>
 #include <string>
