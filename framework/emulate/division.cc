@@ -7,39 +7,38 @@
 //   F2I.FTZ.U32.TRUNC.NTZ q0, a
 //   IMAD e, -d, q0, RZ        (or -q0, d: the negation by IADD3 or IMAD.MOV)
 //   IMAD.HI.U32 q1, q0, e, q0-1      (the pair q0-1:q0, whose low word is 0: one Newton step)
-//   IMAD.HI.U32 q, q1, n, RZ
-//   IADD3 t, -q, RZ, RZ ; IMAD m, d, t, n    (the remainder n - q*d)
-//   ISETP.GE.U32 / ISETP.GT.U32 on m      (then up to two corrections of q and m)
+//   IMAD.HI.U32 q, q1, n, RZ         (one or more quotients of the same divisor)
+//   IADD3 t, -q, RZ, RZ ; IMAD m, d, t, n    (the remainder n - q*d; or IMAD m, q, -d, n)
+//   ISETP.GE.U32 m, d / ISETP.GT.U32 d, m    (then up to two corrections of q and m)
 //
 // The Newton step and the two corrections make the quotient and remainder exact for any reciprocal
 // within MUFU.RCP's error bound, so the correctly rounded reciprocal (what the evaluator computes
-// for a marked MUFU.RCP) gives the GPU's quotient and remainder. The instructions in between may
-// be anything (ptxas interleaves divisions and unrelated work), so the matching follows registers
-// within straight-line code, never fixed distances. The reciprocal itself and a + 0xffffffe may
-// differ from the GPU's: they must have no reader outside the sequence. In the signed form IABS
-// makes d non-negative (or INT_MIN, whose reciprocal is a power of two and exact), so I2F.RP reads
-// it as I2F.U32.RP would.
+// for a marked MUFU.RCP) gives the GPU's quotient and remainder. The values before them (r, a +
+// 0xffffffe, q0, -q0, e, q1, t) may differ from the GPU's: every reader of each, on every path,
+// must be the sequence's next step. The instructions in between may be anything (ptxas interleaves
+// divisions and unrelated work), so the matching follows registers within straight-line code, never
+// fixed distances, except that a quotient may follow its Newton step past a branch target (the
+// reciprocal computed before a loop, the quotient in it) where every path into it comes from the
+// Newton step with q1 and the divisor unwritten; the divisor is the same value wherever the
+// sequence reads it (the same operand unchanged, through copies, or IABS of the same value
+// recomputed). In the signed form IABS makes d non-negative (or INT_MIN, whose reciprocal is a
+// power of two and exact), so I2F.RP reads it as I2F.U32.RP would. Not checked: the corrections
+// themselves past the first compare, and the readers of the estimate q and remainder m before them
+// (the corrections read and rewrite them).
 #include <algorithm>
 #include <optional>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "emulate/internal/data_flow.h"
-#include "emulate/internal/sass.h"
+#include "emulate/internal/register_flow.h"
 
 namespace bankcheck::emulate::internal {
 namespace {
 
-// Instructions searched after a definition for a part of the sequence (straight-line code), and
-// instructions walked for every reader of the reciprocal (AllReaders).
-constexpr size_t kWindow = 256;
-constexpr size_t kWalk = 4096;
-
-class Matcher : StraightLineCode {
+class Matcher {
  public:
-  explicit Matcher(const std::vector<Instruction>& code) : StraightLineCode(code) {}
+  explicit Matcher(const std::vector<Instruction>& code) : code_(code), flow_(code) {}
 
   bool IsDivisionReciprocal(size_t at) const {
     const Instruction& rcp = code_[at];
@@ -47,13 +46,13 @@ class Matcher : StraightLineCode {
         rcp.guard != kPredicateTrue || rcp.operands.size() != 2 || !IsPlainRegister(rcp.operands[0]) ||
         !IsPlainRegister(rcp.operands[1]))
       return false;
-    const std::optional<size_t> convert = Definition(at, rcp.operands[1].index);
+    const std::optional<size_t> convert = flow_.Definition(at, rcp.operands[1].index);
     if (!convert || !IsRoundedUpConversion(*convert)) return false;
-    const std::optional<std::vector<size_t>> adds = AllReaders(at);
+    const std::optional<std::vector<size_t>> adds = flow_.AllReaders(at);
     if (!adds || adds->empty()) return false;
     for (size_t add : *adds) {
       if (!IsReciprocalAdjustment(code_[add], rcp.operands[0].index)) return false;
-      const std::optional<std::vector<size_t>> truncations = AllReaders(add);
+      const std::optional<std::vector<size_t>> truncations = flow_.AllReaders(add);
       if (!truncations || truncations->empty()) return false;
       for (size_t truncation : *truncations)
         if (!IsTruncation(code_[truncation], code_[add].operands[0].index) ||
@@ -64,59 +63,6 @@ class Matcher : StraightLineCode {
   }
 
  private:
-  // Every instruction that may read what `def` writes to its first operand: the paths from `def`
-  // followed through branches (both ways where guarded), each up to the register's next unguarded
-  // definition or an unguarded EXIT; nullopt where a path leaves what can be followed (a call, an
-  // indirect branch, an opcode not in the table, a partial write) or the walk grows too long. A
-  // write under a guard (@!P1 IADD3 R6, ...) ends the value for the instructions under the same
-  // guard until the predicate may change.
-  std::optional<std::vector<size_t>> AllReaders(size_t def) const {
-    const int reg = code_[def].operands[0].index;
-    constexpr int kNoGuard = -1;
-    // A path's place and the guard (predicate * 2 + negated) under which the value was overwritten.
-    std::vector<std::pair<size_t, int>> pending{{def + 1, kNoGuard}};
-    std::set<std::pair<size_t, int>> seen;
-    std::vector<size_t> readers;
-    while (!pending.empty()) {
-      const auto [j, overwritten] = pending.back();
-      pending.pop_back();
-      if (j >= code_.size()) return std::nullopt;  // past the last instruction
-      if (!seen.insert({j, overwritten}).second) continue;
-      if (seen.size() > kWalk) return std::nullopt;
-      const Instruction& in = code_[j];
-      if (in.info == nullptr || !in.unreadable.empty()) return std::nullopt;
-      const int guard =
-          in.guard == kPredicateTrue || in.guard_uniform ? kNoGuard : in.guard * 2 + in.guard_negated;
-      if (MayRead(in, reg) && (guard == kNoGuard || guard != overwritten)) readers.push_back(j);
-      if (Defines(in, reg)) continue;
-      if (MayWrite(in, reg) && guard == kNoGuard) return std::nullopt;  // a partial write
-      int next = overwritten;
-      if (next != kNoGuard && MayWritePredicate(in, next / 2)) next = kNoGuard;
-      if (guard != kNoGuard && Destinations(in) >= 1 && !in.operands.empty() &&
-          IsPlainRegister(in.operands[0], reg))
-        next = guard;
-      if (in.info->semantics == Semantics::kExit) {
-        if (guard != kNoGuard) pending.push_back({j + 1, next});
-        continue;
-      }
-      if (in.info->semantics == Semantics::kBranch) {
-        if (in.target < 0) return std::nullopt;
-        pending.push_back({static_cast<size_t>(in.target), next});
-        if (guard != kNoGuard || !in.modifiers.empty())
-          pending.push_back({j + 1, next});  // BRA.DIV: either way
-        continue;
-      }
-      pending.push_back({j + 1, next});
-    }
-    std::sort(readers.begin(), readers.end());
-    readers.erase(std::unique(readers.begin(), readers.end()), readers.end());
-    return readers;
-  }
-
-  // The readers in straight-line code after `def`, for a part of the sequence that must be there
-  // (whatever else reads the value: the exact quotient's parts may be reused).
-  std::vector<size_t> SomeReaders(size_t def) const { return StraightLineCode::SomeReaders(def, kWindow); }
-
   // I2F.U32.RP f, d; or I2F.RP f, d where d is IABS's result.
   bool IsRoundedUpConversion(size_t at) const {
     const Instruction& in = code_[at];
@@ -130,7 +76,7 @@ class Matcher : StraightLineCode {
       return d.kind == OperandKind::kRegister || d.kind == OperandKind::kUniformRegister ||
              d.kind == OperandKind::kConstant;
     if (!IsPlainRegister(d)) return false;
-    const std::optional<size_t> abs = Definition(at, d.index);
+    const std::optional<size_t> abs = flow_.Definition(at, d.index);
     return abs && code_[*abs].base == "IABS" && code_[*abs].modifiers.empty() &&
            code_[*abs].operands.size() == 2;
   }
@@ -198,96 +144,186 @@ class Matcher : StraightLineCode {
            a.base == b.base && !a.negate && !b.negate && !a.invert && !b.invert && !a.absolute && !b.absolute;
   }
 
-  // Whether operand `op` of instruction `at` is the value of register `reg` that `def` wrote, or
-  // its negation (negated true).
-  bool IsValueOf(size_t at, const Operand& op, int reg, size_t def, bool negated) const {
-    if (!IsPlainRegister(op)) return false;
-    if (!negated) return op.index == reg && Unchanged(reg, def, at);
-    const std::optional<size_t> negation = Definition(at, op.index);
-    return negation && *negation > def && Negated(code_[*negation]) == reg && Unchanged(reg, def, *negation);
+  // The operand whose value `op` holds where `at` reads it, through copies (MOV, IMAD.MOV.U32 x, RZ,
+  // RZ, y), and where that operand is read.
+  std::pair<size_t, Operand> Copied(size_t at, Operand op) const {
+    for (int copies = 0; copies < 4 && IsPlainRegister(op); ++copies) {
+      const std::optional<size_t> def = flow_.Definition(at, op.index);
+      if (!def) break;
+      const Instruction& in = code_[*def];
+      const bool move = in.base == "MOV" && in.modifiers.empty() && in.operands.size() == 2;
+      const bool imad = in.base == "IMAD" && in.modifiers.size() == 2 && in.modifiers[0] == "MOV" &&
+                        in.Is(mod::kU32) && in.operands.size() == 4 && IsZero(in.operands[1]) &&
+                        IsZero(in.operands[2]);
+      const Operand& source = in.operands.back();
+      if ((!move && !imad) || source.negate || source.invert || source.absolute ||
+          (source.kind != OperandKind::kRegister && source.kind != OperandKind::kUniformRegister &&
+           source.kind != OperandKind::kConstant))
+        break;
+      at = *def;
+      op = source;
+    }
+    return {at, op};
+  }
+
+  // Whether operand `a` read at `at_a` and operand `b` read at `at_b` hold the same value: the same
+  // operand unchanged in between, through copies, or IABS of the same value (straight-line code).
+  bool SameValue(size_t at_a, const Operand& a, size_t at_b, const Operand& b, int depth = 0) const {
+    const auto [from, x] = Copied(at_a, a);
+    const auto [to, y] = Copied(at_b, b);
+    if (SameOperand(x, y) &&
+        (from == to || (from < to ? flow_.Unchanged(x, from, to) : flow_.Unchanged(x, to, from))))
+      return true;
+    if (depth > 0 || !IsPlainRegister(x) || !IsPlainRegister(y)) return false;
+    const std::optional<size_t> abs_x = flow_.Definition(from, x.index);
+    const std::optional<size_t> abs_y = flow_.Definition(to, y.index);
+    const auto is_abs = [&](const std::optional<size_t>& at) {
+      return at && code_[*at].base == "IABS" && code_[*at].modifiers.empty() &&
+             code_[*at].operands.size() == 2;
+    };
+    return is_abs(abs_x) && is_abs(abs_y) &&
+           SameValue(*abs_x, code_[*abs_x].operands[1], *abs_y, code_[*abs_y].operands[1], depth + 1);
+  }
+
+  // Whether every reader of what `def` writes is among `sequence` (its value may differ from the
+  // GPU's: no instruction outside the division may see it).
+  bool ReadOnlyBy(size_t def, const std::vector<size_t>& sequence) const {
+    const std::optional<std::vector<size_t>> readers = flow_.AllReaders(def);
+    return readers && std::all_of(readers->begin(), readers->end(), [&](size_t reader) {
+             return std::find(sequence.begin(), sequence.end(), reader) != sequence.end();
+           });
+  }
+
+  // The instruction that negates register `reg` into operand `op` read at `at` (after `def`, the
+  // register's value unchanged from `def`), or nullopt.
+  std::optional<size_t> NegationOf(size_t at, const Operand& op, int reg, size_t def) const {
+    if (!IsPlainRegister(op)) return std::nullopt;
+    const std::optional<size_t> negation = flow_.Definition(at, op.index);
+    if (negation && *negation > def && Negated(code_[*negation]) == reg &&
+        flow_.Unchanged(reg, def, *negation))
+      return negation;
+    return std::nullopt;
   }
 
   // Whether the divisor `d` (operand 1 of I2F at `convert`), or its negation, is operand `op` of
-  // instruction `at`.
-  bool IsDivisor(size_t at, const Operand& op, size_t convert, bool negated) const {
+  // instruction `at`: in straight-line code, through copies and a recomputed IABS; or, given the
+  // Newton step, d's operand itself read after it (a quotient in a loop), unchanged on every path.
+  bool IsDivisor(size_t at, const Operand& op, size_t convert, bool negated,
+                 std::optional<size_t> newton = std::nullopt) const {
     const Operand& d = code_[convert].operands[1];
-    size_t read_at = at;
-    const Operand* divisor = &op;
-    if (negated) {
-      if (!IsPlainRegister(op)) return false;
-      const std::optional<size_t> negation = Definition(at, op.index);
-      if (!negation || NegatedOperand(code_[*negation]) == nullptr) return false;
-      read_at = *negation;
-      divisor = NegatedOperand(code_[*negation]);
-    }
-    Operand plain = *divisor;
+    const auto is_d = [&](size_t read_at, const Operand& x) {
+      if (SameValue(read_at, x, convert, d)) return true;
+      const auto [from, y] = Copied(read_at, x);
+      return newton && *newton < from && SameOperand(y, d) && flow_.Unchanged(d, convert, *newton) &&
+             flow_.ComesFrom(from, *newton, {y});
+    };
+    if (!negated) return is_d(at, op);
+    const auto [read_at, copied] = Copied(at, op);
+    if (!IsPlainRegister(copied)) return false;
+    const std::optional<size_t> negation = flow_.Definition(read_at, copied.index);
+    if (!negation || NegatedOperand(code_[*negation]) == nullptr) return false;
+    Operand plain = *NegatedOperand(code_[*negation]);
     plain.negate = false;
-    // The same value where I2F reads it and where the product does (ptxas may negate it first).
-    const bool same = read_at > convert ? Unchanged(d, convert, read_at) : Unchanged(d, read_at, convert);
-    return (negated || !divisor->negate) && SameOperand(plain, d) && same;
+    return is_d(*negation, plain);
   }
 
-  // q1 = IMAD.HI.U32 q0, e, (q0-1:q0) with e = -d * q0, then a quotient from q1 (HasQuotient).
+  // q1 = IMAD.HI.U32 q0, e, (q0-1:q0) with e = -d * q0; q0, its negation, e and q1 read only by the
+  // sequence, q1 by its quotients (IsQuotient), one at least.
   bool HasNewtonStep(size_t truncation, size_t convert) const {
     const int q0 = code_[truncation].operands[0].index;
-    for (size_t step : SomeReaders(truncation)) {
+    for (size_t step : flow_.SomeReaders(truncation)) {
       const Instruction& in = code_[step];
       if (in.base != "IMAD" || !in.Is(mod::kHi) || !in.Is(mod::kU32) || in.modifiers.size() != 2 ||
           in.guard != kPredicateTrue || in.operands.size() != 4 || !IsPlainRegister(in.operands[0]) ||
           !IsPlainRegister(in.operands[1], q0) || !IsPlainRegister(in.operands[2]) ||
           !IsPlainRegister(in.operands[3], q0 - 1))
         continue;
-      const std::optional<size_t> error = Definition(step, in.operands[2].index);
-      const std::optional<size_t> low = Definition(step, q0 - 1);
+      const std::optional<size_t> error = flow_.Definition(step, in.operands[2].index);
+      const std::optional<size_t> low = flow_.Definition(step, q0 - 1);
       if (!error || !low || !WritesZero(code_[*low])) continue;
       const Instruction& e = code_[*error];
       if (e.base != "IMAD" || !e.modifiers.empty() || e.guard != kPredicateTrue || e.operands.size() != 4 ||
           !IsZero(e.operands[3]) || *error < truncation)
         continue;
-      bool product = false;
-      for (int negate_divisor = 0; negate_divisor < 2; ++negate_divisor)
-        for (size_t k = 1; k < 3; ++k)
-          product = product || (IsDivisor(*error, e.operands[k], convert, negate_divisor != 0) &&
-                                IsValueOf(*error, e.operands[3 - k], q0, truncation, negate_divisor == 0));
-      if (product && HasQuotient(step)) return true;
+      // e = (-d) * q0 or d * (-q0), either order; the sequence's instructions that read q0.
+      std::vector<size_t> reads_q0;
+      for (size_t k = 1; k < 3 && reads_q0.empty(); ++k) {
+        const Operand& other = e.operands[3 - k];
+        if (IsDivisor(*error, e.operands[k], convert, true) && IsPlainRegister(other, q0) &&
+            flow_.Unchanged(q0, truncation, *error))
+          reads_q0 = {step, *error};
+        const std::optional<size_t> negation = NegationOf(*error, other, q0, truncation);
+        if (reads_q0.empty() && IsDivisor(*error, e.operands[k], convert, false) && negation &&
+            ReadOnlyBy(*negation, {*error}))
+          reads_q0 = {step, *negation};
+      }
+      if (reads_q0.empty() || !ReadOnlyBy(truncation, reads_q0) || !ReadOnlyBy(*error, {step})) continue;
+      const std::optional<std::vector<size_t>> quotients = flow_.AllReaders(step);
+      if (quotients && !quotients->empty() &&
+          std::all_of(quotients->begin(), quotients->end(),
+                      [&](size_t quotient) { return IsQuotient(quotient, step, convert); }))
+        return true;
     }
     return false;
   }
 
-  // q = IMAD.HI.U32 q1, n, RZ; t = -q; m = IMAD t, d, n (either order of the products); and an
-  // unsigned compare of m (the corrections' first).
-  bool HasQuotient(size_t newton) const {
+  // q = IMAD.HI.U32 q1, n, RZ (q1 the Newton step's, unchanged since in straight-line code, or on
+  // every path into it: a reciprocal computed before a loop, the quotient in it); then the remainder m = n -
+  // q*d, as t = -q, IMAD t, d, n (t read by nothing else), or as IMAD q, -d, n; then m compared with d.
+  bool IsQuotient(size_t at, size_t newton, size_t convert) const {
+    const Instruction& in = code_[at];
     const int q1 = code_[newton].operands[0].index;
-    for (size_t at : SomeReaders(newton)) {
-      const Instruction& in = code_[at];
-      if (in.base != "IMAD" || !in.Is(mod::kHi) || !in.Is(mod::kU32) || in.modifiers.size() != 2 ||
-          in.guard != kPredicateTrue || in.operands.size() != 4 || !IsPlainRegister(in.operands[0]) ||
-          !IsZero(in.operands[3]))
+    if (in.base != "IMAD" || !in.Is(mod::kHi) || !in.Is(mod::kU32) || in.modifiers.size() != 2 ||
+        in.guard != kPredicateTrue || in.operands.size() != 4 || !IsPlainRegister(in.operands[0]) ||
+        !IsZero(in.operands[3]) ||
+        !(flow_.Unchanged(q1, newton, at) ||
+          (newton < at && flow_.ComesFrom(at, newton, {code_[newton].operands[0]}))))
+      return false;
+    const int k = IsPlainRegister(in.operands[1], q1) ? 2 : IsPlainRegister(in.operands[2], q1) ? 1 : 0;
+    if (k == 0) return false;
+    const Operand& numerator = in.operands[k];
+    const int q = in.operands[0].index;
+    for (size_t negation : flow_.SomeReaders(at)) {
+      if (Negated(code_[negation]) != q) continue;
+      for (size_t remainder : flow_.SomeReaders(negation))
+        if (IsRemainder(remainder, code_[negation].operands[0].index, false, numerator, at, convert,
+                        newton) &&
+            ReadOnlyBy(negation, {remainder}))
+          return true;
+    }
+    for (size_t remainder : flow_.SomeReaders(at))
+      if (IsRemainder(remainder, q, true, numerator, at, convert, newton)) return true;
+    return false;
+  }
+
+  // IMAD m, x, D, n (either order of the products) with x register `x`, D the divisor (its negation
+  // where `negated`), n the quotient's `numerator` unchanged since `quotient`; then an unsigned
+  // compare of m with the divisor (the corrections' first: m >= d, or d > m).
+  bool IsRemainder(size_t at, int x, bool negated, const Operand& numerator, size_t quotient, size_t convert,
+                   size_t newton) const {
+    const Instruction& m = code_[at];
+    if (m.base != "IMAD" || !m.modifiers.empty() || m.guard != kPredicateTrue || m.operands.size() != 4 ||
+        !IsPlainRegister(m.operands[0]) || !SameValue(quotient, numerator, at, m.operands[3]))
+      return false;
+    const int k = IsPlainRegister(m.operands[1], x) ? 2 : IsPlainRegister(m.operands[2], x) ? 1 : 0;
+    if (k == 0 || !IsDivisor(at, m.operands[k], convert, negated, newton)) return false;
+    const int remainder = m.operands[0].index;
+    for (size_t compare : flow_.SomeReaders(at)) {
+      const Instruction& c = code_[compare];
+      if (c.base != "ISETP" || !c.Is(mod::kU32) || c.guard != kPredicateTrue || c.operands.size() != 5)
         continue;
-      const int k = IsPlainRegister(in.operands[1], q1) ? 2 : IsPlainRegister(in.operands[2], q1) ? 1 : 0;
-      if (k == 0) continue;
-      const Operand& numerator = in.operands[k];
-      for (size_t negation : SomeReaders(at)) {
-        if (Negated(code_[negation]) != in.operands[0].index) continue;
-        for (size_t remainder : SomeReaders(negation)) {
-          const Instruction& m = code_[remainder];
-          if (m.base != "IMAD" || !m.modifiers.empty() || m.guard != kPredicateTrue ||
-              m.operands.size() != 4 || !IsPlainRegister(m.operands[0]) ||
-              !SameOperand(m.operands[3], numerator) ||
-              (numerator.kind == OperandKind::kRegister && !Unchanged(numerator.index, at, remainder)))
-            continue;
-          if (!IsPlainRegister(m.operands[1], code_[negation].operands[0].index) &&
-              !IsPlainRegister(m.operands[2], code_[negation].operands[0].index))
-            continue;
-          for (size_t compare : SomeReaders(remainder))
-            if (code_[compare].base == "ISETP" && code_[compare].Is(mod::kU32) &&
-                (code_[compare].Is(mod::kGe) || code_[compare].Is(mod::kGt)))
-              return true;
-        }
-      }
+      if (c.Is(mod::kGe) && IsPlainRegister(c.operands[2], remainder) &&
+          IsDivisor(compare, c.operands[3], convert, false, newton))
+        return true;
+      if (c.Is(mod::kGt) && IsPlainRegister(c.operands[3], remainder) &&
+          IsDivisor(compare, c.operands[2], convert, false, newton))
+        return true;
     }
     return false;
   }
+
+  const std::vector<Instruction>& code_;
+  RegisterFlow flow_;
 };
 
 }  // namespace

@@ -3,27 +3,16 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/bank_model.h"
-#include "bankcheck/emulator.h"
-#include "emulate/internal/emulate_test_support.h"
+#include "emulate/internal/division_test_support.h"
 #include "emulate/internal/sass.h"
 
 namespace bankcheck::emulate::internal {
 namespace {
 
+using test_support::Marked;
+using test_support::Replace;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
-
-// The pcs of the MUFU.RCP instructions of `listing` that MarkDivisionReciprocals marks. The listings
-// are cuobjdump -sass of kernels compiled by nvcc 13.0 -arch=sm_90 -O3 (the kernel's source above
-// each), cut where the division ends.
-std::vector<uint32_t> Marked(const std::string& listing) {
-  const auto kernels = ReadKernels(".text._Z4testPi:\n" + listing, "");
-  std::vector<uint32_t> pcs;
-  for (const Instruction& in : kernels.at("_Z4testPi").code)
-    if (in.division_reciprocal) pcs.push_back(in.pc);
-  return pcs;
-}
 
 // The unsigned division, as conformance/'s form_udiv and reduction.cu's tid % 4.
 constexpr char kUnsigned[] = R"(
@@ -63,8 +52,7 @@ TEST(DivisionReciprocalTest, TheUnsignedDivision) {
 }
 
 // out[t] = in[t] / b, all int: IABS and a signed I2F.RP before the reciprocal.
-TEST(DivisionReciprocalTest, TheSignedDivision) {
-  EXPECT_THAT(Marked(R"(
+constexpr char kSigned[] = R"(
         /*0040*/                   LDC R11, c[0x0][0x220] ;
         /*0050*/                   IMAD.WIDE R2, R7, 0x4, R2 ;
         /*0060*/                   LDG.E R0, desc[UR4][R2.64] ;
@@ -93,9 +81,9 @@ TEST(DivisionReciprocalTest, TheSignedDivision) {
         /*01d0*/              @!P1 IMAD.MOV R5, RZ, RZ, -R5 ;
         /*01e0*/              @!P2 LOP3.LUT R5, RZ, R11, RZ, 0x33, !PT ;
         /*01f0*/                   EXIT ;
-)"),
-              ElementsAre(0x90u));
-}
+)";
+
+TEST(DivisionReciprocalTest, TheSignedDivision) { EXPECT_THAT(Marked(kSigned), ElementsAre(0x90u)); }
 
 // out[i] = in[i % n] and int j = (i * step) / kn: ptxas puts unrelated instructions between the
 // reciprocal and its adjustment (ISETP, IABS) and between the adjustment and F2I (IABS).
@@ -226,67 +214,41 @@ TEST(DivisionReciprocalTest, AFloatReciprocalIsNot) {
               IsEmpty());
 }
 
-// Replaces the first occurrence of `from` in `text` (each must occur).
-std::string Replace(std::string text, const std::string& from, const std::string& to) {
-  const size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
-}
-
-// reduction.cu's `if (tid % (2 * s) == 0)` in its loop: the reciprocal's register is written again
-// under a guard and read under the same guard, and the loop goes back to where I2F writes it anew.
-constexpr char kInLoop[] = R"(
-        /*0040*/                   S2R R8, SR_TID.X ;
-        /*0050*/                   LDC R7, c[0x0][RZ] ;
-        /*0060*/                   ISETP.GE.U32.AND P1, PT, R7, 0x2, PT ;
-        /*0070*/                   LEA R5, R8, UR4, 0x2 ;
-        /*0110*/              @!P1 BRA `(.L_x_6) ;
-        /*0120*/                   IMAD.MOV.U32 R4, RZ, RZ, 0x1 ;
-.L_x_7:
-        /*0130*/                   SHF.L.U32 R10, R4, 0x1, RZ ;
-        /*0140*/                   I2F.U32.RP R6, R10 ;
-        /*0150*/                   IADD3 R9, RZ, -R10, RZ ;
-        /*0160*/                   ISETP.NE.U32.AND P2, PT, R10, RZ, PT ;
-        /*0170*/                   MUFU.RCP R6, R6 ;
-        /*0180*/                   VIADD R2, R6, 0xffffffe ;
-        /*0190*/                   F2I.FTZ.U32.TRUNC.NTZ R3, R2 ;
-        /*01a0*/                   IMAD.MOV.U32 R2, RZ, RZ, RZ ;
-        /*01b0*/                   IMAD R9, R9, R3, RZ ;
-        /*01c0*/                   IMAD.HI.U32 R3, R3, R9, R2 ;
-        /*01d0*/                   IMAD.HI.U32 R3, R3, R8, RZ ;
-        /*01e0*/                   IADD3 R3, -R3, RZ, RZ ;
-        /*01f0*/                   IMAD R3, R10, R3, R8 ;
-        /*0200*/                   ISETP.GE.U32.AND P1, PT, R3, R10, PT ;
-        /*0210*/               @P1 IMAD.IADD R3, R3, 0x1, -R10 ;
-        /*0220*/                   ISETP.GE.U32.AND P1, PT, R3, R10, PT ;
-        /*0230*/               @P1 IADD3 R3, -R10, R3, RZ ;
-        /*0240*/              @!P2 LOP3.LUT R3, RZ, R10, RZ, 0x33, !PT ;
-        /*0250*/                   ISETP.NE.AND P1, PT, R3, RZ, PT ;
-        /*0260*/              @!P1 IMAD R2, R4, 0x4, R5 ;
-        /*0270*/              @!P1 LDS R3, [R5] ;
-        /*0280*/                   IMAD.MOV.U32 R4, RZ, RZ, R10 ;
-        /*0290*/              @!P1 LDS R2, [R2] ;
-        /*02a0*/              @!P1 IADD3 R6, R3, R2, RZ ;
-        /*02b0*/              @!P1 STS [R5], R6 ;
-        /*02c0*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;
-        /*02d0*/                   ISETP.GE.U32.AND P1, PT, R10, R7, PT ;
-        /*02e0*/              @!P1 BRA `(.L_x_7) ;
-.L_x_6:
-        /*02f0*/                   EXIT ;
+// n / d and m % d of one divisor: one reciprocal and Newton step, two quotients.
+constexpr char kTwoQuotients[] = R"(
+        /*0040*/                   IMAD.MOV.U32 R10, RZ, RZ, 0x4 ;
+        /*0050*/                   I2F.U32.RP R6, R10 ;
+        /*0060*/                   IADD3 R9, RZ, -R10, RZ ;
+        /*0080*/                   MUFU.RCP R6, R6 ;
+        /*0090*/                   VIADD R2, R6, 0xffffffe ;
+        /*00a0*/                   F2I.FTZ.U32.TRUNC.NTZ R3, R2 ;
+        /*00b0*/                   IMAD.MOV.U32 R2, RZ, RZ, RZ ;
+        /*00c0*/                   IMAD R9, R9, R3, RZ ;
+        /*00d0*/                   IMAD.HI.U32 R3, R3, R9, R2 ;
+        /*00e0*/                   IMAD.HI.U32 R11, R3, R0, RZ ;
+        /*00f0*/                   IMAD.HI.U32 R12, R3, R4, RZ ;
+        /*0100*/                   IADD3 R13, -R11, RZ, RZ ;
+        /*0110*/                   IADD3 R14, -R12, RZ, RZ ;
+        /*0120*/                   IMAD R13, R10, R13, R0 ;
+        /*0130*/                   IMAD R14, R10, R14, R4 ;
+        /*0140*/                   ISETP.GE.U32.AND P0, PT, R13, R10, PT ;
+        /*0150*/                   ISETP.GE.U32.AND P1, PT, R14, R10, PT ;
+        /*0160*/               @P0 IADD3 R13, -R10, R13, RZ ;
+        /*0170*/               @P0 VIADD R11, R11, 0x1 ;
+        /*0180*/               @P1 IADD3 R14, -R10, R14, RZ ;
+        /*0190*/                   ISETP.GE.U32.AND P0, PT, R13, R10, PT ;
+        /*01a0*/                   ISETP.GE.U32.AND P1, PT, R14, R10, PT ;
+        /*01b0*/               @P0 VIADD R11, R11, 0x1 ;
+        /*01c0*/               @P1 IADD3 R14, -R10, R14, RZ ;
+        /*01d0*/                   EXIT ;
 )";
 
-TEST(DivisionReciprocalTest, InALoopItsRegisterWrittenUnderAGuard) {
-  EXPECT_THAT(Marked(kInLoop), ElementsAre(0x170u));
-  // Under another guard the store may read the reciprocal itself.
-  EXPECT_THAT(Marked(Replace(kInLoop, "@!P1 STS [R5], R6", "@P1 STS [R5], R6")), IsEmpty());
-  // The predicate written in between: the store's lanes may differ from the write's.
-  EXPECT_THAT(Marked(Replace(kInLoop, "@!P1 STS [R5], R6",
-                             "ISETP.NE.AND P1, PT, R4, RZ, PT ;\n        /*02b8*/ @!P1 STS [R5], R6")),
-              IsEmpty());
-  // The loop's back edge to where the reciprocal is read before I2F writes its register anew.
-  EXPECT_THAT(Marked(Replace(kInLoop, "SHF.L.U32 R10, R4, 0x1, RZ", "SHF.L.U32 R10, R6, 0x1, RZ")),
-              IsEmpty());
+TEST(DivisionReciprocalTest, OneNewtonStepTwoQuotients) {
+  EXPECT_THAT(Marked(kTwoQuotients), ElementsAre(0x80u));
+  // The second remainder of another divisor.
+  EXPECT_THAT(Marked(Replace(kTwoQuotients, "IMAD R14, R10, R14, R4", "IMAD R14, R15, R14, R4")), IsEmpty());
+  // The second product of q1 not followed by a remainder (another use of q1).
+  EXPECT_THAT(Marked(Replace(kTwoQuotients, "IMAD R14, R10, R14, R4", "IMAD R14, R10, R14, R5")), IsEmpty());
 }
 
 // Each part of the sequence is needed: without it the quotient is not known to be exact.
@@ -321,83 +283,99 @@ TEST(DivisionReciprocalTest, APartMissingOrChangedIsNot) {
               IsEmpty());
 }
 
-// Whole launches: the quotient's guard known, so the stores it selects are counted.
-using test_support::Launch;
-using test_support::Listing;
-
-// nvcc's unsigned remainder tid % 4 by its reciprocal sequence (from reduction.cu's SASS): the
-// remainder is exact, so the guard it feeds is known.
-TEST(DivisionEmulateTest, TheUnsignedDivisionSequenceIsExact) {
-  const Module module = Listing(R"(
-        /*0040*/                   IMAD.MOV.U32 R10, RZ, RZ, 0x4 ;
-        /*0050*/                   I2F.U32.RP R6, R10 ;
-        /*0060*/                   IADD3 R9, RZ, -R10, RZ ;
-        /*0070*/                   ISETP.NE.U32.AND P2, PT, R10, RZ, PT ;
-        /*0080*/                   MUFU.RCP R6, R6 ;
-        /*0090*/                   VIADD R2, R6, 0xffffffe ;
-        /*00a0*/                   F2I.FTZ.U32.TRUNC.NTZ R3, R2 ;
-        /*00b0*/                   IMAD.MOV.U32 R2, RZ, RZ, RZ ;
-        /*00c0*/                   IMAD R9, R9, R3, RZ ;
-        /*00d0*/                   IMAD.HI.U32 R3, R3, R9, R2 ;
-        /*00e0*/                   IMAD.HI.U32 R3, R3, R0, RZ ;
-        /*00f0*/                   IADD3 R3, -R3, RZ, RZ ;
-        /*0100*/                   IMAD R3, R10, R3, R0 ;
-        /*0110*/                   ISETP.GE.U32.AND P1, PT, R3, R10, PT ;
-        /*0120*/               @P1 IMAD.IADD R3, R3, 0x1, -R10 ;
-        /*0130*/                   ISETP.GE.U32.AND P1, PT, R3, R10, PT ;
-        /*0140*/               @P1 IADD3 R3, -R10, R3, RZ ;
-        /*0150*/              @!P2 LOP3.LUT R3, RZ, R10, RZ, 0x33, !PT ;
-        /*0160*/                   ISETP.NE.AND P1, PT, R3, RZ, PT ;
-        /*0170*/                   IMAD.SHL.U32 R5, R0, 0x4, RZ ;
-        /*0180*/              @!P1 STS [R5+UR4], RZ ;
-        /*0190*/                   EXIT ;
-)");
-  const Emulation emulation = Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
-  ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
-  EXPECT_EQ(emulation.record->stores().wavefronts,
-            CostWarpAccess(WarpAccess::Strided(4, 4, 8, 0x400)).wavefronts);  // lanes 0, 4, ..., 28
+// The values between the reciprocal and the quotient (q0, its negation, the Newton step's error and
+// its result, the negated estimate) may differ from the GPU's as the reciprocal may: a reader outside
+// the sequence would see them, so then the reciprocal is not marked.
+TEST(DivisionReciprocalTest, AnIntermediateReadOutsideIsNot) {
+  // q0 (R3 after F2I) stored.
+  EXPECT_THAT(Marked(Replace(kUnsigned, "IMAD.MOV.U32 R2, RZ, RZ, RZ ;",
+                             "IMAD.MOV.U32 R2, RZ, RZ, RZ ;\n        /*00b8*/ STS [R5], R3 ;")),
+              IsEmpty());
+  // The error -d * q0 (R9) stored.
+  EXPECT_THAT(Marked(Replace(kUnsigned, "IMAD.HI.U32 R3, R3, R9, R2 ;",
+                             "IMAD.HI.U32 R3, R3, R9, R2 ;\n        /*00d8*/ STS [R5], R9 ;")),
+              IsEmpty());
+  // The Newton step's result q1 (R3 before the quotient) stored.
+  EXPECT_THAT(Marked(Replace(kUnsigned, "IMAD.HI.U32 R3, R3, R9, R2 ;",
+                             "IMAD.HI.U32 R3, R3, R9, R2 ;\n        /*00d8*/ STS [R5], R3 ;")),
+              IsEmpty());
+  // -q0 (R8, never written again) stored at the end.
+  EXPECT_THAT(Marked(Replace(kSigned, "@!P2 LOP3.LUT R5, RZ, R11, RZ, 0x33, !PT ;",
+                             "@!P2 LOP3.LUT R5, RZ, R11, RZ, 0x33, !PT ;\n        /*01e8*/ STS [R7], R8 ;")),
+              IsEmpty());
+  // The negated estimate (R6 before the remainder) stored.
+  EXPECT_THAT(Marked(Replace(kSigned, "IMAD.MOV R6, RZ, RZ, -R5 ;",
+                             "IMAD.MOV R6, RZ, RZ, -R5 ;\n        /*0148*/ STS [R7], R6 ;")),
+              IsEmpty());
 }
 
-// The signed remainder (tid - 7) % 4 (ptxas's IABS, I2F.RP sequence, unrelated instructions between
-// its steps, as in a kernel's `in[i % n]`): exact, so the guard it feeds is known. Lanes 3, 7, ..., 31
-// (remainder 0, the dividend's sign kept) store 32 bytes apart: all in one bank.
-TEST(DivisionEmulateTest, TheSignedDivisionSequenceIsExact) {
-  const Module module = Listing(R"(
-        /*0040*/                   IMAD.MOV.U32 R9, RZ, RZ, 0x4 ;
-        /*0050*/                   VIADD R10, R0, 0xfffffff9 ;
-        /*0060*/                   IABS R8, R9 ;
-        /*0070*/                   I2F.RP R6, R8 ;
-        /*0080*/                   MUFU.RCP R6, R6 ;
-        /*0090*/                   ISETP.GE.AND P2, PT, R10, RZ, PT ;
-        /*00a0*/                   VIADD R4, R6, 0xffffffe ;
-        /*00b0*/                   IABS R2, R10 ;
-        /*00c0*/                   F2I.FTZ.U32.TRUNC.NTZ R5, R4 ;
-        /*00d0*/                   IMAD.MOV.U32 R4, RZ, RZ, RZ ;
-        /*00e0*/                   IADD3 R11, RZ, -R5, RZ ;
-        /*00f0*/                   IMAD R11, R11, R8, RZ ;
-        /*0100*/                   IMAD.HI.U32 R5, R5, R11, R4 ;
-        /*0110*/                   IMAD.HI.U32 R5, R5, R2, RZ ;
-        /*0120*/                   IADD3 R5, -R5, RZ, RZ ;
-        /*0130*/                   IMAD R5, R8, R5, R2 ;
-        /*0140*/                   ISETP.GT.U32.AND P0, PT, R8, R5, PT ;
-        /*0150*/              @!P0 IMAD.IADD R5, R5, 0x1, -R8 ;
-        /*0160*/                   ISETP.NE.AND P0, PT, R9, RZ, PT ;
-        /*0170*/                   ISETP.GT.U32.AND P1, PT, R8, R5, PT ;
-        /*0180*/              @!P1 IADD3 R5, R5, -R8, RZ ;
-        /*0190*/              @!P2 IMAD.MOV R5, RZ, RZ, -R5 ;
-        /*01a0*/              @!P0 LOP3.LUT R5, RZ, R9, RZ, 0x33, !PT ;
-        /*01b0*/                   ISETP.NE.AND P1, PT, R5, RZ, PT ;
-        /*01c0*/                   IMAD.SHL.U32 R7, R0, 0x20, RZ ;
-        /*01d0*/              @!P1 STS [R7+UR4], RZ ;
-        /*01e0*/                   EXIT ;
-)");
-  const Emulation emulation = Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
-  ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
-  WarpAccess lanes;
-  lanes.bytes = 4;
-  for (int lane = 3; lane < 32; lane += 4) lanes.SetLane(lane, 0x400 + 32u * lane);
-  EXPECT_EQ(emulation.record->stores().wavefronts, CostWarpAccess(lanes).wavefronts);
-  EXPECT_EQ(emulation.record->stores().wavefronts, 8u);
+// The remainder and its compare are of the divisor itself: with another register the corrections do
+// not make the quotient exact.
+TEST(DivisionReciprocalTest, ARemainderOfAnotherDivisorIsNot) {
+  EXPECT_THAT(Marked(Replace(kUnsigned, "IMAD R3, R10, R3, R0", "IMAD R3, R11, R3, R0")), IsEmpty());
+  EXPECT_THAT(Marked(Replace(kUnsigned, "ISETP.GE.U32.AND P1, PT, R3, R10, PT",
+                             "ISETP.GE.U32.AND P1, PT, R3, R11, PT")),
+              IsEmpty());
+  // The divisor's register written in between by LOP3's register destination, after its predicate's.
+  EXPECT_THAT(Marked(Replace(
+                  kUnsigned, "VIADD R2, R6, 0xffffffe ;",
+                  "VIADD R2, R6, 0xffffffe ;\n        /*0098*/ LOP3.LUT P3, R10, R4, 0x3, RZ, 0xc0, !PT ;")),
+              IsEmpty());
+}
+
+// CuPy's first_pass_iir_sos (n % k, signed): the remainder as q * -|d| + |n|, the divisor's IABS
+// computed twice, negated and copied; no negation of the quotient.
+constexpr char kNegatedDivisor[] = R"(
+        /*0a90*/                   IABS R0, R4.reuse ;
+        /*0ab0*/                   IABS R16, R4 ;
+        /*0ac0*/                   I2F.RP R14, R0 ;
+        /*0ad0*/                   ISETP.GE.AND P1, PT, R19, RZ, PT ;
+        /*0ae0*/                   IMAD.MOV R16, RZ, RZ, -R16 ;
+        /*0af0*/                   MUFU.RCP R14, R14 ;
+        /*0b00*/                   VIADD R2, R14, 0xffffffe ;
+        /*0b10*/                   IABS R14, R19 ;
+        /*0b20*/                   F2I.FTZ.U32.TRUNC.NTZ R3, R2 ;
+        /*0b30*/                   IMAD.MOV.U32 R2, RZ, RZ, RZ ;
+        /*0b40*/                   IMAD.MOV R15, RZ, RZ, -R3 ;
+        /*0b50*/                   IMAD R15, R15, R0, RZ ;
+        /*0b60*/                   IMAD.HI.U32 R3, R3, R15, R2 ;
+        /*0b70*/                   IMAD.MOV.U32 R15, RZ, RZ, R16 ;
+        /*0b80*/                   IMAD.HI.U32 R3, R3, R14, RZ ;
+        /*0b90*/                   IMAD R3, R3, R15, R14 ;
+        /*0ba0*/                   VIMNMX R14, R4, 0x2, PT ;
+        /*0bb0*/                   IMAD.MOV.U32 R2, RZ, RZ, RZ ;
+        /*0bc0*/                   ISETP.GT.U32.AND P0, PT, R0, R3, PT ;
+        /*0bd0*/                   ISETP.GE.AND P2, PT, R14, 0x1, PT ;
+        /*0be0*/              @!P0 IADD3 R3, R3, -R0, RZ ;
+        /*0bf0*/                   ISETP.GT.U32.AND P0, PT, R0, R3, PT ;
+        /*0c00*/              @!P0 IMAD.IADD R3, R3, 0x1, -R0 ;
+        /*0c10*/                   ISETP.NE.AND P0, PT, R4, RZ, PT ;
+        /*0c20*/                   LOP3.LUT R0, RZ, R4, RZ, 0x33, !PT ;
+        /*0c30*/              @!P1 IMAD.MOV R3, RZ, RZ, -R3 ;
+        /*0c40*/                   SEL R3, R0, R3, !P0 ;
+        /*0c50*/                   EXIT ;
+)";
+
+TEST(DivisionReciprocalTest, TheRemainderByTheNegatedDivisor) {
+  EXPECT_THAT(Marked(kNegatedDivisor), ElementsAre(0xaf0u));
+  // The negated divisor's IABS of another register.
+  EXPECT_THAT(Marked(Replace(kNegatedDivisor, "IABS R16, R4 ;", "IABS R16, R5 ;")), IsEmpty());
+  // ... or its source changed between the two IABS.
+  EXPECT_THAT(Marked(Replace(kNegatedDivisor, "/*0ab0*/                   IABS R16, R4 ;",
+                             "/*0aa0*/ IADD3 R4, R4, 0x1, RZ ;\n        /*0ab0*/ IABS R16, R4 ;")),
+              IsEmpty());
+  // Not negated: q * |d| + |n| is no remainder.
+  EXPECT_THAT(
+      Marked(Replace(kNegatedDivisor, "IMAD.MOV R16, RZ, RZ, -R16 ;", "IMAD.MOV.U32 R16, RZ, RZ, R16 ;")),
+      IsEmpty());
+  // The copy overwritten before the remainder reads it.
+  EXPECT_THAT(Marked(Replace(kNegatedDivisor, "IMAD.HI.U32 R3, R3, R14, RZ ;",
+                             "IMAD.HI.U32 R3, R3, R14, RZ ;\n        /*0b88*/ IADD3 R15, R15, 0x1, RZ ;")),
+              IsEmpty());
+  // The compare of the remainder with another register.
+  EXPECT_THAT(Marked(Replace(kNegatedDivisor, "ISETP.GT.U32.AND P0, PT, R0, R3, PT ;\n        /*0bd0*/",
+                             "ISETP.GT.U32.AND P0, PT, R4, R3, PT ;\n        /*0bd0*/")),
+              IsEmpty());
 }
 
 }  // namespace

@@ -30,7 +30,7 @@
 #include <string_view>
 
 #include "emulate/internal/checked_forms.h"
-#include "emulate/internal/data_flow.h"
+#include "emulate/internal/register_flow.h"
 #include "emulate/internal/float_bits.h"
 
 namespace bankcheck::emulate::internal {
@@ -121,9 +121,7 @@ bool IsArithmetic(Semantics semantics) {
 // Marks what `in` may write: its destinations (a predicate first, as LOP3's, is followed by a
 // register destination) and every predicate it names (carry-outs).
 void MarkWrites(const Instruction& in, FloatDivision& division) {
-  int destinations = Destinations(in);
-  if (destinations == 1 && !in.operands.empty() && in.operands[0].kind == OperandKind::kPredicate)
-    destinations = 2;
+  const int destinations = WrittenOperands(in);
   for (size_t k = 0; k < in.operands.size(); ++k) {
     const Operand& op = in.operands[k];
     if (op.kind == OperandKind::kPredicate && op.index < kPredicateTrue) division.predicates.set(op.index);
@@ -139,9 +137,9 @@ void MarkWrites(const Instruction& in, FloatDivision& division) {
   }
 }
 
-class Matcher : StraightLineCode {
+class Matcher {
  public:
-  explicit Matcher(const std::vector<Instruction>& code) : StraightLineCode(code) {}
+  explicit Matcher(const std::vector<Instruction>& code) : code_(code), flow_(code) {}
 
   std::optional<FloatDivision> Match(size_t branch) const {
     const Instruction& br = code_[branch];
@@ -162,7 +160,7 @@ class Matcher : StraightLineCode {
           division->join = static_cast<size_t>(br.target);
           if (SlowPath(branch, *division)) return division;
         }
-      if (IsTarget(j)) break;
+      if (flow_.IsTarget(j)) break;
     }
     return std::nullopt;
   }
@@ -181,7 +179,7 @@ class Matcher : StraightLineCode {
                            in.operands[2].index != kRegisterZero;
         return check ? std::optional<size_t>(j) : std::nullopt;
       }
-      if (IsTarget(j)) return std::nullopt;
+      if (flow_.IsTarget(j)) return std::nullopt;
     }
     return std::nullopt;
   }
@@ -189,34 +187,34 @@ class Matcher : StraightLineCode {
   // t1 ... q from the reciprocal at `rcp`; the quotient and the operands read at the branch.
   std::optional<FloatDivision> FastPath(size_t rcp, size_t check, size_t branch) const {
     const int r = Register(code_[rcp]), b = code_[rcp].operands[1].index;
-    if (r == b || !Unchanged(b, std::min(rcp, check), branch)) return std::nullopt;
+    if (r == b || !flow_.Unchanged(b, std::min(rcp, check), branch)) return std::nullopt;
     const auto plain = [](int reg) { return [reg](const Operand& op) { return IsPlainRegister(op, reg); }; };
     const auto negated_b = [b](const Operand& op) { return IsNegated(op, b); };
-    for (size_t t1 : SomeReaders(rcp, kWindow)) {
+    for (size_t t1 : flow_.SomeReaders(rcp, kWindow)) {
       const Instruction& i1 = code_[t1];
       if (!IsFfma(i1) || !Product(i1, negated_b, plain(r)) ||
           i1.operands[3].kind != OperandKind::kImmediate || i1.operands[3].value != kOne ||
           i1.operands[3].negate)
         continue;
-      for (size_t t2 : SomeReaders(t1, kWindow)) {
+      for (size_t t2 : flow_.SomeReaders(t1, kWindow)) {
         const Instruction& i2 = code_[t2];
         if (!IsFfma(i2) || !Product(i2, plain(r), plain(Register(i1))) ||
-            !IsPlainRegister(i2.operands[3], r) || !Unchanged(r, rcp, t2))
+            !IsPlainRegister(i2.operands[3], r) || !flow_.Unchanged(r, rcp, t2))
           continue;
-        for (size_t t3 : SomeReaders(t2, kWindow)) {
+        for (size_t t3 : flow_.SomeReaders(t2, kWindow)) {
           const Instruction& i3 = code_[t3];
           if (!IsFfma(i3) || !Product(i3, IsDividend, plain(Register(i2))) || !IsZero(i3.operands[3]))
             continue;
           const Operand& a3 = IsPlainRegister(i3.operands[1], Register(i2)) ? i3.operands[2] : i3.operands[1];
-          for (size_t t4 : SomeReaders(t3, kWindow)) {
+          for (size_t t4 : flow_.SomeReaders(t3, kWindow)) {
             const Instruction& i4 = code_[t4];
             if (!IsFfma(i4) || !Product(i4, negated_b, plain(Register(i3))) || !IsDividend(i4.operands[3]))
               continue;
-            for (size_t q : SomeReaders(t4, kWindow)) {
+            for (size_t q : flow_.SomeReaders(t4, kWindow)) {
               const Instruction& iq = code_[q];
               if (!IsFfma(iq) || !Product(iq, plain(Register(i2)), plain(Register(i4))) ||
-                  !IsPlainRegister(iq.operands[3], Register(i3)) || !Unchanged(Register(i2), t2, q) ||
-                  !Unchanged(Register(i3), t3, q) || !Unchanged(Register(iq), q, branch))
+                  !IsPlainRegister(iq.operands[3], Register(i3)) || !flow_.Unchanged(Register(i2), t2, q) ||
+                  !flow_.Unchanged(Register(i3), t3, q) || !flow_.Unchanged(Register(iq), q, branch))
                 continue;
               FloatDivision division;
               division.quotient = Register(iq);
@@ -226,7 +224,7 @@ class Matcher : StraightLineCode {
               bool readable = true;
               for (const auto& [op, at] : dividends) {
                 readable =
-                    readable && (op->kind == OperandKind::kImmediate || Unchanged(op->index, at, branch));
+                    readable && (op->kind == OperandKind::kImmediate || flow_.Unchanged(op->index, at, branch));
                 division.dividends.push_back(*op);
               }
               Operand divisor = code_[check].operands[2];
@@ -234,7 +232,7 @@ class Matcher : StraightLineCode {
               // The intermediates the branch still finds (unknown already: MUFU.RCP's value is).
               for (size_t step : {rcp, t1, t2, t3, t4})
                 if (Register(code_[step]) != division.quotient &&
-                    Unchanged(Register(code_[step]), step, branch))
+                    flow_.Unchanged(Register(code_[step]), step, branch))
                   division.registers.set(Register(code_[step]));
               if (readable) return division;
             }
@@ -347,13 +345,16 @@ class Matcher : StraightLineCode {
     if (return_register < 0) return false;
     for (size_t j : seen)
       if (code_[j].info != nullptr && MayWrite(code_[j], return_register)) return false;
-    const std::optional<size_t> set = Definition(call, return_register);
+    const std::optional<size_t> set = flow_.Definition(call, return_register);
     if (!set || call + 1 >= code_.size()) return false;
     const Instruction& mov = code_[*set];
     return mov.base == "MOV" && mov.modifiers.empty() && mov.operands.size() == 2 &&
            mov.operands[1].kind == OperandKind::kImmediate && !mov.operands[1].negate &&
            mov.operands[1].value == code_[call + 1].pc;
   }
+
+  const std::vector<Instruction>& code_;
+  RegisterFlow flow_;
 };
 
 }  // namespace

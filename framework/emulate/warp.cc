@@ -105,8 +105,7 @@ void LaunchEvaluator::Execute(uint32_t index, uint32_t mask) {
 }
 
 void LaunchEvaluator::Dispatch(const Instruction& in, uint32_t index, uint32_t mask) {
-  if (!in.unreadable.empty()) Stop(in, in.unreadable);
-  if (in.info == nullptr) Stop(in, NotUnderstood(in));
+  if (StopsEmulation(in)) Stop(in, in.unreadable.empty() ? NotUnderstood(in) : in.unreadable);
   // The handlers write their destinations (the leading operands) without looking again.
   if (in.operands.size() < static_cast<size_t>(in.info->destinations))
     Stop(in, in.opcode + " has fewer operands than the emulator reads for it (" + Located(in) + ")");

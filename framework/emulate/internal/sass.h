@@ -116,6 +116,10 @@ std::vector<Operand> ParseOperands(const std::string& text);
 // ptxas's 32-bit integer division (division.cc: the sequence, followed register by register).
 void MarkDivisionReciprocals(std::vector<Instruction>& code);
 
+// Whether the evaluator stops at `in` whenever a lane reaches it, guarded or not (warp.cc's
+// Dispatch): an opcode not in the table (a call among them) or operands it could not read.
+inline bool StopsEmulation(const Instruction& in) { return in.info == nullptr || !in.unreadable.empty(); }
+
 // Characters of nvdisasm's and cuobjdump's listings.
 inline bool IsHexDigit(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
 inline bool IsSpaceChar(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
