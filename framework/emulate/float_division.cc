@@ -30,8 +30,8 @@
 #include <string_view>
 
 #include "emulate/internal/checked_forms.h"
-#include "emulate/internal/register_flow.h"
 #include "emulate/internal/float_bits.h"
+#include "emulate/internal/register_flow.h"
 
 namespace bankcheck::emulate::internal {
 namespace {
@@ -223,8 +223,8 @@ class Matcher {
                   {&code_[check].operands[1], check}, {&a3, t3}, {&i4.operands[3], t4}};
               bool readable = true;
               for (const auto& [op, at] : dividends) {
-                readable =
-                    readable && (op->kind == OperandKind::kImmediate || flow_.Unchanged(op->index, at, branch));
+                readable = readable &&
+                           (op->kind == OperandKind::kImmediate || flow_.Unchanged(op->index, at, branch));
                 division.dividends.push_back(*op);
               }
               Operand divisor = code_[check].operands[2];

@@ -49,7 +49,6 @@ bool MayWritePredicate(const Instruction& in, int p) {
   return false;
 }
 
-
 bool MayRead(const Instruction& in, int reg) {
   if (StopsEmulation(in)) return true;
   for (size_t k = static_cast<size_t>(Destinations(in)); k < in.operands.size(); ++k) {
