@@ -70,8 +70,10 @@ if ((${#topics[@]} + ${#cases[@]})); then
   if ((${#cases[@]})); then
     BANKCHECK_CASES="$(IFS=,; echo "${cases[*]}")"
     export BANKCHECK_CASES
-    selected="$("$suite" --bankcheck_list_cases)"
-    [[ -n "$selected" ]] || usage_error "BANKCHECK_CASES='$BANKCHECK_CASES' selects no case"
+    # A selection of no case of any suite fails the program, saying so; one of the corpus's only
+    # lists nothing here.
+    selected="$("$suite" --bankcheck_list_cases)" || exit 2
+    [[ -n "$selected" ]] || usage_error "BANKCHECK_CASES='$BANKCHECK_CASES' selects no case of the kernel suite"
     mapfile -t topics < <(cut -d/ -f1 <<<"$selected" | sort -u)
     echo "bankcheck: $(grep -c . <<<"$selected") case(s) selected by BANKCHECK_CASES='$BANKCHECK_CASES'"
   fi

@@ -40,7 +40,9 @@ include_guard(GLOBAL)
 # Results and baselines name the CUDA compiler and <target>_kernels' CUDA_ARCHITECTURES; the GPU
 # program warns once when the GPU has no native code among them and so runs JIT-compiled PTX.
 # It also writes <top binary dir>/bankcheck-suites/<target>.suite, the suite's folders, test names
-# and the bankcheck command (BANKCHECK_CLI) for CI scripts (bankcheck-ci); where the project builds
+# and the bankcheck command (BANKCHECK_CLI) for CI scripts (bankcheck-ci), and after each build of a
+# program <target>.cases beside it, every case's name (a selection that selects no case of any suite
+# of the build fails, suite_runner.h); where the project builds
 # that command (bankcheck::cli through FetchContent), <target> depends on it. Both programs read baselines from BASELINES_DIR and write results fragments under RESULTS_DIR
 # (BANKCHECK_BASELINES_DIR and BANKCHECK_RESULTS_DIR override them at run time); their messages
 # name TEST_COMMAND and the CTest names. Warnings are the project's: none are added here.
@@ -192,7 +194,8 @@ namespace {
   set(test_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_topics.cmake")
   add_custom_command(TARGET ${target} POST_BUILD
     COMMAND "${CMAKE_COMMAND}" -D "EXE=$<TARGET_FILE:${target}>" -D "TEST_FILE=${test_file}"
-            -D "PREFIX=${ARG_TEST_PREFIX}/" -D "JUNIT_DIR=${junit_dir}" -D "ENVIRONMENT=${test_environment}"
+            -D "PREFIX=${ARG_TEST_PREFIX}/" -D "JUNIT_DIR=${junit_dir}"
+            -D "CASES_FILE=${CMAKE_BINARY_DIR}/bankcheck-suites/${target}.cases" -D "ENVIRONMENT=${test_environment}"
             -P "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/BankcheckDiscoverTopics.cmake"
     VERBATIM)
   # Until the program is built, ctest lists one test that says so (as gtest_discover_tests does).
@@ -244,7 +247,8 @@ namespace {
     _bankcheck_find_sass_tools()
     add_custom_command(TARGET ${target}_emulated POST_BUILD
       COMMAND "${CMAKE_COMMAND}" -D "EXE=$<TARGET_FILE:${target}_emulated>" -D "TEST_FILE=${emulated_test_file}"
-              -D "PREFIX=${ARG_TEST_PREFIX}/" -D "JUNIT_DIR=${junit_dir}" -D EMULATED=ON
+              -D "PREFIX=${ARG_TEST_PREFIX}/" -D "JUNIT_DIR=${junit_dir}"
+              -D "CASES_FILE=${CMAKE_BINARY_DIR}/bankcheck-suites/${target}.cases" -D EMULATED=ON
               -D "ENVIRONMENT=${test_environment}"
               -D "CUOBJDUMP=${BANKCHECK_CUOBJDUMP_EXECUTABLE}" -D "NVDISASM=${BANKCHECK_NVDISASM_EXECUTABLE}"
               -P "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/BankcheckDiscoverTopics.cmake"

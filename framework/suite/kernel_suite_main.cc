@@ -55,6 +55,7 @@ int RunSuiteProgram(int argc, char** argv) {
     return 0;
   }
   const suites::CasePatterns selection = suites::CasePatternsFromEnvironment();
+  suites::CheckSelectionSelectsACase(cases, selection, suites::GetSuiteSettings().build_dir);
   const std::string& patterns = selection.patterns;
   const std::vector<const KernelCase*> selected = suites::SelectCases(cases, patterns);
   if (Has(args, "--bankcheck_list_cases")) {
