@@ -102,7 +102,10 @@ std::string CaseTestNameClash(const std::vector<const KernelCase*>& cases, const
 // The topics of the registered cases, sorted, each once.
 std::vector<std::string> Topics(const std::vector<const KernelCase*>& cases);
 
-// One line of the progress file: "<status>\t<full test name>" (status passed|failed|skipped).
+// One line of the progress file: "<status>\t<full test name>" (status passed|failed|skipped, or
+// kNoBaselineStatus: skipped as the emulated program's case has no baseline, which makes the
+// topic's test skipped however many others passed).
+inline constexpr const char* kNoBaselineStatus = "no_baseline";
 struct FinishedCase {
   std::string status;
   std::string test;
