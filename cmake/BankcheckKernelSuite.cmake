@@ -234,9 +234,20 @@ namespace {
       set(emulatable ON)
     endif()
   endforeach()
-  if(TARGET bankcheck::emulated_runtime AND NOT emulatable)
-    message(STATUS "bankcheck: ${target}: no emulated program (docs/emulate.md): its kernels are built for "
-                   "CUDA_ARCHITECTURES \"${kernel_architectures}\", without sm_90 SASS")
+  # Without one, a test stands in for the emulated tests: skipped saying why, failed under
+  # BANKCHECK_REQUIRE_EMULATION=1 (a gate that must emulate is not green having emulated nothing).
+  set(no_emulated_program "")
+  if(NOT TARGET bankcheck::emulated_runtime)
+    set(no_emulated_program "this bankcheck has no emulated runtime (bankcheck::emulated_runtime)")
+  elseif(NOT emulatable)
+    string(CONCAT no_emulated_program "its kernels are built for CUDA_ARCHITECTURES \"${kernel_architectures}\", "
+                  "without sm_90 SASS: add 90 (e.g. \"80-real;90\")")
+    message(STATUS "bankcheck: ${target}: no emulated program (docs/emulate.md): ${no_emulated_program}")
+  endif()
+  if(no_emulated_program)
+    set(name "${ARG_TEST_PREFIX}/emulated/no_emulated_program")
+    add_test(NAME "${name}" COMMAND ${target} "--bankcheck_no_emulated_program=${no_emulated_program}")
+    set_tests_properties("${name}" PROPERTIES LABELS emulate SKIP_RETURN_CODE 77)
   endif()
   if(TARGET bankcheck::emulated_runtime AND emulatable)
     add_executable(${target}_emulated "${settings}" "${build_info}")

@@ -4,10 +4,12 @@
 
 #include <atomic>
 #include <exception>
+#include <iostream>
 #include <limits>
 #include <map>
 
 #include "bankcheck/error.h"
+#include "bankcheck/testing.h"
 #include "core/internal/environment.h"
 #include "testing/internal/held_results.h"
 
@@ -95,6 +97,17 @@ std::string OutputStatus(const std::string& not_emulated, const std::string& not
 }
 
 bool EmulationRequired() { return FlagFromEnvironment("BANKCHECK_REQUIRE_EMULATION"); }
+
+int SayNoEmulatedProgram(const std::string& why) {
+  if (EmulationRequired()) {
+    std::cout << "bankcheck: BANKCHECK_REQUIRE_EMULATION=1 is set, but this suite has no emulated program: "
+              << why << " (docs/emulate.md)\n";
+    return 1;
+  }
+  std::cout << "bankcheck: skipped: this suite has no emulated program: " << why
+            << " (docs/emulate.md; BANKCHECK_REQUIRE_EMULATION=1 fails instead)\n";
+  return gtest::kAllSkippedExitCode;
+}
 
 std::string UnevaluatedChecksNote(const EmulatedCaseRun& run, size_t shown) {
   if (run.unevaluated_failures == 0) return "";
