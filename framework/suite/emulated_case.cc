@@ -9,6 +9,7 @@
 #include <map>
 
 #include "bankcheck/error.h"
+#include "bankcheck/results.h"
 #include "bankcheck/testing.h"
 #include "core/internal/environment.h"
 #include "testing/internal/held_results.h"
@@ -90,8 +91,8 @@ EmulatedCaseRun RunEmulatedCase(const KernelCase& c, CaseContext& context,
 
 std::string OutputStatus(const std::string& not_emulated, const std::string& not_computed, bool read_back,
                          size_t computed_failures) {
-  if (!not_emulated.empty()) return "not computed: the case was not decided";
-  if (!not_computed.empty()) return "not computed: " + not_computed;
+  if (!not_emulated.empty()) return std::string(kOutputNotComputed) + "the case was not decided";
+  if (!not_computed.empty()) return kOutputNotComputed + not_computed;
   if (!read_back) return "no output checks: the case reads no device memory back after its launches";
   return computed_failures == 0 ? "passed" : "failed";
 }
