@@ -21,9 +21,12 @@ namespace {
 constexpr size_t kMaxNotEvaluatedReasons = 3;
 
 // A baseline verdict other than a match ranks the case even when it failed (a case fails because
-// of its verdict), so the summary line counts what the run's log reported.
+// of its verdict), so the summary line counts what the run's log reported. A skipped case ranks as
+// skipped but for a missing baseline (the emulated program skips such a case, and the verdict
+// fails it): the headline's missing baselines then agree with the verdict line.
 Rank RankOf(const CaseResult& result, const std::optional<BaselineVerdict>& verdict) {
-  if (result.status == CaseStatus::kSkipped) return Rank::kSkipped;
+  if (result.status == CaseStatus::kSkipped)
+    return verdict == BaselineVerdict::kMissing ? Rank::kMissing : Rank::kSkipped;
   switch (verdict.value_or(BaselineVerdict::kMatch)) {
     case BaselineVerdict::kRegression:
       return Rank::kRegression;

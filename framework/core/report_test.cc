@@ -106,6 +106,25 @@ TEST(ReportTest, APassWithOutputsNotComputedSaysItsOutputChecksWereNotEvaluated)
   EXPECT_EQ(parsed["totals"]["output_not_evaluated"], 3);
 }
 
+// The emulated program skips a case without a baseline, and the verdict fails it as missing: the
+// headline counts it among the missing baselines, and it has a row, as the verdict line says.
+TEST(ReportTest, ASkippedCaseWithoutABaselineCountsAsAMissingBaseline) {
+  RunResults results;
+  results.metadata = MakeMetadata();
+  results.cases["sums/a"] = MakeCase("sums/a", 64, BaselineVerdict::kMatch);
+  CaseResult skipped = MakeCase("sums/b", 64, BaselineVerdict::kMissing, CaseStatus::kSkipped);
+  skipped.messages = {"MISSING: case \"sums/b\" has no baseline"};
+  results.cases["sums/b"] = skipped;
+  ReportOptions text;
+  text.format = OutputFormat::kText;
+  for (const std::string& report : {RenderMarkdownReport(results), RenderReport(results, text).output}) {
+    EXPECT_THAT(report, HasSubstr("1 missing baseline, 1 unchanged, 0 not compared · 2 cases: 1 passed, 0 "
+                                  "failed, 1 skipped"));
+    EXPECT_THAT(report, HasSubstr("1 case fails: 1 missing."));
+    EXPECT_THAT(report, HasSubstr("sums/b"));
+  }
+}
+
 // The JSON and the text are rendered from the data the Markdown is: their counts agree.
 TEST(ReportTest, JsonAndTextAgreeWithTheMarkdownHeadline) {
   const RunResults results = MakeResults();
