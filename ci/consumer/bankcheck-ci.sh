@@ -99,7 +99,8 @@ warn() { echo "bankcheck-ci: $*" >&2; }
 # Writes a CTest resource specification to $1 with $2 slots per visible GPU (CUDA_VISIBLE_DEVICES,
 # else `nvidia-smi -L`): every GPU test asks for one slot (RESOURCE_GROUPS gpus:1), so `ctest -j`
 # spreads GPU tests over the GPUs, a few on each at a time. A machine without a GPU gets one GPU's
-# slots: its GPU tests still run, and report themselves skipped. (ci/test.sh uses this too.)
+# slots: its GPU tests still run, and report themselves skipped. (ci/test.sh uses this too.) Sets
+# spec_gpus to the GPUs found (0: none).
 write_resource_spec() {
   local spec="$1" slots="$2" gpus=0 i
   [[ "$slots" =~ ^[1-9][0-9]*$ ]] ||
@@ -109,6 +110,7 @@ write_resource_spec() {
   elif command -v nvidia-smi >/dev/null 2>&1; then
     gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
   fi
+  spec_gpus=$gpus
   ((gpus > 0)) || gpus=1
   {
     printf '{"version": {"major": 1, "minor": 0}, "local": [{"gpus": ['
@@ -295,7 +297,12 @@ rm -f "$build_dir/Testing/Temporary/LastTestsFailed.log"
 spec="$build_dir/ctest-resources.json"
 write_resource_spec "$spec" "$slots" || exit 2
 echo
-say "ctest with $jobs jobs, $slots GPU tests at a time per GPU ($spec); a GPU is" \
+if ((spec_gpus > 0)); then
+  gpu_tests="$slots GPU tests at a time on each of $spec_gpus GPU(s)"
+else
+  gpu_tests="no GPU found (CUDA_VISIBLE_DEVICES, nvidia-smi -L): the GPU tests run to skip or fail"
+fi
+say "ctest with $jobs jobs, $gpu_tests ($spec); a GPU is" \
   "$( ((require_gpu)) && echo "required (BANKCHECK_REQUIRE_GPU=1)" || echo "not required")"
 status=0
 set +e

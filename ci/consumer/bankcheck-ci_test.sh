@@ -210,6 +210,19 @@ EOF
 [[ ! -e "$tmp/artifacts/plan" ]] || fail "an unsharded run left a plan"
 ((failures)) || echo "ok: a shard keeps its plan (plan/shard, plan/<suite>.txt, plan/baselines)"
 
+# No GPU (no CUDA_VISIBLE_DEVICES, an nvidia-smi that lists none): the log does not promise GPU tests
+# per GPU.
+project hostile
+mkdir -p "$tmp/nogpu-bin"
+printf '#!/bin/sh\nexit 0\n' >"$tmp/nogpu-bin/nvidia-smi"
+chmod +x "$tmp/nogpu-bin/nvidia-smi"
+env -u CUDA_VISIBLE_DEVICES PATH="$tmp/nogpu-bin:$PATH" "$ci" --prebuilt --source "$tmp/src" --build "$tmp/build" \
+  --artifacts "$tmp/artifacts" --summary '' --bankcheck /bin/true -j 1 >"$tmp/log" 2>&1 || true
+if grep -q 'GPU tests at a time per GPU' "$tmp/log" || ! grep -q 'no GPU found' "$tmp/log"; then
+  cat "$tmp/log"
+  fail "without a GPU the log speaks of GPU tests per GPU, or does not say no GPU was found"
+fi
+
 if ((failures)); then
   echo "bankcheck-ci_test: $failures check(s) failed"
   exit 1
