@@ -3,6 +3,7 @@
 # bankcheck's CMakeLists.txt and by bankcheckConfig.cmake, so that the build tree, FetchContent and
 # an installed package offer the same function.
 include_guard(GLOBAL)
+include("${CMAKE_CURRENT_LIST_DIR}/BankcheckSassToolWheels.cmake")
 
 # bankcheck_add_kernel_suite(<target>
 #   SOURCES <file>...                kernel files (.cu) that register cases (BANKCHECK_REGISTER_CASES)
@@ -51,7 +52,8 @@ include_guard(GLOBAL)
 # nvidia-cuda-nvdisasm) in the active virtual environment or the python3 on PATH, then PATH
 # (BANKCHECK_CUOBJDUMP_EXECUTABLE and BANKCHECK_NVDISASM_EXECUTABLE, cached, are what the emulated
 # tests are given; set them to choose others). Prints one note for those missing: the emulated tests
-# then skip, saying so.
+# then skip, saying so, until the tools are installed (ctest looks again each time it reads the
+# tests: BankcheckDiscoverTopics.cmake).
 function(_bankcheck_find_sass_tools)
   set(hints "")
   if(CMAKE_CUDA_COMPILER)
@@ -61,23 +63,10 @@ function(_bankcheck_find_sass_tools)
   if(CUDAToolkit_BIN_DIR)
     list(APPEND hints "${CUDAToolkit_BIN_DIR}")
   endif()
-  if(DEFINED ENV{VIRTUAL_ENV})
-    file(GLOB venv_wheels LIST_DIRECTORIES true "$ENV{VIRTUAL_ENV}/lib/python3*/site-packages/nvidia/cu*/bin")
-    list(APPEND hints ${venv_wheels})
+  if(NOT BANKCHECK_CUOBJDUMP_EXECUTABLE OR NOT BANKCHECK_NVDISASM_EXECUTABLE)
+    _bankcheck_sass_wheel_bins(wheel_bins)
+    list(APPEND hints ${wheel_bins})
   endif()
-  find_program(_bankcheck_python3 NAMES python3)
-  mark_as_advanced(_bankcheck_python3)
-  if(_bankcheck_python3 AND NOT DEFINED _bankcheck_python_wheel_bins)
-    execute_process(
-      COMMAND "${_bankcheck_python3}" -c
-              "import glob, site, sysconfig; d=[sysconfig.get_paths()['purelib'], site.getusersitepackages()]; print(';'.join(sorted(set(b for p in d for b in glob.glob(p + '/nvidia/cu*/bin')))))"
-      OUTPUT_VARIABLE wheel_bins OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE result TIMEOUT 30)
-    if(NOT result EQUAL 0)
-      set(wheel_bins "")
-    endif()
-    set(_bankcheck_python_wheel_bins "${wheel_bins}" CACHE INTERNAL "")
-  endif()
-  list(APPEND hints ${_bankcheck_python_wheel_bins})
   set(missing "")
   foreach(tool IN ITEMS cuobjdump nvdisasm)
     string(TOUPPER "${tool}" upper)
@@ -94,8 +83,9 @@ function(_bankcheck_find_sass_tools)
     list(TRANSFORM missing PREPEND "nvidia-cuda-" OUTPUT_VARIABLE wheels)
     list(JOIN wheels " " wheels_text)
     message(STATUS "bankcheck: ${missing_text} not found (not with the CUDA toolkit, NVIDIA's wheels or on PATH): "
-                   "the emulated tests (ctest -L emulate) will skip, saying so. Install the CUDA toolkit's, or "
-                   "`pip install ${wheels_text}`, and configure again (or give -DBANKCHECK_<TOOL>_EXECUTABLE=<path>)")
+                   "the emulated tests (ctest -L emulate) will skip, saying so. `pip install ${wheels_text}` into the "
+                   "active virtual environment (the next ctest finds them), or install the CUDA toolkit's and "
+                   "configure again (or give -DBANKCHECK_<TOOL>_EXECUTABLE=<path>)")
   endif()
 endfunction()
 
