@@ -10,10 +10,13 @@ fi
 # nvdisasm and cuobjdump from NVIDIA's wheels (ci/install-deps.sh), where the toolkit has none: the
 # emulated suite (docs/emulate.md) reads the kernels' SASS with them. After PATH: a toolkit's own win.
 # Called here and again once install-deps.sh has run (a fresh build folder has none before).
+# CUDA_TOOLS_DIR: where install-deps.sh puts the wheels (pip --target); CUDA_TOOLS_BIN: where in it
+# the wheels put the tools.
+CUDA_TOOLS_DIR="$BUILD_DIR/cuda-tools"
+CUDA_TOOLS_BIN="$CUDA_TOOLS_DIR/nvidia/cu13/bin"
 bankcheck_cuda_tools_on_path() {
-  local tools="$BUILD_DIR/cuda-tools/nvidia/cu13/bin"
-  if [[ -d "$tools" && ":$PATH:" != *":$tools:"* ]]; then
-    export PATH="$PATH:$tools"
+  if [[ -d "$CUDA_TOOLS_BIN" && ":$PATH:" != *":$CUDA_TOOLS_BIN:"* ]]; then
+    export PATH="$PATH:$CUDA_TOOLS_BIN"
   fi
 }
 bankcheck_cuda_tools_on_path

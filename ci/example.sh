@@ -21,9 +21,9 @@ cp -r "$BANKCHECK_ROOT/examples" "$work/src"
 # cuobjdump and nvdisasm where a user's machine has them, outside bankcheck's build folder: the
 # example's configure finds them (and names them in its test files, which check_no_build_paths reads),
 # and ci/install-deps.sh keeps NVIDIA's wheels' copies in <build>/cuda-tools.
-if [[ -d "$BUILD_DIR/cuda-tools" ]]; then
-  cp -r "$BUILD_DIR/cuda-tools" "$work/cuda-tools"
-  PATH="${PATH//"$BUILD_DIR/cuda-tools"/"$work/cuda-tools"}"
+if [[ -d "$CUDA_TOOLS_DIR" ]]; then
+  cp -r "$CUDA_TOOLS_DIR" "$work/cuda-tools"
+  PATH="${PATH//"$CUDA_TOOLS_DIR"/"$work/cuda-tools"}"
 fi
 # A new project, which has recorded no baseline yet: examples/baselines/sm_90 is left behind.
 rm -rf "$work/src/baselines/"*/

@@ -117,20 +117,19 @@ fi
 # pip --target into <build folder>/cuda-tools, which ci/common.sh puts on PATH. Without them the
 # emulated cases skip (fail with BANKCHECK_REQUIRE_EMULATION=1), saying which tool could not be run
 # and how to install it.
-cuda_tools_dir="$BUILD_DIR/cuda-tools"
 cuda_bin="$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")"
 if [[ -x "$cuda_bin/nvdisasm" && -x "$cuda_bin/cuobjdump" ]] ||
-  [[ -x "$cuda_tools_dir/nvidia/cu13/bin/nvdisasm" && -x "$cuda_tools_dir/nvidia/cu13/bin/cuobjdump" ]]; then
+  [[ -x "$CUDA_TOOLS_BIN/nvdisasm" && -x "$CUDA_TOOLS_BIN/cuobjdump" ]]; then
   :  # there already
 elif python3 -m pip --version >/dev/null 2>&1; then
   cuda_tool_wheels=(nvidia-cuda-nvdisasm==13.2.86 nvidia-cuda-cuobjdump==13.2.86)
-  echo "bankcheck: installing nvdisasm and cuobjdump (${cuda_tool_wheels[*]}) into $cuda_tools_dir"
+  echo "bankcheck: installing nvdisasm and cuobjdump (${cuda_tool_wheels[*]}) into $CUDA_TOOLS_DIR"
   python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --retries 1 --timeout 20 \
-    --no-deps --target "$cuda_tools_dir" "${cuda_tool_wheels[@]}" ||
+    --no-deps --target "$CUDA_TOOLS_DIR" "${cuda_tool_wheels[@]}" ||
     echo "bankcheck: note: could not install ${cuda_tool_wheels[*]} (above why): the emulated cases will skip" >&2
 else
   echo "bankcheck: note: $cuda_bin has no nvdisasm or cuobjdump and python3 -m pip was not found: the emulated" \
-    "cases will skip. To run them: python3 -m pip install --target '$cuda_tools_dir' --no-deps" \
+    "cases will skip. To run them: python3 -m pip install --target '$CUDA_TOOLS_DIR' --no-deps" \
     "nvidia-cuda-nvdisasm==13.2.86 nvidia-cuda-cuobjdump==13.2.86" >&2
 fi
 

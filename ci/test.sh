@@ -70,8 +70,10 @@ if ((${#topics[@]} + ${#cases[@]})); then
   if ((${#cases[@]})); then
     BANKCHECK_CASES="$(IFS=,; echo "${cases[*]}")"
     export BANKCHECK_CASES
-    selected="$("$suite" --bankcheck_list_cases)"
-    [[ -n "$selected" ]] || usage_error "BANKCHECK_CASES='$BANKCHECK_CASES' selects no case"
+    # A selection of no case of any suite fails the program, saying so; one of the corpus's only
+    # lists nothing here.
+    selected="$("$suite" --bankcheck_list_cases)" || exit 2
+    [[ -n "$selected" ]] || usage_error "BANKCHECK_CASES='$BANKCHECK_CASES' selects no case of the kernel suite"
     mapfile -t topics < <(cut -d/ -f1 <<<"$selected" | sort -u)
     echo "bankcheck: $(grep -c . <<<"$selected") case(s) selected by BANKCHECK_CASES='$BANKCHECK_CASES'"
   fi
@@ -94,18 +96,18 @@ done
 status=0
 # The layers (ci/layers.py, docs/architecture.md) hold whatever ctest is given to select.
 python3 "$BANKCHECK_ROOT/ci/layers.py" || status=1
-ctest --output-on-failure -j "$JOBS" --resource-spec-file "$(bankcheck_resource_spec)" ${ctest_args[@]+"${ctest_args[@]}"} ||
-  status=$?
+ctest_output="$BUILD_DIR/Testing/ctest-output.log"
+mkdir -p "$BUILD_DIR/Testing"
+set +e
+ctest --output-on-failure -j "$JOBS" --resource-spec-file "$(bankcheck_resource_spec)" ${ctest_args[@]+"${ctest_args[@]}"} 2>&1 |
+  tee "$ctest_output"
+ctest_status=${PIPESTATUS[0]}
+set -e
+((ctest_status == 0)) || status=$ctest_status
 
-# CTest says which tests were skipped but not why: print each skipped test with its reason.
-# (A kernel-suite test runs a topic's cases: it is listed once under its first skipped case's reason.)
-awk '
-  / Test: /                { name = $NF }
-  /: Skipped$/             { getline reason; if (!(name in reasons)) reasons[name] = reason }
-  /^\[  SKIPPED \] .* \(/  { if ((name in reasons) && !(name in listed)) { listed[name] = 1; skipped[reasons[name]] = skipped[reasons[name]] "\n    " name } }
-  END {
-    for (r in skipped) { n = split(skipped[r], lines, "\n") - 1; printf "\nSkipped %d test(s): %s%s\n", n, r, skipped[r] }
-  }' Testing/Temporary/LastTest.log 2>/dev/null || true
+# CTest says which tests were skipped but not why: each skipped test under its reason, as
+# bankcheck-ci prints them.
+"$BANKCHECK_ROOT/ci/consumer/bankcheck-ci.sh" --print-skipped "$ctest_output" Testing/Temporary/LastTest.log
 
 # One results file for the run (each kernel case wrote its own fragment); JUnit XML per test is
 # in test-results/junit/.

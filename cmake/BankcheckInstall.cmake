@@ -147,6 +147,7 @@ install(FILES
     "${PROJECT_BINARY_DIR}/bankcheckConfigVersion.cmake"
     "${CMAKE_CURRENT_LIST_DIR}/BankcheckKernelSuite.cmake"
     "${CMAKE_CURRENT_LIST_DIR}/BankcheckDiscoverTopics.cmake"
+    "${CMAKE_CURRENT_LIST_DIR}/BankcheckSassToolWheels.cmake"
   DESTINATION "${BANKCHECK_INSTALL_CMAKEDIR}")
 
 # `bankcheck --version`, this version file and CHANGELOG.md all say PROJECT_VERSION (ci/release.sh

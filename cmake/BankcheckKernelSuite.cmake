@@ -3,6 +3,7 @@
 # bankcheck's CMakeLists.txt and by bankcheckConfig.cmake, so that the build tree, FetchContent and
 # an installed package offer the same function.
 include_guard(GLOBAL)
+include("${CMAKE_CURRENT_LIST_DIR}/BankcheckSassToolWheels.cmake")
 
 # bankcheck_add_kernel_suite(<target>
 #   SOURCES <file>...                kernel files (.cu) that register cases (BANKCHECK_REGISTER_CASES)
@@ -40,7 +41,9 @@ include_guard(GLOBAL)
 # Results and baselines name the CUDA compiler and <target>_kernels' CUDA_ARCHITECTURES; the GPU
 # program warns once when the GPU has no native code among them and so runs JIT-compiled PTX.
 # It also writes <top binary dir>/bankcheck-suites/<target>.suite, the suite's folders, test names
-# and the bankcheck command (BANKCHECK_CLI) for CI scripts (bankcheck-ci); where the project builds
+# and the bankcheck command (BANKCHECK_CLI) for CI scripts (bankcheck-ci), and after each build of a
+# program <target>.cases beside it, every case's name (a selection that selects no case of any suite
+# of the build fails, suite_runner.h); where the project builds
 # that command (bankcheck::cli through FetchContent), <target> depends on it. Both programs read baselines from BASELINES_DIR and write results fragments under RESULTS_DIR
 # (BANKCHECK_BASELINES_DIR and BANKCHECK_RESULTS_DIR override them at run time); their messages
 # name TEST_COMMAND and the CTest names. Warnings are the project's: none are added here.
@@ -49,7 +52,8 @@ include_guard(GLOBAL)
 # nvidia-cuda-nvdisasm) in the active virtual environment or the python3 on PATH, then PATH
 # (BANKCHECK_CUOBJDUMP_EXECUTABLE and BANKCHECK_NVDISASM_EXECUTABLE, cached, are what the emulated
 # tests are given; set them to choose others). Prints one note for those missing: the emulated tests
-# then skip, saying so.
+# then skip, saying so, until the tools are installed (ctest looks again each time it reads the
+# tests: BankcheckDiscoverTopics.cmake).
 function(_bankcheck_find_sass_tools)
   set(hints "")
   if(CMAKE_CUDA_COMPILER)
@@ -59,23 +63,10 @@ function(_bankcheck_find_sass_tools)
   if(CUDAToolkit_BIN_DIR)
     list(APPEND hints "${CUDAToolkit_BIN_DIR}")
   endif()
-  if(DEFINED ENV{VIRTUAL_ENV})
-    file(GLOB venv_wheels LIST_DIRECTORIES true "$ENV{VIRTUAL_ENV}/lib/python3*/site-packages/nvidia/cu*/bin")
-    list(APPEND hints ${venv_wheels})
+  if(NOT BANKCHECK_CUOBJDUMP_EXECUTABLE OR NOT BANKCHECK_NVDISASM_EXECUTABLE)
+    _bankcheck_sass_wheel_bins(wheel_bins)
+    list(APPEND hints ${wheel_bins})
   endif()
-  find_program(_bankcheck_python3 NAMES python3)
-  mark_as_advanced(_bankcheck_python3)
-  if(_bankcheck_python3 AND NOT DEFINED _bankcheck_python_wheel_bins)
-    execute_process(
-      COMMAND "${_bankcheck_python3}" -c
-              "import glob, site, sysconfig; d=[sysconfig.get_paths()['purelib'], site.getusersitepackages()]; print(';'.join(sorted(set(b for p in d for b in glob.glob(p + '/nvidia/cu*/bin')))))"
-      OUTPUT_VARIABLE wheel_bins OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE result TIMEOUT 30)
-    if(NOT result EQUAL 0)
-      set(wheel_bins "")
-    endif()
-    set(_bankcheck_python_wheel_bins "${wheel_bins}" CACHE INTERNAL "")
-  endif()
-  list(APPEND hints ${_bankcheck_python_wheel_bins})
   set(missing "")
   foreach(tool IN ITEMS cuobjdump nvdisasm)
     string(TOUPPER "${tool}" upper)
@@ -92,8 +83,9 @@ function(_bankcheck_find_sass_tools)
     list(TRANSFORM missing PREPEND "nvidia-cuda-" OUTPUT_VARIABLE wheels)
     list(JOIN wheels " " wheels_text)
     message(STATUS "bankcheck: ${missing_text} not found (not with the CUDA toolkit, NVIDIA's wheels or on PATH): "
-                   "the emulated tests (ctest -L emulate) will skip, saying so. Install the CUDA toolkit's, or "
-                   "`pip install ${wheels_text}`, and configure again (or give -DBANKCHECK_<TOOL>_EXECUTABLE=<path>)")
+                   "the emulated tests (ctest -L emulate) will skip, saying so. `pip install ${wheels_text}` into the "
+                   "active virtual environment (the next ctest finds them), or install the CUDA toolkit's and "
+                   "configure again (or give -DBANKCHECK_<TOOL>_EXECUTABLE=<path>)")
   endif()
 endfunction()
 
@@ -192,7 +184,8 @@ namespace {
   set(test_file "${CMAKE_CURRENT_BINARY_DIR}/${target}_topics.cmake")
   add_custom_command(TARGET ${target} POST_BUILD
     COMMAND "${CMAKE_COMMAND}" -D "EXE=$<TARGET_FILE:${target}>" -D "TEST_FILE=${test_file}"
-            -D "PREFIX=${ARG_TEST_PREFIX}/" -D "JUNIT_DIR=${junit_dir}" -D "ENVIRONMENT=${test_environment}"
+            -D "PREFIX=${ARG_TEST_PREFIX}/" -D "JUNIT_DIR=${junit_dir}"
+            -D "CASES_FILE=${CMAKE_BINARY_DIR}/bankcheck-suites/${target}.cases" -D "ENVIRONMENT=${test_environment}"
             -P "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/BankcheckDiscoverTopics.cmake"
     VERBATIM)
   # Until the program is built, ctest lists one test that says so (as gtest_discover_tests does).
@@ -231,9 +224,20 @@ namespace {
       set(emulatable ON)
     endif()
   endforeach()
-  if(TARGET bankcheck::emulated_runtime AND NOT emulatable)
-    message(STATUS "bankcheck: ${target}: no emulated program (docs/emulate.md): its kernels are built for "
-                   "CUDA_ARCHITECTURES \"${kernel_architectures}\", without sm_90 SASS")
+  # Without one, a test stands in for the emulated tests: skipped saying why, failed under
+  # BANKCHECK_REQUIRE_EMULATION=1 (a gate that must emulate is not green having emulated nothing).
+  set(no_emulated_program "")
+  if(NOT TARGET bankcheck::emulated_runtime)
+    set(no_emulated_program "this bankcheck has no emulated runtime (bankcheck::emulated_runtime)")
+  elseif(NOT emulatable)
+    string(CONCAT no_emulated_program "its kernels are built for CUDA_ARCHITECTURES \"${kernel_architectures}\", "
+                  "without sm_90 SASS: add 90 (e.g. \"80-real;90\")")
+    message(STATUS "bankcheck: ${target}: no emulated program (docs/emulate.md): ${no_emulated_program}")
+  endif()
+  if(no_emulated_program)
+    set(name "${ARG_TEST_PREFIX}/emulated/no_emulated_program")
+    add_test(NAME "${name}" COMMAND ${target} "--bankcheck_no_emulated_program=${no_emulated_program}")
+    set_tests_properties("${name}" PROPERTIES LABELS emulate SKIP_RETURN_CODE 77)
   endif()
   if(TARGET bankcheck::emulated_runtime AND emulatable)
     add_executable(${target}_emulated "${settings}" "${build_info}")
@@ -244,7 +248,8 @@ namespace {
     _bankcheck_find_sass_tools()
     add_custom_command(TARGET ${target}_emulated POST_BUILD
       COMMAND "${CMAKE_COMMAND}" -D "EXE=$<TARGET_FILE:${target}_emulated>" -D "TEST_FILE=${emulated_test_file}"
-              -D "PREFIX=${ARG_TEST_PREFIX}/" -D "JUNIT_DIR=${junit_dir}" -D EMULATED=ON
+              -D "PREFIX=${ARG_TEST_PREFIX}/" -D "JUNIT_DIR=${junit_dir}"
+              -D "CASES_FILE=${CMAKE_BINARY_DIR}/bankcheck-suites/${target}.cases" -D EMULATED=ON
               -D "ENVIRONMENT=${test_environment}"
               -D "CUOBJDUMP=${BANKCHECK_CUOBJDUMP_EXECUTABLE}" -D "NVDISASM=${BANKCHECK_NVDISASM_EXECUTABLE}"
               -P "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/BankcheckDiscoverTopics.cmake"

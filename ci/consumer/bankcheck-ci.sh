@@ -67,6 +67,9 @@ Builds a project that uses bankcheck, runs its tests with ctest and reports its 
                           derived (bankcheck update-baselines --emulated; docs/emulate.md)
       --write-resource-spec FILE
                           only write the CTest resource specification for the visible GPUs
+      --print-skipped CTEST_OUTPUT LAST_TEST_LOG
+                          only print the tests a ctest run skipped, each under its reason
+                          (what this script prints after its ctest)
   -h, --help              this text
 
 Everything after -- goes to ctest (e.g. -- -L gpu --timeout 600).
@@ -99,7 +102,8 @@ warn() { echo "bankcheck-ci: $*" >&2; }
 # Writes a CTest resource specification to $1 with $2 slots per visible GPU (CUDA_VISIBLE_DEVICES,
 # else `nvidia-smi -L`): every GPU test asks for one slot (RESOURCE_GROUPS gpus:1), so `ctest -j`
 # spreads GPU tests over the GPUs, a few on each at a time. A machine without a GPU gets one GPU's
-# slots: its GPU tests still run, and report themselves skipped. (ci/test.sh uses this too.)
+# slots: its GPU tests still run, and report themselves skipped. (ci/test.sh uses this too.) Sets
+# spec_gpus to the GPUs found (0: none).
 write_resource_spec() {
   local spec="$1" slots="$2" gpus=0 i
   [[ "$slots" =~ ^[1-9][0-9]*$ ]] ||
@@ -109,6 +113,7 @@ write_resource_spec() {
   elif command -v nvidia-smi >/dev/null 2>&1; then
     gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
   fi
+  spec_gpus=$gpus
   ((gpus > 0)) || gpus=1
   {
     printf '{"version": {"major": 1, "minor": 0}, "local": [{"gpus": ['
@@ -117,6 +122,40 @@ write_resource_spec() {
     done
     printf ']}]}\n'
   } >"$spec"
+}
+
+# print_skipped <ctest's output> <its LastTest.log>: each test ctest reports skipped, under its
+# reason, which ctest does not print (only with -V): the first line that gives one in the test's
+# output (a GoogleTest skip's message, "bankcheck: every case was skipped: ...", "bankcheck:
+# skipped: ...", "skipped: ..."). ci/test.sh prints the same (--print-skipped).
+print_skipped() {
+  awk -v console="$1" '
+    BEGIN {
+      while ((getline line < console) > 0) {
+        if (line !~ /Test +#[0-9]+: .* \.+\*\*\*Skipped/) continue
+        name = line
+        sub(/^.*Test +#[0-9]+: /, "", name)
+        sub(/ \.+\*\*\*Skipped.*$/, "", name)
+        if (!(name in skipped)) { skipped[name] = 1; order[++count] = name }
+      }
+    }
+    /^[0-9]+\/[0-9]+ Test: / { test = $0; sub(/^[0-9]+\/[0-9]+ Test: /, "", test); next }
+    /^<end of output>$/ { test = ""; next }
+    test == "" || !(test in skipped) || (test in reason) { next }
+    /: Skipped$/ { if ((getline line) > 0 && line != "") reason[test] = line; next }
+    /^bankcheck: every case was skipped: / { sub(/^bankcheck: every case was skipped: /, ""); reason[test] = $0; next }
+    /^bankcheck: skipped: / { sub(/^bankcheck: skipped: /, ""); reason[test] = $0; next }
+    /^skipped: / { sub(/^skipped: /, ""); reason[test] = $0; next }
+    END {
+      for (i = 1; i <= count; i++) {
+        name = order[i]
+        why = (name in reason) ? reason[name] : "no reason printed (ctest -V -R '\''^" name "$'\'' shows its output)"
+        if (!(why in listed)) { reasons[++kinds] = why; listed[why] = "" }
+        listed[why] = listed[why] "\n    " name
+        tests[why]++
+      }
+      for (i = 1; i <= kinds; i++) printf "\nSkipped %d test(s): %s%s\n", tests[reasons[i]], reasons[i], listed[reasons[i]]
+    }' "$2" 2>/dev/null || true
 }
 
 source_dir=.
@@ -134,6 +173,7 @@ slots="${BANKCHECK_TESTS_PER_GPU:-4}"
 baseline_patch=1
 emulated_baselines=0
 spec_only=""
+skipped_from=()
 
 while (($#)); do
   option="$1"
@@ -164,11 +204,17 @@ while (($#)); do
     --no-baseline-patch) baseline_patch=0; shift ;;
     --emulated-baselines) emulated_baselines=1; shift ;;
     --write-resource-spec) needs_value "$@"; spec_only="$2"; shift 2 ;;
+    --print-skipped) (($# >= 3)) || die_usage "--print-skipped needs ctest's output and its LastTest.log"
+      skipped_from=("$2" "$3"); shift 3 ;;
     --) shift; ctest_args=("$@"); break ;;
     *) die_usage "unknown option '$option'" ;;
   esac
 done
 
+if ((${#skipped_from[@]})); then
+  print_skipped "${skipped_from[@]}"
+  exit
+fi
 if [[ -n "$spec_only" ]]; then
   write_resource_spec "$spec_only" "$slots"
   exit
@@ -295,7 +341,12 @@ rm -f "$build_dir/Testing/Temporary/LastTestsFailed.log"
 spec="$build_dir/ctest-resources.json"
 write_resource_spec "$spec" "$slots" || exit 2
 echo
-say "ctest with $jobs jobs, $slots GPU tests at a time per GPU ($spec); a GPU is" \
+if ((spec_gpus > 0)); then
+  gpu_tests="$slots GPU tests at a time on each of $spec_gpus GPU(s)"
+else
+  gpu_tests="no GPU found (CUDA_VISIBLE_DEVICES, nvidia-smi -L): the GPU tests run to skip or fail"
+fi
+say "ctest with $jobs jobs, $gpu_tests ($spec); a GPU is" \
   "$( ((require_gpu)) && echo "required (BANKCHECK_REQUIRE_GPU=1)" || echo "not required")"
 status=0
 set +e
@@ -303,6 +354,7 @@ ctest --test-dir "$build_dir" --output-on-failure --no-tests=error -j "$jobs" --
   "${ctest_args[@]}" 2>&1 | tee "$artifacts/ctest.log"
 status=${PIPESTATUS[0]}
 set -e
+print_skipped "$artifacts/ctest.log" "$build_dir/Testing/Temporary/LastTest.log" | tee -a "$artifacts/ctest.log"
 failed_tests=()
 if [[ -f "$build_dir/Testing/Temporary/LastTestsFailed.log" ]]; then
   mapfile -t failed_tests < <(sed 's/^[0-9]*://' "$build_dir/Testing/Temporary/LastTestsFailed.log")

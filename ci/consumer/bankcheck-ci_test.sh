@@ -210,6 +210,47 @@ EOF
 [[ ! -e "$tmp/artifacts/plan" ]] || fail "an unsharded run left a plan"
 ((failures)) || echo "ok: a shard keeps its plan (plan/shard, plan/<suite>.txt, plan/baselines)"
 
+# No GPU (no CUDA_VISIBLE_DEVICES, an nvidia-smi that lists none): the log does not promise GPU tests
+# per GPU.
+project hostile
+mkdir -p "$tmp/nogpu-bin"
+printf '#!/bin/sh\nexit 0\n' >"$tmp/nogpu-bin/nvidia-smi"
+chmod +x "$tmp/nogpu-bin/nvidia-smi"
+env -u CUDA_VISIBLE_DEVICES PATH="$tmp/nogpu-bin:$PATH" "$ci" --prebuilt --source "$tmp/src" --build "$tmp/build" \
+  --artifacts "$tmp/artifacts" --summary '' --bankcheck /bin/true -j 1 >"$tmp/log" 2>&1 || true
+if grep -q 'GPU tests at a time per GPU' "$tmp/log" || ! grep -q 'no GPU found' "$tmp/log"; then
+  cat "$tmp/log"
+  fail "without a GPU the log speaks of GPU tests per GPU, or does not say no GPU was found"
+fi
+
+# After ctest, the skipped tests and their reasons (ctest says only "Skipped"): a GoogleTest skip's
+# message, a suite program's "bankcheck: every case was skipped: ...", a test that says nothing.
+project none
+cat >"$tmp/skipper.sh" <<'EOF'
+#!/bin/bash
+case "$1" in
+  gtest) printf '[ RUN      ] s/a.x\nfile.cc:12: Skipped\nno usable GPU: no driver\n[  SKIPPED ] s/a.x (1 ms)\n' ;;
+  topic) echo "bankcheck: every case was skipped: BANKCHECK_CASES='a/*' selects no case of topic 'b'" ;;
+  quiet) ;;
+esac
+exit 77
+EOF
+chmod +x "$tmp/skipper.sh"
+for kind in gtest topic quiet; do
+  cat >>"$tmp/build/CTestTestfile.cmake" <<EOF
+add_test([=[s/$kind]=] "$tmp/skipper.sh" $kind)
+set_tests_properties([=[s/$kind]=] PROPERTIES SKIP_RETURN_CODE 77)
+EOF
+done
+"$ci" --prebuilt --source "$tmp/src" --build "$tmp/build" --artifacts "$tmp/artifacts" --summary '' \
+  --bankcheck /bin/true -j 1 -- -R '^s/(gtest|topic|quiet)$' >"$tmp/log" 2>&1 || true
+for expected in "Skipped 1 test(s): no usable GPU: no driver" "    s/gtest" \
+  "Skipped 1 test(s): BANKCHECK_CASES='a/*' selects no case of topic 'b'" "    s/topic" \
+  "Skipped 1 test(s): no reason printed (ctest -V -R '^s/quiet\$' shows its output)" "    s/quiet"; do
+  grep -qxF -- "$expected" "$tmp/log" || { cat "$tmp/log"; fail "the log lacks the line: $expected"; }
+done
+((failures)) || echo "ok: the skipped tests are listed with their reasons"
+
 if ((failures)); then
   echo "bankcheck-ci_test: $failures check(s) failed"
   exit 1

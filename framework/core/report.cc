@@ -17,10 +17,16 @@ namespace bankcheck {
 namespace internal {
 namespace {
 
+// The distinct reasons why passes' output checks were not evaluated that the head shows.
+constexpr size_t kMaxNotEvaluatedReasons = 3;
+
 // A baseline verdict other than a match ranks the case even when it failed (a case fails because
-// of its verdict), so the summary line counts what the run's log reported.
+// of its verdict), so the summary line counts what the run's log reported. A skipped case ranks as
+// skipped but for a missing baseline (the emulated program skips such a case, and the verdict
+// fails it): the headline's missing baselines then agree with the verdict line.
 Rank RankOf(const CaseResult& result, const std::optional<BaselineVerdict>& verdict) {
-  if (result.status == CaseStatus::kSkipped) return Rank::kSkipped;
+  if (result.status == CaseStatus::kSkipped)
+    return verdict == BaselineVerdict::kMissing ? Rank::kMissing : Rank::kSkipped;
   switch (verdict.value_or(BaselineVerdict::kMatch)) {
     case BaselineVerdict::kRegression:
       return Rank::kRegression;
@@ -97,6 +103,11 @@ std::string StatusCell(CaseStatus status) {
   return status == CaseStatus::kFailed ? "**failed**" : CaseStatusName(status);
 }
 
+std::string StatusText(const CaseView& view) {
+  return view.output_not_evaluated ? "passed, output checks not evaluated"
+                                   : CaseStatusName(view.result->status);
+}
+
 std::string Plural(size_t count, const std::string& singular, const std::string& plural) {
   return std::to_string(count) + " " + (count == 1 ? singular : plural);
 }
@@ -110,6 +121,9 @@ std::string CountsLine(const TopicSection& section, bool after_rows) {
   };
   if (count(Rank::kUnchanged) > 0)
     counted.push_back(Plural(count(Rank::kUnchanged), "case", "cases") + " passed unchanged");
+  if (section.collapsed_not_evaluated > 0)
+    counted.back() += ", " + std::to_string(section.collapsed_not_evaluated) +
+                      " of them with their output checks not evaluated";
   if (count(Rank::kNotCompared) > 0) {
     counted.push_back(Plural(count(Rank::kNotCompared), "case", "cases") +
                       " passed with no baseline comparison");
@@ -167,6 +181,16 @@ ReportData ComputeReport(const RunResults& results, const ReportOptions& options
     if (launches) view.verdict = HeadlineVerdict(*launches, lines);
     view.rank = RankOf(result, view.verdict);
     view.decision = check ? check->decision : DecideVerdicts(launches, lines, result.status, options.policy);
+    view.output_not_evaluated =
+        result.status == CaseStatus::kPassed && result.output.rfind(kOutputNotComputed, 0) == 0;
+    if (view.output_not_evaluated) {
+      ++data.output_not_evaluated;
+      const std::string why = result.output.substr(std::string(kOutputNotComputed).size());
+      if (data.not_evaluated_reasons.size() < kMaxNotEvaluatedReasons &&
+          std::find(data.not_evaluated_reasons.begin(), data.not_evaluated_reasons.end(), why) ==
+              data.not_evaluated_reasons.end())
+        data.not_evaluated_reasons.push_back(why);
+    }
     decisions.push_back(view.decision);
     ++data.totals[view.rank];
     ++data.statuses[result.status];
@@ -210,7 +234,10 @@ std::string Headline(const ReportData& data, const std::string& strong) {
          Plural(data.results->cases.size(), "case", "cases") + ": " +
          std::to_string(data.status(CaseStatus::kPassed)) + " passed, " + failed_mark +
          std::to_string(failed) + " failed" + failed_mark + ", " +
-         std::to_string(data.status(CaseStatus::kSkipped)) + " skipped";
+         std::to_string(data.status(CaseStatus::kSkipped)) + " skipped" +
+         (data.output_not_evaluated == 0 ? ""
+                                         : " · " + std::to_string(data.output_not_evaluated) +
+                                               " passed with their output checks not evaluated");
 }
 
 std::string VerdictLine(const ReportData& data, const std::string& strong) {

@@ -98,8 +98,13 @@ const LineCounts* KernelPlace(const std::vector<LineCounts>& lines, Sources& sou
 // case's messages: plain text, cut to kMaxFindingBytes.
 std::string CaseMessage(const CaseView& view, FindingKind kind) {
   const CaseResult& result = *view.result;
-  std::string text =
-      PlainLine(result.name) + ": " + CaseSentence(kind) + ".\nMeasured: " + Measured(result.launches) + "\n";
+  // Counts the emulator derived are no measurement; Measured() gives the conflicts.
+  const bool derived = !result.launches.empty() &&
+                       std::all_of(result.launches.begin(), result.launches.end(),
+                                   [](const auto& l) { return l.counted_by == CountedBy::kEmulated; });
+  std::string text = PlainLine(result.name) + ": " + CaseSentence(kind) + "." +
+                     (derived ? "\nDerived by the emulator (no GPU ran it), conflicts: " : "\nMeasured: ") +
+                     Measured(result.launches) + "\n";
   for (const std::string& difference : view.differences)
     text += PlainLine(difference, kMaxReasonBytes) + "\n";
   if (!view.table.empty() && kind != FindingKind::kFailed) text += PlainBlock(view.table, kMaxFindingBytes);

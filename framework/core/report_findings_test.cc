@@ -147,6 +147,23 @@ TEST(ReportGithubTest, GoldenOutput) {
       "if these counts are meant.%0AMeasured: ld 0 · st 0\n");
 }
 
+// Counts the emulator derived are not measurements: the finding says so, and that its numbers are
+// conflicts, in both formats.
+TEST(ReportFindingsTest, DerivedCountsAreNamedDerivedConflicts) {
+  RunResults results = MakeResults();
+  for (LaunchRecord& launch : results.cases.at("reduce/tree").launches)
+    launch.counted_by = CountedBy::kEmulated;
+  const Sources sources;
+  const std::string github = Render(results, OutputFormat::kGithub, &sources);
+  EXPECT_THAT(github,
+              HasSubstr("than its baseline.%0ADerived by the emulator (no GPU ran it), conflicts: ld 1984 "
+                        "(32-way) · st 0%0A"));
+  EXPECT_THAT(github, HasSubstr("failed its checks.%0AMeasured: ld 64 (2-way)"));  // a measured case's
+  const std::string sarif = Render(results, OutputFormat::kSarif, &sources);
+  EXPECT_THAT(sarif, HasSubstr("Derived by the emulator (no GPU ran it), conflicts: ld 1984 (32-way)"));
+  EXPECT_THAT(sarif, Not(HasSubstr("Measured: ld 1984")));
+}
+
 // Each command is one line, and the runner reads back only our commands: a name's "::error" and
 // line break stay inside the data or a value.
 TEST(ReportGithubTest, NothingFromANameStartsACommandOfItsOwn) {
@@ -369,7 +386,8 @@ TEST(ReportLinesTest, ALineThatGotWorseIsNamedInEveryFormat) {
       "bankcheck: 1 regression, 0 improvements, 0 changed, 0 missing baselines, 0 unchanged, 0 not compared "
       "\xC2\xB7 1 case: 1 passed, 0 failed, 0 skipped\n"
       "::error title=bankcheck%3A regression (transpose/naive)::transpose/naive: more bank "
-      "conflicts, wavefronts or sectors than its baseline.%0AMeasured: ld 1984 (32-way) \xC2\xB7 st 0%0Alaunch 0 "
+      "conflicts, wavefronts or sectors than its baseline.%0AMeasured: ld 1984 (32-way) \xC2\xB7 st "
+      "0%0Alaunch 0 "
       "(transpose(float*, float const*)) kernels/transpose.cu:31 out[i] = tile[x][y];: ld conflict-free -> "
       "32-way (wavefronts 64 -> 2048)%0Alaunch  kernel                           grid     block       "
       "instructions  wavefronts  ideal  conflicts%0A------  -------------------------------  -------  ------ "

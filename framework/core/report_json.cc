@@ -55,17 +55,23 @@ std::string RenderJson(const ReportData& data) {
                       {"reason", data.baselines == ReportData::Baselines::kNoArch
                                      ? std::string("the results name no GPU architecture")
                                      : data.baselines_reason}};
-  out["totals"] = {
-      {"regressions", data.total(Rank::kRegression)}, {"improvements", data.total(Rank::kImprovement)},
-      {"changed", data.total(Rank::kChanged)},        {"missing", data.total(Rank::kMissing)},
-      {"unchanged", data.total(Rank::kUnchanged)},    {"not_compared", data.total(Rank::kNotCompared)},
-      {"cases", data.results->cases.size()},          {"passed", data.status(CaseStatus::kPassed)},
-      {"failed", data.status(CaseStatus::kFailed)},   {"skipped", data.status(CaseStatus::kSkipped)}};
+  out["totals"] = {{"regressions", data.total(Rank::kRegression)},
+                   {"improvements", data.total(Rank::kImprovement)},
+                   {"changed", data.total(Rank::kChanged)},
+                   {"missing", data.total(Rank::kMissing)},
+                   {"unchanged", data.total(Rank::kUnchanged)},
+                   {"not_compared", data.total(Rank::kNotCompared)},
+                   {"cases", data.results->cases.size()},
+                   {"passed", data.status(CaseStatus::kPassed)},
+                   {"failed", data.status(CaseStatus::kFailed)},
+                   {"skipped", data.status(CaseStatus::kSkipped)},
+                   {"output_not_evaluated", data.output_not_evaluated}};
   out["gate"] = {{"fails", data.verdicts.fails()},
                  {"failing", data.verdicts.failing},
                  {"summary", data.verdicts.Line()},
                  {"allow_missing", data.policy.allow_missing}};
   out["skip_reasons"] = data.skip_reasons;
+  out["not_evaluated_reasons"] = data.not_evaluated_reasons;
   for (const char* key : {"regressions", "improvements", "changed", "missing", "failed", "cases"})
     out[key] = nlohmann::json::array();
   for (const auto& [first_rank, topic] : data.topic_order) {

@@ -77,7 +77,9 @@ std::string RenderMarkdown(const ReportData& data, const ReportOptions& options)
   for (const std::string& reason : data.skip_reasons) {
     head += "> Skipped: " + markdown::Inline(reason, kMaxReasonBytes) + "\n";  // one quoted line
   }
-  if (!data.skip_reasons.empty()) head += "\n";
+  for (const std::string& reason : data.not_evaluated_reasons)
+    head += "> Not evaluated: " + markdown::Inline(reason, kMaxReasonBytes) + "\n";
+  if (!data.skip_reasons.empty() || !data.not_evaluated_reasons.empty()) head += "\n";
 
   std::vector<TopicSection> sections;
   for (const auto& [first_rank, topic] : data.topic_order) {
@@ -85,11 +87,12 @@ std::string RenderMarkdown(const ReportData& data, const ReportOptions& options)
     section.heading = "### " + markdown::Inline(topic) + "\n\n";
     for (const CaseView& view : data.by_topic.at(topic)) {
       const CaseResult& result = *view.result;
-      if (section.Collapse(view.rank)) continue;
+      if (section.Collapse(view)) continue;
       Row& row = section.rows.emplace_back();
       row.rank = view.rank;
       row.cells = {markdown::Code(result.name), ExpectedWays(result), Measured(result.launches),
-                   VerdictCell(view.verdict), StatusCell(result.status)};
+                   VerdictCell(view.verdict),
+                   result.status == CaseStatus::kFailed ? StatusCell(result.status) : StatusText(view)};
       const std::string body = DetailsBody(view);
       const std::string instructions = InstructionSections(result.launches);
       if (!body.empty() || !instructions.empty())

@@ -76,6 +76,55 @@ TEST(ReportTest, HeaderWarnsWhenTheGpuRanJitCompiledPtx) {
                 "native code (SASS) for this sm_90 GPU"));
 }
 
+// An emulated case that passed while its outputs were not computed checked its counts, not its
+// outputs: every format says so, with the reason, instead of a plain "passed".
+TEST(ReportTest, APassWithOutputsNotComputedSaysItsOutputChecksWereNotEvaluated) {
+  RunResults results;
+  results.metadata = MakeMetadata();
+  for (const char* name : {"sums/a", "sums/b", "sums/c"})
+    results.cases[name] = MakeCase(name, 64, BaselineVerdict::kMatch);
+  results.cases["sums/a"].output = "passed";
+  results.cases["sums/b"].output = "not computed: over the output pass limit of 250000 warp instructions";
+  results.cases["sums/c"].output = "not computed: over the output pass limit of 250000 warp instructions";
+  CaseResult missing = MakeCase("sums/d", 64, BaselineVerdict::kMissing);
+  missing.output = "not computed: a launch left its outputs unknown";
+  results.cases["sums/d"] = missing;
+  ReportOptions text;
+  text.format = OutputFormat::kText;
+  for (const std::string& report : {RenderMarkdownReport(results), RenderReport(results, text).output}) {
+    EXPECT_THAT(report, HasSubstr("4 cases: 4 passed, 0 failed, 0 skipped · 3 passed with their output "
+                                  "checks not evaluated"));
+    EXPECT_THAT(report, HasSubstr("Not evaluated: over the output pass limit of 250000 warp instructions"));
+    EXPECT_THAT(report, HasSubstr("Not evaluated: a launch left its outputs unknown"));
+    EXPECT_THAT(report,
+                HasSubstr("3 cases passed unchanged, 2 of them with their output checks not evaluated"));
+    EXPECT_THAT(report, HasSubstr("passed, output checks not evaluated"));  // sums/d's row
+  }
+  ReportOptions json;
+  json.format = OutputFormat::kJson;
+  const nlohmann::json parsed = nlohmann::json::parse(RenderReport(results, json).output);
+  EXPECT_EQ(parsed["totals"]["output_not_evaluated"], 3);
+}
+
+// The emulated program skips a case without a baseline, and the verdict fails it as missing: the
+// headline counts it among the missing baselines, and it has a row, as the verdict line says.
+TEST(ReportTest, ASkippedCaseWithoutABaselineCountsAsAMissingBaseline) {
+  RunResults results;
+  results.metadata = MakeMetadata();
+  results.cases["sums/a"] = MakeCase("sums/a", 64, BaselineVerdict::kMatch);
+  CaseResult skipped = MakeCase("sums/b", 64, BaselineVerdict::kMissing, CaseStatus::kSkipped);
+  skipped.messages = {"MISSING: case \"sums/b\" has no baseline"};
+  results.cases["sums/b"] = skipped;
+  ReportOptions text;
+  text.format = OutputFormat::kText;
+  for (const std::string& report : {RenderMarkdownReport(results), RenderReport(results, text).output}) {
+    EXPECT_THAT(report, HasSubstr("1 missing baseline, 1 unchanged, 0 not compared · 2 cases: 1 passed, 0 "
+                                  "failed, 1 skipped"));
+    EXPECT_THAT(report, HasSubstr("1 case fails: 1 missing."));
+    EXPECT_THAT(report, HasSubstr("sums/b"));
+  }
+}
+
 // The JSON and the text are rendered from the data the Markdown is: their counts agree.
 TEST(ReportTest, JsonAndTextAgreeWithTheMarkdownHeadline) {
   const RunResults results = MakeResults();

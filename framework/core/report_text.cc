@@ -44,6 +44,8 @@ std::string RenderText(const ReportData& data) {
   out += "\n" + Headline(data, "") + "\n" + VerdictLine(data, "") + "\n";
   for (const std::string& reason : data.skip_reasons)
     out += "Skipped: " + PlainLine(reason, kMaxReasonBytes) + "\n";
+  for (const std::string& reason : data.not_evaluated_reasons)
+    out += "Not evaluated: " + PlainLine(reason, kMaxReasonBytes) + "\n";
   if (data.results->cases.empty()) out += "\nNo cases in these results.\n";
 
   const TableRow header = {"case", "expected ways", "measured conflicts", "baseline", "status"};
@@ -53,10 +55,9 @@ std::string RenderText(const ReportData& data) {
     std::vector<TableRow> rows;
     for (const CaseView& view : data.by_topic.at(topic)) {
       const CaseResult& result = *view.result;
-      if (section.Collapse(view.rank)) continue;
+      if (section.Collapse(view)) continue;
       rows.push_back({PlainLine(result.name), ExpectedWays(result), Measured(result.launches),
-                      view.verdict ? BaselineVerdictName(*view.verdict) : "—",
-                      CaseStatusName(result.status)});
+                      view.verdict ? BaselineVerdictName(*view.verdict) : "—", StatusText(view)});
       const std::string body = DetailsBody(view);
       std::string instructions;
       for (const size_t i : LaunchesWithDistinctInstructions(result.launches)) {

@@ -3,12 +3,24 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "bankcheck/error.h"
 
 namespace bankcheck {
 namespace {
 
 using ::testing::ElementsAre;
+
+// A registrar whose body has a comma outside any parentheses (a template's arguments, an
+// initializer list): one macro argument all the same, run during static initialization.
+int registrar_sum = 0;
+BANKCHECK_REGISTER_CASES([] {
+  const std::pair<int, int> parts{1, 2};
+  registrar_sum = parts.first + parts.second;
+});
+
+TEST(KernelRegistryMacroTest, ARegistrarWithACommaOutsideParenthesesRuns) { EXPECT_EQ(registrar_sum, 3); }
 
 class KernelRegistryTest : public ::testing::Test {
  protected:

@@ -17,8 +17,11 @@
 #include <iostream>
 #include <mutex>
 #include <set>
+#include <string>
 #include <thread>
+#include <vector>
 
+#include "bankcheck/baseline.h"
 #include "bankcheck/counter_session.h"
 #include "bankcheck/error.h"
 #include "bankcheck/gpu_probe.h"
@@ -104,6 +107,7 @@ int RunChild(const std::string& program, const std::vector<std::string>& args, c
 struct Outcome {
   int exit_code = 0;
   size_t skipped = 0;
+  std::vector<std::string> without_baseline;  // skipped for want of a baseline (emulated)
 };
 
 class Supervisor {
@@ -137,7 +141,8 @@ class Supervisor {
       std::set<std::string> done;
       for (const FinishedCase& f : ParseProgress(ReadAll(progress_fd))) {
         done.insert(f.test);
-        outcome.skipped += f.status == "skipped";
+        outcome.skipped += f.status == "skipped" || f.status == kNoBaselineStatus;
+        if (f.status == kNoBaselineStatus) outcome.without_baseline.push_back(f.test);
       }
       const auto finished = [&done](const std::string& test) { return done.count(test) > 0; };
       const bool lost = WIFEXITED(status) && WEXITSTATUS(status) == kContextLostExitCode;
@@ -268,6 +273,8 @@ int SuperviseCases(const std::string& program, const std::vector<std::string>& a
           const std::lock_guard<std::mutex> lock(taking);
           total.exit_code = std::max(total.exit_code, outcome.exit_code);
           total.skipped += outcome.skipped;
+          total.without_baseline.insert(total.without_baseline.end(), outcome.without_baseline.begin(),
+                                        outcome.without_baseline.end());
         }
       });
     }
@@ -275,6 +282,17 @@ int SuperviseCases(const std::string& program, const std::vector<std::string>& a
   }
   if (total.exit_code == 0 && !tests.empty() && total.skipped == tests.size()) {
     std::cout << "bankcheck: every case was skipped\n";
+    return gtest::kAllSkippedExitCode;
+  }
+  // A case without a baseline checked nothing: the test is not Passed for the others' sake, but
+  // skipped as a topic without any baseline is, each case's skip above saying how to record it.
+  if (total.exit_code == 0 && !total.without_baseline.empty()) {
+    std::sort(total.without_baseline.begin(), total.without_baseline.end());
+    const size_t n = total.without_baseline.size();
+    std::cout << "bankcheck: skipped: " << n << (n == 1 ? " case of " : " cases of ") << tests.size()
+              << (n == 1 ? " has" : " have") << " no baseline, so this test checked only the others:";
+    for (const std::string& test : total.without_baseline) std::cout << " " << test;
+    std::cout << " (each one's skip above prints the command that records its baseline)\n";
     return gtest::kAllSkippedExitCode;
   }
   return total.exit_code;
@@ -287,7 +305,10 @@ class ChildListener : public ::testing::EmptyTestEventListener {
 
   void OnTestEnd(const ::testing::TestInfo& info) override {
     const ::testing::TestResult& result = *info.result();
-    const char* status = result.Skipped() ? "skipped" : result.Failed() ? "failed" : "passed";
+    const char* status = result.Skipped()
+                             ? (SkippedForWantOfABaseline(result) ? kNoBaselineStatus : "skipped")
+                         : result.Failed() ? "failed"
+                                           : "passed";
     AppendToExistingFile(progress_,
                          std::string(status) + "\t" + info.test_suite_name() + "." + info.name() + "\n");
     if (ContextLost()) {
@@ -300,6 +321,18 @@ class ChildListener : public ::testing::EmptyTestEventListener {
   }
 
  private:
+  // The emulated program's case skipped as its baseline is missing (case_checks.cc records the
+  // verdict as the property "baseline" before it skips).
+  static bool SkippedForWantOfABaseline(const ::testing::TestResult& result) {
+    for (int i = 0; i < result.test_property_count(); ++i) {
+      const ::testing::TestProperty& property = result.GetTestProperty(i);
+      if (std::string(property.key()) == "baseline" &&
+          property.value() == std::string(BaselineVerdictName(BaselineVerdict::kMissing)))
+        return true;
+    }
+    return false;
+  }
+
   // A kernel fault is sticky: the session records it, and otherwise a second synchronize still
   // reports it (a non-sticky error is cleared by the first).
   static bool ContextLost() {

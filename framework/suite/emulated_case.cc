@@ -4,10 +4,13 @@
 
 #include <atomic>
 #include <exception>
+#include <iostream>
 #include <limits>
 #include <map>
 
 #include "bankcheck/error.h"
+#include "bankcheck/results.h"
+#include "bankcheck/testing.h"
 #include "core/internal/environment.h"
 #include "testing/internal/held_results.h"
 
@@ -88,13 +91,24 @@ EmulatedCaseRun RunEmulatedCase(const KernelCase& c, CaseContext& context,
 
 std::string OutputStatus(const std::string& not_emulated, const std::string& not_computed, bool read_back,
                          size_t computed_failures) {
-  if (!not_emulated.empty()) return "not computed: the case was not decided";
-  if (!not_computed.empty()) return "not computed: " + not_computed;
+  if (!not_emulated.empty()) return std::string(kOutputNotComputed) + "the case was not decided";
+  if (!not_computed.empty()) return kOutputNotComputed + not_computed;
   if (!read_back) return "no output checks: the case reads no device memory back after its launches";
   return computed_failures == 0 ? "passed" : "failed";
 }
 
 bool EmulationRequired() { return FlagFromEnvironment("BANKCHECK_REQUIRE_EMULATION"); }
+
+int SayNoEmulatedProgram(const std::string& why) {
+  if (EmulationRequired()) {
+    std::cout << "bankcheck: BANKCHECK_REQUIRE_EMULATION=1 is set, but this suite has no emulated program: "
+              << why << " (docs/emulate.md)\n";
+    return 1;
+  }
+  std::cout << "bankcheck: skipped: this suite has no emulated program: " << why
+            << " (docs/emulate.md; BANKCHECK_REQUIRE_EMULATION=1 fails instead)\n";
+  return gtest::kAllSkippedExitCode;
+}
 
 std::string UnevaluatedChecksNote(const EmulatedCaseRun& run, size_t shown) {
   if (run.unevaluated_failures == 0) return "";

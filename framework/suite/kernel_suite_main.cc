@@ -17,6 +17,7 @@
 #include "core/internal/environment.h"
 #include "suite/internal/case_checks.h"
 #include "suite/internal/case_runner.h"
+#include "suite/internal/emulated_case.h"
 #include "suite/internal/suite_runner.h"
 
 namespace {
@@ -48,6 +49,9 @@ int RunSuiteProgram(int argc, char** argv) {
     std::cout << suites::ResultsDir().string() << "\n";
     return 0;
   }
+  std::string no_emulated_program;
+  if (TakeFlag(args, "bankcheck_no_emulated_program", no_emulated_program))
+    return suites::SayNoEmulatedProgram(no_emulated_program);
   const std::vector<const KernelCase*> cases = RegisteredKernelCases();
   // Every topic, whatever BANKCHECK_CASES says: CTest's tests are made from this after each build.
   if (Has(args, "--bankcheck_list_topics")) {
@@ -55,6 +59,7 @@ int RunSuiteProgram(int argc, char** argv) {
     return 0;
   }
   const suites::CasePatterns selection = suites::CasePatternsFromEnvironment();
+  suites::CheckSelectionSelectsACase(cases, selection, suites::GetSuiteSettings().build_dir);
   const std::string& patterns = selection.patterns;
   const std::vector<const KernelCase*> selected = suites::SelectCases(cases, patterns);
   if (Has(args, "--bankcheck_list_cases")) {

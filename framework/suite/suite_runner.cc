@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
@@ -66,6 +67,31 @@ std::vector<const KernelCase*> SelectCases(const std::vector<const KernelCase*>&
   for (const KernelCase* c : cases)
     if (selection.Selects(c->name)) selected.push_back(c);
   return selected;
+}
+
+bool SelectsACaseOfTheBuild(const std::vector<const KernelCase*>& cases, const std::string& patterns,
+                            const std::string& build_dir) {
+  if (!SelectCases(cases, patterns).empty()) return true;
+  if (build_dir.empty()) return false;
+  const CaseSelection selection(patterns);
+  std::error_code error;
+  std::filesystem::directory_iterator entry(std::filesystem::path(build_dir) / "bankcheck-suites", error);
+  for (; !error && entry != std::filesystem::directory_iterator(); entry.increment(error)) {
+    if (entry->path().extension() != ".cases") continue;
+    for (const std::string& name : Split(ReadTextFile(entry->path(), "build the suite again"), '\n'))
+      if (!name.empty() && selection.Selects(name)) return true;
+  }
+  return false;
+}
+
+void CheckSelectionSelectsACase(const std::vector<const KernelCase*>& cases, const CasePatterns& selection,
+                                const std::string& build_dir) {
+  if (selection.source.empty() || SelectsACaseOfTheBuild(cases, selection.patterns, build_dir)) return;
+  throw Error(ErrorKind::kBadInput,
+              selection.source +
+                  " selects no case of any kernel suite of this build: every test would skip and pass, "
+                  "having checked nothing. Check its spelling; `<suite program> --bankcheck_list_cases` "
+                  "without it lists a suite's cases");
 }
 
 std::string Shard::Describe() const {

@@ -40,6 +40,9 @@ struct CaseView {
   std::vector<std::string> line_differences;  // the source lines' part of `differences`
   Rank rank = Rank::kUnchanged;
   CaseDecision decision;  // DecideCase(verdict, status)
+  // Passed in the emulated program while its outputs were not computed (`output` "not computed:
+  // ..."): its counts were checked, its output checks not evaluated.
+  bool output_not_evaluated = false;
 };
 
 // A row of a suite's table, and what its details say.
@@ -57,15 +60,17 @@ struct TopicSection {
   std::vector<Row> rows;
   std::map<Rank, size_t> collapsed;
   size_t collapsed_cases = 0;
-  bool opened = false;        // the heading is shown
-  bool counts_shown = false;  // the line counting the collapsed cases is shown
+  size_t collapsed_not_evaluated = 0;  // of the collapsed passes, those with CaseView::output_not_evaluated
+  bool opened = false;                 // the heading is shown
+  bool counts_shown = false;           // the line counting the collapsed cases is shown
 
   // Counts a case the section only counts (passed unchanged, not compared, skipped) and says so;
   // false for a case that gets a row.
-  bool Collapse(Rank rank) {
-    if (rank < Rank::kUnchanged) return false;
-    ++collapsed[rank];
+  bool Collapse(const CaseView& view) {
+    if (view.rank < Rank::kUnchanged) return false;
+    ++collapsed[view.rank];
     ++collapsed_cases;
+    collapsed_not_evaluated += view.output_not_evaluated;
     return true;
   }
 };
@@ -84,7 +89,9 @@ struct ReportData {
   std::vector<std::pair<Rank, std::string>> topic_order;  // suites with the most urgent case first
   std::map<Rank, size_t> totals;
   std::map<CaseStatus, size_t> statuses;
-  std::vector<std::string> skip_reasons;  // the first few distinct ones
+  std::vector<std::string> skip_reasons;           // the first few distinct ones
+  size_t output_not_evaluated = 0;                 // passed cases with CaseView::output_not_evaluated
+  std::vector<std::string> not_evaluated_reasons;  // the first few distinct ones
   VerdictPolicy policy;
   VerdictSummary verdicts;  // over every case
 
@@ -106,6 +113,8 @@ std::string Measured(const std::vector<LaunchRecord>& launches);  // "ld 8 (2-wa
 std::string ExpectedWays(const CaseResult& result);
 std::string VerdictCell(const std::optional<BaselineVerdict>& verdict);
 std::string StatusCell(CaseStatus status);
+// "passed", or "passed, output checks not evaluated" (CaseView::output_not_evaluated).
+std::string StatusText(const CaseView& view);
 std::string Plural(size_t count, const std::string& singular, const std::string& plural);
 std::string CountsLine(const TopicSection& section, bool after_rows);
 std::string Headline(const ReportData& data, const std::string& strong);

@@ -114,7 +114,8 @@ void ClearKernelCasesForTesting();
 
 #define BANKCHECK_INTERNAL_CAT2(a, b) a##b
 #define BANKCHECK_INTERNAL_CAT(a, b) BANKCHECK_INTERNAL_CAT2(a, b)
-// Runs `registrar` (a callable) during static initialization.
-#define BANKCHECK_REGISTER_CASES(registrar)                                                    \
+// Runs the registrar (a callable) during static initialization. Variadic: a lambda whose body has a
+// comma outside parentheses (`std::pair<int, int>`, `{a, b}`) reaches the macro as several arguments.
+#define BANKCHECK_REGISTER_CASES(...)                                                          \
   [[maybe_unused]] static const bool BANKCHECK_INTERNAL_CAT(bankcheck_registered_, __LINE__) = \
-      ((registrar)(), true)
+      ((__VA_ARGS__)(), true)

@@ -78,6 +78,9 @@ struct CaseResult {
   // Empty where the kernels ran (a measured run).
   std::string output = std::string();
 };
+// How `output` begins where the case's outputs were not computed (OutputStatus writes it, the
+// report reads it: a pass with it is "passed, output checks not evaluated").
+inline constexpr const char* kOutputNotComputed = "not computed: ";
 
 struct RunResults {
   RunMetadata metadata;

@@ -49,6 +49,11 @@ EmulatedCaseRun RunEmulatedCase(const KernelCase& c, CaseContext& context,
 // skipping them (a CPU runner whose gate must run, as BANKCHECK_REQUIRE_GPU=1 on a GPU runner).
 bool EmulationRequired();
 
+// `<suite program> --bankcheck_no_emulated_program=<why>`, the CTest test that stands in for the
+// emulated tests of a suite that has no emulated program (bankcheck_add_kernel_suite): prints `why`
+// and returns gtest::kAllSkippedExitCode, or 1 under BANKCHECK_REQUIRE_EMULATION=1.
+int SayNoEmulatedProgram(const std::string& why);
+
 // The note a case prints for its unevaluated output checks (at most `shown` of their lines); "" when none.
 std::string UnevaluatedChecksNote(const EmulatedCaseRun& run, size_t shown = 5);
 

@@ -51,6 +51,17 @@ CasePatterns CasePatternsFromEnvironment();
 std::vector<const KernelCase*> SelectCases(const std::vector<const KernelCase*>& cases,
                                            const std::string& patterns);
 
+// Whether `patterns` select a case of this program (`cases`) or of another kernel suite of the
+// build whose folder is `build_dir` (the names each suite's programs list after each build into
+// <build_dir>/bankcheck-suites/<target>.cases, BankcheckDiscoverTopics.cmake): a selection that runs
+// in every suite of a build (`BANKCHECK_CASES=... ctest`) may select only another suite's cases.
+bool SelectsACaseOfTheBuild(const std::vector<const KernelCase*>& cases, const std::string& patterns,
+                            const std::string& build_dir);
+// Error(kBadInput) naming the selection when one is set and selects no case of the build
+// (SelectsACaseOfTheBuild): a misspelled selection would otherwise skip every test, green.
+void CheckSelectionSelectsACase(const std::vector<const KernelCase*>& cases, const CasePatterns& selection,
+                                const std::string& build_dir);
+
 // One shard of GoogleTest's sharding protocol: GTEST_SHARD_INDEX of GTEST_TOTAL_SHARDS.
 struct Shard {
   int index = 0;
@@ -91,7 +102,10 @@ std::string CaseTestNameClash(const std::vector<const KernelCase*>& cases, const
 // The topics of the registered cases, sorted, each once.
 std::vector<std::string> Topics(const std::vector<const KernelCase*>& cases);
 
-// One line of the progress file: "<status>\t<full test name>" (status passed|failed|skipped).
+// One line of the progress file: "<status>\t<full test name>" (status passed|failed|skipped, or
+// kNoBaselineStatus: skipped as the emulated program's case has no baseline, which makes the
+// topic's test skipped however many others passed).
+inline constexpr const char* kNoBaselineStatus = "no_baseline";
 struct FinishedCase {
   std::string status;
   std::string test;
