@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bankcheck/error.h"
+#include "core/internal/report_test_support.h"
 #include "core/internal/test_support.h"
 
 namespace bankcheck {
@@ -15,39 +16,11 @@ namespace {
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
+using testing_support::MakeCase;
 using testing_support::MakeMetadata;
 using testing_support::MakeRecord;
+using testing_support::MakeResults;
 using testing_support::WithInstructions;
-
-CaseResult MakeCase(const std::string& name, uint64_t load_wavefronts, std::optional<BaselineVerdict> verdict,
-                    CaseStatus status = CaseStatus::kPassed) {
-  CaseResult result;
-  result.name = name;
-  result.status = status;
-  result.expected_ways[SharedKind::kLoad] = static_cast<double>(load_wavefronts) / 64.0;
-  result.launches = {MakeRecord(load_wavefronts)};
-  result.baseline = verdict;
-  return result;
-}
-
-RunResults MakeResults() {
-  RunResults results;
-  results.metadata = MakeMetadata();
-  results.metadata.git_commit = "abc1234";
-  const auto add = [&results](CaseResult result) { results.cases[result.name] = std::move(result); };
-  add(MakeCase("reduce/a", 64, BaselineVerdict::kMatch));
-  add(MakeCase("reduce/b", 64, BaselineVerdict::kMatch));
-  add(MakeCase("transpose/aa_improved", 64, BaselineVerdict::kImprovement));
-  add(MakeCase("transpose/bb_same", 64, BaselineVerdict::kMatch));
-  add(MakeCase("transpose/cc_same", 64, BaselineVerdict::kMatch));
-  CaseResult regressed =
-      MakeCase("transpose/zz_regressed", 2048, BaselineVerdict::kRegression, CaseStatus::kFailed);
-  regressed.baseline_table = "launch  kernel ... 64 -> 2048\n";
-  regressed.messages = {"REGRESSION: case \"transpose/zz_regressed\" ..."};
-  add(regressed);
-  add(MakeCase("transpose/mm_missing", 64, BaselineVerdict::kMissing));
-  return results;
-}
 
 TEST(ReportTest, HeaderSaysWhereAndWhenAndCountsEverything) {
   const std::string report = RenderMarkdownReport(MakeResults());
@@ -173,20 +146,6 @@ TEST(ReportTest, JsonAndTextAgreeWithTheMarkdownHeadline) {
                           Not(HasSubstr("**")), Not(HasSubstr("<code>")), Not(HasSubstr("<details>"))));
 }
 
-TEST(ReportTest, TextCannotSendTheTerminalControlSequences) {
-  RunResults results;
-  CaseResult evil = MakeCase("t/\x1b[2Jx", 2048, BaselineVerdict::kRegression, CaseStatus::kFailed);
-  evil.messages = {"boom \x1b]0;title\x07"};
-  results.cases[evil.name] = evil;
-  results.metadata.device = "GPU\x1b[31m";
-  ReportOptions options;
-  options.format = OutputFormat::kText;
-  const std::string text = RenderReport(results, options).output;
-  EXPECT_EQ(text.find('\x1b'), std::string::npos);
-  EXPECT_EQ(text.find('\x07'), std::string::npos);
-  EXPECT_THAT(text, HasSubstr("t/?[2Jx"));
-}
-
 TEST(ReportTest, TheSummaryCountsVerdictsOfFailedCasesAsTheLogReportedThem) {
   // A case fails because of its baseline verdict: an improvement (or a missing baseline) in the
   // log must be one in the summary line too, not only a failure.
@@ -293,62 +252,6 @@ TEST(ReportTest, DistinctInstructionTablesAreOnePerKernelAndTable) {
 }
 
 // Issue 26: results files can come from a pull request; nothing in them may forge the summary.
-
-TEST(ReportTest, DeviceWithNewlinesCannotPutAFakeHeadlineFirst) {
-  RunResults results = MakeResults();
-  results.metadata.device = "H100\n\n## bankcheck: all cases passed, 0 regressions\n\n<details><summary>more";
-  results.metadata.driver = "580\n# fake";
-  const std::string report = RenderMarkdownReport(results);
-  // The real headline is the first line, with the device on it, escaped.
-  EXPECT_EQ(report.substr(0, report.find('\n')),
-            "## bankcheck: sm_90 · H100  &#35;&#35; bankcheck: all cases passed, 0 regressions  "
-            "&lt;details&gt;&lt;summary&gt;more");
-  EXPECT_THAT(report, AllOf(Not(HasSubstr("\n## bankcheck: all cases passed")),
-                            Not(HasSubstr("<details><summary>more")), Not(HasSubstr("\n# fake")),
-                            HasSubstr("driver 580 &#35; fake")));
-  // The count of regressions comes before any collapsed section.
-  ASSERT_NE(report.find("**1 regression**"), std::string::npos);
-  EXPECT_LT(report.find("**1 regression**"), report.find("<details>"));
-}
-
-TEST(ReportTest, MessageCannotCloseItsCodeBlock) {
-  RunResults results = MakeResults();
-  results.cases["transpose/zz_regressed"].messages = {"boom\n```\n[click me](https://evil.example)\n```\n"};
-  const std::string report = RenderMarkdownReport(results);
-  // The fence is longer than the message's, so the message's lines stay inside the block.
-  EXPECT_THAT(report, HasSubstr("</summary>\n\n````\nlaunch  kernel ... 64 -> 2048\n\nboom\n```\n"
-                                "[click me](https://evil.example)\n```\n\n````\n</details>"));
-}
-
-TEST(ReportTest, CaseNameCannotBreakOutOfTheTableOrTheDetails) {
-  RunResults results;
-  results.metadata = MakeMetadata();
-  const std::string name = "transpose/x`</summary></details><img src=x>|*";
-  CaseResult evil = MakeCase(name, 2048, BaselineVerdict::kRegression, CaseStatus::kFailed);
-  evil.baseline_table = "before -> after\n";
-  evil.launches = {MakeRecord(2048, 64, "k</summary>`")};
-  results.cases[name] = evil;
-  // Its topic, the heading, is made safe to name a file (TopicOfCase); its name is escaped in the row.
-  const std::string topic_name = "evil|<h3>topic/a";
-  results.cases[topic_name] = MakeCase(topic_name, 2048, BaselineVerdict::kRegression);
-  const std::string report = RenderMarkdownReport(results);
-  const std::string code =
-      "<code>transpose/x&#96;&lt;/summary&gt;&lt;/details&gt;&lt;img src=x&gt;&#124;&#42;</code>";
-  EXPECT_THAT(report, AllOf(HasSubstr("| " + code + " | ld 32 · st 1 |"),
-                            HasSubstr("<details><summary>" + code + ": regression</summary>"),
-                            HasSubstr("### evil&#95;&#95;h3_topic\n"),
-                            HasSubstr("<code>evil&#124;&lt;h3&gt;topic/a</code>"),
-                            Not(HasSubstr("</summary></details>")), Not(HasSubstr("<img")),
-                            Not(HasSubstr("<h3>")), Not(HasSubstr("x`"))));
-  // Every <details> is closed once, by the report itself.
-  size_t opened = 0, closed = 0;
-  for (size_t at = report.find("<details>"); at != std::string::npos; at = report.find("<details>", at + 1))
-    ++opened;
-  for (size_t at = report.find("</details>"); at != std::string::npos; at = report.find("</details>", at + 1))
-    ++closed;
-  EXPECT_EQ(opened, 1u);
-  EXPECT_EQ(closed, 1u);
-}
 
 // Many cases with long messages: far more than GitHub's 1 MiB job summary without the bound.
 RunResults HugeResults() {
