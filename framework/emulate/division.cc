@@ -11,11 +11,17 @@
 //   IADD3 t, -q, RZ, RZ ; IMAD m, d, t, n    (the remainder n - q*d; or IMAD m, q, -d, n)
 //   ISETP.GE.U32 m, d / ISETP.GT.U32 d, m    (then up to two corrections of q and m)
 //
+// or, after F2I, on the uniform datapath (a uniform divisor; straight-line code only):
+//
+//   R2UR u, q0 ; UIMAD e, -d, u, URZ
+//   UIMAD.WIDE.U32 (u-1:u), u, e, (u-1:u)    (u-1 zero before: u = q1, u-1 an unread low word)
+//   UIMAD.WIDE.U32 (l:q), q1, n, URZ ; UIADD3 t, -q, URZ, URZ ; UIMAD m, d, t, n ; UISETP ...
+//
 // The Newton step and the two corrections make the quotient and remainder exact for any reciprocal
 // within MUFU.RCP's error bound, so the correctly rounded reciprocal (what the evaluator computes
 // for a marked MUFU.RCP) gives the GPU's quotient and remainder. The values before them (r, a +
-// 0xffffffe, q0, -q0, e, q1, t) may differ from the GPU's: every reader of each, on every path,
-// must be the sequence's next step. The instructions in between may be anything (ptxas interleaves
+// 0xffffffe, q0, -q0, u, e, q1, the low words, t) may differ from the GPU's: every reader of each, on every
+// path, must be the sequence's next step. The instructions in between may be anything (ptxas interleaves
 // divisions and unrelated work), so the matching follows registers within straight-line code, never
 // fixed distances, except that a quotient may follow its Newton step past a branch target (the
 // reciprocal computed before a loop, the quotient in it) where every path into it comes from the
@@ -56,7 +62,7 @@ class Matcher {
       if (!truncations || truncations->empty()) return false;
       for (size_t truncation : *truncations)
         if (!IsTruncation(code_[truncation], code_[add].operands[0].index) ||
-            !HasNewtonStep(truncation, *convert))
+            !(HasNewtonStep(truncation, *convert) || HasUniformNewtonStep(truncation, *convert)))
           return false;
     }
     return true;
@@ -188,7 +194,12 @@ class Matcher {
   // Whether every reader of what `def` writes is among `sequence` (its value may differ from the
   // GPU's: no instruction outside the division may see it).
   bool ReadOnlyBy(size_t def, const std::vector<size_t>& sequence) const {
-    const std::optional<std::vector<size_t>> readers = flow_.AllReaders(def);
+    return ReadOnlyBy(def, RegisterNumber(code_[def].operands[0]), sequence);
+  }
+
+  // The same for register number `reg` that `def` writes.
+  bool ReadOnlyBy(size_t def, int reg, const std::vector<size_t>& sequence) const {
+    const std::optional<std::vector<size_t>> readers = flow_.AllReaders(def, reg);
     return readers && std::all_of(readers->begin(), readers->end(), [&](size_t reader) {
              return std::find(sequence.begin(), sequence.end(), reader) != sequence.end();
            });
@@ -307,17 +318,136 @@ class Matcher {
       return false;
     const int k = IsPlainRegister(m.operands[1], x) ? 2 : IsPlainRegister(m.operands[2], x) ? 1 : 0;
     if (k == 0 || !IsDivisor(at, m.operands[k], convert, negated, newton)) return false;
-    const int remainder = m.operands[0].index;
-    for (size_t compare : flow_.SomeReaders(at)) {
+    return HasCompare(at, RegisterNumber(m.operands[0]), convert, "ISETP", newton);
+  }
+
+  // An unsigned compare (`base`: ISETP, UISETP) of the remainder, register number `m` that `at`
+  // writes, with the divisor: m >= d or d > m (the corrections' first).
+  bool HasCompare(size_t at, int m, size_t convert, const std::string& base,
+                  std::optional<size_t> newton) const {
+    for (size_t compare : flow_.SomeReadersOf(at, m)) {
       const Instruction& c = code_[compare];
-      if (c.base != "ISETP" || !c.Is(mod::kU32) || c.guard != kPredicateTrue || c.operands.size() != 5)
-        continue;
-      if (c.Is(mod::kGe) && IsPlainRegister(c.operands[2], remainder) &&
+      if (c.base != base || !c.Is(mod::kU32) || c.guard != kPredicateTrue || c.operands.size() != 5) continue;
+      if (c.Is(mod::kGe) && RegisterNumber(c.operands[2]) == m &&
           IsDivisor(compare, c.operands[3], convert, false, newton))
         return true;
-      if (c.Is(mod::kGt) && IsPlainRegister(c.operands[3], remainder) &&
+      if (c.Is(mod::kGt) && RegisterNumber(c.operands[3]) == m &&
           IsDivisor(compare, c.operands[2], convert, false, newton))
         return true;
+    }
+    return false;
+  }
+
+  // The same division on the uniform datapath (FlashInfer's norm kernels, a uniform divisor):
+  //   R2UR u, q0 ; UIMAD e, -d, u, URZ ; UIMAD.WIDE.U32 (u-1:u), u, e, (z:u) with z = 0 (u-1 left
+  //   holding the low word, q1 in u) ; then IsUniformQuotient. u, e and the low word read by the
+  //   sequence alone, q1 by its quotients (straight-line code).
+  bool HasUniformNewtonStep(size_t truncation, size_t convert) const {
+    const int q0 = code_[truncation].operands[0].index;
+    for (size_t move : flow_.SomeReaders(truncation)) {
+      const Instruction& r2ur = code_[move];
+      const int u = r2ur.operands.empty() ? -1 : RegisterNumber(r2ur.operands[0]);
+      if (r2ur.base != "R2UR" || !r2ur.modifiers.empty() || r2ur.guard != kPredicateTrue ||
+          r2ur.operands.size() != 2 || u <= kUniform || (u - kUniform) % 2 != 1 ||
+          !IsPlainRegister(r2ur.operands[1], q0) || !ReadOnlyBy(truncation, {move}))
+        continue;
+      for (size_t step : flow_.SomeReaders(move)) {
+        const Instruction& in = code_[step];
+        if (in.base != "UIMAD" || in.modifiers.size() != 2 || !in.Is(mod::kWide) || !in.Is(mod::kU32) ||
+            in.guard != kPredicateTrue || in.operands.size() != 4 ||
+            RegisterNumber(in.operands[0]) != u - 1 || RegisterNumber(in.operands[1]) != u ||
+            RegisterNumber(in.operands[2]) <= kUniform || RegisterNumber(in.operands[3]) != u - 1)
+          continue;
+        const std::optional<size_t> low = flow_.Definition(step, u - 1);
+        const std::optional<size_t> error = flow_.Definition(step, RegisterNumber(in.operands[2]));
+        if (!low || !WritesUniformZero(code_[*low]) || !error || *error < move) continue;
+        const Instruction& e = code_[*error];
+        if (e.base != "UIMAD" || !e.modifiers.empty() || e.guard != kPredicateTrue ||
+            e.operands.size() != 4 || RegisterNumber(e.operands[3]) != kUniform + kUniformRegisterZero)
+          continue;
+        bool product = false;
+        for (size_t k = 1; k < 3; ++k)
+          product = product || (RegisterNumber(e.operands[3 - k]) == u && flow_.Unchanged(u, move, *error) &&
+                                IsUniformNegatedDivisor(*error, e.operands[k], convert));
+        if (!product || !ReadOnlyBy(move, {*error, step}) || !ReadOnlyBy(*error, {step}) ||
+            !ReadOnlyBy(step, u - 1, {}))
+          continue;
+        const std::optional<std::vector<size_t>> quotients = flow_.AllReaders(step, u);
+        if (quotients && !quotients->empty() &&
+            std::all_of(quotients->begin(), quotients->end(),
+                        [&](size_t quotient) { return IsUniformQuotient(quotient, step, u, convert); }))
+          return true;
+      }
+    }
+    return false;
+  }
+
+  // UMOV x, URZ (or 0x0): the low word of the uniform Newton step's addend.
+  static bool WritesUniformZero(const Instruction& in) {
+    return in.base == "UMOV" && in.modifiers.empty() && in.guard == kPredicateTrue &&
+           in.operands.size() == 2 &&
+           (RegisterNumber(in.operands[1]) == kUniform + kUniformRegisterZero ||
+            (in.operands[1].kind == OperandKind::kImmediate && in.operands[1].value == 0 &&
+             !in.operands[1].negate));
+  }
+
+  // The operand UIADD3 t, URZ, -x, URZ (any order) negates, or nullptr.
+  static const Operand* UniformNegatedOperand(const Instruction& in) {
+    if (in.base != "UIADD3" || !in.modifiers.empty() || in.guard != kPredicateTrue ||
+        in.operands.size() != 4 || RegisterNumber(in.operands[0]) <= kUniform)
+      return nullptr;
+    const Operand* negated = nullptr;
+    int zeros = 0;
+    for (size_t k = 1; k < 4; ++k) {
+      const Operand& op = in.operands[k];
+      if (RegisterNumber(op) == kUniform + kUniformRegisterZero)
+        ++zeros;
+      else if (op.kind == OperandKind::kUniformRegister && op.negate && !op.invert && !op.absolute &&
+               op.index != kUniformRegisterZero)
+        negated = &op;
+    }
+    return zeros == 2 ? negated : nullptr;
+  }
+
+  // Whether uniform operand `op` of `at` holds -d, d the divisor I2F at `convert` reads.
+  bool IsUniformNegatedDivisor(size_t at, const Operand& op, size_t convert) const {
+    const int reg = RegisterNumber(op);
+    const std::optional<size_t> negation = reg > kUniform ? flow_.Definition(at, reg) : std::nullopt;
+    const Operand* negated = negation ? UniformNegatedOperand(code_[*negation]) : nullptr;
+    if (negated == nullptr) return false;
+    Operand plain = *negated;
+    plain.negate = false;
+    return SameValue(*negation, plain, convert, code_[convert].operands[1]);
+  }
+
+  // q = the high word of UIMAD.WIDE.U32 (l:q), q1, n, URZ (q1 unchanged since the Newton step, the
+  // low word l read by nothing); t = -q (UIADD3, read by the remainder alone); UIMAD m, d, t, n
+  // (either order of the products); then UISETP.GE.U32 m, d or UISETP.GT.U32 d, m.
+  bool IsUniformQuotient(size_t at, size_t newton, int q1, size_t convert) const {
+    const Instruction& in = code_[at];
+    if (in.base != "UIMAD" || in.modifiers.size() != 2 || !in.Is(mod::kWide) || !in.Is(mod::kU32) ||
+        in.guard != kPredicateTrue || in.operands.size() != 4 || RegisterNumber(in.operands[0]) < kUniform ||
+        RegisterNumber(in.operands[3]) != kUniform + kUniformRegisterZero || !flow_.Unchanged(q1, newton, at))
+      return false;
+    const int k = RegisterNumber(in.operands[1]) == q1 ? 2 : RegisterNumber(in.operands[2]) == q1 ? 1 : 0;
+    const int low = RegisterNumber(in.operands[0]);
+    if (k == 0 || !ReadOnlyBy(at, low, {})) return false;
+    const Operand& numerator = in.operands[k];
+    for (size_t negation : flow_.SomeReadersOf(at, low + 1)) {
+      const Operand* negated = UniformNegatedOperand(code_[negation]);
+      if (negated == nullptr || kUniform + negated->index != low + 1) continue;
+      const int t = RegisterNumber(code_[negation].operands[0]);
+      for (size_t remainder : flow_.SomeReaders(negation)) {
+        const Instruction& m = code_[remainder];
+        if (m.base != "UIMAD" || !m.modifiers.empty() || m.guard != kPredicateTrue ||
+            m.operands.size() != 4 || RegisterNumber(m.operands[0]) <= kUniform ||
+            !SameValue(at, numerator, remainder, m.operands[3]) || !ReadOnlyBy(negation, {remainder}))
+          continue;
+        const int j = RegisterNumber(m.operands[1]) == t ? 2 : RegisterNumber(m.operands[2]) == t ? 1 : 0;
+        if (j != 0 && IsDivisor(remainder, m.operands[j], convert, false) &&
+            HasCompare(remainder, RegisterNumber(m.operands[0]), convert, "UISETP", std::nullopt))
+          return true;
+      }
     }
     return false;
   }

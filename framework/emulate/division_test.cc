@@ -295,6 +295,17 @@ TEST(DivisionReciprocalTest, AnIntermediateReadOutsideIsNot) {
   EXPECT_THAT(Marked(Replace(kUnsigned, "IMAD.HI.U32 R3, R3, R9, R2 ;",
                              "IMAD.HI.U32 R3, R3, R9, R2 ;\n        /*00d8*/ STS [R5], R9 ;")),
               IsEmpty());
+  // The error read as a half (a selector: R9.H0_H0).
+  EXPECT_THAT(Marked(Replace(kUnsigned, "IMAD.HI.U32 R3, R3, R9, R2 ;",
+                             "IMAD.HI.U32 R3, R3, R9, R2 ;\n        /*00d8*/ HADD2.F32 R5, -RZ, R9.H0_H0 ;")),
+              IsEmpty());
+  // The error stored past a branch under a uniform predicate, where it does not jump.
+  EXPECT_THAT(Marked(Replace(kUnsigned, "        /*0160*/                   EXIT ;",
+                             "        /*0160*/              @UP0 BRA `(.L_x_1) ;\n"
+                             "        /*0170*/                   STS [R5], R9 ;\n"
+                             ".L_x_1:\n"
+                             "        /*0180*/                   EXIT ;")),
+              IsEmpty());
   // The Newton step's result q1 (R3 before the quotient) stored.
   EXPECT_THAT(Marked(Replace(kUnsigned, "IMAD.HI.U32 R3, R3, R9, R2 ;",
                              "IMAD.HI.U32 R3, R3, R9, R2 ;\n        /*00d8*/ STS [R5], R3 ;")),

@@ -2,6 +2,7 @@
 #include "emulate/internal/register_flow.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <iterator>
 #include <set>
 #include <string_view>
@@ -13,17 +14,36 @@ namespace {
 // Instructions walked for every reader of a value (AllReaders).
 constexpr size_t kWalk = 4096;
 
-// Registers source operand `k` of `in` may span: a 64-bit address or operand a pair, a wide one four.
+// Registers source operand `k` of `in` may span (uniform ones too): a 64-bit address or operand a
+// pair, a wide one four.
 int SourceSpan(const Instruction& in, size_t k) {
   const Operand& op = in.operands[k];
   if (op.kind == OperandKind::kGlobalMemory) return 2;
   if (op.kind == OperandKind::kMemory) return in.info != nullptr && IsGeneric(in.info->memory) ? 2 : 1;
-  if (op.kind != OperandKind::kRegister) return 1;
-  if (in.base == "IMAD" && !in.Is(mod::kX)) return in.Is(mod::kWide | mod::kHi) && k == 3 ? 2 : 1;
+  if (op.kind != OperandKind::kRegister && op.kind != OperandKind::kUniformRegister) return 1;
+  if ((in.base == "IMAD" || in.base == "UIMAD") && !in.Is(mod::kX))
+    return in.Is(mod::kWide | mod::kHi) && k == 3 ? 2 : 1;
   if (in.Is(mod::k128)) return 4;
   if (in.Is(mod::kWide | mod::kHi | mod::k64 | mod::kF64 | mod::kU64 | mod::kS64))
     return std::max(2, int{in.decoded.width});
   return std::max(1, int{in.decoded.width});
+}
+
+// Whether operand `op`, spanning `span` registers, names register number `reg` (RegisterNumber's).
+bool Covers(const Operand& op, int reg, int span) {
+  if (op.kind == OperandKind::kRegister)
+    return op.index != kRegisterZero && reg >= op.index && reg < op.index + span;
+  if (op.kind == OperandKind::kUniformRegister)
+    return op.index != kUniformRegisterZero && reg >= kUniform + op.index && reg < kUniform + op.index + span;
+  return false;
+}
+
+// A guard as one bit: @P0-@P6 and @!P0-@!P6 bits 0-13 (predicate * 2 + negated), the uniform
+// predicates' from kGuardBitsUniform on; no bit for none (@PT, @UPT).
+constexpr int kGuardBitsUniform = 16;
+uint32_t GuardBit(const Instruction& in) {
+  if (in.guard == kPredicateTrue) return 0;
+  return 1u << ((in.guard_uniform ? kGuardBitsUniform : 0) + in.guard * 2 + (in.guard_negated ? 1 : 0));
 }
 
 }  // namespace
@@ -42,24 +62,51 @@ bool EndsStraightLine(const Instruction& in) {
          in.info->semantics == Semantics::kExit;
 }
 
-bool MayWritePredicate(const Instruction& in, int p) {
-  if (in.base == "R2P" || in.base == "P2R") return true;
+bool MayWritePredicate(const Instruction& in, int p, bool uniform) {
+  if (in.base == "R2P" || in.base == "P2R" || in.base == "R2UP" || in.base == "UP2UR" || in.base == "UR2UP")
+    return true;
+  const OperandKind kind = uniform ? OperandKind::kUniformPredicate : OperandKind::kPredicate;
   for (const Operand& op : in.operands)
-    if (op.kind == OperandKind::kPredicate && op.index == p) return true;
+    if (op.kind == kind && op.index == p) return true;
   return false;
 }
 
+namespace {
+
+// Whether `in` may change the predicate of guard bit `bit` (GuardBit's).
+bool MayWriteGuard(const Instruction& in, int bit) {
+  return MayWritePredicate(in, bit % kGuardBitsUniform / 2, bit >= kGuardBitsUniform);
+}
+
+}  // namespace
+
 bool MayRead(const Instruction& in, int reg) {
   if (StopsEmulation(in)) return true;
+  const bool uniform = reg >= kUniform;
   for (size_t k = static_cast<size_t>(Destinations(in)); k < in.operands.size(); ++k) {
     const Operand& op = in.operands[k];
-    int base = -1;
-    if (op.kind == OperandKind::kRegister) base = op.index;
-    if ((op.kind == OperandKind::kMemory || op.kind == OperandKind::kGlobalMemory ||
-         op.kind == OperandKind::kConstant) &&
-        !op.base_uniform)
-      base = op.base;
-    if (base >= 0 && base != kRegisterZero && reg >= base && reg < base + SourceSpan(in, k)) return true;
+    if (Covers(op, reg, SourceSpan(in, k))) return true;
+    if (op.kind == OperandKind::kOther && op.selected >= 0) {
+      Operand selected;
+      selected.kind = op.selected_uniform ? OperandKind::kUniformRegister : OperandKind::kRegister;
+      selected.index = op.selected;
+      if (Covers(selected, reg, 1)) return true;
+      continue;
+    }
+    // The text of other operands (gdesc[...], desc[UR12] alone) is not read.
+    if (uniform && op.kind == OperandKind::kOther) return true;
+    if (op.kind != OperandKind::kMemory && op.kind != OperandKind::kGlobalMemory &&
+        op.kind != OperandKind::kConstant)
+      continue;
+    Operand base;
+    base.kind = op.base_uniform ? OperandKind::kUniformRegister : OperandKind::kRegister;
+    base.index = op.base;
+    if (op.base >= 0 && Covers(base, reg, op.base_uniform ? 2 : SourceSpan(in, k))) return true;
+    base.kind = OperandKind::kUniformRegister;
+    base.index = op.uniform_base;
+    if (op.uniform_base >= 0 && Covers(base, reg, 2)) return true;
+    base.index = op.descriptor;
+    if (op.descriptor >= 0 && Covers(base, reg, 2)) return true;
   }
   return false;
 }
@@ -79,9 +126,7 @@ bool MayWrite(const Instruction& in, int reg) {
   if (StopsEmulation(in)) return true;
   const int destinations = WrittenOperands(in);
   for (int k = 0; k < destinations; ++k) {
-    const Operand& op = in.operands[k];
-    if (op.kind == OperandKind::kRegister && reg >= op.index && reg < op.index + DestinationSpan(in))
-      return true;
+    if (Covers(in.operands[k], reg, DestinationSpan(in))) return true;
   }
   return false;
 }
@@ -89,10 +134,10 @@ bool MayWrite(const Instruction& in, int reg) {
 // Registers the first destination of `in` certainly spans (fewer than it may, never more): a pair
 // or four for the loads that say so and IMAD.WIDE, a pair for CS2R (64 bits unless .32), else one.
 int CertainDestinationSpan(const Instruction& in) {
-  static constexpr std::string_view kLoads[] = {"LDC", "LDG", "LDS", "LDL", "LD"};
+  static constexpr std::string_view kLoads[] = {"LDC", "ULDC", "LDG", "LDS", "LDL", "LD"};
   if (std::find(std::begin(kLoads), std::end(kLoads), in.base) != std::end(kLoads))
     return in.Is(mod::k128) ? 4 : in.Is(mod::k64) ? 2 : 1;
-  if (in.base == "IMAD" && in.Is(mod::kWide)) return 2;
+  if ((in.base == "IMAD" || in.base == "UIMAD") && in.Is(mod::kWide)) return 2;
   if (in.base == "CS2R" && !in.Is(mod::k32)) return 2;
   return 1;
 }
@@ -107,8 +152,7 @@ bool Defines(const Instruction& in, int reg) {
   for (int k = 0; k < destinations; ++k) {
     const Operand& op = in.operands[k];
     const int span = k == 0 ? CertainDestinationSpan(in) : 1;
-    if (IsPlainRegister(op) && op.index != kRegisterZero && reg >= op.index && reg < op.index + span)
-      return true;
+    if (!op.negate && !op.invert && !op.absolute && Covers(op, reg, span)) return true;
   }
   return false;
 }
@@ -137,15 +181,10 @@ RegisterFlow::RegisterFlow(const std::vector<Instruction>& code)
 }
 
 bool MayWriteOperand(const Instruction& in, const Operand& op) {
-  if (StopsEmulation(in)) return true;
   if (op.kind == OperandKind::kRegister) return MayWrite(in, op.index);
-  if (op.kind == OperandKind::kConstant) return op.base >= 0;
-  if (op.kind != OperandKind::kUniformRegister) return true;
-  for (int k = 0; k < WrittenOperands(in); ++k)
-    if (in.operands[k].kind == OperandKind::kUniformRegister && op.index >= in.operands[k].index &&
-        op.index < in.operands[k].index + DestinationSpan(in))
-      return true;
-  return false;
+  if (op.kind == OperandKind::kUniformRegister) return MayWrite(in, kUniform + op.index);
+  if (op.kind == OperandKind::kConstant) return StopsEmulation(in) || op.base >= 0;
+  return true;
 }
 
 bool RegisterFlow::ComesFrom(size_t at, size_t from, const std::vector<Operand>& operands) const {
@@ -171,8 +210,8 @@ std::optional<size_t> RegisterFlow::Definition(size_t at, int reg) const {
   for (size_t j = at; j-- > 0;) {
     if (EndsStraightLine(code_[j])) return std::nullopt;
     if (MayWrite(code_[j], reg))
-      return Defines(code_[j], reg) && IsPlainRegister(code_[j].operands[0], reg) ? std::optional<size_t>(j)
-                                                                                  : std::nullopt;
+      return Defines(code_[j], reg) && RegisterNumber(code_[j].operands[0]) == reg ? std::optional<size_t>(j)
+                                                                                   : std::nullopt;
     if (target_[j]) return std::nullopt;
   }
   return std::nullopt;
@@ -186,11 +225,14 @@ std::optional<size_t> RegisterFlow::Definition(size_t at, int reg) const {
 // under a guard (@!P1 IADD3 R6, ...) ends the value for the instructions under the same guard until the
 // predicate may change.
 std::optional<std::vector<size_t>> RegisterFlow::AllReaders(size_t def) const {
-  const int reg = code_[def].operands[0].index;
-  constexpr int kNoGuard = -1;
-  // A path's place and the guard (predicate * 2 + negated) under which the value was overwritten.
-  std::vector<std::pair<size_t, int>> pending{{def + 1, kNoGuard}};
-  std::set<std::pair<size_t, int>> seen;
+  return AllReaders(def, RegisterNumber(code_[def].operands[0]));
+}
+
+std::optional<std::vector<size_t>> RegisterFlow::AllReaders(size_t def, int reg) const {
+  if (reg < 0) return std::nullopt;
+  // A path's place and the guards (GuardBit's) under which the value was overwritten.
+  std::vector<std::pair<size_t, uint32_t>> pending{{def + 1, 0}};
+  std::set<std::pair<size_t, uint32_t>> seen;
   std::vector<size_t> readers;
   while (!pending.empty()) {
     const auto [j, overwritten] = pending.back();
@@ -200,25 +242,23 @@ std::optional<std::vector<size_t>> RegisterFlow::AllReaders(size_t def) const {
     if (seen.size() > kWalk) return std::nullopt;
     const Instruction& in = code_[j];
     if (StopsEmulation(in)) continue;  // no lane goes past it
-    const int guard =
-        in.guard == kPredicateTrue || in.guard_uniform ? kNoGuard : in.guard * 2 + in.guard_negated;
-    if (MayRead(in, reg) && (guard == kNoGuard || guard != overwritten)) readers.push_back(j);
+    const uint32_t guard = GuardBit(in);
+    if (MayRead(in, reg) && (overwritten & guard) == 0) readers.push_back(j);
     if (Defines(in, reg)) continue;
-    if (MayWrite(in, reg) && guard == kNoGuard) return std::nullopt;  // a partial write
-    int next = overwritten;
-    if (next != kNoGuard && MayWritePredicate(in, next / 2)) next = kNoGuard;
-    if (guard != kNoGuard && Destinations(in) >= 1 && !in.operands.empty() &&
-        IsPlainRegister(in.operands[0], reg))
-      next = guard;
+    if (MayWrite(in, reg) && guard == 0) return std::nullopt;  // a partial write
+    uint32_t next = overwritten;
+    for (int bit = 0; bit < 32; ++bit)
+      if ((next >> bit & 1u) != 0 && MayWriteGuard(in, bit)) next = 0;
+    if (guard != 0 && Destinations(in) >= 1 && !in.operands.empty() && RegisterNumber(in.operands[0]) == reg)
+      next = guard | ImpliedGuards(j);
     if (in.info->semantics == Semantics::kExit) {
-      if (guard != kNoGuard) pending.push_back({j + 1, next});
+      if (guard != 0) pending.push_back({j + 1, next});
       continue;
     }
     if (in.info->semantics == Semantics::kBranch) {
       if (in.target < 0) return std::nullopt;
       pending.push_back({static_cast<size_t>(in.target), next});
-      if (guard != kNoGuard || !in.modifiers.empty())
-        pending.push_back({j + 1, next});  // BRA.DIV: either way
+      if (guard != 0 || !in.modifiers.empty()) pending.push_back({j + 1, next});  // BRA.DIV: either way
       continue;
     }
     pending.push_back({j + 1, next});
@@ -228,8 +268,39 @@ std::optional<std::vector<size_t>> RegisterFlow::AllReaders(size_t def) const {
   return readers;
 }
 
+// VOTEU.ALL UPx, Py makes UPx true only where Py holds in every lane that runs it: a lane that runs
+// @!Py runs @!UPx too, while neither changes (straight-line code from the vote to `at`; the mask
+// is cleared where either may be written after `at`).
+uint32_t RegisterFlow::ImpliedGuards(size_t at) const {
+  const Instruction& write = code_[at];
+  if (!write.guard_uniform || !write.guard_negated || write.guard == kPredicateTrue) return 0;
+  const int up = kGuardBitsUniform + write.guard * 2;
+  for (size_t k = at; k-- > 0 && !target_[k + 1];) {
+    const Instruction& in = code_[k];
+    if (EndsStraightLine(in)) return 0;
+    const auto is = [&](size_t n, OperandKind kind) {
+      const Operand& op = in.operands[n];
+      return op.kind == kind && !op.negate && !op.invert && op.index != kPredicateTrue;
+    };
+    if (in.base == "VOTEU" && in.modifiers.size() == 1 && in.modifiers[0] == "ALL" &&
+        in.guard == kPredicateTrue && in.operands.size() == 2 && is(0, OperandKind::kUniformPredicate) &&
+        in.operands[0].index == write.guard && is(1, OperandKind::kPredicate)) {
+      const int p = in.operands[1].index * 2;
+      for (size_t m = k + 1; m < at; ++m)
+        if (MayWriteGuard(code_[m], p)) return 0;
+      return 1u << (p + 1);
+    }
+    if (MayWriteGuard(in, up)) return 0;
+  }
+  return 0;
+}
+
 std::vector<size_t> RegisterFlow::SomeReaders(size_t def, size_t window) const {
-  const int reg = code_[def].operands[0].index;
+  return SomeReadersOf(def, RegisterNumber(code_[def].operands[0]), window);
+}
+
+std::vector<size_t> RegisterFlow::SomeReadersOf(size_t def, int reg, size_t window) const {
+  if (reg < 0) return {};
   std::vector<size_t> readers;
   for (size_t j = def + 1; j < code_.size() && j <= def + window; ++j) {
     const Instruction& in = code_[j];

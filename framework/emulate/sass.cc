@@ -196,8 +196,12 @@ Operand ParseOperand(const std::string& raw) {
     int index = 0;
     if (ParseRegisterName(name, &kind, &index)) {
       if (dot != std::string::npos && text.substr(dot + 1) != "64" && text.substr(dot + 1) != "U32" &&
-          text.substr(dot + 1) != "reuse")
+          text.substr(dot + 1) != "reuse") {
+        operand.selected =
+            kind == OperandKind::kRegister || kind == OperandKind::kUniformRegister ? index : -1;
+        operand.selected_uniform = kind == OperandKind::kUniformRegister;
         return operand;  // kOther: a half-register selector and the like, not evaluated
+      }
       operand.kind = kind;
       operand.index = index;
       return operand;
@@ -247,6 +251,10 @@ Operand ParseOperand(const std::string& raw) {
     if (inner == std::string::npos && text.find(']') == text.size() - 1) return operand;
     if (inner == std::string::npos || text.back() != ']') Unreadable(raw, "not a described address");
     operand.kind = OperandKind::kGlobalMemory;
+    OperandKind kind{};
+    if (!ParseRegisterName(text.substr(5, inner - 5), &kind, &operand.descriptor) ||
+        kind != OperandKind::kUniformRegister)
+      Unreadable(raw, "a descriptor that is not a uniform register");
     ParseAddress(raw, text.substr(inner + 2, text.size() - inner - 3), operand);
     return operand;
   }

@@ -5,12 +5,24 @@
 // definitions found), so a caller that needs a value's every reader gets them all or none: the
 // recognisers of compiler sequences (division.cc) rely on it.
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
 #include "emulate/internal/sass.h"
 
 namespace bankcheck::emulate::internal {
+
+// The register numbers the flow functions take: R0-R255 their index, UR0-UR63 kUniform + theirs.
+inline constexpr int kUniform = 256;
+
+// The register number of a register or uniform register operand read as it is (no -, ~ or ||), or -1.
+inline int RegisterNumber(const Operand& op) {
+  if (op.negate || op.invert || op.absolute) return -1;
+  if (op.kind == OperandKind::kRegister) return op.index;
+  if (op.kind == OperandKind::kUniformRegister) return kUniform + op.index;
+  return -1;
+}
 
 inline bool IsPlainRegister(const Operand& op) {
   return op.kind == OperandKind::kRegister && !op.negate && !op.invert && !op.absolute;
@@ -27,11 +39,11 @@ int Destinations(const Instruction& in);
 int WrittenOperands(const Instruction& in);
 // A branch, an exit or an instruction the evaluator stops at: straight-line code ends there.
 bool EndsStraightLine(const Instruction& in);
-// Whether `in` may change predicate `p` (any operand naming it, or all of them at once).
-bool MayWritePredicate(const Instruction& in, int p);
-// Whether `in` may read register `reg` (more often than it does, never less).
+// Whether `in` may change predicate `p` (uniform: UP`p`) (any operand naming it, or all of them at once).
+bool MayWritePredicate(const Instruction& in, int p, bool uniform = false);
+// Whether `in` may read register number `reg` (more often than it does, never less).
 bool MayRead(const Instruction& in, int reg);
-// Whether `in` may write register `reg` (more often than it does, never less).
+// Whether `in` may write register number `reg` (more often than it does, never less).
 bool MayWrite(const Instruction& in, int reg);
 // Whether `in` may change what operand `op` reads: a register or uniform register it may write, or
 // anything where `op` is neither (a constant of the kernel's parameters never changes).
@@ -42,6 +54,9 @@ bool Defines(const Instruction& in, int reg);
 
 class RegisterFlow {
  public:
+  // Instructions SomeReaders looks through unless told.
+  static constexpr size_t kSomeReadersWindow = 256;
+
   explicit RegisterFlow(const std::vector<Instruction>& code);
 
   const Instruction& at(size_t index) const { return code_[index]; }
@@ -54,12 +69,16 @@ class RegisterFlow {
   // (through branches), each up to the register's next unguarded definition or an instruction the
   // evaluator stops at; nullopt where a path leaves what can be followed or the walk grows too long.
   std::optional<std::vector<size_t>> AllReaders(size_t def) const;
+  // The same for register number `reg` that `def` writes (the high half of a pair, say).
+  std::optional<std::vector<size_t>> AllReaders(size_t def, int reg) const;
 
   // The readers found in straight-line code after `def` within `window` instructions (some of them:
-  // those a sequence's next step must be among).
-  std::vector<size_t> SomeReaders(size_t def, size_t window = 256) const;
+  // those a sequence's next step must be among): of what `def` writes to its first operand, or of
+  // register number `reg` that it writes (the high half of a pair, say).
+  std::vector<size_t> SomeReaders(size_t def, size_t window = kSomeReadersWindow) const;
+  std::vector<size_t> SomeReadersOf(size_t def, int reg, size_t window = kSomeReadersWindow) const;
 
-  // Whether register `reg` keeps its value from `from` to `to` (straight-line code).
+  // Whether register number `reg` keeps its value from `from` to `to` (straight-line code).
   bool Unchanged(int reg, size_t from, size_t to) const;
 
   // Whether every path into `at` runs `from` (the path's latest run of it) with none of `operands`
@@ -76,6 +95,9 @@ class RegisterFlow {
 
  private:
   const std::vector<Instruction>& code_;
+  // The guards (GuardBit's) besides its own under which the guarded write at `at` certainly happens.
+  uint32_t ImpliedGuards(size_t at) const;
+
   std::vector<bool> target_;
   std::vector<std::vector<size_t>> predecessors_;
   bool indirect_ = false;

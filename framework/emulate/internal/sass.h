@@ -34,11 +34,11 @@ enum class OperandKind : uint8_t {
   kImmediate,         // 0x1f, -0x1, 1.5 (as its float bits), RZ-free constants
   kConstant,          // c[0x0][0x210], c[0x0][R2+0x10]
   kMemory,            // [R2+UR4+0x10], [R2.64]
-  kGlobalMemory,  // desc[UR6][R2.64+0x10]: base (a 64-bit register pair) and offset; the descriptor not read
-  kSpecial,       // SR_TID.X, SRZ: index is its sm90::SpecialRegister
-  kLabel,         // `(.L_x_15), `(__cudaCDP2GetParameterBufferV2): text without `( )
-  kBarrier,       // B0..B15
-  kOther,         // gdesc[...], anything else: kept as text
+  kGlobalMemory,      // desc[UR6][R2.64+0x10]: base (a 64-bit register pair), offset and descriptor
+  kSpecial,           // SR_TID.X, SRZ: index is its sm90::SpecialRegister
+  kLabel,             // `(.L_x_15), `(__cudaCDP2GetParameterBufferV2): text without `( )
+  kBarrier,           // B0..B15
+  kOther,             // gdesc[...], anything else: kept as text
 };
 
 struct Operand {
@@ -54,8 +54,13 @@ struct Operand {
   int base = -1;
   bool base_uniform = false;
   int uniform_base = -1;  // kMemory: [R2+UR4]: the uniform register added
-  int64_t offset = 0;     // kMemory, kGlobalMemory: the immediate added
-  std::string text;       // as written (kSpecial's register name, kLabel's label)
+  // kOther: the register a selector names (R4.H1_H1: 4), -1 when none; whether it is uniform.
+  int selected = -1;
+  bool selected_uniform = false;
+  // kGlobalMemory: desc[UR6]'s uniform register (the pair UR6:UR7), not part of the address.
+  int descriptor = -1;
+  int64_t offset = 0;  // kMemory, kGlobalMemory: the immediate added
+  std::string text;    // as written (kSpecial's register name, kLabel's label)
 };
 
 struct FloatDivision;  // internal/float_division.h
