@@ -423,8 +423,9 @@ BANKCHECK_FORM(ffma_rm, ASM1("fma.rm.f32 %0, %1, %2, %3;"))
 
 // The forms the corpus's output checks wait on (issue 52): three-way and clamped-at-0 integer
 // min/max, dp2a, saturating narrowings (OpenCV's saturate_cast), rsqrtf and tanhf's approximations,
-// a rounded-up int to float, a floor, a float compare and half to float. `small` is b's top 12 bits
-// as a signed multiple of 1/4 (-512 to 511.75: every saturation edge, the halfway cases).
+// a rounded-up int to float, a floor, a float compare and half to float. The narrowings also take
+// b's top 10 bits (-512 to 511), the float roundings its top 12 as quarters (`small`, -512 to
+// 511.75): every saturation edge and halfway case.
 BANKCHECK_FORM(vimnmx3, {
   r0 = static_cast<uint32_t>(max(max(static_cast<int>(a), static_cast<int>(b)), static_cast<int>(c)));
   r1 = static_cast<uint32_t>(min(min(static_cast<int>(a), static_cast<int>(b)), static_cast<int>(c)));
