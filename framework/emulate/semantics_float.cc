@@ -159,7 +159,53 @@ uint16_t HalfFma(uint16_t a, uint16_t b, uint16_t c) {
   return static_cast<uint16_t>(sign | (high - 9) << 10 | ((units >> (high - 10)) - 1024));
 }
 
+// A half converted to single precision exactly, but for a NaN: 0x7fffffff whatever its payload and
+// sign (form_hadd2_f32's GPU vectors).
+uint32_t HalfToSingle(uint16_t half) {
+  const uint32_t sign = uint32_t{half & 0x8000u} << 16, exponent = (half >> 10) & 0x1fu,
+                 fraction = half & 0x3ffu;
+  if (exponent == 0x1f) return fraction != 0 ? 0x7fffffffu : sign | 0x7f800000u;
+  if (exponent == 0) return sign | Bits32(std::ldexp(static_cast<float>(fraction), -24));  // ±0, denormals
+  return sign | (exponent + 112) << 23 | fraction << 13;
+}
+
+// The register and half (0 or 16: the shift) of a source written R2.H0_H0 or R2.H1_H1, which the
+// parser keeps as text (kOther); false for any other operand, or one negated or absolute.
+bool HalfSelected(const Operand& operand, Operand* reg, int* shift) {
+  std::string text = operand.text;
+  for (size_t at = text.find(".reuse"); at != std::string::npos; at = text.find(".reuse")) text.erase(at, 6);
+  constexpr std::string_view kSelectors[] = {".H0_H0", ".H1_H1"};
+  for (int half = 0; half < 2; ++half) {
+    const std::string_view selector = kSelectors[half];
+    if (operand.kind != OperandKind::kOther || text.size() <= selector.size() ||
+        text.compare(text.size() - selector.size(), selector.size(), selector) != 0)
+      continue;
+    const std::vector<Operand> parsed = ParseOperands(text.substr(0, text.size() - selector.size()));
+    if (parsed.size() != 1 || parsed[0].kind != OperandKind::kRegister || parsed[0].negate ||
+        parsed[0].absolute || parsed[0].invert)
+      return false;
+    *reg = parsed[0];
+    *shift = 16 * half;
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+// HADD2.F32 d, -RZ, a.H0_H0 (or .H1_H1): ptxas's cvt.f32.f16, one half of a made a float (-0 + x is
+// x, +0 too). Any other form of it (another first source, a negated or absolute half) is unknown.
+void LaunchEvaluator::HalfToFloat(const Instruction& in, size_t index, int lane, Writes& out) const {
+  const std::vector<Operand>& ops = in.operands;
+  Operand reg;
+  int shift = 0;
+  if (in.unchecked_form || ops.size() != 3 || ops[1].kind != OperandKind::kRegister ||
+      ops[1].index != kRegisterZero || !ops[1].negate || ops[1].absolute ||
+      !HalfSelected(ops[2], &reg, &shift))
+    return out.Add(ops.at(0), Unknown(Origin(index)));
+  const Value a = ReadRaw(reg, lane, index);
+  out.Add(ops[0], From(HalfToSingle(static_cast<uint16_t>(a.bits >> shift)), a));
+}
 
 // HADD2 d, a, b (a + b), HMUL2 d, a, b (a * b) and HFMA2 d, a, b, c (.MMA too), each half of the
 // pair on its own, as fma(a, 1, b), fma(a, b, -0) and fma(a, b, c) round the same (one rounding, and
@@ -168,6 +214,7 @@ uint16_t HalfFma(uint16_t a, uint16_t b, uint16_t c) {
 // no GPU vectors check leaves the destination unknown, in the counting pass too.
 void LaunchEvaluator::HalfArithmetic(const Instruction& in, size_t index, int lane, Writes& out) const {
   const std::vector<Operand>& ops = in.operands;
+  if (in.opcode == "HADD2.F32") return HalfToFloat(in, index, lane, out);
   const bool plain =
       in.modifiers.empty() || (in.base == "HFMA2" && in.modifiers.size() == 1 && in.modifiers[0] == "MMA");
   std::vector<Value> sources;
