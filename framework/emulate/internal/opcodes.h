@@ -25,7 +25,7 @@ enum class Semantics : uint8_t {
   kPlop3,                 // PLOP3.LUT
   kIsetp,                 // ISETP: integer compare into predicates
   kSel,                   // SEL, FSEL: d = p ? a : b
-  kMinMax,                // IMNMX, VIMNMX
+  kMinMax,                // IMNMX, VIMNMX, VIMNMX3
   kPopc,                  // POPC
   kFlo,                   // FLO
   kBrev,                  // BREV
@@ -58,7 +58,7 @@ enum class Semantics : uint8_t {
   kDoubleArithmetic,      // DADD, DMUL, DFMA: IEEE binary64, rounded to nearest
   kDoubleCompare,         // DSETP: as FSETP
   kData,                  // other float math and the like: destinations become unknown
-  kUnchecked,             // VIMNMX3, IDP, I2I, F2IP: no semantics nor GPU vectors yet, so
+  kUnchecked,             // IDP, I2I, F2IP: no semantics nor GPU vectors yet, so
                           // destinations unknown in both passes, each reported as a form not
                           // checked against the GPU
   kLoad,                  // global/local/generic loads, atomics: destinations become unknown
