@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -105,6 +106,39 @@ void LaunchEvaluator::MinMaxOfThree(const Instruction& in, size_t index, int lan
   };
   const uint32_t chosen = pick(pick(a.bits, b.bits), c.bits);
   out.Add(ops[0], From(relu && static_cast<int32_t>(chosen) < 0 ? 0u : chosen, a, b, c, p));
+}
+
+// I2I.U8.S32.SAT d, a: a clamped to 0..255 (PTX's cvt.sat.u8.s32). IDP.2A.<LO|HI>.<U16|S16>.<U8|S8>
+// d, a, b, c: c plus a's two 16-bit halves times b's bytes 0 and 1 (.LO) or 2 and 3 (.HI), and
+// IDP.4A.<U8|S8>.<U8|S8> c plus a's and b's four bytes' products (PTX's dp2a, dp4a), modulo 2^32.
+// Any other I2I is unknown (I2I.S8.S32.SAT: ptxas reads only its low byte, through a PRMT, so no
+// vector shows the others). Computed only in the forms the conformance vectors check, in either pass.
+void LaunchEvaluator::NarrowOrDotProduct(const Instruction& in, size_t index, int lane, Writes& out) {
+  const std::vector<Operand>& ops = in.operands;
+  const std::vector<std::string>& m = in.modifiers;
+  if (in.unchecked_form) return out.Add(ops.at(0), Unknown(Origin(index)));
+  const Value a = Read(ops.at(1), lane, index);
+  if (in.base == "I2I") {
+    if (m != std::vector<std::string>{"U8", "S32", "SAT"}) return out.Add(ops[0], Unknown(Origin(index)));
+    return out.Add(ops[0], From(static_cast<uint32_t>(std::clamp(static_cast<int32_t>(a.bits), 0, 255)), a));
+  }
+  const bool two = m.size() == 4 && m[0] == "2A" && (m[1] == "LO" || m[1] == "HI");
+  const bool four = m.size() == 3 && m[0] == "4A";
+  const std::string a_type = two ? m[2] : four ? m[1] : "", b_type = two ? m[3] : four ? m[2] : "";
+  const bool byte_b = b_type == "U8" || b_type == "S8";
+  if (!byte_b || !(two ? a_type == "U16" || a_type == "S16" : four && (a_type == "U8" || a_type == "S8")))
+    return out.Add(ops[0], Unknown(Origin(index)));
+  const Value b = Read(ops.at(2), lane, index), c = Read(ops.at(3), lane, index);
+  const auto element = [](uint32_t word, int at, int bits, bool is_signed) {
+    const int64_t raw = (word >> (at * bits)) & ((1u << bits) - 1);
+    return is_signed && (raw >> (bits - 1)) != 0 ? raw - (int64_t{1} << bits) : raw;
+  };
+  const int width = two ? 16 : 8, first = two && m[1] == "HI" ? 2 : 0;
+  uint32_t sum = c.bits;
+  for (int i = 0; i < (two ? 2 : 4); ++i)
+    sum += static_cast<uint32_t>(element(a.bits, i, width, a_type[0] == 'S') *
+                                 element(b.bits, first + i, 8, b_type[0] == 'S'));
+  out.Add(ops[0], From(sum, a, b, c));
 }
 
 // Integer arithmetic, shifts and bit operations, with how each result depends on the block.
@@ -332,6 +366,9 @@ void LaunchEvaluator::Integer(const Instruction& in, size_t index, uint32_t mask
       case Semantics::kBitMask:
       case Semantics::kAddMinMax:
         return BitMaskOrAddMinMax(in, index, lane, out);
+      case Semantics::kNarrow:
+      case Semantics::kDotProduct:
+        return NarrowOrDotProduct(in, index, lane, out);
       case Semantics::kAbs: {
         const Value a = Read(ops.at(1), lane, index);
         const uint32_t magnitude = static_cast<int32_t>(a.bits) < 0 ? 0u - a.bits : a.bits;

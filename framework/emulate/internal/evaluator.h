@@ -167,6 +167,7 @@ class LaunchEvaluator {
   void Integer(const Instruction& in, size_t index, uint32_t mask);  // semantics_integer.cc
   void BitMaskOrAddMinMax(const Instruction& in, size_t index, int lane, Writes& out);
   void MinMaxOfThree(const Instruction& in, size_t index, int lane, Writes& out);
+  void NarrowOrDotProduct(const Instruction& in, size_t index, int lane, Writes& out);
   void FloatAndConversion(const Instruction& in, size_t index, uint32_t mask);  // semantics_float.cc
   void HalfArithmetic(const Instruction& in, size_t index, int lane, Writes& out) const;
   void HalfToFloat(const Instruction& in, size_t index, int lane, Writes& out) const;
