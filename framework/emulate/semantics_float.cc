@@ -193,6 +193,26 @@ bool HalfSelected(const Operand& operand, Operand* reg, int* shift) {
 
 }  // namespace
 
+// F2IP.U8.F32.NTZ d, RZ, a, RZ: ptxas's cvt.rni.sat.u8.f32, a rounded to the nearest integer (ties
+// to even), clamped to 0..255, a NaN 0, the upper bytes 0. Any other form of it (other bytes packed
+// from the other sources, other types) is unknown; computed only in the forms the conformance
+// vectors check, in either pass.
+void LaunchEvaluator::FloatToByte(const Instruction& in, size_t index, int lane, Writes& out) const {
+  const std::vector<Operand>& ops = in.operands;
+  const auto zero = [](const Operand& operand) {
+    return operand.kind == OperandKind::kRegister && operand.index == kRegisterZero;
+  };
+  if (in.unchecked_form || in.opcode != "F2IP.U8.F32.NTZ" || ops.size() != 4 || !zero(ops[1]) ||
+      !zero(ops[3]) || ops[2].kind != OperandKind::kRegister || ops[2].negate || ops[2].absolute)
+    return out.Add(ops.at(0), Unknown(Origin(index)));
+  const Value a = Read(ops[2], lane, index);
+  const double x = AsFloat(a.bits);
+  double rounded = std::floor(x);
+  if (x - rounded > 0.5 || (x - rounded == 0.5 && std::fmod(rounded, 2.0) != 0)) rounded += 1;
+  const uint32_t byte = std::isnan(x) ? 0u : static_cast<uint32_t>(std::clamp(rounded, 0.0, 255.0));
+  out.Add(ops[0], From(byte, a));
+}
+
 // HADD2.F32 d, -RZ, a.H0_H0 (or .H1_H1): ptxas's cvt.f32.f16, one half of a made a float (-0 + x is
 // x, +0 too). Any other form of it (another first source, a negated or absolute half) is unknown.
 void LaunchEvaluator::HalfToFloat(const Instruction& in, size_t index, int lane, Writes& out) const {
@@ -285,6 +305,7 @@ void LaunchEvaluator::FloatAndConversion(const Instruction& in, size_t index, ui
         return;
       }
       case Semantics::kFloatToInt: {
+        if (in.base == "F2IP") return FloatToByte(in, index, lane, out);
         const Value a = Read(ops.at(1), lane, index);
         // F32 to a 32-bit integer, in the forms the conformance vectors check (.NTZ, nvcc's); any
         // other (F64, F16, 64-bit or narrow destinations) is not computed.

@@ -41,7 +41,7 @@ enum class Semantics : uint8_t {
   kHalfConstant,          // HFMA2(.MMA): a constant (d, -RZ, RZ, h0, h1), else as kHalfArithmetic
   kHalfArithmetic,        // HADD2, HMUL2: half pairs, rounded to nearest even (semantics_float.cc)
   kIntToFloat,            // I2F
-  kFloatToInt,            // F2I
+  kFloatToInt,            // F2I, F2IP
   kReciprocal,            // MUFU: known only as the reciprocal of nvcc's unsigned division sequence
   kVote,                  // VOTE, VOTEU
   kWarpReduction,         // REDUX: the lanes' register reduced into a uniform register (redux.sync)
@@ -60,7 +60,7 @@ enum class Semantics : uint8_t {
   kDoubleArithmetic,      // DADD, DMUL, DFMA: IEEE binary64, rounded to nearest
   kDoubleCompare,         // DSETP: as FSETP
   kData,                  // other float math and the like: destinations become unknown
-  kUnchecked,             // F2IP: no semantics nor GPU vectors yet, so
+  kUnchecked,             // an opcode with no semantics nor GPU vectors yet (none today), so
                           // destinations unknown in both passes, each reported as a form not
                           // checked against the GPU
   kLoad,                  // global/local/generic loads, atomics: destinations become unknown
