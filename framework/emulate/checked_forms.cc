@@ -48,6 +48,8 @@ bool IsComputingFamily(Semantics semantics) {
     case Semantics::kShuffle:
     case Semantics::kBitMask:
     case Semantics::kAddMinMax:
+    case Semantics::kNarrow:
+    case Semantics::kDotProduct:
     case Semantics::kFloatConvert:
     case Semantics::kFloatPack:
     case Semantics::kDoubleArithmetic:

@@ -159,7 +159,73 @@ uint16_t HalfFma(uint16_t a, uint16_t b, uint16_t c) {
   return static_cast<uint16_t>(sign | (high - 9) << 10 | ((units >> (high - 10)) - 1024));
 }
 
+// A half converted to single precision exactly, but for a NaN: 0x7fffffff whatever its payload and
+// sign (form_hadd2_f32's GPU vectors).
+uint32_t HalfToSingle(uint16_t half) {
+  const uint32_t sign = uint32_t{half & 0x8000u} << 16, exponent = (half >> 10) & 0x1fu,
+                 fraction = half & 0x3ffu;
+  if (exponent == 0x1f) return fraction != 0 ? 0x7fffffffu : sign | 0x7f800000u;
+  if (exponent == 0) return sign | Bits32(std::ldexp(static_cast<float>(fraction), -24));  // ±0, denormals
+  return sign | (exponent + 112) << 23 | fraction << 13;
+}
+
+// The register and half (0 or 16: the shift) of a source written R2.H0_H0 or R2.H1_H1, which the
+// parser keeps as text (kOther); false for any other operand, or one negated or absolute.
+bool HalfSelected(const Operand& operand, Operand* reg, int* shift) {
+  std::string text = operand.text;
+  for (size_t at = text.find(".reuse"); at != std::string::npos; at = text.find(".reuse")) text.erase(at, 6);
+  constexpr std::string_view kSelectors[] = {".H0_H0", ".H1_H1"};
+  for (int half = 0; half < 2; ++half) {
+    const std::string_view selector = kSelectors[half];
+    if (operand.kind != OperandKind::kOther || text.size() <= selector.size() ||
+        text.compare(text.size() - selector.size(), selector.size(), selector) != 0)
+      continue;
+    const std::vector<Operand> parsed = ParseOperands(text.substr(0, text.size() - selector.size()));
+    if (parsed.size() != 1 || parsed[0].kind != OperandKind::kRegister || parsed[0].negate ||
+        parsed[0].absolute || parsed[0].invert)
+      return false;
+    *reg = parsed[0];
+    *shift = 16 * half;
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+// F2IP.U8.F32.NTZ d, RZ, a, RZ: ptxas's cvt.rni.sat.u8.f32, a rounded to the nearest integer (ties
+// to even), clamped to 0..255, a NaN 0, the upper bytes 0. Any other form of it (other bytes packed
+// from the other sources, other types) is unknown; computed only in the forms the conformance
+// vectors check, in either pass.
+void LaunchEvaluator::FloatToByte(const Instruction& in, size_t index, int lane, Writes& out) const {
+  const std::vector<Operand>& ops = in.operands;
+  const auto zero = [](const Operand& operand) {
+    return operand.kind == OperandKind::kRegister && operand.index == kRegisterZero;
+  };
+  if (in.unchecked_form || in.opcode != "F2IP.U8.F32.NTZ" || ops.size() != 4 || !zero(ops[1]) ||
+      !zero(ops[3]) || ops[2].kind != OperandKind::kRegister || ops[2].negate || ops[2].absolute)
+    return out.Add(ops.at(0), Unknown(Origin(index)));
+  const Value a = Read(ops[2], lane, index);
+  const double x = AsFloat(a.bits);
+  double rounded = std::floor(x);
+  if (x - rounded > 0.5 || (x - rounded == 0.5 && std::fmod(rounded, 2.0) != 0)) rounded += 1;
+  const uint32_t byte = std::isnan(x) ? 0u : static_cast<uint32_t>(std::clamp(rounded, 0.0, 255.0));
+  out.Add(ops[0], From(byte, a));
+}
+
+// HADD2.F32 d, -RZ, a.H0_H0 (or .H1_H1): ptxas's cvt.f32.f16, one half of a made a float (-0 + x is
+// x, +0 too). Any other form of it (another first source, a negated or absolute half) is unknown.
+void LaunchEvaluator::HalfToFloat(const Instruction& in, size_t index, int lane, Writes& out) const {
+  const std::vector<Operand>& ops = in.operands;
+  Operand reg;
+  int shift = 0;
+  if (in.unchecked_form || ops.size() != 3 || ops[1].kind != OperandKind::kRegister ||
+      ops[1].index != kRegisterZero || !ops[1].negate || ops[1].absolute ||
+      !HalfSelected(ops[2], &reg, &shift))
+    return out.Add(ops.at(0), Unknown(Origin(index)));
+  const Value a = ReadRaw(reg, lane, index);
+  out.Add(ops[0], From(HalfToSingle(static_cast<uint16_t>(a.bits >> shift)), a));
+}
 
 // HADD2 d, a, b (a + b), HMUL2 d, a, b (a * b) and HFMA2 d, a, b, c (.MMA too), each half of the
 // pair on its own, as fma(a, 1, b), fma(a, b, -0) and fma(a, b, c) round the same (one rounding, and
@@ -168,6 +234,7 @@ uint16_t HalfFma(uint16_t a, uint16_t b, uint16_t c) {
 // no GPU vectors check leaves the destination unknown, in the counting pass too.
 void LaunchEvaluator::HalfArithmetic(const Instruction& in, size_t index, int lane, Writes& out) const {
   const std::vector<Operand>& ops = in.operands;
+  if (in.opcode == "HADD2.F32") return HalfToFloat(in, index, lane, out);
   const bool plain =
       in.modifiers.empty() || (in.base == "HFMA2" && in.modifiers.size() == 1 && in.modifiers[0] == "MMA");
   std::vector<Value> sources;
@@ -238,6 +305,7 @@ void LaunchEvaluator::FloatAndConversion(const Instruction& in, size_t index, ui
         return;
       }
       case Semantics::kFloatToInt: {
+        if (in.base == "F2IP") return FloatToByte(in, index, lane, out);
         const Value a = Read(ops.at(1), lane, index);
         // F32 to a 32-bit integer, in the forms the conformance vectors check (.NTZ, nvcc's); any
         // other (F64, F16, 64-bit or narrow destinations) is not computed.

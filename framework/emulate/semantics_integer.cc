@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -58,11 +59,16 @@ BlockDependence Lop3Dependence(const Value (&sources)[3], const Value& lut) {
   return block;
 }
 
+bool HasRelu(const Instruction& in) {
+  return std::find(in.modifiers.begin(), in.modifiers.end(), "RELU") != in.modifiers.end();
+}
+
 }  // namespace
 
 // BMSK d, a, b: b bits set from bit a (.W: a and b modulo 32; else each clamped to 32), and
-// VIADDMNMX d, a, b, c, p: the minimum (p) or maximum of a + b and c (.U32: unsigned). Computed only
-// in the forms the conformance vectors check, in either pass (the families are new to the emulator).
+// VIADDMNMX d, a, b, c, p: the minimum (p) or maximum of a + b and c (.U32: unsigned; .RELU: a
+// signed result below 0 is 0, as PTX's viaddmax.s32.relu). Computed only in the forms the conformance
+// vectors check, in either pass (the families are new to the emulator).
 void LaunchEvaluator::BitMaskOrAddMinMax(const Instruction& in, size_t index, int lane, Writes& out) {
   const std::vector<Operand>& ops = in.operands;
   if (in.unchecked_form) return out.Add(ops.at(0), Unknown(Origin(index)));
@@ -74,11 +80,65 @@ void LaunchEvaluator::BitMaskOrAddMinMax(const Instruction& in, size_t index, in
     const uint64_t mask = ((uint64_t{1} << count) - 1) << from;
     return out.Add(ops[0], From(static_cast<uint32_t>(mask), a, b));
   }
+  static constexpr std::string_view kComputed[] = {"U32", "RELU"};
+  const bool relu = HasRelu(in);
+  if (!OnlyModifiers(in, kComputed) || (relu && in.Is(mod::kU32)))
+    return out.Add(ops[0], Unknown(Origin(index)));
   const Value c = Read(ops.at(3), lane, index), p = ReadPredicate(ops.at(4), lane);
-  const Value sum = From(a.bits + b.bits, a, b);
-  const bool sum_less = Compare(Test::kLess, in.Is(mod::kU32), sum.bits, c.bits);
-  const Value& chosen = (p.bits != 0) == sum_less ? sum : c;
-  out.Add(ops[0], From(chosen.bits, a, b, c, p));
+  const uint32_t sum = a.bits + b.bits;
+  const bool sum_less = Compare(Test::kLess, in.Is(mod::kU32), sum, c.bits);
+  const uint32_t chosen = (p.bits != 0) == sum_less ? sum : c.bits;
+  out.Add(ops[0], From(relu && static_cast<int32_t>(chosen) < 0 ? 0u : chosen, a, b, c, p));
+}
+
+// VIMNMX3 d, a, b, c, p: the minimum (p) or maximum of three (.U32: unsigned), and VIMNMX d, a, b,
+// p.RELU; .RELU makes a signed result below 0 0 (PTX's max.relu.s32, __vimax3_s32_relu). Computed
+// only in the forms the conformance vectors check, in either pass.
+void LaunchEvaluator::MinMaxOfThree(const Instruction& in, size_t index, int lane, Writes& out) {
+  const std::vector<Operand>& ops = in.operands;
+  const bool three = in.base == "VIMNMX3", relu = HasRelu(in), is_unsigned = in.Is(mod::kU32);
+  if (in.unchecked_form || (relu && is_unsigned)) return out.Add(ops.at(0), Unknown(Origin(index)));
+  const Value a = Read(ops.at(1), lane, index), b = Read(ops.at(2), lane, index);
+  const Value c = three ? Read(ops.at(3), lane, index) : b;
+  const Value p = ReadPredicate(ops.at(three ? 4 : 3), lane);
+  const auto pick = [&](uint32_t x, uint32_t y) {
+    return (p.bits != 0) == Compare(Test::kLess, is_unsigned, x, y) ? x : y;
+  };
+  const uint32_t chosen = pick(pick(a.bits, b.bits), c.bits);
+  out.Add(ops[0], From(relu && static_cast<int32_t>(chosen) < 0 ? 0u : chosen, a, b, c, p));
+}
+
+// I2I.U8.S32.SAT d, a: a clamped to 0..255 (PTX's cvt.sat.u8.s32). IDP.2A.<LO|HI>.<U16|S16>.<U8|S8>
+// d, a, b, c: c plus a's two 16-bit halves times b's bytes 0 and 1 (.LO) or 2 and 3 (.HI), and
+// IDP.4A.<U8|S8>.<U8|S8> c plus a's and b's four bytes' products (PTX's dp2a, dp4a), modulo 2^32.
+// Any other I2I is unknown (I2I.S8.S32.SAT: ptxas reads only its low byte, through a PRMT, so no
+// vector shows the others). Computed only in the forms the conformance vectors check, in either pass.
+void LaunchEvaluator::NarrowOrDotProduct(const Instruction& in, size_t index, int lane, Writes& out) {
+  const std::vector<Operand>& ops = in.operands;
+  const std::vector<std::string>& m = in.modifiers;
+  if (in.unchecked_form) return out.Add(ops.at(0), Unknown(Origin(index)));
+  const Value a = Read(ops.at(1), lane, index);
+  if (in.base == "I2I") {
+    if (m != std::vector<std::string>{"U8", "S32", "SAT"}) return out.Add(ops[0], Unknown(Origin(index)));
+    return out.Add(ops[0], From(static_cast<uint32_t>(std::clamp(static_cast<int32_t>(a.bits), 0, 255)), a));
+  }
+  const bool two = m.size() == 4 && m[0] == "2A" && (m[1] == "LO" || m[1] == "HI");
+  const bool four = m.size() == 3 && m[0] == "4A";
+  const std::string a_type = two ? m[2] : four ? m[1] : "", b_type = two ? m[3] : four ? m[2] : "";
+  const bool byte_b = b_type == "U8" || b_type == "S8";
+  if (!byte_b || !(two ? a_type == "U16" || a_type == "S16" : four && (a_type == "U8" || a_type == "S8")))
+    return out.Add(ops[0], Unknown(Origin(index)));
+  const Value b = Read(ops.at(2), lane, index), c = Read(ops.at(3), lane, index);
+  const auto element = [](uint32_t word, int at, int bits, bool is_signed) {
+    const int64_t raw = (word >> (at * bits)) & ((1u << bits) - 1);
+    return is_signed && (raw >> (bits - 1)) != 0 ? raw - (int64_t{1} << bits) : raw;
+  };
+  const int width = two ? 16 : 8, first = two && m[1] == "HI" ? 2 : 0;
+  uint32_t sum = c.bits;
+  for (int i = 0; i < (two ? 2 : 4); ++i)
+    sum += static_cast<uint32_t>(element(a.bits, i, width, a_type[0] == 'S') *
+                                 element(b.bits, first + i, 8, b_type[0] == 'S'));
+  out.Add(ops[0], From(sum, a, b, c));
 }
 
 // Integer arithmetic, shifts and bit operations, with how each result depends on the block.
@@ -275,10 +335,11 @@ void LaunchEvaluator::Integer(const Instruction& in, size_t index, uint32_t mask
         return;
       }
       case Semantics::kMinMax: {
-        // Signed or unsigned min/max; any other modifier (VIMNMX.RELU clamps at 0) is not computed,
-        // in either pass: no handler reads it.
-        static constexpr std::string_view kComputed[] = {"U32", "S32"};
+        // Signed or unsigned min/max; any other modifier is not computed, in either pass: no
+        // handler reads it. The three-way VIMNMX3 and .RELU are new with the conformance vectors.
+        static constexpr std::string_view kComputed[] = {"U32", "S32", "RELU"};
         if (!OnlyModifiers(in, kComputed)) return out.Add(ops[0], Unknown(Origin(index)));
+        if (in.base == "VIMNMX3" || HasRelu(in)) return MinMaxOfThree(in, index, lane, out);
         const Value a = Read(ops.at(1), lane, index), b = Read(ops.at(2), lane, index);
         const Value p = ReadPredicate(ops.at(3), lane);
         const std::optional<bool> less = CompareInGroup(Test::kLess, is_unsigned, a, b);
@@ -305,6 +366,9 @@ void LaunchEvaluator::Integer(const Instruction& in, size_t index, uint32_t mask
       case Semantics::kBitMask:
       case Semantics::kAddMinMax:
         return BitMaskOrAddMinMax(in, index, lane, out);
+      case Semantics::kNarrow:
+      case Semantics::kDotProduct:
+        return NarrowOrDotProduct(in, index, lane, out);
       case Semantics::kAbs: {
         const Value a = Read(ops.at(1), lane, index);
         const uint32_t magnitude = static_cast<int32_t>(a.bits) < 0 ? 0u - a.bits : a.bits;

@@ -148,6 +148,8 @@ void LaunchEvaluator::Dispatch(const Instruction& in, uint32_t index, uint32_t m
     case Semantics::kAbs:
     case Semantics::kBitMask:
     case Semantics::kAddMinMax:
+    case Semantics::kNarrow:
+    case Semantics::kDotProduct:
       Integer(in, index, mask);
       break;
     case Semantics::kPlop3:

@@ -420,3 +420,49 @@ BANKCHECK_FORM(match_any_u64, {
 BANKCHECK_FORM(mufu_ex2, ASM1("ex2.approx.ftz.f32 %0, %1;"))
 BANKCHECK_FORM(ffma_sat, ASM1("fma.rn.sat.f32 %0, %1, %2, %3;"))
 BANKCHECK_FORM(ffma_rm, ASM1("fma.rm.f32 %0, %1, %2, %3;"))
+
+// The forms the corpus's output checks wait on (issue 52): three-way and clamped-at-0 integer
+// min/max, dp2a, saturating narrowings (OpenCV's saturate_cast), rsqrtf and tanhf's approximations,
+// a rounded-up int to float, a floor, a float compare and half to float. The narrowings also take
+// b's top 10 bits (-512 to 511), the float roundings its top 12 as quarters (`small`, -512 to
+// 511.75): every saturation edge and halfway case.
+BANKCHECK_FORM(vimnmx3, {
+  r0 = static_cast<uint32_t>(max(max(static_cast<int>(a), static_cast<int>(b)), static_cast<int>(c)));
+  r1 = static_cast<uint32_t>(min(min(static_cast<int>(a), static_cast<int>(b)), static_cast<int>(c)));
+})
+BANKCHECK_FORM(vimnmx3_u32, r0 = max(max(a, b), c); r1 = min(min(a, b), c))
+BANKCHECK_FORM(i2f_s32_rp, ASM1("cvt.rp.f32.s32 %0, %1;"))
+#define ON_THREE(op) \
+  asm(op " %0, %3; " op " %1, %4; " op " %2, %5;" : "=r"(r0), "=r"(r1), "=r"(r2) : "r"(a), "r"(b), "r"(c))
+BANKCHECK_FORM(mufu_rsq, ON_THREE("rsqrt.approx.ftz.f32"))
+BANKCHECK_FORM(mufu_tanh, ON_THREE("tanh.approx.f32"))
+BANKCHECK_FORM(fsetp_gt, ASMP("setp.gt.f32 p, %1, %2"))
+BANKCHECK_FORM(
+    hadd2_f32_halves,
+    asm("{ .reg .b16 h, g; .reg .f32 f, e; mov.b32 {h, g}, %2; cvt.f32.f16 f, h; cvt.f32.f16 e, g; "
+        "mov.b32 %0, f; mov.b32 %1, e; }"
+        : "=r"(r0), "=r"(r1)
+        : "r"(a)))
+BANKCHECK_FORM(isetp_lt_and_ex,
+               ASMP("{ .reg .pred q, s; .reg .s64 x, y; mov.b64 x, {%1, %3}; mov.b64 y, {%2, %1}; "
+                    "setp.lt.s64 q, x, y; setp.ne.u32 s, %3, %2; and.pred p, q, s; } mov.pred p, p"))
+BANKCHECK_FORM(viaddmnmx_relu, {
+  r0 = static_cast<uint32_t>(
+      __viaddmax_s32_relu(static_cast<int>(a), static_cast<int>(b), static_cast<int>(c)));
+  r1 = static_cast<uint32_t>(
+      __viaddmin_s32_relu(static_cast<int>(a), static_cast<int>(b), static_cast<int>(c)));
+})
+BANKCHECK_FORM(vimnmx_relu, {
+  r0 = static_cast<uint32_t>(__vimax_s32_relu(static_cast<int>(a), static_cast<int>(b)));
+  r1 = static_cast<uint32_t>(__vimin_s32_relu(static_cast<int>(a), static_cast<int>(b)));
+})
+BANKCHECK_FORM(idp_2a_lo_u16_u8, ASM1("dp2a.lo.u32.u32 %0, %1, %2, %3;"))
+#define NARROWED(op) \
+  asm(op " %0, %2; " op " %1, %3;" : "=r"(r0), "=r"(r1) : "r"(a), "r"(static_cast<int>(b) >> 22))
+BANKCHECK_FORM(i2i_u8_s32_sat, NARROWED("cvt.sat.u8.s32"))
+BANKCHECK_FORM(i2i_s8_s32_sat, NARROWED("cvt.sat.s8.s32"))
+#define ROUNDED(op)                                                          \
+  const float small = static_cast<float>(static_cast<int>(b) >> 20) * 0.25f; \
+  asm(op " %0, %2; " op " %1, %3;" : "=r"(r0), "=r"(r1) : "r"(a), "f"(small))
+BANKCHECK_FORM(f2i_s32_floor, ROUNDED("cvt.rmi.s32.f32"))
+BANKCHECK_FORM(f2ip_u8_f32, ROUNDED("cvt.rni.sat.u8.f32"))

@@ -26,6 +26,7 @@ enum class Inputs : uint8_t {
   kHalf,     // half pairs: edges (±0, ±inf, NaN payloads, denormals, 65504, ...) in either half, random
   kDouble,   // a, b: a double's high word (edges, then near 1); c: the low words (0 or edges, random)
   kWarpInt,  // a, c integers as kInt; b 0 to 40 as kLane (the warp reductions' partial member masks)
+  kRange,    // floats of every exponent: the float edges, denormals, then random bits (MUFU's inputs)
 };
 
 // Whether a form's lanes compute together (shuffles, votes, reductions, lane masks: kLane and

@@ -133,6 +133,15 @@ void Draw(Inputs kind, uint32_t t, uint64_t& state, uint32_t* word) {
         for (uint32_t i = 0; i < kInputs; ++i) word[i] = NearOne(state);
       }
       return;
+    case Inputs::kRange:
+      // Each of a, b, c over the whole range: the edges, then denormals of either sign, then the
+      // random bits drawn above (every exponent as likely).
+      if (t < kFloatCount) {
+        for (uint32_t i = 0; i < kInputs; ++i) word[i] = kFloatEdges[(t + 11 * i) % kFloatCount];
+      } else if (t < 96) {
+        for (uint32_t i = 0; i < kInputs; ++i) word[i] &= 0x807fffffu;
+      }
+      return;
     case Inputs::kInt:
     case Inputs::kShift:
     case Inputs::kDivisor:

@@ -166,8 +166,12 @@ class LaunchEvaluator {
   // ---- instruction semantics, one function per handler family, on the warp's lanes of `mask` ----
   void Integer(const Instruction& in, size_t index, uint32_t mask);  // semantics_integer.cc
   void BitMaskOrAddMinMax(const Instruction& in, size_t index, int lane, Writes& out);
+  void MinMaxOfThree(const Instruction& in, size_t index, int lane, Writes& out);
+  void NarrowOrDotProduct(const Instruction& in, size_t index, int lane, Writes& out);
   void FloatAndConversion(const Instruction& in, size_t index, uint32_t mask);  // semantics_float.cc
   void HalfArithmetic(const Instruction& in, size_t index, int lane, Writes& out) const;
+  void HalfToFloat(const Instruction& in, size_t index, int lane, Writes& out) const;
+  void FloatToByte(const Instruction& in, size_t index, int lane, Writes& out) const;
   void FloatArithmetic(const Instruction& in, size_t index, uint32_t mask);  // semantics_fp32.cc
   void FloatCompare(const Instruction& in, size_t index, int lane, Writes& out) const;
   // F2F, F2FP, DADD, DMUL, DFMA, DSETP (semantics_wide.cc).

@@ -25,7 +25,7 @@ enum class Semantics : uint8_t {
   kPlop3,                 // PLOP3.LUT
   kIsetp,                 // ISETP: integer compare into predicates
   kSel,                   // SEL, FSEL: d = p ? a : b
-  kMinMax,                // IMNMX, VIMNMX
+  kMinMax,                // IMNMX, VIMNMX, VIMNMX3
   kPopc,                  // POPC
   kFlo,                   // FLO
   kBrev,                  // BREV
@@ -33,13 +33,15 @@ enum class Semantics : uint8_t {
   kAbs,                   // IABS: |a| (INT_MIN stays INT_MIN)
   kBitMask,               // BMSK: a mask of b bits from bit a (.W: both modulo 32, else clamped to 32)
   kAddMinMax,             // VIADDMNMX d, a, b, c, p: min (p) or max of a + b and c, as IMNMX
+  kNarrow,                // I2I: an integer narrowed (.U8.S32.SAT: saturated, zero-extended)
+  kDotProduct,            // IDP.2A, IDP.4A: dot products of halves or bytes plus c (dp2a, dp4a)
   kSpecialRegister,       // S2R, S2UR
   kSpecialRegisterPair,   // CS2R: a register pair (.32: one); known for SRZ
   kLoadConstant,          // LDC, ULDC
   kHalfConstant,          // HFMA2(.MMA): a constant (d, -RZ, RZ, h0, h1), else as kHalfArithmetic
   kHalfArithmetic,        // HADD2, HMUL2: half pairs, rounded to nearest even (semantics_float.cc)
   kIntToFloat,            // I2F
-  kFloatToInt,            // F2I
+  kFloatToInt,            // F2I, F2IP
   kReciprocal,            // MUFU: known only as the reciprocal of nvcc's unsigned division sequence
   kVote,                  // VOTE, VOTEU
   kWarpReduction,         // REDUX: the lanes' register reduced into a uniform register (redux.sync)
@@ -58,7 +60,7 @@ enum class Semantics : uint8_t {
   kDoubleArithmetic,      // DADD, DMUL, DFMA: IEEE binary64, rounded to nearest
   kDoubleCompare,         // DSETP: as FSETP
   kData,                  // other float math and the like: destinations become unknown
-  kUnchecked,             // VIMNMX3, IDP, I2I, F2IP: no semantics nor GPU vectors yet, so
+  kUnchecked,             // an opcode with no semantics nor GPU vectors yet (none today), so
                           // destinations unknown in both passes, each reported as a form not
                           // checked against the GPU
   kLoad,                  // global/local/generic loads, atomics: destinations become unknown
