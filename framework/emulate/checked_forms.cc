@@ -50,6 +50,7 @@ bool IsComputingFamily(Semantics semantics) {
     case Semantics::kAddMinMax:
     case Semantics::kFloatConvert:
     case Semantics::kFloatPack:
+    case Semantics::kRound:
     case Semantics::kDoubleArithmetic:
     case Semantics::kDoubleCompare:
     case Semantics::kUnchecked:
