@@ -15,6 +15,18 @@ inline const std::set<std::string> kAwaitingVectors = {
     "form_mufu_ex2",
     "form_ffma_sat",
     "form_ffma_rm",
+    "form_frnd",
+    "form_frnd_ceil",
+    "form_frnd_floor",
+    "form_frnd_trunc",
+    "form_frnd_ftz",
+    "form_frnd_ftz_ceil",
+    "form_frnd_ftz_floor",
+    "form_frnd_ftz_trunc",
+    "form_frnd_f64",
+    "form_frnd_f64_ceil",
+    "form_frnd_f64_floor",
+    "form_frnd_f64_trunc",
 };
 
 }  // namespace bankcheck::conformance
