@@ -52,6 +52,7 @@ bool IsComputingFamily(Semantics semantics) {
     case Semantics::kDotProduct:
     case Semantics::kFloatConvert:
     case Semantics::kFloatPack:
+    case Semantics::kRound:
     case Semantics::kDoubleArithmetic:
     case Semantics::kDoubleCompare:
     case Semantics::kUnchecked:

@@ -111,6 +111,7 @@ bool IsArithmetic(Semantics semantics) {
     case Semantics::kFloatFma:
     case Semantics::kFloatMinMax:
     case Semantics::kFloatCompare:
+    case Semantics::kRound:
     case Semantics::kData:
       return true;
     default:

@@ -198,6 +198,9 @@ void LaunchEvaluator::Dispatch(const Instruction& in, uint32_t index, uint32_t m
     case Semantics::kDoubleCompare:
       OtherPrecision(in, index, mask);
       break;
+    case Semantics::kRound:
+      RoundToIntegral(in, index, mask);
+      break;
     case Semantics::kHalfConstant:
     case Semantics::kHalfArithmetic:
     case Semantics::kIntToFloat:

@@ -27,6 +27,11 @@ enum class Inputs : uint8_t {
   kDouble,   // a, b: a double's high word (edges, then near 1); c: the low words (0 or edges, random)
   kWarpInt,  // a, c integers as kInt; b 0 to 40 as kLane (the warp reductions' partial member masks)
   kRange,    // floats of every exponent: the float edges, denormals, then random bits (MUFU's inputs)
+  // Floats to round to integral values: edges (±0, ±inf, NaN payloads, denormals, halves and their
+  // neighbours, around 2^23), values near integers (halfway, integral, other), random bits.
+  kRound,
+  // As kRound, of doubles: x = {lo c, hi a} (edges around 2^52, near integers, random), y = {lo c, hi b}.
+  kDoubleRound,
 };
 
 // Whether a form's lanes compute together (shuffles, votes, reductions, lane masks: kLane and

@@ -52,11 +52,35 @@ constexpr uint32_t kDoubleEdges[] = {0x00000000, 0x80000000, 0x3ff00000, 0xbff00
                                      0x00100000, 0x80100000, 0x7fefffff, 0xffefffff, 0x3ff00001, 0x3fe00000,
                                      0x40000000, 0x43300000, 0x41e00000, 0xc1e00000, 0x3ca00000, 0x3fefffff};
 constexpr uint32_t kLowEdges[] = {0, 1, 0xffffffff, 0x80000000};
+// Floats to round (kRound): ±0, ±inf, NaN payloads, subnormals, the smallest normals, ±0.5 ±1.5 ±2.5
+// ±3.5 4.5 and their neighbours, ±0.25 ±0.75, around 1, 2^22 and 2^23 (8388607.5, the largest with a
+// fraction), 2^24, 2^31, FLT_MAX.
+constexpr uint32_t kRoundEdges[] = {
+    0x00000000, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0x7fc12345, 0xffc00001, 0x7f800001,
+    0xff812345, 0x00000001, 0x007fffff, 0x80000001, 0x807fffff, 0x00800000, 0x80800000, 0x3f000000,
+    0xbf000000, 0x3fc00000, 0xbfc00000, 0x40200000, 0xc0200000, 0x40600000, 0xc0600000, 0x40900000,
+    0x3effffff, 0x3f000001, 0xbeffffff, 0xbf000001, 0x3f800000, 0xbf800000, 0x3f7fffff, 0xbf7fffff,
+    0x3f800001, 0xbf800001, 0x3e800000, 0xbe800000, 0x3f400000, 0xbf400000, 0x401fffff, 0x40200001,
+    0x4affffff, 0xcaffffff, 0x4afffffe, 0x4b000000, 0xcb000000, 0x4b000001, 0x4b800000, 0x4effffff,
+    0x7f7fffff, 0xff7fffff, 0x4a7fffff, 0xca7ffffd};
+// Doubles to round (kDoubleRound), as kRoundEdges: 2^52 - 0.5 the largest with a fraction, and
+// 2^31 - 1 and 2^31 - 0.5.
+constexpr uint64_t kDoubleRoundEdges[] = {
+    0x0000000000000000, 0x8000000000000000, 0x7ff0000000000000, 0xfff0000000000000, 0x7ff8000000000000,
+    0x7ff8000000012345, 0xfff4000000000001, 0x7ff0000000000001, 0x0000000000000001, 0x800fffffffffffff,
+    0x0010000000000000, 0x8010000000000000, 0x3fe0000000000000, 0xbfe0000000000000, 0x3ff8000000000000,
+    0xbff8000000000000, 0x4004000000000000, 0xc004000000000000, 0x400c000000000000, 0xc00c000000000000,
+    0x3fdfffffffffffff, 0x3fe0000000000001, 0xbfdfffffffffffff, 0x3fefffffffffffff, 0xbfefffffffffffff,
+    0x3ff0000000000000, 0xbff0000000000000, 0x3ff0000000000001, 0x3fd0000000000000, 0xbfe8000000000000,
+    0x432fffffffffffff, 0xc32fffffffffffff, 0x432ffffffffffffe, 0x4330000000000000, 0xc330000000000000,
+    0x4330000000000001, 0x41dfffffffc00000, 0x41dfffffffe00000, 0x7fefffffffffffff, 0xffefffffffffffff};
 constexpr size_t kFloatCount = sizeof kFloatEdges / sizeof kFloatEdges[0];
 constexpr size_t kZeroCount = sizeof kZeroEdges / sizeof kZeroEdges[0];
 constexpr size_t kHalfCount = sizeof kHalfEdges / sizeof kHalfEdges[0];
 constexpr size_t kDoubleCount = sizeof kDoubleEdges / sizeof kDoubleEdges[0];
 constexpr size_t kIntCount = sizeof kIntEdges / sizeof kIntEdges[0];
+constexpr size_t kRoundCount = sizeof kRoundEdges / sizeof kRoundEdges[0];
+constexpr size_t kDoubleRoundCount = sizeof kDoubleRoundEdges / sizeof kDoubleRoundEdges[0];
 
 // A float near 1 in magnitude (exponents 120 to 134), so that sums and products round.
 uint32_t NearOne(uint64_t& state) {
@@ -81,6 +105,42 @@ uint32_t Halves(uint32_t t, uint32_t i, uint64_t& state) {
 uint32_t DoubleNearOne(uint64_t& state) {
   const uint64_t r = Next(state);
   return static_cast<uint32_t>((r >> 63) << 31 | ((1015 + (r >> 32) % 16) << 20) | (r & 0xfffff));
+}
+
+// A value near an integer (kRound, kDoubleRound) of the binary format of `fraction_bits` stored fraction
+// bits (23, 52) and exponent bias `bias`: magnitude 0.5 to 2^(fraction_bits + 1), either sign; of those
+// with a fraction, one in three exactly halfway between two integers and one in three integral.
+uint64_t NearInteger(uint64_t& state, int bias, int fraction_bits) {
+  const uint64_t r = Next(state), bits = Next(state);
+  const int exponent = bias - 1 + static_cast<int>(r % static_cast<uint64_t>(fraction_bits + 2));
+  const int dropped = fraction_bits - (exponent - bias);  // the fraction bits below one
+  uint64_t fraction = bits & ((uint64_t{1} << fraction_bits) - 1);
+  if (dropped >= 1 && dropped <= fraction_bits) {
+    const uint64_t below = (uint64_t{1} << dropped) - 1;
+    if (r / 64 % 3 == 0) fraction = (fraction & ~below) | uint64_t{1} << (dropped - 1);
+    if (r / 64 % 3 == 1) fraction &= ~below;
+  }
+  const int sign = fraction_bits == 23 ? 31 : 63;
+  return (r >> 63) << sign | static_cast<uint64_t>(exponent) << fraction_bits | fraction;
+}
+
+// The inputs to round (kRound, kDoubleRound): edges for the first 96 threads, near integers to thread
+// 224, random bits after.
+void DrawRound(Inputs kind, uint32_t t, uint64_t& state, uint32_t* word) {
+  if (kind == Inputs::kRound) {
+    for (uint32_t i = 0; i < kInputs; ++i)
+      if (t < 224)
+        word[i] = t < 96 ? kRoundEdges[(3 * t + i) % kRoundCount]
+                         : static_cast<uint32_t>(NearInteger(state, 127, 23));
+    return;
+  }
+  if (t >= 224) return;
+  const uint64_t x = t < 96 ? kDoubleRoundEdges[t % kDoubleRoundCount] : NearInteger(state, 1023, 52);
+  const uint64_t y =
+      t < 96 ? kDoubleRoundEdges[(5 * t + 1) % kDoubleRoundCount] : NearInteger(state, 1023, 52);
+  word[0] = static_cast<uint32_t>(x >> 32);
+  word[1] = static_cast<uint32_t>(y >> 32);
+  word[2] = static_cast<uint32_t>(x);
 }
 
 // The inputs of the kinds of other precisions (kZeros, kHalf, kDouble).
@@ -123,6 +183,10 @@ void Draw(Inputs kind, uint32_t t, uint64_t& state, uint32_t* word) {
     case Inputs::kHalf:
     case Inputs::kDouble:
       DrawOther(kind, t, r, state, word);
+      return;
+    case Inputs::kRound:
+    case Inputs::kDoubleRound:
+      DrawRound(kind, t, state, word);
       return;
     case Inputs::kFloat:
       if (t < 128) {

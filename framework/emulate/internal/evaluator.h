@@ -42,6 +42,12 @@ std::optional<uint32_t> WarpReduce(const Instruction& in, const uint32_t* values
 // MATCH.ANY's value in `lane` (semantics_predicate.cc): the lanes l of `lanes` whose values[l]
 // equals values[lane], as match.any.sync defines it (PTX ISA).
 uint32_t MatchAny(const uint64_t* values, uint32_t lanes, int lane);
+// FRND's value (semantics_round.cc): a binary32 or binary64 rounded to an integral value of its
+// format as IEEE roundToIntegral does, in the direction `rounding` names (to nearest even, toward
+// zero, down, up): ±0, ±inf and integral values unchanged, a NaN quieted (its sign and payload
+// kept). Under `ftz` a subnormal is first the zero of its sign.
+uint32_t RoundToIntegral32(uint32_t bits, Rounding rounding, bool ftz);
+uint64_t RoundToIntegral64(uint64_t bits, Rounding rounding);
 // P2R's value (semantics_predicate.cc): `predicates` (bit i: P<i>) where `mask` has a bit, `a` elsewhere.
 constexpr uint32_t PackPredicates(uint32_t predicates, uint32_t a, uint32_t mask) {
   return (predicates & mask) | (a & ~mask);
@@ -179,6 +185,7 @@ class LaunchEvaluator {
   // A double source (a register pair, |x| and -x applied); nullopt, with `value` unknown, for any
   // other operand.
   std::optional<double> WideSource(const Operand& operand, int lane, size_t index, Value* value) const;
+  void RoundToIntegral(const Instruction& in, size_t index, uint32_t mask);    // FRND (semantics_round.cc)
   void Predicates(const Instruction& in, size_t index, uint32_t mask);         // semantics_predicate.cc
   void Isetp(const Instruction& in, size_t index, int lane, Writes& out);      // semantics_predicate.cc
   void WarpMatch(const Instruction& in, size_t index, uint32_t mask);          // semantics_predicate.cc

@@ -56,6 +56,7 @@ enum class Semantics : uint8_t {
   kFloatCompare,          // FSETP: ordered and unordered tests, combined as ISETP's
   kShuffle,               // SHFL.IDX/.UP/.DOWN/.BFLY: another lane's register, and whether it was in range
   kFloatConvert,          // F2F: f32 <-> f64 (semantics_wide.cc)
+  kRound,                 // FRND: to an integral value of the same format (semantics_round.cc)
   kFloatPack,             // F2FP.BF16/.F16.F32.PACK_AB: two f32 rounded into one register's halves
   kDoubleArithmetic,      // DADD, DMUL, DFMA: IEEE binary64, rounded to nearest
   kDoubleCompare,         // DSETP: as FSETP
@@ -226,7 +227,7 @@ enum class Rounding : uint8_t { kNearest, kZero, kDown, kUp };
 inline bool TakesFloatImmediates(Semantics semantics) {
   return semantics == Semantics::kFloatAdd || semantics == Semantics::kFloatMultiply ||
          semantics == Semantics::kFloatFma || semantics == Semantics::kFloatMinMax ||
-         semantics == Semantics::kFloatCompare;
+         semantics == Semantics::kFloatCompare || semantics == Semantics::kRound;
 }
 
 // What an atomic or reduction does to memory, as far as the output pass computes it: a 32-bit integer
