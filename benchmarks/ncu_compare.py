@@ -5,9 +5,9 @@ Every count a bankcheck results file holds, per launch and kind, next to Nsight 
 metric on the same launch (ncu is the oracle); used by ncu_crosscheck.sh and run_crosscheck.sh.
 
   KINDS_TSV     the kind table, `bankcheck_speed_probe --print-kinds`: key, label, then the metrics
-                (instructions, instrumented wavefronts, instrumented conflicts, hardware wavefronts,
-                hardware conflicts; "-" for none), and the kind whose ideal the hardware pair also
-                counts ("-" for none)
+                (instructions, wavefronts or sectors: ncu's launch metric of the traffic, instrumented
+                conflicts, hardware wavefronts, hardware conflicts; "-" for none), and the kind whose
+                ideal the hardware pair also counts ("-" for none)
   RESULTS_JSON  a bankcheck-results file
   NCU_CSV       `ncu --metrics <the table's metrics> --csv --page raw --print-units base` output; the
                 profiled program's own output may be mixed in (only the rows of ncu's table are read)
@@ -111,6 +111,8 @@ class Comparison:
                 ideal = None if w is None or c is None else w - c
             derived[key] = ideal
         for key, label, instr, wf, conf, hw_wf, hw_conf, also in self.kinds:
+            if key in record.get("not_counted", []):
+                continue  # the record did not count the kind (a range-profiler record's global_ldgsts)
             block = record.get(key)
             ncu_instr = self.metric(launch, instr)
             if block is None and not ncu_instr:

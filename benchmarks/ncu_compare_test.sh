@@ -63,6 +63,58 @@ expect "matched in order instead, the same files differ (their cases sort in ano
   --match order "${run[@]}" "$fixtures/ncu_run.csv"
 expect "suite results agree in order, a graph record taking its two nodes' rows" 0 \
   '^3 launches compared; 0 values differ$' "$fixtures/kinds.tsv" "$fixtures/suite.json" "$fixtures/ncu_suite.csv"
+# cp.async's global reads (global_ldgsts): its sectors compared with ncu's launch metric of them,
+# the traffic column of its kind-table line; a record that did not count the kind (a range-profiler
+# record's "not_counted") is not compared in it. ldgsts_files SECTORS NOT_COUNTED: the suite files
+# with one 4-LDGSTS launch counting 64 sectors, ncu's table saying SECTORS.
+ldgsts_files() {
+  python3 - "$fixtures" "$work" "$1" "$2" <<'PY'
+import csv, io, json, sys
+fixtures, work, sectors, not_counted = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "yes"
+metric = "smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts.sum"
+with open(f"{fixtures}/kinds.tsv") as f, open(f"{work}/kinds_ldgsts.tsv", "w") as out:
+    out.write(f.read() + f"global_ldgsts\tldgsts_g\tsmsp__sass_inst_executed_op_ldgsts.sum\t{metric}\t-\t-\t-\t-\n")
+results = json.load(open(f"{fixtures}/suite.json"))
+launch = results["cases"]["classic/stride2"]["launches"][0]
+launch["shared_ldgsts"] = {"instructions": 4, "wavefronts": 16, "ideal": 16, "conflicts": 0}
+launch["global_ldgsts"] = {"instructions": 4, "wavefronts": 64}
+if not_counted:
+    launch["counters"] = "range profiler"
+    del launch["global_ldgsts"]
+    launch["not_counted"] = ["global_ldgsts"]
+json.dump(results, open(f"{work}/suite_ldgsts.json", "w"))
+lines = open(f"{fixtures}/ncu_suite.csv").read().splitlines(keepends=True)
+with open(f"{work}/ncu_ldgsts.csv", "w") as out:
+    header = None
+    for line in lines:
+        if not line.startswith('"'):
+            out.write(line)
+            continue
+        row = next(csv.reader([line]))
+        if header is None and row[0] == "ID":
+            header = row
+            row = row + [metric]
+        elif header is not None:
+            row = row + ["sector" if not row[0].isdigit() else "0"]
+            if row[0] == "0":
+                row[header.index("smsp__sass_inst_executed_op_ldgsts.sum")] = "4"
+                row[header.index("sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum")] = "16"
+                row[-1] = str(sectors)
+        text = io.StringIO()
+        csv.writer(text, quoting=csv.QUOTE_ALL, lineterminator="\n").writerow(row)
+        out.write(text.getvalue())
+PY
+}
+ldgsts=("$work/kinds_ldgsts.tsv" "$work/suite_ldgsts.json" "$work/ncu_ldgsts.csv")
+ldgsts_files 64 no
+expect "cp.async's global sectors agree with ncu's launch metric of them" 0 \
+  '^classic/stride2 +0 ldgsts_g +wavefronts +64 +64  ok$' "${ldgsts[@]}"
+ldgsts_files 72 no
+expect "cp.async's global sectors that ncu counts otherwise differ" 1 \
+  '^classic/stride2 +0 ldgsts_g +wavefronts +64 +72  DIFFERS$' "${ldgsts[@]}"
+ldgsts_files 64 yes
+expect "a record that did not count cp.async's global reads is not compared in them" 0 \
+  '^3 launches compared; 0 values differ$' "${ldgsts[@]}"
 echo '{"format": "bankcheck-baseline", "version": 1}' >"$work/baseline.json"
 expect "a file that is not a bankcheck results file is an input error" 2 'not a bankcheck results file' \
   --match launch-index "$fixtures/kinds.tsv" "$work/baseline.json" "$fixtures/ncu_run.csv"

@@ -25,7 +25,8 @@
 //                        set-up, loading its profiler library included
 //   --print-metrics      prints CoreMetrics() comma-joined (for ncu --metrics) and exits
 //   --print-kinds        prints the kind table (shared_kind.h) as tab-separated lines, metric names
-//                        ("-" for none) with every hardware pair, and exits (for ncu_crosscheck.sh)
+//                        ("-" for none) with every hardware pair, and exits (for ncu_crosscheck.sh);
+//                        the traffic column is ncu's launch metric of it (NcuTrafficMetric)
 //
 // Output: key=value lines on stdout. Exit status: 0 ok, 1 failure (or no GPU), 2 bad arguments.
 
@@ -238,7 +239,7 @@ int main(int argc, char** argv) {
     const auto name = [](const char* metric) { return metric != nullptr ? metric : "-"; };
     for (const SharedKindInfo& info : SharedKinds()) {
       std::cout << info.key << "\t" << info.label << "\t" << name(info.instructions_metric) << "\t"
-                << name(info.wavefronts_metric) << "\t" << name(info.conflicts_metric) << "\t"
+                << name(NcuTrafficMetric(info)) << "\t" << name(info.conflicts_metric) << "\t"
                 << name(info.hardware_wavefronts_metric) << "\t" << name(info.hardware_conflicts_metric)
                 << "\t" << (info.hardware_also_counts ? InfoOf(*info.hardware_also_counts).key : "-") << "\n";
     }

@@ -140,9 +140,10 @@ KIND_PREFIXES = ("shared_", "global_", "local_")
 
 
 def rows(launch, not_counted):
-    """Per pc, of the kinds both sides counted (an emulated launch leaves global or local memory
-    not counted where it cannot know an address: docs/emulate.md)."""
-    return {row["pc"]: (row.get("executions"), row.get("wavefronts"), row.get("ideal"))
+    """Per pc and kind (an LDGSTS has two rows: shared_ldgsts and global_ldgsts), of the kinds both
+    sides counted (an emulated launch leaves global or local memory not counted where it cannot
+    know an address: docs/emulate.md)."""
+    return {(row["pc"], row.get("kind")): (row.get("executions"), row.get("wavefronts"), row.get("ideal"))
             for row in launch.get("instructions", []) if row.get("kind") not in not_counted}
 
 
@@ -180,10 +181,11 @@ def crosscheck(measured_folder, emulated_folder):
                     continue
                 not_counted = set(real.get("not_counted", [])) | set(emul.get("not_counted", []))
                 real_rows, emul_rows = rows(real, not_counted), rows(emul, not_counted)
-                for pc in sorted(set(real_rows) | set(emul_rows)):
-                    if real_rows.get(pc) != emul_rows.get(pc):
+                for pc, kind in sorted(set(real_rows) | set(emul_rows), key=lambda k: (k[0], k[1] or "")):
+                    real_row, emul_row = real_rows.get((pc, kind)), emul_rows.get((pc, kind))
+                    if real_row != emul_row:
                         problems.append(f"launch {index} pc {pc:#x}: measured (executions, wavefronts, ideal) "
-                                        f"{real_rows.get(pc)}, emulated {emul_rows.get(pc)}")
+                                        f"{real_row}, emulated {emul_row}" + (f" [{kind}]" if kind else ""))
                 if totals(real, not_counted) != totals(emul, not_counted):
                     problems.append(f"launch {index}: totals measured {totals(real, not_counted)}, "
                                     f"emulated {totals(emul, not_counted)}")

@@ -1,6 +1,6 @@
 // `bankcheck predict` and `bankcheck explain`: one warp-level access through the CPU model,
 // described either as a stride or as one address per lane, for one kind of instruction (--op: lds,
-// sts, atoms, ldsm, stsm, ldgsts by the bank model; ldg, stg, ldl, stl by the sector model,
+// sts, atoms, ldsm, stsm, ldgsts by the bank model; ldg, stg, ldgsts_g, ldl, stl by the sector model,
 // memory_sectors.h; docs/model.md gives each kind's rule). A cp.async takes its global source too
 // (--src-stride).
 
@@ -74,10 +74,12 @@ std::string Trim(const std::string& text) {
 }
 
 // Whether the sector model (memory_sectors.h) costs the kind: the global and local loads and stores
-// whose sectors were measured; atomics and reductions were not.
+// whose sectors were measured, and cp.async's global reads (LDG's rule, as the emulator counts
+// them); atomics and reductions were not.
 bool IsSectorKind(SharedKind kind) {
   return kind == SharedKind::kGlobalLoad || kind == SharedKind::kGlobalStore ||
-         kind == SharedKind::kLocalLoad || kind == SharedKind::kLocalStore;
+         kind == SharedKind::kGlobalCpAsync || kind == SharedKind::kLocalLoad ||
+         kind == SharedKind::kLocalStore;
 }
 
 // Kinds the model has a rule for (docs/model.md); wgmma operands, distributed shared memory and
@@ -252,9 +254,10 @@ void AddAccessOptions(CLI::App& command, AccessOptions& options) {
       "--op ldsm, stsm (ldmatrix/stmatrix): each of lanes 0..N-1 gives the address of one 16-byte row\n"
       "(N = 8, 16, 32 for .x1, .x2, .x4; with --stride, lane i's row is at O + i*S*16): a 16-byte access,\n"
       "one 8-row matrix per phase, so the ideal is the number of matrices.\n"
-      "--op ldg, stg (global): the distinct 32-byte sectors the active lanes' bytes touch, over the\n"
-      "whole warp; ideal = ceil(sum over those sectors of min(32, the lanes' bytes in it) / 32),\n"
-      "each lane's bytes counted (ceil(distinct bytes / 32) when no two lanes share a byte).\n"
+      "--op ldg, stg, ldgsts_g (global; ldgsts_g: a cp.async's reads of its sources): the distinct\n"
+      "32-byte sectors the active lanes' bytes touch, over the whole warp; ideal = ceil(sum over those\n"
+      "sectors of min(32, the lanes' bytes in it) / 32), each lane's bytes counted (ceil(distinct\n"
+      "bytes / 32) when no two lanes share a byte).\n"
       "--op ldl, stl (local): addresses are the lanes' offsets in their own local memory; lane L's byte\n"
       "o lies at (o / 4) * 128 + L * 4 + o % 4; its distinct sectors (no ideal). See docs/model.md.\n"
       "Exit status: 0 done, 2 bad input.\n");
@@ -360,7 +363,7 @@ void AddModelCommands(CLI::App& app) {
     predict->add_flag(
         "--json", *json,
         "Print one line of JSON: {op, wavefronts, ideal, conflicts, ways, bytes (per lane), active_lanes}; "
-        "for ldg, stg, ldl, stl: {op, sectors, ideal (null for local), bytes, active_lanes}");
+        "for ldg, stg, ldgsts_g, ldl, stl: {op, sectors, ideal (null for local), bytes, active_lanes}");
     predict->callback([options, json] {
       const SharedKind kind = ParseOp(options->op);
       const WarpCopy instruction = BuildInstruction(*options, kind);

@@ -1,4 +1,4 @@
-// `bankcheck predict` and `explain` with --op ldg, stg, ldl, stl: the sector model
+// `bankcheck predict` and `explain` with --op ldg, stg, ldgsts_g, ldl, stl: the sector model
 // (memory_sectors.h) through the built binary, on the patterns the H200 measured.
 
 #include <gmock/gmock.h>
@@ -44,6 +44,21 @@ TEST_F(ModelSectorsTest, GlobalSectorsAndIdealPerWarp) {
   EXPECT_EQ(partial.at("sectors"), 5);
   EXPECT_EQ(partial.at("ideal"), 2);
   EXPECT_EQ(Predict("--op stg --bytes 1 --stride 1").at("sectors"), 1);
+}
+
+TEST_F(ModelSectorsTest, CpAsyncGlobalReadsTakeTheGlobalRule) {
+  // A 16-byte cp.async from contiguous sources reads 16 sectors, from sources 32 bytes apart 32;
+  // its shared side (--op ldgsts) is the bank model's.
+  const nlohmann::json contiguous = Predict("--op ldgsts_g --bytes 16 --stride 1");
+  EXPECT_EQ(contiguous.at("op"), "ldgsts_g");
+  EXPECT_EQ(contiguous.at("sectors"), 16);
+  EXPECT_EQ(contiguous.at("ideal"), 16);
+  const nlohmann::json apart = Predict("--op ldgsts_g --bytes 16 --stride 2");
+  EXPECT_EQ(apart.at("sectors"), 32);
+  EXPECT_EQ(apart.at("ideal"), 16);
+  EXPECT_EQ(Predict("--op ldgsts_g --bytes 4 --stride 1 --active 8").at("sectors"), 1);
+  EXPECT_THAT(Bankcheck("predict --op ldgsts_g --bytes 8 --stride 1").out,
+              HasSubstr("8-byte cp.async global read (LDGSTS), 32 active lanes: 8 sectors"));
 }
 
 TEST_F(ModelSectorsTest, LocalOffsetsInterleaveAcrossTheWarp) {

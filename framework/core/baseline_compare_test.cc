@@ -192,6 +192,34 @@ TEST(CompareWithBaselineTest, AKindOneSideDidNotCountIsNotCompared) {
   EXPECT_FALSE(IsShown(emulated, SharedKind::kGlobalLoad));
 }
 
+TEST(CompareWithBaselineTest, ABaselineRecordedBeforeCpAsyncGlobalReadsWereCountedStillMatches) {
+  // Recorded as version 3 (before global_ldgsts): a launch whose cp.async now counts global
+  // sectors, emulated or measured, matches it; its other global kinds still compare.
+  LaunchRecord old = MakeRecord(64);
+  old.shared[SharedKind::kCpAsync] = {8, 32, 32};
+  old.shared[SharedKind::kGlobalLoad] = {8, 32, 32};
+  MarkKindsNewerThan(3, old);
+  EXPECT_TRUE(old.not_counted[SharedKind::kGlobalCpAsync]);
+  EXPECT_FALSE(old.not_counted[SharedKind::kGlobalLoad]);
+  LaunchRecord now = old;
+  now.not_counted = {};
+  now.shared[SharedKind::kGlobalCpAsync] = {8, 128, 64};
+  now.lines = std::vector<LineRecord>{{"k.cu",
+                                       "cp_async16(dst, src);",
+                                       0,
+                                       9,
+                                       SharedKind::kGlobalCpAsync,
+                                       8,
+                                       128,
+                                       64,
+                                       {"LDGSTS.E.BYPASS.128"}}};
+  old.lines = std::vector<LineRecord>{};
+  EXPECT_EQ(CompareLaunches({old}, {now}).verdict, BaselineVerdict::kMatch);
+  EXPECT_FALSE(IsShown(old, SharedKind::kGlobalCpAsync));
+  now.shared[SharedKind::kGlobalLoad].wavefronts += 32;
+  EXPECT_EQ(CompareLaunches({old}, {now}).verdict, BaselineVerdict::kRegression);
+}
+
 TEST(CompareWithBaselineTest, FewerConflictsIsAnImprovement) {
   const BaselineComparison comparison = CompareWithBaseline(SetWith("transpose/naive", {MakeRecord(2048)}),
                                                             "transpose/naive", {MakeRecord(64)});

@@ -58,7 +58,7 @@ TEST(BaselineFileTest, SerializedFileIsSortedIndentedAndEndsWithANewline) {
       << text;
   EXPECT_LT(text.find("\"transpose/naive\""), text.find("\"transpose/padded\""));
   EXPECT_LT(text.find("\"format\": \"bankcheck-baseline\""), text.find("\"recorded_with\""));
-  EXPECT_THAT(text, HasSubstr("\"version\": 3\n}\n"));
+  EXPECT_THAT(text, HasSubstr("\"version\": 4\n}\n"));
   EXPECT_THAT(text, Not(HasSubstr("hardware")));
 }
 
@@ -126,6 +126,14 @@ TEST(BaselineFileTest, LinesRoundTripAndVersionOneFilesStillLoad) {
   EXPECT_TRUE(version_two.cases.at("transpose/naive").launches.at(0).not_counted[SharedKind::kLocalStore]);
   EXPECT_FALSE(version_two.cases.at("transpose/naive").launches.at(0).not_counted[SharedKind::kLoad]);
   EXPECT_FALSE(back.cases.at("transpose/naive").launches.at(0).not_counted[SharedKind::kGlobalLoad]);
+  // Version 3 did not count cp.async's global reads (global_ldgsts, version 4), and only them.
+  old["version"] = 3;
+  const LaunchRecord version_three =
+      ParseBaselineFile(old.dump(), "old.json").cases.at("transpose/naive").launches.at(0);
+  EXPECT_TRUE(version_three.not_counted[SharedKind::kGlobalCpAsync]);
+  EXPECT_FALSE(version_three.not_counted[SharedKind::kGlobalLoad]);
+  EXPECT_FALSE(version_three.not_counted[SharedKind::kCpAsync]);
+  EXPECT_FALSE(back.cases.at("transpose/naive").launches.at(0).not_counted[SharedKind::kGlobalCpAsync]);
   // Lines in a file that says version 1 are a hand edit gone wrong.
   nlohmann::json mixed = nlohmann::json::parse(text);
   mixed["version"] = 1;
@@ -156,9 +164,9 @@ TEST(BaselineFileTest, WrongFormatAndVersionAreExplained) {
               HasSubstr("demo.json: format: is \"bankcheck-results\", but a baseline file's format is "
                         "\"bankcheck-baseline\""));
   document["format"] = "bankcheck-baseline";
-  document["version"] = 4;
+  document["version"] = 5;
   EXPECT_THAT(BadFileError(document.dump()),
-              HasSubstr("version: is 4, but this bankcheck reads versions 1 to 3 only"));
+              HasSubstr("version: is 5, but this bankcheck reads versions 1 to 4 only"));
   document["version"] = 0;
   EXPECT_THAT(BadFileError(document.dump()), HasSubstr("version: is 0"));
   document["version"] = "1";

@@ -210,14 +210,14 @@ TEST_F(UpdateBaselinesTest, RecordingTheSameValuesAgainLeavesTheFileAlone) {
   EXPECT_EQ(ReadFile(File()), before);
 }
 
-// A version 1 file (launch totals only) recorded into becomes version 3: the recorded case gets its
+// A version 1 file (launch totals only) recorded into becomes version 4: the recorded case gets its
 // lines, the others keep their totals and are compared by them, and say that they did not count
 // global and local memory.
 TEST_F(UpdateBaselinesTest, RecordingIntoAVersionOneFileUpgradesIt) {
   UpdateBaselines(dir_, "sm_90", MakeMetadata(),
                   {{"transpose/a", "a", {MakeRecord(64)}}, {"transpose/b", "b", {MakeRecord(64)}}});
   std::string text = ReadFile(File());
-  const size_t version = text.find("\"version\": 3");
+  const size_t version = text.find("\"version\": 4");
   ASSERT_NE(version, std::string::npos);
   text.replace(version, 13, "\"version\": 1");
   WriteFile(File(), text);
@@ -227,7 +227,7 @@ TEST_F(UpdateBaselinesTest, RecordingIntoAVersionOneFileUpgradesIt) {
   const auto written = UpdateBaselines(dir_, "sm_90", MakeMetadata(), {{"transpose/a", "a", {with_lines}}});
   EXPECT_THAT(written, ElementsAre(File()));
   const std::string upgraded = ReadFile(File());
-  EXPECT_NE(upgraded.find("\"version\": 3"), std::string::npos);
+  EXPECT_NE(upgraded.find("\"version\": 4"), std::string::npos);
   const BaselineFile file = ReadBaselineFile(File());
   EXPECT_TRUE(HasLineData(file.cases.at("transpose/a").launches));
   EXPECT_FALSE(HasLineData(file.cases.at("transpose/b").launches));

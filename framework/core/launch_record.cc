@@ -150,6 +150,8 @@ void SetSharedCounts(const MetricValues& values, LaunchRecord& record) {
     const double* wavefronts = Find(values, info.wavefronts_metric);
     counts.wavefronts = wavefronts != nullptr ? ToCount(*wavefronts) : 0;
     SetIdeal(values, info, record);
+    // Its instructions alone would read as a kind without traffic.
+    if (!RangeProfilerCounts(info)) record.not_counted[info.kind] = true;
   }
 }
 
@@ -166,10 +168,11 @@ void SetSassCounts(const PerKind<SharedCounts>& sums, const PerKind<bool>& unsup
     }
     counts.instructions = sums[info.kind].instructions;
     // No wavefront counter for the kind (distributed shared memory): instructions only.
-    counts.wavefronts = info.wavefronts_metric != nullptr ? sums[info.kind].wavefronts : 0;
+    const bool measured = TrafficMeasured(info, /*sass=*/true);
+    counts.wavefronts = measured ? sums[info.kind].wavefronts : 0;
     // The SASS ideal is instrumented for every kind, but only where it was checked against ncu's
     // Source page is it recorded (docs/counters.md): the others stay unmeasured.
-    const bool exact = info.wavefronts_metric != nullptr && info.sass_ideal_exact;
+    const bool exact = measured && info.sass_ideal_exact;
     counts.ideal_wavefronts = exact ? sums[info.kind].ideal_wavefronts : 0;
     counts.ideal_provenance = exact ? Provenance::kExact : Provenance::kNotMeasured;
   }
@@ -233,7 +236,8 @@ std::string Describe(SharedKind kind, const SharedCounts& c) {
   const SharedKindInfo& info = InfoOf(kind);
   const std::string unit = TrafficUnit(kind);
   out << info.label << ": " << c.instructions << " instructions";
-  if (info.wavefronts_metric == nullptr) return out.str() + " (" + unit + " not measurable)";
+  // A range-profiler record does not show a kind whose traffic only SASS metrics count.
+  if (!TrafficMeasured(info, /*sass=*/true)) return out.str() + " (" + unit + " not measurable)";
   out << ", " << c.wavefronts << " " << unit << ", ";
   if (!c.ideal_known()) return out.str() + "ideal not measured";
   // Sectors above the ideal are excess (uncoalesced), wavefronts above it bank conflicts.

@@ -5,6 +5,7 @@
 
 #include <limits>
 
+#include "bankcheck/baseline.h"
 #include "bankcheck/error.h"
 
 namespace bankcheck {
@@ -182,6 +183,53 @@ TEST(SetSharedCountsTest, DistributedSharedMemoryHasInstructionsOnly) {
             "dsmem: 16 instructions (wavefronts not measurable)");
 }
 
+TEST(SetSharedCountsTest, CpAsyncGlobalReadsAreNotCountedByTheRangeProfiler) {
+  // No launch metric is known equal to the SASS sectors of LDGSTS (shared_kind.cc): the kind is not
+  // counted, rather than shown with its instructions and no sectors. Its shared side is.
+  MetricValues values = AllMetricsZero();
+  Set(values, SharedKind::kCpAsync, 4, 16);
+  LaunchRecord r;
+  SetSharedCounts(values, r);
+  EXPECT_TRUE(r.not_counted[SharedKind::kGlobalCpAsync]);
+  EXPECT_FALSE(r.not_counted[SharedKind::kCpAsync]);
+  EXPECT_FALSE(r.not_counted[SharedKind::kGlobalLoad]);
+  EXPECT_FALSE(r.not_counted[SharedKind::kDsmem]);
+  EXPECT_FALSE(IsShown(r, SharedKind::kGlobalCpAsync));
+}
+
+TEST(SharedKindTest, CpAsyncGlobalReadsAreAGlobalKindCountedByTheLdgstsCounterAndLdgSectors) {
+  const SharedKindInfo& info = InfoOf(SharedKind::kGlobalCpAsync);
+  EXPECT_STREQ(info.key, "global_ldgsts");
+  EXPECT_EQ(SharedKindFromKey("global_ldgsts"), SharedKind::kGlobalCpAsync);
+  EXPECT_EQ(SharedKindFromOp("ldgsts_g"), SharedKind::kGlobalCpAsync);
+  EXPECT_EQ(info.space, MemorySpace::kGlobal);
+  EXPECT_STREQ(TrafficUnit(SharedKind::kGlobalCpAsync), "sectors");
+  // The same instruction counter as shared_ldgsts: one LDGSTS is both kinds.
+  EXPECT_STREQ(info.instructions_metric, InfoOf(SharedKind::kCpAsync).instructions_metric);
+  // Its sectors and ideal: the per-instruction global counters LDG's are read from.
+  EXPECT_STREQ(info.sass_traffic_metric, InfoOf(SharedKind::kGlobalLoad).sass_traffic_metric);
+  EXPECT_STREQ(info.sass_ideal_metric, InfoOf(SharedKind::kGlobalLoad).sass_ideal_metric);
+  EXPECT_EQ(info.ideal, IdealSource::kSassOnly);
+  EXPECT_TRUE(TrafficMeasured(info, /*sass=*/true));
+  EXPECT_FALSE(RangeProfilerCounts(info));
+  // ncu's launch metric of its sectors (H100): for the ncu cross-check only, not the range profiler.
+  EXPECT_EQ(info.wavefronts_metric, nullptr);
+  EXPECT_STREQ(NcuTrafficMetric(info), "smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts.sum");
+  EXPECT_STREQ(NcuTrafficMetric(InfoOf(SharedKind::kGlobalLoad)),
+               InfoOf(SharedKind::kGlobalLoad).wavefronts_metric);
+  EXPECT_EQ(NcuTrafficMetric(InfoOf(SharedKind::kDsmem)), nullptr);
+  EXPECT_TRUE(info.emulated);
+  EXPECT_EQ(info.first_baseline_version, kBaselineVersion);
+  // Every other kind is counted by the range profiler as before.
+  for (const SharedKindInfo& other : SharedKinds()) {
+    if (other.kind != SharedKind::kGlobalCpAsync) {
+      EXPECT_TRUE(RangeProfilerCounts(other)) << other.key;
+      EXPECT_EQ(other.ncu_only_traffic_metric, nullptr) << other.key;
+    }
+  }
+  EXPECT_FALSE(TrafficMeasured(InfoOf(SharedKind::kDsmem), /*sass=*/true));
+}
+
 // A range-profiler record, with hardware readings equal to the exact counts.
 LaunchRecord ExactRecord() {
   LaunchRecord r;
@@ -222,6 +270,14 @@ TEST(LaunchRecordTest, SassSumsGiveExactIdealsWhereCheckedAgainstNcu) {
   EXPECT_EQ(r.shared[SharedKind::kAtomic], (SharedCounts{256, 806, 256, Provenance::kExact}));
   EXPECT_EQ(r.shared[SharedKind::kDsmem], (SharedCounts{16, 0, 0, Provenance::kNotMeasured}));
   EXPECT_TRUE(r.unsupported[SharedKind::kWgmma]);
+  // cp.async's global reads: their SASS sectors; their SASS ideal is not yet checked against ncu's
+  // Source page (shared_kind.cc), so not measured.
+  PerKind<SharedCounts> with_global = sums;
+  with_global[SharedKind::kGlobalCpAsync] = {4, 72, 64};
+  SetSassCounts(with_global, unsupported, r);
+  EXPECT_EQ(r.shared[SharedKind::kGlobalCpAsync], (SharedCounts{4, 72, 0, Provenance::kNotMeasured}));
+  EXPECT_EQ(Describe(SharedKind::kGlobalCpAsync, r.shared[SharedKind::kGlobalCpAsync]),
+            "ldgsts_g: 4 instructions, 72 sectors, ideal not measured");
   EXPECT_FALSE(r.unsupported[SharedKind::kLoad]);
 }
 

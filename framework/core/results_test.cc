@@ -150,11 +150,78 @@ TEST(ResultsTest, AnEmulatedCasesOutputStatusRoundTripsAndIsAbsentFromMeasuredOn
   EXPECT_THROW(ParseResults(document.dump(), "r.json"), Error);
 }
 
+TEST(ResultsTest, CpAsyncGlobalReadsRoundTripBesideTheirSharedWrites) {
+  // One LDGSTS counted through SASS metrics: two rows at its pc (its shared writes, its global
+  // reads) and a line per kind; a range-profiler record of it marks global_ldgsts not counted.
+  RunResults results;
+  CaseResult tile = MakeCase("cp_async/tile");
+  LaunchRecord sass = tile.launches.at(0);
+  sass.shared[SharedKind::kCpAsync] = {32, 128, 128, Provenance::kExact};
+  sass.shared[SharedKind::kGlobalCpAsync] = {32, 512, 0, Provenance::kNotMeasured};
+  InstructionCounts shared_side;
+  shared_side.pc_offset = 0x1a0;
+  shared_side.opcode = "LDGSTS.E.BYPASS.128";
+  shared_side.kind = SharedKind::kCpAsync;
+  shared_side.executions = 32;
+  shared_side.wavefronts = shared_side.ideal_wavefronts = 128;
+  InstructionCounts global_side = shared_side;
+  global_side.kind = SharedKind::kGlobalCpAsync;
+  global_side.wavefronts = 512;
+  global_side.ideal_wavefronts = 512;
+  sass.instructions = {shared_side, global_side};
+  sass.attributed_launches = 1;
+  sass.lines = std::vector<LineRecord>{
+      {"k.cu", "cp_async16(dst, src);", 0, 9, SharedKind::kCpAsync, 32, 128, 128, {"LDGSTS.E.BYPASS.128"}},
+      {"k.cu",
+       "cp_async16(dst, src);",
+       0,
+       9,
+       SharedKind::kGlobalCpAsync,
+       32,
+       512,
+       0,
+       {"LDGSTS.E.BYPASS.128"}}};
+  LaunchRecord ranged = MakeRecord(64);
+  ranged.counted_by = CountedBy::kRangeProfiler;
+  ranged.shared[SharedKind::kCpAsync] = {32, 128, 128, Provenance::kExact};
+  ranged.not_counted[SharedKind::kGlobalCpAsync] = true;
+  tile.launches = {sass, ranged};
+  results.cases["cp_async/tile"] = tile;
+  const std::string text = SerializeResults(results);
+  const nlohmann::json document = nlohmann::json::parse(text);
+  const nlohmann::json& launches = document["cases"]["cp_async/tile"]["launches"];
+  EXPECT_EQ(launches[0]["global_ldgsts"]["wavefronts"], 512);
+  EXPECT_EQ(launches[0]["instructions"][1]["kind"], "global_ldgsts");
+  EXPECT_FALSE(launches[1].contains("global_ldgsts"));
+  EXPECT_EQ(launches[1]["not_counted"], nlohmann::json::array({"global_ldgsts"}));
+  const RunResults back = ParseResults(text, "results.json");
+  const std::vector<LaunchRecord>& read = back.cases.at("cp_async/tile").launches;
+  ASSERT_THAT(read, SizeIs(2));
+  EXPECT_EQ(read[0].shared[SharedKind::kGlobalCpAsync], sass.shared[SharedKind::kGlobalCpAsync]);
+  EXPECT_EQ(read[0].shared[SharedKind::kCpAsync], sass.shared[SharedKind::kCpAsync]);
+  EXPECT_EQ(read[0].instructions, sass.instructions);
+  ASSERT_TRUE(read[0].lines);
+  ASSERT_THAT(*read[0].lines, SizeIs(2));
+  for (size_t i = 0; i < 2; ++i) {
+    const LineRecord &want = sass.lines->at(i), &got = read[0].lines->at(i);
+    EXPECT_EQ(got.kind, want.kind);
+    EXPECT_EQ(got.line, want.line);
+    EXPECT_EQ(got.executions, want.executions);
+    EXPECT_EQ(got.wavefronts, want.wavefronts);
+    EXPECT_EQ(got.ideal_wavefronts, want.ideal_wavefronts);
+    EXPECT_EQ(got.opcodes, want.opcodes);
+  }
+  EXPECT_FALSE(read[0].not_counted[SharedKind::kGlobalCpAsync]);
+  EXPECT_TRUE(read[1].not_counted[SharedKind::kGlobalCpAsync]);
+  EXPECT_FALSE(read[1].not_counted[SharedKind::kCpAsync]);
+  EXPECT_EQ(SerializeResults(back), text);
+}
+
 TEST(ResultsTest, VersionOneFilesLoadWithoutGlobalAndLocalMemory) {
   RunResults results;
   results.cases["t/a"] = MakeCase("t/a");
   nlohmann::json document = nlohmann::json::parse(SerializeResults(results));
-  EXPECT_EQ(document["version"], 2);
+  EXPECT_EQ(document["version"], 3);
   EXPECT_FALSE(ParseResults(document.dump(), "r.json")
                    .cases.at("t/a")
                    .launches.at(0)
@@ -165,7 +232,12 @@ TEST(ResultsTest, VersionOneFilesLoadWithoutGlobalAndLocalMemory) {
   EXPECT_TRUE(old.not_counted[SharedKind::kGlobalLoad]);
   EXPECT_TRUE(old.not_counted[SharedKind::kLocalLoad]);
   EXPECT_FALSE(old.not_counted[SharedKind::kLoad]);
-  document["version"] = 3;
+  // Written before cp.async's global reads were counted (version 2): that kind alone.
+  document["version"] = 2;
+  const LaunchRecord two = ParseResults(document.dump(), "r.json").cases.at("t/a").launches.at(0);
+  EXPECT_TRUE(two.not_counted[SharedKind::kGlobalCpAsync]);
+  EXPECT_FALSE(two.not_counted[SharedKind::kGlobalLoad]);
+  document["version"] = 4;
   EXPECT_THROW(ParseResults(document.dump(), "r.json"), Error);
 }
 

@@ -160,16 +160,6 @@ SourceFrame SourceOf(uint32_t crc, const std::string& function, uint32_t pc) {
   return source;
 }
 
-// The metrics every patched instruction reports: each kind's instruction counter (which kind an
-// instruction is), and the traffic and ideal counters of the kinds (the kind table's sass_*_metric).
-struct MetricIds {
-  std::map<uint64_t, SharedKind> kind_of;    // instruction counter id -> its kind
-  PerKind<std::optional<uint64_t>> traffic;  // per kind: its traffic counter's id
-  PerKind<std::optional<uint64_t>> ideal;    // per kind: its ideal counter's id; none: no ideal
-  PerKind<bool> unsupported;                 // kinds without an instruction counter on this chip
-  PerKind<bool> not_counted;                 // kinds BANKCHECK_SASS_CONFIG leaves out (metrics=shared)
-};
-
 std::optional<uint64_t> MetricId(const std::string& chip, const std::string& name) {
   BANKCHECK_CUPTI_PARAMS(CUpti_SassMetrics_GetProperties_Params, params);
   params.pChipName = chip.c_str();
@@ -187,12 +177,11 @@ const SassConfig& TheSassConfig() {
 // The SASS metrics configuration can be set once per process and device: CUPTI 13.0 answered a
 // second cuptiSassMetricsSetConfig, after UnsetConfig, with CUPTI_ERROR_OUT_OF_MEMORY on the H100.
 // So it is set on first use and kept.
-const MetricIds& ConfigureOnce(int device, const std::string& chip) {
+const SassMetricIds& ConfigureOnce(int device, const std::string& chip) {
   static std::mutex mutex;
-  static std::map<int, MetricIds> configured;
+  static std::map<int, SassMetricIds> configured;
   std::lock_guard<std::mutex> lock(mutex);
   if (const auto found = configured.find(device); found != configured.end()) return found->second;
-  MetricIds ids;
   const SassConfig& config = TheSassConfig();
   if (!config.IsDefault())
     std::fprintf(stderr,
@@ -200,37 +189,11 @@ const MetricIds& ConfigureOnce(int device, const std::string& chip) {
                  "counts are checked only with the default\n",
                  Describe(config).c_str());
   std::vector<CUpti_SassMetrics_Config> configs;
-  const auto add = [&](const std::string& name) -> std::optional<uint64_t> {
+  SassMetricIds ids = MetricIdsFor(config, [&](const std::string& name, bool patched) {
     const std::optional<uint64_t> id = MetricId(chip, name);
-    if (id) configs.push_back({*id, static_cast<uint8_t>(config.granularity)});
+    if (id && patched) configs.push_back({*id, static_cast<uint8_t>(config.granularity)});
     return id;
-  };
-  const bool with_ideal = config.metrics != SassConfig::Metrics::kNoIdeal;
-  // One config per counter, however many kinds share it.
-  std::map<std::string, std::optional<uint64_t>> added;
-  const auto add_once = [&](const char* name, bool patched) -> std::optional<uint64_t> {
-    if (name == nullptr) return std::nullopt;
-    if (const auto found = added.find(name); found != added.end()) return found->second;
-    return added[name] = patched ? add(name) : MetricId(chip, name);
-  };
-  for (const SharedKindInfo& info : SharedKinds()) {
-    if (config.metrics == SassConfig::Metrics::kLdSt && info.kind != SharedKind::kLoad &&
-        info.kind != SharedKind::kStore)
-      continue;
-    if (KindsLeftOut(config)[info.kind]) {
-      ids.not_counted[info.kind] = true;
-      continue;
-    }
-    const std::string range_name = info.instructions_metric;  // "...op_shared_ld.sum"
-    const std::optional<uint64_t> id = add(range_name.substr(0, range_name.rfind(".sum")));
-    if (!id) {
-      ids.unsupported[info.kind] = true;
-      continue;
-    }
-    ids.kind_of[*id] = info.kind;
-    ids.traffic[info.kind] = add_once(info.sass_traffic_metric, true);
-    ids.ideal[info.kind] = add_once(info.sass_ideal_metric, with_ideal);
-  }
+  });
   if (!ids.traffic[SharedKind::kLoad] || !ids.ideal[SharedKind::kLoad])
     throw Error(ErrorKind::kUnsupportedDevice, "this GPU (" + chip +
                                                    ") has no per-instruction shared-memory "
@@ -275,48 +238,12 @@ Reported Flush(CUcontext context) {
   return reported;
 }
 
-// The kind of a patched instruction (the kind whose instruction counter it incremented), and its
-// executions; nullopt for instructions of no kind or that did not run.
-std::optional<std::pair<SharedKind, uint64_t>> KindOf(const std::map<uint64_t, uint64_t>& values,
-                                                      const MetricIds& ids) {
-  for (const auto& [id, value] : values) {
-    const auto kind = ids.kind_of.find(id);
-    if (kind != ids.kind_of.end() && value != 0) return std::make_pair(kind->second, value);
-  }
-  return std::nullopt;
-}
-
-// A patched instruction's traffic (wavefronts or sectors) and ideal, by its kind's counters.
-std::pair<uint64_t, uint64_t> TrafficOf(SharedKind kind, const std::map<uint64_t, uint64_t>& values,
-                                        const MetricIds& ids) {
-  const auto value_of = [&values](const std::optional<uint64_t>& id) -> uint64_t {
-    if (!id) return 0;
-    const auto found = values.find(*id);
-    return found == values.end() ? 0 : found->second;
-  };
-  return {value_of(ids.traffic[kind]), value_of(ids.ideal[kind])};
-}
-
-// A patched memory instruction's counts; nullopt for other instructions and those not run.
-std::optional<SassInstruction> SassInstructionOf(const Key& key, const std::map<uint64_t, uint64_t>& values,
-                                                 const MetricIds& ids) {
-  const auto kind = KindOf(values, ids);
-  if (!kind) return std::nullopt;
-  SassInstruction instruction;
-  instruction.cubin_crc = std::get<0>(key);
-  instruction.pc_offset = std::get<2>(key);
-  instruction.kind = kind->first;
-  instruction.executions = kind->second;
-  std::tie(instruction.wavefronts, instruction.ideal_wavefronts) = TrafficOf(instruction.kind, values, ids);
-  return instruction;
-}
-
 // The memory instructions of `reported`, by kernel.
-KernelSass ByKernel(const Reported& reported, const MetricIds& ids) {
+KernelSass ByKernel(const Reported& reported, const SassMetricIds& ids) {
   KernelSass by_kernel;
   for (const auto& [key, values] : reported)
-    if (const std::optional<SassInstruction> instruction = SassInstructionOf(key, values, ids))
-      by_kernel[std::get<1>(key)].push_back(*instruction);
+    for (SassInstruction& instruction : SassInstructionsOf(std::get<0>(key), std::get<2>(key), values, ids))
+      by_kernel[std::get<1>(key)].push_back(instruction);
   return by_kernel;
 }
 
@@ -344,10 +271,70 @@ class SassPatching {
 
 }  // namespace
 
+SassMetricIds MetricIdsFor(const SassConfig& config,
+                           const std::function<std::optional<uint64_t>(const std::string&, bool)>& id_of) {
+  SassMetricIds ids;
+  const bool with_ideal = config.metrics != SassConfig::Metrics::kNoIdeal;
+  // One config per counter, however many kinds share it (LDGSTS's instruction counter is two kinds').
+  std::map<std::string, std::optional<uint64_t>> added;
+  const auto add_once = [&](const char* name, bool patched) -> std::optional<uint64_t> {
+    if (name == nullptr) return std::nullopt;
+    if (const auto found = added.find(name); found != added.end()) return found->second;
+    return added[name] = id_of(name, patched);
+  };
+  for (const SharedKindInfo& info : SharedKinds()) {
+    if (config.metrics == SassConfig::Metrics::kLdSt && info.kind != SharedKind::kLoad &&
+        info.kind != SharedKind::kStore)
+      continue;
+    if (KindsLeftOut(config)[info.kind]) {
+      ids.not_counted[info.kind] = true;
+      continue;
+    }
+    const std::string range_name = info.instructions_metric;  // "...op_shared_ld.sum"
+    const std::optional<uint64_t> id = add_once(range_name.substr(0, range_name.rfind(".sum")).c_str(), true);
+    if (!id) {
+      ids.unsupported[info.kind] = true;
+      continue;
+    }
+    ids.kinds_of[*id].push_back(info.kind);
+    ids.traffic[info.kind] = add_once(info.sass_traffic_metric, true);
+    ids.ideal[info.kind] = add_once(info.sass_ideal_metric, with_ideal);
+  }
+  return ids;
+}
+
+std::vector<SassInstruction> SassInstructionsOf(uint32_t cubin_crc, uint32_t pc_offset,
+                                                const std::map<uint64_t, uint64_t>& values,
+                                                const SassMetricIds& ids) {
+  const auto value_of = [&values](const std::optional<uint64_t>& id) -> uint64_t {
+    if (!id) return 0;
+    const auto found = values.find(*id);
+    return found == values.end() ? 0 : found->second;
+  };
+  std::vector<SassInstruction> instructions;
+  for (const auto& [id, executions] : values) {
+    const auto kinds = ids.kinds_of.find(id);
+    if (kinds == ids.kinds_of.end() || executions == 0) continue;
+    for (const SharedKind kind : kinds->second) {
+      SassInstruction instruction;
+      instruction.cubin_crc = cubin_crc;
+      instruction.pc_offset = pc_offset;
+      instruction.kind = kind;
+      instruction.executions = executions;
+      instruction.wavefronts = value_of(ids.traffic[kind]);
+      instruction.ideal_wavefronts = value_of(ids.ideal[kind]);
+      instructions.push_back(instruction);
+    }
+    // An instruction increments one instruction counter.
+    break;
+  }
+  return instructions;
+}
+
 struct SassCounting::State {
-  State(CUcontext on, const MetricIds& configured) : context(on), ids(configured), patching(on) {}
+  State(CUcontext on, const SassMetricIds& configured) : context(on), ids(configured), patching(on) {}
   CUcontext context;
-  const MetricIds& ids;
+  const SassMetricIds& ids;
   SassPatching patching;
   // Other contexts that launched kernels while counting (Watch).
   std::map<CUcontext, std::unique_ptr<SassPatching>> others;
@@ -431,7 +418,7 @@ bool MayLaunchFromDevice(const std::string& mangled) {
 
 std::map<std::string, std::vector<InstructionCounts>> AttributeInstructions(
     CUcontext context, int device, const std::string& chip, const std::function<void()>& launches) {
-  const MetricIds& ids = ConfigureOnce(device, chip);
+  const SassMetricIds& ids = ConfigureOnce(device, chip);
   Reported reported;
   {
     SassPatching patching(context);

@@ -18,8 +18,8 @@ void Add(Rows& total, const Rows& rows, uint64_t blocks) {
     if (__builtin_mul_overflow(count, times, &product) || __builtin_add_overflow(sum, product, &sum))
       StopLaunch("an emulated count does not fit in 64 bits (a grid too large to count)");
   };
-  for (const auto& [index, row] : rows) {
-    Row& into = total[index];
+  for (const auto& [key, row] : rows) {
+    Row& into = total[key];
     add(into.executions, row.executions, blocks);
     add(into.wavefronts, row.wavefronts, blocks);
     add(into.ideal, row.ideal, blocks);

@@ -48,8 +48,8 @@ const Kernel& KernelToEmulate(const Module& module, const LaunchToEmulate& launc
   return kernel;
 }
 
-LaunchRecord CountedRecord(const Kernel& kernel, const LaunchToEmulate& launch, bool clustered,
-                           const Rows& rows, const LaunchEvaluator& evaluator) {
+LaunchRecord CountedRecord(const Kernel& kernel, const LaunchToEmulate& launch, const Rows& rows,
+                           const LaunchEvaluator& evaluator) {
   LaunchRecord record;
   record.kernel = Demangle(launch.mangled);
   record.mangled_kernel = launch.mangled;
@@ -62,12 +62,12 @@ LaunchRecord CountedRecord(const Kernel& kernel, const LaunchToEmulate& launch, 
   if (project_root.empty()) project_root = set_root;
   PerKind<SharedCounts> sums;
   const PerKind<bool>& not_counted = evaluator.sectors_not_counted();
-  for (const auto& [index, row] : rows) {
-    const Instruction& instruction = kernel.code[index];
+  for (const auto& [key, row] : rows) {
+    const Instruction& instruction = kernel.code[key.first];
     InstructionCounts counts;
     counts.pc_offset = instruction.pc;
     counts.opcode = instruction.opcode;
-    counts.kind = RowKind(*instruction.info, clustered);
+    counts.kind = key.second;
     if (not_counted[counts.kind]) continue;  // a partial count would be a guess
     counts.executions = row.executions;
     counts.wavefronts = row.wavefronts;
@@ -122,7 +122,7 @@ Emulation Emulate(const Module& module, const LaunchToEmulate& launch, const Emu
     return emulation;
   }
 
-  emulation.record = CountedRecord(kernel, launch, cluster != Dim3{}, rows, evaluator);
+  emulation.record = CountedRecord(kernel, launch, rows, evaluator);
   return emulation;
 }
 

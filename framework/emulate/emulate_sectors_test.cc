@@ -226,5 +226,125 @@ TEST(EmulateSectorsTest, LanesAtDifferentLocalOffsetsTouchTheirOwnRows) {
   EXPECT_EQ(Row(*emulation.record, 0x70).wavefronts, 32u);
 }
 
+// cp.async (LDGSTS): its global reads in global_ldgsts, by LDG's sector rule, beside its shared
+// writes in shared_ldgsts. `scale`: each thread's source is `scale` bytes after the previous one's;
+// `guard`: a predicate on the copy ("" for none), set by a comparison of the thread index.
+Emulation CopyIntoShared(uint32_t bytes, int scale, uint32_t threads, const std::string& guard = "") {
+  const std::string width = bytes == 4 ? "" : bytes == 8 ? ".64" : ".BYPASS.128";
+  const std::string predicate = guard.empty() ? "" : "@" + guard + " ";
+  const Module module = Listing(GlobalIndexed(scale, R"(
+        /*0090*/                   IMAD.SHL.U32 R4, R0, )" +
+                                                         std::to_string(bytes) + R"(, RZ ;
+        /*00a0*/                   ISETP.GE.U32.AND P0, PT, R0, 0xc, PT ;
+        /*00b0*/                   )" + predicate + "LDGSTS.E" +
+                                                         width + R"( [R4+UR4], desc[UR6][R2.64] ;
+        /*00c0*/                   LDGDEPBAR ;
+        /*00d0*/                   DEPBAR.LE SB0, 0x0 ;
+        /*00e0*/                   EXIT ;
+)"));
+  return EmulateBothWays(module, Launch(Dim3{2, 1, 1}, Dim3{threads, 1, 1}, PointerParameter(kPointer)));
+}
+
+// What the sector rule gives one warp of CopyIntoShared: lanes `first` to `last` of the warp whose
+// first thread is `thread`.
+SectorCost CopySectors(uint32_t bytes, int scale, uint64_t thread, int first, int last) {
+  WarpAccess access;
+  access.bytes = bytes;
+  for (int lane = first; lane <= last; ++lane) access.SetLane(lane, kPointer + (thread + lane) * scale);
+  return GlobalSectors(access);
+}
+
+TEST(EmulateSectorsTest, CpAsyncGlobalReadsCostAsAnLdgOfTheirSizeWouldCoalescedOrStrided) {
+  for (const uint32_t bytes : {4u, 8u, 16u}) {
+    for (const int stride : {1, 2, 8}) {
+      const int scale = static_cast<int>(bytes) * stride;
+      const Emulation emulation = CopyIntoShared(bytes, scale, 64);
+      ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
+      SectorCost total;
+      for (uint64_t thread = 0; thread < 128; thread += 32) {
+        const SectorCost warp = CopySectors(bytes, scale, thread, 0, 31);
+        total.sectors += warp.sectors;
+        total.ideal += warp.ideal;
+      }
+      // Per warp: coalesced, the lanes' bytes in as many sectors as they fill; at twice the size
+      // apart, twice as many; 8 times apart, one sector per lane.
+      const uint64_t per_warp = stride == 1 ? bytes : stride == 2 ? 2 * bytes : 32;
+      EXPECT_EQ(total, (SectorCost{4 * per_warp, 4 * uint64_t{bytes}}))
+          << bytes << " bytes, stride " << stride;
+      const LaunchRecord& record = *emulation.record;
+      EXPECT_FALSE(record.not_counted[SharedKind::kGlobalCpAsync]);
+      const InstructionCounts& global = Row(record, 0xb0, SharedKind::kGlobalCpAsync);
+      EXPECT_THAT(global.opcode, ::testing::StartsWith("LDGSTS.E"));
+      EXPECT_EQ(global.executions, 4u);
+      EXPECT_EQ(global.wavefronts, total.sectors) << bytes << " bytes, stride " << stride;
+      EXPECT_EQ(global.ideal_wavefronts, total.ideal) << bytes << " bytes, stride " << stride;
+      EXPECT_EQ(Counts(emulation, SharedKind::kGlobalCpAsync).instructions, 4u);
+      EXPECT_EQ(Counts(emulation, SharedKind::kGlobalCpAsync).wavefronts, total.sectors);
+      // The same instruction's shared writes stay in their own kind; no LDG is counted.
+      EXPECT_EQ(Row(record, 0xb0, SharedKind::kCpAsync).executions, 4u);
+      EXPECT_EQ(Counts(emulation, SharedKind::kCpAsync).instructions, 4u);
+      EXPECT_EQ(Counts(emulation, SharedKind::kGlobalLoad).instructions, 0u);
+    }
+  }
+}
+
+TEST(EmulateSectorsTest, CpAsyncLanesOffReadNothing) {
+  // 40 threads: the second warp has 8 lanes. Guarded by P0 (tid >= 12), lanes 0-11 of the first
+  // warp are off too.
+  const int scale = 16;
+  const Emulation partial = CopyIntoShared(16, scale, 40);
+  ASSERT_TRUE(partial.record) << partial.undecided->Describe();
+  uint64_t sectors = 0;
+  for (const uint64_t block : {0u, 40u})
+    sectors +=
+        CopySectors(16, scale, block, 0, 31).sectors + CopySectors(16, scale, block + 32, 0, 7).sectors;
+  EXPECT_EQ(Row(*partial.record, 0xb0, SharedKind::kGlobalCpAsync).wavefronts, sectors);
+  EXPECT_EQ(sectors, 2 * (16u + 4u));
+
+  const Emulation guarded = CopyIntoShared(16, scale, 32, "P0");
+  ASSERT_TRUE(guarded.record) << guarded.undecided->Describe();
+  const SectorCost warp = CopySectors(16, scale, 0, 12, 31);
+  EXPECT_EQ(warp, (SectorCost{10, 10}));
+  const InstructionCounts& row = Row(*guarded.record, 0xb0, SharedKind::kGlobalCpAsync);
+  EXPECT_EQ(row.executions, 2u);
+  EXPECT_EQ(row.wavefronts, 2 * 10u);
+  EXPECT_EQ(row.ideal_wavefronts, 2 * 10u);
+}
+
+TEST(EmulateSectorsTest, AnUnknownGlobalAddressLeavesCpAsyncGlobalReadsNotCountedToo) {
+  // An LDG whose address was loaded: the launch's global kinds, cp.async's reads among them, are
+  // not counted, with the note; the cp.async's shared writes stay counted.
+  const Module module = Listing(GlobalIndexed(16, R"(
+        /*0090*/                   IMAD.SHL.U32 R4, R0, 0x10, RZ ;
+        /*00a0*/                   LDGSTS.E.BYPASS.128 [R4+UR4], desc[UR6][R2.64] ;
+        /*00b0*/                   LDG.E.64 R8, desc[UR6][R2.64] ;
+        /*00c0*/                   LDG.E R10, desc[UR6][R8.64] ;
+        /*00d0*/                   EXIT ;
+)"));
+  const Emulation emulation =
+      Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}, PointerParameter(kPointer)));
+  ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
+  EXPECT_TRUE(emulation.record->not_counted[SharedKind::kGlobalCpAsync]);
+  EXPECT_FALSE(emulation.record->not_counted[SharedKind::kCpAsync]);
+  EXPECT_EQ(Counts(emulation, SharedKind::kCpAsync).instructions, 1u);
+  for (const InstructionCounts& row : emulation.record->instructions)
+    EXPECT_NE(row.kind, SharedKind::kGlobalCpAsync);
+  EXPECT_THAT(emulation.record->notes.at(0), HasSubstr("global memory not counted"));
+}
+
+TEST(EmulateSectorsTest, ACpAsyncWhoseBytesReadARegisterGivesIsNotCounted) {
+  // The src-size form (ZFILL: bytes past a register's count are zero-filled, not read): the bytes
+  // read are not known from the instruction, so nothing of the launch is counted, with the reason.
+  const Module module = Listing(GlobalIndexed(16, R"(
+        /*0090*/                   IMAD.SHL.U32 R4, R0, 0x10, RZ ;
+        /*00a0*/                   LDGSTS.E.BYPASS.128.ZFILL [R4+UR4], desc[UR6][R2.64], R5 ;
+        /*00b0*/                   EXIT ;
+)"));
+  const Emulation emulation =
+      Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}, PointerParameter(kPointer)));
+  ASSERT_FALSE(emulation.record);
+  EXPECT_THAT(emulation.undecided->reason, HasSubstr("cp.async form the emulator does not understand"));
+}
+
 }  // namespace
 }  // namespace bankcheck::emulate

@@ -246,7 +246,7 @@ ComputedOutputs ComputeOutputs(const Module& module, const LaunchToEmulate& laun
                         " separate runs of bytes (bytes it did not know between them), over the output "
                         "pass's limit");
   }
-  outputs.record = internal::CountedRecord(kernel, launch, false, evaluator.computed_rows(), evaluator);
+  outputs.record = internal::CountedRecord(kernel, launch, evaluator.computed_rows(), evaluator);
   return outputs;
 }
 

@@ -130,7 +130,30 @@ void LaunchEvaluator::CostSectors(const Instruction& in, size_t index, uint32_t 
   } catch (const Error& error) {
     return NotCounted(space, "the access" + where() + ": " + error.what());
   }
-  Row& row = rows_[index];
+  Row& row = rows_[{index, kind}];
+  ++row.executions;
+  row.wavefronts += cost.sectors;
+  row.ideal += cost.ideal;
+}
+
+void LaunchEvaluator::CostCopySources(const Instruction& in, size_t index, uint32_t lanes,
+                                      const std::array<uint64_t, kWarpSize>& sources) {
+  constexpr SharedKind kind = SharedKind::kGlobalCpAsync;
+  if (sectors_not_counted_[kind]) return;
+  // Every source was read (ReadSources stops the launch on an unknown one, and on the zero-fill
+  // form, whose bytes read a register gives); one that depends on the block makes every block
+  // evaluated, so each block's sectors are its own.
+  WarpAccess access;
+  access.bytes = in.decoded.access_bytes;
+  for (int lane = 0; lane < kWarpSize; ++lane)
+    if (lanes >> lane & 1u) access.SetLane(lane, sources[lane]);
+  SectorCost cost;
+  try {
+    cost = GlobalSectors(access);
+  } catch (const Error& error) {
+    return NotCounted(MemorySpace::kGlobal, "the global source of " + Located(in) + ": " + error.what());
+  }
+  Row& row = rows_[{index, kind}];
   ++row.executions;
   row.wavefronts += cost.sectors;
   row.ideal += cost.ideal;

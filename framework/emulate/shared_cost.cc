@@ -93,6 +93,7 @@ void LaunchEvaluator::CostShared(const Instruction& in, size_t index, uint32_t l
       steps.push_back({});
     if (RoomForConditions()) conditions_.address_steps.push_back(std::move(steps));
   }
+  if (kind == SharedKind::kCpAsync) CostCopySources(in, index, lanes, instruction.sources);
   WarpCost cost;
   try {
     // Before the cost: a misaligned lane faults (ValidateWarpAccess), which says more.
@@ -104,7 +105,7 @@ void LaunchEvaluator::CostShared(const Instruction& in, size_t index, uint32_t l
   } catch (const Error& error) {
     Stop(in, std::string("the access of ") + Located(in) + " faults on the GPU: " + error.what());
   }
-  Row& row = rows_[index];
+  Row& row = rows_[{index, kind}];
   ++row.executions;
   row.wavefronts += cost.wavefronts;
   row.ideal += cost.ideal;
@@ -145,7 +146,7 @@ int LaunchEvaluator::CostWgmma(const Instruction& in, size_t index, uint32_t lan
   if (lanes != 0xffffffffu)
     Stop(in, Located(in) + " runs with some of its warp's lanes off: every lane must run wgmma");
   const uint32_t wavefronts = sm90::WgmmaOperandWavefronts(sm90::kMeasuredWgmma);
-  Row& row = rows_[index];
+  Row& row = rows_[{index, in.info->shared_kind}];
   ++row.executions;
   row.wavefronts += wavefronts;
   row.ideal += wavefronts;

@@ -253,7 +253,10 @@ std::vector<std::string> AttributionSumMismatches(const std::vector<LaunchRecord
     for (const SharedKindInfo& info : SharedKinds()) {
       const SharedCounts measured = SumCounts(launches, info.kind);
       const InstructionTotals& summed = totals[info.kind];
-      const bool wavefronts_measured = info.wavefronts_metric != nullptr;
+      const bool wavefronts_measured =
+          std::all_of(launches.begin(), launches.end(), [&info](const LaunchRecord& r) {
+            return TrafficMeasured(info, r.counted_by != CountedBy::kRangeProfiler);
+          });
       // The per-instruction ideal of a 16-byte cp.async with lanes apart is 4 wavefronts, where a
       // range-profiler session's (wavefronts - instrumented conflicts) is 32: two definitions
       // (docs/attribution.md). Records counted through SASS metrics take the first.

@@ -9,12 +9,14 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bankcheck/instruction_counts.h"
 #include "bankcheck/launch_record.h"
 #include "core/internal/nvdisasm.h"
+#include "cuda/internal/sass_config.h"
 
 namespace bankcheck::internal {
 
@@ -53,6 +55,31 @@ struct SassInstruction {
   uint64_t wavefronts = 0;
   uint64_t ideal_wavefronts = 0;
 };
+
+// The counters a patched instruction reports, by CUPTI's metric id: each kind's instruction counter
+// (which kinds an instruction is: an LDGSTS's counter is shared_ldgsts's and global_ldgsts's), and
+// the kinds' traffic and ideal counters (the kind table's sass_*_metric).
+struct SassMetricIds {
+  std::map<uint64_t, std::vector<SharedKind>> kinds_of;  // instruction counter id -> its kinds
+  PerKind<std::optional<uint64_t>> traffic;              // per kind: its traffic counter's id
+  PerKind<std::optional<uint64_t>> ideal;                // per kind: its ideal counter's id; none: no ideal
+  PerKind<bool> unsupported;                             // kinds without an instruction counter on this chip
+  PerKind<bool> not_counted;  // kinds BANKCHECK_SASS_CONFIG leaves out (metrics=shared)
+};
+
+// The ids of the kind table's SASS counters under `config`. `id_of(name, patched)`: the chip's id of
+// the counter `name` (nullopt: the chip has none), patched (configured to count) where `patched`;
+// asked once per name, however many kinds share the counter.
+SassMetricIds MetricIdsFor(const SassConfig& config,
+                           const std::function<std::optional<uint64_t>(const std::string&, bool)>& id_of);
+
+// What one patched instruction (`values`: metric id -> value) counted: one entry per kind of the
+// instruction counter it incremented (two for an LDGSTS: its shared-memory wavefronts and its
+// global sectors), each with that kind's traffic and ideal counters; none for an instruction of no
+// kind or that did not run.
+std::vector<SassInstruction> SassInstructionsOf(uint32_t cubin_crc, uint32_t pc_offset,
+                                                const std::map<uint64_t, uint64_t>& values,
+                                                const SassMetricIds& ids);
 
 // SetProjectSources (counter_session.h): where inlined instructions' attributed lines are looked for.
 void SetProjectSources(const std::string& project_root, const std::string& build_root);

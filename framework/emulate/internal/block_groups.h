@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "bankcheck/launch_record.h"
@@ -44,11 +45,14 @@ struct BlockConditions {
   bool Hold(const Dim3& from, const Dim3& to) const;
 };
 
-// One instruction's counts over the blocks counted so far.
+// One instruction's counts in one kind over the blocks counted so far.
 struct Row {
   uint64_t executions = 0, wavefronts = 0, ideal = 0;
 };
-using Rows = std::map<size_t, Row>;  // by instruction index
+// By instruction index and the kind counted: an instruction counts in one kind, an LDGSTS in two (its
+// shared-memory writes, shared_ldgsts, and its global reads, global_ldgsts).
+using RowKey = std::pair<size_t, SharedKind>;
+using Rows = std::map<RowKey, Row>;
 
 // What evaluating one block gave: its rows, and the conditions under which another block runs as it
 // did; `groupable` false when a dependence on the block could not be followed (every block from

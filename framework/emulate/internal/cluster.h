@@ -41,15 +41,11 @@ inline std::optional<std::string> EffectiveCluster(const KernelInfo& kernel, con
 
 constexpr uint32_t ClusterBlocks(const Dim3& cluster) { return cluster.x * cluster.y * cluster.z; }
 
-// The kind an instruction's row is counted in. A shared instruction's is its row's; a global or
-// local one's its sector kind (SectorKindOf). In a launch with clusters a generic load gets a row
-// only when it reads another block's shared memory (LaunchEvaluator::GenericAccess): distributed
-// shared memory, as the GPU's smsp__sass_inst_executed_op_dshared counts it; there a generic
-// access that reaches global memory leaves the launch's global kinds not counted (sector_cost.cc).
-constexpr SharedKind RowKind(const OpcodeInfo& info, bool clustered) {
-  if (IsShared(info.memory)) return info.shared_kind;
-  if (clustered && IsGeneric(info.memory)) return SharedKind::kDsmem;
-  return SectorKindOf(info.semantics, info.memory).value_or(SharedKind::kDsmem);
-}
+// The kinds an instruction's rows are counted in (block_groups.h's RowKey): a shared instruction's
+// is its row's (an LDGSTS's global reads in global_ldgsts besides); a global or local one's its
+// sector kind (SectorKindOf). In a launch with clusters a generic load gets a row only when it
+// reads another block's shared memory (LaunchEvaluator::GenericAccess): distributed shared memory,
+// as the GPU's smsp__sass_inst_executed_op_dshared counts it; there a generic access that reaches
+// global memory leaves the launch's global kinds not counted (sector_cost.cc).
 
 }  // namespace bankcheck::emulate::internal

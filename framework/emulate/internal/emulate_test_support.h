@@ -40,6 +40,13 @@ inline const InstructionCounts& Row(const LaunchRecord& record, uint32_t pc) {
   throw std::runtime_error("no row at pc " + std::to_string(pc));
 }
 
+// The row of the instruction at `pc` in `kind`: an LDGSTS has two (shared_ldgsts, global_ldgsts).
+inline const InstructionCounts& Row(const LaunchRecord& record, uint32_t pc, SharedKind kind) {
+  for (const InstructionCounts& row : record.instructions)
+    if (row.pc_offset == pc && row.kind == kind) return row;
+  throw std::runtime_error("no " + std::string(InfoOf(kind).key) + " row at pc " + std::to_string(pc));
+}
+
 // Emulates `launch` twice, grouping blocks and evaluating every one; the two must agree row by row.
 inline Emulation EmulateBothWays(const Module& module, const LaunchToEmulate& launch) {
   EmulationLimits every_block;
@@ -50,7 +57,7 @@ inline Emulation EmulateBothWays(const Module& module, const LaunchToEmulate& la
   EXPECT_EQ(evaluated.evaluated_blocks, uint64_t{launch.grid.x} * launch.grid.y * launch.grid.z);
   EXPECT_EQ(grouped.record->instructions.size(), evaluated.record->instructions.size());
   for (const InstructionCounts& row : evaluated.record->instructions) {
-    const InstructionCounts& same = Row(*grouped.record, row.pc_offset);
+    const InstructionCounts& same = Row(*grouped.record, row.pc_offset, row.kind);
     EXPECT_EQ(same.executions, row.executions) << row.pc_offset;
     EXPECT_EQ(same.wavefronts, row.wavefronts) << row.pc_offset;
     EXPECT_EQ(same.ideal_wavefronts, row.ideal_wavefronts) << row.pc_offset;

@@ -61,9 +61,9 @@ inline bool IsGlobalAddressForm(const Instruction& in, const Operand& address) {
          in.Is(mod::kE);
 }
 // The record of a launch whose blocks `evaluator` ran, from its counts by instruction (emulate.cc):
-// what a SASS-metrics record of the launch holds. `clustered`: it ran in thread-block clusters.
-LaunchRecord CountedRecord(const Kernel& kernel, const LaunchToEmulate& launch, bool clustered,
-                           const Rows& rows, const LaunchEvaluator& evaluator);
+// what a SASS-metrics record of the launch holds, each row in the kind it was counted in.
+LaunchRecord CountedRecord(const Kernel& kernel, const LaunchToEmulate& launch, const Rows& rows,
+                           const LaunchEvaluator& evaluator);
 
 class LaunchEvaluator {
  public:
@@ -233,6 +233,10 @@ class LaunchEvaluator {
   // the core's rule (memory_sectors.h) where every such lane's address is known, else its memory's
   // kinds not counted for the launch.
   void CostSectors(const Instruction& in, size_t index, uint32_t mask);
+  // A cp.async's global reads (global_ldgsts): its lanes' `sources`, `in`'s copy size each, by the
+  // sector rule of an LDG (sector_cost.cc).
+  void CostCopySources(const Instruction& in, size_t index, uint32_t lanes,
+                       const std::array<uint64_t, kWarpSize>& sources);
   void NotCounted(MemorySpace space, const std::string& why);
 
   const Kernel& kernel_;

@@ -34,9 +34,10 @@
 namespace bankcheck {
 
 inline constexpr char kResultsFormat[] = "bankcheck-results";
-// 2: launches hold global- and local-memory kinds, as baseline version 3 does. Version 1 is read
-// too, its launches not counting those kinds.
-inline constexpr int kResultsVersion = 2;
+// 3: launches hold cp.async's global reads (global_ldgsts), as baseline version 4 does; 2: global-
+// and local-memory kinds, as baseline version 3 does. Versions 1 and 2 are read too, their
+// launches not counting the kinds they lack.
+inline constexpr int kResultsVersion = 3;
 inline constexpr int kOldestResultsVersion = 1;
 // The baseline version whose launches hold the kinds a results file of `version` holds.
 inline int BaselineVersionOfResults(int version) { return version + 1; }

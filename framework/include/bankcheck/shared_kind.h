@@ -28,8 +28,9 @@ enum class SharedKind : uint8_t {
   kGlobalReduction,  // REDG
   kLocalLoad,        // LDL: a thread's stack (register spills, local arrays)
   kLocalStore,       // STL
+  kGlobalCpAsync,    // LDGSTS: cp.async, global to shared (its global-memory reads)
 };
-inline constexpr size_t kSharedKindCount = 14;
+inline constexpr size_t kSharedKindCount = 15;
 
 // Where a kind's accesses go, and so what its traffic is counted in: shared memory in wavefronts
 // (bank conflicts), global and local memory in 32-byte sectors.
@@ -48,7 +49,8 @@ enum class IdealSource : uint8_t {
   // when SessionOptions::hardware_ideal names the kind; otherwise the ideal is unknown.
   kHardwarePairOnRequest,
   // The SASS Metrics API's per-instruction ideal (`sass_ideal_metric`), exact where
-  // `sass_ideal_exact`; a range-profiler session has no such counter: not measured there.
+  // `sass_ideal_exact`; a range-profiler session has no such counter: not measured there. Where
+  // `wavefronts_metric` is nullptr too, the traffic is the SASS counter's alone (TrafficMeasured).
   kSassOnly,
   // No ideal counter exists: instructions and traffic only (local memory), or instructions only
   // where `wavefronts_metric` is nullptr (distributed shared memory).
@@ -76,7 +78,8 @@ struct SharedKindInfo {
   // counted through SASS metrics carry it (docs/counters.md).
   bool sass_ideal_exact;
   // The SASS Metrics API's per-instruction counters of the kind's traffic and its ideal (nullptr:
-  // none); an instruction's kind is the one whose instruction counter it incremented.
+  // none); an instruction's kinds are those whose instruction counter it incremented (an LDGSTS
+  // has two: its shared-memory writes and its global reads).
   const char* sass_traffic_metric;
   const char* sass_ideal_metric;
   // The first baseline format version (baseline.h) whose launches hold the kind: a launch read
@@ -85,6 +88,10 @@ struct SharedKindInfo {
   // Whether the emulator (bankcheck/emulator.h) counts the kind; emulated launches mark the others
   // not counted.
   bool emulated;
+  // For a kind the range profiler does not count (wavefronts_metric nullptr, RangeProfilerCounts):
+  // ncu's launch metric equal to the traffic counted through SASS metrics, which only the ncu
+  // cross-check reads (NcuTrafficMetric); nullptr: none known, or wavefronts_metric is it.
+  const char* ncu_only_traffic_metric = nullptr;
 };
 
 // "wavefronts" for shared memory, "sectors" for global and local memory: what `SharedCounts::
@@ -93,6 +100,19 @@ const char* TrafficUnit(SharedKind kind);
 // "conflicts" for shared memory (bank conflicts), "excess" for global and local memory (sectors
 // beyond the ideal): what `SharedCounts::conflicts()` counts for the kind.
 const char* ExcessName(SharedKind kind);
+
+// Whether a record counted through SASS metrics (`sass`; the emulator counts as they do) or the range
+// profiler holds the kind's traffic: its instrumented launch counter (`wavefronts_metric`), or, for
+// a kSassOnly kind without one, the SASS per-instruction counter alone. Otherwise instructions only
+// (distributed shared memory), and a range-profiler record does not count a SASS-only kind at all
+// (CountsKind).
+bool TrafficMeasured(const SharedKindInfo& info, bool sass);
+// Whether a range-profiler session counts the kind: not a kind whose traffic only the SASS Metrics
+// API counts (LDGSTS's global reads), whose instructions alone would read as no traffic.
+bool RangeProfilerCounts(const SharedKindInfo& info);
+// ncu's launch metric equal to the kind's traffic, for comparing a record with ncu (benchmarks/
+// ncu_compare.py): `wavefronts_metric`, else `ncu_only_traffic_metric`; nullptr: none.
+const char* NcuTrafficMetric(const SharedKindInfo& info);
 
 const std::array<SharedKindInfo, kSharedKindCount>& SharedKinds();
 const SharedKindInfo& InfoOf(SharedKind kind);
