@@ -179,6 +179,7 @@ std::optional<bool> EmulatedCounts(const CaseResult& result) {
 
 // A folder's fragments, read: those of each program's newest run (the rule of MergeResults,
 // results.h); `left_out` counts the others and names a few of their cases.
+constexpr size_t kLeftOutCasesNamed = 5;
 struct Fragments {
   std::vector<std::pair<std::filesystem::path, RunResults>> newest;
   size_t left_out = 0;
@@ -207,9 +208,8 @@ Fragments NewestRunsFragments(std::vector<std::filesystem::path> paths) {
       fragments.newest.emplace_back(path, std::move(part));
       continue;
     }
-    constexpr size_t kCasesNamed = 5;
     for (const auto& [name, result] : part.cases) {
-      if (fragments.left_out < kCasesNamed)
+      if (fragments.left_out < kLeftOutCasesNamed)
         fragments.left_out_cases += (fragments.left_out == 0 ? "\"" : ", \"") + PlainLine(name) + "\"";
     }
     ++fragments.left_out;
@@ -250,12 +250,13 @@ std::vector<std::pair<std::filesystem::path, RunResults>> PartsToMerge(
     }
     Fragments fragments = NewestRunsFragments(std::move(paths));
     if (fragments.left_out > 0) {
-      left_out +=
-          std::string(left_out.empty() ? "" : "\n") + "left out " + std::to_string(fragments.left_out) +
-          (fragments.left_out == 1 ? " fragment of an earlier run" : " fragments of earlier runs") + " in " +
-          cases_dir.string() + " (" + fragments.left_out_cases + (fragments.left_out > 5 ? " and more" : "") +
-          "): a results folder's merge is each suite program's newest run; delete " + cases_dir.string() +
-          " before a run to keep none";
+      left_out += std::string(left_out.empty() ? "" : "\n") + "left out " +
+                  std::to_string(fragments.left_out) +
+                  (fragments.left_out == 1 ? " fragment of an earlier run" : " fragments of earlier runs") +
+                  " in " + cases_dir.string() + " (" + fragments.left_out_cases +
+                  (fragments.left_out > kLeftOutCasesNamed ? " and more" : "") +
+                  "): a results folder's merge is each suite program's newest run; delete " +
+                  cases_dir.string() + " before a run to keep none";
     }
     for (auto& part : fragments.newest) parts.push_back(std::move(part));
   }
