@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Reads kernel suite results folders (RESULTS_DIR/cases/*.json, as the suite programs write them)
-for the GPU-less gate (docs/emulate.md).
+or results files (bankcheck merge-results) for the GPU-less gate (docs/emulate.md).
 
-  emulate_results.py summary EMULATED_DIR
+  emulate_results.py summary EMULATED_DIR|RESULTS_FILE
       The emulated program's run against the committed baselines (ci/emulate.sh):
       "decided N of M cases, equal to the baselines E, differ D; undecided K by reason: ..." (with
       "decided without a baseline B" before "undecided" where cases skipped for want of one), then
@@ -51,8 +51,10 @@ def fail(message):
 
 
 def load(folder):
+    """The cases of a results file, or of a folder's fragments as they are (every one: a folder that
+    may hold an earlier run's is given merged, `bankcheck merge-results`, whose rule leaves those out)."""
     cases = {}
-    files = sorted(pathlib.Path(folder).glob("cases/*.json"))
+    files = [pathlib.Path(folder)] if pathlib.Path(folder).is_file() else sorted(pathlib.Path(folder).glob("cases/*.json"))
     if not files:
         fail(f"no results in {folder}/cases: run the suite first")
     for path in files:

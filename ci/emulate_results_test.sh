@@ -94,6 +94,20 @@ out="$(python3 "$script" crosscheck "$dir/measured" "$dir/emulated")" || status=
   failed "crosscheck compares global rows both sides counted: $out"
 [[ "$out" != *"DIFFERS t/c"* ]] || failed "crosscheck skips kinds the emulated launch did not count: $out"
 
+# A results file (ci/emulate.sh merges each folder with bankcheck merge-results first, whose rule
+# leaves out fragments of earlier runs): the same summary as of the folder's fragments.
+python3 - "$dir" <<'PY'
+import glob, json, sys
+cases = {}
+for path in sorted(glob.glob(f"{sys.argv[1]}/emulated/cases/*.json")):
+    cases.update(json.load(open(path))["cases"])
+json.dump({"format": "bankcheck-results", "version": 1, "cases": cases}, open(f"{sys.argv[1]}/merged.json", "w"))
+PY
+status=0
+merged="$(python3 "$script" summary "$dir/merged.json")" || status=$?
+folder="$(python3 "$script" summary "$dir/emulated")" || true
+((status == 1)) && [[ "$merged" == "$folder" ]] || failed "summary of a results file ($status): $merged"
+
 status=0
 python3 "$script" summary "$dir/nothing" >/dev/null 2>&1 || status=$?
 ((status == 2)) || failed "a folder without results must exit 2, got $status"

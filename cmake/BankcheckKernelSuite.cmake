@@ -282,6 +282,8 @@ namespace {
   # "key=value" line each.
   # baseline_files_test: the CTest name of the baseline files check, as the CPU program names it
   # (GtestNameForBaselineFilesCheck, framework/suite/internal/record_command.h).
+  # no_emulated_program: why the suite has no <target>_emulated (empty when it has one), so that a
+  # script builds only the programs that exist (bankcheck-ci-cpu).
   string(REGEX REPLACE "[^A-Za-z0-9_/]" "_" baseline_files_suite "${ARG_TEST_PREFIX}")
   if(baseline_files_suite STREQUAL "")
     set(baseline_files_suite bankcheck)
@@ -293,6 +295,7 @@ namespace {
     "test_prefix=${ARG_TEST_PREFIX}\n"
     "annotation_test_prefix=${ARG_ANNOTATION_TEST_PREFIX}\n"
     "baseline_files_test=${ARG_ANNOTATION_TEST_PREFIX}${baseline_files_suite}.baseline_files\n"
+    "no_emulated_program=${no_emulated_program}\n"
     "cli=${BANKCHECK_CLI}\n")
 endfunction()
 

@@ -326,5 +326,27 @@ TEST(SuiteRunnerTest, ACaseWritesItsResultsThroughALinkedBuildFolder) {
   std::filesystem::remove_all(dir);
 }
 
+// Two runs of the program into one results folder, as `ctest` twice (or a case deleted, renamed or
+// no longer selected in between): the merge is the newest run's, and leaves out the fragment the
+// earlier run wrote of a case the newest did not run, saying so.
+TEST(SuiteRunnerTest, TheMergeOfAResultsFolderIsItsNewestRunsFragments) {
+  const std::filesystem::path results =
+      std::filesystem::temp_directory_path() / ("bankcheck_two_runs_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(results);
+  // Not a run of the calling ctest's: each run is the program's own.
+  const std::string environment = "BANKCHECK_RUN_STARTED= BANKCHECK_RESULTS_DIR='" + results.string() + "' ";
+  for (const char* selected : {"fault_demo/c_after", "fault_demo/d_unannotated_conflict"}) {
+    const DemoRun run =
+        RunFaultDemo(environment + "BANKCHECK_CASES='" + selected + "' ", "--bankcheck_topic=fault_demo");
+    ASSERT_TRUE(std::filesystem::is_regular_file(CaseResultPath(results, selected))) << run.output;
+  }
+  std::string note;
+  const RunResults merged = MergeResults({results}, &note);
+  EXPECT_EQ(merged.cases.count("fault_demo/c_after"), 0u) << "a fragment of the earlier run was merged";
+  EXPECT_EQ(merged.cases.count("fault_demo/d_unannotated_conflict"), 1u);
+  EXPECT_THAT(note, HasSubstr("left out 1 fragment of an earlier run"));
+  std::filesystem::remove_all(results);
+}
+
 }  // namespace
 }  // namespace bankcheck::suites

@@ -16,7 +16,10 @@
 #      installs it into <build>/bankcheck-prefix, which find_package(bankcheck) then finds
 #   4. configures the project with that toolkit for sm_90 (CMAKE_CUDA_ARCHITECTURES=90: the emulator
 #      reads sm_90 SASS) and builds only each kernel suite's emulated program (<suite>_emulated) and,
-#      where the build makes it (FetchContent of bankcheck), the bankcheck command
+#      where the build makes it (FetchContent of bankcheck), the bankcheck command; a suite whose
+#      own CUDA_ARCHITECTURES leave out 90 has none (said, with the reason): its GPU program is built
+#      for the test that stands in for its emulated tests (skipped; failed with
+#      BANKCHECK_REQUIRE_EMULATION=1)
 #   5. runs bankcheck-ci --prebuilt on it with `ctest -L emulate`: the emulated suite, reported like
 #      the GPU job (report.md and the job summary, report.txt, GitHub annotations, SARIF with
 #      --sarif, results, JUnit XML; baselines.patch only for a stale entry, or, with
@@ -144,7 +147,18 @@ cmake -S "$source_dir" -B "$build_dir" -DCMAKE_CUDA_ARCHITECTURES=90 "${toolkit_
 targets=()
 for file in "$build_dir"/bankcheck-suites/*.suite; do
   [[ -f "$file" ]] || continue
-  targets+=("$(sed -n 's/^target=//p' "$file")_emulated")
+  target="$(sed -n 's/^target=//p' "$file")"
+  # A suite whose kernels have no sm_90 SASS (its own CUDA_ARCHITECTURES without 90) has no emulated
+  # program; its .suite file says why. Its stand-in test (<prefix>/emulated/no_emulated_program, run
+  # by the GPU program) decides: skipped with that reason, failed under BANKCHECK_REQUIRE_EMULATION=1.
+  no_emulated="$(sed -n 's/^no_emulated_program=//p' "$file")"
+  if [[ -n "$no_emulated" ]]; then
+    say "suite $target has no sm_90 emulated program ($no_emulated): its cases are not emulated;" \
+      "building $target for its stand-in test, skipped (failed with BANKCHECK_REQUIRE_EMULATION=1)"
+    targets+=("$target")
+  else
+    targets+=("${target}_emulated")
+  fi
   cli="$(sed -n 's/^cli=//p' "$file")"
   # The bankcheck command when this build makes it (FetchContent of bankcheck), not --install-bankcheck's.
   if [[ "$cli" == "$build_dir"/* && "$cli" != "$build_dir/bankcheck-prefix/"* && " ${targets[*]} " != *" bankcheck "* ]]; then

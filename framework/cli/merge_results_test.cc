@@ -56,6 +56,22 @@ TEST_F(MergeResultsCommandTest, TheShardsOfOneRunMergeIntoOneFile) {
   EXPECT_TRUE(merged.cases.count("scan/d"));
 }
 
+// A folder ctest ran twice: the command merges the newest run and says what it left out.
+TEST_F(MergeResultsCommandTest, AFoldersEarlierRunIsLeftOutAndSaidSo) {
+  const auto write = [&](const std::string& name, const char* started) {
+    WriteCaseResult(dir_ / "run", MakeMetadata(),
+                    CaseResult{name, "", CaseStatus::kPassed, DefaultExpectedWays(), {}, {}, "", {}},
+                    FragmentRun{"my_suite", started});
+  };
+  write("transpose/deleted", "2026-12-07T10:00:00.000000Z");
+  write("transpose/a", "2026-12-07T11:00:00.000000Z");
+  const CliRun run = Bankcheck("merge-results " + Quoted(dir_ / "run"));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, AllOf(HasSubstr("bankcheck: left out 1 fragment of an earlier run in "),
+                             HasSubstr("(\"transpose/deleted\")"), HasSubstr("(1 cases)")));
+  EXPECT_EQ(ReadResults(dir_ / "run" / "results.json").cases.count("transpose/deleted"), 0u);
+}
+
 TEST_F(MergeResultsCommandTest, ShardsOfTwoCommitsAreRefusedNamingBoth) {
   const auto one = Shard("shard-1", {"transpose/a"}, "abc123");
   const auto two = Shard("shard-2", {"transpose/b"}, "def456");

@@ -274,7 +274,8 @@ void AddMergeResultsCommand(CLI::App& app) {
       ->type_name("FILE");
   merge->footer(
       "The sources must be of one run: the same commit, build, GPU kind, software and counters (only "
-      "the times may differ), each case in one of them only.\n"
+      "the times may differ), each case in one of them only. Of a folder, each suite program's newest "
+      "run is merged: fragments of its earlier runs are left out, and counted.\n"
       "Exit status: 0 written (whatever the cases' verdicts: `bankcheck report` judges them); 2 no "
       "fragments, a malformed one, results of different runs, a case in two sources, or a file that "
       "could not be written.");
@@ -288,8 +289,10 @@ void AddMergeResultsCommand(CLI::App& app) {
                     "for one results folder");
       output = sources.front() / "results.json";
     }
-    const RunResults merged = MergeResults(sources);
+    std::string left_out;
+    const RunResults merged = MergeResults(sources, &left_out);
     WriteResults(output, merged);
+    if (!left_out.empty()) std::cout << "bankcheck: " << left_out << "\n";
     std::cout << "wrote " << output.string() << " (" << merged.cases.size() << " cases)\n";
   });
 }

@@ -6,6 +6,7 @@
 #include <tuple>
 #include <utility>
 
+#include "bankcheck/shared_kind.h"
 #include "core/internal/line_counts.h"
 #include "core/internal/markdown.h"
 #include "core/internal/text_table.h"
@@ -70,21 +71,25 @@ void AddCase(Finding& finding, const std::string& name) {
   ++finding.case_count;
 }
 
-// Of the lines of `lines` in the repository, the one with the most excess wavefronts (its kinds
-// summed), then the most executions, then the first by file and line; nullptr when none is.
+// Of the lines of `lines` in the repository, the one with the most excess shared wavefronts (bank
+// conflicts, what a case's finding is about first), then the most excess global and local sectors,
+// then the most executions, then the first by file and line; nullptr when none is. Each memory
+// space's excess is its own: a line heavy in global sectors is not the place of a shared excess.
 const LineCounts* KernelPlace(const std::vector<LineCounts>& lines, Sources& sources) {
   const LineCounts* best = nullptr;
-  std::tuple<uint64_t, uint64_t> best_key{0, 0};
+  std::tuple<uint64_t, uint64_t, uint64_t> best_key{0, 0, 0};
   for (size_t i = 0; i < lines.size();) {
-    uint64_t excess = 0, executions = 0;
+    uint64_t shared_excess = 0, sector_excess = 0, executions = 0;
     size_t end = i;
     for (; end < lines.size() && lines[end].file == lines[i].file && lines[end].line == lines[i].line;
          ++end) {
       const LineCounts& kind = lines[end];
-      excess += kind.wavefronts > kind.ideal_wavefronts ? kind.wavefronts - kind.ideal_wavefronts : 0;
+      const uint64_t excess =
+          kind.wavefronts > kind.ideal_wavefronts ? kind.wavefronts - kind.ideal_wavefronts : 0;
+      (InfoOf(kind.kind).space == MemorySpace::kShared ? shared_excess : sector_excess) += excess;
       executions += kind.executions;
     }
-    const std::tuple<uint64_t, uint64_t> key{excess, executions};
+    const std::tuple<uint64_t, uint64_t, uint64_t> key{shared_excess, sector_excess, executions};
     if (!sources.Of(lines[i].file).repository_path.empty() && (best == nullptr || key > best_key)) {
       best = &lines[i];
       best_key = key;

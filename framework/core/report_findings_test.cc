@@ -220,6 +220,26 @@ TEST(ReportGithubTest, OneLineMeasuredAlikeByManyCasesIsOneAnnotation) {
   }
 }
 
+// A failing case is placed at its line of most excess shared wavefronts (bank conflicts): a line
+// heavy in global sectors (STG) beside it is another memory space's excess, not the conflicts' place.
+TEST(ReportFindingsTest, ACaseIsPlacedByItsSharedExcessNotByGlobalSectors) {
+  LaunchRecord reduce = MakeRecord(128, 64, "reduce");
+  reduce.instructions = {MakeInstruction(0x100, "LDS", SharedKind::kLoad, 12, 64, 128, 64, kReduce),
+                         MakeInstruction(0x300, "STG", SharedKind::kGlobalStore, 20, 64, 4096, 256, kReduce)};
+  reduce.attributed_launches = 1;
+  RunResults results;
+  results.cases["reduce/tree"] =
+      MakeCase("reduce/tree", {reduce}, BaselineVerdict::kRegression, CaseStatus::kFailed);
+  const Sources sources;
+  ReportOptions options;
+  options.source_file = sources.Lookup();
+  const std::vector<internal::Finding> findings =
+      internal::FindFailures(internal::ComputeReport(results, options), options);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].file, "kernels/re,duce:1.cu");
+  EXPECT_EQ(findings[0].line, 12u);  // the LDS's 64 excess wavefronts, not the STG's 3840 sectors
+}
+
 TEST(ReportGithubTest, AMalformedAnnotationIsAFailureAtItsComment) {
   RunResults results;
   results.cases["t/a"] =

@@ -177,23 +177,65 @@ std::optional<bool> EmulatedCounts(const CaseResult& result) {
   return result.launches.front().counted_by == CountedBy::kEmulated;
 }
 
-// The files to merge from `sources`: a folder's cases/ fragments (sorted), or a results file.
-std::vector<std::filesystem::path> FilesToMerge(const std::vector<std::filesystem::path>& sources) {
-  std::vector<std::filesystem::path> files;
+// A folder's fragments, read: those of each program's newest run (the rule of MergeResults,
+// results.h); `left_out` counts the others and names a few of their cases.
+constexpr size_t kLeftOutCasesNamed = 5;
+struct Fragments {
+  std::vector<std::pair<std::filesystem::path, RunResults>> newest;
+  size_t left_out = 0;
+  std::string left_out_cases;
+};
+
+Fragments NewestRunsFragments(std::vector<std::filesystem::path> paths) {
+  std::sort(paths.begin(), paths.end());
+  std::vector<std::pair<std::filesystem::path, RunResults>> all;
+  std::map<std::string, std::string> newest_start;  // by program
+  bool any_run = false;
+  for (const std::filesystem::path& path : paths) {
+    RunResults part = ReadResults(path);
+    if (!part.run.started.empty()) {
+      any_run = true;
+      std::string& newest = newest_start[part.run.program];
+      newest = std::max(newest, part.run.started);
+    }
+    all.emplace_back(path, std::move(part));
+  }
+  Fragments fragments;
+  for (auto& [path, part] : all) {
+    const bool newest =
+        part.run.started.empty() ? !any_run : part.run.started == newest_start[part.run.program];
+    if (newest) {
+      fragments.newest.emplace_back(path, std::move(part));
+      continue;
+    }
+    for (const auto& [name, result] : part.cases) {
+      if (fragments.left_out < kLeftOutCasesNamed)
+        fragments.left_out_cases += (fragments.left_out == 0 ? "\"" : ", \"") + PlainLine(name) + "\"";
+    }
+    ++fragments.left_out;
+  }
+  return fragments;
+}
+
+// The results to merge from `sources`, read: of a folder, its cases/ fragments of each program's
+// newest run (NewestRunsFragments); of a file, the file. Appends to `left_out` what was left out.
+std::vector<std::pair<std::filesystem::path, RunResults>> PartsToMerge(
+    const std::vector<std::filesystem::path>& sources, std::string& left_out) {
+  std::vector<std::pair<std::filesystem::path, RunResults>> parts;
   for (const std::filesystem::path& source : sources) {
     std::error_code error;
     if (std::filesystem::is_regular_file(source, error)) {
-      files.push_back(source);
+      parts.emplace_back(source, ReadResults(source));
       continue;
     }
     const std::filesystem::path cases_dir = source / "cases";
-    std::vector<std::filesystem::path> fragments;
+    std::vector<std::filesystem::path> paths;
     if (std::filesystem::is_directory(cases_dir, error)) {
       for (const auto& item : std::filesystem::directory_iterator(cases_dir)) {
-        if (item.is_regular_file() && item.path().extension() == ".json") fragments.push_back(item.path());
+        if (item.is_regular_file() && item.path().extension() == ".json") paths.push_back(item.path());
       }
     }
-    if (fragments.empty()) {
+    if (paths.empty()) {
       throw Error(ErrorKind::kBadInput,
                   std::filesystem::is_directory(source, error)
                       ? "no case results in " + cases_dir.string() +
@@ -201,15 +243,24 @@ std::vector<std::filesystem::path> FilesToMerge(const std::vector<std::filesyste
                       : "no results file or folder " + source.string() +
                             ": give a suite run's results folder (its cases/ fragments) or a results file");
     }
-    if (files.size() + fragments.size() > kMaxCases) {
+    if (parts.size() + paths.size() > kMaxCases) {
       throw Error(ErrorKind::kBadInput,
                   "the results to merge hold more than " + std::to_string(kMaxCases) +
                       " fragments, more than the cases one results file may hold (limits.h)");
     }
-    std::sort(fragments.begin(), fragments.end());
-    files.insert(files.end(), fragments.begin(), fragments.end());
+    Fragments fragments = NewestRunsFragments(std::move(paths));
+    if (fragments.left_out > 0) {
+      left_out += std::string(left_out.empty() ? "" : "\n") + "left out " +
+                  std::to_string(fragments.left_out) +
+                  (fragments.left_out == 1 ? " fragment of an earlier run" : " fragments of earlier runs") +
+                  " in " + cases_dir.string() + " (" + fragments.left_out_cases +
+                  (fragments.left_out > kLeftOutCasesNamed ? " and more" : "") +
+                  "): a results folder's merge is each suite program's newest run; delete " +
+                  cases_dir.string() + " before a run to keep none";
+    }
+    for (auto& part : fragments.newest) parts.push_back(std::move(part));
   }
-  return files;
+  return parts;
 }
 
 }  // namespace
@@ -254,6 +305,8 @@ std::string SerializeResults(const RunResults& results) {
                    {"metadata", internal::RunMetadataToJson(results.metadata)},
                    {"cases", json::object()}};
   for (const auto& [name, result] : results.cases) document["cases"][name] = CaseResultToJson(result);
+  if (!results.run.program.empty() || !results.run.started.empty())
+    document["run"] = {{"program", results.run.program}, {"started", results.run.started}};
   return DumpJson(document);
 }
 
@@ -270,7 +323,7 @@ RunResults internal::ResultsFromJson(const json& document, const std::filesystem
     format.FailWith("is \"" + format.String() + "\", but a results file's format is \"" + kResultsFormat +
                     "\"");
   }
-  root.AllowOnlyFields({"format", "version", "metadata", "cases"});
+  root.AllowOnlyFields({"format", "version", "metadata", "cases", "run"});
   const FieldReader version = root.Field("version");
   if (version.Unsigned() < static_cast<uint64_t>(kOldestResultsVersion) ||
       version.Unsigned() > static_cast<uint64_t>(kResultsVersion)) {
@@ -280,6 +333,14 @@ RunResults internal::ResultsFromJson(const json& document, const std::filesystem
   }
   RunResults results;
   results.metadata = internal::RunMetadataFromJson(root.Field("metadata"));
+  if (root.Has("run")) {
+    const FieldReader run = root.Field("run");
+    run.AllowOnlyFields({"program", "started"});
+    results.run.program = run.Field("program").String();
+    const FieldReader started = run.Field("started");
+    results.run.started = started.String();
+    if (!IsRunStart(results.run.started)) started.Fail("a UTC time such as \"2026-12-07T12:41:09.123456Z\"");
+  }
   const FieldReader cases = root.Field("cases");
   cases.RequireObject();
   CheckCaseCount(cases);
@@ -315,17 +376,28 @@ std::filesystem::path CaseResultPath(const std::filesystem::path& results_dir, c
   return results_dir / "cases" / (SafeCaseName(case_name) + ".json");
 }
 
+bool IsRunStart(const std::string& started) {
+  constexpr char kShape[] = "0000-00-00T00:00:00.000000Z";  // '0': a digit
+  if (started.size() != sizeof(kShape) - 1) return false;
+  for (size_t i = 0; i < started.size(); ++i) {
+    const bool digit = std::isdigit(static_cast<unsigned char>(started[i])) != 0;
+    if (kShape[i] == '0' ? !digit : started[i] != kShape[i]) return false;
+  }
+  return true;
+}
+
 std::filesystem::path WriteCaseResult(const std::filesystem::path& results_dir, const RunMetadata& metadata,
-                                      const CaseResult& result) {
+                                      const CaseResult& result, const FragmentRun& run) {
   RunResults fragment;
   fragment.metadata = metadata;
+  fragment.run = run;
   fragment.cases.emplace(result.name, result);
   const std::filesystem::path path = CaseResultPath(results_dir, result.name);
   WriteFileIn(OutputFolder::Create(path.parent_path()), path.filename().string(), SerializeResults(fragment));
   return path;
 }
 
-RunResults MergeResults(const std::vector<std::filesystem::path>& sources) {
+RunResults MergeResults(const std::vector<std::filesystem::path>& sources, std::string* left_out) {
   if (sources.empty())
     throw Error(ErrorKind::kBadInput, "no results to merge: give a results folder or file");
   const std::string advice =
@@ -339,8 +411,8 @@ RunResults MergeResults(const std::vector<std::filesystem::path>& sources) {
   MetadataSources metadata_sources;
   std::map<std::string, std::filesystem::path> source_of_case;
   std::optional<std::pair<bool, std::filesystem::path>> counted;  // emulated or measured, and where seen
-  for (const std::filesystem::path& path : FilesToMerge(sources)) {
-    RunResults part = ReadResults(path);
+  std::string left_out_text;
+  for (auto& [path, part] : PartsToMerge(sources, left_out_text)) {
     MergeMetadata(merged.metadata, metadata_sources, part.metadata, path, advice);
     if (merged.cases.size() + part.cases.size() > kMaxCases) {
       throw Error(ErrorKind::kBadInput, "the results to merge hold more than " + std::to_string(kMaxCases) +
@@ -367,6 +439,7 @@ RunResults MergeResults(const std::vector<std::filesystem::path>& sources) {
       merged.cases.emplace(name, std::move(result));
     }
   }
+  if (left_out != nullptr) *left_out = left_out_text;
   return merged;
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bankcheck/error.h"
+#include "bankcheck/run_metadata.h"
 #include "core/internal/test_support.h"
 
 namespace bankcheck {
@@ -372,6 +373,64 @@ TEST_F(ResultFragmentsTest, FragmentsOfDifferentBankcheckVersionsAreRefused) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), AllOf(HasSubstr("different runs"), HasSubstr("bankcheck_version \"")));
+  }
+}
+
+// A results folder that ctest ran twice (a case deleted, renamed or not selected in between), two
+// programs writing into it: each program's newest run is merged, every fragment of it (its topics
+// wrote them at once, in processes of their own), and the earlier runs' fragments are left out and
+// counted. A fragment that names no run (an older bankcheck's) is older than any that does.
+TEST_F(ResultFragmentsTest, AFolderMergesEachProgramsNewestRunOnly) {
+  const FragmentRun earlier{"my_suite", "2026-12-07T12:00:00.000001Z"};
+  const FragmentRun newest{"my_suite", "2026-12-07T12:30:00.000000Z"};
+  const FragmentRun other{"other_suite", "2026-12-07T11:00:00.000000Z"};  // its only run, the oldest
+  WriteCaseResult(dir_, MakeMetadata(), MakeCase("transpose/renamed"), earlier);
+  WriteCaseResult(dir_, MakeMetadata(), MakeCase("transpose/a"), earlier);
+  WriteCaseResult(dir_, MakeMetadata(), MakeCase("transpose/a"), newest);  // rewritten by the newest
+  WriteCaseResult(dir_, MakeMetadata(), MakeCase("reduce/b"), newest);
+  WriteCaseResult(dir_, MakeMetadata(), MakeCase("other/c"), other);
+  WriteCaseResult(dir_, MakeMetadata(), MakeCase("old/d"));  // no run: before fragments named one
+  std::string left_out;
+  const RunResults merged = MergeResults({dir_}, &left_out);
+  EXPECT_THAT(merged.cases, SizeIs(3));
+  EXPECT_EQ(merged.cases.count("transpose/a"), 1u);
+  EXPECT_EQ(merged.cases.count("reduce/b"), 1u);
+  EXPECT_EQ(merged.cases.count("other/c"), 1u);
+  EXPECT_EQ(left_out, "left out 2 fragments of earlier runs in " + (dir_ / "cases").string() +
+                          " (\"old/d\", \"transpose/renamed\"): a results folder's merge is each suite "
+                          "program's newest run; delete " +
+                          (dir_ / "cases").string() + " before a run to keep none");
+  EXPECT_TRUE(merged.run.started.empty());  // the merged file is no fragment
+  EXPECT_EQ(SerializeResults(merged).find("\"run\""), std::string::npos);
+  // One run, however its fragments came: all merged, nothing said.
+  std::filesystem::remove(CaseResultPath(dir_, "transpose/renamed"));
+  std::filesystem::remove(CaseResultPath(dir_, "old/d"));
+  EXPECT_THAT(MergeResults({dir_}, &left_out).cases, SizeIs(3));
+  EXPECT_EQ(left_out, "");
+  // A folder of an older bankcheck's fragments only merges as before.
+  std::filesystem::remove_all(dir_ / "cases");
+  WriteCaseResult(dir_, MakeMetadata(), MakeCase("old/d"));
+  WriteCaseResult(dir_, MakeMetadata(), MakeCase("old/e"));
+  EXPECT_THAT(MergeResults({dir_}, &left_out).cases, SizeIs(2));
+  EXPECT_EQ(left_out, "");
+}
+
+TEST_F(ResultFragmentsTest, AFragmentsRunIsReadBackAndAMalformedStartRefused) {
+  const FragmentRun run{"my_suite_emulated", "2026-12-07T12:41:09.123456Z"};
+  const RunResults fragment = ReadResults(WriteCaseResult(dir_, MakeMetadata(), MakeCase("t/a"), run));
+  EXPECT_EQ(fragment.run.program, run.program);
+  EXPECT_EQ(fragment.run.started, run.started);
+  EXPECT_TRUE(IsRunStart(CurrentUtcTimestampMicroseconds()));
+  for (const char* started :
+       {"2026-12-07T12:41:09Z", "2026-12-07T12:41:09.1234567Z", "2026-12-07 12:41:09.123456Z", ""})
+    EXPECT_FALSE(IsRunStart(started)) << started;
+  try {
+    WriteCaseResult(dir_, MakeMetadata(), MakeCase("t/b"), {"my_suite", "yesterday"});
+    MergeResults(dir_);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(),
+                AllOf(HasSubstr("t_b.json"), HasSubstr("started"), HasSubstr("2026-12-07T12:41:09.123456Z")));
   }
 }
 

@@ -71,7 +71,7 @@ class CaseTest : public ::testing::Test {
                                      : CaseStatus::kPassed;
     for (int i = 0; i < test.total_part_count(); ++i)
       result_.messages.push_back(test.GetTestPartResult(i).message());
-    WriteCaseResult(ResultsDir(), ThisRun(), result_);
+    WriteCaseResult(ResultsDir(), ThisRun(), result_, ThisFragmentRun());
   }
 
   // Gives every record its per-instruction table: read with the counts (the default), else by

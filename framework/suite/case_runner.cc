@@ -11,10 +11,13 @@
 
 #include "bankcheck/error.h"
 #include "bankcheck/report.h"
+#include "bankcheck/results.h"
+#include "bankcheck/run_metadata.h"
 #include "bankcheck/suite.h"
 #include "core/internal/environment.h"
 #include "core/internal/file_io.h"
 #include "core/internal/launch_emulation.h"
+#include "core/internal/text_table.h"
 #include "cuda/internal/launch_records.h"
 #include "testing/internal/held_results.h"
 
@@ -62,6 +65,37 @@ std::filesystem::path ResultsDir() {
   }
   return folder;
 }
+namespace {
+constexpr char kRunStarted[] = "BANKCHECK_RUN_STARTED";
+}  // namespace
+
+void BeginRun() {
+  const char* started = std::getenv(kRunStarted);
+  if (started == nullptr || *started == '\0')
+    ::setenv(kRunStarted, CurrentUtcTimestampMicroseconds().c_str(), /*overwrite=*/1);
+}
+
+FragmentRun ThisFragmentRun() {
+  static const FragmentRun run = [] {
+    FragmentRun fragment_run;
+    const char* started = std::getenv(kRunStarted);
+    // Without one (a child not started by the supervisor): a run of its own. Not setenv: this
+    // process may have other threads by now.
+    fragment_run.started =
+        started != nullptr && *started != '\0' ? std::string(started) : CurrentUtcTimestampMicroseconds();
+    if (!IsRunStart(fragment_run.started)) {
+      throw Error(ErrorKind::kBadInput,
+                  std::string(kRunStarted) + "='" + PlainLine(fragment_run.started) +
+                      "' is not a UTC time such as 2026-12-07T12:41:09.123456Z (ctest's test file "
+                      "gives it; unset it to let the program give its own)");
+    }
+    std::error_code error;
+    fragment_run.program = std::filesystem::read_symlink("/proc/self/exe", error).filename().string();
+    return fragment_run;
+  }();
+  return run;
+}
+
 std::optional<Recording> BaselineRecording() {
   const char* value = std::getenv("BANKCHECK_UPDATE_BASELINES");
   if (value != nullptr && std::string(value) == "emulated") return Recording::kEmulatedFirstBaselines;

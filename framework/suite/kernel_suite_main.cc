@@ -106,6 +106,7 @@ int RunSuiteProgram(int argc, char** argv) {
       return bankcheck::gtest::kAllSkippedExitCode;
     }
     ::unsetenv("GTEST_FILTER");  // the children get the cases by name
+    suites::BeginRun();          // one run for every child (ThisFragmentRun)
     return suites::SuperviseCases(argv[0], args, tests, /*one_topic=*/!topic.empty());
   }
   // Lines checked: the project's modules load with the context and their disassembly begins at

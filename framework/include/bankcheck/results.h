@@ -19,7 +19,9 @@
 // its own fragment, <results_dir>/cases/<SafeCaseName(name)>.json (itself a results file with
 // one case), and MergeResults (`bankcheck merge-results DIR`) combines the fragments into one file;
 // the results of several shards or runners of one run merge the same way (docs/ci.md, "Sharding").
-// Clear <results_dir> before a run so that fragments of an earlier run are not merged in.
+// A fragment also says which run of which program wrote it ("run": {"program", "started"}, fragments
+// only), so that a folder's fragments of earlier runs (a case since deleted, renamed or not
+// selected) are left out of its merge, not merged in (MergeResults).
 
 #include <filesystem>
 #include <map>
@@ -83,9 +85,18 @@ struct CaseResult {
 // report reads it: a pass with it is "passed, output checks not evaluated").
 inline constexpr const char* kOutputNotComputed = "not computed: ";
 
+// Which run of which suite program wrote a fragment. Every process of one run gives the same: a
+// ctest run's test file gives each program's tests when ctest read it (BANKCHECK_RUN_STARTED,
+// BankcheckDiscoverTopics.cmake); a program run outside ctest gives its own start to its children.
+struct FragmentRun {
+  std::string program;  // the program's file name: "my_suite", "my_suite_emulated"
+  std::string started;  // when the run began, UTC to the microsecond: "2026-12-07T12:41:09.123456Z"
+};
+
 struct RunResults {
   RunMetadata metadata;
   std::map<std::string, CaseResult> cases;  // by name
+  FragmentRun run;  // a fragment's (WriteCaseResult); empty in other results files, and then not written
 };
 
 // The canonical text of a results file (sorted keys, 2-space indent, trailing newline).
@@ -106,7 +117,10 @@ std::filesystem::path CaseResultPath(const std::filesystem::path& results_dir, c
 // Writes one case's fragment atomically, creating <results_dir> and its cases/ folder where
 // missing (CreateOutputFolders, file_io.h: neither may be a link); returns its path.
 std::filesystem::path WriteCaseResult(const std::filesystem::path& results_dir, const RunMetadata& metadata,
-                                      const CaseResult& result);
+                                      const CaseResult& result, const FragmentRun& run = {});
+// Whether `started` is a FragmentRun's start as bankcheck writes it ("2026-12-07T12:41:09.123456Z":
+// one width, so that a later start sorts after an earlier one).
+bool IsRunStart(const std::string& started);
 
 // Combines the results of one run from `sources`, each a results folder (every fragment in its
 // cases/) or a results file (e.g. one shard's or one runner's, merged before): `bankcheck
@@ -115,7 +129,11 @@ std::filesystem::path WriteCaseResult(const std::filesystem::path& results_dir, 
 // one is malformed, when two are not of one run (the rule in results.cc: the same commit, build,
 // GPU kind, software and counters; only the date may differ), when the counts of one were derived
 // by the emulator and another's measured, or when two hold the same case (naming both).
-RunResults MergeResults(const std::vector<std::filesystem::path>& sources);
+// Of a folder's fragments it merges each program's newest run only (FragmentRun: the latest start;
+// a fragment that names no run, written before fragments did, is older than any that does): the
+// others are of earlier runs, and `left_out`, where given, says how many were left out and of which
+// cases ("" when none).
+RunResults MergeResults(const std::vector<std::filesystem::path>& sources, std::string* left_out = nullptr);
 // MergeResults of the one folder `results_dir`.
 RunResults MergeResults(const std::filesystem::path& results_dir);
 // MergeResults, written to `output` (default <results_dir>/results.json, whose folder must exist);

@@ -62,6 +62,9 @@ std::string PtxJitWarning(const std::string& cuda_architectures, const std::stri
 std::string CudaVersionString(int version);
 // Now, in UTC, ISO 8601 to the second.
 std::string CurrentUtcTimestamp();
+// Now, in UTC, ISO 8601 to the microsecond, six digits always: "2026-12-07T12:41:09.123456Z" (when
+// a run began, FragmentRun in results.h; the shape of CMake's string(TIMESTAMP "%Y-%m-%dT%H:%M:%S.%fZ")).
+std::string CurrentUtcTimestampMicroseconds();
 // The version in the text of /proc/driver/nvidia/version
 // ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul 27 ..."); "" if absent.
 std::string ParseNvidiaDriverVersion(const std::string& proc_version_text);

@@ -25,6 +25,12 @@ std::filesystem::path BaselinesDir();
 // emulated program that folder's name with "-emulated", beside the measured program's. The one
 // place of that rule: the suite's programs print it (--bankcheck_results_dir) for scripts.
 std::filesystem::path ResultsDir();
+// The run this process's fragments belong to (FragmentRun, results.h): this program's file name, and
+// BANKCHECK_RUN_STARTED (its tests' start, given by ctest's test file; checked), else BeginRun's.
+FragmentRun ThisFragmentRun();
+// Where nothing gave BANKCHECK_RUN_STARTED (a run outside ctest), sets it to now, before the
+// supervisor starts its children: every process of the run writes the same run.
+void BeginRun();
 // BANKCHECK_UPDATE_BASELINES: 1 (a true flag) records measured counts instead of checking them,
 // "emulated" the emulated program's derived counts as first baselines; nullopt when unset or false.
 std::optional<Recording> BaselineRecording();
