@@ -309,8 +309,18 @@ void PrintCaveats(SharedKind kind, const WarpAccess& access) {
 
 bool IsLocal(SharedKind kind) { return InfoOf(kind).space == MemorySpace::kLocal; }
 
+// ldgsts_g: the reads of a copy into contiguous shared memory (lane i at i * bytes, one row a
+// phase); a copy whose shared side splits its phases (--op ldgsts --stride) reads its lanes apart.
 SectorCost CostSectors(SharedKind kind, const WarpAccess& access) {
-  return IsLocal(kind) ? LocalSectors(access) : GlobalSectors(access);
+  if (kind != SharedKind::kGlobalCpAsync) return IsLocal(kind) ? LocalSectors(access) : GlobalSectors(access);
+  WarpCopy copy;
+  copy.destination.bytes = access.bytes;
+  for (int lane = 0; lane < kWarpSize; ++lane)
+    if (access.active(lane)) {
+      copy.destination.SetLane(lane, static_cast<uint64_t>(lane) * access.bytes);
+      copy.sources[lane] = access.addresses[lane];
+    }
+  return CopySourceSectors(copy);
 }
 
 // "8 sectors, ideal 4 (4 sectors more)"; local memory: no ideal.

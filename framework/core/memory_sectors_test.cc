@@ -135,6 +135,50 @@ TEST(GlobalSectors, RejectsAWidthTheGpuHasNot) {
   EXPECT_THROW(Global(access), Error);
 }
 
+// A cp.async of `bytes` a lane from global element lane * src_stride to shared element
+// lane * smem_stride (the suite's cp_async/u<bits>_src_s<src>_smem_s<smem> cases, one instruction).
+SectorCost Copy(uint32_t bytes, uint64_t src_stride, uint64_t smem_stride) {
+  WarpCopy copy;
+  copy.destination.bytes = bytes;
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    copy.destination.SetLane(lane, lane * smem_stride * bytes);
+    copy.sources[lane] = 0x10000 + lane * src_stride * bytes;
+  }
+  return CopySourceSectors(copy);
+}
+
+// Measured on the H200 (driver 580.159.04, CUDA 13.0; baselines/sm_90/cp_async.json): sectors of
+// the global_ldgsts kind per instruction, 4 instructions a case.
+TEST(CopySourceSectors, ASixteenByteRowCopyReadsEachPhasesRowOnce) {
+  EXPECT_EQ(Copy(16, 1, 1), (SectorCost{16, 16}));  // measured 64 for 4
+}
+
+TEST(CopySourceSectors, ASixteenByteCopyIntoSplitSharedRowsReadsEachLaneApart) {
+  for (uint64_t smem_stride : {2, 4, 32}) EXPECT_EQ(Copy(16, 1, smem_stride), (SectorCost{32, 16}));  // 128
+}
+
+TEST(CopySourceSectors, ASixteenByteCopyFromSpreadSourcesReadsASectorALane) {
+  for (uint64_t src_stride : {2, 4, 8, 32}) EXPECT_EQ(Copy(16, src_stride, 1), (SectorCost{32, 16}));  // 128
+}
+
+TEST(CopySourceSectors, FourAndEightByteCopiesReadAsALoadWhateverTheSharedSide) {
+  for (uint64_t smem_stride : {1, 2, 32}) {
+    EXPECT_EQ(Copy(4, 1, smem_stride), (SectorCost{4, 4}));  // measured 16 for 4
+    EXPECT_EQ(Copy(8, 1, smem_stride), (SectorCost{8, 8}));  // 32
+  }
+}
+
+TEST(CopySourceSectors, InactiveLanesReadNothing) {
+  WarpCopy copy;
+  copy.destination.bytes = 16;
+  for (int lane = 0; lane < 4; ++lane) {
+    copy.destination.SetLane(lane, lane * 256);  // each in its own row: read apart
+    copy.sources[lane] = lane * 16;
+  }
+  copy.sources[9] = 4096;  // inactive
+  EXPECT_EQ(CopySourceSectors(copy), (SectorCost{4, 2}));
+}
+
 TEST(LocalAddress, InterleavesTheLanesInFourByteWords) {
   EXPECT_EQ(LocalAddress(0, 0), 0u);
   EXPECT_EQ(LocalAddress(1, 0), 4u);

@@ -136,20 +136,15 @@ void LaunchEvaluator::CostSectors(const Instruction& in, size_t index, uint32_t 
   row.ideal += cost.ideal;
 }
 
-void LaunchEvaluator::CostCopySources(const Instruction& in, size_t index, uint32_t lanes,
-                                      const std::array<uint64_t, kWarpSize>& sources) {
+void LaunchEvaluator::CostCopySources(const Instruction& in, size_t index, const WarpCopy& copy) {
   constexpr SharedKind kind = SharedKind::kGlobalCpAsync;
   if (sectors_not_counted_[kind]) return;
   // Every source was read (ReadSources stops the launch on an unknown one, and on the zero-fill
   // form, whose bytes read a register gives); one that depends on the block makes every block
   // evaluated, so each block's sectors are its own.
-  WarpAccess access;
-  access.bytes = in.decoded.access_bytes;
-  for (int lane = 0; lane < kWarpSize; ++lane)
-    if (lanes >> lane & 1u) access.SetLane(lane, sources[lane]);
   SectorCost cost;
   try {
-    cost = GlobalSectors(access);
+    cost = CopySourceSectors(copy);
   } catch (const Error& error) {
     return NotCounted(MemorySpace::kGlobal, "the global source of " + Located(in) + ": " + error.what());
   }

@@ -93,7 +93,7 @@ void LaunchEvaluator::CostShared(const Instruction& in, size_t index, uint32_t l
       steps.push_back({});
     if (RoomForConditions()) conditions_.address_steps.push_back(std::move(steps));
   }
-  if (kind == SharedKind::kCpAsync) CostCopySources(in, index, lanes, instruction.sources);
+  if (kind == SharedKind::kCpAsync) CostCopySources(in, index, instruction);
   WarpCost cost;
   try {
     // Before the cost: a misaligned lane faults (ValidateWarpAccess), which says more.

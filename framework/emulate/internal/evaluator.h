@@ -233,10 +233,9 @@ class LaunchEvaluator {
   // the core's rule (memory_sectors.h) where every such lane's address is known, else its memory's
   // kinds not counted for the launch.
   void CostSectors(const Instruction& in, size_t index, uint32_t mask);
-  // A cp.async's global reads (global_ldgsts): its lanes' `sources`, `in`'s copy size each, by the
-  // sector rule of an LDG (sector_cost.cc).
-  void CostCopySources(const Instruction& in, size_t index, uint32_t lanes,
-                       const std::array<uint64_t, kWarpSize>& sources);
+  // A cp.async's global reads (global_ldgsts): its active lanes' sources, as the core's copy rule
+  // reads them beside the shared side (CopySourceSectors, memory_sectors.h).
+  void CostCopySources(const Instruction& in, size_t index, const WarpCopy& copy);
   void NotCounted(MemorySpace space, const std::string& why);
 
   const Kernel& kernel_;

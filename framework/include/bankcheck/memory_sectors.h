@@ -30,6 +30,14 @@ struct SectorCost {
 // 2^64.
 SectorCost GlobalSectors(const WarpAccess& access);
 
+// A cp.async's reads of its global sources (kind global_ldgsts). A 4- or 8-byte copy reads them as
+// a global load does (GlobalSectors over the whole warp). A 16-byte copy reads them as its shared
+// side is served (bank_model.h, IsRowCopy): a phase of 8 lanes that copies one row reads its
+// lanes' distinct sectors together; any other phase reads each active lane's sectors apart (on the
+// H200, 16 contiguous bytes a lane into shared words 32 bytes apart: 32 sectors a warp, not 16;
+// docs/model.md, "cp.async"). The ideal is GlobalSectors'. The same errors as GlobalSectors.
+SectorCost CopySourceSectors(const WarpCopy& copy);
+
 // Where byte `offset` of lane `lane`'s local memory lies in the warp's local memory: the threads'
 // local memories are interleaved in 4-byte words, lane L's word w at w * 128 + L * 4.
 uint64_t LocalAddress(int lane, uint64_t offset);
