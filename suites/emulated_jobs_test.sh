@@ -36,7 +36,7 @@ import json, os, sys
 def load(folder):
     def strip(x):
         if isinstance(x, dict):
-            return {k: strip(v) for k, v in x.items() if "time" not in k and k != "date"}
+            return {k: strip(v) for k, v in x.items() if "time" not in k and k not in ("date", "run")}
         if isinstance(x, list):
             return [strip(v) for v in x]
         return x.replace("/one-emulated/", "/X/").replace("/three-emulated/", "/X/") if isinstance(x, str) else x
