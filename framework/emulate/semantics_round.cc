@@ -26,7 +26,7 @@ Bits RoundBits(Bits bits, Rounding rounding) {
   constexpr Bits kOne = Bits{kBias} << fraction_bits;  // 1.0
   const int exponent = static_cast<int>((bits >> fraction_bits) & kAllOnes);
   const bool negative = (bits & kSign) != 0;
-  if (exponent == kAllOnes) {  // inf unchanged, a NaN quieted (the fraction's top bit set)
+  if (exponent == kAllOnes) {  // inf unchanged, a NaN quieted (the fraction's top bit set: FRND.F64)
     const bool nan = (bits & ((Bits{1} << fraction_bits) - 1)) != 0;
     return nan ? bits | Bits{1} << (fraction_bits - 1) : bits;
   }
@@ -75,6 +75,8 @@ Bits RoundBits(Bits bits, Rounding rounding) {
 }  // namespace
 
 uint32_t RoundToIntegral32(uint32_t bits, Rounding rounding, bool ftz) {
+  // As every fp32 result of the GPU's (form_frnd's vectors): a NaN in gives the canonical NaN.
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return 0x7fffffffu;
   if (ftz && (bits & 0x7f800000u) == 0) bits &= 0x80000000u;
   return RoundBits<uint32_t, 23>(bits, rounding);
 }

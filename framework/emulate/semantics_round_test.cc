@@ -92,13 +92,14 @@ TEST(RoundTest, SubnormalsRoundOrFlushUnderFtz) {
   EXPECT_EQ(RoundToIntegral64(0x000fffffffffffffull, Rounding::kNearest), 0u);
 }
 
-// NaNs: quieted, sign and payload kept (signaling ones get the quiet bit).
-TEST(RoundTest, NansAreQuietedWithTheirSignAndPayload) {
+// NaNs, as the GPU's vectors show (form_frnd*): FRND gives the canonical 0x7fffffff for every NaN,
+// as the other fp32 instructions do; FRND.F64 quiets its NaN, sign and payload kept.
+TEST(RoundTest, NansAreCanonicalInSinglePrecisionAndQuietedInDouble) {
   for (const Rounding mode : kModes) {
     for (const bool ftz : {false, true}) {
-      EXPECT_EQ(RoundToIntegral32(0x7fc12345u, mode, ftz), 0x7fc12345u);
-      EXPECT_EQ(RoundToIntegral32(0xff812345u, mode, ftz), 0xffc12345u);
-      EXPECT_EQ(RoundToIntegral32(0x7f800001u, mode, ftz), 0x7fc00001u);
+      EXPECT_EQ(RoundToIntegral32(0x7fc12345u, mode, ftz), 0x7fffffffu);
+      EXPECT_EQ(RoundToIntegral32(0xff812345u, mode, ftz), 0x7fffffffu);
+      EXPECT_EQ(RoundToIntegral32(0x7f800001u, mode, ftz), 0x7fffffffu);
     }
     EXPECT_EQ(RoundToIntegral64(0xfff4000000000002ull, mode), 0xfffc000000000002ull);
     EXPECT_EQ(RoundToIntegral64(0x7ff8000000000001ull, mode), 0x7ff8000000000001ull);

@@ -4,6 +4,7 @@
 // address they feed is undecided, the reason naming the form.
 #include <gmock/gmock.h>
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <string>
@@ -115,8 +116,9 @@ TEST(WarpReductionsTest, ReduxValuesGiveAddresses) {
 }
 
 TEST(WarpReductionsTest, FormsWithoutGpuVectorsFeedingAnAddressAreUndecidedAndNamed) {
-  EXPECT_THAT(WhyAddressUndecided("VIMNMX3 R5, R0, R0, R0, !PT"),
-              HasSubstr("form VIMNMX3 (VIMNMX3 at pc 0x0040), not among the forms checked against the GPU"));
+  EXPECT_THAT(
+      WhyAddressUndecided("MUFU.EX2 R5, R0"),
+      HasSubstr("form MUFU.EX2 (MUFU.EX2 at pc 0x0040), not among the forms checked against the GPU"));
   // Without a WARPSYNC, the members are the whole warp: four lanes are not (a warp of four threads).
   EXPECT_THAT(WhyAddressUndecided("REDUX.SUM UR5, R0 ;\n        /*0048*/ MOV R5, UR5", 4),
               HasSubstr("REDUX.SUM at pc 0x0040"));
@@ -239,10 +241,27 @@ TEST(WarpReductionsTest, FselOfImmediatesOrNegatedSourcesIsUnknown) {
   EXPECT_THAT(WhyAddressUndecided("FSEL R5, R0, |R0|, !PT"), HasSubstr("FSEL at pc 0x0040"));
 }
 
-}  // namespace
+// The wavefronts of one warp's LDS at word R5 * `words` when `producer` (at 0x0040, after S2R R0,
+// SR_TID.X) writes R5; the launch must decide.
+uint64_t AddressWavefronts(const std::string& producer, uint32_t words = 1) {
+  const Emulation emulation = Emulate(Listing("        /*0040*/                   " + producer + R"( ;
+        /*0050*/                   IMAD.SHL.U32 R3, R5, )" +
+                                              std::to_string(4 * words) + R"(, RZ ;
+        /*0060*/                   LDS R6, [R3+UR4] ;
+        /*0070*/                   EXIT ;
+)"),
+                                      Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  if (!emulation.record) {
+    ADD_FAILURE() << producer << ": " << emulation.undecided->Describe();
+    return 0;
+  }
+  return Row(*emulation.record, 0x60).wavefronts;
+}
+
 // OpenCV's color conversions and saturate_cast (nvcc 13, sm_90): IDP.2A (__dp2a_lo), I2I.U8/.S8
-// .S32.SAT (cvt.sat.u8.s32) and F2IP.U8.F32.NTZ (cvt.rni.sat.u8.f32) have no GPU vectors: counted
-// where their values feed no address, their destinations unknown.
+// .S32.SAT (cvt.sat.u8.s32) and F2IP.U8.F32.NTZ (cvt.rni.sat.u8.f32). Counted where their values
+// feed no address; computed where checked_forms.def lists them (their GPU vectors pass), I2I.S8
+// never (no vector shows its upper 24 bits).
 TEST(WarpReductionsTest, NarrowConversionsAndDotProductsAreCounted) {
   const Module module = Listing(R"(
         /*0040*/                   IDP.2A.LO.U16.U8 R5, R0, R0, RZ ;
@@ -260,24 +279,37 @@ TEST(WarpReductionsTest, NarrowConversionsAndDotProductsAreCounted) {
   ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
   EXPECT_EQ(Row(*emulation.record, 0x90).wavefronts, 1u);
   EXPECT_EQ(Row(*emulation.record, 0xc0).wavefronts, 1u);
-  EXPECT_THAT(WhyAddressUndecided("IDP.2A.LO.U16.U8 R5, R0, R0, RZ"),
-              HasSubstr("form IDP.2A.LO.U16.U8 (IDP.2A.LO.U16.U8 at pc 0x0040), not among"));
-  EXPECT_THAT(WhyAddressUndecided("I2I.U8.S32.SAT R5, R0"),
-              HasSubstr("form I2I.U8.S32.SAT (I2I.U8.S32.SAT at pc"));
+  // dp2a.lo of (tid, 0) and the bytes (tid, 0, ...): tid * tid, a square per lane.
+  WarpAccess squares;
+  for (int lane = 0; lane < kWarpSize; ++lane) squares.SetLane(lane, 0x400u + 4u * lane * lane);
+  EXPECT_EQ(AddressWavefronts("IDP.2A.LO.U16.U8 R5, R0, R0, RZ"), CostWarpAccess(squares).wavefronts);
+  // 16 * (tid - 8) saturated to 0..255: lanes 0-7 on 0, lanes 24-31 on 255.
+  WarpAccess saturated;
+  for (int lane = 0; lane < kWarpSize; ++lane)
+    saturated.SetLane(lane, 0x400u + 4u * static_cast<uint32_t>(std::clamp(16 * (lane - 8), 0, 255)));
+  EXPECT_EQ(
+      AddressWavefronts("IMAD.SHL.U32 R7, R0, 0x10, RZ ;\n        /*0044*/ IADD3 R7, R7, 0xffffff80, RZ "
+                        ";\n        /*0048*/ I2I.U8.S32.SAT R5, R7"),
+      CostWarpAccess(saturated).wavefronts);
+  EXPECT_EQ(CostWarpAccess(saturated).wavefronts, 8u);  // unsaturated, lanes 24-31 would add 8 to bank 0
   EXPECT_THAT(WhyAddressUndecided("I2I.S8.S32.SAT R5, R0"),
               HasSubstr("form I2I.S8.S32.SAT (I2I.S8.S32.SAT at pc"));
-  EXPECT_THAT(WhyAddressUndecided("F2IP.U8.F32.NTZ R5, RZ, R0, RZ"),
-              HasSubstr("form F2IP.U8.F32.NTZ (F2IP.U8.F32.NTZ at pc 0x0040), not among"));
+  // The lanes' ids as float bits are denormals: rounded to 0, one word.
+  EXPECT_EQ(AddressWavefronts("F2IP.U8.F32.NTZ R5, RZ, R0, RZ", 32), 1u);
 }
 
-// max(max(a, b), 0) is VIMNMX.RELU (nvcc 13, sm_90): no handler reads .RELU, so its value is unknown
-// in the counting pass too (max(a, b) alone would be wrong for negative a and b); so is
-// VIADDMNMX.RELU's.
+// max(max(a, b), 0) is VIMNMX.RELU (nvcc 13, sm_90): computed with its clamp at 0 (max(a, b) alone
+// would be wrong for negative a and b), as VIADDMNMX.RELU's; their GPU vectors pass.
 TEST(WarpReductionsTest, ReluMinMaxIsNotComputedAsPlainMinMax) {
-  EXPECT_THAT(WhyAddressUndecided("VIMNMX.RELU R5, R0, R0, !PT"),
-              HasSubstr("form VIMNMX.RELU (VIMNMX.RELU at pc 0x0040), not among"));
-  EXPECT_THAT(WhyAddressUndecided("VIADDMNMX.RELU R5, R0, 0x1, RZ, !PT"),
-              HasSubstr("form VIADDMNMX.RELU (VIADDMNMX.RELU at pc 0x0040), not among"));
+  // max(tid - 16, 0) words 32 apart: lanes 0-16 on word 0, lanes 17-31 on 15 more, one bank.
+  EXPECT_EQ(
+      AddressWavefronts("IADD3 R7, R0, 0xfffffff0, RZ ;\n        /*0048*/ VIMNMX.RELU R5, R7, R7, !PT", 32),
+      16u);
+  // max(tid - 16, tid - 32) clamped at 0: the same words.
+  EXPECT_EQ(
+      AddressWavefronts(
+          "IADD3 R7, R0, 0xffffffe0, RZ ;\n        /*0048*/ VIADDMNMX.RELU R5, R0, 0xfffffff0, R7, !PT", 32),
+      16u);
   // The checked forms stay computed: lane l reads word l.
   const Emulation plain = Emulate(Listing(R"(
         /*0040*/                   VIMNMX R5, R0, RZ, !PT ;
@@ -289,5 +321,7 @@ TEST(WarpReductionsTest, ReluMinMaxIsNotComputedAsPlainMinMax) {
   ASSERT_TRUE(plain.record) << plain.undecided->Describe();
   EXPECT_EQ(Row(*plain.record, 0x60).wavefronts, 1u);
 }
+
+}  // namespace
 
 }  // namespace bankcheck::emulate
