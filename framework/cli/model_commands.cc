@@ -74,8 +74,8 @@ std::string Trim(const std::string& text) {
 }
 
 // Whether the sector model (memory_sectors.h) costs the kind: the global and local loads and stores
-// whose sectors were measured, and cp.async's global reads (LDG's rule, as the emulator counts
-// them); atomics and reductions were not.
+// whose sectors were measured, and cp.async's global reads (CopySourceSectors, as the emulator
+// counts them); atomics and reductions were not.
 bool IsSectorKind(SharedKind kind) {
   return kind == SharedKind::kGlobalLoad || kind == SharedKind::kGlobalStore ||
          kind == SharedKind::kGlobalCpAsync || kind == SharedKind::kLocalLoad ||
@@ -257,7 +257,9 @@ void AddAccessOptions(CLI::App& command, AccessOptions& options) {
       "--op ldg, stg, ldgsts_g (global; ldgsts_g: a cp.async's reads of its sources): the distinct\n"
       "32-byte sectors the active lanes' bytes touch, over the whole warp; ideal = ceil(sum over those\n"
       "sectors of min(32, the lanes' bytes in it) / 32), each lane's bytes counted (ceil(distinct\n"
-      "bytes / 32) when no two lanes share a byte).\n"
+      "bytes / 32) when no two lanes share a byte). A 16-byte ldgsts_g reads as a copy into contiguous\n"
+      "shared memory does: each phase of 8 lanes whose sources lie in one 128-byte span together, any\n"
+      "other phase's lanes one by one.\n"
       "--op ldl, stl (local): addresses are the lanes' offsets in their own local memory; lane L's byte\n"
       "o lies at (o / 4) * 128 + L * 4 + o % 4; its distinct sectors (no ideal). See docs/model.md.\n"
       "Exit status: 0 done, 2 bad input.\n");
