@@ -2,14 +2,8 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
-#include <filesystem>
 #include <nlohmann/json.hpp>
-#include <utility>
 #include <vector>
 
 #include "bankcheck/error.h"
@@ -23,15 +17,11 @@ namespace {
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using ::testing::IsEmpty;
 using ::testing::Not;
 using ::testing::SizeIs;
 using testing_support::MakeCheckedCase;
 using testing_support::MakeMetadata;
 using testing_support::MakeRecord;
-using testing_support::ReadFile;
-using testing_support::TemporaryFilesUnder;
-using testing_support::WriteFile;
 
 TEST(ResultsTest, RoundTripsWithHardwareReadings) {
   RunResults results;
