@@ -241,16 +241,10 @@ TEST(WarpReductionsTest, FselOfImmediatesOrNegatedSourcesIsUnknown) {
   EXPECT_THAT(WhyAddressUndecided("FSEL R5, R0, |R0|, !PT"), HasSubstr("FSEL at pc 0x0040"));
 }
 
-// The wavefronts of one warp's LDS at word R5 * `words` when `producer` (at 0x0040, after S2R R0,
-// SR_TID.X) writes R5; the launch must decide.
+// The wavefronts of one warp's LDS at word R5 * `words` when `producer` writes R5
+// (EmulateAddressFrom); the launch must decide.
 uint64_t AddressWavefronts(const std::string& producer, uint32_t words = 1) {
-  const Emulation emulation = Emulate(Listing("        /*0040*/                   " + producer + R"( ;
-        /*0050*/                   IMAD.SHL.U32 R3, R5, )" +
-                                              std::to_string(4 * words) + R"(, RZ ;
-        /*0060*/                   LDS R6, [R3+UR4] ;
-        /*0070*/                   EXIT ;
-)"),
-                                      Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  const Emulation emulation = EmulateAddressFrom(producer, 32, words);
   if (!emulation.record) {
     ADD_FAILURE() << producer << ": " << emulation.undecided->Describe();
     return 0;

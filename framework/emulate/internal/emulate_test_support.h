@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 
 #include <cstring>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -65,14 +66,22 @@ inline Emulation EmulateBothWays(const Module& module, const LaunchToEmulate& la
   return grouped;
 }
 
-// Why one warp's launch is undecided when `producer` writes R5 and R5 gives the address.
-inline std::string WhyAddressUndecided(const std::string& producer, uint32_t threads = 32) {
-  const Emulation emulation = Emulate(Listing("        /*0040*/                   " + producer + R"( ;
-        /*0050*/                   IMAD.SHL.U32 R3, R5, 0x4, RZ ;
+// One block of `threads` where `producer` (at 0x0040, after S2R R0, SR_TID.X) writes R5 and the LDS
+// at 0x0060 reads word R5 * `words`.
+inline Emulation EmulateAddressFrom(const std::string& producer, uint32_t threads = 32, uint32_t words = 1) {
+  std::ostringstream scale;
+  scale << "0x" << std::hex << 4 * words;
+  return Emulate(Listing("        /*0040*/                   " + producer + " ;\n" +
+                         "        /*0050*/                   IMAD.SHL.U32 R3, R5, " + scale.str() + R"(, RZ ;
         /*0060*/                   LDS R6, [R3+UR4] ;
         /*0070*/                   EXIT ;
 )"),
-                                      Launch(Dim3{1, 1, 1}, Dim3{threads, 1, 1}));
+                 Launch(Dim3{1, 1, 1}, Dim3{threads, 1, 1}));
+}
+
+// Why one warp's launch is undecided when `producer` writes R5 and R5 gives the address.
+inline std::string WhyAddressUndecided(const std::string& producer, uint32_t threads = 32) {
+  const Emulation emulation = EmulateAddressFrom(producer, threads);
   if (!emulation.undecided) {
     ADD_FAILURE() << producer << ": decided, where it should be undecided";
     return "";
