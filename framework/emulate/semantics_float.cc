@@ -61,20 +61,8 @@ uint32_t IntToFloat(uint32_t bits, bool is_unsigned, Rounding rounding) {
     const uint64_t remainder = magnitude & ((uint64_t{1} << drop) - 1);
     const uint64_t half = uint64_t{1} << (drop - 1);
     mantissa = magnitude >> drop;
-    bool up = false;
-    switch (rounding) {
-      case Rounding::kNearest:
-        up = remainder > half || (remainder == half && (mantissa & 1u));
-        break;
-      case Rounding::kZero:
-        break;
-      case Rounding::kDown:
-        up = negative && remainder != 0;
-        break;
-      case Rounding::kUp:
-        up = !negative && remainder != 0;
-        break;
-    }
+    const bool up = remainder != 0 && RoundsAway(rounding, negative,
+                                                 remainder > half || (remainder == half && (mantissa & 1u)));
     if (up && ++mantissa == (uint64_t{1} << 24)) {
       mantissa >>= 1;
       ++exponent;

@@ -33,42 +33,18 @@ Bits RoundBits(Bits bits, Rounding rounding) {
   if (exponent >= kBias + fraction_bits) return bits;  // |a| >= 2^fraction_bits: integral already
   if ((bits & ~kSign) == 0) return bits;               // ±0
   const Bits sign = bits & kSign;
-  if (exponent < kBias) {  // 0 < |a| < 1: ±0 or ±1
-    bool one = false;
-    switch (rounding) {
-      case Rounding::kNearest:  // above one half; one half itself goes to the even 0
-        one = exponent == kBias - 1 && (bits & ((Bits{1} << fraction_bits) - 1)) != 0;
-        break;
-      case Rounding::kZero:
-        break;
-      case Rounding::kDown:
-        one = negative;
-        break;
-      case Rounding::kUp:
-        one = !negative;
-        break;
-    }
-    return sign | (one ? kOne : 0);
+  if (exponent < kBias) {  // 0 < |a| < 1: ±0 or ±1; to nearest, above one half (one half goes to the even 0)
+    const bool above_half = exponent == kBias - 1 && (bits & ((Bits{1} << fraction_bits) - 1)) != 0;
+    return sign | (RoundsAway(rounding, negative, above_half) ? kOne : 0);
   }
   // 1 <= |a| < 2^fraction_bits: the low `dropped` fraction bits are below one.
   const int dropped = fraction_bits - (exponent - kBias);
   const Bits below = bits & ((Bits{1} << dropped) - 1), half = Bits{1} << (dropped - 1);
   const Bits kept = bits - below;
   if (below == 0) return bits;
-  bool away = false;  // from zero, by one unit: a carry into the exponent is the next power of two
-  switch (rounding) {
-    case Rounding::kNearest:
-      away = below > half || (below == half && ((kept >> dropped) & 1) != 0);
-      break;
-    case Rounding::kZero:
-      break;
-    case Rounding::kDown:
-      away = negative;
-      break;
-    case Rounding::kUp:
-      away = !negative;
-      break;
-  }
+  // Away from zero by one unit: a carry into the exponent is the next power of two.
+  const bool away =
+      RoundsAway(rounding, negative, below > half || (below == half && ((kept >> dropped) & 1) != 0));
   return away ? kept + (Bits{1} << dropped) : kept;
 }
 

@@ -223,6 +223,23 @@ enum class Test : uint8_t {
 // I2F's and F2I's rounding.
 enum class Rounding : uint8_t { kNearest, kZero, kDown, kUp };
 
+// Whether rounding a magnitude whose dropped bits are not all zero moves it one unit away from zero:
+// to nearest where `nearest` says so (more than half a unit dropped, or exactly half onto an odd
+// unit), toward zero never, down for a negative value, up for a positive one.
+inline bool RoundsAway(Rounding rounding, bool negative, bool nearest) {
+  switch (rounding) {
+    case Rounding::kNearest:
+      return nearest;
+    case Rounding::kZero:
+      return false;
+    case Rounding::kDown:
+      return negative;
+    case Rounding::kUp:
+      return !negative;
+  }
+  return false;
+}
+
 // Whether the instruction's immediates are floats (nvdisasm writes integral ones in decimal).
 inline bool TakesFloatImmediates(Semantics semantics) {
   return semantics == Semantics::kFloatAdd || semantics == Semantics::kFloatMultiply ||
