@@ -108,9 +108,7 @@ WarpCost MakeCost(uint32_t wavefronts, uint32_t ideal) {
 
 // A 16-byte cp.async (docs/model.md, "cp.async"): 8 lanes per phase, one 16-byte chunk each, a row
 // of 128 bytes per phase.
-constexpr uint32_t kCopyChunkBytes = 16;
 constexpr uint64_t kCopyRowBytes = 128;
-constexpr int kCopyPhaseLanes = 8;
 constexpr uint32_t kCopyPhaseMask = (1u << kCopyPhaseLanes) - 1u;
 
 // The phase's cost: one wavefront for a row copy, otherwise one per active lane.

@@ -80,16 +80,15 @@ SectorCost CopySourceSectors(const WarpCopy& copy) {
   for (int lane = 0; lane < kWarpSize; ++lane)
     if (copy.destination.active(lane)) sources.SetLane(lane, copy.sources[lane]);
   SectorCost cost = GlobalSectors(sources);
-  if (sources.bytes != 16) return cost;
-  constexpr int kPhaseLanes = 8;
+  if (sources.bytes != kCopyChunkBytes) return cost;
   cost.sectors = 0;
-  for (int first = 0; first < kWarpSize; first += kPhaseLanes) {
-    const uint32_t phase = (sources.active_mask >> first) & ((1u << kPhaseLanes) - 1u);
+  for (int first = 0; first < kWarpSize; first += kCopyPhaseLanes) {
+    const uint32_t phase = (sources.active_mask >> first) & ((1u << kCopyPhaseLanes) - 1u);
     if (phase == 0) continue;
     const bool row = IsRowCopy(copy.destination.addresses.data() + first, copy.sources.data() + first, phase);
     WarpAccess read;  // the lanes read together: the row's, or one lane
     read.bytes = sources.bytes;
-    for (int lane = 0; lane < kPhaseLanes; ++lane) {
+    for (int lane = 0; lane < kCopyPhaseLanes; ++lane) {
       if (!(phase >> lane & 1u)) continue;
       read.SetLane(first + lane, copy.sources[first + lane]);
       if (row) continue;

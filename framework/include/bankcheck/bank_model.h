@@ -120,6 +120,10 @@ struct WarpCopy {
   std::array<uint64_t, kWarpSize> sources{};  // global byte addresses; ignored for inactive lanes
 };
 
+// A 16-byte cp.async has a copy rule of its own, in phases of 8 lanes (docs/model.md, "cp.async").
+inline constexpr uint32_t kCopyChunkBytes = 16;
+inline constexpr int kCopyPhaseLanes = 8;
+
 // The lanes of a 16-byte cp.async phase (8 lanes, or fewer active) copy one 128-byte row: their
 // shared destinations are distinct 16-byte chunks of one 128-byte-aligned row, and their global
 // sources distinct 16-byte pieces of one 128-byte span (8 active lanes: contiguous 128 bytes, in
