@@ -106,10 +106,9 @@ WarpCost MakeCost(uint32_t wavefronts, uint32_t ideal) {
   return cost;
 }
 
-// A 16-byte cp.async (docs/model.md, "cp.async"): 8 lanes per phase, one 16-byte chunk each, a row
-// of 128 bytes per phase.
+// A 16-byte cp.async's phase copies a row of 128 bytes (bank_model.h: kCopyPhaseLanes lanes of
+// kCopyChunkBytes).
 constexpr uint64_t kCopyRowBytes = 128;
-constexpr uint32_t kCopyPhaseMask = (1u << kCopyPhaseLanes) - 1u;
 
 // The phase's cost: one wavefront for a row copy, otherwise one per active lane.
 uint32_t CopyPhaseWavefronts(const WarpCopy& copy, int first_lane) {

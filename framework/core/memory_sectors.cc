@@ -83,7 +83,7 @@ SectorCost CopySourceSectors(const WarpCopy& copy) {
   if (sources.bytes != kCopyChunkBytes) return cost;
   cost.sectors = 0;
   for (int first = 0; first < kWarpSize; first += kCopyPhaseLanes) {
-    const uint32_t phase = (sources.active_mask >> first) & ((1u << kCopyPhaseLanes) - 1u);
+    const uint32_t phase = (sources.active_mask >> first) & kCopyPhaseMask;
     if (phase == 0) continue;
     const bool row = IsRowCopy(copy.destination.addresses.data() + first, copy.sources.data() + first, phase);
     WarpAccess read;  // the lanes read together: the row's, or one lane

@@ -123,6 +123,7 @@ struct WarpCopy {
 // A 16-byte cp.async has a copy rule of its own, in phases of 8 lanes (docs/model.md, "cp.async").
 inline constexpr uint32_t kCopyChunkBytes = 16;
 inline constexpr int kCopyPhaseLanes = 8;
+inline constexpr uint32_t kCopyPhaseMask = (1u << kCopyPhaseLanes) - 1u;
 
 // The lanes of a 16-byte cp.async phase (8 lanes, or fewer active) copy one 128-byte row: their
 // shared destinations are distinct 16-byte chunks of one 128-byte-aligned row, and their global
