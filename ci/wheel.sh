@@ -23,6 +23,7 @@
 #   5. the plugin's tests (python/tests) in that venv: the CPU tests pass (among them: without the
 #      CUDA libraries the session skips naming `bankcheck[cuda]`; the re-run imports no module of
 #      the current folder), the GPU test skips with its reason here (or runs, with torch and a GPU)
+#   6. the same tests again on the oldest pytest the plugin declares (ci/wheel-test-oldest-requirements.txt)
 # Prints the wheel's size and files.
 #   ci/wheel.sh              CI (.ci/run)
 #   ci/wheel.sh --out DIR    release.yml: also copies the checked wheel and sdist into DIR (needs
@@ -52,7 +53,7 @@ if [[ -n "$out" && -z "${BANKCHECK_REPOSITORY_URL:-}" ]]; then
 fi
 export BANKCHECK_REPOSITORY_URL="${BANKCHECK_REPOSITORY_URL:-https://github.com/example/bankcheck}"
 work="$BUILD_DIR/wheel"
-rm -rf "$work/dist" "$work/raw" "$work/venv"
+rm -rf "$work/dist" "$work/raw" "$work/venv" "$work/venv-oldest"
 mkdir -p "$work/dist" "$work/raw"
 
 # The packaging tools, hash-locked (ci/wheel-requirements.txt), in a venv of their own kept between
@@ -192,7 +193,7 @@ with zipfile.ZipFile(wheel) as archive:
     for info in sorted(members.values(), key=lambda info: info.filename):
         print(f"  {info.file_size:>9}  {info.filename}")
     required = ["bankcheck/bin/bankcheck", "bankcheck/lib/libbankcheck_inject.so", "bankcheck/lib/libbankcheck_nvtx.so",
-                "bankcheck/__init__.py", "bankcheck/_command.py", "bankcheck/pytest_plugin.py"]
+                "bankcheck/__init__.py", "bankcheck/_command.py", "bankcheck/pytest_plugin.py", "bankcheck/py.typed"]
     problems += [f"no {name}" for name in required if name not in members]
     problems += [f"a CUDA library is bundled: {name}" for name in members
                  if re.search(r"/lib(cuda|cupti|cudart|nvperf|nvidia)[^/]*\.so", name)]
@@ -266,6 +267,20 @@ echo "ci/wheel.sh: bankcheck $version installed: --help, --version, run (77), th
 # one imported.
 (cd "$work" && env -u BANKCHECK PYTHONDONTWRITEBYTECODE=1 "$venv/python" -m pytest -p no:cacheprovider -rs -v \
   "$BANKCHECK_ROOT/python/tests") || die "the pytest plugin's tests failed (above)"
+
+# 6. The oldest pytest the plugin declares (pyproject.toml's `pytest` extra, MINIMUM_PYTEST in the
+# plugin), hash-locked in ci/wheel-test-oldest-requirements.txt: the same tests in a second venv
+# (the CPU tests; the GPU test needs the cuda extra and skips). Step 5 ran the newest.
+python3 -m venv "$work/venv-oldest"
+oldest="$work/venv-oldest/bin"
+locked "$oldest/python" "$BANKCHECK_ROOT/ci/wheel-test-oldest-requirements.txt" ||
+  die "pip install of ci/wheel-test-oldest-requirements.txt failed"
+"$oldest/python" -m pip install --quiet --disable-pip-version-check --no-index --no-deps "$wheel" ||
+  die "pip install of the wheel beside the oldest pytest failed"
+oldest_version="$("$oldest/python" -c 'import pytest; print(pytest.__version__)')"
+(cd "$work" && env -u BANKCHECK PYTHONDONTWRITEBYTECODE=1 "$oldest/python" -m pytest -p no:cacheprovider -rs -q \
+  "$BANKCHECK_ROOT/python/tests") || die "the pytest plugin's tests failed on pytest $oldest_version (above)"
+echo "ci/wheel.sh: the plugin's tests pass on pytest $oldest_version (the oldest declared) too"
 if [[ -n "$out" ]]; then
   mkdir -p "$out"
   cp "$wheel" "$sdist" "$out/"

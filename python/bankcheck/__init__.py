@@ -2,14 +2,12 @@
 the wheel, and a pytest plugin (bankcheck.pytest_plugin) that measures each test's kernel launches
 and checks them against baselines."""
 
+from __future__ import annotations
+
 import os
 import shutil
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-
-try:
-    from importlib.metadata import PackageNotFoundError, version
-except ImportError:  # pragma: no cover - Python < 3.8
-    PackageNotFoundError, version = Exception, None
 
 try:
     __version__ = version("bankcheck")
@@ -21,7 +19,7 @@ except PackageNotFoundError:  # imported from the source tree (PYTHONPATH=python
 PACKAGED_COMMAND = Path(__file__).resolve().parent / "bin" / "bankcheck"
 
 
-def command():
+def command() -> str | None:
     """The bankcheck command to run: $BANKCHECK when set (a build's `build/bin/bankcheck`), else the
     wheel's own, else `bankcheck` on PATH; None when there is none."""
     chosen = os.environ.get("BANKCHECK")

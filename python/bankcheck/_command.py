@@ -9,7 +9,7 @@ import sys
 from . import PACKAGED_COMMAND
 
 
-def main():
+def main() -> int:
     if not PACKAGED_COMMAND.is_file():
         sys.stderr.write(f"bankcheck: error: this bankcheck package has no command ({PACKAGED_COMMAND}): "
                          "install the wheel (pip install bankcheck), or run a build's build/bin/bankcheck\n")

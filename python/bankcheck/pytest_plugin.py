@@ -32,6 +32,8 @@ Where a case fails, `bankcheck run` prints how to record its new values: the com
 typed with --bankcheck-update (record_command()), passed to it as --record-command.
 """
 
+from __future__ import annotations
+
 import collections
 import ctypes
 import os
@@ -40,10 +42,19 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Generator, Sequence, TypedDict
 
 import pytest
 
 from . import command as bankcheck_command
+
+# The oldest pytest the plugin runs on (pyproject.toml's `pytest` extra, ci/wheel.sh tests it): the
+# stash (pytest.StashKey) came in 7.0. A clear error rather than an AttributeError in the middle of
+# the plugin's import.
+MINIMUM_PYTEST = "7.0"
+if not hasattr(pytest, "StashKey"):
+    raise ImportError(f"bankcheck's pytest plugin needs pytest {MINIMUM_PYTEST} or newer, and this is pytest "
+                      f"{pytest.__version__}: pip install 'bankcheck[pytest]' (or 'pytest>={MINIMUM_PYTEST}')")
 
 # Set by the parent for the pytest it runs under `bankcheck run`.
 CHILD_VARIABLE = "BANKCHECK_PYTEST_CHILD"
@@ -53,7 +64,15 @@ EXIT_SKIPPED = 77
 NVTX_LIBRARY = "libbankcheck_nvtx.so"
 
 
-def pytest_addoption(parser):
+class Options(TypedDict):
+    """The plugin's command-line options, as run_command() takes them."""
+    baselines: str | None
+    update: bool
+    allow_missing: bool
+    output: str
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("bankcheck", "bankcheck: bank conflicts of each test's kernel launches")
     group.addoption("--bankcheck-baselines", metavar="DIR", default=None,
                     help="run the session under `bankcheck run` and check each test's kernel launches "
@@ -67,7 +86,7 @@ def pytest_addoption(parser):
                     help="the results file `bankcheck run` writes (default bankcheck-run.json)")
 
 
-def test_range(nodeid):
+def test_range(nodeid: str) -> str:
     """The NVTX range pushed around a test: its node id, its module's path with '.' for '/', then
     '/' and the rest, so that the module is the cases' topic (one baseline file per test module):
     "tests/gpu/test_k.py::TestA::test_b[64]" -> "tests.gpu.test_k.py/TestA::test_b[64]"."""
@@ -77,7 +96,7 @@ def test_range(nodeid):
 
 
 # pytest collects functions named test_*: this one is the plugin's, not a test.
-test_range.__test__ = False
+test_range.__test__ = False  # type: ignore[attr-defined]
 
 
 # The child's main on Pythons without -P: -c puts '' (the current folder) first on sys.path, removed
@@ -88,7 +107,8 @@ CHILD_MAIN = ("import sys\n"
               "sys.exit(getattr(pytest, 'console_main', pytest.main)())")
 
 
-def child_command(python, version_info=sys.version_info):
+def child_command(python: str | os.PathLike[str],
+                  version_info: tuple[int, ...] = tuple(sys.version_info[:2])) -> list[str]:
     """How the child starts pytest so that it imports what the user's pytest imports: never a module
     of the folder it starts in."""
     if tuple(version_info) >= (3, 11):
@@ -96,14 +116,14 @@ def child_command(python, version_info=sys.version_info):
     return [str(python), "-c", CHILD_MAIN]
 
 
-def _shortest(path):
+def _shortest(path: str) -> str:
     """PATH's last part where that finds the same file on PATH, else PATH itself."""
     name = os.path.basename(path)
     found = shutil.which(name)
     return name if found and os.path.abspath(found) == os.path.abspath(path) else str(path)
 
 
-def record_command(argv0, python, pytest_args):
+def record_command(argv0: str, python: str, pytest_args: Sequence[str]) -> str:
     """The pytest command the user typed (`pytest ARGS` or `python -m pytest ARGS`, ARGS as given)
     with --bankcheck-update, as a shell line: what the messages of a failing case print to record."""
     if os.path.basename(argv0) == "__main__.py":
@@ -116,11 +136,14 @@ def record_command(argv0, python, pytest_args):
     return shlex.join(words)
 
 
-def run_command(executable, options, python, pytest_args, invocation_dir, record=None,
-                version_info=sys.version_info):
+def run_command(executable: str, options: Options, python: str, pytest_args: Sequence[str],
+                invocation_dir: str | os.PathLike[str], record: str | None = None,
+                version_info: tuple[int, ...] = tuple(sys.version_info[:2])) -> list[str]:
     """The `bankcheck run` command line that runs this pytest session again under the injection.
     DIR and FILE are taken relative to the folder pytest was started in; `record` is the command
     the messages print to record baselines (record_command())."""
+    if not options["baselines"]:
+        raise ValueError("run_command: no baselines folder (--bankcheck-baselines) given")
     folder = Path(invocation_dir)
     command = [str(executable), "run", "-o", str(folder / options["output"]),
                "--baselines", str(folder / options["baselines"])]
@@ -133,7 +156,7 @@ def run_command(executable, options, python, pytest_args, invocation_dir, record
     return command + ["--", *child_command(python, version_info), *pytest_args]
 
 
-def _options(config):
+def _options(config: pytest.Config) -> Options:
     return {
         "baselines": config.getoption("bankcheck_baselines"),
         "update": config.getoption("bankcheck_update"),
@@ -142,13 +165,15 @@ def _options(config):
     }
 
 
-def _run_child(command, invocation_dir):
+def _run_child(command: Sequence[str], invocation_dir: str | os.PathLike[str]) -> tuple[int, str]:
     """Runs `bankcheck run` with stderr passed through; (exit status, the reason it gave when it
     skipped)."""
     environment = dict(os.environ, **{CHILD_VARIABLE: "1"})
     process = subprocess.Popen(command, cwd=invocation_dir, env=environment, stderr=subprocess.PIPE,
                                text=True, errors="replace")
-    last_lines = collections.deque(maxlen=20)
+    last_lines: collections.deque[str] = collections.deque(maxlen=20)
+    if process.stderr is None:  # not reached: stderr=PIPE
+        raise RuntimeError("bankcheck run's stderr was not captured")
     try:
         for line in process.stderr:
             sys.stderr.write(line)
@@ -162,7 +187,7 @@ def _run_child(command, invocation_dir):
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_cmdline_main(config):
+def pytest_cmdline_main(config: pytest.Config) -> int | None:
     options = _options(config)
     if options["update"] and not options["baselines"]:
         raise pytest.UsageError("--bankcheck-update needs --bankcheck-baselines DIR, the folder to record into")
@@ -189,10 +214,10 @@ def pytest_cmdline_main(config):
 
 
 _SKIP_REASON = pytest.StashKey[str]()
-_RANGES = pytest.StashKey[object]()
+_RANGES = pytest.StashKey["NvtxRanges"]()
 
 
-def pytest_collection_modifyitems(config, items):
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     reason = config.stash.get(_SKIP_REASON, None)
     if reason is not None:
         for item in items:
@@ -202,7 +227,7 @@ def pytest_collection_modifyitems(config, items):
 class NvtxRanges:
     """NVTX push/pop through libbankcheck_nvtx.so, found beside the injection library."""
 
-    def __init__(self, injection_library):
+    def __init__(self, injection_library: str) -> None:
         library = Path(injection_library).with_name(NVTX_LIBRARY)
         try:
             self._library = ctypes.CDLL(str(library))
@@ -213,18 +238,18 @@ class NvtxRanges:
         self._library.bankcheck_range_push.restype = ctypes.c_int
         self._library.bankcheck_range_pop.restype = ctypes.c_int
 
-    def push(self, name):
+    def push(self, name: str) -> None:
         self._library.bankcheck_range_push(name.encode("utf-8", "replace"))
 
-    def pop(self):
+    def pop(self) -> None:
         self._library.bankcheck_range_pop()
 
 
-def _measuring(config):
+def _measuring(config: pytest.Config) -> bool:
     return bool(config.getoption("bankcheck_baselines")) and os.environ.get(CHILD_VARIABLE) == "1"
 
 
-def pytest_configure(config):
+def pytest_configure(config: pytest.Config) -> None:
     if not _measuring(config):
         return
     injection = os.environ.get("NVTX_INJECTION64_PATH")
@@ -236,7 +261,7 @@ def pytest_configure(config):
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_protocol(item, nextitem):
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, None, None]:
     ranges = item.config.stash.get(_RANGES, None)
     if ranges is None:
         yield
@@ -250,7 +275,7 @@ def pytest_runtest_protocol(item, nextitem):
 
 
 @pytest.fixture
-def bankcheck_test_range(request):
+def bankcheck_test_range(request: pytest.FixtureRequest) -> str:
     """The NVTX range this test's launches are named under (test_range()): the start of its cases'
     names, e.g. for `bankcheck report --case`."""
     return test_range(request.node.nodeid)

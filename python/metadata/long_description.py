@@ -12,6 +12,7 @@ import os
 import posixpath
 import re
 from pathlib import Path
+from typing import Any, Dict, Mapping
 
 SOURCE = "docs/python.md"
 VARIABLE = "BANKCHECK_REPOSITORY_URL"
@@ -20,12 +21,12 @@ LINK_TARGET = re.compile(r"(\]\()([^)\s]+)")
 ABSOLUTE = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*:|#)")
 
 
-def absolute_links(text, source, base):
+def absolute_links(text: str, source: str, base: str) -> str:
     """TEXT (the file SOURCE, relative to the repository's root) with each relative link target
     made BASE/<its path from the root>."""
     folder = posixpath.dirname(source)
 
-    def replace(match):
+    def replace(match: "re.Match[str]") -> str:
         target = match.group(2)
         if ABSOLUTE.match(target):
             return match.group(0)
@@ -38,7 +39,7 @@ def absolute_links(text, source, base):
     return LINK_TARGET.sub(replace, text)
 
 
-def dynamic_metadata(field, settings, project):
+def dynamic_metadata(field: str, settings: Mapping[str, Any], project: Mapping[str, Any]) -> Dict[str, str]:
     if field != "readme" or settings:
         raise ValueError("long_description provides the readme field only, with no settings")
     text = Path(SOURCE).read_text(encoding="utf-8")

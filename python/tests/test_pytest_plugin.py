@@ -221,7 +221,10 @@ def test_the_rerun_imports_no_module_of_the_folder_pytest_starts_in(pytester, st
     assert result.returncode == 0, result.stdout + result.stderr
     assert "2 passed" in result.stdout
     (command,) = stand_in()
-    assert command[command.index("--") + 1:][:4] == child_command(sys.executable)
+    # The same interpreter, named through either of the venv's links (python, python3).
+    child = command[command.index("--") + 1:][:4]
+    expected = child_command(sys.executable)
+    assert [os.path.realpath(child[0])] + child[1:] == [os.path.realpath(expected[0])] + expected[1:]
 
 
 @pytest.mark.parametrize("version_info", [(3, 10), sys.version_info[:2]], ids=["python<3.11", "this-python"])
@@ -295,3 +298,14 @@ def test_each_launch_of_a_test_is_a_case_named_by_its_test(pytester, monkeypatch
     again = pytester.runpytest_subprocess("--bankcheck-baselines", "baselines")
     assert again.ret == 0, "\n".join(again.outlines + again.errlines)
     assert json.loads((pytester.path / "bankcheck-run.json").read_text())["cases"].keys() == cases.keys()
+
+
+def test_a_pytest_older_than_the_minimum_gets_a_clear_error(tmp_path):
+    # A pytest without the stash (before 7.0), first on the path: the plugin's import says which
+    # pytest it needs and how to get it, rather than failing on a missing attribute.
+    (tmp_path / "pytest.py").write_text("__version__ = '6.2.5'\n")
+    result = subprocess.run([sys.executable, "-c", "import bankcheck.pytest_plugin"], cwd=tmp_path,
+                            env=dict(os.environ, PYTHONPATH=str(tmp_path)), capture_output=True, text=True)
+    assert result.returncode != 0
+    assert "needs pytest 7.0 or newer, and this is pytest 6.2.5" in result.stderr
+    assert "pip install 'bankcheck[pytest]'" in result.stderr
