@@ -1,7 +1,9 @@
 #include "core/internal/source_lexer.h"
 
 #include <cctype>
+#include <cstdint>
 #include <string>
+#include <utility>
 
 namespace bankcheck::internal {
 namespace {
@@ -58,155 +60,186 @@ size_t SpliceAt(std::string_view text, size_t i) {
   return end == 0 ? 0 : k + end - i;
 }
 
-LexedSource LexSource(std::string_view text) {
-  LexedSource out;
-  const size_t n = text.size();
-  State state = State::kCode;
-  char quote = '"';
-  std::string raw_closing;
-  size_t open_comment = SIZE_MAX;  // the `//` comment whose text ends with its first line
-  uint32_t slash_line = 0;         // the line of the '/' of kSlash
-  size_t block_star = 0;           // the '*' of kBlockStar
-  out.lines.push_back({});
-  auto line_number = [&] { return static_cast<uint32_t>(out.lines.size()); };
-  // Ends the current line at `at`; the next begins at `next`.
-  auto end_line = [&](size_t at, size_t next, bool spliced) {
-    if (open_comment != SIZE_MAX) {
-      SourceComment& comment = out.comments[open_comment];
-      comment.text = text.substr(comment.begin, at - comment.begin);
-      open_comment = SIZE_MAX;
+namespace {
+
+// LexSource's state machine: one member per state, each reading the character at i_ and moving on.
+class Lexer {
+ public:
+  explicit Lexer(std::string_view text) : text_(text) { out_.lines.push_back({}); }
+
+  LexedSource Run() && {
+    const size_t n = text_.size();
+    while (i_ < n) {
+      // Splices first (phase 2), except in a raw string, where the compiler reverts them.
+      if (state_ != State::kRawString) {
+        if (const size_t splice = SpliceAt(text_, i_)) {
+          size_t eol = i_ + 1;
+          while (LineEndAt(text_, eol) == 0) ++eol;
+          EndLine(eol, i_ + splice, true);
+          i_ += splice;
+          continue;
+        }
+      }
+      if (const size_t eol = LineEndAt(text_, i_)) {
+        if (state_ == State::kRawString) out_.lines.back().has_code = true;
+        EndLine(i_, i_ + eol, false);
+        i_ += eol;
+        continue;
+      }
+      Step(text_[i_]);
     }
-    SourceLine& line = out.lines.back();
+    if (state_ == State::kBlockComment || state_ == State::kBlockStar) {
+      SourceComment& comment = out_.comments.back();  // unterminated: to the end
+      comment.text = text_.substr(comment.begin);
+    }
+    EndLine(n, n, false);
+    out_.lines.pop_back();  // the line after the end
+    return std::move(out_);
+  }
+
+ private:
+  uint32_t LineNumber() const { return static_cast<uint32_t>(out_.lines.size()); }
+
+  // Ends the current line at `at`; the next begins at `next`.
+  void EndLine(size_t at, size_t next, bool spliced) {
+    if (open_comment_ != SIZE_MAX) {
+      SourceComment& comment = out_.comments[open_comment_];
+      comment.text = text_.substr(comment.begin, at - comment.begin);
+      open_comment_ = SIZE_MAX;
+    }
+    SourceLine& line = out_.lines.back();
     line.end = at;
     line.continued = spliced;
-    line.ends_clean = !spliced && state == State::kCode;
+    line.ends_clean = !spliced && state_ == State::kCode;
     if (!spliced) {
       // What a line end ends: a `//` comment, an unterminated literal, a pending '/'.
-      if (state == State::kSlash) out.lines[slash_line - 1].has_code = true;
-      if (state == State::kLineComment || state == State::kLiteral || state == State::kLiteralEscape ||
-          state == State::kSlash)
-        state = State::kCode;
-      if (state == State::kBlockStar) state = State::kBlockComment;
+      if (state_ == State::kSlash) out_.lines[slash_line_ - 1].has_code = true;
+      if (state_ == State::kLineComment || state_ == State::kLiteral || state_ == State::kLiteralEscape ||
+          state_ == State::kSlash)
+        state_ = State::kCode;
+      if (state_ == State::kBlockStar) state_ = State::kBlockComment;
     }
     SourceLine following;
     following.begin = next;
-    following.starts_clean = !spliced && state == State::kCode;
-    out.lines.push_back(following);
-  };
+    following.starts_clean = !spliced && state_ == State::kCode;
+    out_.lines.push_back(following);
+  }
 
-  size_t i = 0;
-  while (i < n) {
-    // Splices first (phase 2), except in a raw string, where the compiler reverts them.
-    if (state != State::kRawString) {
-      if (const size_t splice = SpliceAt(text, i)) {
-        size_t eol = i + 1;
-        while (LineEndAt(text, eol) == 0) ++eol;
-        end_line(eol, i + splice, true);
-        i += splice;
-        continue;
-      }
-    }
-    if (const size_t eol = LineEndAt(text, i)) {
-      if (state == State::kRawString) out.lines.back().has_code = true;
-      end_line(i, i + eol, false);
-      i += eol;
-      continue;
-    }
-    const char c = text[i];
-    SourceLine& line = out.lines.back();
-    switch (state) {
+  void Step(char c) {
+    switch (state_) {
       case State::kSlash:
-        if (c == '/' || c == '*') {
-          const bool block = c == '*';
-          out.comments.push_back({slash_line, block, out.lines[slash_line - 1].has_code, i + 1, {}});
-          if (!block) open_comment = out.comments.size() - 1;
-          state = block ? State::kBlockComment : State::kLineComment;
-          ++i;
-        } else {
-          out.lines[slash_line - 1].has_code = true;
-          state = State::kCode;  // this character is read again as code
-        }
-        break;
+        return AfterSlash(c);
       case State::kLineComment:
-        ++i;
-        break;
+        ++i_;
+        return;
       case State::kBlockComment:
       case State::kBlockStar:
-        if (state == State::kBlockStar && c == '/') {
-          SourceComment& comment = out.comments.back();
-          comment.text = text.substr(comment.begin, block_star - comment.begin);
-          state = State::kCode;
-        } else if (c == '*') {
-          state = State::kBlockStar;
-          block_star = i;
-        } else {
-          state = State::kBlockComment;
-        }
-        ++i;
-        break;
+        return InBlockComment(c);
       case State::kLiteral:
-        line.has_code = true;
-        if (c == '\\') state = State::kLiteralEscape;
-        if (c == quote) state = State::kCode;
-        ++i;
-        break;
       case State::kLiteralEscape:
-        line.has_code = true;
-        state = State::kLiteral;
-        ++i;
-        break;
+        return InLiteral(c);
       case State::kRawString:
-        line.has_code = true;
-        if (text.compare(i, raw_closing.size(), raw_closing) == 0) {
-          state = State::kCode;
-          i += raw_closing.size();
-        } else {
-          ++i;
-        }
-        break;
+        return InRawString();
       case State::kCode:
-        if (c == ' ' || c == '\t' || c == '\f' || c == '\v') {
-          ++i;
-          break;
-        }
-        if (c == '/') {
-          state = State::kSlash;
-          slash_line = line_number();
-          ++i;
-          break;
-        }
-        line.has_code = true;
-        if (c == '"') {
-          const std::string_view prefix = WordBefore(text, i);
-          const bool raw =
-              prefix == "R" || prefix == "LR" || prefix == "uR" || prefix == "UR" || prefix == "u8R";
-          const size_t open = raw ? RawOpening(text, i) : std::string_view::npos;
-          if (open != std::string_view::npos) {
-            raw_closing = ")" + std::string(text.substr(i + 1, open - i - 1)) + "\"";
-            state = State::kRawString;
-            i = open + 1;
-            break;
-          }
-          state = State::kLiteral;
-          quote = '"';
-        } else if (c == '\'') {
-          const std::string_view prefix = WordBefore(text, i);
-          if (prefix.empty() || prefix == "L" || prefix == "u" || prefix == "U" || prefix == "u8") {
-            state = State::kLiteral;  // else a digit separator (1'000)
-            quote = '\'';
-          }
-        }
-        ++i;
-        break;
+        return InCode(c);
     }
   }
-  if (state == State::kBlockComment || state == State::kBlockStar) {
-    SourceComment& comment = out.comments.back();  // unterminated: to the end
-    comment.text = text.substr(comment.begin);
+
+  void AfterSlash(char c) {
+    if (c == '/' || c == '*') {
+      const bool block = c == '*';
+      out_.comments.push_back({slash_line_, block, out_.lines[slash_line_ - 1].has_code, i_ + 1, {}});
+      if (!block) open_comment_ = out_.comments.size() - 1;
+      state_ = block ? State::kBlockComment : State::kLineComment;
+      ++i_;
+    } else {
+      out_.lines[slash_line_ - 1].has_code = true;
+      state_ = State::kCode;  // this character is read again as code
+    }
   }
-  end_line(n, n, false);
-  out.lines.pop_back();  // the line after the end
-  return out;
-}
+
+  void InBlockComment(char c) {
+    if (state_ == State::kBlockStar && c == '/') {
+      SourceComment& comment = out_.comments.back();
+      comment.text = text_.substr(comment.begin, block_star_ - comment.begin);
+      state_ = State::kCode;
+    } else if (c == '*') {
+      state_ = State::kBlockStar;
+      block_star_ = i_;
+    } else {
+      state_ = State::kBlockComment;
+    }
+    ++i_;
+  }
+
+  void InLiteral(char c) {
+    out_.lines.back().has_code = true;
+    if (state_ == State::kLiteralEscape) {
+      state_ = State::kLiteral;
+    } else {
+      if (c == '\\') state_ = State::kLiteralEscape;
+      if (c == quote_) state_ = State::kCode;
+    }
+    ++i_;
+  }
+
+  void InRawString() {
+    out_.lines.back().has_code = true;
+    if (text_.compare(i_, raw_closing_.size(), raw_closing_) == 0) {
+      state_ = State::kCode;
+      i_ += raw_closing_.size();
+    } else {
+      ++i_;
+    }
+  }
+
+  void InCode(char c) {
+    if (c == ' ' || c == '\t' || c == '\f' || c == '\v') {
+      ++i_;
+      return;
+    }
+    if (c == '/') {
+      state_ = State::kSlash;
+      slash_line_ = LineNumber();
+      ++i_;
+      return;
+    }
+    out_.lines.back().has_code = true;
+    if (c == '"') {
+      const std::string_view prefix = WordBefore(text_, i_);
+      const bool raw = prefix == "R" || prefix == "LR" || prefix == "uR" || prefix == "UR" || prefix == "u8R";
+      const size_t open = raw ? RawOpening(text_, i_) : std::string_view::npos;
+      if (open != std::string_view::npos) {
+        raw_closing_ = ")" + std::string(text_.substr(i_ + 1, open - i_ - 1)) + "\"";
+        state_ = State::kRawString;
+        i_ = open + 1;
+        return;
+      }
+      state_ = State::kLiteral;
+      quote_ = '"';
+    } else if (c == '\'') {
+      const std::string_view prefix = WordBefore(text_, i_);
+      if (prefix.empty() || prefix == "L" || prefix == "u" || prefix == "U" || prefix == "u8") {
+        state_ = State::kLiteral;  // else a digit separator (1'000)
+        quote_ = '\'';
+      }
+    }
+    ++i_;
+  }
+
+  std::string_view text_;
+  LexedSource out_;
+  size_t i_ = 0;
+  State state_ = State::kCode;
+  char quote_ = '"';
+  std::string raw_closing_;
+  size_t open_comment_ = SIZE_MAX;  // the `//` comment whose text ends with its first line
+  uint32_t slash_line_ = 0;         // the line of the '/' of kSlash
+  size_t block_star_ = 0;           // the '*' of kBlockStar
+};
+
+}  // namespace
+
+LexedSource LexSource(std::string_view text) { return Lexer(text).Run(); }
 
 }  // namespace bankcheck::internal
