@@ -36,28 +36,23 @@ std::string InstructionSections(const std::vector<LaunchRecord>& launches) {
   return out;
 }
 
-}  // namespace
-
-std::string RenderMarkdown(const ReportData& data, const ReportOptions& options) {
-  const RunMetadata& meta = data.results->metadata;
-  std::string baselines_line;
+std::string BaselinesLine(const ReportData& data) {
   switch (data.baselines) {
     case ReportData::Baselines::kRun:
-      baselines_line = "Baselines: as compared during the run";
-      break;
+      return "Baselines: as compared during the run";
     case ReportData::Baselines::kNoArch:
-      baselines_line = "Baselines: not compared (the results name no GPU architecture; did the run skip?)";
-      break;
+      return "Baselines: not compared (the results name no GPU architecture; did the run skip?)";
     case ReportData::Baselines::kFolder:
-      baselines_line =
-          "Baselines: compared with " + markdown::Code(data.baselines_folder, markdown::kMaxPathBytes);
-      break;
+      return "Baselines: compared with " + markdown::Code(data.baselines_folder, markdown::kMaxPathBytes);
     case ReportData::Baselines::kNoFolder:
-      baselines_line = "Baselines: " + markdown::Inline(data.baselines_reason, kMaxReasonBytes);
-      break;
+      return "Baselines: " + markdown::Inline(data.baselines_reason, kMaxReasonBytes);
   }
+  return "";
+}
 
-  // The headline and the totals: always shown, first, and bounded (every field is cut to length).
+// The headline and the totals: always shown, first, and bounded (every field is cut to length).
+std::string Head(const ReportData& data) {
+  const RunMetadata& meta = data.results->metadata;
   std::string head =
       "## bankcheck: " + (meta.arch.empty() ? std::string("no GPU") : markdown::Inline(meta.arch)) +
       (meta.device.empty() ? "" : " · " + markdown::Inline(meta.device)) + "\n\n";
@@ -70,7 +65,7 @@ std::string RenderMarkdown(const ReportData& data, const ReportOptions& options)
   if (!meta.git_commit.empty()) facts.push_back("commit " + markdown::Code(meta.git_commit));
   for (size_t i = 0; i < facts.size(); ++i) head += (i == 0 ? "" : " · ") + facts[i];
   if (!facts.empty()) head += "  \n";
-  head += baselines_line + "\n\n";
+  head += BaselinesLine(data) + "\n\n";
   const std::string jit = PtxJitWarning(meta.cuda_architectures, meta.arch);
   if (!jit.empty()) head += "> **Warning:** " + markdown::Inline(jit, kMaxReasonBytes) + "\n\n";
   head += Headline(data, "**") + "  \n" + VerdictLine(data, "**") + "\n\n";
@@ -80,7 +75,10 @@ std::string RenderMarkdown(const ReportData& data, const ReportOptions& options)
   for (const std::string& reason : data.not_evaluated_reasons)
     head += "> Not evaluated: " + markdown::Inline(reason, kMaxReasonBytes) + "\n";
   if (!data.skip_reasons.empty() || !data.not_evaluated_reasons.empty()) head += "\n";
+  return head;
+}
 
+std::vector<TopicSection> Sections(const ReportData& data) {
   std::vector<TopicSection> sections;
   for (const auto& [first_rank, topic] : data.topic_order) {
     TopicSection& section = sections.emplace_back();
@@ -99,20 +97,17 @@ std::string RenderMarkdown(const ReportData& data, const ReportOptions& options)
         row.details = Details(markdown::Code(result.name) + ": " + DetailsWhat(view), body, instructions);
     }
   }
-  // What fits in the budget, most urgent first: the rows of regressions and their details, then of
-  // failures, improvements, changes and missing baselines, then the lines counting the other cases.
-  // The first part that does not fit ends the choice, so nothing less urgent is shown instead.
-  const TableRow header = {"case", "expected ways", "measured conflicts", "baseline", "status"};
+  return sections;
+}
+
+TableRow Header() { return {"case", "expected ways", "measured conflicts", "baseline", "status"}; }
+
+// Marks what fits in `budget` bytes, most urgent first: the rows of regressions and their details,
+// then of failures, improvements, changes and missing baselines, then the lines counting the other
+// cases. The first part that does not fit ends the choice, so nothing less urgent is shown instead.
+void ChooseWhatFits(std::vector<TopicSection>& sections, size_t budget) {
+  const TableRow header = Header();
   const std::string empty_table = FormatMarkdownTable(header, {});
-  const std::string details_heading = "### Details\n\n";
-  const std::string results_file = options.results_path.empty()
-                                       ? std::string()
-                                       : markdown::Code(options.results_path, markdown::kMaxPathBytes);
-  const size_t note_bytes = 512 + results_file.size();  // room for the note on what is not shown
-  const size_t fixed = head.size() + note_bytes + details_heading.size();
-  const size_t budget = options.max_bytes == 0      ? SIZE_MAX
-                        : options.max_bytes > fixed ? options.max_bytes - fixed
-                                                    : 0;
   size_t used = 0;
   bool full = false;
   const auto take = [&](size_t cost) {
@@ -148,6 +143,22 @@ std::string RenderMarkdown(const ReportData& data, const ReportOptions& options)
     if (!take(CountsLine(section, true).size() + (section.opened ? 0 : section.heading.size()))) break;
     section.counts_shown = section.opened = true;
   }
+}
+
+}  // namespace
+
+std::string RenderMarkdown(const ReportData& data, const ReportOptions& options) {
+  const std::string head = Head(data);
+  std::vector<TopicSection> sections = Sections(data);
+  const std::string details_heading = "### Details\n\n";
+  const std::string results_file = options.results_path.empty()
+                                       ? std::string()
+                                       : markdown::Code(options.results_path, markdown::kMaxPathBytes);
+  const size_t note_bytes = 512 + results_file.size();  // room for the note on what is not shown
+  const size_t fixed = head.size() + note_bytes + details_heading.size();
+  ChooseWhatFits(sections, options.max_bytes == 0      ? SIZE_MAX
+                           : options.max_bytes > fixed ? options.max_bytes - fixed
+                                                       : 0);
 
   std::string body;
   std::string details;
@@ -164,7 +175,7 @@ std::string RenderMarkdown(const ReportData& data, const ReportOptions& options)
     cases_not_shown += section.counts_shown ? 0 : section.collapsed_cases;
     if (!section.opened) continue;
     body += section.heading;
-    if (!rows.empty()) body += FormatMarkdownTable(header, rows) + "\n";
+    if (!rows.empty()) body += FormatMarkdownTable(Header(), rows) + "\n";
     if (section.counts_shown) body += CountsLine(section, !rows.empty());
   }
   if (data.results->cases.empty()) body += "No cases in these results.\n\n";
