@@ -37,10 +37,7 @@ uint64_t SourceAddress(const SharedAccess& copy, const Dim3& block, const Dim3& 
   return *source;
 }
 
-}  // namespace
-
-PredictedCounts PredictLaunch(const Dim3& grid, const Dim3& block,
-                              const std::vector<SharedAccess>& accesses) {
+void CheckLaunch(const Dim3& grid, const Dim3& block, const std::vector<SharedAccess>& accesses) {
   if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0) {
     throw Error(ErrorKind::kBadInput, "grid " + FormatDim3(grid) + " or block " + FormatDim3(block) +
                                           " has a zero dimension; a launch needs at least one thread");
@@ -72,88 +69,110 @@ PredictedCounts PredictLaunch(const Dim3& grid, const Dim3& block,
                                             " bytes; ldmatrix/stmatrix rows are 16 bytes");
     }
   }
+}
 
-  // Thread indices by linear id, x fastest, as CUDA numbers the threads of a block.
-  std::vector<Dim3> thread_index(threads_per_block);
+// Thread indices by linear id, x fastest, as CUDA numbers the threads of a block.
+std::vector<Dim3> ThreadIndices(const Dim3& block) {
+  std::vector<Dim3> thread_index(uint64_t{block.x} * block.y * block.z);
   for (uint32_t z = 0, id = 0; z < block.z; ++z) {
     for (uint32_t y = 0; y < block.y; ++y) {
       for (uint32_t x = 0; x < block.x; ++x) thread_index[id++] = Dim3{x, y, z};
     }
   }
+  return thread_index;
+}
+
+// One warp's execution of one access: where it is, for the messages and the worst instruction.
+struct WarpPlace {
+  const SharedAccess* instruction = nullptr;
+  Dim3 block;
+  uint32_t warp = 0;
+  uint32_t iteration = 0;
+};
+
+// The addresses of the warp's lanes (the first `lanes` threads from `threads`); no active lane when
+// every address function declined.
+WarpCopy GatherWarp(const WarpPlace& place, const Dim3* threads, int lanes) {
+  const SharedAccess& instruction = *place.instruction;
+  WarpCopy access;
+  access.destination.bytes = instruction.bytes;
+  for (int lane = 0; lane < lanes; ++lane) {
+    const Dim3& thread = threads[lane];
+    const std::optional<uint64_t> address = instruction.address(place.block, thread, place.iteration);
+    if (!address) continue;
+    access.destination.SetLane(lane, *address);
+    if (instruction.kind == SharedKind::kCpAsync)
+      access.sources[lane] = SourceAddress(instruction, place.block, thread, place.iteration, lane);
+  }
+  return access;
+}
+
+struct Worst {
+  bool found = false;
+  uint32_t conflicts = 0;
+  WarpCopy access;  // the destination alone but for a cp.async
+  WarpPlace place;
+};
+
+std::string BankMapOfWorst(const Worst& worst, uint64_t threads_per_block) {
+  const SharedAccess& instruction = *worst.place.instruction;
+  std::ostringstream where;
+  where << "worst instruction: " << InfoOf(instruction.kind).instruction << " '" << instruction.name
+        << "' in block " << FormatDim3(worst.place.block) << ", warp " << worst.place.warp << " (threads "
+        << worst.place.warp * kWarpSize << "-"
+        << std::min<uint64_t>(threads_per_block, uint64_t{worst.place.warp + 1} * kWarpSize) - 1 << ")";
+  if (instruction.iterations > 1) where << ", iteration " << worst.place.iteration;
+  where << "\n";
+  return where.str() + RenderBankMapText(ExplainInstruction(instruction.kind, worst.access));
+}
+
+}  // namespace
+
+PredictedCounts PredictLaunch(const Dim3& grid, const Dim3& block,
+                              const std::vector<SharedAccess>& accesses) {
+  CheckLaunch(grid, block, accesses);
+  const std::vector<Dim3> thread_index = ThreadIndices(block);
+  const uint64_t threads_per_block = thread_index.size();
   const auto warps_per_block = static_cast<uint32_t>((threads_per_block + kWarpSize - 1) / kWarpSize);
 
   PredictedCounts predicted;
-  struct Worst {
-    bool found = false;
-    uint32_t conflicts = 0;
-    WarpCopy access;  // the destination alone but for a cp.async
-    const SharedAccess* instruction = nullptr;
-    Dim3 block;
-    uint32_t warp = 0;
-    uint32_t iteration = 0;
-  } worst;
-
-  Dim3 block_index;
-  for (block_index.z = 0; block_index.z < grid.z; ++block_index.z) {
-    for (block_index.y = 0; block_index.y < grid.y; ++block_index.y) {
-      for (block_index.x = 0; block_index.x < grid.x; ++block_index.x) {
-        for (uint32_t warp = 0; warp < warps_per_block; ++warp) {
-          const uint32_t first_thread = warp * kWarpSize;
+  Worst worst;
+  WarpPlace place;
+  for (place.block.z = 0; place.block.z < grid.z; ++place.block.z) {
+    for (place.block.y = 0; place.block.y < grid.y; ++place.block.y) {
+      for (place.block.x = 0; place.block.x < grid.x; ++place.block.x) {
+        for (place.warp = 0; place.warp < warps_per_block; ++place.warp) {
+          const uint32_t first_thread = place.warp * kWarpSize;
           const auto lanes =
               static_cast<int>(std::min<uint64_t>(kWarpSize, threads_per_block - first_thread));
           for (const SharedAccess& instruction : accesses) {
+            place.instruction = &instruction;
             SharedCounts& counts = predicted[instruction.kind];
-            for (uint32_t iteration = 0; iteration < instruction.iterations; ++iteration) {
+            for (place.iteration = 0; place.iteration < instruction.iterations; ++place.iteration) {
               WarpCopy access;
-              access.destination.bytes = instruction.bytes;
               WarpCost cost;
               try {
-                for (int lane = 0; lane < lanes; ++lane) {
-                  const Dim3& thread = thread_index[first_thread + lane];
-                  const std::optional<uint64_t> address = instruction.address(block_index, thread, iteration);
-                  if (!address) continue;
-                  access.destination.SetLane(lane, *address);
-                  if (instruction.kind == SharedKind::kCpAsync)
-                    access.sources[lane] = SourceAddress(instruction, block_index, thread, iteration, lane);
-                }
+                access = GatherWarp(place, &thread_index[first_thread], lanes);
                 if (access.destination.active_mask == 0) continue;
                 cost = CostInstruction(instruction.kind, access);
               } catch (const Error& e) {
                 throw Error(e.kind(), std::string(InfoOf(instruction.kind).instruction) + " '" +
-                                          instruction.name + "' in block " + FormatDim3(block_index) +
-                                          ", warp " + std::to_string(warp) + ", iteration " +
-                                          std::to_string(iteration) + ": " + e.what());
+                                          instruction.name + "' in block " + FormatDim3(place.block) +
+                                          ", warp " + std::to_string(place.warp) + ", iteration " +
+                                          std::to_string(place.iteration) + ": " + e.what());
               }
               ++counts.instructions;
               counts.wavefronts += cost.wavefronts;
               counts.ideal_wavefronts += cost.ideal;
-              if (!worst.found || cost.conflicts > worst.conflicts) {
-                worst.found = true;
-                worst.conflicts = cost.conflicts;
-                worst.access = access;
-                worst.instruction = &instruction;
-                worst.block = block_index;
-                worst.warp = warp;
-                worst.iteration = iteration;
-              }
+              if (!worst.found || cost.conflicts > worst.conflicts)
+                worst = {true, cost.conflicts, access, place};
             }
           }
         }
       }
     }
   }
-
-  if (worst.found) {
-    std::ostringstream where;
-    where << "worst instruction: " << InfoOf(worst.instruction->kind).instruction << " '"
-          << worst.instruction->name << "' in block " << FormatDim3(worst.block) << ", warp " << worst.warp
-          << " (threads " << worst.warp * kWarpSize << "-"
-          << std::min<uint64_t>(threads_per_block, uint64_t{worst.warp + 1} * kWarpSize) - 1 << ")";
-    if (worst.instruction->iterations > 1) where << ", iteration " << worst.iteration;
-    where << "\n";
-    predicted.bank_map =
-        where.str() + RenderBankMapText(ExplainInstruction(worst.instruction->kind, worst.access));
-  }
+  if (worst.found) predicted.bank_map = BankMapOfWorst(worst, threads_per_block);
   return predicted;
 }
 
