@@ -155,6 +155,108 @@ void ParseAddress(const std::string& whole, const std::string& inside, Operand& 
   }
 }
 
+// `(label): a label without ')' in it.
+Operand ParseLabel(const std::string& raw, const std::string& text) {
+  const std::string_view inside = std::string_view(text).substr(std::min<size_t>(2, text.size()));
+  if (text.size() < 4 || text[1] != '(' || text.back() != ')' || inside.find(')') != inside.size() - 1)
+    Unreadable(raw, "not a label");
+  Operand operand;
+  operand.kind = OperandKind::kLabel;
+  operand.text = std::string(inside.substr(0, inside.size() - 1));
+  return operand;
+}
+
+// Registers with a width or type suffix (R2.64, R4.H1): the suffix matters only in addresses.
+// False when `text` is no register.
+bool ParseRegisterOperand(const std::string& text, Operand& operand) {
+  const size_t dot = text.find('.');
+  const std::string name = text.substr(0, dot);
+  OperandKind kind{};
+  int index = 0;
+  if (!ParseRegisterName(name, &kind, &index)) return false;
+  if (dot != std::string::npos && text.substr(dot + 1) != "64" && text.substr(dot + 1) != "U32" &&
+      text.substr(dot + 1) != "reuse") {
+    operand.selected = kind == OperandKind::kRegister || kind == OperandKind::kUniformRegister ? index : -1;
+    operand.selected_uniform = kind == OperandKind::kUniformRegister;
+    return true;  // kOther: a half-register selector and the like, not evaluated
+  }
+  operand.kind = kind;
+  operand.index = index;
+  return true;
+}
+
+// c[0x<1-4 hex digits>][<address without ']'>]
+void ParseConstantOperand(const std::string& raw, const std::string& text, Operand& operand) {
+  size_t at = 2;
+  if (text.compare(at, 2, "0x") != 0) Unreadable(raw, "not a constant-bank operand");
+  at += 2;
+  uint32_t bank = 0;
+  const size_t digits = at;
+  for (; at < text.size() && IsHexDigit(text[at]) && at - digits < 4; ++at)
+    bank = bank * 16 + static_cast<uint32_t>(text[at] <= '9' ? text[at] - '0' : text[at] - 'a' + 10);
+  if (at == digits || text.compare(at, 2, "][") != 0 || text.back() != ']')
+    Unreadable(raw, "not a constant-bank operand");
+  const std::string inside = text.substr(at + 2, text.size() - at - 3);
+  if (inside.empty() || inside.find(']') != std::string::npos) Unreadable(raw, "not a constant-bank operand");
+  operand.kind = OperandKind::kConstant;
+  operand.bank = bank;
+  Operand address;
+  ParseAddress(raw, inside, address);
+  operand.value = static_cast<uint64_t>(address.offset);
+  operand.base = address.base >= 0 ? address.base : address.uniform_base;
+  operand.base_uniform = address.base < 0 && address.uniform_base >= 0;
+  if (address.base == kRegisterZero) operand.base = -1;
+}
+
+// desc[UR6][R2.64+0x10]: the uniform register holds a memory descriptor (cache policy), not part of
+// the address.
+void ParseDescribedAddress(const std::string& raw, const std::string& text, Operand& operand) {
+  const size_t inner = text.find("][");
+  // desc[UR12] alone (UTMALDG's cache policy): no address, kept as text (kOther).
+  if (inner == std::string::npos && text.find(']') == text.size() - 1) return;
+  if (inner == std::string::npos || text.back() != ']') Unreadable(raw, "not a described address");
+  operand.kind = OperandKind::kGlobalMemory;
+  OperandKind kind{};
+  if (!ParseRegisterName(text.substr(5, inner - 5), &kind, &operand.descriptor) ||
+      kind != OperandKind::kUniformRegister)
+    Unreadable(raw, "a descriptor that is not a uniform register");
+  ParseAddress(raw, text.substr(inner + 2, text.size() - inner - 3), operand);
+}
+
+// A floating-point immediate (FFMA's 0.5, HFMA2's halves): kept as a double's text; evaluated where
+// an instruction needs it. False when `text` is none.
+bool ParseFloatImmediate(const std::string& text, Operand& operand) {
+  char* end = nullptr;
+  const std::string number_text = operand.negate ? "-" + text : text;
+  std::strtod(number_text.c_str(), &end);
+  if (end != nullptr && *end == '\0') {
+    operand.kind = OperandKind::kImmediate;
+    operand.is_float = true;
+    operand.negate = false;
+    operand.text = number_text;
+    const double as_double = std::strtod(number_text.c_str(), nullptr);
+    // Beyond float's range the conversion is undefined: the float the listing means is infinite.
+    const float as_float = std::fabs(as_double) > std::numeric_limits<float>::max()
+                               ? (as_double > 0 ? 1.0f : -1.0f) * std::numeric_limits<float>::infinity()
+                               : static_cast<float>(as_double);
+    uint32_t bits = 0;
+    std::memcpy(&bits, &as_float, sizeof bits);
+    operand.value = bits;
+    return true;
+  }
+  if (text == "INF" || text == "+INF" || text == "QNAN" || text == "-QNAN" || text == "+QNAN") {
+    operand.kind = OperandKind::kImmediate;
+    operand.is_float = true;
+    operand.text = text;
+    const bool negative = operand.negate || text == "-QNAN";
+    operand.value =
+        (text.find("INF") != std::string::npos ? 0x7f800000u : 0x7fffffffu) | (negative ? 0x80000000u : 0u);
+    operand.negate = false;
+    return true;
+  }
+  return false;
+}
+
 Operand ParseOperand(const std::string& raw) {
   Operand operand;
   operand.text = raw;
@@ -165,19 +267,8 @@ Operand ParseOperand(const std::string& raw) {
     if (at != std::string::npos) text.erase(at, std::strlen(hint));
   }
   if (text.empty()) Unreadable(raw, "empty");
-  if (text[0] == '`') {
-    // `(label): a label without ')' in it.
-    const std::string_view inside = std::string_view(text).substr(std::min<size_t>(2, text.size()));
-    if (text.size() < 4 || text[1] != '(' || text.back() != ')' || inside.find(')') != inside.size() - 1)
-      Unreadable(raw, "not a label");
-    operand.kind = OperandKind::kLabel;
-    operand.text = std::string(inside.substr(0, inside.size() - 1));
-    return operand;
-  }
-  if (text[0] == '!') {
-    operand.invert = true;
-    text = text.substr(1);
-  } else if (text[0] == '~') {
+  if (text[0] == '`') return ParseLabel(raw, text);
+  if (text[0] == '!' || text[0] == '~') {
     operand.invert = true;
     text = text.substr(1);
   } else if (text[0] == '-' && text.size() > 1 && !std::isdigit(static_cast<unsigned char>(text[1]))) {
@@ -188,25 +279,7 @@ Operand ParseOperand(const std::string& raw) {
     operand.absolute = true;
     text = text.substr(1, text.size() - 2);
   }
-  // Registers with a width or type suffix (R2.64, R4.H1): the suffix matters only in addresses.
-  {
-    const size_t dot = text.find('.');
-    const std::string name = text.substr(0, dot);
-    OperandKind kind{};
-    int index = 0;
-    if (ParseRegisterName(name, &kind, &index)) {
-      if (dot != std::string::npos && text.substr(dot + 1) != "64" && text.substr(dot + 1) != "U32" &&
-          text.substr(dot + 1) != "reuse") {
-        operand.selected =
-            kind == OperandKind::kRegister || kind == OperandKind::kUniformRegister ? index : -1;
-        operand.selected_uniform = kind == OperandKind::kUniformRegister;
-        return operand;  // kOther: a half-register selector and the like, not evaluated
-      }
-      operand.kind = kind;
-      operand.index = index;
-      return operand;
-    }
-  }
+  if (ParseRegisterOperand(text, operand)) return operand;
   if (text.rfind("SR", 0) == 0) {
     operand.kind = OperandKind::kSpecial;
     operand.index = static_cast<int>(sm90::SpecialRegisterOf(text));
@@ -214,27 +287,7 @@ Operand ParseOperand(const std::string& raw) {
     return operand;
   }
   if (text.rfind("c[", 0) == 0) {
-    // c[0x<1-4 hex digits>][<address without ']'>]
-    size_t at = 2;
-    if (text.compare(at, 2, "0x") != 0) Unreadable(raw, "not a constant-bank operand");
-    at += 2;
-    uint32_t bank = 0;
-    const size_t digits = at;
-    for (; at < text.size() && IsHexDigit(text[at]) && at - digits < 4; ++at)
-      bank = bank * 16 + static_cast<uint32_t>(text[at] <= '9' ? text[at] - '0' : text[at] - 'a' + 10);
-    if (at == digits || text.compare(at, 2, "][") != 0 || text.back() != ']')
-      Unreadable(raw, "not a constant-bank operand");
-    const std::string inside = text.substr(at + 2, text.size() - at - 3);
-    if (inside.empty() || inside.find(']') != std::string::npos)
-      Unreadable(raw, "not a constant-bank operand");
-    operand.kind = OperandKind::kConstant;
-    operand.bank = bank;
-    Operand address;
-    ParseAddress(raw, inside, address);
-    operand.value = static_cast<uint64_t>(address.offset);
-    operand.base = address.base >= 0 ? address.base : address.uniform_base;
-    operand.base_uniform = address.base < 0 && address.uniform_base >= 0;
-    if (address.base == kRegisterZero) operand.base = -1;
+    ParseConstantOperand(raw, text, operand);
     return operand;
   }
   if (text[0] == '[') {
@@ -244,18 +297,7 @@ Operand ParseOperand(const std::string& raw) {
     return operand;
   }
   if (text.rfind("desc[", 0) == 0) {
-    // desc[UR6][R2.64+0x10]: the uniform register holds a memory descriptor (cache policy), not
-    // part of the address.
-    const size_t inner = text.find("][");
-    // desc[UR12] alone (UTMALDG's cache policy): no address, kept as text (kOther).
-    if (inner == std::string::npos && text.find(']') == text.size() - 1) return operand;
-    if (inner == std::string::npos || text.back() != ']') Unreadable(raw, "not a described address");
-    operand.kind = OperandKind::kGlobalMemory;
-    OperandKind kind{};
-    if (!ParseRegisterName(text.substr(5, inner - 5), &kind, &operand.descriptor) ||
-        kind != OperandKind::kUniformRegister)
-      Unreadable(raw, "a descriptor that is not a uniform register");
-    ParseAddress(raw, text.substr(inner + 2, text.size() - inner - 3), operand);
+    ParseDescribedAddress(raw, text, operand);
     return operand;
   }
   int64_t number = 0;
@@ -264,39 +306,8 @@ Operand ParseOperand(const std::string& raw) {
     operand.value = static_cast<uint32_t>(number);
     return operand;
   }
-  // A floating-point immediate (FFMA's 0.5, HFMA2's halves): kept as a double's text; evaluated
-  // where an instruction needs it.
-  {
-    char* end = nullptr;
-    const std::string number_text = operand.negate ? "-" + text : text;
-    std::strtod(number_text.c_str(), &end);
-    if (end != nullptr && *end == '\0') {
-      operand.kind = OperandKind::kImmediate;
-      operand.is_float = true;
-      operand.negate = false;
-      operand.text = number_text;
-      const double as_double = std::strtod(number_text.c_str(), nullptr);
-      // Beyond float's range the conversion is undefined: the float the listing means is infinite.
-      const float as_float = std::fabs(as_double) > std::numeric_limits<float>::max()
-                                 ? (as_double > 0 ? 1.0f : -1.0f) * std::numeric_limits<float>::infinity()
-                                 : static_cast<float>(as_double);
-      uint32_t bits = 0;
-      std::memcpy(&bits, &as_float, sizeof bits);
-      operand.value = bits;
-      return operand;
-    }
-    if (text == "INF" || text == "+INF" || text == "QNAN" || text == "-QNAN" || text == "+QNAN") {
-      operand.kind = OperandKind::kImmediate;
-      operand.is_float = true;
-      operand.text = text;
-      const bool negative = operand.negate || text == "-QNAN";
-      operand.value =
-          (text.find("INF") != std::string::npos ? 0x7f800000u : 0x7fffffffu) | (negative ? 0x80000000u : 0u);
-      operand.negate = false;
-      return operand;
-    }
-  }
-  return operand;  // kOther: gdesc, modes
+  ParseFloatImmediate(text, operand);
+  return operand;  // else kOther: gdesc, modes
 }
 
 }  // namespace
