@@ -141,199 +141,220 @@ void LaunchEvaluator::NarrowOrDotProduct(const Instruction& in, size_t index, in
   out.Add(ops[0], From(sum, a, b, c));
 }
 
+// IMAD (.WIDE, .HI, .X, with a carry out): a*b + c, affine in the block when at most one factor
+// depends on it.
+void LaunchEvaluator::MultiplyAdd(const Instruction& in, size_t index, int lane, Writes& out) {
+  const std::vector<Operand>& ops = in.operands;
+  const bool is_unsigned = in.Is(mod::kU32);
+  size_t next = 1;
+  const Operand* carry_out = nullptr;
+  if (ops.size() > 1 && IsPredicate(ops[1])) carry_out = &ops[next++];
+  const Value a = Read(ops.at(next), lane, index);
+  const Value b = Read(ops.at(next + 1), lane, index);
+  const Operand& c_operand = ops.at(next + 2);
+  Value carry_in = Known(0);
+  if (in.Is(mod::kX) && ops.size() > next + 3) carry_in = ReadPredicate(ops[next + 3], lane);
+  if (in.Is(mod::kWide | mod::kHi)) {
+    uint64_t c_bits = 0;
+    Value c = ReadPair(c_operand, lane, index, &c_bits);
+    if (c_operand.negate) c_bits = 0 - c_bits;
+    const uint64_t product = is_unsigned
+                                 ? uint64_t{a.bits} * b.bits
+                                 : static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(a.bits)) *
+                                                         static_cast<int32_t>(b.bits));
+    const uint64_t sum = product + c_bits;  // a*b + c, modulo 2^64
+    const uint32_t carry = sum < product ? 1u : 0u;
+    const Value inputs = From(0, a, b, c, carry_in);
+    if (in.Is(mod::kHi)) {
+      out.Add(ops[0], From(static_cast<uint32_t>(sum >> 32), inputs));  // the high word of a*b + c
+    } else {
+      // The low word is a*b + c's low word modulo 2^32: affine in the block as the 32-bit IMAD
+      // (so a global address's sectors can be known the same in blocks counted together).
+      const Value c_low = Read(c_operand, lane, index);
+      BlockDependence block = NotAffine();
+      if (!(a.block.any() && b.block.any()) && !carry_in.block.any())
+        block = Plus(Plus(Times(a.block, b.bits), Times(b.block, a.bits)), c_low.block);
+      out.Add(ops[0], Affine(static_cast<uint32_t>(sum), block, inputs));
+      if (ops[0].index != ZeroRegister(ops[0].kind))
+        out.Add(ops[0].kind, ops[0].index + 1, From(static_cast<uint32_t>(sum >> 32), inputs));
+    }
+    if (carry_out != nullptr) out.Add(*carry_out, From(carry, inputs));
+    return;
+  }
+  const Value c = Read(c_operand, lane, index);
+  const uint64_t sum = uint64_t{a.bits * b.bits} + c.bits + (carry_in.known() ? carry_in.bits : 0);
+  // a*b + c is affine when at most one factor depends on the block.
+  BlockDependence block = NotAffine();
+  if (!(a.block.any() && b.block.any()) && !carry_in.block.any())
+    block = Plus(Plus(Times(a.block, b.bits), Times(b.block, a.bits)), c.block);
+  out.Add(ops[0], Affine(static_cast<uint32_t>(sum), block, a, b, c, carry_in));
+  if (carry_out != nullptr)
+    out.Add(*carry_out, From(static_cast<uint32_t>(sum >> 32) & 1u, a, b, c, carry_in));
+}
+
+// IADD3 (.X, up to two carries out): the sum of three terms, each negated or inverted as written.
+void LaunchEvaluator::AddThree(const Instruction& in, size_t index, int lane, Writes& out) {
+  const std::vector<Operand>& ops = in.operands;
+  size_t next = 1;
+  std::array<const Operand*, 2> carry_outs{};
+  size_t carry_count = 0;
+  while (next < ops.size() && IsPredicate(ops[next]) && carry_count < carry_outs.size())
+    carry_outs[carry_count++] = &ops[next++];
+  Value inputs = Known(0);
+  BlockDependence block;  // of the sum: the terms' steps, negated as the terms are
+  uint64_t sum = 0;
+  for (int term = 0; term < 3; ++term) {
+    const Operand& operand = ops.at(next + term);
+    const Value raw = ReadRaw(operand, lane, index);
+    inputs = From(0, inputs, raw);
+    uint64_t value = raw.bits;
+    block = Plus(block, operand.negate || operand.invert ? Negated(raw.block) : raw.block);
+    if (operand.negate) value = uint64_t{static_cast<uint32_t>(~raw.bits)} + 1;
+    if (operand.invert) value = static_cast<uint32_t>(~raw.bits);
+    sum += value;
+  }
+  for (size_t i = next + 3; i < ops.size(); ++i)
+    if (IsPredicate(ops[i])) {
+      const Value carry = ReadPredicate(ops[i], lane);
+      inputs = From(0, inputs, carry);
+      if (carry.block.any()) block = NotAffine();
+      sum += carry.bits;
+    }
+  out.Add(ops[0], Affine(static_cast<uint32_t>(sum), block, inputs));
+  for (size_t i = 0; i < carry_count; ++i)
+    out.Add(*carry_outs[i], From(static_cast<uint32_t>(sum >> (32 + i)) & 1u, inputs));
+}
+
+// LEA and LEA.HI (.X, .SX32): (a << s) + b, or the high word of a 64-bit shift plus b.
+void LaunchEvaluator::ShiftAdd(const Instruction& in, size_t index, int lane, Writes& out) {
+  const std::vector<Operand>& ops = in.operands;
+  size_t next = 1;
+  const Operand* carry_out = nullptr;
+  if (IsPredicate(ops.at(1))) carry_out = &ops[next++];
+  // At most a carry-out, four sources and a carry-in: more is not a LEA the emulator reads.
+  if (ops.size() > kMaxLeaOperands) Stop(in, in.opcode + " has more operands than a LEA the emulator reads");
+  OperandList sources, carries;
+  for (size_t i = next; i < ops.size(); ++i) (IsPredicate(ops[i]) ? carries : sources).Add(&ops[i]);
+  const Value a = Read(*sources.at(0), lane, index);
+  const Value b = Read(*sources.at(1), lane, index);
+  Value inputs = From(0, a, b);
+  BlockDependence block = NotAffine();
+  uint64_t shifted = 0;
+  uint32_t shift = 0;
+  if (in.Is(mod::kHi)) {
+    Value c = Known(in.Is(mod::kSx32) ? static_cast<uint32_t>(static_cast<int32_t>(a.bits) >> 31) : 0);
+    size_t shift_at = 2;
+    if (!in.Is(mod::kSx32)) {
+      c = Read(*sources.at(2), lane, index);
+      shift_at = 3;
+    }
+    const Value s = Read(*sources.at(shift_at), lane, index);
+    inputs = From(0, inputs, c, s);
+    shift = s.bits & 63u;
+    const uint64_t wide = (uint64_t{c.bits} << 32) | a.bits;
+    shifted = shift == 0 ? c.bits : static_cast<uint32_t>((wide << shift) >> 32);
+  } else {
+    const Value s = Read(*sources.at(2), lane, index);
+    inputs = From(0, inputs, s);
+    shift = s.bits & 63u;
+    shifted = shift >= 32 ? 0 : static_cast<uint32_t>(uint64_t{a.bits} << shift);
+    // (a << s) + b with s the same in every block: affine.
+    if (!s.block.any()) block = Plus(Times(a.block, shift >= 32 ? 0 : 1u << shift), b.block);
+  }
+  uint64_t sum = shifted + b.bits;
+  if (in.Is(mod::kX))
+    for (const Operand* carry : carries) {
+      const Value bit = ReadPredicate(*carry, lane);
+      inputs = From(0, inputs, bit);
+      if (bit.block.any()) block = NotAffine();
+      sum += bit.bits;
+    }
+  out.Add(ops[0], Affine(static_cast<uint32_t>(sum), block, inputs));
+  if (carry_out != nullptr) out.Add(*carry_out, From(static_cast<uint32_t>(sum >> 32) & 1u, inputs));
+}
+
+// SHF.L/.R (.W, .HI, .U64/.S64/.S32): a funnel shift of high:low.
+void LaunchEvaluator::FunnelShift(const Instruction& in, size_t index, int lane, Writes& out) {
+  const std::vector<Operand>& ops = in.operands;
+  const Value low = Read(ops.at(1), lane, index), s = Read(ops.at(2), lane, index),
+              high = Read(ops.at(3), lane, index);
+  const bool wide = in.Is(mod::kU64 | mod::kS64);
+  uint32_t shift = s.bits;
+  if (in.Is(mod::kW)) {
+    shift &= wide ? 63u : 31u;
+  } else {
+    shift = std::min<uint32_t>(shift, wide ? 64u : 32u);
+  }
+  const uint64_t value = (uint64_t{high.bits} << 32) | low.bits;
+  uint64_t result = 0;
+  if (in.Is(mod::kL)) {
+    result = shift >= 64 ? 0 : value << shift;
+  } else if (in.Is(mod::kS32 | mod::kS64)) {
+    result = static_cast<uint64_t>(static_cast<int64_t>(value) >> std::min<uint32_t>(shift, 63));
+  } else {
+    result = shift >= 64 ? 0 : value >> shift;
+  }
+  // The low word of a left shift by a count the same in every block is low << count: affine.
+  BlockDependence block = NotAffine();
+  if (in.Is(mod::kL) && !in.Is(mod::kHi) && !s.block.any() && shift < 32)
+    block = Times(low.block, 1u << shift);
+  out.Add(ops[0],
+          Affine(static_cast<uint32_t>(in.Is(mod::kHi) ? result >> 32 : result), block, low, s, high));
+}
+
+// LOP3.LUT (with a predicate out): any function of three inputs, by its truth table.
+void LaunchEvaluator::LogicOp3(const Instruction& in, size_t index, int lane, Writes& out) {
+  const std::vector<Operand>& ops = in.operands;
+  size_t next = 0;
+  const Operand* predicate_out = nullptr;
+  const Operand* register_out = nullptr;
+  if (IsPredicate(ops.at(0))) {
+    predicate_out = &ops[0];
+    register_out = &ops.at(1);
+    next = 2;
+  } else if (IsPredicate(ops.at(1))) {
+    register_out = &ops[0];
+    predicate_out = &ops[1];
+    next = 2;
+  } else {
+    register_out = &ops[0];
+    next = 1;
+  }
+  const Value a = Read(ops.at(next), lane, index), b = Read(ops.at(next + 1), lane, index),
+              c = Read(ops.at(next + 2), lane, index), lut = Read(ops.at(next + 3), lane, index);
+  // Bit i of the result is bit (a_i b_i c_i) of the table: the union, over the table's set
+  // bits, of the bits where a, b and c take that pattern.
+  uint32_t result = 0;
+  for (uint32_t selector = 0; selector < 8; ++selector)
+    if (lut.bits >> selector & 1u)
+      result |= (selector & 4u ? a.bits : ~a.bits) & (selector & 2u ? b.bits : ~b.bits) &
+                (selector & 1u ? c.bits : ~c.bits);
+  const Value sources[3] = {a, b, c};
+  out.Add(*register_out, Affine(result, Lop3Dependence(sources, lut), a, b, c, lut));
+  if (predicate_out != nullptr) out.Add(*predicate_out, From(result != 0 ? 1u : 0u, a, b, c, lut));
+}
+
 // Integer arithmetic, shifts and bit operations, with how each result depends on the block.
 void LaunchEvaluator::Integer(const Instruction& in, size_t index, uint32_t mask) {
   ForEachLane(in, mask, [&](int lane, Writes& out) {
     const std::vector<Operand>& ops = in.operands;
     const bool is_unsigned = in.Is(mod::kU32);
     switch (in.info->semantics) {
-      case Semantics::kImad: {
-        size_t next = 1;
-        const Operand* carry_out = nullptr;
-        if (ops.size() > 1 && IsPredicate(ops[1])) carry_out = &ops[next++];
-        const Value a = Read(ops.at(next), lane, index);
-        const Value b = Read(ops.at(next + 1), lane, index);
-        const Operand& c_operand = ops.at(next + 2);
-        Value carry_in = Known(0);
-        if (in.Is(mod::kX) && ops.size() > next + 3) carry_in = ReadPredicate(ops[next + 3], lane);
-        if (in.Is(mod::kWide | mod::kHi)) {
-          uint64_t c_bits = 0;
-          Value c = ReadPair(c_operand, lane, index, &c_bits);
-          if (c_operand.negate) c_bits = 0 - c_bits;
-          const uint64_t product =
-              is_unsigned ? uint64_t{a.bits} * b.bits
-                          : static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(a.bits)) *
-                                                  static_cast<int32_t>(b.bits));
-          const uint64_t sum = product + c_bits;  // a*b + c, modulo 2^64
-          const uint32_t carry = sum < product ? 1u : 0u;
-          const Value inputs = From(0, a, b, c, carry_in);
-          if (in.Is(mod::kHi)) {
-            out.Add(ops[0], From(static_cast<uint32_t>(sum >> 32), inputs));  // the high word of a*b + c
-          } else {
-            // The low word is a*b + c's low word modulo 2^32: affine in the block as the 32-bit IMAD
-            // (so a global address's sectors can be known the same in blocks counted together).
-            const Value c_low = Read(c_operand, lane, index);
-            BlockDependence block = NotAffine();
-            if (!(a.block.any() && b.block.any()) && !carry_in.block.any())
-              block = Plus(Plus(Times(a.block, b.bits), Times(b.block, a.bits)), c_low.block);
-            out.Add(ops[0], Affine(static_cast<uint32_t>(sum), block, inputs));
-            if (ops[0].index != ZeroRegister(ops[0].kind))
-              out.Add(ops[0].kind, ops[0].index + 1, From(static_cast<uint32_t>(sum >> 32), inputs));
-          }
-          if (carry_out != nullptr) out.Add(*carry_out, From(carry, inputs));
-          return;
-        }
-        const Value c = Read(c_operand, lane, index);
-        const uint64_t sum = uint64_t{a.bits * b.bits} + c.bits + (carry_in.known() ? carry_in.bits : 0);
-        // a*b + c is affine when at most one factor depends on the block.
-        BlockDependence block = NotAffine();
-        if (!(a.block.any() && b.block.any()) && !carry_in.block.any())
-          block = Plus(Plus(Times(a.block, b.bits), Times(b.block, a.bits)), c.block);
-        out.Add(ops[0], Affine(static_cast<uint32_t>(sum), block, a, b, c, carry_in));
-        if (carry_out != nullptr)
-          out.Add(*carry_out, From(static_cast<uint32_t>(sum >> 32) & 1u, a, b, c, carry_in));
-        return;
-      }
-      case Semantics::kIadd3: {
-        size_t next = 1;
-        std::array<const Operand*, 2> carry_outs{};
-        size_t carry_count = 0;
-        while (next < ops.size() && IsPredicate(ops[next]) && carry_count < carry_outs.size())
-          carry_outs[carry_count++] = &ops[next++];
-        Value inputs = Known(0);
-        BlockDependence block;  // of the sum: the terms' steps, negated as the terms are
-        uint64_t sum = 0;
-        for (int term = 0; term < 3; ++term) {
-          const Operand& operand = ops.at(next + term);
-          const Value raw = ReadRaw(operand, lane, index);
-          inputs = From(0, inputs, raw);
-          uint64_t value = raw.bits;
-          block = Plus(block, operand.negate || operand.invert ? Negated(raw.block) : raw.block);
-          if (operand.negate) value = uint64_t{static_cast<uint32_t>(~raw.bits)} + 1;
-          if (operand.invert) value = static_cast<uint32_t>(~raw.bits);
-          sum += value;
-        }
-        for (size_t i = next + 3; i < ops.size(); ++i)
-          if (IsPredicate(ops[i])) {
-            const Value carry = ReadPredicate(ops[i], lane);
-            inputs = From(0, inputs, carry);
-            if (carry.block.any()) block = NotAffine();
-            sum += carry.bits;
-          }
-        out.Add(ops[0], Affine(static_cast<uint32_t>(sum), block, inputs));
-        for (size_t i = 0; i < carry_count; ++i)
-          out.Add(*carry_outs[i], From(static_cast<uint32_t>(sum >> (32 + i)) & 1u, inputs));
-        return;
-      }
+      case Semantics::kImad:
+        return MultiplyAdd(in, index, lane, out);
+      case Semantics::kIadd3:
+        return AddThree(in, index, lane, out);
       case Semantics::kViadd: {
         const Value a = Read(ops.at(1), lane, index), b = Read(ops.at(2), lane, index);
         out.Add(ops[0], Affine(a.bits + b.bits, Plus(a.block, b.block), a, b));
         return;
       }
-      case Semantics::kLea: {
-        size_t next = 1;
-        const Operand* carry_out = nullptr;
-        if (IsPredicate(ops.at(1))) carry_out = &ops[next++];
-        // At most a carry-out, four sources and a carry-in: more is not a LEA the emulator reads.
-        if (ops.size() > kMaxLeaOperands)
-          Stop(in, in.opcode + " has more operands than a LEA the emulator reads");
-        OperandList sources, carries;
-        for (size_t i = next; i < ops.size(); ++i) (IsPredicate(ops[i]) ? carries : sources).Add(&ops[i]);
-        const Value a = Read(*sources.at(0), lane, index);
-        const Value b = Read(*sources.at(1), lane, index);
-        Value inputs = From(0, a, b);
-        BlockDependence block = NotAffine();
-        uint64_t shifted = 0;
-        uint32_t shift = 0;
-        if (in.Is(mod::kHi)) {
-          Value c = Known(in.Is(mod::kSx32) ? static_cast<uint32_t>(static_cast<int32_t>(a.bits) >> 31) : 0);
-          size_t shift_at = 2;
-          if (!in.Is(mod::kSx32)) {
-            c = Read(*sources.at(2), lane, index);
-            shift_at = 3;
-          }
-          const Value s = Read(*sources.at(shift_at), lane, index);
-          inputs = From(0, inputs, c, s);
-          shift = s.bits & 63u;
-          const uint64_t wide = (uint64_t{c.bits} << 32) | a.bits;
-          shifted = shift == 0 ? c.bits : static_cast<uint32_t>((wide << shift) >> 32);
-        } else {
-          const Value s = Read(*sources.at(2), lane, index);
-          inputs = From(0, inputs, s);
-          shift = s.bits & 63u;
-          shifted = shift >= 32 ? 0 : static_cast<uint32_t>(uint64_t{a.bits} << shift);
-          // (a << s) + b with s the same in every block: affine.
-          if (!s.block.any()) block = Plus(Times(a.block, shift >= 32 ? 0 : 1u << shift), b.block);
-        }
-        uint64_t sum = shifted + b.bits;
-        if (in.Is(mod::kX))
-          for (const Operand* carry : carries) {
-            const Value bit = ReadPredicate(*carry, lane);
-            inputs = From(0, inputs, bit);
-            if (bit.block.any()) block = NotAffine();
-            sum += bit.bits;
-          }
-        out.Add(ops[0], Affine(static_cast<uint32_t>(sum), block, inputs));
-        if (carry_out != nullptr) out.Add(*carry_out, From(static_cast<uint32_t>(sum >> 32) & 1u, inputs));
-        return;
-      }
-      case Semantics::kShf: {
-        const Value low = Read(ops.at(1), lane, index), s = Read(ops.at(2), lane, index),
-                    high = Read(ops.at(3), lane, index);
-        const bool wide = in.Is(mod::kU64 | mod::kS64);
-        uint32_t shift = s.bits;
-        if (in.Is(mod::kW)) {
-          shift &= wide ? 63u : 31u;
-        } else {
-          shift = std::min<uint32_t>(shift, wide ? 64u : 32u);
-        }
-        const uint64_t value = (uint64_t{high.bits} << 32) | low.bits;
-        uint64_t result = 0;
-        if (in.Is(mod::kL)) {
-          result = shift >= 64 ? 0 : value << shift;
-        } else if (in.Is(mod::kS32 | mod::kS64)) {
-          result = static_cast<uint64_t>(static_cast<int64_t>(value) >> std::min<uint32_t>(shift, 63));
-        } else {
-          result = shift >= 64 ? 0 : value >> shift;
-        }
-        // The low word of a left shift by a count the same in every block is low << count: affine.
-        BlockDependence block = NotAffine();
-        if (in.Is(mod::kL) && !in.Is(mod::kHi) && !s.block.any() && shift < 32)
-          block = Times(low.block, 1u << shift);
-        out.Add(ops[0],
-                Affine(static_cast<uint32_t>(in.Is(mod::kHi) ? result >> 32 : result), block, low, s, high));
-        return;
-      }
-      case Semantics::kLop3: {
-        size_t next = 0;
-        const Operand* predicate_out = nullptr;
-        const Operand* register_out = nullptr;
-        if (IsPredicate(ops.at(0))) {
-          predicate_out = &ops[0];
-          register_out = &ops.at(1);
-          next = 2;
-        } else if (IsPredicate(ops.at(1))) {
-          register_out = &ops[0];
-          predicate_out = &ops[1];
-          next = 2;
-        } else {
-          register_out = &ops[0];
-          next = 1;
-        }
-        const Value a = Read(ops.at(next), lane, index), b = Read(ops.at(next + 1), lane, index),
-                    c = Read(ops.at(next + 2), lane, index), lut = Read(ops.at(next + 3), lane, index);
-        // Bit i of the result is bit (a_i b_i c_i) of the table: the union, over the table's set
-        // bits, of the bits where a, b and c take that pattern.
-        uint32_t result = 0;
-        for (uint32_t selector = 0; selector < 8; ++selector)
-          if (lut.bits >> selector & 1u)
-            result |= (selector & 4u ? a.bits : ~a.bits) & (selector & 2u ? b.bits : ~b.bits) &
-                      (selector & 1u ? c.bits : ~c.bits);
-        const Value sources[3] = {a, b, c};
-        out.Add(*register_out, Affine(result, Lop3Dependence(sources, lut), a, b, c, lut));
-        if (predicate_out != nullptr) out.Add(*predicate_out, From(result != 0 ? 1u : 0u, a, b, c, lut));
-        return;
-      }
+      case Semantics::kLea:
+        return ShiftAdd(in, index, lane, out);
+      case Semantics::kShf:
+        return FunnelShift(in, index, lane, out);
+      case Semantics::kLop3:
+        return LogicOp3(in, index, lane, out);
       case Semantics::kMinMax: {
         // Signed or unsigned min/max; any other modifier is not computed, in either pass: no
         // handler reads it. The three-way VIMNMX3 and .RELU are new with the conformance vectors.

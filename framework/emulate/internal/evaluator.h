@@ -171,6 +171,11 @@ class LaunchEvaluator {
 
   // ---- instruction semantics, one function per handler family, on the warp's lanes of `mask` ----
   void Integer(const Instruction& in, size_t index, uint32_t mask);  // semantics_integer.cc
+  void MultiplyAdd(const Instruction& in, size_t index, int lane, Writes& out);
+  void AddThree(const Instruction& in, size_t index, int lane, Writes& out);
+  void ShiftAdd(const Instruction& in, size_t index, int lane, Writes& out);
+  void FunnelShift(const Instruction& in, size_t index, int lane, Writes& out);
+  void LogicOp3(const Instruction& in, size_t index, int lane, Writes& out);
   void BitMaskOrAddMinMax(const Instruction& in, size_t index, int lane, Writes& out);
   void MinMaxOfThree(const Instruction& in, size_t index, int lane, Writes& out);
   void NarrowOrDotProduct(const Instruction& in, size_t index, int lane, Writes& out);
