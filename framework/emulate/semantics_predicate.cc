@@ -152,7 +152,7 @@ void LaunchEvaluator::Isetp(const Instruction& in, size_t index, int lane, Write
   out.Add(ops[1], Affine(combine(!test) ? 1u : 0u, block, a, b, c));
 }
 
-void LaunchEvaluator::Vote(const Instruction& in, uint32_t mask) {
+void LaunchEvaluator::Vote(const Instruction& in, size_t /*index*/, uint32_t mask) {
   // VOTE.ANY/ALL/EQ Rd, Pd, Ps: Rd the ballot of Ps over the lanes that run it, Pd the vote;
   // VOTE.ALL Pd, Ps and VOTEU.ALL UPd, Ps (no ballot register) as VOTE.ALL RZ, Pd, Ps.
   std::vector<Operand> three;

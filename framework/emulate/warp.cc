@@ -3,8 +3,10 @@
 // WARPSYNC are released when every lane the barrier names has arrived or exited.
 
 #include <algorithm>
+#include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "emulate/internal/evaluator.h"
 
@@ -93,6 +95,22 @@ uint32_t LaunchEvaluator::Decide(const Instruction& in, uint32_t mask, const std
   return taken;
 }
 
+namespace {
+
+// The semantics whose handler (Control) moves the warp's pcs itself.
+constexpr bool MovesPcs(Semantics semantics) {
+  switch (semantics) {
+#define SEMANTICS(name, handler) \
+  case Semantics::name:          \
+    return std::string_view(#handler) == "Control";
+#include "emulate/internal/semantics.def"
+#undef SEMANTICS
+  }
+  return false;
+}
+
+}  // namespace
+
 void LaunchEvaluator::Execute(uint32_t index, uint32_t mask) {
   const Instruction& in = kernel_.code[index];
   executing_ = &in;
@@ -112,106 +130,17 @@ void LaunchEvaluator::Dispatch(const Instruction& in, uint32_t index, uint32_t m
   // The output pass computes only the forms checked against the GPU (checked_forms.h); the counting
   // pass computes every form it reads (addresses and guards).
   unchecked_origin_ = output_ != nullptr && in.unchecked_form ? Origin(index) : 0;
-  switch (in.info->semantics) {
-    case Semantics::kNop:
-    case Semantics::kBarrier:
-    case Semantics::kBranch:
-    case Semantics::kExit:
-    case Semantics::kSyncStart:
-    case Semantics::kSyncWait:
-    case Semantics::kWarpSync:
-      Control(in, index, mask);  // moves the pcs itself
-      return;
-    case Semantics::kLoad:
-    case Semantics::kStore:
-    case Semantics::kSharedLoad:
-    case Semantics::kSharedStore:
-    case Semantics::kSharedMatrixLoad:
-    case Semantics::kSharedMatrixStore:
-    case Semantics::kSharedCopy:
-    case Semantics::kSharedAtomic:
-    case Semantics::kWgmma:
-    case Semantics::kLaterStage:
-      MemoryAccess(in, index, mask);
-      break;
-    case Semantics::kImad:
-    case Semantics::kIadd3:
-    case Semantics::kViadd:
-    case Semantics::kLea:
-    case Semantics::kShf:
-    case Semantics::kLop3:
-    case Semantics::kMinMax:
-    case Semantics::kPopc:
-    case Semantics::kFlo:
-    case Semantics::kBrev:
-    case Semantics::kPrmt:
-    case Semantics::kAbs:
-    case Semantics::kBitMask:
-    case Semantics::kAddMinMax:
-    case Semantics::kNarrow:
-    case Semantics::kDotProduct:
-      Integer(in, index, mask);
-      break;
-    case Semantics::kPlop3:
-    case Semantics::kIsetp:
-    case Semantics::kSel:
-    case Semantics::kRegisterToPredicates:
-    case Semantics::kPredicatesToRegister:
-      Predicates(in, index, mask);
-      break;
-    case Semantics::kVote:
-      Vote(in, mask);
-      break;
-    case Semantics::kWarpReduction:
-      WarpReduction(in, index, mask);
-      break;
-    case Semantics::kWarpMatch:
-      WarpMatch(in, index, mask);
-      break;
-    case Semantics::kTensorLoad:
-    case Semantics::kMbarrier:
-    case Semantics::kElect:
-      Asynchronous(in, index, mask);
-      break;
-    case Semantics::kMove:
-    case Semantics::kSpecialRegister:
-    case Semantics::kSpecialRegisterPair:
-    case Semantics::kLoadConstant:
-      Moves(in, index, mask);
-      break;
-    case Semantics::kRegisterToUniform:
-      RegisterToUniform(in, index, mask);
-      break;
-    case Semantics::kShuffle:
-      Shuffle(in, index, mask);
-      break;
-    case Semantics::kFloatAdd:
-    case Semantics::kFloatMultiply:
-    case Semantics::kFloatFma:
-    case Semantics::kFloatMinMax:
-    case Semantics::kFloatCompare:
-      FloatArithmetic(in, index, mask);
-      break;
-    case Semantics::kFloatConvert:
-    case Semantics::kFloatPack:
-    case Semantics::kDoubleArithmetic:
-    case Semantics::kDoubleCompare:
-      OtherPrecision(in, index, mask);
-      break;
-    case Semantics::kRound:
-      RoundToIntegral(in, index, mask);
-      break;
-    case Semantics::kHalfConstant:
-    case Semantics::kHalfArithmetic:
-    case Semantics::kIntToFloat:
-    case Semantics::kFloatToInt:
-    case Semantics::kReciprocal:
-    case Semantics::kData:
-    case Semantics::kUnchecked:
-      FloatAndConversion(in, index, mask);
-      break;
-  }
-  Advance(mask);
+  using Handler = void (*)(LaunchEvaluator&, const Instruction&, uint32_t, uint32_t);
+  static constexpr Handler kHandlers[] = {
+#define SEMANTICS(name, handler)                                                                \
+  [](LaunchEvaluator& evaluator, const Instruction& instruction, uint32_t at, uint32_t lanes) { \
+    evaluator.handler(instruction, at, lanes);                                                  \
+  },
+#include "emulate/internal/semantics.def"
+#undef SEMANTICS
+  };
+  kHandlers[static_cast<size_t>(in.info->semantics)](*this, in, index, mask);
+  if (!MovesPcs(in.info->semantics)) Advance(mask);
 }
 
 }  // namespace bankcheck::emulate::internal

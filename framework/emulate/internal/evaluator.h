@@ -194,7 +194,7 @@ class LaunchEvaluator {
   void Predicates(const Instruction& in, size_t index, uint32_t mask);         // semantics_predicate.cc
   void Isetp(const Instruction& in, size_t index, int lane, Writes& out);      // semantics_predicate.cc
   void WarpMatch(const Instruction& in, size_t index, uint32_t mask);          // semantics_predicate.cc
-  void Vote(const Instruction& in, uint32_t mask);                             // semantics_predicate.cc
+  void Vote(const Instruction& in, size_t index, uint32_t mask);               // semantics_predicate.cc
   void WarpReduction(const Instruction& in, size_t index, uint32_t mask);      // semantics_predicate.cc
   void Moves(const Instruction& in, size_t index, uint32_t mask);              // semantics_move.cc
   void RegisterToUniform(const Instruction& in, size_t index, uint32_t mask);  // semantics_move.cc

@@ -14,75 +14,9 @@
 namespace bankcheck::emulate::internal {
 
 enum class Semantics : uint8_t {
-  kNop,                   // no effect on registers or control flow the evaluator follows (fences)
-  kMove,                  // MOV, UMOV: d = a
-  kImad,                  // IMAD and its forms (.MOV, .IADD, .SHL, .WIDE, .HI, .X)
-  kIadd3,                 // IADD3 (.X), with carry-out predicates
-  kViadd,                 // VIADD: d = a + b
-  kLea,                   // LEA (.HI, .X, .SX32)
-  kShf,                   // SHF funnel shifts
-  kLop3,                  // LOP3.LUT
-  kPlop3,                 // PLOP3.LUT
-  kIsetp,                 // ISETP: integer compare into predicates
-  kSel,                   // SEL, FSEL: d = p ? a : b
-  kMinMax,                // IMNMX, VIMNMX, VIMNMX3
-  kPopc,                  // POPC
-  kFlo,                   // FLO
-  kBrev,                  // BREV
-  kPrmt,                  // PRMT: byte permute
-  kAbs,                   // IABS: |a| (INT_MIN stays INT_MIN)
-  kBitMask,               // BMSK: a mask of b bits from bit a (.W: both modulo 32, else clamped to 32)
-  kAddMinMax,             // VIADDMNMX d, a, b, c, p: min (p) or max of a + b and c, as IMNMX
-  kNarrow,                // I2I: an integer narrowed (.U8.S32.SAT: saturated, zero-extended)
-  kDotProduct,            // IDP.2A, IDP.4A: dot products of halves or bytes plus c (dp2a, dp4a)
-  kSpecialRegister,       // S2R, S2UR
-  kSpecialRegisterPair,   // CS2R: a register pair (.32: one); known for SRZ
-  kLoadConstant,          // LDC, ULDC
-  kHalfConstant,          // HFMA2(.MMA): a constant (d, -RZ, RZ, h0, h1), else as kHalfArithmetic
-  kHalfArithmetic,        // HADD2, HMUL2: half pairs, rounded to nearest even (semantics_float.cc)
-  kIntToFloat,            // I2F
-  kFloatToInt,            // F2I, F2IP
-  kReciprocal,            // MUFU: known only as the reciprocal of nvcc's unsigned division sequence
-  kVote,                  // VOTE, VOTEU
-  kWarpReduction,         // REDUX: the lanes' register reduced into a uniform register (redux.sync)
-  kRegisterToUniform,     // R2UR
-  kRegisterToPredicates,  // R2P PR, Ra, mask: P<i> = bit i of Ra for each bit i (0-6) of mask
-  kPredicatesToRegister,  // P2R Rd, PR, Ra, mask: bit i of Rd = P<i> where mask has it, else Ra's
-  kWarpMatch,             // MATCH.ANY Rd, Ra: the mask of the lanes whose Ra equals this lane's
-  kFloatAdd,              // FADD: IEEE binary32, rounded to nearest (.FTZ flushes subnormals)
-  kFloatMultiply,         // FMUL, as FADD
-  kFloatFma,              // FFMA: fused, one rounding
-  kFloatMinMax,           // FMNMX: its predicate picks min (true) or max
-  kFloatCompare,          // FSETP: ordered and unordered tests, combined as ISETP's
-  kShuffle,               // SHFL.IDX/.UP/.DOWN/.BFLY: another lane's register, and whether it was in range
-  kFloatConvert,          // F2F: f32 <-> f64 (semantics_wide.cc)
-  kRound,                 // FRND: to an integral value of the same format (semantics_round.cc)
-  kFloatPack,             // F2FP.BF16/.F16.F32.PACK_AB: two f32 rounded into one register's halves
-  kDoubleArithmetic,      // DADD, DMUL, DFMA: IEEE binary64, rounded to nearest
-  kDoubleCompare,         // DSETP: as FSETP
-  kData,                  // other float math and the like: destinations become unknown
-  kUnchecked,             // an opcode with no semantics nor GPU vectors yet (none today), so
-                          // destinations unknown in both passes, each reported as a form not
-                          // checked against the GPU
-  kLoad,                  // global/local/generic loads, atomics: destinations become unknown
-  kStore,                 // global/local/generic stores and reductions: no register written
-  kBranch,                // BRA
-  kExit,                  // EXIT
-  kSyncStart,             // BSSY
-  kSyncWait,              // BSYNC
-  kWarpSync,              // WARPSYNC
-  kBarrier,               // BAR (.SYNC, .ARV; .RED is not understood)
-  kSharedLoad,            // LDS
-  kSharedStore,           // STS
-  kSharedMatrixLoad,      // LDSM (.x1/.x2/.x4: lanes 0-7/0-15/0-31 give a 16-byte row's address each)
-  kSharedMatrixStore,     // STSM, as LDSM
-  kSharedCopy,            // LDGSTS: shared destination and global source (cp.async)
-  kSharedAtomic,          // ATOMS: the address is costed, the result is unknown
-  kWgmma,                 // HGMMA: its measured forms costed (shared_cost.cc), accumulators unknown
-  kTensorLoad,            // UTMALDG: completes when it runs, its shared bytes unknown (not costed)
-  kMbarrier,              // SYNCS.EXCH.64 (init), .ARRIVE.TRANS64, .PHASECHK.TRANS64.TRYWAIT
-  kElect,                 // ELECT: one leader among the lanes whose predicate holds
-  kLaterStage,            // shared-memory instructions of a later stage: bulk copies, TMA stores
+#define SEMANTICS(name, handler) name,
+#include "emulate/internal/semantics.def"
+#undef SEMANTICS
 };
 
 // Which lanes an instruction works on (opcodes.def).
