@@ -85,6 +85,20 @@ class CaseTest : public ::testing::Test {
   void ShowExcess(const KernelCase& c, const std::vector<LaunchRecord>& records);
   // Checks each measured line against its annotation; returns what the lines measured.
   CaseLines CheckLineAnnotations(const KernelCase& c, const std::vector<LaunchRecord>& records);
+  // The emulated program's run of the case (docs/emulate.md): what it computed, noted in the result.
+  EmulatedCaseRun RunEmulated(const KernelCase& c, CaseContext& context,
+                              internal::LaunchEmulation& emulation);
+  // Checks the launches against the case's annotation (c.expect) and its CPU model (c.predict).
+  void CheckExpectations(const KernelCase& c, const std::vector<LaunchRecord>& records);
+  // Keeps the comparison with the stored baseline in the result, and says when it was made with
+  // the launch totals only.
+  void KeepComparison(const KernelCase& c, const BaselineComparison& comparison);
+  // The failure of a case whose counts the baseline does not accept, with how to record them.
+  void ReportBaselineFailure(const KernelCase& c, const BaselineComparison& comparison,
+                             const std::string& arch, bool emulated, const std::string& suggestions);
+  // Shows which instructions the wavefronts come from (reading the tables again when needed).
+  void ShowAttribution(const KernelCase& c, bool tables);
+  void RecordBaseline(const KernelCase& c, const std::string& arch);
 
   const KernelCase& case_;
   CaseResult result_;
@@ -114,16 +128,9 @@ void CaseTest::TestBody() {
       session.attribute_instructions || WantsInstructionTables(c, baseline_has_lines_);
   CaseContext context(session);
   if (internal::LaunchEmulation* const emulation = internal::InstalledLaunchEmulation()) {
-    // The emulated program (docs/emulate.md): it checks baselines, records them only as first
-    // baselines (BANKCHECK_UPDATE_BASELINES=emulated), and a case it cannot decide (a launch the
-    // evaluator left undecided, a CUDA call it does not emulate) skips, saying which, whatever that
-    // made the case do afterwards. Its checks of what the kernels would have written count where the
-    // outputs were computed, and are reported as not evaluated, at their lines, where not.
-    const EmulatedCaseRun run = RunEmulatedCase(c, context, *emulation);
-    result_.output = run.output;
-    std::cout << UnevaluatedChecksNote(run);
-    if (!run.unevaluated_checks.empty())
-      RecordProperty("output_not_checked", std::to_string(run.unevaluated_failures));
+    // A case the emulated program cannot decide (a launch the evaluator left undecided, a CUDA call
+    // it does not emulate) skips, saying which, whatever that made the case do afterwards.
+    const EmulatedCaseRun run = RunEmulated(c, context, *emulation);
     if (!run.tool_missing.empty()) {
       if (EmulationRequired()) FAIL() << run.tool_missing << " (BANKCHECK_REQUIRE_EMULATION=1)";
       GTEST_SKIP() << run.tool_missing;
@@ -140,7 +147,7 @@ void CaseTest::TestBody() {
   ASSERT_FALSE(records.empty()) << c.name
                                 << " measured no kernel launch: wrap its launch in ctx.Measure(...)";
   // The per-line contract needs each launch's instructions: read with the counts by default.
-  bool tables = EnsureInstructionTables(c, result_.launches);
+  const bool tables = EnsureInstructionTables(c, result_.launches);
   if (tables) {
     CheckTableSums(c, result_.launches);
     AttachCaseLines(result_.launches);
@@ -151,7 +158,54 @@ void CaseTest::TestBody() {
   if (result_.expected_by == ExpectedBy::kBaselineOnly)
     std::cout << "  note: " << c.name
               << " has no c.expect and its kernel's lines no annotation: checked against its baseline only\n";
+  CheckExpectations(c, records);
 
+  const std::string arch = ProbeGpu().arch();
+  bool counts_failed = HasFailure();  // the case's own checks, its annotation or the model
+  if (!UpdatingBaselines()) {
+    // Also with no folder for this architecture yet: a case with no baseline fails as MISSING, with
+    // the command that records it, rather than pass unchecked. CheckBaseline decides (verdict.h).
+    const BaselineCheck check = CheckBaseline(Baselines(arch), c.name, result_.launches);
+    const BaselineComparison& comparison = check.comparison;
+    KeepComparison(c, comparison);
+    // Emulated, a case without a baseline has nothing to be checked against: it skips, saying how to
+    // record one (or fails as MISSING where the CPU gate is required), after its line checks.
+    if (emulated && comparison.verdict == BaselineVerdict::kMissing && !EmulationRequired()) {
+      if (HasFailure()) return;
+      GTEST_SKIP() << comparison.message
+                   << "(skipped: an emulated case is checked against a baseline, and this one has none; "
+                      "BANKCHECK_REQUIRE_EMULATION=1 fails instead. "
+                   << (NvidiaDriverPresent()
+                           ? "The command records measured counts, from the suite's GPU program."
+                           : "The command records the emulator's derived counts as first "
+                             "baselines, marked as derived until a GPU measures them "
+                             "(docs/emulate.md); on a machine with a GPU, record measured ones.")
+                   << ")";
+    }
+    if (check.decision.fails) ReportBaselineFailure(c, comparison, arch, emulated, suggestions);
+    counts_failed |=
+        comparison.headline() != BaselineVerdict::kMatch && comparison.verdict != BaselineVerdict::kMissing;
+  }
+  // Which instructions the wavefronts come from: when the counts are not what was expected (not
+  // for a baseline that is only missing), and on request.
+  if (counts_failed || AttributionRequested()) ShowAttribution(c, tables);
+  if (UpdatingBaselines()) RecordBaseline(c, arch);
+}
+
+EmulatedCaseRun CaseTest::RunEmulated(const KernelCase& c, CaseContext& context,
+                                      internal::LaunchEmulation& emulation) {
+  // The emulated program checks baselines and records them only as first baselines
+  // (BANKCHECK_UPDATE_BASELINES=emulated). Its checks of what the kernels would have written count
+  // where the outputs were computed, and are reported as not evaluated, at their lines, where not.
+  EmulatedCaseRun run = RunEmulatedCase(c, context, emulation);
+  result_.output = run.output;
+  std::cout << UnevaluatedChecksNote(run);
+  if (!run.unevaluated_checks.empty())
+    RecordProperty("output_not_checked", std::to_string(run.unevaluated_failures));
+  return run;
+}
+
+void CaseTest::CheckExpectations(const KernelCase& c, const std::vector<LaunchRecord>& records) {
   const PredictedCounts predicted = c.predict ? c.predict() : PredictedCounts{};
   for (size_t i = 0; i < records.size() && c.expect.stated(); ++i) {
     for (const std::string& mismatch : AnnotationMismatches(c.expect, records[i])) {
@@ -169,68 +223,48 @@ void CaseTest::TestBody() {
   for (const LaunchRecord& r : records) {
     for (const std::string& note : r.notes) std::cout << "  note (" << r.kernel << "): " << note << "\n";
   }
+}
 
-  const std::string arch = ProbeGpu().arch();
-  bool counts_failed = HasFailure();  // the case's own checks, its annotation or the model
-  if (!UpdatingBaselines()) {
-    // Also with no folder for this architecture yet: a case with no baseline fails as MISSING, with
-    // the command that records it, rather than pass unchecked. CheckBaseline decides (verdict.h).
-    const BaselineCheck check = CheckBaseline(Baselines(arch), c.name, result_.launches);
-    const BaselineComparison& comparison = check.comparison;
-    result_.baseline = comparison.verdict;
-    result_.baseline_lines = comparison.lines;
-    result_.baseline_table = comparison.table;
-    ::testing::Test::RecordProperty("baseline", BaselineVerdictName(comparison.headline()));
-    if (baseline_has_lines_ && !comparison.lines)
-      std::cout << "  note: " << c.name
-                << (LinesOff() ? ": BANKCHECK_LINES=off, so" : ": its launches have no per-line counts, so")
-                << " it was compared with its baseline's launch totals only, not its per-line counts\n";
-    // Emulated, a case without a baseline has nothing to be checked against: it skips, saying how to
-    // record one (or fails as MISSING where the CPU gate is required), after its line checks.
-    if (emulated && comparison.verdict == BaselineVerdict::kMissing && !EmulationRequired()) {
-      if (HasFailure()) return;
-      GTEST_SKIP() << comparison.message
-                   << "(skipped: an emulated case is checked against a baseline, and this one has none; "
-                      "BANKCHECK_REQUIRE_EMULATION=1 fails instead. "
-                   << (NvidiaDriverPresent()
-                           ? "The command records measured counts, from the suite's GPU program."
-                           : "The command records the emulator's derived counts as first "
-                             "baselines, marked as derived until a GPU measures them "
-                             "(docs/emulate.md); on a machine with a GPU, record measured ones.")
-                   << ")";
-    }
-    if (check.decision.fails) {
-      const std::string software = comparison.verdict == BaselineVerdict::kMissing
-                                       ? ""
-                                       : SoftwareChangeNote(Baselines(arch), c.name, ThisRun());
-      // The emulated program's counts are recorded only as first baselines (WhyNotRecordable).
-      const std::string record_all =
-          emulated
-              ? "These counts were derived by the emulator, not measured (docs/emulate.md).\n"
-              : "Or, after the run, record every case that differs at once, with a summary (--dry-run only "
-                "prints it):\n  " +
-                    UpdateBaselinesCommand(ResultsDir(), BaselinesDir()) + "\n";
-      CASE_FAILURE(c) << comparison.message << record_all << software << JitNote(ThisRun()) << "\n"
-                      << comparison.table
-                      << (result_.expected_by == ExpectedBy::kBaselineOnly && !suggestions.empty()
-                              ? "\nLine annotations that match this run (review them; `bankcheck annotate "
-                                "RESULTS --apply` writes them into the sources):\n" +
-                                    suggestions
-                              : "");
-    }
-    counts_failed |=
-        comparison.headline() != BaselineVerdict::kMatch && comparison.verdict != BaselineVerdict::kMissing;
+void CaseTest::KeepComparison(const KernelCase& c, const BaselineComparison& comparison) {
+  result_.baseline = comparison.verdict;
+  result_.baseline_lines = comparison.lines;
+  result_.baseline_table = comparison.table;
+  ::testing::Test::RecordProperty("baseline", BaselineVerdictName(comparison.headline()));
+  if (baseline_has_lines_ && !comparison.lines)
+    std::cout << "  note: " << c.name
+              << (LinesOff() ? ": BANKCHECK_LINES=off, so" : ": its launches have no per-line counts, so")
+              << " it was compared with its baseline's launch totals only, not its per-line counts\n";
+}
+
+void CaseTest::ReportBaselineFailure(const KernelCase& c, const BaselineComparison& comparison,
+                                     const std::string& arch, bool emulated, const std::string& suggestions) {
+  const std::string software = comparison.verdict == BaselineVerdict::kMissing
+                                   ? ""
+                                   : SoftwareChangeNote(Baselines(arch), c.name, ThisRun());
+  // The emulated program's counts are recorded only as first baselines (WhyNotRecordable).
+  const std::string record_all =
+      emulated ? "These counts were derived by the emulator, not measured (docs/emulate.md).\n"
+               : "Or, after the run, record every case that differs at once, with a summary (--dry-run only "
+                 "prints it):\n  " +
+                     UpdateBaselinesCommand(ResultsDir(), BaselinesDir()) + "\n";
+  CASE_FAILURE(c) << comparison.message << record_all << software << JitNote(ThisRun()) << "\n"
+                  << comparison.table
+                  << (result_.expected_by == ExpectedBy::kBaselineOnly && !suggestions.empty()
+                          ? "\nLine annotations that match this run (review them; `bankcheck annotate "
+                            "RESULTS --apply` writes them into the sources):\n" +
+                                suggestions
+                          : "");
+}
+
+void CaseTest::ShowAttribution(const KernelCase& c, bool tables) {
+  if (!tables && (tables = EnsureInstructionTables(c, result_.launches))) {
+    CheckTableSums(c, result_.launches);
+    AttachCaseLines(result_.launches);
   }
-  // Which instructions the wavefronts come from: when the counts are not what was expected (not
-  // for a baseline that is only missing), and on request.
-  if (counts_failed || AttributionRequested()) {
-    if (!tables && (tables = EnsureInstructionTables(c, result_.launches))) {
-      CheckTableSums(c, result_.launches);
-      AttachCaseLines(result_.launches);
-    }
-    if (tables) ShowExcess(c, result_.launches);
-  }
-  if (!UpdatingBaselines()) return;
+  if (tables) ShowExcess(c, result_.launches);
+}
+
+void CaseTest::RecordBaseline(const KernelCase& c, const std::string& arch) {
   ASSERT_FALSE(HasFailure()) << "not recording a baseline for " << c.name << ": the case failed its checks";
   // With each launch's per-line counts (recording attributes every case).
   for (const auto& file :
