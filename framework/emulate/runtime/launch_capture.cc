@@ -412,11 +412,7 @@ LaunchRecord Capture::EmulateRecorded(const RecordedLaunch& launch) {
     emulation = evaluator->Emulate(launch.fatbin, launch.launch);
   const std::string kernel = bankcheck::internal::Demangle(launch.launch.mangled);
   if (emulation.undecided) {
-    const Undecided& undecided = *emulation.undecided;
-    std::ostringstream where;  // the instruction to blame, when there is one
-    if (!undecided.opcode.empty())
-      where << undecided.opcode << " at pc 0x" << std::hex << undecided.pc << " of ";
-    const std::string reason = "not decided: " + undecided.Describe() + " [" + where.str() + kernel + "]";
+    const std::string reason = "not decided: " + emulation.undecided->DescribeIn(kernel);
     NoteNotEmulated(reason);
     throw Error(ErrorKind::kNotEmulated, reason);
   }

@@ -147,6 +147,9 @@ struct Undecided {
 
   // "reason (kernels/x.cu:42)"; the reason alone where it names that line already.
   std::string Describe() const;
+  // Describe() with the instruction to blame and the (demangled) kernel, as every caller reports a
+  // launch it could not decide: "reason (kernels/x.cu:42) [LDS.128 at pc 0x1a0 of transpose<float>]".
+  std::string DescribeIn(const std::string& kernel) const;
 };
 
 // What the launches of a process (or any set of launches) may spend together, drawn on by each
