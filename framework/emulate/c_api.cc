@@ -150,12 +150,6 @@ struct bankcheck_emu_result {
 
 namespace {
 
-uint32_t ParamBytes(const emulate::KernelInfo& kernel) {
-  uint32_t size = 0;
-  for (const emulate::ParamSlot& slot : kernel.params) size = std::max(size, slot.offset + slot.size);
-  return size;
-}
-
 std::string Described(const emulate::Undecided& why, const std::string& mangled) {
   return why.DescribeIn(bankcheck::internal::Demangle(mangled));
 }
@@ -174,8 +168,8 @@ void WriteBack(const std::map<uint64_t, std::vector<uint8_t>>& written, std::map
 
 void Run(bankcheck_emu_launch& launch, bankcheck_emu_result& result) {
   const emulate::KernelInfo& kernel = *launch.kernel;
-  Require(launch.params_set || ParamBytes(kernel) == 0,
-          "the launch's parameters were not set: give the kernel's " + std::to_string(ParamBytes(kernel)) +
+  Require(launch.params_set || kernel.ParamBytes() == 0,
+          "the launch's parameters were not set: give the kernel's " + std::to_string(kernel.ParamBytes()) +
               " bytes of parameters (bankcheck_emu_launch_set_params)");
   Require(uint64_t{kernel.static_shared_bytes} + launch.launch.dynamic_shared_bytes <=
               emulate::internal::kMaxSharedOptIn,
@@ -273,7 +267,7 @@ int bankcheck_emu_kernel_params(const bankcheck_emu_module* module, const char* 
     Require(module != nullptr, "no module (a null pointer)");
     const emulate::KernelInfo& info = module->Kernel(kernel);
     if (count != nullptr) *count = static_cast<uint32_t>(info.params.size());
-    if (param_bytes != nullptr) *param_bytes = ParamBytes(info);
+    if (param_bytes != nullptr) *param_bytes = static_cast<uint32_t>(info.ParamBytes());
   });
 }
 
@@ -342,7 +336,7 @@ int bankcheck_emu_launch_set_dynamic_shared(bankcheck_emu_launch* launch, uint32
 int bankcheck_emu_launch_set_params(bankcheck_emu_launch* launch, const void* params, size_t size) {
   return Guarded([&] {
     Require(launch != nullptr, "no launch (a null pointer)");
-    const uint32_t expected = ParamBytes(*launch->kernel);
+    const uint64_t expected = launch->kernel->ParamBytes();
     Require(size == expected, std::to_string(size) + " bytes of parameters for " +
                                   bankcheck::internal::Demangle(launch->launch.mangled) +
                                   ", whose parameters are " + std::to_string(expected) +

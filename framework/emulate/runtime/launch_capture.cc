@@ -118,8 +118,7 @@ void FatbinEmulator::AddImage(const void* /*key*/, std::string /*image*/) {}
 std::unique_ptr<FatbinEmulator> MakeSassFatbinEmulator() { return std::make_unique<SassFatbinEmulator>(); }
 
 std::vector<uint8_t> PackParameters(const KernelInfo& kernel, void* const* args) {
-  size_t size = 0;
-  for (const ParamSlot& slot : kernel.params) size = std::max<size_t>(size, size_t{slot.offset} + slot.size);
+  const size_t size = kernel.ParamBytes();
   std::vector<uint8_t> bytes(size);
   if (size == 0) return bytes;
   if (args == nullptr) {
