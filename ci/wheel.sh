@@ -12,8 +12,8 @@
 #   2. `twine check --strict` on both; their long description (docs/python.md, its links made
 #      absolute against $BANKCHECK_REPOSITORY_URL, default https://github.com/example/bankcheck
 #      for this check) rendered as the index renders it, with no relative link left
-#   3. the wheel's files: bankcheck/bin/bankcheck, bankcheck/lib/libbankcheck_inject.so and
-#      libbankcheck_nvtx.so, the Python package, its version the project's; no CUDA library
+#   3. the wheel's files: bankcheck/bin/bankcheck, bankcheck/lib/libbankcheck_inject.so,
+#      libbankcheck_nvtx.so and libbankcheck_emulate_c.so (bankcheck.emulator's), the Python package, its version the project's; no CUDA library
 #      (libcuda, libcupti, libcudart, libnvperf) nor any other bundled one, and the injection
 #      library asks for the CUPTI and runtime of the major version that the `cuda` extra installs
 #   4. installed in a fresh venv with its `cuda` extra (NVIDIA's CUPTI and runtime wheels, which the
@@ -193,7 +193,8 @@ with zipfile.ZipFile(wheel) as archive:
     for info in sorted(members.values(), key=lambda info: info.filename):
         print(f"  {info.file_size:>9}  {info.filename}")
     required = ["bankcheck/bin/bankcheck", "bankcheck/lib/libbankcheck_inject.so", "bankcheck/lib/libbankcheck_nvtx.so",
-                "bankcheck/__init__.py", "bankcheck/_command.py", "bankcheck/pytest_plugin.py", "bankcheck/py.typed"]
+                "bankcheck/lib/libbankcheck_emulate_c.so", "bankcheck/__init__.py", "bankcheck/_command.py",
+                "bankcheck/pytest_plugin.py", "bankcheck/emulator.py", "bankcheck/py.typed"]
     problems += [f"no {name}" for name in required if name not in members]
     problems += [f"a CUDA library is bundled: {name}" for name in members
                  if re.search(r"/lib(cuda|cupti|cudart|nvperf|nvidia)[^/]*\.so", name)]

@@ -35,8 +35,17 @@ elseif(BANKCHECK_ENABLE_CUDA)
               bankcheck_kernel_suite_main bankcheck_annotation_checks bankcheck_emulate bankcheck_emulated_runtime)
 endif()
 
-# bankcheck_every_installed: the exported targets and the libraries `bankcheck run` loads.
+# The emulator's C library (bankcheck/emulate_c.h; the Python package's bankcheck.emulator loads it):
+# in every install and in the wheel.
+set_target_properties(bankcheck_emulate_c PROPERTIES EXPORT_NAME emulate_c)
+list(APPEND bankcheck_installed_targets bankcheck_emulate_c)
+
+# bankcheck_every_installed: the exported targets and the libraries `bankcheck run` loads, and the
+# static layer linked into the emulator's C library.
 set(bankcheck_every_installed ${bankcheck_installed_targets})
+if(NOT bankcheck_emulate IN_LIST bankcheck_every_installed)
+  list(APPEND bankcheck_every_installed bankcheck_emulate)
+endif()
 if(BANKCHECK_BUILD_CLI AND BANKCHECK_ENABLE_CUDA)
   list(APPEND bankcheck_every_installed bankcheck_inject bankcheck_nvtx)
 endif()
@@ -101,12 +110,13 @@ endif()
 # command finds them by the same relative path as in any install), nothing else.
 if(BANKCHECK_PYTHON_WHEEL)
   install(TARGETS bankcheck RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
-  install(TARGETS bankcheck_inject bankcheck_nvtx LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+  install(TARGETS bankcheck_inject bankcheck_nvtx bankcheck_emulate_c LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}")
   return()
 endif()
 install(TARGETS ${bankcheck_installed_targets}
   EXPORT bankcheckTargets
   ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
+  LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}"
   RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}"
   OBJECTS DESTINATION "${CMAKE_INSTALL_LIBDIR}/bankcheck"
   # Each layer's public headers (its HEADERS file set); internal/ headers are never installed.

@@ -1,6 +1,7 @@
 #include "emulate/internal/diagnostics.h"
 
 #include <mutex>
+#include <sstream>
 
 #include "bankcheck/instruction_counts.h"
 #include "emulate/internal/checked_forms.h"
@@ -106,6 +107,12 @@ std::string Undecided::Describe() const {
   // A reason that names the instruction's line already (Located) is not followed by it again.
   if (file.empty() || reason.find(where) != std::string::npos) return reason;
   return reason + " (" + where + ")";
+}
+
+std::string Undecided::DescribeIn(const std::string& kernel) const {
+  std::ostringstream where;
+  if (!opcode.empty()) where << opcode << " at pc 0x" << std::hex << pc << " of ";
+  return Describe() + " [" + where.str() + kernel + "]";
 }
 
 void SetProjectSources(const std::string& project_root, const std::string& build_root) {

@@ -105,6 +105,39 @@ bool IsCudaElf(std::string_view bytes) {
   return machine == kElfMachineCuda;
 }
 
+// Why a CUDA ELF's bytes cannot be the whole cubin: its section headers, or a section's contents, end
+// past them (a cubin cut short); nullopt when every one lies within. Read before the tools, whose
+// failure on such bytes would not say it.
+std::optional<std::string> TruncatedElf(std::string_view bytes) {
+  constexpr size_t kHeaderBytes = 64, kSectionHeaderBytes = 64;
+  constexpr uint32_t kNoBits = 8;  // SHT_NOBITS: a section with no bytes in the file
+  const auto read = [&](uint64_t at, auto value) {
+    std::memcpy(&value, bytes.data() + at, sizeof value);
+    return value;
+  };
+  if (bytes.size() < kHeaderBytes) return "its ELF header ends";
+  if (bytes[4] != 2) return std::nullopt;  // not ELF64, as no cubin is: the tools say what it is
+  const uint64_t table = read(0x28, uint64_t{});
+  const uint16_t entry = read(0x3a, uint16_t{}), count = read(0x3c, uint16_t{});
+  if (entry != kSectionHeaderBytes || table > bytes.size() || uint64_t{count} * entry > bytes.size() - table)
+    return "its section headers end";
+  for (uint16_t i = 0; i < count; ++i) {
+    const uint64_t header = table + uint64_t{i} * entry;
+    const uint64_t offset = read(header + 0x18, uint64_t{}), size = read(header + 0x20, uint64_t{});
+    if (read(header + 0x4, uint32_t{}) != kNoBits && (offset > bytes.size() || size > bytes.size() - offset))
+      return "section " + std::to_string(i) + "'s contents end";
+  }
+  return std::nullopt;
+}
+
+// Error(kBadInput) for a cubin cut short (`name`: the file, or "the image").
+void CheckWholeCubin(const std::string& name, std::string_view bytes) {
+  if (!IsCudaElf(bytes)) return;
+  if (const std::optional<std::string> cut = TruncatedElf(bytes))
+    throw Error(ErrorKind::kBadInput, name + " is a cubin cut short: " + *cut + " past its " +
+                                          std::to_string(bytes.size()) + " bytes; give the whole cubin");
+}
+
 // What the tools print of one sm_90 cubin: its instructions (nvdisasm -gi -c) and its ELF sections
 // (cuobjdump -elf), which the kernels are read from.
 struct CubinListings {
@@ -179,6 +212,7 @@ std::optional<std::vector<CubinListings>> Deserialize(std::string_view text) {
 // process's own, and kept there. Every process of an emulated suite reads the same modules; the
 // tools' start-up, not the reading, is what costs.
 std::vector<CubinListings> ListImage(std::string_view image) {
+  CheckWholeCubin("the image", image);
   std::string project_root, build_root;
   internal::ProjectRoots(&project_root, &build_root);
   const std::string cache = bankcheck::internal::DisassemblyCacheFolder(
@@ -231,7 +265,9 @@ Module Module::FromListings(const std::string& nvdisasm_listing, const std::stri
 }
 
 Module Module::FromCubinFile(const std::string& path) {
-  return Module(std::make_unique<Data>(ReadListings(ListModuleFile(path, ReadFile(path)))));
+  const std::string bytes = ReadFile(path);
+  CheckWholeCubin(path, bytes);
+  return Module(std::make_unique<Data>(ReadListings(ListModuleFile(path, bytes))));
 }
 
 Module Module::FromFatbin(const void* fatbin) {

@@ -1,6 +1,6 @@
 """bankcheck for Python (docs/python.md): the `bankcheck` command and its injection library, from
-the wheel, and a pytest plugin (bankcheck.pytest_plugin) that measures each test's kernel launches
-and checks them against baselines."""
+the wheel, a pytest plugin (bankcheck.pytest_plugin) that measures each test's kernel launches
+and checks them against baselines, and the GPU-less emulator over a cubin (bankcheck.emulator)."""
 
 from __future__ import annotations
 

@@ -118,8 +118,7 @@ void FatbinEmulator::AddImage(const void* /*key*/, std::string /*image*/) {}
 std::unique_ptr<FatbinEmulator> MakeSassFatbinEmulator() { return std::make_unique<SassFatbinEmulator>(); }
 
 std::vector<uint8_t> PackParameters(const KernelInfo& kernel, void* const* args) {
-  size_t size = 0;
-  for (const ParamSlot& slot : kernel.params) size = std::max<size_t>(size, size_t{slot.offset} + slot.size);
+  const size_t size = kernel.ParamBytes();
   std::vector<uint8_t> bytes(size);
   if (size == 0) return bytes;
   if (args == nullptr) {
@@ -412,11 +411,7 @@ LaunchRecord Capture::EmulateRecorded(const RecordedLaunch& launch) {
     emulation = evaluator->Emulate(launch.fatbin, launch.launch);
   const std::string kernel = bankcheck::internal::Demangle(launch.launch.mangled);
   if (emulation.undecided) {
-    const Undecided& undecided = *emulation.undecided;
-    std::ostringstream where;  // the instruction to blame, when there is one
-    if (!undecided.opcode.empty())
-      where << undecided.opcode << " at pc 0x" << std::hex << undecided.pc << " of ";
-    const std::string reason = "not decided: " + undecided.Describe() + " [" + where.str() + kernel + "]";
+    const std::string reason = "not decided: " + emulation.undecided->DescribeIn(kernel);
     NoteNotEmulated(reason);
     throw Error(ErrorKind::kNotEmulated, reason);
   }

@@ -12,6 +12,7 @@
 // built with, else PATH; on machines without the toolkit the nvidia-cuda-cuobjdump and
 // nvidia-cuda-nvdisasm wheels provide them).
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -55,6 +56,13 @@ struct KernelInfo {
   uint32_t max_threads = 0;
   uint32_t virtual_arch = 0;      // the cubin's "CUDA Virtual SM: sm_90": 90; 0 when not listed
   uint32_t module_constants = 0;  // the module's __constant__ bytes (.nv.constant3)
+
+  // The parameter buffer's size: where its last parameter ends (0 without parameters).
+  uint64_t ParamBytes() const {
+    uint64_t size = 0;
+    for (const ParamSlot& slot : params) size = std::max(size, uint64_t{slot.offset} + slot.size);
+    return size;
+  }
 };
 
 // The sm_90 SASS of one fatbin or cubin: per kernel its instructions with operands, line info
@@ -147,6 +155,9 @@ struct Undecided {
 
   // "reason (kernels/x.cu:42)"; the reason alone where it names that line already.
   std::string Describe() const;
+  // Describe() with the instruction to blame and the (demangled) kernel, as every caller reports a
+  // launch it could not decide: "reason (kernels/x.cu:42) [LDS.128 at pc 0x1a0 of transpose<float>]".
+  std::string DescribeIn(const std::string& kernel) const;
 };
 
 // What the launches of a process (or any set of launches) may spend together, drawn on by each
