@@ -17,11 +17,14 @@ with the CUDA toolkit's cuobjdump and nvdisasm ($BANKCHECK_CUOBJDUMP and $BANKCH
 the toolkit bankcheck was built with, else PATH).
 """
 
+from __future__ import annotations
+
 import ctypes
 import json
 import os
 import struct
 from pathlib import Path
+from typing import Any, Mapping, Sequence, Union
 
 API_VERSION = 1  # bankcheck/emulate_c.h's BANKCHECK_EMU_API_VERSION, which this module is written for
 LIBRARY_NAME = "libbankcheck_emulate_c.so"
@@ -32,6 +35,8 @@ FIRST_ADDRESS = 0x100000000
 ALIGNMENT = 512
 
 _OK, _BAD_INPUT = 0, 1
+# What may give a cubin or a parameter buffer its bytes.
+Bytes = Union[bytes, bytearray, memoryview]
 _KNOWN, _UNKNOWN = 0, 1
 
 
@@ -44,10 +49,10 @@ class _Handle(ctypes.c_void_p):
     pass
 
 
-_library = None
+_library: ctypes.CDLL | None = None
 
 
-def library_path():
+def library_path() -> str | None:
     """The library this module loads: $BANKCHECK_EMULATE_LIBRARY when set (a build's
     build/lib/libbankcheck_emulate_c.so), else the wheel's own; None when there is none."""
     chosen = os.environ.get("BANKCHECK_EMULATE_LIBRARY")
@@ -56,9 +61,9 @@ def library_path():
     return str(PACKAGED_LIBRARY) if PACKAGED_LIBRARY.is_file() else None
 
 
-def _declare(library):
+def _declare(library: ctypes.CDLL) -> None:
     handle, size, u32, u64, pointer = _Handle, ctypes.c_size_t, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_void_p
-    signatures = {
+    signatures: dict[str, tuple[Any, list[Any]]] = {
         "bankcheck_emu_api_version": (ctypes.c_int, []),
         "bankcheck_emu_last_error": (ctypes.c_char_p, []),
         "bankcheck_emu_module_load": (ctypes.c_int, [ctypes.c_char_p, size, ctypes.POINTER(handle)]),
@@ -93,7 +98,7 @@ def _declare(library):
         function.restype, function.argtypes = result, arguments
 
 
-def _lib():
+def _lib() -> ctypes.CDLL:
     global _library
     if _library is None:
         path = library_path()
@@ -111,7 +116,7 @@ def _lib():
     return _library
 
 
-def _check(status):
+def _check(status: int) -> None:
     if status != _OK:
         raise EmulatorError(_lib().bankcheck_emu_last_error().decode(errors="replace"))
 
@@ -122,7 +127,7 @@ class Buffer:
     bytes are the kernel's input (False: unknown, as memory cudaMalloc gave and nothing wrote).
     `address`: its device address (None: one is chosen, aligned as cudaMalloc aligns)."""
 
-    def __init__(self, data, known=True, address=None):
+    def __init__(self, data: Any, known: bool = True, address: int | None = None) -> None:
         self.data, self.known, self.address = data, known, address
         view = memoryview(data)
         if view.readonly:
@@ -137,7 +142,7 @@ class Buffer:
         self._pointer = ctypes.addressof(ctypes.c_char.from_buffer(self._view))
 
 
-def _is_buffer(value):
+def _is_buffer(value: object) -> bool:
     if isinstance(value, (Buffer, bytearray)):
         return True
     return type(value).__module__ == "numpy" and type(value).__name__ == "ndarray"
@@ -148,11 +153,12 @@ class Result:
     every kind's counts, "instructions", "lines") or `undecided` (why not); `computed` (its outputs
     were written into the buffers) or `not_computed` (why not; no buffer was touched)."""
 
-    def __init__(self, decided, record, undecided, computed, not_computed):
+    def __init__(self, decided: bool, record: dict[str, Any] | None, undecided: str, computed: bool,
+                 not_computed: str) -> None:
         self.decided, self.record, self.undecided = decided, record, undecided
         self.computed, self.not_computed = computed, not_computed
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         counts = "undecided: " + self.undecided if not self.decided else "decided"
         outputs = "computed" if self.computed else "not computed: " + self.not_computed
         return f"<bankcheck.emulator.Result {counts}; outputs {outputs}>"
@@ -162,13 +168,13 @@ class Kernel:
     """A kernel of a Module: its mangled `name`, its parameters' (offset, size) in the parameter
     buffer (`params`), the buffer's size (`param_bytes`) and its static shared memory."""
 
-    def __init__(self, module, name):
+    def __init__(self, module: Module, name: str) -> None:
         self.module, self.name = module, name
         raw = name.encode()
         count, size = ctypes.c_uint32(), ctypes.c_uint32()
         _check(_lib().bankcheck_emu_kernel_params(module._handle, raw, ctypes.byref(count), ctypes.byref(size)))
         self.param_bytes = size.value
-        self.params = []
+        self.params: list[tuple[int, int]] = []
         for index in range(count.value):
             offset, length = ctypes.c_uint32(), ctypes.c_uint32()
             _check(_lib().bankcheck_emu_kernel_param(module._handle, raw, index, ctypes.byref(offset),
@@ -178,7 +184,7 @@ class Kernel:
         _check(_lib().bankcheck_emu_kernel_static_shared(module._handle, raw, ctypes.byref(shared)))
         self.static_shared_bytes = shared.value
 
-    def pack(self, args, addresses):
+    def pack(self, args: Sequence[Any], addresses: Mapping[int, int]) -> bytes:
         """The parameter buffer of `args`, one per parameter: a buffer becomes its device address (from
         `addresses`, by id), an int its little-endian bytes, a float a float32 or float64 as its
         size says, bytes themselves, None zeros (an unused pointer)."""
@@ -211,15 +217,17 @@ class Kernel:
             packed[offset:offset + size] = raw
         return bytes(packed)
 
-    def launch(self, grid=(1, 1, 1), block=(1, 1, 1), args=None, params=None, buffers=(), dynamic_shared=0,
-               source_root=None, output_limit=None):
+    def launch(self, grid: Sequence[int] = (1, 1, 1), block: Sequence[int] = (1, 1, 1),
+               args: Sequence[Any] | None = None, params: Bytes | None = None, buffers: Sequence[Any] = (),
+               dynamic_shared: int = 0, source_root: str | os.PathLike[str] | None = None,
+               output_limit: int | None = None) -> Result:
         """Runs one launch of the kernel and returns its Result. Either `args` (one value per parameter,
         see pack; the buffers among them are mapped, each at an address of its own) or `params` (the raw
         parameter bytes, with pointers to the device addresses of `buffers`, Buffer objects with an
         address). More `buffers` may be mapped besides the args'."""
         grid, block = tuple(grid) + (1,) * (3 - len(grid)), tuple(block) + (1,) * (3 - len(block))
         mapped = [value if isinstance(value, Buffer) else Buffer(value) for value in buffers]
-        addresses = {}
+        addresses: dict[int, Buffer] = {}
         if args is not None:
             if params is not None:
                 raise EmulatorError("give args or params, not both")
@@ -229,13 +237,14 @@ class Kernel:
                     addresses[id(value)] = buffer
                     mapped.append(buffer)
         next_address = FIRST_ADDRESS
+        placed: dict[int, int] = {}  # each buffer's device address, by id
         for buffer in mapped:
-            if buffer.address is None:
-                buffer.address = next_address
-            next_address = max(next_address, buffer.address + buffer.size)
+            address = next_address if buffer.address is None else buffer.address
+            buffer.address = placed[id(buffer)] = address
+            next_address = max(next_address, address + buffer.size)
             next_address = (next_address + 4 * ALIGNMENT - 1) // ALIGNMENT * ALIGNMENT
         if args is not None:
-            params = self.pack(args, {key: buffer.address for key, buffer in addresses.items()})
+            params = self.pack(args, {key: placed[id(buffer)] for key, buffer in addresses.items()})
         library = _lib()
         launch = _Handle()
         _check(library.bankcheck_emu_launch_new(self.module._handle, self.name.encode(), ctypes.byref(launch)))
@@ -270,9 +279,9 @@ class Kernel:
 class Module:
     """The sm_90 SASS of a cubin or fatbin: its bytes (bytes, bytearray, memoryview) or a path."""
 
-    def __init__(self, cubin):
+    def __init__(self, cubin: Bytes | str | os.PathLike[str]) -> None:
         library = _lib()
-        self._handle = _Handle()
+        self._handle: _Handle | None = _Handle()
         if isinstance(cubin, (bytes, bytearray, memoryview)):
             image = bytes(cubin)
             _check(library.bankcheck_emu_module_load(image, len(image), ctypes.byref(self._handle)))
@@ -281,11 +290,11 @@ class Module:
         count = library.bankcheck_emu_kernel_count(self._handle)
         self.kernels = [library.bankcheck_emu_kernel_name(self._handle, i).decode() for i in range(count)]
 
-    def kernel(self, name):
+    def kernel(self, name: str) -> Kernel:
         """The kernel of that mangled name; EmulatorError naming the module's kernels when it has none."""
         return Kernel(self, name)
 
-    def __del__(self):
+    def __del__(self) -> None:
         handle = getattr(self, "_handle", None)
         if handle and _library is not None:
             _library.bankcheck_emu_module_free(handle)
