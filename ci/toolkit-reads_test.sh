@@ -4,7 +4,8 @@
 # folder beside the toolkit, as ld took /usr/local/lib64/libcudadevrt.a on a machine with a CUDA
 # install, fails naming the file; the same link against the toolkit's lib64 (a link to its lib/, as
 # bankcheck-ci-cpu lays it out) passes; a depfile that names a header outside fails; and a log in
-# the older trace forms (`-lname (/path)`, `(/path)member`) is read too. CPU only (gcc, ar).
+# the older trace forms (`-lname (/path)`, `(/path)member`) and a path relative to the link's
+# folder are read too. CPU only (gcc, ar).
 set -euo pipefail
 ci="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-toolkit-reads.XXXXXX")"
@@ -57,6 +58,12 @@ check "a header from another install" 1 --depfiles "$tmp/build"
 printf '  -lcudadevrt (%s)\n  (%s)devrt.o\n' "$tmp/other/lib64/libcudadevrt.a" "$tmp/other/lib64/libcudadevrt.a" >"$tmp/old.log"
 check "the older trace forms" 1 "$tmp/old.log"
 [[ "$out" == "$tmp/other/lib64/libcudadevrt.a" ]] || fail "the older trace forms: printed '$out'"
+
+# A library by a path relative to the link's folder, out of the build.
+(cd "$tmp/build" && gcc main.o -Wl,--trace ../other/lib64/libcudadevrt.a -o a.out) >"$tmp/relative.log" 2>&1
+grep -qx '../other/lib64/libcudadevrt.a' "$tmp/relative.log" || fail "the trace does not name the relative path: $(cat "$tmp/relative.log")"
+check "a relative path out of the build" 1 --relative-to "$tmp/build" "$tmp/relative.log"
+[[ "$out" == "$tmp/other/lib64/libcudadevrt.a" ]] || fail "a relative path out of the build: printed '$out'"
 
 check "a missing log" 2 "$tmp/no-such.log"
 

@@ -157,6 +157,7 @@ install(FILES
     "${CMAKE_CURRENT_LIST_DIR}/BankcheckKernelSuite.cmake"
     "${CMAKE_CURRENT_LIST_DIR}/BankcheckDiscoverTopics.cmake"
     "${CMAKE_CURRENT_LIST_DIR}/BankcheckSassToolWheels.cmake"
+    "${CMAKE_CURRENT_LIST_DIR}/BankcheckFindCUDAToolkit.cmake"
   DESTINATION "${BANKCHECK_INSTALL_CMAKEDIR}")
 
 # `bankcheck --version`, this version file and CHANGELOG.md all say PROJECT_VERSION (ci/release.sh
