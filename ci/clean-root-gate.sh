@@ -50,7 +50,8 @@ start=$SECONDS
 # 1. The root filesystem: Debian 12, minimal (apt and what it needs), with the packages
 # bankcheck-ci-cpu installs on a hosted runner (its HOST_PACKAGES, read from the script) and the
 # runner's python3 with venv. Debian 12, as the release's builder: its GoogleTest (1.12) has the
-# ABI of ubuntu-latest's (1.14), which the release tarball's libraries call (1.15 changed it).
+# ABI of ubuntu-latest's (1.14), which the release tarball's libraries call (Debian 13's, newer,
+# changed it: the example's emulated program does not link there).
 suite=bookworm mirror=http://deb.debian.org/debian
 read -ra host_packages <<<"$(sed -n 's/^HOST_PACKAGES=(\(.*\))$/\1/p' "$BANKCHECK_ROOT/ci/consumer/bankcheck-ci-cpu.sh")"
 ((${#host_packages[@]})) || fail "no HOST_PACKAGES=(...) line in ci/consumer/bankcheck-ci-cpu.sh"
