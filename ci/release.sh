@@ -14,9 +14,10 @@
 #      in name order, owner 0, dates of the release commit: the same build packs the same bytes),
 #      <out>/SHA256SUMS, and <out>/release-notes.md (the changelog's section of the version)
 #   4. the tarball checked as a user receives it: the checksum verifies (sha256sum -c); it holds
-#      bin/bankcheck, bin/bankcheck-ci, the CMake package, every public header, the license and
-#      notices (and lib/libbankcheck_inject.so and lib/libbankcheck_nvtx.so when built with the GPU
-#      side); unpacked elsewhere, its bankcheck prints the version
+#      bin/bankcheck, bin/bankcheck-ci, bin/bankcheck-ci-cpu and its CUDA wheels' pins
+#      (share/bankcheck), the CMake package, every public header, the license and notices (and
+#      lib/libbankcheck_inject.so and lib/libbankcheck_nvtx.so when built with the GPU side);
+#      unpacked elsewhere, its bankcheck prints the version
 #
 #   ci/release.sh --tag v0.2.0 --out dist    the release workflow
 #   ci/release.sh --dry-run                  CI: into a temporary folder, removed after; the tag
@@ -114,7 +115,8 @@ awk -v heading="## [$version]" 'index($0, heading) == 1 { keep = 1; next } keep 
 # 4. What a user receives: the checksum, the contents, the command where it is unpacked.
 (cd "$out" && sha256sum --check --strict SHA256SUMS) || die "SHA256SUMS does not verify $tarball"
 listing="$(tar -tzf "$out/$tarball")"
-required=(bin/bankcheck bin/bankcheck-ci share/doc/bankcheck/LICENSE share/doc/bankcheck/NOTICE
+required=(bin/bankcheck bin/bankcheck-ci bin/bankcheck-ci-cpu share/bankcheck/cuda-wheels-requirements.txt
+  share/doc/bankcheck/LICENSE share/doc/bankcheck/NOTICE
   share/doc/bankcheck/THIRD-PARTY-NOTICES share/doc/bankcheck/CHANGELOG.md)
 for file in bankcheckConfig.cmake bankcheckConfigVersion.cmake bankcheckTargets.cmake BankcheckKernelSuite.cmake; do
   required+=("$(cd "$root" && echo lib*/cmake/bankcheck/$file)")

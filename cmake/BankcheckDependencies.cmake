@@ -98,7 +98,8 @@ endfunction()
 # The GPU side (BANKCHECK_ENABLE_CUDA): the toolkit with CUPTI, and GoogleTest for the testing
 # layer (not built for the Python wheel). The core and the CLI need neither.
 if(BANKCHECK_ENABLE_CUDA)
-  find_package(CUDAToolkit 13 QUIET)
+  include(BankcheckFindCUDAToolkit)
+  bankcheck_find_cuda_toolkit(13 QUIET)
   if(NOT CUDAToolkit_FOUND)
     message(FATAL_ERROR "bankcheck needs the CUDA Toolkit 13 (nvcc, cudart, CUPTI), which was not found. "
                         "Install NVIDIA's cuda-toolkit-13-0 and put nvcc on PATH, or give -DCUDAToolkit_ROOT=<toolkit>.")

@@ -138,6 +138,15 @@ if(BANKCHECK_BUILD_CLI)
   install(PROGRAMS "${CMAKE_CURRENT_LIST_DIR}/../ci/consumer/bankcheck-shard-plan.py"
     DESTINATION "${CMAKE_INSTALL_BINDIR}" RENAME bankcheck-shard-plan)
 endif()
+# bankcheck-ci-cpu (ci/consumer/bankcheck-ci-cpu.sh): the GPU-less gate, which builds a project
+# against the package it is installed with and runs bankcheck-ci beside it; the CUDA wheels' pins it
+# installs the toolkit from go to <datadir>/bankcheck, where it looks for them.
+if(BANKCHECK_BUILD_CLI AND BANKCHECK_ENABLE_CUDA)
+  install(PROGRAMS "${CMAKE_CURRENT_LIST_DIR}/../ci/consumer/bankcheck-ci-cpu.sh"
+    DESTINATION "${CMAKE_INSTALL_BINDIR}" RENAME bankcheck-ci-cpu)
+  install(FILES "${CMAKE_CURRENT_LIST_DIR}/../ci/consumer/cuda-wheels-requirements.txt"
+    DESTINATION "${CMAKE_INSTALL_DATADIR}/bankcheck")
+endif()
 install(EXPORT bankcheckTargets NAMESPACE bankcheck:: DESTINATION "${BANKCHECK_INSTALL_CMAKEDIR}")
 
 # bankcheckConfig.cmake asks for the GPU side's dependencies only when the package has it.
@@ -158,6 +167,7 @@ install(FILES
     "${CMAKE_CURRENT_LIST_DIR}/BankcheckKernelSuite.cmake"
     "${CMAKE_CURRENT_LIST_DIR}/BankcheckDiscoverTopics.cmake"
     "${CMAKE_CURRENT_LIST_DIR}/BankcheckSassToolWheels.cmake"
+    "${CMAKE_CURRENT_LIST_DIR}/BankcheckFindCUDAToolkit.cmake"
   DESTINATION "${BANKCHECK_INSTALL_CMAKEDIR}")
 
 # `bankcheck --version`, this version file and CHANGELOG.md all say PROJECT_VERSION (ci/release.sh

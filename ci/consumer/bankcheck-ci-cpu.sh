@@ -12,8 +12,13 @@
 #      /usr/local/cuda is never used (nvcc is given to CMake by its full path)
 #   2. checks for CMake, a C++ compiler and GoogleTest, nlohmann-json and CLI11 (Debian/Ubuntu
 #      packages: installed with apt-get where this runs as root or with password-less sudo)
-#   3. with --install-bankcheck DIR: builds bankcheck from that checkout with the same toolkit and
-#      installs it into <build>/bankcheck-prefix, which find_package(bankcheck) then finds
+#   3. bankcheck, prebuilt: with --bankcheck-tarball FILE, a release's install tarball
+#      (bankcheck-<version>-linux-x86_64-cuda13.tar.gz, ci/release.sh), checked against the
+#      SHA256SUMS beside it and unpacked into <build>/bankcheck-prefix; run as the installed
+#      bankcheck-ci-cpu (<prefix>/bin), the bankcheck it belongs to. From a checkout instead, with
+#      --install-bankcheck DIR: built with the same toolkit and installed into <build>/bankcheck-prefix.
+#      find_package(bankcheck) then finds it (without any of these: the project's own way, e.g.
+#      FetchContent)
 #   4. configures the project with that toolkit for sm_90 (CMAKE_CUDA_ARCHITECTURES=90: the emulator
 #      reads sm_90 SASS) and builds only each kernel suite's emulated program (<suite>_emulated) and,
 #      where the build makes it (FetchContent of bankcheck), the bankcheck command; a suite whose
@@ -29,6 +34,7 @@
 #   -s, --source DIR            the project (default .)
 #   -b, --build DIR             its build folder (default <source>/build-cpu)
 #   -D VAR=VALUE, --cmake-arg ARG   for configuring the project (repeat)
+#       --bankcheck-tarball FILE  a release's install tarball of bankcheck (SHA256SUMS beside it)
 #       --install-bankcheck DIR build and install bankcheck from this checkout first
 #       --toolkit DIR           the virtual environment of the CUDA wheels (default <build>/cuda-venv)
 #       --artifacts DIR, --summary FILE, --sarif DIR, --shard I/N, -j N, --emulated-baselines
@@ -40,13 +46,19 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 # The wheels, pinned by version and by each file's SHA-256: a file of the index that changed, or a
 # source distribution in its place, is refused instead of run (docs/security.md).
+# Beside this script in the source tree; installed, in <prefix>/share/bankcheck.
 CUDA_WHEELS="$here/cuda-wheels-requirements.txt"
+[[ -f "$CUDA_WHEELS" || ! -f "$here/../share/bankcheck/cuda-wheels-requirements.txt" ]] ||
+  CUDA_WHEELS="$(cd "$here/../share/bankcheck" && pwd)/cuda-wheels-requirements.txt"
+# bankcheck-ci: beside this script, by its source name or its installed one.
+bankcheck_ci="$here/bankcheck-ci.sh"
+[[ -f "$bankcheck_ci" ]] || bankcheck_ci="$here/bankcheck-ci"
 HOST_PACKAGES=(cmake g++ make googletest libgtest-dev libgmock-dev nlohmann-json3-dev libcli11-dev)
 
 say() { echo "bankcheck-ci-cpu: $*"; }
 die() { echo "bankcheck-ci-cpu: error: $1" >&2; exit "${2:-1}"; }
 
-source_dir=. build_dir="" toolkit="" bankcheck_src="" jobs="${BANKCHECK_JOBS:-$(nproc 2>/dev/null || echo 2)}"
+source_dir=. build_dir="" toolkit="" bankcheck_src="" bankcheck_tarball="" jobs="${BANKCHECK_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 cmake_args=() ci_args=() ctest_args=(-L emulate)
 while (($#)); do
   case "$1" in
@@ -57,6 +69,7 @@ while (($#)); do
     -D?*) cmake_args+=("$1"); shift ;;
     --cmake-arg) cmake_args+=("${2:?--cmake-arg needs a value}"); shift 2 ;;
     --install-bankcheck) bankcheck_src="${2:?--install-bankcheck needs a value}"; shift 2 ;;
+    --bankcheck-tarball) bankcheck_tarball="${2:?--bankcheck-tarball needs a value}"; shift 2 ;;
     --toolkit) toolkit="${2:?--toolkit needs a value}"; shift 2 ;;
     --artifacts | --summary | --sarif | --shard) ci_args+=("$1" "${2?$1 needs a value}"); shift 2 ;;
     --emulated-baselines) ci_args+=("$1"); shift ;;
@@ -67,6 +80,11 @@ while (($#)); do
 done
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || die "--jobs must be a whole number >= 1, not '$jobs'" 2
 [[ -d "$source_dir" ]] || die "no source folder '$source_dir'" 2
+[[ -z "$bankcheck_src" || -z "$bankcheck_tarball" ]] || die "give --install-bankcheck or --bankcheck-tarball, not both" 2
+if [[ -n "$bankcheck_tarball" ]]; then
+  [[ -f "$bankcheck_tarball" ]] || die "no file '$bankcheck_tarball' (--bankcheck-tarball)" 2
+  bankcheck_tarball="$(cd "$(dirname "$bankcheck_tarball")" && pwd)/$(basename "$bankcheck_tarball")"
+fi
 source_dir="$(cd "$source_dir" && pwd)"
 [[ -n "$build_dir" ]] || build_dir="$source_dir/build-cpu"
 mkdir -p "$build_dir"
@@ -119,13 +137,48 @@ cuda="$(cu13)"
 for lib in cudart cupti; do
   [[ -e "$cuda/lib/lib$lib.so" ]] || ln -s "lib$lib.so.13" "$cuda/lib/lib$lib.so"
 done
+# nvcc's profile (bin/nvcc.profile, the toolkit's layout) links with -L$(TOP)/lib64, and the wheels
+# put the libraries in lib/: without lib64, `-lcudadevrt -lcudart_static` fail to link (CMake's
+# compiler check), or, worse, ld finds another toolkit's in its own search path (/usr/local/lib64).
+[[ -e "$cuda/lib64" ]] || ln -s lib "$cuda/lib64"
+[[ "$(cd "$cuda/lib64" && pwd -P)" == "$(cd "$cuda/lib" && pwd -P)" ]] ||
+  die "$cuda/lib64 is not the wheels' lib folder (nvcc links from lib64): remove $toolkit and run again"
 # The wheels' tools first; /usr/local/cuda, where there is one, is left out of PATH.
 PATH="$cuda/bin:$(tr ':' '\n' <<<"$PATH" | grep -vx '/usr/local/cuda[^:]*' | paste -sd: -)"
 export PATH CUDAToolkit_ROOT="$cuda"
 toolkit_args=(-DCMAKE_CUDA_COMPILER="$cuda/bin/nvcc" -DCUDAToolkit_ROOT="$cuda")
 say "CUDA toolkit: $("$cuda/bin/nvcc" --version | tail -n 1) in $cuda ($((SECONDS - start)) s so far)"
 
-# 3. bankcheck installed from a checkout, with the same toolkit.
+# 3. bankcheck: a release's tarball, this script's own install, or built from a checkout.
+installed_prefix=""
+if compgen -G "$here/../lib*/cmake/bankcheck/bankcheckConfig.cmake" >/dev/null; then
+  installed_prefix="$(cd "$here/.." && pwd)"
+fi
+if [[ -n "$bankcheck_tarball" ]]; then
+  # The tarball as the release publishes it: its name in the SHA256SUMS beside it, the sum matching.
+  sums="$(dirname "$bankcheck_tarball")/SHA256SUMS" name="$(basename "$bankcheck_tarball")"
+  [[ "$name" =~ ^(bankcheck-[0-9]+\.[0-9]+\.[0-9]+-linux-[a-z0-9_]+-cuda[0-9]+)\.tar\.gz$ ]] ||
+    die "--bankcheck-tarball: '$name' is not a release tarball's name (bankcheck-<version>-linux-<machine>-cuda<major>.tar.gz)" 2
+  top="${BASH_REMATCH[1]}"
+  [[ -f "$sums" ]] && grep -qE "^[0-9a-f]{64}  $name\$" "$sums" ||
+    die "no SHA256SUMS beside $bankcheck_tarball that lists it (download both from the release)"
+  (cd "$(dirname "$bankcheck_tarball")" && grep -E "  $name\$" SHA256SUMS | sha256sum --check --strict --quiet) ||
+    die "$name does not match its SHA256SUMS: not the release's file"
+  rm -rf "$build_dir/bankcheck-prefix" "$build_dir/bankcheck-unpack"
+  mkdir -p "$build_dir/bankcheck-unpack"
+  tar -xzf "$bankcheck_tarball" -C "$build_dir/bankcheck-unpack" --no-same-owner ||
+    die "could not unpack $bankcheck_tarball"
+  [[ -d "$build_dir/bankcheck-unpack/$top" ]] || die "$name holds no folder $top"
+  mv "$build_dir/bankcheck-unpack/$top" "$build_dir/bankcheck-prefix"
+  rm -rf "$build_dir/bankcheck-unpack"
+  say "bankcheck: $("$build_dir/bankcheck-prefix/bin/bankcheck" --version) from $name"
+  export CMAKE_PREFIX_PATH="$build_dir/bankcheck-prefix${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
+  ci_args+=(--prefix "$build_dir/bankcheck-prefix")
+elif [[ -z "$bankcheck_src" && -n "$installed_prefix" ]]; then
+  say "bankcheck: $("$installed_prefix/bin/bankcheck" --version) in $installed_prefix (this script's install)"
+  export CMAKE_PREFIX_PATH="$installed_prefix${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
+  ci_args+=(--prefix "$installed_prefix")
+fi
 if [[ -n "$bankcheck_src" ]]; then
   [[ -f "$bankcheck_src/CMakeLists.txt" ]] || die "--install-bankcheck: no CMakeLists.txt in '$bankcheck_src'" 2
   say "building and installing bankcheck from $bankcheck_src"
@@ -172,7 +225,7 @@ say "toolkit and build: $((SECONDS - start)) s"
 
 # 5. The emulated suite, reported as the GPU job reports.
 status=0
-"$here/bankcheck-ci.sh" --prebuilt --source "$source_dir" --build "$build_dir" -j "$jobs" "${ci_args[@]}" \
+"$bankcheck_ci" --prebuilt --source "$source_dir" --build "$build_dir" -j "$jobs" "${ci_args[@]}" \
   -- "${ctest_args[@]}" || status=$?
 say "done in $((SECONDS - start)) s (exit $status)"
 exit "$status"
