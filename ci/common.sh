@@ -21,6 +21,12 @@ bankcheck_cuda_tools_on_path() {
 }
 bankcheck_cuda_tools_on_path
 
+# A GoogleTest other than the system's (ci/googletest-requirements.txt, whose pins give the version):
+# ci/install-deps.sh puts its sources in GOOGLETEST_OTHER_DIR/src, ci/example.sh builds and installs
+# it into GOOGLETEST_OTHER_DIR/prefix once per build folder and builds the example with it.
+GOOGLETEST_OTHER_VERSION="$(sed -n 's/^ros-gtest-vendor==\([0-9.]*\).*/\1/p' "$BANKCHECK_ROOT/ci/googletest-requirements.txt")"
+GOOGLETEST_OTHER_DIR="$BUILD_DIR/googletest-$GOOGLETEST_OTHER_VERSION"
+
 # bankcheck_find_clang: sets `clang` to BANKCHECK_CLANG, else the first clang++ (clang++-20 down to
 # -14) on PATH; empty when there is none (the callers then print a note and pass).
 bankcheck_find_clang() {

@@ -8,6 +8,8 @@
 # example's targets and builds no CLI. Each time: ctest lists the example's own tests and
 # none of bankcheck's, its CPU checks pass, and its GPU case is skipped with the reason (on a GPU:
 # fails as MISSING, naming the example's own folder and the command that records its baseline).
+# Then against the installed package with a GoogleTest other than the one it was built with
+# (GOOGLETEST_OTHER_VERSION, ci/common.sh), and with the oldest and the newest CMake.
 # The installed build is made by the installed bankcheck-ci (ci/consumer/bankcheck-ci.sh), the CI
 # job of a project: see check_bankcheck_ci. No ELF file of the install or of the example's builds has
 # an empty or relative RPATH/RUNPATH entry (ci/check_rpath.py).
@@ -357,6 +359,48 @@ cmake --build "$work/own-gtest" -j "$JOBS" --target my_suite my_suite_annotation
 [[ ! -e "$work/own-gtest/_deps/bankcheck-build/bin/bankcheck" ]] || fail own-gtest "the bankcheck CLI was built"
 check_example own-gtest "$work/own-gtest"
 echo "bankcheck example (FetchContent, the example's own GoogleTest): $((SECONDS - start)) s"
+
+# Any GoogleTest from 1.11 to the newest: the installed package carries the layers that include
+# GoogleTest as sources, built in the example's build with the example's GoogleTest
+# (cmake/BankcheckGoogleTestLayers.cmake), so an install made against Debian's 1.12.1 serves a project
+# whose GoogleTest is another: here GOOGLETEST_OTHER_VERSION (ci/common.sh), from PyPI's sources
+# (ci/install-deps.sh), built and installed as a GTest package (ci/googletest/) once per build folder
+# and found first by find_package. Plain ctest must pass: the GPU tests skip without a GPU, and the
+# emulated cases run against the example's committed baselines (examples/baselines) and pass.
+echo
+echo "== The example against the installed bankcheck with GoogleTest $GOOGLETEST_OTHER_VERSION, not the system's"
+start=$SECONDS
+other_gtest="$GOOGLETEST_OTHER_DIR/prefix"
+if [[ ! -f "$GOOGLETEST_OTHER_DIR/src/gtest/src/gtest-all.cc" ]]; then
+  echo "bankcheck example: no GoogleTest $GOOGLETEST_OTHER_VERSION sources in $GOOGLETEST_OTHER_DIR/src" \
+    "(ci/install-deps.sh downloads them; offline?): that check was NOT run" >&2
+  [[ "${CI:-}" != "true" ]] || fail other-gtest "CI=true: GoogleTest $GOOGLETEST_OTHER_VERSION's sources must be there"
+else
+  if [[ ! -f "$other_gtest/lib/cmake/GTest/GTestConfigVersion.cmake" ]]; then
+    # Installed beside the final folder, then moved: an interrupted run leaves no half package there.
+    rm -rf "$GOOGLETEST_OTHER_DIR/build" "$other_gtest.partial"
+    { cmake -S "$BANKCHECK_ROOT/ci/googletest" -B "$GOOGLETEST_OTHER_DIR/build" -DCMAKE_BUILD_TYPE=Release \
+      -DGOOGLETEST_SOURCES="$GOOGLETEST_OTHER_DIR/src" -DGOOGLETEST_VERSION="$GOOGLETEST_OTHER_VERSION" &&
+      cmake --build "$GOOGLETEST_OTHER_DIR/build" -j "$JOBS" &&
+      cmake --install "$GOOGLETEST_OTHER_DIR/build" --prefix "$other_gtest.partial"; } >"$work/other-gtest-package.log" 2>&1 ||
+      { cat "$work/other-gtest-package.log"; fail other-gtest "building GoogleTest $GOOGLETEST_OTHER_VERSION failed"; }
+    mv "$other_gtest.partial" "$other_gtest"
+  fi
+  cmake -S "$work/src" -B "$work/other-gtest" -DCMAKE_PREFIX_PATH="$other_gtest;$work/prefix" \
+    -DCMAKE_CUDA_ARCHITECTURES=90 >"$work/other-gtest.log" 2>&1 || { cat "$work/other-gtest.log"; fail other-gtest "configure failed"; }
+  found="$(sed -n 's/^GTest_DIR:PATH=//p' "$work/other-gtest/CMakeCache.txt")"
+  [[ "$found" == "$other_gtest/lib/cmake/GTest" ]] || fail other-gtest "find_package found GoogleTest in '$found', not $other_gtest"
+  cmake --build "$work/other-gtest" -j "$JOBS" >"$work/other-gtest-build.log" 2>&1 ||
+    { cat "$work/other-gtest-build.log"; fail other-gtest "the build failed"; }
+  BANKCHECK_BASELINES_DIR="$BANKCHECK_ROOT/examples/baselines" ctest --test-dir "$work/other-gtest" --output-on-failure \
+    >"$work/other-gtest-ctest.log" 2>&1 || { cat "$work/other-gtest-ctest.log"; fail other-gtest "ctest failed"; }
+  cat "$work/other-gtest-ctest.log"
+  grep -q 'my_suite/my_scale \.*\(\*\*\*Skipped\| *Passed\)' "$work/other-gtest-ctest.log" ||
+    fail other-gtest "ctest ran no my_suite/my_scale"
+  # Why the skipped tests skipped (plain ctest does not say): from ctest's own log.
+  grep -m1 'GPU test skipped' "$work/other-gtest/Testing/Temporary/LastTest.log" || true
+  echo "bankcheck example (GoogleTest $GOOGLETEST_OTHER_VERSION): built and passed, $((SECONDS - start)) s"
+fi
 
 # Any CMake from the minimum that bankcheck asks for to the newest: the example against the
 # installed bankcheck, configured, built and tested with each (CMake 4 writes gtest_discover_tests'

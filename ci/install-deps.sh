@@ -112,6 +112,54 @@ else
     "'$flashinfer_dir/include' and nvidia-cuda-cccl's nvidia/cu13/include/cccl into '$flashinfer_dir/cccl'" >&2
 fi
 
+# Optional: GoogleTest 1.15.1's sources (GOOGLETEST_OTHER_VERSION), for ci/example.sh's build of the example against the
+# installed bankcheck with a GoogleTest other than the system's: the wheels of
+# ci/googletest-requirements.txt (pinned, hash-checked; any Python's pip downloads the cp311 x86_64
+# ones, of which only the sources are used), downloaded without dependencies, their include/ and src/
+# trees extracted into GOOGLETEST_OTHER_DIR/src/{gtest,gmock}; the wheels are not kept
+# nor installed. Offline, or without pip, it says so and goes on: ci/example.sh then fails in CI
+# (CI=true) and leaves that check out elsewhere, saying so.
+googletest_version="$GOOGLETEST_OTHER_VERSION"  # ci/common.sh: the pins of ci/googletest-requirements.txt
+googletest_dir="$GOOGLETEST_OTHER_DIR/src"
+if [[ -f "$googletest_dir/gtest/src/gtest-all.cc" && -f "$googletest_dir/gmock/src/gmock-all.cc" ]]; then
+  :  # there already
+elif python3 -m pip --version >/dev/null 2>&1; then
+  echo "bankcheck: installing GoogleTest $googletest_version's sources (ros-gtest-vendor, ros-gmock-vendor) into $googletest_dir"
+  googletest_download="$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-googletest.XXXXXX")"
+  if python3 -m pip download --quiet --disable-pip-version-check --retries 1 --timeout 20 --no-deps \
+    --only-binary :all: --python-version 3.11 --platform manylinux_2_28_x86_64 --implementation cp --abi cp311 \
+    --require-hashes -r "$BANKCHECK_ROOT/ci/googletest-requirements.txt" -d "$googletest_download" &&
+    # Unpacked beside the final folder, then moved: an interrupted run leaves no half folder there.
+    rm -rf "$googletest_dir" "$googletest_dir.partial" &&
+    python3 - "$googletest_download" "$googletest_dir.partial" "$googletest_version" <<'PY'
+import pathlib, sys, zipfile
+download, out, version = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), sys.argv[3]
+for name in ("gtest", "gmock"):
+    wheel, = download.glob(f"ros_{name}_vendor-{version}-*.whl")
+    prefix = f"ros_{name}_vendor-{version}.data/data/src/{name}_vendor/"
+    with zipfile.ZipFile(wheel) as archive:
+        names = [n for n in archive.namelist() if n.startswith((prefix + "include/", prefix + "src/"))
+                 and not n.endswith("/")]
+        if not any(n.endswith(f"src/{name}-all.cc") for n in names):
+            sys.exit(f"bankcheck: {wheel.name} has no {prefix}src/{name}-all.cc")
+        for n in names:
+            target = out / name / n[len(prefix):]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(archive.read(n))
+    print(f"bankcheck: extracted {len(names)} files of {wheel.name} into {out / name}")
+PY
+  then
+    mv "$googletest_dir.partial" "$googletest_dir"
+  else
+    echo "bankcheck: note: could not download GoogleTest $googletest_version (above why): ci/example.sh's check" \
+      "with another GoogleTest cannot run" >&2
+  fi
+  rm -rf "$googletest_download"
+else
+  echo "bankcheck: note: python3 -m pip not found, so GoogleTest $googletest_version's sources were not installed:" \
+    "ci/example.sh's check with another GoogleTest cannot run" >&2
+fi
+
 # Optional: nvdisasm and cuobjdump, for the emulated suite (docs/emulate.md), when the toolkit has
 # none (a CUDA install without its binary utilities): NVIDIA's wheels of the same major version, with
 # pip --target into <build folder>/cuda-tools, which ci/common.sh puts on PATH. Without them the

@@ -4,24 +4,17 @@
 # whose targets are those of the build tree (bankcheck::core, ::cuda, ::testing, ::gtest_main,
 # ::suite, ::kernel_suite_main, ::annotation_checks, ::emulate, ::emulated_runtime, and ::cli with
 # BANKCHECK_BUILD_CLI) and which offers bankcheck_add_kernel_suite() (with the emulated program).
-# The GPU side's dependencies are found again in the consumer (find_dependency), unless the
-# consumer has their targets already.
+# The layers that include GoogleTest (::testing, ::gtest_main, ::suite, ::kernel_suite_main,
+# ::annotation_checks) are installed as sources, <prefix>/share/bankcheck/framework, which the
+# package builds in the consumer's build with the consumer's GoogleTest
+# (cmake/BankcheckGoogleTestLayers.cmake); the others are installed compiled. The GPU side's
+# dependencies are found again in the consumer (find_dependency), unless the consumer has their
+# targets already.
 include(CMakePackageConfigHelpers)
 
 set(BANKCHECK_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/bankcheck"
     CACHE STRING "Where the installed CMake package goes, under the prefix")
-
-# GoogleTest built in this tree (FetchContent, BankcheckDependencies.cmake) is in no export set, so
-# the GPU side's installed targets could not name it: nothing is installed then.
-if(BANKCHECK_ENABLE_CUDA AND NOT BANKCHECK_PYTHON_WHEEL)
-  get_target_property(bankcheck_gtest_imported GTest::gtest IMPORTED)
-  if(NOT bankcheck_gtest_imported)
-    message(WARNING "bankcheck: not installing (BANKCHECK_INSTALL): GoogleTest is built in this tree, not "
-                    "an installed package that an installed bankcheck could find again. Install GoogleTest "
-                    "(sudo apt-get install libgtest-dev libgmock-dev, or its own `cmake --install`) to install bankcheck.")
-    return()
-  endif()
-endif()
+set(BANKCHECK_INSTALL_SOURCEDIR "${CMAKE_INSTALL_DATADIR}/bankcheck/framework")
 
 set(bankcheck_installed_targets bankcheck_core)
 if(BANKCHECK_BUILD_CLI)
@@ -31,8 +24,7 @@ if(BANKCHECK_PYTHON_WHEEL)
   # The command, and the layers the injection library links in (their paths reach it as well).
   set(bankcheck_installed_targets bankcheck bankcheck_core bankcheck_cuda)
 elseif(BANKCHECK_ENABLE_CUDA)
-  list(APPEND bankcheck_installed_targets bankcheck_cuda bankcheck_testing bankcheck_gtest_main bankcheck_suite
-              bankcheck_kernel_suite_main bankcheck_annotation_checks bankcheck_emulate bankcheck_emulated_runtime)
+  list(APPEND bankcheck_installed_targets bankcheck_cuda bankcheck_emulate bankcheck_emulated_runtime)
 endif()
 
 # The emulator's C library (bankcheck/emulate_c.h; the Python package's bankcheck.emulator loads it):
@@ -50,8 +42,8 @@ if(BANKCHECK_BUILD_CLI AND BANKCHECK_ENABLE_CUDA)
   list(APPEND bankcheck_every_installed bankcheck_inject bankcheck_nvtx)
 endif()
 
-# The ctest bankcheck_gtest_abi: the installed libraries and objects call GoogleTest only through
-# functions that every GoogleTest a consumer may bring has out of line (framework/testing/gtest_abi_test.sh).
+# The ctest bankcheck_gtest_abi: the libraries and objects installed compiled refer to nothing of
+# GoogleTest, whose ABI differs between versions (framework/testing/gtest_abi_test.sh).
 if(BANKCHECK_BUILD_TESTS)
   set(bankcheck_gtest_users "")
   foreach(bankcheck_target IN LISTS bankcheck_installed_targets)
@@ -118,7 +110,6 @@ install(TARGETS ${bankcheck_installed_targets}
   ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
   LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}"
   RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}"
-  OBJECTS DESTINATION "${CMAKE_INSTALL_LIBDIR}/bankcheck"
   # Each layer's public headers (its HEADERS file set); internal/ headers are never installed.
   FILE_SET HEADERS DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
 # bankcheck-ci (ci/consumer/bankcheck-ci.sh): a project's CI job (build, ctest, report, baselines
@@ -148,11 +139,31 @@ if(BANKCHECK_BUILD_CLI AND BANKCHECK_ENABLE_CUDA)
     DESTINATION "${CMAKE_INSTALL_DATADIR}/bankcheck")
 endif()
 install(EXPORT bankcheckTargets NAMESPACE bankcheck:: DESTINATION "${BANKCHECK_INSTALL_CMAKEDIR}")
+# The GoogleTest-facing layers' sources and the internal headers they include, as in framework/,
+# and their public headers (their HEADERS file sets) with the others.
+if(BANKCHECK_ENABLE_CUDA)
+  foreach(bankcheck_layer IN LISTS BANKCHECK_GTEST_LAYERS)
+    get_target_property(bankcheck_headers bankcheck_${bankcheck_layer} HEADER_SET)
+    if(bankcheck_headers)
+      install(FILES ${bankcheck_headers} DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/bankcheck")
+    endif()
+    foreach(bankcheck_source IN LISTS BANKCHECK_GTEST_LAYER_${bankcheck_layer})
+      get_filename_component(bankcheck_folder "${bankcheck_source}" DIRECTORY)
+      install(FILES "${PROJECT_SOURCE_DIR}/framework/${bankcheck_source}"
+        DESTINATION "${BANKCHECK_INSTALL_SOURCEDIR}/${bankcheck_folder}")
+    endforeach()
+  endforeach()
+  foreach(bankcheck_folder IN LISTS BANKCHECK_GTEST_LAYER_HEADER_DIRS)
+    install(DIRECTORY "${PROJECT_SOURCE_DIR}/framework/${bankcheck_folder}/"
+      DESTINATION "${BANKCHECK_INSTALL_SOURCEDIR}/${bankcheck_folder}" FILES_MATCHING PATTERN "*.h")
+  endforeach()
+endif()
 
 # bankcheckConfig.cmake asks for the GPU side's dependencies only when the package has it.
 set(BANKCHECK_PACKAGE_HAS_CUDA ${BANKCHECK_ENABLE_CUDA})
 configure_package_config_file("${CMAKE_CURRENT_LIST_DIR}/bankcheckConfig.cmake.in"
-  "${PROJECT_BINARY_DIR}/bankcheckConfig.cmake" INSTALL_DESTINATION "${BANKCHECK_INSTALL_CMAKEDIR}")
+  "${PROJECT_BINARY_DIR}/bankcheckConfig.cmake" INSTALL_DESTINATION "${BANKCHECK_INSTALL_CMAKEDIR}"
+  PATH_VARS BANKCHECK_INSTALL_SOURCEDIR)
 # 0.x: any 0.y satisfies find_package(bankcheck 0.x); a new major version may break kernel files.
 write_basic_package_version_file("${PROJECT_BINARY_DIR}/bankcheckConfigVersion.cmake"
   COMPATIBILITY SameMajorVersion)
@@ -165,6 +176,7 @@ install(FILES
     "${PROJECT_BINARY_DIR}/bankcheckConfig.cmake"
     "${PROJECT_BINARY_DIR}/bankcheckConfigVersion.cmake"
     "${CMAKE_CURRENT_LIST_DIR}/BankcheckKernelSuite.cmake"
+    "${CMAKE_CURRENT_LIST_DIR}/BankcheckGoogleTestLayers.cmake"
     "${CMAKE_CURRENT_LIST_DIR}/BankcheckDiscoverTopics.cmake"
     "${CMAKE_CURRENT_LIST_DIR}/BankcheckSassToolWheels.cmake"
     "${CMAKE_CURRENT_LIST_DIR}/BankcheckFindCUDAToolkit.cmake"
