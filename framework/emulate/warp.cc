@@ -64,6 +64,7 @@ void LaunchEvaluator::RunWarp() {
       Stop(kernel_.code.back(), "the code runs past the kernel's last instruction");
     }
     if (!meter_.SpendInstructions(1)) Stop(kernel_.code[index], meter_.WhyInstructions());
+    if (warp_.frames != 0) OneActivation(index, mask);
     Execute(index, mask);
     if (output_ != nullptr && output_->at_barrier) return;  // the block's other warps run first
   }
@@ -120,6 +121,8 @@ void LaunchEvaluator::Dispatch(const Instruction& in, uint32_t index, uint32_t m
     case Semantics::kSyncStart:
     case Semantics::kSyncWait:
     case Semantics::kWarpSync:
+    case Semantics::kCall:
+    case Semantics::kReturn:
       Control(in, index, mask);  // moves the pcs itself
       return;
     case Semantics::kLoad:

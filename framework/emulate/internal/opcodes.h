@@ -68,6 +68,8 @@ enum class Semantics : uint8_t {
   kStore,                 // global/local/generic stores and reductions: no register written
   kBranch,                // BRA
   kExit,                  // EXIT
+  kCall,                  // CALL.REL.NOINC into the kernel's listing
+  kReturn,                // RET.REL.NODEC to the instruction after a call
   kSyncStart,             // BSSY
   kSyncWait,              // BSYNC
   kWarpSync,              // WARPSYNC
