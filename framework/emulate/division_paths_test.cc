@@ -107,6 +107,12 @@ constexpr char kThroughACall[] = R"(
 
 TEST(DivisionReciprocalTest, APathGoesThroughACall) {
   EXPECT_THAT(Marked(kThroughACall), ElementsAre(0x80u));
+  // The callee writes R6 as the high word of a 64-bit conversion (the 64-bit division's subroutine).
+  EXPECT_THAT(Marked(Replace(kThroughACall, "IMAD.MOV.U32 R6, RZ, RZ, 0x1 ;", "F2I.U64.TRUNC R5, R3 ;")),
+              ElementsAre(0x80u));
+  // Its float source is one register: F2I.U64.TRUNC R5, R5 reads R5 alone, not the reciprocal in R6.
+  EXPECT_THAT(Marked(Replace(kThroughACall, "IMAD.MOV.U32 R6, RZ, RZ, 0x1 ;", "F2I.U64.TRUNC R5, R5 ;")),
+              ElementsAre(0x80u));
   // The callee reads the reciprocal.
   EXPECT_THAT(Marked(Replace(kThroughACall, "IMAD.MOV.U32 R6, RZ, RZ, 0x1 ;", "NOP ;")), IsEmpty());
   // A reader before the call.

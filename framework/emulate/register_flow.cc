@@ -22,6 +22,8 @@ int SourceSpan(const Instruction& in, size_t k) {
   if (op.kind == OperandKind::kMemory) return in.info != nullptr && IsGeneric(in.info->memory) ? 2 : 1;
   if (op.kind != OperandKind::kRegister && op.kind != OperandKind::kUniformRegister) return 1;
   if (in.info != nullptr && in.info->semantics == Semantics::kReturn) return 2;  // the return address
+  // F2I's .U64/.S64 is its destination's type: its source is a float, a pair only as .F64.
+  if (in.base == "F2I") return in.Is(mod::kF64) ? 2 : 1;
   if ((in.base == "IMAD" || in.base == "UIMAD") && !in.Is(mod::kX))
     return in.Is(mod::kWide | mod::kHi) && k == 3 ? 2 : 1;
   if (in.Is(mod::k128)) return 4;
@@ -134,13 +136,17 @@ bool MayWrite(const Instruction& in, int reg) {
 }
 
 // Registers the first destination of `in` certainly spans (fewer than it may, never more): a pair
-// or four for the loads that say so and IMAD.WIDE, a pair for CS2R (64 bits unless .32), else one.
+// or four for the loads that say so and IMAD.WIDE, a pair for CS2R (64 bits unless .32) and F2I to
+// a 64-bit integer, else one.
 int CertainDestinationSpan(const Instruction& in) {
   static constexpr std::string_view kLoads[] = {"LDC", "ULDC", "LDG", "LDS", "LDL", "LD"};
   if (std::find(std::begin(kLoads), std::end(kLoads), in.base) != std::end(kLoads))
     return in.Is(mod::k128) ? 4 : in.Is(mod::k64) ? 2 : 1;
   if ((in.base == "IMAD" || in.base == "UIMAD") && in.Is(mod::kWide)) return 2;
   if (in.base == "CS2R" && !in.Is(mod::k32)) return 2;
+  // F2I's type is its destination's (cvt to u64/s64: a pair), as the 64-bit division's subroutine
+  // writes its estimate.
+  if (in.base == "F2I" && in.Is(mod::kU64 | mod::kS64)) return 2;
   return 1;
 }
 
