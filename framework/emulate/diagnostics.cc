@@ -2,6 +2,7 @@
 
 #include <mutex>
 #include <sstream>
+#include <string>
 
 #include "bankcheck/instruction_counts.h"
 #include "emulate/internal/checked_forms.h"
@@ -58,8 +59,16 @@ std::string NotUnderstood(const Instruction& instruction) {
              ": a kernel launched from the device (dynamic parallelism) is not emulated (the GPU counts the "
              "child grid in the parent's record, which the emulator would miss)";
     return instruction.opcode + " calls " + operand.text +
-           ", a function outside the kernel: calls are not emulated";
+           ", a function outside the kernel: calls out of the kernel's listing are not emulated";
   }
+  if (instruction.base == "CALL" && instruction.info != nullptr && instruction.unreadable.empty() &&
+      !instruction.operands.empty() && instruction.operands[0].kind == OperandKind::kRegister)
+    return instruction.opcode + " calls through R" + std::to_string(instruction.operands[0].index) +
+           " (a function pointer): the callee is not followed";
+  if ((instruction.base == "CALL" || instruction.base == "RET") && instruction.info != nullptr)
+    return instruction.opcode +
+           " is an instruction the emulator does not follow (it follows CALL.REL.NOINC into a function "
+           "of the kernel's listing and RET.REL.NODEC Ra)";
   return instruction.opcode +
          " is an instruction the emulator does not understand (docs/emulate.md lists those it does)";
 }

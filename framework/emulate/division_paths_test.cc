@@ -68,9 +68,11 @@ TEST(DivisionReciprocalTest, InALoopItsRegisterWrittenUnderAGuard) {
 }
 
 // CuPy's 1D upfirdn: after the 32-bit division, a branch to a call (the 64-bit division's
-// subroutine) while the reciprocal's register still holds it. The evaluator stops at a call (the
-// launch undecided), so no reader past it sees the value: the path ends there.
-constexpr char kBeforeACall[] = R"(
+// subroutine) while the reciprocal's register still holds it. The evaluator follows the call, so
+// the paths go on into the callee (which writes R6 before it reads it here, and R9, the return
+// address's high word, before RET reads the pair) and, from its return, to the instruction after
+// the call.
+constexpr char kThroughACall[] = R"(
         /*0040*/                   IMAD.MOV.U32 R10, RZ, RZ, 0x4 ;
         /*0050*/                   I2F.U32.RP R6, R10 ;
         /*0060*/                   IADD3 R9, RZ, -R10, RZ ;
@@ -97,17 +99,40 @@ constexpr char kBeforeACall[] = R"(
 .L_x_1:
         /*01b0*/                   EXIT ;
 .L_x_2:
-        /*01c0*/                   STS [R5], R6 ;
-        /*01d0*/                   RET.REL.NODEC R8 `(_Z4testPi) ;
+        /*01c0*/                   IMAD.MOV.U32 R6, RZ, RZ, 0x1 ;
+        /*01d0*/                   STS [R5], R6 ;
+        /*01e0*/                   HFMA2.MMA R9, -RZ, RZ, 0, 0 ;
+        /*01f0*/                   RET.REL.NODEC R8 `(_Z4testPi) ;
 )";
 
-TEST(DivisionReciprocalTest, APathEndsAtACall) {
-  EXPECT_THAT(Marked(kBeforeACall), ElementsAre(0x80u));
+TEST(DivisionReciprocalTest, APathGoesThroughACall) {
+  EXPECT_THAT(Marked(kThroughACall), ElementsAre(0x80u));
+  // The callee writes R6 as the high word of a 64-bit conversion (the 64-bit division's subroutine).
+  EXPECT_THAT(Marked(Replace(kThroughACall, "IMAD.MOV.U32 R6, RZ, RZ, 0x1 ;", "F2I.U64.TRUNC R5, R3 ;")),
+              ElementsAre(0x80u));
+  // Its float source is one register: F2I.U64.TRUNC R5, R5 reads R5 alone, not the reciprocal in R6.
+  EXPECT_THAT(Marked(Replace(kThroughACall, "IMAD.MOV.U32 R6, RZ, RZ, 0x1 ;", "F2I.U64.TRUNC R5, R5 ;")),
+              ElementsAre(0x80u));
+  // The callee reads the reciprocal.
+  EXPECT_THAT(Marked(Replace(kThroughACall, "IMAD.MOV.U32 R6, RZ, RZ, 0x1 ;", "NOP ;")), IsEmpty());
   // A reader before the call.
-  EXPECT_THAT(Marked(Replace(kBeforeACall, "MOV R8, 0x1a0 ;", "STS [R5], R6 ;")), IsEmpty());
+  EXPECT_THAT(Marked(Replace(kThroughACall, "MOV R8, 0x1a0 ;", "STS [R5], R6 ;")), IsEmpty());
+  // The return address's high word left as the Newton step's R9: RET reads it.
+  EXPECT_THAT(Marked(Replace(kThroughACall, "HFMA2.MMA R9, -RZ, RZ, 0, 0 ;", "NOP ;")), IsEmpty());
   // A reader the branch reaches without the call.
-  EXPECT_THAT(Marked(Replace(kBeforeACall, "/*01b0*/                   EXIT ;", "/*01b0*/ STS [R5], R6 ;")),
+  EXPECT_THAT(Marked(Replace(kThroughACall, "/*01b0*/                   EXIT ;", "/*01b0*/ STS [R5], R6 ;")),
               IsEmpty());
+  // A guarded call: the lanes that do not call read it after.
+  EXPECT_THAT(Marked(Replace(kThroughACall, "                   CALL.REL.NOINC",
+                             "               @P2 CALL.REL.NOINC")),
+              IsEmpty());
+  // A callee that leaves R6 alone: the path goes on from its return, to the reader after the call.
+  const std::string untouched = Replace(Replace(kThroughACall, "IMAD.MOV.U32 R6, RZ, RZ, 0x1 ;", "NOP ;"),
+                                        "/*01d0*/                   STS [R5], R6 ;", "/*01d0*/ NOP ;");
+  EXPECT_THAT(Marked(untouched), IsEmpty());
+  EXPECT_THAT(
+      Marked(Replace(untouched, "/*01a0*/                   STS [R5], R6 ;", "/*01a0*/ STS [R5], R7 ;")),
+      ElementsAre(0x80u));
 }
 
 // CuPy's 2D upfirdn: (i * down) / up and then % up2 of it, the second division's negated estimate

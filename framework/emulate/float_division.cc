@@ -25,7 +25,6 @@
 #include <cmath>
 #include <memory>
 #include <set>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -65,20 +64,6 @@ bool IsDividend(const Operand& op) {
 }
 
 int Register(const Instruction& in) { return in.operands[0].index; }
-
-// RET.REL.NODEC ra `(kernel)'s register ra (nvdisasm writes no comma after it), or -1.
-int ReturnRegister(const Instruction& in) {
-  if (in.modifiers != std::vector<std::string>{"REL", "NODEC"} || in.guard != kPredicateTrue ||
-      in.operands.size() != 1)
-    return -1;
-  const std::string& text = in.operands[0].text;
-  try {
-    const std::vector<Operand> ra = ParseOperands(text.substr(0, text.find(' ')));
-    return ra.size() == 1 && IsPlainRegister(ra[0]) && ra[0].index != kRegisterZero ? ra[0].index : -1;
-  } catch (const std::exception&) {
-    return -1;
-  }
-}
 
 // The families a skipped slow path may hold: they write registers and predicates only.
 bool IsArithmetic(Semantics semantics) {
@@ -283,8 +268,7 @@ class Matcher {
       if (seen.size() > kWalk) return false;
       const Instruction& in = code_[j];
       if (in.base == "CALL") {
-        if (call || in.modifiers != std::vector<std::string>{"REL", "NOINC"} || in.guard != kPredicateTrue ||
-            in.operands.size() != 1 || in.operands[0].kind != OperandKind::kLabel || in.target < 0 ||
+        if (call || !IsFollowedCall(in) || in.guard != kPredicateTrue ||
             in.operands[0].text.size() < kSlowPath.size() ||
             in.operands[0].text.compare(in.operands[0].text.size() - kSlowPath.size(), kSlowPath.size(),
                                         kSlowPath) != 0)
@@ -319,7 +303,7 @@ class Matcher {
       if (seen.size() > kWalk) return false;
       const Instruction& in = code_[j];
       if (in.base == "RET") {
-        const int ra = ReturnRegister(in);
+        const int ra = in.guard == kPredicateTrue ? ReturnRegister(in) : -1;
         if (ra < 0 || (return_register >= 0 && ra != return_register)) return false;
         return_register = ra;
         continue;

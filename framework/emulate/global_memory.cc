@@ -297,7 +297,7 @@ bool GlobalMemory::Known(uint64_t address, uint64_t size) const {
 }
 
 bool MayWriteGlobal(const Instruction& instruction) {
-  if (instruction.info == nullptr) return true;  // not understood: anything
+  if (StopsEmulation(instruction)) return true;  // not understood, or a call out of the kernel: anything
   return MayWriteGlobal(instruction.info->semantics, instruction.info->memory);
 }
 

@@ -21,6 +21,9 @@ int SourceSpan(const Instruction& in, size_t k) {
   if (op.kind == OperandKind::kGlobalMemory) return 2;
   if (op.kind == OperandKind::kMemory) return in.info != nullptr && IsGeneric(in.info->memory) ? 2 : 1;
   if (op.kind != OperandKind::kRegister && op.kind != OperandKind::kUniformRegister) return 1;
+  if (in.info != nullptr && in.info->semantics == Semantics::kReturn) return 2;  // the return address
+  // F2I's .U64/.S64 is its destination's type: its source is a float, a pair only as .F64.
+  if (in.base == "F2I") return in.Is(mod::kF64) ? 2 : 1;
   if ((in.base == "IMAD" || in.base == "UIMAD") && !in.Is(mod::kX))
     return in.Is(mod::kWide | mod::kHi) && k == 3 ? 2 : 1;
   if (in.Is(mod::k128)) return 4;
@@ -59,7 +62,8 @@ int Destinations(const Instruction& in) { return in.info == nullptr ? 0 : in.inf
 
 bool EndsStraightLine(const Instruction& in) {
   return StopsEmulation(in) || in.info->semantics == Semantics::kBranch ||
-         in.info->semantics == Semantics::kExit;
+         in.info->semantics == Semantics::kExit || in.info->semantics == Semantics::kCall ||
+         in.info->semantics == Semantics::kReturn;
 }
 
 bool MayWritePredicate(const Instruction& in, int p, bool uniform) {
@@ -132,13 +136,17 @@ bool MayWrite(const Instruction& in, int reg) {
 }
 
 // Registers the first destination of `in` certainly spans (fewer than it may, never more): a pair
-// or four for the loads that say so and IMAD.WIDE, a pair for CS2R (64 bits unless .32), else one.
+// or four for the loads that say so and IMAD.WIDE, a pair for CS2R (64 bits unless .32) and F2I to
+// a 64-bit integer, else one.
 int CertainDestinationSpan(const Instruction& in) {
   static constexpr std::string_view kLoads[] = {"LDC", "ULDC", "LDG", "LDS", "LDL", "LD"};
   if (std::find(std::begin(kLoads), std::end(kLoads), in.base) != std::end(kLoads))
     return in.Is(mod::k128) ? 4 : in.Is(mod::k64) ? 2 : 1;
   if ((in.base == "IMAD" || in.base == "UIMAD") && in.Is(mod::kWide)) return 2;
   if (in.base == "CS2R" && !in.Is(mod::k32)) return 2;
+  // F2I's type is its destination's (cvt to u64/s64: a pair), as the 64-bit division's subroutine
+  // writes its estimate.
+  if (in.base == "F2I" && in.Is(mod::kU64 | mod::kS64)) return 2;
   return 1;
 }
 
@@ -157,26 +165,36 @@ bool Defines(const Instruction& in, int reg) {
   return false;
 }
 
-// The instructions that may run just before each: the one above unless it is an unguarded BRA or
-// EXIT or stops the evaluator, and the branches to it. A branch whose target is not known leaves
-// them unknown (indirect_).
+// The instructions that may run just before each: the one above unless it is an unguarded BRA,
+// EXIT, CALL or RET or stops the evaluator, the branches and calls to it, and, after a call, every
+// return (a return goes to the instruction after some call: the evaluator stops where it would go
+// elsewhere). A branch whose target is not known leaves them unknown (indirect_).
 RegisterFlow::RegisterFlow(const std::vector<Instruction>& code)
     : code_(code), target_(code.size(), false), predecessors_(code.size()) {
+  std::vector<size_t> returns;
   for (size_t j = 0; j < code.size(); ++j) {
     const Instruction& in = code[j];
     if (in.target >= 0 && static_cast<size_t>(in.target) < code.size()) target_[in.target] = true;
     if (StopsEmulation(in)) continue;
     const bool guarded = in.guard != kPredicateTrue || in.guard_negated;
     bool falls_through = true;
-    if (in.info->semantics == Semantics::kBranch) {
+    const Semantics semantics = in.info->semantics;
+    if (semantics == Semantics::kBranch || semantics == Semantics::kCall) {
       if (in.target < 0 || static_cast<size_t>(in.target) >= code.size())
         indirect_ = true;
       else
         predecessors_[in.target].push_back(j);
-      falls_through = guarded || !in.modifiers.empty();  // BRA.DIV, BRA.U.ANY: either way
+      falls_through =
+          guarded || (semantics == Semantics::kBranch && !in.modifiers.empty());  // BRA.DIV, BRA.U.ANY
     }
-    if (in.info->semantics == Semantics::kExit) falls_through = guarded;
+    if (semantics == Semantics::kCall && j + 1 < code.size()) return_sites_.push_back(j + 1);
+    if (semantics == Semantics::kReturn) returns.push_back(j);
+    if (semantics == Semantics::kExit || semantics == Semantics::kReturn) falls_through = guarded;
     if (falls_through && j + 1 < code.size()) predecessors_[j + 1].push_back(j);
+  }
+  for (const size_t site : return_sites_) {
+    target_[site] = true;
+    predecessors_[site].insert(predecessors_[site].end(), returns.begin(), returns.end());
   }
 }
 
@@ -217,13 +235,14 @@ std::optional<size_t> RegisterFlow::Definition(size_t at, int reg) const {
   return std::nullopt;
 }
 
-// The paths are followed through branches (both ways where guarded), each up to the register's next
-// unguarded definition or an unguarded EXIT. A path ends too at an instruction the evaluator stops
-// at (StopsEmulation: a call, an opcode not in the table): the launch is undecided there, so no value
-// past it is ever reported. nullopt where a path leaves what can be followed (an indirect branch, a
-// partial write) or the walk grows too long. A write
-// under a guard (@!P1 IADD3 R6, ...) ends the value for the instructions under the same guard until the
-// predicate may change.
+// The paths are followed through branches (both ways where guarded), into the functions calls
+// enter and from each return to the instruction after every call (more paths than run, never
+// fewer), each up to the register's next unguarded definition or an unguarded EXIT. A path ends too
+// at an instruction the evaluator stops at (StopsEmulation: an opcode not in the table, a call out
+// of the kernel): the launch is undecided there, so no value past it is ever reported. nullopt where a path
+// leaves what can be followed (an indirect branch, a partial write) or the walk grows too long. A write under
+// a guard (@!P1 IADD3 R6, ...) ends the value for the instructions under the same guard until the predicate
+// may change.
 std::optional<std::vector<size_t>> RegisterFlow::AllReaders(size_t def) const {
   return AllReaders(def, RegisterNumber(code_[def].operands[0]));
 }
@@ -255,10 +274,16 @@ std::optional<std::vector<size_t>> RegisterFlow::AllReaders(size_t def, int reg)
       if (guard != 0) pending.push_back({j + 1, next});
       continue;
     }
-    if (in.info->semantics == Semantics::kBranch) {
+    if (in.info->semantics == Semantics::kBranch || in.info->semantics == Semantics::kCall) {
       if (in.target < 0) return std::nullopt;
       pending.push_back({static_cast<size_t>(in.target), next});
-      if (guard != 0 || !in.modifiers.empty()) pending.push_back({j + 1, next});  // BRA.DIV: either way
+      const bool either_way = in.info->semantics == Semantics::kBranch && !in.modifiers.empty();  // BRA.DIV
+      if (guard != 0 || either_way) pending.push_back({j + 1, next});
+      continue;
+    }
+    if (in.info->semantics == Semantics::kReturn) {  // to the instruction after any call
+      for (const size_t site : return_sites_) pending.push_back({site, next});
+      if (guard != 0) pending.push_back({j + 1, next});
       continue;
     }
     pending.push_back({j + 1, next});

@@ -320,8 +320,41 @@ std::string Instruction::Where() const {
 
 std::vector<Operand> ParseOperands(const std::string& text) {
   std::vector<Operand> operands;
-  for (const std::string& part : SplitOperands(text)) operands.push_back(ParseOperand(part));
+  for (std::string part : SplitOperands(text)) {
+    // A call's or return's register, with no comma after it, the function its offset is relative
+    // to (RET.REL.NODEC R2 `(_Z1kPi), CALL.REL.NOINC R6 `(_Z1kPi)): the register is the operand.
+    const size_t function = part.find(" `(");
+    OperandKind kind{};
+    int index = 0;
+    if (function != std::string::npos &&
+        ParseRegisterName(std::string_view(part).substr(0, function), &kind, &index) &&
+        kind == OperandKind::kRegister)
+      part.resize(function);
+    operands.push_back(ParseOperand(part));
+  }
   return operands;
+}
+
+bool IsFollowedCall(const Instruction& in) {
+  return in.base == "CALL" && in.info != nullptr &&
+         in.modifiers == std::vector<std::string>{"REL", "NOINC"} && in.operands.size() == 1 &&
+         in.operands[0].kind == OperandKind::kLabel && in.target >= 0;
+}
+
+int ReturnRegister(const Instruction& in) {
+  if (in.base != "RET" || in.info == nullptr || in.modifiers != std::vector<std::string>{"REL", "NODEC"} ||
+      in.operands.size() != 1)
+    return -1;
+  const Operand& ra = in.operands[0];
+  const bool plain = ra.kind == OperandKind::kRegister && !ra.negate && !ra.invert && !ra.absolute;
+  return plain && ra.index != kRegisterZero ? ra.index : -1;
+}
+
+bool StopsEmulation(const Instruction& in) {
+  if (in.info == nullptr || !in.unreadable.empty()) return true;
+  if (in.info->semantics == Semantics::kCall) return !IsFollowedCall(in);
+  if (in.info->semantics == Semantics::kReturn) return ReturnRegister(in) < 0;
+  return false;
 }
 
 namespace {

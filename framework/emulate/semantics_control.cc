@@ -1,6 +1,8 @@
-// The control handlers: branches, exits, convergence barriers (BSSY/BSYNC), WARPSYNC, block
-// barriers and no-ops. Each moves its lanes' pcs itself (warp.cc schedules the lanes).
+// The control handlers: branches, exits, calls and returns, convergence barriers (BSSY/BSYNC),
+// WARPSYNC, block barriers and no-ops. Each moves its lanes' pcs itself (warp.cc schedules the lanes).
 
+#include <array>
+#include <cstdio>
 #include <string>
 
 #include "emulate/internal/evaluator.h"
@@ -36,6 +38,10 @@ void LaunchEvaluator::Control(const Instruction& in, uint32_t index, uint32_t ma
       }
       return;
     }
+    case Semantics::kCall:
+      return Call(in, mask);
+    case Semantics::kReturn:
+      return Return(in, index, mask);
     case Semantics::kExit: {
       const uint32_t leaving = Decide(in, mask, "whether lanes exit");
       warp_.exited |= leaving;
@@ -131,6 +137,79 @@ void LaunchEvaluator::SkipDivisionSlowPath(const Instruction& in, uint32_t index
     if (!division.join_converges) warp_.together[lane] &= 1u << lane;
     warp_.pc[lane] = static_cast<uint32_t>(division.join);
   }
+}
+
+// CALL.REL.NOINC `(f): the lanes whose guard holds go to f, in an activation of their own; ptxas
+// set their return address (MOV ra, <the pc after the call>) before. The activation a lane leaves is
+// kept, up to kMaxCallDepth calls deep: one more makes the launch undecided, as recursion deeper than
+// that does, whatever the GPU's stack would allow.
+void LaunchEvaluator::Call(const Instruction& in, uint32_t mask) {
+  const uint32_t calling = Decide(in, mask, "whether lanes call");
+  Split(mask, calling);
+  Advance(mask & ~calling);
+  if (calling == 0) return;
+  if (warp_.callers.empty()) warp_.callers.resize(size_t{kWarpSize} * kMaxCallDepth);
+  const uint32_t frame = ++warp_.frames;
+  for (uint32_t lanes = calling; lanes != 0; lanes &= lanes - 1) {
+    const int lane = __builtin_ctz(lanes);
+    if (warp_.depth[lane] == kMaxCallDepth)
+      Stop(in, in.opcode + " at " + Located(in) + ": calls nest deeper than " +
+                   std::to_string(kMaxCallDepth) + ", the depth the emulator follows");
+    warp_.callers[lane * kMaxCallDepth + warp_.depth[lane]++] = warp_.frame[lane];
+    warp_.frame[lane] = frame;
+    warp_.pc[lane] = static_cast<uint32_t>(in.target);
+  }
+}
+
+// RET.REL.NODEC Ra: each lane goes to the offset from the kernel's start its pair Ra, Ra+1 holds,
+// which must be known and the instruction after a call of the kernel's (register_flow.cc follows a
+// return to every such instruction, and no further). Lanes going to different places split there.
+void LaunchEvaluator::Return(const Instruction& in, uint32_t index, uint32_t mask) {
+  const uint32_t returning = Decide(in, mask, "whether lanes return");
+  Split(mask, returning);
+  Advance(mask & ~returning);
+  std::array<uint32_t, kWarpSize> target{};
+  for (uint32_t lanes = returning; lanes != 0; lanes &= lanes - 1) {
+    const int lane = __builtin_ctz(lanes);
+    if (warp_.depth[lane] == 0)
+      Stop(in, in.opcode + " at " + Located(in) + " returns with no call to return from");
+    uint64_t bits = 0;
+    const Value address = ReadRegisterPair(OperandKind::kRegister, ReturnRegister(in), lane, index, &bits);
+    if (!address.known()) StopOnUnknown(in, address, "the return address");
+    if (address.block.any()) not_affine_ = true;
+    const auto found =
+        bits >> 32 != 0 ? kernel_.index_of_pc.end() : kernel_.index_of_pc.find(static_cast<uint32_t>(bits));
+    if (found == kernel_.index_of_pc.end() || found->second == 0 ||
+        !IsFollowedCall(kernel_.code[found->second - 1])) {
+      char text[32];
+      std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(bits));
+      Stop(in, in.opcode + " at " + Located(in) + " returns to " + text +
+                   ", not to the instruction after a call of the kernel's: where it goes is not followed");
+    }
+    target[lane] = static_cast<uint32_t>(found->second);
+  }
+  for (uint32_t lanes = returning; lanes != 0; lanes &= lanes - 1) {
+    const int lane = __builtin_ctz(lanes);
+    uint32_t same = 0;
+    for (uint32_t others = returning; others != 0; others &= others - 1)
+      if (target[__builtin_ctz(others)] == target[lane]) same |= others & -others;
+    Split(returning, same);
+    warp_.frame[lane] = warp_.callers[lane * kMaxCallDepth + --warp_.depth[lane]];
+    warp_.pc[lane] = target[lane];
+  }
+}
+
+// Lanes that entered a function by different calls (two call sites, or one reached twice) may meet
+// at one of its instructions, where the scheduler would run them as one; the GPU need not (no
+// convergence barrier joins them), and the counts depend on it.
+void LaunchEvaluator::OneActivation(uint32_t index, uint32_t mask) {
+  const uint32_t frame = warp_.frame[__builtin_ctz(mask)];
+  for (uint32_t lanes = mask; lanes != 0; lanes &= lanes - 1)
+    if (warp_.frame[__builtin_ctz(lanes)] != frame) {
+      const Instruction& at = kernel_.code[index];
+      Stop(at, "lanes that entered a function by different calls meet at " + Located(at) +
+                   ": whether the GPU runs them as one is not followed");
+    }
 }
 
 // BRA.DIV Rm, target: nvcc puts it before a warp-synchronous sequence (shfl.sync, vote.sync with a

@@ -66,6 +66,7 @@ void LaunchEvaluator::RunWarp() {
       Stop(kernel_.code.back(), "the code runs past the kernel's last instruction");
     }
     if (!meter_.SpendInstructions(1)) Stop(kernel_.code[index], meter_.WhyInstructions());
+    if (warp_.frames != 0) OneActivation(index, mask);
     Execute(index, mask);
     if (output_ != nullptr && output_->at_barrier) return;  // the block's other warps run first
   }

@@ -491,3 +491,7 @@ BANKCHECK_FORM(frnd_f64, ROUND_DOUBLES("rni"))
 BANKCHECK_FORM(frnd_f64_ceil, ROUND_DOUBLES("rpi"))
 BANKCHECK_FORM(frnd_f64_floor, ROUND_DOUBLES("rmi"))
 BANKCHECK_FORM(frnd_f64_trunc, ROUND_DOUBLES("rzi"))
+
+// The comparisons of ptxas's sqrtf slow path (__cuda_sm20_sqrt_rn_f32_slowpath: |x| against +INF).
+BANKCHECK_FORM(fsetp_gtu_ftz, ASMP("setp.gtu.ftz.f32 p, %1, %2"))
+BANKCHECK_FORM(fsetp_neu_ftz, ASMP("setp.neu.ftz.f32 p, %1, %2"))

@@ -210,6 +210,12 @@ class LaunchEvaluator {
   void BranchIfDiverged(const Instruction& in, uint32_t index, uint32_t mask);
   // The branch past a float division's slow path (semantics_control.cc): every lane to the join.
   void SkipDivisionSlowPath(const Instruction& in, uint32_t index, uint32_t mask);
+  // CALL.REL.NOINC and RET.REL.NODEC (semantics_control.cc): the lanes enter the callee, and each
+  // returns where its return address says; every other form stops before (StopsEmulation).
+  void Call(const Instruction& in, uint32_t mask);
+  void Return(const Instruction& in, uint32_t index, uint32_t mask);
+  // Stops where the lanes of `mask`, at instruction `index`, run in different activations.
+  void OneActivation(uint32_t index, uint32_t mask);
   // The lanes of `mask` go two ways, those of `side` one of them: each is no longer together
   // (WarpState::together) with the lanes that went the other way, nor with any lane not at it.
   void Split(uint32_t mask, uint32_t side);

@@ -66,8 +66,9 @@ class RegisterFlow {
   std::optional<size_t> Definition(size_t at, int reg) const;
 
   // Every instruction that may read what `def` writes to its first operand, on every path from it
-  // (through branches), each up to the register's next unguarded definition or an instruction the
-  // evaluator stops at; nullopt where a path leaves what can be followed or the walk grows too long.
+  // (through branches, calls and returns), each up to the register's next unguarded definition or an
+  // instruction the evaluator stops at; nullopt where a path leaves what can be followed or the walk grows
+  // too long.
   std::optional<std::vector<size_t>> AllReaders(size_t def) const;
   // The same for register number `reg` that `def` writes (the high half of a pair, say).
   std::optional<std::vector<size_t>> AllReaders(size_t def, int reg) const;
@@ -100,6 +101,7 @@ class RegisterFlow {
 
   std::vector<bool> target_;
   std::vector<std::vector<size_t>> predecessors_;
+  std::vector<size_t> return_sites_;  // the instructions after the calls, where returns go
   bool indirect_ = false;
 };
 

@@ -121,9 +121,17 @@ std::vector<Operand> ParseOperands(const std::string& text);
 // ptxas's 32-bit integer division (division.cc: the sequence, followed register by register).
 void MarkDivisionReciprocals(std::vector<Instruction>& code);
 
+// CALL.REL.NOINC `(function): a call the evaluator follows, into a function of the kernel's own
+// listing (Instruction::target); the callee returns with RET.REL.NODEC (semantics_control.cc).
+bool IsFollowedCall(const Instruction& in);
+// RET.REL.NODEC Ra's register Ra (the pair Ra, Ra+1 holds the return address, an offset from the
+// kernel's start), or -1 for any other form.
+int ReturnRegister(const Instruction& in);
+
 // Whether the evaluator stops at `in` whenever a lane reaches it, guarded or not (warp.cc's
-// Dispatch): an opcode not in the table (a call among them) or operands it could not read.
-inline bool StopsEmulation(const Instruction& in) { return in.info == nullptr || !in.unreadable.empty(); }
+// Dispatch): an opcode not in the table, operands it could not read, or a call or return of a form
+// it does not follow (out of the kernel, through a function pointer, the hardware stack's).
+bool StopsEmulation(const Instruction& in);
 
 // Characters of nvdisasm's and cuobjdump's listings.
 inline bool IsHexDigit(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }

@@ -17,6 +17,9 @@ namespace bankcheck::emulate::internal {
 inline constexpr int kWarpSyncBarrier = 16;
 // WarpState::sync_members before any WARPSYNC, and after one whose lanes read different masks.
 inline constexpr uint64_t kNoWarpSync = uint64_t{1} << 32, kMixedWarpSync = uint64_t{1} << 33;
+// How deep calls may nest in a lane (CALL.REL.NOINC): one more is undecided. The emulator's own
+// bound, so that a warp's state stays bounded; the GPU's is its stack size.
+inline constexpr int kMaxCallDepth = 64;
 
 struct WarpState {
   std::vector<Value> registers = std::vector<Value>(kRegisters * kWarpSize);
@@ -37,6 +40,13 @@ struct WarpState {
   // kMixedWarpSync where they did not (WARPSYNC.EXCLUSIVE of CUB's logical warps: each group of
   // lanes then runs alone, which the evaluator does not follow), kNoWarpSync before any.
   uint64_t sync_members = kNoWarpSync;
+  // Calls: each lane's activation (0 the kernel's; each CALL a new one for the lanes that make it),
+  // how many calls deep it is, and the activations its calls left, kMaxCallDepth a lane (allocated
+  // at the warp's first call). `frames` counts the calls made: while 0, every lane is in the kernel's.
+  std::array<uint32_t, kWarpSize> frame{};
+  std::array<uint32_t, kWarpSize> depth{};
+  std::vector<uint32_t> callers;
+  uint32_t frames = 0;
 
   // `used`: how many registers the kernel names (only those are reset: a launch resets every warp).
   void Reset(uint32_t lanes, int used) {
@@ -51,6 +61,9 @@ struct WarpState {
     present = lanes;
     exited = waiting = 0;
     sync_members = kNoWarpSync;
+    frame.fill(0);
+    depth.fill(0);
+    frames = 0;
   }
 };
 
