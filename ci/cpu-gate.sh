@@ -25,10 +25,13 @@ fail() {
   exit 1
 }
 
-# gate <name>: the CPU job on $work/src, into $work/<name>; prints its exit status.
+# gate <name>: the CPU job on $work/src, into $work/<name>; prints its exit status. ccache (where
+# ci/common.sh set it up) knows the wheels' nvcc by its contents: a fresh checkout installs the same
+# bytes again, with new dates (ccache's default check).
 gate() {
   local status=0
-  GITHUB_ACTIONS=true "$BANKCHECK_ROOT/ci/consumer/bankcheck-ci-cpu.sh" --source "$work/src" --build "$work/build" \
+  CCACHE_COMPILERCHECK="${CCACHE_COMPILERCHECK:-content}" GITHUB_ACTIONS=true \
+    "$BANKCHECK_ROOT/ci/consumer/bankcheck-ci-cpu.sh" --source "$work/src" --build "$work/build" \
     --toolkit "$state/cuda-venv" --artifacts "$work/$1" --summary "$work/$1.md" --sarif "$work/$1-sarif" -j "$JOBS" \
     -DBANKCHECK_FETCH=ON -DFETCHCONTENT_SOURCE_DIR_BANKCHECK="$BANKCHECK_ROOT" >"$work/$1.log" 2>&1 || status=$?
   echo "$status"
