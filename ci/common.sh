@@ -26,6 +26,20 @@ bankcheck_cuda_tools_on_path
 # it into GOOGLETEST_OTHER_DIR/prefix once per build folder and builds the example with it.
 GOOGLETEST_OTHER_VERSION="$(sed -n 's/^ros-gtest-vendor==\([0-9.]*\).*/\1/p' "$BANKCHECK_ROOT/ci/googletest-requirements.txt")"
 GOOGLETEST_OTHER_DIR="$BUILD_DIR/googletest-$GOOGLETEST_OTHER_VERSION"
+# Compiles go through ccache where it is installed (BANKCHECK_CCACHE=0: not): CMake takes its
+# compiler launchers from these variables when it configures a build folder for the first time, so
+# every build the ci/ scripts start (this tree's, build-fuzz, build-no-cuda, the wheel's, the
+# example's with bankcheck fetched, the CPU gate's) uses it. ccache's own settings apply (its cache:
+# ~/.cache/ccache unless CCACHE_DIR says otherwise, kept between runs); no path is rewritten (no
+# base_dir: the kernels' line information and __FILE__ name the files as CMake gives them), so a
+# later run hits where its checkout is at the same path. A launcher already set is kept.
+if [[ "${BANKCHECK_CCACHE:-1}" != 0 ]] && command -v ccache >/dev/null 2>&1; then
+  for bankcheck_language in C CXX CUDA; do
+    bankcheck_launcher="CMAKE_${bankcheck_language}_COMPILER_LAUNCHER"
+    [[ -n "${!bankcheck_launcher:-}" ]] || export "$bankcheck_launcher=ccache"
+  done
+  unset bankcheck_language bankcheck_launcher
+fi
 
 # bankcheck_find_clang: sets `clang` to BANKCHECK_CLANG, else the first clang++ (clang++-20 down to
 # -14) on PATH; empty when there is none (the callers then print a note and pass).

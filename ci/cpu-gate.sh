@@ -56,12 +56,15 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-cpu-gate.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 cp -r "$BANKCHECK_ROOT/examples" "$work/src"
 
-# gate <name>: the CPU job on $work/src, into $work/<name>; prints its exit status.
+# gate <name>: the CPU job on $work/src, into $work/<name>; prints its exit status. ccache (where
+# ci/common.sh set it up) knows the wheels' nvcc by its contents: a fresh checkout installs the same
+# bytes again, with new dates (ccache's default check).
 gate() {
   local status=0
   # The linker's trace of every link: CMake's compiler checks (nvcc, CMAKE_CUDA_FLAGS) and the
   # programs (the host compiler links them).
-  GITHUB_ACTIONS=true "$BANKCHECK_ROOT/ci/consumer/bankcheck-ci-cpu.sh" --source "$work/src" --build "$work/build" \
+  CCACHE_COMPILERCHECK="${CCACHE_COMPILERCHECK:-content}" GITHUB_ACTIONS=true \
+    "$BANKCHECK_ROOT/ci/consumer/bankcheck-ci-cpu.sh" --source "$work/src" --build "$work/build" \
     --toolkit "$toolkit" --artifacts "$work/$1" --summary "$work/$1.md" --sarif "$work/$1-sarif" -j "$JOBS" \
     -DCMAKE_CUDA_FLAGS=-Xlinker=--trace -DCMAKE_EXE_LINKER_FLAGS=-Wl,--trace "${bankcheck_args[@]}" \
     >"$work/$1.log" 2>&1 || status=$?

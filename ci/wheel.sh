@@ -3,7 +3,8 @@
 # checks them, installed and checked as a user gets them:
 #   1. `pip wheel --no-build-isolation .` with the tools' venv: scikit-build-core runs CMake with -DBANKCHECK_PYTHON_WHEEL=ON, which builds the
 #      `bankcheck` command and its run libraries only; CMake's build folder is kept in
-#      $BUILD_DIR/wheel/build (a second run rebuilds only what changed), ccache used when present.
+#      $BUILD_DIR/wheel/build (a second run rebuilds only what changed), ccache used when present
+#      (ci/common.sh).
 #      Then `auditwheel repair` gives it the manylinux tag the index requires (the oldest the
 #      build machine's glibc and libstdc++ allow: manylinux_2_34 on Debian 12), bundling nothing
 #      (CUDA's libraries excluded: the `cuda` extra's wheels, the toolkit or the driver provide
@@ -84,9 +85,6 @@ version="$(sed -n 's/^project(bankcheck VERSION \([0-9.]*\).*/\1/p' "$BANKCHECK_
 werror=OFF
 [[ "${CI:-}" == "true" || "${BANKCHECK_WERROR:-}" == ON ]] && werror=ON
 settings=(-C "build-dir=$work/build" -C "cmake.define.BANKCHECK_WERROR=$werror")
-if command -v ccache >/dev/null; then
-  settings+=(-C cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache)
-fi
 echo "ci/wheel.sh: building the wheel of bankcheck $version ($JOBS jobs)"
 start=$SECONDS
 CMAKE_BUILD_PARALLEL_LEVEL="$JOBS" "$tools/bin/python" -m pip wheel --no-deps --no-build-isolation -w "$work/raw" "${settings[@]}" \
