@@ -28,7 +28,9 @@
 #   5. runs bankcheck-ci --prebuilt on it with `ctest -L emulate`: the emulated suite, reported like
 #      the GPU job (report.md and the job summary, report.txt, GitHub annotations, SARIF with
 #      --sarif, results, JUnit XML; baselines.patch only for a stale entry, or, with
-#      --emulated-baselines, first baselines from the emulator)
+#      --emulated-baselines, first baselines from the emulator: the decided cases without a
+#      baseline, marked "counters": "emulated", each undecided case left out and listed with its
+#      reason; apply the patch, commit it, and the next run checks against them (docs/ci.md))
 #
 # Usage: bankcheck-ci-cpu.sh [options] [-- ctest arguments (default: -L emulate)]
 #   -s, --source DIR            the project (default .)

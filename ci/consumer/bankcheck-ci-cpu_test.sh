@@ -66,16 +66,18 @@ chmod +x "$cu13/bin/"* "$cu13/nvvm/bin/cicc"
 touch "$cu13/lib/libcudart.so" "$cu13/lib/libcupti.so"
 sha256sum <"$consumer/cuda-wheels-requirements.txt" >"$tmp/build/cuda-venv/bankcheck-wheels.txt"
 
-# gate SUITES KNOWN-TARGETS...: runs the script; its output in $tmp/out, its status in $status.
+# gate SUITES KNOWN-TARGETS...: runs the script (with $GATE_ARGS); its output in $tmp/out, its
+# status in $status.
 gate() {
   local suites="$1"
   shift
   rm -rf "$tmp/build/bankcheck-suites" "$tmp/built"
   printf '%s\n' "$@" >"$tmp/known"
   status=0
+  # shellcheck disable=SC2086
   SUITES="$suites" KNOWN="$tmp/known" BUILT="$tmp/built" PATH="$tmp/bin:$PATH" \
-    bash "$tmp/scripts/bankcheck-ci-cpu.sh" --source "$tmp/src" --build "$tmp/build" -j 1 >"$tmp/out" 2>&1 ||
-    status=$?
+    bash "$tmp/scripts/bankcheck-ci-cpu.sh" --source "$tmp/src" --build "$tmp/build" -j 1 ${GATE_ARGS:-} \
+    >"$tmp/out" 2>&1 || status=$?
 }
 
 # A suite built for sm_80 only beside one built for sm_90.
@@ -93,6 +95,14 @@ grep -q "bankcheck-ci --prebuilt" "$tmp/out" || fail "bankcheck-ci did not run: 
 gate "a:old" a a_emulated
 [[ "$status" == 0 && "$(cat "$tmp/built" 2>/dev/null)" == "a_emulated" ]] ||
   fail "a .suite file without no_emulated_program: status $status, built '$(cat "$tmp/built" 2>/dev/null)'"
+
+# First baselines from the emulator (the CPU-gate workflow's `emulated-baselines` input): the flag
+# reaches bankcheck-ci, which records them (ci/consumer/bankcheck-ci-first-baselines_test.sh).
+GATE_ARGS=--emulated-baselines gate "a:" a a_emulated
+grep -q "^bankcheck-ci --prebuilt .* --emulated-baselines -- -L emulate$" "$tmp/out" ||
+  fail "--emulated-baselines did not reach bankcheck-ci: $(cat "$tmp/out")"
+gate "a:" a a_emulated
+grep -q -- "--emulated-baselines" "$tmp/out" && fail "bankcheck-ci was asked for first baselines unasked: $(cat "$tmp/out")"
 
 ((failures == 0)) || exit 1
 echo "bankcheck-ci-cpu_test: all passed"

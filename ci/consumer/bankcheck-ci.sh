@@ -605,6 +605,12 @@ if ((status != 0 && baseline_patch && (counts_changed || ${#stale[@]} > 0 || ${#
       (cd "$patch_dir/diff" && diff -ruN a b) >>"$artifacts/baselines.patch" || true
     fi
   done
+  # What the first baselines from the emulator took, and each case they left out with its reason
+  # (an undecided case: the emulator could not count it).
+  if ((${#emulated_record[@]} > 0)); then
+    say "first baselines from the emulator (record.log):"
+    grep -E '^(Recording |Would record |  left alone: )' "$artifacts/record.log" || true
+  fi
   if ((record_failed)); then
     warn "some cases were not recorded (record.log): a case is recorded only when it passes its own checks" \
       "(correct output, its annotations); fix those first"

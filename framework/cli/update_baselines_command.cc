@@ -136,7 +136,9 @@ void AddUpdateBaselines(CLI::App& app) {
         ++not_selected;
         continue;
       }
-      if (result.status == CaseStatus::kSkipped) {
+      // A case skipped for want of a baseline (the emulated program's) kept its counts: recorded as
+      // a case with no baseline is; any other skip measured nothing to record.
+      if (result.status == CaseStatus::kSkipped && !SkippedForWantOfABaseline(result)) {
         left_alone.push_back(
             {name, "skipped" + (result.messages.empty() ? std::string() : ": " + result.messages.front())});
         continue;

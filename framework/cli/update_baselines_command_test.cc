@@ -301,6 +301,41 @@ TEST_F(UpdateBaselinesCommandTest, RecordsDerivedCountsAsFirstBaselinesOnlyWhenA
               HasSubstr("first baselines (--emulated) take the emulated program's derived counts"));
 }
 
+// The emulated program skips a case without a baseline (its derived counts kept, the verdict
+// "missing"), and a case it could not decide (no launch): --emulated records the first as a first
+// baseline and leaves the second alone with its reason, as a CPU gate's first run needs.
+TEST_F(UpdateBaselinesCommandTest, RecordsEmulatedCasesSkippedForWantOfABaseline) {
+  RunResults results;
+  results.metadata = MakeMetadata("2025-12-01T08:00:00Z");
+  CaseResult& missing = results.cases["reduce/new"];
+  missing.name = "reduce/new";
+  missing.status = CaseStatus::kSkipped;
+  missing.baseline = BaselineVerdict::kMissing;
+  missing.messages = {"MISSING: case \"reduce/new\" has no baseline"};
+  missing.launches = {MakeRecord(128, 64, "reduce")};
+  missing.launches[0].counted_by = CountedBy::kEmulated;
+  CaseResult& undecided = results.cases["reduce/device_launch"];
+  undecided.name = "reduce/device_launch";
+  undecided.status = CaseStatus::kSkipped;
+  undecided.messages = {"not decided: a kernel launched from the device is not emulated"};
+  const auto path = dir_ / "emulated.json";
+  WriteResults(path, results);
+  const CliRun dry = Bankcheck(Update(path, " --emulated --dry-run"));
+  EXPECT_EQ(dry.exit_code, 1) << dry.out << dry.err;
+  const CliRun run = Bankcheck(Update(path, " --emulated"));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out,
+              AllOf(HasSubstr("Recording 1 of 2 cases: 0 regression, 0 improvement, 0 changed, 1 missing"),
+                    HasSubstr("left alone: reduce/device_launch (skipped: not decided: a kernel "
+                              "launched from the device is not emulated)")));
+  const BaselineSet loaded = BaselineSet::Load(baselines_, "sm_90");
+  ASSERT_NE(loaded.Find("reduce/new"), nullptr);
+  EXPECT_TRUE(IsDerived(loaded.Find("reduce/new")->launches));
+  EXPECT_EQ(loaded.Find("reduce/device_launch"), nullptr);
+  // Recorded, the same results have nothing left to record.
+  EXPECT_EQ(Bankcheck(Update(path, " --emulated --dry-run")).exit_code, 0);
+}
+
 TEST_F(UpdateBaselinesCommandTest, RefusesBadInputAndWritesNothing) {
   const std::filesystem::path results = WriteRun();
   CliRun run = Bankcheck("update-baselines " + Quoted(results));

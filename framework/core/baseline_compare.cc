@@ -10,6 +10,7 @@
 #include "bankcheck/baseline.h"
 #include "core/internal/line_counts.h"
 #include "core/internal/line_keys.h"
+#include "core/internal/line_moves.h"
 #include "core/internal/name_table.h"
 #include "core/internal/text_table.h"
 
@@ -218,11 +219,35 @@ std::vector<std::pair<const LineRecord*, const LineRecord*>> PairLines(const std
   return pairs;
 }
 
-// Compares the lines of one launch; appends one difference per line that differs.
+// Whether a line differs from its pair: one side only, its code edited, or other counts.
+bool LinesDiffer(const LineRecord* before, const LineRecord* after) {
+  if (before == nullptr || after == nullptr) return true;
+  return KeyOf(*before) != KeyOf(*after) || before->executions != after->executions ||
+         before->wavefronts != after->wavefronts || before->ideal_wavefronts != after->ideal_wavefronts;
+}
+
+// Compares the lines of one launch; appends one difference per line that differs, or, where the
+// launch's totals are equal and its lines only moved to other files (OnlyMovedLines), one per file
+// they moved from, and sets `moved`.
 void CompareLines(const std::vector<LineRecord>& before, const std::vector<LineRecord>& after,
-                  const std::string& launch, Found& found, std::vector<std::string>& differences) {
+                  const std::string& launch, bool totals_equal, Found& found, bool& moved,
+                  std::vector<std::string>& differences) {
   static const LineRecord kNoAccess{};
-  for (const auto& [b, a] : PairLines(before, after)) {
+  std::vector<std::pair<const LineRecord*, const LineRecord*>> differing;
+  for (const auto& sides : PairLines(before, after))
+    if (LinesDiffer(sides.first, sides.second)) differing.push_back(sides);
+  if (totals_equal) {
+    if (const auto moves = internal::OnlyMovedLines(differing)) {
+      found.other = true;
+      moved = true;
+      for (const internal::LineMove& move : *moves)
+        differences.push_back(launch + " " + std::to_string(move.lines) +
+                              (move.lines == 1 ? " line" : " lines") + " moved from " + move.from + " to " +
+                              move.to + ", their counts unchanged");
+      return;
+    }
+  }
+  for (const auto& [b, a] : differing) {
     const LineRecord& old_line = b != nullptr ? *b : kNoAccess;
     const LineRecord& new_line = a != nullptr ? *a : kNoAccess;
     std::vector<std::string> counts;
@@ -234,7 +259,6 @@ void CompareLines(const std::vector<LineRecord>& before, const std::vector<LineR
     add(TrafficUnit(kind), old_line.wavefronts, new_line.wavefronts);
     add("ideal", old_line.ideal_wavefronts, new_line.ideal_wavefronts);
     const bool edited = b != nullptr && a != nullptr && KeyOf(*b) != KeyOf(*a);
-    if (counts.empty() && !edited && (b == nullptr) == (a == nullptr)) continue;
     found.more = found.more || new_line.wavefronts > old_line.wavefronts ||
                  new_line.conflicts() > old_line.conflicts();
     found.fewer = found.fewer || new_line.wavefronts < old_line.wavefronts ||
@@ -305,6 +329,8 @@ BaselineComparison CompareLaunches(const std::vector<LaunchRecord>& before,
   bool other = before.size() != after.size();
   Found lines;
   bool lines_compared = false;
+  bool moved = false;  // some launch's lines only moved to other files
+  size_t lines_differ_otherwise = 0;
   std::vector<std::string> line_differences;
   std::vector<TableRow> rows;
   for (size_t i = 0; i < std::max(before.size(), after.size()); ++i) {
@@ -313,9 +339,11 @@ BaselineComparison CompareLaunches(const std::vector<LaunchRecord>& before,
     AddTableRows(rows, i, b, a);
     const std::string launch =
         "launch " + std::to_string(i) + " (" + KernelLabel(a != nullptr ? *a : *b) + ")";
+    bool totals_equal = true;
     for (const SharedKind kind : KindsOf(b, a)) {
       const SharedCounts old_counts = ExactCounts(b != nullptr ? b->shared[kind] : kNoTraffic);
       const SharedCounts new_counts = ExactCounts(a != nullptr ? a->shared[kind] : kNoTraffic);
+      totals_equal = totals_equal && old_counts == new_counts;
       more = more || More(old_counts, new_counts);
       fewer = fewer || Fewer(old_counts, new_counts);
       other = other || old_counts != new_counts;
@@ -352,12 +380,18 @@ BaselineComparison CompareLaunches(const std::vector<LaunchRecord>& before,
     other = other || !changes.empty();
     if (b->lines && a->lines) {
       lines_compared = true;
-      CompareLines(ComparedLines(*b->lines, *b, *a), ComparedLines(*a->lines, *b, *a), launch, lines,
-                   line_differences);
+      bool launch_moved = false;
+      const size_t differences_before = line_differences.size();
+      CompareLines(ComparedLines(*b->lines, *b, *a), ComparedLines(*a->lines, *b, *a), launch,
+                   totals_equal && changes.empty(), lines, launch_moved, line_differences);
+      moved = moved || launch_moved;
+      if (!launch_moved) lines_differ_otherwise += line_differences.size() - differences_before;
     }
   }
   comparison.verdict = Found{more, fewer, other}.verdict();
   if (lines_compared) comparison.lines = lines.verdict();
+  comparison.lines_only_moved =
+      moved && lines_differ_otherwise == 0 && comparison.verdict == BaselineVerdict::kMatch;
   comparison.differences.insert(comparison.differences.end(), line_differences.begin(),
                                 line_differences.end());
   comparison.line_differences = std::move(line_differences);
@@ -409,6 +443,14 @@ BaselineComparison CompareWithBaseline(const BaselineSet& baselines, const std::
                            "\n";
       break;
     case BaselineVerdict::kChanged:
+      if (comparison.lines_only_moved) {
+        comparison.message =
+            "STALE BASELINE: case \"" + case_name + "\" has the counts of its baseline in " + file +
+            ", but its source lines moved to other files (the same lines with the same "
+            "counts at new paths: not a regression):\n" +
+            differences + "Its baseline names the old paths; record it again with:\n  " + record + "\n";
+        break;
+      }
       comparison.message = "CHANGED: case \"" + case_name +
                            "\" has the conflicts and wavefronts of its baseline in " + file +
                            ", but other values differ:\n" + differences +

@@ -8,6 +8,7 @@
 
 #include "bankcheck/baseline.h"
 #include "bankcheck/error.h"
+#include "bankcheck/verdict.h"
 #include "core/internal/test_support.h"
 
 // Comparing launches with their baselines (baseline_compare.cc).
@@ -21,6 +22,7 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
 using ::testing::StartsWith;
+using testing_support::MakeLine;
 using testing_support::MakeRecord;
 using testing_support::MySuiteAdvice;
 
@@ -287,6 +289,61 @@ TEST(CompareWithBaselineTest, ADerivedBaselineThatAGpuMeasuresOtherwiseIsAnEmula
   EXPECT_THAT(
       CompareWithBaseline(SetWith("transpose/padded", {derived}), "transpose/padded", {derived}).message,
       Not(HasSubstr("derived by the emulator")));
+}
+
+// --- lines that moved to another folder ----------------------------------------------------------
+
+// A launch whose three lines are in `folder`/block_reduce.cuh (the third-party sources' folder):
+// two loads, a store; `extra` wavefronts at the first load.
+LaunchRecord LaunchWithLinesIn(const std::string& folder, uint64_t extra = 0) {
+  LaunchRecord launch = MakeRecord(2048 + extra);
+  const std::string file = folder + "/block_reduce.cuh";
+  launch.lines = std::vector<LineRecord>{
+      MakeLine(file, 10, "a = tile[x][y];", SharedKind::kLoad, 32, 1024 + extra, 32, {"LDS"}),
+      MakeLine(file, 12, "b = tile[y][x];", SharedKind::kLoad, 32, 1024, 32, {"LDS"}),
+      MakeLine(file, 20, "tile[x][y] = v;", SharedKind::kStore, 64, 64, 64, {"STS"})};
+  return launch;
+}
+
+// The third-party sources moved from third_party/cub to external/cub, same lines, same counts: a
+// stale baseline that names the old paths, not six regressions of lines "not there before" and
+// "no longer executed".
+TEST(CompareWithBaselineTest, LinesThatOnlyMovedToAnotherFolderAreAStaleBaselineNotARegression) {
+  const BaselineComparison comparison =
+      CompareWithBaseline(SetWith("reduce/moved", {LaunchWithLinesIn("third_party/cub")}), "reduce/moved",
+                          {LaunchWithLinesIn("external/cub")});
+  EXPECT_EQ(comparison.verdict, BaselineVerdict::kMatch);
+  EXPECT_EQ(comparison.lines, BaselineVerdict::kChanged);
+  EXPECT_EQ(comparison.headline(), BaselineVerdict::kChanged);
+  EXPECT_THAT(comparison.line_differences,
+              ElementsAre("launch 0 (transpose(float*, float const*)) 3 lines moved from "
+                          "third_party/cub/block_reduce.cuh to external/cub/block_reduce.cuh, "
+                          "their counts unchanged"));
+  EXPECT_THAT(comparison.message,
+              AllOf(StartsWith("STALE BASELINE: case \"reduce/moved\""),
+                    HasSubstr("moved from third_party/cub/block_reduce.cuh to external/cub/block_reduce.cuh"),
+                    HasSubstr("not a regression"), HasSubstr("record it again with:\n  RECORD reduce/moved\n"),
+                    Not(HasSubstr("REGRESSION")), Not(HasSubstr("not there before")),
+                    Not(HasSubstr("no longer executed"))));
+  const CaseDecision decision = DecideVerdicts(comparison.verdict, comparison.lines, CaseStatus::kPassed);
+  EXPECT_TRUE(decision.fails);
+  EXPECT_EQ(decision.verdict, CaseVerdict::kChanged);
+}
+
+// Moved, and more conflicts at a line, or other launch totals: not only moved, judged line by line.
+TEST(CompareWithBaselineTest, MovedLinesWithOtherCountsAreStillComparedLineByLine) {
+  const BaselineComparison more =
+      CompareWithBaseline(SetWith("reduce/moved", {LaunchWithLinesIn("third_party/cub")}), "reduce/moved",
+                          {LaunchWithLinesIn("external/cub", 32)});
+  EXPECT_EQ(more.headline(), BaselineVerdict::kRegression);
+  EXPECT_EQ(more.line_differences.size(), 6u);
+  EXPECT_THAT(more.message, StartsWith("REGRESSION"));
+  // The same lines in one more launch: the launches differ, not only the lines' files.
+  LaunchRecord other_grid = LaunchWithLinesIn("external/cub");
+  other_grid.grid = {64, 32, 1};
+  const BaselineComparison grid = CompareWithBaseline(
+      SetWith("reduce/moved", {LaunchWithLinesIn("third_party/cub")}), "reduce/moved", {other_grid});
+  EXPECT_THAT(grid.message, Not(HasSubstr("STALE BASELINE")));
 }
 
 TEST(CompareWithBaselineTest, CaseWithoutEntryIsMissingWithTheExactRecordCommand) {

@@ -350,5 +350,27 @@ TEST(CompareLinesGoldenTest, ConflictsMovedBetweenLinesAreARegressionAtTheLine) 
                 "tile[x][y];: ld conflict-free -> 32-way (wavefronts 32 -> 1024)\n"));
 }
 
+// The same lines with the same counts in another folder (the third-party sources moved): compare
+// calls the case changed, naming both paths once, not a regression of every line.
+MeasurementSet MovedSet(const std::string& path, const std::string& folder) {
+  MeasurementSet set = LinesSet(path, 32);
+  for (LineRecord& line : *set.cases["t/moved"][0].lines) line.file = folder + "/t.cuh";
+  return set;
+}
+
+TEST(CompareLinesGoldenTest, LinesMovedToAnotherFolderAreAChangeNamingBothPaths) {
+  CompareOptions options;
+  options.format = OutputFormat::kText;
+  const CompareOutcome outcome =
+      CompareMeasurementSets(MovedSet("old.json", "third_party"), MovedSet("new.json", "external"), options);
+  EXPECT_EQ(outcome.regressions, 0u);
+  EXPECT_EQ(outcome.changed, 1u);
+  EXPECT_THAT(outcome.output,
+              AllOf(HasSubstr("0 regressed, 0 improved, 1 changed"),
+                    HasSubstr("launch 0 (transpose(float*, float const*)) 2 lines moved from third_party/t.cuh "
+                              "to external/t.cuh, their counts unchanged\n"),
+                    Not(HasSubstr("not there before")), Not(HasSubstr("no longer executed"))));
+}
+
 }  // namespace
 }  // namespace bankcheck

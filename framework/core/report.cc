@@ -168,8 +168,9 @@ ReportData ComputeReport(const RunResults& results, const ReportOptions& options
       launches.reset();
       lines.reset();
       view.table.clear();
-      // With no folder for the architecture, every case measured is missing, as in the suite.
-      if (result.status != CaseStatus::kSkipped) {
+      // With no folder for the architecture, every case measured is missing, as in the suite; a
+      // case skipped for want of a baseline kept its counts, which the given baselines now judge.
+      if (result.status != CaseStatus::kSkipped || SkippedForWantOfABaseline(result)) {
         check = CheckBaseline(*baselines, name, result.launches, options.policy, result.status);
         launches = check->comparison.verdict;
         lines = check->comparison.lines;

@@ -364,6 +364,29 @@ TEST_F(ReportWithBaselinesTest, NoBaselineFolderIsSaidAndEveryCaseIsMissing) {
   EXPECT_FALSE(RenderReport(results, options).fails());
 }
 
+// The emulated program's case skipped for want of a baseline kept its counts: compared with the
+// given baselines it is missing (and fails) where they hold none, and matches where they do; a skip
+// that measured nothing stays skipped.
+TEST_F(ReportWithBaselinesTest, ACaseSkippedForWantOfABaselineIsComparedWithTheGivenBaselines) {
+  RunResults results;
+  results.metadata = MakeMetadata();
+  results.cases["transpose/a"] = MakeCase("transpose/a", 64, BaselineVerdict::kMissing, CaseStatus::kSkipped);
+  CaseResult undecided = MakeCase("transpose/b", 64, BaselineVerdict::kMissing, CaseStatus::kSkipped);
+  undecided.launches.clear();
+  undecided.baseline.reset();
+  results.cases["transpose/b"] = undecided;
+  ReportOptions options;
+  const BaselineSet none = BaselineSet::Load(dir_, "sm_90");
+  options.baselines = &none;
+  EXPECT_THAT(RenderMarkdownReport(results, options),
+              AllOf(HasSubstr("1 missing baseline"), HasSubstr("**1 case fails: 1 missing.**")));
+  EXPECT_TRUE(RenderReport(results, options).fails());
+  UpdateBaselines(dir_, "sm_90", MakeMetadata(), {{"transpose/a", "", {MakeRecord(64)}}});
+  const BaselineSet recorded = BaselineSet::Load(dir_, "sm_90");
+  options.baselines = &recorded;
+  EXPECT_FALSE(RenderReport(results, options).fails());
+}
+
 TEST_F(ReportWithBaselinesTest, TheRendererComparesWithTheGivenSetAndReadsNoFile) {
   // A set made in memory whose folder does not exist: the report compares with its entries alone.
   RunResults results;

@@ -376,6 +376,11 @@ std::filesystem::path CaseResultPath(const std::filesystem::path& results_dir, c
   return results_dir / "cases" / (SafeCaseName(case_name) + ".json");
 }
 
+bool SkippedForWantOfABaseline(const CaseResult& result) {
+  return result.status == CaseStatus::kSkipped && result.baseline == BaselineVerdict::kMissing &&
+         !result.launches.empty();
+}
+
 bool IsRunStart(const std::string& started) {
   constexpr char kShape[] = "0000-00-00T00:00:00.000000Z";  // '0': a digit
   if (started.size() != sizeof(kShape) - 1) return false;

@@ -164,6 +164,10 @@ struct BaselineComparison {
   std::vector<std::string> differences;
   // The lines' part of `differences`, which reports show beside the table.
   std::vector<std::string> line_differences;
+  // Every difference is of source lines that moved to other files, each launch's totals and each
+  // line's counts equal (a folder of sources moved): `lines` is kChanged, a stale baseline that
+  // names the old paths, and each such launch has one line difference per file the lines moved from.
+  bool lines_only_moved = false;
   // For a person: what happened and, unless it matches, the command that records the new values.
   std::string message;
 

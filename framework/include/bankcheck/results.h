@@ -81,6 +81,11 @@ struct CaseResult {
   // Empty where the kernels ran (a measured run).
   std::string output = std::string();
 };
+// Whether the case was skipped only for want of a baseline, its counts kept: the emulated program
+// skips such a case (its verdict "missing") rather than fail it, so its counts are what a first
+// baseline records (update-baselines --emulated), unlike a skip that measured nothing.
+bool SkippedForWantOfABaseline(const CaseResult& result);
+
 // How `output` begins where the case's outputs were not computed (OutputStatus writes it, the
 // report reads it: a pass with it is "passed, output checks not evaluated").
 inline constexpr const char* kOutputNotComputed = "not computed: ";
