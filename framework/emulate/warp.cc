@@ -185,6 +185,9 @@ void LaunchEvaluator::Dispatch(const Instruction& in, uint32_t index, uint32_t m
     case Semantics::kShuffle:
       Shuffle(in, index, mask);
       break;
+    case Semantics::kMatrixMultiply:
+      MatrixMultiply(in, index, mask);
+      break;
     case Semantics::kFloatAdd:
     case Semantics::kFloatMultiply:
     case Semantics::kFloatFma:

@@ -60,6 +60,7 @@ enum class Semantics : uint8_t {
   kFloatPack,             // F2FP.BF16/.F16.F32.PACK_AB: two f32 rounded into one register's halves
   kDoubleArithmetic,      // DADD, DMUL, DFMA: IEEE binary64, rounded to nearest
   kDoubleCompare,         // DSETP: as FSETP
+  kMatrixMultiply,        // HMMA: the warp's fragments multiplied by the tensor core (semantics_mma.cc)
   kData,                  // other float math and the like: destinations become unknown
   kUnchecked,             // an opcode with no semantics nor GPU vectors yet (none today), so
                           // destinations unknown in both passes, each reported as a form not
