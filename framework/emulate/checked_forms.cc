@@ -55,6 +55,7 @@ bool IsComputingFamily(Semantics semantics) {
     case Semantics::kRound:
     case Semantics::kDoubleArithmetic:
     case Semantics::kDoubleCompare:
+    case Semantics::kMatrixMultiply:
     case Semantics::kUnchecked:
       return true;
     default:

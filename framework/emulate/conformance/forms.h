@@ -32,11 +32,25 @@ enum class Inputs : uint8_t {
   kRound,
   // As kRound, of doubles: x = {lo c, hi a} (edges around 2^52, near integers, random), y = {lo c, hi b}.
   kDoubleRound,
+  // Tensor-core tiles (mma_inputs.cc): the launch's 768 words are two A tiles, two B tiles and three
+  // C tiles of fragments (forms.cu's MmaTiles), of f16, bf16 or tf32 elements with f32 C tiles, or
+  // f16 elements and f16 C tiles: edges, cancellations, alignment shifts, subnormals, NaN and inf.
+  kMmaF16,
+  kMmaBf16,
+  kMmaTf32,
+  kMmaF16Accumulator,
 };
 
+// Whether a form's inputs are tensor-core tiles that the whole launch reads (mma_inputs.cc).
+constexpr bool IsMma(Inputs inputs) {
+  return inputs == Inputs::kMmaF16 || inputs == Inputs::kMmaBf16 || inputs == Inputs::kMmaTf32 ||
+         inputs == Inputs::kMmaF16Accumulator;
+}
 // Whether a form's lanes compute together (shuffles, votes, reductions, lane masks: kLane and
-// kWarpInt): its vectors replay only as the whole launch, never a thread alone.
-constexpr bool ReadsTheWarp(Inputs inputs) { return inputs == Inputs::kLane || inputs == Inputs::kWarpInt; }
+// kWarpInt; tensor-core tiles): its vectors replay only as the whole launch, never a thread alone.
+constexpr bool ReadsTheWarp(Inputs inputs) {
+  return inputs == Inputs::kLane || inputs == Inputs::kWarpInt || IsMma(inputs);
+}
 
 struct Form {
   const char* name;    // the kernel's (extern "C") name

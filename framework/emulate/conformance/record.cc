@@ -20,16 +20,11 @@
 #include <vector>
 
 #include "emulate/conformance/forms.h"
+#include "emulate/conformance/mma_inputs.h"
+#include "emulate/conformance/random.h"
 
 namespace bankcheck::conformance {
 namespace {
-
-uint64_t Next(uint64_t& state) {  // splitmix64
-  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 constexpr uint32_t kFloatEdges[] = {
     0x00000000, 0x80000000, 0x3f800000, 0xbf800000, 0x7f800000, 0xff800000, 0x7fc00000, 0x7fc12345,
@@ -228,6 +223,7 @@ void Draw(Inputs kind, uint32_t t, uint64_t& state, uint32_t* word) {
       word[1] = static_cast<uint32_t>(r % 41);
       return;
     case Inputs::kNone:
+    default:  // the tensor-core tiles are drawn whole (DrawMmaTiles)
       word[0] = word[1] = word[2] = 0;
       return;
   }
@@ -271,7 +267,10 @@ int Record(const char* path) {
   for (size_t f = 0; f < count; ++f) {
     uint64_t state = 0x62616e6b636865ull ^ (uint64_t{f + 1} * 0x100000001b3ull);
     std::vector<uint32_t> host_in(kThreads * kInputs), host_out(kThreads * kOutputs);
-    for (uint32_t t = 0; t < kThreads; ++t) Draw(forms[f].inputs, t, state, &host_in[t * kInputs]);
+    if (IsMma(forms[f].inputs))
+      DrawMmaTiles(forms[f].inputs, state, host_in.data());
+    else
+      for (uint32_t t = 0; t < kThreads; ++t) Draw(forms[f].inputs, t, state, &host_in[t * kInputs]);
     // An error ends the recording, the forms recorded before it kept (the file is closed below).
     const char* step = "cudaMemcpy";
     if ((error = cudaMemcpy(in, host_in.data(), host_in.size() * 4, cudaMemcpyHostToDevice)) != cudaSuccess ||

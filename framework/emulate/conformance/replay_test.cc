@@ -20,6 +20,7 @@
 #include "bankcheck/error.h"
 #include "emulate/conformance/awaiting_vectors.h"
 #include "emulate/conformance/forms.h"
+#include "emulate/conformance/replay_support.h"
 #include "emulate/conformance/vectors.h"
 #include "emulate/internal/checked_forms.h"
 #include "emulate/internal/sass.h"
@@ -28,90 +29,13 @@
 namespace bankcheck::conformance {
 namespace {
 
-using emulate::runtime::TheCapture;
-
-std::string Hex(uint32_t word) {
-  char text[16];
-  std::snprintf(text, sizeof text, "%08x", word);
-  return text;
-}
-
-// The outputs of form `index` computed by the emulator on `in` (a launch of in.size() / kInputs
-// threads); false with `why` when not computed.
-bool Replay(size_t index, const std::vector<uint32_t>& in, std::vector<uint32_t>* out, std::string* why) {
-  uint32_t *device_in = nullptr, *device_out = nullptr;
-  EXPECT_EQ(cudaMalloc(reinterpret_cast<void**>(&device_in), in.size() * 4), cudaSuccess);
-  EXPECT_EQ(cudaMalloc(reinterpret_cast<void**>(&device_out), out->size() * 4), cudaSuccess);
-  EXPECT_EQ(cudaMemcpy(device_in, in.data(), in.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
-  EXPECT_EQ(cudaMemset(device_out, 0, out->size() * 4), cudaSuccess);
-  TheCapture().BeginCase();
-  EXPECT_EQ(LaunchForm(index, device_in, device_out, static_cast<uint32_t>(in.size() / kInputs)), 0);
-  EXPECT_EQ(cudaMemcpy(out->data(), device_out, out->size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
-  *why = TheCapture().OutputNotComputed();
-  EXPECT_EQ(cudaFree(device_in), cudaSuccess);
-  EXPECT_EQ(cudaFree(device_out), cudaSuccess);
-  return why->empty();
-}
-
-// The SASS of the forms' kernels, as the emulator reads it; GTEST_SKIP where cuobjdump or nvdisasm
-// cannot be run (BANKCHECK_REQUIRE_EMULATION=1: a failure instead).
-const emulate::Module* FormsModule(std::string* problem) {
-  static std::string reading_problem;
-  static const emulate::Module* module = []() -> const emulate::Module* {
-    const emulate::runtime::RegisteredKernel* kernel = TheCapture().Find(FormStub(0));
-    if (kernel == nullptr) {
-      reading_problem = "the forms' kernels were not registered with the stand-in runtime";
-      return nullptr;
-    }
-    try {
-      return new emulate::Module(emulate::Module::FromFatbin(kernel->fatbin));
-    } catch (const Error& e) {
-      reading_problem = e.what();
-      return nullptr;
-    }
-  }();
-  *problem = reading_problem;
-  return module;
-}
-
-// Whether kernel `name` has an instruction of form `form` ("FFMA.FTZ", FormOf's text).
-bool HasForm(const emulate::Module& module, const std::string& name, const std::string& form) {
-  const auto kernel = module.data().kernels.find(name);
-  if (kernel == module.data().kernels.end()) return false;
-  for (const emulate::internal::Instruction& instruction : kernel->second.code)
-    if (emulate::internal::FormOf(instruction.base, instruction.modifiers, instruction.info) == form)
-      return true;
-  return false;
-}
-
-size_t FormIndex(const std::string& name) {
-  size_t count = 0;
-  const Form* forms = Forms(&count);
-  for (size_t i = 0; i < count; ++i)
-    if (name == forms[i].name) return i;
-  ADD_FAILURE() << "no form " << name;
-  return 0;
-}
-
-// Skips (fails with BANKCHECK_REQUIRE_EMULATION=1) where the forms' SASS cannot be read.
-#define BANKCHECK_NEED_SASS()                                                     \
-  do {                                                                            \
-    std::string problem;                                                          \
-    if (FormsModule(&problem) == nullptr) {                                       \
-      const char* required = std::getenv("BANKCHECK_REQUIRE_EMULATION");          \
-      if (required != nullptr && std::string(required) == "1") FAIL() << problem; \
-      GTEST_SKIP() << "cannot read the forms' SASS: " << problem;                 \
-    }                                                                             \
-  } while (false)
-
 // HFMA2.MMA R, -RZ, RZ, hi, lo: nvdisasm prints the high half first. A kernel that stores 7 (here
 // made by HFMA2.MMA ..., 0, 4.17e-07, the half 0x0007 in the low half) reads back 7.
 TEST(ConformanceTest, HalfConstantsAreReadHighHalfFirst) {
   BANKCHECK_NEED_SASS();
-  std::string problem;
   const size_t low = FormIndex("form_hfma2_low"), high = FormIndex("form_hfma2_high");
-  ASSERT_TRUE(HasForm(*FormsModule(&problem), "form_hfma2_low", "HFMA2.MMA"));
-  ASSERT_TRUE(HasForm(*FormsModule(&problem), "form_hfma2_high", "HFMA2.MMA"));
+  ASSERT_TRUE(HasForm("form_hfma2_low", "HFMA2.MMA"));
+  ASSERT_TRUE(HasForm("form_hfma2_high", "HFMA2.MMA"));
   std::vector<uint32_t> in(kThreads * kInputs), out(kThreads * kOutputs);
   std::string why;
   ASSERT_TRUE(Replay(low, in, &out, &why)) << why;
@@ -352,7 +276,6 @@ TEST(ConformanceTest, RoundingComputesWhatThePtxSays) {
 TEST(ConformanceTest, EveryFormReplaysTheGpusVectorsBitForBit) {
   BANKCHECK_NEED_SASS();
   std::string problem;
-  const emulate::Module* module = FormsModule(&problem);
   RecordedVectors vectors;
   ASSERT_TRUE(ReadVectors(BANKCHECK_CONFORMANCE_VECTORS, &vectors, &problem)) << problem;
   size_t count = 0;
@@ -372,7 +295,7 @@ TEST(ConformanceTest, EveryFormReplaysTheGpusVectorsBitForBit) {
     ASSERT_EQ(form.opcode, declared.opcode) << form.name << ": recorded for another form; record again";
     ASSERT_EQ(form.outputs, declared.outputs) << form.name;
     recorded[form.name] = true;
-    EXPECT_TRUE(HasForm(*module, form.name, form.opcode))
+    EXPECT_TRUE(HasForm(form.name, form.opcode))
         << form.name << "'s SASS has no " << form.opcode << ": the kernel does not check the form it claims";
     std::vector<uint32_t> out(kThreads * kOutputs);
     std::vector<bool> computed(kThreads, true);
@@ -425,7 +348,7 @@ TEST(ConformanceTest, EveryFormReplaysTheGpusVectorsBitForBit) {
     }
     ++awaiting;
     std::printf("  awaiting vectors (record them on the GPU): %s (%s)\n", forms[i].name, forms[i].opcode);
-    EXPECT_TRUE(HasForm(*module, forms[i].name, forms[i].opcode))
+    EXPECT_TRUE(HasForm(forms[i].name, forms[i].opcode))
         << forms[i].name << "'s SASS has no " << forms[i].opcode
         << ": the kernel does not check the form it claims";
   }

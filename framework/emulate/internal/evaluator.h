@@ -199,6 +199,7 @@ class LaunchEvaluator {
   void Moves(const Instruction& in, size_t index, uint32_t mask);              // semantics_move.cc
   void RegisterToUniform(const Instruction& in, size_t index, uint32_t mask);  // semantics_move.cc
   void Shuffle(const Instruction& in, size_t index, uint32_t mask);            // semantics_move.cc
+  void MatrixMultiply(const Instruction& in, size_t index, uint32_t mask);     // HMMA (semantics_mma.cc)
   // P2R, in Predicates (semantics_predicate.cc).
   void PredicatesToRegister(const Instruction& in, size_t index, int lane, Writes& out);
   Value SpecialRegister(const Operand& source, int lane, size_t index) const;  // semantics_move.cc
