@@ -183,18 +183,20 @@ TEST(SetSharedCountsTest, DistributedSharedMemoryHasInstructionsOnly) {
             "dsmem: 16 instructions (wavefronts not measurable)");
 }
 
-TEST(SetSharedCountsTest, CpAsyncGlobalReadsAreNotCountedByTheRangeProfiler) {
-  // No launch metric is known equal to the SASS sectors of LDGSTS (shared_kind.cc): the kind is not
-  // counted, rather than shown with its instructions and no sectors. Its shared side is.
+TEST(SetSharedCountsTest, CpAsyncGlobalReadsAreCountedByTheRangeProfilerWithoutAnIdeal) {
+  // The range profiler reads ncu's launch metric of LDGSTS's global sectors (H100: equal to the
+  // SASS per-instruction sum); no launch counter gives their ideal.
   MetricValues values = AllMetricsZero();
   Set(values, SharedKind::kCpAsync, 4, 16);
+  values["smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts.sum"] = 64;
   LaunchRecord r;
   SetSharedCounts(values, r);
-  EXPECT_TRUE(r.not_counted[SharedKind::kGlobalCpAsync]);
+  EXPECT_FALSE(r.not_counted[SharedKind::kGlobalCpAsync]);
+  EXPECT_EQ(r.shared[SharedKind::kGlobalCpAsync].instructions, 4u);
+  EXPECT_EQ(r.shared[SharedKind::kGlobalCpAsync].wavefronts, 64u);
+  EXPECT_FALSE(r.shared[SharedKind::kGlobalCpAsync].ideal_known());
   EXPECT_FALSE(r.not_counted[SharedKind::kCpAsync]);
-  EXPECT_FALSE(r.not_counted[SharedKind::kGlobalLoad]);
-  EXPECT_FALSE(r.not_counted[SharedKind::kDsmem]);
-  EXPECT_FALSE(IsShown(r, SharedKind::kGlobalCpAsync));
+  EXPECT_TRUE(IsShown(r, SharedKind::kGlobalCpAsync));
 }
 
 TEST(SharedKindTest, CpAsyncGlobalReadsAreAGlobalKindCountedByTheLdgstsCounterAndLdgSectors) {
@@ -211,21 +213,19 @@ TEST(SharedKindTest, CpAsyncGlobalReadsAreAGlobalKindCountedByTheLdgstsCounterAn
   EXPECT_STREQ(info.sass_ideal_metric, InfoOf(SharedKind::kGlobalLoad).sass_ideal_metric);
   EXPECT_EQ(info.ideal, IdealSource::kSassOnly);
   EXPECT_TRUE(TrafficMeasured(info, /*sass=*/true));
-  EXPECT_FALSE(RangeProfilerCounts(info));
-  // ncu's launch metric of its sectors (H100): for the ncu cross-check only, not the range profiler.
-  EXPECT_EQ(info.wavefronts_metric, nullptr);
+  EXPECT_TRUE(RangeProfilerCounts(info));
+  // ncu's launch metric of its sectors (H100), which the range profiler reads too.
+  EXPECT_STREQ(info.wavefronts_metric, "smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts.sum");
   EXPECT_STREQ(NcuTrafficMetric(info), "smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts.sum");
   EXPECT_STREQ(NcuTrafficMetric(InfoOf(SharedKind::kGlobalLoad)),
                InfoOf(SharedKind::kGlobalLoad).wavefronts_metric);
   EXPECT_EQ(NcuTrafficMetric(InfoOf(SharedKind::kDsmem)), nullptr);
   EXPECT_TRUE(info.emulated);
   EXPECT_EQ(info.first_baseline_version, kBaselineVersion);
-  // Every other kind is counted by the range profiler as before.
+  // Every kind is counted by the range profiler.
   for (const SharedKindInfo& other : SharedKinds()) {
-    if (other.kind != SharedKind::kGlobalCpAsync) {
-      EXPECT_TRUE(RangeProfilerCounts(other)) << other.key;
-      EXPECT_EQ(other.ncu_only_traffic_metric, nullptr) << other.key;
-    }
+    EXPECT_TRUE(RangeProfilerCounts(other)) << other.key;
+    EXPECT_EQ(other.ncu_only_traffic_metric, nullptr) << other.key;
   }
   EXPECT_FALSE(TrafficMeasured(InfoOf(SharedKind::kDsmem), /*sass=*/true));
 }

@@ -302,11 +302,10 @@ constexpr std::array<SharedKindInfo, kSharedKindCount> kKinds = {{
      3,
      true},
     // LDGSTS's global side: the sectors its sources read, by the same per-instruction counter as
-    // LDG's (one LDGSTS counts both here and in shared_ldgsts). ncu's launch metric equal to them
-    // (H100, CUDA 13.0) is read only by the ncu cross-check: whether a range-profiler session can
-    // read it beside the others was not measured, so that session does not count the kind
-    // (RangeProfilerCounts); docs/counters.md. The SASS ideal is not yet checked against ncu's
-    // Source page for LDGSTS: not recorded.
+    // LDG's (one LDGSTS counts both here and in shared_ldgsts). A range-profiler session reads ncu's
+    // launch metric equal to them beside the others (H100, benchmarks/data/tma_probe_h100.txt:
+    // 64 sectors for 4 LDGSTS.128, as SASS metrics count them); docs/counters.md. The SASS ideal is
+    // not yet checked against ncu's Source page for LDGSTS: not recorded.
     {SharedKind::kGlobalCpAsync,
      "global_ldgsts",
      "ldgsts_g",
@@ -316,7 +315,7 @@ constexpr std::array<SharedKindInfo, kSharedKindCount> kKinds = {{
      "cp.async global read",
      MemorySpace::kGlobal,
      "smsp__sass_inst_executed_op_ldgsts.sum",
-     nullptr,
+     "smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts.sum",
      nullptr,
      nullptr,
      nullptr,
@@ -326,8 +325,7 @@ constexpr std::array<SharedKindInfo, kSharedKindCount> kKinds = {{
      kSassGlobal,
      kSassGlobalIdeal,
      4,
-     true,
-     "smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts.sum"},
+     true},
 }};
 
 template <typename Match>

@@ -108,7 +108,8 @@ const char* ExcessName(SharedKind kind);
 // (CountsKind).
 bool TrafficMeasured(const SharedKindInfo& info, bool sass);
 // Whether a range-profiler session counts the kind: not a kind whose traffic only the SASS Metrics
-// API counts (LDGSTS's global reads), whose instructions alone would read as no traffic.
+// API counts (none now: LDGSTS's global reads have a launch counter), whose instructions alone
+// would read as no traffic.
 bool RangeProfilerCounts(const SharedKindInfo& info);
 // ncu's launch metric equal to the kind's traffic, for comparing a record with ncu (benchmarks/
 // ncu_compare.py): `wavefronts_metric`, else `ncu_only_traffic_metric`; nullptr: none.
