@@ -277,7 +277,11 @@ std::vector<Launch> Launches(unsigned char* global, float* sink) {
 void PrintRecord(const std::string& name, const bankcheck::LaunchRecord& r) {
   for (const bankcheck::SharedKindInfo& info : bankcheck::SharedKinds()) {
     const bankcheck::SharedCounts& c = r.shared[info.kind];
-    if (r.not_counted[info.kind]) continue;
+    if (r.not_counted[info.kind]) {
+      if (info.space == bankcheck::MemorySpace::kGlobal)
+        std::printf("%s kind %s not counted\n", name.c_str(), info.key);
+      continue;
+    }
     if (c.instructions != 0 || c.wavefronts != 0)
       std::printf("%s kind %s instructions %llu traffic %llu ideal %llu\n", name.c_str(), info.key,
                   static_cast<unsigned long long>(c.instructions),

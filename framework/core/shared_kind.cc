@@ -326,6 +326,51 @@ constexpr std::array<SharedKindInfo, kSharedKindCount> kKinds = {{
      kSassGlobalIdeal,
      4,
      true},
+    // TMA and bulk copies (cp.async.bulk.tensor, cp.async.bulk): their global sectors have launch
+    // counters only (H100, benchmarks/data/tma_probe_h100.txt: ncu's Source page and the SASS
+    // Metrics API give a UTMALDG none), so only a range-profiler session counts them; exact there
+    // (528 blocks' boxes: 528 times one's). The instruction counters count the bulk copies too. No
+    // ideal exists. Read by the range profiler alone, so first in version 5 files.
+    {SharedKind::kGlobalTmaLoad,
+     "global_tma_ld",
+     "tma_ld",
+     "tma_ld",
+     "TMA and bulk copies' global reads (UTMALDG, UBLKCP)",
+     "UTMALDG",
+     "TMA load",
+     MemorySpace::kGlobal,
+     "smsp__sass_inst_executed_op_tma_ld.sum",
+     "l1tex__m_xbar2l1tex_read_sectors_mem_global_op_tma_ld.sum",
+     nullptr,
+     nullptr,
+     nullptr,
+     IdealSource::kNone,
+     std::nullopt,
+     false,
+     nullptr,
+     nullptr,
+     5,
+     false},
+    {SharedKind::kGlobalTmaStore,
+     "global_tma_st",
+     "tma_st",
+     "tma_st",
+     "TMA and bulk copies' global writes (UTMASTG, UBLKCP)",
+     "UTMASTG",
+     "TMA store",
+     MemorySpace::kGlobal,
+     "smsp__sass_inst_executed_op_tma_st.sum",
+     "l1tex__m_l1tex2xbar_write_sectors_mem_global_op_tma_st.sum",
+     nullptr,
+     nullptr,
+     nullptr,
+     IdealSource::kNone,
+     std::nullopt,
+     false,
+     nullptr,
+     nullptr,
+     5,
+     false},
 }};
 
 template <typename Match>
@@ -341,12 +386,17 @@ const std::array<SharedKindInfo, kSharedKindCount>& SharedKinds() { return kKind
 const SharedKindInfo& InfoOf(SharedKind kind) { return kKinds[IndexOf(kind)]; }
 
 bool TrafficMeasured(const SharedKindInfo& info, bool sass) {
-  if (info.wavefronts_metric != nullptr) return true;
-  return sass && info.ideal == IdealSource::kSassOnly && info.sass_traffic_metric != nullptr;
+  if (!sass) return info.wavefronts_metric != nullptr;
+  return info.sass_traffic_metric != nullptr &&
+         (info.wavefronts_metric != nullptr || info.ideal == IdealSource::kSassOnly);
 }
 
 bool RangeProfilerCounts(const SharedKindInfo& info) {
   return TrafficMeasured(info, false) || !TrafficMeasured(info, true);
+}
+
+bool SassMetricsCount(const SharedKindInfo& info) {
+  return TrafficMeasured(info, true) || !TrafficMeasured(info, false);
 }
 
 const char* NcuTrafficMetric(const SharedKindInfo& info) {
