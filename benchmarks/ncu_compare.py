@@ -112,7 +112,7 @@ class Comparison:
             derived[key] = ideal
         for key, label, instr, wf, conf, hw_wf, hw_conf, also in self.kinds:
             if key in record.get("not_counted", []):
-                continue  # the record did not count the kind (a range-profiler record's global_ldgsts)
+                continue  # the record did not count the kind (TMA's kinds in a SASS-metrics record)
             block = record.get(key)
             ncu_instr = self.metric(launch, instr)
             if block is None and not ncu_instr:

@@ -151,7 +151,7 @@ TEST_F(AnnotationsCommandTest, MalformedAnnotationsExitTwoNamingFileAndLine) {
                 "give one term without a kind\n" +
                 worse.string() +
                 ":1: 'lds' is an op name; the kind is 'ld' (kinds: ld, st, atom, ldsm, stsm, ldgsts, "
-                "gmma, dsmem, ldg, stg, atomg, redg, ldl, stl, ldgsts_g)\n");
+                "gmma, dsmem, ldg, stg, atomg, redg, ldl, stl, ldgsts_g, tma_ld, tma_st)\n");
 }
 
 TEST_F(AnnotationsCommandTest, ProblemsShowTheSourcesControlCharactersVisibly) {

@@ -58,7 +58,7 @@ TEST(BaselineFileTest, SerializedFileIsSortedIndentedAndEndsWithANewline) {
       << text;
   EXPECT_LT(text.find("\"transpose/naive\""), text.find("\"transpose/padded\""));
   EXPECT_LT(text.find("\"format\": \"bankcheck-baseline\""), text.find("\"recorded_with\""));
-  EXPECT_THAT(text, HasSubstr("\"version\": 4\n}\n"));
+  EXPECT_THAT(text, HasSubstr("\"version\": 5\n}\n"));
   EXPECT_THAT(text, Not(HasSubstr("hardware")));
 }
 
@@ -134,6 +134,15 @@ TEST(BaselineFileTest, LinesRoundTripAndVersionOneFilesStillLoad) {
   EXPECT_FALSE(version_three.not_counted[SharedKind::kGlobalLoad]);
   EXPECT_FALSE(version_three.not_counted[SharedKind::kCpAsync]);
   EXPECT_FALSE(back.cases.at("transpose/naive").launches.at(0).not_counted[SharedKind::kGlobalCpAsync]);
+  EXPECT_TRUE(version_three.not_counted[SharedKind::kGlobalTmaLoad]);
+  // Version 4 did not count TMA's global traffic (global_tma_ld, global_tma_st, version 5), and only it.
+  old["version"] = 4;
+  const LaunchRecord version_four =
+      ParseBaselineFile(old.dump(), "old.json").cases.at("transpose/naive").launches.at(0);
+  EXPECT_TRUE(version_four.not_counted[SharedKind::kGlobalTmaLoad]);
+  EXPECT_TRUE(version_four.not_counted[SharedKind::kGlobalTmaStore]);
+  EXPECT_FALSE(version_four.not_counted[SharedKind::kGlobalCpAsync]);
+  EXPECT_FALSE(back.cases.at("transpose/naive").launches.at(0).not_counted[SharedKind::kGlobalTmaLoad]);
   // Lines in a file that says version 1 are a hand edit gone wrong.
   nlohmann::json mixed = nlohmann::json::parse(text);
   mixed["version"] = 1;
@@ -164,9 +173,9 @@ TEST(BaselineFileTest, WrongFormatAndVersionAreExplained) {
               HasSubstr("demo.json: format: is \"bankcheck-results\", but a baseline file's format is "
                         "\"bankcheck-baseline\""));
   document["format"] = "bankcheck-baseline";
-  document["version"] = 5;
+  document["version"] = 6;
   EXPECT_THAT(BadFileError(document.dump()),
-              HasSubstr("version: is 5, but this bankcheck reads versions 1 to 4 only"));
+              HasSubstr("version: is 6, but this bankcheck reads versions 1 to 5 only"));
   document["version"] = 0;
   EXPECT_THAT(BadFileError(document.dump()), HasSubstr("version: is 0"));
   document["version"] = "1";

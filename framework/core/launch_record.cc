@@ -236,8 +236,9 @@ std::string Describe(SharedKind kind, const SharedCounts& c) {
   const SharedKindInfo& info = InfoOf(kind);
   const std::string unit = TrafficUnit(kind);
   out << info.label << ": " << c.instructions << " instructions";
-  // A range-profiler record does not show a kind whose traffic only SASS metrics count.
-  if (!TrafficMeasured(info, /*sass=*/true)) return out.str() + " (" + unit + " not measurable)";
+  // A kind one way counts traffic of is not shown by records of the other (not_counted).
+  if (!TrafficMeasured(info, /*sass=*/true) && !TrafficMeasured(info, /*sass=*/false))
+    return out.str() + " (" + unit + " not measurable)";
   out << ", " << c.wavefronts << " " << unit << ", ";
   if (!c.ideal_known()) return out.str() + "ideal not measured";
   // Sectors above the ideal are excess (uncoalesced), wavefronts above it bank conflicts.

@@ -183,18 +183,20 @@ TEST(SetSharedCountsTest, DistributedSharedMemoryHasInstructionsOnly) {
             "dsmem: 16 instructions (wavefronts not measurable)");
 }
 
-TEST(SetSharedCountsTest, CpAsyncGlobalReadsAreNotCountedByTheRangeProfiler) {
-  // No launch metric is known equal to the SASS sectors of LDGSTS (shared_kind.cc): the kind is not
-  // counted, rather than shown with its instructions and no sectors. Its shared side is.
+TEST(SetSharedCountsTest, CpAsyncGlobalReadsAreCountedByTheRangeProfilerWithoutAnIdeal) {
+  // The range profiler reads ncu's launch metric of LDGSTS's global sectors (H100: equal to the
+  // SASS per-instruction sum); no launch counter gives their ideal.
   MetricValues values = AllMetricsZero();
   Set(values, SharedKind::kCpAsync, 4, 16);
+  values["smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts.sum"] = 64;
   LaunchRecord r;
   SetSharedCounts(values, r);
-  EXPECT_TRUE(r.not_counted[SharedKind::kGlobalCpAsync]);
+  EXPECT_FALSE(r.not_counted[SharedKind::kGlobalCpAsync]);
+  EXPECT_EQ(r.shared[SharedKind::kGlobalCpAsync].instructions, 4u);
+  EXPECT_EQ(r.shared[SharedKind::kGlobalCpAsync].wavefronts, 64u);
+  EXPECT_FALSE(r.shared[SharedKind::kGlobalCpAsync].ideal_known());
   EXPECT_FALSE(r.not_counted[SharedKind::kCpAsync]);
-  EXPECT_FALSE(r.not_counted[SharedKind::kGlobalLoad]);
-  EXPECT_FALSE(r.not_counted[SharedKind::kDsmem]);
-  EXPECT_FALSE(IsShown(r, SharedKind::kGlobalCpAsync));
+  EXPECT_TRUE(IsShown(r, SharedKind::kGlobalCpAsync));
 }
 
 TEST(SharedKindTest, CpAsyncGlobalReadsAreAGlobalKindCountedByTheLdgstsCounterAndLdgSectors) {
@@ -211,23 +213,65 @@ TEST(SharedKindTest, CpAsyncGlobalReadsAreAGlobalKindCountedByTheLdgstsCounterAn
   EXPECT_STREQ(info.sass_ideal_metric, InfoOf(SharedKind::kGlobalLoad).sass_ideal_metric);
   EXPECT_EQ(info.ideal, IdealSource::kSassOnly);
   EXPECT_TRUE(TrafficMeasured(info, /*sass=*/true));
-  EXPECT_FALSE(RangeProfilerCounts(info));
-  // ncu's launch metric of its sectors (H100): for the ncu cross-check only, not the range profiler.
-  EXPECT_EQ(info.wavefronts_metric, nullptr);
+  EXPECT_TRUE(RangeProfilerCounts(info));
+  // ncu's launch metric of its sectors (H100), which the range profiler reads too.
+  EXPECT_STREQ(info.wavefronts_metric, "smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts.sum");
   EXPECT_STREQ(NcuTrafficMetric(info), "smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts.sum");
   EXPECT_STREQ(NcuTrafficMetric(InfoOf(SharedKind::kGlobalLoad)),
                InfoOf(SharedKind::kGlobalLoad).wavefronts_metric);
   EXPECT_EQ(NcuTrafficMetric(InfoOf(SharedKind::kDsmem)), nullptr);
   EXPECT_TRUE(info.emulated);
-  EXPECT_EQ(info.first_baseline_version, kBaselineVersion);
-  // Every other kind is counted by the range profiler as before.
+  EXPECT_EQ(info.first_baseline_version, 4);
+  // Every kind is counted by the range profiler.
   for (const SharedKindInfo& other : SharedKinds()) {
-    if (other.kind != SharedKind::kGlobalCpAsync) {
-      EXPECT_TRUE(RangeProfilerCounts(other)) << other.key;
-      EXPECT_EQ(other.ncu_only_traffic_metric, nullptr) << other.key;
-    }
+    EXPECT_TRUE(RangeProfilerCounts(other)) << other.key;
+    EXPECT_EQ(other.ncu_only_traffic_metric, nullptr) << other.key;
   }
   EXPECT_FALSE(TrafficMeasured(InfoOf(SharedKind::kDsmem), /*sass=*/true));
+}
+
+TEST(SharedKindTest, TmaGlobalTrafficIsCountedByTheRangeProfilerAlone) {
+  // TMA and bulk copies' global sectors have launch counters only (H100: no SASS per-instruction
+  // counter sees a UTMALDG), so a SASS-metrics session does not count the kinds at all.
+  const SharedKindInfo& load = InfoOf(SharedKind::kGlobalTmaLoad);
+  const SharedKindInfo& store = InfoOf(SharedKind::kGlobalTmaStore);
+  EXPECT_STREQ(load.key, "global_tma_ld");
+  EXPECT_STREQ(store.key, "global_tma_st");
+  EXPECT_STREQ(load.wavefronts_metric, "l1tex__m_xbar2l1tex_read_sectors_mem_global_op_tma_ld.sum");
+  EXPECT_STREQ(store.wavefronts_metric, "l1tex__m_l1tex2xbar_write_sectors_mem_global_op_tma_st.sum");
+  EXPECT_STREQ(load.instructions_metric, "smsp__sass_inst_executed_op_tma_ld.sum");
+  EXPECT_STREQ(store.instructions_metric, "smsp__sass_inst_executed_op_tma_st.sum");
+  for (const SharedKindInfo* info : {&load, &store}) {
+    EXPECT_EQ(info->space, MemorySpace::kGlobal);
+    EXPECT_STREQ(TrafficUnit(info->kind), "sectors");
+    EXPECT_TRUE(TrafficMeasured(*info, /*sass=*/false));
+    EXPECT_FALSE(TrafficMeasured(*info, /*sass=*/true));
+    EXPECT_TRUE(RangeProfilerCounts(*info));
+    EXPECT_FALSE(SassMetricsCount(*info));
+    EXPECT_EQ(info->ideal, IdealSource::kNone);
+    EXPECT_EQ(info->first_baseline_version, kBaselineVersion);
+    EXPECT_STREQ(NcuTrafficMetric(*info), info->wavefronts_metric);
+  }
+  for (const SharedKindInfo& other : SharedKinds())
+    if (other.kind != SharedKind::kGlobalTmaLoad && other.kind != SharedKind::kGlobalTmaStore)
+      EXPECT_TRUE(SassMetricsCount(other)) << other.key;
+}
+
+TEST(SetSharedCountsTest, TmaSectorsComeFromTheLaunchCountersWithoutAnIdeal) {
+  MetricValues values = AllMetricsZero();
+  values["smsp__sass_inst_executed_op_tma_ld.sum"] = 2;
+  values["l1tex__m_xbar2l1tex_read_sectors_mem_global_op_tma_ld.sum"] = 512;
+  values["smsp__sass_inst_executed_op_tma_st.sum"] = 1;
+  values["l1tex__m_l1tex2xbar_write_sectors_mem_global_op_tma_st.sum"] = 32;
+  LaunchRecord r;
+  SetSharedCounts(values, r);
+  EXPECT_FALSE(r.not_counted[SharedKind::kGlobalTmaLoad]);
+  EXPECT_EQ(r.shared[SharedKind::kGlobalTmaLoad].instructions, 2u);
+  EXPECT_EQ(r.shared[SharedKind::kGlobalTmaLoad].wavefronts, 512u);
+  EXPECT_EQ(r.shared[SharedKind::kGlobalTmaStore].wavefronts, 32u);
+  EXPECT_FALSE(r.shared[SharedKind::kGlobalTmaLoad].ideal_known());
+  EXPECT_EQ(Describe(SharedKind::kGlobalTmaLoad, r.shared[SharedKind::kGlobalTmaLoad]),
+            "tma_ld: 2 instructions, 512 sectors, ideal not measured");
 }
 
 // A range-profiler record, with hardware readings equal to the exact counts.

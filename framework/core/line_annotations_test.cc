@@ -210,7 +210,7 @@ TEST(LineAnnotations, MalformedTermsNameFileAndLine) {
 TEST(LineAnnotations, MalformedKinds) {
   EXPECT_EQ(OneProblem("x; // bankcheck: shmem 2-way\n"),
             "kernels/k.cu:1: 'shmem': not a kind of memory instruction (kinds: ld, st, atom, ldsm, "
-            "stsm, ldgsts, gmma, dsmem, ldg, stg, atomg, redg, ldl, stl, ldgsts_g)");
+            "stsm, ldgsts, gmma, dsmem, ldg, stg, atomg, redg, ldl, stl, ldgsts_g, tma_ld, tma_st)");
   EXPECT_THAT(OneProblem("x; // bankcheck: lds 2-way\n"), HasSubstr("'lds' is an op name; the kind is 'ld'"));
   EXPECT_THAT(OneProblem("x; // bankcheck: LD 2-way\n"), HasSubstr("'LD': not a kind"));
   EXPECT_THAT(OneProblem("x; // bankcheck: 2-way ld\n"),

@@ -26,6 +26,13 @@ void CheckAccess(const WarpAccess& access, bool local) {
                       "'s local offset is past 2^40 bytes: give offsets in a thread's local memory");
 }
 
+// The copy engine moves a run in pieces of this many bytes from its first (H100, docs/counters.md).
+constexpr uint64_t kCopyPieceBytes = 128;
+// More rows than any box of 256 by 256 by 16 has; past it a box is not counted row by row.
+constexpr uint64_t kMaxBoxRows = uint64_t{1} << 20;
+
+uint64_t Mod32(int64_t value) { return static_cast<uint64_t>((value % 32 + 32) % 32); }
+
 // Every active lane's byte ranges [first, last] in the memory the sectors are of: one per lane for
 // global memory; for local memory one per 4-byte word (a word's bytes stay together).
 std::vector<std::pair<uint64_t, uint64_t>> Ranges(const WarpAccess& access, bool local) {
@@ -96,6 +103,63 @@ SectorCost CopySourceSectors(const WarpCopy& copy) {
       read.active_mask = 0;
     }
     if (row) cost.sectors += GlobalSectors(read).sectors;
+  }
+  return cost;
+}
+
+uint64_t CopyRunSectors(uint64_t address, uint64_t bytes) {
+  uint64_t sectors = 0;
+  for (uint64_t done = 0; done < bytes; done += kCopyPieceBytes) {
+    // Only where the piece starts within its sector matters: the sum cannot overflow.
+    const uint64_t first = (address + done) % kSectorBytes;
+    const uint64_t last = first + std::min(kCopyPieceBytes, bytes - done) - 1;
+    sectors += last / kSectorBytes + 1;
+  }
+  return sectors;
+}
+
+TmaSectors TensorBoxSectors(const TensorBox& box, bool store) {
+  const uint32_t eb = box.element_bytes;
+  if (box.rank < 1 || box.rank > box.dims.size())
+    throw Error(ErrorKind::kBadInput, "a tensor box of rank " + std::to_string(box.rank) + ": give 1 to 5");
+  if (eb != 1 && eb != 2 && eb != 4 && eb != 8)
+    throw Error(ErrorKind::kBadInput,
+                "tensor elements of " + std::to_string(eb) + " bytes: give 1, 2, 4 or 8");
+  uint64_t rows = 1;
+  for (uint32_t i = 0; i < box.rank; ++i) {
+    if (box.box[i] == 0)
+      throw Error(ErrorKind::kBadInput, "a tensor box of 0 elements in dimension " + std::to_string(i));
+    if (i > 0) rows *= box.box[i];
+  }
+  TmaSectors cost;
+  if (rows > kMaxBoxRows) {
+    cost.undecided = "a box of " + std::to_string(rows) + " rows, more than are counted row by row";
+    return cost;
+  }
+  const int64_t x = box.at[0], end = x + box.box[0], width = static_cast<int64_t>(box.dims[0]);
+  // Only where a row starts within its sector matters (the strides are multiples of 16 bytes).
+  const uint64_t base = box.address % kSectorBytes;
+  std::array<uint32_t, 5> index{};  // the row's index in dimensions 1 and up
+  for (uint64_t row = 0; row < rows; ++row) {
+    bool inside = true;
+    uint64_t start = base;
+    for (uint32_t i = 1; i < box.rank; ++i) {
+      const int64_t c = box.at[i] + index[i];
+      inside = inside && c >= 0 && static_cast<uint64_t>(c) < box.dims[i];
+      start += Mod32(c) * (box.strides[i] % kSectorBytes);
+    }
+    for (uint32_t i = 1; i < box.rank && ++index[i] == box.box[i]; ++i) index[i] = 0;
+    if (!inside) {
+      if (!store) cost.sectors += CopyRunSectors(0, uint64_t{box.box[0]} * eb);
+      continue;
+    }
+    const int64_t first = store ? std::max<int64_t>(x, 0) : x, last = store ? std::min(end, width) : end;
+    if (x >= width || end <= 0) {
+      if (!store)
+        cost.undecided = "a loaded box row wholly outside the tensor's first dimension (not measured)";
+      continue;
+    }
+    cost.sectors += CopyRunSectors(start + Mod32(first) * eb, static_cast<uint64_t>(last - first) * eb);
   }
   return cost;
 }

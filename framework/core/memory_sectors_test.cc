@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
 
 #include "bankcheck/error.h"
 
@@ -177,6 +178,102 @@ TEST(CopySourceSectors, InactiveLanesReadNothing) {
   }
   copy.sources[9] = 4096;  // inactive
   EXPECT_EQ(CopySourceSectors(copy), (SectorCost{4, 2}));
+}
+
+// ---- TMA and bulk copies: the boxes of benchmarks/tma_probe.cu, measured on the H100 (driver
+// 580.159.04, CUDA 13.0) by ncu's l1tex__m_xbar2l1tex_read_sectors_mem_global_op_tma_ld (loads)
+// and l1tex__m_l1tex2xbar_write_sectors_mem_global_op_tma_st (stores) ----
+
+// A row-major 2D tensor of `element_bytes` elements at a sector-aligned address.
+TensorBox Box2D(uint32_t element_bytes, uint64_t width, uint64_t height, uint64_t row_bytes, uint32_t box_x,
+                uint32_t box_y, int64_t x, int64_t y) {
+  TensorBox box;
+  box.address = 0x10000;
+  box.rank = 2;
+  box.element_bytes = element_bytes;
+  box.dims = {width, height};
+  box.strides = {0, row_bytes};
+  box.box = {box_x, box_y};
+  box.at = {x, y};
+  return box;
+}
+
+uint64_t Load(const TensorBox& box) {
+  const TmaSectors cost = TensorBoxSectors(box, false);
+  EXPECT_TRUE(cost.decided()) << cost.undecided;
+  return cost.sectors;
+}
+uint64_t Store(const TensorBox& box) {
+  const TmaSectors cost = TensorBoxSectors(box, true);
+  EXPECT_TRUE(cost.decided()) << cost.undecided;
+  return cost.sectors;
+}
+
+TEST(CopyRunSectors, MovesPiecesOfOneHundredTwentyEightBytesFromTheFirst) {
+  EXPECT_EQ(CopyRunSectors(0, 4096), 128u);   // bulk_load_4096
+  EXPECT_EQ(CopyRunSectors(16, 4096), 160u);  // bulk_load_4096_at16: 32 pieces of 5, not 129
+  EXPECT_EQ(CopyRunSectors(16, 256), 10u);    // load_f32_1d_64: two pieces of 5, not 9
+  EXPECT_EQ(CopyRunSectors(48, 16), 1u);
+  EXPECT_EQ(CopyRunSectors(0, 0), 0u);
+}
+
+TEST(TensorBoxSectors, EachRowOfABoxIsARun) {
+  EXPECT_EQ(Load(Box2D(4, 256, 256, 1024, 32, 32, 32, 32)), 128u);  // load_f32_32x32_in
+  EXPECT_EQ(Load(Box2D(4, 256, 256, 1024, 32, 32, 4, 0)), 160u);    // 16 bytes past a sector: 5 a row
+  EXPECT_EQ(Load(Box2D(4, 256, 256, 1024, 8, 8, 8, 8)), 8u);
+  EXPECT_EQ(Load(Box2D(4, 256, 256, 1024, 8, 8, 4, 8)), 16u);
+  EXPECT_EQ(Load(Box2D(2, 64, 64, 128, 64, 64, 0, 0)), 256u);   // load_f16_64x64_sw128
+  EXPECT_EQ(Load(Box2D(2, 64, 64, 128, 32, 64, 32, 0)), 128u);  // load_f16_32x64_sw64
+}
+
+TEST(TensorBoxSectors, RowsNeverShareASector) {
+  // load_f32_4x32_rows16: 32 rows of 16 bytes, one after another: 32 sectors, not 16.
+  EXPECT_EQ(Load(Box2D(4, 4, 256, 16, 4, 32, 0, 0)), 32u);
+}
+
+TEST(TensorBoxSectors, AOneDimensionalBoxIsOneRun) {
+  TensorBox box;
+  box.address = 0x10000;
+  box.rank = 1;
+  box.element_bytes = 4;
+  box.dims = {4096};
+  box.box = {64};
+  box.at = {4};
+  EXPECT_EQ(Load(box), 10u);  // load_f32_1d_64
+}
+
+TEST(TensorBoxSectors, ALoadReadsTheWholeBoxEvenOutsideTheTensor) {
+  EXPECT_EQ(Load(Box2D(4, 256, 256, 1024, 32, 32, 240, 240)), 128u);  // load_f32_32x32_edge
+  EXPECT_EQ(Load(Box2D(4, 256, 256, 1024, 32, 32, -16, -16)), 128u);  // load_f32_32x32_negative
+  EXPECT_EQ(Load(Box2D(4, 256, 256, 1024, 32, 32, 512, 512)), 128u);  // load_f32_32x32_outside
+  // load_f32_32x32_odd_edge: 14 rows inside at 16 bytes past a sector (5 each, their columns
+  // outside too), 18 rows outside as if on a sector (4 each).
+  EXPECT_EQ(Load(Box2D(4, 250, 250, 1024, 32, 32, 236, 236)), 142u);
+}
+
+TEST(TensorBoxSectors, AStoreWritesOnlyTheTensorsPart) {
+  EXPECT_EQ(Store(Box2D(4, 256, 256, 1024, 32, 32, 32, 32)), 128u);   // store_f32_32x32_in
+  EXPECT_EQ(Store(Box2D(4, 256, 256, 1024, 32, 32, 4, 0)), 160u);     // store_f32_32x32_x4
+  EXPECT_EQ(Store(Box2D(4, 256, 256, 1024, 32, 32, 240, 240)), 32u);  // store_f32_32x32_edge
+  EXPECT_EQ(Store(Box2D(4, 256, 256, 1024, 8, 8, 4, 8)), 16u);        // store_f32_8x8_x4
+  EXPECT_EQ(Store(Box2D(4, 256, 256, 1024, 32, 32, 512, 512)), 0u);
+}
+
+TEST(TensorBoxSectors, ALoadedRowWhollyOutsideTheFirstDimensionIsUndecided) {
+  const TmaSectors load = TensorBoxSectors(Box2D(4, 256, 256, 1024, 32, 32, 256, 0), false);
+  EXPECT_FALSE(load.decided());
+  EXPECT_NE(load.undecided.find("not measured"), std::string::npos) << load.undecided;
+  EXPECT_EQ(Store(Box2D(4, 256, 256, 1024, 32, 32, 256, 0)), 0u);
+}
+
+TEST(TensorBoxSectors, RejectsABoxTheGpuHasNot) {
+  TensorBox box = Box2D(4, 256, 256, 1024, 32, 32, 0, 0);
+  box.rank = 6;
+  EXPECT_THROW(TensorBoxSectors(box, false), Error);
+  box = Box2D(3, 256, 256, 1024, 32, 32, 0, 0);
+  EXPECT_THROW(TensorBoxSectors(box, false), Error);
+  box = Box2D(4, 256, 256, 1024, 0, 32, 0, 0);
+  EXPECT_THROW(TensorBoxSectors(box, false), Error);
 }
 
 TEST(LocalAddress, InterleavesTheLanesInFourByteWords) {

@@ -201,7 +201,7 @@ TEST(ResultsTest, VersionOneFilesLoadWithoutGlobalAndLocalMemory) {
   RunResults results;
   results.cases["t/a"] = MakeCheckedCase("t/a");
   nlohmann::json document = nlohmann::json::parse(SerializeResults(results));
-  EXPECT_EQ(document["version"], 3);
+  EXPECT_EQ(document["version"], 4);
   EXPECT_FALSE(ParseResults(document.dump(), "r.json")
                    .cases.at("t/a")
                    .launches.at(0)
@@ -217,7 +217,13 @@ TEST(ResultsTest, VersionOneFilesLoadWithoutGlobalAndLocalMemory) {
   const LaunchRecord two = ParseResults(document.dump(), "r.json").cases.at("t/a").launches.at(0);
   EXPECT_TRUE(two.not_counted[SharedKind::kGlobalCpAsync]);
   EXPECT_FALSE(two.not_counted[SharedKind::kGlobalLoad]);
-  document["version"] = 4;
+  // Written before TMA's global traffic was counted (version 3): those two kinds alone.
+  document["version"] = 3;
+  const LaunchRecord three = ParseResults(document.dump(), "r.json").cases.at("t/a").launches.at(0);
+  EXPECT_TRUE(three.not_counted[SharedKind::kGlobalTmaLoad]);
+  EXPECT_TRUE(three.not_counted[SharedKind::kGlobalTmaStore]);
+  EXPECT_FALSE(three.not_counted[SharedKind::kGlobalCpAsync]);
+  document["version"] = 5;
   EXPECT_THROW(ParseResults(document.dump(), "r.json"), Error);
 }
 

@@ -302,11 +302,10 @@ constexpr std::array<SharedKindInfo, kSharedKindCount> kKinds = {{
      3,
      true},
     // LDGSTS's global side: the sectors its sources read, by the same per-instruction counter as
-    // LDG's (one LDGSTS counts both here and in shared_ldgsts). ncu's launch metric equal to them
-    // (H100, CUDA 13.0) is read only by the ncu cross-check: whether a range-profiler session can
-    // read it beside the others was not measured, so that session does not count the kind
-    // (RangeProfilerCounts); docs/counters.md. The SASS ideal is not yet checked against ncu's
-    // Source page for LDGSTS: not recorded.
+    // LDG's (one LDGSTS counts both here and in shared_ldgsts). A range-profiler session reads ncu's
+    // launch metric equal to them beside the others (H100, benchmarks/data/tma_probe_h100.txt:
+    // 64 sectors for 4 LDGSTS.128, as SASS metrics count them); docs/counters.md. The SASS ideal is
+    // not yet checked against ncu's Source page for LDGSTS: not recorded.
     {SharedKind::kGlobalCpAsync,
      "global_ldgsts",
      "ldgsts_g",
@@ -316,7 +315,7 @@ constexpr std::array<SharedKindInfo, kSharedKindCount> kKinds = {{
      "cp.async global read",
      MemorySpace::kGlobal,
      "smsp__sass_inst_executed_op_ldgsts.sum",
-     nullptr,
+     "smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts.sum",
      nullptr,
      nullptr,
      nullptr,
@@ -326,8 +325,52 @@ constexpr std::array<SharedKindInfo, kSharedKindCount> kKinds = {{
      kSassGlobal,
      kSassGlobalIdeal,
      4,
-     true,
-     "smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts.sum"},
+     true},
+    // TMA and bulk copies (cp.async.bulk.tensor, cp.async.bulk): their global sectors have launch
+    // counters only (H100, benchmarks/data/tma_probe_h100.txt: ncu's Source page and the SASS
+    // Metrics API give a UTMALDG none), so only a range-profiler session counts them; exact there
+    // (528 blocks' boxes: 528 times one's). The instruction counters count the bulk copies too. No
+    // ideal exists. Read by the range profiler alone, so first in version 5 files.
+    {SharedKind::kGlobalTmaLoad,
+     "global_tma_ld",
+     "tma_ld",
+     "tma_ld",
+     "TMA and bulk copies' global reads (UTMALDG, UBLKCP)",
+     "UTMALDG",
+     "TMA load",
+     MemorySpace::kGlobal,
+     "smsp__sass_inst_executed_op_tma_ld.sum",
+     "l1tex__m_xbar2l1tex_read_sectors_mem_global_op_tma_ld.sum",
+     nullptr,
+     nullptr,
+     nullptr,
+     IdealSource::kNone,
+     std::nullopt,
+     false,
+     nullptr,
+     nullptr,
+     5,
+     false},
+    {SharedKind::kGlobalTmaStore,
+     "global_tma_st",
+     "tma_st",
+     "tma_st",
+     "TMA and bulk copies' global writes (UTMASTG, UBLKCP)",
+     "UTMASTG",
+     "TMA store",
+     MemorySpace::kGlobal,
+     "smsp__sass_inst_executed_op_tma_st.sum",
+     "l1tex__m_l1tex2xbar_write_sectors_mem_global_op_tma_st.sum",
+     nullptr,
+     nullptr,
+     nullptr,
+     IdealSource::kNone,
+     std::nullopt,
+     false,
+     nullptr,
+     nullptr,
+     5,
+     false},
 }};
 
 template <typename Match>
@@ -343,12 +386,17 @@ const std::array<SharedKindInfo, kSharedKindCount>& SharedKinds() { return kKind
 const SharedKindInfo& InfoOf(SharedKind kind) { return kKinds[IndexOf(kind)]; }
 
 bool TrafficMeasured(const SharedKindInfo& info, bool sass) {
-  if (info.wavefronts_metric != nullptr) return true;
-  return sass && info.ideal == IdealSource::kSassOnly && info.sass_traffic_metric != nullptr;
+  if (!sass) return info.wavefronts_metric != nullptr;
+  return info.sass_traffic_metric != nullptr &&
+         (info.wavefronts_metric != nullptr || info.ideal == IdealSource::kSassOnly);
 }
 
 bool RangeProfilerCounts(const SharedKindInfo& info) {
   return TrafficMeasured(info, false) || !TrafficMeasured(info, true);
+}
+
+bool SassMetricsCount(const SharedKindInfo& info) {
+  return TrafficMeasured(info, true) || !TrafficMeasured(info, false);
 }
 
 const char* NcuTrafficMetric(const SharedKindInfo& info) {

@@ -32,28 +32,37 @@ TEST(MetricsTest, EveryKindMetricIsValidOnHopper) {
 }
 
 TEST(MetricsTest, AmpereLacksExactlyTheHopperOnlyKinds) {
-  // stmatrix and wgmma are sm_90 instructions, distributed shared memory needs clusters (sm_90):
-  // on an A100 the session leaves their metrics out and records the kinds as unsupported.
+  // stmatrix, wgmma and TMA are sm_90 instructions, distributed shared memory needs clusters
+  // (sm_90): on an A100 the session leaves their metrics out and records the kinds as unsupported.
   const MetricCatalog ampere("GA100");
   std::set<SharedKind> missing;
   for (const SharedKindInfo& info : SharedKinds()) {
     if (!ampere.IsValid(info.instructions_metric)) missing.insert(info.kind);
   }
-  EXPECT_THAT(missing, ElementsAre(SharedKind::kStmatrix, SharedKind::kWgmma, SharedKind::kDsmem));
+  EXPECT_THAT(missing, ElementsAre(SharedKind::kStmatrix, SharedKind::kWgmma, SharedKind::kDsmem,
+                                   SharedKind::kGlobalTmaLoad, SharedKind::kGlobalTmaStore));
   for (const std::string& name : CoreMetrics()) {
-    const bool hopper_only = name.find("stsm") != std::string::npos ||
-                             name.find("gmma") != std::string::npos ||
-                             name.find("dshared") != std::string::npos;
+    const bool hopper_only =
+        name.find("stsm") != std::string::npos || name.find("gmma") != std::string::npos ||
+        name.find("dshared") != std::string::npos || name.find("tma") != std::string::npos;
     EXPECT_EQ(ampere.IsValid(name), !hopper_only) << name;
   }
 }
 
-TEST(MetricsTest, EveryKindIsCountedInTwoPassesAndEachHardwareIdealAddsOne) {
+TEST(MetricsTest, EveryKindIsCountedInThreePassesAndEachHardwareIdealAddsOne) {
   // Instrumented (sass) and hardware counters cannot share a pass (research note, section 2); all
-  // the instrumented metrics fit in one, the LDS/STS hardware pairs in the other.
-  EXPECT_EQ(Hopper().PassesFor(CoreMetrics()), 2u);
-  EXPECT_EQ(Hopper().PassesFor(KindMetrics({SharedKind::kAtomic})), 3u);
-  EXPECT_EQ(Hopper().PassesFor(KindMetrics({SharedKind::kAtomic, SharedKind::kWgmma})), 4u);
+  // the instrumented metrics fit in one, the LDS/STS hardware pairs in the other, and TMA's two
+  // sector counters (hardware) in a third: without them, two passes as before.
+  std::vector<std::string> without_tma;
+  for (const std::string& name : CoreMetrics())
+    if (name != InfoOf(SharedKind::kGlobalTmaLoad).wavefronts_metric &&
+        name != InfoOf(SharedKind::kGlobalTmaStore).wavefronts_metric)
+      without_tma.push_back(name);
+  EXPECT_EQ(without_tma.size() + 2, CoreMetrics().size());
+  EXPECT_EQ(Hopper().PassesFor(without_tma), 2u);
+  EXPECT_EQ(Hopper().PassesFor(CoreMetrics()), 3u);
+  EXPECT_EQ(Hopper().PassesFor(KindMetrics({SharedKind::kAtomic})), 4u);
+  EXPECT_EQ(Hopper().PassesFor(KindMetrics({SharedKind::kAtomic, SharedKind::kWgmma})), 5u);
 }
 
 TEST(MetricsTest, RollupIsRequiredAndChecked) {

@@ -286,7 +286,7 @@ SassMetricIds MetricIdsFor(const SassConfig& config,
     if (config.metrics == SassConfig::Metrics::kLdSt && info.kind != SharedKind::kLoad &&
         info.kind != SharedKind::kStore)
       continue;
-    if (KindsLeftOut(config)[info.kind]) {
+    if (KindsLeftOut(config)[info.kind] || !SassMetricsCount(info)) {
       ids.not_counted[info.kind] = true;
       continue;
     }

@@ -42,6 +42,19 @@ TEST(SassAttributionTest, AnLdgstsCounterStandsForItsSharedWritesAndItsGlobalRea
   EXPECT_TRUE(chip.patched.at("smsp__sass_inst_executed_op_ldgsts"));
 }
 
+TEST(SassAttributionTest, TmaKindsAreNotCountedThroughSassMetrics) {
+  // No per-instruction counter sees TMA's global sectors: the kinds are marked not counted, and
+  // their instruction counters are not patched (a UTMALDG counts no other kind either).
+  FakeChip chip;
+  const SassMetricIds ids = IdsOn(chip);
+  EXPECT_TRUE(ids.not_counted[SharedKind::kGlobalTmaLoad]);
+  EXPECT_TRUE(ids.not_counted[SharedKind::kGlobalTmaStore]);
+  EXPECT_FALSE(ids.unsupported[SharedKind::kGlobalTmaLoad]);
+  EXPECT_EQ(chip.asked.count("smsp__sass_inst_executed_op_tma_ld"), 0u);
+  EXPECT_EQ(chip.asked.count("smsp__sass_inst_executed_op_tma_st"), 0u);
+  EXPECT_FALSE(ids.not_counted[SharedKind::kGlobalCpAsync]);
+}
+
 TEST(SassAttributionTest, AnLdgstsCountsSharedWavefrontsAndGlobalSectorsEachInItsKind) {
   FakeChip chip;
   const SassMetricIds ids = IdsOn(chip);

@@ -35,11 +35,12 @@
 namespace bankcheck {
 
 inline constexpr char kBaselineFormat[] = "bankcheck-baseline";
-// 4: launches hold cp.async's global reads (global_ldgsts); 3: global- and local-memory kinds
+// 5: launches hold TMA's global reads and writes (global_tma_ld, global_tma_st); 4: cp.async's
+// global reads (global_ldgsts); 3: global- and local-memory kinds
 // (SharedKindInfo::first_baseline_version); 2: lines. A launch read from an older version did not
 // count the kinds it lacks: they are neither shown nor compared (IsCompared), so a baseline recorded
 // before a kind was added still passes until recorded again.
-inline constexpr int kBaselineVersion = 4;
+inline constexpr int kBaselineVersion = 5;
 // The oldest version read: 1, launch totals only.
 inline constexpr int kOldestBaselineVersion = 1;
 // How messages tell a person to record baselines again. The suite layer fills it in for its own

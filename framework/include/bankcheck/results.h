@@ -36,10 +36,11 @@
 namespace bankcheck {
 
 inline constexpr char kResultsFormat[] = "bankcheck-results";
-// 3: launches hold cp.async's global reads (global_ldgsts), as baseline version 4 does; 2: global-
-// and local-memory kinds, as baseline version 3 does. Versions 1 and 2 are read too, their
-// launches not counting the kinds they lack.
-inline constexpr int kResultsVersion = 3;
+// 4: launches hold TMA's global reads and writes (global_tma_ld, global_tma_st), as baseline
+// version 5 does; 3: cp.async's global reads (global_ldgsts), as baseline version 4 does; 2: global-
+// and local-memory kinds, as baseline version 3 does. Older versions are read too, their launches
+// not counting the kinds they lack.
+inline constexpr int kResultsVersion = 4;
 inline constexpr int kOldestResultsVersion = 1;
 // The baseline version whose launches hold the kinds a results file of `version` holds.
 inline int BaselineVersionOfResults(int version) { return version + 1; }

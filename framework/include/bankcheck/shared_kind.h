@@ -29,8 +29,10 @@ enum class SharedKind : uint8_t {
   kLocalLoad,        // LDL: a thread's stack (register spills, local arrays)
   kLocalStore,       // STL
   kGlobalCpAsync,    // LDGSTS: cp.async, global to shared (its global-memory reads)
+  kGlobalTmaLoad,    // UTMALDG, UBLKCP.S.G: TMA and bulk copies' global reads (launch totals)
+  kGlobalTmaStore,   // UTMASTG, UBLKCP.G.S: TMA and bulk copies' global writes (launch totals)
 };
-inline constexpr size_t kSharedKindCount = 15;
+inline constexpr size_t kSharedKindCount = 17;
 
 // Where a kind's accesses go, and so what its traffic is counted in: shared memory in wavefronts
 // (bank conflicts), global and local memory in 32-byte sectors.
@@ -102,13 +104,18 @@ const char* TrafficUnit(SharedKind kind);
 const char* ExcessName(SharedKind kind);
 
 // Whether a record counted through SASS metrics (`sass`; the emulator counts as they do) or the range
-// profiler holds the kind's traffic: its instrumented launch counter (`wavefronts_metric`), or, for
-// a kSassOnly kind without one, the SASS per-instruction counter alone. Otherwise instructions only
-// (distributed shared memory), and a range-profiler record does not count a SASS-only kind at all
-// (CountsKind).
+// profiler holds the kind's traffic. The range profiler: its launch counter (`wavefronts_metric`).
+// SASS metrics: a per-instruction counter (`sass_traffic_metric`) summing to that launch counter,
+// or, for a kSassOnly kind without a launch counter, summing alone. Otherwise instructions only
+// (distributed shared memory); a kind whose traffic only one way counts is not counted the other
+// way at all (RangeProfilerCounts, SassMetricsCount).
 bool TrafficMeasured(const SharedKindInfo& info, bool sass);
+// Whether a session counting through SASS metrics counts the kind: not a kind whose traffic only a
+// launch counter gives (TMA's global sectors: no SASS per-instruction counter sees them).
+bool SassMetricsCount(const SharedKindInfo& info);
 // Whether a range-profiler session counts the kind: not a kind whose traffic only the SASS Metrics
-// API counts (LDGSTS's global reads), whose instructions alone would read as no traffic.
+// API counts (none now: LDGSTS's global reads have a launch counter), whose instructions alone
+// would read as no traffic.
 bool RangeProfilerCounts(const SharedKindInfo& info);
 // ncu's launch metric equal to the kind's traffic, for comparing a record with ncu (benchmarks/
 // ncu_compare.py): `wavefronts_metric`, else `ncu_only_traffic_metric`; nullptr: none.
