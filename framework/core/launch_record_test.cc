@@ -252,9 +252,11 @@ TEST(SharedKindTest, TmaGlobalTrafficIsCountedByTheRangeProfilerAlone) {
     EXPECT_EQ(info->first_baseline_version, kBaselineVersion);
     EXPECT_STREQ(NcuTrafficMetric(*info), info->wavefronts_metric);
   }
-  for (const SharedKindInfo& other : SharedKinds())
-    if (other.kind != SharedKind::kGlobalTmaLoad && other.kind != SharedKind::kGlobalTmaStore)
+  for (const SharedKindInfo& other : SharedKinds()) {
+    if (other.kind != SharedKind::kGlobalTmaLoad && other.kind != SharedKind::kGlobalTmaStore) {
       EXPECT_TRUE(SassMetricsCount(other)) << other.key;
+    }
+  }
 }
 
 TEST(SetSharedCountsTest, TmaSectorsComeFromTheLaunchCountersWithoutAnIdeal) {
