@@ -3,6 +3,7 @@
 # bankcheck's CMakeLists.txt and by bankcheckConfig.cmake, so that the build tree, FetchContent and
 # an installed package offer the same function.
 include_guard(GLOBAL)
+set(_BANKCHECK_KERNEL_SUITE_MODULE_DIR "${CMAKE_CURRENT_LIST_DIR}")
 include("${CMAKE_CURRENT_LIST_DIR}/BankcheckSassToolWheels.cmake")
 
 # bankcheck_add_kernel_suite(<target>
@@ -38,6 +39,8 @@ include("${CMAKE_CURRENT_LIST_DIR}/BankcheckSassToolWheels.cmake")
 #                         toolkit's cuobjdump and nvdisasm, found at configure time (below); without
 #                         them its tests skip with the reason, or fail with BANKCHECK_REQUIRE_EMULATION=1)
 #   <target>_kernels      the kernel files, compiled once (with -lineinfo) for every program
+# A plain `ctest` of the build ends with its skipped tests under their reasons (the CTestCustom.cmake
+# of _bankcheck_print_skipped_after_ctest, below; bankcheck_add_gpu_test writes it too).
 # Results and baselines name the CUDA compiler and <target>_kernels' CUDA_ARCHITECTURES; the GPU
 # program warns once when the GPU has no native code among them and so runs JIT-compiled PTX.
 # It also writes <top binary dir>/bankcheck-suites/<target>.suite, the suite's folders, test names
@@ -98,6 +101,7 @@ function(bankcheck_add_kernel_suite target)
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "bankcheck_add_kernel_suite(${target}): give SOURCES, the kernel files that register cases")
   endif()
+  _bankcheck_print_skipped_after_ctest()
   get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
   if(NOT CUDA IN_LIST languages)
     message(FATAL_ERROR "bankcheck_add_kernel_suite(${target}): kernel files need the CUDA language; "
@@ -333,6 +337,43 @@ endfunction()
 # one GPU of a resource spec (`ctest --resource-spec-file`), and reported skipped, not passed, when
 # every test in it skipped (no usable GPU: exit 77). JUnit XML goes to
 # <top binary dir>/test-results/junit/<target>.xml. bankcheck's own GPU test programs are made so.
+# _bankcheck_print_skipped_after_ctest(): makes plain `ctest` in this build end with its skipped tests
+# under their reasons, which ctest itself prints only with -V: <top binary dir>/CTestCustom.cmake
+# runs `bankcheck-ci --ctest-post-test <top binary dir>` after the tests (CTEST_CUSTOM_POST_TEST;
+# bankcheck-ci reads the reasons from the run's log). A CTestCustom.cmake of the project's own is
+# left alone: it can include <top binary dir>/bankcheck-ctest-custom.cmake, written either way.
+# bankcheck-ci is the checkout's (bankcheck's tree, FetchContent) or the one installed beside
+# BANKCHECK_CLI; without either, nothing is written. Once per build folder.
+function(_bankcheck_print_skipped_after_ctest)
+  get_property(done GLOBAL PROPERTY _bankcheck_print_skipped_after_ctest)
+  if(done)
+    return()
+  endif()
+  set_property(GLOBAL PROPERTY _bankcheck_print_skipped_after_ctest TRUE)
+  set(ci "${_BANKCHECK_KERNEL_SUITE_MODULE_DIR}/../ci/consumer/bankcheck-ci.sh")
+  if(NOT EXISTS "${ci}" AND DEFINED BANKCHECK_CLI)
+    get_filename_component(bindir "${BANKCHECK_CLI}" DIRECTORY)
+    set(ci "${bindir}/bankcheck-ci")
+  endif()
+  if(NOT EXISTS "${ci}")
+    return()
+  endif()
+  get_filename_component(ci "${ci}" ABSOLUTE)
+  set(marker "# Written by bankcheck (_bankcheck_print_skipped_after_ctest)")
+  file(WRITE "${CMAKE_BINARY_DIR}/bankcheck-ctest-custom.cmake"
+    "${marker}: after the tests, the skipped ones under their reasons.\n"
+    "list(APPEND CTEST_CUSTOM_POST_TEST [==[\"${ci}\" --ctest-post-test \"${CMAKE_BINARY_DIR}\"]==])\n")
+  set(custom "${CMAKE_BINARY_DIR}/CTestCustom.cmake")
+  if(EXISTS "${custom}")
+    file(STRINGS "${custom}" first LIMIT_COUNT 1)
+    if(NOT first MATCHES "^# Written by bankcheck")
+      return()
+    endif()
+  endif()
+  file(WRITE "${custom}" "${marker}: a project's own CTestCustom.cmake replaces it.\n"
+    "include([==[${CMAKE_BINARY_DIR}/bankcheck-ctest-custom.cmake]==])\n")
+endfunction()
+
 function(bankcheck_add_gpu_test target)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "" "" "SOURCES;LIBRARIES")
   if(ARG_UNPARSED_ARGUMENTS OR NOT ARG_SOURCES)
@@ -344,4 +385,5 @@ function(bankcheck_add_gpu_test target)
   add_test(NAME ${target} COMMAND ${target}
     "--gtest_output=xml:${CMAKE_BINARY_DIR}/test-results/junit/${target}.xml")
   set_tests_properties(${target} PROPERTIES LABELS gpu RESOURCE_GROUPS "gpus:1" SKIP_RETURN_CODE 77)
+  _bankcheck_print_skipped_after_ctest()
 endfunction()
