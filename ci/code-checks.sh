@@ -15,19 +15,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"  # BANKCHECK_ROOT, BUILD_DIR
 
 requirements="$BANKCHECK_ROOT/ci/code-checks-requirements.txt"
 venv="$BUILD_DIR/code-checks-venv"
-if [[ "$(cat "$venv/pins" 2>/dev/null)" != "$(sha256sum <"$requirements")" ]]; then
-  rm -rf "$venv"
-  mkdir -p "$BUILD_DIR"
-  if ! python3 -m venv "$venv" ||
-    ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --retries 1 --timeout 20 \
-      --only-binary=:all: --require-hashes -r "$requirements"; then
-    rm -rf "$venv"
-    echo "bankcheck: could not install the code checks' tools with pip (above why; offline?): NOT checked" >&2
-    [[ "${CI:-}" != "true" ]] || { echo "bankcheck: CI=true: pip must reach PyPI" >&2; exit 1; }
-    exit 0
-  fi
-  sha256sum <"$requirements" >"$venv/pins"
-fi
+bankcheck_pinned_venv "$venv" "$requirements" "the Python types and function lengths were" || exit 0
 cd "$BANKCHECK_ROOT"
 status=0
 # --no-incremental: no cache folder in the sources; the check takes seconds.

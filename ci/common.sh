@@ -55,6 +55,26 @@ bankcheck_find_clang() {
   done
 }
 
+# bankcheck_pinned_venv <venv> <requirements> <what>: a venv holding the requirements file's pins
+# (every file's hash, wheels only), made again when the file changes (its hash is kept in
+# <venv>/pins). Returns 0 when it is ready. Without PyPI it says <what> was NOT checked and returns
+# 1 (the caller exits 0), except in CI (CI=true), where it exits 1.
+bankcheck_pinned_venv() {
+  local venv="$1" requirements="$2" what="$3"
+  [[ "$(cat "$venv/pins" 2>/dev/null)" != "$(sha256sum <"$requirements")" ]] || return 0
+  rm -rf "$venv"
+  mkdir -p "$(dirname "$venv")"
+  if ! python3 -m venv "$venv" ||
+    ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --retries 1 --timeout 20 \
+      --only-binary=:all: --require-hashes -r "$requirements"; then
+    rm -rf "$venv"
+    echo "bankcheck: could not install the tools of $(basename "$requirements") with pip (above why; offline?): $what NOT checked" >&2
+    [[ "${CI:-}" != "true" ]] || { echo "bankcheck: CI=true: pip must reach PyPI" >&2; exit 1; }
+    return 1
+  fi
+  sha256sum <"$requirements" >"$venv/pins"
+}
+
 # bankcheck_help <script>: prints the script's opening comment, its help, without the "# ".
 bankcheck_help() {
   awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$1"

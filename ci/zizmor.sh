@@ -16,18 +16,7 @@ requirements="$BANKCHECK_ROOT/ci/zizmor-requirements.txt"
 version="$(sed -n 's/^zizmor==\([^ ]*\).*/\1/p' "$requirements")"
 venv="$BUILD_DIR/zizmor-venv"
 zizmor="$venv/bin/zizmor"
-if [[ "$("$zizmor" --version 2>/dev/null)" != "zizmor $version" ]]; then
-  rm -rf "$venv"
-  mkdir -p "$BUILD_DIR"
-  if ! python3 -m venv "$venv" ||
-    ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --retries 1 --timeout 20 \
-      --only-binary=:all: --require-hashes -r "$requirements"; then
-    rm -rf "$venv"
-    echo "bankcheck: could not install zizmor $version with pip (above why; offline?): the workflows were NOT checked" >&2
-    [[ "${CI:-}" != "true" ]] || { echo "bankcheck: CI=true: pip must reach PyPI" >&2; exit 1; }
-    exit 0
-  fi
-fi
+bankcheck_pinned_venv "$venv" "$requirements" "the workflows were" || exit 0
 
 paths=("$@")
 ((${#paths[@]})) || paths=("$BANKCHECK_ROOT/.github/workflows")
