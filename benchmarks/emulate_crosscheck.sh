@@ -6,7 +6,7 @@
 #   2. emulated: BUILD_DIR/suites/bankcheck_kernel_suite_emulated, the same kernel objects linked
 #      with the stand-in CUDA runtime (BANKCHECK_COUNTERS=emulate): counted from their sm_90 SASS;
 # then compares every decided launch instruction by instruction (pc: executions, wavefronts, ideal)
-# and kind by kind (ci/emulate_results.py crosscheck), printing each difference and
+# and kind by kind (ci/lib/emulate-results.py crosscheck), printing each difference and
 #   decided N, equal E, differ D; undecided K by reason: ...
 # A decided count that differs from the GPU's is a bug of the emulator, never a tolerance.
 # Exit 0 when every decided launch is equal, 1 when one differs, 2 on a usage or tool error.
@@ -27,7 +27,7 @@ measured="$folder/$program"
 emulated="$folder/${program}_emulated"
 for program in "$measured" "$emulated"; do [[ -x "$program" ]] || die "$program not found: build first"; done
 command -v python3 >/dev/null || die "python3 is needed to compare the results"
-compare="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/ci/emulate_results.py"
+compare="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/ci/lib/emulate-results.py"
 
 log_dir="${LOG_DIR:-$(mktemp -d /tmp/emulate_crosscheck.XXXXXX)}"
 mkdir -p "$log_dir"

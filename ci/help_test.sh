@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `ci/test.sh --help` and `ci/run.sh --help` print their help and exit 0 without configuring or
-# building anything (their build folder is not even created); ci/run.sh refuses other arguments.
+# `ci/test.sh --help` and `ci/run.sh --help` (also after --require-gpu) print their help and exit 0
+# without configuring or building anything (their build folder is not even created); ci/run.sh
+# refuses other arguments.
 set -euo pipefail
 ci="$(dirname "${BASH_SOURCE[0]}")"
 dir="$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-help.XXXXXX")"
@@ -12,20 +13,19 @@ failed() {
   failures=$((failures + 1))
 }
 
-for script in test.sh run.sh gpu-runner.sh; do
-  for flag in --help -h; do
-    status=0
-    output="$("$ci/$script" "$flag" 2>&1)" || status=$?
-    ((status == 0)) || failed "ci/$script $flag exited $status"
-    [[ "$output" == *"ci/run.sh --help"* || "$output" == *"ci/test.sh --help"* ]] ||
-      failed "ci/$script $flag did not print its help: $output"
-    [[ "$output" != *"#"* ]] || failed "ci/$script $flag printed comment marks: $output"
-    [[ ! -e "$BANKCHECK_BUILD_DIR" ]] || failed "ci/$script $flag created $BANKCHECK_BUILD_DIR"
-  done
+for command in "test.sh --help" "test.sh -h" "run.sh --help" "run.sh -h" "run.sh --require-gpu --help"; do
+  read -ra words <<<"$command"
+  status=0
+  output="$("$ci/${words[0]}" "${words[@]:1}" 2>&1)" || status=$?
+  ((status == 0)) || failed "ci/$command exited $status"
+  [[ "$output" == *"ci/run.sh --help"* || "$output" == *"ci/test.sh --help"* ]] ||
+    failed "ci/$command did not print its help: $output"
+  [[ "$output" != *"#"* ]] || failed "ci/$command printed comment marks: $output"
+  [[ ! -e "$BANKCHECK_BUILD_DIR" ]] || failed "ci/$command created $BANKCHECK_BUILD_DIR"
 done
 status=0
 output="$("$ci/run.sh" --topic x 2>&1)" || status=$?
-((status == 2)) && [[ "$output" == "bankcheck: error: ci/run.sh takes no argument but --help"* ]] ||
+((status == 2)) && [[ "$output" == "bankcheck: error: ci/run.sh takes no argument but --require-gpu and --help"* ]] ||
   failed "ci/run.sh --topic x: expected exit 2 and an error, got $status: $output"
 [[ ! -e "$BANKCHECK_BUILD_DIR" ]] || failed "ci/run.sh --topic x created $BANKCHECK_BUILD_DIR"
 

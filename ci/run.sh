@@ -6,17 +6,24 @@
 #   build/results/junit/*.xml      GoogleTest's JUnit XML
 #
 # Exits non-zero when a check fails. On a machine without a usable GPU it says so, runs what needs
-# no GPU, and reports the GPU cases as skipped with the reason; with BANKCHECK_REQUIRE_GPU=1 (GPU
-# runners) that is a failure instead. `ci/run.sh --help` prints this and builds nothing; it takes
-# no other argument.
+# no GPU, and reports the GPU cases as skipped with the reason; with --require-gpu (the same as
+# BANKCHECK_REQUIRE_GPU=1; GPU runners) that is a failure instead, so a runner that lost its GPU,
+# its driver or its counter permission fails.
+#
+#   ci/run.sh                  the main job
+#   ci/run.sh --require-gpu    the same on a GPU runner: no usable GPU fails
+#   ci/run.sh --help           this help, and nothing built
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
-case "${1-}" in
-  "") ;;
-  -h | --help) bankcheck_help "$0"; exit 0 ;;
-  *) echo "bankcheck: error: ci/run.sh takes no argument but --help (got '$1'); see ci/run.sh --help" >&2; exit 2 ;;
-esac
+for argument in "$@"; do
+  case "$argument" in
+    -h | --help) bankcheck_help "$0"; exit 0 ;;
+    --require-gpu) export BANKCHECK_REQUIRE_GPU=1 ;;
+    *) echo "bankcheck: error: ci/run.sh takes no argument but --require-gpu and --help (got '$argument');" \
+         "see ci/run.sh --help" >&2; exit 2 ;;
+  esac
+done
 
 bankcheck_build
 

@@ -24,7 +24,7 @@
 # With BANKCHECK_UPDATE_BASELINES=1 the kernel suites record their measured counts into
 # baselines/<arch>/ instead of checking them (with --topic or --case: those cases only).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 usage_error() {
   echo "ci/test.sh: $1" >&2
@@ -94,8 +94,8 @@ for corpus in "$BUILD_DIR/corpus/bankcheck_corpus" "$BUILD_DIR/corpus/bankcheck_
   if [[ -x "$corpus" ]]; then rm -rf "$(env -u BANKCHECK_RESULTS_DIR "$corpus" --bankcheck_results_dir)"; fi
 done
 status=0
-# The layers (ci/layers.py, docs/architecture.md) hold whatever ctest is given to select.
-python3 "$BANKCHECK_ROOT/ci/layers.py" || status=1
+# The layers (ci/checks/layers.py, docs/architecture.md) hold whatever ctest is given to select.
+python3 "$BANKCHECK_ROOT/ci/checks/layers.py" || status=1
 ctest_output="$BUILD_DIR/Testing/ctest-output.log"
 mkdir -p "$BUILD_DIR/Testing"
 set +e
@@ -108,7 +108,7 @@ set -e
 
 # CTest says which tests were skipped but not why: each skipped test under its reason, as
 # bankcheck-ci prints them.
-"$BANKCHECK_ROOT/ci/consumer/bankcheck-ci.sh" --print-skipped "$ctest_output" Testing/Temporary/LastTest.log
+"$BANKCHECK_ROOT/framework/ci/bankcheck-ci.sh" --print-skipped "$ctest_output" Testing/Temporary/LastTest.log
 
 # One results file for the run (each kernel case wrote its own fragment); JUnit XML per test is
 # in test-results/junit/.

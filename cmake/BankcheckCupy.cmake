@@ -8,15 +8,15 @@
 # <out_include_dirs> gets CuPy's headers (cupy/_core/include) and that folder. Looked for, in order:
 #   1. BANKCHECK_CUPY_DIR, when set: a folder holding cupy/_core/include and cupyx/ (an unpacked
 #      cupy-cuda13x wheel; an error if it holds neither);
-#   2. <build folder>/cupy-sources, where ci/install-deps.sh unpacks the pinned wheel's headers and
+#   2. <build folder>/cupy-sources, where ci/jobs/install-deps.sh unpacks the pinned wheel's headers and
 #      Python sources (no environment of the system is touched).
-# The kernels are CuPy's as the pinned version (ci/cupy-requirements.txt) has them: a folder whose
+# The kernels are CuPy's as the pinned version (ci/requirements/cupy-requirements.txt) has them: a folder whose
 # modules lack a requested string is an error when given as BANKCHECK_CUPY_DIR; found in the build
 # folder, it is reported with a warning and treated as none.
 include_guard(GLOBAL)
 
 set(BANKCHECK_CUPY_DIR "" CACHE PATH
-    "A folder holding an unpacked cupy-cuda13x wheel (cupy/_core/include, cupyx/); empty: ci/install-deps.sh's")
+    "A folder holding an unpacked cupy-cuda13x wheel (cupy/_core/include, cupyx/); empty: ci/jobs/install-deps.sh's")
 
 function(bankcheck_find_cupy out_include_dirs)
   set(${out_include_dirs} "" PARENT_SCOPE)
@@ -25,7 +25,7 @@ function(bankcheck_find_cupy out_include_dirs)
        NOT IS_DIRECTORY "${BANKCHECK_CUPY_DIR}/cupyx")
       message(FATAL_ERROR "BANKCHECK_CUPY_DIR=${BANKCHECK_CUPY_DIR} holds no cupy/_core/include/cupy/complex.cuh "
                           "and cupyx/: give the folder a cupy-cuda13x wheel was unpacked into (python3 -m zipfile "
-                          "-e <wheel> <folder>), or leave it empty for ci/install-deps.sh's")
+                          "-e <wheel> <folder>), or leave it empty for ci/jobs/install-deps.sh's")
     endif()
     set(site "${BANKCHECK_CUPY_DIR}")
   elseif(EXISTS "${CMAKE_BINARY_DIR}/cupy-sources/cupy/_core/include/cupy/complex.cuh")
@@ -52,7 +52,7 @@ function(bankcheck_find_cupy out_include_dirs)
       set(severity WARNING)
     endif()
     message(${severity} "CuPy's kernels could not be extracted from ${site} (${error}): the CuPy corpus cases "
-                        "will skip. ci/install-deps.sh installs the version they were written for.")
+                        "will skip. ci/jobs/install-deps.sh installs the version they were written for.")
     return()
   endif()
   set(${out_include_dirs} "${site}/cupy/_core/include" "${kernels_dir}" PARENT_SCOPE)

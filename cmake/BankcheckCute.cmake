@@ -2,14 +2,14 @@
 # when none is found. CuTe is optional: only bankcheck's own wgmma_layouts and cute_gemm cases use
 # it (suites/CMakeLists.txt), and without it they skip with the reason. Looked for, in order:
 #   1. BANKCHECK_CUTE_INCLUDE_DIR, when set (an error if it holds no cute/tensor.hpp);
-#   2. <build folder>/cute-headers, where ci/install-deps.sh installs the nvidia-cutlass wheel
+#   2. <build folder>/cute-headers, where ci/jobs/install-deps.sh installs the nvidia-cutlass wheel
 #      (pip install --target: no environment of the system is touched);
 #   3. the nvidia-cutlass wheel of the python3 on PATH (pip install nvidia-cutlass, --user or in
 #      a venv): its package cutlass_library holds the headers in source/include.
 include_guard(GLOBAL)
 
 set(BANKCHECK_CUTE_INCLUDE_DIR "" CACHE PATH
-    "CuTe's include folder (holding cute/tensor.hpp); empty: ci/install-deps.sh's or python3's nvidia-cutlass wheel")
+    "CuTe's include folder (holding cute/tensor.hpp); empty: ci/jobs/install-deps.sh's or python3's nvidia-cutlass wheel")
 
 function(bankcheck_find_cute out_var)
   if(BANKCHECK_CUTE_INCLUDE_DIR)
@@ -21,7 +21,7 @@ function(bankcheck_find_cute out_var)
     set(${out_var} "${BANKCHECK_CUTE_INCLUDE_DIR}" PARENT_SCOPE)
     return()
   endif()
-  # ci/install-deps.sh's pip --target. Written here, not beside the include guard: a variable set
+  # ci/jobs/install-deps.sh's pip --target. Written here, not beside the include guard: a variable set
   # there would hold only in the scope of the first directory that includes this file.
   set(candidates "${CMAKE_BINARY_DIR}/cute-headers/cutlass_library/source/include")
   find_program(BANKCHECK_PYTHON3 NAMES python3 DOC "python3, asked where the nvidia-cutlass wheel is")

@@ -2,7 +2,7 @@
 #   1. targets that already exist: a project that includes bankcheck (add_subdirectory,
 #      FetchContent) and brought its own GoogleTest, nlohmann-json or CLI11 first (its own
 #      FetchContent, vcpkg, Conan, find_package) keeps them;
-#   2. find_package(... CONFIG): Debian's packages (ci/install-deps.sh), or any other install on
+#   2. find_package(... CONFIG): Debian's packages (ci/jobs/install-deps.sh), or any other install on
 #      CMAKE_PREFIX_PATH; -DCMAKE_DISABLE_FIND_PACKAGE_<Package>=ON skips this step;
 #   3. FetchContent at a pinned version and SHA-256, built here: a download, or the sources given as
 #      -DFETCHCONTENT_SOURCE_DIR_<NAME>=<folder> (CMake's own override; Debian's `googletest`
@@ -21,7 +21,7 @@ function(bankcheck_missing_dependency package debian_packages fetch_name detail)
   message(FATAL_ERROR
     "bankcheck needs ${package}, which is neither a target yet nor found by find_package(${package} CONFIG)"
     "${detail}. Any one of these fixes it:\n"
-    "  - install it:  sudo apt-get install ${debian_packages}  (or run ${PROJECT_SOURCE_DIR}/ci/install-deps.sh)\n"
+    "  - install it:  sudo apt-get install ${debian_packages}  (or run ${PROJECT_SOURCE_DIR}/ci/jobs/install-deps.sh)\n"
     "  - give its sources:  -DFETCHCONTENT_SOURCE_DIR_${fetch_upper}=<folder>\n"
     "  - bring it yourself before bankcheck (FetchContent_MakeAvailable, vcpkg, Conan, find_package), "
     "so that its targets exist when bankcheck is configured\n"

@@ -4,15 +4,15 @@
 # (corpus/kernels/flashinfer_*.cu) use them, and without them those cases skip with the reason.
 # Looked for, in order:
 #   1. BANKCHECK_FLASHINFER_INCLUDE_DIR, when set (an error if it holds no flashinfer/norm.cuh);
-#   2. <build folder>/flashinfer-headers/include, where ci/install-deps.sh extracts the include tree
-#      of the pinned flashinfer-python wheel (ci/flashinfer-requirements.txt).
+#   2. <build folder>/flashinfer-headers/include, where ci/jobs/install-deps.sh extracts the include tree
+#      of the pinned flashinfer-python wheel (ci/requirements/flashinfer-requirements.txt).
 # Not the python3's flashinfer-python package: importing it needs torch, and its version is not the
 # pinned one. The CCCL headers: <build folder>/flashinfer-headers/cccl (the pinned nvidia-cuda-cccl
-# wheel's, extracted there by ci/install-deps.sh) when it holds cuda/cmath.
+# wheel's, extracted there by ci/jobs/install-deps.sh) when it holds cuda/cmath.
 include_guard(GLOBAL)
 
 set(BANKCHECK_FLASHINFER_INCLUDE_DIR "" CACHE PATH
-    "FlashInfer's include folder (holding flashinfer/norm.cuh); empty: ci/install-deps.sh's")
+    "FlashInfer's include folder (holding flashinfer/norm.cuh); empty: ci/jobs/install-deps.sh's")
 
 function(bankcheck_find_flashinfer include_var cccl_var)
   # Written here, not beside the include guard: see cmake/BankcheckCute.cmake.
@@ -27,7 +27,7 @@ function(bankcheck_find_flashinfer include_var cccl_var)
       message(FATAL_ERROR "BANKCHECK_FLASHINFER_INCLUDE_DIR=${BANKCHECK_FLASHINFER_INCLUDE_DIR} holds no "
                           "flashinfer/norm.cuh: give the folder that holds flashinfer/ (in the "
                           "flashinfer-python wheel: flashinfer/data/include), or leave it empty to use "
-                          "ci/install-deps.sh's")
+                          "ci/jobs/install-deps.sh's")
     endif()
     set(${include_var} "${BANKCHECK_FLASHINFER_INCLUDE_DIR}" PARENT_SCOPE)
   elseif(EXISTS "${installed}/include/flashinfer/norm.cuh")

@@ -281,7 +281,7 @@ namespace {
     endif()
   endif()
 
-  # What CI scripts read to find the suite (bankcheck-ci, ci/consumer/bankcheck-ci.sh): its folders,
+  # What CI scripts read to find the suite (bankcheck-ci, framework/ci/bankcheck-ci.sh): its folders,
   # the beginnings of its CTest names and the bankcheck command (empty when none was built), one
   # "key=value" line each.
   # baseline_files_test: the CTest name of the baseline files check, as the CPU program names it
@@ -350,7 +350,7 @@ function(_bankcheck_print_skipped_after_ctest)
     return()
   endif()
   set_property(GLOBAL PROPERTY _bankcheck_print_skipped_after_ctest TRUE)
-  set(ci "${_BANKCHECK_KERNEL_SUITE_MODULE_DIR}/../ci/consumer/bankcheck-ci.sh")
+  set(ci "${_BANKCHECK_KERNEL_SUITE_MODULE_DIR}/../framework/ci/bankcheck-ci.sh")
   if(NOT EXISTS "${ci}" AND DEFINED BANKCHECK_CLI)
     get_filename_component(bindir "${BANKCHECK_CLI}" DIRECTORY)
     set(ci "${bindir}/bankcheck-ci")

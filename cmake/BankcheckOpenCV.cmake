@@ -5,7 +5,7 @@
 # the reason. Looked for, in order:
 #   1. BANKCHECK_OPENCV_INCLUDE_DIR, when set (an error if it holds no opencv2/core/cuda/reduce.hpp);
 #   2. the system's opencv4 include folder, where Debian's libopencv-core-dev installs them
-#      (ci/install-deps.sh installs it; built with 4.6.0+dfsg-12).
+#      (ci/jobs/install-deps.sh installs it; built with 4.6.0+dfsg-12).
 include_guard(GLOBAL)
 
 set(BANKCHECK_OPENCV_INCLUDE_DIR "" CACHE PATH

@@ -3,7 +3,7 @@
 # Fails unless every place that reports bankcheck's version reports VERSION (the project's, from
 # project(bankcheck VERSION ...)): `bankcheck --version`, the CMake package's version file (which
 # must accept find_package(bankcheck VERSION EXACT)) and a "## [VERSION]" section of the changelog.
-# Run by ctest on the build (bankcheck_version) and by ci/release.sh on the installed tree.
+# Run by ctest on the build (bankcheck_version) and by ci/jobs/release.sh on the installed tree.
 foreach(input IN ITEMS VERSION CLI VERSION_FILE CHANGELOG)
   if(NOT DEFINED ${input} OR "${${input}}" STREQUAL "")
     message(FATAL_ERROR "CheckVersion.cmake: give -D ${input}=...")

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The corpus's topic tests, GPU and emulated, carry their own results and baselines folders
 (TEST_ENVIRONMENT, corpus/CMakeLists.txt), so that a BANKCHECK_RESULTS_DIR or
-BANKCHECK_BASELINES_DIR exported for the kernel suite (ci/test.sh, ci/emulate.sh,
-ci/shard-check.sh) never sends the corpus's results into the kernel suite's folder nor checks it
+BANKCHECK_BASELINES_DIR exported for the kernel suite (ci/test.sh, ci/jobs/emulate.sh,
+ci/jobs/shard-check.sh) never sends the corpus's results into the kernel suite's folder nor checks it
 against the kernel suite's baselines.
 
   check_test_environment.py CTEST BUILD_DIR RESULTS_DIR BASELINES_DIR

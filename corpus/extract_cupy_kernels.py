@@ -53,7 +53,7 @@ def main(argv):
         source = site.joinpath(*module.split(".")).with_suffix(".py")
         if not source.is_file():
             print(f"extract_cupy_kernels: {source} not found (is this the cupy-cuda13x wheel CuPy's "
-                  "kernels were chosen from? ci/install-deps.sh names the version)", file=sys.stderr)
+                  "kernels were chosen from? ci/jobs/install-deps.sh names the version)", file=sys.stderr)
             return 1
         if module not in parsed:
             parsed[module] = module_strings(source)

@@ -7,7 +7,7 @@ started in a folder someone else can write then loads what they planted there (d
 "Library search paths"). Allowed: absolute paths and $ORIGIN-relative ones ($ORIGIN, ${ORIGIN}:
 the loaded file's own folder, not the current one).
 
-  ci/check_rpath.py [--exclude DIR]... [--skip-pip] PATH...
+  ci/checks/check-rpath.py [--exclude DIR]... [--skip-pip] PATH...
 
 Each PATH is an ELF file or a folder searched for them (links are not followed; --exclude skips
 a folder, as given or under a PATH; --skip-pip skips each folder pip made, a venv (pyvenv.cfg) or a

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Tests ci/check_rpath.py on small shared libraries linked here with chosen search paths: absolute
+# Tests ci/checks/check-rpath.py on small shared libraries linked here with chosen search paths: absolute
 # and $ORIGIN-relative entries pass; an empty entry (a trailing ':', as CMake's build-tree padding
 # leaves), a relative one ('lib', '$LIB') and the same in an old-style RPATH fail, naming the file;
 # a folder is searched (an --exclude'd one is not, nor with --skip-pip what pip installed); a
 # missing path is a usage error.
 set -euo pipefail
-check="$(dirname "${BASH_SOURCE[0]}")/check_rpath.py"
+check="$(dirname "${BASH_SOURCE[0]}")/check-rpath.py"
 dir="$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-rpath.XXXXXX")"
 trap 'rm -rf "$dir"' EXIT
-source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/expect.sh"
 
 # lib <name> <linker option...>: an empty shared library $dir/<name> linked with the options.
 lib() {
@@ -55,4 +55,4 @@ expect 1 "$dir/build/tools/pkg/relative.so: RUNPATH" python3 "$check" "$dir/buil
 expect 0 "1 ELF files" python3 "$check" --skip-pip "$dir/build"
 expect 2 "no such file or folder" python3 "$check" "$dir/missing"
 
-expect_done ci/check_rpath_test.sh
+expect_done ci/checks/check-rpath_test.sh

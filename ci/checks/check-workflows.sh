@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The rules every GitHub workflow of this repository keeps (docs/security.md), checked on the CPU
-# (ctest: bankcheck_workflows; ci/check-workflows_test.sh tests the checker):
+# (ctest: bankcheck_workflows; ci/checks/check-workflows_test.sh tests the checker):
 #   - a top-level `permissions:` (least privilege: the token gets only what is listed);
 #   - every `uses:` of an action or workflow from another repository pinned by its full commit SHA
 #     (40 hex digits) with the version in a comment (`uses: actions/checkout@<sha>  # v4.4.0`): a
@@ -28,10 +28,10 @@
 #     the cases of its plan).
 #     These two rules read the YAML with python3's PyYAML (Debian: python3-yaml).
 #
-#   ci/check-workflows.sh [FILE...]   default: .github/workflows/ and examples/.github/workflows/
+#   ci/checks/check-workflows.sh [FILE...]   default: .github/workflows/ and examples/.github/workflows/
 # Exit 0: all hold; 1: a rule is broken (each one printed as FILE:LINE: what); 2: no workflow file.
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
 files=("$@")
 if ((${#files[@]} == 0)); then
@@ -57,7 +57,7 @@ try:
     import yaml
 except ImportError:
     sys.exit(f"{sys.argv[1]}: bankcheck: error: checking the jobs' permissions needs python3's PyYAML "
-             "(Debian: apt-get install python3-yaml; ci/install-deps.sh installs it)")
+             "(Debian: apt-get install python3-yaml; ci/jobs/install-deps.sh installs it)")
 
 path = sys.argv[1]
 with open(path, encoding="utf-8") as f:

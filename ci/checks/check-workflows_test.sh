@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Tests ci/check-workflows.sh on workflows written here: one that keeps every rule passes; each
+# Tests ci/checks/check-workflows.sh on workflows written here: one that keeps every rule passes; each
 # broken rule fails with its message; a missing file is a usage error.
 set -euo pipefail
 check="$(dirname "${BASH_SOURCE[0]}")/check-workflows.sh"
 dir="$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-workflows.XXXXXX")"
 trap 'rm -rf "$dir"' EXIT
-source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/expect.sh"
 
 sha=11d5960a326750d5838078e36cf38b85af677262
 good() {
@@ -187,4 +187,4 @@ sharded | sed '/- run: bankcheck-merge/i\      - uses: actions/download-artifact
   sed '0,/^      contents: read/! {0,/^      contents: read/ s/^      contents: read/      pull-requests: write/}' >"$dir/twowriters.yml"
 expect 1 "may write, as 'merge' may: in a sharded workflow one job writes" "$check" "$dir/twowriters.yml"
 
-expect_done ci/check-workflows_test.sh
+expect_done ci/checks/check-workflows_test.sh

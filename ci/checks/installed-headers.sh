@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ci/installed-headers.sh PREFIX: compiles every header that `cmake --install` put under
+# ci/checks/installed-headers.sh PREFIX: compiles every header that `cmake --install` put under
 # PREFIX/include on its own (as nvbench's header tests do), so that no installed header depends on
 # one that is not installed or on what another header happened to include first. Each header is
 # included twice (its include guard) in a translation unit of its own, with warnings as errors.

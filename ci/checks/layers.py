@@ -12,7 +12,7 @@
   - a file that is not a test (*_test.*) includes gtest/gtest-spi.h, GoogleTest's API for testing
     itself, except framework/testing/held_results.cc, the one seam over it (held_results.h).
 
-    ci/layers.py [ROOT]   ROOT: the repository (default: the one this script is in)
+    ci/checks/layers.py [ROOT]   ROOT: the repository (default: the one this script is in)
 
 Exit 0 when every rule holds, 1 naming each file that breaks one, 2 on a usage error.
 """
@@ -82,7 +82,7 @@ def main(argv):
     if len(argv) > 2 or (len(argv) == 2 and argv[1] in ("-h", "--help")):
         print(__doc__.strip())
         return 0 if len(argv) == 2 else 2
-    root = argv[1] if len(argv) == 2 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = argv[1] if len(argv) == 2 else os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
     framework = os.path.join(root, "framework")
     if not os.path.isdir(framework):
         print("layers.py: no framework/ folder in %s" % root, file=sys.stderr)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Tests ci/layers.py on planted trees: a tree that keeps the rules passes; a source over 500 lines
+# Tests ci/checks/layers.py on planted trees: a tree that keeps the rules passes; a source over 500 lines
 # (a test too), the core including CUDA, CUPTI, another layer's internals or its public header, and
 # the CLI including the CUDA layer's or the suite's, and gtest-spi outside tests and the testing
 # layer's seam, each fail naming the file and line; data under
@@ -8,7 +8,7 @@ set -euo pipefail
 check="$(dirname "${BASH_SOURCE[0]}")/layers.py"
 dir="$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-layers.XXXXXX")"
 trap 'rm -rf "$dir"' EXIT
-source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/expect.sh"
 
 # tree: a fresh planted tree at $dir/t that keeps every rule.
 tree() {
@@ -77,4 +77,4 @@ echo '#include <cuda.h>' >>"$dir/t/framework/core/a.cc"
 expect 1 "layers: 2 problem(s) in 7 source files" python3 "$check" "$dir/t"
 expect 2 "no framework/ folder" python3 "$check" "$dir/missing"
 
-expect_done ci/layers_test.sh
+expect_done ci/checks/layers_test.sh

@@ -11,12 +11,12 @@
 # nvtx, nvvm, libnv*: a distribution's CUDA packages). A machine's /usr/local/lib64, which ld
 # searches by default, is outside: a toolkit library found there is printed.
 #
-# Usage: ci/toolkit-reads.sh --toolkit DIR [--allow DIR]... [--depfiles DIR]... [--relative-to DIR] [LOG]...
+# Usage: ci/checks/toolkit-reads.sh --toolkit DIR [--allow DIR]... [--depfiles DIR]... [--relative-to DIR] [LOG]...
 # Exit status: 0 when nothing was read from outside, 1 when something was (printed), 2 for a usage error.
 set -euo pipefail
 
 die() {
-  echo "ci/toolkit-reads.sh: error: $1" >&2
+  echo "ci/checks/toolkit-reads.sh: error: $1" >&2
   exit 2
 }
 toolkit="" allowed=() depdirs=() logs=() relative_to=.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ci/toolkit-reads.sh, the CPU gate's check that nothing outside the wheels' toolkit reached the
+# ci/checks/toolkit-reads.sh, the CPU gate's check that nothing outside the wheels' toolkit reached the
 # build, catches what it should: a real link (gcc -Wl,--trace) that takes libcudadevrt.a from a
 # folder beside the toolkit, as ld took /usr/local/lib64/libcudadevrt.a on a machine with a CUDA
 # install, fails naming the file; the same link against the toolkit's lib64 (a link to its lib/, as
@@ -68,4 +68,4 @@ check "a relative path out of the build" 1 --relative-to "$tmp/build" "$tmp/rela
 check "a missing log" 2 "$tmp/no-such.log"
 
 ((failures == 0)) || exit 1
-echo "ci/toolkit-reads_test.sh: all passed"
+echo "ci/checks/toolkit-reads_test.sh: all passed"

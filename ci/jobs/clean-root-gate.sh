@@ -1,27 +1,27 @@
 #!/usr/bin/env bash
-# The CPU gate (ci/cpu-gate.sh: bankcheck-ci-cpu on examples/, a doctored line, SARIF, the job
+# The CPU gate (ci/jobs/cpu-gate.sh: bankcheck-ci-cpu on examples/, a doctored line, SARIF, the job
 # summary, nothing read from outside the wheels' toolkit) in a clean root filesystem, as a hosted
 # runner has it: Debian's packages only (mmdebstrap from Debian's archive: the gate's host packages,
 # python3), no CUDA toolkit, no /usr/local/lib64, no network while the gate runs. The CUDA toolkit
-# comes from NVIDIA's wheels alone; bankcheck from its release tarball (ci/release.sh of this build
+# comes from NVIDIA's wheels alone; bankcheck from its release tarball (ci/jobs/release.sh of this build
 # folder, as the workflow installs the pinned release), or built from this checkout (--from-source).
 # Needs root (a mount namespace, an overlay over the cached root, chroot). Cached between runs, in
 # --cache (default ${XDG_CACHE_HOME:-~/.cache}/bankcheck/clean-root):
 #   root-<key>/           the root filesystem, keyed by its suite, mirror and packages (never
 #                         changed: each run writes to an overlay that is thrown away)
-#   cuda-wheels-<key>/    the wheels of ci/consumer/cuda-wheels-requirements.txt, keyed by that file
+#   cuda-wheels-<key>/    the wheels of framework/ci/cuda-wheels-requirements.txt, keyed by that file
 #                         (pip download --require-hashes here; the gate installs them offline)
 # Prints the seconds of each part: the root, the wheels, the tarball, the gate (its first run, from
 # the checked-out project to its verdict, and all of it).
 #
-# Usage: ci/clean-root-gate.sh [--bankcheck-tarball FILE | --from-source] [--cache DIR] [--out DIR]
-#   --bankcheck-tarball FILE   a release's tarball, SHA256SUMS beside it (default: ci/release.sh
+# Usage: ci/jobs/clean-root-gate.sh [--bankcheck-tarball FILE | --from-source] [--cache DIR] [--out DIR]
+#   --bankcheck-tarball FILE   a release's tarball, SHA256SUMS beside it (default: ci/jobs/release.sh
 #                              makes one from the build folder)
 #   --from-source              bankcheck through FetchContent of this checkout, built in the root
 #   --out DIR                  keep the gate's report, summary, SARIF and logs there
 # Exit status: 0 when the gate and its checks pass, 1 when not, 2 for a usage error.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]] && { bankcheck_help "$0"; exit 0; }
 
 say() { echo "bankcheck clean-root: $*"; }
@@ -53,8 +53,8 @@ start=$SECONDS
 # ABI of ubuntu-latest's (1.14), which the release tarball's libraries call (Debian 13's, newer,
 # changed it: the example's emulated program does not link there).
 suite=bookworm mirror=http://deb.debian.org/debian
-read -ra host_packages <<<"$(sed -n 's/^HOST_PACKAGES=(\(.*\))$/\1/p' "$BANKCHECK_ROOT/ci/consumer/bankcheck-ci-cpu.sh")"
-((${#host_packages[@]})) || fail "no HOST_PACKAGES=(...) line in ci/consumer/bankcheck-ci-cpu.sh"
+read -ra host_packages <<<"$(sed -n 's/^HOST_PACKAGES=(\(.*\))$/\1/p' "$BANKCHECK_ROOT/framework/ci/bankcheck-ci-cpu.sh")"
+((${#host_packages[@]})) || fail "no HOST_PACKAGES=(...) line in framework/ci/bankcheck-ci-cpu.sh"
 packages=("${host_packages[@]}" python3 python3-venv)
 key="$(printf '%s\n' "$suite" "$mirror" apt "${packages[@]}" | sha256sum | cut -c1-16)"
 root="$cache/root-$key"
@@ -83,7 +83,7 @@ found="$(find "$root" -xdev \( -name 'libcudart*' -o -name 'libcudadevrt*' -o -n
 
 # 2. The CUDA wheels, by their pins and hashes, downloaded here (the gate in the root has no network).
 part=$SECONDS
-requirements="$BANKCHECK_ROOT/ci/consumer/cuda-wheels-requirements.txt"
+requirements="$BANKCHECK_ROOT/framework/ci/cuda-wheels-requirements.txt"
 wheels="$cache/cuda-wheels-$(sha256sum <"$requirements" | cut -c1-16)"
 if [[ ! -d "$wheels" ]]; then
   python3 -m pip --version >/dev/null 2>&1 || fail "no pip for python3 here to download the CUDA wheels with"
@@ -110,8 +110,8 @@ else
   else
     version="$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$BUILD_DIR/CMakeCache.txt" 2>/dev/null || true)"
     [[ -n "$version" ]] || fail "no build of bankcheck in $BUILD_DIR to make the release tarball from (ci/test.sh first)"
-    "$BANKCHECK_ROOT/ci/release.sh" --tag "v$version" --out "$dist" >"$work/release.log" 2>&1 ||
-      { cat "$work/release.log"; fail "ci/release.sh failed (above)"; }
+    "$BANKCHECK_ROOT/ci/jobs/release.sh" --tag "v$version" --out "$dist" >"$work/release.log" 2>&1 ||
+      { cat "$work/release.log"; fail "ci/jobs/release.sh failed (above)"; }
   fi
   tarball="$(cd "$dist" && echo bankcheck-*.tar.gz)"
   [[ -f "$dist/$tarball" ]] || fail "no bankcheck-*.tar.gz in $dist"
@@ -143,7 +143,7 @@ mount -o remount,bind,ro "$new/wheels"
 mount --bind "$work/out" "$new/out"
 exec chroot "$new" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/root LANG=C.UTF-8 \
   PIP_NO_INDEX=1 PIP_FIND_LINKS=/wheels BANKCHECK_BUILD_DIR=/tmp/bankcheck-build BANKCHECK_JOBS="$jobs" \
-  /bankcheck/ci/cpu-gate.sh "$@"
+  /bankcheck/ci/jobs/cpu-gate.sh "$@"
 INSIDE
 unshare --mount --net --propagation private bash "$work/inside.sh" "$root" "$work" "$BANKCHECK_ROOT" "$wheels" "$JOBS" \
   "${gate_args[@]}" </dev/null || status=$?

@@ -6,14 +6,14 @@
 #   - no C++ or CUDA function over 100 lines (lizard's length: from its signature to its closing
 #     brace) in the project's own code: framework/, benchmarks/, kernels/, suites/, examples/,
 #     corpus/ but not corpus/kernels/ (code written elsewhere, kept as upstream wrote it).
-# The tools come from PyPI, pinned with every file's hash in ci/code-checks-requirements.txt, into a
+# The tools come from PyPI, pinned with every file's hash in ci/requirements/code-checks-requirements.txt, into a
 # venv at <build folder>/code-checks-venv (made again when the pins change). Without PyPI it says the
 # checks were not run and exits 0, except in CI (CI=true), where that fails.
-#   ci/code-checks.sh
+#   ci/jobs/code-checks.sh
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"  # BANKCHECK_ROOT, BUILD_DIR
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"  # BANKCHECK_ROOT, BUILD_DIR
 
-requirements="$BANKCHECK_ROOT/ci/code-checks-requirements.txt"
+requirements="$BANKCHECK_ROOT/ci/requirements/code-checks-requirements.txt"
 venv="$BUILD_DIR/code-checks-venv"
 bankcheck_pinned_venv "$venv" "$requirements" "the Python types and function lengths were" || exit 0
 cd "$BANKCHECK_ROOT"

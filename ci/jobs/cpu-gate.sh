@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# The CPU runner job (ci/consumer/bankcheck-ci-cpu.sh, which .github/workflows/bankcheck-cpu-gate.yml
+# The CPU runner job (framework/ci/bankcheck-ci-cpu.sh, which .github/workflows/bankcheck-cpu-gate.yml
 # runs on GitHub's ubuntu-latest) run here on examples/, as a project without a GPU or a CUDA
 # install: the toolkit comes from NVIDIA's wheels (--toolkit, default <build>/cpu-gate/cuda-venv,
 # kept between runs), never from /usr/local/cuda; bankcheck through FetchContent of this checkout,
 # or with --bankcheck-tarball a release's install tarball (the workflow's default); kernels for sm_90
 # only; only the emulated program (and, by FetchContent, the bankcheck command) built; `ctest -L
-# emulate`. ci/clean-root-gate.sh runs it in a root filesystem without any CUDA install. Checks that
+# emulate`. ci/jobs/clean-root-gate.sh runs it in a root filesystem without any CUDA install. Checks that
 #   - nothing outside the wheels' toolkit reached the build: CMAKE_CUDA_COMPILER is the wheels' nvcc,
 #     CMakeCache.txt names no /usr/local/cuda, and every file the linker opened (its trace: the
 #     gate links with -Wl,--trace, CMake's compiler checks with -Xlinker=--trace) and every file a
 #     compiler read (the depfiles) is the toolkit's, the build's, the sources' or the distribution's
-#     and no CUDA file of the distribution (ci/toolkit-reads.sh);
+#     and no CUDA file of the distribution (ci/checks/toolkit-reads.sh);
 #   - the job's outputs are there: report.txt and report.md with the emulated program's report and the
 #     one summary line, the job summary file, SARIF, the merged emulated results;
 #   - with examples' baselines recorded (examples/baselines/sm_90): the job passes, and a doctored
@@ -19,13 +19,13 @@
 #     doctored line is not checked (said so).
 # Prints the seconds of the first gate (from the checked-out project to its verdict) and the whole.
 #
-# Usage: ci/cpu-gate.sh [--bankcheck-tarball FILE] [--toolkit DIR] [--out DIR]
+# Usage: ci/jobs/cpu-gate.sh [--bankcheck-tarball FILE] [--toolkit DIR] [--out DIR]
 #   --bankcheck-tarball FILE   a release's install tarball of bankcheck, SHA256SUMS beside it
-#                              (ci/release.sh makes both); default: FetchContent of this checkout
+#                              (ci/jobs/release.sh makes both); default: FetchContent of this checkout
 #   --toolkit DIR              the CUDA wheels' virtual environment (default <build>/cpu-gate/cuda-venv)
 #   --out DIR                  keep the first gate's report, summary, SARIF and logs there
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]] && { bankcheck_help "$0"; exit 0; }
 
 fail() {
@@ -57,14 +57,14 @@ trap 'rm -rf "$work"' EXIT
 cp -r "$BANKCHECK_ROOT/examples" "$work/src"
 
 # gate <name>: the CPU job on $work/src, into $work/<name>; prints its exit status. ccache (where
-# ci/common.sh set it up) knows the wheels' nvcc by its contents: a fresh checkout installs the same
+# ci/lib/common.sh set it up) knows the wheels' nvcc by its contents: a fresh checkout installs the same
 # bytes again, with new dates (ccache's default check).
 gate() {
   local status=0
   # The linker's trace of every link: CMake's compiler checks (nvcc, CMAKE_CUDA_FLAGS) and the
   # programs (the host compiler links them).
   CCACHE_COMPILERCHECK="${CCACHE_COMPILERCHECK:-content}" GITHUB_ACTIONS=true \
-    "$BANKCHECK_ROOT/ci/consumer/bankcheck-ci-cpu.sh" --source "$work/src" --build "$work/build" \
+    "$BANKCHECK_ROOT/framework/ci/bankcheck-ci-cpu.sh" --source "$work/src" --build "$work/build" \
     --toolkit "$toolkit" --artifacts "$work/$1" --summary "$work/$1.md" --sarif "$work/$1-sarif" -j "$JOBS" \
     -DCMAKE_CUDA_FLAGS=-Xlinker=--trace -DCMAKE_EXE_LINKER_FLAGS=-Wl,--trace "${bankcheck_args[@]}" \
     >"$work/$1.log" 2>&1 || status=$?
@@ -78,7 +78,7 @@ reads_outside() {
   for file in CMakeConfigureLog.yaml CMakeOutput.log CMakeError.log; do
     [[ ! -f "$work/build/CMakeFiles/$file" ]] || logs+=("$work/build/CMakeFiles/$file")
   done
-  outside="$("$BANKCHECK_ROOT/ci/toolkit-reads.sh" --toolkit "$toolkit" --allow "$work" --allow "$BANKCHECK_ROOT" \
+  outside="$("$BANKCHECK_ROOT/ci/checks/toolkit-reads.sh" --toolkit "$toolkit" --allow "$work" --allow "$BANKCHECK_ROOT" \
     --depfiles "$work/build" --relative-to "$work/build" "${logs[@]}")" ||
     { printf '  %s\n' "$outside" | head -n 20; fail "the build read the files above from outside the wheels' toolkit"; }
 }

@@ -12,11 +12,11 @@
 # how much of code written elsewhere the emulator decides, and the instructions it does not, grouped.
 # Extra arguments go to ctest. Needs python3 for the summary.
 #
-#   ci/emulate.sh --help      this help, and nothing built
-#   ci/emulate.sh --summary   only the summary, of the results the last run of the emulated tests left
+#   ci/jobs/emulate.sh --help      this help, and nothing built
+#   ci/jobs/emulate.sh --summary   only the summary, of the results the last run of the emulated tests left
 #                             (ci/test.sh runs them: they are CPU tests), with its exit status
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]] && { bankcheck_help "$0"; exit 0; }
 
 emulated="$BUILD_DIR/suites/bankcheck_kernel_suite_emulated"
@@ -48,12 +48,12 @@ merged() {
   echo "$1/results.json"
 }
 summary=0
-python3 "$BANKCHECK_ROOT/ci/emulate_results.py" summary "$(merged "$results")" || summary=$?
+python3 "$BANKCHECK_ROOT/ci/lib/emulate-results.py" summary "$(merged "$results")" || summary=$?
 # The corpus's two lines, "corpus: " before each; a corpus case that differs or fails fails this
 # script as the kernel suite's do.
 if [[ -x "$corpus" && -d "$(corpus_results_folder)/cases" ]]; then
   corpus_status=0
-  corpus_lines="$(python3 "$BANKCHECK_ROOT/ci/emulate_results.py" summary "$(merged "$(corpus_results_folder)")")" ||
+  corpus_lines="$(python3 "$BANKCHECK_ROOT/ci/lib/emulate-results.py" summary "$(merged "$(corpus_results_folder)")")" ||
     corpus_status=$?
   sed 's/^/corpus: /' <<<"$corpus_lines"
   ((summary != 0)) || summary=$corpus_status

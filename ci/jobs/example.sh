@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The example project (examples/) as a user builds it, outside this tree: against bankcheck
 # installed into a temporary prefix (`cmake --install` of the build ci/test.sh made; every installed
-# header is first compiled on its own: ci/installed-headers.sh), then through
+# header is first compiled on its own: ci/checks/installed-headers.sh), then through
 # FetchContent from this checkout (no network), and through FetchContent again with GoogleTest
 # brought by the example itself (GoogleTest's quickstart, from Debian's sources in
 # /usr/src/googletest) while find_package may find neither GoogleTest nor CLI11: bankcheck uses the
@@ -9,12 +9,12 @@
 # none of bankcheck's, its CPU checks pass, and its GPU case is skipped with the reason (on a GPU:
 # fails as MISSING, naming the example's own folder and the command that records its baseline).
 # Then against the installed package with a GoogleTest other than the one it was built with
-# (GOOGLETEST_OTHER_VERSION, ci/common.sh), and with the oldest and the newest CMake.
-# The installed build is made by the installed bankcheck-ci (ci/consumer/bankcheck-ci.sh), the CI
+# (GOOGLETEST_OTHER_VERSION, ci/lib/common.sh), and with the oldest and the newest CMake.
+# The installed build is made by the installed bankcheck-ci (framework/ci/bankcheck-ci.sh), the CI
 # job of a project: see check_bankcheck_ci. No ELF file of the install or of the example's builds has
-# an empty or relative RPATH/RUNPATH entry (ci/check_rpath.py).
+# an empty or relative RPATH/RUNPATH entry (ci/checks/check-rpath.py).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 
 [[ -x "$BUILD_DIR/bin/bankcheck" ]] || { echo "bankcheck: no build in $BUILD_DIR; run ci/test.sh first" >&2; exit 1; }
 work="$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-example.XXXXXX")"
@@ -22,7 +22,7 @@ trap 'rm -rf "$work"' EXIT
 cp -r "$BANKCHECK_ROOT/examples" "$work/src"
 # cuobjdump and nvdisasm where a user's machine has them, outside bankcheck's build folder: the
 # example's configure finds them (and names them in its test files, which check_no_build_paths reads),
-# and ci/install-deps.sh keeps NVIDIA's wheels' copies in <build>/cuda-tools.
+# and ci/jobs/install-deps.sh keeps NVIDIA's wheels' copies in <build>/cuda-tools.
 if [[ -d "$CUDA_TOOLS_DIR" ]]; then
   cp -r "$CUDA_TOOLS_DIR" "$work/cuda-tools"
   PATH="${PATH//"$CUDA_TOOLS_DIR"/"$work/cuda-tools"}"
@@ -294,7 +294,7 @@ check_fetched_cli() {
   ((status <= 1)) && grep -q '"my_scale/stride2"' "$build/report.json" ||
     { cat "$build/report.json"; fail fetched-cli "bankcheck report exited $status or did not name my_scale/stride2"; }
   status=0
-  "$BANKCHECK_ROOT/ci/consumer/bankcheck-ci.sh" --prebuilt --source "$work/src" --build "$build" \
+  "$BANKCHECK_ROOT/framework/ci/bankcheck-ci.sh" --prebuilt --source "$work/src" --build "$build" \
     --artifacts "$work/fetched-ci" --summary '' >"$work/fetched-ci.log" 2>&1 || status=$?
   grep -qF "bankcheck-ci: bankcheck command: $cli (" "$work/fetched-ci.log" ||
     { cat "$work/fetched-ci.log"; fail fetched-cli "bankcheck-ci did not take $cli (exit $status)"; }
@@ -305,7 +305,7 @@ echo
 echo "== The example against bankcheck installed into a temporary prefix, built by the installed bankcheck-ci"
 start=$SECONDS
 cmake --install "$BUILD_DIR" --prefix "$work/prefix" >"$work/install.log"
-"$BANKCHECK_ROOT/ci/installed-headers.sh" "$work/prefix"
+"$BANKCHECK_ROOT/ci/checks/installed-headers.sh" "$work/prefix"
 # The installed `bankcheck run` finds its injection library in the prefix: 0 with a GPU (the
 # program launches nothing), 77 without one; 1 or 2 would mean the library is missing or unloadable.
 run_status=0
@@ -318,7 +318,7 @@ check_example installed "$work/installed"
 check_no_build_paths "installed: the install tree" "$work/prefix"
 # No empty or relative RPATH/RUNPATH entry (the current folder) in the install or the example built
 # against it (docs/security.md, "Library search paths").
-python3 "$BANKCHECK_ROOT/ci/check_rpath.py" --skip-pip "$work/prefix" "$work/installed" ||
+python3 "$BANKCHECK_ROOT/ci/checks/check-rpath.py" --skip-pip "$work/prefix" "$work/installed" ||
   fail installed "an empty or relative RPATH/RUNPATH entry (above)"
 check_generated_test_files installed "$work/installed"
 echo "bankcheck example (installed): $((SECONDS - start)) s"
@@ -333,7 +333,7 @@ grep -q '^CMAKE_BUILD_TYPE:STRING=$' "$work/fetched/CMakeCache.txt" || fail fetc
 cmake --build "$work/fetched" -j "$JOBS"
 check_example fetched "$work/fetched"
 check_fetched_cli "$work/fetched"
-python3 "$BANKCHECK_ROOT/ci/check_rpath.py" --skip-pip "$work/fetched" ||
+python3 "$BANKCHECK_ROOT/ci/checks/check-rpath.py" --skip-pip "$work/fetched" ||
   fail fetched "an empty or relative RPATH/RUNPATH entry (above)"
 echo "bankcheck example (FetchContent): $((SECONDS - start)) s"
 
@@ -363,8 +363,8 @@ echo "bankcheck example (FetchContent, the example's own GoogleTest): $((SECONDS
 # Any GoogleTest from 1.11 to the newest: the installed package carries the layers that include
 # GoogleTest as sources, built in the example's build with the example's GoogleTest
 # (cmake/BankcheckGoogleTestLayers.cmake), so an install made against Debian's 1.12.1 serves a project
-# whose GoogleTest is another: here GOOGLETEST_OTHER_VERSION (ci/common.sh), from PyPI's sources
-# (ci/install-deps.sh), built and installed as a GTest package (ci/googletest/) once per build folder
+# whose GoogleTest is another: here GOOGLETEST_OTHER_VERSION (ci/lib/common.sh), from PyPI's sources
+# (ci/jobs/install-deps.sh), built and installed as a GTest package (ci/lib/googletest/) once per build folder
 # and found first by find_package. Plain ctest must pass: the GPU tests skip without a GPU, and the
 # emulated cases run against the example's committed baselines (examples/baselines) and pass.
 echo
@@ -373,13 +373,13 @@ start=$SECONDS
 other_gtest="$GOOGLETEST_OTHER_DIR/prefix"
 if [[ ! -f "$GOOGLETEST_OTHER_DIR/src/gtest/src/gtest-all.cc" ]]; then
   echo "bankcheck example: no GoogleTest $GOOGLETEST_OTHER_VERSION sources in $GOOGLETEST_OTHER_DIR/src" \
-    "(ci/install-deps.sh downloads them; offline?): that check was NOT run" >&2
+    "(ci/jobs/install-deps.sh downloads them; offline?): that check was NOT run" >&2
   [[ "${CI:-}" != "true" ]] || fail other-gtest "CI=true: GoogleTest $GOOGLETEST_OTHER_VERSION's sources must be there"
 else
   if [[ ! -f "$other_gtest/lib/cmake/GTest/GTestConfigVersion.cmake" ]]; then
     # Installed beside the final folder, then moved: an interrupted run leaves no half package there.
     rm -rf "$GOOGLETEST_OTHER_DIR/build" "$other_gtest.partial"
-    { cmake -S "$BANKCHECK_ROOT/ci/googletest" -B "$GOOGLETEST_OTHER_DIR/build" -DCMAKE_BUILD_TYPE=Release \
+    { cmake -S "$BANKCHECK_ROOT/ci/lib/googletest" -B "$GOOGLETEST_OTHER_DIR/build" -DCMAKE_BUILD_TYPE=Release \
       -DGOOGLETEST_SOURCES="$GOOGLETEST_OTHER_DIR/src" -DGOOGLETEST_VERSION="$GOOGLETEST_OTHER_VERSION" &&
       cmake --build "$GOOGLETEST_OTHER_DIR/build" -j "$JOBS" &&
       cmake --install "$GOOGLETEST_OTHER_DIR/build" --prefix "$other_gtest.partial"; } >"$work/other-gtest-package.log" 2>&1 ||

@@ -8,13 +8,13 @@
 # in build-fuzz/ (replay: build-fuzz/framework/emulate/bankcheck_emulate_fuzz <file>). Without
 # clang++ it prints a note and passes; BANKCHECK_CLANG names the compiler to use.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 build="${BANKCHECK_FUZZ_BUILD_DIR:-$BANKCHECK_ROOT/build-fuzz}"
 seconds="${BANKCHECK_FUZZ_SECONDS:-60}"
 
 bankcheck_find_clang
 if [[ -z "$clang" ]]; then
-  echo "bankcheck: note: no clang++ found, so the emulator was not fuzzed (install clang: ci/fuzz.sh)"
+  echo "bankcheck: note: no clang++ found, so the emulator was not fuzzed (install clang: ci/jobs/fuzz.sh)"
   exit 0
 fi
 

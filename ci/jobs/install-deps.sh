@@ -10,11 +10,11 @@
 # system's python is changed, so this works as root and beside a distribution's own python (PEP 668).
 # Without pip, or when pip fails (offline), it says so and goes on: those cases then skip.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"  # BUILD_DIR
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"  # BUILD_DIR
 
-# googletest: GoogleTest's sources (/usr/src/googletest), which ci/example.sh builds as a project
-# that brings its own GoogleTest does. python3-pip: ci/example.sh installs the newest CMake from PyPI.
-# python3-venv: ci/wheel.sh's and ci/zizmor.sh's venvs. python3-yaml: ci/check-workflows.sh reads the
+# googletest: GoogleTest's sources (/usr/src/googletest), which ci/jobs/example.sh builds as a project
+# that brings its own GoogleTest does. python3-pip: ci/jobs/example.sh installs the newest CMake from PyPI.
+# python3-venv: ci/jobs/wheel.sh's and ci/jobs/zizmor.sh's venvs. python3-yaml: ci/checks/check-workflows.sh reads the
 # workflows' jobs with it. libopencv-core-dev: OpenCV's CUDA device headers (opencv2/core/cuda/*.hpp,
 # Apache-2.0), whose templates the corpus's opencv_* cases instantiate (corpus/kernels/opencv_*.cu,
 # written against Debian 12's 4.6.0+dfsg-12; header-only: no OpenCV library is linked). Without it
@@ -61,13 +61,13 @@ else
 fi
 
 # Optional: FlashInfer's CUDA headers, for the corpus's FlashInfer cases (corpus/kernels/flashinfer_*.cu),
-# and the newer CCCL headers they are written against: the wheels of ci/flashinfer-requirements.txt
+# and the newer CCCL headers they are written against: the wheels of ci/requirements/flashinfer-requirements.txt
 # (pinned, their SHA-256 checked), downloaded without dependencies, of which only the include trees
 # are extracted into <build folder>/flashinfer-headers (include/: flashinfer-python's
 # flashinfer/data/include; cccl/: nvidia-cuda-cccl's nvidia/cu13/include/cccl), where
 # cmake/BankcheckFlashInfer.cmake looks; the wheels are not kept nor installed. Offline, or without
 # pip, it says so and goes on: those cases skip.
-flashinfer_requirements="$BANKCHECK_ROOT/ci/flashinfer-requirements.txt"
+flashinfer_requirements="$BANKCHECK_ROOT/ci/requirements/flashinfer-requirements.txt"
 flashinfer_pins="$(grep -o '^[A-Za-z0-9_.-]*==[^ ]*' "$flashinfer_requirements" | paste -sd ' ')"
 flashinfer_dir="$BUILD_DIR/flashinfer-headers"
 if [[ -f "$flashinfer_dir/include/flashinfer/norm.cuh" && "$(cat "$flashinfer_dir/VERSION" 2>/dev/null)" == "$flashinfer_pins" ]]; then
@@ -112,14 +112,14 @@ else
     "'$flashinfer_dir/include' and nvidia-cuda-cccl's nvidia/cu13/include/cccl into '$flashinfer_dir/cccl'" >&2
 fi
 
-# Optional: GoogleTest 1.15.1's sources (GOOGLETEST_OTHER_VERSION), for ci/example.sh's build of the example against the
+# Optional: GoogleTest 1.15.1's sources (GOOGLETEST_OTHER_VERSION), for ci/jobs/example.sh's build of the example against the
 # installed bankcheck with a GoogleTest other than the system's: the wheels of
-# ci/googletest-requirements.txt (pinned, hash-checked; any Python's pip downloads the cp311 x86_64
+# ci/requirements/googletest-requirements.txt (pinned, hash-checked; any Python's pip downloads the cp311 x86_64
 # ones, of which only the sources are used), downloaded without dependencies, their include/ and src/
 # trees extracted into GOOGLETEST_OTHER_DIR/src/{gtest,gmock}; the wheels are not kept
-# nor installed. Offline, or without pip, it says so and goes on: ci/example.sh then fails in CI
+# nor installed. Offline, or without pip, it says so and goes on: ci/jobs/example.sh then fails in CI
 # (CI=true) and leaves that check out elsewhere, saying so.
-googletest_version="$GOOGLETEST_OTHER_VERSION"  # ci/common.sh: the pins of ci/googletest-requirements.txt
+googletest_version="$GOOGLETEST_OTHER_VERSION"  # ci/lib/common.sh: the pins of ci/requirements/googletest-requirements.txt
 googletest_dir="$GOOGLETEST_OTHER_DIR/src"
 if [[ -f "$googletest_dir/gtest/src/gtest-all.cc" && -f "$googletest_dir/gmock/src/gmock-all.cc" ]]; then
   :  # there already
@@ -128,7 +128,7 @@ elif python3 -m pip --version >/dev/null 2>&1; then
   googletest_download="$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-googletest.XXXXXX")"
   if python3 -m pip download --quiet --disable-pip-version-check --retries 1 --timeout 20 --no-deps \
     --only-binary :all: --python-version 3.11 --platform manylinux_2_28_x86_64 --implementation cp --abi cp311 \
-    --require-hashes -r "$BANKCHECK_ROOT/ci/googletest-requirements.txt" -d "$googletest_download" &&
+    --require-hashes -r "$BANKCHECK_ROOT/ci/requirements/googletest-requirements.txt" -d "$googletest_download" &&
     # Unpacked beside the final folder, then moved: an interrupted run leaves no half folder there.
     rm -rf "$googletest_dir" "$googletest_dir.partial" &&
     python3 - "$googletest_download" "$googletest_dir.partial" "$googletest_version" <<'PY'
@@ -151,18 +151,18 @@ PY
   then
     mv "$googletest_dir.partial" "$googletest_dir"
   else
-    echo "bankcheck: note: could not download GoogleTest $googletest_version (above why): ci/example.sh's check" \
+    echo "bankcheck: note: could not download GoogleTest $googletest_version (above why): ci/jobs/example.sh's check" \
       "with another GoogleTest cannot run" >&2
   fi
   rm -rf "$googletest_download"
 else
   echo "bankcheck: note: python3 -m pip not found, so GoogleTest $googletest_version's sources were not installed:" \
-    "ci/example.sh's check with another GoogleTest cannot run" >&2
+    "ci/jobs/example.sh's check with another GoogleTest cannot run" >&2
 fi
 
 # Optional: nvdisasm and cuobjdump, for the emulated suite (docs/emulate.md), when the toolkit has
 # none (a CUDA install without its binary utilities): NVIDIA's wheels of the same major version, with
-# pip --target into <build folder>/cuda-tools, which ci/common.sh puts on PATH. Without them the
+# pip --target into <build folder>/cuda-tools, which ci/lib/common.sh puts on PATH. Without them the
 # emulated cases skip (fail with BANKCHECK_REQUIRE_EMULATION=1), saying which tool could not be run
 # and how to install it.
 cuda_bin="$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")"
@@ -182,11 +182,11 @@ else
 fi
 
 # Optional: CuPy's sources, for the corpus's CuPy cases (corpus/kernels/cupy_signal.cu): the pinned
-# cupy-cuda13x wheel (ci/cupy-requirements.txt, hash-checked) downloaded with pip and unpacked in
+# cupy-cuda13x wheel (ci/requirements/cupy-requirements.txt, hash-checked) downloaded with pip and unpacked in
 # part, its CUDA headers and cupyx's Python sources, into <build folder>/cupy-sources, where
 # cmake/BankcheckCupy.cmake looks (nothing of the system's python changes, nothing of CuPy is run).
 # Without pip, or when the download fails (offline), it says so and goes on: those cases then skip.
-cupy_version="14.2.0"  # the version of ci/cupy-requirements.txt, which the CuPy cases were written for
+cupy_version="14.2.0"  # the version of ci/requirements/cupy-requirements.txt, which the CuPy cases were written for
 cupy_dir="$BUILD_DIR/cupy-sources"
 if [[ -d "$cupy_dir/cupy_cuda13x-$cupy_version.dist-info" ]]; then
   :  # there already
@@ -195,7 +195,7 @@ elif python3 -m pip --version >/dev/null 2>&1; then
   cupy_download="$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-cupy.XXXXXX")"
   if python3 -m pip download --quiet --disable-pip-version-check --retries 1 --timeout 20 --no-deps \
     --only-binary :all: --python-version 3.12 --platform manylinux2014_x86_64 --implementation cp --abi cp312 \
-    --require-hashes -r "$BANKCHECK_ROOT/ci/cupy-requirements.txt" -d "$cupy_download"; then
+    --require-hashes -r "$BANKCHECK_ROOT/ci/requirements/cupy-requirements.txt" -d "$cupy_download"; then
     # Unpacked beside the final folder, then moved: an interrupted run leaves no half folder there.
     rm -rf "$cupy_dir" "$cupy_dir.partial"
     python3 - "$cupy_download"/cupy_cuda13x-"$cupy_version"-*.whl "$cupy_dir.partial" <<'PY'

@@ -3,7 +3,7 @@
 # with nvcc off PATH (and no CUDA variables), so nothing can find the toolkit; the CLI must link no
 # CUDA library and answer the model and report commands.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 build="${BANKCHECK_NO_CUDA_BUILD_DIR:-$BANKCHECK_ROOT/build-no-cuda}"
 # Every PATH folder named for CUDA or holding an nvcc (a wrapper such as /usr/local/bin/nvcc too).
 path_without_cuda=""

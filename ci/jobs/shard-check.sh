@@ -4,7 +4,7 @@
 # results are merged (`bankcheck merge-results`), the results of one unsharded run, case by case
 # (the times aside), and the same verdict. Uses the build as it is (build it first).
 #
-#   ci/shard-check.sh [--doctor] LABEL N [N...]
+#   ci/jobs/shard-check.sh [--doctor] LABEL N [N...]
 #     LABEL      emulate: the emulated program (its results in <results>-emulated; needs nvdisasm
 #                and cuobjdump on PATH); gpu: the GPU program. The suite's topic tests of that
 #                CTest label (one per topic) run unsharded, then in N shards for each N.
@@ -15,14 +15,14 @@
 # BANKCHECK_BUILD_DIR (default build/) names the build; the work goes to a temporary folder
 # (BANKCHECK_SHARD_CHECK_DIR keeps it there). Exit status: 0 every check held, 1 one did not, 2 usage.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 
 doctor=0
 case "${1:-}" in
   -h | --help) bankcheck_help "$0"; exit 0 ;;
   --doctor) doctor=1; shift ;;
 esac
-usage_error() { echo "ci/shard-check.sh: $1 (see --help)" >&2; exit 2; }
+usage_error() { echo "ci/jobs/shard-check.sh: $1 (see --help)" >&2; exit 2; }
 (($# >= 2)) || usage_error "give a label (emulate or gpu) and at least one shard count"
 label="$1"
 shift
@@ -45,7 +45,7 @@ tests="^$(regex_escape <<<"$prefix")/$([[ "$label" == gpu ]] || echo 'emulated/'
 work="${BANKCHECK_SHARD_CHECK_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-shard-check.XXXXXX")}"
 mkdir -p "$work"
 spec="$work/ctest-resources.json"
-"$BANKCHECK_ROOT/ci/consumer/bankcheck-ci.sh" --write-resource-spec "$spec"
+"$BANKCHECK_ROOT/framework/ci/bankcheck-ci.sh" --write-resource-spec "$spec"
 unset BANKCHECK_CASES GTEST_FILTER GTEST_TOTAL_SHARDS GTEST_SHARD_INDEX GTEST_SHARD_STATUS_FILE
 export BANKCHECK_BASELINES_DIR="${BANKCHECK_BASELINES_DIR:-$BANKCHECK_ROOT/baselines}"
 failures=0

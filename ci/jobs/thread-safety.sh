@@ -6,12 +6,12 @@
 # (the top-level CMakeLists.txt exports it): run after configuring (ci/test.sh does). Without
 # clang++ it prints a note and passes; BANKCHECK_CLANG names the compiler to use.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"  # BUILD_DIR
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"  # BUILD_DIR
 
 bankcheck_find_clang
 if [[ -z "$clang" ]]; then
   echo "bankcheck: note: no clang++ found, so the thread-safety annotations were not checked" \
-    "(install clang to check them: ci/thread-safety.sh)"
+    "(install clang to check them: ci/jobs/thread-safety.sh)"
   exit 0
 fi
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ci/wheel-gpu.sh WHEEL [OUT] [PYTHON]: the wheel, built elsewhere (ci/wheel.sh; a GPU machine may
+# ci/jobs/wheel-gpu.sh WHEEL [OUT] [PYTHON]: the wheel, built elsewhere (ci/jobs/wheel.sh; a GPU machine may
 # have no compiler or network), checked on a GPU with bankcheck's pytest plugin over the Triton
 # example (examples/python/test_triton_kernels.py). PYTHON (default /opt/torch/.venv/bin/python3) is
 # a Python with torch, Triton and pytest; the wheel is installed with --no-deps --no-index into a new
@@ -16,11 +16,11 @@
 # OUT (default build/wheel-gpu) keeps the results files and the recorded baselines: to commit them,
 #   cp -r OUT/baselines/. examples/python/baselines/
 set -uo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-wheel="${1:?usage: ci/wheel-gpu.sh WHEEL [OUT] [PYTHON]}"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+wheel="${1:?usage: ci/jobs/wheel-gpu.sh WHEEL [OUT] [PYTHON]}"
 out="$(mkdir -p "${2:-$root/build/wheel-gpu}" && cd "${2:-$root/build/wheel-gpu}" && pwd)"
 python="${3:-/opt/torch/.venv/bin/python3}"
-[[ -f "$wheel" ]] || { echo "ci/wheel-gpu.sh: no wheel $wheel" >&2; exit 2; }
+[[ -f "$wheel" ]] || { echo "ci/jobs/wheel-gpu.sh: no wheel $wheel" >&2; exit 2; }
 export BANKCHECK_REQUIRE_GPU=1
 rm -rf "$out/venv" "$out/baselines" "$out/doctored" "$out"/*.json
 summary=()
@@ -45,7 +45,7 @@ site="$("$venv/python" -c 'import sysconfig; print(sysconfig.get_paths()["pureli
 "$python" -c 'import site; print("\n".join(site.getsitepackages()))' >"$site/torch-venv.pth"
 "$venv/python" -m pip install --quiet --no-deps --no-index "$wheel" || exit 1
 "$venv/python" -c 'import torch, triton, pytest; print("torch", torch.__version__, "triton", triton.__version__, "pytest", pytest.__version__)' ||
-  { echo "ci/wheel-gpu.sh: $python lacks torch, Triton or pytest (above)" >&2; exit 1; }
+  { echo "ci/jobs/wheel-gpu.sh: $python lacks torch, Triton or pytest (above)" >&2; exit 1; }
 export PATH="$venv:$PATH"
 package="$("$venv/python" -c 'import bankcheck, pathlib; print(pathlib.Path(bankcheck.__file__).parent)')"
 
@@ -57,7 +57,7 @@ if ldd "$package/lib/libbankcheck_inject.so" | grep -q 'not found'; then
   nvidia="$("$python" -c 'import site; print("\n".join(site.getsitepackages()))' | sed 's|$|/nvidia/cu13/lib|' |
     while read -r folder; do [[ -e "$folder/libcupti.so.13" ]] && echo "$folder"; done | head -n 1)"
   [[ -n "$nvidia" ]] && export LD_LIBRARY_PATH="$nvidia${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" &&
-    echo "ci/wheel-gpu.sh: CUPTI 13 not found as installed; LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+    echo "ci/jobs/wheel-gpu.sh: CUPTI 13 not found as installed; LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
 fi
 ldd "$package/lib/libbankcheck_inject.so" | grep -E 'cupti|cudart|not found'
 step true 0 bankcheck run -o "$out/true.json" -- /bin/true
@@ -119,5 +119,5 @@ step plugin-gpu-test 0 env -u BANKCHECK "$venv/python" -m pytest -p no:cacheprov
 
 echo "=== summary"
 printf '  %s\n' "${summary[@]}"
-((failed == 0)) && echo "ci/wheel-gpu.sh: every step as expected" || echo "ci/wheel-gpu.sh: FAILED (above)"
+((failed == 0)) && echo "ci/jobs/wheel-gpu.sh: every step as expected" || echo "ci/jobs/wheel-gpu.sh: FAILED (above)"
 exit "$failed"

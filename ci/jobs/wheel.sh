@@ -4,7 +4,7 @@
 #   1. `pip wheel --no-build-isolation .` with the tools' venv: scikit-build-core runs CMake with -DBANKCHECK_PYTHON_WHEEL=ON, which builds the
 #      `bankcheck` command and its run libraries only; CMake's build folder is kept in
 #      $BUILD_DIR/wheel/build (a second run rebuilds only what changed), ccache used when present
-#      (ci/common.sh).
+#      (ci/lib/common.sh).
 #      Then `auditwheel repair` gives it the manylinux tag the index requires (the oldest the
 #      build machine's glibc and libstdc++ allow: manylinux_2_34 on Debian 12), bundling nothing
 #      (CUDA's libraries excluded: the `cuda` extra's wheels, the toolkit or the driver provide
@@ -24,29 +24,29 @@
 #   5. the plugin's tests (python/tests) in that venv: the CPU tests pass (among them: without the
 #      CUDA libraries the session skips naming `bankcheck[cuda]`; the re-run imports no module of
 #      the current folder), the GPU test skips with its reason here (or runs, with torch and a GPU)
-#   6. the same tests again on the oldest pytest the plugin declares (ci/wheel-test-oldest-requirements.txt)
+#   6. the same tests again on the oldest pytest the plugin declares (ci/requirements/wheel-test-oldest-requirements.txt)
 # Prints the wheel's size and files.
-#   ci/wheel.sh              CI (.ci/run)
-#   ci/wheel.sh --out DIR    release.yml: also copies the checked wheel and sdist into DIR (needs
+#   ci/jobs/wheel.sh              CI (.ci/run)
+#   ci/jobs/wheel.sh --out DIR    release.yml: also copies the checked wheel and sdist into DIR (needs
 #                            BANKCHECK_REPOSITORY_URL, the repository the index page links to)
 # Exit status: 0 when every check passes, 1 otherwise, 2 for a usage error.
 # Needs python3 (3.10 or newer: auditwheel's) with venv and pip, and PyPI: everything it installs is
 # pinned with every dependency and each file's SHA-256 (pip --require-hashes --only-binary :all:):
-# the tools from ci/wheel-requirements.txt (the wheel is built with their scikit-build-core, without
+# the tools from ci/requirements/wheel-requirements.txt (the wheel is built with their scikit-build-core, without
 # build isolation, which would install the backend and its dependencies unpinned), the test venv's
-# pytest and the cuda extra's wheels from ci/wheel-test-requirements.txt.
+# pytest and the cuda extra's wheels from ci/requirements/wheel-test-requirements.txt.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 
 die() {
-  echo "ci/wheel.sh: error: $1" >&2
+  echo "ci/jobs/wheel.sh: error: $1" >&2
   exit "${2:-1}"
 }
 out=""
 while (($#)); do
   case "$1" in
-    --out) (($# >= 2)) || die "--out needs a folder (usage: ci/wheel.sh [--out DIR])" 2; out="$2"; shift 2 ;;
-    *) die "unknown argument '$1' (usage: ci/wheel.sh [--out DIR])" 2 ;;
+    --out) (($# >= 2)) || die "--out needs a folder (usage: ci/jobs/wheel.sh [--out DIR])" 2; out="$2"; shift 2 ;;
+    *) die "unknown argument '$1' (usage: ci/jobs/wheel.sh [--out DIR])" 2 ;;
   esac
 done
 if [[ -n "$out" && -z "${BANKCHECK_REPOSITORY_URL:-}" ]]; then
@@ -57,14 +57,14 @@ work="$BUILD_DIR/wheel"
 rm -rf "$work/dist" "$work/raw" "$work/venv" "$work/venv-oldest"
 mkdir -p "$work/dist" "$work/raw"
 
-# The packaging tools, hash-locked (ci/wheel-requirements.txt), in a venv of their own kept between
+# The packaging tools, hash-locked (ci/requirements/wheel-requirements.txt), in a venv of their own kept between
 # runs (remade when the file changes). Its scikit-build-core must be the version pyproject.toml's
 # build-system requires (what a user's `pip install` of the sdist builds with).
-requirements="$BANKCHECK_ROOT/ci/wheel-requirements.txt"
+requirements="$BANKCHECK_ROOT/ci/requirements/wheel-requirements.txt"
 backend="$(sed -n 's/^requires = \["\(scikit-build-core==[0-9.]*\)"\]$/\1/p' "$BANKCHECK_ROOT/pyproject.toml")"
 [[ -n "$backend" ]] || die "pyproject.toml's build-system does not require one pinned scikit-build-core"
 grep -qxF "$backend \\" "$requirements" ||
-  die "ci/wheel-requirements.txt does not pin $backend (pyproject.toml's build-system): remake it (its header says how)"
+  die "ci/requirements/wheel-requirements.txt does not pin $backend (pyproject.toml's build-system): remake it (its header says how)"
 locked() {  # pip install, every file by its hash, no source distribution
   "$1" -m pip install --quiet --disable-pip-version-check --require-hashes --only-binary :all: -r "$2"
 }
@@ -75,7 +75,7 @@ if [[ "$(cat "$tools/pins" 2>/dev/null)" != "$(sha256sum <"$requirements")" ]]; 
   python3 -m venv "$tools"
   locked "$tools/bin/python" "$requirements" || die "could not install the packaging tools ($requirements)"
   sha256sum <"$requirements" >"$tools/pins"
-  echo "ci/wheel.sh: packaging tools installed in $((SECONDS - start)) s from ci/wheel-requirements.txt" \
+  echo "ci/jobs/wheel.sh: packaging tools installed in $((SECONDS - start)) s from ci/requirements/wheel-requirements.txt" \
     "($("$tools/bin/python" -m pip list --format=freeze 2>/dev/null | wc -l) packages)"
 fi
 version="$(sed -n 's/^project(bankcheck VERSION \([0-9.]*\).*/\1/p' "$BANKCHECK_ROOT/CMakeLists.txt")"
@@ -85,13 +85,13 @@ version="$(sed -n 's/^project(bankcheck VERSION \([0-9.]*\).*/\1/p' "$BANKCHECK_
 werror=OFF
 [[ "${CI:-}" == "true" || "${BANKCHECK_WERROR:-}" == ON ]] && werror=ON
 settings=(-C "build-dir=$work/build" -C "cmake.define.BANKCHECK_WERROR=$werror")
-echo "ci/wheel.sh: building the wheel of bankcheck $version ($JOBS jobs)"
+echo "ci/jobs/wheel.sh: building the wheel of bankcheck $version ($JOBS jobs)"
 start=$SECONDS
 CMAKE_BUILD_PARALLEL_LEVEL="$JOBS" "$tools/bin/python" -m pip wheel --no-deps --no-build-isolation -w "$work/raw" "${settings[@]}" \
   "$BANKCHECK_ROOT" >"$work/pip-wheel.log" 2>&1 || { cat "$work/pip-wheel.log"; die "the wheel did not build (log above)"; }
 wheels=("$work"/raw/bankcheck-*.whl)
 if ((${#wheels[@]} != 1)) || [[ ! -f "${wheels[0]}" ]]; then die "pip wheel made no single bankcheck wheel in $work/raw"; fi
-echo "ci/wheel.sh: built $(basename "${wheels[0]}") in $((SECONDS - start)) s, $(du -k "${wheels[0]}" | cut -f1) KiB"
+echo "ci/jobs/wheel.sh: built $(basename "${wheels[0]}") in $((SECONDS - start)) s, $(du -k "${wheels[0]}" | cut -f1) KiB"
 
 # The manylinux tag. CUDA's libraries are never bundled: the driver is the machine's, CUPTI and the
 # runtime come from the `cuda` extra or a toolkit (two copies of CUPTI in one process, ours and
@@ -127,12 +127,12 @@ others = [name for name in shown.get("external_libs", {})
 if others:
     problems.append(f"it needs libraries outside the manylinux policy other than CUDA's: {others}")
 for problem in problems:
-    print(f"ci/wheel.sh: error: {wheel}: {problem}", file=sys.stderr)
+    print(f"ci/jobs/wheel.sh: error: {wheel}: {problem}", file=sys.stderr)
 print(tag)
 sys.exit(1 if problems else 0)
 PY
 )" || die "auditwheel show: the wheel's tag is wrong (above; $work/auditwheel-show.json)"
-echo "ci/wheel.sh: $(basename "$wheel"): auditwheel show: $tag ($((SECONDS - start)) s)"
+echo "ci/jobs/wheel.sh: $(basename "$wheel"): auditwheel show: $tag ($((SECONDS - start)) s)"
 
 # The sdist, built with the backend pyproject.toml names (installed in the tools' venv).
 start=$SECONDS
@@ -141,7 +141,7 @@ start=$SECONDS
 sdists=("$work"/dist/bankcheck-*.tar.gz)
 if ((${#sdists[@]} != 1)) || [[ ! -f "${sdists[0]}" ]]; then die "no single sdist in $work/dist"; fi
 sdist="${sdists[0]}"
-echo "ci/wheel.sh: built $(basename "$sdist") in $((SECONDS - start)) s, $(du -k "$sdist" | cut -f1) KiB"
+echo "ci/jobs/wheel.sh: built $(basename "$sdist") in $((SECONDS - start)) s, $(du -k "$sdist" | cut -f1) KiB"
 
 # 2. As the index checks them: twine, and the long description's links as the index page shows them.
 "$tools/bin/twine" check --strict "$wheel" "$sdist" || die "twine check failed (above)"
@@ -170,9 +170,9 @@ for kind, data in metadata.items():
     links.feed(readme_renderer.markdown.render(description, variant="GFM") or "")
     relative = [target for target in links.targets if not re.match(r"^(https?:|mailto:|#)", target)]
     ours = [target for target in links.targets if target.startswith(repository + "/")]
-    print(f"ci/wheel.sh: {kind}: {content_type}, {len(links.targets)} link(s), {len(ours)} into {repository}")
+    print(f"ci/jobs/wheel.sh: {kind}: {content_type}, {len(links.targets)} link(s), {len(ours)} into {repository}")
     if not content_type.startswith("text/markdown") or not ours or relative:
-        print(f"ci/wheel.sh: error: {kind}: the long description ({content_type}) has relative links {relative}, "
+        print(f"ci/jobs/wheel.sh: error: {kind}: the long description ({content_type}) has relative links {relative}, "
               f"or none into {repository}", file=sys.stderr)
         failed = True
 sys.exit(1 if failed else 0)
@@ -216,29 +216,29 @@ elif any(part.startswith("/") and part != "/usr/local/cuda/lib64" for part in ru
     problems.append(f"the injection library's RUNPATH {runpath} names a folder of the build machine")
 print(f"  libbankcheck_inject.so needs {', '.join(needed)}; RUNPATH {runpath[0] if runpath else '(none)'}")
 for problem in problems:
-    print(f"ci/wheel.sh: error: the wheel: {problem}", file=sys.stderr)
+    print(f"ci/jobs/wheel.sh: error: the wheel: {problem}", file=sys.stderr)
 sys.exit(1 if problems else 0)
 PY
 
 # 4. Installed in a fresh venv, as `pip install bankcheck` does: pytest and the `cuda` extra's wheels
-# hash-locked (ci/wheel-test-requirements.txt), then the wheel with its extra from those alone
+# hash-locked (ci/requirements/wheel-test-requirements.txt), then the wheel with its extra from those alone
 # (--no-index: the extra's requirements must be met by the locked versions).
 python3 -m venv "$work/venv"
 venv="$work/venv/bin"
 # With the `cuda` extra: the injection library must take CUPTI and the runtime from NVIDIA's wheels in
 # the venv before any toolkit of the machine (its RUNPATH's first folder).
-locked "$venv/python" "$BANKCHECK_ROOT/ci/wheel-test-requirements.txt" ||
-  die "pip install of ci/wheel-test-requirements.txt failed"
+locked "$venv/python" "$BANKCHECK_ROOT/ci/requirements/wheel-test-requirements.txt" ||
+  die "pip install of ci/requirements/wheel-test-requirements.txt failed"
 "$venv/python" -m pip install --quiet --disable-pip-version-check --no-index "$wheel[cuda]" ||
-  die "pip install of the wheel failed (its cuda extra not met by ci/wheel-test-requirements.txt?)"
+  die "pip install of the wheel failed (its cuda extra not met by ci/requirements/wheel-test-requirements.txt?)"
 package="$("$venv/python" -c 'import bankcheck, pathlib; print(pathlib.Path(bankcheck.__file__).parent)')"
 # No empty or relative search path entry in the installed command and libraries (docs/security.md).
-python3 "$BANKCHECK_ROOT/ci/check_rpath.py" "$package" || die "an empty or relative RPATH/RUNPATH entry (above)"
+python3 "$BANKCHECK_ROOT/ci/checks/check-rpath.py" "$package" || die "an empty or relative RPATH/RUNPATH entry (above)"
 for library in libcupti.so libcudart.so; do
   resolved="$(ldd "$package/lib/libbankcheck_inject.so" | sed -n "s/^[[:space:]]*$library[.0-9]* => \([^ ]*\) .*/\1/p")"
   [[ "$(realpath -m "$resolved")" == "$(realpath "$package/..")"/nvidia/cu*/lib/$library* ]] ||
     die "libbankcheck_inject.so takes $library from '$resolved', not from the cuda extra's wheels in the venv"
-  echo "ci/wheel.sh: $library from the cuda extra: $(realpath -m "$resolved")"
+  echo "ci/jobs/wheel.sh: $library from the cuda extra: $(realpath -m "$resolved")"
 done
 bankcheck="$venv/bankcheck"
 [[ -x "$bankcheck" ]] || die "the venv has no bankcheck command ($bankcheck)"
@@ -252,15 +252,15 @@ python_version="$("$venv/python" -c 'import bankcheck; print(bankcheck.__version
 status=0
 (cd "$work" && env -u BANKCHECK_REQUIRE_GPU PATH="$venv:$PATH" bankcheck run -o "$work/true.json" -- /bin/true) || status=$?
 if ((status == 77)); then
-  echo "ci/wheel.sh: bankcheck run -- /bin/true: exit status 77 (no usable GPU here: skipped)"
+  echo "ci/jobs/wheel.sh: bankcheck run -- /bin/true: exit status 77 (no usable GPU here: skipped)"
 elif ((status == 0)) && command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
-  echo "ci/wheel.sh: bankcheck run -- /bin/true: exit status 0 (a GPU is present)"
+  echo "ci/jobs/wheel.sh: bankcheck run -- /bin/true: exit status 0 (a GPU is present)"
 else
   die "bankcheck run -- /bin/true exited with $status (77 without a GPU, 0 with one)"
 fi
 help="$("$venv/pytest" --help)"
 grep -q -- '--bankcheck-baselines=DIR' <<<"$help" || die "pytest --help does not list --bankcheck-baselines: the plugin is not registered"
-echo "ci/wheel.sh: bankcheck $version installed: --help, --version, run (77), the pytest plugin registered"
+echo "ci/jobs/wheel.sh: bankcheck $version installed: --help, --version, run (77), the pytest plugin registered"
 
 # 5. The plugin's own tests, from a folder outside the sources so that the installed package is the
 # one imported.
@@ -268,21 +268,21 @@ echo "ci/wheel.sh: bankcheck $version installed: --help, --version, run (77), th
   "$BANKCHECK_ROOT/python/tests") || die "the pytest plugin's tests failed (above)"
 
 # 6. The oldest pytest the plugin declares (pyproject.toml's `pytest` extra, MINIMUM_PYTEST in the
-# plugin), hash-locked in ci/wheel-test-oldest-requirements.txt: the same tests in a second venv
+# plugin), hash-locked in ci/requirements/wheel-test-oldest-requirements.txt: the same tests in a second venv
 # (the CPU tests; the GPU test needs the cuda extra and skips). Step 5 ran the newest.
 python3 -m venv "$work/venv-oldest"
 oldest="$work/venv-oldest/bin"
-locked "$oldest/python" "$BANKCHECK_ROOT/ci/wheel-test-oldest-requirements.txt" ||
-  die "pip install of ci/wheel-test-oldest-requirements.txt failed"
+locked "$oldest/python" "$BANKCHECK_ROOT/ci/requirements/wheel-test-oldest-requirements.txt" ||
+  die "pip install of ci/requirements/wheel-test-oldest-requirements.txt failed"
 "$oldest/python" -m pip install --quiet --disable-pip-version-check --no-index --no-deps "$wheel" ||
   die "pip install of the wheel beside the oldest pytest failed"
 oldest_version="$("$oldest/python" -c 'import pytest; print(pytest.__version__)')"
 (cd "$work" && env -u BANKCHECK PYTHONDONTWRITEBYTECODE=1 "$oldest/python" -m pytest -p no:cacheprovider -rs -q \
   "$BANKCHECK_ROOT/python/tests") || die "the pytest plugin's tests failed on pytest $oldest_version (above)"
-echo "ci/wheel.sh: the plugin's tests pass on pytest $oldest_version (the oldest declared) too"
+echo "ci/jobs/wheel.sh: the plugin's tests pass on pytest $oldest_version (the oldest declared) too"
 if [[ -n "$out" ]]; then
   mkdir -p "$out"
   cp "$wheel" "$sdist" "$out/"
-  echo "ci/wheel.sh: $(basename "$wheel") and $(basename "$sdist") in $out"
+  echo "ci/jobs/wheel.sh: $(basename "$wheel") and $(basename "$sdist") in $out"
 fi
-echo "ci/wheel.sh: the wheel and the sdist are built and checked, the wheel installed and tested"
+echo "ci/jobs/wheel.sh: the wheel and the sdist are built and checked, the wheel installed and tested"

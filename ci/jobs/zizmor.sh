@@ -3,16 +3,16 @@
 # fails on any finding above informational (low, medium, high), prints every finding. Offline
 # audits only, and no configuration file: nothing in the repository can switch an audit off, only a
 # `# zizmor: ignore[<audit>]` comment on the line itself, which review sees.
-# zizmor comes from PyPI, its version and wheels' hashes pinned in ci/zizmor-requirements.txt,
+# zizmor comes from PyPI, its version and wheels' hashes pinned in ci/requirements/zizmor-requirements.txt,
 # into a venv at <build folder>/zizmor-venv (made again when the pin changes). Without PyPI it says
 # the check was not run and exits 0, except in CI (CI=true), where that fails.
 #
-#   ci/zizmor.sh [PATH...]   default: .github/workflows
+#   ci/jobs/zizmor.sh [PATH...]   default: .github/workflows
 # Exit 0: nothing above informational; 1: a finding above it, or zizmor could not run.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"  # BANKCHECK_ROOT, BUILD_DIR
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"  # BANKCHECK_ROOT, BUILD_DIR
 
-requirements="$BANKCHECK_ROOT/ci/zizmor-requirements.txt"
+requirements="$BANKCHECK_ROOT/ci/requirements/zizmor-requirements.txt"
 version="$(sed -n 's/^zizmor==\([^ ]*\).*/\1/p' "$requirements")"
 venv="$BUILD_DIR/zizmor-venv"
 zizmor="$venv/bin/zizmor"

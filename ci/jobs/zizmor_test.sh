@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Tests ci/zizmor.sh on workflows written here: a pull request's title expanded into a script (a
+# Tests ci/jobs/zizmor.sh on workflows written here: a pull request's title expanded into a script (a
 # template injection, high) and a checkout that keeps the token in .git/config (artipacked, medium)
-# fail, naming the audit; the same workflow without them passes. Run by .ci/run after ci/zizmor.sh
+# fail, naming the audit; the same workflow without them passes. Run by .ci/run after ci/jobs/zizmor.sh
 # (which installs zizmor; without PyPI both say so, and fail under CI=true).
 set -euo pipefail
 check="$(dirname "${BASH_SOURCE[0]}")/zizmor.sh"
 dir="$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-zizmor.XXXXXX")"
 trap 'rm -rf "$dir"' EXIT
-source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/expect.sh"
 
 sha=11d5960a326750d5838078e36cf38b85af677262
 workflow() {
@@ -31,7 +31,7 @@ YAML
 }
 workflow >"$dir/good.yml"
 if [[ "$("$check" "$dir/good.yml" 2>&1)" == *"the workflows were NOT checked"* ]]; then
-  echo "ci/zizmor_test.sh: zizmor could not be installed (above): NOT tested" >&2
+  echo "ci/jobs/zizmor_test.sh: zizmor could not be installed (above): NOT tested" >&2
   [[ "${CI:-}" != "true" ]] || exit 1
   exit 0
 fi
@@ -40,4 +40,4 @@ workflow | sed 's/echo "\$TITLE"/echo "${{ github.event.pull_request.title }}"/'
 expect 1 "template-injection" "$check" "$dir/injection.yml"
 workflow | sed '/with:/d; /persist-credentials/d' >"$dir/artipacked.yml"
 expect 1 "artipacked" "$check" "$dir/artipacked.yml"
-expect_done ci/zizmor_test.sh
+expect_done ci/jobs/zizmor_test.sh

@@ -1,13 +1,13 @@
 # Shared by ci/*.sh: where things are, and the configure + build step.
 # shellcheck shell=bash
-BANKCHECK_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BANKCHECK_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD_DIR="${BANKCHECK_BUILD_DIR:-$BANKCHECK_ROOT/build}"
 JOBS="${BANKCHECK_JOBS:-$(nproc)}"
 
 if ! command -v nvcc >/dev/null 2>&1 && [[ -x /usr/local/cuda/bin/nvcc ]]; then
   export PATH="/usr/local/cuda/bin:$PATH"
 fi
-# nvdisasm and cuobjdump from NVIDIA's wheels (ci/install-deps.sh), where the toolkit has none: the
+# nvdisasm and cuobjdump from NVIDIA's wheels (ci/jobs/install-deps.sh), where the toolkit has none: the
 # emulated suite (docs/emulate.md) reads the kernels' SASS with them. After PATH: a toolkit's own win.
 # Called here and again once install-deps.sh has run (a fresh build folder has none before).
 # CUDA_TOOLS_DIR: where install-deps.sh puts the wheels (pip --target); CUDA_TOOLS_BIN: where in it
@@ -21,10 +21,10 @@ bankcheck_cuda_tools_on_path() {
 }
 bankcheck_cuda_tools_on_path
 
-# A GoogleTest other than the system's (ci/googletest-requirements.txt, whose pins give the version):
-# ci/install-deps.sh puts its sources in GOOGLETEST_OTHER_DIR/src, ci/example.sh builds and installs
+# A GoogleTest other than the system's (ci/requirements/googletest-requirements.txt, whose pins give the version):
+# ci/jobs/install-deps.sh puts its sources in GOOGLETEST_OTHER_DIR/src, ci/jobs/example.sh builds and installs
 # it into GOOGLETEST_OTHER_DIR/prefix once per build folder and builds the example with it.
-GOOGLETEST_OTHER_VERSION="$(sed -n 's/^ros-gtest-vendor==\([0-9.]*\).*/\1/p' "$BANKCHECK_ROOT/ci/googletest-requirements.txt")"
+GOOGLETEST_OTHER_VERSION="$(sed -n 's/^ros-gtest-vendor==\([0-9.]*\).*/\1/p' "$BANKCHECK_ROOT/ci/requirements/googletest-requirements.txt")"
 GOOGLETEST_OTHER_DIR="$BUILD_DIR/googletest-$GOOGLETEST_OTHER_VERSION"
 # Compiles go through ccache where it is installed (BANKCHECK_CCACHE=0: not): CMake takes its
 # compiler launchers from these variables when it configures a build folder for the first time, so
@@ -90,7 +90,7 @@ bankcheck_build() {
     echo "bankcheck: using the prebuilt $BUILD_DIR"
     return 0
   fi
-  "$BANKCHECK_ROOT/ci/install-deps.sh"
+  "$BANKCHECK_ROOT/ci/jobs/install-deps.sh"
   bankcheck_cuda_tools_on_path
   mkdir -p "$BUILD_DIR"
   local werror="${BANKCHECK_WERROR:-OFF}"
@@ -106,9 +106,9 @@ bankcheck_build() {
 # through SASS metrics, processes do not disturb each other; a range-profiler session waits for the
 # GPU to itself: docs/counters.md), and prints its path. A machine without a GPU gets one GPU's
 # slots: its GPU tests still run, and report themselves skipped. Written by bankcheck-ci, which a
-# project's CI runs (ci/consumer/bankcheck-ci.sh), so both count GPUs alike.
+# project's CI runs (framework/ci/bankcheck-ci.sh), so both count GPUs alike.
 bankcheck_resource_spec() {
   local spec="$BUILD_DIR/ctest-resources.json"
-  "$BANKCHECK_ROOT/ci/consumer/bankcheck-ci.sh" --write-resource-spec "$spec" || return 1
+  "$BANKCHECK_ROOT/framework/ci/bankcheck-ci.sh" --write-resource-spec "$spec" || return 1
   echo "$spec"
 }

@@ -3,7 +3,7 @@
 or results files (bankcheck merge-results) for the GPU-less gate (docs/emulate.md).
 
   emulate_results.py summary EMULATED_DIR|RESULTS_FILE
-      The emulated program's run against the committed baselines (ci/emulate.sh):
+      The emulated program's run against the committed baselines (ci/jobs/emulate.sh):
       "decided N of M cases, equal to the baselines E, differ D; undecided K by reason: ..." (with
       "decided without a baseline B" before "undecided" where cases skipped for want of one), then
       "output checks: ran emulated and passed N of M cases, failed F; not computed K by reason: ...;

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# ci/emulate_results.py on made-up results folders (the values are inputs, not measurements): the
+# ci/lib/emulate-results.py on made-up results folders (the values are inputs, not measurements): the
 # summary counts decided, equal, differing and undecided cases and groups reasons; the crosscheck
 # finds a doctored instruction row, a missing per-instruction table and a different kernel, compares
 # global rows only where both sides counted them, and takes a kernel in an anonymous namespace
 # compiled twice for the same kernel.
 set -euo pipefail
-script="$(dirname "${BASH_SOURCE[0]}")/emulate_results.py"
+script="$(dirname "${BASH_SOURCE[0]}")/emulate-results.py"
 dir="$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-emulate-results.XXXXXX")"
 trap 'rm -rf "$dir"' EXIT
 failures=0
@@ -94,7 +94,7 @@ out="$(python3 "$script" crosscheck "$dir/measured" "$dir/emulated")" || status=
   failed "crosscheck compares global rows both sides counted: $out"
 [[ "$out" != *"DIFFERS t/c"* ]] || failed "crosscheck skips kinds the emulated launch did not count: $out"
 
-# A results file (ci/emulate.sh merges each folder with bankcheck merge-results first, whose rule
+# A results file (ci/jobs/emulate.sh merges each folder with bankcheck merge-results first, whose rule
 # leaves out fragments of earlier runs): the same summary as of the folder's fragments.
 python3 - "$dir" <<'PY'
 import glob, json, sys
@@ -113,4 +113,4 @@ python3 "$script" summary "$dir/nothing" >/dev/null 2>&1 || status=$?
 ((status == 2)) || failed "a folder without results must exit 2, got $status"
 
 ((failures == 0)) || exit 1
-echo "ci/emulate_results.py: all checks passed"
+echo "ci/lib/emulate-results.py: all checks passed"

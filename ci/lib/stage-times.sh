@@ -1,7 +1,7 @@
 # Sourced by .ci/run (after its `set` and `cd`): every command the sourcing script runs from then on
 # is a stage, timed from its start to the next one's, and when the script exits it prints the
 # seconds of each stage and the total, the stage that failed marked. A line added to .ci/run is a
-# timed stage without more. ci/stage-times_test.sh checks it.
+# timed stage without more. ci/lib/stage-times_test.sh checks it.
 # shellcheck shell=bash
 bankcheck_stage_names=()
 bankcheck_stage_seconds=()

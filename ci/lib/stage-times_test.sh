@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ci/stage-times.sh, sourced as .ci/run sources it: each line after it is a stage, listed once with
+# ci/lib/stage-times.sh, sourced as .ci/run sources it: each line after it is a stage, listed once with
 # its seconds, then the total; a failing stage is marked and the script keeps its exit status.
 set -euo pipefail
 ci="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -51,4 +51,4 @@ output="$(FAIL=3 bash "$dir/run" 2>&1)" || status=$?
 N  total" ]] || failed "expected the failed stage marked, the last listed, then the total: $output"
 
 ((failures == 0)) || exit 1
-echo "ci/stage-times_test.sh: all passed"
+echo "ci/lib/stage-times_test.sh: all passed"

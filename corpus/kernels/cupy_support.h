@@ -12,7 +12,7 @@
 namespace bankcheck::corpus {
 
 inline const char* const kCupyMissing =
-    "CuPy's kernel sources were not found when this suite was built (ci/install-deps.sh installs the "
+    "CuPy's kernel sources were not found when this suite was built (ci/jobs/install-deps.sh installs the "
     "pinned cupy-cuda13x wheel's sources into <build>/cupy-sources, or -DBANKCHECK_CUPY_DIR=...; see "
     "docs/emulate.md, \"The corpus\"): the CuPy corpus cases are not built";
 

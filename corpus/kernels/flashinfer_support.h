@@ -1,6 +1,6 @@
 #pragma once
 // What the FlashInfer corpus files share (corpus/kernels/flashinfer_*.cu): whether FlashInfer's
-// headers were found (the pinned flashinfer-python wheel's include tree, ci/install-deps.sh and
+// headers were found (the pinned flashinfer-python wheel's include tree, ci/jobs/install-deps.sh and
 // cmake/BankcheckFlashInfer.cmake), the reason their cases skip when not, and the host-side
 // conversions and inputs of their references. FlashInfer is Apache-2.0 (THIRD-PARTY-NOTICES); the
 // kernels are the headers' as installed, never copied here.
@@ -38,8 +38,8 @@
 namespace bankcheck::corpus::flashinfer_cases {
 
 inline const char* const kFlashInferMissing =
-    "FlashInfer's headers were not found when this suite was built (ci/install-deps.sh extracts them "
-    "from the pinned flashinfer-python wheel, ci/flashinfer-requirements.txt, into "
+    "FlashInfer's headers were not found when this suite was built (ci/jobs/install-deps.sh extracts them "
+    "from the pinned flashinfer-python wheel, ci/requirements/flashinfer-requirements.txt, into "
     "<build>/flashinfer-headers; or -DBANKCHECK_FLASHINFER_INCLUDE_DIR=...): the FlashInfer corpus "
     "cases are not built";
 
@@ -47,8 +47,8 @@ inline const char* const kFlashInferMissing =
 inline const char* PageHeadersMissing() {
   return BANKCHECK_CORPUS_HAS_FLASHINFER
              ? "FlashInfer's page.cuh and pos_enc.cuh need cuda::fast_mod_div (<cuda/cmath>, CCCL 3.1), "
-               "which the CCCL they were compiled with lacks (CUDA 13.0's is CCCL 3.0; ci/install-deps.sh "
-               "extracts CCCL 3.1 from the pinned nvidia-cuda-cccl wheel into "
+               "which the CCCL they were compiled with lacks (CUDA 13.0's is CCCL 3.0; "
+               "ci/jobs/install-deps.sh extracts CCCL 3.1 from the pinned nvidia-cuda-cccl wheel into "
                "<build>/flashinfer-headers/cccl): "
                "these FlashInfer cases are not built"
              : kFlashInferMissing;

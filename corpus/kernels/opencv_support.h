@@ -35,7 +35,8 @@ namespace cvd = cv::cuda::device;
 #if !BANKCHECK_CORPUS_HAS_OPENCV
 inline const char* const kOpenCvMissing =
     "OpenCV's CUDA device headers (opencv2/core/cuda/*.hpp) were not found when this suite was built "
-    "(apt-get install libopencv-core-dev, or -DBANKCHECK_OPENCV_INCLUDE_DIR=...; see ci/install-deps.sh): "
+    "(apt-get install libopencv-core-dev, or -DBANKCHECK_OPENCV_INCLUDE_DIR=...; "
+    "see ci/jobs/install-deps.sh): "
     "the OpenCV corpus cases are not built";
 #endif
 

@@ -5,7 +5,7 @@
 # ("undefined reference to bankcheck::conformance::Forms"), failing that route. Configured so, the
 # recorder is either not a target or builds. CPU only (nvcc for the configure; one C++ file built).
 #
-#   ci/consumer/bankcheck-ci-cpu-from-source_test.sh SOURCE_DIR NVCC [CMAKE]
+#   framework/ci/bankcheck-ci-cpu-from-source_test.sh SOURCE_DIR NVCC [CMAKE]
 set -euo pipefail
 (($# >= 2)) || { echo "usage: bankcheck-ci-cpu-from-source_test.sh SOURCE_DIR NVCC [CMAKE]" >&2; exit 2; }
 source_dir="$1" nvcc="$2" cmake="${3:-cmake}"

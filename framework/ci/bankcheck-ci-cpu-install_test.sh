@@ -6,7 +6,7 @@
 # prefix it names, its bankcheck --version) and finds its pins. The toolkit's wheels, the host
 # packages and CMake's configure are stand-ins (no network, no compiler). CPU only.
 #
-#   ci/consumer/bankcheck-ci-cpu-install_test.sh BUILD_DIR [CMAKE]
+#   framework/ci/bankcheck-ci-cpu-install_test.sh BUILD_DIR [CMAKE]
 set -euo pipefail
 (($# >= 1)) || { echo "usage: bankcheck-ci-cpu-install_test.sh BUILD_DIR [CMAKE]" >&2; exit 2; }
 build="$1" cmake="${2:-cmake}"
@@ -25,7 +25,7 @@ prefix="$tmp/prefix"
 [[ -x "$prefix/bin/bankcheck-ci" ]] || { echo "FAILED: no bin/bankcheck-ci in the install" >&2; exit 1; }
 [[ -x "$prefix/bin/bankcheck-ci-cpu" ]] || fail "no executable bin/bankcheck-ci-cpu beside bin/bankcheck-ci"
 cmp -s "$prefix/share/bankcheck/cuda-wheels-requirements.txt" "$consumer/cuda-wheels-requirements.txt" ||
-  fail "share/bankcheck/cuda-wheels-requirements.txt is not ci/consumer's"
+  fail "share/bankcheck/cuda-wheels-requirements.txt is not framework/ci's"
 help="$("$prefix/bin/bankcheck-ci-cpu" --help 2>&1)" || fail "bankcheck-ci-cpu --help failed: $help"
 [[ "$help" == *"--bankcheck-tarball FILE"* ]] || fail "bankcheck-ci-cpu --help: $help"
 

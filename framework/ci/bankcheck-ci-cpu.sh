@@ -2,7 +2,7 @@
 # bankcheck-ci-cpu: the GPU-less gate of a project that tests its kernels with bankcheck, on a
 # machine with no GPU and no CUDA toolkit (a GitHub-hosted ubuntu-latest runner). GitHub Actions runs
 # it through the reusable workflow .github/workflows/bankcheck-cpu-gate.yml; this repository's own CI
-# runs it on examples/ (.ci/run, ci/cpu-gate.sh). It
+# runs it on examples/ (.ci/run, ci/jobs/cpu-gate.sh). It
 #
 #   1. installs the CUDA toolkit's parts the gate needs from NVIDIA's wheels on the package index,
 #      at pinned versions, each file by its SHA-256 (cuda-wheels-requirements.txt, beside this script:
@@ -13,7 +13,7 @@
 #   2. checks for CMake, a C++ compiler and GoogleTest, nlohmann-json and CLI11 (Debian/Ubuntu
 #      packages: installed with apt-get where this runs as root or with password-less sudo)
 #   3. bankcheck, prebuilt: with --bankcheck-tarball FILE, a release's install tarball
-#      (bankcheck-<version>-linux-x86_64-cuda13.tar.gz, ci/release.sh), checked against the
+#      (bankcheck-<version>-linux-x86_64-cuda13.tar.gz, ci/jobs/release.sh), checked against the
 #      SHA256SUMS beside it and unpacked into <build>/bankcheck-prefix; run as the installed
 #      bankcheck-ci-cpu (<prefix>/bin), the bankcheck it belongs to. From a checkout instead, with
 #      --install-bankcheck DIR: built with the same toolkit and installed into <build>/bankcheck-prefix.

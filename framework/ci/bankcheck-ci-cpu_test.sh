@@ -97,7 +97,7 @@ gate "a:old" a a_emulated
   fail "a .suite file without no_emulated_program: status $status, built '$(cat "$tmp/built" 2>/dev/null)'"
 
 # First baselines from the emulator (the CPU-gate workflow's `emulated-baselines` input): the flag
-# reaches bankcheck-ci, which records them (ci/consumer/bankcheck-ci-first-baselines_test.sh).
+# reaches bankcheck-ci, which records them (framework/ci/bankcheck-ci-first-baselines_test.sh).
 GATE_ARGS=--emulated-baselines gate "a:" a a_emulated
 grep -q "^bankcheck-ci --prebuilt .* --emulated-baselines -- -L emulate$" "$tmp/out" ||
   fail "--emulated-baselines did not reach bankcheck-ci: $(cat "$tmp/out")"

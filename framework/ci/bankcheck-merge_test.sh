@@ -10,7 +10,7 @@ cli="${1:?give the bankcheck command}"
 merge="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/bankcheck-merge.sh"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-source "$(dirname "${BASH_SOURCE[0]}")/../expect.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../../ci/lib/expect.sh"
 
 # shard <folder> <commit> <case> <status>: a shard's artifacts: results/s.json with the one case,
 # its JUnit XML and ctest.log, and its SARIF file (one finding) in sarif/<folder>/s.sarif.
@@ -147,4 +147,4 @@ make_patch good 'echo "{\"t/a\": 2}" >baselines/sm_90/t.json'
 echo other >"$tmp/shard-1/plan/baselines"
 expect 1 "outside the baselines folder(s) different in $tmp/shard-1 and $tmp/shard-2" patch_merge good
 
-expect_done ci/consumer/bankcheck-merge_test.sh
+expect_done framework/ci/bankcheck-merge_test.sh

@@ -7,7 +7,7 @@ set -euo pipefail
 plan="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/bankcheck-shard-plan.py"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-source "$(dirname "${BASH_SOURCE[0]}")/../expect.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../../ci/lib/expect.sh"
 
 mkdir -p "$tmp/junit/topic"
 testcase() { echo "<testcase name=\"x\" time=\"$2\"><properties><property name=\"case\" value=\"$1\"/></properties></testcase>"; }
@@ -42,4 +42,4 @@ python3 "$plan" --cases "$tmp/many" --junit "$tmp/junit" --shards 2 --shard 1 -o
 expect 0 "" test "$(wc -c <"$tmp/many-1.txt")" -gt 4096
 expect 0 "" test "$(wc -l <"$tmp/many-1.txt")" -eq 105
 
-expect_done ci/consumer/bankcheck-shard-plan_test.sh
+expect_done framework/ci/bankcheck-shard-plan_test.sh

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The consumer CI job (bankcheck-ci) on a GPU, with a copy of examples/ as the user's project:
 #
-#   ci/consumer/gpu-check.sh prepare [--work DIR] [--bankcheck-build DIR] [--cuda-architectures A]
+#   framework/ci/gpu-check.sh prepare [--work DIR] [--bankcheck-build DIR] [--cuda-architectures A]
 #       On a machine with the compiler and packages (no GPU needed): installs bankcheck from a build
 #       (default: BANKCHECK_BUILD_DIR, else build/; ci/test.sh's, or any with bin/bankcheck) into
 #       DIR/prefix, copies examples/ to DIR/src and has the installed bankcheck-ci build it in
@@ -9,7 +9,7 @@
 #       tests skip); then strips the programs and drops what a run does not need (about 8 MB).
 #       DIR defaults to ${XDG_CACHE_HOME:-$HOME/.cache}/bankcheck-gpu-check: the GPU machine must
 #       have it at the same absolute path (CTest's files and the suite's settings hold absolute paths).
-#   ci/consumer/gpu-check.sh run [--work DIR] [--from COPY] [--out DIR]
+#   framework/ci/gpu-check.sh run [--work DIR] [--from COPY] [--out DIR]
 #       On the GPU machine, no compiler used: with --from, first copies COPY (a copy of a prepared
 #       DIR, e.g. carried in the repository) to DIR (default: the path COPY was prepared at). Then,
 #       each time through the installed

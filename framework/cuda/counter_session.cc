@@ -7,7 +7,7 @@
 //   launch_log.h        the launches the callbacks saw while a session records
 //   launch_records.h    LaunchRecords from those launches
 //   launch_checks.h     what both back ends refuse or fail on after the launches ran
-// Lock rules are in the declarations (thread_annotations.h), checked by ci/thread-safety.sh.
+// Lock rules are in the declarations (thread_annotations.h), checked by ci/jobs/thread-safety.sh.
 
 #include "bankcheck/counter_session.h"
 

@@ -1,4 +1,4 @@
-// libFuzzer's entry point (BANKCHECK_FUZZ, ci/fuzz.sh): an input is an nvdisasm listing and a
+// libFuzzer's entry point (BANKCHECK_FUZZ, ci/jobs/fuzz.sh): an input is an nvdisasm listing and a
 // cuobjdump -elf listing, split at the first NUL byte, read by Module::FromListings; every kernel
 // it finds is emulated (Emulate) and run by the output pass (ComputeOutputs) with small limits.
 // bankcheck::Error is how bad input is refused; anything else that escapes (another exception, a

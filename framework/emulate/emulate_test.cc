@@ -433,7 +433,7 @@ TEST(EmulateTest, OperandsOfTheWrongKindOrMissingAreUndecided) {
         /*0050*/                   EXIT ;
 )"),
               HasSubstr("IADD3 has fewer operands than the emulator reads"));
-  // No destination at all (found by ci/fuzz.sh): refused before a handler writes one.
+  // No destination at all (found by ci/jobs/fuzz.sh): refused before a handler writes one.
   EXPECT_THAT(WhyUndecided(R"(
         /*0010*/                   S2UR ;
         /*0050*/                   EXIT ;

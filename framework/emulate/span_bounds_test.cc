@@ -68,7 +68,7 @@ TEST(SpanBoundsTest, AnArgumentAtANegativeOffsetIsMissing) {
 }
 
 // An address's immediates add modulo 2^64, as the GPU adds them: the signed sum overflowed (UBSan in
-// ci/fuzz.sh: fuzz_corpus/address_offsets_near_2_64.txt), and so did negating -0x8000000000000000.
+// ci/jobs/fuzz.sh: fuzz_corpus/address_offsets_near_2_64.txt), and so did negating -0x8000000000000000.
 TEST(SpanBoundsTest, AddressOffsetsAddModulo2To64) {
   const std::vector<internal::Operand> operands =
       internal::ParseOperands("R7, [R0+0x7fffffffffffffff+0x7fffffffffffffff], c[0x0][-0x8000000000000000]");

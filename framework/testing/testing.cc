@@ -85,9 +85,10 @@ std::string AllocationField(const std::string& allocation, const std::string& ke
 }
 
 Error BadAllocation(const std::string& allocation, const std::string& why) {
-  return Error(ErrorKind::kBadInput, "CTEST_RESOURCE_GROUP_0_GPUS='" + allocation + "' " + why +
-                                         "; it comes from ctest --resource-spec-file (ci/common.sh writes "
-                                         "one with ids 0, 1, ... for the visible GPUs): check that file");
+  return Error(ErrorKind::kBadInput,
+               "CTEST_RESOURCE_GROUP_0_GPUS='" + allocation + "' " + why +
+                   "; it comes from ctest --resource-spec-file (ci/lib/common.sh writes "
+                   "one with ids 0, 1, ... for the visible GPUs): check that file");
 }
 }  // namespace
 

@@ -48,7 +48,7 @@ import pytest
 
 from . import command as bankcheck_command
 
-# The oldest pytest the plugin runs on (pyproject.toml's `pytest` extra, ci/wheel.sh tests it): the
+# The oldest pytest the plugin runs on (pyproject.toml's `pytest` extra, ci/jobs/wheel.sh tests it): the
 # stash (pytest.StashKey) came in 7.0. A clear error rather than an AttributeError in the middle of
 # the plugin's import.
 MINIMUM_PYTEST = "7.0"

@@ -5,7 +5,7 @@ Relative links point nowhere on the index page. Without that variable (a local `
 whose description no index shows) the text is docs/python.md as it is.
 
 A scikit-build-core metadata provider (pyproject.toml: tool.scikit-build.metadata.readme);
-ci/wheel.sh renders the built description as the index does and fails on any relative link left.
+ci/jobs/wheel.sh renders the built description as the index does and fails on any relative link left.
 """
 
 import os

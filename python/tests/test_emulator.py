@@ -1,6 +1,6 @@
 """bankcheck.emulator, the emulator's Python binding (docs/python.md, "The emulator"), over its C library.
 
-Plain unittest, so that both pytest (ci/wheel.sh, on the wheel's library) and `python3 -m unittest`
+Plain unittest, so that both pytest (ci/jobs/wheel.sh, on the wheel's library) and `python3 -m unittest`
 (the ctest python/emulator, on the build's library and a cubin nvcc compiled there,
 BANKCHECK_EMULATE_TEST_CUBIN) run it. Without that cubin, the launches are not checked (the wheel's
 test venv has no nvcc); what needs no SASS tools is checked everywhere the library is.

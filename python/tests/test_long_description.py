@@ -1,6 +1,6 @@
 """Tests of the long description's provider (python/metadata/long_description.py, run by the wheel's
 and the sdist's build, not installed): relative links made absolute into the repository at the
-release's tag. ci/wheel.sh checks the built files' descriptions as the index renders them."""
+release's tag. ci/jobs/wheel.sh checks the built files' descriptions as the index renders them."""
 
 import importlib.util
 from pathlib import Path

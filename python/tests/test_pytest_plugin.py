@@ -1,4 +1,4 @@
-"""Tests of bankcheck's pytest plugin (python/bankcheck/pytest_plugin.py), run by ci/wheel.sh
+"""Tests of bankcheck's pytest plugin (python/bankcheck/pytest_plugin.py), run by ci/jobs/wheel.sh
 against the installed wheel. The CPU tests drive the re-run through a stand-in `bankcheck` (BANKCHECK
 names it) that records its command line and plays `bankcheck run`'s exit statuses; the GPU test runs
 the wheel's real command, and skips with its reason where no usable GPU is found (fails with

@@ -2,7 +2,7 @@
 // Clang's thread-safety annotations (https://clang.llvm.org/docs/ThreadSafetyAnalysis.html), as
 // abseil spells them: which mutex guards a member (BANKCHECK_GUARDED_BY) and which a function needs
 // held (BANKCHECK_REQUIRES) are part of the declarations, and `clang++ -Wthread-safety` checks every
-// access (ci/thread-safety.sh). No-ops for other compilers. Mutex and MutexLock wrap std::mutex so
+// access (ci/jobs/thread-safety.sh). No-ops for other compilers. Mutex and MutexLock wrap std::mutex so
 // that the analysis knows what locking them does (libstdc++'s std::mutex carries no annotations).
 
 #include <mutex>
