@@ -67,7 +67,7 @@ endif()
 # libbankcheck_inject.so would load a libstdc++.so.6 planted wherever the measured program runs.
 # They need no folder of the build tree (they link none of its shared libraries); the CUDA
 # toolkit's library folder reaches them through bankcheck_cuda's link option (framework/cuda). The
-# ctest bankcheck_rpath checks every ELF file of the build and of an install (ci/check_rpath.py).
+# ctest bankcheck_rpath checks every ELF file of the build and of an install (ci/checks/check-rpath.py).
 foreach(bankcheck_target IN LISTS bankcheck_every_installed)
   get_target_property(bankcheck_type ${bankcheck_target} TYPE)
   if(bankcheck_type MATCHES "^(EXECUTABLE|SHARED_LIBRARY|MODULE_LIBRARY)$")
@@ -78,7 +78,7 @@ endforeach()
 # No path of the machine that builds bankcheck may reach an installed file: the libraries'
 # __FILE__ (GoogleTest registrations, which a consumer's generated CTest files carry as
 # DEF_SOURCE_LINE; failure and skip messages) and their debug information name the source and build
-# folders as "bankcheck/..." and "bankcheck-build/...". ci/example.sh greps the install tree for both.
+# folders as "bankcheck/..." and "bankcheck-build/...". ci/jobs/example.sh greps the install tree for both.
 include(CheckCXXCompilerFlag)
 check_cxx_compiler_flag("-ffile-prefix-map=/a=b" BANKCHECK_HAS_FILE_PREFIX_MAP)
 if(BANKCHECK_HAS_FILE_PREFIX_MAP)
@@ -112,30 +112,34 @@ install(TARGETS ${bankcheck_installed_targets}
   RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}"
   # Each layer's public headers (its HEADERS file set); internal/ headers are never installed.
   FILE_SET HEADERS DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
-# bankcheck-ci (ci/consumer/bankcheck-ci.sh): a project's CI job (build, ctest, report, baselines
-# patch), beside the command it runs; it finds this package from there. bankcheck-merge
-# (ci/consumer/bankcheck-merge.sh): the last job of a sharded run (docs/ci.md), beside it too, and
-# bankcheck-shard-plan (ci/consumer/bankcheck-shard-plan.py): shards balanced by recorded times.
+# bankcheck-ci (framework/ci/bankcheck-ci.sh): a project's CI job (build, ctest, report, baselines
+# patch), beside the command it runs; it finds this package from there, and its parts, which it
+# sources, in <datadir>/bankcheck (bankcheck-ci-report.sh, bankcheck-ci-baselines.sh). bankcheck-merge
+# (framework/ci/bankcheck-merge.sh): the last job of a sharded run (docs/ci.md), beside it too, and
+# bankcheck-shard-plan (framework/ci/bankcheck-shard-plan.py): shards balanced by recorded times.
 # libbankcheck_inject.so, which `bankcheck run` loads into the program it measures: found by the
 # command at <bindir>/<relative path to libdir> (framework/cli/run_command.cc), not exported.
 if(BANKCHECK_BUILD_CLI AND BANKCHECK_ENABLE_CUDA)
   install(TARGETS bankcheck_inject bankcheck_nvtx LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}")
 endif()
 if(BANKCHECK_BUILD_CLI)
-  install(PROGRAMS "${CMAKE_CURRENT_LIST_DIR}/../ci/consumer/bankcheck-ci.sh"
+  install(PROGRAMS "${CMAKE_CURRENT_LIST_DIR}/../framework/ci/bankcheck-ci.sh"
     DESTINATION "${CMAKE_INSTALL_BINDIR}" RENAME bankcheck-ci)
-  install(PROGRAMS "${CMAKE_CURRENT_LIST_DIR}/../ci/consumer/bankcheck-merge.sh"
+  install(FILES "${CMAKE_CURRENT_LIST_DIR}/../framework/ci/bankcheck-ci-report.sh"
+    "${CMAKE_CURRENT_LIST_DIR}/../framework/ci/bankcheck-ci-baselines.sh"
+    DESTINATION "${CMAKE_INSTALL_DATADIR}/bankcheck")
+  install(PROGRAMS "${CMAKE_CURRENT_LIST_DIR}/../framework/ci/bankcheck-merge.sh"
     DESTINATION "${CMAKE_INSTALL_BINDIR}" RENAME bankcheck-merge)
-  install(PROGRAMS "${CMAKE_CURRENT_LIST_DIR}/../ci/consumer/bankcheck-shard-plan.py"
+  install(PROGRAMS "${CMAKE_CURRENT_LIST_DIR}/../framework/ci/bankcheck-shard-plan.py"
     DESTINATION "${CMAKE_INSTALL_BINDIR}" RENAME bankcheck-shard-plan)
 endif()
-# bankcheck-ci-cpu (ci/consumer/bankcheck-ci-cpu.sh): the GPU-less gate, which builds a project
+# bankcheck-ci-cpu (framework/ci/bankcheck-ci-cpu.sh): the GPU-less gate, which builds a project
 # against the package it is installed with and runs bankcheck-ci beside it; the CUDA wheels' pins it
 # installs the toolkit from go to <datadir>/bankcheck, where it looks for them.
 if(BANKCHECK_BUILD_CLI AND BANKCHECK_ENABLE_CUDA)
-  install(PROGRAMS "${CMAKE_CURRENT_LIST_DIR}/../ci/consumer/bankcheck-ci-cpu.sh"
+  install(PROGRAMS "${CMAKE_CURRENT_LIST_DIR}/../framework/ci/bankcheck-ci-cpu.sh"
     DESTINATION "${CMAKE_INSTALL_BINDIR}" RENAME bankcheck-ci-cpu)
-  install(FILES "${CMAKE_CURRENT_LIST_DIR}/../ci/consumer/cuda-wheels-requirements.txt"
+  install(FILES "${CMAKE_CURRENT_LIST_DIR}/../framework/ci/cuda-wheels-requirements.txt"
     DESTINATION "${CMAKE_INSTALL_DATADIR}/bankcheck")
 endif()
 install(EXPORT bankcheckTargets NAMESPACE bankcheck:: DESTINATION "${BANKCHECK_INSTALL_CMAKEDIR}")
@@ -168,7 +172,7 @@ configure_package_config_file("${CMAKE_CURRENT_LIST_DIR}/bankcheckConfig.cmake.i
 write_basic_package_version_file("${PROJECT_BINARY_DIR}/bankcheckConfigVersion.cmake"
   COMPATIBILITY SameMajorVersion)
 # The license, its notices (the CLI compiles CLI11 and nlohmann-json in) and the changelog, with
-# every install and so in the release tarball (ci/release.sh).
+# every install and so in the release tarball (ci/jobs/release.sh).
 install(FILES "${PROJECT_SOURCE_DIR}/LICENSE" "${PROJECT_SOURCE_DIR}/NOTICE" "${PROJECT_SOURCE_DIR}/THIRD-PARTY-NOTICES"
     "${PROJECT_SOURCE_DIR}/CHANGELOG.md"
   DESTINATION "${CMAKE_INSTALL_DOCDIR}")
@@ -182,7 +186,7 @@ install(FILES
     "${CMAKE_CURRENT_LIST_DIR}/BankcheckFindCUDAToolkit.cmake"
   DESTINATION "${BANKCHECK_INSTALL_CMAKEDIR}")
 
-# `bankcheck --version`, this version file and CHANGELOG.md all say PROJECT_VERSION (ci/release.sh
+# `bankcheck --version`, this version file and CHANGELOG.md all say PROJECT_VERSION (ci/jobs/release.sh
 # checks the installed tree the same way).
 if(BANKCHECK_BUILD_TESTS)
   add_test(NAME bankcheck_version

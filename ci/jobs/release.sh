@@ -14,24 +14,24 @@
 #      in name order, owner 0, dates of the release commit: the same build packs the same bytes),
 #      <out>/SHA256SUMS, and <out>/release-notes.md (the changelog's section of the version)
 #   4. the tarball checked as a user receives it: the checksum verifies (sha256sum -c); it holds
-#      bin/bankcheck, bin/bankcheck-ci, bin/bankcheck-ci-cpu and its CUDA wheels' pins
-#      (share/bankcheck), the CMake package, every public header, the license and notices (and
+#      bin/bankcheck, bin/bankcheck-ci and the parts it sources, bin/bankcheck-ci-cpu and its CUDA
+#      wheels' pins (share/bankcheck), the CMake package, every public header, the license and notices (and
 #      lib/libbankcheck_inject.so and lib/libbankcheck_nvtx.so when built with the GPU side);
 #      unpacked elsewhere, its bankcheck prints the version
 #
-#   ci/release.sh --tag v0.2.0 --out dist    the release workflow
-#   ci/release.sh --dry-run                  CI: into a temporary folder, removed after; the tag
+#   ci/jobs/release.sh --tag v0.2.0 --out dist    the release workflow
+#   ci/jobs/release.sh --dry-run                  CI: into a temporary folder, removed after; the tag
 #                                            check run with v<version> (accepted) and a wrong tag
 #                                            (refused)
 # Exit status: 0 when the tarball is made and checked, 1 when a check fails, 2 for a usage error.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 
 die() {
-  echo "ci/release.sh: error: $1" >&2
+  echo "ci/jobs/release.sh: error: $1" >&2
   exit "${2:-1}"
 }
-usage() { die "$1 (usage: ci/release.sh --tag v<version> --out DIR | --dry-run)" 2; }
+usage() { die "$1 (usage: ci/jobs/release.sh --tag v<version> --out DIR | --dry-run)" 2; }
 
 tag="" out="" dry_run=0
 while (($#)); do
@@ -93,7 +93,7 @@ rm -rf "$out/stage" "$out/unpacked" "$out/${tarball:?}" "$out/SHA256SUMS" "$out/
 
 # 2. The installed tree, and the version it reports.
 root="$out/stage/$name"
-echo "ci/release.sh: installing bankcheck $version (CUDA $cuda_version) into $root"
+echo "ci/jobs/release.sh: installing bankcheck $version (CUDA $cuda_version) into $root"
 cmake --install "$BUILD_DIR" --prefix "$root" --strip >"$out/install.log" ||
   { cat "$out/install.log"; die "cmake --install failed (above)"; }
 docs="$root/share/doc/bankcheck"
@@ -115,7 +115,8 @@ awk -v heading="## [$version]" 'index($0, heading) == 1 { keep = 1; next } keep 
 # 4. What a user receives: the checksum, the contents, the command where it is unpacked.
 (cd "$out" && sha256sum --check --strict SHA256SUMS) || die "SHA256SUMS does not verify $tarball"
 listing="$(tar -tzf "$out/$tarball")"
-required=(bin/bankcheck bin/bankcheck-ci bin/bankcheck-ci-cpu share/bankcheck/cuda-wheels-requirements.txt
+required=(bin/bankcheck bin/bankcheck-ci share/bankcheck/bankcheck-ci-report.sh share/bankcheck/bankcheck-ci-baselines.sh
+  bin/bankcheck-ci-cpu share/bankcheck/cuda-wheels-requirements.txt
   share/doc/bankcheck/LICENSE share/doc/bankcheck/NOTICE
   share/doc/bankcheck/THIRD-PARTY-NOTICES share/doc/bankcheck/CHANGELOG.md)
 for file in bankcheckConfig.cmake bankcheckConfigVersion.cmake bankcheckTargets.cmake BankcheckKernelSuite.cmake; do
@@ -139,11 +140,11 @@ printed="$("$out/unpacked/$name/bin/bankcheck" --version)"
 [[ "$printed" == "bankcheck $version" ]] || die "the unpacked bin/bankcheck printed '$printed', not 'bankcheck $version'"
 rm -rf "$out/stage" "$out/unpacked" "$out/install.log"
 
-echo "ci/release.sh: $tarball ($(du -h "$out/$tarball" | cut -f1), ${#required[@]} required files present," \
+echo "ci/jobs/release.sh: $tarball ($(du -h "$out/$tarball" | cut -f1), ${#required[@]} required files present," \
   "checksum verified, unpacked bin/bankcheck prints '$printed')"
 cat "$out/SHA256SUMS"
 if ((dry_run)); then
-  echo "ci/release.sh: dry run for tag $tag: as expected (the files were in $out, now removed)"
+  echo "ci/jobs/release.sh: dry run for tag $tag: as expected (the files were in $out, now removed)"
 else
-  echo "ci/release.sh: $out/$tarball, $out/SHA256SUMS and $out/release-notes.md ready for the release $tag"
+  echo "ci/jobs/release.sh: $out/$tarball, $out/SHA256SUMS and $out/release-notes.md ready for the release $tag"
 fi

@@ -31,6 +31,13 @@ set -euo pipefail
 
 program="$(basename "${BASH_SOURCE[0]}")"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# Its parts: beside it in the source tree, in <prefix>/share/bankcheck where it is installed.
+parts="$here"
+[[ -f "$parts/bankcheck-ci-report.sh" ]] || parts="$here/../share/bankcheck"
+# shellcheck source=bankcheck-ci-report.sh
+source "$parts/bankcheck-ci-report.sh"     # print_skipped, write_shard_plan, report_program
+# shellcheck source=bankcheck-ci-baselines.sh
+source "$parts/bankcheck-ci-baselines.sh"  # write_baselines_patch
 
 usage() {
   cat <<EOF
@@ -127,52 +134,6 @@ write_resource_spec() {
     done
     printf ']}]}\n'
   } >"$spec"
-}
-
-# print_skipped <ctest's output> <its LastTest.log>: each test ctest reports skipped, under its
-# reason, which ctest does not print (only with -V): the first line that gives one in the test's
-# output (a GoogleTest skip's message, "bankcheck: every case was skipped: ...", "bankcheck:
-# skipped: ...", "skipped: ..."). ci/test.sh prints the same (--print-skipped). With "" for ctest's
-# output (--ctest-post-test: ctest's own console is not at hand while it runs, and its log says
-# "Test Passed." of a skipped test), the skipped tests are those whose output shows one of those
-# skip lines (or GoogleTest's "[  SKIPPED ]") and no GoogleTest test that passed.
-print_skipped() {
-  awk -v console="$1" '
-    BEGIN {
-      infer = (console == "")
-      while (!infer && (getline line < console) > 0) {
-        if (line !~ /Test +#[0-9]+: .* \.+\*\*\*Skipped/) continue
-        name = line
-        sub(/^.*Test +#[0-9]+: /, "", name)
-        sub(/ \.+\*\*\*Skipped.*$/, "", name)
-        if (!(name in skipped)) { skipped[name] = 1; order[++count] = name }
-      }
-    }
-    /^[0-9]+\/[0-9]+ Test: / { test = $0; sub(/^[0-9]+\/[0-9]+ Test: /, "", test); next }
-    /^<end of output>$/ {
-      if (infer && test != "" && (test in marked) && !(test in passed) && !(test in skipped)) {
-        skipped[test] = 1; order[++count] = test
-      }
-      test = ""; next
-    }
-    test == "" || !(infer || test in skipped) { next }
-    infer && /^\[       OK \] / { passed[test] = 1; next }
-    /^\[  SKIPPED \] / { marked[test] = 1; next }
-    test in reason { next }
-    /: Skipped$/ { marked[test] = 1; if ((getline line) > 0 && line != "") reason[test] = line; next }
-    /^bankcheck: every case was skipped: / { sub(/^bankcheck: every case was skipped: /, ""); reason[test] = $0; marked[test] = 1; next }
-    /^bankcheck: skipped: / { sub(/^bankcheck: skipped: /, ""); reason[test] = $0; marked[test] = 1; next }
-    /^skipped: / { sub(/^skipped: /, ""); reason[test] = $0; marked[test] = 1; next }
-    END {
-      for (i = 1; i <= count; i++) {
-        name = order[i]
-        why = (name in reason) ? reason[name] : "no reason printed (ctest -V -R '\''^" name "$'\'' shows its output)"
-        if (!(why in listed)) { reasons[++kinds] = why; listed[why] = "" }
-        listed[why] = listed[why] "\n    " name
-        tests[why]++
-      }
-      for (i = 1; i <= kinds; i++) printf "\nSkipped %d test(s): %s%s\n", tests[reasons[i]], reasons[i], listed[reasons[i]]
-    }' "$2" 2>/dev/null || true
 }
 
 source_dir=.
@@ -400,51 +361,6 @@ if [[ -f "$last_log" ]]; then
   no_gpu_required="$(grep -m1 -oE 'BANKCHECK_REQUIRE_GPU=1 is set but there is no usable GPU: .*' "$last_log" || true)"
 fi
 
-# A shard's plan, for bankcheck-merge (docs/ci.md, "Sharding"): plan/<results name>.txt, the cases
-# each kernel suite test that ctest selected was to run in this shard (the program says:
-# --bankcheck_list_shard_cases), plan/baselines, the baselines folders (as baselines.patch names them:
-# from the repository's root, "." where the folder is outside it), and plan/shard, "I/N", written
-# last: a shard whose plan/shard is missing did not get this far.
-write_shard_plan() {
-  local plan="$artifacts/plan" exe topic results name i
-  mkdir -p "$plan"
-  declare -A name_of=()
-  ctest --test-dir "$build_dir" --show-only=json-v1 "${ctest_args[@]}" >"$work/tests.json" ||
-    { warn "ctest --show-only=json-v1 failed: no shard plan"; return 1; }
-  while IFS=$'\t' read -r exe topic; do
-    if [[ -z "${name_of[$exe]+set}" ]]; then
-      results="$("$exe" --bankcheck_results_dir)" || { warn "$exe --bankcheck_results_dir failed"; return 1; }
-      name_of[$exe]=""
-      for i in "${!suites[@]}"; do
-        [[ "${suite_results[i]}" != "$results" ]] || { name_of[$exe]="${suites[i]}"; break; }
-        [[ "${suite_results[i]}-emulated" != "$results" ]] || { name_of[$exe]="${suites[i]}-emulated"; break; }
-      done
-    fi
-    name="${name_of[$exe]}"
-    [[ -n "$name" ]] || { warn "$exe writes its results to no kernel suite's folder: not in the shard plan"; continue; }
-    "$exe" --bankcheck_topic="$topic" --bankcheck_list_shard_cases >>"$plan/$name.txt" ||
-      { warn "$exe --bankcheck_topic=$topic --bankcheck_list_shard_cases failed: no shard plan"; return 1; }
-  done < <(python3 - "$work/tests.json" <<'PY'
-import json, sys
-
-# Each kernel suite topic test ctest selected: its program and topic ("<prefix>/<topic>" runs
-# "<program> --bankcheck_topic=<topic> ...", BankcheckDiscoverTopics.cmake).
-for test in json.load(open(sys.argv[1], encoding="utf-8")).get("tests", []):
-    command = test.get("command") or []
-    topics = [arg.split("=", 1)[1] for arg in command[1:] if arg.startswith("--bankcheck_topic=")]
-    if topics and "\t" not in command[0] + topics[0] and "\n" not in command[0] + topics[0]:
-        print(f"{command[0]}\t{topics[0]}")
-PY
-  )
-  for dir in "${suite_baselines[@]}"; do
-    case "$dir" in
-      "$top"/*) echo "${dir#"$top"/}" ;;
-      *) echo . ;;
-    esac
-  done | sort -u >"$plan/baselines"
-  echo "$((${GTEST_SHARD_INDEX:-0} + 1))/$GTEST_TOTAL_SHARDS" >"$plan/shard"
-}
-
 # 3. and 4. Results, reports, artifacts.
 mkdir -p "$artifacts/results"
 if [[ -d "$build_dir/test-results/junit" ]]; then
@@ -466,68 +382,6 @@ emulated_record=()  # merged emulated results that --emulated-baselines records 
 declare -A cases_total=([measured]=0 [emulated]=0) cases_passed=([measured]=0 [emulated]=0)
 declare -A cases_failed=([measured]=0 [emulated]=0) cases_skipped=([measured]=0 [emulated]=0)
 max_bytes=$((900000 / (${#suites[@]} > 0 ? 2 * ${#suites[@]} : 1)))  # the job summary holds 1 MiB
-
-# report_program <suite index> <measured|emulated> <results folder> <line findings: 1|0>: merges
-# the program's results, reports them (text, Markdown, and where <line findings> is 1 the GitHub
-# annotations and SARIF), adds its cases to the totals and notes whether recording would change
-# a baseline. Sets program_ran to the cases that ran (passed or failed: not skipped).
-report_program() {
-  local i="$1" program="$2" results="$3" findings="$4" suite="${suites[$1]}" name merged totals
-  local report_status=0 record_status=0 total passed failed skipped
-  name="$suite"
-  [[ "$program" == measured ]] || name="$suite-emulated"
-  merged="$artifacts/results/$name.json"
-  "$cli" merge-results "$results" -o "$merged" >/dev/null || { warn "merge-results $results failed (above)"; return 1; }
-  cp "$merged" "$results/results.json"
-  echo
-  if [[ "$program" == emulated ]]; then
-    say "suite $suite, its emulated program (counts derived from the kernels' sm_90 SASS on the CPU; docs/emulate.md):"
-    printf '\n*%s, the emulated program: counts derived from the kernels'"'"' sm_90 SASS on the CPU.*\n\n' \
-      "$suite" >>"$artifacts/report.md"
-  fi
-  # The verdicts are bankcheck's (README.md, "When a case fails"), not recomputed here: report exits
-  # 1 when a case fails, and update-baselines --dry-run exits 1 when recording would change a baseline.
-  "$cli" report "$merged" --format text >"$work/report.txt" || report_status=$?
-  cat "$work/report.txt"
-  cat "$work/report.txt" >>"$artifacts/report.txt"
-  "$cli" report "$merged" --format markdown --max-bytes "$max_bytes" >>"$artifacts/report.md" || true
-  # "N cases: P passed, F failed, S skipped" (report's totals line; "**F failed**" in Markdown).
-  totals="$(grep -m1 -oE '[0-9]+ cases?: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped' "$work/report.txt" || true)"
-  read -r total passed failed skipped < <(sed -E 's/([0-9]+) cases?: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped/\1 \2 \3 \4/' <<<"${totals:-0 cases: 0 passed, 0 failed, 0 skipped}")
-  cases_total[$program]=$((cases_total[$program] + total))
-  cases_passed[$program]=$((cases_passed[$program] + passed))
-  cases_failed[$program]=$((cases_failed[$program] + failed))
-  cases_skipped[$program]=$((cases_skipped[$program] + skipped))
-  if ((findings)); then
-    # Under GitHub Actions the failures as workflow commands in the log: each an annotation on its
-    # line of the pull request's diff ("annotated conflict-free, measured 2-way").
-    if [[ "${GITHUB_ACTIONS:-}" == true ]]; then
-      "$cli" report "$merged" --format github --source-root "$top" || true
-    fi
-    if [[ -n "$sarif_dir" ]]; then
-      "$cli" report "$merged" --format sarif --source-root "$top" --category "bankcheck/$name" \
-        -o "$sarif_dir/$name.sarif" || (($? <= 1)) || warn "bankcheck report --format sarif $merged failed (above)"
-    fi
-  fi
-  case "$report_status" in
-    0) ;;
-    1) gate_failed+=("$name") ;;
-    *) warn "bankcheck report $merged failed (above)"; report_failed=1 ;;
-  esac
-  # Whether recording would change a baseline: by WhyNotRecordable (baseline.h), the one rule, which
-  # update-baselines applies. It leaves emulated counts alone unless first baselines from the
-  # emulator were asked for (--emulated-baselines: update-baselines --emulated), and then only
-  # where the GPU program measured nothing (<line findings> is 1): measured counts come first.
-  if [[ "$program" == measured ]]; then
-    "$cli" update-baselines "$merged" --baselines "${suite_baselines[i]}" --dry-run >/dev/null 2>&1 || record_status=$?
-    ((record_status != 1)) || counts_changed=1
-  elif ((emulated_baselines && findings)); then
-    "$cli" update-baselines "$merged" --baselines "${suite_baselines[i]}" --dry-run --emulated >/dev/null 2>&1 ||
-      record_status=$?
-    ((record_status != 1)) || emulated_record+=("$i $merged")
-  fi
-  program_ran=$((passed + failed))
-}
 
 for i in "${!suites[@]}"; do
   suite="${suites[i]}" results="${suite_results[i]}"
@@ -554,110 +408,8 @@ if ((${#gate_failed[@]} > 0)); then
   status=1
 fi
 
-# 5. New baselines, when a case's counts differ from its baseline or an entry is stale.
-stale=()
-for test in "${failed_tests[@]}"; do
-  for baseline_test in "${suite_baseline_tests[@]}"; do
-    [[ "$test" != "$baseline_test" ]] || stale+=("$test")
-  done
-done
-patch_note=""
-if ((status != 0 && baseline_patch && (counts_changed || ${#stale[@]} > 0 || ${#emulated_record[@]} > 0))); then
-  echo
-  say "the baselines differ from this run: recording the suites into a copy of their baselines folder"
-  : >"$artifacts/baselines.patch"
-  : >"$artifacts/record.log"
-  record_failed=0
-  where="from the repository's root"
-  done_dirs=()
-  for i in "${!suites[@]}"; do
-    dir="${suite_baselines[i]}"
-    [[ " ${done_dirs[*]} " != *" $dir "* ]] || continue
-    done_dirs+=("$dir")
-    # The suites that keep their baselines in this folder, and the patch's paths: from the
-    # repository's root (else the source folder's) when the folder is inside it, else from itself.
-    regex="" baseline_regex=""
-    for j in "${!suites[@]}"; do
-      [[ "${suite_baselines[j]}" == "$dir" ]] || continue
-      regex+="${regex:+|}$(regex_escape "${suite_prefixes[j]}")/"
-      baseline_regex+="${baseline_regex:+|}$(regex_escape "${suite_baseline_tests[j]}")\$"
-    done
-    case "$dir/" in
-      "$top"/*) rel="${dir#"$top"/}" ;;
-      *) rel=""; where="in the baselines folder $dir" ;;
-    esac
-    patch_dir="$work/patch-$i"
-    mkdir -p "$patch_dir/a/$rel" "$patch_dir/b/$rel"
-    if [[ -d "$dir" ]]; then
-      cp -R "$dir/." "$patch_dir/a/$rel/"
-      cp -R "$dir/." "$patch_dir/b/$rel/"
-    fi
-    copy="$patch_dir/b/$rel"
-    {
-      if ((counts_changed)); then
-        # The GPU tests alone: '^<prefix>/' selects the suite's CPU model checks too, which record nothing.
-        echo "== BANKCHECK_UPDATE_BASELINES=1 BANKCHECK_BASELINES_DIR=$copy ctest -L gpu -R '^($regex)'"
-        BANKCHECK_UPDATE_BASELINES=1 BANKCHECK_BASELINES_DIR="$copy" BANKCHECK_RESULTS_DIR="$work/record-results" \
-          ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" --resource-spec-file "$spec" -L gpu -R "^($regex)"
-      fi
-      # First baselines from the emulator, asked for (--emulated-baselines), from the merged results of
-      # the suites whose GPU program measured nothing; update-baselines applies WhyNotRecordable.
-      for entry in "${emulated_record[@]}"; do
-        [[ "${suite_baselines[${entry%% *}]}" == "$dir" ]] || continue
-        echo "== bankcheck update-baselines ${entry#* } --emulated --baselines $copy"
-        "$cli" update-baselines "${entry#* }" --emulated --baselines "$copy"
-      done
-      if ((${#stale[@]} > 0)); then
-        echo "== BANKCHECK_PRUNE_BASELINES=1 BANKCHECK_BASELINES_DIR=$copy ctest -R '^($baseline_regex)'"
-        BANKCHECK_PRUNE_BASELINES=1 BANKCHECK_BASELINES_DIR="$copy" \
-          ctest --test-dir "$build_dir" --output-on-failure -R "^($baseline_regex)"
-      fi
-    } >>"$artifacts/record.log" 2>&1 || record_failed=1
-    # The patch holds the baselines alone: regular *.json files of one link inside the baselines
-    # folder. The suites run the project's (a pull request's) code, which may write anything into
-    # the copy or beside it (a workflow, a link to /etc/passwd): none of that is offered as a baseline.
-    # The copy itself, not a link the suites put in its place or above it.
-    if [[ "$(cd "$copy" 2>/dev/null && pwd -P)" != "$(cd "$patch_dir" && pwd -P)/b${rel:+/$rel}" ]]; then
-      warn "recording replaced the copy of $dir with something else: it is not in the patch"
-      record_failed=1
-      continue
-    fi
-    for side in a b; do
-      mkdir -p "$patch_dir/diff/$side/$rel"
-      (cd "$patch_dir/$side/$rel" && find . -type f -links 1 -name '*.json' -print0) |
-        while IFS= read -r -d '' file; do
-          mkdir -p "$patch_dir/diff/$side/$rel/$(dirname "$file")"
-          cp -P -- "$patch_dir/$side/$rel/$file" "$patch_dir/diff/$side/$rel/$file"
-        done
-    done
-    if command -v git >/dev/null 2>&1; then
-      (cd "$patch_dir/diff" && git -c core.quotepath=off diff --no-index --no-color --no-ext-diff --no-renames \
-        --binary --src-prefix= --dst-prefix= a b) >>"$artifacts/baselines.patch" || true
-    else
-      (cd "$patch_dir/diff" && diff -ruN a b) >>"$artifacts/baselines.patch" || true
-    fi
-  done
-  # What the first baselines from the emulator took, and each case they left out with its reason
-  # (an undecided case: the emulator could not count it).
-  if ((${#emulated_record[@]} > 0)); then
-    say "first baselines from the emulator (record.log):"
-    grep -E '^(Recording |Would record |  left alone: )' "$artifacts/record.log" || true
-  fi
-  if ((record_failed)); then
-    warn "some cases were not recorded (record.log): a case is recorded only when it passes its own checks" \
-      "(correct output, its annotations); fix those first"
-  fi
-  if [[ -s "$artifacts/baselines.patch" ]]; then
-    apply="git apply baselines.patch"
-    command -v git >/dev/null 2>&1 || apply="patch -p1 < baselines.patch"
-    patch_note="If the change was meant, apply it $where with \`$apply\` and commit it."
-    say "new baselines: $artifacts/baselines.patch ($(grep -c '^diff ' "$artifacts/baselines.patch") file(s))." \
-      "${patch_note//\`/}"
-  else
-    rm -f "$artifacts/baselines.patch"
-    say "recording changed no baseline (record.log): the failing cases fail more than their baselines"
-  fi
-fi
+# 5. New baselines (bankcheck-ci-baselines.sh).
+write_baselines_patch
 
 # One line for both programs' cases, which the reports above break down, and the tests ctest ran.
 cases_line="cases measured on the GPU: ${cases_total[measured]} (${cases_passed[measured]} passed,"
