@@ -37,7 +37,7 @@ parts="$here"
 # shellcheck source=bankcheck-ci-report.sh
 source "$parts/bankcheck-ci-report.sh"     # print_skipped, write_shard_plan, report_program
 # shellcheck source=bankcheck-ci-baselines.sh
-source "$parts/bankcheck-ci-baselines.sh"  # write_baselines_patch
+source "$parts/bankcheck-ci-baselines.sh"  # write_baselines_patch, patch_baselines_folder
 
 usage() {
   cat <<EOF
