@@ -55,8 +55,8 @@ Value LaunchEvaluator::ReadRegisterPair(OperandKind kind, int first, int lane, s
   }
   const auto read = [&](int number) {
     if (number == ZeroRegister(kind)) return Known(0);
-    return kind == OperandKind::kRegister ? warp_.registers[number * kWarpSize + lane]
-                                          : warp_.uniform[number];
+    return kind == OperandKind::kRegister ? warp_->registers[number * kWarpSize + lane]
+                                          : warp_->uniform[number];
   };
   const Value low = read(first), high = read(first + 1);
   *bits = (uint64_t{high.bits} << 32) | low.bits;
@@ -72,9 +72,9 @@ Value LaunchEvaluator::ReadPredicate(const Operand& operand, int lane) const {
   if (operand.index == kPredicateTrue) {
     value = Known(1);
   } else if (operand.kind == OperandKind::kUniformPredicate) {
-    value = warp_.uniform_predicates[operand.index];
+    value = warp_->uniform_predicates[operand.index];
   } else {
-    value = warp_.predicates[operand.index * kWarpSize + lane];
+    value = warp_->predicates[operand.index * kWarpSize + lane];
   }
   if (value.known() && operand.invert) value.bits ^= 1u;
   return value;

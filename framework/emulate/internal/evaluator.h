@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bankcheck/emulator.h"
@@ -155,7 +156,7 @@ class LaunchEvaluator {
   void Release();
   void Advance(uint32_t mask);
   // The lanes of `mask` whose guard is true; Stop when a guard is unknown (`what` says why it matters).
-  uint32_t Decide(const Instruction& in, uint32_t mask, const std::string& what);
+  uint32_t Decide(const Instruction& in, uint32_t mask, std::string_view what);
   void Execute(uint32_t index, uint32_t mask);
   void Dispatch(const Instruction& in, uint32_t index, uint32_t mask);
   Value Guard(const Instruction& in, int lane);
@@ -253,7 +254,11 @@ class LaunchEvaluator {
   const Kernel& kernel_;
   const LaunchToEmulate& launch_;
   const EmulationLimits& limits_;
-  WarpState warp_;
+  // The warp running: own_warp_, or one of the output pass's parked warps (OutputPass::warps), pointed
+  // to rather than swapped in (a WarpState is kilobytes of arrays, and the pass switches warps at
+  // every block barrier).
+  WarpState own_warp_;
+  WarpState* warp_ = &own_warp_;
   Dim3 ctaid_;
   uint32_t warp_index_ = 0;
   Meter meter_;
@@ -283,20 +288,24 @@ class LaunchEvaluator {
 
 template <typename Compute>
 void LaunchEvaluator::ForEachLane(const Instruction& in, uint32_t mask, Compute&& compute) {
-  if (in.info->uniform()) {
-    // Uniform instructions run once for the warp, on uniform registers and constants.
-    const int lane = __builtin_ctz(mask);
-    const Value guard = Guard(in, lane);
-    if (guard.known() && !guard.bits) return;
-    Writes writes(warp_, lane, WriteGuard(guard));
-    compute(lane, writes);
+  // Uniform instructions run once for the warp (its lowest lane), on uniform registers and constants.
+  if (in.info->uniform()) mask &= 0u - mask;
+  if (in.guard == kPredicateTrue) {
+    // @PT (most instructions): every lane's guard is the same known one, read once.
+    if (in.guard_negated) return;
+    const Value guard = WriteGuard(Known(1));
+    for (uint32_t lanes = mask; lanes != 0; lanes &= lanes - 1) {
+      const int lane = __builtin_ctz(lanes);
+      Writes writes(*warp_, lane, guard);
+      compute(lane, writes);
+    }
     return;
   }
   for (uint32_t lanes = mask; lanes != 0; lanes &= lanes - 1) {
     const int lane = __builtin_ctz(lanes);
     const Value guard = Guard(in, lane);
     if (guard.known() && !guard.bits) continue;
-    Writes writes(warp_, lane, WriteGuard(guard));
+    Writes writes(*warp_, lane, WriteGuard(guard));
     compute(lane, writes);
   }
 }
@@ -304,17 +313,17 @@ void LaunchEvaluator::ForEachLane(const Instruction& in, uint32_t mask, Compute&
 inline Value LaunchEvaluator::ReadRaw(const Operand& operand, int lane, size_t index) const {
   switch (operand.kind) {
     case OperandKind::kRegister:
-      return operand.index == kRegisterZero ? Known(0) : warp_.registers[operand.index * kWarpSize + lane];
+      return operand.index == kRegisterZero ? Known(0) : warp_->registers[operand.index * kWarpSize + lane];
     case OperandKind::kUniformRegister:
-      return operand.index == kUniformRegisterZero ? Known(0) : warp_.uniform[operand.index];
+      return operand.index == kUniformRegisterZero ? Known(0) : warp_->uniform[operand.index];
     case OperandKind::kImmediate:
       return Known(static_cast<uint32_t>(operand.value));
     case OperandKind::kConstant: {
       uint64_t offset = operand.value;
       Value base = Known(0);
       if (operand.base >= 0) {
-        base = operand.base_uniform ? warp_.uniform[operand.base]
-                                    : warp_.registers[operand.base * kWarpSize + lane];
+        base = operand.base_uniform ? warp_->uniform[operand.base]
+                                    : warp_->registers[operand.base * kWarpSize + lane];
         if (!base.known()) return base;
         offset += base.bits;
       }
