@@ -11,19 +11,6 @@
 
 namespace bankcheck::emulate::internal {
 
-Value LaunchEvaluator::OffsetAddress(const Operand& address, int lane) const {
-  Value sum = Known(static_cast<uint32_t>(address.offset));
-  if (address.base >= 0 && address.base != kRegisterZero) {
-    const Value base = warp_->registers[address.base * kWarpSize + lane];
-    sum = Affine(sum.bits + base.bits, Plus(sum.block, base.block), sum, base);
-  }
-  if (address.uniform_base >= 0 && address.uniform_base != kUniformRegisterZero) {
-    const Value base = warp_->uniform[address.uniform_base];
-    sum = Affine(sum.bits + base.bits, Plus(sum.block, base.block), sum, base);
-  }
-  return sum;
-}
-
 uint64_t LaunchEvaluator::GlobalAddress(const Instruction& in, const Operand& address, int lane,
                                         size_t index) const {
   if (address.base_uniform || !IsGlobalAddressForm(in, address))

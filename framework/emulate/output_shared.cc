@@ -22,11 +22,21 @@ uint64_t LaunchEvaluator::SharedByteAt(const Instruction& in, const Operand& add
 }
 
 void LaunchEvaluator::WriteShared(uint64_t at, const void* bytes, uint32_t size, bool known) {
+  if (size == 4) {  // a word, the most common store: copied at a size the compiler knows
+    std::memcpy(&output_->shared[at], bytes, 4);
+    std::memset(&output_->shared_known[at], known ? 1 : 0, 4);
+    return;
+  }
   std::memcpy(&output_->shared[at], bytes, size);
   std::memset(&output_->shared_known[at], known ? 1 : 0, size);
 }
 
 bool LaunchEvaluator::SharedKnown(uint64_t at, uint32_t size) const {
+  if (size == 4) {
+    uint32_t flags = 0;
+    std::memcpy(&flags, &output_->shared_known[at], 4);
+    return flags == 0x01010101u;
+  }
   for (uint32_t i = 0; i < size; ++i)
     if (output_->shared_known[at + i] == 0) return false;
   return true;

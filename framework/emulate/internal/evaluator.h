@@ -112,11 +112,12 @@ class LaunchEvaluator {
   // An integer source: negation (two's complement), inversion and absolute value applied.
   [[gnu::always_inline]] Value Read(const Operand& operand, int lane, size_t index) const;
   // Registers d and d+1 as one 64-bit value (low first); immediates as they are.
-  Value ReadPair(const Operand& operand, int lane, size_t index, uint64_t* bits) const;
-  Value ReadRegisterPair(OperandKind kind, int first, int lane, size_t index, uint64_t* bits) const;
+  [[gnu::always_inline]] Value ReadPair(const Operand& operand, int lane, size_t index, uint64_t* bits) const;
+  [[gnu::always_inline]] Value ReadRegisterPair(OperandKind kind, int first, int lane, size_t index,
+                                                uint64_t* bits) const;
   Value ReadPredicate(const Operand& operand, int lane) const;
   // A float source: |x| and -x applied to the sign bit (semantics_fp32.cc).
-  Value FloatSource(const Operand& operand, int lane, size_t index) const;
+  [[gnu::always_inline]] Value FloatSource(const Operand& operand, int lane, size_t index) const;
   [[noreturn]] void StopOnUnknown(const Instruction& at, const Value& value, const std::string& what) const;
 
   // ---- the output pass (output_pass.cc, output_memory.cc) ----
@@ -149,7 +150,7 @@ class LaunchEvaluator {
   bool ReadGlobal(const Instruction& in, uint64_t address, uint32_t size, uint8_t* out) const;
   // A lane's shared or local address: the offset plus its register and uniform register (32 bits);
   // affine in the block as they are.
-  Value OffsetAddress(const Operand& address, int lane) const;
+  [[gnu::always_inline]] Value OffsetAddress(const Operand& address, int lane) const;
 
   // ---- the warp (warp.cc) ----
   void RunWarp();
@@ -356,6 +357,56 @@ inline Value LaunchEvaluator::Read(const Operand& operand, int lane, size_t inde
     value.block = Negated(value.block);
   }
   return value;
+}
+
+inline Value LaunchEvaluator::FloatSource(const Operand& operand, int lane, size_t index) const {
+  Value value = ReadRaw(operand, lane, index);
+  if (!value.known()) return value;
+  if (operand.absolute) value.bits &= 0x7fffffffu;
+  if (operand.negate) value.bits ^= 0x80000000u;
+  return value;
+}
+
+inline Value LaunchEvaluator::ReadRegisterPair(OperandKind kind, int first, int lane, size_t index,
+                                               uint64_t* bits) const {
+  (void)index;
+  if (first == ZeroRegister(kind)) {
+    *bits = 0;
+    return Known(0);
+  }
+  const auto read = [&](int number) {
+    if (number == ZeroRegister(kind)) return Known(0);
+    return kind == OperandKind::kRegister ? warp_->registers[number * kWarpSize + lane]
+                                          : warp_->uniform[number];
+  };
+  const Value low = read(first), high = read(first + 1);
+  *bits = (uint64_t{high.bits} << 32) | low.bits;
+  return From(0, low, high);
+}
+
+inline Value LaunchEvaluator::OffsetAddress(const Operand& address, int lane) const {
+  Value sum = Known(static_cast<uint32_t>(address.offset));
+  if (address.base >= 0 && address.base != kRegisterZero) {
+    const Value base = warp_->registers[address.base * kWarpSize + lane];
+    sum = Affine(sum.bits + base.bits, Plus(sum.block, base.block), sum, base);
+  }
+  if (address.uniform_base >= 0 && address.uniform_base != kUniformRegisterZero) {
+    const Value base = warp_->uniform[address.uniform_base];
+    sum = Affine(sum.bits + base.bits, Plus(sum.block, base.block), sum, base);
+  }
+  return sum;
+}
+
+inline Value LaunchEvaluator::ReadPair(const Operand& operand, int lane, size_t index, uint64_t* bits) const {
+  if (operand.kind == OperandKind::kImmediate) {
+    *bits = operand.value;
+    return Known(0);
+  }
+  if (!IsRegister(operand)) {
+    *bits = 0;
+    return Unknown(Origin(index));
+  }
+  return ReadRegisterPair(operand.kind, operand.index, lane, index, bits);
 }
 
 }  // namespace bankcheck::emulate::internal
