@@ -149,7 +149,9 @@ void LaunchEvaluator::RunBlockWithValues(const Dim3& ctaid) {
   ++output_->block;
   ++evaluated_blocks_;
   ctaid_ = ctaid;
-  conditions_ = BlockConditions{};  // rows_ add up over the blocks
+  // Emptied, its capacity kept for the next block (rows_ add up over the blocks).
+  conditions_.comparisons.clear();
+  conditions_.address_steps.clear();
   mbarriers_.clear();
   tensor_copies_ = 0;
   const uint64_t shared_bytes = uint64_t{kernel_.info.static_shared_bytes} + launch_.dynamic_shared_bytes;
