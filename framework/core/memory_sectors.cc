@@ -70,13 +70,25 @@ std::vector<uint64_t> SectorsTouched(const WarpAccess& access, bool local) {
 }
 
 SectorCost GlobalSectors(const WarpAccess& access) {
-  SectorCost cost;
-  cost.sectors = SectorsTouched(access, false).size();
+  CheckAccess(access, false);
+  // The distinct sectors SectorsTouched lists, counted on the stack (the emulator costs every global
+  // access it runs): a lane's bytes, at most 16, lie in at most two sectors.
+  uint64_t sectors[2 * kWarpSize];
+  size_t touched = 0;
   // The ideal counts every lane's bytes, the same bytes again for each lane that reads them, but
   // never more sectors than the access touches: all lanes on one word cost 1, while lanes that
   // share words spread over several sectors cost more than their distinct bytes (docs/counters.md).
   uint64_t lane_bytes = 0;
-  for (const auto& [first, last] : Ranges(access, false)) lane_bytes += last + 1 - first;
+  for (int lane = 0; lane < kWarpSize; ++lane) {
+    if (!access.active(lane)) continue;
+    const uint64_t first = access.addresses[lane], last = first + access.bytes - 1;
+    for (uint64_t sector = first / kSectorBytes; sector <= last / kSectorBytes; ++sector)
+      sectors[touched++] = sector;
+    lane_bytes += access.bytes;
+  }
+  std::sort(sectors, sectors + touched);
+  SectorCost cost;
+  cost.sectors = static_cast<uint64_t>(std::unique(sectors, sectors + touched) - sectors);
   cost.ideal = std::min<uint64_t>(cost.sectors, (lane_bytes + kSectorBytes - 1) / kSectorBytes);
   return cost;
 }

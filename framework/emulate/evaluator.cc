@@ -33,7 +33,7 @@ EvaluatedBlock LaunchEvaluator::RunBlock(const Dim3& ctaid) {
   for (uint32_t w = 0; w < warps; ++w) {
     warp_index_ = w;
     const uint32_t lanes = std::min<uint32_t>(kWarpSize, threads - w * kWarpSize);
-    warp_.Reset(lanes == 32 ? 0xffffffffu : (1u << lanes) - 1, kernel_.registers);
+    warp_->Reset(lanes == 32 ? 0xffffffffu : (1u << lanes) - 1, kernel_.registers);
     RunWarp();
   }
   EvaluatedBlock evaluated;

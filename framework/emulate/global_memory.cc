@@ -321,15 +321,5 @@ std::optional<std::array<uint32_t, 4>> KnownLoad(const Instruction& instruction,
   return LoadedWords(instruction, raw, bytes);
 }
 
-std::array<uint32_t, 4> LoadedWords(const Instruction& instruction, const uint8_t* bytes, uint32_t size) {
-  std::array<uint32_t, 4> words{};
-  std::memcpy(words.data(), bytes, size);
-  if (size < 4 && instruction.Is(mod::kS8 | mod::kS16)) {
-    const uint32_t sign = 1u << (8 * size - 1);
-    if (words[0] & sign) words[0] |= ~((sign << 1) - 1);
-  }
-  return words;
-}
-
 }  // namespace internal
 }  // namespace bankcheck::emulate

@@ -34,35 +34,6 @@ Value LaunchEvaluator::ReadConstant(size_t index, uint32_t bank, uint64_t offset
   return Unknown(Origin(index));
 }
 
-Value LaunchEvaluator::ReadPair(const Operand& operand, int lane, size_t index, uint64_t* bits) const {
-  if (operand.kind == OperandKind::kImmediate) {
-    *bits = operand.value;
-    return Known(0);
-  }
-  if (!IsRegister(operand)) {
-    *bits = 0;
-    return Unknown(Origin(index));
-  }
-  return ReadRegisterPair(operand.kind, operand.index, lane, index, bits);
-}
-
-Value LaunchEvaluator::ReadRegisterPair(OperandKind kind, int first, int lane, size_t index,
-                                        uint64_t* bits) const {
-  (void)index;
-  if (first == ZeroRegister(kind)) {
-    *bits = 0;
-    return Known(0);
-  }
-  const auto read = [&](int number) {
-    if (number == ZeroRegister(kind)) return Known(0);
-    return kind == OperandKind::kRegister ? warp_.registers[number * kWarpSize + lane]
-                                          : warp_.uniform[number];
-  };
-  const Value low = read(first), high = read(first + 1);
-  *bits = (uint64_t{high.bits} << 32) | low.bits;
-  return From(0, low, high);
-}
-
 Value LaunchEvaluator::ReadPredicate(const Operand& operand, int lane) const {
   // A listing may name anything where a predicate belongs (VOTE.ANY R1, PT, R200): its number
   // would index past the predicates.
@@ -72,9 +43,9 @@ Value LaunchEvaluator::ReadPredicate(const Operand& operand, int lane) const {
   if (operand.index == kPredicateTrue) {
     value = Known(1);
   } else if (operand.kind == OperandKind::kUniformPredicate) {
-    value = warp_.uniform_predicates[operand.index];
+    value = warp_->uniform_predicates[operand.index];
   } else {
-    value = warp_.predicates[operand.index * kWarpSize + lane];
+    value = warp_->predicates[operand.index * kWarpSize + lane];
   }
   if (value.known() && operand.invert) value.bits ^= 1u;
   return value;

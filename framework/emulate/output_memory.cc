@@ -11,19 +11,6 @@
 
 namespace bankcheck::emulate::internal {
 
-Value LaunchEvaluator::OffsetAddress(const Operand& address, int lane) const {
-  Value sum = Known(static_cast<uint32_t>(address.offset));
-  if (address.base >= 0 && address.base != kRegisterZero) {
-    const Value base = warp_.registers[address.base * kWarpSize + lane];
-    sum = Affine(sum.bits + base.bits, Plus(sum.block, base.block), sum, base);
-  }
-  if (address.uniform_base >= 0 && address.uniform_base != kUniformRegisterZero) {
-    const Value base = warp_.uniform[address.uniform_base];
-    sum = Affine(sum.bits + base.bits, Plus(sum.block, base.block), sum, base);
-  }
-  return sum;
-}
-
 uint64_t LaunchEvaluator::GlobalAddress(const Instruction& in, const Operand& address, int lane,
                                         size_t index) const {
   if (address.base_uniform || !IsGlobalAddressForm(in, address))
@@ -95,7 +82,7 @@ void LaunchEvaluator::GlobalLoad(const Instruction& in, size_t index, uint32_t l
       Stop(in, "the access of " + Located(in) + " faults on the GPU: a misaligned global address");
     uint8_t bytes[16] = {};
     const bool known = ReadGlobal(in, at, size, bytes);
-    Writes out(warp_, lane, Known(1));
+    Writes out(*warp_, lane, Known(1));
     WriteLoaded(out, in, destination, bytes, size, known, index);
   }
 }
@@ -117,7 +104,7 @@ void LaunchEvaluator::GlobalStore(const Instruction& in, size_t index, uint32_t 
                    " stores outside the device allocations the program made (the GPU faults, or "
                    "it is memory the emulator does not follow)");
     uint32_t words[4] = {};
-    const Value stored = StoreData(warp_, data, size, lane, words);
+    const Value stored = StoreData(*warp_, data, size, lane, words);
     if (!stored.known()) StopOnUnknown(in, stored, "the value stored");
     if (!output_->stores.Store(at, reinterpret_cast<const uint8_t*>(words), size, output_->block))
       TooManyStores(in);
@@ -162,12 +149,12 @@ void LaunchEvaluator::GlobalAtomic(const Instruction& in, size_t index, uint32_t
             LaunchStores::Read::kFound &&
         !launch_.memory->Read(at, 4, &old))
       Stop(in, Located(in) + " adds to global memory whose value is not known");
-    const Value addend = DataPart(warp_, data, 0, lane);
+    const Value addend = DataPart(*warp_, data, 0, lane);
     if (!addend.known()) StopOnUnknown(in, addend, "the value added");
     const uint32_t sum = old + addend.bits;
     if (!output_->stores.Store(at, reinterpret_cast<const uint8_t*>(&sum), 4, output_->block))
       TooManyStores(in);
-    if (destination != nullptr) Writes(warp_, lane, Known(1)).Add(*destination, Known(old));
+    if (destination != nullptr) Writes(*warp_, lane, Known(1)).Add(*destination, Known(old));
   }
 }
 
@@ -189,7 +176,7 @@ void LaunchEvaluator::LocalAccess(const Instruction& in, size_t index, uint32_t 
     uint32_t words[4] = {};
     auto* bytes = reinterpret_cast<uint8_t*>(words);
     if (store) {
-      const bool known = StoreData(warp_, data, size, lane, words).known();
+      const bool known = StoreData(*warp_, data, size, lane, words).known();
       if (output_->local.size() + size > OutputPass::kMaxLocalBytes)
         Stop(in, Located(in) + ": the block's threads keep more than " +
                      std::to_string(OutputPass::kMaxLocalBytes >> 20) +
@@ -208,7 +195,7 @@ void LaunchEvaluator::LocalAccess(const Instruction& in, size_t index, uint32_t 
       known = found != output_->local.end();
       if (known) bytes[i] = found->second;
     }
-    Writes out(warp_, lane, Known(1));
+    Writes out(*warp_, lane, Known(1));
     WriteLoaded(out, in, data, bytes, size, known, index);
   }
 }

@@ -149,7 +149,9 @@ void LaunchEvaluator::RunBlockWithValues(const Dim3& ctaid) {
   ++output_->block;
   ++evaluated_blocks_;
   ctaid_ = ctaid;
-  conditions_ = BlockConditions{};  // rows_ add up over the blocks
+  // Emptied, its capacity kept for the next block (rows_ add up over the blocks).
+  conditions_.comparisons.clear();
+  conditions_.address_steps.clear();
   mbarriers_.clear();
   tensor_copies_ = 0;
   const uint64_t shared_bytes = uint64_t{kernel_.info.static_shared_bytes} + launch_.dynamic_shared_bytes;
@@ -159,7 +161,7 @@ void LaunchEvaluator::RunBlockWithValues(const Dim3& ctaid) {
   const uint32_t threads = launch_.block.x * launch_.block.y * launch_.block.z;
   const uint32_t warps = (threads + kWarpSize - 1) / kWarpSize;
   if (warps == 1) {  // its own barriers order nothing: run it through, in place
-    warp_.Reset(threads == 32 ? 0xffffffffu : (1u << threads) - 1, kernel_.registers);
+    warp_->Reset(threads == 32 ? 0xffffffffu : (1u << threads) - 1, kernel_.registers);
     warp_index_ = 0;
     do {
       output_->at_barrier = false;
@@ -179,11 +181,11 @@ void LaunchEvaluator::RunBlockWithValues(const Dim3& ctaid) {
   for (uint32_t left = warps; left > 0;) {
     for (uint32_t w = 0; w < warps; ++w) {
       if (!running[w]) continue;
-      std::swap(warp_, parked[w]);
+      warp_ = &parked[w];
       warp_index_ = w;
       output_->at_barrier = false;
       RunWarp();
-      std::swap(warp_, parked[w]);
+      warp_ = &own_warp_;
       if (!output_->at_barrier) {
         running[w] = false;
         --left;
@@ -199,7 +201,7 @@ void LaunchEvaluator::BlockBarrier(const Instruction& in, uint32_t mask) {
       in.operands[0].kind != OperandKind::kImmediate || in.operands[0].value != 0)
     Stop(in, Located(in) + " is a barrier of part of the block, whose order the output pass does not follow");
   const uint32_t lanes = Decide(in, mask, "whether it runs");
-  if (lanes != (warp_.present & ~warp_.exited) || warp_.waiting != 0)
+  if (lanes != (warp_->present & ~warp_->exited) || warp_->waiting != 0)
     Stop(in, Located(in) +
                  " is reached by part of its warp's lanes: the output pass follows block barriers "
                  "that whole warps reach");

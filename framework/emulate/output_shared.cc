@@ -22,11 +22,21 @@ uint64_t LaunchEvaluator::SharedByteAt(const Instruction& in, const Operand& add
 }
 
 void LaunchEvaluator::WriteShared(uint64_t at, const void* bytes, uint32_t size, bool known) {
+  if (size == 4) {  // a word, the most common store: copied at a size the compiler knows
+    std::memcpy(&output_->shared[at], bytes, 4);
+    std::memset(&output_->shared_known[at], known ? 1 : 0, 4);
+    return;
+  }
   std::memcpy(&output_->shared[at], bytes, size);
   std::memset(&output_->shared_known[at], known ? 1 : 0, size);
 }
 
 bool LaunchEvaluator::SharedKnown(uint64_t at, uint32_t size) const {
+  if (size == 4) {
+    uint32_t flags = 0;
+    std::memcpy(&flags, &output_->shared_known[at], 4);
+    return flags == 0x01010101u;
+  }
   for (uint32_t i = 0; i < size; ++i)
     if (output_->shared_known[at + i] == 0) return false;
   return true;
@@ -40,7 +50,7 @@ void LaunchEvaluator::SharedLoad(const Instruction& in, size_t index, uint32_t l
   for (uint32_t rest = lanes; rest != 0; rest &= rest - 1) {
     const int lane = __builtin_ctz(rest);
     const uint64_t at = SharedByteAt(in, *address, lane, size);
-    Writes out(warp_, lane, Known(1));
+    Writes out(*warp_, lane, Known(1));
     WriteLoaded(out, in, destination, &output_->shared[at], size, SharedKnown(at, size), index);
   }
 }
@@ -55,7 +65,7 @@ void LaunchEvaluator::SharedStore(const Instruction& in, uint32_t lanes) {
     const int lane = __builtin_ctz(rest);
     const uint64_t at = SharedByteAt(in, *address, lane, size);
     uint32_t words[4] = {};
-    WriteShared(at, words, size, StoreData(warp_, data, size, lane, words).known());
+    WriteShared(at, words, size, StoreData(*warp_, data, size, lane, words).known());
   }
 }
 
@@ -99,7 +109,7 @@ void LaunchEvaluator::SharedMatrix(const Instruction& in, size_t index, uint32_t
     for (uint32_t rest = lanes; rest != 0; rest &= rest - 1) {
       const int lane = __builtin_ctz(rest);
       for (int m = 0; m < matrices; ++m) {
-        const Value value = DataPart(warp_, registers, static_cast<uint32_t>(m), lane);
+        const Value value = DataPart(*warp_, registers, static_cast<uint32_t>(m), lane);
         uint64_t at[2];
         halves(m, lane, at);
         for (int half = 0; half < 2; ++half) {
@@ -127,7 +137,7 @@ void LaunchEvaluator::SharedMatrix(const Instruction& in, size_t index, uint32_t
   }
   for (uint32_t rest = lanes; rest != 0; rest &= rest - 1) {
     const int lane = __builtin_ctz(rest);
-    Writes out(warp_, lane, Known(1));
+    Writes out(*warp_, lane, Known(1));
     for (int m = 0; m < matrices && registers.index != kRegisterZero; ++m)
       out.Add(registers.kind, registers.index + m,
               known[lane][m] ? Known(values[lane][m]) : Unknown(Origin(index)));
@@ -148,13 +158,13 @@ void LaunchEvaluator::SharedAtomic(const Instruction& in, size_t index, uint32_t
   for (uint32_t rest = lanes; rest != 0; rest &= rest - 1) {
     const int lane = __builtin_ctz(rest);
     const uint64_t at = SharedByteAt(in, *address, lane, 4);
-    const Value addend = add ? DataPart(warp_, in.operands[2], 0, lane) : Known(1);
+    const Value addend = add ? DataPart(*warp_, in.operands[2], 0, lane) : Known(1);
     uint32_t old = 0;
     std::memcpy(&old, &output_->shared[at], 4);
     const bool known = SharedKnown(at, 4) && addend.known();
     const uint32_t sum = old + addend.bits;
     WriteShared(at, &sum, 4, known);
-    Writes out(warp_, lane, Known(1));
+    Writes out(*warp_, lane, Known(1));
     if (destination.index != kRegisterZero) out.Add(destination, known ? Known(old) : Unknown(Origin(index)));
   }
 }

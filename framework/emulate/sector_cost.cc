@@ -85,11 +85,11 @@ void LaunchEvaluator::CostSectors(const Instruction& in, size_t index, uint32_t 
     if (guard.known() && !guard.bits) continue;
     if (!guard.known()) return NotCounted(space, "whether a lane runs" + where() + " is not known");
     const auto read = [&](int number) {
-      return number < 0 || number == kRegisterZero ? Known(0) : warp_.registers[number * kWarpSize + lane];
+      return number < 0 || number == kRegisterZero ? Known(0) : warp_->registers[number * kWarpSize + lane];
     };
     Value low = read(address->base), high = local ? Known(0) : read(address->base + 1);
     if (local && address->uniform_base >= 0 && address->uniform_base != kUniformRegisterZero) {
-      const Value uniform = warp_.uniform[address->uniform_base];
+      const Value uniform = warp_->uniform[address->uniform_base];
       low = Affine(low.bits + uniform.bits, Plus(low.block, uniform.block), low, uniform);
     }
     if (address->base < 0 || address->base == kRegisterZero) high = Known(0);

@@ -61,18 +61,18 @@ void LaunchEvaluator::Mbarrier(const Instruction& in, size_t index, uint32_t lan
     if (!(lanes >> lane & 1u)) continue;
     Value where = Known(static_cast<uint32_t>(address.offset));
     if (address.base >= 0 && address.base != kRegisterZero)
-      where = From(where.bits + warp_.registers[address.base * kWarpSize + lane].bits, where,
-                   warp_.registers[address.base * kWarpSize + lane]);
+      where = From(where.bits + warp_->registers[address.base * kWarpSize + lane].bits, where,
+                   warp_->registers[address.base * kWarpSize + lane]);
     if (address.uniform_base >= 0 && address.uniform_base != kUniformRegisterZero)
-      where = From(where.bits + warp_.uniform[address.uniform_base].bits, where,
-                   warp_.uniform[address.uniform_base]);
+      where = From(where.bits + warp_->uniform[address.uniform_base].bits, where,
+                   warp_->uniform[address.uniform_base]);
     if (!where.known()) StopOnUnknown(in, where, "the mbarrier's address");
     if (where.block.any()) not_affine_ = true;
     if (init) {
       const Value low = Read(ops[2], lane, index);
       const Value high =
           ops[2].kind == OperandKind::kUniformRegister && ops[2].index + 1 < kUniformRegisterZero
-              ? warp_.uniform[ops[2].index + 1]
+              ? warp_->uniform[ops[2].index + 1]
               : Unknown(Origin(index));
       if (!low.known() || !high.known())
         StopOnUnknown(in, low.known() ? high : low, "the mbarrier's arrival count");
@@ -109,7 +109,7 @@ void LaunchEvaluator::Mbarrier(const Instruction& in, size_t index, uint32_t lan
                    "runs a block's warps one after another)");
     if (state.expects_bytes && tensor_copies_ == state.copies_at_expect)
       Stop(in, Located(in) + " waits for transaction bytes that no tensor copy evaluated before it delivers");
-    Writes(warp_, lane, Known(1)).Add(ops[0], Known(1));
+    Writes(*warp_, lane, Known(1)).Add(ops[0], Known(1));
   }
 }
 
@@ -132,12 +132,12 @@ void LaunchEvaluator::Elect(const Instruction& in, size_t index, uint32_t lanes)
   const int leader = one ? __builtin_ctz(candidates) : -1;
   for (int lane = 0; lane < kWarpSize; ++lane) {
     if (!(lanes >> lane & 1u)) continue;
-    Writes out(warp_, lane, Known(1));
+    Writes out(*warp_, lane, Known(1));
     out.Add(ops[0], candidates == 0 ? Known(0)
                     : one           ? Known(lane == leader ? 1 : 0)
                                     : Unknown(Origin(index)));
   }
-  Writes(warp_, __builtin_ctz(lanes), Known(1))
+  Writes(*warp_, __builtin_ctz(lanes), Known(1))
       .Add(ops[1], one ? Known(static_cast<uint32_t>(leader)) : Unknown(Origin(index)));
 }
 

@@ -34,7 +34,7 @@ void LaunchEvaluator::Control(const Instruction& in, uint32_t index, uint32_t ma
       Split(mask, taken);
       for (int lane = 0; lane < kWarpSize; ++lane) {
         if (!(mask >> lane & 1u)) continue;
-        warp_.pc[lane] = (taken >> lane & 1u) ? static_cast<uint32_t>(in.target) : index + 1;
+        warp_->pc[lane] = (taken >> lane & 1u) ? static_cast<uint32_t>(in.target) : index + 1;
       }
       return;
     }
@@ -44,7 +44,7 @@ void LaunchEvaluator::Control(const Instruction& in, uint32_t index, uint32_t ma
       return Return(in, index, mask);
     case Semantics::kExit: {
       const uint32_t leaving = Decide(in, mask, "whether lanes exit");
-      warp_.exited |= leaving;
+      warp_->exited |= leaving;
       Advance(mask & ~leaving);
       Release();
       return;
@@ -53,7 +53,7 @@ void LaunchEvaluator::Control(const Instruction& in, uint32_t index, uint32_t ma
       if (in.operands.empty() || in.operands[0].kind != OperandKind::kBarrier)
         Stop(in, in.opcode + " names no convergence barrier");
       const uint32_t lanes = Decide(in, mask, "whether it runs");
-      if (lanes != 0) warp_.barrier[in.operands[0].index] = lanes;
+      if (lanes != 0) warp_->barrier[in.operands[0].index] = lanes;
       Advance(mask);
       return;
     }
@@ -75,19 +75,19 @@ void LaunchEvaluator::Control(const Instruction& in, uint32_t index, uint32_t ma
           if (value.block.any()) not_affine_ = true;
           warp_mask = value.bits;
         }
-        warp_.barrier[kWarpSyncBarrier] = warp_mask;
-        warp_.sync_members = warp_mask;
+        warp_->barrier[kWarpSyncBarrier] = warp_mask;
+        warp_->sync_members = warp_mask;
         for (int lane = 0; lane < kWarpSize && !in.Is(mod::kAll); ++lane) {
           if (!(lanes >> lane & 1u)) continue;
           const Value value = Read(in.operands[0], lane, index);
-          if (!value.known() || value.bits != warp_mask) warp_.sync_members = kMixedWarpSync;
+          if (!value.known() || value.bits != warp_mask) warp_->sync_members = kMixedWarpSync;
         }
       }
       Advance(mask & ~lanes);
       for (int lane = 0; lane < kWarpSize; ++lane)
         if (lanes >> lane & 1u) {
-          warp_.waiting |= 1u << lane;
-          warp_.waits_on[lane] = barrier;
+          warp_->waiting |= 1u << lane;
+          warp_->waits_on[lane] = barrier;
         }
       Release();
       return;
@@ -106,9 +106,9 @@ void LaunchEvaluator::SkipDivisionSlowPath(const Instruction& in, uint32_t index
   const FloatDivision& division = *in.float_division;
   const Value clobbered = Unknown(Origin(division.call));
   for (int u = 0; u < kUniformRegisterZero; ++u)
-    if (division.uniform_registers.test(u)) warp_.uniform[u] = clobbered;
+    if (division.uniform_registers.test(u)) warp_->uniform[u] = clobbered;
   for (int p = 0; p < kPredicateTrue; ++p)
-    if (division.uniform_predicates.test(p)) warp_.uniform_predicates[p] = clobbered;
+    if (division.uniform_predicates.test(p)) warp_->uniform_predicates[p] = clobbered;
   for (uint32_t lanes = mask; lanes != 0; lanes &= lanes - 1) {
     const int lane = __builtin_ctz(lanes);
     // Read before anything is made unknown: the slow path's moves may name the operands.
@@ -129,13 +129,13 @@ void LaunchEvaluator::SkipDivisionSlowPath(const Instruction& in, uint32_t index
       if (const std::optional<uint32_t> bits = FloatQuotient(a.bits, b.bits)) quotient = From(*bits, a, b);
     }
     for (int r = 0; r < kRegisterZero; ++r)
-      if (division.registers.test(r)) warp_.registers[r * kWarpSize + lane] = clobbered;
+      if (division.registers.test(r)) warp_->registers[r * kWarpSize + lane] = clobbered;
     for (int p = 0; p < kPredicateTrue; ++p)
-      if (division.predicates.test(p)) warp_.predicates[p * kWarpSize + lane] = clobbered;
-    warp_.registers[division.quotient * kWarpSize + lane] = quotient;
+      if (division.predicates.test(p)) warp_->predicates[p * kWarpSize + lane] = clobbered;
+    warp_->registers[division.quotient * kWarpSize + lane] = quotient;
     // Without a BSYNC at the join, lanes that went different ways need not run together after it.
-    if (!division.join_converges) warp_.together[lane] &= 1u << lane;
-    warp_.pc[lane] = static_cast<uint32_t>(division.join);
+    if (!division.join_converges) warp_->together[lane] &= 1u << lane;
+    warp_->pc[lane] = static_cast<uint32_t>(division.join);
   }
 }
 
@@ -148,16 +148,16 @@ void LaunchEvaluator::Call(const Instruction& in, uint32_t mask) {
   Split(mask, calling);
   Advance(mask & ~calling);
   if (calling == 0) return;
-  if (warp_.callers.empty()) warp_.callers.resize(size_t{kWarpSize} * kMaxCallDepth);
-  const uint32_t frame = ++warp_.frames;
+  if (warp_->callers.empty()) warp_->callers.resize(size_t{kWarpSize} * kMaxCallDepth);
+  const uint32_t frame = ++warp_->frames;
   for (uint32_t lanes = calling; lanes != 0; lanes &= lanes - 1) {
     const int lane = __builtin_ctz(lanes);
-    if (warp_.depth[lane] == kMaxCallDepth)
+    if (warp_->depth[lane] == kMaxCallDepth)
       Stop(in, in.opcode + " at " + Located(in) + ": calls nest deeper than " +
                    std::to_string(kMaxCallDepth) + ", the depth the emulator follows");
-    warp_.callers[lane * kMaxCallDepth + warp_.depth[lane]++] = warp_.frame[lane];
-    warp_.frame[lane] = frame;
-    warp_.pc[lane] = static_cast<uint32_t>(in.target);
+    warp_->callers[lane * kMaxCallDepth + warp_->depth[lane]++] = warp_->frame[lane];
+    warp_->frame[lane] = frame;
+    warp_->pc[lane] = static_cast<uint32_t>(in.target);
   }
 }
 
@@ -171,7 +171,7 @@ void LaunchEvaluator::Return(const Instruction& in, uint32_t index, uint32_t mas
   std::array<uint32_t, kWarpSize> target{};
   for (uint32_t lanes = returning; lanes != 0; lanes &= lanes - 1) {
     const int lane = __builtin_ctz(lanes);
-    if (warp_.depth[lane] == 0)
+    if (warp_->depth[lane] == 0)
       Stop(in, in.opcode + " at " + Located(in) + " returns with no call to return from");
     uint64_t bits = 0;
     const Value address = ReadRegisterPair(OperandKind::kRegister, ReturnRegister(in), lane, index, &bits);
@@ -194,8 +194,8 @@ void LaunchEvaluator::Return(const Instruction& in, uint32_t index, uint32_t mas
     for (uint32_t others = returning; others != 0; others &= others - 1)
       if (target[__builtin_ctz(others)] == target[lane]) same |= others & -others;
     Split(returning, same);
-    warp_.frame[lane] = warp_.callers[lane * kMaxCallDepth + --warp_.depth[lane]];
-    warp_.pc[lane] = target[lane];
+    warp_->frame[lane] = warp_->callers[lane * kMaxCallDepth + --warp_->depth[lane]];
+    warp_->pc[lane] = target[lane];
   }
 }
 
@@ -203,9 +203,9 @@ void LaunchEvaluator::Return(const Instruction& in, uint32_t index, uint32_t mas
 // at one of its instructions, where the scheduler would run them as one; the GPU need not (no
 // convergence barrier joins them), and the counts depend on it.
 void LaunchEvaluator::OneActivation(uint32_t index, uint32_t mask) {
-  const uint32_t frame = warp_.frame[__builtin_ctz(mask)];
+  const uint32_t frame = warp_->frame[__builtin_ctz(mask)];
   for (uint32_t lanes = mask; lanes != 0; lanes &= lanes - 1)
-    if (warp_.frame[__builtin_ctz(lanes)] != frame) {
+    if (warp_->frame[__builtin_ctz(lanes)] != frame) {
       const Instruction& at = kernel_.code[index];
       Stop(at, "lanes that entered a function by different calls meet at " + Located(at) +
                    ": whether the GPU runs them as one is not followed");
@@ -240,12 +240,12 @@ void LaunchEvaluator::BranchIfDiverged(const Instruction& in, uint32_t index, ui
     Stop(in, in.opcode +
                  "'s mask names other lanes than those that run it: whether the GPU branches to the "
                  "collective path then is not followed");
-  if (mask != (warp_.present & ~warp_.exited))
+  if (mask != (warp_->present & ~warp_->exited))
     Stop(in, in.opcode +
                  " runs with part of its warp's live lanes (the others at another pc or waiting): "
                  "whether the GPU branches to the collective path then is not followed");
   for (uint32_t lanes = mask; lanes != 0; lanes &= lanes - 1)
-    if ((warp_.together[__builtin_ctz(lanes)] & mask) != mask)
+    if ((warp_->together[__builtin_ctz(lanes)] & mask) != mask)
       Stop(in, in.opcode +
                    "'s lanes meet at it after a branch split them, with no BSYNC or WARPSYNC to "
                    "reconverge them: the GPU may run them apart, and branch");

@@ -29,15 +29,6 @@ uint32_t Result(float value, bool ftz) {
 
 }  // namespace
 
-// A float source: |x| clears the sign, -x flips it (not the integer negation of Read).
-Value LaunchEvaluator::FloatSource(const Operand& operand, int lane, size_t index) const {
-  Value value = ReadRaw(operand, lane, index);
-  if (!value.known()) return value;
-  if (operand.absolute) value.bits &= 0x7fffffffu;
-  if (operand.negate) value.bits ^= 0x80000000u;
-  return value;
-}
-
 // FSETP p, q, a, b, c: p = (a test b) op c, q = !(a test b) op c, op .AND, .OR or .XOR as ISETP's. An
 // ordered test is false when a or b is NaN, an unordered one (LTU ... NEU) true; NAN and NUM test
 // only that.

@@ -59,13 +59,13 @@ void LaunchEvaluator::MatrixMultiply(const Instruction& in, size_t index, uint32
   const uint32_t origin = Origin(index);
   if (!computed) {
     for (uint32_t lanes = mask; lanes != 0; lanes &= lanes - 1)
-      Writes(warp_, __builtin_ctz(lanes), Known(1)).AddUnknown(in, 1, form.known ? d_registers : 4, origin);
+      Writes(*warp_, __builtin_ctz(lanes), Known(1)).AddUnknown(in, 1, form.known ? d_registers : 4, origin);
     return;
   }
   // The operand's register `reg` of `lane`: RZ and the registers past it read as zeros.
   const auto read = [&](const Operand& operand, uint32_t reg, uint32_t lane) {
     const int at = operand.index + static_cast<int>(reg);
-    return operand.index == kRegisterZero ? Known(0) : warp_.registers[at * kWarpSize + lane];
+    return operand.index == kRegisterZero ? Known(0) : warp_->registers[at * kWarpSize + lane];
   };
   const auto half = [](const Value& value, uint32_t which) { return value.bits >> (16 * which) & 0xffffu; };
   const uint32_t k = MmaK(form.type);
@@ -97,7 +97,7 @@ void LaunchEvaluator::MatrixMultiply(const Instruction& in, size_t index, uint32
     }
   }
   for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
-    Writes writes(warp_, static_cast<int>(lane), WriteGuard(Known(1)));
+    Writes writes(*warp_, static_cast<int>(lane), WriteGuard(Known(1)));
     if (ops[0].index == kRegisterZero) continue;
     for (int reg = 0; reg < d_registers; ++reg)
       writes.Add(OperandKind::kRegister, ops[0].index + reg, d[lane][static_cast<size_t>(reg)]);

@@ -39,8 +39,8 @@ void LaunchEvaluator::Moves(const Instruction& in, size_t index, uint32_t mask) 
         uint64_t offset = source.value;
         Value base = Known(0);
         if (source.base >= 0) {
-          base = source.base_uniform ? warp_.uniform[source.base]
-                                     : warp_.registers[source.base * kWarpSize + lane];
+          base = source.base_uniform ? warp_->uniform[source.base]
+                                     : warp_->registers[source.base * kWarpSize + lane];
           offset += base.bits;
         }
         uint32_t bytes = 4;
@@ -131,7 +131,7 @@ void LaunchEvaluator::RegisterToUniform(const Instruction& in, size_t index, uin
     first = false;
   }
   if (!first) {
-    Writes(warp_, 0, Known(1)).Add(in.operands.at(0), agreed);
+    Writes(*warp_, 0, Known(1)).Add(in.operands.at(0), agreed);
   }
 }
 

@@ -186,7 +186,7 @@ void LaunchEvaluator::Vote(const Instruction& in, size_t /*index*/, uint32_t mas
   const Value register_value = From(ballot, inputs), predicate_value = From(vote ? 1u : 0u, inputs);
   for (int lane = 0; lane < kWarpSize; ++lane) {
     if (!in.info->uniform() && !(voters >> lane & 1u)) continue;
-    Writes writes(warp_, lane, WriteGuard(Known(1)));
+    Writes writes(*warp_, lane, WriteGuard(Known(1)));
     writes.Add(ops.at(0), register_value);
     writes.Add(ops.at(1), predicate_value);
     if (in.info->uniform()) return;  // once for the warp
@@ -236,8 +236,8 @@ void LaunchEvaluator::WarpReduction(const Instruction& in, size_t index, uint32_
   // in the forms the conformance vectors check, in either pass (a family new to the emulator); a
   // guarded REDUX, which no vector checks (which lanes would join it?), is unknown.
   const std::vector<Operand>& ops = in.operands;
-  Writes writes(warp_, mask != 0 ? __builtin_ctz(mask) : 0, WriteGuard(Known(1)));
-  const uint64_t members = warp_.sync_members == kNoWarpSync ? 0xffffffffu : warp_.sync_members;
+  Writes writes(*warp_, mask != 0 ? __builtin_ctz(mask) : 0, WriteGuard(Known(1)));
+  const uint64_t members = warp_->sync_members == kNoWarpSync ? 0xffffffffu : warp_->sync_members;
   if (in.unchecked_form || in.guard != kPredicateTrue || in.guard_negated || mask == 0 || members != mask)
     return writes.Add(ops.at(0), Unknown(Origin(index)));
   std::array<uint32_t, kWarpSize> values{};
@@ -268,7 +268,7 @@ void LaunchEvaluator::WarpMatch(const Instruction& in, size_t index, uint32_t ma
   const std::vector<Operand>& ops = in.operands;
   // MATCH.ALL writes a predicate besides the mask, which the table's one destination misses.
   if (!in.Is(mod::kAny)) Stop(in, in.opcode + " is a form the emulator does not understand");
-  const uint64_t members = warp_.sync_members == kNoWarpSync ? 0xffffffffu : warp_.sync_members;
+  const uint64_t members = warp_->sync_members == kNoWarpSync ? 0xffffffffu : warp_->sync_members;
   const bool computed = !in.unchecked_form && in.guard == kPredicateTrue && !in.guard_negated && mask != 0 &&
                         members == mask && ops.size() == 2 && IsRegister(ops[1]);
   std::array<uint64_t, kWarpSize> values{};
@@ -282,7 +282,7 @@ void LaunchEvaluator::WarpMatch(const Instruction& in, size_t index, uint32_t ma
   }
   for (uint32_t lanes = mask; lanes != 0; lanes &= lanes - 1) {
     const int lane = __builtin_ctz(lanes);
-    Writes writes(warp_, lane, WriteGuard(Known(1)));
+    Writes writes(*warp_, lane, WriteGuard(Known(1)));
     writes.Add(ops.at(0),
                computed ? From(MatchAny(values.data(), mask, lane), inputs) : Unknown(Origin(index)));
   }

@@ -18,7 +18,7 @@ namespace bankcheck::emulate::internal {
 Value LaunchEvaluator::Guard(const Instruction& in, int lane) {
   if (in.guard == kPredicateTrue) return Known(in.guard_negated ? 0 : 1);
   Value value =
-      in.guard_uniform ? warp_.uniform_predicates[in.guard] : warp_.predicates[in.guard * kWarpSize + lane];
+      in.guard_uniform ? warp_->uniform_predicates[in.guard] : warp_->predicates[in.guard * kWarpSize + lane];
   if (value.known() && in.guard_negated) value.bits ^= 1u;
   if (value.block.any()) not_affine_ = true;
   return value;
@@ -28,16 +28,16 @@ void LaunchEvaluator::Release() {
   for (int b = 0; b <= kWarpSyncBarrier; ++b) {
     uint32_t waiters = 0;
     for (int lane = 0; lane < kWarpSize; ++lane)
-      if ((warp_.waiting >> lane & 1u) && warp_.waits_on[lane] == b) waiters |= 1u << lane;
+      if ((warp_->waiting >> lane & 1u) && warp_->waits_on[lane] == b) waiters |= 1u << lane;
     if (waiters == 0) continue;
-    const uint32_t required = warp_.barrier[b] & warp_.present & ~warp_.exited;
+    const uint32_t required = warp_->barrier[b] & warp_->present & ~warp_->exited;
     if ((required & ~waiters) != 0) continue;
-    warp_.waiting &= ~waiters;
+    warp_->waiting &= ~waiters;
     for (int lane = 0; lane < kWarpSize; ++lane)
       if (waiters >> lane & 1u) {
-        ++warp_.pc[lane];
-        warp_.waits_on[lane] = -1;
-        warp_.together[lane] = waiters;  // converged by the barrier
+        ++warp_->pc[lane];
+        warp_->waits_on[lane] = -1;
+        warp_->together[lane] = waiters;  // converged by the barrier
       }
   }
 }
@@ -45,28 +45,33 @@ void LaunchEvaluator::Release() {
 void LaunchEvaluator::RunWarp() {
   const size_t size = kernel_.code.size();
   while (true) {
-    const uint32_t runnable = warp_.present & ~warp_.exited & ~warp_.waiting;
+    const uint32_t runnable = warp_->present & ~warp_->exited & ~warp_->waiting;
     if (runnable == 0) {
-      if (warp_.waiting == 0) return;
-      const uint32_t before = warp_.waiting;
+      if (warp_->waiting == 0) return;
+      const uint32_t before = warp_->waiting;
       Release();
-      if (warp_.waiting == before) {
-        const Instruction& at = kernel_.code.at(warp_.pc[__builtin_ctz(warp_.waiting)]);
+      if (warp_->waiting == before) {
+        const Instruction& at = kernel_.code.at(warp_->pc[__builtin_ctz(warp_->waiting)]);
         Stop(at, "lanes wait at " + Located(at) + " for lanes that never arrive");
       }
       continue;
     }
-    uint32_t index = UINT32_MAX;
-    for (int lane = 0; lane < kWarpSize; ++lane)
-      if (runnable >> lane & 1u) index = std::min(index, warp_.pc[lane]);
-    uint32_t mask = 0;
-    for (int lane = 0; lane < kWarpSize; ++lane)
-      if ((runnable >> lane & 1u) && warp_.pc[lane] == index) mask |= 1u << lane;
+    // The lowest pc of the runnable lanes, and the lanes at it.
+    uint32_t index = UINT32_MAX, mask = 0;
+    for (uint32_t lanes = runnable; lanes != 0; lanes &= lanes - 1) {
+      const int lane = __builtin_ctz(lanes);
+      const uint32_t pc = warp_->pc[lane];
+      if (pc < index) {
+        index = pc;
+        mask = 0;
+      }
+      if (pc == index) mask |= 1u << lane;
+    }
     if (index >= size) {
       Stop(kernel_.code.back(), "the code runs past the kernel's last instruction");
     }
     if (!meter_.SpendInstructions(1)) Stop(kernel_.code[index], meter_.WhyInstructions());
-    if (warp_.frames != 0) OneActivation(index, mask);
+    if (warp_->frames != 0) OneActivation(index, mask);
     Execute(index, mask);
     if (output_ != nullptr && output_->at_barrier) return;  // the block's other warps run first
   }
@@ -76,21 +81,21 @@ void LaunchEvaluator::Split(uint32_t mask, uint32_t side) {
   side &= mask;
   for (uint32_t lanes = mask; lanes != 0; lanes &= lanes - 1) {
     const int lane = __builtin_ctz(lanes);
-    warp_.together[lane] &= (side >> lane & 1u) ? side : mask & ~side;
+    warp_->together[lane] &= (side >> lane & 1u) ? side : mask & ~side;
   }
 }
 
 void LaunchEvaluator::Advance(uint32_t mask) {
-  for (int lane = 0; lane < kWarpSize; ++lane)
-    if (mask >> lane & 1u) ++warp_.pc[lane];
+  for (uint32_t lanes = mask; lanes != 0; lanes &= lanes - 1) ++warp_->pc[__builtin_ctz(lanes)];
 }
 
-uint32_t LaunchEvaluator::Decide(const Instruction& in, uint32_t mask, const std::string& what) {
+uint32_t LaunchEvaluator::Decide(const Instruction& in, uint32_t mask, std::string_view what) {
+  if (in.guard == kPredicateTrue) return in.guard_negated ? 0 : mask;  // @PT: no lane's guard to read
   uint32_t taken = 0;
-  for (int lane = 0; lane < kWarpSize; ++lane) {
-    if (!(mask >> lane & 1u)) continue;
+  for (uint32_t lanes = mask; lanes != 0; lanes &= lanes - 1) {
+    const int lane = __builtin_ctz(lanes);
     const Value guard = Guard(in, lane);
-    if (!guard.known()) StopOnUnknown(in, guard, what);
+    if (!guard.known()) StopOnUnknown(in, guard, std::string(what));
     if (guard.bits) taken |= 1u << lane;
   }
   return taken;

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bankcheck/emulator.h"
@@ -111,11 +112,12 @@ class LaunchEvaluator {
   // An integer source: negation (two's complement), inversion and absolute value applied.
   [[gnu::always_inline]] Value Read(const Operand& operand, int lane, size_t index) const;
   // Registers d and d+1 as one 64-bit value (low first); immediates as they are.
-  Value ReadPair(const Operand& operand, int lane, size_t index, uint64_t* bits) const;
-  Value ReadRegisterPair(OperandKind kind, int first, int lane, size_t index, uint64_t* bits) const;
+  [[gnu::always_inline]] Value ReadPair(const Operand& operand, int lane, size_t index, uint64_t* bits) const;
+  [[gnu::always_inline]] Value ReadRegisterPair(OperandKind kind, int first, int lane, size_t index,
+                                                uint64_t* bits) const;
   Value ReadPredicate(const Operand& operand, int lane) const;
   // A float source: |x| and -x applied to the sign bit (semantics_fp32.cc).
-  Value FloatSource(const Operand& operand, int lane, size_t index) const;
+  [[gnu::always_inline]] Value FloatSource(const Operand& operand, int lane, size_t index) const;
   [[noreturn]] void StopOnUnknown(const Instruction& at, const Value& value, const std::string& what) const;
 
   // ---- the output pass (output_pass.cc, output_memory.cc) ----
@@ -148,14 +150,14 @@ class LaunchEvaluator {
   bool ReadGlobal(const Instruction& in, uint64_t address, uint32_t size, uint8_t* out) const;
   // A lane's shared or local address: the offset plus its register and uniform register (32 bits);
   // affine in the block as they are.
-  Value OffsetAddress(const Operand& address, int lane) const;
+  [[gnu::always_inline]] Value OffsetAddress(const Operand& address, int lane) const;
 
   // ---- the warp (warp.cc) ----
   void RunWarp();
   void Release();
   void Advance(uint32_t mask);
   // The lanes of `mask` whose guard is true; Stop when a guard is unknown (`what` says why it matters).
-  uint32_t Decide(const Instruction& in, uint32_t mask, const std::string& what);
+  uint32_t Decide(const Instruction& in, uint32_t mask, std::string_view what);
   void Execute(uint32_t index, uint32_t mask);
   void Dispatch(const Instruction& in, uint32_t index, uint32_t mask);
   Value Guard(const Instruction& in, int lane);
@@ -253,7 +255,11 @@ class LaunchEvaluator {
   const Kernel& kernel_;
   const LaunchToEmulate& launch_;
   const EmulationLimits& limits_;
-  WarpState warp_;
+  // The warp running: own_warp_, or one of the output pass's parked warps (OutputPass::warps), pointed
+  // to rather than swapped in (a WarpState is kilobytes of arrays, and the pass switches warps at
+  // every block barrier).
+  WarpState own_warp_;
+  WarpState* warp_ = &own_warp_;
   Dim3 ctaid_;
   uint32_t warp_index_ = 0;
   Meter meter_;
@@ -283,20 +289,24 @@ class LaunchEvaluator {
 
 template <typename Compute>
 void LaunchEvaluator::ForEachLane(const Instruction& in, uint32_t mask, Compute&& compute) {
-  if (in.info->uniform()) {
-    // Uniform instructions run once for the warp, on uniform registers and constants.
-    const int lane = __builtin_ctz(mask);
-    const Value guard = Guard(in, lane);
-    if (guard.known() && !guard.bits) return;
-    Writes writes(warp_, lane, WriteGuard(guard));
-    compute(lane, writes);
+  // Uniform instructions run once for the warp (its lowest lane), on uniform registers and constants.
+  if (in.info->uniform()) mask &= 0u - mask;
+  if (in.guard == kPredicateTrue) {
+    // @PT (most instructions): every lane's guard is the same known one, read once.
+    if (in.guard_negated) return;
+    const Value guard = WriteGuard(Known(1));
+    for (uint32_t lanes = mask; lanes != 0; lanes &= lanes - 1) {
+      const int lane = __builtin_ctz(lanes);
+      Writes writes(*warp_, lane, guard);
+      compute(lane, writes);
+    }
     return;
   }
   for (uint32_t lanes = mask; lanes != 0; lanes &= lanes - 1) {
     const int lane = __builtin_ctz(lanes);
     const Value guard = Guard(in, lane);
     if (guard.known() && !guard.bits) continue;
-    Writes writes(warp_, lane, WriteGuard(guard));
+    Writes writes(*warp_, lane, WriteGuard(guard));
     compute(lane, writes);
   }
 }
@@ -304,17 +314,17 @@ void LaunchEvaluator::ForEachLane(const Instruction& in, uint32_t mask, Compute&
 inline Value LaunchEvaluator::ReadRaw(const Operand& operand, int lane, size_t index) const {
   switch (operand.kind) {
     case OperandKind::kRegister:
-      return operand.index == kRegisterZero ? Known(0) : warp_.registers[operand.index * kWarpSize + lane];
+      return operand.index == kRegisterZero ? Known(0) : warp_->registers[operand.index * kWarpSize + lane];
     case OperandKind::kUniformRegister:
-      return operand.index == kUniformRegisterZero ? Known(0) : warp_.uniform[operand.index];
+      return operand.index == kUniformRegisterZero ? Known(0) : warp_->uniform[operand.index];
     case OperandKind::kImmediate:
       return Known(static_cast<uint32_t>(operand.value));
     case OperandKind::kConstant: {
       uint64_t offset = operand.value;
       Value base = Known(0);
       if (operand.base >= 0) {
-        base = operand.base_uniform ? warp_.uniform[operand.base]
-                                    : warp_.registers[operand.base * kWarpSize + lane];
+        base = operand.base_uniform ? warp_->uniform[operand.base]
+                                    : warp_->registers[operand.base * kWarpSize + lane];
         if (!base.known()) return base;
         offset += base.bits;
       }
@@ -347,6 +357,56 @@ inline Value LaunchEvaluator::Read(const Operand& operand, int lane, size_t inde
     value.block = Negated(value.block);
   }
   return value;
+}
+
+inline Value LaunchEvaluator::FloatSource(const Operand& operand, int lane, size_t index) const {
+  Value value = ReadRaw(operand, lane, index);
+  if (!value.known()) return value;
+  if (operand.absolute) value.bits &= 0x7fffffffu;
+  if (operand.negate) value.bits ^= 0x80000000u;
+  return value;
+}
+
+inline Value LaunchEvaluator::ReadRegisterPair(OperandKind kind, int first, int lane, size_t index,
+                                               uint64_t* bits) const {
+  (void)index;
+  if (first == ZeroRegister(kind)) {
+    *bits = 0;
+    return Known(0);
+  }
+  const auto read = [&](int number) {
+    if (number == ZeroRegister(kind)) return Known(0);
+    return kind == OperandKind::kRegister ? warp_->registers[number * kWarpSize + lane]
+                                          : warp_->uniform[number];
+  };
+  const Value low = read(first), high = read(first + 1);
+  *bits = (uint64_t{high.bits} << 32) | low.bits;
+  return From(0, low, high);
+}
+
+inline Value LaunchEvaluator::OffsetAddress(const Operand& address, int lane) const {
+  Value sum = Known(static_cast<uint32_t>(address.offset));
+  if (address.base >= 0 && address.base != kRegisterZero) {
+    const Value base = warp_->registers[address.base * kWarpSize + lane];
+    sum = Affine(sum.bits + base.bits, Plus(sum.block, base.block), sum, base);
+  }
+  if (address.uniform_base >= 0 && address.uniform_base != kUniformRegisterZero) {
+    const Value base = warp_->uniform[address.uniform_base];
+    sum = Affine(sum.bits + base.bits, Plus(sum.block, base.block), sum, base);
+  }
+  return sum;
+}
+
+inline Value LaunchEvaluator::ReadPair(const Operand& operand, int lane, size_t index, uint64_t* bits) const {
+  if (operand.kind == OperandKind::kImmediate) {
+    *bits = operand.value;
+    return Known(0);
+  }
+  if (!IsRegister(operand)) {
+    *bits = 0;
+    return Unknown(Origin(index));
+  }
+  return ReadRegisterPair(operand.kind, operand.index, lane, index, bits);
 }
 
 }  // namespace bankcheck::emulate::internal

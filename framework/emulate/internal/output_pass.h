@@ -101,7 +101,7 @@ struct OutputPass {
   uint64_t block = 0;  // the serial number of the block running, from 1
   // The block's shared memory: each byte's value and whether it is known (1) or not (0).
   std::vector<uint8_t> shared, shared_known;
-  // The block's warps; the one running is swapped into the evaluator's WarpState.
+  // The block's warps; the evaluator points at the one running.
   std::vector<WarpState> warps;
   bool at_barrier = false;  // the running warp reached a block barrier (BAR.SYNC)
   // The block's threads' local memory: the known bytes, by thread index in the block << 32 | address;
