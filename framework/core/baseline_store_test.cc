@@ -210,16 +210,17 @@ TEST_F(UpdateBaselinesTest, RecordingTheSameValuesAgainLeavesTheFileAlone) {
   EXPECT_EQ(ReadFile(File()), before);
 }
 
-// A version 1 file (launch totals only) recorded into becomes version 4: the recorded case gets its
+// A version 1 file (launch totals only) recorded into becomes the current version: the recorded case gets its
 // lines, the others keep their totals and are compared by them, and say that they did not count
 // global and local memory.
 TEST_F(UpdateBaselinesTest, RecordingIntoAVersionOneFileUpgradesIt) {
   UpdateBaselines(dir_, "sm_90", MakeMetadata(),
                   {{"transpose/a", "a", {MakeRecord(64)}}, {"transpose/b", "b", {MakeRecord(64)}}});
   std::string text = ReadFile(File());
-  const size_t version = text.find("\"version\": 4");
+  const std::string current = "\"version\": " + std::to_string(kBaselineVersion);
+  const size_t version = text.find(current);
   ASSERT_NE(version, std::string::npos);
-  text.replace(version, 13, "\"version\": 1");
+  text.replace(version, current.size(), "\"version\": 1");
   WriteFile(File(), text);
   ASSERT_FALSE(HasLineData(ReadBaselineFile(File()).cases.at("transpose/a").launches));
   LaunchRecord with_lines = MakeRecord(64);
@@ -227,7 +228,7 @@ TEST_F(UpdateBaselinesTest, RecordingIntoAVersionOneFileUpgradesIt) {
   const auto written = UpdateBaselines(dir_, "sm_90", MakeMetadata(), {{"transpose/a", "a", {with_lines}}});
   EXPECT_THAT(written, ElementsAre(File()));
   const std::string upgraded = ReadFile(File());
-  EXPECT_NE(upgraded.find("\"version\": 4"), std::string::npos);
+  EXPECT_NE(upgraded.find(current), std::string::npos);
   const BaselineFile file = ReadBaselineFile(File());
   EXPECT_TRUE(HasLineData(file.cases.at("transpose/a").launches));
   EXPECT_FALSE(HasLineData(file.cases.at("transpose/b").launches));

@@ -77,7 +77,8 @@ TEST(RecordJsonTest, KindsNotCountedAreListedAndReadBack) {
   for (const RecordDetail detail : {RecordDetail::kFull, RecordDetail::kExact}) {
     const json out = LaunchRecordToJson(record, detail);
     EXPECT_EQ(out.at("not_counted"), json::parse(R"(["global_ld", "global_st", "global_atom", "global_red",
-                                                     "local_ld", "local_st", "global_ldgsts"])"));
+                                                     "local_ld", "local_st", "global_ldgsts",
+                                                     "global_tma_ld", "global_tma_st"])"));
     EXPECT_FALSE(out.contains("global_ld"));
     EXPECT_EQ(LaunchRecordFromJson(out, "test").not_counted, record.not_counted);
   }
