@@ -31,11 +31,15 @@ enum class Provenance : uint8_t {
 const char* ProvenanceName(Provenance provenance);  // "exact", "hardware", "not measured"
 std::optional<Provenance> ProvenanceFromName(const std::string& name);
 
-// The counts of one kind of shared-memory instruction (loads, stores, ldmatrix, ...).
+// The counts of one kind of memory instruction (shared loads, stores, ldmatrix, ..., global and
+// local loads and stores, ...). Its traffic, `wavefronts`, is counted in the kind's unit
+// (TrafficUnit, memory_kind.h): wavefronts for shared-memory kinds (passes through the
+// shared-memory data stage), 32-byte sectors for global and local kinds; `ideal_wavefronts` in
+// the same unit. The names, and the JSON keys of results and baseline files, keep "wavefronts".
 struct KindCounts {
   uint64_t instructions = 0;      // warp-level instructions executed
-  uint64_t wavefronts = 0;        // passes through the shared-memory data stage
-  uint64_t ideal_wavefronts = 0;  // what the same instructions would cost without conflicts
+  uint64_t wavefronts = 0;        // traffic: wavefronts (shared kinds) or 32-byte sectors (global, local)
+  uint64_t ideal_wavefronts = 0;  // what the same instructions would cost without conflicts (or excess)
   Provenance ideal_provenance = Provenance::kExact;  // and so that of conflicts() and ways()
 
   bool ideal_known() const { return ideal_provenance != Provenance::kNotMeasured; }

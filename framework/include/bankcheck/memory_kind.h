@@ -2,8 +2,9 @@
 // The kinds of memory instruction bankcheck counts (shared memory first, where bank conflicts are;
 // then global and local memory, whose waste is sectors), and the one table that says, for each,
 // how it is named (in records, baselines, reports and the CLI) and which counters measure it.
-// Everything that varies by kind reads this table; docs/counters.md explains each row. The names
-// (MemoryKind, KindCounts, LaunchRecord::shared) predate the global and local kinds.
+// Everything that varies by kind reads this table; docs/counters.md explains each row. A kind's
+// enumerator names its memory (kShared*, kGlobal*, kLocal*); its `key` ("shared_ld") names it in
+// results and baseline files, and never changes.
 
 #include <array>
 #include <cstddef>
