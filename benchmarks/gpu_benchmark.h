@@ -107,7 +107,7 @@ inline std::vector<std::optional<LaunchRecord>> MeasureCases(const std::vector<G
 }
 
 inline void ReportRecord(benchmark::State& state, const LaunchRecord& record) {
-  const auto report = [&state](const char* prefix, const SharedCounts& counts) {
+  const auto report = [&state](const char* prefix, const KindCounts& counts) {
     const std::string p = prefix;
     state.counters[p + "_inst"] = static_cast<double>(counts.instructions);
     state.counters[p + "_wavefronts"] = static_cast<double>(counts.wavefronts);

@@ -24,7 +24,7 @@
 //   --no-prepare         does not call PrepareCounterSession(): the first session does all of CUPTI's
 //                        set-up, loading its profiler library included
 //   --print-metrics      prints CoreMetrics() comma-joined (for ncu --metrics) and exits
-//   --print-kinds        prints the kind table (shared_kind.h) as tab-separated lines, metric names
+//   --print-kinds        prints the kind table (memory_kind.h) as tab-separated lines, metric names
 //                        ("-" for none) with every hardware pair, and exits (for ncu_crosscheck.sh);
 //                        the traffic column is ncu's launch metric of it (NcuTrafficMetric)
 //
@@ -237,7 +237,7 @@ int main(int argc, char** argv) {
   }
   if (options.print_kinds) {
     const auto name = [](const char* metric) { return metric != nullptr ? metric : "-"; };
-    for (const SharedKindInfo& info : SharedKinds()) {
+    for (const MemoryKindInfo& info : MemoryKinds()) {
       std::cout << info.key << "\t" << info.label << "\t" << name(info.instructions_metric) << "\t"
                 << name(NcuTrafficMetric(info)) << "\t" << name(info.conflicts_metric) << "\t"
                 << name(info.hardware_wavefronts_metric) << "\t" << name(info.hardware_conflicts_metric)
@@ -270,7 +270,7 @@ int main(int argc, char** argv) {
       if (options.range_profiler || options.user_replay)
         session.counters = SessionOptions::Counters::kRangeProfiler;
       if (options.user_replay) session.replay = SessionOptions::Replay::kUser;
-      if (options.atomic_ideal) session.hardware_ideal = {SharedKind::kAtomic};
+      if (options.atomic_ideal) session.hardware_ideal = {MemoryKind::kSharedAtomic};
       bench::MeasureWithBankcheck(launches, options.sessions,
                                   static_cast<size_t>(options.launches_per_session), session);
     } else if (options.mode == "plain") {

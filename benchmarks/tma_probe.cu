@@ -23,8 +23,8 @@
 
 #include "bankcheck/counter_session.h"
 #include "bankcheck/launch_record.h"
+#include "bankcheck/memory_kind.h"
 #include "bankcheck/memory_sectors.h"
-#include "bankcheck/shared_kind.h"
 
 namespace {
 
@@ -275,8 +275,8 @@ std::vector<Launch> Launches(unsigned char* global, float* sink) {
 }
 
 void PrintRecord(const std::string& name, const bankcheck::LaunchRecord& r) {
-  for (const bankcheck::SharedKindInfo& info : bankcheck::SharedKinds()) {
-    const bankcheck::SharedCounts& c = r.shared[info.kind];
+  for (const bankcheck::MemoryKindInfo& info : bankcheck::MemoryKinds()) {
+    const bankcheck::KindCounts& c = r.kinds[info.kind];
     if (r.not_counted[info.kind]) {
       if (info.space == bankcheck::MemorySpace::kGlobal)
         std::printf("%s kind %s not counted\n", name.c_str(), info.key);

@@ -1,6 +1,6 @@
 // cp.async (LDGSTS): global memory copied straight into shared memory, then read back with plain
 // shared loads and written to global memory. The cases count the LDGSTS instructions' shared-memory
-// writes (SharedKind::kCpAsync) and the read-back loads (kLoad).
+// writes (MemoryKind::kSharedCpAsync) and the read-back loads (kSharedLoad).
 //
 //   strided  Single-warp blocks; lane i copies one element of 4, 8 or 16 bytes. The global source
 //            is read at element stride src_s (lane i reads element i * src_s of its block's part;

@@ -12,7 +12,7 @@
 //                 Both are one remote load per warp; two cases in case the counters tell them apart
 //                 (on the H100 they did not: the same counts).
 //
-// Counts: a remote shared-memory access has an instruction counter (SharedKind::kDsmem,
+// Counts: a remote shared-memory access has an instruction counter (MemoryKind::kSharedDsmem,
 // smsp__sass_inst_executed_op_dshared) but no wavefront counter, so only its instructions are
 // annotated. Measured on the H100: 16 per launch (one per warp) for both variants.
 //
@@ -89,8 +89,8 @@ void RegisterPartnerReadCase(const std::string& variant, const std::string& how)
   // distributed-shared access, and (as measured on the H100) not also as a shared load. How the
   // launch counts it is stated here: the distributed-shared kind has no wavefront counter, which a
   // line could be checked against.
-  c.expect[SharedKind::kDsmem].instructions = kWarpsPerLaunch;
-  c.expect[SharedKind::kLoad].instructions = 0;
+  c.expect[MemoryKind::kSharedDsmem].instructions = kWarpsPerLaunch;
+  c.expect[MemoryKind::kSharedLoad].instructions = 0;
   c.run = [](CaseContext& ctx) {
     const int major = ProbeGpu().compute_major;
     if (major < 9) {

@@ -163,8 +163,8 @@ void RegisterLocalMemoryCases() {
     c.description = description;
     // A kernel that must not spill says so: no local instructions at all.
     if (!spills) {
-      c.expect[SharedKind::kLocalLoad].instructions = 0;
-      c.expect[SharedKind::kLocalStore].instructions = 0;
+      c.expect[MemoryKind::kLocalLoad].instructions = 0;
+      c.expect[MemoryKind::kLocalStore].instructions = 0;
     }
     c.run = [launch, name](CaseContext& ctx) {
       const std::vector<float> a = RandomIntegerFloats(64 * 2048, 0xA11, -8, 8);

@@ -39,8 +39,8 @@ __global__ void GraphStride2(const float* in, float* out) {
 // Every record of a graph launch, one per kernel node or one for the graph, is 2-way: a statement
 // about the launches as bankcheck records them, beside the kernel's lines.
 void Expect2Way(KernelCase& c) {
-  c.expect[SharedKind::kLoad].ways = 2;
-  c.expect[SharedKind::kStore].ways = 2;
+  c.expect[MemoryKind::kSharedLoad].ways = 2;
+  c.expect[MemoryKind::kSharedStore].ways = 2;
 }
 
 // The graph's input, the two kernels' outputs (poisoned) and the memset's target (zeroed).

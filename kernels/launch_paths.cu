@@ -52,8 +52,8 @@ extern "C" __global__ void runtime_stride2(const float* in, float* out) {
 // The run-time compiled kernel's lines are in a string, compiled from no file a line annotation
 // could be in: its launches state the 2-way pattern as a whole.
 void Expect2Way(KernelCase& c) {
-  c.expect[SharedKind::kLoad].ways = 2;
-  c.expect[SharedKind::kStore].ways = 2;
+  c.expect[MemoryKind::kSharedLoad].ways = 2;
+  c.expect[MemoryKind::kSharedStore].ways = 2;
 }
 
 // What PathStride2 (and the run-time compiled kernel) writes for `in`.

@@ -66,7 +66,7 @@ void RegisterOffsetCase(int offset) {
                   " (+32 words per step)";
   // The law the experiment shows, for every offset at once: a formula of the case's parameter,
   // where a line annotation would list the cases of each number of ways.
-  c.expect[SharedKind::kLoad].ways = c.expect[SharedKind::kStore].ways =
+  c.expect[MemoryKind::kSharedLoad].ways = c.expect[MemoryKind::kSharedStore].ways =
       static_cast<double>(std::gcd(offset, static_cast<int>(kWarp)));
   c.predict = [offset] {
     const auto word = [offset](unsigned lane, uint32_t step) -> uint64_t {

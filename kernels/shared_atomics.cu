@@ -1,4 +1,4 @@
-// Atomics on shared memory (ATOMS, SharedKind::kAtomic).
+// Atomics on shared memory (ATOMS, MemoryKind::kSharedAtomic).
 //
 //   histogram  8 blocks of 256 threads; each thread adds 4 input values to a 256-bin histogram in
 //              shared memory with atomicAdd(&bins[v], 1), then each thread adds one bin to the

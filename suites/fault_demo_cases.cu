@@ -40,8 +40,8 @@ void RegisterCopyCase(const char* name) {
   KernelCase c;
   c.name = name;
   c.description = "one warp copies 32 ints through shared memory, reversed";
-  c.expect[SharedKind::kLoad].instructions = 1;
-  c.expect[SharedKind::kStore].instructions = 1;
+  c.expect[MemoryKind::kSharedLoad].instructions = 1;
+  c.expect[MemoryKind::kSharedStore].instructions = 1;
   c.run = [](CaseContext& ctx) {
     std::vector<int> in(32);
     for (int i = 0; i < 32; ++i) in[static_cast<size_t>(i)] = i * 7;
@@ -73,7 +73,7 @@ BANKCHECK_REGISTER_CASES([] {
   KernelCase conflicted;
   conflicted.name = "fault_demo/d_unannotated_conflict";
   conflicted.description = "a 2-way load in a case annotated conflict-free";
-  conflicted.expect[SharedKind::kLoad].ways = 1;  // stated: without it the case would be baseline-only
+  conflicted.expect[MemoryKind::kSharedLoad].ways = 1;  // stated: without it the case would be baseline-only
   conflicted.run = [](CaseContext& ctx) {
     const std::vector<int> in(64, 1);
     DeviceBuffer<int> d_in(in);

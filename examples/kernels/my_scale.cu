@@ -15,9 +15,9 @@ void Register() {
   bankcheck::KernelCase c;
   c.name = "my_scale/stride2";          // topic/variant: also the baseline key
   c.description = "256 threads scale through smem[tid * 2]";
-  c.expect[bankcheck::SharedKind::kLoad].ways = 2;  // what the hardware does: measure first
-  c.expect[bankcheck::SharedKind::kStore].ways = 2;
-  c.expect[bankcheck::SharedKind::kLoad].instructions = 8;  // catches removed or widened accesses
+  c.expect[bankcheck::MemoryKind::kSharedLoad].ways = 2;  // what the hardware does: measure first
+  c.expect[bankcheck::MemoryKind::kSharedStore].ways = 2;
+  c.expect[bankcheck::MemoryKind::kSharedLoad].instructions = 8;  // catches removed or widened accesses
   c.predict = [] {                      // optional: lets CPU-only CI check the annotation
     const auto slot = [](bankcheck::Dim3, bankcheck::Dim3 t) { return 8u * t.x; };
     return bankcheck::PredictLaunch({1}, {256}, {bankcheck::SharedStore("buf[2t]", 4, slot),

@@ -83,10 +83,10 @@ class AnnotateCommandTest : public testing_support::TempDirTest {
   // What the kernel's case measures: line 2 4-way, 3 4-way, 4 2-way stores, 5 conflict-free.
   std::vector<InstructionCounts> KernelCounts(uint64_t line2_wavefronts = 128) const {
     const std::string file = kernel_.string();
-    return {MakeInstruction(0x10, "LDS", SharedKind::kLoad, 2, 32, line2_wavefronts, 32, file),
-            MakeInstruction(0x20, "LDS.128", SharedKind::kLoad, 3, 32, 128, 32, file),
-            MakeInstruction(0x30, "STS", SharedKind::kStore, 4, 32, 64, 32, file),
-            MakeInstruction(0x40, "LDS", SharedKind::kLoad, 5, 32, 32, 32, file)};
+    return {MakeInstruction(0x10, "LDS", MemoryKind::kSharedLoad, 2, 32, line2_wavefronts, 32, file),
+            MakeInstruction(0x20, "LDS.128", MemoryKind::kSharedLoad, 3, 32, 128, 32, file),
+            MakeInstruction(0x30, "STS", MemoryKind::kSharedStore, 4, 32, 64, 32, file),
+            MakeInstruction(0x40, "LDS", MemoryKind::kSharedLoad, 5, 32, 32, 32, file)};
   }
 
   std::string Root() const { return " --source-root " + Quoted(root_); }
@@ -234,7 +234,7 @@ TEST_F(AnnotateCommandTest, AMeasurementNoAnnotationCanSayIsNotWritten) {
   // Fewer wavefronts than ideal: 0.5-way, which the grammar does not allow.
   const auto results = Results(
       "results.json",
-      {{"k/odd", {MakeInstruction(0x10, "LDS", SharedKind::kLoad, 2, 32, 16, 32, kernel_.string())}}});
+      {{"k/odd", {MakeInstruction(0x10, "LDS", MemoryKind::kSharedLoad, 2, 32, 16, 32, kernel_.string())}}});
   const CliRun run = Bankcheck("annotate --apply " + Quoted(results) + Root());
   EXPECT_EQ(run.exit_code, 1) << run.err;
   EXPECT_THAT(run.out,
@@ -249,11 +249,12 @@ TEST_F(AnnotateCommandTest, FilesOutsideTheSourceRootAreNeverWritten) {
   WriteFile(library, header);
   // A link inside the root to a file outside it is outside too.
   std::filesystem::create_symlink(library, root_ / "linked.hpp");
-  const auto results = Results(
-      "results.json",
-      {{"k/naive",
-        {MakeInstruction(0x10, "STS", SharedKind::kStore, 2, 32, 64, 32, library.string()),
-         MakeInstruction(0x20, "STS", SharedKind::kStore, 1, 32, 64, 32, (root_ / "linked.hpp").string())}}});
+  const auto results =
+      Results("results.json",
+              {{"k/naive",
+                {MakeInstruction(0x10, "STS", MemoryKind::kSharedStore, 2, 32, 64, 32, library.string()),
+                 MakeInstruction(0x20, "STS", MemoryKind::kSharedStore, 1, 32, 64, 32,
+                                 (root_ / "linked.hpp").string())}}});
   const CliRun run = Bankcheck("annotate --apply " + Quoted(results) + Root());
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;  // nothing under the root to write
   EXPECT_THAT(run.out,
@@ -277,17 +278,17 @@ TEST_F(AnnotateCommandTest, OnlyRegularSourceFilesOutsideHiddenFoldersAreWritten
   uint32_t address = 0x10;
   for (const std::string& name : refused) {
     WriteFile(root_ / name, text);
-    counts.push_back(
-        MakeInstruction(address += 0x10, "STS", SharedKind::kStore, 1, 32, 64, 32, (root_ / name).string()));
+    counts.push_back(MakeInstruction(address += 0x10, "STS", MemoryKind::kSharedStore, 1, 32, 64, 32,
+                                     (root_ / name).string()));
   }
   ASSERT_EQ(::mkfifo((root_ / "pipe.cu").c_str(), 0600), 0);  // never opened: it would block a reader
-  counts.push_back(MakeInstruction(address += 0x10, "STS", SharedKind::kStore, 1, 32, 64, 32,
+  counts.push_back(MakeInstruction(address += 0x10, "STS", MemoryKind::kSharedStore, 1, 32, 64, 32,
                                    (root_ / "pipe.cu").string()));
   // Sources, by their extensions: written.
   const std::vector<std::string> sources = {"a.cuh", "b.cpp", "c.h", "d.inl"};
   for (const std::string& name : sources) {
     WriteFile(root_ / "kernels" / name, text);
-    counts.push_back(MakeInstruction(address += 0x10, "STS", SharedKind::kStore, 1, 32, 64, 32,
+    counts.push_back(MakeInstruction(address += 0x10, "STS", MemoryKind::kSharedStore, 1, 32, 64, 32,
                                      (root_ / "kernels" / name).string()));
   }
   const auto results = Results("results.json", {{"k/naive", counts}});
@@ -316,7 +317,7 @@ TEST_F(AnnotateCommandTest, CasesWithAPerLaunchExpectationAndSourcesNotHereAreLe
       {{"k/naive", KernelCounts()},
        // A kernel compiled at run time (NVRTC): line info names a file that does not exist.
        {"k/runtime",
-        {MakeInstruction(0x10, "LDS", SharedKind::kLoad, 3, 32, 64, 32, (root_ / "rt.cu").string())}}});
+        {MakeInstruction(0x10, "LDS", MemoryKind::kSharedLoad, 3, 32, 64, 32, (root_ / "rt.cu").string())}}});
   RunResults read = ReadResults(results);
   read.cases.at("k/naive").expected_by = ExpectedBy::kCase;  // states c.expect
   WriteResults(results, read);

@@ -11,7 +11,7 @@
 
 #include "bankcheck/error.h"
 #include "bankcheck/line_annotations.h"
-#include "bankcheck/shared_kind.h"
+#include "bankcheck/memory_kind.h"
 #include "commands.h"
 #include "core/internal/file_io.h"
 

@@ -22,8 +22,8 @@
 #include "bankcheck/bank_map.h"
 #include "bankcheck/bank_model.h"
 #include "bankcheck/error.h"
+#include "bankcheck/memory_kind.h"
 #include "bankcheck/memory_sectors.h"
-#include "bankcheck/shared_kind.h"
 #include "commands.h"
 #include "core/internal/file_io.h"
 
@@ -76,33 +76,35 @@ std::string Trim(const std::string& text) {
 // Whether the sector model (memory_sectors.h) costs the kind: the global and local loads and stores
 // whose sectors were measured, and cp.async's global reads (CopySourceSectors, as the emulator
 // counts them); atomics and reductions were not.
-bool IsSectorKind(SharedKind kind) {
-  return kind == SharedKind::kGlobalLoad || kind == SharedKind::kGlobalStore ||
-         kind == SharedKind::kGlobalCpAsync || kind == SharedKind::kLocalLoad ||
-         kind == SharedKind::kLocalStore;
+bool IsSectorKind(MemoryKind kind) {
+  return kind == MemoryKind::kGlobalLoad || kind == MemoryKind::kGlobalStore ||
+         kind == MemoryKind::kGlobalCpAsync || kind == MemoryKind::kLocalLoad ||
+         kind == MemoryKind::kLocalStore;
 }
 
 // Kinds the model has a rule for (docs/model.md); wgmma operands, distributed shared memory and
 // global atomics and reductions have none.
-bool HasModelRule(SharedKind kind) {
-  return (InfoOf(kind).space == MemorySpace::kShared && kind != SharedKind::kWgmma &&
-          kind != SharedKind::kDsmem) ||
+bool HasModelRule(MemoryKind kind) {
+  return (InfoOf(kind).space == MemorySpace::kShared && kind != MemoryKind::kSharedWgmma &&
+          kind != MemoryKind::kSharedDsmem) ||
          IsSectorKind(kind);
 }
 
-bool IsMatrixKind(SharedKind kind) { return kind == SharedKind::kLdmatrix || kind == SharedKind::kStmatrix; }
+bool IsMatrixKind(MemoryKind kind) {
+  return kind == MemoryKind::kSharedLdmatrix || kind == MemoryKind::kSharedStmatrix;
+}
 
 // "lds, sts, atoms, ldsm, stsm, ldgsts, ldg, stg, ldl, stl"
 std::string ValidOps() {
   std::string ops;
-  for (const SharedKindInfo& info : SharedKinds()) {
+  for (const MemoryKindInfo& info : MemoryKinds()) {
     if (HasModelRule(info.kind)) ops += (ops.empty() ? "" : ", ") + std::string(info.op);
   }
   return ops;
 }
 
-SharedKind ParseOp(const std::string& text) {
-  const std::optional<SharedKind> kind = SharedKindFromOp(text);
+MemoryKind ParseOp(const std::string& text) {
+  const std::optional<MemoryKind> kind = MemoryKindFromOp(text);
   if (!kind) ThrowBadInput("--op '" + text + "': unknown instruction; use one of " + ValidOps());
   if (!HasModelRule(*kind)) {
     ThrowBadInput("--op '" + text + "': the model has no rule for " + InfoOf(*kind).title + "; use one of " +
@@ -113,7 +115,7 @@ SharedKind ParseOp(const std::string& text) {
 
 // The access one instruction of `kind` makes. For ldmatrix/stmatrix each lane's address is the
 // 16-byte row it supplies: lanes 0-7 (.x1), 0-15 (.x2) or all 32 (.x4).
-WarpAccess BuildAccess(const AccessOptions& options, SharedKind kind) {
+WarpAccess BuildAccess(const AccessOptions& options, MemoryKind kind) {
   const bool matrix = IsMatrixKind(kind);
   uint64_t bytes = kMatrixRowBytes;
   if (!options.bytes.empty()) {
@@ -184,14 +186,14 @@ WarpAccess BuildAccess(const AccessOptions& options, SharedKind kind) {
 // The instruction as the model takes it: the shared access, and for a cp.async its global
 // sources, lane i's at i*T*bytes (T = --src-stride, default 1: contiguous; lane 31's at 0 when T is
 // negative). Only where the sources lie relative to each other matters (docs/model.md).
-WarpCopy BuildInstruction(const AccessOptions& options, SharedKind kind) {
-  if (!options.src_stride.empty() && kind != SharedKind::kCpAsync) {
+WarpCopy BuildInstruction(const AccessOptions& options, MemoryKind kind) {
+  if (!options.src_stride.empty() && kind != MemoryKind::kSharedCpAsync) {
     ThrowBadInput("--src-stride " + options.src_stride + " with --op " + options.op +
                   ": only a cp.async (--op ldgsts) has a global source");
   }
   WarpCopy copy;
   copy.destination = BuildAccess(options, kind);
-  if (kind != SharedKind::kCpAsync) return copy;
+  if (kind != MemoryKind::kSharedCpAsync) return copy;
   const int64_t stride = options.src_stride.empty() ? 1 : ParseSigned(options.src_stride, "--src-stride");
   const uint64_t bytes = copy.destination.bytes;
   const uint64_t magnitude = stride < 0 ? 0 - static_cast<uint64_t>(stride) : static_cast<uint64_t>(stride);
@@ -269,12 +271,12 @@ bool ColourWanted() { return isatty(fileno(stdout)) == 1 && std::getenv("NO_COLO
 
 // What the access is, for people: "ldmatrix .x4", "4-byte cp.async (LDGSTS), 32 active lanes";
 // loads keep the plain "4-byte access, 32 active lanes".
-std::string Heading(SharedKind kind, const WarpAccess& access) {
+std::string Heading(MemoryKind kind, const WarpAccess& access) {
   const int active = __builtin_popcount(access.active_mask);
-  const SharedKindInfo& info = InfoOf(kind);
+  const MemoryKindInfo& info = InfoOf(kind);
   if (IsMatrixKind(kind)) return info.instruction + std::string(" .x") + std::to_string(active / 8);
   const std::string instruction =
-      kind == SharedKind::kLoad ? "access" : info.instruction + std::string(" (") + info.sass + ")";
+      kind == MemoryKind::kSharedLoad ? "access" : info.instruction + std::string(" (") + info.sass + ")";
   if (IsSectorKind(kind) && InfoOf(kind).space == MemorySpace::kLocal)
     return std::to_string(access.bytes) + "-byte " + instruction + " at local offsets, " +
            std::to_string(active) + (active == 1 ? " active lane" : " active lanes");
@@ -283,15 +285,15 @@ std::string Heading(SharedKind kind, const WarpAccess& access) {
 }
 
 // For a bank map of anything but a plain load: how the instruction becomes the access drawn.
-std::string HowCosted(SharedKind kind, const WarpAccess& access) {
-  if (kind == SharedKind::kLoad) return "";
+std::string HowCosted(MemoryKind kind, const WarpAccess& access) {
+  if (kind == MemoryKind::kSharedLoad) return "";
   if (IsMatrixKind(kind)) {
     const int matrices = __builtin_popcount(access.active_mask) / 8;
     return Heading(kind, access) + ": " + std::to_string(matrices) +
            (matrices == 1 ? " matrix" : " matrices") +
            " of 8 rows; each lane's 16-byte row is served as a 16-byte access, one matrix per phase\n";
   }
-  if (kind == SharedKind::kCpAsync && access.bytes == 16) {
+  if (kind == MemoryKind::kSharedCpAsync && access.bytes == 16) {
     return Heading(kind, access) +
            ": phases of 8 lanes; a phase whose lanes copy one 128-byte global span into one 128-byte "
            "shared row costs 1 wavefront, any other 1 per lane; the banks below are the destinations'\n";
@@ -300,8 +302,8 @@ std::string HowCosted(SharedKind kind, const WarpAccess& access) {
 }
 
 // What a reader of this prediction should know: where the model is known not to match, or guesses.
-void PrintCaveats(SharedKind kind, const WarpAccess& access) {
-  if (kind == SharedKind::kCpAsync && access.bytes == 16) {
+void PrintCaveats(MemoryKind kind, const WarpAccess& access) {
+  if (kind == MemoryKind::kSharedCpAsync && access.bytes == 16) {
     std::cerr << "bankcheck: note: the 16-byte cp.async rule is fitted to the H100's measurements; partial "
                  "phases and unaligned sources are unmeasured (docs/model.md)\n";
   }
@@ -309,12 +311,12 @@ void PrintCaveats(SharedKind kind, const WarpAccess& access) {
     std::cerr << "bankcheck: note: the GPU may count this access otherwise: " << *why << " (docs/model.md)\n";
 }
 
-bool IsLocal(SharedKind kind) { return InfoOf(kind).space == MemorySpace::kLocal; }
+bool IsLocal(MemoryKind kind) { return InfoOf(kind).space == MemorySpace::kLocal; }
 
 // ldgsts_g: the reads of a copy into contiguous shared memory (lane i at i * bytes, one row a
 // phase); a copy whose shared side splits its phases (--op ldgsts --stride) reads its lanes apart.
-SectorCost CostSectors(SharedKind kind, const WarpAccess& access) {
-  if (kind != SharedKind::kGlobalCpAsync) return IsLocal(kind) ? LocalSectors(access) : GlobalSectors(access);
+SectorCost CostSectors(MemoryKind kind, const WarpAccess& access) {
+  if (kind != MemoryKind::kGlobalCpAsync) return IsLocal(kind) ? LocalSectors(access) : GlobalSectors(access);
   WarpCopy copy;
   copy.destination.bytes = access.bytes;
   for (int lane = 0; lane < kWarpSize; ++lane)
@@ -326,7 +328,7 @@ SectorCost CostSectors(SharedKind kind, const WarpAccess& access) {
 }
 
 // "8 sectors, ideal 4 (4 sectors more)"; local memory: no ideal.
-std::string DescribeSectors(SharedKind kind, const SectorCost& cost) {
+std::string DescribeSectors(MemoryKind kind, const SectorCost& cost) {
   const std::string sectors = std::to_string(cost.sectors) + (cost.sectors == 1 ? " sector" : " sectors");
   if (IsLocal(kind)) return sectors + " (local memory has no ideal)";
   const uint64_t excess = cost.sectors - cost.ideal;
@@ -335,7 +337,7 @@ std::string DescribeSectors(SharedKind kind, const SectorCost& cost) {
 }
 
 // Each sector the access touches and the lanes whose bytes are in it, one line each.
-std::string ExplainSectors(SharedKind kind, const WarpAccess& access) {
+std::string ExplainSectors(MemoryKind kind, const WarpAccess& access) {
   const bool local = IsLocal(kind);
   std::string text = Heading(kind, access) + ": " + DescribeSectors(kind, CostSectors(kind, access)) + "\n";
   if (local)
@@ -377,7 +379,7 @@ void AddModelCommands(CLI::App& app) {
         "Print one line of JSON: {op, wavefronts, ideal, conflicts, ways, bytes (per lane), active_lanes}; "
         "for ldg, stg, ldgsts_g, ldl, stl: {op, sectors, ideal (null for local), bytes, active_lanes}");
     predict->callback([options, json] {
-      const SharedKind kind = ParseOp(options->op);
+      const MemoryKind kind = ParseOp(options->op);
       const WarpCopy instruction = BuildInstruction(*options, kind);
       const WarpAccess& access = instruction.destination;
       if (IsSectorKind(kind)) {
@@ -422,7 +424,7 @@ void AddModelCommands(CLI::App& app) {
     explain->add_option("--svg", *svg_path, "Write the bank map as SVG to FILE instead of printing it")
         ->type_name("FILE");
     explain->callback([options, svg_path] {
-      const SharedKind kind = ParseOp(options->op);
+      const MemoryKind kind = ParseOp(options->op);
       if (IsSectorKind(kind)) {
         if (!svg_path->empty())
           ThrowBadInput("--svg with --op " + options->op +

@@ -152,7 +152,7 @@ TEST_F(ReportCommandsTest, LinesPadsColumnsToAtMostTheLimit) {
   launch.attributed_launches = 1;
   for (uint32_t i = 0; i < 2000; ++i) {
     launch.instructions.push_back(
-        testing_support::MakeInstruction(i * 16, "LDS", SharedKind::kLoad, i + 1, 1, 2, 1, "a.cu"));
+        testing_support::MakeInstruction(i * 16, "LDS", MemoryKind::kSharedLoad, i + 1, 1, 2, 1, "a.cu"));
   }
   const std::string long_path(100'000, 'p');
   launch.instructions[1000].file = long_path;

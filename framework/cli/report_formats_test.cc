@@ -57,7 +57,8 @@ class ReportFormatsTest : public testing_support::TempDirTest {
       result.status = CaseStatus::kFailed;
       result.baseline = BaselineVerdict::kMatch;
       LaunchRecord launch = MakeRecord(128);
-      launch.instructions = {MakeInstruction(0x10, "LDS", SharedKind::kLoad, 3, 64, 128, 64, file.string())};
+      launch.instructions = {
+          MakeInstruction(0x10, "LDS", MemoryKind::kSharedLoad, 3, 64, 128, 64, file.string())};
       launch.attributed_launches = 1;
       result.launches = {launch};
     };
@@ -99,7 +100,7 @@ TEST_F(ReportFormatsTest, ALinkOutOfTheSourceRootIsNotRead) {
   CaseResult& result = results.cases["t/link"];
   result.name = "t/link";
   LaunchRecord launch = MakeRecord(128);
-  launch.instructions = {MakeInstruction(0x10, "LDS", SharedKind::kLoad, 3, 64, 128, 64,
+  launch.instructions = {MakeInstruction(0x10, "LDS", MemoryKind::kSharedLoad, 3, 64, 128, 64,
                                          (root_ / "kernels" / "link.cu").string())};
   launch.attributed_launches = 1;
   result.launches = {launch};

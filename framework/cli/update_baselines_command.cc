@@ -26,21 +26,21 @@ namespace {
 
 // A case's shared-memory launches summed over launches and kinds, exact counts only (what
 // baselines hold): its bank conflicts.
-SharedCounts CaseTotal(const std::vector<LaunchRecord>& launches) {
-  SharedCounts total;
+KindCounts CaseTotal(const std::vector<LaunchRecord>& launches) {
+  KindCounts total;
   for (const LaunchRecord& launch : launches) {
-    for (const SharedKindInfo& info : SharedKinds())
-      if (info.space == MemorySpace::kShared) total += ExactCounts(launch.shared[info.kind]);
+    for (const MemoryKindInfo& info : MemoryKinds())
+      if (info.space == MemorySpace::kShared) total += ExactCounts(launch.kinds[info.kind]);
   }
   return total;
 }
 
-std::string ConflictsText(const std::optional<SharedCounts>& counts) {
+std::string ConflictsText(const std::optional<KindCounts>& counts) {
   if (!counts) return "-";
   return counts->ideal_known() ? WithThousands(counts->conflicts()) : std::string("n/a");
 }
 
-std::string WavefrontsText(const std::optional<SharedCounts>& counts) {
+std::string WavefrontsText(const std::optional<KindCounts>& counts) {
   return counts ? WithThousands(counts->wavefronts) : std::string("-");
 }
 
@@ -49,8 +49,8 @@ std::string WavefrontsText(const std::optional<SharedCounts>& counts) {
 struct Change {
   const CaseResult* result;
   BaselineVerdict verdict;  // the headline of the launches' and the lines' comparison
-  std::optional<SharedCounts> before;
-  SharedCounts after;
+  std::optional<KindCounts> before;
+  KindCounts after;
   bool adds_lines = false;  // its entry has no per-line counts, and the results have them
 };
 
@@ -130,7 +130,7 @@ Plan PlanUpdate(const RunResults& results, const BaselineSet& baselines, const s
     }
     plan.changes.push_back(
         {&result, check.comparison.headline(),
-         entry == nullptr ? std::nullopt : std::optional<SharedCounts>(CaseTotal(entry->launches)),
+         entry == nullptr ? std::nullopt : std::optional<KindCounts>(CaseTotal(entry->launches)),
          CaseTotal(result.launches), adds_lines});
   }
   return plan;
@@ -141,8 +141,8 @@ std::vector<BaselineUpdate> PrintPlan(const Plan& plan, const RunResults& result
                                       const std::string& selection, bool dry_run) {
   std::vector<TableRow> rows;
   std::vector<BaselineUpdate> updates;
-  SharedCounts total_before;
-  SharedCounts total_after;
+  KindCounts total_before;
+  KindCounts total_after;
   std::map<BaselineVerdict, size_t> per_verdict;
   size_t adding_lines = 0;  // entries without per-line counts that get them (baseline.h)
   for (const Change& change : plan.changes) {

@@ -139,7 +139,7 @@ TEST_F(UpdateBaselinesCommandTest, RecordsEveryChangedCaseAndSaysWhat) {
 // counts match; one whose lines then differ is recorded by the verdict, as any difference.
 TEST_F(UpdateBaselinesCommandTest, AnEntryWithoutLinesGetsThemAndALineDifferenceIsRecorded) {
   LineRecord line =
-      MakeLine("kernels/transpose.cu", 31, "out[i] = tile[x][y];", SharedKind::kLoad, 64, 64, 64);
+      MakeLine("kernels/transpose.cu", 31, "out[i] = tile[x][y];", MemoryKind::kSharedLoad, 64, 64, 64);
   RunResults results;
   results.metadata = MakeMetadata("2025-12-01T08:00:00Z");
   results.metadata.arch = "sm_90";

@@ -13,7 +13,7 @@
 #include "bankcheck/case_selection.h"
 #include "bankcheck/limits.h"
 #include "bankcheck/line_annotations.h"
-#include "bankcheck/shared_kind.h"
+#include "bankcheck/memory_kind.h"
 
 namespace bankcheck {
 namespace {
@@ -27,7 +27,7 @@ constexpr size_t kMaxAnnotationBytes = 1000;
 // What one case measured on the line: its ways per measurable kind, and summed.
 struct Measurement {
   std::string summed;                          // FormatWays of the kinds summed
-  std::map<SharedKind, std::string> per_kind;  // FormatWays of each measurable kind
+  std::map<MemoryKind, std::string> per_kind;  // FormatWays of each measurable kind
   // Whether one term without a kind states it (every kind has the summed ways: SuggestedAnnotation).
   bool one_term() const {
     return std::all_of(per_kind.begin(), per_kind.end(),
@@ -128,7 +128,7 @@ std::string AnnotationForCases(const std::vector<CaseLineCounts>& cases) {
   if (suggestions.size() == 1) return *suggestions.begin();
   const bool summed =
       std::all_of(measured.begin(), measured.end(), [](const auto& c) { return c.second.one_term(); });
-  std::map<std::optional<SharedKind>, std::map<std::string, std::string>> ways_of;  // kind -> case -> ways
+  std::map<std::optional<MemoryKind>, std::map<std::string, std::string>> ways_of;  // kind -> case -> ways
   for (const auto& [name, m] : measured) {
     if (!Spellable(name)) return "";
     if (summed) {

@@ -14,7 +14,7 @@
 namespace bankcheck {
 namespace {
 
-LineCounts Kind(SharedKind kind, uint64_t wavefronts, uint64_t ideal) {
+LineCounts Kind(MemoryKind kind, uint64_t wavefronts, uint64_t ideal) {
   LineCounts counts;
   counts.file = "/src/k.cu";
   counts.line = 7;
@@ -28,17 +28,17 @@ LineCounts Kind(SharedKind kind, uint64_t wavefronts, uint64_t ideal) {
 
 // A case whose line loads at `ways` ways.
 CaseLineCounts Loads(const std::string& name, uint64_t ways) {
-  return {name, {Kind(SharedKind::kLoad, 32 * ways, 32)}};
+  return {name, {Kind(MemoryKind::kSharedLoad, 32 * ways, 32)}};
 }
 
 TEST(AnnotationForCases, CasesThatAgreeGetThePlainSuggestion) {
   EXPECT_EQ(AnnotationForCases({Loads("t/a", 2), Loads("t/b", 2)}), "bankcheck: 2-way");
-  EXPECT_EQ(
-      AnnotationForCases({{"t/a", {Kind(SharedKind::kLoad, 64, 32), Kind(SharedKind::kStore, 32, 32)}},
-                          {"t/b", {Kind(SharedKind::kLoad, 64, 32), Kind(SharedKind::kStore, 32, 32)}}}),
-      "bankcheck: ld 2-way, st conflict-free");
+  EXPECT_EQ(AnnotationForCases(
+                {{"t/a", {Kind(MemoryKind::kSharedLoad, 64, 32), Kind(MemoryKind::kSharedStore, 32, 32)}},
+                 {"t/b", {Kind(MemoryKind::kSharedLoad, 64, 32), Kind(MemoryKind::kSharedStore, 32, 32)}}}),
+            "bankcheck: ld 2-way, st conflict-free");
   EXPECT_EQ(AnnotationForCases({}), "");
-  EXPECT_EQ(AnnotationForCases({{"t/a", {Kind(SharedKind::kDsmem, 0, 0)}}}), "");
+  EXPECT_EQ(AnnotationForCases({{"t/a", {Kind(MemoryKind::kSharedDsmem, 0, 0)}}}), "");
 }
 
 TEST(AnnotationForCases, TheMostCommonWaysAreTheDefaultAndAPrefixSelectsTheOthers) {
@@ -67,24 +67,25 @@ TEST(AnnotationForCases, NamesWhenAPrefixWouldSelectACaseOfOtherWays) {
 
 TEST(AnnotationForCases, KindsThatDifferGetTermsPerKind) {
   // One case's kinds differ among themselves: every case's kinds get terms of their own.
-  const std::string annotation =
-      AnnotationForCases({{"t/a", {Kind(SharedKind::kLoad, 64, 32), Kind(SharedKind::kStore, 32, 32)}},
-                          {"t/b", {Kind(SharedKind::kLoad, 32, 32), Kind(SharedKind::kStore, 32, 32)}},
-                          {"t/c", {Kind(SharedKind::kLoad, 32, 32), Kind(SharedKind::kStore, 32, 32)}}});
+  const std::string annotation = AnnotationForCases(
+      {{"t/a", {Kind(MemoryKind::kSharedLoad, 64, 32), Kind(MemoryKind::kSharedStore, 32, 32)}},
+       {"t/b", {Kind(MemoryKind::kSharedLoad, 32, 32), Kind(MemoryKind::kSharedStore, 32, 32)}},
+       {"t/c", {Kind(MemoryKind::kSharedLoad, 32, 32), Kind(MemoryKind::kSharedStore, 32, 32)}}});
   EXPECT_EQ(annotation, "bankcheck: ld conflict-free, ld 2-way in t/a, st conflict-free");
   // A case that does not run a kind does not count for that kind.
-  EXPECT_EQ(AnnotationForCases({{"t/a", {Kind(SharedKind::kLoad, 64, 32), Kind(SharedKind::kStore, 32, 32)}},
-                                {"t/b", {Kind(SharedKind::kLoad, 128, 32)}}}),
+  EXPECT_EQ(AnnotationForCases(
+                {{"t/a", {Kind(MemoryKind::kSharedLoad, 64, 32), Kind(MemoryKind::kSharedStore, 32, 32)}},
+                 {"t/b", {Kind(MemoryKind::kSharedLoad, 128, 32)}}}),
             "bankcheck: ld 2-way, ld 4-way in t/b, st conflict-free");
 }
 
 TEST(AnnotationForCases, GlobalAndLocalKindsAreNotSuggested) {
   // Sectors are checked where a term names them: a suggestion speaks of bank conflicts alone.
   EXPECT_EQ(AnnotationForCases(
-                {{"t/a", {Kind(SharedKind::kLoad, 64, 32), Kind(SharedKind::kGlobalStore, 64, 32)}},
-                 {"t/b", {Kind(SharedKind::kLoad, 32, 32), Kind(SharedKind::kGlobalStore, 32, 32)}}}),
+                {{"t/a", {Kind(MemoryKind::kSharedLoad, 64, 32), Kind(MemoryKind::kGlobalStore, 64, 32)}},
+                 {"t/b", {Kind(MemoryKind::kSharedLoad, 32, 32), Kind(MemoryKind::kGlobalStore, 32, 32)}}}),
             "bankcheck: 2-way, conflict-free in t/b");
-  EXPECT_EQ(AnnotationForCases({{"t/a", {Kind(SharedKind::kGlobalLoad, 64, 32)}}}), "");
+  EXPECT_EQ(AnnotationForCases({{"t/a", {Kind(MemoryKind::kGlobalLoad, 64, 32)}}}), "");
 }
 
 TEST(AnnotationForCases, EveryAnnotationReadsBackAndHoldsForEveryCase) {

@@ -302,11 +302,12 @@ bool ArePairedLoadPhases(const WarpAccess& access, int first) {
          DistinctWordsInDistinctBanks(access, mask);
 }
 
-std::optional<std::string> UnmeasuredWideAccess(SharedKind kind, const WarpAccess& access) {
-  if ((kind != SharedKind::kLoad && kind != SharedKind::kStore) || (access.bytes != 8 && access.bytes != 16))
+std::optional<std::string> UnmeasuredWideAccess(MemoryKind kind, const WarpAccess& access) {
+  if ((kind != MemoryKind::kSharedLoad && kind != MemoryKind::kSharedStore) ||
+      (access.bytes != 8 && access.bytes != 16))
     return std::nullopt;
   const std::string what =
-      std::to_string(access.bytes) + "-byte " + (kind == SharedKind::kLoad ? "load" : "store");
+      std::to_string(access.bytes) + "-byte " + (kind == MemoryKind::kSharedLoad ? "load" : "store");
   const auto lanes = [](int first, int count) {
     return "lanes " + std::to_string(first) + "-" + std::to_string(first + count - 1);
   };
@@ -322,7 +323,7 @@ std::optional<std::string> UnmeasuredWideAccess(SharedKind kind, const WarpAcces
       return "a phase of a " + what + " (" + lanes(first, phase_lanes) +
              ") has lanes off, which the GPU serves and idealizes in ways the model does not follow";
   }
-  for (int first = 0; kind == SharedKind::kLoad && first < kWarpSize; first += 2 * phase_lanes) {
+  for (int first = 0; kind == MemoryKind::kSharedLoad && first < kWarpSize; first += 2 * phase_lanes) {
     const uint32_t mask = PhasePairMask(access.bytes, first);
     if ((access.active_mask & mask) == mask && PairsUp(access, mask) &&
         !DistinctWordsInDistinctBanks(access, mask))
@@ -332,11 +333,11 @@ std::optional<std::string> UnmeasuredWideAccess(SharedKind kind, const WarpAcces
   return std::nullopt;
 }
 
-WarpCost CostInstruction(SharedKind kind, const WarpCopy& instruction) {
-  if (kind == SharedKind::kCpAsync) return CostWarpCopy(instruction);
+WarpCost CostInstruction(MemoryKind kind, const WarpCopy& instruction) {
+  if (kind == MemoryKind::kSharedCpAsync) return CostWarpCopy(instruction);
   const WarpAccess& access = instruction.destination;
   const WarpCost cost = CostWarpAccess(access);
-  if (kind != SharedKind::kLoad || (access.bytes != 8 && access.bytes != 16)) return cost;
+  if (kind != MemoryKind::kSharedLoad || (access.bytes != 8 && access.bytes != 16)) return cost;
   // Each paired pair of phases costs 1 and 1 ideal where CostWarpAccess counted 2 and 2 (both
   // phases active and conflict-free).
   uint32_t paired = 0;
@@ -345,11 +346,11 @@ WarpCost CostInstruction(SharedKind kind, const WarpCopy& instruction) {
   return paired == 0 ? cost : MakeCost(cost.wavefronts - paired, cost.ideal - paired);
 }
 
-WarpExplanation ExplainInstruction(SharedKind kind, const WarpCopy& instruction) {
-  if (kind == SharedKind::kCpAsync) return ExplainWarpCopy(instruction);
+WarpExplanation ExplainInstruction(MemoryKind kind, const WarpCopy& instruction) {
+  if (kind == MemoryKind::kSharedCpAsync) return ExplainWarpCopy(instruction);
   const WarpAccess& access = instruction.destination;
   WarpExplanation explanation = ExplainWarpAccess(access);
-  if (kind != SharedKind::kLoad || (access.bytes != 8 && access.bytes != 16)) return explanation;
+  if (kind != MemoryKind::kSharedLoad || (access.bytes != 8 && access.bytes != 16)) return explanation;
   const int phases_per_pair = 2;
   const int lanes_per_phase = LanesPerPhase(access.bytes);
   for (int first = 0; first < kWarpSize; first += phases_per_pair * lanes_per_phase) {

@@ -55,7 +55,7 @@ TEST(BankModelMeasuredTest, WideAccessesCostWhatTheH100Counted) {
       if (measured.index[lane] >= 0)
         instruction.destination.SetLane(
             lane, uint64_t{measured.bytes} * static_cast<uint64_t>(measured.index[lane]));
-    const SharedKind kind = measured.store ? SharedKind::kStore : SharedKind::kLoad;
+    const MemoryKind kind = measured.store ? MemoryKind::kSharedStore : MemoryKind::kSharedLoad;
     const WarpCost cost = CostInstruction(kind, instruction);
     std::string lanes;
     for (const int index : measured.index) lanes += std::to_string(index) + " ";
@@ -86,19 +86,19 @@ TEST(BankModelMeasuredTest, OnlyLoadsOfEightOrSixteenBytesPair) {
   WarpCopy same;
   same.destination = WarpAccess::Strided(16, 0);  // every lane reads one 16-byte vector
   EXPECT_TRUE(ArePairedLoadPhases(same.destination, 0));
-  EXPECT_EQ(CostInstruction(SharedKind::kLoad, same).wavefronts, 2u);
-  EXPECT_EQ(CostInstruction(SharedKind::kStore, same).wavefronts, 4u);
+  EXPECT_EQ(CostInstruction(MemoryKind::kSharedLoad, same).wavefronts, 2u);
+  EXPECT_EQ(CostInstruction(MemoryKind::kSharedStore, same).wavefronts, 4u);
   WarpCopy narrow;
   narrow.destination = WarpAccess::Strided(4, 0);
   EXPECT_FALSE(ArePairedLoadPhases(narrow.destination, 0));
-  EXPECT_EQ(CostInstruction(SharedKind::kLoad, narrow).wavefronts, 1u);
+  EXPECT_EQ(CostInstruction(MemoryKind::kSharedLoad, narrow).wavefronts, 1u);
   WarpCopy one_off = same;
   one_off.destination.active_mask &= ~1u;  // lane 0 off: not modelled
   EXPECT_FALSE(ArePairedLoadPhases(one_off.destination, 0));
-  EXPECT_TRUE(UnmeasuredWideAccess(SharedKind::kLoad, one_off.destination).has_value());
-  EXPECT_TRUE(UnmeasuredWideAccess(SharedKind::kStore, one_off.destination).has_value());
-  EXPECT_FALSE(UnmeasuredWideAccess(SharedKind::kLoad, same.destination).has_value());
-  EXPECT_FALSE(UnmeasuredWideAccess(SharedKind::kLoad, narrow.destination).has_value());
+  EXPECT_TRUE(UnmeasuredWideAccess(MemoryKind::kSharedLoad, one_off.destination).has_value());
+  EXPECT_TRUE(UnmeasuredWideAccess(MemoryKind::kSharedStore, one_off.destination).has_value());
+  EXPECT_FALSE(UnmeasuredWideAccess(MemoryKind::kSharedLoad, same.destination).has_value());
+  EXPECT_FALSE(UnmeasuredWideAccess(MemoryKind::kSharedLoad, narrow.destination).has_value());
 }
 
 TEST(BankModelRulesTest, FourByteStrideGivesGcdWays) {

@@ -18,12 +18,12 @@
 namespace bankcheck {
 namespace {
 
-const SharedCounts kNoTraffic{};
+const KindCounts kNoTraffic{};
 
 // The kinds shown for a launch in either version that both counted (IsCompared).
-std::vector<SharedKind> KindsOf(const LaunchRecord* before, const LaunchRecord* after) {
-  std::vector<SharedKind> kinds;
-  for (const SharedKindInfo& info : SharedKinds()) {
+std::vector<MemoryKind> KindsOf(const LaunchRecord* before, const LaunchRecord* after) {
+  std::vector<MemoryKind> kinds;
+  for (const MemoryKindInfo& info : MemoryKinds()) {
     if (!IsCompared(before, after, info.kind)) continue;
     if ((before != nullptr && IsShown(*before, info.kind)) ||
         (after != nullptr && IsShown(*after, info.kind)))
@@ -74,17 +74,17 @@ std::string KernelLabel(const LaunchRecord& record) {
 // The ideal and so the conflicts compare only where both sides know the ideal. A side that does
 // not (a range-profiler run of a kind whose ideal only SASS metrics give: docs/counters.md) makes
 // the comparison a change, never more or fewer conflicts.
-bool IdealsComparable(const SharedCounts& before, const SharedCounts& after) {
+bool IdealsComparable(const KindCounts& before, const KindCounts& after) {
   return before.ideal_known() && after.ideal_known();
 }
 
-std::string IdealText(const SharedCounts& counts, uint64_t value) {
+std::string IdealText(const KindCounts& counts, uint64_t value) {
   return counts.ideal_known() ? Count(value) : std::string("not measured");
 }
 
 // "wavefronts 64 -> 2048, conflicts 0 -> 1984" for the fields of one direction that differ
 // ("sectors ..., excess ..." for global and local memory).
-std::string CountDifferences(SharedKind kind, const SharedCounts& before, const SharedCounts& after) {
+std::string CountDifferences(MemoryKind kind, const KindCounts& before, const KindCounts& after) {
   std::vector<std::string> parts;
   const auto add = [&parts](const char* name, uint64_t a, uint64_t b) {
     if (a != b) parts.push_back(std::string(name) + " " + Count(a) + " -> " + Count(b));
@@ -103,12 +103,12 @@ std::string CountDifferences(SharedKind kind, const SharedCounts& before, const 
   return text;
 }
 
-bool More(const SharedCounts& before, const SharedCounts& after) {
+bool More(const KindCounts& before, const KindCounts& after) {
   return after.wavefronts > before.wavefronts ||
          (IdealsComparable(before, after) && after.conflicts() > before.conflicts());
 }
 
-bool Fewer(const SharedCounts& before, const SharedCounts& after) {
+bool Fewer(const KindCounts& before, const KindCounts& after) {
   return after.wavefronts < before.wavefronts ||
          (IdealsComparable(before, after) && after.conflicts() < before.conflicts());
 }
@@ -119,14 +119,14 @@ void AddTableRows(std::vector<TableRow>& rows, size_t index, const LaunchRecord*
     return record == nullptr ? std::string("-") : field(*record);
   };
   const auto both = [&](const auto& field) { return BeforeAfter(label(before, field), label(after, field)); };
-  const auto counts_row = [&](SharedKind kind) {
+  const auto counts_row = [&](MemoryKind kind) {
     const auto cell = [&](const auto& value_of) {
       const auto text = [&](const LaunchRecord* record) {
-        return record == nullptr ? std::string("-") : value_of(record->shared[kind]);
+        return record == nullptr ? std::string("-") : value_of(record->kinds[kind]);
       };
       return BeforeAfter(text(before), text(after));
     };
-    const auto ideal_text = [](const SharedCounts& c, uint64_t value) {
+    const auto ideal_text = [](const KindCounts& c, uint64_t value) {
       if (!c.ideal_known()) return std::string("n/a");
       return Count(value) + (c.ideal_provenance == Provenance::kHardware ? " (hw)" : "");
     };
@@ -135,12 +135,12 @@ void AddTableRows(std::vector<TableRow>& rows, size_t index, const LaunchRecord*
                     "",
                     "",
                     InfoOf(kind).label,
-                    cell([](const SharedCounts& c) { return Count(c.instructions); }),
-                    cell([](const SharedCounts& c) { return Count(c.wavefronts); }),
-                    cell([&](const SharedCounts& c) { return ideal_text(c, c.ideal_wavefronts); }),
-                    cell([&](const SharedCounts& c) { return ideal_text(c, c.conflicts()); })};
+                    cell([](const KindCounts& c) { return Count(c.instructions); }),
+                    cell([](const KindCounts& c) { return Count(c.wavefronts); }),
+                    cell([&](const KindCounts& c) { return ideal_text(c, c.ideal_wavefronts); }),
+                    cell([&](const KindCounts& c) { return ideal_text(c, c.conflicts()); })};
   };
-  const std::vector<SharedKind> kinds = KindsOf(before, after);
+  const std::vector<MemoryKind> kinds = KindsOf(before, after);
   for (size_t k = 0; k < kinds.size(); ++k) {
     TableRow row = counts_row(kinds[k]);
     if (k == 0) {
@@ -192,7 +192,7 @@ std::vector<std::pair<const LineRecord*, const LineRecord*>> PairLines(const std
   std::map<LineKey, std::pair<const LineRecord*, const LineRecord*>> by_key;
   for (const LineRecord& line : before) by_key[KeyOf(line)].first = &line;
   for (const LineRecord& line : after) by_key[KeyOf(line)].second = &line;
-  using Place = std::tuple<std::string, uint32_t, SharedKind>;
+  using Place = std::tuple<std::string, uint32_t, MemoryKind>;
   std::map<Place, const LineRecord*> added;  // after only, by place
   for (const auto& [key, sides] : by_key)
     if (sides.first == nullptr)
@@ -254,7 +254,7 @@ void CompareLines(const std::vector<LineRecord>& before, const std::vector<LineR
     const auto add = [&counts](const char* name, uint64_t x, uint64_t y) {
       if (x != y) counts.push_back(std::string(name) + " " + Count(x) + " -> " + Count(y));
     };
-    const SharedKind kind = (a != nullptr ? a : b)->kind;
+    const MemoryKind kind = (a != nullptr ? a : b)->kind;
     add("executions", old_line.executions, new_line.executions);
     add(TrafficUnit(kind), old_line.wavefronts, new_line.wavefronts);
     add("ideal", old_line.ideal_wavefronts, new_line.ideal_wavefronts);
@@ -340,9 +340,9 @@ BaselineComparison CompareLaunches(const std::vector<LaunchRecord>& before,
     const std::string launch =
         "launch " + std::to_string(i) + " (" + KernelLabel(a != nullptr ? *a : *b) + ")";
     bool totals_equal = true;
-    for (const SharedKind kind : KindsOf(b, a)) {
-      const SharedCounts old_counts = ExactCounts(b != nullptr ? b->shared[kind] : kNoTraffic);
-      const SharedCounts new_counts = ExactCounts(a != nullptr ? a->shared[kind] : kNoTraffic);
+    for (const MemoryKind kind : KindsOf(b, a)) {
+      const KindCounts old_counts = ExactCounts(b != nullptr ? b->kinds[kind] : kNoTraffic);
+      const KindCounts new_counts = ExactCounts(a != nullptr ? a->kinds[kind] : kNoTraffic);
       totals_equal = totals_equal && old_counts == new_counts;
       more = more || More(old_counts, new_counts);
       fewer = fewer || Fewer(old_counts, new_counts);
@@ -355,8 +355,8 @@ BaselineComparison CompareLaunches(const std::vector<LaunchRecord>& before,
     if (b == nullptr || a == nullptr) {
       const LaunchRecord& only = a != nullptr ? *a : *b;
       std::string traffic;
-      for (const SharedKind kind : ShownKinds(only)) {
-        const SharedCounts& c = only.shared[kind];
+      for (const MemoryKind kind : ShownKinds(only)) {
+        const KindCounts& c = only.kinds[kind];
         traffic += std::string(traffic.empty() ? "" : "; ") + InfoOf(kind).label + " " + Count(c.wavefronts) +
                    " " + TrafficUnit(kind) + ", " + Count(c.conflicts()) + " " + ExcessName(kind);
       }

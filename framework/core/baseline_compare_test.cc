@@ -118,14 +118,16 @@ TEST(CompareWithBaselineTest, MoreStoreConflictsIsARegression) {
 
 TEST(CompareWithBaselineTest, EveryKindCountsAndHardwareSourcedIdealsAreNotCompared) {
   LaunchRecord recorded = MakeRecord(64);
-  recorded.shared[SharedKind::kAtomic] = {256, 806, 0, Provenance::kNotMeasured};  // as a baseline holds it
-  recorded.shared[SharedKind::kLdmatrix] = {16, 64, 64};
+  // As a baseline holds it:
+  recorded.kinds[MemoryKind::kSharedAtomic] = {256, 806, 0, Provenance::kNotMeasured};
+  recorded.kinds[MemoryKind::kSharedLdmatrix] = {16, 64, 64};
   LaunchRecord measured = recorded;
-  measured.shared[SharedKind::kAtomic] = {256, 806, 250, Provenance::kHardware};  // varies from run to run
+  // Varies from run to run:
+  measured.kinds[MemoryKind::kSharedAtomic] = {256, 806, 250, Provenance::kHardware};
   EXPECT_EQ(CompareWithBaseline(SetWith("a/b", {recorded}), "a/b", {measured}).verdict,
             BaselineVerdict::kMatch);
 
-  measured.shared[SharedKind::kLdmatrix] = {16, 512, 64};  // the swizzle lost: 8-way
+  measured.kinds[MemoryKind::kSharedLdmatrix] = {16, 512, 64};  // the swizzle lost: 8-way
   const BaselineComparison worse = CompareWithBaseline(SetWith("a/b", {recorded}), "a/b", {measured});
   EXPECT_EQ(worse.verdict, BaselineVerdict::kRegression);
   EXPECT_THAT(worse.differences, Contains(HasSubstr("ldsm: wavefronts 64 -> 512, conflicts 0 -> 448")));
@@ -137,9 +139,9 @@ TEST(CompareWithBaselineTest, AnIdealMeasuredOnOneSideOnlyIsAChangeNotFewerConfl
   // A baseline recorded through SASS metrics (exact atomic ideal), measured again by a
   // range-profiler session, which has no atomic ideal: the conflicts cannot be compared.
   LaunchRecord recorded = MakeRecord(64);
-  recorded.shared[SharedKind::kAtomic] = {16, 32, 16};
+  recorded.kinds[MemoryKind::kSharedAtomic] = {16, 32, 16};
   LaunchRecord measured = recorded;
-  measured.shared[SharedKind::kAtomic] = {16, 32, 0, Provenance::kNotMeasured};
+  measured.kinds[MemoryKind::kSharedAtomic] = {16, 32, 0, Provenance::kNotMeasured};
   const BaselineComparison comparison = CompareLaunches({recorded}, {measured});
   EXPECT_EQ(comparison.verdict, BaselineVerdict::kChanged);
   EXPECT_THAT(comparison.differences,
@@ -147,21 +149,21 @@ TEST(CompareWithBaselineTest, AnIdealMeasuredOnOneSideOnlyIsAChangeNotFewerConfl
   EXPECT_EQ(CompareLaunches({measured}, {recorded}).verdict, BaselineVerdict::kChanged);
 
   // More wavefronts is still a regression, whatever is known of the ideal.
-  measured.shared[SharedKind::kAtomic].wavefronts = 64;
+  measured.kinds[MemoryKind::kSharedAtomic].wavefronts = 64;
   EXPECT_EQ(CompareLaunches({recorded}, {measured}).verdict, BaselineVerdict::kRegression);
 }
 
 TEST(CompareWithBaselineTest, MoreGlobalSectorsIsARegressionInSectors) {
   LaunchRecord recorded = MakeRecord(64);
-  recorded.shared[SharedKind::kGlobalLoad] = {512, 2048, 2048};  // coalesced: 4 sectors per warp
+  recorded.kinds[MemoryKind::kGlobalLoad] = {512, 2048, 2048};  // coalesced: 4 sectors per warp
   LaunchRecord measured = recorded;
-  measured.shared[SharedKind::kGlobalLoad] = {512, 4096, 2048};  // stride 2: 8
+  measured.kinds[MemoryKind::kGlobalLoad] = {512, 4096, 2048};  // stride 2: 8
   const BaselineComparison comparison = CompareLaunches({recorded}, {measured});
   EXPECT_EQ(comparison.verdict, BaselineVerdict::kRegression);
   EXPECT_THAT(comparison.differences, ElementsAre(HasSubstr("ldg: sectors 2048 -> 4096, excess 0 -> 2048")));
   // Spills are more local traffic, without an ideal.
   LaunchRecord spilled = recorded;
-  spilled.shared[SharedKind::kLocalStore] = {16, 64, 0, Provenance::kNotMeasured};
+  spilled.kinds[MemoryKind::kLocalStore] = {16, 64, 0, Provenance::kNotMeasured};
   EXPECT_EQ(CompareLaunches({recorded}, {spilled}).verdict, BaselineVerdict::kRegression);
   EXPECT_EQ(CompareLaunches({spilled}, {recorded}).verdict, BaselineVerdict::kImprovement);
 }
@@ -171,54 +173,54 @@ TEST(CompareWithBaselineTest, AKindOneSideDidNotCountIsNotCompared) {
   // emulator does not count it): its global kinds are not counted, and not compared.
   LaunchRecord old = MakeRecord(64);
   MarkKindsNewerThan(2, old);
-  EXPECT_TRUE(old.not_counted[SharedKind::kGlobalLoad]);
-  EXPECT_FALSE(old.not_counted[SharedKind::kLoad]);
+  EXPECT_TRUE(old.not_counted[MemoryKind::kGlobalLoad]);
+  EXPECT_FALSE(old.not_counted[MemoryKind::kSharedLoad]);
   LaunchRecord measured = MakeRecord(64);
-  measured.shared[SharedKind::kGlobalLoad] = {512, 16384, 2048};
+  measured.kinds[MemoryKind::kGlobalLoad] = {512, 16384, 2048};
   measured.lines = std::vector<LineRecord>{
-      {"k.cu", "out[i] = in[32 * i];", 0, 3, SharedKind::kGlobalLoad, 512, 16384, 2048, {"LDG.E"}}};
+      {"k.cu", "out[i] = in[32 * i];", 0, 3, MemoryKind::kGlobalLoad, 512, 16384, 2048, {"LDG.E"}}};
   old.lines = std::vector<LineRecord>{};
   EXPECT_EQ(CompareLaunches({old}, {measured}).verdict, BaselineVerdict::kMatch);
   EXPECT_EQ(CompareLaunches({measured}, {old}).verdict, BaselineVerdict::kMatch);
-  EXPECT_FALSE(IsCompared(&old, &measured, SharedKind::kGlobalLoad));
-  EXPECT_TRUE(IsCompared(&old, &measured, SharedKind::kLoad));
+  EXPECT_FALSE(IsCompared(&old, &measured, MemoryKind::kGlobalLoad));
+  EXPECT_TRUE(IsCompared(&old, &measured, MemoryKind::kSharedLoad));
   // Shared memory still compares.
-  measured.shared[SharedKind::kLoad].wavefronts += 64;
+  measured.kinds[MemoryKind::kSharedLoad].wavefronts += 64;
   EXPECT_EQ(CompareLaunches({old}, {measured}).verdict, BaselineVerdict::kRegression);
 
   LaunchRecord emulated = MakeRecord(64);  // whose global and local addresses were not known
-  for (const SharedKindInfo& info : SharedKinds())
+  for (const MemoryKindInfo& info : MemoryKinds())
     if (info.space != MemorySpace::kShared) emulated.not_counted[info.kind] = true;
-  EXPECT_TRUE(emulated.not_counted[SharedKind::kLocalStore]);
-  EXPECT_FALSE(emulated.not_counted[SharedKind::kWgmma]);
-  EXPECT_FALSE(IsShown(emulated, SharedKind::kGlobalLoad));
+  EXPECT_TRUE(emulated.not_counted[MemoryKind::kLocalStore]);
+  EXPECT_FALSE(emulated.not_counted[MemoryKind::kSharedWgmma]);
+  EXPECT_FALSE(IsShown(emulated, MemoryKind::kGlobalLoad));
 }
 
 TEST(CompareWithBaselineTest, ABaselineRecordedBeforeCpAsyncGlobalReadsWereCountedStillMatches) {
   // Recorded as version 3 (before global_ldgsts): a launch whose cp.async now counts global
   // sectors, emulated or measured, matches it; its other global kinds still compare.
   LaunchRecord old = MakeRecord(64);
-  old.shared[SharedKind::kCpAsync] = {8, 32, 32};
-  old.shared[SharedKind::kGlobalLoad] = {8, 32, 32};
+  old.kinds[MemoryKind::kSharedCpAsync] = {8, 32, 32};
+  old.kinds[MemoryKind::kGlobalLoad] = {8, 32, 32};
   MarkKindsNewerThan(3, old);
-  EXPECT_TRUE(old.not_counted[SharedKind::kGlobalCpAsync]);
-  EXPECT_FALSE(old.not_counted[SharedKind::kGlobalLoad]);
+  EXPECT_TRUE(old.not_counted[MemoryKind::kGlobalCpAsync]);
+  EXPECT_FALSE(old.not_counted[MemoryKind::kGlobalLoad]);
   LaunchRecord now = old;
   now.not_counted = {};
-  now.shared[SharedKind::kGlobalCpAsync] = {8, 128, 64};
+  now.kinds[MemoryKind::kGlobalCpAsync] = {8, 128, 64};
   now.lines = std::vector<LineRecord>{{"k.cu",
                                        "cp_async16(dst, src);",
                                        0,
                                        9,
-                                       SharedKind::kGlobalCpAsync,
+                                       MemoryKind::kGlobalCpAsync,
                                        8,
                                        128,
                                        64,
                                        {"LDGSTS.E.BYPASS.128"}}};
   old.lines = std::vector<LineRecord>{};
   EXPECT_EQ(CompareLaunches({old}, {now}).verdict, BaselineVerdict::kMatch);
-  EXPECT_FALSE(IsShown(old, SharedKind::kGlobalCpAsync));
-  now.shared[SharedKind::kGlobalLoad].wavefronts += 32;
+  EXPECT_FALSE(IsShown(old, MemoryKind::kGlobalCpAsync));
+  now.kinds[MemoryKind::kGlobalLoad].wavefronts += 32;
   EXPECT_EQ(CompareLaunches({old}, {now}).verdict, BaselineVerdict::kRegression);
 }
 
@@ -299,9 +301,9 @@ LaunchRecord LaunchWithLinesIn(const std::string& folder, uint64_t extra = 0) {
   LaunchRecord launch = MakeRecord(2048 + extra);
   const std::string file = folder + "/block_reduce.cuh";
   launch.lines = std::vector<LineRecord>{
-      MakeLine(file, 10, "a = tile[x][y];", SharedKind::kLoad, 32, 1024 + extra, 32, {"LDS"}),
-      MakeLine(file, 12, "b = tile[y][x];", SharedKind::kLoad, 32, 1024, 32, {"LDS"}),
-      MakeLine(file, 20, "tile[x][y] = v;", SharedKind::kStore, 64, 64, 64, {"STS"})};
+      MakeLine(file, 10, "a = tile[x][y];", MemoryKind::kSharedLoad, 32, 1024 + extra, 32, {"LDS"}),
+      MakeLine(file, 12, "b = tile[y][x];", MemoryKind::kSharedLoad, 32, 1024, 32, {"LDS"}),
+      MakeLine(file, 20, "tile[x][y] = v;", MemoryKind::kSharedStore, 64, 64, 64, {"STS"})};
   return launch;
 }
 

@@ -98,8 +98,8 @@ std::string BadFileError(const std::string& text) {
 // its launches without lines.
 TEST(BaselineFileTest, LinesRoundTripAndVersionOneFilesStillLoad) {
   BaselineFile file = MakeBaselineFile();
-  const LineRecord line =
-      MakeLine("kernels/transpose.cu", 31, "out[i] = tile[x][y];", SharedKind::kLoad, 64, 2048, 64, {"LDS"});
+  const LineRecord line = MakeLine("kernels/transpose.cu", 31, "out[i] = tile[x][y];",
+                                   MemoryKind::kSharedLoad, 64, 2048, 64, {"LDS"});
   file.cases.at("transpose/naive").launches.at(0).lines = std::vector<LineRecord>{line};
   const std::string text = SerializeBaselineFile(file);
   EXPECT_THAT(text, HasSubstr("\"code\": \"out[i] = tile[x][y];\""));
@@ -120,29 +120,29 @@ TEST(BaselineFileTest, LinesRoundTripAndVersionOneFilesStillLoad) {
   EXPECT_TRUE(HasLineData(back.cases.at("transpose/naive").launches));
   // Versions 1 and 2 did not count global and local memory: their launches say so, and compare
   // without them; version 3 counted them (zero where absent).
-  EXPECT_TRUE(version_one.cases.at("transpose/naive").launches.at(0).not_counted[SharedKind::kGlobalLoad]);
+  EXPECT_TRUE(version_one.cases.at("transpose/naive").launches.at(0).not_counted[MemoryKind::kGlobalLoad]);
   old["version"] = 2;
   const BaselineFile version_two = ParseBaselineFile(old.dump(), "old.json");
-  EXPECT_TRUE(version_two.cases.at("transpose/naive").launches.at(0).not_counted[SharedKind::kLocalStore]);
-  EXPECT_FALSE(version_two.cases.at("transpose/naive").launches.at(0).not_counted[SharedKind::kLoad]);
-  EXPECT_FALSE(back.cases.at("transpose/naive").launches.at(0).not_counted[SharedKind::kGlobalLoad]);
+  EXPECT_TRUE(version_two.cases.at("transpose/naive").launches.at(0).not_counted[MemoryKind::kLocalStore]);
+  EXPECT_FALSE(version_two.cases.at("transpose/naive").launches.at(0).not_counted[MemoryKind::kSharedLoad]);
+  EXPECT_FALSE(back.cases.at("transpose/naive").launches.at(0).not_counted[MemoryKind::kGlobalLoad]);
   // Version 3 did not count cp.async's global reads (global_ldgsts, version 4), and only them.
   old["version"] = 3;
   const LaunchRecord version_three =
       ParseBaselineFile(old.dump(), "old.json").cases.at("transpose/naive").launches.at(0);
-  EXPECT_TRUE(version_three.not_counted[SharedKind::kGlobalCpAsync]);
-  EXPECT_FALSE(version_three.not_counted[SharedKind::kGlobalLoad]);
-  EXPECT_FALSE(version_three.not_counted[SharedKind::kCpAsync]);
-  EXPECT_FALSE(back.cases.at("transpose/naive").launches.at(0).not_counted[SharedKind::kGlobalCpAsync]);
-  EXPECT_TRUE(version_three.not_counted[SharedKind::kGlobalTmaLoad]);
+  EXPECT_TRUE(version_three.not_counted[MemoryKind::kGlobalCpAsync]);
+  EXPECT_FALSE(version_three.not_counted[MemoryKind::kGlobalLoad]);
+  EXPECT_FALSE(version_three.not_counted[MemoryKind::kSharedCpAsync]);
+  EXPECT_FALSE(back.cases.at("transpose/naive").launches.at(0).not_counted[MemoryKind::kGlobalCpAsync]);
+  EXPECT_TRUE(version_three.not_counted[MemoryKind::kGlobalTmaLoad]);
   // Version 4 did not count TMA's global traffic (global_tma_ld, global_tma_st, version 5), and only it.
   old["version"] = 4;
   const LaunchRecord version_four =
       ParseBaselineFile(old.dump(), "old.json").cases.at("transpose/naive").launches.at(0);
-  EXPECT_TRUE(version_four.not_counted[SharedKind::kGlobalTmaLoad]);
-  EXPECT_TRUE(version_four.not_counted[SharedKind::kGlobalTmaStore]);
-  EXPECT_FALSE(version_four.not_counted[SharedKind::kGlobalCpAsync]);
-  EXPECT_FALSE(back.cases.at("transpose/naive").launches.at(0).not_counted[SharedKind::kGlobalTmaLoad]);
+  EXPECT_TRUE(version_four.not_counted[MemoryKind::kGlobalTmaLoad]);
+  EXPECT_TRUE(version_four.not_counted[MemoryKind::kGlobalTmaStore]);
+  EXPECT_FALSE(version_four.not_counted[MemoryKind::kGlobalCpAsync]);
+  EXPECT_FALSE(back.cases.at("transpose/naive").launches.at(0).not_counted[MemoryKind::kGlobalTmaLoad]);
   // Lines in a file that says version 1 are a hand edit gone wrong.
   nlohmann::json mixed = nlohmann::json::parse(text);
   mixed["version"] = 1;

@@ -232,8 +232,8 @@ TEST_F(UpdateBaselinesTest, RecordingIntoAVersionOneFileUpgradesIt) {
   const BaselineFile file = ReadBaselineFile(File());
   EXPECT_TRUE(HasLineData(file.cases.at("transpose/a").launches));
   EXPECT_FALSE(HasLineData(file.cases.at("transpose/b").launches));
-  EXPECT_FALSE(file.cases.at("transpose/a").launches.at(0).not_counted[SharedKind::kGlobalLoad]);
-  EXPECT_TRUE(file.cases.at("transpose/b").launches.at(0).not_counted[SharedKind::kGlobalLoad]);
+  EXPECT_FALSE(file.cases.at("transpose/a").launches.at(0).not_counted[MemoryKind::kGlobalLoad]);
+  EXPECT_TRUE(file.cases.at("transpose/b").launches.at(0).not_counted[MemoryKind::kGlobalLoad]);
   EXPECT_NE(CaseBlock(upgraded, "transpose/b").find("\"not_counted\": ["), std::string::npos);
 }
 

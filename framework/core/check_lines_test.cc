@@ -29,7 +29,7 @@ using testing_support::Sources;
 TEST(CheckLines, AFileWithoutAnnotationsIsNotChecked) {
   Sources sources;
   sources.Add(kFile, Source(5, {{2, "// a plain comment"}}));
-  const LineCheck check = CheckLines({Line(2, SharedKind::kLoad, 128, 32)}, sources.Lookup(), "t/a");
+  const LineCheck check = CheckLines({Line(2, MemoryKind::kSharedLoad, 128, 32)}, sources.Lookup(), "t/a");
   EXPECT_FALSE(check.applies);
   EXPECT_THAT(check.failures, IsEmpty());
 }
@@ -37,8 +37,9 @@ TEST(CheckLines, AFileWithoutAnnotationsIsNotChecked) {
 TEST(CheckLines, AnAnnotatedLineThatMatches) {
   Sources sources;
   sources.Add(kFile, Source(5, {{2, "// bankcheck: 4-way"}, {3, "// bankcheck: 1.67-way; three launches"}}));
-  const LineCheck check = CheckLines(
-      {Line(2, SharedKind::kLoad, 128, 32), Line(3, SharedKind::kLoad, 80, 48)}, sources.Lookup(), "t/a");
+  const LineCheck check =
+      CheckLines({Line(2, MemoryKind::kSharedLoad, 128, 32), Line(3, MemoryKind::kSharedLoad, 80, 48)},
+                 sources.Lookup(), "t/a");
   EXPECT_TRUE(check.applies);
   EXPECT_THAT(check.failures, IsEmpty());
 }
@@ -46,7 +47,7 @@ TEST(CheckLines, AnAnnotatedLineThatMatches) {
 TEST(CheckLines, AnAnnotatedLineThatDoesNotMatch) {
   Sources sources;
   sources.Add(kOther, Source(80, {{74, "// bankcheck: 2-way"}}));
-  LineCounts line = Line(74, SharedKind::kLoad, 8192, 2048, "LDS.128", kOther);
+  LineCounts line = Line(74, MemoryKind::kSharedLoad, 8192, 2048, "LDS.128", kOther);
   const LineCheck check = CheckLines({line}, sources.Lookup(), "t/a");
   EXPECT_TRUE(check.applies);
   ASSERT_THAT(check.failures, SizeIs(1));
@@ -67,7 +68,7 @@ TEST(CheckLines, AnAnnotatedLineThatDoesNotMatch) {
 TEST(CheckLines, CountsTheEmulatorDerivedAreSaidToBeDerived) {
   Sources sources;
   sources.Add(kOther, Source(80, {{74, "// bankcheck: 2-way"}}));
-  LineCounts line = Line(74, SharedKind::kLoad, 8192, 2048, "LDS.128", kOther);
+  LineCounts line = Line(74, MemoryKind::kSharedLoad, 8192, 2048, "LDS.128", kOther);
   line.derived = true;
   const LineCheck check = CheckLines({line}, sources.Lookup(), "t/a");
   ASSERT_THAT(check.failures, SizeIs(1));
@@ -79,9 +80,9 @@ TEST(CheckLines, CountsTheEmulatorDerivedAreSaidToBeDerived) {
 TEST(CheckLines, AnAnnotationAloneAboveItsLine) {
   Sources sources;
   sources.Add(kFile, "x;\n  // bankcheck: 32-way; columns of an unpadded tile\n\n  y = t[i][j];\n");
-  EXPECT_THAT(CheckLines({Line(4, SharedKind::kLoad, 1024, 32)}, sources.Lookup(), "t/a").failures,
+  EXPECT_THAT(CheckLines({Line(4, MemoryKind::kSharedLoad, 1024, 32)}, sources.Lookup(), "t/a").failures,
               IsEmpty());
-  const LineCheck check = CheckLines({Line(4, SharedKind::kLoad, 32, 32)}, sources.Lookup(), "t/a");
+  const LineCheck check = CheckLines({Line(4, MemoryKind::kSharedLoad, 32, 32)}, sources.Lookup(), "t/a");
   ASSERT_THAT(check.failures, SizeIs(1));
   EXPECT_EQ(check.failures[0].line, 4u);  // the code line, not the comment's
   EXPECT_EQ(check.failures[0].annotated, "32-way");
@@ -91,9 +92,10 @@ TEST(CheckLines, AnAnnotationAloneAboveItsLine) {
 TEST(CheckLines, AnUnannotatedLineOfAnAnnotatedFileMustBeConflictFree) {
   Sources sources;
   sources.Add(kFile, Source(10, {{2, "// bankcheck: conflict-free"}}));
-  const LineCheck check = CheckLines({Line(2, SharedKind::kStore, 32, 32), Line(5, SharedKind::kLoad, 32, 32),
-                                      Line(7, SharedKind::kLoad, 96, 32)},
-                                     sources.Lookup(), "t/a");
+  const LineCheck check =
+      CheckLines({Line(2, MemoryKind::kSharedStore, 32, 32), Line(5, MemoryKind::kSharedLoad, 32, 32),
+                  Line(7, MemoryKind::kSharedLoad, 96, 32)},
+                 sources.Lookup(), "t/a");
   EXPECT_TRUE(check.applies);
   ASSERT_THAT(check.failures, SizeIs(1));  // line 5 is conflict-free: it passes unannotated
   const LineFailure& failure = check.failures[0];
@@ -111,17 +113,19 @@ TEST(CheckLines, ATermWithoutAKindChecksTheKindsSummed) {
   Sources sources;
   sources.Add(kFile, Source(5, {{3, "// bankcheck: 2-way"}}));
   // 2-way loads and 2-way stores: 2-way summed.
-  EXPECT_THAT(CheckLines({Line(3, SharedKind::kLoad, 64, 32), Line(3, SharedKind::kStore, 16, 8)},
+  EXPECT_THAT(CheckLines({Line(3, MemoryKind::kSharedLoad, 64, 32), Line(3, MemoryKind::kSharedStore, 16, 8)},
                          sources.Lookup(), "t/a")
                   .failures,
               IsEmpty());
   // 3-way loads and conflict-free stores: 2-way summed too (96 + 32 over 64).
-  EXPECT_THAT(CheckLines({Line(3, SharedKind::kLoad, 96, 32), Line(3, SharedKind::kStore, 32, 32)},
-                         sources.Lookup(), "t/a")
-                  .failures,
-              IsEmpty());
-  const LineCheck check = CheckLines(
-      {Line(3, SharedKind::kLoad, 128, 32), Line(3, SharedKind::kStore, 32, 32)}, sources.Lookup(), "t/a");
+  EXPECT_THAT(
+      CheckLines({Line(3, MemoryKind::kSharedLoad, 96, 32), Line(3, MemoryKind::kSharedStore, 32, 32)},
+                 sources.Lookup(), "t/a")
+          .failures,
+      IsEmpty());
+  const LineCheck check =
+      CheckLines({Line(3, MemoryKind::kSharedLoad, 128, 32), Line(3, MemoryKind::kSharedStore, 32, 32)},
+                 sources.Lookup(), "t/a");
   ASSERT_THAT(check.failures, SizeIs(1));
   EXPECT_EQ(check.failures[0].measured, "2.5-way (LDS, STS: 160 wavefronts, 64 ideal)");
   EXPECT_EQ(check.failures[0].suggestion, "bankcheck: ld 4-way, st conflict-free");
@@ -130,15 +134,18 @@ TEST(CheckLines, ATermWithoutAKindChecksTheKindsSummed) {
 TEST(CheckLines, KindQualifiedTermsCheckTheirKinds) {
   Sources sources;
   sources.Add(kFile, Source(5, {{3, "// bankcheck: ld 2-way, st conflict-free"}}));
-  EXPECT_THAT(CheckLines({Line(3, SharedKind::kLoad, 64, 32), Line(3, SharedKind::kStore, 32, 32)},
-                         sources.Lookup(), "t/a")
-                  .failures,
-              IsEmpty());
+  EXPECT_THAT(
+      CheckLines({Line(3, MemoryKind::kSharedLoad, 64, 32), Line(3, MemoryKind::kSharedStore, 32, 32)},
+                 sources.Lookup(), "t/a")
+          .failures,
+      IsEmpty());
   // A term whose kind the case did not run is not checked.
-  EXPECT_THAT(CheckLines({Line(3, SharedKind::kLoad, 64, 32)}, sources.Lookup(), "t/a").failures, IsEmpty());
+  EXPECT_THAT(CheckLines({Line(3, MemoryKind::kSharedLoad, 64, 32)}, sources.Lookup(), "t/a").failures,
+              IsEmpty());
 
-  const LineCheck check = CheckLines(
-      {Line(3, SharedKind::kLoad, 64, 32), Line(3, SharedKind::kStore, 64, 32)}, sources.Lookup(), "t/a");
+  const LineCheck check =
+      CheckLines({Line(3, MemoryKind::kSharedLoad, 64, 32), Line(3, MemoryKind::kSharedStore, 64, 32)},
+                 sources.Lookup(), "t/a");
   ASSERT_THAT(check.failures, SizeIs(1));
   EXPECT_EQ(check.failures[0].annotated, "ld 2-way, st conflict-free");
   EXPECT_EQ(check.failures[0].measured,
@@ -149,12 +156,14 @@ TEST(CheckLines, KindQualifiedTermsCheckTheirKinds) {
 TEST(CheckLines, AKindAQualifiedAnnotationDoesNotNameMustBeConflictFree) {
   Sources sources;
   sources.Add(kFile, Source(5, {{3, "// bankcheck: ld 2-way"}}));
-  EXPECT_THAT(CheckLines({Line(3, SharedKind::kLoad, 64, 32), Line(3, SharedKind::kStore, 32, 32)},
-                         sources.Lookup(), "t/a")
-                  .failures,
-              IsEmpty());
-  const LineCheck check = CheckLines(
-      {Line(3, SharedKind::kLoad, 64, 32), Line(3, SharedKind::kAtomic, 64, 16)}, sources.Lookup(), "t/a");
+  EXPECT_THAT(
+      CheckLines({Line(3, MemoryKind::kSharedLoad, 64, 32), Line(3, MemoryKind::kSharedStore, 32, 32)},
+                 sources.Lookup(), "t/a")
+          .failures,
+      IsEmpty());
+  const LineCheck check =
+      CheckLines({Line(3, MemoryKind::kSharedLoad, 64, 32), Line(3, MemoryKind::kSharedAtomic, 64, 16)},
+                 sources.Lookup(), "t/a");
   ASSERT_THAT(check.failures, SizeIs(1));
   EXPECT_EQ(check.failures[0].annotated, "ld 2-way, atom conflict-free (not annotated)");
   EXPECT_EQ(check.failures[0].suggestion, "bankcheck: ld 2-way, atom 4-way");
@@ -169,13 +178,13 @@ TEST(CheckLines, GlobalKindsAreCheckedWhereATermNamesThem) {
   // Line 3 coalesced: 4 sectors per warp load, as ideal; line 5's stride-32 load and line 7's are
   // not named by a term.
   const std::vector<LineCounts> fine = {
-      Line(3, SharedKind::kGlobalLoad, 2048, 2048), Line(3, SharedKind::kGlobalStore, 2048, 2048),
-      Line(5, SharedKind::kLoad, 64, 32), Line(5, SharedKind::kGlobalLoad, 16384, 2048),
-      Line(7, SharedKind::kGlobalLoad, 16384, 2048)};
+      Line(3, MemoryKind::kGlobalLoad, 2048, 2048), Line(3, MemoryKind::kGlobalStore, 2048, 2048),
+      Line(5, MemoryKind::kSharedLoad, 64, 32), Line(5, MemoryKind::kGlobalLoad, 16384, 2048),
+      Line(7, MemoryKind::kGlobalLoad, 16384, 2048)};
   EXPECT_THAT(CheckLines(fine, sources.Lookup(), "t/a").failures, IsEmpty());
   // Line 3's load stops being coalesced: it fails there, in sectors.
   const LineCheck check = CheckLines(
-      {Line(3, SharedKind::kGlobalLoad, 4096, 2048), Line(3, SharedKind::kGlobalStore, 2048, 2048)},
+      {Line(3, MemoryKind::kGlobalLoad, 4096, 2048), Line(3, MemoryKind::kGlobalStore, 2048, 2048)},
       sources.Lookup(), "t/a");
   ASSERT_THAT(check.failures, SizeIs(1));
   EXPECT_EQ(check.failures[0].line, 3u);
@@ -186,8 +195,9 @@ TEST(CheckLines, GlobalKindsAreCheckedWhereATermNamesThem) {
 TEST(CheckLines, AMalformedAnnotationFailsAtItsCommentLine) {
   Sources sources;
   sources.Add(kFile, "x;\n// bankcheck: 2-ways\ny;\nz;  // bankcheck: 0-way\n");
-  const LineCheck check = CheckLines({Line(1, SharedKind::kLoad, 32, 32), Line(4, SharedKind::kLoad, 64, 32)},
-                                     sources.Lookup(), "t/a");
+  const LineCheck check =
+      CheckLines({Line(1, MemoryKind::kSharedLoad, 32, 32), Line(4, MemoryKind::kSharedLoad, 64, 32)},
+                 sources.Lookup(), "t/a");
   EXPECT_TRUE(check.applies);
   ASSERT_THAT(check.failures, SizeIs(2));
   EXPECT_EQ(check.failures[0].line, 2u);
@@ -201,7 +211,7 @@ TEST(CheckLines, AMalformedAnnotationFailsAtItsCommentLine) {
 
 TEST(CheckLines, AnUnreadableFileIsNotChecked) {
   Sources sources;  // knows no file
-  const LineCheck check = CheckLines({Line(3, SharedKind::kLoad, 128, 32)}, sources.Lookup(), "t/a");
+  const LineCheck check = CheckLines({Line(3, MemoryKind::kSharedLoad, 128, 32)}, sources.Lookup(), "t/a");
   EXPECT_FALSE(check.applies);
   EXPECT_THAT(check.failures, IsEmpty());
 }
@@ -210,8 +220,9 @@ TEST(CheckLines, KindsWithoutWavefrontsAreNotChecked) {
   Sources sources;
   sources.Add(kFile, Source(5, {{3, "// bankcheck: 4-way"}}));
   // dsmem has no wavefront counter: nothing to compare, though the annotation says 4-way.
-  const LineCheck check = CheckLines({Line(3, SharedKind::kDsmem, 0, 0), Line(4, SharedKind::kDsmem, 0, 0)},
-                                     sources.Lookup(), "t/a");
+  const LineCheck check =
+      CheckLines({Line(3, MemoryKind::kSharedDsmem, 0, 0), Line(4, MemoryKind::kSharedDsmem, 0, 0)},
+                 sources.Lookup(), "t/a");
   EXPECT_TRUE(check.applies);
   EXPECT_THAT(check.failures, IsEmpty());
 }
@@ -220,11 +231,11 @@ TEST(CheckLines, FailuresInFileAndLineOrderAndTheInlinedSourceNamed) {
   Sources sources;
   sources.Add(kFile, Source(10, {{9, "// bankcheck: conflict-free"}}));
   sources.Add(kOther, Source(200, {{152, "// bankcheck: conflict-free"}}));
-  LineCounts inlined = Line(152, SharedKind::kLdmatrix, 16, 4, "LDSM.16.M88.4", kOther);
+  LineCounts inlined = Line(152, MemoryKind::kSharedLdmatrix, 16, 4, "LDSM.16.M88.4", kOther);
   inlined.inlined_from = "/deps/cute/arch/copy_sm80.hpp:64";
-  const LineCheck check =
-      CheckLines({Line(9, SharedKind::kLoad, 64, 32), Line(2, SharedKind::kLoad, 64, 32), inlined},
-                 sources.Lookup(), "t/a");
+  const LineCheck check = CheckLines(
+      {Line(9, MemoryKind::kSharedLoad, 64, 32), Line(2, MemoryKind::kSharedLoad, 64, 32), inlined},
+      sources.Lookup(), "t/a");
   ASSERT_THAT(check.failures, SizeIs(3));
   EXPECT_EQ(check.failures[0].file, kOther);
   EXPECT_EQ(check.failures[1].line, 2u);
@@ -239,7 +250,8 @@ TEST(CheckLines, ATermWithCaseGlobsHoldsForTheCasesTheySelect) {
   sources.Add(kFile,
               Source(5, {{3, "// bankcheck: 2-way in s/vec/*, 8-way in s/swz | s/x*, conflict-free"}}));
   const auto check = [&](const std::string& case_name, uint64_t wavefronts) {
-    return CheckLines({Line(3, SharedKind::kLoad, wavefronts, 32)}, sources.Lookup(), case_name).failures;
+    return CheckLines({Line(3, MemoryKind::kSharedLoad, wavefronts, 32)}, sources.Lookup(), case_name)
+        .failures;
   };
   EXPECT_THAT(check("s/vec/a", 64), IsEmpty());
   EXPECT_THAT(check("s/swz", 256), IsEmpty());
@@ -261,19 +273,22 @@ TEST(CheckLines, ACaseNoTermSelectsMustBeConflictFree) {
   Sources sources;
   sources.Add(kFile,
               Source(5, {{3, "// bankcheck: 2-way in a/*"}, {4, "// bankcheck: ld 2-way in a/*, st 4-way"}}));
-  EXPECT_THAT(CheckLines({Line(3, SharedKind::kLoad, 32, 32)}, sources.Lookup(), "b/x").failures, IsEmpty());
-  const LineCheck check = CheckLines({Line(3, SharedKind::kLoad, 64, 32)}, sources.Lookup(), "b/x");
+  EXPECT_THAT(CheckLines({Line(3, MemoryKind::kSharedLoad, 32, 32)}, sources.Lookup(), "b/x").failures,
+              IsEmpty());
+  const LineCheck check = CheckLines({Line(3, MemoryKind::kSharedLoad, 64, 32)}, sources.Lookup(), "b/x");
   ASSERT_THAT(check.failures, SizeIs(1));
   EXPECT_EQ(check.failures[0].annotated, "conflict-free (no term selects this case)");
   EXPECT_THAT(check.failures[0].message,
               HasSubstr(":3: annotated for other cases only (so conflict-free), measured 2-way"));
   // Kinds: the ld term selects a/* only; for b/x loads are a kind the annotation does not name.
-  EXPECT_THAT(CheckLines({Line(4, SharedKind::kLoad, 64, 32), Line(4, SharedKind::kStore, 128, 32)},
-                         sources.Lookup(), "a/x")
-                  .failures,
-              IsEmpty());
-  const LineCheck kinds = CheckLines(
-      {Line(4, SharedKind::kLoad, 64, 32), Line(4, SharedKind::kStore, 128, 32)}, sources.Lookup(), "b/x");
+  EXPECT_THAT(
+      CheckLines({Line(4, MemoryKind::kSharedLoad, 64, 32), Line(4, MemoryKind::kSharedStore, 128, 32)},
+                 sources.Lookup(), "a/x")
+          .failures,
+      IsEmpty());
+  const LineCheck kinds =
+      CheckLines({Line(4, MemoryKind::kSharedLoad, 64, 32), Line(4, MemoryKind::kSharedStore, 128, 32)},
+                 sources.Lookup(), "b/x");
   ASSERT_THAT(kinds.failures, SizeIs(1));
   EXPECT_EQ(kinds.failures[0].annotated, "st 4-way, ld conflict-free (not annotated)");
 }
@@ -282,10 +297,10 @@ TEST(CheckLines, PerKindADefaultAndTermsByCase) {
   Sources sources;
   sources.Add(kFile,
               Source(5, {{2, "// bankcheck: ld 32-way in t/unpadded*, ld conflict-free, st conflict-free"}}));
-  const std::vector<LineCounts> unpadded = {Line(2, SharedKind::kLoad, 1024, 32),
-                                            Line(2, SharedKind::kStore, 32, 32)};
-  const std::vector<LineCounts> padded = {Line(2, SharedKind::kLoad, 32, 32),
-                                          Line(2, SharedKind::kStore, 32, 32)};
+  const std::vector<LineCounts> unpadded = {Line(2, MemoryKind::kSharedLoad, 1024, 32),
+                                            Line(2, MemoryKind::kSharedStore, 32, 32)};
+  const std::vector<LineCounts> padded = {Line(2, MemoryKind::kSharedLoad, 32, 32),
+                                          Line(2, MemoryKind::kSharedStore, 32, 32)};
   EXPECT_THAT(CheckLines(unpadded, sources.Lookup(), "t/unpadded64").failures, IsEmpty());
   EXPECT_THAT(CheckLines(padded, sources.Lookup(), "t/padded").failures, IsEmpty());
   EXPECT_THAT(CheckLines(unpadded, sources.Lookup(), "t/padded").failures, SizeIs(1));
@@ -295,8 +310,9 @@ TEST(CheckLines, PerKindADefaultAndTermsByCase) {
 TEST(CheckLines, TwoTermsOfAKindThatSelectOneCaseFailAtTheComment) {
   Sources sources;
   sources.Add(kFile, "x;\n// bankcheck: ld 2-way in s/*, ld 4-way in *v | *w, st 2-way in s/*\ny;\n");
-  EXPECT_THAT(CheckLines({Line(3, SharedKind::kLoad, 64, 32)}, sources.Lookup(), "s/a").failures, IsEmpty());
-  const LineCheck check = CheckLines({Line(3, SharedKind::kLoad, 64, 32)}, sources.Lookup(), "s/v");
+  EXPECT_THAT(CheckLines({Line(3, MemoryKind::kSharedLoad, 64, 32)}, sources.Lookup(), "s/a").failures,
+              IsEmpty());
+  const LineCheck check = CheckLines({Line(3, MemoryKind::kSharedLoad, 64, 32)}, sources.Lookup(), "s/v");
   ASSERT_THAT(check.failures, SizeIs(1));
   EXPECT_EQ(check.failures[0].line, 2u);
   EXPECT_EQ(check.failures[0].measured, "");
@@ -313,9 +329,9 @@ TEST(NeverMatchingGlobs, AGlobThatSelectsNoCaseThatRanItsLine) {
                                 {4, "// bankcheck: 4-way in s/pad"},
                                 {5, "// bankcheck: 4-way in s/other*"}}));
   const std::vector<CaseLineCounts> ran = {
-      {"s/vec1", {Line(2, SharedKind::kLoad, 64, 32), Line(4, SharedKind::kLoad, 32, 32)}},
-      {"s/pad", {Line(2, SharedKind::kLoad, 32, 32), Line(6, SharedKind::kLoad, 32, 32)}},
-      {"s/other1", {Line(5, SharedKind::kDsmem, 0, 0)}}};
+      {"s/vec1", {Line(2, MemoryKind::kSharedLoad, 64, 32), Line(4, MemoryKind::kSharedLoad, 32, 32)}},
+      {"s/pad", {Line(2, MemoryKind::kSharedLoad, 32, 32), Line(6, MemoryKind::kSharedLoad, 32, 32)}},
+      {"s/other1", {Line(5, MemoryKind::kSharedDsmem, 0, 0)}}};
   // s/typo selects no case; s/pad ran, but not line 4 (s/vec1 did); line 5 ran nothing measurable.
   const std::vector<LineFailure> failures = NeverMatchingGlobs(ran, {"s/skipped"}, sources.Lookup());
   ASSERT_THAT(failures, SizeIs(2));
@@ -333,9 +349,9 @@ TEST(NeverMatchingGlobs, AGlobThatSelectsNoCaseThatRanItsLine) {
   // A glob that selects a case that did not run (or whose lines are not known) might be right.
   EXPECT_THAT(NeverMatchingGlobs(ran, {"s/typo", "s/pad"}, sources.Lookup()), IsEmpty());
   // Files without annotations, or not readable, have none.
-  EXPECT_THAT(
-      NeverMatchingGlobs({{"s/a", {Line(2, SharedKind::kLoad, 64, 32, "", kOther)}}}, {}, sources.Lookup()),
-      IsEmpty());
+  EXPECT_THAT(NeverMatchingGlobs({{"s/a", {Line(2, MemoryKind::kSharedLoad, 64, 32, "", kOther)}}}, {},
+                                 sources.Lookup()),
+              IsEmpty());
 }
 
 }  // namespace

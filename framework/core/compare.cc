@@ -19,13 +19,13 @@ namespace {
 
 // "ld 0 → 1984 · ldsm 28 → 0" over the kinds either side shows; `field` picks the count.
 std::string Totals(const std::vector<LaunchRecord>& before, const std::vector<LaunchRecord>& after,
-                   uint64_t (*field)(const SharedCounts&), const char* arrow = " → ") {
+                   uint64_t (*field)(const KindCounts&), const char* arrow = " → ") {
   std::vector<LaunchRecord> both = before;
   both.insert(both.end(), after.begin(), after.end());
   std::string text;
-  for (const SharedKind kind : ShownKinds(both)) {
-    const SharedCounts old_total = ExactCounts(SumCounts(before, kind));
-    const SharedCounts new_total = ExactCounts(SumCounts(after, kind));
+  for (const MemoryKind kind : ShownKinds(both)) {
+    const KindCounts old_total = ExactCounts(SumCounts(before, kind));
+    const KindCounts new_total = ExactCounts(SumCounts(after, kind));
     text += std::string(text.empty() ? "" : " · ") + InfoOf(kind).label + " " +
             BeforeAfter(std::to_string(field(old_total)), std::to_string(field(new_total)), arrow);
   }
@@ -43,11 +43,11 @@ std::string DetailsText(const BaselineComparison& comparison) {
   return text + comparison.table;
 }
 
-uint64_t Conflicts(const SharedCounts& c) { return c.conflicts(); }
-uint64_t Wavefronts(const SharedCounts& c) { return c.wavefronts; }
+uint64_t Conflicts(const KindCounts& c) { return c.conflicts(); }
+uint64_t Wavefronts(const KindCounts& c) { return c.wavefronts; }
 
 std::string TotalsPlain(const std::vector<LaunchRecord>& before, const std::vector<LaunchRecord>& after,
-                        uint64_t (*field)(const SharedCounts&)) {
+                        uint64_t (*field)(const KindCounts&)) {
   return Totals(before, after, field, " -> ");
 }
 

@@ -283,7 +283,7 @@ TEST_F(CompareTest, UnreadableInputNamesTheFileAndPosition) {
 // and judged by its lines, and its details name each line before -> after.
 MeasurementSet LinesSet(const std::string& path, uint64_t first_line_wavefronts) {
   LaunchRecord launch = MakeRecord(2048);
-  const LineRecord first = MakeLine("kernels/t.cu", 10, "a = tile[x][y];", SharedKind::kLoad, 32,
+  const LineRecord first = MakeLine("kernels/t.cu", 10, "a = tile[x][y];", MemoryKind::kSharedLoad, 32,
                                     first_line_wavefronts, 32, {"LDS"});
   LineRecord second = first;
   second.line = 12;

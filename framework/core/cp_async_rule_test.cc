@@ -226,16 +226,17 @@ TEST(CpAsyncRuleTest, RejectsMisalignedSources) {
 
 // The suite's measured 16-byte cases (baselines/sm_90/cp_async.json, H100), declared as in
 // kernels/cp_async.cu.
-SharedCounts StridedCopyLaunch(uint32_t source_stride, uint32_t shared_stride) {
+KindCounts StridedCopyLaunch(uint32_t source_stride, uint32_t shared_stride) {
   // 4 single-warp blocks: lane i copies element (b * 32 + i) * source_stride to buf[i * shared_stride].
-  return PredictLaunch(
-      Dim3{4}, Dim3{32},
-      {CpAsync(
-          "buf[lane * smem_s]", 16, [=](Dim3, Dim3 t) { return 16u * t.x * shared_stride; },
-          [=](Dim3 b, Dim3 t) { return 16u * (b.x * 32 + t.x) * source_stride; })})[SharedKind::kCpAsync];
+  return PredictLaunch(Dim3{4}, Dim3{32},
+                       {CpAsync(
+                           "buf[lane * smem_s]", 16, [=](Dim3, Dim3 t) { return 16u * t.x * shared_stride; },
+                           [=](Dim3 b, Dim3 t) {
+                             return 16u * (b.x * 32 + t.x) * source_stride;
+                           })})[MemoryKind::kSharedCpAsync];
 }
 
-SharedCounts TileCopyLaunch(bool swizzle) {
+KindCounts TileCopyLaunch(bool swizzle) {
   // 64x64 floats, one single-warp block per 32x32 tile; iteration i, lane l copy chunk q = i*32 + l:
   // row q / 8, chunk q % 8, from global row (by*32 + row), column bx*32 + 4 * chunk.
   auto slot = [swizzle](uint32_t r, uint32_t c) { return swizzle ? c ^ (r % 8) : c; };
@@ -250,35 +251,33 @@ SharedCounts TileCopyLaunch(bool swizzle) {
                              const uint32_t q = i * 32 + t.x;
                              return 4u * ((b.y * 32 + q / 8) * 64 + b.x * 32 + 4 * (q % 8));
                            },
-                           8)})[SharedKind::kCpAsync];
+                           8)})[MemoryKind::kSharedCpAsync];
 }
 
 TEST(CpAsyncRuleTest, MatchesEveryMeasuredSixteenByteCase) {
   // instructions, wavefronts, ideal as recorded on the H100.
-  EXPECT_EQ(StridedCopyLaunch(1, 1), (SharedCounts{4, 16, 16}));    // u128_src_s1_smem_s1
-  EXPECT_EQ(StridedCopyLaunch(1, 2), (SharedCounts{4, 128, 16}));   // u128_src_s1_smem_s2
-  EXPECT_EQ(StridedCopyLaunch(1, 32), (SharedCounts{4, 128, 16}));  // u128_src_s1_smem_s32
-  EXPECT_EQ(StridedCopyLaunch(2, 1), (SharedCounts{4, 128, 16}));   // u128_src_s2_smem_s1
-  EXPECT_EQ(StridedCopyLaunch(32, 1), (SharedCounts{4, 128, 16}));  // u128_src_s32_smem_s1
-  EXPECT_EQ(TileCopyLaunch(true), (SharedCounts{32, 128, 128}));    // tile32x32_swizzled
-  EXPECT_EQ(TileCopyLaunch(false), (SharedCounts{32, 128, 128}));   // tile32x32_unswizzled
+  EXPECT_EQ(StridedCopyLaunch(1, 1), (KindCounts{4, 16, 16}));    // u128_src_s1_smem_s1
+  EXPECT_EQ(StridedCopyLaunch(1, 2), (KindCounts{4, 128, 16}));   // u128_src_s1_smem_s2
+  EXPECT_EQ(StridedCopyLaunch(1, 32), (KindCounts{4, 128, 16}));  // u128_src_s1_smem_s32
+  EXPECT_EQ(StridedCopyLaunch(2, 1), (KindCounts{4, 128, 16}));   // u128_src_s2_smem_s1
+  EXPECT_EQ(StridedCopyLaunch(32, 1), (KindCounts{4, 128, 16}));  // u128_src_s32_smem_s1
+  EXPECT_EQ(TileCopyLaunch(true), (KindCounts{32, 128, 128}));    // tile32x32_swizzled
+  EXPECT_EQ(TileCopyLaunch(false), (KindCounts{32, 128, 128}));   // tile32x32_unswizzled
 }
 
 TEST(CpAsyncRuleTest, WithoutASourceFunctionTheSourceIsContiguous) {
   // Shared stride 2: lane by lane either way; contiguous: a row per phase, as a contiguous source.
-  EXPECT_EQ(OneWarp(CpAsync("cp.async", 16, [](Dim3, Dim3 t) { return 32u * t.x; })),
-            (SharedCounts{1, 32, 4}));
-  EXPECT_EQ(OneWarp(CpAsync("cp.async", 16, [](Dim3, Dim3 t) { return 16u * t.x; })),
-            (SharedCounts{1, 4, 4}));
+  EXPECT_EQ(OneWarp(CpAsync("cp.async", 16, [](Dim3, Dim3 t) { return 32u * t.x; })), (KindCounts{1, 32, 4}));
+  EXPECT_EQ(OneWarp(CpAsync("cp.async", 16, [](Dim3, Dim3 t) { return 16u * t.x; })), (KindCounts{1, 4, 4}));
   // The three-argument form with a trip count still means the trip count.
   EXPECT_EQ(OneWarp(CpAsync(
                 "cp.async", 16, [](Dim3, Dim3 t) { return 16u * t.x; }, 3)),
-            (SharedCounts{3, 12, 12}));
+            (KindCounts{3, 12, 12}));
   // Partial warp: the default source is lane * 16 for the lanes there are.
-  EXPECT_EQ(
-      PredictLaunch(Dim3{1}, Dim3{20},
-                    {CpAsync("cp.async", 16, [](Dim3, Dim3 t) { return 16u * t.x; })})[SharedKind::kCpAsync],
-      (SharedCounts{1, 3, 3}));
+  EXPECT_EQ(PredictLaunch(Dim3{1}, Dim3{20},
+                          {CpAsync("cp.async", 16,
+                                   [](Dim3, Dim3 t) { return 16u * t.x; })})[MemoryKind::kSharedCpAsync],
+            (KindCounts{1, 3, 3}));
 }
 
 TEST(CpAsyncRuleTest, TheBankMapDrawsTheCopy) {
@@ -286,7 +285,7 @@ TEST(CpAsyncRuleTest, TheBankMapDrawsTheCopy) {
       Dim3{1}, Dim3{32},
       {CpAsync(
           "buf[lane]", 16, [](Dim3, Dim3 t) { return 16u * t.x; }, [](Dim3, Dim3 t) { return 32u * t.x; })});
-  EXPECT_EQ(predicted[SharedKind::kCpAsync], (SharedCounts{1, 32, 4}));
+  EXPECT_EQ(predicted[MemoryKind::kSharedCpAsync], (KindCounts{1, 32, 4}));
   EXPECT_THAT(predicted.bank_map, HasSubstr("worst instruction: cp.async 'buf[lane]'"));
   EXPECT_THAT(predicted.bank_map, HasSubstr("32 wavefronts, ideal 4, 28 conflicts (8-way)"));
   EXPECT_THAT(predicted.bank_map, HasSubstr("phase 0 (lanes 0-7): 8 wavefronts, worst bank 0 (1 word)"));

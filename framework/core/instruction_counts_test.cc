@@ -17,7 +17,7 @@ namespace {
 
 InstructionCounts Instruction(uint32_t pc_offset, const std::string& opcode, uint64_t executions,
                               uint64_t wavefronts, uint64_t ideal, uint32_t line = 31,
-                              SharedKind kind = SharedKind::kLoad) {
+                              MemoryKind kind = MemoryKind::kSharedLoad) {
   return testing_support::MakeInstruction(pc_offset, opcode, kind, line, executions, wavefronts, ideal,
                                           "/work/main/kernels/transpose.cu");
 }
@@ -50,7 +50,7 @@ TEST(InstructionCountsTest, SortPutsMostExcessFirstThenMostExecutionsThenLowestO
 TEST(InstructionCountsTest, TableAlignsColumnsAndGroupsDigits) {
   const std::vector<InstructionCounts> instructions = {
       Instruction(0x220, "LDS", 65536, 16777216, 524288, 31),
-      Instruction(0x1a0, "STS", 65536, 524288, 524288, 40, SharedKind::kStore),
+      Instruction(0x1a0, "STS", 65536, 524288, 524288, 40, MemoryKind::kSharedStore),
   };
   EXPECT_EQ(
       FormatInstructionTable(instructions, 10, "/work/main"),
@@ -60,7 +60,7 @@ TEST(InstructionCountsTest, TableAlignsColumnsAndGroupsDigits) {
 
 TEST(InstructionCountsTest, TablePadsShortOpcodesAndLocationsAndWidensLongOffsets) {
   InstructionCounts no_lines =
-      Instruction(0x12340, "LDSM.16.M88.4", 1000, 999, 999, 0, SharedKind::kLdmatrix);
+      Instruction(0x12340, "LDSM.16.M88.4", 1000, 999, 999, 0, MemoryKind::kSharedLdmatrix);
   const std::vector<InstructionCounts> instructions = {Instruction(0x8, "LDS", 1, 2, 1, 7), no_lines};
   EXPECT_EQ(
       FormatInstructionTable(instructions, 0),
@@ -109,14 +109,14 @@ TEST(InstructionCountsTest, NoFileOrNoLineIsSaid) {
 
 TEST(InstructionCountsTest, TotalsAddUpEachKindApart) {
   const std::vector<InstructionCounts> instructions = {
-      Instruction(0x00, "LDS", 10, 40, 10, 1, SharedKind::kLoad),
-      Instruction(0x10, "LDS.128", 5, 20, 20, 2, SharedKind::kLoad),
-      Instruction(0x20, "STS", 7, 7, 7, 3, SharedKind::kStore),
+      Instruction(0x00, "LDS", 10, 40, 10, 1, MemoryKind::kSharedLoad),
+      Instruction(0x10, "LDS.128", 5, 20, 20, 2, MemoryKind::kSharedLoad),
+      Instruction(0x20, "STS", 7, 7, 7, 3, MemoryKind::kSharedStore),
   };
   const PerKind<InstructionTotals> totals = TotalsByKind(instructions);
-  EXPECT_EQ(totals[SharedKind::kLoad], (InstructionTotals{15, 60, 30}));
-  EXPECT_EQ(totals[SharedKind::kStore], (InstructionTotals{7, 7, 7}));
-  EXPECT_EQ(totals[SharedKind::kLdmatrix], InstructionTotals{});
+  EXPECT_EQ(totals[MemoryKind::kSharedLoad], (InstructionTotals{15, 60, 30}));
+  EXPECT_EQ(totals[MemoryKind::kSharedStore], (InstructionTotals{7, 7, 7}));
+  EXPECT_EQ(totals[MemoryKind::kSharedLdmatrix], InstructionTotals{});
 }
 
 TEST(InstructionCountsTest, TotalsThatWouldWrapAreAnError) {
@@ -125,8 +125,8 @@ TEST(InstructionCountsTest, TotalsThatWouldWrapAreAnError) {
   for (const auto& [executions, wavefronts, ideal] :
        {std::tuple{kMax, kOne, kOne}, std::tuple{kOne, kMax, kOne}, std::tuple{kOne, kOne, kMax}}) {
     const std::vector<InstructionCounts> instructions = {
-        Instruction(0x00, "LDS", executions, wavefronts, ideal, 1, SharedKind::kLoad),
-        Instruction(0x10, "LDS", 1, 1, 1, 2, SharedKind::kLoad),
+        Instruction(0x00, "LDS", executions, wavefronts, ideal, 1, MemoryKind::kSharedLoad),
+        Instruction(0x10, "LDS", 1, 1, 1, 2, MemoryKind::kSharedLoad),
     };
     EXPECT_THROW(TotalsByKind(instructions), Error);
   }
@@ -209,7 +209,7 @@ TEST(InstructionCountsTest, AChainLongerThanTheLimitKeepsItsInnermostFrames) {
 TEST(InstructionCountsTest, AnInlinedInstructionShowsTheLineItCameFrom) {
   const std::vector<SourceFrame> chain = {
       {"/p/build/cute/arch/copy_sm80.hpp", 64}, {"/p/kernels/gemm.cu", 137}, {"/p/kernels/gemm.cu", 152}};
-  InstructionCounts instruction = Instruction(0x440, "LDGSTS", 8, 8, 8, 152, SharedKind::kCpAsync);
+  InstructionCounts instruction = Instruction(0x440, "LDGSTS", 8, 8, 8, 152, MemoryKind::kSharedCpAsync);
   instruction.file = "/p/kernels/gemm.cu";
   EXPECT_EQ(InlinedFrom(instruction), nullptr);
   instruction.inline_chain = {chain[0], chain[1], chain[2]};

@@ -56,14 +56,14 @@ std::optional<CountedBy> CountedByFromName(const std::string& name) {
   return internal::ValueNamed(kCountedByNames, name);
 }
 
-double SharedCounts::ways() const {
+double KindCounts::ways() const {
   if (!ideal_known() || ideal_wavefronts == 0) return 1.0;
   return static_cast<double>(wavefronts) / static_cast<double>(ideal_wavefronts);
 }
 
-SharedCounts ExactCounts(const SharedCounts& counts) {
+KindCounts ExactCounts(const KindCounts& counts) {
   if (counts.ideal_provenance == Provenance::kExact) return counts;
-  SharedCounts exact = counts;
+  KindCounts exact = counts;
   exact.ideal_wavefronts = 0;
   exact.ideal_provenance = Provenance::kNotMeasured;
   return exact;
@@ -81,22 +81,22 @@ const double* Find(const MetricValues& values, const char* name) {
 
 // The hardware wavefronts the exact counts of `kind` should equal: its own, plus those of the kind
 // its hardware pair also counts.
-uint64_t ExpectedHardwareWavefronts(const LaunchRecord& record, const SharedKindInfo& info) {
-  uint64_t wavefronts = record.shared[info.kind].wavefronts;
+uint64_t ExpectedHardwareWavefronts(const LaunchRecord& record, const MemoryKindInfo& info) {
+  uint64_t wavefronts = record.kinds[info.kind].wavefronts;
   if (info.hardware_also_counts)
-    wavefronts = AddCounts(wavefronts, record.shared[*info.hardware_also_counts].wavefronts, "wavefront");
+    wavefronts = AddCounts(wavefronts, record.kinds[*info.hardware_also_counts].wavefronts, "wavefront");
   return wavefronts;
 }
 
 // Whether the record holds hardware readings of `info`'s kind.
-bool HardwareRead(const LaunchRecord& record, const SharedKindInfo& info) {
+bool HardwareRead(const LaunchRecord& record, const MemoryKindInfo& info) {
   if (record.counted_by != CountedBy::kRangeProfiler) return false;
   return info.ideal == IdealSource::kHardwarePair ||
          (info.ideal == IdealSource::kHardwarePairOnRequest &&
-          record.shared[info.kind].ideal_provenance == Provenance::kHardware);
+          record.kinds[info.kind].ideal_provenance == Provenance::kHardware);
 }
 
-uint64_t InstrumentedIdeal(const MetricValues& values, const SharedKindInfo& info) {
+uint64_t InstrumentedIdeal(const MetricValues& values, const MemoryKindInfo& info) {
   const double* wavefronts = Find(values, info.wavefronts_metric);
   const double* conflicts = Find(values, info.conflicts_metric);
   if (wavefronts == nullptr || conflicts == nullptr) return 0;
@@ -105,8 +105,8 @@ uint64_t InstrumentedIdeal(const MetricValues& values, const SharedKindInfo& inf
 
 // The ideal of one kind from `values`. The ideal of the kind its hardware pair also counts is
 // derived here again from `values`, whatever the table's order.
-void SetIdeal(const MetricValues& values, const SharedKindInfo& info, LaunchRecord& record) {
-  SharedCounts& counts = record.shared[info.kind];
+void SetIdeal(const MetricValues& values, const MemoryKindInfo& info, LaunchRecord& record) {
+  KindCounts& counts = record.kinds[info.kind];
   const double* hw_wavefronts = Find(values, info.hardware_wavefronts_metric);
   const double* hw_conflicts = Find(values, info.hardware_conflicts_metric);
   if (hw_wavefronts != nullptr && hw_conflicts != nullptr)
@@ -140,10 +140,10 @@ void SetIdeal(const MetricValues& values, const SharedKindInfo& info, LaunchReco
 }
 }  // namespace
 
-void SetSharedCounts(const MetricValues& values, LaunchRecord& record) {
+void SetKindCounts(const MetricValues& values, LaunchRecord& record) {
   record.counted_by = CountedBy::kRangeProfiler;
-  for (const SharedKindInfo& info : SharedKinds()) {
-    SharedCounts& counts = record.shared[info.kind];
+  for (const MemoryKindInfo& info : MemoryKinds()) {
+    KindCounts& counts = record.kinds[info.kind];
     const double* instructions = Find(values, info.instructions_metric);
     record.unsupported[info.kind] = instructions == nullptr;
     counts.instructions = instructions != nullptr ? ToCount(*instructions) : 0;
@@ -155,13 +155,12 @@ void SetSharedCounts(const MetricValues& values, LaunchRecord& record) {
   }
 }
 
-void SetSassCounts(const PerKind<SharedCounts>& sums, const PerKind<bool>& unsupported,
-                   LaunchRecord& record) {
+void SetSassCounts(const PerKind<KindCounts>& sums, const PerKind<bool>& unsupported, LaunchRecord& record) {
   record.counted_by = CountedBy::kSassMetrics;
   record.unsupported = unsupported;
-  for (const SharedKindInfo& info : SharedKinds()) {
-    SharedCounts& counts = record.shared[info.kind];
-    counts = SharedCounts{};
+  for (const MemoryKindInfo& info : MemoryKinds()) {
+    KindCounts& counts = record.kinds[info.kind];
+    counts = KindCounts{};
     if (unsupported[info.kind]) {
       counts.ideal_provenance = Provenance::kNotMeasured;
       continue;
@@ -179,12 +178,12 @@ void SetSassCounts(const PerKind<SharedCounts>& sums, const PerKind<bool>& unsup
 }
 
 bool LaunchRecord::hardware_differs() const {
-  for (const SharedKindInfo& info : SharedKinds()) {
-    const SharedCounts& counts = shared[info.kind];
+  for (const MemoryKindInfo& info : MemoryKinds()) {
+    const KindCounts& counts = kinds[info.kind];
     if (!HardwareRead(*this, info)) continue;
     uint64_t conflicts = counts.conflicts();
     if (info.hardware_also_counts)
-      conflicts = AddCounts(conflicts, shared[*info.hardware_also_counts].conflicts(), "conflict");
+      conflicts = AddCounts(conflicts, kinds[*info.hardware_also_counts].conflicts(), "conflict");
     if (hardware[info.kind].wavefronts != ExpectedHardwareWavefronts(*this, info) ||
         hardware[info.kind].bank_conflicts != conflicts)
       return true;
@@ -197,7 +196,7 @@ namespace {
 // 4 for 16), so whatever widths a launch mixes its ideal is at most 4 times its instructions (and
 // may be fewer than them: a warp whose lanes are all predicated off executes without a wavefront).
 // Only an ideal above that says something is off, and only that is noted.
-void NoteIdealVersusInstructions(SharedKind kind, const SharedCounts& c, std::vector<std::string>& notes) {
+void NoteIdealVersusInstructions(MemoryKind kind, const KindCounts& c, std::vector<std::string>& notes) {
   constexpr uint64_t kMostIdealPerInstruction = 4;
   if (!c.ideal_known() || c.instructions > UINT64_MAX / kMostIdealPerInstruction ||
       c.ideal_wavefronts <= c.instructions * kMostIdealPerInstruction)
@@ -210,13 +209,13 @@ void NoteIdealVersusInstructions(SharedKind kind, const SharedCounts& c, std::ve
 }  // namespace
 
 void AddConsistencyNotes(LaunchRecord& record) {
-  NoteIdealVersusInstructions(SharedKind::kLoad, record.loads(), record.notes);
-  NoteIdealVersusInstructions(SharedKind::kStore, record.stores(), record.notes);
+  NoteIdealVersusInstructions(MemoryKind::kSharedLoad, record.loads(), record.notes);
+  NoteIdealVersusInstructions(MemoryKind::kSharedStore, record.stores(), record.notes);
   if (record.hardware_differs()) {
     std::ostringstream note;
     note << "hardware counters differ from the exact counts (they also count other L1 traffic):";
     const char* separator = " ";
-    for (const SharedKindInfo& info : SharedKinds()) {
+    for (const MemoryKindInfo& info : MemoryKinds()) {
       if (!HardwareRead(record, info)) continue;
       note << separator << info.label << " " << record.hardware[info.kind].wavefronts << " wf / "
            << record.hardware[info.kind].bank_conflicts << " conflicts";
@@ -224,16 +223,16 @@ void AddConsistencyNotes(LaunchRecord& record) {
     }
     record.notes.push_back(note.str());
   }
-  for (const SharedKindInfo& info : SharedKinds()) {
+  for (const MemoryKindInfo& info : MemoryKinds()) {
     if (record.unsupported[info.kind])
       record.notes.push_back(std::string(info.title) +
                              ": not measurable on this device (its counters do not exist)");
   }
 }
 
-std::string Describe(SharedKind kind, const SharedCounts& c) {
+std::string Describe(MemoryKind kind, const KindCounts& c) {
   std::ostringstream out;
-  const SharedKindInfo& info = InfoOf(kind);
+  const MemoryKindInfo& info = InfoOf(kind);
   const std::string unit = TrafficUnit(kind);
   out << info.label << ": " << c.instructions << " instructions";
   // A kind one way counts traffic of is not shown by records of the other (not_counted).
@@ -249,37 +248,37 @@ std::string Describe(SharedKind kind, const SharedCounts& c) {
   return out.str();
 }
 
-bool IsShown(const LaunchRecord& record, SharedKind kind) {
+bool IsShown(const LaunchRecord& record, MemoryKind kind) {
   if (record.not_counted[kind]) return false;
-  return kind == SharedKind::kLoad || kind == SharedKind::kStore || record.shared[kind].any() ||
+  return kind == MemoryKind::kSharedLoad || kind == MemoryKind::kSharedStore || record.kinds[kind].any() ||
          record.unsupported[kind];
 }
 
-bool IsCompared(const LaunchRecord* before, const LaunchRecord* after, SharedKind kind) {
+bool IsCompared(const LaunchRecord* before, const LaunchRecord* after, MemoryKind kind) {
   return (before == nullptr || !before->not_counted[kind]) && (after == nullptr || !after->not_counted[kind]);
 }
 
 void MarkKindsNewerThan(int baseline_version, LaunchRecord& record) {
-  for (const SharedKindInfo& info : SharedKinds())
+  for (const MemoryKindInfo& info : MemoryKinds())
     if (info.first_baseline_version > baseline_version) record.not_counted[info.kind] = true;
 }
 
 void MarkKindsNotEmulated(LaunchRecord& record) {
-  for (const SharedKindInfo& info : SharedKinds())
+  for (const MemoryKindInfo& info : MemoryKinds())
     if (!info.emulated) record.not_counted[info.kind] = true;
 }
 
-std::vector<SharedKind> ShownKinds(const LaunchRecord& record) {
-  std::vector<SharedKind> kinds;
-  for (const SharedKindInfo& info : SharedKinds())
+std::vector<MemoryKind> ShownKinds(const LaunchRecord& record) {
+  std::vector<MemoryKind> kinds;
+  for (const MemoryKindInfo& info : MemoryKinds())
     if (IsShown(record, info.kind)) kinds.push_back(info.kind);
   return kinds;
 }
 
-std::vector<SharedKind> ShownKinds(const std::vector<LaunchRecord>& records) {
-  std::vector<SharedKind> kinds;
-  for (const SharedKindInfo& info : SharedKinds()) {
-    const bool shown = info.kind == SharedKind::kLoad || info.kind == SharedKind::kStore ||
+std::vector<MemoryKind> ShownKinds(const std::vector<LaunchRecord>& records) {
+  std::vector<MemoryKind> kinds;
+  for (const MemoryKindInfo& info : MemoryKinds()) {
+    const bool shown = info.kind == MemoryKind::kSharedLoad || info.kind == MemoryKind::kSharedStore ||
                        std::any_of(records.begin(), records.end(),
                                    [&](const LaunchRecord& r) { return IsShown(r, info.kind); });
     if (shown) kinds.push_back(info.kind);
@@ -287,19 +286,19 @@ std::vector<SharedKind> ShownKinds(const std::vector<LaunchRecord>& records) {
   return kinds;
 }
 
-SharedCounts SumCounts(const std::vector<LaunchRecord>& records, SharedKind kind) {
-  SharedCounts total;
-  for (const LaunchRecord& record : records) total += record.shared[kind];
+KindCounts SumCounts(const std::vector<LaunchRecord>& records, MemoryKind kind) {
+  KindCounts total;
+  for (const LaunchRecord& record : records) total += record.kinds[kind];
   if (!total.ideal_known()) total.ideal_wavefronts = 0;
   return total;
 }
 
 std::string DescribeKinds(const LaunchRecord& record) {
   std::string text;
-  for (const SharedKind kind : ShownKinds(record)) {
+  for (const MemoryKind kind : ShownKinds(record)) {
     text += text.empty() ? "" : " | ";
     text += record.unsupported[kind] ? std::string(InfoOf(kind).label) + " not measurable on this device"
-                                     : Describe(kind, record.shared[kind]);
+                                     : Describe(kind, record.kinds[kind]);
   }
   return text;
 }

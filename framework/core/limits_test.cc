@@ -132,10 +132,10 @@ TEST(Limits, ExpectedWaysOutOfRangeAreRefusedNamingTheField) {
   RunResults results;
   results.metadata = MakeMetadata();
   results.cases["t/a"].name = "t/a";
-  results.cases["t/a"].expected_ways[SharedKind::kLoad] = 1e300;
+  results.cases["t/a"].expected_ways[MemoryKind::kSharedLoad] = 1e300;
   EXPECT_THAT(BadInputMessage([&] { ParseResults(SerializeResults(results), "ways.json"); }),
               AllOf(HasSubstr("ways.json"), HasSubstr("expected.shared_ld"), HasSubstr("from 0 to 1e+06")));
-  results.cases["t/a"].expected_ways[SharedKind::kLoad] = -2;
+  results.cases["t/a"].expected_ways[MemoryKind::kSharedLoad] = -2;
   EXPECT_THAT(BadInputMessage([&] { ParseResults(SerializeResults(results), "ways.json"); }),
               HasSubstr("expected.shared_ld"));
 }
@@ -200,7 +200,7 @@ TEST(Limits, ManyAttributedLaunchesAreDeduplicatedWithoutComparingEachPair) {
   for (size_t i = 0; i < launches.size(); ++i) {
     launches[i].kernel = "k";
     launches[i].instructions = {
-        MakeInstruction(0x10, "LDS", SharedKind::kLoad, 1, 1, static_cast<uint64_t>(i), 0)};
+        MakeInstruction(0x10, "LDS", MemoryKind::kSharedLoad, 1, 1, static_cast<uint64_t>(i), 0)};
     launches[i].attributed_launches = 1;
   }
   launches.push_back(launches[7]);  // a repeat of an earlier table is not shown again
@@ -229,7 +229,7 @@ TEST(Limits, TableColumnsArePaddedToAtMostTheLimit) {
   const std::string long_name(100'000, 'x');
   std::vector<InstructionCounts> instructions;
   for (uint32_t i = 0; i < 1000; ++i)
-    instructions.push_back(MakeInstruction(i, "LDS", SharedKind::kLoad, i + 1, 1, 2, 1));
+    instructions.push_back(MakeInstruction(i, "LDS", MemoryKind::kSharedLoad, i + 1, 1, 2, 1));
   instructions[500].file = long_name;
   const std::string table = FormatInstructionTable(instructions, 0, "");
   EXPECT_THAT(table, HasSubstr(long_name + ":501"));  // printed whole

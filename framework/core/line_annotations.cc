@@ -42,7 +42,7 @@ bool EndsWith(std::string_view text, std::string_view suffix) {
 // "ld, st, atom, ldsm, stsm, ldgsts, gmma, dsmem": the kind table's labels.
 std::string KindLabels() {
   std::string labels;
-  for (const SharedKindInfo& info : SharedKinds())
+  for (const MemoryKindInfo& info : MemoryKinds())
     labels += (labels.empty() ? "" : ", ") + std::string(info.label);
   return labels;
 }
@@ -108,7 +108,7 @@ std::optional<double> ParseWays(std::string_view word, std::string& error) {
 
 struct Term {
   std::string_view text;
-  std::optional<SharedKind> kind;
+  std::optional<MemoryKind> kind;
   double ways = 1.0;
   std::vector<std::string_view> globs;  // after `in`; empty: no `in`
 };
@@ -130,7 +130,7 @@ std::vector<std::string_view> Words(std::string_view text) {
 }
 
 bool IsKindName(std::string_view word) {
-  return SharedKindFromKey(std::string(word)) || SharedKindFromOp(std::string(word));
+  return MemoryKindFromKey(std::string(word)) || MemoryKindFromOp(std::string(word));
 }
 
 // The globs after `in` (`selectors` is what follows the word): `GLOB { "|" GLOB }`, blanks around
@@ -203,16 +203,16 @@ std::optional<Term> ParseTerm(std::string_view text, std::string& error) {
   }
   std::string_view ways = words.back();
   if (words.size() == 2) {
-    term.kind = SharedKindFromKey(std::string(words[0]));
+    term.kind = MemoryKindFromKey(std::string(words[0]));
     if (!term.kind) {
       std::string ignored;
-      if (ParseWays(words[0], ignored) && SharedKindFromKey(std::string(words[1]))) {
+      if (ParseWays(words[0], ignored) && MemoryKindFromKey(std::string(words[1]))) {
         error = Quote(text) +
                 ": put the kind first: " + Quote(std::string(words[1]) + " " + std::string(words[0]));
       } else if (ParseWays(words[0], ignored)) {
         error = Quote(text) + ": " + Quote(words[1]) + " after " + Quote(words[0]) +
                 "; separate terms with ',' and begin a note with ';'";
-      } else if (const std::optional<SharedKind> by_op = SharedKindFromOp(std::string(words[0]))) {
+      } else if (const std::optional<MemoryKind> by_op = MemoryKindFromOp(std::string(words[0]))) {
         error = Quote(words[0]) + " is an op name; the kind is " + Quote(InfoOf(*by_op).label) +
                 " (kinds: " + KindLabels() + ")";
       } else {
@@ -239,8 +239,8 @@ std::optional<Term> ParseTerm(std::string_view text, std::string& error) {
 std::string FirstClash(const std::vector<Term>& terms) {
   const Term* first_bare = nullptr;                             // the first term without a kind
   const Term* first_kinded = nullptr;                           // the first with one
-  std::map<std::optional<SharedKind>, const Term*> by_default;  // per kind, its term without `in`
-  std::map<std::pair<std::optional<SharedKind>, std::string_view>, const Term*> by_glob;
+  std::map<std::optional<MemoryKind>, const Term*> by_default;  // per kind, its term without `in`
+  std::map<std::pair<std::optional<MemoryKind>, std::string_view>, const Term*> by_glob;
   for (const Term& term : terms) {
     const Term* other = term.kind ? first_bare : first_kinded;
     if (other != nullptr) {

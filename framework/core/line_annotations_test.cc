@@ -23,7 +23,7 @@ using ::testing::SizeIs;
 
 constexpr char kFile[] = "kernels/k.cu";
 
-LineAnnotation At(uint32_t line, uint32_t comment_line, std::optional<SharedKind> kind, double ways,
+LineAnnotation At(uint32_t line, uint32_t comment_line, std::optional<MemoryKind> kind, double ways,
                   std::vector<std::string> cases = {}) {
   return {kFile, line, comment_line, kind, ways, std::move(cases)};
 }
@@ -59,9 +59,10 @@ TEST(LineAnnotations, AloneAnnotatesTheNextCodeLine) {
 
 TEST(LineAnnotations, InsertingLinesAboveMovesTheAnnotations) {
   const std::string body = "// bankcheck: ld 2-way\nx = t[i];\ny = t[j];  // bankcheck: st conflict-free\n";
-  EXPECT_THAT(Parse(body), ElementsAre(At(2, 1, SharedKind::kLoad, 2), At(3, 3, SharedKind::kStore, 1)));
+  EXPECT_THAT(Parse(body),
+              ElementsAre(At(2, 1, MemoryKind::kSharedLoad, 2), At(3, 3, MemoryKind::kSharedStore, 1)));
   EXPECT_THAT(Parse("#include <x>\n\n// new comment\n" + body),
-              ElementsAre(At(5, 4, SharedKind::kLoad, 2), At(6, 6, SharedKind::kStore, 1)));
+              ElementsAre(At(5, 4, MemoryKind::kSharedLoad, 2), At(6, 6, MemoryKind::kSharedStore, 1)));
   // Lines inserted between an annotation alone on its line and its code line.
   EXPECT_THAT(Parse("// bankcheck: 8-way\n\n\n// why\nx = t[i];\n"), ElementsAre(At(5, 1, std::nullopt, 8)));
 }
@@ -73,7 +74,7 @@ TEST(LineAnnotations, ConflictFreeIsOneWay) {
 
 TEST(LineAnnotations, CoalescedIsOneWayOfAGlobalKind) {
   EXPECT_THAT(Parse("out[i] = in[i];  // bankcheck: ldg coalesced, stg 2-way\n"),
-              ElementsAre(At(1, 1, SharedKind::kGlobalLoad, 1), At(1, 1, SharedKind::kGlobalStore, 2)));
+              ElementsAre(At(1, 1, MemoryKind::kGlobalLoad, 1), At(1, 1, MemoryKind::kGlobalStore, 2)));
 }
 
 TEST(LineAnnotations, WaysMayHaveADecimalPart) {
@@ -85,10 +86,10 @@ TEST(LineAnnotations, WaysMayHaveADecimalPart) {
 
 TEST(LineAnnotations, KindsFromTheKindTable) {
   EXPECT_THAT(Parse("x; // bankcheck: ld 2-way, st conflict-free, ldsm 8-way\n"),
-              ElementsAre(At(1, 1, SharedKind::kLoad, 2), At(1, 1, SharedKind::kStore, 1),
-                          At(1, 1, SharedKind::kLdmatrix, 8)));
+              ElementsAre(At(1, 1, MemoryKind::kSharedLoad, 2), At(1, 1, MemoryKind::kSharedStore, 1),
+                          At(1, 1, MemoryKind::kSharedLdmatrix, 8)));
   // Every kind of the table, by label and by key.
-  for (const SharedKindInfo& info : SharedKinds()) {
+  for (const MemoryKindInfo& info : MemoryKinds()) {
     for (const std::string name : {info.label, info.key}) {
       EXPECT_THAT(Parse("x; // bankcheck: " + name + " 4-way\n"), ElementsAre(At(1, 1, info.kind, 4)))
           << name;
@@ -99,7 +100,7 @@ TEST(LineAnnotations, KindsFromTheKindTable) {
 TEST(LineAnnotations, SpacingAndANote) {
   EXPECT_THAT(Parse("x; //bankcheck:2-way\n"), ElementsAre(At(1, 1, std::nullopt, 2)));
   EXPECT_THAT(Parse("x; //   bankcheck:   ld\t2-way ,st   4-way   \r\n"),
-              ElementsAre(At(1, 1, SharedKind::kLoad, 2), At(1, 1, SharedKind::kStore, 4)));
+              ElementsAre(At(1, 1, MemoryKind::kSharedLoad, 2), At(1, 1, MemoryKind::kSharedStore, 4)));
   EXPECT_THAT(Parse("x; // bankcheck: 32-way; the tile is not padded, so columns hit one bank\n"),
               ElementsAre(At(1, 1, std::nullopt, 32)));
 }
@@ -112,7 +113,7 @@ TEST(LineAnnotations, OnlyCommentsThatStartWithTheMarker) {
                     "x; // bankcheck 2-way\n"
                     "// the bankcheck: docs say\n"
                     "// bankcheck::Error when the file cannot be read\n"
-                    "x; // bankcheck::SharedKind::kLoad 2-way\n"
+                    "x; // bankcheck::MemoryKind::kSharedLoad 2-way\n"
                     "x;\n"),
               IsEmpty());
 }
@@ -242,14 +243,15 @@ TEST(LineAnnotations, CaseGlobsSelectTheCasesATermHoldsFor) {
               ElementsAre(At(1, 1, std::nullopt, 1), At(1, 1, std::nullopt, 32, {"transpose/unpadded*"})));
   EXPECT_THAT(
       Parse("// bankcheck: ld 32-way in transpose/unpadded*, ld conflict-free, st conflict-free\nx;\n"),
-      ElementsAre(At(2, 1, SharedKind::kLoad, 32, {"transpose/unpadded*"}), At(2, 1, SharedKind::kLoad, 1),
-                  At(2, 1, SharedKind::kStore, 1)));
+      ElementsAre(At(2, 1, MemoryKind::kSharedLoad, 32, {"transpose/unpadded*"}),
+                  At(2, 1, MemoryKind::kSharedLoad, 1), At(2, 1, MemoryKind::kSharedStore, 1)));
   // Blanks around '|' are free; a glob is MatchesGlob's, escapes and sets too; a note still follows ';'.
   EXPECT_THAT(Parse("x; //bankcheck: ld 2-way in a*|b?\t|  [cd]\\*x ; why\n"),
-              ElementsAre(At(1, 1, SharedKind::kLoad, 2, {"a*", "b?", "[cd]\\*x"})));
+              ElementsAre(At(1, 1, MemoryKind::kSharedLoad, 2, {"a*", "b?", "[cd]\\*x"})));
   // The errors of one kind twice hold per glob: one kind for different cases, or both without a kind.
   EXPECT_THAT(Parse("x; // bankcheck: ld 2-way in a*, ld 4-way in b*\n"),
-              ElementsAre(At(1, 1, SharedKind::kLoad, 2, {"a*"}), At(1, 1, SharedKind::kLoad, 4, {"b*"})));
+              ElementsAre(At(1, 1, MemoryKind::kSharedLoad, 2, {"a*"}),
+                          At(1, 1, MemoryKind::kSharedLoad, 4, {"b*"})));
   EXPECT_THAT(Parse("x; // bankcheck: 2-way in a*, 4-way in b*\n"),
               ElementsAre(At(1, 1, std::nullopt, 2, {"a*"}), At(1, 1, std::nullopt, 4, {"b*"})));
   // A case named "in" is selected as any other.
@@ -336,14 +338,14 @@ TEST(LineAnnotations, MisplacedAnnotations) {
 TEST(LineAnnotations, OneAnnotationPerLine) {
   const LineAnnotationScan scan =
       ScanLineAnnotations("// bankcheck: ld 2-way\nx = t[i]; // bankcheck: st 2-way\n", kFile);
-  EXPECT_THAT(scan.annotations, ElementsAre(At(2, 1, SharedKind::kLoad, 2)));
+  EXPECT_THAT(scan.annotations, ElementsAre(At(2, 1, MemoryKind::kSharedLoad, 2)));
   ASSERT_THAT(scan.problems, SizeIs(1));
   EXPECT_EQ(scan.problems[0].ToString(),
             "kernels/k.cu:2: line 2 is already annotated (by the comment on line 1); give all of a line's "
             "terms in one annotation, such as 'ld 2-way, st conflict-free'");
   const LineAnnotationScan stacked =
       ScanLineAnnotations("// bankcheck: ld 2-way\n// bankcheck: st 2-way\nx;\n", kFile);
-  EXPECT_THAT(stacked.annotations, ElementsAre(At(3, 1, SharedKind::kLoad, 2)));
+  EXPECT_THAT(stacked.annotations, ElementsAre(At(3, 1, MemoryKind::kSharedLoad, 2)));
   ASSERT_THAT(stacked.problems, SizeIs(1));
   EXPECT_THAT(stacked.problems[0].ToString(),
               HasSubstr("k.cu:2: line 3 is already annotated (by the comment on line 1)"));
@@ -371,7 +373,7 @@ TEST_F(LineAnnotationFiles, ReadNamesTheFile) {
   const std::filesystem::path path = dir_ / "kernel.cu";
   testing_support::WriteFile(path, "\nx = t[i]; // bankcheck: ldsm 8-way\n");
   EXPECT_THAT(ReadLineAnnotations(path),
-              ElementsAre(LineAnnotation{path.string(), 2, 2, SharedKind::kLdmatrix, 8, {}}));
+              ElementsAre(LineAnnotation{path.string(), 2, 2, MemoryKind::kSharedLdmatrix, 8, {}}));
   testing_support::WriteFile(path, "x; // bankcheck: 3\n");
   try {
     ReadLineAnnotations(path);

@@ -41,7 +41,7 @@ std::string WaysText(double ways, int decimals) {
 std::string AnnotatedWays(double ways) { return WaysText(ways, 6); }
 
 // A kinded term's ways as its annotation reads: 1-way sectors are `coalesced`.
-std::string AnnotatedWays(SharedKind kind, double ways) {
+std::string AnnotatedWays(MemoryKind kind, double ways) {
   const std::string text = AnnotatedWays(ways);
   return InfoOf(kind).space != MemorySpace::kShared && text == "conflict-free" ? "coalesced" : text;
 }
@@ -202,7 +202,7 @@ std::string TermText(const LineAnnotation& term) { return "'" + FormatAnnotation
 
 }  // namespace
 
-bool CheckedUnnamed(SharedKind kind) { return InfoOf(kind).space == MemorySpace::kShared; }
+bool CheckedUnnamed(MemoryKind kind) { return InfoOf(kind).space == MemorySpace::kShared; }
 
 double LineCounts::ways() const {
   return ideal_wavefronts == 0 ? 1.0
@@ -211,7 +211,7 @@ double LineCounts::ways() const {
 
 std::vector<LineCounts> CountsByLine(const std::vector<LaunchRecord>& records) {
   // Ordered by file, line and kind: the order the result is documented in.
-  std::map<std::tuple<std::string, uint32_t, SharedKind>, std::vector<const InstructionCounts*>> by_line;
+  std::map<std::tuple<std::string, uint32_t, MemoryKind>, std::vector<const InstructionCounts*>> by_line;
   // A table of one launch counts for that launch, even when another launch's is the same; a table
   // of several launches of a kernel (a second run) is attached to each of them and counts once.
   std::vector<size_t> tables;
@@ -221,7 +221,7 @@ std::vector<LineCounts> CountsByLine(const std::vector<LaunchRecord>& records) {
   for (size_t i = 0; i < records.size(); ++i)
     if (records[i].attributed_launches > 1 && shared_counted.insert(records[i].mangled_kernel).second)
       tables.push_back(i);
-  std::set<std::tuple<std::string, uint32_t, SharedKind>> derived;
+  std::set<std::tuple<std::string, uint32_t, MemoryKind>> derived;
   for (const size_t i : tables) {
     for (const InstructionCounts& instruction : records[i].instructions) {
       if (instruction.file.empty() || instruction.line == 0) continue;
@@ -288,7 +288,7 @@ std::string SuggestedAnnotation(const std::vector<LineCounts>& line_kinds) {
 std::vector<const LineAnnotation*> TermsForCase(const std::vector<const LineAnnotation*>& terms,
                                                 std::string_view case_name, std::string& overlap) {
   // Per kind (nullopt: the terms without a kind), the term that selects the case, else the default.
-  std::map<std::optional<SharedKind>, const LineAnnotation*> selecting, fallback;
+  std::map<std::optional<MemoryKind>, const LineAnnotation*> selecting, fallback;
   for (const LineAnnotation* term : terms) {
     if (term->cases.empty()) {
       fallback.emplace(term->kind, term);

@@ -117,20 +117,20 @@ TEST(AttachLineRecordsTest, TheRealTableAddedUpByLineAndKind) {
     EXPECT_EQ(line.occurrence, 0u);
     EXPECT_THAT(line.opcodes, SizeIs(1));
   }
-  const auto line_of = [&](SharedKind kind) {
+  const auto line_of = [&](MemoryKind kind) {
     for (const LineRecord& line : *launch.lines)
       if (line.kind == kind) return line;
     return LineRecord{};
   };
   // Each line's sums are the launch's totals: the kernel has one load line and one store line.
-  const LineRecord load = line_of(SharedKind::kLoad);
+  const LineRecord load = line_of(MemoryKind::kSharedLoad);
   EXPECT_EQ(load.line, kLoadLine);
   EXPECT_THAT(load.code, HasSubstr("= tile[tx]["));
   EXPECT_EQ(load.executions, launch.loads().instructions);
   EXPECT_EQ(load.wavefronts, launch.loads().wavefronts);
   EXPECT_EQ(load.ideal_wavefronts, launch.loads().ideal_wavefronts);
   EXPECT_EQ(load.ways(), 32.0);
-  const LineRecord store = line_of(SharedKind::kStore);
+  const LineRecord store = line_of(MemoryKind::kSharedStore);
   EXPECT_EQ(store.line, kStoreLine);
   EXPECT_EQ(store.wavefronts, launch.stores().wavefronts);
 }
@@ -208,7 +208,7 @@ TEST(CompareLinesTest, ADoctoredLineCountFailsTheCaseNamingTheLine) {
   const LaunchRecord measured = WithLines(Unpadded(), Source());
   LaunchRecord recorded = measured;
   for (LineRecord& line : *recorded.lines)
-    if (line.kind == SharedKind::kLoad) line.wavefronts = line.ideal_wavefronts * 16;
+    if (line.kind == MemoryKind::kSharedLoad) line.wavefronts = line.ideal_wavefronts * 16;
   const BaselineSet baselines = BaselineSet::FromEntries(
       "baselines/sm_90", "sm_90", {{"transpose/unpadded_32x8/128x128", {"unpadded", {recorded}}}});
   const BaselineComparison comparison =

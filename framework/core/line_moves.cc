@@ -10,7 +10,7 @@ namespace bankcheck::internal {
 namespace {
 
 // What a moved line keeps: its key but the file, and its counts.
-using Signature = std::tuple<std::string, uint32_t, SharedKind, uint64_t, uint64_t, uint64_t>;
+using Signature = std::tuple<std::string, uint32_t, MemoryKind, uint64_t, uint64_t, uint64_t>;
 
 Signature SignatureOf(const LineRecord& line) {
   const LineKey key = KeyOf(line);

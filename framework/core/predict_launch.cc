@@ -55,11 +55,11 @@ void CheckLaunch(const Dim3& grid, const Dim3& block, const std::vector<SharedAc
       throw Error(ErrorKind::kBadInput, "shared access '" + a.name + "': size " + std::to_string(a.bytes) +
                                             " bytes is not supported; use 1, 2, 4, 8 or 16");
     }
-    if (IndexOf(a.kind) >= kSharedKindCount) {
+    if (IndexOf(a.kind) >= kMemoryKindCount) {
       throw Error(ErrorKind::kBadInput, "shared access '" + a.name + "' has no valid kind (" +
                                             std::to_string(IndexOf(a.kind)) + ")");
     }
-    if (a.source && a.kind != SharedKind::kCpAsync) {
+    if (a.source && a.kind != MemoryKind::kSharedCpAsync) {
       throw Error(ErrorKind::kBadInput, std::string(InfoOf(a.kind).instruction) + " '" + a.name +
                                             "' has a source address function; only a cp.async has a source");
     }
@@ -101,7 +101,7 @@ WarpCopy GatherWarp(const WarpPlace& place, const Dim3* threads, int lanes) {
     const std::optional<uint64_t> address = instruction.address(place.block, thread, place.iteration);
     if (!address) continue;
     access.destination.SetLane(lane, *address);
-    if (instruction.kind == SharedKind::kCpAsync)
+    if (instruction.kind == MemoryKind::kSharedCpAsync)
       access.sources[lane] = SourceAddress(instruction, place.block, thread, place.iteration, lane);
   }
   return access;
@@ -147,7 +147,7 @@ PredictedCounts PredictLaunch(const Dim3& grid, const Dim3& block,
               static_cast<int>(std::min<uint64_t>(kWarpSize, threads_per_block - first_thread));
           for (const SharedAccess& instruction : accesses) {
             place.instruction = &instruction;
-            SharedCounts& counts = predicted[instruction.kind];
+            KindCounts& counts = predicted[instruction.kind];
             for (place.iteration = 0; place.iteration < instruction.iterations; ++place.iteration) {
               WarpCopy access;
               WarpCost cost;

@@ -12,7 +12,7 @@ using nlohmann::json;
 
 json DimToJson(const Dim3& dim) { return json::array({dim.x, dim.y, dim.z}); }
 
-json CountsToJson(const SharedCounts& counts) {
+json CountsToJson(const KindCounts& counts) {
   json out = {{"instructions", counts.instructions}, {"wavefronts", counts.wavefronts}};
   if (counts.ideal_known()) {
     out["ideal"] = counts.ideal_wavefronts;
@@ -43,9 +43,9 @@ void CheckWavefrontsBeyondIdeal(const FieldReader& field, uint64_t wavefronts_be
   }
 }
 
-SharedCounts CountsFromJson(const FieldReader& field) {
+KindCounts CountsFromJson(const FieldReader& field) {
   field.AllowOnlyFields({"instructions", "wavefronts", "ideal", "conflicts", "ideal_source"});
-  SharedCounts counts;
+  KindCounts counts;
   counts.instructions = field.Field("instructions").Unsigned();
   counts.wavefronts = field.Field("wavefronts").Unsigned();
   if (field.Has("ideal_source")) counts.ideal_provenance = ProvenanceFromJson(field.Field("ideal_source"));
@@ -56,8 +56,8 @@ SharedCounts CountsFromJson(const FieldReader& field) {
 }
 
 // The kind `key` names ("shared_ld"); fails at `field` when it names none.
-SharedKind KindNamed(const FieldReader& field, const std::string& key) {
-  const std::optional<SharedKind> kind = SharedKindFromKey(key);
+MemoryKind KindNamed(const FieldReader& field, const std::string& key) {
+  const std::optional<MemoryKind> kind = MemoryKindFromKey(key);
   if (!kind) field.FailWith("names \"" + key + "\", which is not a kind of memory instruction");
   return *kind;
 }
@@ -176,9 +176,9 @@ void ReadAttribution(const FieldReader& launch, LaunchRecord& record) {
 
 // A block per kind: shared_ld and shared_st always (a reader sees that a launch had none), the
 // other kinds when the launch executed them.
-bool Written(const LaunchRecord& record, SharedKind kind) {
+bool Written(const LaunchRecord& record, MemoryKind kind) {
   if (record.not_counted[kind]) return false;
-  return kind == SharedKind::kLoad || kind == SharedKind::kStore || record.shared[kind].any();
+  return kind == MemoryKind::kSharedLoad || kind == MemoryKind::kSharedStore || record.kinds[kind].any();
 }
 
 }  // namespace
@@ -189,13 +189,13 @@ json LaunchRecordToJson(const LaunchRecord& record, RecordDetail detail) {
               {"block", DimToJson(record.block)},
               {"dynamic_shared_bytes", record.dynamic_shared_bytes}};
   if (!record.graph_kernels.empty()) out["graph_kernels"] = record.graph_kernels;
-  for (const SharedKindInfo& info : SharedKinds())
+  for (const MemoryKindInfo& info : MemoryKinds())
     if (Written(record, info.kind)) {
-      const SharedCounts& counts = record.shared[info.kind];
+      const KindCounts& counts = record.kinds[info.kind];
       out[info.key] = CountsToJson(detail == RecordDetail::kFull ? counts : ExactCounts(counts));
     }
   json not_counted = json::array();
-  for (const SharedKindInfo& info : SharedKinds())
+  for (const MemoryKindInfo& info : MemoryKinds())
     if (record.not_counted[info.kind]) not_counted.push_back(info.key);
   if (!not_counted.empty()) out["not_counted"] = std::move(not_counted);
   // The per-line counts, keyed: exact, so baselines keep them too.
@@ -209,7 +209,7 @@ json LaunchRecordToJson(const LaunchRecord& record, RecordDetail detail) {
     out["counters"] = CountedByName(record.counted_by);
     json hardware = json::object();
     json unsupported = json::array();
-    for (const SharedKindInfo& info : SharedKinds()) {
+    for (const MemoryKindInfo& info : MemoryKinds()) {
       const HardwareReadings& readings = record.hardware[info.kind];
       if (readings.wavefronts != 0 || readings.bank_conflicts != 0 || Written(record, info.kind)) {
         if (info.hardware_wavefronts_metric != nullptr) {
@@ -245,7 +245,7 @@ LaunchRecord LaunchRecordFromJson(const json& value, const std::string& where, c
       "kernel",      "mangled",       "grid",       "block",         "dynamic_shared_bytes", "hardware",
       "unsupported", "extra_metrics", "notes",      "graph_kernels", "attributed_launches",  "instructions",
       "counters",    "lines",         "not_counted"};
-  for (const SharedKindInfo& info : SharedKinds()) fields.push_back(info.key);
+  for (const MemoryKindInfo& info : MemoryKinds()) fields.push_back(info.key);
   launch.AllowOnlyFields(fields);
   LaunchRecord record;
   record.kernel = launch.Field("kernel").String();
@@ -256,8 +256,8 @@ LaunchRecord LaunchRecordFromJson(const json& value, const std::string& where, c
   if (launch.Has("graph_kernels")) record.graph_kernels = launch.Field("graph_kernels").StringArray();
   record.loads() = CountsFromJson(launch.Field("shared_ld"));
   record.stores() = CountsFromJson(launch.Field("shared_st"));
-  for (const SharedKindInfo& info : SharedKinds())
-    if (launch.Has(info.key)) record.shared[info.kind] = CountsFromJson(launch.Field(info.key));
+  for (const MemoryKindInfo& info : MemoryKinds())
+    if (launch.Has(info.key)) record.kinds[info.kind] = CountsFromJson(launch.Field(info.key));
   // Results written before "counters" existed came from counter sessions, with hardware readings.
   record.counted_by = launch.Has("hardware") ? CountedBy::kRangeProfiler : CountedBy::kSassMetrics;
   if (launch.Has("counters")) {
@@ -272,8 +272,8 @@ LaunchRecord LaunchRecordFromJson(const json& value, const std::string& where, c
     for (const auto& item : hardware.json().items()) {
       const std::string& key = item.key();
       const size_t underscore = key.find('_');
-      const std::optional<SharedKind> kind =
-          underscore == std::string::npos ? std::nullopt : SharedKindFromKey(key.substr(0, underscore));
+      const std::optional<MemoryKind> kind =
+          underscore == std::string::npos ? std::nullopt : MemoryKindFromKey(key.substr(0, underscore));
       const std::string reading = underscore == std::string::npos ? key : key.substr(underscore + 1);
       if (!kind || (reading != "wavefronts" && reading != "bank_conflicts"))
         hardware.Field(key).FailWith(
@@ -286,8 +286,8 @@ LaunchRecord LaunchRecordFromJson(const json& value, const std::string& where, c
   if (launch.Has("not_counted")) {
     const FieldReader not_counted = launch.Field("not_counted");
     for (const std::string& key : not_counted.StringArray()) {
-      const SharedKind kind = KindNamed(not_counted, key);
-      if (record.shared[kind].any())
+      const MemoryKind kind = KindNamed(not_counted, key);
+      if (record.kinds[kind].any())
         not_counted.FailWith("names \"" + key + "\", which the launch has counts of");
       record.not_counted[kind] = true;
     }

@@ -72,7 +72,7 @@ TEST(RecordJsonTest, EmulatedRecordSaysSoAndReadsBack) {
 TEST(RecordJsonTest, KindsNotCountedAreListedAndReadBack) {
   LaunchRecord record = MakeRecord(2048);
   record.counted_by = CountedBy::kEmulated;
-  for (const SharedKindInfo& info : SharedKinds())  // as when no address of the launch was known
+  for (const MemoryKindInfo& info : MemoryKinds())  // as when no address of the launch was known
     if (info.space != MemorySpace::kShared) record.not_counted[info.kind] = true;
   for (const RecordDetail detail : {RecordDetail::kFull, RecordDetail::kExact}) {
     const json out = LaunchRecordToJson(record, detail);
@@ -84,13 +84,13 @@ TEST(RecordJsonTest, KindsNotCountedAreListedAndReadBack) {
   }
   // A measured launch counted every kind: global loads are a block like any other.
   LaunchRecord measured = MakeRecord(2048);
-  measured.shared[SharedKind::kGlobalLoad] = {512, 4096, 2048};
+  measured.kinds[MemoryKind::kGlobalLoad] = {512, 4096, 2048};
   const json out = LaunchRecordToJson(measured, RecordDetail::kExact);
   EXPECT_FALSE(out.contains("not_counted"));
   EXPECT_EQ(out.at("global_ld"), json::parse(R"({"instructions": 512, "wavefronts": 4096, "ideal": 2048,
                                                    "conflicts": 2048})"));
-  EXPECT_EQ(LaunchRecordFromJson(out, "test").shared[SharedKind::kGlobalLoad],
-            measured.shared[SharedKind::kGlobalLoad]);
+  EXPECT_EQ(LaunchRecordFromJson(out, "test").kinds[MemoryKind::kGlobalLoad],
+            measured.kinds[MemoryKind::kGlobalLoad]);
   // Counts of a kind said not to be counted contradict each other.
   json both = out;
   both["not_counted"] = json::array({"global_ld"});
@@ -111,16 +111,16 @@ TEST(RecordJsonTest, ExactRecordLeavesOutHardwareNotesAndMetrics) {
   const LaunchRecord back = LaunchRecordFromJson(out, "test");
   EXPECT_EQ(back.loads(), record.loads());
   EXPECT_EQ(back.stores(), record.stores());
-  EXPECT_EQ(back.hardware[SharedKind::kLoad].wavefronts, 0u);
+  EXPECT_EQ(back.hardware[MemoryKind::kSharedLoad].wavefronts, 0u);
 }
 
 TEST(RecordJsonTest, EachExecutedKindHasABlockWithItsProvenance) {
   LaunchRecord record = MakeRecord(2048);
-  record.shared[SharedKind::kLdmatrix] = {16, 512, 64};
-  record.shared[SharedKind::kAtomic] = {256, 806, 256, Provenance::kHardware};
-  record.hardware[SharedKind::kAtomic] = {806, 550};
-  record.shared[SharedKind::kDsmem] = {16, 0, 0, Provenance::kNotMeasured};
-  record.unsupported[SharedKind::kStmatrix] = true;
+  record.kinds[MemoryKind::kSharedLdmatrix] = {16, 512, 64};
+  record.kinds[MemoryKind::kSharedAtomic] = {256, 806, 256, Provenance::kHardware};
+  record.hardware[MemoryKind::kSharedAtomic] = {806, 550};
+  record.kinds[MemoryKind::kSharedDsmem] = {16, 0, 0, Provenance::kNotMeasured};
+  record.unsupported[MemoryKind::kSharedStmatrix] = true;
   const json full = LaunchRecordToJson(record, RecordDetail::kFull);
   EXPECT_EQ(full["shared_ldsm"],
             json::parse(R"({"instructions": 16, "wavefronts": 512, "ideal": 64, "conflicts": 448})"));
@@ -132,9 +132,9 @@ TEST(RecordJsonTest, EachExecutedKindHasABlockWithItsProvenance) {
   EXPECT_EQ(full["unsupported"], json::array({"shared_stsm"}));
   EXPECT_EQ(full["hardware"]["atom_bank_conflicts"], 550);
   const LaunchRecord back = LaunchRecordFromJson(full, "test");
-  EXPECT_EQ(back.shared, record.shared);
+  EXPECT_EQ(back.kinds, record.kinds);
   EXPECT_EQ(back.unsupported, record.unsupported);
-  EXPECT_EQ(back.hardware[SharedKind::kAtomic], record.hardware[SharedKind::kAtomic]);
+  EXPECT_EQ(back.hardware[MemoryKind::kSharedAtomic], record.hardware[MemoryKind::kSharedAtomic]);
 
   // Baselines keep only what is exact: the hardware-sourced ideal is left out.
   const json exact = LaunchRecordToJson(record, RecordDetail::kExact);
@@ -170,10 +170,12 @@ TEST(RecordJsonTest, FullRecordRoundTrips) {
   EXPECT_EQ(back.dynamic_shared_bytes, 49152u);
   EXPECT_EQ(back.loads(), record.loads());
   EXPECT_EQ(back.stores(), record.stores());
-  EXPECT_EQ(back.hardware[SharedKind::kLoad].wavefronts, record.hardware[SharedKind::kLoad].wavefronts);
-  EXPECT_EQ(back.hardware[SharedKind::kLoad].bank_conflicts,
-            record.hardware[SharedKind::kLoad].bank_conflicts);
-  EXPECT_EQ(back.hardware[SharedKind::kStore].wavefronts, record.hardware[SharedKind::kStore].wavefronts);
+  EXPECT_EQ(back.hardware[MemoryKind::kSharedLoad].wavefronts,
+            record.hardware[MemoryKind::kSharedLoad].wavefronts);
+  EXPECT_EQ(back.hardware[MemoryKind::kSharedLoad].bank_conflicts,
+            record.hardware[MemoryKind::kSharedLoad].bank_conflicts);
+  EXPECT_EQ(back.hardware[MemoryKind::kSharedStore].wavefronts,
+            record.hardware[MemoryKind::kSharedStore].wavefronts);
   EXPECT_EQ(back.notes, record.notes);
   EXPECT_EQ(back.extra_metrics, record.extra_metrics);
 }
@@ -244,7 +246,7 @@ TEST(RecordJsonTest, InstructionsWithoutLineInfoRoundTrip) {
   LaunchRecord record = WithInstructions(MakeRecord(2048));
   record.instructions[0].file.clear();
   record.instructions[0].line = 0;
-  record.instructions[1].kind = SharedKind::kLdmatrix;
+  record.instructions[1].kind = MemoryKind::kSharedLdmatrix;
   record.instructions[1].opcode = "LDSM.16.M88.4";
   const LaunchRecord back = LaunchRecordFromJson(LaunchRecordToJson(record, RecordDetail::kFull), "test");
   EXPECT_EQ(back.instructions, record.instructions);

@@ -61,10 +61,10 @@ std::string Ways(double ways) {
 std::string Measured(const std::vector<LaunchRecord>& launches) {
   if (launches.empty()) return "—";
   std::string text;
-  for (const SharedKind kind : ShownKinds(launches)) {
-    const SharedCounts total = SumCounts(launches, kind);
+  for (const MemoryKind kind : ShownKinds(launches)) {
+    const KindCounts total = SumCounts(launches, kind);
     double worst_ways = 1.0;
-    for (const LaunchRecord& launch : launches) worst_ways = std::max(worst_ways, launch.shared[kind].ways());
+    for (const LaunchRecord& launch : launches) worst_ways = std::max(worst_ways, launch.kinds[kind].ways());
     text += std::string(text.empty() ? "" : " · ") + InfoOf(kind).label + " ";
     if (!total.ideal_known()) {
       text += "n/a";
@@ -87,7 +87,7 @@ std::string ExpectedWays(const CaseResult& result) {
   if (result.expected_by == ExpectedBy::kLines) return "per line";
   if (result.expected_by == ExpectedBy::kBaselineOnly) return "baseline only";
   std::string text;
-  for (const SharedKind kind : ShownKinds(result.launches))
+  for (const MemoryKind kind : ShownKinds(result.launches))
     text +=
         std::string(text.empty() ? "" : " · ") + InfoOf(kind).label + " " + Ways(result.expected_ways[kind]);
   return text;

@@ -6,7 +6,7 @@
 #include <tuple>
 #include <utility>
 
-#include "bankcheck/shared_kind.h"
+#include "bankcheck/memory_kind.h"
 #include "core/internal/line_counts.h"
 #include "core/internal/markdown.h"
 #include "core/internal/text_table.h"

@@ -78,8 +78,8 @@ RunResults MakeResults() {
   mismatch.messages = {"/src/bankcheck/kernels/transpose.cu:31: annotated conflict-free, measured 2-way"};
   add(mismatch);
   LaunchRecord reduce = MakeRecord(2048, 64, "reduce");
-  reduce.instructions = {MakeInstruction(0x100, "LDS", SharedKind::kLoad, 12, 64, 64, 64, kReduce),
-                         MakeInstruction(0x220, "LDS", SharedKind::kLoad, 17, 64, 1984, 64, kReduce)};
+  reduce.instructions = {MakeInstruction(0x100, "LDS", MemoryKind::kSharedLoad, 12, 64, 64, 64, kReduce),
+                         MakeInstruction(0x220, "LDS", MemoryKind::kSharedLoad, 17, 64, 1984, 64, kReduce)};
   reduce.attributed_launches = 1;
   CaseResult regressed = MakeCase("reduce/tree", {reduce}, BaselineVerdict::kRegression, CaseStatus::kFailed);
   regressed.baseline_table = "launch  kernel  ld wavefronts\n0       reduce  64 -> 2048\n";
@@ -224,8 +224,8 @@ TEST(ReportGithubTest, OneLineMeasuredAlikeByManyCasesIsOneAnnotation) {
 // heavy in global sectors (STG) beside it is another memory space's excess, not the conflicts' place.
 TEST(ReportFindingsTest, ACaseIsPlacedByItsSharedExcessNotByGlobalSectors) {
   LaunchRecord reduce = MakeRecord(128, 64, "reduce");
-  reduce.instructions = {MakeInstruction(0x100, "LDS", SharedKind::kLoad, 12, 64, 128, 64, kReduce),
-                         MakeInstruction(0x300, "STG", SharedKind::kGlobalStore, 20, 64, 4096, 256, kReduce)};
+  reduce.instructions = {MakeInstruction(0x100, "LDS", MemoryKind::kSharedLoad, 12, 64, 128, 64, kReduce),
+                         MakeInstruction(0x300, "STG", MemoryKind::kGlobalStore, 20, 64, 4096, 256, kReduce)};
   reduce.attributed_launches = 1;
   RunResults results;
   results.cases["reduce/tree"] =
@@ -376,8 +376,8 @@ TEST(ReportSarifTest, InvalidUtf8InANameIsReplacedNotThrown) {
 // as a regression, and every format names the line before -> after.
 TEST(ReportLinesTest, ALineThatGotWorseIsNamedInEveryFormat) {
   LaunchRecord measured = MakeRecord(2048);
-  LineRecord line =
-      MakeLine("kernels/transpose.cu", 31, "out[i] = tile[x][y];", SharedKind::kLoad, 64, 2048, 64, {"LDS"});
+  LineRecord line = MakeLine("kernels/transpose.cu", 31, "out[i] = tile[x][y];", MemoryKind::kSharedLoad, 64,
+                             2048, 64, {"LDS"});
   measured.lines = std::vector<LineRecord>{line};
   LaunchRecord recorded = measured;
   recorded.lines->at(0).wavefronts = 64;

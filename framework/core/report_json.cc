@@ -24,8 +24,8 @@ nlohmann::json CaseJson(const CaseView& view) {
       {"launches", result.launches.size()},
   };
   nlohmann::json conflicts = nlohmann::json::object();
-  for (const SharedKind kind : ShownKinds(result.launches)) {
-    const SharedCounts total = SumCounts(result.launches, kind);
+  for (const MemoryKind kind : ShownKinds(result.launches)) {
+    const KindCounts total = SumCounts(result.launches, kind);
     conflicts[InfoOf(kind).label] =
         total.ideal_known() ? nlohmann::json(total.conflicts()) : nlohmann::json();
   }

@@ -33,9 +33,9 @@ std::string ResultsFileAdvice(const std::filesystem::path& path) {
 // Loads and stores always; other kinds where the annotation or the launches name them.
 json ExpectedWaysToJson(const CaseResult& result) {
   json out = json::object();
-  for (const SharedKind kind : ShownKinds(result.launches))
+  for (const MemoryKind kind : ShownKinds(result.launches))
     if (InfoOf(kind).space == MemorySpace::kShared) out[InfoOf(kind).key] = result.expected_ways[kind];
-  for (const SharedKindInfo& info : SharedKinds())
+  for (const MemoryKindInfo& info : MemoryKinds())
     if (result.expected_ways[info.kind] != 1.0) out[info.key] = result.expected_ways[info.kind];
   return out;
 }
@@ -72,9 +72,9 @@ CaseResult CaseResultFromJson(const std::string& name, const json& value, const 
   expected.RequireObject();
   for (const auto& item : expected.json().items()) {
     // "load_ways"/"store_ways": results files written before the per-kind blocks.
-    const std::optional<SharedKind> kind = item.key() == "load_ways"    ? SharedKind::kLoad
-                                           : item.key() == "store_ways" ? SharedKind::kStore
-                                                                        : SharedKindFromKey(item.key());
+    const std::optional<MemoryKind> kind = item.key() == "load_ways"    ? MemoryKind::kSharedLoad
+                                           : item.key() == "store_ways" ? MemoryKind::kSharedStore
+                                                                        : MemoryKindFromKey(item.key());
     if (!kind) expected.Field(item.key()).FailWith("is not a kind of memory instruction");
     result.expected_ways[*kind] = expected.Field(item.key()).NumberIn(0, kMaxExpectedWays);
   }

@@ -42,11 +42,11 @@ TEST(ResultsTest, RoundTripsWithHardwareReadings) {
   const CaseResult& naive = back.cases.at("transpose/naive");
   EXPECT_EQ(naive.name, "transpose/naive");
   EXPECT_EQ(naive.status, CaseStatus::kPassed);
-  EXPECT_EQ(naive.expected_ways[SharedKind::kLoad], 32.0);
+  EXPECT_EQ(naive.expected_ways[MemoryKind::kSharedLoad], 32.0);
   EXPECT_EQ(naive.baseline, BaselineVerdict::kMatch);
   EXPECT_EQ(naive.baseline_table, "launch ...\n");
   EXPECT_THAT(naive.messages, ElementsAre("a message"));
-  EXPECT_EQ(naive.launches.at(0).hardware[SharedKind::kLoad].bank_conflicts, 1987u);
+  EXPECT_EQ(naive.launches.at(0).hardware[MemoryKind::kSharedLoad].bank_conflicts, 1987u);
   EXPECT_EQ(back.cases.at("transpose/big").baseline, std::nullopt);
   EXPECT_EQ(SerializeResults(back), text);
 }
@@ -82,16 +82,16 @@ TEST(ResultsTest, ExpectedWaysArePerKindAndOlderFilesStillRead) {
   RunResults results;
   results.metadata = MakeMetadata();
   results.cases["transpose/naive"] = MakeCheckedCase("transpose/naive");
-  results.cases.at("transpose/naive").expected_ways[SharedKind::kLdmatrix] = 8;
+  results.cases.at("transpose/naive").expected_ways[MemoryKind::kSharedLdmatrix] = 8;
   nlohmann::json document = nlohmann::json::parse(SerializeResults(results));
   nlohmann::json& expected = document["cases"]["transpose/naive"]["expected"];
   EXPECT_EQ(expected, nlohmann::json::parse(R"({"shared_ld": 32, "shared_st": 1, "shared_ldsm": 8})"));
   // Results files written before the per-kind blocks named loads and stores only.
   expected = nlohmann::json::parse(R"({"load_ways": 2, "store_ways": 4})");
   const CaseResult back = ParseResults(document.dump(), "old.json").cases.at("transpose/naive");
-  EXPECT_EQ(back.expected_ways[SharedKind::kLoad], 2.0);
-  EXPECT_EQ(back.expected_ways[SharedKind::kStore], 4.0);
-  EXPECT_EQ(back.expected_ways[SharedKind::kLdmatrix], 1.0);
+  EXPECT_EQ(back.expected_ways[MemoryKind::kSharedLoad], 2.0);
+  EXPECT_EQ(back.expected_ways[MemoryKind::kSharedStore], 4.0);
+  EXPECT_EQ(back.expected_ways[MemoryKind::kSharedLdmatrix], 1.0);
 }
 
 TEST(ResultsTest, WhatACaseWasCheckedAgainstRoundTripsAndDefaultsToItsAnnotation) {
@@ -136,35 +136,42 @@ TEST(ResultsTest, CpAsyncGlobalReadsRoundTripBesideTheirSharedWrites) {
   RunResults results;
   CaseResult tile = MakeCheckedCase("cp_async/tile");
   LaunchRecord sass = tile.launches.at(0);
-  sass.shared[SharedKind::kCpAsync] = {32, 128, 128, Provenance::kExact};
-  sass.shared[SharedKind::kGlobalCpAsync] = {32, 512, 0, Provenance::kNotMeasured};
+  sass.kinds[MemoryKind::kSharedCpAsync] = {32, 128, 128, Provenance::kExact};
+  sass.kinds[MemoryKind::kGlobalCpAsync] = {32, 512, 0, Provenance::kNotMeasured};
   InstructionCounts shared_side;
   shared_side.pc_offset = 0x1a0;
   shared_side.opcode = "LDGSTS.E.BYPASS.128";
-  shared_side.kind = SharedKind::kCpAsync;
+  shared_side.kind = MemoryKind::kSharedCpAsync;
   shared_side.executions = 32;
   shared_side.wavefronts = shared_side.ideal_wavefronts = 128;
   InstructionCounts global_side = shared_side;
-  global_side.kind = SharedKind::kGlobalCpAsync;
+  global_side.kind = MemoryKind::kGlobalCpAsync;
   global_side.wavefronts = 512;
   global_side.ideal_wavefronts = 512;
   sass.instructions = {shared_side, global_side};
   sass.attributed_launches = 1;
-  sass.lines = std::vector<LineRecord>{
-      {"k.cu", "cp_async16(dst, src);", 0, 9, SharedKind::kCpAsync, 32, 128, 128, {"LDGSTS.E.BYPASS.128"}},
-      {"k.cu",
-       "cp_async16(dst, src);",
-       0,
-       9,
-       SharedKind::kGlobalCpAsync,
-       32,
-       512,
-       0,
-       {"LDGSTS.E.BYPASS.128"}}};
+  sass.lines = std::vector<LineRecord>{{"k.cu",
+                                        "cp_async16(dst, src);",
+                                        0,
+                                        9,
+                                        MemoryKind::kSharedCpAsync,
+                                        32,
+                                        128,
+                                        128,
+                                        {"LDGSTS.E.BYPASS.128"}},
+                                       {"k.cu",
+                                        "cp_async16(dst, src);",
+                                        0,
+                                        9,
+                                        MemoryKind::kGlobalCpAsync,
+                                        32,
+                                        512,
+                                        0,
+                                        {"LDGSTS.E.BYPASS.128"}}};
   LaunchRecord ranged = MakeRecord(64);
   ranged.counted_by = CountedBy::kRangeProfiler;
-  ranged.shared[SharedKind::kCpAsync] = {32, 128, 128, Provenance::kExact};
-  ranged.not_counted[SharedKind::kGlobalCpAsync] = true;
+  ranged.kinds[MemoryKind::kSharedCpAsync] = {32, 128, 128, Provenance::kExact};
+  ranged.not_counted[MemoryKind::kGlobalCpAsync] = true;
   tile.launches = {sass, ranged};
   results.cases["cp_async/tile"] = tile;
   const std::string text = SerializeResults(results);
@@ -177,8 +184,8 @@ TEST(ResultsTest, CpAsyncGlobalReadsRoundTripBesideTheirSharedWrites) {
   const RunResults back = ParseResults(text, "results.json");
   const std::vector<LaunchRecord>& read = back.cases.at("cp_async/tile").launches;
   ASSERT_THAT(read, SizeIs(2));
-  EXPECT_EQ(read[0].shared[SharedKind::kGlobalCpAsync], sass.shared[SharedKind::kGlobalCpAsync]);
-  EXPECT_EQ(read[0].shared[SharedKind::kCpAsync], sass.shared[SharedKind::kCpAsync]);
+  EXPECT_EQ(read[0].kinds[MemoryKind::kGlobalCpAsync], sass.kinds[MemoryKind::kGlobalCpAsync]);
+  EXPECT_EQ(read[0].kinds[MemoryKind::kSharedCpAsync], sass.kinds[MemoryKind::kSharedCpAsync]);
   EXPECT_EQ(read[0].instructions, sass.instructions);
   ASSERT_TRUE(read[0].lines);
   ASSERT_THAT(*read[0].lines, SizeIs(2));
@@ -191,9 +198,9 @@ TEST(ResultsTest, CpAsyncGlobalReadsRoundTripBesideTheirSharedWrites) {
     EXPECT_EQ(got.ideal_wavefronts, want.ideal_wavefronts);
     EXPECT_EQ(got.opcodes, want.opcodes);
   }
-  EXPECT_FALSE(read[0].not_counted[SharedKind::kGlobalCpAsync]);
-  EXPECT_TRUE(read[1].not_counted[SharedKind::kGlobalCpAsync]);
-  EXPECT_FALSE(read[1].not_counted[SharedKind::kCpAsync]);
+  EXPECT_FALSE(read[0].not_counted[MemoryKind::kGlobalCpAsync]);
+  EXPECT_TRUE(read[1].not_counted[MemoryKind::kGlobalCpAsync]);
+  EXPECT_FALSE(read[1].not_counted[MemoryKind::kSharedCpAsync]);
   EXPECT_EQ(SerializeResults(back), text);
 }
 
@@ -205,24 +212,24 @@ TEST(ResultsTest, VersionOneFilesLoadWithoutGlobalAndLocalMemory) {
   EXPECT_FALSE(ParseResults(document.dump(), "r.json")
                    .cases.at("t/a")
                    .launches.at(0)
-                   .not_counted[SharedKind::kGlobalLoad]);
+                   .not_counted[MemoryKind::kGlobalLoad]);
   // Written before global and local memory were counted: those kinds compare with nothing.
   document["version"] = 1;
   const LaunchRecord old = ParseResults(document.dump(), "r.json").cases.at("t/a").launches.at(0);
-  EXPECT_TRUE(old.not_counted[SharedKind::kGlobalLoad]);
-  EXPECT_TRUE(old.not_counted[SharedKind::kLocalLoad]);
-  EXPECT_FALSE(old.not_counted[SharedKind::kLoad]);
+  EXPECT_TRUE(old.not_counted[MemoryKind::kGlobalLoad]);
+  EXPECT_TRUE(old.not_counted[MemoryKind::kLocalLoad]);
+  EXPECT_FALSE(old.not_counted[MemoryKind::kSharedLoad]);
   // Written before cp.async's global reads were counted (version 2): that kind alone.
   document["version"] = 2;
   const LaunchRecord two = ParseResults(document.dump(), "r.json").cases.at("t/a").launches.at(0);
-  EXPECT_TRUE(two.not_counted[SharedKind::kGlobalCpAsync]);
-  EXPECT_FALSE(two.not_counted[SharedKind::kGlobalLoad]);
+  EXPECT_TRUE(two.not_counted[MemoryKind::kGlobalCpAsync]);
+  EXPECT_FALSE(two.not_counted[MemoryKind::kGlobalLoad]);
   // Written before TMA's global traffic was counted (version 3): those two kinds alone.
   document["version"] = 3;
   const LaunchRecord three = ParseResults(document.dump(), "r.json").cases.at("t/a").launches.at(0);
-  EXPECT_TRUE(three.not_counted[SharedKind::kGlobalTmaLoad]);
-  EXPECT_TRUE(three.not_counted[SharedKind::kGlobalTmaStore]);
-  EXPECT_FALSE(three.not_counted[SharedKind::kGlobalCpAsync]);
+  EXPECT_TRUE(three.not_counted[MemoryKind::kGlobalTmaLoad]);
+  EXPECT_TRUE(three.not_counted[MemoryKind::kGlobalTmaStore]);
+  EXPECT_FALSE(three.not_counted[MemoryKind::kGlobalCpAsync]);
   document["version"] = 5;
   EXPECT_THROW(ParseResults(document.dump(), "r.json"), Error);
 }

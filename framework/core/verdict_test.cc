@@ -228,7 +228,7 @@ TEST(CheckBaselineTest, WithNoFolderEveryCaseIsMissing) {
 // names the line before -> after.
 TEST(CheckBaselineTest, ALineDifferenceFailsAlthoughTheLaunchTotalsMatch) {
   LaunchRecord recorded = MakeRecord(128);
-  const LineRecord line = MakeLine("kernels/a.cu", 7, "x = tile[i];", SharedKind::kLoad, 64, 128, 64);
+  const LineRecord line = MakeLine("kernels/a.cu", 7, "x = tile[i];", MemoryKind::kSharedLoad, 64, 128, 64);
   recorded.lines = std::vector<LineRecord>{line};
   LaunchRecord measured = recorded;
   measured.lines->at(0).line = 9;  // moved: not a difference

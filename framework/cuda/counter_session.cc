@@ -152,7 +152,7 @@ void AttachInstructions(const KernelInstructions& instructions, std::vector<Laun
     const auto found = instructions.find(record.mangled_kernel);
     record.instructions = found != instructions.end() ? found->second : std::vector<InstructionCounts>{};
     record.attributed_launches = launches_of[record.mangled_kernel];
-    for (const SharedKindInfo& info : SharedKinds())
+    for (const MemoryKindInfo& info : MemoryKinds())
       if (left_out[info.kind]) record.not_counted[info.kind] = true;
   }
 }

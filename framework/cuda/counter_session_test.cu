@@ -122,9 +122,9 @@ TEST(CounterSessionGpuTest, SassMetricsAndTheRangeProfilerAgree) {
     EXPECT_EQ(sass[i].counted_by, CountedBy::kSassMetrics);
     EXPECT_EQ(ranged[i].counted_by, CountedBy::kRangeProfiler);
     EXPECT_EQ(sass[i].kernel, ranged[i].kernel);
-    for (const SharedKindInfo& kind : SharedKinds()) {
-      const SharedCounts& a = sass[i].shared[kind.kind];
-      const SharedCounts& b = ranged[i].shared[kind.kind];
+    for (const MemoryKindInfo& kind : MemoryKinds()) {
+      const KindCounts& a = sass[i].kinds[kind.kind];
+      const KindCounts& b = ranged[i].kinds[kind.kind];
       const std::string where = "launch " + std::to_string(i) + ", " + kind.key +
                                 "\n  sass metrics:   " + Summary(sass[i]) +
                                 "\n  range profiler: " + Summary(ranged[i]);
@@ -210,8 +210,8 @@ TEST(CounterSessionGpuTest, AttributedInstructionsAddUpToTheLaunchTotalsAndNameT
                    : std::vector<std::vector<LaunchRecord>>{{r[0], r[2]}, {r[1]}};
     for (const std::vector<LaunchRecord>& launches : tables) {
       const PerKind<InstructionTotals> totals = TotalsByKind(launches[0].instructions);
-      for (const SharedKind kind : {SharedKind::kLoad, SharedKind::kStore}) {
-        const SharedCounts measured = SumCounts(launches, kind);
+      for (const MemoryKind kind : {MemoryKind::kSharedLoad, MemoryKind::kSharedStore}) {
+        const KindCounts measured = SumCounts(launches, kind);
         EXPECT_EQ(totals[kind].executions, measured.instructions) << launches[0].kernel;
         EXPECT_EQ(totals[kind].wavefronts, measured.wavefronts) << launches[0].kernel;
         EXPECT_EQ(totals[kind].ideal_wavefronts, measured.ideal_wavefronts) << launches[0].kernel;
@@ -219,7 +219,7 @@ TEST(CounterSessionGpuTest, AttributedInstructionsAddUpToTheLaunchTotalsAndNameT
     }
     ASSERT_FALSE(r[0].instructions.empty());
     const InstructionCounts& worst = r[0].instructions.front();
-    EXPECT_EQ(worst.kind, SharedKind::kLoad);
+    EXPECT_EQ(worst.kind, MemoryKind::kSharedLoad);
     EXPECT_EQ(worst.excess(), (per_launch ? 1u : 2u) * 15872u);
     EXPECT_THAT(worst.opcode, ::testing::StartsWith("LDS"));
     EXPECT_THAT(worst.file, ::testing::EndsWith("counter_session_test.cu"));
@@ -352,13 +352,13 @@ TEST(CounterSessionGpuTest, LargeTransposeIsIdenticalOverThreeRuns) {
       MeasureLaunch([&] { Transpose32x8Unpadded<<<dim3(128, 128), dim3(32, 8)>>>(in.get(), out.get(), n); },
                     range_profiler);
   std::printf("  range profiler: hardware ld %llu wf / %llu conflicts, st %llu wf / %llu conflicts\n",
-              static_cast<unsigned long long>(r.hardware[SharedKind::kLoad].wavefronts),
-              static_cast<unsigned long long>(r.hardware[SharedKind::kLoad].bank_conflicts),
-              static_cast<unsigned long long>(r.hardware[SharedKind::kStore].wavefronts),
-              static_cast<unsigned long long>(r.hardware[SharedKind::kStore].bank_conflicts));
+              static_cast<unsigned long long>(r.hardware[MemoryKind::kSharedLoad].wavefronts),
+              static_cast<unsigned long long>(r.hardware[MemoryKind::kSharedLoad].bank_conflicts),
+              static_cast<unsigned long long>(r.hardware[MemoryKind::kSharedStore].wavefronts),
+              static_cast<unsigned long long>(r.hardware[MemoryKind::kSharedStore].bank_conflicts));
   EXPECT_EQ(r.loads(), runs[0].loads());
   EXPECT_EQ(r.stores(), runs[0].stores());
-  EXPECT_GE(r.hardware[SharedKind::kLoad].wavefronts, r.loads().wavefronts);
+  EXPECT_GE(r.hardware[MemoryKind::kSharedLoad].wavefronts, r.loads().wavefronts);
 }
 
 }  // namespace

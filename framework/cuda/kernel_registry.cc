@@ -56,7 +56,7 @@ void RegisterKernelCase(KernelCase kernel_case, const char* file, int line) {
   if (!kernel_case.run) throw Error(ErrorKind::kBadInput, "kernel case '" + name + "' has no run function");
   // Read through a const reference: writing through Expectation::operator[] states an expectation.
   const Expectation& expect = kernel_case.expect;
-  for (const SharedKindInfo& info : SharedKinds()) {
+  for (const MemoryKindInfo& info : MemoryKinds()) {
     if (expect[info.kind].ways < 1.0) {
       throw Error(ErrorKind::kBadInput,
                   "kernel case '" + name + "': expected ways of " + info.title + " must be at least 1");

@@ -67,7 +67,7 @@ TEST_F(KernelRegistryTest, ACaseKnowsTheLineThatRegisteredIt) {
 TEST_F(KernelRegistryTest, AnExpectationIsStatedOnlyByWritingIt) {
   RegisterKernelCase(Case("demo/lines"));  // no c.expect: its lines, or its baseline only
   KernelCase stated = Case("demo/stated");
-  stated.expect[SharedKind::kLoad].ways = 1;  // conflict-free, said explicitly
+  stated.expect[MemoryKind::kSharedLoad].ways = 1;  // conflict-free, said explicitly
   RegisterKernelCase(stated);
   const std::vector<const KernelCase*> cases = RegisteredKernelCases();
   ASSERT_EQ(cases.size(), 2u);
@@ -86,7 +86,7 @@ TEST_F(KernelRegistryTest, RejectsDuplicatesAndBadNames) {
   no_run.run = nullptr;
   EXPECT_THROW(RegisterKernelCase(no_run), Error);
   KernelCase bad_ways = Case("demo/badways");
-  bad_ways.expect[SharedKind::kLoad].ways = 0.5;
+  bad_ways.expect[MemoryKind::kSharedLoad].ways = 0.5;
   EXPECT_THROW(RegisterKernelCase(bad_ways), Error);
   EXPECT_THAT(Names(), ElementsAre("demo/stride1"));
 }

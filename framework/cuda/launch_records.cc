@@ -52,7 +52,7 @@ LaunchRecord MakeRecord(const LaunchInfo& launch, const std::vector<const char*>
     by_name[names[i]] = values[i];
     if (!IsKindMetric(names[i])) record.extra_metrics[names[i]] = values[i];
   }
-  SetSharedCounts(by_name, record);
+  SetKindCounts(by_name, record);
   AddConsistencyNotes(record);
   if (!launch.graph && MayLaunchFromDevice(launch.mangled)) record.notes.push_back(kDeviceLaunchesNote);
   return record;
@@ -81,7 +81,7 @@ std::vector<LaunchRecord> SassRecords(const LaunchInfo& launch, const PerKind<bo
     KindSums total;
     for (const Part* part : parts) {
       const KindSums sums = SumByKind(part->second);
-      for (const SharedKindInfo& kind : SharedKinds()) total[kind.kind] += sums[kind.kind];
+      for (const MemoryKindInfo& kind : MemoryKinds()) total[kind.kind] += sums[kind.kind];
       if (!tables) continue;
       for (InstructionCounts& instruction : ResolveInstructions(part->first, part->second))
         record.instructions.push_back(std::move(instruction));

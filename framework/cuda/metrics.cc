@@ -12,12 +12,12 @@
 
 namespace bankcheck {
 
-std::vector<std::string> KindMetrics(const std::vector<SharedKind>& hardware_ideal) {
+std::vector<std::string> KindMetrics(const std::vector<MemoryKind>& hardware_ideal) {
   std::vector<std::string> names;
   const auto add = [&names](const char* name) {
     if (name != nullptr && std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
   };
-  for (const SharedKindInfo& info : SharedKinds()) {
+  for (const MemoryKindInfo& info : MemoryKinds()) {
     add(info.instructions_metric);
     add(info.wavefronts_metric);
     add(info.conflicts_metric);
@@ -39,7 +39,7 @@ const std::vector<std::string>& CoreMetrics() {
 }
 
 bool IsKindMetric(const std::string& name) {
-  for (const SharedKindInfo& info : SharedKinds()) {
+  for (const MemoryKindInfo& info : MemoryKinds()) {
     for (const char* metric : {info.instructions_metric, info.wavefronts_metric, info.conflicts_metric,
                                info.hardware_wavefronts_metric, info.hardware_conflicts_metric})
       if (metric != nullptr && name == metric) return true;

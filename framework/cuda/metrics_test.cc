@@ -27,7 +27,7 @@ TEST(MetricsTest, SupportedChipsIncludeAmpereAndHopper) {
 }
 
 TEST(MetricsTest, EveryKindMetricIsValidOnHopper) {
-  for (const std::string& name : KindMetrics({SharedKind::kAtomic, SharedKind::kWgmma}))
+  for (const std::string& name : KindMetrics({MemoryKind::kSharedAtomic, MemoryKind::kSharedWgmma}))
     EXPECT_TRUE(Hopper().IsValid(name)) << name;
 }
 
@@ -35,12 +35,13 @@ TEST(MetricsTest, AmpereLacksExactlyTheHopperOnlyKinds) {
   // stmatrix, wgmma and TMA are sm_90 instructions, distributed shared memory needs clusters
   // (sm_90): on an A100 the session leaves their metrics out and records the kinds as unsupported.
   const MetricCatalog ampere("GA100");
-  std::set<SharedKind> missing;
-  for (const SharedKindInfo& info : SharedKinds()) {
+  std::set<MemoryKind> missing;
+  for (const MemoryKindInfo& info : MemoryKinds()) {
     if (!ampere.IsValid(info.instructions_metric)) missing.insert(info.kind);
   }
-  EXPECT_THAT(missing, ElementsAre(SharedKind::kStmatrix, SharedKind::kWgmma, SharedKind::kDsmem,
-                                   SharedKind::kGlobalTmaLoad, SharedKind::kGlobalTmaStore));
+  EXPECT_THAT(missing,
+              ElementsAre(MemoryKind::kSharedStmatrix, MemoryKind::kSharedWgmma, MemoryKind::kSharedDsmem,
+                          MemoryKind::kGlobalTmaLoad, MemoryKind::kGlobalTmaStore));
   for (const std::string& name : CoreMetrics()) {
     const bool hopper_only =
         name.find("stsm") != std::string::npos || name.find("gmma") != std::string::npos ||
@@ -55,14 +56,14 @@ TEST(MetricsTest, EveryKindIsCountedInThreePassesAndEachHardwareIdealAddsOne) {
   // sector counters (hardware) in a third: without them, two passes as before.
   std::vector<std::string> without_tma;
   for (const std::string& name : CoreMetrics())
-    if (name != InfoOf(SharedKind::kGlobalTmaLoad).wavefronts_metric &&
-        name != InfoOf(SharedKind::kGlobalTmaStore).wavefronts_metric)
+    if (name != InfoOf(MemoryKind::kGlobalTmaLoad).wavefronts_metric &&
+        name != InfoOf(MemoryKind::kGlobalTmaStore).wavefronts_metric)
       without_tma.push_back(name);
   EXPECT_EQ(without_tma.size() + 2, CoreMetrics().size());
   EXPECT_EQ(Hopper().PassesFor(without_tma), 2u);
   EXPECT_EQ(Hopper().PassesFor(CoreMetrics()), 3u);
-  EXPECT_EQ(Hopper().PassesFor(KindMetrics({SharedKind::kAtomic})), 4u);
-  EXPECT_EQ(Hopper().PassesFor(KindMetrics({SharedKind::kAtomic, SharedKind::kWgmma})), 5u);
+  EXPECT_EQ(Hopper().PassesFor(KindMetrics({MemoryKind::kSharedAtomic})), 4u);
+  EXPECT_EQ(Hopper().PassesFor(KindMetrics({MemoryKind::kSharedAtomic, MemoryKind::kSharedWgmma})), 5u);
 }
 
 TEST(MetricsTest, RollupIsRequiredAndChecked) {

@@ -63,7 +63,7 @@ SassConfig SassConfigFromEnvironment() {
 
 PerKind<bool> KindsLeftOut(const SassConfig& config) {
   PerKind<bool> left_out;
-  for (const SharedKindInfo& info : SharedKinds())
+  for (const MemoryKindInfo& info : MemoryKinds())
     left_out[info.kind] =
         config.metrics == SassConfig::Metrics::kShared && info.space != MemorySpace::kShared;
   return left_out;

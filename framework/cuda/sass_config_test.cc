@@ -24,9 +24,9 @@ TEST(SassConfigTest, ReadsEverySetting) {
   // Shared memory alone, as before global and local memory were counted: what they cost.
   EXPECT_EQ(ParseSassConfig("metrics=shared").metrics, SassConfig::Metrics::kShared);
   EXPECT_EQ(Describe(ParseSassConfig("metrics=shared")), "granularity=gpu,patching=lazy,metrics=shared");
-  EXPECT_TRUE(KindsLeftOut(ParseSassConfig("metrics=shared"))[SharedKind::kGlobalLoad]);
-  EXPECT_TRUE(KindsLeftOut(ParseSassConfig("metrics=shared"))[SharedKind::kLocalStore]);
-  EXPECT_FALSE(KindsLeftOut(ParseSassConfig("metrics=shared"))[SharedKind::kAtomic]);
+  EXPECT_TRUE(KindsLeftOut(ParseSassConfig("metrics=shared"))[MemoryKind::kGlobalLoad]);
+  EXPECT_TRUE(KindsLeftOut(ParseSassConfig("metrics=shared"))[MemoryKind::kLocalStore]);
+  EXPECT_FALSE(KindsLeftOut(ParseSassConfig("metrics=shared"))[MemoryKind::kSharedAtomic]);
   EXPECT_EQ(KindsLeftOut(SassConfig{}), PerKind<bool>{});
 }
 

@@ -194,7 +194,7 @@ const SassMetricIds& ConfigureOnce(int device, const std::string& chip) {
     if (id && patched) configs.push_back({*id, static_cast<uint8_t>(config.granularity)});
     return id;
   });
-  if (!ids.traffic[SharedKind::kLoad] || !ids.ideal[SharedKind::kLoad])
+  if (!ids.traffic[MemoryKind::kSharedLoad] || !ids.ideal[MemoryKind::kSharedLoad])
     throw Error(ErrorKind::kUnsupportedDevice, "this GPU (" + chip +
                                                    ") has no per-instruction shared-memory "
                                                    "wavefront metrics in CUPTI's SASS Metrics API");
@@ -282,9 +282,9 @@ SassMetricIds MetricIdsFor(const SassConfig& config,
     if (const auto found = added.find(name); found != added.end()) return found->second;
     return added[name] = id_of(name, patched);
   };
-  for (const SharedKindInfo& info : SharedKinds()) {
-    if (config.metrics == SassConfig::Metrics::kLdSt && info.kind != SharedKind::kLoad &&
-        info.kind != SharedKind::kStore)
+  for (const MemoryKindInfo& info : MemoryKinds()) {
+    if (config.metrics == SassConfig::Metrics::kLdSt && info.kind != MemoryKind::kSharedLoad &&
+        info.kind != MemoryKind::kSharedStore)
       continue;
     if (KindsLeftOut(config)[info.kind] || !SassMetricsCount(info)) {
       ids.not_counted[info.kind] = true;
@@ -315,7 +315,7 @@ std::vector<SassInstruction> SassInstructionsOf(uint32_t cubin_crc, uint32_t pc_
   for (const auto& [id, executions] : values) {
     const auto kinds = ids.kinds_of.find(id);
     if (kinds == ids.kinds_of.end() || executions == 0) continue;
-    for (const SharedKind kind : kinds->second) {
+    for (const MemoryKind kind : kinds->second) {
       SassInstruction instruction;
       instruction.cubin_crc = cubin_crc;
       instruction.pc_offset = pc_offset;
@@ -359,7 +359,7 @@ KindSums SumByKind(const std::vector<SassInstruction>& instructions) {
   KindSums sums;
   for (const SassInstruction& instruction : instructions)
     sums[instruction.kind] +=
-        SharedCounts{instruction.executions, instruction.wavefronts, instruction.ideal_wavefronts};
+        KindCounts{instruction.executions, instruction.wavefronts, instruction.ideal_wavefronts};
   return sums;
 }
 

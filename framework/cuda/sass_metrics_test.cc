@@ -34,10 +34,11 @@ TEST(SassAttributionTest, AnLdgstsCounterStandsForItsSharedWritesAndItsGlobalRea
   FakeChip chip;
   const SassMetricIds ids = IdsOn(chip);
   const uint64_t ldgsts = chip.Id("smsp__sass_inst_executed_op_ldgsts");
-  EXPECT_THAT(ids.kinds_of.at(ldgsts), ElementsAre(SharedKind::kCpAsync, SharedKind::kGlobalCpAsync));
-  EXPECT_EQ(ids.traffic[SharedKind::kGlobalCpAsync], chip.Id("smsp__sass_sectors_mem_global"));
-  EXPECT_EQ(ids.ideal[SharedKind::kGlobalCpAsync], chip.Id("smsp__sass_sectors_mem_global_ideal"));
-  EXPECT_EQ(ids.traffic[SharedKind::kCpAsync], chip.Id("smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared"));
+  EXPECT_THAT(ids.kinds_of.at(ldgsts), ElementsAre(MemoryKind::kSharedCpAsync, MemoryKind::kGlobalCpAsync));
+  EXPECT_EQ(ids.traffic[MemoryKind::kGlobalCpAsync], chip.Id("smsp__sass_sectors_mem_global"));
+  EXPECT_EQ(ids.ideal[MemoryKind::kGlobalCpAsync], chip.Id("smsp__sass_sectors_mem_global_ideal"));
+  EXPECT_EQ(ids.traffic[MemoryKind::kSharedCpAsync],
+            chip.Id("smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared"));
   for (const auto& [name, asks] : chip.asked) EXPECT_EQ(asks, 1) << name;
   EXPECT_TRUE(chip.patched.at("smsp__sass_inst_executed_op_ldgsts"));
 }
@@ -47,12 +48,12 @@ TEST(SassAttributionTest, TmaKindsAreNotCountedThroughSassMetrics) {
   // their instruction counters are not patched (a UTMALDG counts no other kind either).
   FakeChip chip;
   const SassMetricIds ids = IdsOn(chip);
-  EXPECT_TRUE(ids.not_counted[SharedKind::kGlobalTmaLoad]);
-  EXPECT_TRUE(ids.not_counted[SharedKind::kGlobalTmaStore]);
-  EXPECT_FALSE(ids.unsupported[SharedKind::kGlobalTmaLoad]);
+  EXPECT_TRUE(ids.not_counted[MemoryKind::kGlobalTmaLoad]);
+  EXPECT_TRUE(ids.not_counted[MemoryKind::kGlobalTmaStore]);
+  EXPECT_FALSE(ids.unsupported[MemoryKind::kGlobalTmaLoad]);
   EXPECT_EQ(chip.asked.count("smsp__sass_inst_executed_op_tma_ld"), 0u);
   EXPECT_EQ(chip.asked.count("smsp__sass_inst_executed_op_tma_st"), 0u);
-  EXPECT_FALSE(ids.not_counted[SharedKind::kGlobalCpAsync]);
+  EXPECT_FALSE(ids.not_counted[MemoryKind::kGlobalCpAsync]);
 }
 
 TEST(SassAttributionTest, AnLdgstsCountsSharedWavefrontsAndGlobalSectorsEachInItsKind) {
@@ -68,11 +69,11 @@ TEST(SassAttributionTest, AnLdgstsCountsSharedWavefrontsAndGlobalSectorsEachInIt
       {chip.Id("smsp__sass_sectors_mem_global_ideal"), 64}};
   const std::vector<SassInstruction> instructions = SassInstructionsOf(7, 0x1a0, values, ids);
   ASSERT_EQ(instructions.size(), 2u);
-  EXPECT_EQ(instructions[0].kind, SharedKind::kCpAsync);
+  EXPECT_EQ(instructions[0].kind, MemoryKind::kSharedCpAsync);
   EXPECT_EQ(instructions[0].executions, 4u);
   EXPECT_EQ(instructions[0].wavefronts, 64u);
   EXPECT_EQ(instructions[0].ideal_wavefronts, 16u);
-  EXPECT_EQ(instructions[1].kind, SharedKind::kGlobalCpAsync);
+  EXPECT_EQ(instructions[1].kind, MemoryKind::kGlobalCpAsync);
   EXPECT_EQ(instructions[1].executions, 4u);
   EXPECT_EQ(instructions[1].wavefronts, 72u);
   EXPECT_EQ(instructions[1].ideal_wavefronts, 64u);
@@ -82,9 +83,9 @@ TEST(SassAttributionTest, AnLdgstsCountsSharedWavefrontsAndGlobalSectorsEachInIt
   }
   // Summed per kind, a launch's global_ldgsts holds the LDGSTS's sectors, not shared_ldgsts.
   const KindSums sums = SumByKind(instructions);
-  EXPECT_EQ(sums[SharedKind::kGlobalCpAsync].wavefronts, 72u);
-  EXPECT_EQ(sums[SharedKind::kCpAsync].wavefronts, 64u);
-  EXPECT_EQ(sums[SharedKind::kGlobalLoad].wavefronts, 0u);
+  EXPECT_EQ(sums[MemoryKind::kGlobalCpAsync].wavefronts, 72u);
+  EXPECT_EQ(sums[MemoryKind::kSharedCpAsync].wavefronts, 64u);
+  EXPECT_EQ(sums[MemoryKind::kGlobalLoad].wavefronts, 0u);
 }
 
 TEST(SassAttributionTest, AnLdgIsOneGlobalLoadAndAnInstructionNotRunIsNone) {
@@ -94,23 +95,23 @@ TEST(SassAttributionTest, AnLdgIsOneGlobalLoadAndAnInstructionNotRunIsNone) {
   const std::vector<SassInstruction> ldg =
       SassInstructionsOf(1, 0x90, {{chip.Id("smsp__sass_inst_executed_op_global_ld"), 2}, {sectors, 8}}, ids);
   ASSERT_EQ(ldg.size(), 1u);
-  EXPECT_EQ(ldg[0].kind, SharedKind::kGlobalLoad);
+  EXPECT_EQ(ldg[0].kind, MemoryKind::kGlobalLoad);
   EXPECT_EQ(ldg[0].wavefronts, 8u);
   EXPECT_TRUE(
       SassInstructionsOf(1, 0xa0, {{chip.Id("smsp__sass_inst_executed_op_ldgsts"), 0}, {sectors, 0}}, ids)
           .empty());
 }
 
-TEST(SassAttributionTest, WithSharedMetricsOnlyAnLdgstsIsItsSharedKindAlone) {
+TEST(SassAttributionTest, WithSharedMetricsOnlyAnLdgstsIsItsSharedMemoryKindAlone) {
   FakeChip chip;
   SassConfig config;
   config.metrics = SassConfig::Metrics::kShared;
   const SassMetricIds ids = IdsOn(chip, config);
-  EXPECT_TRUE(ids.not_counted[SharedKind::kGlobalCpAsync]);
+  EXPECT_TRUE(ids.not_counted[MemoryKind::kGlobalCpAsync]);
   const std::vector<SassInstruction> instructions =
       SassInstructionsOf(1, 0x40, {{chip.Id("smsp__sass_inst_executed_op_ldgsts"), 1}}, ids);
   ASSERT_EQ(instructions.size(), 1u);
-  EXPECT_EQ(instructions[0].kind, SharedKind::kCpAsync);
+  EXPECT_EQ(instructions[0].kind, MemoryKind::kSharedCpAsync);
 }
 
 // Section names and symbols as an sm_90 cubin of a dynamic-parallelism kernel holds them.

@@ -89,7 +89,7 @@ void LaunchEvaluator::GenericAccess(const Instruction& in, size_t index, uint32_
                  " writes another block's shared memory: the GPU's counts of distributed shared "
                  "stores and atomics were not measured");
   // smsp__sass_inst_executed_op_dshared: one per warp that runs it; no wavefront counter exists.
-  ++rows_[{index, SharedKind::kDsmem}].executions;
+  ++rows_[{index, MemoryKind::kSharedDsmem}].executions;
 }
 
 }  // namespace bankcheck::emulate::internal

@@ -60,7 +60,7 @@ LaunchRecord CountedRecord(const Kernel& kernel, const LaunchToEmulate& launch, 
   std::string set_root;
   ProjectRoots(&set_root, &build_root);
   if (project_root.empty()) project_root = set_root;
-  PerKind<SharedCounts> sums;
+  PerKind<KindCounts> sums;
   const PerKind<bool>& not_counted = evaluator.sectors_not_counted();
   for (const auto& [key, row] : rows) {
     const Instruction& instruction = kernel.code[key.first];
@@ -74,8 +74,8 @@ LaunchRecord CountedRecord(const Kernel& kernel, const LaunchToEmulate& launch, 
     counts.ideal_wavefronts = row.ideal;
     if (!instruction.inline_chain.empty())
       AttributeToChain(counts, instruction.inline_chain, project_root, build_root);
-    SharedCounts& sum = sums[counts.kind];
-    sum += SharedCounts{row.executions, row.wavefronts, row.ideal, Provenance::kExact};
+    KindCounts& sum = sums[counts.kind];
+    sum += KindCounts{row.executions, row.wavefronts, row.ideal, Provenance::kExact};
     record.instructions.push_back(std::move(counts));
   }
   SortByExcess(record.instructions);
@@ -83,7 +83,7 @@ LaunchRecord CountedRecord(const Kernel& kernel, const LaunchToEmulate& launch, 
   SetSassCounts(sums, PerKind<bool>{}, record);
   record.counted_by = CountedBy::kEmulated;
   MarkKindsNotEmulated(record);
-  for (const SharedKindInfo& info : SharedKinds())
+  for (const MemoryKindInfo& info : MemoryKinds())
     if (not_counted[info.kind]) record.not_counted[info.kind] = true;
   for (const std::string& note : evaluator.sector_notes()) record.notes.push_back(note);
   return record;

@@ -130,14 +130,14 @@ TEST(EmulateClusterTest, ALoadOfThePartnersSharedMemoryIsADistributedSharedAcces
   const Emulation emulation = Emulate(module, Launch(Dim3{2, 1, 1}));
   ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
   // As the H200 counts kernels/dsmem.cu: one per warp, no wavefronts, not a shared load.
-  const SharedCounts& dsmem = emulation.record->shared[SharedKind::kDsmem];
+  const KindCounts& dsmem = emulation.record->kinds[MemoryKind::kSharedDsmem];
   EXPECT_EQ(dsmem.instructions, 4u);
   EXPECT_EQ(dsmem.wavefronts, 0u);
   EXPECT_FALSE(dsmem.ideal_known());
   EXPECT_EQ(emulation.record->loads().instructions, 0u);
   ASSERT_EQ(emulation.record->instructions.size(), 2u);
   for (const InstructionCounts& row : emulation.record->instructions)
-    EXPECT_EQ(row.kind, row.pc_offset == 0xb0 ? SharedKind::kDsmem : SharedKind::kStore);
+    EXPECT_EQ(row.kind, row.pc_offset == 0xb0 ? MemoryKind::kSharedDsmem : MemoryKind::kSharedStore);
 }
 
 TEST(EmulateClusterTest, AGenericLoadOfTheBlocksOwnSharedMemoryIsUndecided) {

@@ -36,8 +36,8 @@ std::string GlobalIndexed(int scale, const std::string& body) {
 )" + body;
 }
 
-const SharedCounts& Counts(const Emulation& emulation, SharedKind kind) {
-  return emulation.record->shared[kind];
+const KindCounts& Counts(const Emulation& emulation, MemoryKind kind) {
+  return emulation.record->kinds[kind];
 }
 
 TEST(EmulateSectorsTest, StridedGlobalLoadAndStoreCostAsTheRuleSays) {
@@ -53,13 +53,13 @@ TEST(EmulateSectorsTest, StridedGlobalLoadAndStoreCostAsTheRuleSays) {
   const uint64_t warps = 4 * 2;
   const SectorCost cost = GlobalSectors(WarpAccess::Strided(4, 2, kWarpSize, kPointer));
   ASSERT_EQ(cost, (SectorCost{8, 4}));
-  EXPECT_FALSE(emulation.record->not_counted[SharedKind::kGlobalLoad]);
-  EXPECT_EQ(Counts(emulation, SharedKind::kGlobalLoad).instructions, warps);
-  EXPECT_EQ(Counts(emulation, SharedKind::kGlobalLoad).wavefronts, warps * cost.sectors);
-  EXPECT_EQ(Counts(emulation, SharedKind::kGlobalLoad).ideal_wavefronts, warps * cost.ideal);
-  EXPECT_EQ(Counts(emulation, SharedKind::kGlobalStore).wavefronts, warps * cost.sectors);
-  EXPECT_EQ(Row(*emulation.record, 0x90).kind, SharedKind::kGlobalLoad);
-  EXPECT_EQ(Row(*emulation.record, 0xa0).kind, SharedKind::kGlobalStore);
+  EXPECT_FALSE(emulation.record->not_counted[MemoryKind::kGlobalLoad]);
+  EXPECT_EQ(Counts(emulation, MemoryKind::kGlobalLoad).instructions, warps);
+  EXPECT_EQ(Counts(emulation, MemoryKind::kGlobalLoad).wavefronts, warps * cost.sectors);
+  EXPECT_EQ(Counts(emulation, MemoryKind::kGlobalLoad).ideal_wavefronts, warps * cost.ideal);
+  EXPECT_EQ(Counts(emulation, MemoryKind::kGlobalStore).wavefronts, warps * cost.sectors);
+  EXPECT_EQ(Row(*emulation.record, 0x90).kind, MemoryKind::kGlobalLoad);
+  EXPECT_EQ(Row(*emulation.record, 0xa0).kind, MemoryKind::kGlobalStore);
   EXPECT_EQ(Row(*emulation.record, 0xa0).wavefronts, warps * cost.sectors);
 }
 
@@ -94,12 +94,12 @@ TEST(EmulateSectorsTest, ReductionsAtomicsAndGenericAccessesAreGlobal) {
   const Emulation emulation =
       EmulateBothWays(module, Launch(Dim3{2, 1, 1}, Dim3{32, 1, 1}, PointerParameter(kPointer)));
   ASSERT_TRUE(emulation.record);
-  EXPECT_EQ(Row(*emulation.record, 0xb0).kind, SharedKind::kGlobalReduction);
+  EXPECT_EQ(Row(*emulation.record, 0xb0).kind, MemoryKind::kGlobalReduction);
   EXPECT_EQ(Row(*emulation.record, 0xb0).wavefronts, 2u);  // every lane the same word: 1 per warp
-  EXPECT_EQ(Row(*emulation.record, 0xc0).kind, SharedKind::kGlobalAtomic);
+  EXPECT_EQ(Row(*emulation.record, 0xc0).kind, MemoryKind::kGlobalAtomic);
   EXPECT_EQ(Row(*emulation.record, 0xc0).wavefronts, 2u * 4);
-  EXPECT_EQ(Row(*emulation.record, 0xd0).kind, SharedKind::kGlobalLoad);
-  EXPECT_EQ(Row(*emulation.record, 0xe0).kind, SharedKind::kGlobalStore);
+  EXPECT_EQ(Row(*emulation.record, 0xd0).kind, MemoryKind::kGlobalLoad);
+  EXPECT_EQ(Row(*emulation.record, 0xe0).kind, MemoryKind::kGlobalStore);
   EXPECT_EQ(Row(*emulation.record, 0xe0).wavefronts, 2u * 4);  // one byte every 4: 4 sectors
   EXPECT_EQ(Row(*emulation.record, 0xe0).ideal_wavefronts, 2u);
 }
@@ -117,13 +117,13 @@ TEST(EmulateSectorsTest, AnUnknownAddressLeavesGlobalNotCountedAndSharedDecided)
       Emulate(module, Launch(Dim3{2, 1, 1}, Dim3{32, 1, 1}, PointerParameter(kPointer)));
   ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
   const LaunchRecord& record = *emulation.record;
-  for (SharedKind kind : {SharedKind::kGlobalLoad, SharedKind::kGlobalStore, SharedKind::kGlobalAtomic,
-                          SharedKind::kGlobalReduction})
+  for (MemoryKind kind : {MemoryKind::kGlobalLoad, MemoryKind::kGlobalStore, MemoryKind::kGlobalAtomic,
+                          MemoryKind::kGlobalReduction})
     EXPECT_TRUE(record.not_counted[kind]);
-  EXPECT_FALSE(record.not_counted[SharedKind::kLocalLoad]);
-  EXPECT_FALSE(record.not_counted[SharedKind::kStore]);
+  EXPECT_FALSE(record.not_counted[MemoryKind::kLocalLoad]);
+  EXPECT_FALSE(record.not_counted[MemoryKind::kSharedStore]);
   EXPECT_EQ(record.stores().instructions, 2u);
-  EXPECT_EQ(Counts(emulation, SharedKind::kGlobalLoad).instructions, 0u);
+  EXPECT_EQ(Counts(emulation, MemoryKind::kGlobalLoad).instructions, 0u);
   EXPECT_THROW(Row(record, 0x90), std::runtime_error);  // no partial row
   ASSERT_EQ(record.notes.size(), 1u);
   EXPECT_THAT(record.notes[0], HasSubstr("global memory not counted"));
@@ -140,14 +140,14 @@ TEST(EmulateSectorsTest, BlocksGroupedTogetherMustMoveByWholeSectors) {
   const LaunchToEmulate launch = Launch(Dim3{4, 1, 1}, Dim3{6, 1, 1}, PointerParameter(kPointer));
   const Emulation grouped = Emulate(module, launch);
   ASSERT_TRUE(grouped.record);
-  EXPECT_TRUE(grouped.record->not_counted[SharedKind::kGlobalLoad]);
+  EXPECT_TRUE(grouped.record->not_counted[MemoryKind::kGlobalLoad]);
   EXPECT_THAT(grouped.record->notes.at(0), HasSubstr("moves with the block"));
   EmulationLimits every_block;
   every_block.group_blocks = false;
   const Emulation evaluated = Emulate(module, launch, every_block);
   ASSERT_TRUE(evaluated.record);
-  EXPECT_FALSE(evaluated.record->not_counted[SharedKind::kGlobalLoad]);
-  EXPECT_EQ(Counts(evaluated, SharedKind::kGlobalLoad).wavefronts, 6u);
+  EXPECT_FALSE(evaluated.record->not_counted[MemoryKind::kGlobalLoad]);
+  EXPECT_EQ(Counts(evaluated, MemoryKind::kGlobalLoad).wavefronts, 6u);
 }
 
 TEST(EmulateSectorsTest, BlocksMovingByLessThanASectorAreCountedWhereTheirSectorsAreTheSame) {
@@ -159,8 +159,8 @@ TEST(EmulateSectorsTest, BlocksMovingByLessThanASectorAreCountedWhereTheirSector
   const Emulation emulation =
       EmulateBothWays(module, Launch(Dim3{8, 1, 1}, Dim3{4, 1, 1}, PointerParameter(kPointer)));
   ASSERT_TRUE(emulation.record);
-  EXPECT_FALSE(emulation.record->not_counted[SharedKind::kGlobalLoad]);
-  EXPECT_EQ(Counts(emulation, SharedKind::kGlobalLoad).wavefronts, 8u);
+  EXPECT_FALSE(emulation.record->not_counted[MemoryKind::kGlobalLoad]);
+  EXPECT_EQ(Counts(emulation, MemoryKind::kGlobalLoad).wavefronts, 8u);
 }
 
 TEST(EmulateSectorsTest, AnAddressMergedByLop3FromBlockAndThreadPartsMovesWithTheBlock) {
@@ -181,8 +181,8 @@ TEST(EmulateSectorsTest, AnAddressMergedByLop3FromBlockAndThreadPartsMovesWithTh
       EmulateBothWays(module, Launch(Dim3{4, 1, 1}, Dim3{64, 1, 1}, PointerParameter(kPointer)));
   ASSERT_TRUE(emulation.record);
   EXPECT_EQ(emulation.evaluated_blocks, 1u);
-  EXPECT_FALSE(emulation.record->not_counted[SharedKind::kGlobalStore]);
-  EXPECT_EQ(Counts(emulation, SharedKind::kGlobalStore).wavefronts, 4u * 2 * 4);
+  EXPECT_FALSE(emulation.record->not_counted[MemoryKind::kGlobalStore]);
+  EXPECT_EQ(Counts(emulation, MemoryKind::kGlobalStore).wavefronts, 4u * 2 * 4);
 }
 
 TEST(EmulateSectorsTest, SpillsCostFourSectorsPerWordOfAFullWarp) {
@@ -198,15 +198,15 @@ TEST(EmulateSectorsTest, SpillsCostFourSectorsPerWordOfAFullWarp) {
   const Emulation emulation = EmulateBothWays(module, Launch(Dim3{3, 1, 1}, Dim3{40, 1, 1}));
   ASSERT_TRUE(emulation.record);
   const uint64_t per_block = 4 + 1;  // a full warp's word: 4 sectors; 8 lanes: 1
-  EXPECT_EQ(Row(*emulation.record, 0x60).kind, SharedKind::kLocalStore);
+  EXPECT_EQ(Row(*emulation.record, 0x60).kind, MemoryKind::kLocalStore);
   EXPECT_EQ(Row(*emulation.record, 0x60).wavefronts, 3 * per_block);
   EXPECT_EQ(Row(*emulation.record, 0x60).ideal_wavefronts, 0u);
-  EXPECT_EQ(Row(*emulation.record, 0x70).kind, SharedKind::kLocalLoad);
+  EXPECT_EQ(Row(*emulation.record, 0x70).kind, MemoryKind::kLocalLoad);
   EXPECT_EQ(Row(*emulation.record, 0x70).wavefronts, 3 * per_block);
   EXPECT_EQ(Row(*emulation.record, 0x80).wavefronts, 3 * 2 * per_block);
   EXPECT_EQ(Row(*emulation.record, 0x90).wavefronts, 3 * 4 * per_block);
-  EXPECT_EQ(Counts(emulation, SharedKind::kLocalStore).instructions, 3u * 2 * 2);
-  EXPECT_FALSE(Counts(emulation, SharedKind::kLocalStore).ideal_known());
+  EXPECT_EQ(Counts(emulation, MemoryKind::kLocalStore).instructions, 3u * 2 * 2);
+  EXPECT_FALSE(Counts(emulation, MemoryKind::kLocalStore).ideal_known());
 }
 
 TEST(EmulateSectorsTest, LanesAtDifferentLocalOffsetsTouchTheirOwnRows) {
@@ -221,7 +221,7 @@ TEST(EmulateSectorsTest, LanesAtDifferentLocalOffsetsTouchTheirOwnRows) {
 )");
   const Emulation emulation = Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
   ASSERT_TRUE(emulation.record);
-  EXPECT_FALSE(emulation.record->not_counted[SharedKind::kLocalLoad]);
+  EXPECT_FALSE(emulation.record->not_counted[MemoryKind::kLocalLoad]);
   EXPECT_EQ(Row(*emulation.record, 0x70).wavefronts, LocalSectors(WarpAccess::Strided(4, 1)).sectors);
   EXPECT_EQ(Row(*emulation.record, 0x70).wavefronts, 32u);
 }
@@ -272,18 +272,18 @@ TEST(EmulateSectorsTest, CpAsyncGlobalReadsCostAsAnLdgOfTheirSizeWouldCoalescedO
       EXPECT_EQ(total, (SectorCost{4 * per_warp, 4 * uint64_t{bytes}}))
           << bytes << " bytes, stride " << stride;
       const LaunchRecord& record = *emulation.record;
-      EXPECT_FALSE(record.not_counted[SharedKind::kGlobalCpAsync]);
-      const InstructionCounts& global = Row(record, 0xb0, SharedKind::kGlobalCpAsync);
+      EXPECT_FALSE(record.not_counted[MemoryKind::kGlobalCpAsync]);
+      const InstructionCounts& global = Row(record, 0xb0, MemoryKind::kGlobalCpAsync);
       EXPECT_THAT(global.opcode, ::testing::StartsWith("LDGSTS.E"));
       EXPECT_EQ(global.executions, 4u);
       EXPECT_EQ(global.wavefronts, total.sectors) << bytes << " bytes, stride " << stride;
       EXPECT_EQ(global.ideal_wavefronts, total.ideal) << bytes << " bytes, stride " << stride;
-      EXPECT_EQ(Counts(emulation, SharedKind::kGlobalCpAsync).instructions, 4u);
-      EXPECT_EQ(Counts(emulation, SharedKind::kGlobalCpAsync).wavefronts, total.sectors);
+      EXPECT_EQ(Counts(emulation, MemoryKind::kGlobalCpAsync).instructions, 4u);
+      EXPECT_EQ(Counts(emulation, MemoryKind::kGlobalCpAsync).wavefronts, total.sectors);
       // The same instruction's shared writes stay in their own kind; no LDG is counted.
-      EXPECT_EQ(Row(record, 0xb0, SharedKind::kCpAsync).executions, 4u);
-      EXPECT_EQ(Counts(emulation, SharedKind::kCpAsync).instructions, 4u);
-      EXPECT_EQ(Counts(emulation, SharedKind::kGlobalLoad).instructions, 0u);
+      EXPECT_EQ(Row(record, 0xb0, MemoryKind::kSharedCpAsync).executions, 4u);
+      EXPECT_EQ(Counts(emulation, MemoryKind::kSharedCpAsync).instructions, 4u);
+      EXPECT_EQ(Counts(emulation, MemoryKind::kGlobalLoad).instructions, 0u);
     }
   }
 }
@@ -298,14 +298,14 @@ TEST(EmulateSectorsTest, CpAsyncLanesOffReadNothing) {
   for (const uint64_t block : {0u, 40u})
     sectors +=
         CopySectors(16, scale, block, 0, 31).sectors + CopySectors(16, scale, block + 32, 0, 7).sectors;
-  EXPECT_EQ(Row(*partial.record, 0xb0, SharedKind::kGlobalCpAsync).wavefronts, sectors);
+  EXPECT_EQ(Row(*partial.record, 0xb0, MemoryKind::kGlobalCpAsync).wavefronts, sectors);
   EXPECT_EQ(sectors, 2 * (16u + 4u));
 
   const Emulation guarded = CopyIntoShared(16, scale, 32, "P0");
   ASSERT_TRUE(guarded.record) << guarded.undecided->Describe();
   const SectorCost warp = CopySectors(16, scale, 0, 12, 31);
   EXPECT_EQ(warp, (SectorCost{10, 10}));
-  const InstructionCounts& row = Row(*guarded.record, 0xb0, SharedKind::kGlobalCpAsync);
+  const InstructionCounts& row = Row(*guarded.record, 0xb0, MemoryKind::kGlobalCpAsync);
   EXPECT_EQ(row.executions, 2u);
   EXPECT_EQ(row.wavefronts, 2 * 10u);
   EXPECT_EQ(row.ideal_wavefronts, 2 * 10u);
@@ -324,11 +324,11 @@ TEST(EmulateSectorsTest, AnUnknownGlobalAddressLeavesCpAsyncGlobalReadsNotCounte
   const Emulation emulation =
       Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}, PointerParameter(kPointer)));
   ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
-  EXPECT_TRUE(emulation.record->not_counted[SharedKind::kGlobalCpAsync]);
-  EXPECT_FALSE(emulation.record->not_counted[SharedKind::kCpAsync]);
-  EXPECT_EQ(Counts(emulation, SharedKind::kCpAsync).instructions, 1u);
+  EXPECT_TRUE(emulation.record->not_counted[MemoryKind::kGlobalCpAsync]);
+  EXPECT_FALSE(emulation.record->not_counted[MemoryKind::kSharedCpAsync]);
+  EXPECT_EQ(Counts(emulation, MemoryKind::kSharedCpAsync).instructions, 1u);
   for (const InstructionCounts& row : emulation.record->instructions)
-    EXPECT_NE(row.kind, SharedKind::kGlobalCpAsync);
+    EXPECT_NE(row.kind, MemoryKind::kGlobalCpAsync);
   EXPECT_THAT(emulation.record->notes.at(0), HasSubstr("global memory not counted"));
 }
 

@@ -43,7 +43,7 @@ TEST(EmulateTest, StridedStoreAndLoadCostAsTheModelSays) {
   EXPECT_EQ(record.loads().wavefronts,
             warps * CostWarpAccess(WarpAccess::Strided(4, 2, kWarpSize, 0x404)).wavefronts);
   EXPECT_EQ(Row(record, 0x50).opcode, "STS");
-  EXPECT_EQ(Row(record, 0x60).kind, SharedKind::kLoad);
+  EXPECT_EQ(Row(record, 0x60).kind, MemoryKind::kSharedLoad);
   EXPECT_EQ(record.attributed_launches, 1u);
 }
 
@@ -212,7 +212,7 @@ TEST(EmulateTest, GridDependencyControlWaitsForNothing) {
 
 // What CostInstruction gives for one warp instruction of `kind` whose lanes 0..lanes-1 access
 // `bytes` at 0x400 + lane * stride.
-WarpCost Cost(SharedKind kind, uint32_t bytes, uint32_t stride, int lanes) {
+WarpCost Cost(MemoryKind kind, uint32_t bytes, uint32_t stride, int lanes) {
   WarpCopy copy;
   copy.destination.bytes = bytes;
   for (int lane = 0; lane < lanes; ++lane) copy.destination.SetLane(lane, 0x400 + uint64_t{stride} * lane);
@@ -234,15 +234,15 @@ TEST(EmulateTest, LdmatrixAndStmatrixRowsComeFromTheirMatricesLanes) {
   ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
   const LaunchRecord& record = *emulation.record;
   const uint64_t warps = 4;
-  const WarpCost x4 = Cost(SharedKind::kLdmatrix, 16, 128, 32);
+  const WarpCost x4 = Cost(MemoryKind::kSharedLdmatrix, 16, 128, 32);
   EXPECT_EQ(x4.wavefronts, 32u);
-  EXPECT_EQ(Row(record, 0x50).kind, SharedKind::kLdmatrix);
+  EXPECT_EQ(Row(record, 0x50).kind, MemoryKind::kSharedLdmatrix);
   EXPECT_EQ(Row(record, 0x50).wavefronts, warps * x4.wavefronts);
   EXPECT_EQ(Row(record, 0x50).ideal_wavefronts, warps * x4.ideal);
-  EXPECT_EQ(Row(record, 0x70).wavefronts, warps * Cost(SharedKind::kLdmatrix, 16, 16, 8).wavefronts);
-  EXPECT_EQ(Row(record, 0x80).kind, SharedKind::kStmatrix);
-  EXPECT_EQ(Row(record, 0x80).wavefronts, warps * Cost(SharedKind::kStmatrix, 16, 16, 16).wavefronts);
-  EXPECT_EQ(record.shared[SharedKind::kLdmatrix].instructions, 2 * warps);
+  EXPECT_EQ(Row(record, 0x70).wavefronts, warps * Cost(MemoryKind::kSharedLdmatrix, 16, 16, 8).wavefronts);
+  EXPECT_EQ(Row(record, 0x80).kind, MemoryKind::kSharedStmatrix);
+  EXPECT_EQ(Row(record, 0x80).wavefronts, warps * Cost(MemoryKind::kSharedStmatrix, 16, 16, 16).wavefronts);
+  EXPECT_EQ(record.kinds[MemoryKind::kSharedLdmatrix].instructions, 2 * warps);
 
   EXPECT_THAT(WhyUndecided(R"(
         /*0040*/                   IMAD.SHL.U32 R2, R0, 0x10, RZ ;
@@ -302,10 +302,10 @@ TEST(EmulateTest, SharedAtomicsAreCostedAndTheirResultsUnknown) {
 )");
   const Emulation atomics = Emulate(costed, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
   ASSERT_TRUE(atomics.record) << atomics.undecided->Describe();
-  EXPECT_EQ(Row(*atomics.record, 0x50).kind, SharedKind::kAtomic);
-  EXPECT_EQ(atomics.record->shared[SharedKind::kAtomic].wavefronts,
-            Cost(SharedKind::kAtomic, 4, 8, 32).wavefronts);
-  EXPECT_EQ(atomics.record->shared[SharedKind::kAtomic].wavefronts, 2u);
+  EXPECT_EQ(Row(*atomics.record, 0x50).kind, MemoryKind::kSharedAtomic);
+  EXPECT_EQ(atomics.record->kinds[MemoryKind::kSharedAtomic].wavefronts,
+            Cost(MemoryKind::kSharedAtomic, 4, 8, 32).wavefronts);
+  EXPECT_EQ(atomics.record->kinds[MemoryKind::kSharedAtomic].wavefronts, 2u);
 }
 
 TEST(EmulateTest, CpAsyncIsCostedWithItsGlobalSources) {
@@ -335,9 +335,9 @@ TEST(EmulateTest, CpAsyncIsCostedWithItsGlobalSources) {
       copy.destination.SetLane(lane, 0x400 + 16u * lane);
       copy.sources[lane] = source + uint64_t{stride} * lane;
     }
-    const WarpCost expected = CostInstruction(SharedKind::kCpAsync, copy);
+    const WarpCost expected = CostInstruction(MemoryKind::kSharedCpAsync, copy);
     EXPECT_EQ(expected.wavefronts, stride == 16 ? 4u : 32u);
-    EXPECT_EQ(Row(*emulation.record, 0x70).kind, SharedKind::kCpAsync);
+    EXPECT_EQ(Row(*emulation.record, 0x70).kind, MemoryKind::kSharedCpAsync);
     EXPECT_EQ(Row(*emulation.record, 0x70).wavefronts, expected.wavefronts);
     EXPECT_EQ(Row(*emulation.record, 0x70).ideal_wavefronts, expected.ideal);
   }

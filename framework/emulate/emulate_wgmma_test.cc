@@ -47,13 +47,13 @@ std::string WhyUndecided(const Emulation& emulation) {
 TEST(EmulateWgmmaTest, TheMeasuredFormCostsEightWavefrontsPerWarpWithoutConflicts) {
   const Emulation emulation = EmulateHgmma("HGMMA.64x64x16.F32 R24, gdesc[UR8], RZ, !UPT", 256);
   ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
-  const SharedCounts& gmma = emulation.record->shared[SharedKind::kWgmma];
+  const KindCounts& gmma = emulation.record->kinds[MemoryKind::kSharedWgmma];
   const uint64_t warps = 2 * 8;  // two blocks of two warpgroups
   EXPECT_EQ(gmma.instructions, 2 * warps);
   EXPECT_EQ(gmma.wavefronts, 2 * warps * 8);
   EXPECT_EQ(gmma.ideal_wavefronts, 2 * warps * 8);
   const InstructionCounts& first = Row(*emulation.record, 0x90);
-  EXPECT_EQ(first.kind, SharedKind::kWgmma);
+  EXPECT_EQ(first.kind, MemoryKind::kSharedWgmma);
   EXPECT_EQ(first.opcode, "HGMMA.64x64x16.F32");
   EXPECT_EQ(first.executions, warps);
   EXPECT_EQ(first.wavefronts, warps * 8);

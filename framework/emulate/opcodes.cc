@@ -12,7 +12,7 @@ namespace {
 constexpr OpcodeInfo kTable[] = {
 #define OPCODE(name, semantics, stage, scope, destinations, registers, memory)                \
   {#name,          Semantics::semantics,        stage, Scope::scope, destinations, registers, \
-   Memory::memory, SharedKindOf(Memory::memory)},
+   Memory::memory, MemoryKindOf(Memory::memory)},
 #include "emulate/internal/opcodes.def"
 #undef OPCODE
 };

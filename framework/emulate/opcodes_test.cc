@@ -50,10 +50,10 @@ TEST(DecodeModifiersTest, Rounding) {
 }
 
 TEST(OpcodeTableTest, SharedRowsNameTheirKindAndUniformRowsTheirScope) {
-  EXPECT_EQ(FindOpcode("STS")->shared_kind, SharedKind::kStore);
-  EXPECT_EQ(FindOpcode("LDSM")->shared_kind, SharedKind::kLdmatrix);
-  EXPECT_EQ(FindOpcode("LDGSTS")->shared_kind, SharedKind::kCpAsync);
-  EXPECT_EQ(FindOpcode("ATOMS")->shared_kind, SharedKind::kAtomic);
+  EXPECT_EQ(FindOpcode("STS")->shared_kind, MemoryKind::kSharedStore);
+  EXPECT_EQ(FindOpcode("LDSM")->shared_kind, MemoryKind::kSharedLdmatrix);
+  EXPECT_EQ(FindOpcode("LDGSTS")->shared_kind, MemoryKind::kSharedCpAsync);
+  EXPECT_EQ(FindOpcode("ATOMS")->shared_kind, MemoryKind::kSharedAtomic);
   EXPECT_TRUE(IsShared(FindOpcode("LDS")->memory));
   EXPECT_FALSE(IsShared(FindOpcode("LDG")->memory));
   EXPECT_TRUE(FindOpcode("UIADD3")->uniform());
@@ -64,7 +64,7 @@ TEST(OpcodeTableTest, SharedRowsNameTheirKindAndUniformRowsTheirScope) {
 TEST(OpcodeTableTest, WgmmaRowsCostHgmmaAndFenceNothing) {
   const OpcodeInfo* hgmma = FindOpcode("HGMMA");
   EXPECT_EQ(hgmma->semantics, Semantics::kWgmma);
-  EXPECT_EQ(hgmma->shared_kind, SharedKind::kWgmma);
+  EXPECT_EQ(hgmma->shared_kind, MemoryKind::kSharedWgmma);
   EXPECT_EQ(hgmma->scope, Scope::kWarpgroup);
   EXPECT_FALSE(MayWriteGlobal(hgmma->semantics, hgmma->memory));  // it writes registers only
   EXPECT_EQ(FindOpcode("WARPGROUP")->semantics, Semantics::kNop);

@@ -49,7 +49,7 @@ bool SameInEveryBlock(const WarpAccess& access, const BlockDependence& moves, bo
 
 void LaunchEvaluator::NotCounted(MemorySpace space, const std::string& why) {
   bool already = false;
-  for (const SharedKindInfo& info : SharedKinds())
+  for (const MemoryKindInfo& info : MemoryKinds())
     if (info.space == space) {
       already = already || sectors_not_counted_[info.kind];
       sectors_not_counted_[info.kind] = true;
@@ -60,7 +60,7 @@ void LaunchEvaluator::NotCounted(MemorySpace space, const std::string& why) {
 }
 
 void LaunchEvaluator::CostSectors(const Instruction& in, size_t index, uint32_t mask) {
-  const SharedKind kind = *SectorKindOf(in.info->semantics, in.info->memory);
+  const MemoryKind kind = *SectorKindOf(in.info->semantics, in.info->memory);
   const MemorySpace space = InfoOf(kind).space;
   if (sectors_not_counted_[kind]) return;
   const bool generic = IsGeneric(in.info->memory), local = space == MemorySpace::kLocal;
@@ -137,7 +137,7 @@ void LaunchEvaluator::CostSectors(const Instruction& in, size_t index, uint32_t 
 }
 
 void LaunchEvaluator::CostCopySources(const Instruction& in, size_t index, const WarpCopy& copy) {
-  constexpr SharedKind kind = SharedKind::kGlobalCpAsync;
+  constexpr MemoryKind kind = MemoryKind::kGlobalCpAsync;
   if (sectors_not_counted_[kind]) return;
   // Every source was read (ReadSources stops the launch on an unknown one, and on the zero-fill
   // form, whose bytes read a register gives); one that depends on the block makes every block

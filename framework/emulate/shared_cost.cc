@@ -58,19 +58,19 @@ std::optional<std::string> UnmeasuredWgmma(const Instruction& in) {
 }  // namespace
 
 void LaunchEvaluator::CostShared(const Instruction& in, size_t index, uint32_t lanes) {
-  const SharedKind kind = in.info->shared_kind;
+  const MemoryKind kind = in.info->shared_kind;
   const Operand* address = nullptr;
   for (const Operand& operand : in.operands)
     if (operand.kind == OperandKind::kMemory) address = &operand;
   if (address == nullptr) Stop(in, in.opcode + " has no address operand");
-  if (kind == SharedKind::kLdmatrix || kind == SharedKind::kStmatrix) {
+  if (kind == MemoryKind::kSharedLdmatrix || kind == MemoryKind::kSharedStmatrix) {
     // Every lane runs ldmatrix/stmatrix (.sync.aligned); the first 8 per matrix give the rows.
     const uint32_t row_lanes = sm90::MatrixRowLanes(in.decoded.matrices);
     if ((row_lanes & ~lanes) != 0) Stop(in, Located(in) + " runs with lanes that give its rows off");
     lanes = row_lanes;
   }
   WarpCopy instruction;
-  if (kind == SharedKind::kCpAsync) ReadSources(in, index, lanes, instruction.sources);
+  if (kind == MemoryKind::kSharedCpAsync) ReadSources(in, index, lanes, instruction.sources);
   WarpAccess& access = instruction.destination;
   access.bytes = in.decoded.access_bytes;
   std::vector<std::array<uint32_t, 3>> steps;  // of lanes whose address depends on the block
@@ -93,7 +93,7 @@ void LaunchEvaluator::CostShared(const Instruction& in, size_t index, uint32_t l
       steps.push_back({});
     if (RoomForConditions()) conditions_.address_steps.push_back(std::move(steps));
   }
-  if (kind == SharedKind::kCpAsync) CostCopySources(in, index, instruction);
+  if (kind == MemoryKind::kSharedCpAsync) CostCopySources(in, index, instruction);
   WarpCost cost;
   try {
     // Before the cost: a misaligned lane faults (ValidateWarpAccess), which says more.

@@ -48,7 +48,7 @@ class ModelCheck : public ::testing::Test {
       return;
     }
     LaunchRecord as_predicted;
-    as_predicted.shared = predicted.kinds;
+    as_predicted.kinds = predicted.kinds;
     for (const std::string& mismatch : AnnotationMismatches(c.expect, as_predicted)) {
       ADD_FAILURE_AT(FileOf(c, __FILE__), LineOf(c, __LINE__))
           << c.name << ": the CPU model disagrees with the annotation: " << mismatch << "\n"

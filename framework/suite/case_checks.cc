@@ -111,7 +111,7 @@ void CaseTest::TestBody() {
   RecordProperty("case", c.name);
   result_.name = c.name;
   result_.description = c.description;
-  for (const SharedKindInfo& info : SharedKinds())
+  for (const MemoryKindInfo& info : MemoryKinds())
     result_.expected_ways[info.kind] = c.expect[info.kind].ways;
   BANKCHECK_SKIP_WITHOUT_GPU();
   const bool emulated = internal::EmulatedProgram();

@@ -30,7 +30,7 @@ std::filesystem::path FolderFromEnvironmentOr(const char* variable, const std::s
   return folder.empty() ? std::filesystem::path(suite_folder) : std::filesystem::path(folder);
 }
 
-void CheckKind(SharedKind kind, const KindExpectation& expected, const SharedCounts& measured,
+void CheckKind(MemoryKind kind, const KindExpectation& expected, const KindCounts& measured,
                std::vector<std::string>& mismatches) {
   std::ostringstream out;
   // Ways and conflicts only where the ideal is exact: a hardware-sourced ideal varies by run.
@@ -183,8 +183,8 @@ std::string UpdateBaselinesCommand(const std::filesystem::path& results_dir,
 
 std::vector<std::string> AnnotationMismatches(const Expectation& expect, const LaunchRecord& record) {
   std::vector<std::string> mismatches;
-  for (const SharedKindInfo& info : SharedKinds()) {
-    // Sectors are checked where the case asks (c.expect[SharedKind::kGlobalLoad]), bank conflicts always.
+  for (const MemoryKindInfo& info : MemoryKinds()) {
+    // Sectors are checked where the case asks (c.expect[MemoryKind::kGlobalLoad]), bank conflicts always.
     if ((info.space != MemorySpace::kShared && !expect.named(info.kind)) || record.not_counted[info.kind])
       continue;
     if (record.unsupported[info.kind]) {
@@ -195,7 +195,7 @@ std::vector<std::string> AnnotationMismatches(const Expectation& expect, const L
                              ": the annotation expects some, but this device's counters cannot measure them");
       continue;
     }
-    CheckKind(info.kind, expect[info.kind], record.shared[info.kind], mismatches);
+    CheckKind(info.kind, expect[info.kind], record.kinds[info.kind], mismatches);
   }
   return mismatches;
 }
@@ -203,10 +203,10 @@ std::vector<std::string> AnnotationMismatches(const Expectation& expect, const L
 std::vector<std::string> ModelMismatches(const PredictedCounts& predicted,
                                          const std::vector<LaunchRecord>& measured) {
   std::vector<std::string> mismatches;
-  for (const SharedKindInfo& info : SharedKinds()) {
+  for (const MemoryKindInfo& info : MemoryKinds()) {
     if (info.space != MemorySpace::kShared) continue;  // the model speaks of shared memory only
-    const SharedCounts total = SumCounts(measured, info.kind);
-    SharedCounts model = predicted[info.kind];
+    const KindCounts total = SumCounts(measured, info.kind);
+    KindCounts model = predicted[info.kind];
     // Compared as exactly as measured: instructions and wavefronts only, where the ideal is not exact.
     model.ideal_provenance = total.ideal_provenance;
     if (ExactCounts(model) != ExactCounts(total))
@@ -284,8 +284,8 @@ std::vector<std::string> AttributionSumMismatches(const std::vector<LaunchRecord
           launches.push_back(other);
     }
     const PerKind<InstructionTotals> totals = TotalsByKind(record.instructions);
-    for (const SharedKindInfo& info : SharedKinds()) {
-      const SharedCounts measured = SumCounts(launches, info.kind);
+    for (const MemoryKindInfo& info : MemoryKinds()) {
+      const KindCounts measured = SumCounts(launches, info.kind);
       const InstructionTotals& summed = totals[info.kind];
       const bool wavefronts_measured =
           std::all_of(launches.begin(), launches.end(), [&info](const LaunchRecord& r) {
@@ -294,7 +294,7 @@ std::vector<std::string> AttributionSumMismatches(const std::vector<LaunchRecord
       // The per-instruction ideal of a 16-byte cp.async with lanes apart is 4 wavefronts, where a
       // range-profiler session's (wavefronts - instrumented conflicts) is 32: two definitions
       // (docs/attribution.md). Records counted through SASS metrics take the first.
-      const bool same_definition = info.kind != SharedKind::kCpAsync ||
+      const bool same_definition = info.kind != MemoryKind::kSharedCpAsync ||
                                    std::all_of(launches.begin(), launches.end(), [](const LaunchRecord& r) {
                                      return r.counted_by == CountedBy::kSassMetrics;
                                    });

@@ -23,12 +23,12 @@ class LineGlobsOfThisRun : public testing_support::TempDirTest {};
 // local kind only where it names it.
 TEST(AnnotationMismatchesTest, GlobalAndLocalKindsAreCheckedWhereTheCaseNamesThem) {
   LaunchRecord record = testing_support::MakeRecord(64);
-  record.shared[SharedKind::kGlobalLoad] = {512, 16384, 2048};  // 8 sectors per ideal one
-  record.shared[SharedKind::kLocalStore] = {16, 64, 0, Provenance::kNotMeasured};
+  record.kinds[MemoryKind::kGlobalLoad] = {512, 16384, 2048};  // 8 sectors per ideal one
+  record.kinds[MemoryKind::kLocalStore] = {16, 64, 0, Provenance::kNotMeasured};
   Expectation expect;
-  expect[SharedKind::kLoad].ways = 1;
+  expect[MemoryKind::kSharedLoad].ways = 1;
   EXPECT_TRUE(AnnotationMismatches(expect, record).empty());
-  expect[SharedKind::kLocalStore].instructions = 0;  // must not spill
+  expect[MemoryKind::kLocalStore].instructions = 0;  // must not spill
   const std::vector<std::string> spilled = AnnotationMismatches(expect, record);
   ASSERT_EQ(spilled.size(), 1u);
   EXPECT_NE(spilled[0].find("local stores (STL): stl: 16 instructions, 64 sectors"), std::string::npos)
@@ -36,7 +36,7 @@ TEST(AnnotationMismatchesTest, GlobalAndLocalKindsAreCheckedWhereTheCaseNamesThe
   EXPECT_NE(spilled[0].find("expected 0 instructions"), std::string::npos) << spilled[0];
   // An emulated launch that could not count local memory (an address it did not know): nothing to
   // check.
-  record.not_counted[SharedKind::kLocalStore] = true;
+  record.not_counted[MemoryKind::kLocalStore] = true;
   EXPECT_TRUE(AnnotationMismatches(expect, record).empty());
 }
 

@@ -9,7 +9,7 @@ namespace {
 using ::testing::AllOf;
 using ::testing::Not;
 
-LaunchRecord Record(SharedCounts loads, SharedCounts stores) {
+LaunchRecord Record(KindCounts loads, KindCounts stores) {
   LaunchRecord r;
   r.loads() = loads;
   r.stores() = stores;
@@ -36,12 +36,13 @@ TEST(MatchersTest, ConflictFree) {
 
 TEST(MatchersTest, ConflictFreeCoversEveryKind) {
   LaunchRecord r = Record({8, 8, 8}, {8, 8, 8});
-  r.shared[SharedKind::kLdmatrix] = {1, 32, 4};
+  r.kinds[MemoryKind::kSharedLdmatrix] = {1, 32, 4};
   EXPECT_THAT(r, Not(ConflictFree()));
   EXPECT_THAT(FailureText(ConflictFree(), r),
               ::testing::HasSubstr("| ldsm: 1 instructions, 32 wavefronts, 4 ideal, 28 conflicts (8-way)"));
-  EXPECT_THAT(r, AllOf(KindWays(SharedKind::kLdmatrix, 8), KindInstructions(SharedKind::kLdmatrix, 1),
-                       KindConflicts(SharedKind::kLdmatrix, 28), KindWays(SharedKind::kLoad, 1)));
+  EXPECT_THAT(
+      r, AllOf(KindWays(MemoryKind::kSharedLdmatrix, 8), KindInstructions(MemoryKind::kSharedLdmatrix, 1),
+               KindConflicts(MemoryKind::kSharedLdmatrix, 28), KindWays(MemoryKind::kSharedLoad, 1)));
 }
 
 TEST(MatchersTest, CountsAndWaysTakeInnerMatchers) {
@@ -65,9 +66,9 @@ TEST(MatchersTest, ARecordPrintsAsItsSummary) {
 
 TEST(MatchersTest, KindsTheDeviceCannotMeasureNeverMatch) {
   LaunchRecord r = Record({8, 8, 8}, {8, 8, 8});
-  r.unsupported[SharedKind::kStmatrix] = true;
-  EXPECT_THAT(r, Not(KindInstructions(SharedKind::kStmatrix, 0)));
-  EXPECT_THAT(FailureText(KindInstructions(SharedKind::kStmatrix, 0), r),
+  r.unsupported[MemoryKind::kSharedStmatrix] = true;
+  EXPECT_THAT(r, Not(KindInstructions(MemoryKind::kSharedStmatrix, 0)));
+  EXPECT_THAT(FailureText(KindInstructions(MemoryKind::kSharedStmatrix, 0), r),
               ::testing::HasSubstr("stmatrix (STSM) cannot be measured on this device"));
 }
 

@@ -43,8 +43,8 @@ void RecordLaunchProperties(const std::vector<LaunchRecord>& records) {
     ::testing::Test::RecordProperty(prefix + "kernel", r.kernel);
     ::testing::Test::RecordProperty(prefix + "grid", ToString(r.grid));
     ::testing::Test::RecordProperty(prefix + "block", ToString(r.block));
-    for (const SharedKind kind : ShownKinds(r)) {
-      const SharedCounts& c = r.shared[kind];
+    for (const MemoryKind kind : ShownKinds(r)) {
+      const KindCounts& c = r.kinds[kind];
       const std::string label = prefix + InfoOf(kind).label;
       record(label + "_instructions", c.instructions);
       record(label + "_" + TrafficUnit(kind), c.wavefronts);

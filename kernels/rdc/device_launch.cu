@@ -51,8 +51,8 @@ BANKCHECK_REGISTER_CASES([] {
   // The parent's record holds both kernels: 16 loads and 16 stores, 24 wavefronts each against 16
   // ideal. A statement about the launch as a whole: the parent's lines are conflict-free, and the
   // child's are not in its instruction table (SASS metrics miss the child).
-  c.expect[SharedKind::kLoad].ways = 1.5;
-  c.expect[SharedKind::kStore].ways = 1.5;
+  c.expect[MemoryKind::kSharedLoad].ways = 1.5;
+  c.expect[MemoryKind::kSharedStore].ways = 1.5;
   c.session.counters = SessionOptions::Counters::kRangeProfiler;  // SASS metrics miss the child
   c.run = [](CaseContext& ctx) {
     const std::vector<float> in = RandomIntegerFloats(kThreads, 0x7A3u);

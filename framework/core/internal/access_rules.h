@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "bankcheck/shared_kind.h"
+#include "bankcheck/memory_kind.h"
 
 namespace bankcheck::internal {
 
@@ -14,8 +14,8 @@ inline bool IsValidAccessSize(uint32_t bytes) {
 }
 
 // ldmatrix and stmatrix: 16-byte rows, eight lanes per matrix.
-inline bool IsMatrixKind(SharedKind kind) {
-  return kind == SharedKind::kLdmatrix || kind == SharedKind::kStmatrix;
+inline bool IsMatrixKind(MemoryKind kind) {
+  return kind == MemoryKind::kSharedLdmatrix || kind == MemoryKind::kSharedStmatrix;
 }
 
 }  // namespace bankcheck::internal

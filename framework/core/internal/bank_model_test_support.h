@@ -32,7 +32,7 @@ inline WarpCost Strided(uint32_t bytes, int64_t stride, int active = 32, uint64_
 }
 
 // One warp, one instruction of this kind: its counts.
-inline SharedCounts OneWarp(const SharedAccess& access) {
+inline KindCounts OneWarp(const SharedAccess& access) {
   return PredictLaunch(Dim3{1}, Dim3{32}, {access})[access.kind];
 }
 

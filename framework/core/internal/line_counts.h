@@ -13,7 +13,7 @@
 #include "bankcheck/instruction_counts.h"
 #include "bankcheck/launch_record.h"
 #include "bankcheck/line_annotations.h"
-#include "bankcheck/shared_kind.h"
+#include "bankcheck/memory_kind.h"
 
 namespace bankcheck {
 
@@ -22,7 +22,7 @@ namespace bankcheck {
 struct LineCounts {
   std::string file;
   uint32_t line = 0;
-  SharedKind kind = SharedKind::kLoad;
+  MemoryKind kind = MemoryKind::kSharedLoad;
   uint64_t executions = 0;
   uint64_t wavefronts = 0;
   uint64_t ideal_wavefronts = 0;
@@ -42,7 +42,7 @@ struct LineCounts {
 // Whether a line's accesses of `kind` are checked by its annotation without a term naming the kind,
 // and suggested by `annotate`: the shared-memory kinds (bank conflicts). A global or local kind's
 // sectors are checked only where a term names it.
-bool CheckedUnnamed(SharedKind kind);
+bool CheckedUnnamed(MemoryKind kind);
 
 // Per source line and kind, sorted by file, line and kind. Records whose instructions hold one
 // table for several launches (LaunchRecord::attributed_launches > 1) count that table once;

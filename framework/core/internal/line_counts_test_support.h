@@ -26,7 +26,7 @@ inline LaunchRecord Attributed(const std::string& kernel, std::vector<Instructio
   return record;
 }
 
-inline LineCounts Line(uint32_t line, SharedKind kind, uint64_t wavefronts, uint64_t ideal,
+inline LineCounts Line(uint32_t line, MemoryKind kind, uint64_t wavefronts, uint64_t ideal,
                        const std::string& opcode = "", const std::string& file = kFile) {
   LineCounts counts;
   counts.file = file;

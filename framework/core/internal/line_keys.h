@@ -44,7 +44,7 @@ void AttachLineRecords(std::vector<LaunchRecord>& records, const std::string& so
 
 // What two launches' lines are matched by: file, code, occurrence (the number for a line with no
 // code) and kind.
-using LineKey = std::tuple<std::string, std::string, uint32_t, SharedKind>;
+using LineKey = std::tuple<std::string, std::string, uint32_t, MemoryKind>;
 LineKey KeyOf(const LineRecord& line);
 
 }  // namespace bankcheck

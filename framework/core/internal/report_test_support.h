@@ -16,7 +16,7 @@ inline CaseResult MakeCase(const std::string& name, uint64_t load_wavefronts,
   CaseResult result;
   result.name = name;
   result.status = status;
-  result.expected_ways[SharedKind::kLoad] = static_cast<double>(load_wavefronts) / 64.0;
+  result.expected_ways[MemoryKind::kSharedLoad] = static_cast<double>(load_wavefronts) / 64.0;
   result.launches = {MakeRecord(load_wavefronts)};
   result.baseline = verdict;
   return result;

@@ -15,8 +15,8 @@ inline CaseResult MakeCheckedCase(const std::string& name, CaseStatus status = C
   result.name = name;
   result.description = "what " + name + " shows";
   result.status = status;
-  result.expected_ways[SharedKind::kLoad] = 32;
-  result.expected_ways[SharedKind::kStore] = 1;
+  result.expected_ways[MemoryKind::kSharedLoad] = 32;
+  result.expected_ways[MemoryKind::kSharedStore] = 1;
   if (status != CaseStatus::kSkipped) result.launches = {MakeRecord(2048)};
   result.baseline = BaselineVerdict::kMatch;
   result.messages = {"a message"};

@@ -32,13 +32,13 @@ inline LaunchRecord MakeRecord(uint64_t load_wavefronts, uint64_t ideal = 64,
   record.loads() = {ideal, load_wavefronts, ideal};
   record.stores() = {ideal, ideal, ideal};
   record.counted_by = CountedBy::kRangeProfiler;  // with hardware readings
-  record.hardware[SharedKind::kLoad] = {load_wavefronts + 3, load_wavefronts - ideal + 3};
-  record.hardware[SharedKind::kStore] = {ideal, 0};
+  record.hardware[MemoryKind::kSharedLoad] = {load_wavefronts + 3, load_wavefronts - ideal + 3};
+  record.hardware[MemoryKind::kSharedStore] = {ideal, 0};
   return record;
 }
 
 // One shared-memory instruction of a kernel, as attribution counts it.
-inline InstructionCounts MakeInstruction(uint32_t pc_offset, const std::string& opcode, SharedKind kind,
+inline InstructionCounts MakeInstruction(uint32_t pc_offset, const std::string& opcode, MemoryKind kind,
                                          uint32_t line, uint64_t executions, uint64_t wavefronts,
                                          uint64_t ideal,
                                          const std::string& file = "/src/bankcheck/kernels/transpose.cu") {
@@ -55,7 +55,7 @@ inline InstructionCounts MakeInstruction(uint32_t pc_offset, const std::string& 
 }
 
 // One source line of a launch, as a baseline keeps it (line_keys.h), in the key's own terms.
-inline LineRecord MakeLine(const std::string& file, uint32_t line, const std::string& code, SharedKind kind,
+inline LineRecord MakeLine(const std::string& file, uint32_t line, const std::string& code, MemoryKind kind,
                            uint64_t executions, uint64_t wavefronts, uint64_t ideal,
                            std::vector<std::string> opcodes = {}) {
   LineRecord record;
@@ -73,11 +73,11 @@ inline LineRecord MakeLine(const std::string& file, uint32_t line, const std::st
 // `record` as attribution leaves it: its loads as one conflicting LDS at line 31 and its stores as
 // one STS at line 40 of /src/bankcheck/kernels/transpose.cu, summed over `launches` launches.
 inline LaunchRecord WithInstructions(LaunchRecord record, uint32_t launches = 1) {
-  const SharedCounts& loads = record.loads();
-  const SharedCounts& stores = record.stores();
-  record.instructions = {MakeInstruction(0x220, "LDS", SharedKind::kLoad, 31, loads.instructions,
+  const KindCounts& loads = record.loads();
+  const KindCounts& stores = record.stores();
+  record.instructions = {MakeInstruction(0x220, "LDS", MemoryKind::kSharedLoad, 31, loads.instructions,
                                          loads.wavefronts, loads.ideal_wavefronts),
-                         MakeInstruction(0x1a0, "STS", SharedKind::kStore, 40, stores.instructions,
+                         MakeInstruction(0x1a0, "STS", MemoryKind::kSharedStore, 40, stores.instructions,
                                          stores.wavefronts, stores.ideal_wavefronts)};
   record.attributed_launches = launches;
   return record;

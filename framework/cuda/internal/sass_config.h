@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "bankcheck/shared_kind.h"
+#include "bankcheck/memory_kind.h"
 
 namespace bankcheck::internal {
 

@@ -43,14 +43,14 @@ std::map<std::string, std::vector<InstructionCounts>> AttributeInstructions(
 
 // Per-kind sums of what a kernel's patched instructions counted: executions (in `instructions`),
 // wavefronts and ideal wavefronts of each kind's instructions.
-using KindSums = PerKind<SharedCounts>;
+using KindSums = PerKind<KindCounts>;
 
 // What one patched shared-memory instruction counted, as read: its source line and opcode are
 // looked up later (ResolveInstructions), not in the launch callback that reads it.
 struct SassInstruction {
   uint32_t cubin_crc = 0;
   uint32_t pc_offset = 0;
-  SharedKind kind = SharedKind::kLoad;
+  MemoryKind kind = MemoryKind::kSharedLoad;
   uint64_t executions = 0;
   uint64_t wavefronts = 0;
   uint64_t ideal_wavefronts = 0;
@@ -60,7 +60,7 @@ struct SassInstruction {
 // (which kinds an instruction is: an LDGSTS's counter is shared_ldgsts's and global_ldgsts's), and
 // the kinds' traffic and ideal counters (the kind table's sass_*_metric).
 struct SassMetricIds {
-  std::map<uint64_t, std::vector<SharedKind>> kinds_of;  // instruction counter id -> its kinds
+  std::map<uint64_t, std::vector<MemoryKind>> kinds_of;  // instruction counter id -> its kinds
   PerKind<std::optional<uint64_t>> traffic;              // per kind: its traffic counter's id
   PerKind<std::optional<uint64_t>> ideal;                // per kind: its ideal counter's id; none: no ideal
   PerKind<bool> unsupported;                             // kinds without an instruction counter on this chip

@@ -51,7 +51,7 @@ struct Row {
 };
 // By instruction index and the kind counted: an instruction counts in one kind, an LDGSTS in two (its
 // shared-memory writes, shared_ldgsts, and its global reads, global_ldgsts).
-using RowKey = std::pair<size_t, SharedKind>;
+using RowKey = std::pair<size_t, MemoryKind>;
 using Rows = std::map<RowKey, Row>;
 
 // What evaluating one block gave: its rows, and the conditions under which another block runs as it

@@ -8,7 +8,7 @@
 
 #include "bankcheck/emulator.h"
 #include "bankcheck/launch_record.h"
-#include "bankcheck/shared_kind.h"
+#include "bankcheck/memory_kind.h"
 #include "emulate/internal/opcodes.h"
 
 namespace bankcheck::emulate::internal {

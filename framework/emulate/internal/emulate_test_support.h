@@ -42,7 +42,7 @@ inline const InstructionCounts& Row(const LaunchRecord& record, uint32_t pc) {
 }
 
 // The row of the instruction at `pc` in `kind`: an LDGSTS has two (shared_ldgsts, global_ldgsts).
-inline const InstructionCounts& Row(const LaunchRecord& record, uint32_t pc, SharedKind kind) {
+inline const InstructionCounts& Row(const LaunchRecord& record, uint32_t pc, MemoryKind kind) {
   for (const InstructionCounts& row : record.instructions)
     if (row.pc_offset == pc && row.kind == kind) return row;
   throw std::runtime_error("no " + std::string(InfoOf(kind).key) + " row at pc " + std::to_string(pc));

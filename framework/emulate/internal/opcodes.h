@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "bankcheck/shared_kind.h"
+#include "bankcheck/memory_kind.h"
 
 namespace bankcheck::emulate::internal {
 
@@ -55,23 +55,23 @@ constexpr bool MayWriteGlobal(Semantics semantics, Memory memory) {
   return semantics == Semantics::kStore && (memory == Memory::kGlobal || memory == Memory::kGeneric);
 }
 
-// The bank model's kind of a shared-memory access (kLoad for any other memory).
-constexpr SharedKind SharedKindOf(Memory memory) {
+// The bank model's kind of a shared-memory access (kSharedLoad for any other memory).
+constexpr MemoryKind MemoryKindOf(Memory memory) {
   switch (memory) {
     case Memory::kSharedStore:
-      return SharedKind::kStore;
+      return MemoryKind::kSharedStore;
     case Memory::kSharedLdmatrix:
-      return SharedKind::kLdmatrix;
+      return MemoryKind::kSharedLdmatrix;
     case Memory::kSharedStmatrix:
-      return SharedKind::kStmatrix;
+      return MemoryKind::kSharedStmatrix;
     case Memory::kSharedCpAsync:
-      return SharedKind::kCpAsync;
+      return MemoryKind::kSharedCpAsync;
     case Memory::kSharedAtomic:
-      return SharedKind::kAtomic;
+      return MemoryKind::kSharedAtomic;
     case Memory::kSharedWgmma:
-      return SharedKind::kWgmma;
+      return MemoryKind::kSharedWgmma;
     default:
-      return SharedKind::kLoad;
+      return MemoryKind::kSharedLoad;
   }
 }
 
@@ -84,22 +84,22 @@ constexpr bool IsGeneric(Memory memory) {
 // The kind a global or local access is counted in (sectors), by its memory and semantics; generic
 // accesses as global ones (the GPU counts a generic access that reaches global memory as global).
 // nullopt for shared memory and for none.
-constexpr std::optional<SharedKind> SectorKindOf(Semantics semantics, Memory memory) {
+constexpr std::optional<MemoryKind> SectorKindOf(Semantics semantics, Memory memory) {
   switch (memory) {
     case Memory::kGlobal:
     case Memory::kGeneric:
-      if (semantics == Semantics::kLoad) return SharedKind::kGlobalLoad;
-      if (semantics == Semantics::kStore) return SharedKind::kGlobalStore;
+      if (semantics == Semantics::kLoad) return MemoryKind::kGlobalLoad;
+      if (semantics == Semantics::kStore) return MemoryKind::kGlobalStore;
       return std::nullopt;
     case Memory::kGlobalAtomic:
     case Memory::kGenericAtomic:
-      return SharedKind::kGlobalAtomic;
+      return MemoryKind::kGlobalAtomic;
     case Memory::kGlobalReduction:
     case Memory::kGenericReduction:
-      return SharedKind::kGlobalReduction;
+      return MemoryKind::kGlobalReduction;
     case Memory::kLocal:
-      if (semantics == Semantics::kLoad) return SharedKind::kLocalLoad;
-      if (semantics == Semantics::kStore) return SharedKind::kLocalStore;
+      if (semantics == Semantics::kLoad) return MemoryKind::kLocalLoad;
+      if (semantics == Semantics::kStore) return MemoryKind::kLocalStore;
       return std::nullopt;
     default:
       return std::nullopt;
@@ -114,7 +114,7 @@ struct OpcodeInfo {
   int destinations;  // kData/kLoad: how many leading operands are destinations
   int registers;     // registers per destination when the modifiers do not say; 0: they say
   Memory memory;
-  SharedKind shared_kind;  // SharedKindOf(memory)
+  MemoryKind shared_kind;  // MemoryKindOf(memory)
 
   bool uniform() const { return scope == Scope::kUniform; }
 };

@@ -170,7 +170,7 @@ TEST_F(EmulateCTest, TheRecordIsTheEmulatedProgramsAndTheOutputsTheReference) {
   bool column_read = false;
   for (const LineRecord& line : *record.lines)
     column_read |=
-        line.kind == SharedKind::kLoad && line.code.find("tile[threadIdx.x][y]") != std::string::npos;
+        line.kind == MemoryKind::kSharedLoad && line.code.find("tile[threadIdx.x][y]") != std::string::npos;
   EXPECT_TRUE(column_read) << bankcheck_emu_result_record_json(result.get());
 
   std::vector<int> program_out(in.size(), -1);

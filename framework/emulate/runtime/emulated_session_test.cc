@@ -46,7 +46,7 @@ class FakeFatbinEmulator final : public FatbinEmulator {
     record.stores().ideal_wavefronts = launch.grid.x;
     InstructionCounts row;
     row.pc_offset = 0x40;
-    row.kind = SharedKind::kStore;
+    row.kind = MemoryKind::kSharedStore;
     row.executions = launch.grid.x;
     row.wavefronts = 2 * launch.grid.x;
     row.ideal_wavefronts = launch.grid.x;

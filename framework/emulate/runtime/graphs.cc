@@ -74,7 +74,7 @@ std::vector<LaunchRecord> GraphLaunchRecords(std::vector<LaunchRecord> nodes) {
   graph.grid = nodes.front().grid;
   graph.block = nodes.front().block;
   graph.dynamic_shared_bytes = nodes.front().dynamic_shared_bytes;
-  PerKind<SharedCounts> sums;
+  PerKind<KindCounts> sums;
   for (const auto& [mangled, launches] : by_kernel) {
     std::map<uint32_t, InstructionCounts> rows;  // by pc: the kernel's instructions over its nodes
     for (const LaunchRecord* launch : launches)
@@ -86,8 +86,7 @@ std::vector<LaunchRecord> GraphLaunchRecords(std::vector<LaunchRecord> nodes) {
         at->second.ideal_wavefronts += row.ideal_wavefronts;
       }
     for (auto& [pc, row] : rows) {
-      sums[row.kind] +=
-          SharedCounts{row.executions, row.wavefronts, row.ideal_wavefronts, Provenance::kExact};
+      sums[row.kind] += KindCounts{row.executions, row.wavefronts, row.ideal_wavefronts, Provenance::kExact};
       graph.instructions.push_back(std::move(row));
     }
   }

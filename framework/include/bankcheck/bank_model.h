@@ -34,7 +34,7 @@
 
 #include "bankcheck/error.h"
 #include "bankcheck/launch_record.h"
-#include "bankcheck/shared_kind.h"
+#include "bankcheck/memory_kind.h"
 
 namespace bankcheck {
 
@@ -155,27 +155,27 @@ bool ArePairedLoadPhases(const WarpAccess& access, int first);
 // fits; a phase all off is measured), or a load's pair of phases whose lanes pair up on words that
 // share a bank (its ideal).
 // Other kinds and sizes: nullopt. The emulator leaves such launches undecided.
-std::optional<std::string> UnmeasuredWideAccess(SharedKind kind, const WarpAccess& access);
+std::optional<std::string> UnmeasuredWideAccess(MemoryKind kind, const WarpAccess& access);
 
 // What one warp instruction of `kind` costs, the one entry point for every kind: CostWarpCopy for
 // cp.async; CostWarpAccess of the destination for the others, a load's paired phases
 // (ArePairedLoadPhases) counted as one wavefront and one ideal wavefront.
-WarpCost CostInstruction(SharedKind kind, const WarpCopy& instruction);
+WarpCost CostInstruction(MemoryKind kind, const WarpCopy& instruction);
 
 // The same, with the breakdown: the second phase of a paired pair is marked served_with_previous
 // and costs 0.
-WarpExplanation ExplainInstruction(SharedKind kind, const WarpCopy& instruction);
+WarpExplanation ExplainInstruction(MemoryKind kind, const WarpCopy& instruction);
 
 // ---------------------------------------------------------------------------------------------
 // Launch level.
 
 // What the model predicts for a launch, per kind, with the bank map a failure message can show.
 struct PredictedCounts {
-  PerKind<SharedCounts> kinds;
+  PerKind<KindCounts> kinds;
   std::string bank_map;  // human-readable explanation of the worst access; may be empty
 
-  SharedCounts& operator[](SharedKind kind) { return kinds[kind]; }
-  const SharedCounts& operator[](SharedKind kind) const { return kinds[kind]; }
+  KindCounts& operator[](MemoryKind kind) { return kinds[kind]; }
+  const KindCounts& operator[](MemoryKind kind) const { return kinds[kind]; }
 };
 
 // A lane's byte address for one execution of an instruction, or nullopt when the lane does not
@@ -186,7 +186,7 @@ using LaneAddressFunction =
 // One shared-memory instruction of a kernel, as the threads of a launch execute it.
 struct SharedAccess {
   std::string name;  // what the source says, e.g. "tile[tx][ty]"; shown in bank maps
-  SharedKind kind = SharedKind::kLoad;
+  MemoryKind kind = MemoryKind::kSharedLoad;
   uint32_t bytes = 4;
   uint32_t iterations = 1;  // how many times each thread executes it (a loop's trip count)
   LaneAddressFunction address;
@@ -242,7 +242,7 @@ LaneAddressFunction ToLaneAddressFunction(F&& f) {
 
 // Any kind: `address` gives each lane's byte address (for ldmatrix/stmatrix, its row's).
 template <typename F>
-SharedAccess SharedAccessOf(SharedKind kind, std::string name, uint32_t bytes, F&& address,
+SharedAccess SharedAccessOf(MemoryKind kind, std::string name, uint32_t bytes, F&& address,
                             uint32_t iterations = 1) {
   return SharedAccess{std::move(name),
                       kind,
@@ -254,25 +254,29 @@ SharedAccess SharedAccessOf(SharedKind kind, std::string name, uint32_t bytes, F
 
 template <typename F>
 SharedAccess SharedLoad(std::string name, uint32_t bytes, F&& address, uint32_t iterations = 1) {
-  return SharedAccessOf(SharedKind::kLoad, std::move(name), bytes, std::forward<F>(address), iterations);
+  return SharedAccessOf(MemoryKind::kSharedLoad, std::move(name), bytes, std::forward<F>(address),
+                        iterations);
 }
 
 template <typename F>
 SharedAccess SharedStore(std::string name, uint32_t bytes, F&& address, uint32_t iterations = 1) {
-  return SharedAccessOf(SharedKind::kStore, std::move(name), bytes, std::forward<F>(address), iterations);
+  return SharedAccessOf(MemoryKind::kSharedStore, std::move(name), bytes, std::forward<F>(address),
+                        iterations);
 }
 
 // An atomic or reduction on shared memory (ATOMS/REDS) of `bytes` bytes per lane.
 template <typename F>
 SharedAccess SharedAtomic(std::string name, uint32_t bytes, F&& address, uint32_t iterations = 1) {
-  return SharedAccessOf(SharedKind::kAtomic, std::move(name), bytes, std::forward<F>(address), iterations);
+  return SharedAccessOf(MemoryKind::kSharedAtomic, std::move(name), bytes, std::forward<F>(address),
+                        iterations);
 }
 
 // cp.async (LDGSTS) of `bytes` bytes per lane: `address` is the lane's shared destination, and
 // the source is taken as contiguous (lane i of a warp reads i * bytes).
 template <typename F>
 SharedAccess CpAsync(std::string name, uint32_t bytes, F&& address, uint32_t iterations = 1) {
-  return SharedAccessOf(SharedKind::kCpAsync, std::move(name), bytes, std::forward<F>(address), iterations);
+  return SharedAccessOf(MemoryKind::kSharedCpAsync, std::move(name), bytes, std::forward<F>(address),
+                        iterations);
 }
 
 // cp.async with its global source: `source` gives the lane's global byte address, as `address`
@@ -288,15 +292,15 @@ SharedAccess CpAsync(std::string name, uint32_t bytes, F&& address, G&& source, 
 // std::nullopt (.x1: lanes 0-7 supply rows, .x2: lanes 0-15, .x4: all 32).
 template <typename F>
 SharedAccess Ldmatrix(std::string name, F&& row_address, uint32_t iterations = 1) {
-  return SharedAccessOf(SharedKind::kLdmatrix, std::move(name), kMatrixRowBytes, std::forward<F>(row_address),
-                        iterations);
+  return SharedAccessOf(MemoryKind::kSharedLdmatrix, std::move(name), kMatrixRowBytes,
+                        std::forward<F>(row_address), iterations);
 }
 
 // stmatrix: as Ldmatrix.
 template <typename F>
 SharedAccess Stmatrix(std::string name, F&& row_address, uint32_t iterations = 1) {
-  return SharedAccessOf(SharedKind::kStmatrix, std::move(name), kMatrixRowBytes, std::forward<F>(row_address),
-                        iterations);
+  return SharedAccessOf(MemoryKind::kSharedStmatrix, std::move(name), kMatrixRowBytes,
+                        std::forward<F>(row_address), iterations);
 }
 
 // Walks every warp of every block (warps are 32 consecutive linear thread ids of a block,

@@ -37,7 +37,7 @@ namespace bankcheck {
 inline constexpr char kBaselineFormat[] = "bankcheck-baseline";
 // 5: launches hold TMA's global reads and writes (global_tma_ld, global_tma_st); 4: cp.async's
 // global reads (global_ldgsts); 3: global- and local-memory kinds
-// (SharedKindInfo::first_baseline_version); 2: lines. A launch read from an older version did not
+// (MemoryKindInfo::first_baseline_version); 2: lines. A launch read from an older version did not
 // count the kinds it lacks: they are neither shown nor compared (IsCompared), so a baseline recorded
 // before a kind was added still passes until recorded again.
 inline constexpr int kBaselineVersion = 5;

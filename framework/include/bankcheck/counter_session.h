@@ -51,7 +51,7 @@ struct SessionOptions {
 
   // Kinds whose ideal wavefronts only hardware counters give (IdealSource::kHardwarePairOnRequest:
   // shared atomics, wgmma) to read anyway, marked Provenance::kHardware. Each costs a replay pass.
-  std::vector<SharedKind> hardware_ideal;
+  std::vector<MemoryKind> hardware_ideal;
 
   // Each record gets its per-instruction counts (LaunchRecord::instructions, with opcodes and
   // source lines: docs/attribution.md). Counted through SASS metrics (the default), they come from

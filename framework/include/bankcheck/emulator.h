@@ -232,7 +232,7 @@ ComputedOutputs ComputeOutputs(const Module& module, const LaunchToEmulate& laun
                                const EmulationLimits& limits = {});
 
 // Emulates `launch` of a kernel of `module`. The record is what a SASS-metrics record of the same
-// launch holds: per-kind SharedCounts (instructions, wavefronts, exact ideal) and one
+// launch holds: per-kind KindCounts (instructions, wavefronts, exact ideal) and one
 // InstructionCounts row per executed shared-memory instruction (pc, opcode, line, inline chain,
 // executions, wavefronts, ideal), most excess first, attributed_launches 1. Lines of inlined code
 // are attributed as the SASS backend attributes them (AttributedFrame with

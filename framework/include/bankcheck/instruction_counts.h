@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/shared_kind.h"
+#include "bankcheck/memory_kind.h"
 
 namespace bankcheck {
 
@@ -28,7 +28,7 @@ struct InstructionCounts {
   // "LDS.128", "LDSM.16.M88.4", "ATOMS.POPC.INC.32" (nvdisasm); the kind's plain SASS name ("LDS")
   // when nvdisasm was not found.
   std::string opcode;
-  SharedKind kind = SharedKind::kLoad;
+  MemoryKind kind = MemoryKind::kSharedLoad;
   // The line the instruction is attributed to, from the kernel's line info (-lineinfo); empty and 0
   // without it. For code inlined from functions it is the innermost frame of `inline_chain` inside
   // the project's sources (AttributedFrame): the access in a project's own helper, the user's call

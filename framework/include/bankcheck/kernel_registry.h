@@ -8,9 +8,9 @@
 //     bankcheck::KernelCase c;
 //     c.name = "demo/stride2";                          // topic/variant[/size]: the baseline key
 //     c.description = "256 threads write and read smem[tid*2]";
-//     c.expect[bankcheck::SharedKind::kLoad].ways = 2;  // what the hardware does (measured)
-//     c.expect[bankcheck::SharedKind::kStore].ways = 2;
-//     c.expect[bankcheck::SharedKind::kLoad].instructions = 8;  // catches removed/widened accesses
+//     c.expect[bankcheck::MemoryKind::kSharedLoad].ways = 2;  // what the hardware does (measured)
+//     c.expect[bankcheck::MemoryKind::kSharedStore].ways = 2;
+//     c.expect[bankcheck::MemoryKind::kSharedLoad].instructions = 8;  // catches removed/widened accesses
 //     c.run = [](bankcheck::CaseContext& ctx) {
 //       ... allocate and fill inputs ...
 //       ctx.Measure([&] { kernel<<<grid, block>>>(...); });
@@ -29,7 +29,7 @@
 #include "bankcheck/baseline.h"
 #include "bankcheck/counter_session.h"
 #include "bankcheck/launch_record.h"
-#include "bankcheck/shared_kind.h"
+#include "bankcheck/memory_kind.h"
 
 namespace bankcheck {
 
@@ -42,23 +42,23 @@ struct KindExpectation {
   std::optional<uint64_t> conflicts;  // checked where the ideal is exact
 };
 
-// A case's annotation, per kind:  c.expect[SharedKind::kLdmatrix].ways = 8;
+// A case's annotation, per kind:  c.expect[MemoryKind::kSharedLdmatrix].ways = 8;
 // Optional: a case that never writes c.expect states nothing per launch. Its launches are then
 // checked against the line annotations of its kernel's sources (docs/annotations.md) when they
 // have some, and against its baseline only when they have none.
 class Expectation {
  public:
-  KindExpectation& operator[](SharedKind kind) {
+  KindExpectation& operator[](MemoryKind kind) {
     stated_ = true;
     named_[kind] = true;
     return kinds_[kind];
   }
-  const KindExpectation& operator[](SharedKind kind) const { return kinds_[kind]; }
+  const KindExpectation& operator[](MemoryKind kind) const { return kinds_[kind]; }
   // Whether the case wrote any of it (then every shared-memory kind it did not write must stay
   // conflict-free).
   bool stated() const { return stated_; }
   // Whether the case wrote this kind's: a global or local kind is checked only then.
-  bool named(SharedKind kind) const { return named_[kind]; }
+  bool named(MemoryKind kind) const { return named_[kind]; }
 
  private:
   PerKind<KindExpectation> kinds_;

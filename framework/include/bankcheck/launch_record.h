@@ -11,7 +11,7 @@
 
 #include "bankcheck/count_sum.h"
 #include "bankcheck/instruction_counts.h"
-#include "bankcheck/shared_kind.h"
+#include "bankcheck/memory_kind.h"
 
 namespace bankcheck {
 
@@ -31,11 +31,15 @@ enum class Provenance : uint8_t {
 const char* ProvenanceName(Provenance provenance);  // "exact", "hardware", "not measured"
 std::optional<Provenance> ProvenanceFromName(const std::string& name);
 
-// The counts of one kind of shared-memory instruction (loads, stores, ldmatrix, ...).
-struct SharedCounts {
+// The counts of one kind of memory instruction (shared loads, stores, ldmatrix, ..., global and
+// local loads and stores, ...). Its traffic, `wavefronts`, is counted in the kind's unit
+// (TrafficUnit, memory_kind.h): wavefronts for shared-memory kinds (passes through the
+// shared-memory data stage), 32-byte sectors for global and local kinds; `ideal_wavefronts` in
+// the same unit. The names, and the JSON keys of results and baseline files, keep "wavefronts".
+struct KindCounts {
   uint64_t instructions = 0;      // warp-level instructions executed
-  uint64_t wavefronts = 0;        // passes through the shared-memory data stage
-  uint64_t ideal_wavefronts = 0;  // what the same instructions would cost without conflicts
+  uint64_t wavefronts = 0;        // traffic: wavefronts (shared kinds) or 32-byte sectors (global, local)
+  uint64_t ideal_wavefronts = 0;  // what the same instructions would cost without conflicts (or excess)
   Provenance ideal_provenance = Provenance::kExact;  // and so that of conflicts() and ways()
 
   bool ideal_known() const { return ideal_provenance != Provenance::kNotMeasured; }
@@ -48,7 +52,7 @@ struct SharedCounts {
   bool any() const { return instructions != 0 || wavefronts != 0; }
   // Adds `other`'s counts; the sum's ideal is only as certain as the less certain of the two.
   // Error(kBadInput) when a sum does not fit in 64 bits (then *this is unchanged).
-  SharedCounts& operator+=(const SharedCounts& other) {
+  KindCounts& operator+=(const KindCounts& other) {
     const uint64_t instruction_sum = AddCounts(instructions, other.instructions, "instruction");
     const uint64_t wavefront_sum = AddCounts(wavefronts, other.wavefronts, "wavefront");
     ideal_wavefronts = AddCounts(ideal_wavefronts, other.ideal_wavefronts, "ideal wavefront");
@@ -59,16 +63,16 @@ struct SharedCounts {
     return *this;
   }
 
-  friend bool operator==(const SharedCounts& a, const SharedCounts& b) {
+  friend bool operator==(const KindCounts& a, const KindCounts& b) {
     return a.instructions == b.instructions && a.wavefronts == b.wavefronts &&
            a.ideal_wavefronts == b.ideal_wavefronts && a.ideal_provenance == b.ideal_provenance;
   }
-  friend bool operator!=(const SharedCounts& a, const SharedCounts& b) { return !(a == b); }
+  friend bool operator!=(const KindCounts& a, const KindCounts& b) { return !(a == b); }
 };
 
 // The part of `counts` that is exact: all of it, or without the ideal where that came from hardware
 // counters (which vary from run to run). What baselines store and compare.
-SharedCounts ExactCounts(const SharedCounts& counts);
+KindCounts ExactCounts(const KindCounts& counts);
 
 // Raw hardware counter readings of one kind. At scale they read a few percent high (other L1
 // traffic is counted), so they are reported beside the exact counts, never instead of them.
@@ -100,7 +104,7 @@ struct LineRecord {
   std::string code;         // "tile[threadIdx.y][threadIdx.x] = in[i];"; empty: not read
   uint32_t occurrence = 0;  // lines above with the same code
   uint32_t line = 0;
-  SharedKind kind = SharedKind::kLoad;
+  MemoryKind kind = MemoryKind::kSharedLoad;
   uint64_t executions = 0;  // warp-level
   uint64_t wavefronts = 0;
   uint64_t ideal_wavefronts = 0;
@@ -125,7 +129,7 @@ struct LaunchRecord {
   uint32_t dynamic_shared_bytes = 0;
 
   CountedBy counted_by = CountedBy::kSassMetrics;
-  PerKind<SharedCounts> shared;        // every kind; zero for kinds the launch did not execute
+  PerKind<KindCounts> kinds;           // every kind; zero for kinds the launch did not execute
   PerKind<HardwareReadings> hardware;  // kRangeProfiler: for kinds whose hardware pair was read
   PerKind<bool> unsupported;           // kinds this device's counters cannot measure at all
   // Kinds this record did not count at all: an emulated launch (the kinds the emulator does not
@@ -133,10 +137,10 @@ struct LaunchRecord {
   // first_baseline_version). Such a kind is neither shown nor compared (IsCompared).
   PerKind<bool> not_counted;
 
-  SharedCounts& loads() { return shared[SharedKind::kLoad]; }
-  const SharedCounts& loads() const { return shared[SharedKind::kLoad]; }
-  SharedCounts& stores() { return shared[SharedKind::kStore]; }
-  const SharedCounts& stores() const { return shared[SharedKind::kStore]; }
+  KindCounts& loads() { return kinds[MemoryKind::kSharedLoad]; }
+  const KindCounts& loads() const { return kinds[MemoryKind::kSharedLoad]; }
+  KindCounts& stores() { return kinds[MemoryKind::kSharedStore]; }
+  const KindCounts& stores() const { return kinds[MemoryKind::kSharedStore]; }
 
   // Per-instruction counts of this launch's kernel (SessionOptions::attribute_instructions), most
   // excess first; empty when not attributed. They sum over `attributed_launches` launches of the
@@ -175,20 +179,20 @@ std::string GraphLaunchName(const std::vector<std::string>& kernels);
 // (GraphLaunchName).
 bool RecordsGraphByNode(const std::vector<std::string>& node_kernels);
 
-// Counter values of one launch, by metric name (as in SharedKinds()).
+// Counter values of one launch, by metric name (as in MemoryKinds()).
 using MetricValues = std::map<std::string, double>;
 
-// Every kind's counts from the metric values of one launch, by the rules of SharedKinds(): the
+// Every kind's counts from the metric values of one launch, by the rules of MemoryKinds(): the
 // instrumented instruction and wavefront counts, and the ideal from the kind's IdealSource (see
 // docs/counters.md). A kind whose metrics are missing from `values` gets Provenance::kNotMeasured
 // for what they would give (its instructions and wavefronts stay 0: check `unsupported`).
-void SetSharedCounts(const MetricValues& values, LaunchRecord& record);
+void SetKindCounts(const MetricValues& values, LaunchRecord& record);
 
 // Every kind's counts from the sums of a launch's per-instruction counters (CUPTI's SASS Metrics
 // API: instructions, wavefronts and ideal wavefronts of each kind's instructions), by the rules of
 // docs/counters.md: the ideal is exact for the kinds whose counter-session ideal is exact, and not
 // measured for the others; kinds marked in `unsupported` have no counter on this device.
-void SetSassCounts(const PerKind<SharedCounts>& sums, const PerKind<bool>& unsupported, LaunchRecord& record);
+void SetSassCounts(const PerKind<KindCounts>& sums, const PerKind<bool>& unsupported, LaunchRecord& record);
 
 // Adds notes to `record` for what a reader should know: ideal wavefronts that differ from the
 // instruction count (expected for 8- and 16-byte accesses, suspicious otherwise), and hardware
@@ -197,24 +201,24 @@ void AddConsistencyNotes(LaunchRecord& record);
 
 // "ld: 8 instructions, 16 wavefronts, 8 ideal, 8 conflicts (2-way)"; "ideal not measured" in place
 // of ideal and conflicts when the ideal is unknown, "from hardware counters" when it came from them.
-std::string Describe(SharedKind kind, const SharedCounts& counts);
+std::string Describe(MemoryKind kind, const KindCounts& counts);
 // Whether a reader is shown `kind` for a launch: loads and stores always, every other kind when
 // the launch executed it or the device cannot measure it; never a kind the launch did not count.
-bool IsShown(const LaunchRecord& record, SharedKind kind);
+bool IsShown(const LaunchRecord& record, MemoryKind kind);
 // Whether `kind` compares between two versions of a launch: when both counted it (a missing side,
 // nullptr, counted nothing of any kind). The one rule every comparison of totals and lines uses.
-bool IsCompared(const LaunchRecord* before, const LaunchRecord* after, SharedKind kind);
+bool IsCompared(const LaunchRecord* before, const LaunchRecord* after, MemoryKind kind);
 // Marks not counted the kinds a launch read from a baseline format `version` (or the results
 // format of that generation) does not hold.
 void MarkKindsNewerThan(int baseline_version, LaunchRecord& record);
-// Marks not counted the kinds the emulator does not count (SharedKindInfo::emulated).
+// Marks not counted the kinds the emulator does not count (MemoryKindInfo::emulated).
 void MarkKindsNotEmulated(LaunchRecord& record);
-// The kinds IsShown, in SharedKinds() order.
-std::vector<SharedKind> ShownKinds(const LaunchRecord& record);
+// The kinds IsShown, in MemoryKinds() order.
+std::vector<MemoryKind> ShownKinds(const LaunchRecord& record);
 // The same over several launches: every kind any of them shows.
-std::vector<SharedKind> ShownKinds(const std::vector<LaunchRecord>& records);
+std::vector<MemoryKind> ShownKinds(const std::vector<LaunchRecord>& records);
 // The counts of one kind added up over launches; the ideal is as exact as the least exact launch's.
-SharedCounts SumCounts(const std::vector<LaunchRecord>& records, SharedKind kind);
+KindCounts SumCounts(const std::vector<LaunchRecord>& records, MemoryKind kind);
 // "ld: 8 instructions, ... | st: ..." over ShownKinds(); "<label> not measurable on this device" for
 // a kind the device cannot measure.
 std::string DescribeKinds(const LaunchRecord& record);

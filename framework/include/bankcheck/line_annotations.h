@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "bankcheck/shared_kind.h"
+#include "bankcheck/memory_kind.h"
 
 namespace bankcheck {
 
@@ -31,7 +31,7 @@ struct LineAnnotation {
   std::string file;                // as the caller named it
   uint32_t line = 0;               // the annotated code line, 1-based
   uint32_t comment_line = 0;       // the line of the comment (== line for a comment after code)
-  std::optional<SharedKind> kind;  // nullopt: every shared-memory access of the line
+  std::optional<MemoryKind> kind;  // nullopt: every shared-memory access of the line
   double ways = 1.0;               // wavefronts / ideal wavefronts; conflict-free = 1
   // The case-name globs after `in` (MatchesGlob, case_selection.h), as written; empty: the term holds
   // for every case that no term of its kind with globs selects (docs/annotations.md).

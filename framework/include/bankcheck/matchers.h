@@ -3,8 +3,8 @@
 //   EXPECT_THAT(record, ConflictFree());                  // every kind
 //   EXPECT_THAT(record, AllOf(LoadWays(32), StoreWays(1), LoadInstructions(512)));
 //   EXPECT_THAT(record, Conflicts(256, 256));            // loads, stores
-//   EXPECT_THAT(record, AllOf(KindWays(SharedKind::kLdmatrix, 8), KindInstructions(SharedKind::kLdmatrix,
-//   4)));
+//   EXPECT_THAT(record, AllOf(KindWays(MemoryKind::kSharedLdmatrix, 8),
+//                             KindInstructions(MemoryKind::kSharedLdmatrix, 4)));
 
 #include <gmock/gmock.h>
 
@@ -14,7 +14,7 @@
 #include <type_traits>
 
 #include "bankcheck/launch_record.h"
-#include "bankcheck/shared_kind.h"
+#include "bankcheck/memory_kind.h"
 
 namespace bankcheck::gtest {
 
@@ -22,7 +22,7 @@ namespace internal {
 // "ld: 8 instructions, 16 wavefronts, ... | st: ..." for the kinds the record shows.
 inline void Explain(const LaunchRecord& r, ::testing::MatchResultListener* out) { *out << DescribeKinds(r); }
 // A kind the device cannot measure never matches: its zeros are not measurements.
-inline bool Measurable(const LaunchRecord& r, SharedKind kind, ::testing::MatchResultListener* out) {
+inline bool Measurable(const LaunchRecord& r, MemoryKind kind, ::testing::MatchResultListener* out) {
   if (!r.unsupported[kind]) return true;
   *out << InfoOf(kind).title << " cannot be measured on this device; ";
   return false;
@@ -73,8 +73,8 @@ std::string CountText(const T& count) {
 
 MATCHER(ConflictFree, negation ? "has shared-memory bank conflicts" : "has no shared-memory bank conflicts") {
   internal::Explain(arg, result_listener);
-  for (const SharedKindInfo& info : SharedKinds())
-    if (info.space == MemorySpace::kShared && arg.shared[info.kind].conflicts() != 0) return false;
+  for (const MemoryKindInfo& info : MemoryKinds())
+    if (info.space == MemorySpace::kShared && arg.kinds[info.kind].conflicts() != 0) return false;
   return true;
 }
 
@@ -83,7 +83,7 @@ MATCHER_P2(KindWays, kind, ways,
                internal::WaysText(ways)) {
   if (!internal::Measurable(arg, kind, result_listener)) return false;
   internal::Explain(arg, result_listener);
-  return arg.shared[kind].ideal_known() && internal::WaysMatcher(ways).Matches(arg.shared[kind].ways());
+  return arg.kinds[kind].ideal_known() && internal::WaysMatcher(ways).Matches(arg.kinds[kind].ways());
 }
 
 MATCHER_P2(KindInstructions, kind, instructions,
@@ -91,7 +91,7 @@ MATCHER_P2(KindInstructions, kind, instructions,
                " " + InfoOf(kind).title + " instructions") {
   if (!internal::Measurable(arg, kind, result_listener)) return false;
   internal::Explain(arg, result_listener);
-  return internal::CountMatcher(instructions).Matches(arg.shared[kind].instructions);
+  return internal::CountMatcher(instructions).Matches(arg.kinds[kind].instructions);
 }
 
 MATCHER_P2(KindConflicts, kind, conflicts,
@@ -99,8 +99,8 @@ MATCHER_P2(KindConflicts, kind, conflicts,
                InfoOf(kind).title + " bank conflicts") {
   if (!internal::Measurable(arg, kind, result_listener)) return false;
   internal::Explain(arg, result_listener);
-  return arg.shared[kind].ideal_known() &&
-         internal::CountMatcher(conflicts).Matches(arg.shared[kind].conflicts());
+  return arg.kinds[kind].ideal_known() &&
+         internal::CountMatcher(conflicts).Matches(arg.kinds[kind].conflicts());
 }
 
 MATCHER_P(LoadWays, ways,

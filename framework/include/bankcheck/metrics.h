@@ -4,14 +4,14 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/shared_kind.h"
+#include "bankcheck/memory_kind.h"
 
 namespace bankcheck {
 
-// The metrics that give every kind's counts (the table in shared_kind.h): instrumented
+// The metrics that give every kind's counts (the table in memory_kind.h): instrumented
 // instructions, wavefronts and conflicts, and the hardware pairs of kHardwarePair kinds and of the
 // kHardwarePairOnRequest kinds named in `hardware_ideal`. In table order, without duplicates.
-std::vector<std::string> KindMetrics(const std::vector<SharedKind>& hardware_ideal = {});
+std::vector<std::string> KindMetrics(const std::vector<MemoryKind>& hardware_ideal = {});
 // KindMetrics({}): what every launch record needs. On the H100: 2 replay passes (one for the
 // instrumented metrics, one for the LDS/STS hardware pairs); each requested pair adds one.
 const std::vector<std::string>& CoreMetrics();

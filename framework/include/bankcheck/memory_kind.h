@@ -2,8 +2,9 @@
 // The kinds of memory instruction bankcheck counts (shared memory first, where bank conflicts are;
 // then global and local memory, whose waste is sectors), and the one table that says, for each,
 // how it is named (in records, baselines, reports and the CLI) and which counters measure it.
-// Everything that varies by kind reads this table; docs/counters.md explains each row. The names
-// (SharedKind, SharedCounts, LaunchRecord::shared) predate the global and local kinds.
+// Everything that varies by kind reads this table; docs/counters.md explains each row. A kind's
+// enumerator names its memory (kShared*, kGlobal*, kLocal*); its `key` ("shared_ld") names it in
+// results and baseline files, and never changes.
 
 #include <array>
 #include <cstddef>
@@ -13,15 +14,15 @@
 
 namespace bankcheck {
 
-enum class SharedKind : uint8_t {
-  kLoad,             // LDS: ld.shared
-  kStore,            // STS: st.shared
-  kAtomic,           // ATOMS/REDS: atomics and reductions on shared memory
-  kLdmatrix,         // LDSM: ldmatrix
-  kStmatrix,         // STSM: stmatrix (sm_90)
-  kCpAsync,          // LDGSTS: cp.async, global to shared (its shared-memory writes)
-  kWgmma,            // HGMMA operands read from shared memory (sm_90a)
-  kDsmem,            // distributed shared memory: accesses to another block's shared memory in a cluster
+enum class MemoryKind : uint8_t {
+  kSharedLoad,       // LDS: ld.shared
+  kSharedStore,      // STS: st.shared
+  kSharedAtomic,     // ATOMS/REDS: atomics and reductions on shared memory
+  kSharedLdmatrix,   // LDSM: ldmatrix
+  kSharedStmatrix,   // STSM: stmatrix (sm_90)
+  kSharedCpAsync,    // LDGSTS: cp.async, global to shared (its shared-memory writes)
+  kSharedWgmma,      // HGMMA operands read from shared memory (sm_90a)
+  kSharedDsmem,      // distributed shared memory: accesses to another block's shared memory in a cluster
   kGlobalLoad,       // LDG (and generic LD reaching global memory)
   kGlobalStore,      // STG (and generic ST)
   kGlobalAtomic,     // ATOMG (and generic ATOM)
@@ -32,7 +33,7 @@ enum class SharedKind : uint8_t {
   kGlobalTmaLoad,    // UTMALDG, UBLKCP.S.G: TMA and bulk copies' global reads (launch totals)
   kGlobalTmaStore,   // UTMASTG, UBLKCP.G.S: TMA and bulk copies' global writes (launch totals)
 };
-inline constexpr size_t kSharedKindCount = 17;
+inline constexpr size_t kMemoryKindCount = 17;
 
 // Where a kind's accesses go, and so what its traffic is counted in: shared memory in wavefronts
 // (bank conflicts), global and local memory in 32-byte sectors.
@@ -59,8 +60,8 @@ enum class IdealSource : uint8_t {
   kNone,
 };
 
-struct SharedKindInfo {
-  SharedKind kind;
+struct MemoryKindInfo {
+  MemoryKind kind;
   const char* key;          // "shared_ld": the record's block name in results and baselines
   const char* label;        // "ld": short name in tables and hardware-reading keys
   const char* op;           // "lds": `bankcheck predict --op`
@@ -74,7 +75,7 @@ struct SharedKindInfo {
   const char* hardware_wavefronts_metric;  // nullptr: none read
   const char* hardware_conflicts_metric;   // nullptr: none read
   IdealSource ideal;
-  std::optional<SharedKind> hardware_also_counts;
+  std::optional<MemoryKind> hardware_also_counts;
   // Whether the SASS Metrics API's per-instruction ideal (the default way to count) has been checked
   // equal to ncu's Source page for this kind, instruction by instruction: only then do records
   // counted through SASS metrics carry it (docs/counters.md).
@@ -96,12 +97,12 @@ struct SharedKindInfo {
   const char* ncu_only_traffic_metric = nullptr;
 };
 
-// "wavefronts" for shared memory, "sectors" for global and local memory: what `SharedCounts::
+// "wavefronts" for shared memory, "sectors" for global and local memory: what `KindCounts::
 // wavefronts` counts for the kind.
-const char* TrafficUnit(SharedKind kind);
+const char* TrafficUnit(MemoryKind kind);
 // "conflicts" for shared memory (bank conflicts), "excess" for global and local memory (sectors
-// beyond the ideal): what `SharedCounts::conflicts()` counts for the kind.
-const char* ExcessName(SharedKind kind);
+// beyond the ideal): what `KindCounts::conflicts()` counts for the kind.
+const char* ExcessName(MemoryKind kind);
 
 // Whether a record counted through SASS metrics (`sass`; the emulator counts as they do) or the range
 // profiler holds the kind's traffic. The range profiler: its launch counter (`wavefronts_metric`).
@@ -109,31 +110,31 @@ const char* ExcessName(SharedKind kind);
 // or, for a kSassOnly kind without a launch counter, summing alone. Otherwise instructions only
 // (distributed shared memory); a kind whose traffic only one way counts is not counted the other
 // way at all (RangeProfilerCounts, SassMetricsCount).
-bool TrafficMeasured(const SharedKindInfo& info, bool sass);
+bool TrafficMeasured(const MemoryKindInfo& info, bool sass);
 // Whether a session counting through SASS metrics counts the kind: not a kind whose traffic only a
 // launch counter gives (TMA's global sectors: no SASS per-instruction counter sees them).
-bool SassMetricsCount(const SharedKindInfo& info);
+bool SassMetricsCount(const MemoryKindInfo& info);
 // Whether a range-profiler session counts the kind: not a kind whose traffic only the SASS Metrics
 // API counts (none now: LDGSTS's global reads have a launch counter), whose instructions alone
 // would read as no traffic.
-bool RangeProfilerCounts(const SharedKindInfo& info);
+bool RangeProfilerCounts(const MemoryKindInfo& info);
 // ncu's launch metric equal to the kind's traffic, for comparing a record with ncu (benchmarks/
 // ncu_compare.py): `wavefronts_metric`, else `ncu_only_traffic_metric`; nullptr: none.
-const char* NcuTrafficMetric(const SharedKindInfo& info);
+const char* NcuTrafficMetric(const MemoryKindInfo& info);
 
-const std::array<SharedKindInfo, kSharedKindCount>& SharedKinds();
-const SharedKindInfo& InfoOf(SharedKind kind);
-inline size_t IndexOf(SharedKind kind) { return static_cast<size_t>(kind); }
+const std::array<MemoryKindInfo, kMemoryKindCount>& MemoryKinds();
+const MemoryKindInfo& InfoOf(MemoryKind kind);
+inline size_t IndexOf(MemoryKind kind) { return static_cast<size_t>(kind); }
 // By key ("shared_ldsm"), label ("ldsm") or op ("ldsm"); nullopt when no kind has that name.
-std::optional<SharedKind> SharedKindFromKey(const std::string& key);
-std::optional<SharedKind> SharedKindFromOp(const std::string& op);
+std::optional<MemoryKind> MemoryKindFromKey(const std::string& key);
+std::optional<MemoryKind> MemoryKindFromOp(const std::string& op);
 
-// A value per kind, indexed by SharedKind.
+// A value per kind, indexed by MemoryKind.
 template <typename T>
 struct PerKind {
-  std::array<T, kSharedKindCount> values{};
-  T& operator[](SharedKind kind) { return values[IndexOf(kind)]; }
-  const T& operator[](SharedKind kind) const { return values[IndexOf(kind)]; }
+  std::array<T, kMemoryKindCount> values{};
+  T& operator[](MemoryKind kind) { return values[IndexOf(kind)]; }
+  const T& operator[](MemoryKind kind) const { return values[IndexOf(kind)]; }
   friend bool operator==(const PerKind& a, const PerKind& b) { return a.values == b.values; }
   friend bool operator!=(const PerKind& a, const PerKind& b) { return !(a == b); }
 };

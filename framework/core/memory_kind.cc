@@ -1,4 +1,4 @@
-#include "bankcheck/shared_kind.h"
+#include "bankcheck/memory_kind.h"
 
 namespace bankcheck {
 
@@ -16,8 +16,8 @@ constexpr const char* kSassLocal = "smsp__sass_sectors_mem_local";
 // gmma pairs one more each. The last field: the SASS per-instruction ideal checked against ncu's Source
 // page (shared atomics: 256-, 32- and 1-bin histograms; wgmma: the wgmma_layouts cases; H100,
 // 2026-11-25).
-constexpr std::array<SharedKindInfo, kSharedKindCount> kKinds = {{
-    {SharedKind::kLoad,
+constexpr std::array<MemoryKindInfo, kMemoryKindCount> kKinds = {{
+    {MemoryKind::kSharedLoad,
      "shared_ld",
      "ld",
      "lds",
@@ -31,13 +31,13 @@ constexpr std::array<SharedKindInfo, kSharedKindCount> kKinds = {{
      "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
      IdealSource::kHardwarePair,
-     SharedKind::kLdmatrix,
+     MemoryKind::kSharedLdmatrix,
      true,
      kSassShared,
      kSassSharedIdeal,
      1,
      true},
-    {SharedKind::kStore,
+    {MemoryKind::kSharedStore,
      "shared_st",
      "st",
      "sts",
@@ -51,13 +51,13 @@ constexpr std::array<SharedKindInfo, kSharedKindCount> kKinds = {{
      "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
      IdealSource::kHardwarePair,
-     SharedKind::kStmatrix,
+     MemoryKind::kSharedStmatrix,
      true,
      kSassShared,
      kSassSharedIdeal,
      1,
      true},
-    {SharedKind::kAtomic,
+    {MemoryKind::kSharedAtomic,
      "shared_atom",
      "atom",
      "atoms",
@@ -77,7 +77,7 @@ constexpr std::array<SharedKindInfo, kSharedKindCount> kKinds = {{
      kSassSharedIdeal,
      1,
      true},
-    {SharedKind::kLdmatrix,
+    {MemoryKind::kSharedLdmatrix,
      "shared_ldsm",
      "ldsm",
      "ldsm",
@@ -97,7 +97,7 @@ constexpr std::array<SharedKindInfo, kSharedKindCount> kKinds = {{
      kSassSharedIdeal,
      1,
      true},
-    {SharedKind::kStmatrix,
+    {MemoryKind::kSharedStmatrix,
      "shared_stsm",
      "stsm",
      "stsm",
@@ -117,7 +117,7 @@ constexpr std::array<SharedKindInfo, kSharedKindCount> kKinds = {{
      kSassSharedIdeal,
      1,
      true},
-    {SharedKind::kCpAsync,
+    {MemoryKind::kSharedCpAsync,
      "shared_ldgsts",
      "ldgsts",
      "ldgsts",
@@ -137,7 +137,7 @@ constexpr std::array<SharedKindInfo, kSharedKindCount> kKinds = {{
      kSassSharedIdeal,
      1,
      true},
-    {SharedKind::kWgmma,
+    {MemoryKind::kSharedWgmma,
      "shared_gmma",
      "gmma",
      "gmma",
@@ -157,7 +157,7 @@ constexpr std::array<SharedKindInfo, kSharedKindCount> kKinds = {{
      kSassSharedIdeal,
      1,
      true},
-    {SharedKind::kDsmem,
+    {MemoryKind::kSharedDsmem,
      "shared_dsmem",
      "dsmem",
      "dsmem",
@@ -181,7 +181,7 @@ constexpr std::array<SharedKindInfo, kSharedKindCount> kKinds = {{
     // Metrics API's per-instruction `smsp__sass_sectors_mem_*` counts (H200, docs/counters.md);
     // its global ideal (memory_sectors.h: the lanes' bytes, a sector's at most 32) has no
     // range-profiler counter, and local memory has no ideal at all.
-    {SharedKind::kGlobalLoad,
+    {MemoryKind::kGlobalLoad,
      "global_ld",
      "ldg",
      "ldg",
@@ -201,7 +201,7 @@ constexpr std::array<SharedKindInfo, kSharedKindCount> kKinds = {{
      kSassGlobalIdeal,
      3,
      true},
-    {SharedKind::kGlobalStore,
+    {MemoryKind::kGlobalStore,
      "global_st",
      "stg",
      "stg",
@@ -221,7 +221,7 @@ constexpr std::array<SharedKindInfo, kSharedKindCount> kKinds = {{
      kSassGlobalIdeal,
      3,
      true},
-    {SharedKind::kGlobalAtomic,
+    {MemoryKind::kGlobalAtomic,
      "global_atom",
      "atomg",
      "atomg",
@@ -241,7 +241,7 @@ constexpr std::array<SharedKindInfo, kSharedKindCount> kKinds = {{
      kSassGlobalIdeal,
      3,
      true},
-    {SharedKind::kGlobalReduction,
+    {MemoryKind::kGlobalReduction,
      "global_red",
      "redg",
      "redg",
@@ -261,7 +261,7 @@ constexpr std::array<SharedKindInfo, kSharedKindCount> kKinds = {{
      kSassGlobalIdeal,
      3,
      true},
-    {SharedKind::kLocalLoad,
+    {MemoryKind::kLocalLoad,
      "local_ld",
      "ldl",
      "ldl",
@@ -281,7 +281,7 @@ constexpr std::array<SharedKindInfo, kSharedKindCount> kKinds = {{
      nullptr,
      3,
      true},
-    {SharedKind::kLocalStore,
+    {MemoryKind::kLocalStore,
      "local_st",
      "stl",
      "stl",
@@ -306,7 +306,7 @@ constexpr std::array<SharedKindInfo, kSharedKindCount> kKinds = {{
     // launch metric equal to them beside the others (H100, benchmarks/data/tma_probe_h100.txt:
     // 64 sectors for 4 LDGSTS.128, as SASS metrics count them); docs/counters.md. The SASS ideal is
     // not yet checked against ncu's Source page for LDGSTS: not recorded.
-    {SharedKind::kGlobalCpAsync,
+    {MemoryKind::kGlobalCpAsync,
      "global_ldgsts",
      "ldgsts_g",
      "ldgsts_g",
@@ -331,7 +331,7 @@ constexpr std::array<SharedKindInfo, kSharedKindCount> kKinds = {{
     // Metrics API give a UTMALDG none), so only a range-profiler session counts them; exact there
     // (528 blocks' boxes: 528 times one's). The instruction counters count the bulk copies too. No
     // ideal exists. Read by the range profiler alone, so first in version 5 files.
-    {SharedKind::kGlobalTmaLoad,
+    {MemoryKind::kGlobalTmaLoad,
      "global_tma_ld",
      "tma_ld",
      "tma_ld",
@@ -351,7 +351,7 @@ constexpr std::array<SharedKindInfo, kSharedKindCount> kKinds = {{
      nullptr,
      5,
      false},
-    {SharedKind::kGlobalTmaStore,
+    {MemoryKind::kGlobalTmaStore,
      "global_tma_st",
      "tma_st",
      "tma_st",
@@ -374,49 +374,49 @@ constexpr std::array<SharedKindInfo, kSharedKindCount> kKinds = {{
 }};
 
 template <typename Match>
-std::optional<SharedKind> Find(Match match) {
-  for (const SharedKindInfo& info : kKinds)
+std::optional<MemoryKind> Find(Match match) {
+  for (const MemoryKindInfo& info : kKinds)
     if (match(info)) return info.kind;
   return std::nullopt;
 }
 }  // namespace
 
-const std::array<SharedKindInfo, kSharedKindCount>& SharedKinds() { return kKinds; }
+const std::array<MemoryKindInfo, kMemoryKindCount>& MemoryKinds() { return kKinds; }
 
-const SharedKindInfo& InfoOf(SharedKind kind) { return kKinds[IndexOf(kind)]; }
+const MemoryKindInfo& InfoOf(MemoryKind kind) { return kKinds[IndexOf(kind)]; }
 
-bool TrafficMeasured(const SharedKindInfo& info, bool sass) {
+bool TrafficMeasured(const MemoryKindInfo& info, bool sass) {
   if (!sass) return info.wavefronts_metric != nullptr;
   return info.sass_traffic_metric != nullptr &&
          (info.wavefronts_metric != nullptr || info.ideal == IdealSource::kSassOnly);
 }
 
-bool RangeProfilerCounts(const SharedKindInfo& info) {
+bool RangeProfilerCounts(const MemoryKindInfo& info) {
   return TrafficMeasured(info, false) || !TrafficMeasured(info, true);
 }
 
-bool SassMetricsCount(const SharedKindInfo& info) {
+bool SassMetricsCount(const MemoryKindInfo& info) {
   return TrafficMeasured(info, true) || !TrafficMeasured(info, false);
 }
 
-const char* NcuTrafficMetric(const SharedKindInfo& info) {
+const char* NcuTrafficMetric(const MemoryKindInfo& info) {
   return info.wavefronts_metric != nullptr ? info.wavefronts_metric : info.ncu_only_traffic_metric;
 }
 
-const char* TrafficUnit(SharedKind kind) {
+const char* TrafficUnit(MemoryKind kind) {
   return InfoOf(kind).space == MemorySpace::kShared ? "wavefronts" : "sectors";
 }
 
-const char* ExcessName(SharedKind kind) {
+const char* ExcessName(MemoryKind kind) {
   return InfoOf(kind).space == MemorySpace::kShared ? "conflicts" : "excess";
 }
 
-std::optional<SharedKind> SharedKindFromKey(const std::string& key) {
-  return Find([&](const SharedKindInfo& info) { return key == info.key || key == info.label; });
+std::optional<MemoryKind> MemoryKindFromKey(const std::string& key) {
+  return Find([&](const MemoryKindInfo& info) { return key == info.key || key == info.label; });
 }
 
-std::optional<SharedKind> SharedKindFromOp(const std::string& op) {
-  return Find([&](const SharedKindInfo& info) { return op == info.op; });
+std::optional<MemoryKind> MemoryKindFromOp(const std::string& op) {
+  return Find([&](const MemoryKindInfo& info) { return op == info.op; });
 }
 
 }  // namespace bankcheck
