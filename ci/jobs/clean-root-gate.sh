@@ -15,10 +15,12 @@
 # the checked-out project to its verdict, and all of it).
 #
 # Usage: ci/jobs/clean-root-gate.sh [--bankcheck-tarball FILE | --from-source] [--cache DIR] [--out DIR]
+#                                   [--suite NAME]
 #   --bankcheck-tarball FILE   a release's tarball, SHA256SUMS beside it (default: ci/jobs/release.sh
 #                              makes one from the build folder)
 #   --from-source              bankcheck through FetchContent of this checkout, built in the root
 #   --out DIR                  keep the gate's report, summary, SARIF and logs there
+#   --suite NAME               the Debian release of the root (default: bookworm, below)
 # Exit status: 0 when the gate and its checks pass, 1 when not, 2 for a usage error.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
@@ -29,13 +31,14 @@ fail() {
   echo "bankcheck clean-root: error: $1" >&2
   exit "${2:-1}"
 }
-cache="${XDG_CACHE_HOME:-$HOME/.cache}/bankcheck/clean-root" tarball="" from_source=0 out=""
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/bankcheck/clean-root" tarball="" from_source=0 out="" suite=bookworm
 while (($#)); do
   case "$1" in
     --bankcheck-tarball) (($# >= 2)) || fail "$1 needs a value" 2; tarball="$2"; shift 2 ;;
     --from-source) from_source=1; shift ;;
     --cache) (($# >= 2)) || fail "$1 needs a value" 2; cache="$2"; shift 2 ;;
     --out) (($# >= 2)) || fail "$1 needs a value" 2; out="$2"; shift 2 ;;
+    --suite) (($# >= 2)) || fail "$1 needs a value" 2; suite="$2"; shift 2 ;;
     *) fail "unknown argument '$1' (see --help)" 2 ;;
   esac
 done
@@ -52,7 +55,8 @@ start=$SECONDS
 # runner's python3 with venv. Debian 12, as the release's builder: its GoogleTest (1.12) has the
 # ABI of ubuntu-latest's (1.14), which the release tarball's libraries call (Debian 13's, newer,
 # changed it: the example's emulated program does not link there).
-suite=bookworm mirror=http://deb.debian.org/debian
+[[ "$suite" =~ ^[a-z]+$ ]] || fail "--suite takes a Debian release's name (bookworm, trixie), not '$suite'" 2
+mirror=http://deb.debian.org/debian
 read -ra host_packages <<<"$(sed -n 's/^HOST_PACKAGES=(\(.*\))$/\1/p' "$BANKCHECK_ROOT/framework/ci/bankcheck-ci-cpu.sh")"
 ((${#host_packages[@]})) || fail "no HOST_PACKAGES=(...) line in framework/ci/bankcheck-ci-cpu.sh"
 packages=("${host_packages[@]}" python3 python3-venv)

@@ -100,8 +100,12 @@ toolkit="$(cd "$toolkit" && pwd)"
 grep -q "^CMAKE_CUDA_COMPILER:[A-Z]*=$toolkit/lib/python3[.0-9]*/site-packages/nvidia/cu13/bin/nvcc\$" "$cache" ||
   { cat "$log"; fail "CMAKE_CUDA_COMPILER is not the wheels' nvcc"; }
 if grep -n '/usr/local/cuda' "$cache"; then fail "the build took something from /usr/local/cuda (above)"; fi
-# Each link's trace opens with the C start file: none, and the check below would pass on nothing.
-grep -qE '^/[^ ]*/S?crt1\.o$' "$log" || fail "no linker trace in the job's log (-Wl,--trace): nothing to check the links against"
+# Each link's trace opens with the C start file: none, and the check below would pass on nothing
+# (a job that stopped before it linked anything says why first).
+grep -qE '^/[^ ]*/S?crt1\.o$' "$log" || {
+  ((status == 0)) || { cat "$log"; fail "the job failed (exit $status) before it linked anything (above)"; }
+  fail "no linker trace in the job's log (-Wl,--trace): nothing to check the links against"
+}
 reads_outside "$log"
 for file in first/report.txt first/report.md first.md first/results/my_suite-emulated.json first-sarif/my_suite-emulated.sarif; do
   [[ -s "$work/$file" ]] || { cat "$log"; fail "the job wrote no $file"; }
