@@ -8,13 +8,29 @@ against the kernel suite's baselines.
   check_test_environment.py CTEST BUILD_DIR RESULTS_DIR BASELINES_DIR
 """
 import json
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
+
+
+def list_tests(ctest, build_dir):
+    """ctest's listing of the corpus's tests, from a copy of the build folder's CTestTestfile.cmake
+    files: a ctest in the build folder itself, even --show-only, writes Testing/Temporary/LastTest.log
+    there, over the log of the ctest run this test is part of (whose skip reasons are read from it)."""
+    with tempfile.TemporaryDirectory() as listing_dir:
+        for folder, _, files in os.walk(build_dir):
+            if "CTestTestfile.cmake" in files:
+                copy = os.path.join(listing_dir, os.path.relpath(folder, build_dir))
+                os.makedirs(copy, exist_ok=True)
+                shutil.copy(os.path.join(folder, "CTestTestfile.cmake"), copy)
+        return subprocess.run([ctest, "--test-dir", listing_dir, "--show-only=json-v1", "-R", "^Corpus/"],
+                              check=True, capture_output=True, text=True).stdout
 
 
 def main(ctest, build_dir, results_dir, baselines_dir):
-    listing = subprocess.run([ctest, "--test-dir", build_dir, "--show-only=json-v1", "-R", "^Corpus/"],
-                             check=True, capture_output=True, text=True).stdout
+    listing = list_tests(ctest, build_dir)
     tests = json.loads(listing)["tests"]
     wanted = {f"BANKCHECK_RESULTS_DIR={results_dir}", f"BANKCHECK_BASELINES_DIR={baselines_dir}"}
     gpu = emulated = 0
