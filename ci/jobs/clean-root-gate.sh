@@ -20,7 +20,7 @@
 #                              makes one from the build folder)
 #   --from-source              bankcheck through FetchContent of this checkout, built in the root
 #   --out DIR                  keep the gate's report, summary, SARIF and logs there
-#   --suite NAME               the Debian release of the root (default: bookworm, below)
+#   --suite NAME               the Debian release of the root (default: trixie, below)
 # Exit status: 0 when the gate and its checks pass, 1 when not, 2 for a usage error.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
@@ -31,7 +31,7 @@ fail() {
   echo "bankcheck clean-root: error: $1" >&2
   exit "${2:-1}"
 }
-cache="${XDG_CACHE_HOME:-$HOME/.cache}/bankcheck/clean-root" tarball="" from_source=0 out="" suite=bookworm
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/bankcheck/clean-root" tarball="" from_source=0 out="" suite=trixie
 while (($#)); do
   case "$1" in
     --bankcheck-tarball) (($# >= 2)) || fail "$1 needs a value" 2; tarball="$2"; shift 2 ;;
@@ -50,11 +50,12 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/bankcheck-clean-root.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 start=$SECONDS
 
-# 1. The root filesystem: Debian 12, minimal (apt and what it needs), with the packages
+# 1. The root filesystem: Debian 13 by default, minimal (apt and what it needs), with the packages
 # bankcheck-ci-cpu installs on a hosted runner (its HOST_PACKAGES, read from the script) and the
-# runner's python3 with venv. Debian 12, as the release's builder: its GoogleTest (1.12) has the
-# ABI of ubuntu-latest's (1.14), which the release tarball's libraries call (Debian 13's, newer,
-# changed it: the example's emulated program does not link there).
+# runner's python3 with venv. Debian 13 rather than the release builder's Debian 12: a newer
+# GoogleTest (1.16), compiler (g++ 14), CMake and Python than those the tarball was built with, as a
+# runner newer than the release has; the layers that include GoogleTest are compiled there, with its
+# own.
 [[ "$suite" =~ ^[a-z]+$ ]] || fail "--suite takes a Debian release's name (bookworm, trixie), not '$suite'" 2
 mirror=http://deb.debian.org/debian
 read -ra host_packages <<<"$(sed -n 's/^HOST_PACKAGES=(\(.*\))$/\1/p' "$BANKCHECK_ROOT/framework/ci/bankcheck-ci-cpu.sh")"
