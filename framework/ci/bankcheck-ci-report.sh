@@ -22,6 +22,11 @@ print_skipped() {
         if (!(name in skipped)) { skipped[name] = 1; order[++count] = name }
       }
     }
+    # The line after a GoogleTest skip is its message, unless the skip gave none.
+    pending != "" {
+      if ($0 != "" && $0 != "<end of output>" && $0 !~ /^\[  SKIPPED \] /) reason[pending] = $0
+      pending = ""
+    }
     /^[0-9]+\/[0-9]+ Test: / { test = $0; sub(/^[0-9]+\/[0-9]+ Test: /, "", test); next }
     /^<end of output>$/ {
       if (infer && test != "" && (test in marked) && !(test in passed) && !(test in skipped)) {
@@ -33,7 +38,7 @@ print_skipped() {
     infer && /^\[       OK \] / { passed[test] = 1; next }
     /^\[  SKIPPED \] / { marked[test] = 1; next }
     test in reason { next }
-    /: Skipped$/ { marked[test] = 1; if ((getline line) > 0 && line != "") reason[test] = line; next }
+    /: Skipped$/ { marked[test] = 1; pending = test; next }
     /^bankcheck: every case was skipped: / { sub(/^bankcheck: every case was skipped: /, ""); reason[test] = $0; marked[test] = 1; next }
     /^bankcheck: skipped: / { sub(/^bankcheck: skipped: /, ""); reason[test] = $0; marked[test] = 1; next }
     /^skipped: / { sub(/^skipped: /, ""); reason[test] = $0; marked[test] = 1; next }
