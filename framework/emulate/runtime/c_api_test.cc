@@ -20,6 +20,7 @@
 #include "core/internal/record_json.h"
 #include "emulate/runtime/c_api_test_kernels.h"
 #include "emulate/runtime/internal/launch_capture.h"
+#include "emulate/runtime/sass_tools_test_support.h"
 
 namespace bankcheck::emulate::runtime {
 namespace {
@@ -60,12 +61,7 @@ std::vector<int> Transposed(const std::vector<int>& in) {
 class EmulateCTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    // The tools configure found, unless the environment names others.
-    if (*BANKCHECK_TEST_CUOBJDUMP != '\0') ::setenv("BANKCHECK_CUOBJDUMP", BANKCHECK_TEST_CUOBJDUMP, 0);
-    if (*BANKCHECK_TEST_NVDISASM != '\0') ::setenv("BANKCHECK_NVDISASM", BANKCHECK_TEST_NVDISASM, 0);
-    if (std::getenv("BANKCHECK_CUOBJDUMP") == nullptr || std::getenv("BANKCHECK_NVDISASM") == nullptr)
-      GTEST_SKIP() << "not emulated: configure found no cuobjdump or nvdisasm to read the kernels' "
-                      "SASS with (install nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm)";
+    if (!emutest::UseConfiguredSassTools()) GTEST_SKIP() << emutest::kNoSassTools;
     bankcheck_emu_module* module = nullptr;
     ASSERT_EQ(bankcheck_emu_module_load_file(BANKCHECK_TEST_CUBIN, &module), BANKCHECK_EMU_OK)
         << bankcheck_emu_last_error();

@@ -15,6 +15,7 @@
 #include "emulate/runtime/internal/launch_capture.h"
 #include "emulate/runtime/measured_answers.h"
 #include "emulate/runtime/runtime_test_kernels.h"
+#include "emulate/runtime/sass_tools_test_support.h"
 
 namespace bankcheck::emulate::runtime {
 namespace {
@@ -25,12 +26,7 @@ using emutest::MeasuredError;
 class KernelAttributesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    // The tools configure found, unless the environment names others.
-    if (*BANKCHECK_TEST_CUOBJDUMP != '\0') ::setenv("BANKCHECK_CUOBJDUMP", BANKCHECK_TEST_CUOBJDUMP, 0);
-    if (*BANKCHECK_TEST_NVDISASM != '\0') ::setenv("BANKCHECK_NVDISASM", BANKCHECK_TEST_NVDISASM, 0);
-    if (std::getenv("BANKCHECK_CUOBJDUMP") == nullptr || std::getenv("BANKCHECK_NVDISASM") == nullptr)
-      GTEST_SKIP() << "not emulated: configure found no cuobjdump or nvdisasm to read the kernels' "
-                      "SASS with (install nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm)";
+    if (!emutest::UseConfiguredSassTools()) GTEST_SKIP() << emutest::kNoSassTools;
     previous_ = TheCapture().SetEmulator(MakeSassFatbinEmulator());
     TheCapture().TakeNotEmulated();
     cudaGetLastError();
