@@ -35,7 +35,7 @@ bool IsComputingFamily(Semantics semantics) {
     case Semantics::kHalfArithmetic:
     case Semantics::kIntToFloat:
     case Semantics::kFloatToInt:
-    case Semantics::kReciprocal:
+    case Semantics::kSpecialFunction:
     case Semantics::kVote:
     case Semantics::kWarpReduction:
     case Semantics::kPredicatesToRegister:
@@ -47,6 +47,7 @@ bool IsComputingFamily(Semantics semantics) {
     case Semantics::kFloatCompare:
     case Semantics::kShuffle:
     case Semantics::kBitMask:
+    case Semantics::kSignExtend:
     case Semantics::kAddMinMax:
     case Semantics::kNarrow:
     case Semantics::kDotProduct:

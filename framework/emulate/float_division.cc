@@ -85,12 +85,13 @@ bool IsArithmetic(Semantics semantics) {
     case Semantics::kPrmt:
     case Semantics::kAbs:
     case Semantics::kBitMask:
+    case Semantics::kSignExtend:
     case Semantics::kAddMinMax:
     case Semantics::kHalfConstant:
     case Semantics::kHalfArithmetic:
     case Semantics::kIntToFloat:
     case Semantics::kFloatToInt:
-    case Semantics::kReciprocal:
+    case Semantics::kSpecialFunction:
     case Semantics::kFloatAdd:
     case Semantics::kFloatMultiply:
     case Semantics::kFloatFma:

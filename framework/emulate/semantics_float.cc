@@ -307,13 +307,13 @@ void LaunchEvaluator::FloatAndConversion(const Instruction& in, size_t index, ui
         out.Add(ops[0], From(FloatToInt(a.bits, in), a));
         return;
       }
-      case Semantics::kReciprocal: {
-        if (!in.division_reciprocal) {
-          out.AddUnknown(in, 1, 1, Origin(index));
+      case Semantics::kSpecialFunction: {
+        if (in.division_reciprocal) {
+          const Value a = Read(ops.at(1), lane, index);
+          out.Add(ops[0], From(Bits32(1.0f / AsFloat(a.bits)), a));
           return;
         }
-        const Value a = Read(ops.at(1), lane, index);
-        out.Add(ops[0], From(Bits32(1.0f / AsFloat(a.bits)), a));
+        out.AddUnknown(in, 1, 1, Origin(index));
         return;
       }
       case Semantics::kUnchecked:

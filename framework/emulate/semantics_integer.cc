@@ -65,11 +65,13 @@ bool HasRelu(const Instruction& in) {
 
 }  // namespace
 
-// BMSK d, a, b: b bits set from bit a (.W: a and b modulo 32; else each clamped to 32), and
+// BMSK d, a, b: b bits set from bit a (.W: a and b modulo 32; else each clamped to 32), SGXT d, a,
+// b: a's low n bits sign-extended (.U32: zero-extended), n b modulo 32 (.W) or b clamped to 32, none
+// kept where n is 0 (PTX's szext), and
 // VIADDMNMX d, a, b, c, p: the minimum (p) or maximum of a + b and c (.U32: unsigned; .RELU: a
 // signed result below 0 is 0, as PTX's viaddmax.s32.relu). Computed only in the forms the conformance
 // vectors check, in either pass (the families are new to the emulator).
-void LaunchEvaluator::BitMaskOrAddMinMax(const Instruction& in, size_t index, int lane, Writes& out) {
+void LaunchEvaluator::MaskExtendOrAddMinMax(const Instruction& in, size_t index, int lane, Writes& out) {
   const std::vector<Operand>& ops = in.operands;
   if (in.unchecked_form) return out.Add(ops.at(0), Unknown(Origin(index)));
   const Value a = Read(ops.at(1), lane, index), b = Read(ops.at(2), lane, index);
@@ -79,6 +81,13 @@ void LaunchEvaluator::BitMaskOrAddMinMax(const Instruction& in, size_t index, in
     const uint32_t count = wrap ? b.bits & 31u : std::min(b.bits, 32u);
     const uint64_t mask = ((uint64_t{1} << count) - 1) << from;
     return out.Add(ops[0], From(static_cast<uint32_t>(mask), a, b));
+  }
+  if (in.info->semantics == Semantics::kSignExtend) {
+    const uint32_t n = in.Is(mod::kW) ? b.bits & 31u : std::min(b.bits, 32u);
+    if (n == 0 || n == 32) return out.Add(ops[0], From(n == 0 ? 0u : a.bits, a, b));
+    const uint32_t kept = a.bits & ((1u << n) - 1u);
+    const bool negative = !in.Is(mod::kU32) && ((a.bits >> (n - 1)) & 1u);
+    return out.Add(ops[0], From(negative ? kept | ~((1u << n) - 1u) : kept, a, b));
   }
   static constexpr std::string_view kComputed[] = {"U32", "RELU"};
   const bool relu = HasRelu(in);
@@ -385,8 +394,9 @@ void LaunchEvaluator::Integer(const Instruction& in, size_t index, uint32_t mask
         return;
       }
       case Semantics::kBitMask:
+      case Semantics::kSignExtend:
       case Semantics::kAddMinMax:
-        return BitMaskOrAddMinMax(in, index, lane, out);
+        return MaskExtendOrAddMinMax(in, index, lane, out);
       case Semantics::kNarrow:
       case Semantics::kDotProduct:
         return NarrowOrDotProduct(in, index, lane, out);

@@ -178,7 +178,7 @@ class LaunchEvaluator {
   void ShiftAdd(const Instruction& in, size_t index, int lane, Writes& out);
   void FunnelShift(const Instruction& in, size_t index, int lane, Writes& out);
   void LogicOp3(const Instruction& in, size_t index, int lane, Writes& out);
-  void BitMaskOrAddMinMax(const Instruction& in, size_t index, int lane, Writes& out);
+  void MaskExtendOrAddMinMax(const Instruction& in, size_t index, int lane, Writes& out);
   void MinMaxOfThree(const Instruction& in, size_t index, int lane, Writes& out);
   void NarrowOrDotProduct(const Instruction& in, size_t index, int lane, Writes& out);
   void FloatAndConversion(const Instruction& in, size_t index, uint32_t mask);  // semantics_float.cc
