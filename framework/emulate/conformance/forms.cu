@@ -495,3 +495,16 @@ BANKCHECK_FORM(frnd_f64_trunc, ROUND_DOUBLES("rzi"))
 // The comparisons of ptxas's sqrtf slow path (__cuda_sm20_sqrt_rn_f32_slowpath: |x| against +INF).
 BANKCHECK_FORM(fsetp_gtu_ftz, ASMP("setp.gtu.ftz.f32 p, %1, %2"))
 BANKCHECK_FORM(fsetp_neu_ftz, ASMP("setp.neu.ftz.f32 p, %1, %2"))
+
+// Sign and zero extension from bit b (szext; Triton's index arithmetic with more than one warp emits
+// SGXT.U32 with an immediate): b from 0 to 70 and random, clamped or wrapped.
+BANKCHECK_FORM(sgxt_u32, ASM1("szext.clamp.u32 %0, %1, %2;"))
+BANKCHECK_FORM(sgxt_u32_immediate, ASM1("szext.clamp.u32 %0, %1, 5;"))
+BANKCHECK_FORM(sgxt_s32, ASM1("szext.clamp.s32 %0, %1, %2;"))
+BANKCHECK_FORM(sgxt_wrap_s32, ASM1("szext.wrap.s32 %0, %1, %2;"))
+BANKCHECK_FORM(sgxt_wrap_u32, ASM1("szext.wrap.u32 %0, %1, %2;"))
+// The special function unit's reciprocal, square root and logarithm (the others above), whose
+// exhaustive model benchmarks/mufu_exhaustive.cu measures: drawn over the whole range.
+BANKCHECK_FORM(mufu_rcp, ON_THREE("rcp.approx.ftz.f32"))
+BANKCHECK_FORM(mufu_sqrt, ON_THREE("sqrt.approx.ftz.f32"))
+BANKCHECK_FORM(mufu_lg2, ON_THREE("lg2.approx.ftz.f32"))
