@@ -224,6 +224,35 @@ TEST(CompareWithBaselineTest, ABaselineRecordedBeforeCpAsyncGlobalReadsWereCount
   EXPECT_EQ(CompareLaunches({old}, {now}).verdict, BaselineVerdict::kRegression);
 }
 
+TEST(CompareWithBaselineTest, EmulatedTmaSectorsCompareOnlyWithABaselineThatCountedThem) {
+  // An emulated launch counts TMA's global reads as launch totals (docs/emulate.md).
+  LaunchRecord emulated = MakeRecord(64);
+  emulated.counted_by = CountedBy::kEmulated;
+  emulated.kinds[MemoryKind::kGlobalTmaLoad] = {16, 1024, 0, Provenance::kNotMeasured};
+  // A baseline counted through SASS metrics (every committed one) did not count them, whatever its
+  // version: not compared, so neither a regression nor a match of them; the other kinds still are.
+  LaunchRecord sass = MakeRecord(64);
+  sass.not_counted[MemoryKind::kGlobalTmaLoad] = sass.not_counted[MemoryKind::kGlobalTmaStore] = true;
+  LaunchRecord version_four = MakeRecord(64);
+  MarkKindsNewerThan(4, version_four);
+  for (const LaunchRecord& baseline : {sass, version_four}) {
+    EXPECT_FALSE(IsCompared(&baseline, &emulated, MemoryKind::kGlobalTmaLoad));
+    const BaselineComparison comparison = CompareLaunches({baseline}, {emulated});
+    EXPECT_EQ(comparison.verdict, BaselineVerdict::kMatch);
+    EXPECT_THAT(comparison.table, Not(HasSubstr("tma_ld")));
+    LaunchRecord worse = emulated;
+    worse.loads().wavefronts += 64;
+    EXPECT_EQ(CompareLaunches({baseline}, {worse}).verdict, BaselineVerdict::kRegression);
+  }
+  // A range-profiler baseline counted them: compared, in sectors.
+  LaunchRecord range = MakeRecord(64);
+  range.counted_by = CountedBy::kRangeProfiler;
+  range.kinds[MemoryKind::kGlobalTmaLoad] = {16, 512, 0, Provenance::kNotMeasured};
+  const BaselineComparison comparison = CompareLaunches({range}, {emulated});
+  EXPECT_EQ(comparison.verdict, BaselineVerdict::kRegression);
+  EXPECT_THAT(comparison.differences, ElementsAre(HasSubstr("tma_ld: sectors 512 -> 1024")));
+}
+
 TEST(CompareWithBaselineTest, FewerConflictsIsAnImprovement) {
   const BaselineComparison comparison = CompareWithBaseline(SetWith("transpose/naive", {MakeRecord(2048)}),
                                                             "transpose/naive", {MakeRecord(64)});
@@ -324,9 +353,9 @@ TEST(CompareWithBaselineTest, LinesThatOnlyMovedToAnotherFolderAreAStaleBaseline
   EXPECT_THAT(comparison.message,
               AllOf(StartsWith("STALE BASELINE: case \"reduce/moved\""),
                     HasSubstr("moved from third_party/cub/block_reduce.cuh to external/cub/block_reduce.cuh"),
-                    HasSubstr("not a regression"), HasSubstr("record it again with:\n  RECORD reduce/moved\n"),
-                    Not(HasSubstr("REGRESSION")), Not(HasSubstr("not there before")),
-                    Not(HasSubstr("no longer executed"))));
+                    HasSubstr("not a regression"),
+                    HasSubstr("record it again with:\n  RECORD reduce/moved\n"), Not(HasSubstr("REGRESSION")),
+                    Not(HasSubstr("not there before")), Not(HasSubstr("no longer executed"))));
   const CaseDecision decision = DecideVerdicts(comparison.verdict, comparison.lines, CaseStatus::kPassed);
   EXPECT_TRUE(decision.fails);
   EXPECT_EQ(decision.verdict, CaseVerdict::kChanged);

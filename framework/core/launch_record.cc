@@ -268,6 +268,17 @@ void MarkKindsNotEmulated(LaunchRecord& record) {
     if (!info.emulated) record.not_counted[info.kind] = true;
 }
 
+void SetEmulatedCounts(const PerKind<KindCounts>& sums, LaunchRecord& record) {
+  SetSassCounts(sums, PerKind<bool>{}, record);
+  record.counted_by = CountedBy::kEmulated;
+  MarkKindsNotEmulated(record);
+  for (const MemoryKindInfo& info : MemoryKinds()) {
+    if (!info.emulated || SassMetricsCount(info)) continue;
+    const KindCounts& sum = sums[info.kind];
+    record.kinds[info.kind] = KindCounts{sum.instructions, sum.wavefronts, 0, Provenance::kNotMeasured};
+  }
+}
+
 std::vector<MemoryKind> ShownKinds(const LaunchRecord& record) {
   std::vector<MemoryKind> kinds;
   for (const MemoryKindInfo& info : MemoryKinds())

@@ -275,6 +275,24 @@ TEST(SetKindCountsTest, TmaSectorsComeFromTheLaunchCountersWithoutAnIdeal) {
             "tma_ld: 2 instructions, 512 sectors, ideal not measured");
 }
 
+TEST(SetEmulatedCountsTest, TmaSumsAreLaunchTotalsAsARangeProfilerSessionCountsThem) {
+  // The emulator's sums by kind: a UTMALDG's sectors beside an LDS's wavefronts.
+  PerKind<KindCounts> sums;
+  sums[MemoryKind::kSharedLoad] = {4, 16, 8};
+  sums[MemoryKind::kGlobalTmaLoad] = {2, 256, 0};
+  LaunchRecord r;
+  SetEmulatedCounts(sums, r);
+  EXPECT_EQ(r.counted_by, CountedBy::kEmulated);
+  EXPECT_EQ(r.loads(), (KindCounts{4, 16, 8, Provenance::kExact}));
+  // SetSassCounts alone would keep the instructions and drop the sectors (no SASS counter sees them).
+  EXPECT_EQ(r.kinds[MemoryKind::kGlobalTmaLoad], (KindCounts{2, 256, 0, Provenance::kNotMeasured}));
+  EXPECT_EQ(r.kinds[MemoryKind::kGlobalTmaStore], (KindCounts{0, 0, 0, Provenance::kNotMeasured}));
+  for (const MemoryKindInfo& info : MemoryKinds())
+    EXPECT_EQ(r.not_counted[info.kind], !info.emulated) << info.key;
+  EXPECT_TRUE(InfoOf(MemoryKind::kGlobalTmaLoad).emulated);
+  EXPECT_TRUE(InfoOf(MemoryKind::kGlobalTmaStore).emulated);
+}
+
 // A range-profiler record, with hardware readings equal to the exact counts.
 LaunchRecord ExactRecord() {
   LaunchRecord r;

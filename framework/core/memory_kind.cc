@@ -330,7 +330,8 @@ constexpr std::array<MemoryKindInfo, kMemoryKindCount> kKinds = {{
     // counters only (H100, benchmarks/data/tma_probe_h100.txt: ncu's Source page and the SASS
     // Metrics API give a UTMALDG none), so only a range-profiler session counts them; exact there
     // (528 blocks' boxes: 528 times one's). The instruction counters count the bulk copies too. No
-    // ideal exists. Read by the range profiler alone, so first in version 5 files.
+    // ideal exists. Read by the range profiler alone, so first in version 5 files. The emulator counts
+    // them as launch totals too, from the stand-in runtime's tensor maps (docs/emulate.md).
     {MemoryKind::kGlobalTmaLoad,
      "global_tma_ld",
      "tma_ld",
@@ -350,7 +351,7 @@ constexpr std::array<MemoryKindInfo, kMemoryKindCount> kKinds = {{
      nullptr,
      nullptr,
      5,
-     false},
+     true},
     {MemoryKind::kGlobalTmaStore,
      "global_tma_st",
      "tma_st",
@@ -370,7 +371,7 @@ constexpr std::array<MemoryKindInfo, kMemoryKindCount> kKinds = {{
      nullptr,
      nullptr,
      5,
-     false},
+     true},
 }};
 
 template <typename Match>

@@ -72,17 +72,18 @@ LaunchRecord CountedRecord(const Kernel& kernel, const LaunchToEmulate& launch, 
     counts.executions = row.executions;
     counts.wavefronts = row.wavefronts;
     counts.ideal_wavefronts = row.ideal;
-    if (!instruction.inline_chain.empty())
-      AttributeToChain(counts, instruction.inline_chain, project_root, build_root);
     KindCounts& sum = sums[counts.kind];
     sum += KindCounts{row.executions, row.wavefronts, row.ideal, Provenance::kExact};
+    // TMA's global traffic is a launch total on the GPU (no per-instruction counter sees it, docs/
+    // counters.md): on no instruction's row, so on no line.
+    if (!SassMetricsCount(InfoOf(counts.kind))) continue;
+    if (!instruction.inline_chain.empty())
+      AttributeToChain(counts, instruction.inline_chain, project_root, build_root);
     record.instructions.push_back(std::move(counts));
   }
   SortByExcess(record.instructions);
   record.attributed_launches = 1;
-  SetSassCounts(sums, PerKind<bool>{}, record);
-  record.counted_by = CountedBy::kEmulated;
-  MarkKindsNotEmulated(record);
+  SetEmulatedCounts(sums, record);
   for (const MemoryKindInfo& info : MemoryKinds())
     if (not_counted[info.kind]) record.not_counted[info.kind] = true;
   for (const std::string& note : evaluator.sector_notes()) record.notes.push_back(note);

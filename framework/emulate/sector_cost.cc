@@ -1,7 +1,9 @@
 // Global and local costing: an executed global, local or generic access's lane addresses given to
 // the core's sector rule (memory_sectors.h). Where an address, or whether a lane runs, is not known
-// (a pointer loaded from memory, the local window of a generic address), the launch's kinds of that
-// memory are not counted, with a note, and its shared-memory counts stay decided: never a guess.
+// (a pointer loaded from memory, the local window of a generic address), or an address is the
+// kernel's parameters' (sm90.h's parameter window: no counter was measured for it), the launch's
+// kinds of that memory are not counted, with a note, and its shared-memory counts stay decided: never
+// a guess. TMA's kinds, launch totals costed from the tensor map (semantics_async.cc), have their own.
 
 #include <algorithm>
 #include <optional>
@@ -50,13 +52,23 @@ bool SameInEveryBlock(const WarpAccess& access, const BlockDependence& moves, bo
 void LaunchEvaluator::NotCounted(MemorySpace space, const std::string& why) {
   bool already = false;
   for (const MemoryKindInfo& info : MemoryKinds())
-    if (info.space == space) {
+    if (info.space == space && SassMetricsCount(info)) {
       already = already || sectors_not_counted_[info.kind];
       sectors_not_counted_[info.kind] = true;
     }
   if (!already)
     sector_notes_.push_back(std::string(space == MemorySpace::kGlobal ? "global" : "local") +
                             " memory not counted: " + why);
+}
+
+void LaunchEvaluator::TensorCopiesNotCounted(const std::string& why) {
+  bool already = false;
+  for (const MemoryKindInfo& info : MemoryKinds())
+    if (!SassMetricsCount(info)) {
+      already = already || sectors_not_counted_[info.kind];
+      sectors_not_counted_[info.kind] = true;
+    }
+  if (!already) sector_notes_.push_back("TMA copies' global traffic not counted: " + why);
 }
 
 void LaunchEvaluator::CostSectors(const Instruction& in, size_t index, uint32_t mask) {
@@ -103,6 +115,10 @@ void LaunchEvaluator::CostSectors(const Instruction& in, size_t index, uint32_t 
       in_shared_window = true;
       continue;
     }
+    if (!local && sm90::InParameterWindow(bits))
+      return NotCounted(space, Located(in) +
+                                   " reaches the kernel's parameters through their generic address, whose "
+                                   "traffic no counter was measured for");
     if (moves && !(*moves == low.block)) varies = true;
     if (!moves) moves = low.block;
     access.SetLane(lane, bits);

@@ -1,16 +1,26 @@
 // TMA loads and the mbarriers that wait for them, as nvcc 13 emits them for sm_90 (CuTe's
 // SM90_TMA_LOAD, kernels/wgmma_layouts.cu): UTMALDG completes when it runs (the copy engine writes
-// shared memory outside the LSU pipe: nothing is costed, and shared memory's contents are never
-// known here); SYNCS.EXCH.64 initializes an mbarrier, SYNCS.ARRIVE.TRANS64 arrives on it (expecting
-// transaction bytes), SYNCS.PHASECHK.TRANS64.TRYWAIT tests a phase; ELECT picks the lane that
-// issues the copy. A block's warps run one after another, so a wait for a phase that an arrival of
-// a later warp would complete is undecided; the bytes a completed copy delivers are taken to be
-// those expected (were they fewer, the GPU would wait for ever).
+// shared memory outside the LSU pipe: no shared kind costs it, and shared memory's contents are
+// never known here), its global reads costed from its tensor map where the map is the stand-in
+// runtime's and is read (CostTensorCopy); SYNCS.EXCH.64 initializes an mbarrier,
+// SYNCS.ARRIVE.TRANS64 arrives on it (expecting transaction bytes), SYNCS.PHASECHK.TRANS64.TRYWAIT
+// tests a phase; ELECT picks the lane that issues the copy. A block's warps run one after another,
+// so a wait for a phase that an arrival of a later warp would complete is undecided; the bytes a
+// completed copy delivers are taken to be those expected (were they fewer, the GPU would wait for
+// ever).
 
+#include <array>
+#include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "bankcheck/error.h"
+#include "bankcheck/memory_sectors.h"
+#include "core/internal/span_bounds.h"
 #include "emulate/internal/evaluator.h"
+#include "emulate/internal/sm90.h"
+#include "emulate/internal/tensor_map.h"
 
 namespace bankcheck::emulate::internal {
 namespace {
@@ -32,10 +42,12 @@ void LaunchEvaluator::Asynchronous(const Instruction& in, size_t index, uint32_t
                  "orders or writes is not followed");
   switch (in.info->semantics) {
     case Semantics::kTensorLoad:
-      // UTMALDG.<n>D [shared, mbarrier], [tensor map], desc: a tile, no multicast or im2col.
+      // UTMALDG.<n>D [shared, mbarrier, coordinates], [tensor map][, desc]: a tile, no multicast or
+      // im2col.
       if (in.modifiers.size() != 1)
         Stop(in, in.opcode + " is a tensor copy the emulator does not understand");
       ++tensor_copies_;
+      CostTensorCopy(in, index, /*store=*/false);
       return;
     case Semantics::kMbarrier:
       Mbarrier(in, index, lanes);
@@ -44,6 +56,95 @@ void LaunchEvaluator::Asynchronous(const Instruction& in, size_t index, uint32_t
       Elect(in, index, lanes);
       return;
   }
+}
+
+std::optional<std::string> LaunchEvaluator::TensorMapBytes(uint64_t address, uint8_t* out) const {
+  using bankcheck::internal::SpanWithin;
+  if (sm90::InParameterWindow(address)) {
+    // A __grid_constant__ map: its bytes are the launch's arguments, which never change.
+    const uint64_t offset = static_cast<uint32_t>(address), base = kernel_.info.param_base;
+    if (offset < base || !SpanWithin(offset - base, kTensorMapBytes, launch_.param_bytes.size()))
+      return std::string("the tensor map's address is not that of a kernel parameter");
+    std::memcpy(out, launch_.param_bytes.data() + (offset - base), kTensorMapBytes);
+    return std::nullopt;
+  }
+  // A map in global memory: read as the launch found it, where no instruction of the kernel may write
+  // global memory (as a load other than ld.global.nc reads known memory, global_memory.h).
+  if (address % kTensorMapAlignment != 0)
+    return std::string("the tensor map's address is not aligned to 64 bytes (the GPU faults)");
+  if (launch_.memory == nullptr || kernel_writes_global_ ||
+      !launch_.memory->Read(address, kTensorMapBytes, out))
+    return std::string("the tensor map's bytes in global memory are not known") +
+           (kernel_writes_global_ ? " (the kernel may write global memory)" : "");
+  return std::nullopt;
+}
+
+// UTMALDG.<n>D [URa], [URm][, desc[URp]]: URa the shared destination, URa+1 the mbarrier, URa+2 on
+// the n coordinates (signed, dimension 0 first); URm:URm+1 the map's generic address; desc[URp] a
+// cache policy, which moves no other bytes. One copy per warp that runs it (a uniform instruction),
+// as smsp__sass_inst_executed_op_tma_ld counts; its sectors the box rule's for the map's box at
+// the coordinates. Anything not known leaves the launch's TMA kinds not counted, saying why.
+void LaunchEvaluator::CostTensorCopy(const Instruction& in, size_t index, bool store) {
+  const MemoryKind kind = store ? MemoryKind::kGlobalTmaStore : MemoryKind::kGlobalTmaLoad;
+  if (sectors_not_counted_[kind]) return;
+  const std::vector<Operand>& ops = in.operands;
+  const std::string& shape = in.modifiers.at(0);
+  const uint32_t rank = shape.size() == 2 && shape[1] == 'D' && shape[0] >= '1' && shape[0] <= '5'
+                            ? static_cast<uint32_t>(shape[0] - '0')
+                            : 0;
+  const auto uniform_block = [](const Operand& op) {
+    return op.kind == OperandKind::kMemory && op.base < 0 && op.uniform_base >= 0 &&
+           op.uniform_base != kUniformRegisterZero && op.offset == 0;
+  };
+  const bool form = rank != 0 &&
+                    (ops.size() == 2 || (ops.size() == 3 && ops[2].kind == OperandKind::kOther &&
+                                         ops[2].text.rfind("desc[", 0) == 0)) &&
+                    uniform_block(ops[0]) && uniform_block(ops[1]) &&
+                    ops[0].uniform_base + 2 + static_cast<int>(rank) <= kUniformRegisterZero &&
+                    ops[1].uniform_base + 2 <= kUniformRegisterZero;
+  if (!form)
+    return TensorCopiesNotCounted(Located(in) +
+                                  " is a tensor copy whose operands the emulator does not read");
+  const Value low = warp_->uniform[ops[1].uniform_base], high = warp_->uniform[ops[1].uniform_base + 1];
+  for (const Value& value : {low, high})
+    if (!value.known())
+      return TensorCopiesNotCounted(OriginText(kernel_, value.origin) +
+                                    " feeds the tensor map's address of " + Located(in));
+  if (low.block.any() || high.block.any()) not_affine_ = true;  // another block may copy with another map
+  std::array<uint8_t, kTensorMapBytes> bytes{};
+  if (const std::optional<std::string> why =
+          TensorMapBytes(uint64_t{high.bits} << 32 | low.bits, bytes.data()))
+    return TensorCopiesNotCounted(*why + " (" + Located(in) + ")");
+  const std::optional<StandInTensorMap> map = ReadStandInTensorMap(bytes.data());
+  if (!map)
+    return TensorCopiesNotCounted("the tensor map of " + Located(in) +
+                                  " is not in the stand-in runtime's layout (a map the driver encoded, or "
+                                  "bytes the program wrote): its box is not known");
+  if (const std::optional<std::string> why = UncostedTensorMap(*map))
+    return TensorCopiesNotCounted(Located(in) + ": " + *why);
+  if (map->rank != rank)
+    return TensorCopiesNotCounted(Located(in) + " copies a box of rank " + std::to_string(rank) +
+                                  " with a tensor map of rank " + std::to_string(map->rank));
+  std::array<int32_t, kTensorMapMaxRank> at{};
+  for (uint32_t i = 0; i < rank; ++i) {
+    const Value coordinate = warp_->uniform[ops[0].uniform_base + 2 + static_cast<int>(i)];
+    if (!coordinate.known())
+      return TensorCopiesNotCounted(OriginText(kernel_, coordinate.origin) + " feeds coordinate " +
+                                    std::to_string(i) + " of " + Located(in));
+    // Another block's box may cost other sectors (at an edge): every block is evaluated.
+    if (coordinate.block.any()) not_affine_ = true;
+    at[i] = static_cast<int32_t>(coordinate.bits);
+  }
+  TmaSectors cost;
+  try {
+    cost = TensorBoxSectors(BoxOf(*map, at), store);
+  } catch (const Error& error) {
+    return TensorCopiesNotCounted("the box of " + Located(in) + ": " + error.what());
+  }
+  if (!cost.decided()) return TensorCopiesNotCounted("the box of " + Located(in) + ": " + cost.undecided);
+  Row& row = rows_[{index, kind}];
+  ++row.executions;
+  row.wavefronts += cost.sectors;
 }
 
 void LaunchEvaluator::Mbarrier(const Instruction& in, size_t index, uint32_t lanes) {

@@ -131,6 +131,8 @@ void LaunchEvaluator::ReadSources(const Instruction& in, size_t index, uint32_t 
     if (!value.known()) StopOnUnknown(in, value, "the global source address");
     if (value.block.any()) not_affine_ = true;
     sources[lane] = base + static_cast<uint64_t>(global->offset);
+    if (sm90::InParameterWindow(sources[lane]))
+      Stop(in, Located(in) + " copies from the kernel's parameters' generic address, not global memory");
   }
 }
 

@@ -285,6 +285,9 @@ std::vector<std::string> AttributionSumMismatches(const std::vector<LaunchRecord
     }
     const PerKind<InstructionTotals> totals = TotalsByKind(record.instructions);
     for (const MemoryKindInfo& info : MemoryKinds()) {
+      // A kind no per-instruction counter sees (TMA's global traffic) is a launch total on no row,
+      // whoever counted it (a range-profiler session, the emulator): nothing to sum.
+      if (!SassMetricsCount(info)) continue;
       const KindCounts measured = SumCounts(launches, info.kind);
       const InstructionTotals& summed = totals[info.kind];
       const bool wavefronts_measured =

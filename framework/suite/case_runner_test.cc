@@ -19,6 +19,32 @@ namespace {
 
 class LineGlobsOfThisRun : public testing_support::TempDirTest {};
 
+TEST(AttributionSumMismatchesTest, TmaLaunchTotalsAreOnNoRowAndNotSummed) {
+  // An emulated (or range-profiler) launch of a TMA kernel: its per-instruction table has the LDS,
+  // and no row of TMA's global reads, which no per-instruction counter sees.
+  LaunchRecord record;
+  record.kernel = "tma()";
+  record.mangled_kernel = "_Z3tmav";
+  record.attributed_launches = 1;
+  InstructionCounts lds;
+  lds.pc_offset = 0x40;
+  lds.opcode = "LDS";
+  lds.kind = MemoryKind::kSharedLoad;
+  lds.executions = 4;
+  lds.wavefronts = lds.ideal_wavefronts = 4;
+  record.instructions = {lds};
+  PerKind<KindCounts> sums;
+  sums[MemoryKind::kSharedLoad] = {4, 4, 4};
+  sums[MemoryKind::kGlobalTmaLoad] = {8, 512, 0};
+  SetEmulatedCounts(sums, record);
+  EXPECT_TRUE(AttributionSumMismatches({record}).empty());
+  // The kinds counted per instruction are still summed.
+  record.loads().wavefronts = 8;
+  ASSERT_EQ(AttributionSumMismatches({record}).size(), 1u);
+  EXPECT_NE(AttributionSumMismatches({record})[0].find("per-instruction sums 4 executions, 4 wavefronts"),
+            std::string::npos);
+}
+
 // A case's c.expect checks every shared-memory kind (unstated: conflict-free), and a global or
 // local kind only where it names it.
 TEST(AnnotationMismatchesTest, GlobalAndLocalKindsAreCheckedWhereTheCaseNamesThem) {

@@ -224,6 +224,14 @@ class LaunchEvaluator {
   void Split(uint32_t mask, uint32_t side);
   // UTMALDG, the mbarriers (SYNCS) and ELECT (semantics_async.cc).
   void Asynchronous(const Instruction& in, size_t index, uint32_t mask);
+  // A tensor copy's global sectors (global_tma_ld; `store`: global_tma_st) by the core's box rule
+  // (TensorBoxSectors, memory_sectors.h) from its stand-in tensor map (internal/tensor_map.h) and
+  // coordinates; anything not known leaves the TMA kinds not counted (TensorCopiesNotCounted).
+  void CostTensorCopy(const Instruction& in, size_t index, bool store);
+  // The bytes of the tensor map at generic `address` into `out` (kTensorMapBytes): the kernel's
+  // parameters (a __grid_constant__ map, sm90.h's parameter window) or known global memory the
+  // kernel cannot have changed; why they are not known otherwise.
+  std::optional<std::string> TensorMapBytes(uint64_t address, uint8_t* out) const;
   void Mbarrier(const Instruction& in, size_t index, uint32_t lanes);
   void Elect(const Instruction& in, size_t index, uint32_t lanes);
 
@@ -250,7 +258,10 @@ class LaunchEvaluator {
   // A cp.async's global reads (global_ldgsts): its active lanes' sources, as the core's copy rule
   // reads them beside the shared side (CopySourceSectors, memory_sectors.h).
   void CostCopySources(const Instruction& in, size_t index, const WarpCopy& copy);
+  // Marks the launch's kinds of `space` that are counted per instruction not counted, noting why
+  // (the first reason); the TMA kinds, launch totals from the tensor map, have their own reasons.
   void NotCounted(MemorySpace space, const std::string& why);
+  void TensorCopiesNotCounted(const std::string& why);
 
   const Kernel& kernel_;
   const LaunchToEmulate& launch_;
@@ -279,7 +290,7 @@ class LaunchEvaluator {
   };
   std::map<uint32_t, MbarrierState> mbarriers_;
   PerKind<bool> sectors_not_counted_;
-  std::vector<std::string> sector_notes_;  // one per memory space, the first reason
+  std::vector<std::string> sector_notes_;  // one per memory space (and TMA's kinds), the first reason
   uint64_t tensor_copies_ = 0;
   OutputPass* const output_;  // nullptr: the counting pass
   // The output pass: the origin (Origin) of the instruction running when its form has no GPU

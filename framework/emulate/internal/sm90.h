@@ -25,6 +25,20 @@ inline constexpr uint32_t kDefaultParamBase = 0x210;
 // is all the local sector rule needs (LocalSectors, memory_sectors.h).
 inline constexpr uint32_t kStackPointerOffset = 0x28;
 inline constexpr uint32_t kStandInStackTop = 0x10000;
+// The generic address of the kernel's parameters: nvcc 13 forms a __grid_constant__ parameter's
+// address (a CUtensorMap's, which UTMALDG names) as the 64-bit word of bank 0 at 0x198 plus the
+// parameter's offset (EIATTR_KPARAM_INFO), so the word addresses the parameters' base. Its real
+// value is not read: the counting pass gives it this stand-in (the output pass leaves it unknown,
+// so no output is computed from it), whose high word no host address (the stand-in runtime's
+// device memory) and no shared window has; its low word is the parameter base, so that an
+// address's low word is its offset in bank 0 (a CUtensorMap parameter's is a multiple of 64).
+// A global or generic access there reads the parameters, which no counter was measured for: the
+// evaluator does not cost it (sector_cost.cc).
+inline constexpr uint32_t kParameterWindowOffset = 0x198;
+inline constexpr uint32_t kParameterWindowHighWord = 0x00020000u;
+constexpr bool InParameterWindow(uint64_t address) {
+  return static_cast<uint32_t>(address >> 32) == kParameterWindowHighWord;
+}
 // A cluster launch's words of bank 0 (read by nvcc 13's SASS for %is_explicit_cluster,
 // %cluster_nctaid, %nclusterid and %cluster_nctarank): 1 at 0x140 when the launch has clusters, the
 // cluster's dimensions at 0x144, 0x148, 0x14c, the grid's dimensions in clusters at 0x15c, 0x160,
@@ -42,6 +56,7 @@ inline constexpr uint32_t kClusterBlocksOffset = 0x188;
 // runtime's device memory) has as its high word: above the 47 bits of user space.
 inline constexpr uint32_t kSharedWindowHighWord = 0x00010000u;
 inline constexpr uint32_t kClusterRankShift = 24;
+static_assert(kParameterWindowHighWord != kSharedWindowHighWord, "the two windows are told apart");
 // The largest cluster sm_90 runs: 8 blocks, 16 with cudaFuncAttributeNonPortableClusterSizeAllowed
 // (measured on an H200: more is cudaErrorInvalidClusterSize).
 inline constexpr uint32_t kMaxPortableClusterBlocks = 8, kMaxClusterBlocks = 16;

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "emulate/internal/tensor_map.h"
 #include "emulate/runtime/internal/launch_capture.h"
 
 namespace bankcheck::emulate::runtime {
@@ -258,50 +259,50 @@ CUresult MemcpyDtoH(void* destination, CUdeviceptr source, size_t bytes) {
 }
 
 // ---- tensor maps: the parameters, validated as the driver documents (cuda.h), kept in the map ----
-// The map is opaque to the program; the kernel hands it to UTMALDG, which the emulator completes
-// without reading it (its bytes land in shared memory, whose contents are never known there). So
-// the stand-in keeps what it was given, readably, instead of the GPU's encoding: no value in it is
-// made up. sm_90's types, interleaves and swizzles; the packed 4- and 6-bit types and the 128-byte
-// swizzles with 32- and 64-byte atoms (later GPUs) are not emulated.
-struct StandInTensorMap {
-  char magic[8] = {'b', 'a', 'n', 'k', 't', 'm', 'a', 'p'};
-  uint64_t address = 0;
-  uint32_t type = 0, rank = 0, interleave = 0, swizzle = 0, l2_promotion = 0, oob_fill = 0;
-  uint32_t box[5] = {}, element_strides[5] = {};
-  uint64_t dims_minus_one_and_strides[5] = {};  // dims - 1 (< 2^32) in the low half; strides / 16 high
-};
-static_assert(sizeof(StandInTensorMap) <= sizeof(CUtensorMap), "the stand-in fits the map");
-
-uint32_t ElementBytes(CUtensorMapDataType type) {
-  switch (type) {
-    case CU_TENSOR_MAP_DATA_TYPE_UINT8:
-      return 1;
-    case CU_TENSOR_MAP_DATA_TYPE_UINT16:
-    case CU_TENSOR_MAP_DATA_TYPE_FLOAT16:
-    case CU_TENSOR_MAP_DATA_TYPE_BFLOAT16:
-      return 2;
-    case CU_TENSOR_MAP_DATA_TYPE_UINT32:
-    case CU_TENSOR_MAP_DATA_TYPE_INT32:
-    case CU_TENSOR_MAP_DATA_TYPE_FLOAT32:
-    case CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ:
-    case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32:
-    case CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ:
-      return 4;
-    case CU_TENSOR_MAP_DATA_TYPE_UINT64:
-    case CU_TENSOR_MAP_DATA_TYPE_INT64:
-    case CU_TENSOR_MAP_DATA_TYPE_FLOAT64:
-      return 8;
-    default:
-      return 0;  // the packed types, or no type
-  }
+// In the stand-in layout (emulate/internal/tensor_map.h), which the emulator reads back where an
+// emulated UTMALDG names the map. sm_90's types, interleaves and swizzles; the packed 4- and 6-bit
+// types and the 128-byte swizzles with 32- and 64-byte atoms (later GPUs) are not emulated.
+using internal::StandInTensorMap;
+namespace tensor_map = internal::tensor_map;
+static_assert(sizeof(CUtensorMap) == internal::kTensorMapBytes,
+              "cuda.h's CUtensorMap is the map the stand-in layout fits in");
+template <typename CudaEnum, typename StandInEnum>
+constexpr bool Same(CudaEnum cuda, StandInEnum stand_in) {
+  return static_cast<int>(cuda) == static_cast<int>(stand_in);
 }
+static_assert(Same(CU_TENSOR_MAP_DATA_TYPE_UINT8, tensor_map::kUint8) &&
+                  Same(CU_TENSOR_MAP_DATA_TYPE_UINT16, tensor_map::kUint16) &&
+                  Same(CU_TENSOR_MAP_DATA_TYPE_UINT32, tensor_map::kUint32) &&
+                  Same(CU_TENSOR_MAP_DATA_TYPE_INT32, tensor_map::kInt32) &&
+                  Same(CU_TENSOR_MAP_DATA_TYPE_UINT64, tensor_map::kUint64) &&
+                  Same(CU_TENSOR_MAP_DATA_TYPE_INT64, tensor_map::kInt64) &&
+                  Same(CU_TENSOR_MAP_DATA_TYPE_FLOAT16, tensor_map::kFloat16) &&
+                  Same(CU_TENSOR_MAP_DATA_TYPE_FLOAT32, tensor_map::kFloat32) &&
+                  Same(CU_TENSOR_MAP_DATA_TYPE_FLOAT64, tensor_map::kFloat64) &&
+                  Same(CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, tensor_map::kBfloat16) &&
+                  Same(CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ, tensor_map::kFloat32Ftz) &&
+                  Same(CU_TENSOR_MAP_DATA_TYPE_TFLOAT32, tensor_map::kTfloat32) &&
+                  Same(CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ, tensor_map::kTfloat32Ftz) &&
+                  Same(CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B, tensor_map::kFirstPackedType),
+              "the stand-in layout's types are cuda.h's");
+static_assert(Same(CU_TENSOR_MAP_INTERLEAVE_16B, tensor_map::kInterleave16B) &&
+                  Same(CU_TENSOR_MAP_INTERLEAVE_32B, tensor_map::kInterleave32B) &&
+                  Same(CU_TENSOR_MAP_SWIZZLE_32B, tensor_map::kSwizzle32B) &&
+                  Same(CU_TENSOR_MAP_SWIZZLE_64B, tensor_map::kSwizzle64B) &&
+                  Same(CU_TENSOR_MAP_SWIZZLE_128B, tensor_map::kSwizzle128B) &&
+                  Same(CU_TENSOR_MAP_L2_PROMOTION_L2_64B, tensor_map::kL2_64B) &&
+                  Same(CU_TENSOR_MAP_L2_PROMOTION_L2_128B, tensor_map::kL2_128B) &&
+                  Same(CU_TENSOR_MAP_L2_PROMOTION_L2_256B, tensor_map::kL2_256B) &&
+                  Same(CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA,
+                       tensor_map::kOobFillNanRequestZeroFma),
+              "the stand-in layout's interleaves, swizzles, promotions and fills are cuda.h's");
 
 CUresult TensorMapEncodeTiled(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank, void* address,
                               const cuuint64_t* dims, const cuuint64_t* strides, const cuuint32_t* box,
                               const cuuint32_t* element_strides, CUtensorMapInterleave interleave,
                               CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2_promotion,
                               CUtensorMapFloatOOBfill oob_fill) {
-  const uint32_t bytes = ElementBytes(type);
+  const uint32_t bytes = internal::TensorMapElementBytes(type);
   if (bytes == 0 && type >= CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B &&
       type <= CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B) {
     NotEmulated("cuTensorMapEncodeTiled of a packed 4- or 6-bit data type");
@@ -312,15 +313,16 @@ CUresult TensorMapEncodeTiled(CUtensorMap* map, CUtensorMapDataType type, cuuint
     return CUDA_ERROR_NOT_SUPPORTED;
   }
   const auto address_bits = reinterpret_cast<uintptr_t>(address);
-  const bool valid = map != nullptr && reinterpret_cast<uintptr_t>(map) % 64 == 0 && bytes != 0 &&
-                     rank >= 1 && rank <= 5 && (interleave == CU_TENSOR_MAP_INTERLEAVE_NONE || rank >= 3) &&
-                     interleave <= CU_TENSOR_MAP_INTERLEAVE_32B && swizzle <= CU_TENSOR_MAP_SWIZZLE_128B &&
-                     l2_promotion <= CU_TENSOR_MAP_L2_PROMOTION_L2_256B &&
-                     oob_fill <= CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA && address != nullptr &&
-                     address_bits % (interleave == CU_TENSOR_MAP_INTERLEAVE_32B ? 32 : 16) == 0 &&
-                     dims != nullptr && box != nullptr && element_strides != nullptr &&
-                     (rank == 1 || strides != nullptr) &&
-                     (interleave != CU_TENSOR_MAP_INTERLEAVE_32B || swizzle == CU_TENSOR_MAP_SWIZZLE_32B);
+  const bool valid =
+      map != nullptr && reinterpret_cast<uintptr_t>(map) % internal::kTensorMapAlignment == 0 && bytes != 0 &&
+      rank >= 1 && rank <= internal::kTensorMapMaxRank &&
+      (interleave == CU_TENSOR_MAP_INTERLEAVE_NONE || rank >= 3) &&
+      interleave <= CU_TENSOR_MAP_INTERLEAVE_32B && swizzle <= CU_TENSOR_MAP_SWIZZLE_128B &&
+      l2_promotion <= CU_TENSOR_MAP_L2_PROMOTION_L2_256B &&
+      oob_fill <= CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA && address != nullptr &&
+      address_bits % (interleave == CU_TENSOR_MAP_INTERLEAVE_32B ? 32 : 16) == 0 && dims != nullptr &&
+      box != nullptr && element_strides != nullptr && (rank == 1 || strides != nullptr) &&
+      (interleave != CU_TENSOR_MAP_INTERLEAVE_32B || swizzle == CU_TENSOR_MAP_SWIZZLE_32B);
   if (!valid) return CUDA_ERROR_INVALID_VALUE;
   StandInTensorMap stand_in;
   for (uint32_t i = 0; i < rank; ++i) {
@@ -332,19 +334,20 @@ CUresult TensorMapEncodeTiled(CUtensorMap* map, CUtensorMapDataType type, cuuint
       return CUDA_ERROR_INVALID_VALUE;
     stand_in.box[i] = box[i];
     stand_in.element_strides[i] = element_strides[i];
-    stand_in.dims_minus_one_and_strides[i] = (dims[i] - 1) | (stride / 16) << 32;
+    stand_in.dims_minus_one[i] = static_cast<uint32_t>(dims[i] - 1);
+    if (i + 1 < rank) stand_in.strides[i] = stride;
   }
   const uint64_t inner = uint64_t{box[0]} * bytes;
   if (interleave == CU_TENSOR_MAP_INTERLEAVE_NONE &&
       (inner % 16 != 0 || (swizzle != CU_TENSOR_MAP_SWIZZLE_NONE && inner > (uint64_t{16} << swizzle))))
     return CUDA_ERROR_INVALID_VALUE;
   stand_in.address = address_bits;
-  stand_in.type = type;
-  stand_in.rank = rank;
-  stand_in.interleave = interleave;
-  stand_in.swizzle = swizzle;
-  stand_in.l2_promotion = l2_promotion;
-  stand_in.oob_fill = oob_fill;
+  stand_in.type = static_cast<uint8_t>(type);
+  stand_in.rank = static_cast<uint8_t>(rank);
+  stand_in.interleave = static_cast<uint8_t>(interleave);
+  stand_in.swizzle = static_cast<uint8_t>(swizzle);
+  stand_in.l2_promotion = static_cast<uint8_t>(l2_promotion);
+  stand_in.oob_fill = static_cast<uint8_t>(oob_fill);
   std::memset(map, 0, sizeof *map);
   std::memcpy(map, &stand_in, sizeof stand_in);
   return CUDA_SUCCESS;

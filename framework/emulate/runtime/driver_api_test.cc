@@ -9,9 +9,12 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "bankcheck/memory_sectors.h"
+#include "emulate/internal/tensor_map.h"
 #include "emulate/runtime/internal/launch_capture.h"
 #include "emulate/runtime/runtime_test_kernels.h"
 
@@ -188,13 +191,39 @@ struct TiledMap {
   }
 };
 
-TEST_F(DriverApiTest, ATiledTensorMapKeepsItsParameters) {
+TEST_F(DriverApiTest, ATiledTensorMapKeepsItsParametersInTheLayoutTheEmulatorReads) {
   TiledMap tiled;
   ASSERT_EQ(tiled.Encode(), CUDA_SUCCESS);
   uint64_t address = 0;
   std::memcpy(&address, reinterpret_cast<const char*>(&tiled.map) + 8, sizeof address);
   EXPECT_EQ(std::memcmp(&tiled.map, "banktmap", 8), 0);
   EXPECT_EQ(address, reinterpret_cast<uintptr_t>(tiled.tile));
+  // Read back as an emulated UTMALDG reads it (emulate/internal/tensor_map.h).
+  const std::optional<internal::StandInTensorMap> map =
+      internal::ReadStandInTensorMap(reinterpret_cast<const uint8_t*>(&tiled.map));
+  ASSERT_TRUE(map);
+  EXPECT_EQ(map->address, reinterpret_cast<uintptr_t>(tiled.tile));
+  EXPECT_EQ(map->rank, 2u);
+  EXPECT_EQ(internal::TensorMapElementBytes(map->type), 2u);
+  EXPECT_EQ(map->swizzle, internal::tensor_map::kSwizzle64B);
+  EXPECT_EQ(map->dims_minus_one[0], 63u);
+  EXPECT_EQ(map->dims_minus_one[1], 63u);
+  EXPECT_EQ(map->strides[0], 128u);
+  EXPECT_EQ(map->box[0], 32u);
+  EXPECT_EQ(map->box[1], 64u);
+  EXPECT_EQ(internal::UncostedTensorMap(*map), std::nullopt) << "CuTe's maps are a measured form";
+  // load_f16_32x64_sw64 of benchmarks/tma_probe.cu at (32, 0): 128 sectors on the H100.
+  const TmaSectors cost = TensorBoxSectors(internal::BoxOf(*map, {32, 0}), /*store=*/false);
+  EXPECT_EQ(cost.sectors, 128u);
+  // A tensor of 2^32 elements in a dimension, its rows 2^39 bytes apart: kept whole.
+  tiled.dims[1] = uint64_t{1} << 32;
+  tiled.strides[0] = uint64_t{1} << 39;
+  ASSERT_EQ(tiled.Encode(), CUDA_SUCCESS);
+  const std::optional<internal::StandInTensorMap> wide =
+      internal::ReadStandInTensorMap(reinterpret_cast<const uint8_t*>(&tiled.map));
+  ASSERT_TRUE(wide);
+  EXPECT_EQ(uint64_t{wide->dims_minus_one[1]} + 1, uint64_t{1} << 32);
+  EXPECT_EQ(wide->strides[0], uint64_t{1} << 39);
 }
 
 TEST_F(DriverApiTest, ATiledTensorMapIsValidatedAsTheDriverDocumentsIt) {

@@ -75,6 +75,17 @@ std::vector<LaunchRecord> GraphLaunchRecords(std::vector<LaunchRecord> nodes) {
   graph.block = nodes.front().block;
   graph.dynamic_shared_bytes = nodes.front().dynamic_shared_bytes;
   PerKind<KindCounts> sums;
+  for (const LaunchRecord& node : nodes)
+    for (const MemoryKindInfo& info : MemoryKinds()) {
+      // A kind one node could not count is not counted for the graph: a partial sum would be a guess.
+      if (node.not_counted[info.kind]) graph.not_counted[info.kind] = true;
+      // Launch totals, on no instruction's row (TMA's global traffic): summed from the nodes'.
+      if (!SassMetricsCount(info)) sums[info.kind] += node.kinds[info.kind];
+    }
+  for (const LaunchRecord& node : nodes)
+    for (const std::string& note : node.notes)
+      if (std::find(graph.notes.begin(), graph.notes.end(), note) == graph.notes.end())
+        graph.notes.push_back(note);
   for (const auto& [mangled, launches] : by_kernel) {
     std::map<uint32_t, InstructionCounts> rows;  // by pc: the kernel's instructions over its nodes
     for (const LaunchRecord* launch : launches)
@@ -92,9 +103,7 @@ std::vector<LaunchRecord> GraphLaunchRecords(std::vector<LaunchRecord> nodes) {
   }
   SortByExcess(graph.instructions);
   graph.attributed_launches = 1;
-  SetSassCounts(sums, PerKind<bool>{}, graph);
-  graph.counted_by = CountedBy::kEmulated;  // after SetSassCounts, which says SASS metrics
-  MarkKindsNotEmulated(graph);
+  SetEmulatedCounts(sums, graph);
   return {graph};
 }
 

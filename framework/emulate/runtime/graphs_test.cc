@@ -145,6 +145,26 @@ TEST_F(GraphsTest, OneKernelInTwoNodesIsOneRecordOfTheGraphLaunch) {
   cudaGraphDestroy(graph);
 }
 
+TEST(GraphLaunchRecordsTest, AGraphRecordSumsTheNodesTmaTotalsAndKeepsWhatANodeCouldNotCount) {
+  // Two nodes of one kernel: one record. TMA's global reads are launch totals, on no row; a kind a
+  // node could not count is not counted for the graph, with the node's reason.
+  LaunchRecord node;
+  node.kernel = "k()";
+  node.mangled_kernel = "_Z1kv";
+  PerKind<KindCounts> sums;
+  sums[MemoryKind::kGlobalTmaLoad] = {1, 128, 0};
+  SetEmulatedCounts(sums, node);
+  LaunchRecord unknown = node;
+  unknown.not_counted[MemoryKind::kGlobalLoad] = true;
+  unknown.notes = {"global memory not counted: a load from memory feeds the address of LDG.E at pc 0x0090"};
+  const std::vector<LaunchRecord> graph = GraphLaunchRecords({node, unknown});
+  ASSERT_EQ(graph.size(), 1u);
+  EXPECT_EQ(graph[0].kinds[MemoryKind::kGlobalTmaLoad], (KindCounts{2, 256, 0, Provenance::kNotMeasured}));
+  EXPECT_FALSE(graph[0].not_counted[MemoryKind::kGlobalTmaLoad]);
+  EXPECT_TRUE(graph[0].not_counted[MemoryKind::kGlobalLoad]);
+  EXPECT_THAT(graph[0].notes, ElementsAre(HasSubstr("feeds the address of LDG.E")));
+}
+
 TEST_F(GraphsTest, ExplicitGraphsWithChildGraphsAndUpdates) {
   cudaGraph_t child = nullptr, parent = nullptr, other = nullptr;
   ASSERT_EQ(cudaGraphCreate(&child, 0), cudaSuccess);

@@ -213,6 +213,12 @@ bool IsCompared(const LaunchRecord* before, const LaunchRecord* after, MemoryKin
 void MarkKindsNewerThan(int baseline_version, LaunchRecord& record);
 // Marks not counted the kinds the emulator does not count (MemoryKindInfo::emulated).
 void MarkKindsNotEmulated(LaunchRecord& record);
+// Every kind's counts of an emulated launch (bankcheck/emulator.h) from its sums by kind: as
+// SetSassCounts gives them, except the kinds no per-instruction counter sees (SassMetricsCount: TMA's
+// global traffic), which the emulator counts as a range-profiler session does, instructions and
+// traffic with no ideal; the kinds the emulator does not count are marked so (MarkKindsNotEmulated).
+// The record says it was emulated.
+void SetEmulatedCounts(const PerKind<KindCounts>& sums, LaunchRecord& record);
 // The kinds IsShown, in MemoryKinds() order.
 std::vector<MemoryKind> ShownKinds(const LaunchRecord& record);
 // The same over several launches: every kind any of them shows.

@@ -87,8 +87,9 @@ bool AttributionRequested();
 std::string AttributeCase(const KernelCase& c, std::vector<LaunchRecord>& records);
 
 // Where the per-instruction sums of a kernel differ from the totals of its attributed launches, for
-// what both sources measure: instructions and wavefronts of every kind, and the ideal where the
-// record's is exact. Empty when they agree.
+// what both sources measure: instructions and wavefronts of every kind that is counted per
+// instruction (not TMA's launch totals), and the ideal where the record's is exact. Empty when they
+// agree.
 std::vector<std::string> AttributionSumMismatches(const std::vector<LaunchRecord>& records);
 
 // Per attributed kernel with excess wavefronts: a heading and its `top` instructions by excess.
