@@ -163,9 +163,9 @@ bool CombinePredicate(const Instruction& in, bool test, const Value& c) {
 void LaunchEvaluator::FloatArithmetic(const Instruction& in, size_t index, uint32_t mask) {
   const Semantics semantics = in.info->semantics;
   const bool ftz = in.Is(mod::kFtz);
-  // Only round-to-nearest is computed: the host's other modes would need its rounding mode changed.
-  // Only the modifiers the conformance vectors check (conformance/vectors.txt): .FTZ, and FMNMX's
-  // .NAN; any other (.SAT, .RZ, FMUL's .D2, ...) leaves the destination unknown.
+  // Round to nearest with the modifiers the conformance vectors check (conformance/vectors.txt): .FTZ,
+  // and FMNMX's .NAN. FADD's and FFMA's other directions and .SAT below; any other (FMUL.RZ, FMUL's
+  // .D2, ...) leaves the destination unknown.
   const bool nan_propagating =
       semantics == Semantics::kFloatMinMax && in.decoded.nan_test == DecodedModifiers::NanTest::kNan;
   const bool exact = in.decoded.rounding == Rounding::kNearest &&
