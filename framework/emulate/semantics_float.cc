@@ -1,11 +1,14 @@
 // The floating-point and conversion handlers: I2F, I2FP and F2I (rounded by hand: the host's rounding mode
-// is not the instruction's), MUFU.RCP of nvcc's unsigned division sequence (sass.cc marks it), the
-// half-precision constants nvcc makes with HFMA2.MMA; any other data makes its destinations unknown.
+// is not the instruction's; 64-bit integers, I2F.S64 and F2I.S64.TRUNC, only in the forms of the table),
+// MUFU.RCP of nvcc's unsigned division sequence (sass.cc marks it), the half-precision constants nvcc
+// makes with HFMA2.MMA, half and bfloat16 pairs (HFMA2.MMA.BF16_V2); any other data makes its
+// destinations unknown.
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,31 +50,20 @@ bool HalfOf(const Operand& operand, uint16_t* half) {
   return true;
 }
 
-// A 32-bit integer as a float, rounded as asked (done by hand: the host's rounding mode is not
-// the instruction's).
-uint32_t IntToFloat(uint32_t bits, bool is_unsigned, Rounding rounding) {
-  const bool negative = !is_unsigned && static_cast<int32_t>(bits) < 0;
-  uint64_t magnitude =
-      negative ? uint64_t{0} - static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(bits))) : bits;
-  if (magnitude == 0) return 0;
-  int exponent = 63 - __builtin_clzll(magnitude);  // value in [2^exponent, 2^(exponent+1))
-  uint64_t mantissa = magnitude;
-  if (exponent > 23) {
-    const int drop = exponent - 23;
-    const uint64_t remainder = magnitude & ((uint64_t{1} << drop) - 1);
-    const uint64_t half = uint64_t{1} << (drop - 1);
-    mantissa = magnitude >> drop;
-    const bool up = remainder != 0 && RoundsAway(rounding, negative,
-                                                 remainder > half || (remainder == half && (mantissa & 1u)));
-    if (up && ++mantissa == (uint64_t{1} << 24)) {
-      mantissa >>= 1;
-      ++exponent;
-    }
-  } else {
-    mantissa <<= (23 - exponent);
+// A float (or ±inf) rounded to an integral value as `rounding` says: exact, whatever the host's
+// rounding mode (nearbyint's default, to nearest even, is the host's own: nothing here changes it).
+double Integral(double x, Rounding rounding) {
+  switch (rounding) {
+    case Rounding::kZero:
+      return std::trunc(x);
+    case Rounding::kDown:
+      return std::floor(x);
+    case Rounding::kUp:
+      return std::ceil(x);
+    case Rounding::kNearest:
+      break;
   }
-  return (negative ? 0x80000000u : 0u) | (static_cast<uint32_t>(exponent + 127) << 23) |
-         static_cast<uint32_t>(mantissa & 0x7fffffu);
+  return std::nearbyint(x);
 }
 
 uint32_t FloatToInt(uint32_t bits, const Instruction& in) {
@@ -79,21 +71,7 @@ uint32_t FloatToInt(uint32_t bits, const Instruction& in) {
   if (in.Is(mod::kFtz) && std::fpclassify(x) == FP_SUBNORMAL) x = 0;
   const bool is_unsigned = in.Is(mod::kU32);
   if (std::isnan(x)) return 0;  // S32 and U32 alike (conformance/vectors.txt: every payload, either sign)
-  double rounded = x;
-  switch (in.decoded.rounding) {
-    case Rounding::kZero:
-      rounded = std::trunc(rounded);
-      break;
-    case Rounding::kDown:
-      rounded = std::floor(rounded);
-      break;
-    case Rounding::kUp:
-      rounded = std::ceil(rounded);
-      break;
-    case Rounding::kNearest:
-      rounded = std::nearbyint(rounded);
-      break;
-  }
+  const double rounded = Integral(x, in.decoded.rounding);
   if (is_unsigned)
     return rounded <= 0 ? 0u : rounded >= 4294967295.0 ? 0xffffffffu : static_cast<uint32_t>(rounded);
   return rounded <= -2147483648.0  ? 0x80000000u
@@ -147,6 +125,9 @@ uint16_t HalfFma(uint16_t a, uint16_t b, uint16_t c) {
   return static_cast<uint16_t>(sign | (high - 9) << 10 | ((units >> (high - 10)) - 1024));
 }
 
+// A bfloat16 as a double, exactly (its bits are a binary32's high half).
+double Bf16Value(uint16_t half) { return AsFloat(uint32_t{half} << 16); }
+
 // A half converted to single precision exactly, but for a NaN: 0x7fffffff whatever its payload and
 // sign (form_hadd2_f32's GPU vectors).
 uint32_t HalfToSingle(uint16_t half) {
@@ -180,6 +161,50 @@ bool HalfSelected(const Operand& operand, Operand* reg, int* shift) {
 }
 
 }  // namespace
+
+uint32_t IntToFloat(uint64_t magnitude, bool negative, Rounding rounding) {
+  if (magnitude == 0) return 0;
+  int exponent = 63 - __builtin_clzll(magnitude);  // value in [2^exponent, 2^(exponent+1))
+  uint64_t mantissa = magnitude;
+  if (exponent > 23) {
+    const int drop = exponent - 23;
+    const uint64_t remainder = magnitude & ((uint64_t{1} << drop) - 1);
+    const uint64_t half = uint64_t{1} << (drop - 1);
+    mantissa = magnitude >> drop;
+    const bool up = remainder != 0 && RoundsAway(rounding, negative,
+                                                 remainder > half || (remainder == half && (mantissa & 1u)));
+    if (up && ++mantissa == (uint64_t{1} << 24)) {
+      mantissa >>= 1;
+      ++exponent;
+    }
+  } else {
+    mantissa <<= (23 - exponent);
+  }
+  return (negative ? 0x80000000u : 0u) | (static_cast<uint32_t>(exponent + 127) << 23) |
+         static_cast<uint32_t>(mantissa & 0x7fffffu);
+}
+
+uint64_t FloatToInt64(uint32_t bits, Rounding rounding) {
+  constexpr uint64_t kMost = uint64_t{1} << 63;  // INT64_MIN's bits, and 2^63
+  const float x = AsFloat(bits);
+  if (std::isnan(x)) return kMost;  // every payload, either sign (form_f2i_s64_trunc's vectors)
+  const double rounded = Integral(x, rounding);
+  if (rounded <= -0x1p63) return kMost;
+  if (rounded >= 0x1p63) return kMost - 1;
+  return static_cast<uint64_t>(static_cast<int64_t>(rounded));
+}
+
+std::optional<uint16_t> Bf16Fma(uint16_t a, uint16_t b, uint16_t c) {
+  const double x = Bf16Value(a), y = Bf16Value(b), z = Bf16Value(c);
+  if (!std::isfinite(x) || !std::isfinite(y) || !std::isfinite(z)) return std::nullopt;
+  // The product is exact (8 by 8 significant bits); TwoSum makes sum + error the exact fma.
+  const double product = x * y, sum = product + z, after = sum - product;
+  const double error = (product - (sum - after)) + (z - after);
+  if (sum == 0) return std::nullopt;
+  const uint16_t result = static_cast<uint16_t>(RoundExact(sum, error, 7, Rounding::kNearest));
+  if ((result & 0x7fffu) == 0) return std::nullopt;  // rounded to a zero
+  return result;
+}
 
 // F2IP.U8.F32.NTZ d, RZ, a, RZ: ptxas's cvt.rni.sat.u8.f32, a rounded to the nearest integer (ties
 // to even), clamped to 0..255, a NaN 0, the upper bytes 0. Any other form of it (other bytes packed
@@ -215,6 +240,34 @@ void LaunchEvaluator::HalfToFloat(const Instruction& in, size_t index, int lane,
   out.Add(ops[0], From(HalfToSingle(static_cast<uint16_t>(a.bits >> shift)), a));
 }
 
+// HFMA2.MMA.BF16_V2 d, a, b, c (fma.rn.bf16x2): each bfloat16 of the pair fma(a, b, c) rounded once to
+// nearest even (Bf16Fma). Sources are registers (-x and |x| on both halves' signs); an immediate, any
+// other form (HFMA2.BF16_V2 without .MMA, HADD2.BF16_V2, ...) or a pair with a half Bf16Fma does not
+// compute is unknown, in the counting pass too.
+void LaunchEvaluator::Bf16Arithmetic(const Instruction& in, size_t index, int lane, Writes& out) const {
+  const std::vector<Operand>& ops = in.operands;
+  if (in.unchecked_form || in.base != "HFMA2" || ops.size() != 4)
+    return out.Add(ops.at(0), Unknown(Origin(index)));
+  Value sources[3];
+  for (size_t at = 1; at < 4; ++at) {
+    if (ops[at].kind != OperandKind::kRegister || ops[at].invert)
+      return out.Add(ops[0], Unknown(Origin(index)));
+    sources[at - 1] = ReadRaw(ops[at], lane, index);
+    if (ops[at].absolute) sources[at - 1].bits &= 0x7fff7fffu;
+    if (ops[at].negate) sources[at - 1].bits ^= 0x80008000u;
+  }
+  const Value inputs = From(0, sources[0], sources[1], sources[2]);
+  if (!inputs.known()) return out.Add(ops[0], inputs);
+  uint32_t bits = 0;
+  for (const int half : {0, 16}) {
+    const auto part = [&](const Value& v) { return static_cast<uint16_t>(v.bits >> half); };
+    const std::optional<uint16_t> result = Bf16Fma(part(sources[0]), part(sources[1]), part(sources[2]));
+    if (!result) return out.Add(ops[0], Unknown(Origin(index)));
+    bits |= uint32_t{*result} << half;
+  }
+  out.Add(ops[0], From(bits, inputs));
+}
+
 // HADD2 d, a, b (a + b), HMUL2 d, a, b (a * b) and HFMA2 d, a, b, c (.MMA too), each half of the
 // pair on its own, as fma(a, 1, b), fma(a, b, -0) and fma(a, b, c) round the same (one rounding, and
 // the same signed zeros). A source is a register (-x and |x| on both halves' signs) or two immediates,
@@ -223,6 +276,8 @@ void LaunchEvaluator::HalfToFloat(const Instruction& in, size_t index, int lane,
 void LaunchEvaluator::HalfArithmetic(const Instruction& in, size_t index, int lane, Writes& out) const {
   const std::vector<Operand>& ops = in.operands;
   if (in.opcode == "HADD2.F32") return HalfToFloat(in, index, lane, out);
+  if (std::find(in.modifiers.begin(), in.modifiers.end(), "BF16_V2") != in.modifiers.end())
+    return Bf16Arithmetic(in, index, lane, out);
   const bool plain =
       in.modifiers.empty() || (in.base == "HFMA2" && in.modifiers.size() == 1 && in.modifiers[0] == "MMA");
   std::vector<Value> sources;
@@ -281,20 +336,43 @@ void LaunchEvaluator::FloatAndConversion(const Instruction& in, size_t index, ui
         return;
       }
       case Semantics::kIntToFloat: {
-        const Value a = Read(ops.at(1), lane, index);
         // A 32-bit integer to F32 (I2F, I2FP.F32): the forms the conformance vectors check; any
-        // other (F64, F16, BF16, 64-bit or narrow sources) is not computed.
+        // other (F64, F16, BF16, narrow sources) is not computed. A 64-bit signed source (I2F.S64,
+        // a register pair) only in the forms of the table, in either pass.
         static constexpr std::string_view kComputed[] = {"F32", "S32", "U32", "RZ", "RM", "RP"};
-        if (!OnlyModifiers(in, kComputed)) {
+        static constexpr std::string_view kWide[] = {"F32", "S64", "RZ", "RM", "RP"};
+        const bool wide = in.Is(mod::kS64) && !in.unchecked_form && OnlyModifiers(in, kWide) &&
+                          ops.at(1).kind == OperandKind::kRegister && !ops[1].negate && !ops[1].absolute &&
+                          !ops[1].invert;
+        if (!wide && !OnlyModifiers(in, kComputed)) {
           out.AddUnknown(in, 1, in.Is(mod::kF64) ? 2 : 1, Origin(index));
           return;
         }
-        out.Add(ops[0], From(IntToFloat(a.bits, in.Is(mod::kU32), in.decoded.rounding), a));
+        if (wide) {
+          uint64_t bits = 0;
+          const Value a = ReadPair(ops[1], lane, index, &bits);
+          const bool negative = (bits >> 63) != 0;
+          out.Add(ops[0],
+                  From(IntToFloat(negative ? uint64_t{0} - bits : bits, negative, in.decoded.rounding), a));
+          return;
+        }
+        const Value a = Read(ops.at(1), lane, index);
+        const bool negative = !in.Is(mod::kU32) && static_cast<int32_t>(a.bits) < 0;
+        out.Add(ops[0],
+                From(IntToFloat(negative ? uint32_t{0} - a.bits : a.bits, negative, in.decoded.rounding), a));
         return;
       }
       case Semantics::kFloatToInt: {
         if (in.base == "F2IP") return FloatToByte(in, index, lane, out);
         const Value a = Read(ops.at(1), lane, index);
+        // F32 to a 64-bit signed integer (F2I.S64, a register pair), only in the forms of the
+        // table, in either pass.
+        static constexpr std::string_view kWide[] = {"S64", "TRUNC", "FLOOR", "CEIL"};
+        if (in.Is(mod::kS64) && !in.unchecked_form && OnlyModifiers(in, kWide) &&
+            ops[1].kind == OperandKind::kRegister && !ops[1].negate && !ops[1].absolute && !ops[1].invert) {
+          out.AddPair(ops[0], FloatToInt64(a.bits, in.decoded.rounding), From(0, a));
+          return;
+        }
         // F32 to a 32-bit integer, in the forms the conformance vectors check (.NTZ, nvcc's); any
         // other (F64, F16, 64-bit or narrow destinations) is not computed.
         static constexpr std::string_view kComputed[] = {"S32",   "U32",   "FTZ", "NTZ",

@@ -3,6 +3,7 @@
 // min(a, |b|), max(a, b) to out[5t..5t+4]. The interesting lanes' results are written out by hand.
 #include <gmock/gmock.h>
 
+#include <cfenv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -10,12 +11,18 @@
 #include <vector>
 
 #include "bankcheck/emulator.h"
+#include "emulate/internal/checked_forms.h"
+#include "emulate/internal/emulate_test_support.h"
+#include "emulate/internal/evaluator.h"
 #include "emulate/internal/global_memory.h"
 
 namespace bankcheck::emulate {
 namespace {
 
+using internal::FusedMultiplyAdd32;
 using internal::GlobalMemory;
+using internal::Rounding;
+using internal::Saturated32;
 using ::testing::HasSubstr;
 
 constexpr char kArithmetic[] = R"(
@@ -224,6 +231,152 @@ TEST_F(Fp32Test, HalfPairsRoundToNearestEvenAndSelectorsAreNotComputed) {
   const ComputedOutputs selected = Run("HADD2 R9, R5, R6.H0_H0");
   ASSERT_TRUE(selected.not_computed);
   EXPECT_THAT(selected.not_computed->reason, HasSubstr("HADD2 at pc 0x0070"));
+}
+
+// FFMA and FADD (as fma(a, 1, b)) in every direction, on the edges of form_fadd_rz's and form_ffma_rm's
+// GPU vectors: overflow, subnormals, exact zeros, NaN.
+constexpr uint32_t kMax = 0x7f7fffffu, kInf = 0x7f800000u, kOne = 0x3f800000u, kNegative = 0x80000000u;
+uint32_t Add(uint32_t a, uint32_t b, Rounding rounding) { return FusedMultiplyAdd32(a, kOne, b, rounding); }
+
+TEST(DirectedRoundingTest, OverflowGoesToTheInfinityOnlyInItsDirection) {
+  EXPECT_EQ(Add(kMax, kMax, Rounding::kZero), kMax);  // vectors: 7f7fffff + 7f7fffff
+  EXPECT_EQ(Add(kMax | kNegative, kMax | kNegative, Rounding::kZero), kMax | kNegative);
+  EXPECT_EQ(Add(kMax, 0x3f800001u, Rounding::kZero), kMax);  // beyond kMax by less than a unit
+  EXPECT_EQ(Add(kMax, kMax, Rounding::kNearest), kInf);
+  EXPECT_EQ(Add(kMax, kMax, Rounding::kUp), kInf);
+  EXPECT_EQ(Add(kMax, 0x3f800001u, Rounding::kUp), kInf);
+  // FFMA.RM: a positive overflow is the largest finite value, a negative one -inf (vectors).
+  EXPECT_EQ(FusedMultiplyAdd32(kMax, kMax, 0xc0200000u, Rounding::kDown), kMax);
+  EXPECT_EQ(FusedMultiplyAdd32(kMax, kMax | kNegative, kMax | kNegative, Rounding::kDown), kInf | kNegative);
+  EXPECT_EQ(FusedMultiplyAdd32(0x3f800001u, 0x3f000000u, kMax, Rounding::kDown), kMax);
+  EXPECT_EQ(FusedMultiplyAdd32(0xc0200000u, 0x4f000000u, kMax | kNegative, Rounding::kDown),
+            kInf | kNegative);
+  EXPECT_EQ(FusedMultiplyAdd32(kInf, kOne, kMax, Rounding::kZero), kInf);  // an infinity stays one
+}
+
+TEST(DirectedRoundingTest, SubnormalsAreKept) {
+  EXPECT_EQ(Add(0x007fffffu, 0x80000001u, Rounding::kZero), 0x007ffffeu);
+  EXPECT_EQ(Add(0x00000001u, 0x807fffffu, Rounding::kZero), 0x807ffffeu);
+  EXPECT_EQ(Add(0x80000001u, 0x00800000u, Rounding::kZero), 0x007fffffu);
+  // 2^-149 * -2^-149 is a tiny negative: down, the smallest subnormal below zero; toward zero, -0.
+  EXPECT_EQ(FusedMultiplyAdd32(0x00000001u, 0x80000001u, kNegative, Rounding::kDown), 0x80000001u);
+  EXPECT_EQ(FusedMultiplyAdd32(0x00000001u, 0x80000001u, kNegative, Rounding::kZero), kNegative);
+  EXPECT_EQ(FusedMultiplyAdd32(0x00000001u, 0x80000001u, kNegative, Rounding::kUp), kNegative);
+  // -2^-126 plus a tiny positive product: down, -2^-126 itself; toward zero, the largest subnormal.
+  EXPECT_EQ(FusedMultiplyAdd32(0x80000001u, 0x80000001u, 0x80800000u, Rounding::kDown), 0x80800000u);
+  EXPECT_EQ(FusedMultiplyAdd32(0x80000001u, 0x80000001u, 0x80800000u, Rounding::kZero), 0x807fffffu);
+  EXPECT_EQ(FusedMultiplyAdd32(0x00800000u, 0x00800000u, 0x80000001u, Rounding::kDown), 0x80000001u);
+}
+
+// An exact zero is -0 where both terms are -0, else +0, but -0 rounding down; a NaN result is
+// 0x7fffffff in every direction.
+TEST(DirectedRoundingTest, ExactZerosAndNans) {
+  for (const Rounding rounding : {Rounding::kNearest, Rounding::kZero, Rounding::kUp}) {
+    EXPECT_EQ(Add(kOne, kOne | kNegative, rounding), 0u);
+    EXPECT_EQ(Add(0, kNegative, rounding), 0u);
+  }
+  EXPECT_EQ(Add(kOne, kOne | kNegative, Rounding::kDown), kNegative);
+  EXPECT_EQ(Add(0, kNegative, Rounding::kDown), kNegative);
+  EXPECT_EQ(Add(0, 0, Rounding::kDown), 0u);
+  for (const Rounding rounding : {Rounding::kNearest, Rounding::kZero, Rounding::kDown, Rounding::kUp}) {
+    EXPECT_EQ(Add(kNegative, kNegative, rounding), kNegative);
+    EXPECT_EQ(Add(0x7fc12345u, kOne, rounding), 0x7fffffffu);
+    EXPECT_EQ(FusedMultiplyAdd32(kInf, 0, kOne, rounding), 0x7fffffffu);
+    EXPECT_EQ(FusedMultiplyAdd32(kInf, kOne, kInf | kNegative, rounding), 0x7fffffffu);
+  }
+}
+
+// (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24 lies halfway between two floats, and c = ±2^-100 is lost in the
+// double nearest the sum: the exact error (TwoSum) decides each direction, and ties go to even.
+TEST(DirectedRoundingTest, TheErrorTermDecidesWhatTheDoubleSumLost) {
+  const uint32_t x = Bits(1.0f + std::ldexp(1.0f, -12)), tiny = Bits(std::ldexp(1.0f, -100));
+  const uint32_t low = Bits(1.0f + std::ldexp(1.0f, -11)), high = low + 1;
+  EXPECT_EQ(FusedMultiplyAdd32(x, x, 0, Rounding::kNearest), low);  // the tie, to even
+  EXPECT_EQ(FusedMultiplyAdd32(x, x, tiny, Rounding::kNearest), high);
+  EXPECT_EQ(FusedMultiplyAdd32(x, x, tiny | kNegative, Rounding::kNearest), low);
+  EXPECT_EQ(FusedMultiplyAdd32(x, x, tiny, Rounding::kZero), low);
+  EXPECT_EQ(FusedMultiplyAdd32(x, x, tiny | kNegative, Rounding::kUp), high);
+  // A sum on a float, just below it: down and toward zero, the float below; up, the float itself.
+  EXPECT_EQ(FusedMultiplyAdd32(kOne, kOne, tiny | kNegative, Rounding::kDown), 0x3f7fffffu);
+  EXPECT_EQ(FusedMultiplyAdd32(kOne, kOne, tiny | kNegative, Rounding::kZero), 0x3f7fffffu);
+  EXPECT_EQ(FusedMultiplyAdd32(kOne, kOne, tiny | kNegative, Rounding::kUp), kOne);
+  EXPECT_EQ(FusedMultiplyAdd32(kOne | kNegative, kOne, tiny, Rounding::kDown), kOne | kNegative);
+  EXPECT_EQ(FusedMultiplyAdd32(kOne | kNegative, kOne, tiny, Rounding::kZero), 0xbf7fffffu);
+}
+
+// Against the host's fmaf in each of its rounding modes, an oracle here only (the emulator never
+// changes the host's mode): random bits, and operands near each other's exponents so that sums
+// cancel and round at every exponent, subnormals included.
+TEST(DirectedRoundingTest, AgreesWithTheHostsFmaInEveryMode) {
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  const auto next = [&state] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return static_cast<uint32_t>(state >> 16);
+  };
+  constexpr std::pair<Rounding, int> kModes[] = {{Rounding::kNearest, FE_TONEAREST},
+                                                 {Rounding::kZero, FE_TOWARDZERO},
+                                                 {Rounding::kDown, FE_DOWNWARD},
+                                                 {Rounding::kUp, FE_UPWARD}};
+  for (int i = 0; i < 100000; ++i) {
+    uint32_t a = next(), b = next(), c = next();
+    if (i % 4 != 0) {  // exponents near c's (a * b's exponent is theirs added, less the bias)
+      const uint32_t e = 1 + next() % 253;
+      a = (a & 0x807fffffu) | (127 + next() % 8) << 23;
+      b = (b & 0x807fffffu) | ((e > 10 ? e - next() % 8 : e) << 23);
+      c = (c & 0x807fffffu) | e << 23;
+      if (i % 16 == 1) c &= 0x807fffffu;  // a subnormal addend
+    }
+    for (const auto& [rounding, mode] : kModes) {
+      volatile float x = Float(a), y = Float(b), z = Float(c);
+      std::fesetround(mode);
+      volatile float host = std::fma(x, y, z);
+      std::fesetround(FE_TONEAREST);
+      const uint32_t expected = std::isnan(host) ? 0x7fffffffu : Bits(host);
+      ASSERT_EQ(FusedMultiplyAdd32(a, b, c, rounding), expected)
+          << std::hex << a << " " << b << " " << c << " mode " << static_cast<int>(rounding);
+    }
+  }
+}
+
+// .SAT: [+0, 1], a NaN and every negative (-0 too) +0 (form_fadd_sat's and form_ffma_sat's vectors).
+TEST(DirectedRoundingTest, SaturationClampsToZeroAndOne) {
+  EXPECT_EQ(Saturated32(0x7fffffffu), 0u);
+  EXPECT_EQ(Saturated32(kNegative), 0u);
+  EXPECT_EQ(Saturated32(0x80000001u), 0u);
+  EXPECT_EQ(Saturated32(kInf | kNegative), 0u);
+  EXPECT_EQ(Saturated32(kInf), kOne);
+  EXPECT_EQ(Saturated32(kMax), kOne);
+  EXPECT_EQ(Saturated32(0x3f800001u), kOne);
+  EXPECT_EQ(Saturated32(0x3f7fffffu), 0x3f7fffffu);
+  EXPECT_EQ(Saturated32(0x00000001u), 0x00000001u);  // a subnormal is kept
+}
+
+// In a launch: FADD.RZ, FADD.SAT, FFMA.RM and FFMA.SAT (checked_forms.def) give a known address;
+// the other directions and combinations, which no GPU vector checks, are unknown in the counting
+// pass too, the reason naming the form.
+TEST(DirectedRoundingTest, OnlyTheCheckedFormsAreComputedInEitherPass) {
+  // The lane's index as a float, `op` on R4, back to an integer: the address.
+  const auto producer = [](const std::string& op) {
+    return "I2FP.F32.U32 R4, R0 ;\n        /*0044*/ " + op + " ;\n        /*0048*/ F2I.TRUNC.NTZ R5, R4";
+  };
+  constexpr const char* kComputed[] = {"FADD.RZ R4, R4, 0.5", "FADD.SAT R4, R4, -0.5",
+                                       "FFMA.RM R4, R4, 0.5, R4", "FFMA.SAT R4, R4, R4, -R4"};
+  for (const char* op : kComputed) {
+    const std::string form = std::string(op).substr(0, std::string(op).find(' '));
+    ASSERT_TRUE(internal::HasConformanceVectors(form)) << form;
+    const Emulation emulation = test_support::EmulateAddressFrom(producer(op));
+    EXPECT_TRUE(emulation.record) << op << ": " << emulation.undecided->Describe();
+  }
+  constexpr const char* kUnknown[] = {"FADD.RP R4, R4, 0.5", "FADD.RM R4, R4, 0.5", "FFMA.RZ R4, R4, 0.5, R4",
+                                      "FFMA.SAT.RM R4, R4, R4, R4", "FADD.FTZ.RZ R4, R4, 0.5"};
+  for (const char* op : kUnknown) {
+    const std::string form = std::string(op).substr(0, std::string(op).find(' '));
+    ASSERT_FALSE(internal::HasConformanceVectors(form)) << form;
+    EXPECT_THAT(test_support::WhyAddressUndecided(producer(op)),
+                HasSubstr("form " + form + " (" + form + " at pc 0x0044), not among the forms checked"));
+  }
 }
 
 }  // namespace

@@ -66,15 +66,16 @@ TEST(ConformanceTest, VectorFloatAtomicsAreNotComputed) {
 }
 
 // The rule (internal/checked_forms.def): a form outside the table is not computed, and says so, even
-// where a handler could compute it (FADD.RZ: the host's rounding); one in it is (FADD).
+// where a handler could compute it (I2I.S8.S32.SAT: the narrowing handler computes I2I.U8.S32.SAT);
+// one in it is (FADD).
 TEST(ConformanceTest, OnlyFormsOfTheTableAreComputed) {
   BANKCHECK_NEED_SASS();
-  ASSERT_FALSE(emulate::internal::HasConformanceVectors("FADD.RZ"));
+  ASSERT_FALSE(emulate::internal::HasConformanceVectors("I2I.S8.S32.SAT"));
   ASSERT_TRUE(emulate::internal::HasConformanceVectors("FADD"));
   std::vector<uint32_t> in(kThreads * kInputs, 0x3f800000u), out(kThreads * kOutputs);
   std::string why;
-  EXPECT_FALSE(Replay(FormIndex("form_fadd_rz"), in, &out, &why));
-  EXPECT_THAT(why, ::testing::HasSubstr("form FADD.RZ ("));
+  EXPECT_FALSE(Replay(FormIndex("form_i2i_s8_s32_sat"), in, &out, &why));
+  EXPECT_THAT(why, ::testing::HasSubstr("form I2I.S8.S32.SAT ("));
   EXPECT_THAT(why, ::testing::HasSubstr("), not among the forms checked against the GPU"));
   ASSERT_TRUE(Replay(FormIndex("form_fadd"), in, &out, &why)) << why;
   EXPECT_EQ(out[0], 0x40000000u) << "1 + 1 read back " << Hex(out[0]);

@@ -49,6 +49,33 @@ uint32_t MatchAny(const uint64_t* values, uint32_t lanes, int lane);
 // kept). Under `ftz` a subnormal is first the zero of its sign.
 uint32_t RoundToIntegral32(uint32_t bits, Rounding rounding, bool ftz);
 uint64_t RoundToIntegral64(uint64_t bits, Rounding rounding);
+// FFMA's value in any of the four rounding directions (semantics_fp32.cc): fma(a, b, c) of binary32
+// bits, the exact a * b + c rounded once as `rounding` says, done by hand (RoundExact), never through
+// the host's rounding mode; subnormals kept, an overflow an infinity only where the direction goes
+// that way (toward zero, or down for a positive value, it is the largest finite value), every NaN
+// result 0x7fffffff (a NaN operand, inf * 0, inf - inf). An exact zero is -0 where both terms are -0,
+// or where the direction is down and they are not both +0 (IEEE 754). FADD a, b is fma(a, 1, b).
+uint32_t FusedMultiplyAdd32(uint32_t a, uint32_t b, uint32_t c, Rounding rounding);
+// .SAT (semantics_fp32.cc): a binary32 result clamped to [+0, 1], a NaN and -0 giving +0 (the
+// vectors of form_fadd_sat and form_ffma_sat).
+uint32_t Saturated32(uint32_t bits);
+// The exact value sum + error (sum the double nearest it, error the exact rest: TwoSum's pair, sum not
+// zero) rounded as `rounding` says to a binary format of 8 exponent bits and `fraction_bits` stored
+// fraction bits (23: binary32, 7: bfloat16), its bits returned (the sign at bit 8 + fraction_bits):
+// subnormals kept, an overflow an infinity or the largest finite value as the direction says
+// (semantics_fp32.cc).
+uint32_t RoundExact(double sum, double error, int fraction_bits, Rounding rounding);
+// HFMA2.BF16_V2's value on one bfloat16 of each pair (semantics_float.cc): fma(a, b, c) rounded once to
+// nearest even, subnormals kept (as fma.rn.bf16x2 defines it). nullopt where no GPU vector shows the
+// result: an operand NaN or infinite, or a zero result, exact or rounded (form_hfma2_bf16's vectors
+// have none of them).
+std::optional<uint16_t> Bf16Fma(uint16_t a, uint16_t b, uint16_t c);
+// F2I.S64's value (semantics_float.cc): a binary32 rounded to an integer as `rounding` says, saturated
+// to the 64-bit signed range; a NaN gives 0x8000000000000000 (form_f2i_s64_trunc's vectors).
+uint64_t FloatToInt64(uint32_t bits, Rounding rounding);
+// I2F's value (semantics_float.cc): an integer of magnitude `magnitude` (up to 2^63, and its sign)
+// as a binary32 rounded as `rounding` says, by hand.
+uint32_t IntToFloat(uint64_t magnitude, bool negative, Rounding rounding);
 // P2R's value (semantics_predicate.cc): `predicates` (bit i: P<i>) where `mask` has a bit, `a` elsewhere.
 constexpr uint32_t PackPredicates(uint32_t predicates, uint32_t a, uint32_t mask) {
   return (predicates & mask) | (a & ~mask);
@@ -184,6 +211,7 @@ class LaunchEvaluator {
   void FloatAndConversion(const Instruction& in, size_t index, uint32_t mask);  // semantics_float.cc
   void HalfArithmetic(const Instruction& in, size_t index, int lane, Writes& out) const;
   void HalfToFloat(const Instruction& in, size_t index, int lane, Writes& out) const;
+  void Bf16Arithmetic(const Instruction& in, size_t index, int lane, Writes& out) const;
   void FloatToByte(const Instruction& in, size_t index, int lane, Writes& out) const;
   void FloatArithmetic(const Instruction& in, size_t index, uint32_t mask);  // semantics_fp32.cc
   void FloatCompare(const Instruction& in, size_t index, int lane, Writes& out) const;
