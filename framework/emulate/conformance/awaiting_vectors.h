@@ -11,20 +11,6 @@
 
 namespace bankcheck::conformance {
 
-inline const std::set<std::string> kAwaitingVectors = {"form_fsetp_gtu_ftz",
-                                                       "form_fsetp_neu_ftz",
-                                                       "form_hmma_16816_f32",
-                                                       "form_hmma_16816_f32_zero",
-                                                       "form_hmma_16816_f32_bf16",
-                                                       "form_hmma_1688_f32_tf32",
-                                                       "form_hmma_16816_f16",
-                                                       "form_sgxt_u32",
-                                                       "form_sgxt_u32_immediate",
-                                                       "form_sgxt_s32",
-                                                       "form_sgxt_wrap_s32",
-                                                       "form_sgxt_wrap_u32",
-                                                       "form_mufu_rcp",
-                                                       "form_mufu_sqrt",
-                                                       "form_mufu_lg2"};
+inline const std::set<std::string> kAwaitingVectors = {};
 
 }  // namespace bankcheck::conformance
