@@ -186,9 +186,10 @@ const Box kBoxes[] = {
     {"store_f32_32x32_edge", true, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, 2, {256, 256}, 1024, {32, 32}, CU_TENSOR_MAP_SWIZZLE_NONE, 240, 240, 0, 1},
     {"store_f32_8x8_x4", true, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, 2, {256, 256}, 1024, {8, 8}, CU_TENSOR_MAP_SWIZZLE_NONE, 4, 8, 0, 1},
     // Boxes the rule was not fitted to (the discovery run had the ones above).
+    // No store box starts before the tensor: on the H100 a store at x = -4 faults (an illegal
+    // instruction) and ends the process's CUDA context.
     {"load_f32_48x8_x4", false, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, 2, {256, 256}, 1024, {48, 8}, CU_TENSOR_MAP_SWIZZLE_NONE, 4, 0, 0, 1},
     {"load_f32_32x8_negative_x4", false, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, 2, {256, 256}, 1024, {32, 8}, CU_TENSOR_MAP_SWIZZLE_NONE, -4, 8, 0, 1},
-    {"store_f32_32x8_negative_x4", true, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, 2, {256, 256}, 1024, {32, 8}, CU_TENSOR_MAP_SWIZZLE_NONE, -4, 8, 0, 1},
     {"load_f32_32x8_right_of", false, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, 2, {256, 256}, 1024, {32, 8}, CU_TENSOR_MAP_SWIZZLE_NONE, 256, 8, 0, 1},
     {"load_f32_32x8_odd_x", false, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, 2, {250, 250}, 1024, {32, 8}, CU_TENSOR_MAP_SWIZZLE_NONE, 244, 0, 0, 1},
     {"store_f32_32x8_odd_x", true, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, 2, {250, 250}, 1024, {32, 8}, CU_TENSOR_MAP_SWIZZLE_NONE, 244, 0, 0, 1},
