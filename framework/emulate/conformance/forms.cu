@@ -1,26 +1,7 @@
 // The forms' kernels (forms.h). Each computes through inline PTX chosen so that ptxas emits the SASS
 // form the table names; the replay test checks that the kernel's SASS has it.
 
-#include <cuda_runtime_api.h>
-
-#include "emulate/conformance/forms.h"
-
-#define BANKCHECK_FORM(name, ...)                                                                       \
-  extern "C" __global__ void form_##name(const uint32_t* __restrict__ in, uint32_t* __restrict__ out) { \
-    const uint32_t t = threadIdx.x;                                                                     \
-    const uint32_t a = __ldg(in + 3 * t), b = __ldg(in + 3 * t + 1), c = __ldg(in + 3 * t + 2);         \
-    uint32_t r0 = 0, r1 = 0, r2 = 0, r3 = 0;                                                            \
-    __VA_ARGS__;                                                                                        \
-    out[4 * t] = r0;                                                                                    \
-    out[4 * t + 1] = r1;                                                                                \
-    out[4 * t + 2] = r2;                                                                                \
-    out[4 * t + 3] = r3;                                                                                \
-  }
-
-#define ASM1(text) asm(text : "=r"(r0) : "r"(a), "r"(b), "r"(c))
-// A predicate result as 0 or 1 in r0.
-#define ASMP(text) \
-  asm("{ .reg .pred p; " text "; selp.u32 %0, 1, 0, p; }" : "=r"(r0) : "r"(a), "r"(b), "r"(c))
+#include "emulate/conformance/forms_kernel.h"
 
 // Single precision (semantics_fp32.cc).
 BANKCHECK_FORM(fadd, ASM1("add.rn.f32 %0, %1, %2;"))
@@ -466,31 +447,6 @@ BANKCHECK_FORM(i2i_s8_s32_sat, NARROWED("cvt.sat.s8.s32"))
   asm(op " %0, %2; " op " %1, %3;" : "=r"(r0), "=r"(r1) : "r"(a), "f"(small))
 BANKCHECK_FORM(f2i_s32_floor, ROUNDED("cvt.rmi.s32.f32"))
 BANKCHECK_FORM(f2ip_u8_f32, ROUNDED("cvt.rni.sat.u8.f32"))
-
-// Rounding to an integral value (semantics_round.cc): rintf (and powf's), ceilf, floorf, truncf, their
-// .ftz forms (-ftz=true) and the doubles'. Each of a, b and c rounded (Inputs::kRound); x = {lo c,
-// hi a} and y = {lo c, hi b} (Inputs::kDoubleRound).
-#define ROUND(mode)                                                                            \
-  asm("cvt." mode ".f32.f32 %0, %3; cvt." mode ".f32.f32 %1, %4; cvt." mode ".f32.f32 %2, %5;" \
-      : "=r"(r0), "=r"(r1), "=r"(r2)                                                           \
-      : "r"(a), "r"(b), "r"(c))
-#define ROUND_DOUBLES(mode)                                                                              \
-  asm("{ .reg .f64 x, y; mov.b64 x, {%4, %5}; mov.b64 y, {%4, %6}; cvt." mode ".f64.f64 x, x; cvt." mode \
-      ".f64.f64 y, y; mov.b64 {%0, %1}, x; mov.b64 {%2, %3}, y; }"                                       \
-      : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)                                                           \
-      : "r"(c), "r"(a), "r"(b))
-BANKCHECK_FORM(frnd, ROUND("rni"))
-BANKCHECK_FORM(frnd_ceil, ROUND("rpi"))
-BANKCHECK_FORM(frnd_floor, ROUND("rmi"))
-BANKCHECK_FORM(frnd_trunc, ROUND("rzi"))
-BANKCHECK_FORM(frnd_ftz, ROUND("rni.ftz"))
-BANKCHECK_FORM(frnd_ftz_ceil, ROUND("rpi.ftz"))
-BANKCHECK_FORM(frnd_ftz_floor, ROUND("rmi.ftz"))
-BANKCHECK_FORM(frnd_ftz_trunc, ROUND("rzi.ftz"))
-BANKCHECK_FORM(frnd_f64, ROUND_DOUBLES("rni"))
-BANKCHECK_FORM(frnd_f64_ceil, ROUND_DOUBLES("rpi"))
-BANKCHECK_FORM(frnd_f64_floor, ROUND_DOUBLES("rmi"))
-BANKCHECK_FORM(frnd_f64_trunc, ROUND_DOUBLES("rzi"))
 
 // The comparisons of ptxas's sqrtf slow path (__cuda_sm20_sqrt_rn_f32_slowpath: |x| against +INF).
 BANKCHECK_FORM(fsetp_gtu_ftz, ASMP("setp.gtu.ftz.f32 p, %1, %2"))
