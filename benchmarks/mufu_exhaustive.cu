@@ -40,18 +40,6 @@ using bankcheck::emulate::internal::MufuTableSize;
 
 enum Op { kRcp, kRsq, kSqrt, kEx2, kLg2, kTanh };
 
-struct Function {
-  Op op;
-  const char* sass;
-  const char* ptx;
-};
-
-constexpr Function kFunctions[] = {
-    {kRcp, "MUFU.RCP", "rcp.approx.ftz.f32"},    {kRsq, "MUFU.RSQ", "rsqrt.approx.ftz.f32"},
-    {kSqrt, "MUFU.SQRT", "sqrt.approx.ftz.f32"}, {kEx2, "MUFU.EX2", "ex2.approx.ftz.f32"},
-    {kLg2, "MUFU.LG2", "lg2.approx.ftz.f32"},    {kTanh, "MUFU.TANH", "tanh.approx.f32"},
-};
-
 template <Op kOp>
 __global__ void Evaluate(uint32_t first, uint32_t count, uint32_t* out) {
   const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -67,6 +55,23 @@ __global__ void Evaluate(uint32_t first, uint32_t count, uint32_t* out) {
   out[i] = __float_as_uint(y);
 }
 
+struct Function {
+  Op op;
+  const char* sass;
+  const char* ptx;
+  void (*kernel)(uint32_t first, uint32_t count, uint32_t* out);  // Evaluate<op>
+};
+
+constexpr Function kFunctions[] = {
+    {kRcp, "MUFU.RCP", "rcp.approx.ftz.f32", Evaluate<kRcp>},
+    {kRsq, "MUFU.RSQ", "rsqrt.approx.ftz.f32", Evaluate<kRsq>},
+    {kSqrt, "MUFU.SQRT", "sqrt.approx.ftz.f32", Evaluate<kSqrt>},
+    {kEx2, "MUFU.EX2", "ex2.approx.ftz.f32", Evaluate<kEx2>},
+    {kLg2, "MUFU.LG2", "lg2.approx.ftz.f32", Evaluate<kLg2>},
+    {kTanh, "MUFU.TANH", "tanh.approx.f32", Evaluate<kTanh>},
+};
+static_assert(kFunctions[kRcp].op == kRcp && kFunctions[kTanh].op == kTanh, "kFunctions[op] is op's row");
+
 void Check(cudaError_t e, const char* what) {
   if (e == cudaSuccess) return;
   std::fprintf(stderr, "mufu_exhaustive: %s: %s\n", what, cudaGetErrorString(e));
@@ -76,26 +81,7 @@ void Check(cudaError_t e, const char* what) {
 // The GPU's outputs of op for inputs first .. first + count - 1 (count <= the buffers' size).
 void RunOnGpu(Op op, uint32_t first, uint32_t count, uint32_t* device, uint32_t* host) {
   const uint32_t threads = 256, blocks = (count + threads - 1) / threads;
-  switch (op) {
-    case kRcp:
-      Evaluate<kRcp><<<blocks, threads>>>(first, count, device);
-      break;
-    case kRsq:
-      Evaluate<kRsq><<<blocks, threads>>>(first, count, device);
-      break;
-    case kSqrt:
-      Evaluate<kSqrt><<<blocks, threads>>>(first, count, device);
-      break;
-    case kEx2:
-      Evaluate<kEx2><<<blocks, threads>>>(first, count, device);
-      break;
-    case kLg2:
-      Evaluate<kLg2><<<blocks, threads>>>(first, count, device);
-      break;
-    case kTanh:
-      Evaluate<kTanh><<<blocks, threads>>>(first, count, device);
-      break;
-  }
+  kFunctions[op].kernel<<<blocks, threads>>>(first, count, device);
   Check(cudaGetLastError(), "launch");
   Check(cudaMemcpy(host, device, size_t{count} * 4, cudaMemcpyDeviceToHost), "copy back");
 }
@@ -195,7 +181,10 @@ void CompareModel(Op op, uint32_t first, uint32_t count, const uint32_t* gpu, co
         first_examples.emplace_back(line);
       }
     }
-    for (const auto& [cls, n] : local) out.Add(cls, n, first_examples), first_examples.clear();
+    for (const auto& [cls, n] : local) {
+      out.Add(cls, n, first_examples);  // the thread's first examples go with its first class
+      first_examples.clear();
+    }
   });
 }
 

@@ -63,14 +63,5 @@ TEST(MufuModelTest, SpecialInputs) {
   EXPECT_EQ(sqrt(0x3e800000u), 0x3f000000u);  // sqrt(0.25) = 0.5
 }
 
-TEST(MufuModelTest, FunctionOfTheModifiers) {
-  MufuFunction f{};
-  EXPECT_TRUE(MufuFunctionOf({"RSQ"}, &f));
-  EXPECT_EQ(f, MufuFunction::kRsq);
-  EXPECT_FALSE(MufuFunctionOf({"EX2"}, &f));
-  EXPECT_FALSE(MufuFunctionOf({"RCP64H"}, &f));
-  EXPECT_FALSE(MufuFunctionOf({"RSQ", "F16"}, &f));
-}
-
 }  // namespace
 }  // namespace bankcheck::emulate::internal

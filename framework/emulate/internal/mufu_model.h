@@ -9,8 +9,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <string>
-#include <vector>
 
 #include "float_bits.h"
 
@@ -72,20 +70,6 @@ uint32_t MufuModel(MufuFunction f, uint32_t x, const Entry& entry) {
     }
   }
   return kNan;
-}
-
-// The modelled function MUFU's modifiers name (exactly RCP, RSQ or SQRT: no .F16, no RCP64H), if any.
-inline bool MufuFunctionOf(const std::vector<std::string>& modifiers, MufuFunction* f) {
-  if (modifiers.size() != 1) return false;
-  if (modifiers[0] == "RCP")
-    *f = MufuFunction::kRcp;
-  else if (modifiers[0] == "RSQ")
-    *f = MufuFunction::kRsq;
-  else if (modifiers[0] == "SQRT")
-    *f = MufuFunction::kSqrt;
-  else
-    return false;
-  return true;
 }
 
 }  // namespace bankcheck::emulate::internal
