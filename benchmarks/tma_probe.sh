@@ -27,7 +27,7 @@ import csv
 import sys
 
 range_txt, ncu_csv, ld, st = sys.argv[1:]
-order, predict, measured, store = [], {}, {}, {}
+order, predict, measured, store, failed = [], {}, {}, {}, set()
 for line in open(range_txt):
     words = line.split()
     if len(words) < 3:
@@ -39,27 +39,31 @@ for line in open(range_txt):
         order.append(name)
         predict[name] = " ".join(words[2:])
         store.setdefault(name, "store" in name)
+    elif words[1] == "error":
+        failed.add(name)
     elif words[1] == "kind" and words[2] in ("global_tma_ld", "global_tma_st") and words[3] == "instructions":
         measured[(name, words[2])] = int(words[6])
 rows = list(csv.reader(line for line in open(ncu_csv) if line.startswith('"')))
 header, launches = rows[0], [r for r in rows[1:] if r and r[0].isdigit()]
 col = {name: header.index(name) for name in (ld, st)}
-names = [n for n in order]
-if len(launches) < len(names):
-    sys.exit(f"tma_probe.sh: ncu reported {len(launches)} launches, the probe has {len(names)}")
+if len(launches) < len(order):
+    sys.exit(f"tma_probe.sh: ncu reported {len(launches)} launches, the probe has {len(order)}")
 differs = 0
 print(f"{'launch':32} {'predicted':>10} {'bankcheck':>10} {'ncu':>10}")
-for i, name in enumerate(names):
+for i, name in enumerate(order):
     kind, metric = ("global_tma_st", st) if store[name] else ("global_tma_ld", ld)
     ours = measured.get((name, kind), 0)
     theirs = int(float(launches[i][col[metric]].replace(",", "")))
     want = predict[name]
-    if not want.isdigit():
+    if name in failed:
+        verdict = "DIFFERS (the range-profiler run failed: range.txt)"
+        differs += 1
+    elif not want.isdigit():
         verdict = "undecided"
     else:
         verdict = "ok" if int(want) == ours == theirs else "DIFFERS"
         differs += verdict != "ok"
     print(f"{name:32} {want:>10} {ours:>10} {theirs:>10} {verdict}")
-print(f"tma_probe.sh: {len(names)} launches, {differs} differ")
+print(f"tma_probe.sh: {len(order)} launches, {differs} differ")
 sys.exit(1 if differs else 0)
 PY
