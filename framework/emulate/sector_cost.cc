@@ -47,28 +47,32 @@ bool SameInEveryBlock(const WarpAccess& access, const BlockDependence& moves, bo
   return true;
 }
 
+// Marks the kinds `which` selects not counted, and says whether one already was (its note written).
+template <typename Which>
+bool MarkNotCounted(PerKind<bool>& not_counted, const Which& which) {
+  bool already = false;
+  for (const MemoryKindInfo& info : MemoryKinds())
+    if (which(info)) {
+      already = already || not_counted[info.kind];
+      not_counted[info.kind] = true;
+    }
+  return already;
+}
+
 }  // namespace
 
 void LaunchEvaluator::NotCounted(MemorySpace space, const std::string& why) {
-  bool already = false;
-  for (const MemoryKindInfo& info : MemoryKinds())
-    if (info.space == space && SassMetricsCount(info)) {
-      already = already || sectors_not_counted_[info.kind];
-      sectors_not_counted_[info.kind] = true;
-    }
-  if (!already)
+  if (!MarkNotCounted(sectors_not_counted_, [&](const MemoryKindInfo& info) {
+        return info.space == space && SassMetricsCount(info);
+      }))
     sector_notes_.push_back(std::string(space == MemorySpace::kGlobal ? "global" : "local") +
                             " memory not counted: " + why);
 }
 
 void LaunchEvaluator::TensorCopiesNotCounted(const std::string& why) {
-  bool already = false;
-  for (const MemoryKindInfo& info : MemoryKinds())
-    if (!SassMetricsCount(info)) {
-      already = already || sectors_not_counted_[info.kind];
-      sectors_not_counted_[info.kind] = true;
-    }
-  if (!already) sector_notes_.push_back("TMA copies' global traffic not counted: " + why);
+  if (!MarkNotCounted(sectors_not_counted_,
+                      [](const MemoryKindInfo& info) { return !SassMetricsCount(info); }))
+    sector_notes_.push_back("TMA copies' global traffic not counted: " + why);
 }
 
 void LaunchEvaluator::CostSectors(const Instruction& in, size_t index, uint32_t mask) {
