@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -25,6 +26,7 @@
 #include "bankcheck/error.h"
 #include "bankcheck/report.h"
 #include "bankcheck/results.h"
+#include "bankcheck/run_metadata.h"
 #include "bankcheck/verdict.h"
 #include "commands.h"
 #include "core/internal/environment.h"
@@ -55,6 +57,7 @@ struct RunOptions {
   bool allow_missing = false;
   std::string report;
   std::string record_command;
+  bool emulated = false;
 };
 
 // The injection library: BANKCHECK_INJECTION_LIBRARY, else where the build or the install puts it
@@ -120,12 +123,20 @@ std::optional<std::string> WhyNoGpu(const std::filesystem::path& library) {
   return std::string(reason.data());
 }
 
-// The program's environment: this one's, with the injection and the settings.
-std::vector<std::string> ProgramEnvironment(const std::filesystem::path& library,
+// The variable that tells an emulated program (--emulated) to write its launches for this run.
+constexpr char kEmulatedVariable[] = "BANKCHECK_RUN_EMULATED";
+
+// The program's environment: this one's, with the settings and the injection (`library`), or, for an
+// emulated program (no library), BANKCHECK_RUN_EMULATED=1.
+std::vector<std::string> ProgramEnvironment(const std::optional<std::filesystem::path>& library,
                                             const internal::RunSettings& settings) {
   std::vector<std::pair<std::string, std::string>> added = settings.ToEnvironment();
-  added.emplace_back("CUDA_INJECTION64_PATH", library.string());
-  added.emplace_back("NVTX_INJECTION64_PATH", library.string());
+  if (library) {
+    added.emplace_back("CUDA_INJECTION64_PATH", library->string());
+    added.emplace_back("NVTX_INJECTION64_PATH", library->string());
+  } else {
+    added.emplace_back(kEmulatedVariable, "1");
+  }
   std::vector<std::string> environment;
   for (char** entry = environ; *entry != nullptr; ++entry) {
     const std::string text = *entry;
@@ -154,7 +165,15 @@ struct ProcessFiles {
   std::vector<std::string> errors;  // why a process stopped measuring
 };
 
-ProcessFiles ReadProcessFiles(const std::filesystem::path& folder) {
+// The processes' files: process-<pid>.json from the injection library, or, from an emulated program,
+// process-<pid>.launches.json (EmulatedProcessResults: the cases named and filtered here, as the
+// injection library names and filters measured launches).
+ProcessFiles ReadProcessFiles(const std::filesystem::path& folder, const RunOptions& options) {
+  constexpr std::string_view kEmulatedSuffix = ".launches.json";
+  const internal::LaunchFilter filter(options.kernel, options.range);
+  RunMetadata emulated = DescribeRun("bankcheck emulated sm_90", "sm_90", 0, 0);
+  emulated.driver.clear();  // the emulator's counts owe nothing to a driver this machine may have
+  emulated.counters = "emulated";
   std::vector<std::pair<long, std::filesystem::path>> files;
   for (const auto& entry : std::filesystem::directory_iterator(folder)) {
     const std::string name = entry.path().filename().string();
@@ -164,7 +183,15 @@ ProcessFiles ReadProcessFiles(const std::filesystem::path& folder) {
   std::sort(files.begin(), files.end());
   ProcessFiles read;
   for (const auto& [pid, path] : files) {
-    if (path.extension() == ".json") read.results.push_back(ReadResults(path));
+    const std::string name = path.filename().string();
+    const bool launches =
+        name.size() > kEmulatedSuffix.size() &&
+        name.compare(name.size() - kEmulatedSuffix.size(), kEmulatedSuffix.size(), kEmulatedSuffix) == 0;
+    if (options.emulated && launches)
+      read.results.push_back(
+          internal::EmulatedProcessResults(ReadTextFile(path, ""), path, filter, emulated));
+    else if (!options.emulated && !launches && path.extension() == ".json")
+      read.results.push_back(ReadResults(path));
     if (path.extension() == ".error") {
       std::string why = ReadTextFile(path, "");
       while (!why.empty() && why.back() == '\n') why.pop_back();
@@ -192,14 +219,28 @@ bool CheckBaselines(const RunOptions& options, RunResults& results) {
   RecordAdvice advice;
   advice.all = RecordCommandFor(options);
   if (options.update_baselines) {
+    // An emulated run records first baselines (docs/emulate.md): its derived counts, marked so, and
+    // only where no GPU measured the case (a derived count never replaces a measured one).
+    const Recording recording = options.emulated ? Recording::kEmulatedFirstBaselines : Recording::kMeasured;
+    const BaselineSet before = options.emulated
+                                   ? BaselineSet::Load(options.baselines, results.metadata.arch, advice)
+                                   : BaselineSet();
     std::vector<BaselineUpdate> updates;
-    for (const auto& [name, result] : results.cases)
+    for (const auto& [name, result] : results.cases) {
+      const BaselineEntry* entry = options.emulated ? before.Find(name) : nullptr;
+      if (entry != nullptr && !IsDerived(entry->launches)) {
+        std::cerr
+            << "bankcheck run: left alone: " << name
+            << " (its baseline was measured on a GPU, and derived counts never replace measured ones)\n";
+        continue;
+      }
       updates.push_back({name, result.description, result.launches});
+    }
     RunMetadata recorded_with = results.metadata;
     recorded_with.arch.clear();
     recorded_with.git_commit.clear();
     for (const auto& path :
-         UpdateBaselines(options.baselines, results.metadata.arch, recorded_with, updates, advice))
+         UpdateBaselines(options.baselines, results.metadata.arch, recorded_with, updates, advice, recording))
       std::cerr << "bankcheck run: recorded " << path.string() << "\n";
   }
   const BaselineSet baselines = BaselineSet::Load(options.baselines, results.metadata.arch, advice);
@@ -248,9 +289,16 @@ int Run(const RunOptions& options) {
   settings.max_launches = options.max_launches;
   settings.attribute = options.attribute;
   settings.measure_once = options.measure_once;
+  if (options.emulated && (options.max_launches != 0 || options.attribute || options.measure_once))
+    throw Error(
+        ErrorKind::kBadInput,
+        "run: --emulated takes no --max-launches, --attribute or --measure-once: the emulated program "
+        "counts every launch, with its lines");
 
-  const std::filesystem::path library = InjectionLibrary();
-  if (const std::optional<std::string> why = WhyNoGpu(library)) {
+  // An emulated program needs no GPU and no injection: it counts its launches itself.
+  std::optional<std::filesystem::path> library;
+  if (!options.emulated) library = InjectionLibrary();
+  if (const std::optional<std::string> why = library ? WhyNoGpu(*library) : std::nullopt) {
     const bool required = FlagFromEnvironment("BANKCHECK_REQUIRE_GPU");
     if (required) {
       PrintError("run: " + *why + "; the program was not run (BANKCHECK_REQUIRE_GPU=1)");
@@ -277,7 +325,7 @@ int Run(const RunOptions& options) {
                 "run: cannot run '" + options.command.front() + "': " + std::strerror(program.spawn_error));
   // A program that no status describes (waitpid failed) counts as failed.
   const int program_status = program.exit_status < 0 ? kExitFailure : program.exit_status;
-  const ProcessFiles processes = ReadProcessFiles(folder);
+  const ProcessFiles processes = ReadProcessFiles(folder, options);
   RunResults results = internal::CombineProcessResults(processes.results);
   for (const std::string& error : processes.errors) PrintError("run: measuring stopped in " + error);
 
@@ -382,6 +430,12 @@ void AddRunCommand(CLI::App& app) {
   AddAllowMissingFlag(*run, options->allow_missing);
   run->add_flag("--update-baselines", options->update_baselines,
                 "Record the measured cases into --baselines DIR");
+  run->add_flag("--emulated", options->emulated,
+                "Run an emulated program (the pytest plugin's CPU mode, docs/python.md): no GPU and no "
+                "injection; the program counts its launches in bankcheck's emulator and writes them for this "
+                "run (BANKCHECK_RUN_EMULATED=1), checked against --baselines as measured launches are; "
+                "--update-baselines records them as first baselines (\"counters\": \"emulated\"), never over "
+                "a baseline a GPU measured");
   run->add_option("--record-command", options->record_command,
                   "The command that messages print to record the baselines (default: this bankcheck run "
                   "with --update-baselines), for a tool that runs bankcheck run for its user, as the "

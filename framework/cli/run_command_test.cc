@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bankcheck/results.h"
+#include "core/internal/record_json.h"
 #include "core/internal/run_cases.h"
 #include "core/internal/test_support.h"
 
@@ -241,6 +242,60 @@ TEST_F(RunCommandTest, RecordsBaselinesThenGatesOnThem) {
   EXPECT_THAT(run.err, HasSubstr("1 regression"));
   EXPECT_EQ(Results()["cases"]["fwd/transpose"]["baseline"], "regression");
   EXPECT_THAT(ReadFile(dir_ / "summary.md"), HasSubstr("**1 regression**"));
+}
+
+// An emulated program (the pytest plugin's CPU mode) writes process-<pid>.launches.json: no GPU is
+// asked for, the cases are named and filtered here, checked as measured ones are, and recorded as
+// first baselines, never over a measured baseline.
+TEST_F(RunCommandTest, EmulatedProgramsLaunchesAreCheckedAndRecordedAsFirstBaselines) {
+  const auto program = [this](uint64_t wavefronts, const std::string& name) {
+    LaunchRecord record = Launch(wavefronts, "", 0);
+    record.counted_by = CountedBy::kEmulated;
+    nlohmann::json launch = {{"nvtx_range", "fwd"},
+                             {"process_launch", 1},
+                             {"output", "not computed: MUFU"},
+                             {"record", LaunchRecordToJson(record, RecordDetail::kFull)}};
+    const nlohmann::json other = {{"nvtx_range", "other"},
+                                  {"process_launch", 2},
+                                  {"output", ""},
+                                  {"record", LaunchRecordToJson(record, RecordDetail::kFull)}};
+    const std::filesystem::path json = dir_ / (name + ".launches.json");
+    WriteFile(json, nlohmann::json{{"launches", {launch, launch, other}}}.dump());
+    const std::filesystem::path script = dir_ / name;
+    WriteFile(script, "#!/bin/sh\n[ \"$BANKCHECK_RUN_EMULATED\" = 1 ] || exit 3\ncp " + Quoted(json) +
+                          " \"$BANKCHECK_RUN_DIR/process-$$.launches.json\"\n");
+    std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+    return Quoted(script);
+  };
+  const std::string baselines = "--baselines " + Quoted(dir_ / "baselines") + " --range fwd -o run.json";
+  const std::string no_gpu = "BANKCHECK_FAKE_NO_GPU='no NVIDIA driver is loaded'";
+  CliRun run = Run(baselines + " --emulated -- " + program(64, "good.sh"), no_gpu);
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_EQ(Results()["cases"]["fwd/transpose"]["baseline"], "missing");
+  EXPECT_EQ(Results()["cases"]["fwd/transpose#2"]["output"], "not computed: MUFU");
+  EXPECT_EQ(Results()["cases"].count("other/transpose"), 0u) << "--range applies";
+  EXPECT_EQ(Results()["metadata"]["device"], "bankcheck emulated sm_90");
+
+  run = Run(baselines + " --emulated --update-baselines -- " + program(64, "good.sh"), no_gpu);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::filesystem::path file = dir_ / "baselines" / "sm_90" / "fwd.json";
+  EXPECT_EQ(nlohmann::json::parse(ReadFile(file))["recorded_with"]["counters"], "emulated");
+  run = Run(baselines + " --emulated -- " + program(256, "worse.sh"), no_gpu);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_THAT(run.err, HasSubstr("2 regression"));
+
+  // Measured baselines stay: an emulated update leaves them alone, saying so.
+  run = Run(baselines + " --update-baselines -- " + Quoted(Program({Launch(64, "fwd", 0)}, 0, "gpu.sh")));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  run = Run(baselines + " --emulated --update-baselines -- " + program(256, "worse.sh"), no_gpu);
+  EXPECT_THAT(run.err, HasSubstr("left alone: fwd/transpose (its baseline was measured on a GPU"));
+  EXPECT_NE(
+      nlohmann::json::parse(ReadFile(file))["cases"]["fwd/transpose"]["launches"][0].value("counters", ""),
+      "emulated");
+
+  run = Run(baselines + " --emulated --measure-once -- " + program(64, "good.sh"));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("--emulated takes no --max-launches, --attribute or --measure-once"));
 }
 
 // A tool that runs `bankcheck run` for its user (the pytest plugin) has the user's own command

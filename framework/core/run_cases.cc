@@ -5,6 +5,8 @@
 
 #include "bankcheck/error.h"
 #include "core/internal/environment.h"
+#include "core/internal/json_io.h"
+#include "core/internal/record_json.h"
 
 namespace bankcheck::internal {
 namespace {
@@ -190,6 +192,45 @@ RunResults CombineProcessResults(const std::vector<RunResults>& processes) {
     }
   }
   return combined;
+}
+
+}  // namespace bankcheck::internal
+
+namespace bankcheck::internal {
+
+RunResults EmulatedProcessResults(const std::string& text, const std::filesystem::path& path,
+                                  const LaunchFilter& filter, const RunMetadata& metadata) {
+  const std::string advice =
+      "The emulated program wrote it for `bankcheck run --emulated`; its writer is at fault.";
+  const nlohmann::json document = ParseJsonText(text, path, advice);
+  const FieldReader root(document, path.string(), advice);
+  root.RequireObject();
+  root.AllowOnlyFields({"launches"});
+  const FieldReader launches = root.Field("launches");
+  launches.RequireArray();
+  std::vector<LaunchRecord> records;
+  std::map<uint64_t, std::string> output_of;  // by process_launch
+  for (size_t i = 0; i < document["launches"].size(); ++i) {
+    const FieldReader launch = launches.Element(i);
+    launch.RequireObject();
+    launch.AllowOnlyFields({"nvtx_range", "process_launch", "output", "record"});
+    const std::string field_path = "launches[" + std::to_string(i) + "].record";
+    LaunchRecord record =
+        LaunchRecordFromJson(launch.Field("record").json(), path.string(), advice, field_path);
+    if (record.counted_by != CountedBy::kEmulated)
+      launch.Field("record").FailWith("is not a launch the emulator counted (\"counters\": \"emulated\")");
+    record.nvtx_range = launch.Field("nvtx_range").String();
+    record.process_launch = launch.Field("process_launch").Unsigned();
+    if (!filter.Matches(record.kernel, record.nvtx_range)) continue;
+    output_of[record.process_launch] = launch.Field("output").String();
+    records.push_back(std::move(record));
+  }
+  RunResults results;
+  results.metadata = metadata;
+  results.cases = RunCases(records);
+  for (auto& [name, result] : results.cases)
+    result.output = output_of[result.launches.front().process_launch];
+  return results;
 }
 
 }  // namespace bankcheck::internal

@@ -4,6 +4,7 @@
 // cases it names after them. CUDA-free, so the command needs only the core.
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <regex>
@@ -75,5 +76,16 @@ std::map<std::string, CaseResult> RunCases(const std::vector<LaunchRecord>& reco
 // The metadata is the first's that names a GPU. Error(kBadInput) when two processes ran on
 // different architectures.
 RunResults CombineProcessResults(const std::vector<RunResults>& processes);
+
+// `bankcheck run --emulated` (docs/run.md): a process of an emulated program (the pytest plugin's CPU
+// mode) writes its launches, each counted by the emulator, to process-<pid>.launches.json in
+// BANKCHECK_RUN_DIR instead of the injection library's process-<pid>.json:
+//   {"launches": [{"nvtx_range": "...", "process_launch": 1, "output": "", "record": {...}}]}
+// "record" a launch as results files hold it ("counters": "emulated"), "output" the case's output
+// status (CaseResult::output: "" where the outputs were computed, "not computed: <why>" otherwise).
+// Returns the process's results: the launches that `filter` matches, named by RunCases as measured
+// launches are, with `metadata`. Error(kBadInput) naming `path` and the field for a malformed file.
+RunResults EmulatedProcessResults(const std::string& text, const std::filesystem::path& path,
+                                  const LaunchFilter& filter, const RunMetadata& metadata);
 
 }  // namespace bankcheck::internal
