@@ -24,9 +24,13 @@ there would run in the measured session; Python's -P (3.11) leaves it out, and o
 child is started with -c and code that removes the entry -c puts there (child_command()).
 
 Without a usable GPU, or without the CUDA libraries (CUPTI, the runtime: the `cuda` extra),
-`bankcheck run` exits 77 without running the child; the parent then runs the session itself with
-every test skipped, bankcheck's reason given (with BANKCHECK_REQUIRE_GPU=1, set on GPU runners,
-`bankcheck run` fails instead, and so does the session).
+`bankcheck run` exits 77 without running the child (with BANKCHECK_REQUIRE_GPU=1, set on GPU runners,
+it fails instead, and so does the session). The parent then runs the child in CPU mode where it can
+(bankcheck.triton_cpu: Triton installed, the emulator's library present), under `bankcheck run
+--emulated`, which checks and records the emulated launches as it does measured ones: the child's
+Triton launches are compiled for sm_90 and run in the emulator, each written to BANKCHECK_RUN_DIR
+when the session ends. Where it cannot, the parent runs the session itself with every test skipped,
+bankcheck's reason given. --bankcheck-cpu asks for CPU mode where a GPU is usable too.
 
 Where a case fails, `bankcheck run` prints how to record its new values: the command the user
 typed with --bankcheck-update (record_command()), passed to it as --record-command.
@@ -36,17 +40,22 @@ from __future__ import annotations
 
 import collections
 import ctypes
+import importlib.util
 import os
 import shlex
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Generator, Sequence, TypedDict
+from typing import Any, Generator, Sequence, TypedDict
 
 import pytest
 
 from . import command as bankcheck_command
+from . import emulator, triton_cpu
+
+# Set by `bankcheck run --emulated` for the program it runs: launches are emulated (CPU mode).
+EMULATED_VARIABLE = "BANKCHECK_RUN_EMULATED"
 
 # The oldest pytest the plugin runs on (pyproject.toml's `pytest` extra, ci/jobs/wheel.sh tests it): the
 # stash (pytest.StashKey) came in 7.0. A clear error rather than an AttributeError in the middle of
@@ -70,6 +79,7 @@ class Options(TypedDict):
     update: bool
     allow_missing: bool
     output: str
+    cpu: bool
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -84,6 +94,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="a case without a baseline passes (its verdict stays 'missing')")
     group.addoption("--bankcheck-output", metavar="FILE", default="bankcheck-run.json",
                     help="the results file `bankcheck run` writes (default bankcheck-run.json)")
+    group.addoption("--bankcheck-cpu", action="store_true", default=False,
+                    help="CPU mode even where a GPU is usable: Triton's launches compiled for sm_90 and run in "
+                         "bankcheck's emulator (where no GPU is usable, CPU mode is the default)")
 
 
 def test_range(nodeid: str) -> str:
@@ -138,15 +151,18 @@ def record_command(argv0: str, python: str, pytest_args: Sequence[str]) -> str:
 
 def run_command(executable: str, options: Options, python: str, pytest_args: Sequence[str],
                 invocation_dir: str | os.PathLike[str], record: str | None = None,
-                version_info: tuple[int, ...] = tuple(sys.version_info[:2])) -> list[str]:
-    """The `bankcheck run` command line that runs this pytest session again under the injection.
-    DIR and FILE are taken relative to the folder pytest was started in; `record` is the command
-    the messages print to record baselines (record_command())."""
+                version_info: tuple[int, ...] = tuple(sys.version_info[:2]), emulated: bool = False) -> list[str]:
+    """The `bankcheck run` command line that runs this pytest session again under the injection
+    (`emulated`: in CPU mode, under `bankcheck run --emulated`). DIR and FILE are taken relative to
+    the folder pytest was started in; `record` is the command the messages print to record
+    baselines (record_command())."""
     if not options["baselines"]:
         raise ValueError("run_command: no baselines folder (--bankcheck-baselines) given")
     folder = Path(invocation_dir)
     command = [str(executable), "run", "-o", str(folder / options["output"]),
                "--baselines", str(folder / options["baselines"])]
+    if emulated:
+        command.append("--emulated")
     if options["update"]:
         command.append("--update-baselines")
     if options["allow_missing"]:
@@ -162,7 +178,19 @@ def _options(config: pytest.Config) -> Options:
         "update": config.getoption("bankcheck_update"),
         "allow_missing": config.getoption("bankcheck_allow_missing"),
         "output": config.getoption("bankcheck_output"),
+        "cpu": config.getoption("bankcheck_cpu"),
     }
+
+
+def cpu_mode_unavailable() -> str | None:
+    """Why this Python cannot run CPU mode (bankcheck.triton_cpu); None when it can."""
+    library = emulator.library_path()
+    if library is None or not Path(library).is_file():
+        return (f"no emulator library ({library or emulator.PACKAGED_LIBRARY}; BANKCHECK_EMULATE_LIBRARY names a "
+                "build's)")
+    if importlib.util.find_spec("triton") is None:
+        return "Triton is not installed"
+    return None
 
 
 def _run_child(command: Sequence[str], invocation_dir: str | os.PathLike[str]) -> tuple[int, str]:
@@ -193,6 +221,8 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
         raise pytest.UsageError("--bankcheck-update needs --bankcheck-baselines DIR, the folder to record into")
     if options["allow_missing"] and not options["baselines"]:
         raise pytest.UsageError("--bankcheck-allow-missing needs --bankcheck-baselines DIR")
+    if options["cpu"] and not options["baselines"]:
+        raise pytest.UsageError("--bankcheck-cpu needs --bankcheck-baselines DIR")
     if (not options["baselines"] or os.environ.get(CHILD_VARIABLE) == "1"
             or getattr(config.option, "help", False) or getattr(config.option, "version", False)):
         return None
@@ -203,18 +233,32 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
     invocation = config.invocation_params
     arguments = list(invocation.args)
     record = record_command(sys.argv[0], sys.executable, arguments)
-    command = run_command(executable, options, sys.executable, arguments, invocation.dir, record)
+    unavailable = cpu_mode_unavailable()
+    if options["cpu"] and unavailable:
+        raise pytest.UsageError(f"--bankcheck-cpu: CPU mode cannot run here: {unavailable}")
+    if not options["cpu"]:
+        command = run_command(executable, options, sys.executable, arguments, invocation.dir, record)
+        status, reason = _run_child(command, invocation.dir)
+        if status != EXIT_SKIPPED:
+            return status
+        if unavailable:
+            # Nothing can be measured here (no usable GPU, or no CUDA libraries), nor emulated: this
+            # process runs the session, every test skipped with bankcheck's reason.
+            config.stash[_SKIP_REASON] = (f"bankcheck cannot measure here (bankcheck run exited with 77): {reason}; "
+                                          f"nor emulate (CPU mode): {unavailable}")
+            return None
+        sys.stderr.write("bankcheck: no usable GPU: CPU mode: each Triton launch compiled for sm_90 and run in "
+                         "bankcheck's emulator (docs/python.md)\n")
+    command = run_command(executable, options, sys.executable, arguments, invocation.dir, record, emulated=True)
     status, reason = _run_child(command, invocation.dir)
     if status != EXIT_SKIPPED:
         return status
-    # Nothing can be measured here (no usable GPU, or no CUDA libraries): this process runs the
-    # session, every test skipped with bankcheck's reason.
-    config.stash[_SKIP_REASON] = f"bankcheck cannot measure here (bankcheck run exited with 77): {reason}"
+    config.stash[_SKIP_REASON] = f"bankcheck cannot emulate here (bankcheck run --emulated exited with 77): {reason}"
     return None
 
 
 _SKIP_REASON = pytest.StashKey[str]()
-_RANGES = pytest.StashKey["NvtxRanges"]()
+_RANGES = pytest.StashKey["NvtxRanges | triton_cpu.EmulatedLaunches"]()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -249,8 +293,21 @@ def _measuring(config: pytest.Config) -> bool:
     return bool(config.getoption("bankcheck_baselines")) and os.environ.get(CHILD_VARIABLE) == "1"
 
 
+def _emulating(config: pytest.Config) -> bool:
+    return _measuring(config) and os.environ.get(EMULATED_VARIABLE) == "1"
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if not _measuring(config):
+        return
+    if _emulating(config):
+        if not os.environ.get("BANKCHECK_RUN_DIR"):
+            raise pytest.UsageError(f"bankcheck: {EMULATED_VARIABLE}=1 but BANKCHECK_RUN_DIR is not set: this session "
+                                    "must run under `bankcheck run --emulated` (give --bankcheck-baselines)")
+        launches = triton_cpu.EmulatedLaunches()
+        # Source lines named relative to the rootdir, as the node ids (and so the case names) are.
+        triton_cpu.install(launches, source_root=str(config.rootpath))
+        config.stash[_RANGES] = launches
         return
     injection = os.environ.get("NVTX_INJECTION64_PATH")
     if not injection:
@@ -260,18 +317,43 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_RANGES] = NvtxRanges(injection)
 
 
+def pytest_unconfigure(config: pytest.Config) -> None:
+    launches = config.stash.get(_RANGES, None)
+    if isinstance(launches, triton_cpu.EmulatedLaunches):
+        launches.write(os.environ["BANKCHECK_RUN_DIR"])
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, None, None]:
     ranges = item.config.stash.get(_RANGES, None)
     if ranges is None:
         yield
         return
+    if isinstance(ranges, triton_cpu.EmulatedLaunches):
+        ranges.not_computed = ""
     # Setup, call and teardown: a fixture's launches are the test's too.
     ranges.push(test_range(item.nodeid))
     try:
         yield
     finally:
         ranges.pop()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
+    """CPU mode: a test that fails after a launch whose outputs the emulator did not compute is
+    reported as skipped, saying why, as the C++ emulated suites report such a check: the kernel did
+    not run, so what the test checks of its outputs is not evaluated (its counts are still a case)."""
+    outcome = yield
+    launches = item.config.stash.get(_RANGES, None)
+    if not isinstance(launches, triton_cpu.EmulatedLaunches) or not launches.not_computed:
+        return
+    report = outcome.get_result()
+    if report.when == "call" and report.failed:
+        report.outcome = "skipped"
+        report.longrepr = (str(item.path), item.location[1] or 0,
+                           f"Skipped: bankcheck: emulated: the kernel did not run, its output is not checked: "
+                           f"{launches.not_computed}")
 
 
 @pytest.fixture

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 import bankcheck
-from bankcheck.pytest_plugin import CHILD_VARIABLE, child_command, record_command, run_command, test_range
+from bankcheck.pytest_plugin import (CHILD_VARIABLE, child_command, cpu_mode_unavailable, record_command, run_command,
+                                     test_range)
 
 LIBRARY_DIR = Path(bankcheck.__file__).resolve().parent / "lib"
 
@@ -69,6 +70,8 @@ def stand_in(pytester, monkeypatch, tmp_path):
     monkeypatch.setenv("STAND_IN_INJECTION", str(LIBRARY_DIR / "libbankcheck_inject.so"))
     monkeypatch.delenv(CHILD_VARIABLE, raising=False)
     monkeypatch.delenv("NVTX_INJECTION64_PATH", raising=False)
+    # No CPU mode (it has tests of its own): without a GPU the stand-in's sessions skip, with or without Triton here.
+    monkeypatch.setenv("BANKCHECK_EMULATE_LIBRARY", str(tmp_path / "no-emulator-library.so"))
     pytester.makepyfile(test_session=TESTS.format(child=CHILD_VARIABLE))
     return lambda: [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
 
@@ -100,6 +103,20 @@ def test_the_run_command_takes_paths_from_where_pytest_started(tmp_path):
     command = run_command("/x/bankcheck", options, "/venv/bin/python", [], "/somewhere")
     assert command[:7] == ["/x/bankcheck", "run", "-o", "/somewhere/out/run.json", "--baselines",
                            str(tmp_path / "elsewhere"), "--allow-missing"]
+
+
+def test_cpu_mode_runs_the_session_under_bankcheck_run_emulated(tmp_path):
+    options = {"baselines": "baselines", "update": True, "allow_missing": False, "output": "run.json", "cpu": True}
+    command = run_command("/x/bankcheck", options, "/venv/bin/python", ["tests"], tmp_path, None, (3, 12),
+                          emulated=True)
+    assert command[:7] == ["/x/bankcheck", "run", "-o", str(tmp_path / "run.json"), "--baselines",
+                           str(tmp_path / "baselines"), "--emulated"]
+    assert "--update-baselines" in command and command[-2:] == ["pytest", "tests"]
+
+
+def test_cpu_mode_needs_the_emulator_library(monkeypatch, tmp_path):
+    monkeypatch.setenv("BANKCHECK_EMULATE_LIBRARY", str(tmp_path / "absent.so"))
+    assert "no emulator library" in cpu_mode_unavailable()
 
 
 def test_the_record_command_is_the_users_pytest_command_with_update(tmp_path, monkeypatch):
