@@ -192,7 +192,7 @@ with zipfile.ZipFile(wheel) as archive:
         print(f"  {info.file_size:>9}  {info.filename}")
     required = ["bankcheck/bin/bankcheck", "bankcheck/lib/libbankcheck_inject.so", "bankcheck/lib/libbankcheck_nvtx.so",
                 "bankcheck/lib/libbankcheck_emulate_c.so", "bankcheck/__init__.py", "bankcheck/_command.py",
-                "bankcheck/pytest_plugin.py", "bankcheck/emulator.py", "bankcheck/py.typed"]
+                "bankcheck/pytest_plugin.py", "bankcheck/emulator.py", "bankcheck/triton_cpu.py", "bankcheck/py.typed"]
     problems += [f"no {name}" for name in required if name not in members]
     problems += [f"a CUDA library is bundled: {name}" for name in members
                  if re.search(r"/lib(cuda|cupti|cudart|nvperf|nvidia)[^/]*\.so", name)]

@@ -293,6 +293,16 @@ TEST_F(RunCommandTest, EmulatedProgramsLaunchesAreCheckedAndRecordedAsFirstBasel
       nlohmann::json::parse(ReadFile(file))["cases"]["fwd/transpose"]["launches"][0].value("counters", ""),
       "emulated");
 
+  // A file the emulated program got wrong fails the run, naming the file and the field.
+  const std::filesystem::path broken = dir_ / "broken.sh";
+  WriteFile(broken,
+            "#!/bin/sh\necho '{\"launches\": [{\"nvtx_range\": \"fwd\"}]}' > "
+            "\"$BANKCHECK_RUN_DIR/process-$$.launches.json\"\n");
+  std::filesystem::permissions(broken, std::filesystem::perms::owner_all);
+  run = Run(baselines + " --emulated -- " + Quoted(broken));
+  EXPECT_NE(run.exit_code, 0);
+  EXPECT_THAT(run.err, AllOf(HasSubstr(".launches.json"), HasSubstr("launches[0]")));
+
   run = Run(baselines + " --emulated --measure-once -- " + program(64, "good.sh"));
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_THAT(run.err, HasSubstr("--emulated takes no --max-launches, --attribute or --measure-once"));

@@ -339,21 +339,32 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         ranges.pop()
 
 
+def _test_line(item: pytest.Item, call: pytest.CallInfo[None]) -> int:
+    """The line (1-based) of the test's own file where its call stopped: the launch, the assert."""
+    entries = [entry for entry in call.excinfo.traceback if Path(entry.path) == item.path] if call.excinfo else []
+    return entries[-1].lineno + 1 if entries else (item.location[1] or 0) + 1
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
     """CPU mode: a test that fails after a launch whose outputs the emulator did not compute is
     reported as skipped, saying why, as the C++ emulated suites report such a check: the kernel did
-    not run, so what the test checks of its outputs is not evaluated (its counts are still a case)."""
+    not run, so what the test checks of its outputs is not evaluated (its counts are still a case).
+    A skip for an undecided launch names the test's line of the launch, not bankcheck's."""
     outcome = yield
     launches = item.config.stash.get(_RANGES, None)
-    if not isinstance(launches, triton_cpu.EmulatedLaunches) or not launches.not_computed:
+    if not isinstance(launches, triton_cpu.EmulatedLaunches):
         return
     report = outcome.get_result()
-    if report.when == "call" and report.failed:
+    if report.when != "call":
+        return
+    if report.failed and launches.not_computed:
         report.outcome = "skipped"
-        report.longrepr = (str(item.path), item.location[1] or 0,
+        report.longrepr = (str(item.path), _test_line(item, call),
                            f"Skipped: bankcheck: emulated: the kernel did not run, its output is not checked: "
                            f"{launches.not_computed}")
+    elif report.skipped and isinstance(report.longrepr, tuple) and triton_cpu.SKIP_PREFIX in report.longrepr[2]:
+        report.longrepr = (str(item.path), _test_line(item, call), report.longrepr[2])
 
 
 @pytest.fixture

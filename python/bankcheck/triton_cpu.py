@@ -43,6 +43,8 @@ ARCH, WARP_SIZE = 90, 32
 DEVICE_PROPERTIES = {"max_shared_mem": 232448, "multiprocessor_count": 132, "max_num_regs": 65536,
                      "warpSize": WARP_SIZE, "sm_clock_rate": 1980000, "mem_clock_rate": 2619000,
                      "mem_bus_width": 5120}
+# How the skip of a test whose launch the emulator cannot decide begins.
+SKIP_PREFIX = "bankcheck: emulated: "
 # The file each process writes for `bankcheck run --emulated` (EmulatedProcessResults, run_cases.h).
 LAUNCHES_FILE = "process-{pid}.launches.json"
 # Where the arrays of one launch are placed: apart, each aligned as PyTorch's caching allocator
@@ -286,7 +288,7 @@ class EmulatedDriver:
                                buffers=buffers, dynamic_shared=metadata.shared, source_root=self.source_root)
         if not result.decided:
             pytest = importlib.import_module("pytest")
-            pytest.skip(f"bankcheck: emulated: {metadata.name} cannot be decided by the emulator: {result.undecided}")
+            pytest.skip(f"{SKIP_PREFIX}{metadata.name} cannot be decided by the emulator: {result.undecided}")
         output = "" if result.computed else "not computed: " + result.not_computed
         if not result.computed and not self.launches.not_computed:
             self.launches.not_computed = f"{metadata.name}: {result.not_computed}"
