@@ -89,7 +89,7 @@ def _numpy_region(array: Any) -> tuple[int, int, object]:
     if not owner.flags.c_contiguous:
         owner = array
     if not owner.flags.writeable:
-        raise Unsupported("a read-only numpy array (np.broadcast_to?): give a writable copy")
+        raise Unsupported("a read-only numpy array (of a bytes object?): give a writable copy")
     return int(owner.ctypes.data), int(owner.nbytes), owner
 
 
