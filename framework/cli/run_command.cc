@@ -267,6 +267,23 @@ bool CheckBaselines(const RunOptions& options, RunResults& results) {
   return failed;
 }
 
+// What the program is told (its environment), checked before it runs.
+internal::RunSettings SettingsFor(const RunOptions& options) {
+  internal::RunSettings settings;
+  settings.kernel_pattern = options.kernel;
+  settings.range_pattern = options.range;
+  internal::LaunchFilter(options.kernel, options.range);  // bad patterns fail here, before the program runs
+  settings.max_launches = options.max_launches;
+  settings.attribute = options.attribute;
+  settings.measure_once = options.measure_once;
+  if (options.emulated && (options.max_launches != 0 || options.attribute || options.measure_once))
+    throw Error(
+        ErrorKind::kBadInput,
+        "run: --emulated takes no --max-launches, --attribute or --measure-once: the emulated program "
+        "counts every launch, with its lines");
+  return settings;
+}
+
 int Run(const RunOptions& options) {
   if (options.command.empty()) {
     PrintError("run: give the program to measure after --: bankcheck run [options] -- COMMAND [ARGS...]");
@@ -282,18 +299,7 @@ int Run(const RunOptions& options) {
                     other +
                     ": Nsight Compute, Nsight Systems or a second bankcheck run); only one can read the "
                     "counters. Run bankcheck run outside it.");
-  internal::RunSettings settings;
-  settings.kernel_pattern = options.kernel;
-  settings.range_pattern = options.range;
-  internal::LaunchFilter(options.kernel, options.range);  // bad patterns fail here, before the program runs
-  settings.max_launches = options.max_launches;
-  settings.attribute = options.attribute;
-  settings.measure_once = options.measure_once;
-  if (options.emulated && (options.max_launches != 0 || options.attribute || options.measure_once))
-    throw Error(
-        ErrorKind::kBadInput,
-        "run: --emulated takes no --max-launches, --attribute or --measure-once: the emulated program "
-        "counts every launch, with its lines");
+  internal::RunSettings settings = SettingsFor(options);
 
   // An emulated program needs no GPU and no injection: it counts its launches itself.
   std::optional<std::filesystem::path> library;
