@@ -23,7 +23,8 @@ from bankcheck.pytest_plugin import (CHILD_VARIABLE, child_command, cpu_mode_una
 LIBRARY_DIR = Path(bankcheck.__file__).resolve().parent / "lib"
 
 # A stand-in for `bankcheck run`: logs its arguments (JSON) to $STAND_IN_LOG, then, by $STAND_IN_MODE:
-# "skip" exits 77 as `bankcheck run` does without a GPU, "require" fails as it does with
+# "skip" exits 77 as `bankcheck run` does without a GPU, "emulate" too but runs the program in CPU mode
+# (BANKCHECK_RUN_EMULATED=1) when given --emulated, "require" fails as it does with
 # BANKCHECK_REQUIRE_GPU=1, "run" runs the program after -- as `bankcheck run` does (the injection
 # named in NVTX_INJECTION64_PATH) and exits with its status, "regression" also but exits 1 after a
 # program that passed (a case differs from its baseline).
@@ -42,6 +43,12 @@ if mode == "require":
     sys.exit(1)
 program = args[args.index("--") + 1:]
 environment = dict(os.environ, NVTX_INJECTION64_PATH=os.environ["STAND_IN_INJECTION"])
+if mode == "emulate":
+    # No GPU; --emulated runs the program as `bankcheck run --emulated` does (CPU mode).
+    if "--emulated" not in args:
+        sys.stderr.write("bankcheck: skipped: run: no GPU in the stand-in; the program was not run (exit status 77: skipped)\\n")
+        sys.exit(77)
+    environment = dict(os.environ, BANKCHECK_RUN_EMULATED="1", BANKCHECK_RUN_DIR=os.environ["STAND_IN_RUN_DIR"])
 status = subprocess.run(program, env=environment).returncode
 sys.exit(status if status != 0 or mode != "regression" else 1)
 """
@@ -191,6 +198,31 @@ def test_without_a_gpu_every_test_skips_with_the_reason(pytester, stand_in, monk
     result.assert_outcomes(skipped=2)
     result.stdout.fnmatch_lines(["*SKIPPED*bankcheck cannot measure here*no GPU in the stand-in*"])
     assert len(stand_in()) == 1
+
+
+def test_without_a_gpu_the_session_runs_in_cpu_mode_where_triton_and_the_emulator_are(pytester, stand_in,
+                                                                                       monkeypatch, tmp_path):
+    pytest.importorskip("triton", reason="CPU mode needs Triton (examples/python/test_triton_cpu_gate.py runs it)")
+    library = tmp_path / "libbankcheck_emulate_c.so"  # found, not loaded: the session launches nothing
+    library.write_bytes(b"")
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    monkeypatch.setenv("BANKCHECK_EMULATE_LIBRARY", str(library))
+    monkeypatch.setenv("STAND_IN_RUN_DIR", str(run_dir))
+    monkeypatch.setenv("STAND_IN_MODE", "emulate")
+    result = pytester.runpytest_subprocess("--bankcheck-baselines", "baselines", "test_session.py")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["*2 passed*"])
+    result.stderr.fnmatch_lines(["bankcheck: no usable GPU: CPU mode*"])
+    first, second = stand_in()
+    assert "--emulated" not in first and second[:7] == ["run", "-o", str(pytester.path / "bankcheck-run.json"),
+                                                          "--baselines", str(pytester.path / "baselines"),
+                                                          "--emulated", "--record-command"]
+    (written,) = run_dir.glob("process-*.launches.json")
+    assert json.loads(written.read_text()) == {"launches": []}
+    # --bankcheck-cpu: CPU mode at once, where a GPU may be usable.
+    result = pytester.runpytest_subprocess("--bankcheck-baselines", "baselines", "--bankcheck-cpu", "test_session.py")
+    assert result.ret == 0 and "--emulated" in stand_in()[2] and len(stand_in()) == 3
 
 
 def test_without_a_gpu_the_session_fails_when_one_is_required(pytester, stand_in, monkeypatch):
