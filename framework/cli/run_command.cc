@@ -351,12 +351,13 @@ int Run(const RunOptions& options) {
     text.policy.allow_missing = options.allow_missing;
     std::cerr << RenderReport(results, text).output;
   }
-  std::cerr << "bankcheck run: " << results.cases.size() << " launch(es) measured in "
-            << processes.results.size() << " process(es)";
+  std::cerr << "bankcheck run: " << results.cases.size() << " launch(es) "
+            << (options.emulated ? "emulated" : "measured") << " in " << processes.results.size()
+            << " process(es)";
   if (!processes.errors.empty())
     std::cerr << " (measuring stopped: above)";
   else if (processes.results.empty())
-    std::cerr << " (no process initialized CUDA)";
+    std::cerr << (options.emulated ? " (no process wrote its launches)" : " (no process initialized CUDA)");
   else if (results.cases.empty())
     std::cerr << (options.kernel.empty() && options.range.empty() ? " (the program launched no kernel)"
                                                                   : " (no launch matched --kernel/--range)");

@@ -275,6 +275,7 @@ TEST_F(RunCommandTest, EmulatedProgramsLaunchesAreCheckedAndRecordedAsFirstBasel
   EXPECT_EQ(Results()["cases"]["fwd/transpose#2"]["output"], "not computed: MUFU");
   EXPECT_EQ(Results()["cases"].count("other/transpose"), 0u) << "--range applies";
   EXPECT_EQ(Results()["metadata"]["device"], "bankcheck emulated sm_90");
+  EXPECT_THAT(run.err, HasSubstr("bankcheck run: 2 launch(es) emulated in 1 process(es)"));
 
   run = Run(baselines + " --emulated --update-baselines -- " + program(64, "good.sh"), no_gpu);
   ASSERT_EQ(run.exit_code, 0) << run.err;
