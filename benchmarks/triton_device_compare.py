@@ -103,7 +103,9 @@ def compare_launch(gpu: dict[str, Any], cpu: dict[str, Any]) -> list[tuple[str, 
     rows.append(("DIFFERS" if configuration else "equal", "launch",
                  "; ".join(configuration) or f"{gpu.get('kernel')} grid {gpu.get('grid')} block {gpu.get('block')}"))
     gpu_not_counted, cpu_not_counted = set(gpu.get("not_counted", [])), set(cpu.get("not_counted", []))
-    for kind in sorted(kinds(gpu) | kinds(cpu)):
+    # A kind either side did not count is listed even where neither has a block of it: what was not
+    # compared is said.
+    for kind in sorted(kinds(gpu) | kinds(cpu) | gpu_not_counted | cpu_not_counted):
         sides = [side for side, not_counted in (("the GPU", gpu_not_counted), ("the emulator", cpu_not_counted))
                  if kind in not_counted]
         if sides:
@@ -283,15 +285,17 @@ def compare_committed(committed_folder: str | Path, gpu_folder: str | Path) -> N
                 continue
             compared += 1
             gpu_launches, committed_launches = gpu_cases[name]["launches"], committed_cases[name]["launches"]
-            rows = [("DIFFERS", "launches", f"{len(gpu_launches)} (GPU), {len(committed_launches)} (committed)")] if len(
-                gpu_launches) != len(committed_launches) else []
+            rows = []
+            if len(gpu_launches) != len(committed_launches):
+                rows.append(("DIFFERS", "launches", f"{len(gpu_launches)} (GPU), {len(committed_launches)} (committed)"))
             for index, (gpu, kept) in enumerate(zip(gpu_launches, committed_launches)):
-                rows += [(verdict, f"launch {index + 1} {what}", detail.replace("(CPU)", "(committed)"))
+                rows += [(verdict, f"launch {index + 1} {what}", detail.replace("(CPU)", "(committed)").replace(
+                    "the emulator", "the committed baseline"))
                          for verdict, what, detail in compare_launch(gpu, kept) if verdict != "equal"]
-            if rows:
+            for verdict, what, detail in rows:
+                print(f"{verdict:13} committed {name} {what}: {detail}")
+            if any(verdict == "DIFFERS" for verdict, _, _ in rows):
                 differ += 1
-                for verdict, what, detail in rows:
-                    print(f"{verdict:13} committed {name} {what}: {detail}")
             else:
                 equal += 1
     print(f"committed baselines against the GPU's: compared {compared}, equal {equal}, differ {differ}; "

@@ -50,7 +50,8 @@ def gpu_results():
                                                      global_ld=block(16, 64, 64), global_st=block(8, 32, 32))]},
         MATMUL: {"baseline": "match", "launches": [launch("mm_kernel", shared_ld=block(64, 256, 256),
                                                         shared_st=block(32, 128, 128), shared_ldsm=block(0, 0, 0))]},
-        SOFTMAX: {"baseline": "match", "launches": [launch("softmax", shared_ld=block(8, 8, 8), shared_st=block(8, 8, 8),
+        SOFTMAX: {"baseline": "match", "launches": [launch("softmax", shared_ld=block(8, 8, 8),
+                                                         shared_st=block(8, 8, 8),
                                                          global_ld=block(64, 256, 256))]},
     }}
 
@@ -74,7 +75,8 @@ def cpu_results():
 JUNIT = """<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" tests="3" skipped="1">
 <testcase classname="test_k" name="test_add" time="0.1"/>
 <testcase classname="test_k" name="test_mm[64]" time="0.1"><skipped type="pytest.skip"
- message="bankcheck: emulated: mm_kernel cannot be decided by the emulator: HGMMA reads B N-major">skip</skipped></testcase>
+ message="bankcheck: emulated: mm_kernel cannot be decided by the emulator: HGMMA reads B N-major"
+ >skip</skipped></testcase>
 <testcase classname="test_k" name="test_softmax" time="0.1"/></testsuite></testsuites>"""
 
 
@@ -89,8 +91,8 @@ class Compare(unittest.TestCase):
         return str(path)
 
     def run_compare(self, gpu, cpu, *extra, junit=JUNIT):
-        arguments = [self.write("gpu.json", gpu), self.write("cpu.json", cpu), "--cpu-junit", self.write("j.xml", junit),
-                     *extra]
+        arguments = [self.write("gpu.json", gpu), self.write("cpu.json", cpu),
+                     "--cpu-junit", self.write("j.xml", junit), *extra]
         out = io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
             status = compare.main(arguments)
@@ -102,6 +104,7 @@ class Compare(unittest.TestCase):
         self.assertEqual(out.strip().splitlines()[-1], "decided 2, equal 2, differ 0; undecided 1")
         self.assertIn(f"equal         {ADD} launch 1 global_ld: instructions 16, wavefronts 64, ideal 64", out)
         self.assertIn(f"not compared  {SOFTMAX} launch 1 global_ld: not counted by the emulator", out)
+        self.assertIn(f"not compared  {SOFTMAX} launch 1 global_st: not counted by the emulator", out)
         self.assertIn("undecided 1: bankcheck: emulated: mm_kernel cannot be decided by the emulator: HGMMA reads "
                       "B N-major", out)
 
@@ -200,6 +203,7 @@ class Compare(unittest.TestCase):
         recorded = {"format": "bankcheck-baseline", "arch": "sm_90", "cases": {
             name: {"launches": case["launches"]} for name, case in gpu_results()["cases"].items()}}
         committed = copy.deepcopy(recorded)
+        committed["cases"][SOFTMAX]["launches"][0]["not_counted"] = ["global_ld"]  # not compared: still equal
         committed["cases"][ADD]["launches"][0]["global_ld"]["wavefronts"] = 65
         del committed["cases"][MATMUL]
         self.write(f"gpu-baselines/sm_90/{TOPIC}.json", recorded)
@@ -209,6 +213,8 @@ class Compare(unittest.TestCase):
         self.assertEqual(status, 0, out)
         self.assertIn(f"DIFFERS       committed {ADD} launch 1 global_ld: wavefronts 64 (GPU) 65 (committed)", out)
         self.assertIn(f"not compared  committed {MATMUL}: not committed", out)
+        self.assertIn(f"not compared  committed {SOFTMAX} launch 1 global_ld: not counted by the committed baseline",
+                      out)
         self.assertIn("committed baselines against the GPU's: compared 2, equal 1, differ 1; not in both 1", out)
 
     def test_a_file_that_is_not_results_is_an_error(self):
