@@ -284,11 +284,11 @@ def compare_committed(committed_folder: str | Path, gpu_folder: str | Path) -> N
                 print(f"not compared  committed {name}: not {side}")
                 continue
             compared += 1
-            gpu_launches, committed_launches = gpu_cases[name]["launches"], committed_cases[name]["launches"]
+            gpu_launches, kept_launches = gpu_cases[name]["launches"], committed_cases[name]["launches"]
             rows = []
-            if len(gpu_launches) != len(committed_launches):
-                rows.append(("DIFFERS", "launches", f"{len(gpu_launches)} (GPU), {len(committed_launches)} (committed)"))
-            for index, (gpu, kept) in enumerate(zip(gpu_launches, committed_launches)):
+            if len(gpu_launches) != len(kept_launches):
+                rows.append(("DIFFERS", "launches", f"{len(gpu_launches)} (GPU), {len(kept_launches)} (committed)"))
+            for index, (gpu, kept) in enumerate(zip(gpu_launches, kept_launches)):
                 rows += [(verdict, f"launch {index + 1} {what}", detail.replace("(CPU)", "(committed)").replace(
                     "the emulator", "the committed baseline"))
                          for verdict, what, detail in compare_launch(gpu, kept) if verdict != "equal"]
