@@ -12,7 +12,8 @@ against the baselines the GPU session recorded. Each launch of a case the GPU me
     kernel, grid, block, dynamic shared memory and every kind both counted are equal (instructions,
     wavefronts, and the ideal where both know it: a kind's block absent on one side is no traffic, as
     bankcheck compares baselines), and `bankcheck run --emulated` found the case to match the GPU's
-    baseline (its own verdict, which compares the lines too where the baseline has them); a kind
+    baseline (its own verdicts: "baseline", the counts, and "baseline_lines", the source lines, where
+    the baseline has lines; how many had is printed); a kind
     either side did not count (an emulated launch whose outputs were not computed leaves global
     memory uncounted) is printed as not compared, with the side;
   - undecided when CPU mode has no launch of the case: its test skipped, with the reason given in
@@ -156,7 +157,7 @@ def undecided_reason(case_name: str, skips: dict[str, str]) -> str:
 def compare_launches(gpu_results: dict[str, Any], cpu_results: dict[str, Any], skips: dict[str, str]) -> bool:
     """Prints every launch's comparison and the summary line; True when nothing differs."""
     gpu_cases, cpu_cases = gpu_results["cases"], cpu_results["cases"]
-    decided = equal = differ = 0
+    decided = equal = differ = lines_compared = 0
     undecided: list[tuple[str, str]] = []
     for name in sorted(gpu_cases):
         gpu_launches = gpu_cases[name].get("launches", [])
@@ -168,7 +169,12 @@ def compare_launches(gpu_results: dict[str, Any], cpu_results: dict[str, Any], s
                 print(f"undecided     {name} launch {index + 1}: {reason}")
             continue
         cpu_launches = cpu_case["launches"]
-        verdict = cpu_case.get("baseline", "not compared")
+        # bankcheck's own verdicts against the GPU's baseline: the counts', and the lines' where the
+        # baseline has lines (a results file holds "baseline_lines" only then).
+        verdicts = {"counts": cpu_case.get("baseline", "not compared")}
+        if "baseline_lines" in cpu_case:
+            verdicts["lines"] = cpu_case["baseline_lines"]
+            lines_compared += 1
         for index in range(max(len(gpu_launches), len(cpu_launches))):
             decided += 1
             label = f"{name} launch {index + 1}"
@@ -180,9 +186,10 @@ def compare_launches(gpu_results: dict[str, Any], cpu_results: dict[str, Any], s
             for row_verdict, what, detail in rows:
                 print(f"{row_verdict:13} {label} {what}: {detail}")
             differs = any(row_verdict == "DIFFERS" for row_verdict, _, _ in rows)
-            if verdict != "match":
+            if any(verdict != "match" for verdict in verdicts.values()):
                 differs = True
-                print(f"DIFFERS       {label}: bankcheck run --emulated against the GPU's baseline: {verdict}")
+                told = ", ".join(f"{what} {verdict}" for what, verdict in verdicts.items())
+                print(f"DIFFERS       {label}: bankcheck run --emulated against the GPU's baseline: {told}")
             differ += differs
             equal += not differs
     for name in sorted(set(cpu_cases) - set(gpu_cases)):
@@ -190,6 +197,8 @@ def compare_launches(gpu_results: dict[str, Any], cpu_results: dict[str, Any], s
             decided += 1
             differ += 1
             print(f"DIFFERS       {name} launch {index + 1}: emulated, but the GPU session measured no such case")
+    print(f"lines: bankcheck run --emulated compared the source lines of {lines_compared} of the emulated cases "
+          "(only where the GPU's baseline has lines)")
     reasons = collections.Counter(reason for _, reason in undecided)
     for reason, count in reasons.most_common():
         print(f"undecided {count}: {reason}")

@@ -141,10 +141,18 @@ class Compare(unittest.TestCase):
 
     def test_bankchecks_own_verdict_against_the_gpus_baseline_counts(self):
         cpu = cpu_results()
-        cpu["cases"][ADD]["baseline"] = "changed"  # the lines, say, which this script does not compare
+        cpu["cases"][ADD]["baseline"] = "changed"  # bankcheck's verdict alone differs
         status, out = self.run_compare(gpu_results(), cpu)
         self.assertEqual(status, 1, out)
-        self.assertIn(f"{ADD} launch 1: bankcheck run --emulated against the GPU's baseline: changed", out)
+        self.assertIn(f"{ADD} launch 1: bankcheck run --emulated against the GPU's baseline: counts changed", out)
+        cpu = cpu_results()
+        cpu["cases"][ADD]["baseline_lines"] = "regression"  # the counts match, a line's do not
+        cpu["cases"][SOFTMAX]["baseline_lines"] = "match"
+        status, out = self.run_compare(gpu_results(), cpu)
+        self.assertEqual(status, 1, out)
+        self.assertIn(f"{ADD} launch 1: bankcheck run --emulated against the GPU's baseline: counts match, lines "
+                      "regression", out)
+        self.assertIn("lines: bankcheck run --emulated compared the source lines of 2 of the emulated cases", out)
 
     def test_a_case_only_cpu_mode_emulated_or_with_another_number_of_launches_differs(self):
         cpu = cpu_results()
