@@ -24,7 +24,9 @@
 # A decided count that differs from the GPU's is a bug of the emulator or of CPU mode, never a
 # tolerance. Exit status: 0 when every decided launch and every compared output is equal, 1 when
 # one differs, 2 on an error (usage, a missing build file or package, no sm_90 GPU, a session that
-# wrote no results), said in one line `triton_device_check.sh: error: ...` naming its log.
+# wrote no results; a session that exited other than 0 or 1, after the comparison of what ran), said
+# in one line `triton_device_check.sh: error: ...` naming its log. Each session took 12-35 s on the
+# 2-core CPU machine (CPU mode, tutorials only; its GPU half faked there).
 # Environment: PYTHON (default /opt/torch/.venv/bin/python3 where it exists, else python3): a Python
 # with torch for CUDA, Triton, numpy and pytest; LOG_DIR (default a new temporary folder): both
 # sessions' logs (gpu.log, cpu.log), results files (gpu-run.json, cpu-run.json), JUnit files, the
