@@ -1,7 +1,8 @@
 """bankcheck's gate of the pytest plugin's CPU mode (docs/python.md): pytest with the plugin and
 --bankcheck-cpu over test_triton_tutorials.py, each Triton launch compiled for sm_90 and run in
-bankcheck's emulator, passes against baselines/ with every case decided, and fails, naming the case
-and the source line, when a baseline is doctored to one wavefront fewer. Run by ci/jobs/triton-cpu.sh
+bankcheck's emulator, passes against baselines/ with every case decided (each test saving its outputs
+where BANKCHECK_OUTPUTS_DIR says, as benchmarks/triton_device_check.sh reads them), and fails, naming
+the case and the source line, when a baseline is doctored to one wavefront fewer. Run by ci/jobs/triton-cpu.sh
 (.ci/run), or:
 
     BANKCHECK=build/bin/bankcheck BANKCHECK_EMULATE_LIBRARY=build/lib/libbankcheck_emulate_c.so \\
@@ -40,11 +41,15 @@ DECIDED = [f"{TOPIC}/{case}" for case in (
 DOCTORED = f"{TOPIC}/test_gluon_transpose[plain]/gluon_transpose_kernel"
 
 
-def cpu_session(baselines, results, *selection):
+def cpu_session(baselines, results, *selection, outputs=None):
     """pytest over test_triton_tutorials.py in CPU mode with the plugin of the sources; (exit status,
-    output, results as parsed or None)."""
+    output, results as parsed or None). `outputs`: the tests save their outputs there
+    (BANKCHECK_OUTPUTS_DIR, conftest.py)."""
     environment = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [str(SOURCES / "python"), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    environment.pop("BANKCHECK_OUTPUTS_DIR", None)
+    if outputs is not None:
+        environment["BANKCHECK_OUTPUTS_DIR"] = str(outputs)
     environment["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     environment.pop("BANKCHECK_PYTEST_CHILD", None)
     command = [sys.executable, "-m", "pytest", "-p", "bankcheck.pytest_plugin", "-p", "no:cacheprovider", "-rs",
@@ -56,7 +61,7 @@ def cpu_session(baselines, results, *selection):
 
 
 def test_every_tutorial_kernel_is_decided_and_matches_its_baseline(tmp_path):
-    status, output, results = cpu_session(BASELINES, tmp_path / "run.json")
+    status, output, results = cpu_session(BASELINES, tmp_path / "run.json", outputs=tmp_path / "outputs")
     assert status == 0, f"the session exited with {status}:\n{output}"
     assert results is not None and results["metadata"]["device"] == "bankcheck emulated sm_90", output
     assert sorted(results["cases"]) == sorted(DECIDED), output
@@ -64,6 +69,14 @@ def test_every_tutorial_kernel_is_decided_and_matches_its_baseline(tmp_path):
         assert case["baseline"] == "match", f"{name}: {case['baseline']}\n{output}"
     # The undecided kernel's test skips, saying why.
     assert "matmul_kernel cannot be decided by the emulator" in output, output
+    # Each test that ran saved its outputs under its range, as benchmarks/triton_device_check.sh reads
+    # them: the transpose's is the transpose.
+    saved = sorted(path.relative_to(tmp_path / "outputs").as_posix() for path in (tmp_path / "outputs").rglob("*.npy"))
+    assert f"{TOPIC}/test_vector_add/out.npy" in saved and f"{TOPIC}/test_matmul_grouped/c.npy" not in saved, saved
+    numpy = pytest.importorskip("numpy")
+    transposed = numpy.load(tmp_path / "outputs" / TOPIC / "test_gluon_transpose[swizzled]" / "out.npy")
+    source = numpy.random.default_rng(20261208).standard_normal((128, 64), dtype=numpy.float32)
+    assert numpy.array_equal(transposed, source.T)
 
 
 def test_one_wavefront_fewer_in_a_baseline_fails_naming_the_kernel_and_its_line(tmp_path):
