@@ -4,8 +4,6 @@
 #include <iterator>
 #include <string_view>
 
-#include "bankcheck/bank_model.h"
-
 namespace bankcheck::emulate::internal {
 namespace {
 
@@ -66,18 +64,6 @@ DecodedModifiers DecodeModifiers(const OpcodeInfo* info, const std::vector<std::
     decoded.width = static_cast<uint8_t>(info->registers);
   else
     decoded.width = has(mod::k128) ? 4 : has(mod::k64) ? 2 : 1;
-  const bool matrix =
-      info != nullptr && (info->memory == Memory::kSharedLdmatrix || info->memory == Memory::kSharedStmatrix);
-  if (matrix)
-    decoded.access_bytes = kMatrixRowBytes;
-  else if (has(mod::kU8 | mod::kS8))
-    decoded.access_bytes = 1;
-  else if (has(mod::kU16 | mod::kS16))
-    decoded.access_bytes = 2;
-  else if (has(mod::k64))
-    decoded.access_bytes = 8;
-  else if (has(mod::k128))
-    decoded.access_bytes = 16;
   decoded.matrices = has(mod::k4) ? 4 : has(mod::k2) ? 2 : 1;
   const auto named = [&](std::string_view text) {
     return std::find(modifiers.begin(), modifiers.end(), text) != modifiers.end();

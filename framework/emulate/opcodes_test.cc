@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/bank_model.h"
 #include "emulate/internal/sass.h"
 #include "emulate/internal/sm90.h"
 
@@ -26,19 +25,13 @@ TEST(DecodeModifiersTest, ComparisonSignednessAndCombination) {
   EXPECT_EQ(Decode("ISETP", {"AND"}).test, internal::Test::kNone);  // no comparison: the evaluator stops
 }
 
-TEST(DecodeModifiersTest, WidthsAndSharedAccessBytes) {
+// Bytes per lane are the memory op's (memory_op_test.cc).
+TEST(DecodeModifiersTest, WidthsAndMatrices) {
   EXPECT_EQ(Decode("LDS", {"128"}).width, 4);
-  EXPECT_EQ(Decode("LDS", {"128"}).access_bytes, 16);
   EXPECT_EQ(Decode("LDS", {"64"}).width, 2);
-  EXPECT_EQ(Decode("LDS", {"64"}).access_bytes, 8);
-  EXPECT_EQ(Decode("LDS", {"U16"}).access_bytes, 2);
-  EXPECT_EQ(Decode("STS", {"U8"}).access_bytes, 1);
-  EXPECT_EQ(Decode("LDS", {}).access_bytes, 4);
   EXPECT_EQ(Decode("DADD", {}).width, 2);  // the table's width: double precision is a pair
   EXPECT_EQ(Decode("HMMA", {"16816", "F32"}).width, 4);
-  const DecodedModifiers ldsm = Decode("LDSM", {"16", "M88", "4"});
-  EXPECT_EQ(ldsm.matrices, 4);
-  EXPECT_EQ(ldsm.access_bytes, kMatrixRowBytes);
+  EXPECT_EQ(Decode("LDSM", {"16", "M88", "4"}).matrices, 4);
   EXPECT_EQ(Decode("STSM", {"16", "M88", "2"}).matrices, 2);
 }
 

@@ -11,15 +11,12 @@
 
 namespace bankcheck::emulate::internal {
 
-uint64_t LaunchEvaluator::GlobalAddress(const Instruction& in, const Operand& address, int lane,
-                                        size_t index) const {
-  if (address.base_uniform || !IsGlobalAddressForm(in, address))
+uint64_t LaunchEvaluator::GlobalAddress(const Instruction& in, int operand, int lane) const {
+  if (operand < 0 || (operand == in.memory_op.address && in.memory_op.form != AddressForm::kWide))
     Stop(in, "the address of " + Located(in) + " is a form the output pass does not read");
-  uint64_t base = 0;
-  const Value where = ReadRegisterPair(OperandKind::kRegister,
-                                       address.base >= 0 ? address.base : kRegisterZero, lane, index, &base);
-  if (!where.known()) StopOnUnknown(in, where, "the address");
-  return base + static_cast<uint64_t>(address.offset);
+  const LaneAddress read = ReadAddress(in.operands[static_cast<size_t>(operand)], AddressForm::kWide, lane);
+  if (!read.value.known()) StopOnUnknown(in, read.value, "the address");
+  return read.bits;
 }
 
 bool LaunchEvaluator::ReadGlobal(const Instruction& in, uint64_t address, uint32_t size, uint8_t* out) const {
@@ -45,7 +42,7 @@ void LaunchEvaluator::ComputeMemory(const Instruction& in, size_t index, uint32_
     case Semantics::kSharedStore:
       return SharedStore(in, lanes);
     case Semantics::kSharedCopy:
-      return SharedCopy(in, index, lanes);
+      return SharedCopy(in, lanes);
     case Semantics::kSharedMatrixLoad:
     case Semantics::kSharedMatrixStore:
       return SharedMatrix(in, index, lanes, in.info->semantics == Semantics::kSharedMatrixStore);
@@ -54,8 +51,7 @@ void LaunchEvaluator::ComputeMemory(const Instruction& in, size_t index, uint32_
     case Semantics::kLoad:
     case Semantics::kStore:
       if (memory == Memory::kGlobal || memory == Memory::kGeneric)
-        return in.info->semantics == Semantics::kLoad ? GlobalLoad(in, index, lanes)
-                                                      : GlobalStore(in, index, lanes);
+        return in.info->semantics == Semantics::kLoad ? GlobalLoad(in, index, lanes) : GlobalStore(in, lanes);
       if (memory == Memory::kLocal) return LocalAccess(in, index, lanes);
       if (memory == Memory::kGlobalAtomic || memory == Memory::kGenericAtomic ||
           memory == Memory::kGlobalReduction || memory == Memory::kGenericReduction)
@@ -69,34 +65,31 @@ void LaunchEvaluator::ComputeMemory(const Instruction& in, size_t index, uint32_
 }
 
 void LaunchEvaluator::GlobalLoad(const Instruction& in, size_t index, uint32_t lanes) {
-  const Operand* address = AddressOperand(in, OperandKind::kGlobalMemory);
-  if (address == nullptr) address = AddressOperand(in, OperandKind::kMemory);
-  if (address == nullptr || in.operands.empty() || in.operands[0].kind != OperandKind::kRegister)
+  const MemoryOp& op = in.memory_op;
+  if (op.address < 0 || op.destination < 0)
     Stop(in, in.opcode + " is a load form the output pass does not read");
-  const uint32_t size = in.decoded.access_bytes;
-  const Operand& destination = in.operands[0];
+  const uint32_t size = op.bytes;
+  const Operand& destination = in.operands[static_cast<size_t>(op.destination)];
   for (uint32_t rest = lanes; rest != 0; rest &= rest - 1) {
     const int lane = __builtin_ctz(rest);
-    const uint64_t at = GlobalAddress(in, *address, lane, index);
+    const uint64_t at = GlobalAddress(in, op.address, lane);
     if (at % size != 0)
       Stop(in, "the access of " + Located(in) + " faults on the GPU: a misaligned global address");
     uint8_t bytes[16] = {};
     const bool known = ReadGlobal(in, at, size, bytes);
     Writes out(*warp_, lane, Known(1));
-    WriteLoaded(out, in, destination, bytes, size, known, index);
+    WriteLoaded(out, op, destination, known ? bytes : nullptr, Origin(index));
   }
 }
 
-void LaunchEvaluator::GlobalStore(const Instruction& in, size_t index, uint32_t lanes) {
-  const Operand* address = AddressOperand(in, OperandKind::kGlobalMemory);
-  if (address == nullptr) address = AddressOperand(in, OperandKind::kMemory);
-  if (address == nullptr || in.operands.size() < 2 || !IsRegister(in.operands[1]))
-    Stop(in, in.opcode + " is a store form the output pass does not read");
-  const Operand& data = in.operands[1];
-  const uint32_t size = in.decoded.access_bytes;
+void LaunchEvaluator::GlobalStore(const Instruction& in, uint32_t lanes) {
+  const MemoryOp& op = in.memory_op;
+  if (op.address < 0 || op.data < 0) Stop(in, in.opcode + " is a store form the output pass does not read");
+  const Operand& data = in.operands[static_cast<size_t>(op.data)];
+  const uint32_t size = op.bytes;
   for (uint32_t rest = lanes; rest != 0; rest &= rest - 1) {
     const int lane = __builtin_ctz(rest);
-    const uint64_t at = GlobalAddress(in, *address, lane, index);
+    const uint64_t at = GlobalAddress(in, op.address, lane);
     if (at % size != 0)
       Stop(in, "the access of " + Located(in) + " faults on the GPU: a misaligned global address");
     if (!launch_.memory->Allocated(at, size))
@@ -121,23 +114,15 @@ void LaunchEvaluator::TooManyStores(const Instruction& in) const {
 // reads the bytes whichever block of the launch stored them (atomics order themselves), and stores
 // the sum as this block's. The old value goes to the destination register, if any.
 void LaunchEvaluator::GlobalAtomic(const Instruction& in, size_t index, uint32_t lanes) {
-  const Operand* address = AddressOperand(in, OperandKind::kGlobalMemory);
-  if (address == nullptr) address = AddressOperand(in, OperandKind::kMemory);
-  size_t at_address = 0;
-  while (at_address < in.operands.size() && &in.operands[at_address] != address) ++at_address;
-  const Operand* destination = nullptr;  // the register before the address, when it is not RZ
-  for (size_t i = 0; i < at_address; ++i)
-    if (in.operands[i].kind == OperandKind::kRegister && in.operands[i].index != kRegisterZero)
-      destination = &in.operands[i];
-  if (address == nullptr || in.decoded.atomic != AtomicOp::kAdd || at_address + 1 >= in.operands.size() ||
-      !IsRegister(in.operands[at_address + 1]))
+  const MemoryOp& op = in.memory_op;
+  if (op.address < 0 || in.decoded.atomic != AtomicOp::kAdd || op.data < 0)
     Stop(in, in.opcode + " is not computed by the output pass (" + Located(in) +
                  "): only the 32-bit integer adds are, not a float atomic (rounded as the GPU's atomic "
                  "unit does, which no conformance vector checks) or a 64-bit one");
-  const Operand& data = in.operands[at_address + 1];
+  const Operand& data = in.operands[static_cast<size_t>(op.data)];
   for (uint32_t rest = lanes; rest != 0; rest &= rest - 1) {
     const int lane = __builtin_ctz(rest);
-    const uint64_t at = GlobalAddress(in, *address, lane, index);
+    const uint64_t at = GlobalAddress(in, op.address, lane);
     if (at % 4 != 0)
       Stop(in, "the access of " + Located(in) + " faults on the GPU: a misaligned global address");
     if (!launch_.memory->Allocated(at, 4))
@@ -154,21 +139,27 @@ void LaunchEvaluator::GlobalAtomic(const Instruction& in, size_t index, uint32_t
     const uint32_t sum = old + addend.bits;
     if (!output_->stores.Store(at, reinterpret_cast<const uint8_t*>(&sum), 4, output_->block))
       TooManyStores(in);
-    if (destination != nullptr) Writes(*warp_, lane, Known(1)).Add(*destination, Known(old));
+    if (op.destination >= 0) {
+      Writes out(*warp_, lane, Known(1));
+      WriteLoaded(out, op, in.operands[static_cast<size_t>(op.destination)],
+                  reinterpret_cast<const uint8_t*>(&old), Origin(index));
+    }
   }
 }
 
 // LDL/STL: each thread's own bytes, at the local address its lane's offset names (known bytes only).
 void LaunchEvaluator::LocalAccess(const Instruction& in, size_t index, uint32_t lanes) {
-  const Operand* address = AddressOperand(in, OperandKind::kMemory);
-  const bool store = in.info->semantics == Semantics::kStore;
-  const Operand& data = in.operands.at(store ? 1 : 0);
-  if (address == nullptr || !IsRegister(data))
+  const MemoryOp& op = in.memory_op;
+  const bool store = op.access == Access::kStore;
+  const int registers = store ? op.data : op.destination;
+  if (op.form != AddressForm::kOffset || registers < 0)
     Stop(in, in.opcode + " is a form the output pass does not read");
-  const uint32_t size = in.decoded.access_bytes;
+  const Operand& address = in.operands[static_cast<size_t>(op.address)];
+  const Operand& data = in.operands[static_cast<size_t>(registers)];
+  const uint32_t size = op.bytes;
   for (uint32_t rest = lanes; rest != 0; rest &= rest - 1) {
     const int lane = __builtin_ctz(rest);
-    const Value where = OffsetAddress(*address, lane);
+    const Value where = ReadAddress(address, op.form, lane).value;
     if (!where.known()) StopOnUnknown(in, where, "the address");
     if (where.bits % size != 0)
       Stop(in, "the access of " + Located(in) + " faults on the GPU: a misaligned local address");
@@ -196,7 +187,7 @@ void LaunchEvaluator::LocalAccess(const Instruction& in, size_t index, uint32_t 
       if (known) bytes[i] = found->second;
     }
     Writes out(*warp_, lane, Known(1));
-    WriteLoaded(out, in, data, bytes, size, known, index);
+    WriteLoaded(out, op, data, known ? bytes : nullptr, Origin(index));
   }
 }
 

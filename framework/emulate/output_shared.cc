@@ -12,7 +12,7 @@ namespace bankcheck::emulate::internal {
 
 uint64_t LaunchEvaluator::SharedByteAt(const Instruction& in, const Operand& address, int lane,
                                        uint32_t size) const {
-  const Value where = OffsetAddress(address, lane);
+  const Value where = ReadAddress(address, AddressForm::kOffset, lane).value;
   if (!where.known()) StopOnUnknown(in, where, "the address");
   const uint64_t at = where.bits;
   if (at % size != 0 || !bankcheck::internal::SpanWithin(at, size, output_->shared.size()))
@@ -43,42 +43,45 @@ bool LaunchEvaluator::SharedKnown(uint64_t at, uint32_t size) const {
 }
 
 void LaunchEvaluator::SharedLoad(const Instruction& in, size_t index, uint32_t lanes) {
-  const Operand* address = AddressOperand(in, OperandKind::kMemory);
-  if (address == nullptr) Stop(in, in.opcode + " has no address operand");
-  const uint32_t size = in.decoded.access_bytes;
-  const Operand& destination = in.operands[0];
+  const MemoryOp& op = in.memory_op;
+  if (op.form != AddressForm::kOffset || op.destination < 0)
+    Stop(in, in.opcode + " is a load form the output pass does not read");
+  const Operand& address = in.operands[static_cast<size_t>(op.address)];
+  const uint32_t size = op.bytes;
+  const Operand& destination = in.operands[static_cast<size_t>(op.destination)];
   for (uint32_t rest = lanes; rest != 0; rest &= rest - 1) {
     const int lane = __builtin_ctz(rest);
-    const uint64_t at = SharedByteAt(in, *address, lane, size);
+    const uint64_t at = SharedByteAt(in, address, lane, size);
     Writes out(*warp_, lane, Known(1));
-    WriteLoaded(out, in, destination, &output_->shared[at], size, SharedKnown(at, size), index);
+    WriteLoaded(out, op, destination, SharedKnown(at, size) ? &output_->shared[at] : nullptr, Origin(index));
   }
 }
 
 void LaunchEvaluator::SharedStore(const Instruction& in, uint32_t lanes) {
-  const Operand* address = AddressOperand(in, OperandKind::kMemory);
-  if (address == nullptr || in.operands.size() < 2 || !IsRegister(in.operands[1]))
+  const MemoryOp& op = in.memory_op;
+  if (op.form != AddressForm::kOffset || op.data < 0)
     Stop(in, in.opcode + " is a store form the output pass does not read");
-  const Operand& data = in.operands[1];
-  const uint32_t size = in.decoded.access_bytes;
+  const Operand& address = in.operands[static_cast<size_t>(op.address)];
+  const Operand& data = in.operands[static_cast<size_t>(op.data)];
+  const uint32_t size = op.bytes;
   for (uint32_t rest = lanes; rest != 0; rest &= rest - 1) {
     const int lane = __builtin_ctz(rest);
-    const uint64_t at = SharedByteAt(in, *address, lane, size);
+    const uint64_t at = SharedByteAt(in, address, lane, size);
     uint32_t words[4] = {};
     WriteShared(at, words, size, StoreData(*warp_, data, size, lane, words).known());
   }
 }
 
-void LaunchEvaluator::SharedCopy(const Instruction& in, size_t index, uint32_t lanes) {
-  const Operand* shared = AddressOperand(in, OperandKind::kMemory);
-  const Operand* global = AddressOperand(in, OperandKind::kGlobalMemory);
-  if (shared == nullptr || global == nullptr || in.operands.size() != 2 || in.Is(mod::kZfill))
+void LaunchEvaluator::SharedCopy(const Instruction& in, uint32_t lanes) {
+  const MemoryOp& op = in.memory_op;
+  if (op.form != AddressForm::kOffset || op.source < 0)
     Stop(in, in.opcode + " is a cp.async form the output pass does not read");
-  const uint32_t size = in.decoded.access_bytes;
+  const Operand& shared = in.operands[static_cast<size_t>(op.address)];
+  const uint32_t size = op.bytes;
   for (uint32_t rest = lanes; rest != 0; rest &= rest - 1) {
     const int lane = __builtin_ctz(rest);
-    const uint64_t at = SharedByteAt(in, *shared, lane, size);
-    const uint64_t from = GlobalAddress(in, *global, lane, index);
+    const uint64_t at = SharedByteAt(in, shared, lane, size);
+    const uint64_t from = GlobalAddress(in, op.source, lane);
     if (from % size != 0)
       Stop(in, "the copy of " + Located(in) + " faults on the GPU: a misaligned global address");
     uint8_t bytes[16] = {};
@@ -91,14 +94,17 @@ void LaunchEvaluator::SharedCopy(const Instruction& in, size_t index, uint32_t l
 // holds, in its register m, the two 16-bit elements of row t / 4 at columns 2 (t % 4) and 2 (t % 4) + 1;
 // transposed (.MT88), those of column t / 4 at rows 2 (t % 4) and 2 (t % 4) + 1.
 void LaunchEvaluator::SharedMatrix(const Instruction& in, size_t index, uint32_t lanes, bool store) {
-  const Operand* address = AddressOperand(in, OperandKind::kMemory);
-  const Operand& registers = in.operands.at(store ? 1 : 0);
-  if (address == nullptr || !IsRegister(registers) || registers.kind != OperandKind::kRegister)
+  const MemoryOp& op = in.memory_op;
+  const int at_registers = store ? op.data : op.destination;
+  if (op.form != AddressForm::kOffset || at_registers < 0 ||
+      in.operands[static_cast<size_t>(at_registers)].kind != OperandKind::kRegister)
     Stop(in, in.opcode + " is a form the output pass does not read");
+  const Operand& address = in.operands[static_cast<size_t>(op.address)];
+  const Operand& registers = in.operands[static_cast<size_t>(at_registers)];
   const int matrices = in.decoded.matrices;
   uint64_t rows[4][8];
   for (int m = 0; m < matrices; ++m)
-    for (int r = 0; r < 8; ++r) rows[m][r] = SharedByteAt(in, *address, 8 * m + r, 16);
+    for (int r = 0; r < 8; ++r) rows[m][r] = SharedByteAt(in, address, 8 * m + r, 16);
   // Each lane's two halves of each matrix: where in shared memory they lie.
   const auto halves = [&](int m, int lane, uint64_t(&at)[2]) {
     for (int half = 0; half < 2; ++half)
@@ -147,18 +153,20 @@ void LaunchEvaluator::SharedMatrix(const Instruction& in, size_t index, uint32_t
 // An integer atomic, lane after lane (one of the orders the GPU may take): the old value to the
 // destination (RZ: none), the new one stored.
 void LaunchEvaluator::SharedAtomic(const Instruction& in, size_t index, uint32_t lanes) {
-  const Operand* address = AddressOperand(in, OperandKind::kMemory);
-  const AtomicOp op = in.decoded.atomic;
-  const bool add = op == AtomicOp::kAdd;
-  if (address == nullptr || op == AtomicOp::kOther || in.operands[0].kind != OperandKind::kRegister ||
-      (add && (in.operands.size() < 3 || !IsRegister(in.operands[2]))))
+  const MemoryOp& op = in.memory_op;
+  const AtomicOp atomic = in.decoded.atomic;
+  const bool add = atomic == AtomicOp::kAdd;
+  if (op.form != AddressForm::kOffset || atomic == AtomicOp::kOther || op.destination != 0 ||
+      (add && op.data < 0))
     Stop(in,
          in.base + " is not computed by the output pass (" + Located(in) + "): only the integer adds are");
+  const Operand& address = in.operands[static_cast<size_t>(op.address)];
   const Operand& destination = in.operands[0];
   for (uint32_t rest = lanes; rest != 0; rest &= rest - 1) {
     const int lane = __builtin_ctz(rest);
-    const uint64_t at = SharedByteAt(in, *address, lane, 4);
-    const Value addend = add ? DataPart(*warp_, in.operands[2], 0, lane) : Known(1);
+    const uint64_t at = SharedByteAt(in, address, lane, 4);
+    const Value addend =
+        add ? DataPart(*warp_, in.operands[static_cast<size_t>(op.data)], 0, lane) : Known(1);
     uint32_t old = 0;
     std::memcpy(&old, &output_->shared[at], 4);
     const bool known = SharedKnown(at, 4) && addend.known();

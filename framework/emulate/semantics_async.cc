@@ -142,9 +142,7 @@ void LaunchEvaluator::CostTensorCopy(const Instruction& in, size_t index, bool s
     return TensorCopiesNotCounted("the box of " + Located(in) + ": " + error.what());
   }
   if (!cost.decided()) return TensorCopiesNotCounted("the box of " + Located(in) + ": " + cost.undecided);
-  Row& row = rows_[{index, kind}];
-  ++row.executions;
-  row.wavefronts += cost.sectors;
+  Count(index, kind, cost.sectors, 0);
 }
 
 void LaunchEvaluator::Mbarrier(const Instruction& in, size_t index, uint32_t lanes) {
@@ -160,15 +158,10 @@ void LaunchEvaluator::Mbarrier(const Instruction& in, size_t index, uint32_t lan
   const Operand& address = ops[1];
   for (int lane = 0; lane < kWarpSize; ++lane) {
     if (!(lanes >> lane & 1u)) continue;
-    Value where = Known(static_cast<uint32_t>(address.offset));
-    if (address.base >= 0 && address.base != kRegisterZero)
-      where = From(where.bits + warp_->registers[address.base * kWarpSize + lane].bits, where,
-                   warp_->registers[address.base * kWarpSize + lane]);
-    if (address.uniform_base >= 0 && address.uniform_base != kUniformRegisterZero)
-      where = From(where.bits + warp_->uniform[address.uniform_base].bits, where,
-                   warp_->uniform[address.uniform_base]);
+    const LaneAddress read = ReadAddress(address, AddressForm::kOffset, lane);
+    const Value& where = read.value;
     if (!where.known()) StopOnUnknown(in, where, "the mbarrier's address");
-    if (where.block.any()) not_affine_ = true;
+    if (read.block_dependent) not_affine_ = true;
     if (init) {
       const Value low = Read(ops[2], lane, index);
       const Value high =

@@ -81,13 +81,14 @@ constexpr uint32_t PackPredicates(uint32_t predicates, uint32_t a, uint32_t mask
   return (predicates & mask) | (a & ~mask);
 }
 
-// Whether `address` (of the global or generic access `in`) is the form the evaluator reads: a 64-bit
-// register pair plus an offset (desc[URd][R.64+o], or [R.64+o] with .E), no uniform register added.
-inline bool IsGlobalAddressForm(const Instruction& in, const Operand& address) {
-  if (address.uniform_base >= 0 && address.uniform_base != kUniformRegisterZero) return false;
-  return address.base < 0 || address.base == kRegisterZero || address.text.find(".64") != std::string::npos ||
-         in.Is(mod::kE);
-}
+// A lane's address, as LaunchEvaluator::ReadAddress (the one reader) reads it.
+struct LaneAddress {
+  uint64_t bits = 0;  // AddressForm::kOffset: 32 bits
+  // Known, or the first unknown part (with its origin). Its dependence on the block is the address's;
+  // a wide address's is its low word's (modulo 2^32 it moves as the whole address does).
+  Value value;
+  bool block_dependent = false;  // any register of the address depends on the block
+};
 // The record of a launch whose blocks `evaluator` ran, from its counts by instruction (emulate.cc):
 // what a SASS-metrics record of the launch holds, each row in the kind it was counted in.
 LaunchRecord CountedRecord(const Kernel& kernel, const LaunchToEmulate& launch, const Rows& rows,
@@ -156,7 +157,7 @@ class LaunchEvaluator {
   void ComputeMemory(const Instruction& in, size_t index, uint32_t lanes);
   void SharedLoad(const Instruction& in, size_t index, uint32_t lanes);  // output_shared.cc
   void SharedStore(const Instruction& in, uint32_t lanes);
-  void SharedCopy(const Instruction& in, size_t index, uint32_t lanes);
+  void SharedCopy(const Instruction& in, uint32_t lanes);
   void SharedMatrix(const Instruction& in, size_t index, uint32_t lanes, bool store);
   void SharedAtomic(const Instruction& in, size_t index, uint32_t lanes);
   // The byte of the block's shared memory a lane's access of `size` bytes starts at; Stop when its
@@ -165,19 +166,20 @@ class LaunchEvaluator {
   void WriteShared(uint64_t at, const void* bytes, uint32_t size, bool known);
   bool SharedKnown(uint64_t at, uint32_t size) const;
   void GlobalLoad(const Instruction& in, size_t index, uint32_t lanes);  // output_memory.cc
-  void GlobalStore(const Instruction& in, size_t index, uint32_t lanes);
+  void GlobalStore(const Instruction& in, uint32_t lanes);
   void GlobalAtomic(const Instruction& in, size_t index, uint32_t lanes);
   void LocalAccess(const Instruction& in, size_t index, uint32_t lanes);
   [[noreturn]] void TooManyStores(const Instruction& in) const;
   // A lane's global address (a 64-bit register pair plus the offset); Stop when unknown or of a form
   // not read.
-  uint64_t GlobalAddress(const Instruction& in, const Operand& address, int lane, size_t index) const;
+  uint64_t GlobalAddress(const Instruction& in, int operand, int lane) const;
   // `size` bytes at `address` as the launch's loads see them: false when some are unknown; Stop when
   // another block of the launch stored them.
   bool ReadGlobal(const Instruction& in, uint64_t address, uint32_t size, uint8_t* out) const;
-  // A lane's shared or local address: the offset plus its register and uniform register (32 bits);
-  // affine in the block as they are.
-  [[gnu::always_inline]] Value OffsetAddress(const Operand& address, int lane) const;
+  // The one reader of a lane's address (MemoryOp's AddressForm): kOffset the offset plus its register
+  // and uniform register (32 bits), affine in the block as they are; kWide a 64-bit register pair plus
+  // the offset.
+  [[gnu::always_inline]] LaneAddress ReadAddress(const Operand& address, AddressForm form, int lane) const;
 
   // ---- the warp (warp.cc) ----
   void RunWarp();
@@ -234,8 +236,9 @@ class LaunchEvaluator {
   void PredicatesToRegister(const Instruction& in, size_t index, int lane, Writes& out);
   Value SpecialRegister(const Operand& source, int lane, size_t index) const;  // semantics_move.cc
   void MemoryAccess(const Instruction& in, size_t index, uint32_t mask);       // semantics_memory.cc
-  const Operand* KnownLoadAddress(const Instruction& in) const;                // semantics_memory.cc
-  bool LoadKnown(const Instruction& in, const Operand& address, int lane, size_t index, Writes& out) const;
+  // A lane's load from known memory (an LDG of the launch's known bytes, global_memory.h): false when
+  // its address or any byte is unknown.
+  bool LoadKnown(const Instruction& in, int lane, Writes& out) const;
   void Control(const Instruction& in, uint32_t index, uint32_t mask);  // semantics_control.cc
   // BRA.DIV Rm, target (semantics_control.cc): falls through where the GPU surely does, else Stop.
   void BranchIfDiverged(const Instruction& in, uint32_t index, uint32_t mask);
@@ -272,11 +275,14 @@ class LaunchEvaluator {
 
   // ---- shared-memory costing (shared_cost.cc) ----
   void CostShared(const Instruction& in, size_t index, uint32_t lanes);
-  void ReadSources(const Instruction& in, size_t index, uint32_t lanes,
-                   std::array<uint64_t, kWarpSize>& sources);
+  void ReadSources(const Instruction& in, uint32_t lanes, std::array<uint64_t, kWarpSize>& sources);
   // An HGMMA run by `lanes`, costed by the measured rule (sm90::WgmmaOperandWavefronts); Stop for a
   // form no measurement covers. Returns how many accumulator registers it writes per lane.
   int CostWgmma(const Instruction& in, size_t index, uint32_t lanes);
+
+  // The one place a memory instruction's cost is counted: one execution of instruction `index` in
+  // `kind`, its wavefronts (shared) or sectors (global, local) and their ideal (sector_cost.cc).
+  void Count(size_t index, MemoryKind kind, uint64_t wavefronts, uint64_t ideal);
 
   // ---- global and local sectors (sector_cost.cc) ----
   // A global, local or generic access run by the lanes of `mask` whose guards hold: its sectors by
@@ -423,7 +429,20 @@ inline Value LaunchEvaluator::ReadRegisterPair(OperandKind kind, int first, int 
   return From(0, low, high);
 }
 
-inline Value LaunchEvaluator::OffsetAddress(const Operand& address, int lane) const {
+inline LaneAddress LaunchEvaluator::ReadAddress(const Operand& address, AddressForm form, int lane) const {
+  LaneAddress read;
+  if (form == AddressForm::kWide) {
+    const int base = address.base < 0 ? kRegisterZero : address.base;
+    const auto part = [&](int number) {
+      return number == kRegisterZero ? Known(0) : warp_->registers[number * kWarpSize + lane];
+    };
+    const Value low = part(base), high = base == kRegisterZero ? Known(0) : part(base + 1);
+    read.value = !low.known() ? low : !high.known() ? high : low;
+    read.block_dependent = low.block.any() || high.block.any();
+    if (read.value.known())
+      read.bits = ((uint64_t{high.bits} << 32) | low.bits) + static_cast<uint64_t>(address.offset);
+    return read;
+  }
   Value sum = Known(static_cast<uint32_t>(address.offset));
   if (address.base >= 0 && address.base != kRegisterZero) {
     const Value base = warp_->registers[address.base * kWarpSize + lane];
@@ -433,7 +452,10 @@ inline Value LaunchEvaluator::OffsetAddress(const Operand& address, int lane) co
     const Value base = warp_->uniform[address.uniform_base];
     sum = Affine(sum.bits + base.bits, Plus(sum.block, base.block), sum, base);
   }
-  return sum;
+  read.value = sum;
+  read.bits = sum.bits;
+  read.block_dependent = sum.block.any();
+  return read;
 }
 
 inline Value LaunchEvaluator::ReadPair(const Operand& operand, int lane, size_t index, uint64_t* bits) const {

@@ -191,10 +191,9 @@ struct DecodedModifiers {
   uint64_t bits = 0;        // mod::k*
   Test test = Test::kNone;  // the first of LT LE GT GE EQ NE T F, in that order
   Rounding rounding = Rounding::kNearest;
-  uint8_t width = 1;         // registers per destination (the row's, else .128: 4, .64: 2, else 1)
-  uint8_t access_bytes = 4;  // a shared access's bytes per lane (ldmatrix: a 16-byte row)
-  uint8_t matrices = 1;      // LDSM/STSM: .4, .2, else 1
-  bool transposed = false;   // LDSM/STSM: .MT88 (ldmatrix/stmatrix .trans)
+  uint8_t width = 1;        // registers per destination (the row's, else .128: 4, .64: 2, else 1)
+  uint8_t matrices = 1;     // LDSM/STSM: .4, .2, else 1
+  bool transposed = false;  // LDSM/STSM: .MT88 (ldmatrix/stmatrix .trans)
   // FSETP: the unordered tests (LTU ... NEU: true when either operand is NaN, as `test` otherwise),
   // and NAN / NUM (either operand NaN / neither).
   bool unordered = false;

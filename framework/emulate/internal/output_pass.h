@@ -57,23 +57,6 @@ class LaunchStores {
   uint64_t max_pages_;
 };
 
-// The first operand of `kind` (an instruction's address), or nullptr.
-inline const Operand* AddressOperand(const Instruction& in, OperandKind kind) {
-  for (const Operand& operand : in.operands)
-    if (operand.kind == kind) return &operand;
-  return nullptr;
-}
-
-// A load's `size` bytes (LoadedWords, global_memory.h) into its `width` destination registers from
-// `destination`, or unknowns from the instruction `index` when any byte is not known.
-inline void WriteLoaded(Writes& out, const Instruction& in, const Operand& destination, const uint8_t* bytes,
-                        uint32_t size, bool known, size_t index) {
-  if (destination.index == ZeroRegister(destination.kind)) return;
-  const std::array<uint32_t, 4> words = LoadedWords(in, bytes, size);
-  for (int part = 0; part < in.decoded.width; ++part)
-    out.Add(destination.kind, destination.index + part, known ? Known(words[part]) : Unknown(Origin(index)));
-}
-
 // Register `part` of a store's data (its register, or the next ones for .64 and .128) in `lane`.
 inline Value DataPart(const WarpState& warp, const Operand& data, uint32_t part, int lane) {
   if (data.index == ZeroRegister(data.kind)) return Known(0);
