@@ -8,19 +8,21 @@
 #include <string>
 
 #include "emulate/internal/evaluator.h"
+#include "emulate/internal/output_pass.h"
 
 namespace bankcheck::emulate::internal {
 
-uint64_t LaunchEvaluator::GlobalAddress(const Instruction& in, int operand, int lane) const {
+uint64_t ValuesMemory::GlobalAddress(const Instruction& in, int operand, int lane) const {
   if (operand < 0 || (operand == in.memory_op.address && in.memory_op.form != AddressForm::kWide))
     Stop(in, "the address of " + Located(in) + " is a form the output pass does not read");
-  const LaneAddress read = ReadAddress(in.operands[static_cast<size_t>(operand)], AddressForm::kWide, lane);
-  if (!read.value.known()) StopOnUnknown(in, read.value, "the address");
+  const LaneAddress read =
+      evaluator_->ReadAddress(in.operands[static_cast<size_t>(operand)], AddressForm::kWide, lane);
+  if (!read.value.known()) evaluator_->StopOnUnknown(in, read.value, "the address");
   return read.bits;
 }
 
-bool LaunchEvaluator::ReadGlobal(const Instruction& in, uint64_t address, uint32_t size, uint8_t* out) const {
-  switch (output_->stores.Load(address, size, output_->block, out)) {
+bool ValuesMemory::ReadGlobal(const Instruction& in, uint64_t address, uint32_t size, uint8_t* out) const {
+  switch (stores.Load(address, size, block_, out)) {
     case LaunchStores::Read::kFound:
       return true;
     case LaunchStores::Read::kOtherBlock:
@@ -30,10 +32,11 @@ bool LaunchEvaluator::ReadGlobal(const Instruction& in, uint64_t address, uint32
     case LaunchStores::Read::kNotStored:
       break;
   }
-  return launch_.memory->Read(address, size, out);
+  return evaluator_->launch_.memory->Read(address, size, out);
 }
 
-void LaunchEvaluator::ComputeMemory(const Instruction& in, size_t index, uint32_t lanes) {
+void ValuesMemory::Access(LaunchEvaluator& evaluator, const Instruction& in, size_t index, uint32_t mask) {
+  const uint32_t lanes = evaluator.Decide(in, mask, "whether it runs");
   if (lanes == 0) return;
   const Memory memory = in.info->memory;
   switch (in.info->semantics) {
@@ -64,7 +67,7 @@ void LaunchEvaluator::ComputeMemory(const Instruction& in, size_t index, uint32_
                "): what it reads or writes is not followed");
 }
 
-void LaunchEvaluator::GlobalLoad(const Instruction& in, size_t index, uint32_t lanes) {
+void ValuesMemory::GlobalLoad(const Instruction& in, size_t index, uint32_t lanes) {
   const MemoryOp& op = in.memory_op;
   if (op.address < 0 || op.destination < 0)
     Stop(in, in.opcode + " is a load form the output pass does not read");
@@ -77,12 +80,12 @@ void LaunchEvaluator::GlobalLoad(const Instruction& in, size_t index, uint32_t l
       Stop(in, "the access of " + Located(in) + " faults on the GPU: a misaligned global address");
     uint8_t bytes[16] = {};
     const bool known = ReadGlobal(in, at, size, bytes);
-    Writes out(*warp_, lane, Known(1));
+    Writes out(*evaluator_->warp_, lane, Known(1));
     WriteLoaded(out, op, destination, known ? bytes : nullptr, Origin(index));
   }
 }
 
-void LaunchEvaluator::GlobalStore(const Instruction& in, uint32_t lanes) {
+void ValuesMemory::GlobalStore(const Instruction& in, uint32_t lanes) {
   const MemoryOp& op = in.memory_op;
   if (op.address < 0 || op.data < 0) Stop(in, in.opcode + " is a store form the output pass does not read");
   const Operand& data = in.operands[static_cast<size_t>(op.data)];
@@ -92,19 +95,18 @@ void LaunchEvaluator::GlobalStore(const Instruction& in, uint32_t lanes) {
     const uint64_t at = GlobalAddress(in, op.address, lane);
     if (at % size != 0)
       Stop(in, "the access of " + Located(in) + " faults on the GPU: a misaligned global address");
-    if (!launch_.memory->Allocated(at, size))
+    if (!evaluator_->launch_.memory->Allocated(at, size))
       Stop(in, Located(in) +
                    " stores outside the device allocations the program made (the GPU faults, or "
                    "it is memory the emulator does not follow)");
     uint32_t words[4] = {};
-    const Value stored = StoreData(*warp_, data, size, lane, words);
-    if (!stored.known()) StopOnUnknown(in, stored, "the value stored");
-    if (!output_->stores.Store(at, reinterpret_cast<const uint8_t*>(words), size, output_->block))
-      TooManyStores(in);
+    const Value stored = StoreData(*evaluator_->warp_, data, size, lane, words);
+    if (!stored.known()) evaluator_->StopOnUnknown(in, stored, "the value stored");
+    if (!stores.Store(at, reinterpret_cast<const uint8_t*>(words), size, block_)) TooManyStores(in);
   }
 }
 
-void LaunchEvaluator::TooManyStores(const Instruction& in) const {
+void ValuesMemory::TooManyStores(const Instruction& in) const {
   Stop(in, Located(in) + ": the launch stores across more than " +
                std::to_string(LaunchStores::kMaxPages * 4 / 1024) +
                " MiB of address space, over the output pass's limit");
@@ -113,7 +115,7 @@ void LaunchEvaluator::TooManyStores(const Instruction& in) const {
 // An integer atomic or reduction to global memory (ATOMG, ATOM, REDG, RED .ADD), lane after lane: it
 // reads the bytes whichever block of the launch stored them (atomics order themselves), and stores
 // the sum as this block's. The old value goes to the destination register, if any.
-void LaunchEvaluator::GlobalAtomic(const Instruction& in, size_t index, uint32_t lanes) {
+void ValuesMemory::GlobalAtomic(const Instruction& in, size_t index, uint32_t lanes) {
   const MemoryOp& op = in.memory_op;
   if (op.address < 0 || in.decoded.atomic != AtomicOp::kAdd || op.data < 0)
     Stop(in, in.opcode + " is not computed by the output pass (" + Located(in) +
@@ -125,22 +127,21 @@ void LaunchEvaluator::GlobalAtomic(const Instruction& in, size_t index, uint32_t
     const uint64_t at = GlobalAddress(in, op.address, lane);
     if (at % 4 != 0)
       Stop(in, "the access of " + Located(in) + " faults on the GPU: a misaligned global address");
-    if (!launch_.memory->Allocated(at, 4))
+    if (!evaluator_->launch_.memory->Allocated(at, 4))
       Stop(in, Located(in) +
                    " writes outside the device allocations the program made (the GPU faults, or it "
                    "is memory the emulator does not follow)");
     uint32_t old = 0;
-    if (output_->stores.Load(at, 4, LaunchStores::kAnyBlock, reinterpret_cast<uint8_t*>(&old)) !=
+    if (stores.Load(at, 4, LaunchStores::kAnyBlock, reinterpret_cast<uint8_t*>(&old)) !=
             LaunchStores::Read::kFound &&
-        !launch_.memory->Read(at, 4, &old))
+        !evaluator_->launch_.memory->Read(at, 4, &old))
       Stop(in, Located(in) + " adds to global memory whose value is not known");
-    const Value addend = DataPart(*warp_, data, 0, lane);
-    if (!addend.known()) StopOnUnknown(in, addend, "the value added");
+    const Value addend = DataPart(*evaluator_->warp_, data, 0, lane);
+    if (!addend.known()) evaluator_->StopOnUnknown(in, addend, "the value added");
     const uint32_t sum = old + addend.bits;
-    if (!output_->stores.Store(at, reinterpret_cast<const uint8_t*>(&sum), 4, output_->block))
-      TooManyStores(in);
+    if (!stores.Store(at, reinterpret_cast<const uint8_t*>(&sum), 4, block_)) TooManyStores(in);
     if (op.destination >= 0) {
-      Writes out(*warp_, lane, Known(1));
+      Writes out(*evaluator_->warp_, lane, Known(1));
       WriteLoaded(out, op, in.operands[static_cast<size_t>(op.destination)],
                   reinterpret_cast<const uint8_t*>(&old), Origin(index));
     }
@@ -148,7 +149,7 @@ void LaunchEvaluator::GlobalAtomic(const Instruction& in, size_t index, uint32_t
 }
 
 // LDL/STL: each thread's own bytes, at the local address its lane's offset names (known bytes only).
-void LaunchEvaluator::LocalAccess(const Instruction& in, size_t index, uint32_t lanes) {
+void ValuesMemory::LocalAccess(const Instruction& in, size_t index, uint32_t lanes) {
   const MemoryOp& op = in.memory_op;
   const bool store = op.access == Access::kStore;
   const int registers = store ? op.data : op.destination;
@@ -159,34 +160,35 @@ void LaunchEvaluator::LocalAccess(const Instruction& in, size_t index, uint32_t 
   const uint32_t size = op.bytes;
   for (uint32_t rest = lanes; rest != 0; rest &= rest - 1) {
     const int lane = __builtin_ctz(rest);
-    const Value where = ReadAddress(address, op.form, lane).value;
-    if (!where.known()) StopOnUnknown(in, where, "the address");
+    const Value where = evaluator_->ReadAddress(address, op.form, lane).value;
+    if (!where.known()) evaluator_->StopOnUnknown(in, where, "the address");
     if (where.bits % size != 0)
       Stop(in, "the access of " + Located(in) + " faults on the GPU: a misaligned local address");
-    const uint64_t key = uint64_t{warp_index_ * kWarpSize + static_cast<uint32_t>(lane)} << 32 | where.bits;
+    const uint64_t key =
+        uint64_t{evaluator_->warp_index_ * kWarpSize + static_cast<uint32_t>(lane)} << 32 | where.bits;
     uint32_t words[4] = {};
     auto* bytes = reinterpret_cast<uint8_t*>(words);
     if (store) {
-      const bool known = StoreData(*warp_, data, size, lane, words).known();
-      if (output_->local.size() + size > OutputPass::kMaxLocalBytes)
+      const bool known = StoreData(*evaluator_->warp_, data, size, lane, words).known();
+      if (local_.size() + size > kMaxLocalBytes)
         Stop(in, Located(in) + ": the block's threads keep more than " +
-                     std::to_string(OutputPass::kMaxLocalBytes >> 20) +
+                     std::to_string(kMaxLocalBytes >> 20) +
                      " MiB of local memory, over the output pass's limit");
       for (uint32_t i = 0; i < size; ++i) {
         if (known)
-          output_->local[key + i] = bytes[i];
+          local_[key + i] = bytes[i];
         else
-          output_->local.erase(key + i);
+          local_.erase(key + i);
       }
       continue;
     }
     bool known = true;
     for (uint32_t i = 0; i < size && known; ++i) {
-      const auto found = output_->local.find(key + i);
-      known = found != output_->local.end();
+      const auto found = local_.find(key + i);
+      known = found != local_.end();
       if (known) bytes[i] = found->second;
     }
-    Writes out(*warp_, lane, Known(1));
+    Writes out(*evaluator_->warp_, lane, Known(1));
     WriteLoaded(out, op, data, known ? bytes : nullptr, Origin(index));
   }
 }

@@ -34,12 +34,7 @@ constexpr uint32_t kMbarrierCountLimit = 1u << 20;
 void LaunchEvaluator::Asynchronous(const Instruction& in, size_t index, uint32_t mask) {
   const uint32_t lanes = Decide(in, mask, "whether it runs");
   if (lanes == 0) return;
-  // A tensor copy writes shared memory the output pass does not follow, and an mbarrier's waits order
-  // warps the rounds of output_pass.cc do not.
-  if (output_ != nullptr && in.info->semantics != Semantics::kElect)
-    Stop(in, in.base + " is not computed by the output pass (" + Located(in) +
-                 "): the shared memory it "
-                 "orders or writes is not followed");
+  if (in.info->semantics != Semantics::kElect) memory_.TensorCopyOrMbarrier(in);
   switch (in.info->semantics) {
     case Semantics::kTensorLoad:
       // UTMALDG.<n>D [shared, mbarrier, coordinates], [tensor map][, desc]: a tile, no multicast or

@@ -32,32 +32,37 @@ void LaunchEvaluator::MemoryAccess(const Instruction& in, size_t index, uint32_t
     return;
   }
   const bool shared = IsShared(in.info->memory);
-  const uint32_t lanes = shared || output_ != nullptr ? Decide(in, mask, "whether it runs") : 0;
+  const uint32_t lanes = shared ? Decide(in, mask, "whether it runs") : 0;
   if (shared && lanes != 0) CostShared(in, index, lanes);
   if (in.info->memory == Memory::kGeneric || in.info->memory == Memory::kGenericAtomic)
     GenericAccess(in, index, mask);
   if (SectorKindOf(semantics, in.info->memory)) CostSectors(in, index, mask);
-  if (output_ != nullptr) return ComputeMemory(in, index, lanes);  // costed as counting, and run with values
+  memory_.Access(*this, in, index, mask);  // costed alike, what it does the model's
+}
+
+void CountingMemory::Access(LaunchEvaluator& evaluator, const Instruction& in, size_t index, uint32_t mask) {
   // The destinations (a load's, an atomic's) become unknown, but for an LDG of known memory; a store's
   // guards are still read, as they may depend on the block.
   const MemoryOp& op = in.memory_op;
-  if (op.destination < 0) return ForEachLane(in, mask, [](int, Writes&) {});
+  if (op.destination < 0) return evaluator.ForEachLane(in, mask, [](int, Writes&) {});
   const Operand& destination = in.operands[static_cast<size_t>(op.destination)];
   const bool may_know =
-      launch_.memory != nullptr && op.memory == Memory::kGlobal && op.access == Access::kLoad;
-  ForEachLane(in, mask, [&](int lane, Writes& out) {
-    if (may_know && LoadKnown(in, lane, out)) return;
+      evaluator.launch_.memory != nullptr && op.memory == Memory::kGlobal && op.access == Access::kLoad;
+  evaluator.ForEachLane(in, mask, [&](int lane, Writes& out) {
+    if (may_know && LoadKnown(evaluator, in, lane, out)) return;
     WriteLoaded(out, op, destination, nullptr, Origin(index));
   });
 }
 
-bool LaunchEvaluator::LoadKnown(const Instruction& in, int lane, Writes& out) const {
+bool CountingMemory::LoadKnown(LaunchEvaluator& evaluator, const Instruction& in, int lane, Writes& out) {
   const MemoryOp& op = in.memory_op;
   if (op.form != AddressForm::kWide) return false;
-  const LaneAddress address = ReadAddress(in.operands[static_cast<size_t>(op.address)], op.form, lane);
+  const LaneAddress address =
+      evaluator.ReadAddress(in.operands[static_cast<size_t>(op.address)], op.form, lane);
   if (!address.value.known()) return false;
   uint8_t bytes[16] = {};
-  if (!KnownLoad(in, *launch_.memory, address.bits, kernel_writes_global_, bytes)) return false;
+  if (!KnownLoad(in, *evaluator.launch_.memory, address.bits, evaluator.kernel_writes_global_, bytes))
+    return false;
   // The bytes' values depend on the block (not affinely) when the address does.
   const BlockDependence block = address.block_dependent ? NotAffine() : BlockDependence{};
   WriteLoaded(out, op, in.operands[static_cast<size_t>(op.destination)], bytes, 0, block);
