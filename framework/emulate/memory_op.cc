@@ -1,7 +1,12 @@
 #include "emulate/internal/memory_op.h"
 
+#include <iterator>
+#include <string>
+#include <vector>
+
 #include "bankcheck/bank_model.h"
 #include "emulate/internal/sass.h"
+#include "emulate/internal/sm90.h"
 #include "emulate/internal/warp.h"
 
 namespace bankcheck::emulate::internal {
@@ -52,11 +57,73 @@ bool IsWideForm(const Instruction& in, const Operand& address) {
   return address.base < 0 || address.base == kRegisterZero || address.pair || in.Is(mod::kE);
 }
 
+// gdesc[URn]: a pair of uniform registers holding the A and B descriptors, neither transposed (a
+// transposed operand is written after the bracket).
+bool IsDescriptorOperand(const Operand& operand) {
+  const std::string& text = operand.text;
+  const std::string prefix = "gdesc[UR";
+  if (operand.kind != OperandKind::kOther || text.size() <= prefix.size() + 1 || text.rfind(prefix, 0) != 0 ||
+      text.back() != ']')
+    return false;
+  for (size_t at = prefix.size(); at + 1 < text.size(); ++at)
+    if (text[at] < '0' || text[at] > '9') return false;
+  return true;
+}
+
+// Why `in` is not the HGMMA form the measurements cover (sm90::kMeasuredWgmma), or "": the modifiers
+// .64x64x16.F32 and the operands `Rd, gdesc[URa], Rc|RZ[, scale-d predicate][, gsb0]` (the SS form:
+// A and B from shared memory).
+std::string UnmeasuredWgmma(const Instruction& in) {
+  const std::string measure =
+      ": only HGMMA.64x64x16.F32 with both operands read through shared-memory descriptors (f16 inputs, "
+      "K-major) was measured (baselines/sm_90/wgmma_layouts.json); measure this form on an sm_90 GPU (a "
+      "case like kernels/wgmma_layouts.cu) before the emulator costs it";
+  bool measured = in.modifiers.size() == std::size(sm90::kMeasuredWgmmaModifiers);
+  for (size_t at = 0; measured && at < in.modifiers.size(); ++at)
+    measured = in.modifiers[at] == sm90::kMeasuredWgmmaModifiers[at];
+  if (!measured)
+    return in.opcode + " is a wgmma shape or type whose shared-memory cost is not measured" + measure;
+  const std::vector<Operand>& ops = in.operands;
+  if (ops.size() >= 2 && ops[1].kind == OperandKind::kRegister)
+    return in.opcode + " reads its A operand from registers (the RS form), not measured" + measure;
+  bool form = ops.size() >= 3 && ops[0].kind == OperandKind::kRegister &&
+              ops[0].index + sm90::WgmmaAccumulators(sm90::kMeasuredWgmma) <= kRegisterZero &&
+              IsDescriptorOperand(ops[1]) && ops[2].kind == OperandKind::kRegister && !ops[2].negate &&
+              !ops[2].invert && !ops[2].absolute;
+  for (size_t at = 3; form && at < ops.size(); ++at)
+    form = IsPredicate(ops[at]) || (ops[at].kind == OperandKind::kOther && ops[at].text == "gsb0");
+  if (!form) return in.opcode + " has operands of a form not measured" + measure;
+  return "";
+}
+
+// UTMALDG.<n>D [URa], [URm][, desc[URp]]: n, where the operands are that form (URa a block of n + 2
+// uniform registers, URm a pair; desc[URp] a cache policy); else 0.
+uint8_t TensorCopyRank(const Instruction& in) {
+  const std::vector<Operand>& ops = in.operands;
+  if (in.modifiers.size() != 1) return 0;
+  const std::string& shape = in.modifiers[0];
+  const int rank =
+      shape.size() == 2 && shape[1] == 'D' && shape[0] >= '1' && shape[0] <= '5' ? shape[0] - '0' : 0;
+  const auto uniform_block = [](const Operand& op) {
+    return op.kind == OperandKind::kMemory && op.base < 0 && op.uniform_base >= 0 &&
+           op.uniform_base != kUniformRegisterZero && op.offset == 0;
+  };
+  const bool form = rank != 0 &&
+                    (ops.size() == 2 || (ops.size() == 3 && ops[2].kind == OperandKind::kOther &&
+                                         ops[2].text.rfind("desc[", 0) == 0)) &&
+                    uniform_block(ops[0]) && uniform_block(ops[1]) &&
+                    ops[0].uniform_base + 2 + rank <= kUniformRegisterZero &&
+                    ops[1].uniform_base + 2 <= kUniformRegisterZero;
+  return static_cast<uint8_t>(form ? rank : 0);
+}
+
 }  // namespace
 
 MemoryOp DecodeMemoryOp(const Instruction& in) {
   MemoryOp op;
   if (in.info == nullptr) return op;
+  if (in.info->semantics == Semantics::kWgmma) op.unmeasured = UnmeasuredWgmma(in);
+  if (in.info->semantics == Semantics::kTensorLoad) op.tensor_rank = TensorCopyRank(in);
   op.memory = in.info->memory;
   op.access = AccessOf(in.info->semantics, op.memory);
   if (op.access == Access::kNone) return op;

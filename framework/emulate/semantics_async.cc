@@ -83,21 +83,8 @@ void LaunchEvaluator::CostTensorCopy(const Instruction& in, size_t index, bool s
   const MemoryKind kind = store ? MemoryKind::kGlobalTmaStore : MemoryKind::kGlobalTmaLoad;
   if (sectors_not_counted_[kind]) return;
   const std::vector<Operand>& ops = in.operands;
-  const std::string& shape = in.modifiers.at(0);
-  const uint32_t rank = shape.size() == 2 && shape[1] == 'D' && shape[0] >= '1' && shape[0] <= '5'
-                            ? static_cast<uint32_t>(shape[0] - '0')
-                            : 0;
-  const auto uniform_block = [](const Operand& op) {
-    return op.kind == OperandKind::kMemory && op.base < 0 && op.uniform_base >= 0 &&
-           op.uniform_base != kUniformRegisterZero && op.offset == 0;
-  };
-  const bool form = rank != 0 &&
-                    (ops.size() == 2 || (ops.size() == 3 && ops[2].kind == OperandKind::kOther &&
-                                         ops[2].text.rfind("desc[", 0) == 0)) &&
-                    uniform_block(ops[0]) && uniform_block(ops[1]) &&
-                    ops[0].uniform_base + 2 + static_cast<int>(rank) <= kUniformRegisterZero &&
-                    ops[1].uniform_base + 2 <= kUniformRegisterZero;
-  if (!form)
+  const uint32_t rank = in.memory_op.tensor_rank;
+  if (rank == 0)
     return TensorCopiesNotCounted(Located(in) +
                                   " is a tensor copy whose operands the emulator does not read");
   const Value low = warp_->uniform[ops[1].uniform_base], high = warp_->uniform[ops[1].uniform_base + 1];

@@ -14,48 +14,6 @@
 #include "emulate/internal/sm90.h"
 
 namespace bankcheck::emulate::internal {
-namespace {
-
-// gdesc[URn]: a pair of uniform registers holding the A and B descriptors, neither transposed (a
-// transposed operand is written after the bracket).
-bool IsDescriptorOperand(const Operand& operand) {
-  const std::string& text = operand.text;
-  const std::string prefix = "gdesc[UR";
-  if (operand.kind != OperandKind::kOther || text.size() <= prefix.size() + 1 || text.rfind(prefix, 0) != 0 ||
-      text.back() != ']')
-    return false;
-  for (size_t at = prefix.size(); at + 1 < text.size(); ++at)
-    if (text[at] < '0' || text[at] > '9') return false;
-  return true;
-}
-
-// Why `in` is not the HGMMA form the measurements cover (sm90::kMeasuredWgmma), or nullopt: the
-// modifiers .64x64x16.F32 and the operands `Rd, gdesc[URa], Rc|RZ[, scale-d predicate][, gsb0]`
-// (the SS form: A and B from shared memory).
-std::optional<std::string> UnmeasuredWgmma(const Instruction& in) {
-  const std::string measure =
-      ": only HGMMA.64x64x16.F32 with both operands read through shared-memory descriptors (f16 inputs, "
-      "K-major) was measured (baselines/sm_90/wgmma_layouts.json); measure this form on an sm_90 GPU (a "
-      "case like kernels/wgmma_layouts.cu) before the emulator costs it";
-  bool measured = in.modifiers.size() == std::size(sm90::kMeasuredWgmmaModifiers);
-  for (size_t at = 0; measured && at < in.modifiers.size(); ++at)
-    measured = in.modifiers[at] == sm90::kMeasuredWgmmaModifiers[at];
-  if (!measured)
-    return in.opcode + " is a wgmma shape or type whose shared-memory cost is not measured" + measure;
-  const std::vector<Operand>& ops = in.operands;
-  if (ops.size() >= 2 && ops[1].kind == OperandKind::kRegister)
-    return in.opcode + " reads its A operand from registers (the RS form), not measured" + measure;
-  bool form = ops.size() >= 3 && ops[0].kind == OperandKind::kRegister &&
-              ops[0].index + sm90::WgmmaAccumulators(sm90::kMeasuredWgmma) <= kRegisterZero &&
-              IsDescriptorOperand(ops[1]) && ops[2].kind == OperandKind::kRegister && !ops[2].negate &&
-              !ops[2].invert && !ops[2].absolute;
-  for (size_t at = 3; form && at < ops.size(); ++at)
-    form = IsPredicate(ops[at]) || (ops[at].kind == OperandKind::kOther && ops[at].text == "gsb0");
-  if (!form) return in.opcode + " has operands of a form not measured" + measure;
-  return std::nullopt;
-}
-
-}  // namespace
 
 void LaunchEvaluator::CostShared(const Instruction& in, size_t index, uint32_t lanes) {
   const MemoryKind kind = in.info->shared_kind;
@@ -130,7 +88,7 @@ void LaunchEvaluator::ReadSources(const Instruction& in, uint32_t lanes,
 // behaviour is undefined. Its descriptors are not read: the measured cost is the same in every
 // GMMA layout.
 int LaunchEvaluator::CostWgmma(const Instruction& in, size_t index, uint32_t lanes) {
-  if (const std::optional<std::string> why = UnmeasuredWgmma(in)) Stop(in, *why);
+  if (!in.memory_op.unmeasured.empty()) Stop(in, in.memory_op.unmeasured);
   const uint64_t threads = uint64_t{launch_.block.x} * launch_.block.y * launch_.block.z;
   if (threads % sm90::kWarpgroupThreads != 0)
     Stop(in, Located(in) + " runs in a block of " + std::to_string(threads) +

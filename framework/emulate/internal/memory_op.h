@@ -7,6 +7,7 @@
 // (the counting pass stops, or leaves the memory's kinds not counted; the output pass stops).
 
 #include <cstdint>
+#include <string>
 
 #include "emulate/internal/opcodes.h"
 
@@ -54,6 +55,12 @@ struct MemoryOp {
   uint8_t registers = 1;
   // A sub-word load sign-extends (.S8, .S16).
   bool sign_extends = false;
+  // UTMALDG.<n>D [URa], [URm][, desc[URp]]: n (1 to 5); 0 for any other form or instruction (its
+  // global reads are then not counted).
+  uint8_t tensor_rank = 0;
+  // HGMMA: why its form is not the one measured (sm90::kMeasuredWgmma); empty when it is, and for any
+  // other instruction.
+  std::string unmeasured;
 };
 
 // The MemoryOp of `in`, whose opcode row, modifiers and operands are read (Access::kNone for an

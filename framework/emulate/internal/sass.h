@@ -95,7 +95,7 @@ struct Instruction {
   std::string unreadable;
 
   // Whether any of the modifiers `bits` (mod::k*) is present.
-  bool Is(uint64_t bits) const { return (decoded.bits & bits) != 0; }
+  bool Is(mod::Bits bits) const { return (decoded.bits & bits) != 0; }
   // "LDS.128 at pc 0x01a0"
   std::string Where() const;
 };
