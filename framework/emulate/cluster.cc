@@ -43,14 +43,10 @@ void LaunchEvaluator::GenericAccess(const Instruction& in, size_t index, uint32_
                    "shared memory, but " +
                    what);
   };
-  const Operand* address = nullptr;
-  for (const Operand& operand : in.operands)
-    if (operand.kind == OperandKind::kMemory || operand.kind == OperandKind::kGlobalMemory)
-      address = &operand;
-  // A generic address is 64 bits: a register pair (desc[UR][R.64], or [R] with .E).
-  if (address == nullptr || (address->kind == OperandKind::kMemory && !in.Is(mod::kE)) ||
-      (address->uniform_base >= 0 && address->uniform_base != kUniformRegisterZero) || address->base_uniform)
-    return unknown("its address is a form the emulator does not read");
+  // A generic address is 64 bits: a register pair plus an offset (MemoryOp's AddressForm::kWide).
+  const MemoryOp& op = in.memory_op;
+  if (op.form != AddressForm::kWide) return unknown("its address is a form the emulator does not read");
+  const Operand& address = in.operands[static_cast<size_t>(op.address)];
   const uint32_t own = ClusterRank(ctaid_, launch_.cluster);
   const uint32_t blocks = ClusterBlocks(launch_.cluster);
   uint32_t remote = 0, elsewhere = 0;
@@ -59,12 +55,10 @@ void LaunchEvaluator::GenericAccess(const Instruction& in, size_t index, uint32_
     const Value guard = Guard(in, lane);
     if (guard.known() && !guard.bits) continue;
     if (!guard.known()) return unknown("whether it runs is not known");
-    uint64_t bits = 0;
-    const Value base = ReadRegisterPair(
-        OperandKind::kRegister, address->base >= 0 ? address->base : kRegisterZero, lane, index, &bits);
-    if (!base.known()) return unknown("its address is not known");
-    if (base.block.any()) not_affine_ = true;  // whose memory it reaches depends on the block
-    bits += static_cast<uint64_t>(address->offset);
+    const LaneAddress read = ReadAddress(address, op.form, lane);
+    if (!read.value.known()) return unknown("its address is not known");
+    if (read.block_dependent) not_affine_ = true;  // whose memory it reaches depends on the block
+    const uint64_t bits = read.bits;
     if (static_cast<uint32_t>(bits >> 32) != sm90::kSharedWindowHighWord) {
       ++elsewhere;
       continue;
@@ -89,7 +83,7 @@ void LaunchEvaluator::GenericAccess(const Instruction& in, size_t index, uint32_
                  " writes another block's shared memory: the GPU's counts of distributed shared "
                  "stores and atomics were not measured");
   // smsp__sass_inst_executed_op_dshared: one per warp that runs it; no wavefront counter exists.
-  ++rows_[{index, MemoryKind::kSharedDsmem}].executions;
+  Count(index, MemoryKind::kSharedDsmem, 0, 0);
 }
 
 }  // namespace bankcheck::emulate::internal

@@ -113,7 +113,8 @@ Emulation Emulate(const Module& module, const LaunchToEmulate& launch, const Emu
     run = &clustered;
   }
   Rows rows;
-  LaunchEvaluator evaluator(kernel, *run, limits);
+  CountingMemory counting;
+  LaunchEvaluator evaluator(kernel, *run, limits, counting);
   try {
     rows = evaluator.Run();
     emulation.evaluated_blocks = evaluator.evaluated_blocks();

@@ -283,6 +283,21 @@ TEST(EmulateTest, RegisterToPredicatesSetsTheMasksPredicates) {
               HasSubstr("R2P is a form the emulator does not understand"));
 }
 
+// ATOMG's first operand is a predicate (PT); the register after it receives the old value, which the
+// counting pass does not know (MemoryOp::destination: the register before the address).
+TEST(EmulateTest, AGlobalAtomicsReturnedRegisterIsUnknownBehindItsPredicate) {
+  const Module module = Listing(R"(
+        /*0040*/                   MOV R7, R0 ;
+        /*0050*/                   ATOMG.E.ADD.STRONG.GPU PT, R7, desc[UR6][R2.64], R0 ;
+        /*0060*/                   LDS R6, [R7+UR4] ;
+        /*0070*/                   EXIT ;
+)");
+  const Emulation emulation = Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(emulation.undecided);  // the LDS's address is the atomic's old value
+  EXPECT_EQ(emulation.undecided->pc, 0x60u);
+  EXPECT_THAT(emulation.undecided->reason, HasSubstr("a load from memory (ATOMG.E.ADD.STRONG.GPU"));
+}
+
 TEST(EmulateTest, SharedAtomicsAreCostedAndTheirResultsUnknown) {
   const Module module = Listing(R"(
         /*0040*/                   IMAD.SHL.U32 R2, R0, 0x8, RZ ;

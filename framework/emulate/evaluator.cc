@@ -15,10 +15,13 @@ constexpr size_t kMaxConditions = size_t{1} << 16;
 
 }  // namespace
 
-Rows LaunchEvaluator::Run() {
-  if (output_ != nullptr) StopLaunch("the output pass's evaluator counts nothing");
-  return CountGrid(launch_.grid, limits_.group_blocks, meter_,
-                   [this](const Dim3& block) { return RunBlock(block); });
+Rows CountingMemory::RunGrid(LaunchEvaluator& evaluator) {
+  return CountGrid(evaluator.launch_.grid, evaluator.limits_.group_blocks, evaluator.meter_,
+                   [&evaluator](const Dim3& block) { return evaluator.RunBlock(block); });
+}
+
+void CountingMemory::Barrier(LaunchEvaluator& evaluator, const Instruction&, uint32_t mask) {
+  evaluator.Advance(mask);
 }
 
 EvaluatedBlock LaunchEvaluator::RunBlock(const Dim3& ctaid) {

@@ -306,19 +306,16 @@ bool MayWriteGlobal(const Kernel& kernel) {
                      [](const Instruction& instruction) { return MayWriteGlobal(instruction); });
 }
 
-std::optional<std::array<uint32_t, 4>> KnownLoad(const Instruction& instruction, const KnownMemory& memory,
-                                                 uint64_t address, bool kernel_writes_global) {
-  if (instruction.info == nullptr || instruction.info->memory != Memory::kGlobal ||
-      instruction.info->semantics != Semantics::kLoad || !instruction.Is(mod::kE))
-    return std::nullopt;
+bool KnownLoad(const Instruction& instruction, const KnownMemory& memory, uint64_t address,
+               bool kernel_writes_global, uint8_t* bytes) {
+  const MemoryOp& op = instruction.memory_op;
+  if (op.memory != Memory::kGlobal || op.access != Access::kLoad || op.form != AddressForm::kWide)
+    return false;
   // ld.global.nc promises the bytes do not change while the kernel runs; any other load reads
   // them as the launch found them only when no instruction of the kernel may write global memory.
-  if (kernel_writes_global && !instruction.Is(mod::kConstant)) return std::nullopt;
-  const uint32_t bytes = instruction.decoded.access_bytes;
-  if (address % bytes != 0) return std::nullopt;  // the GPU faults
-  uint8_t raw[16] = {};
-  if (!memory.Read(address, bytes, raw)) return std::nullopt;
-  return LoadedWords(instruction, raw, bytes);
+  if (kernel_writes_global && !instruction.Is(mod::kConstant)) return false;
+  if (address % op.bytes != 0) return false;  // the GPU faults
+  return memory.Read(address, op.bytes, bytes);
 }
 
 }  // namespace internal

@@ -4,8 +4,6 @@
 #include <iterator>
 #include <string_view>
 
-#include "bankcheck/bank_model.h"
-
 namespace bankcheck::emulate::internal {
 namespace {
 
@@ -19,7 +17,7 @@ constexpr OpcodeInfo kTable[] = {
 
 struct ModifierName {
   const char* text;
-  uint64_t bit;
+  mod::Bits bit;
 };
 constexpr ModifierName kModifiers[] = {
 #define MODIFIER(name, text) {text, mod::name},
@@ -42,11 +40,23 @@ const OpcodeInfo* OpcodeTable(size_t* count) {
 
 DecodedModifiers DecodeModifiers(const OpcodeInfo* info, const std::vector<std::string>& modifiers) {
   DecodedModifiers decoded;
-  for (const std::string& text : modifiers)
+  // Only the 32-bit integer atomics, told by an allow-list of modifiers: a float add (.F32, .F32x2,
+  // .F32x4, .F16x2, ...) rounds as the GPU's atomic unit does, which no vector checks, and 64-bit forms
+  // are not followed. A modifier not listed (in this list, or in modifiers.def) leaves the atomic not
+  // computed.
+  constexpr mod::Bits kIntegerAtomic = mod::kE | mod::kAdd | mod::kPopc | mod::kInc | mod::k32 |
+                                       mod::kStrong | mod::kGpu | mod::kSys | mod::kSm | mod::kCta |
+                                       mod::kU32 | mod::kS32;
+  bool integer = true;
+  for (const std::string& text : modifiers) {
+    mod::Bits bit = 0;
     for (const ModifierName& name : kModifiers)
-      if (text == name.text) decoded.bits |= name.bit;
-  const auto has = [&](uint64_t bits) { return (decoded.bits & bits) != 0; };
-  static constexpr std::pair<uint64_t, Test> kTests[] = {
+      if (text == name.text) bit = name.bit;
+    decoded.bits |= bit;
+    integer = integer && (bit & kIntegerAtomic) != 0;
+  }
+  const auto has = [&](mod::Bits bits) { return (decoded.bits & bits) != 0; };
+  static constexpr std::pair<mod::Bits, Test> kTests[] = {
       {mod::kLt, Test::kLess},    {mod::kLe, Test::kLessOrEqual},
       {mod::kGt, Test::kGreater}, {mod::kGe, Test::kGreaterOrEqual},
       {mod::kEq, Test::kEqual},   {mod::kNe, Test::kNotEqual},
@@ -66,50 +76,28 @@ DecodedModifiers DecodeModifiers(const OpcodeInfo* info, const std::vector<std::
     decoded.width = static_cast<uint8_t>(info->registers);
   else
     decoded.width = has(mod::k128) ? 4 : has(mod::k64) ? 2 : 1;
-  const bool matrix =
-      info != nullptr && (info->memory == Memory::kSharedLdmatrix || info->memory == Memory::kSharedStmatrix);
-  if (matrix)
-    decoded.access_bytes = kMatrixRowBytes;
-  else if (has(mod::kU8 | mod::kS8))
-    decoded.access_bytes = 1;
-  else if (has(mod::kU16 | mod::kS16))
-    decoded.access_bytes = 2;
-  else if (has(mod::k64))
-    decoded.access_bytes = 8;
-  else if (has(mod::k128))
-    decoded.access_bytes = 16;
   decoded.matrices = has(mod::k4) ? 4 : has(mod::k2) ? 2 : 1;
-  const auto named = [&](std::string_view text) {
-    return std::find(modifiers.begin(), modifiers.end(), text) != modifiers.end();
-  };
-  decoded.transposed = named("MT88");
-  static constexpr std::pair<std::string_view, Test> kUnordered[] = {
-      {"LTU", Test::kLess},           {"LEU", Test::kLessOrEqual}, {"GTU", Test::kGreater},
-      {"GEU", Test::kGreaterOrEqual}, {"EQU", Test::kEqual},       {"NEU", Test::kNotEqual}};
-  for (const auto& [text, test] : kUnordered)
-    if (decoded.test == Test::kNone && named(text)) {
+  decoded.transposed = has(mod::kMt88);
+  static constexpr std::pair<mod::Bits, Test> kUnordered[] = {
+      {mod::kLtu, Test::kLess},           {mod::kLeu, Test::kLessOrEqual}, {mod::kGtu, Test::kGreater},
+      {mod::kGeu, Test::kGreaterOrEqual}, {mod::kEqu, Test::kEqual},       {mod::kNeu, Test::kNotEqual}};
+  for (const auto& [bit, test] : kUnordered)
+    if (decoded.test == Test::kNone && has(bit)) {
       decoded.test = test;
       decoded.unordered = true;
     }
-  if (named("NAN")) decoded.nan_test = DecodedModifiers::NanTest::kNan;
-  if (named("NUM")) decoded.nan_test = DecodedModifiers::NanTest::kNumber;
+  if (has(mod::kNan)) decoded.nan_test = DecodedModifiers::NanTest::kNan;
+  if (has(mod::kNum)) decoded.nan_test = DecodedModifiers::NanTest::kNumber;
   using Mode = DecodedModifiers::ShuffleMode;
-  static constexpr std::pair<std::string_view, Mode> kModes[] = {
-      {"IDX", Mode::kIndex}, {"UP", Mode::kUp}, {"DOWN", Mode::kDown}, {"BFLY", Mode::kButterfly}};
-  for (const auto& [text, mode] : kModes)
-    if (named(text)) decoded.shuffle = mode;
-  // Only the 32-bit integer forms, told by an allow-list of modifiers: a float add (.F32, .F32x2,
-  // .F32x4, .F16x2, ...) rounds as the GPU's atomic unit does, which no vector checks, and 64-bit forms
-  // are not followed. A modifier not listed leaves the atomic not computed.
-  static constexpr std::string_view kIntegerAtomic[] = {"E",   "ADD", "POPC", "INC", "32",  "STRONG",
-                                                        "GPU", "SYS", "SM",   "CTA", "U32", "S32"};
-  const bool integer = std::all_of(modifiers.begin(), modifiers.end(), [](const std::string& modifier) {
-    return std::find(std::begin(kIntegerAtomic), std::end(kIntegerAtomic), modifier) !=
-           std::end(kIntegerAtomic);
-  });
-  if (named("ADD") && integer)
+  static constexpr std::pair<mod::Bits, Mode> kModes[] = {{mod::kIdx, Mode::kIndex},
+                                                          {mod::kUp, Mode::kUp},
+                                                          {mod::kDown, Mode::kDown},
+                                                          {mod::kBfly, Mode::kButterfly}};
+  for (const auto& [bit, mode] : kModes)
+    if (has(bit)) decoded.shuffle = mode;
+  if (has(mod::kAdd) && integer)
     decoded.atomic = AtomicOp::kAdd;
-  else if (named("POPC") && named("INC") && integer)
+  else if (has(mod::kPopc) && has(mod::kInc) && integer)
     decoded.atomic = AtomicOp::kIncrement;
   return decoded;
 }

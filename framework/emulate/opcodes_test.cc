@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/bank_model.h"
 #include "emulate/internal/sass.h"
 #include "emulate/internal/sm90.h"
 
@@ -19,26 +18,20 @@ DecodedModifiers Decode(const std::string& opcode, const std::vector<std::string
 TEST(DecodeModifiersTest, ComparisonSignednessAndCombination) {
   const DecodedModifiers isetp = Decode("ISETP", {"GE", "U32", "AND"});
   EXPECT_EQ(isetp.test, internal::Test::kGreaterOrEqual);
-  EXPECT_NE(isetp.bits & mod::kU32, 0u);
-  EXPECT_NE(isetp.bits & mod::kAnd, 0u);
-  EXPECT_EQ(isetp.bits & mod::kOr, 0u);
+  EXPECT_TRUE((isetp.bits & mod::kU32) != 0);
+  EXPECT_TRUE((isetp.bits & mod::kAnd) != 0);
+  EXPECT_TRUE((isetp.bits & mod::kOr) == 0);
   EXPECT_EQ(Decode("ISETP", {"NE", "OR"}).test, internal::Test::kNotEqual);
   EXPECT_EQ(Decode("ISETP", {"AND"}).test, internal::Test::kNone);  // no comparison: the evaluator stops
 }
 
-TEST(DecodeModifiersTest, WidthsAndSharedAccessBytes) {
+// Bytes per lane are the memory op's (memory_op_test.cc).
+TEST(DecodeModifiersTest, WidthsAndMatrices) {
   EXPECT_EQ(Decode("LDS", {"128"}).width, 4);
-  EXPECT_EQ(Decode("LDS", {"128"}).access_bytes, 16);
   EXPECT_EQ(Decode("LDS", {"64"}).width, 2);
-  EXPECT_EQ(Decode("LDS", {"64"}).access_bytes, 8);
-  EXPECT_EQ(Decode("LDS", {"U16"}).access_bytes, 2);
-  EXPECT_EQ(Decode("STS", {"U8"}).access_bytes, 1);
-  EXPECT_EQ(Decode("LDS", {}).access_bytes, 4);
   EXPECT_EQ(Decode("DADD", {}).width, 2);  // the table's width: double precision is a pair
   EXPECT_EQ(Decode("HMMA", {"16816", "F32"}).width, 4);
-  const DecodedModifiers ldsm = Decode("LDSM", {"16", "M88", "4"});
-  EXPECT_EQ(ldsm.matrices, 4);
-  EXPECT_EQ(ldsm.access_bytes, kMatrixRowBytes);
+  EXPECT_EQ(Decode("LDSM", {"16", "M88", "4"}).matrices, 4);
   EXPECT_EQ(Decode("STSM", {"16", "M88", "2"}).matrices, 2);
 }
 
@@ -47,6 +40,27 @@ TEST(DecodeModifiersTest, Rounding) {
   EXPECT_EQ(Decode("I2F", {"U32", "RP"}).rounding, Rounding::kUp);
   EXPECT_EQ(Decode("F2I", {"FLOOR"}).rounding, Rounding::kDown);
   EXPECT_EQ(Decode("I2F", {}).rounding, Rounding::kNearest);
+}
+
+// Every modifier the evaluator reads is a row of modifiers.def: the tests, modes and atomic forms
+// below are derived from those bits, never from the text.
+TEST(DecodeModifiersTest, UnorderedTestsShuffleModesTranspositionAndIntegerAtomics) {
+  const DecodedModifiers ltu = Decode("FSETP", {"LTU", "AND"});
+  EXPECT_EQ(ltu.test, internal::Test::kLess);
+  EXPECT_TRUE(ltu.unordered);
+  EXPECT_FALSE(Decode("FSETP", {"LT", "AND"}).unordered);
+  EXPECT_EQ(Decode("FSETP", {"NAN", "AND"}).nan_test, DecodedModifiers::NanTest::kNan);
+  EXPECT_EQ(Decode("FSETP", {"NUM", "AND"}).nan_test, DecodedModifiers::NanTest::kNumber);
+  EXPECT_EQ(Decode("SHFL", {"BFLY", "PT"}).shuffle, DecodedModifiers::ShuffleMode::kButterfly);
+  EXPECT_EQ(Decode("SHFL", {"IDX"}).shuffle, DecodedModifiers::ShuffleMode::kIndex);
+  EXPECT_TRUE(Decode("LDSM", {"16", "MT88", "4"}).transposed);
+  EXPECT_FALSE(Decode("LDSM", {"16", "M88", "4"}).transposed);
+  EXPECT_EQ(Decode("ATOMG", {"E", "ADD", "STRONG", "GPU"}).atomic, AtomicOp::kAdd);
+  EXPECT_EQ(Decode("ATOMS", {"POPC", "INC", "32"}).atomic, AtomicOp::kIncrement);
+  // A float or 64-bit add, or any modifier outside the allow-list, is not an integer add.
+  EXPECT_EQ(Decode("ATOMG", {"E", "ADD", "F32", "FTZ", "RN", "STRONG", "GPU"}).atomic, AtomicOp::kOther);
+  EXPECT_EQ(Decode("RED", {"E", "ADD", "64", "STRONG", "GPU"}).atomic, AtomicOp::kOther);
+  EXPECT_EQ(Decode("ATOMS", {"CAS"}).atomic, AtomicOp::kOther);
 }
 
 TEST(OpcodeTableTest, SharedRowsNameTheirKindAndUniformRowsTheirScope) {

@@ -25,7 +25,7 @@ Value LaunchEvaluator::ReadConstant(size_t index, uint32_t bank, uint64_t offset
   if (offset == sm90::kStackPointerOffset && bytes == 4) return Known(sm90::kStandInStackTop);
   const uint32_t base = kernel_.info.param_base;
   // The parameters' generic address (sm90.h): a stand-in the counting pass follows into UTMALDG.
-  if (output_ == nullptr && bytes == 4 && sm90::kParameterWindowOffset + 8 <= base &&
+  if (memory_.KnowsParameterWindow() && bytes == 4 && sm90::kParameterWindowOffset + 8 <= base &&
       (offset == sm90::kParameterWindowOffset || offset == sm90::kParameterWindowOffset + 4))
     return Known(offset == sm90::kParameterWindowOffset ? base : sm90::kParameterWindowHighWord);
   if (offset >= base) {

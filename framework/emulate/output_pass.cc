@@ -120,20 +120,24 @@ bool LaunchStores::Runs(const KnownMemory* found, uint64_t max_runs,
   return true;
 }
 
-void LaunchEvaluator::ComputeGrid() {
-  const Dim3& grid = launch_.grid;
+Rows ValuesMemory::RunGrid(LaunchEvaluator& evaluator) {
+  evaluator_ = &evaluator;
+  Meter& meter = evaluator.meter_;
+  const Dim3& grid = evaluator.launch_.grid;
   for (uint32_t z = 0; z < grid.z; ++z)
     for (uint32_t y = 0; y < grid.y; ++y)
       for (uint32_t x = 0; x < grid.x; ++x) {
         // A block costs one instruction at least: a grid of empty blocks ends too.
-        if (!meter_.SpendInstructions(1)) StopLaunch(meter_.WhyInstructions());
-        RunBlockWithValues(Dim3{x, y, z});
+        if (!meter.SpendInstructions(1)) StopLaunch(meter.WhyInstructions());
+        RunBlock(Dim3{x, y, z});
         if (x + y + z != 0) continue;
         // The first block's cost times the grid's blocks: a launch over the limit stops now, not there.
         const uint64_t blocks = uint64_t{grid.x} * grid.y * grid.z;
-        const uint64_t first = meter_.instructions_spent();
-        if (first > meter_.instructions_allowed() / blocks) StopLaunch(OverOutputLimit(first * blocks));
+        const uint64_t first = meter.instructions_spent();
+        if (first > meter.instructions_allowed() / blocks)
+          StopLaunch(evaluator.OverOutputLimit(first * blocks));
       }
+  return evaluator.rows_;  // every block's: they add up
 }
 
 std::string LaunchEvaluator::OverOutputLimit(uint64_t estimate) const {
@@ -145,48 +149,49 @@ std::string LaunchEvaluator::OverOutputLimit(uint64_t estimate) const {
          ": set " + kOutputLimitVariable + " to more [about " + std::to_string(estimate) + " for the launch]";
 }
 
-void LaunchEvaluator::RunBlockWithValues(const Dim3& ctaid) {
-  ++output_->block;
-  ++evaluated_blocks_;
-  ctaid_ = ctaid;
+void ValuesMemory::RunBlock(const Dim3& ctaid) {
+  LaunchEvaluator& ev = *evaluator_;
+  ++block_;
+  ++ev.evaluated_blocks_;
+  ev.ctaid_ = ctaid;
   // Emptied, its capacity kept for the next block (rows_ add up over the blocks).
-  conditions_.comparisons.clear();
-  conditions_.address_steps.clear();
-  mbarriers_.clear();
-  tensor_copies_ = 0;
-  const uint64_t shared_bytes = uint64_t{kernel_.info.static_shared_bytes} + launch_.dynamic_shared_bytes;
-  output_->shared.assign(shared_bytes + kSharedSlack, 0);
-  output_->shared_known.assign(shared_bytes + kSharedSlack, 0);  // shared memory starts unknown
-  output_->local.clear();
-  const uint32_t threads = launch_.block.x * launch_.block.y * launch_.block.z;
+  ev.conditions_.comparisons.clear();
+  ev.conditions_.address_steps.clear();
+  ev.mbarriers_.clear();
+  ev.tensor_copies_ = 0;
+  const LaunchToEmulate& launch = ev.launch_;
+  const uint64_t shared_bytes = uint64_t{ev.kernel_.info.static_shared_bytes} + launch.dynamic_shared_bytes;
+  shared_.assign(shared_bytes + kSharedSlack, 0);
+  shared_known_.assign(shared_bytes + kSharedSlack, 0);  // shared memory starts unknown
+  local_.clear();
+  const uint32_t threads = launch.block.x * launch.block.y * launch.block.z;
   const uint32_t warps = (threads + kWarpSize - 1) / kWarpSize;
   if (warps == 1) {  // its own barriers order nothing: run it through, in place
-    warp_->Reset(threads == 32 ? 0xffffffffu : (1u << threads) - 1, kernel_.registers);
-    warp_index_ = 0;
+    ev.warp_->Reset(threads == 32 ? 0xffffffffu : (1u << threads) - 1, ev.kernel_.registers);
+    ev.warp_index_ = 0;
     do {
-      output_->at_barrier = false;
-      RunWarp();
-    } while (output_->at_barrier);
+      at_barrier_ = false;
+      ev.RunWarp();
+    } while (at_barrier_);
     return;
   }
-  std::vector<WarpState>& parked = output_->warps;
-  if (parked.size() < warps) parked.resize(warps);
+  if (warps_.size() < warps) warps_.resize(warps);
   std::vector<bool> running(warps, true);
   for (uint32_t w = 0; w < warps; ++w) {
     const uint32_t lanes = std::min<uint32_t>(kWarpSize, threads - w * kWarpSize);
-    parked[w].Reset(lanes == 32 ? 0xffffffffu : (1u << lanes) - 1, kernel_.registers);
+    warps_[w].Reset(lanes == 32 ? 0xffffffffu : (1u << lanes) - 1, ev.kernel_.registers);
   }
   // Rounds: every warp still running runs to its next block barrier or its end; a barrier is passed
   // when every warp that has not ended reached it, which a round ensures.
   for (uint32_t left = warps; left > 0;) {
     for (uint32_t w = 0; w < warps; ++w) {
       if (!running[w]) continue;
-      warp_ = &parked[w];
-      warp_index_ = w;
-      output_->at_barrier = false;
-      RunWarp();
-      warp_ = &own_warp_;
-      if (!output_->at_barrier) {
+      ev.warp_ = &warps_[w];
+      ev.warp_index_ = w;
+      at_barrier_ = false;
+      ev.RunWarp();
+      ev.warp_ = &ev.own_warp_;
+      if (!at_barrier_) {
         running[w] = false;
         --left;
       }
@@ -194,19 +199,25 @@ void LaunchEvaluator::RunBlockWithValues(const Dim3& ctaid) {
   }
 }
 
-void LaunchEvaluator::BlockBarrier(const Instruction& in, uint32_t mask) {
+void ValuesMemory::Barrier(LaunchEvaluator& evaluator, const Instruction& in, uint32_t mask) {
   // BAR.SYNC 0x0: barrier 0 for every thread of the block (__syncthreads()). A named barrier of part of
   // the block (a thread count, bar.arrive) orders warps in a way the rounds do not follow.
   if (!in.Is(mod::kSync) || in.Is(mod::kArv) || in.operands.size() != 1 ||
       in.operands[0].kind != OperandKind::kImmediate || in.operands[0].value != 0)
     Stop(in, Located(in) + " is a barrier of part of the block, whose order the output pass does not follow");
-  const uint32_t lanes = Decide(in, mask, "whether it runs");
-  if (lanes != (warp_->present & ~warp_->exited) || warp_->waiting != 0)
+  const uint32_t lanes = evaluator.Decide(in, mask, "whether it runs");
+  const WarpState& warp = *evaluator.warp_;
+  if (lanes != (warp.present & ~warp.exited) || warp.waiting != 0)
     Stop(in, Located(in) +
                  " is reached by part of its warp's lanes: the output pass follows block barriers "
                  "that whole warps reach");
-  Advance(mask);
-  output_->at_barrier = true;
+  evaluator.Advance(mask);
+  at_barrier_ = true;
+}
+
+void ValuesMemory::TensorCopyOrMbarrier(const Instruction& in) const {
+  Stop(in, in.base + " is not computed by the output pass (" + Located(in) +
+               "): the shared memory it orders or writes is not followed");
 }
 
 }  // namespace internal
@@ -228,10 +239,11 @@ ComputedOutputs ComputeOutputs(const Module& module, const LaunchToEmulate& laun
     return not_computed(*why);
   if (cluster != Dim3{})
     return not_computed("a launch in thread-block clusters: the output pass runs one block at a time");
-  internal::OutputPass pass;
-  LaunchEvaluator evaluator(kernel, launch, limits, &pass);
+  internal::ValuesMemory pass;
+  LaunchEvaluator evaluator(kernel, launch, limits, pass);
+  internal::Rows rows;
   try {
-    evaluator.ComputeGrid();
+    rows = evaluator.Run();
   } catch (const internal::Undecidable& undecidable) {
     outputs.not_computed = undecidable.undecided;
     // Past the limit in a block that cost more than the first: the output pass's limit, named.
@@ -248,7 +260,7 @@ ComputedOutputs ComputeOutputs(const Module& module, const LaunchToEmulate& laun
                         " separate runs of bytes (bytes it did not know between them), over the output "
                         "pass's limit");
   }
-  outputs.record = internal::CountedRecord(kernel, launch, evaluator.computed_rows(), evaluator);
+  outputs.record = internal::CountedRecord(kernel, launch, rows, evaluator);
   return outputs;
 }
 

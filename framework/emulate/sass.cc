@@ -147,6 +147,7 @@ void ParseAddress(const std::string& whole, const std::string& inside, Operand& 
     if (!ParseRegisterName(name, &kind, &index)) Unreadable(whole, "\"" + item + "\" is not a register");
     if (kind == OperandKind::kRegister && operand.base < 0) {
       operand.base = index;
+      operand.pair = suffix == "64";
     } else if (kind == OperandKind::kUniformRegister && operand.uniform_base < 0) {
       operand.uniform_base = index;
     } else {
@@ -409,6 +410,7 @@ std::map<std::string, Kernel, std::less<>> ReadKernels(const std::string& nvdisa
         instruction.unreadable = error.what();
         instruction.operands.clear();
       }
+      instruction.memory_op = DecodeMemoryOp(instruction);
       for (const std::string& label : disassembled.labels) label_index[label] = kernel.code.size();
       kernel.index_of_pc[pc] = kernel.code.size();
       kernel.code.push_back(std::move(instruction));

@@ -18,15 +18,6 @@
 namespace bankcheck::emulate::internal {
 namespace {
 
-// A lane's bytes per access: the width modifiers of the access (an atomic's .64, .F64).
-uint32_t AccessBytes(const Instruction& in) {
-  if (in.Is(mod::kU8) || in.Is(mod::kS8)) return 1;
-  if (in.Is(mod::kU16) || in.Is(mod::kS16)) return 2;
-  if (in.Is(mod::k64) || in.Is(mod::kU64) || in.Is(mod::kS64) || in.Is(mod::kF64)) return 8;
-  if (in.Is(mod::k128)) return 16;
-  return 4;
-}
-
 // Whether another block counted with this one (block_groups.h) has this block's sectors: every
 // lane's address moves by the same step . (c - this block), which keeps each local lane's word
 // order when a multiple of 4 bytes; a global access's sectors are checked at every shift that step
@@ -79,19 +70,15 @@ void LaunchEvaluator::CostSectors(const Instruction& in, size_t index, uint32_t 
   const MemoryKind kind = *SectorKindOf(in.info->semantics, in.info->memory);
   const MemorySpace space = InfoOf(kind).space;
   if (sectors_not_counted_[kind]) return;
-  const bool generic = IsGeneric(in.info->memory), local = space == MemorySpace::kLocal;
+  const MemoryOp& op = in.memory_op;
+  const bool generic = op.generic, local = space == MemorySpace::kLocal;
   const bool clustered = launch_.cluster != Dim3{};
-  const Operand* address = nullptr;
-  for (const Operand& operand : in.operands)
-    if (operand.kind == OperandKind::kMemory || operand.kind == OperandKind::kGlobalMemory)
-      address = &operand;
   const auto where = [&] { return " of " + Located(in); };  // only for a note: most accesses need none
-  // Global and generic addresses are a 64-bit register pair plus an offset (desc[URd][R.64+o], or
-  // [R.64+o] with .E); local ones a 32-bit register, a uniform register and an offset.
-  if (address == nullptr || address->base_uniform || (!local && !IsGlobalAddressForm(in, *address)))
+  if (op.form != AddressForm::kOffset && op.form != AddressForm::kWide)
     return NotCounted(space, "the address" + where() + " is a form the emulator does not read");
+  const Operand& address = in.operands[static_cast<size_t>(op.address)];
   WarpAccess access;
-  access.bytes = AccessBytes(in);
+  access.bytes = op.bytes;
   std::optional<BlockDependence> moves;  // the first lane's dependence on the block
   bool varies = false;                   // another lane's differs
   bool in_shared_window = false;
@@ -100,21 +87,10 @@ void LaunchEvaluator::CostSectors(const Instruction& in, size_t index, uint32_t 
     const Value guard = Guard(in, lane);
     if (guard.known() && !guard.bits) continue;
     if (!guard.known()) return NotCounted(space, "whether a lane runs" + where() + " is not known");
-    const auto read = [&](int number) {
-      return number < 0 || number == kRegisterZero ? Known(0) : warp_->registers[number * kWarpSize + lane];
-    };
-    Value low = read(address->base), high = local ? Known(0) : read(address->base + 1);
-    if (local && address->uniform_base >= 0 && address->uniform_base != kUniformRegisterZero) {
-      const Value uniform = warp_->uniform[address->uniform_base];
-      low = Affine(low.bits + uniform.bits, Plus(low.block, uniform.block), low, uniform);
-    }
-    if (address->base < 0 || address->base == kRegisterZero) high = Known(0);
-    for (const Value& value : {low, high})
-      if (!value.known())
-        return NotCounted(space, OriginText(kernel_, value.origin) + " feeds the address" + where());
-    uint64_t bits =
-        ((local ? 0 : uint64_t{high.bits} << 32) | low.bits) + static_cast<uint64_t>(address->offset);
-    if (local) bits &= 0xffffffffu;
+    const LaneAddress read = ReadAddress(address, op.form, lane);
+    if (!read.value.known())
+      return NotCounted(space, OriginText(kernel_, read.value.origin) + " feeds the address" + where());
+    const uint64_t bits = read.bits;
     if (generic && static_cast<uint32_t>(bits >> 32) == sm90::kSharedWindowHighWord) {
       in_shared_window = true;
       continue;
@@ -123,8 +99,8 @@ void LaunchEvaluator::CostSectors(const Instruction& in, size_t index, uint32_t 
       return NotCounted(space, Located(in) +
                                    " reaches the kernel's parameters through their generic address, whose "
                                    "traffic no counter was measured for");
-    if (moves && !(*moves == low.block)) varies = true;
-    if (!moves) moves = low.block;
+    if (moves && !(*moves == read.value.block)) varies = true;
+    if (!moves) moves = read.value.block;
     access.SetLane(lane, bits);
   }
   if (in_shared_window) {
@@ -150,10 +126,7 @@ void LaunchEvaluator::CostSectors(const Instruction& in, size_t index, uint32_t 
   } catch (const Error& error) {
     return NotCounted(space, "the access" + where() + ": " + error.what());
   }
-  Row& row = rows_[{index, kind}];
-  ++row.executions;
-  row.wavefronts += cost.sectors;
-  row.ideal += cost.ideal;
+  Count(index, kind, cost.sectors, cost.ideal);
 }
 
 void LaunchEvaluator::CostCopySources(const Instruction& in, size_t index, const WarpCopy& copy) {
@@ -168,10 +141,14 @@ void LaunchEvaluator::CostCopySources(const Instruction& in, size_t index, const
   } catch (const Error& error) {
     return NotCounted(MemorySpace::kGlobal, "the global source of " + Located(in) + ": " + error.what());
   }
+  Count(index, kind, cost.sectors, cost.ideal);
+}
+
+void LaunchEvaluator::Count(size_t index, MemoryKind kind, uint64_t wavefronts, uint64_t ideal) {
   Row& row = rows_[{index, kind}];
   ++row.executions;
-  row.wavefronts += cost.sectors;
-  row.ideal += cost.ideal;
+  row.wavefronts += wavefronts;
+  row.ideal += ideal;
 }
 
 }  // namespace bankcheck::emulate::internal

@@ -34,12 +34,7 @@ constexpr uint32_t kMbarrierCountLimit = 1u << 20;
 void LaunchEvaluator::Asynchronous(const Instruction& in, size_t index, uint32_t mask) {
   const uint32_t lanes = Decide(in, mask, "whether it runs");
   if (lanes == 0) return;
-  // A tensor copy writes shared memory the output pass does not follow, and an mbarrier's waits order
-  // warps the rounds of output_pass.cc do not.
-  if (output_ != nullptr && in.info->semantics != Semantics::kElect)
-    Stop(in, in.base + " is not computed by the output pass (" + Located(in) +
-                 "): the shared memory it "
-                 "orders or writes is not followed");
+  if (in.info->semantics != Semantics::kElect) memory_.TensorCopyOrMbarrier(in);
   switch (in.info->semantics) {
     case Semantics::kTensorLoad:
       // UTMALDG.<n>D [shared, mbarrier, coordinates], [tensor map][, desc]: a tile, no multicast or
@@ -88,21 +83,8 @@ void LaunchEvaluator::CostTensorCopy(const Instruction& in, size_t index, bool s
   const MemoryKind kind = store ? MemoryKind::kGlobalTmaStore : MemoryKind::kGlobalTmaLoad;
   if (sectors_not_counted_[kind]) return;
   const std::vector<Operand>& ops = in.operands;
-  const std::string& shape = in.modifiers.at(0);
-  const uint32_t rank = shape.size() == 2 && shape[1] == 'D' && shape[0] >= '1' && shape[0] <= '5'
-                            ? static_cast<uint32_t>(shape[0] - '0')
-                            : 0;
-  const auto uniform_block = [](const Operand& op) {
-    return op.kind == OperandKind::kMemory && op.base < 0 && op.uniform_base >= 0 &&
-           op.uniform_base != kUniformRegisterZero && op.offset == 0;
-  };
-  const bool form = rank != 0 &&
-                    (ops.size() == 2 || (ops.size() == 3 && ops[2].kind == OperandKind::kOther &&
-                                         ops[2].text.rfind("desc[", 0) == 0)) &&
-                    uniform_block(ops[0]) && uniform_block(ops[1]) &&
-                    ops[0].uniform_base + 2 + static_cast<int>(rank) <= kUniformRegisterZero &&
-                    ops[1].uniform_base + 2 <= kUniformRegisterZero;
-  if (!form)
+  const uint32_t rank = in.memory_op.tensor_rank;
+  if (rank == 0)
     return TensorCopiesNotCounted(Located(in) +
                                   " is a tensor copy whose operands the emulator does not read");
   const Value low = warp_->uniform[ops[1].uniform_base], high = warp_->uniform[ops[1].uniform_base + 1];
@@ -142,9 +124,7 @@ void LaunchEvaluator::CostTensorCopy(const Instruction& in, size_t index, bool s
     return TensorCopiesNotCounted("the box of " + Located(in) + ": " + error.what());
   }
   if (!cost.decided()) return TensorCopiesNotCounted("the box of " + Located(in) + ": " + cost.undecided);
-  Row& row = rows_[{index, kind}];
-  ++row.executions;
-  row.wavefronts += cost.sectors;
+  Count(index, kind, cost.sectors, 0);
 }
 
 void LaunchEvaluator::Mbarrier(const Instruction& in, size_t index, uint32_t lanes) {
@@ -160,15 +140,10 @@ void LaunchEvaluator::Mbarrier(const Instruction& in, size_t index, uint32_t lan
   const Operand& address = ops[1];
   for (int lane = 0; lane < kWarpSize; ++lane) {
     if (!(lanes >> lane & 1u)) continue;
-    Value where = Known(static_cast<uint32_t>(address.offset));
-    if (address.base >= 0 && address.base != kRegisterZero)
-      where = From(where.bits + warp_->registers[address.base * kWarpSize + lane].bits, where,
-                   warp_->registers[address.base * kWarpSize + lane]);
-    if (address.uniform_base >= 0 && address.uniform_base != kUniformRegisterZero)
-      where = From(where.bits + warp_->uniform[address.uniform_base].bits, where,
-                   warp_->uniform[address.uniform_base]);
+    const LaneAddress read = ReadAddress(address, AddressForm::kOffset, lane);
+    const Value& where = read.value;
     if (!where.known()) StopOnUnknown(in, where, "the mbarrier's address");
-    if (where.block.any()) not_affine_ = true;
+    if (read.block_dependent) not_affine_ = true;
     if (init) {
       const Value low = Read(ops[2], lane, index);
       const Value high =

@@ -18,10 +18,7 @@ void LaunchEvaluator::Control(const Instruction& in, uint32_t index, uint32_t ma
     case Semantics::kBarrier:
       if (!(in.Is(mod::kSync | mod::kArv)) || in.Is(mod::kRed))
         Stop(in, in.opcode + " is a barrier form the emulator does not understand");
-      // Counting, a block's warps run one after another: a barrier orders nothing counted.
-      if (output_ != nullptr) return BlockBarrier(in, mask);
-      Advance(mask);
-      return;
+      return memory_.Barrier(*this, in, mask);
     case Semantics::kBranch: {
       if (in.modifiers.size() == 1 && in.Is(mod::kDiv)) return BranchIfDiverged(in, index, mask);
       if (in.float_division != nullptr) return SkipDivisionSlowPath(in, index, mask);

@@ -195,10 +195,10 @@ void LaunchEvaluator::Vote(const Instruction& in, size_t /*index*/, uint32_t mas
 
 std::optional<uint32_t> WarpReduce(const Instruction& in, const uint32_t* values, uint32_t lanes) {
   // One operation, and S32 only with MIN and MAX (SUM.S32 is SUM: a sum modulo 2^32 has no sign).
-  const uint64_t operation = in.decoded.bits & (mod::kSum | mod::kMin | mod::kMax | mod::kOr | mod::kXor);
-  const uint64_t known = operation | (in.decoded.bits & mod::kS32);
-  if (lanes == 0 || __builtin_popcountll(operation) > 1 ||
-      static_cast<size_t>(__builtin_popcountll(known)) != in.modifiers.size() ||
+  const mod::Bits operation = in.decoded.bits & (mod::kSum | mod::kMin | mod::kMax | mod::kOr | mod::kXor);
+  const mod::Bits known = operation | (in.decoded.bits & mod::kS32);
+  if (lanes == 0 || mod::CountOf(operation) > 1 ||
+      static_cast<size_t>(mod::CountOf(known)) != in.modifiers.size() ||
       (in.Is(mod::kS32) && !in.Is(mod::kSum | mod::kMin | mod::kMax)))
     return std::nullopt;
   const bool is_signed = in.Is(mod::kS32);

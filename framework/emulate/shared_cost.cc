@@ -14,55 +14,12 @@
 #include "emulate/internal/sm90.h"
 
 namespace bankcheck::emulate::internal {
-namespace {
-
-// gdesc[URn]: a pair of uniform registers holding the A and B descriptors, neither transposed (a
-// transposed operand is written after the bracket).
-bool IsDescriptorOperand(const Operand& operand) {
-  const std::string& text = operand.text;
-  const std::string prefix = "gdesc[UR";
-  if (operand.kind != OperandKind::kOther || text.size() <= prefix.size() + 1 || text.rfind(prefix, 0) != 0 ||
-      text.back() != ']')
-    return false;
-  for (size_t at = prefix.size(); at + 1 < text.size(); ++at)
-    if (text[at] < '0' || text[at] > '9') return false;
-  return true;
-}
-
-// Why `in` is not the HGMMA form the measurements cover (sm90::kMeasuredWgmma), or nullopt: the
-// modifiers .64x64x16.F32 and the operands `Rd, gdesc[URa], Rc|RZ[, scale-d predicate][, gsb0]`
-// (the SS form: A and B from shared memory).
-std::optional<std::string> UnmeasuredWgmma(const Instruction& in) {
-  const std::string measure =
-      ": only HGMMA.64x64x16.F32 with both operands read through shared-memory descriptors (f16 inputs, "
-      "K-major) was measured (baselines/sm_90/wgmma_layouts.json); measure this form on an sm_90 GPU (a "
-      "case like kernels/wgmma_layouts.cu) before the emulator costs it";
-  bool measured = in.modifiers.size() == std::size(sm90::kMeasuredWgmmaModifiers);
-  for (size_t at = 0; measured && at < in.modifiers.size(); ++at)
-    measured = in.modifiers[at] == sm90::kMeasuredWgmmaModifiers[at];
-  if (!measured)
-    return in.opcode + " is a wgmma shape or type whose shared-memory cost is not measured" + measure;
-  const std::vector<Operand>& ops = in.operands;
-  if (ops.size() >= 2 && ops[1].kind == OperandKind::kRegister)
-    return in.opcode + " reads its A operand from registers (the RS form), not measured" + measure;
-  bool form = ops.size() >= 3 && ops[0].kind == OperandKind::kRegister &&
-              ops[0].index + sm90::WgmmaAccumulators(sm90::kMeasuredWgmma) <= kRegisterZero &&
-              IsDescriptorOperand(ops[1]) && ops[2].kind == OperandKind::kRegister && !ops[2].negate &&
-              !ops[2].invert && !ops[2].absolute;
-  for (size_t at = 3; form && at < ops.size(); ++at)
-    form = IsPredicate(ops[at]) || (ops[at].kind == OperandKind::kOther && ops[at].text == "gsb0");
-  if (!form) return in.opcode + " has operands of a form not measured" + measure;
-  return std::nullopt;
-}
-
-}  // namespace
 
 void LaunchEvaluator::CostShared(const Instruction& in, size_t index, uint32_t lanes) {
   const MemoryKind kind = in.info->shared_kind;
-  const Operand* address = nullptr;
-  for (const Operand& operand : in.operands)
-    if (operand.kind == OperandKind::kMemory) address = &operand;
-  if (address == nullptr) Stop(in, in.opcode + " has no address operand");
+  const MemoryOp& op = in.memory_op;
+  if (op.form != AddressForm::kOffset) Stop(in, in.opcode + " has no address operand the emulator reads");
+  const Operand& address = in.operands[static_cast<size_t>(op.address)];
   if (kind == MemoryKind::kSharedLdmatrix || kind == MemoryKind::kSharedStmatrix) {
     // Every lane runs ldmatrix/stmatrix (.sync.aligned); the first 8 per matrix give the rows.
     const uint32_t row_lanes = sm90::MatrixRowLanes(in.decoded.matrices);
@@ -70,14 +27,14 @@ void LaunchEvaluator::CostShared(const Instruction& in, size_t index, uint32_t l
     lanes = row_lanes;
   }
   WarpCopy instruction;
-  if (kind == MemoryKind::kSharedCpAsync) ReadSources(in, index, lanes, instruction.sources);
+  if (kind == MemoryKind::kSharedCpAsync) ReadSources(in, lanes, instruction.sources);
   WarpAccess& access = instruction.destination;
-  access.bytes = in.decoded.access_bytes;
+  access.bytes = op.bytes;
   std::vector<std::array<uint32_t, 3>> steps;  // of lanes whose address depends on the block
   bool some_lane_still = false;                // a lane whose address is the same in every block
   for (int lane = 0; lane < kWarpSize; ++lane) {
     if (!(lanes >> lane & 1u)) continue;
-    const Value sum = OffsetAddress(*address, lane);
+    const Value sum = ReadAddress(address, op.form, lane).value;
     if (!sum.known()) StopOnUnknown(in, sum, "the address");
     if (sum.block.other) not_affine_ = true;
     // Only block-dependent addresses are collected: most accesses allocate nothing here.
@@ -105,32 +62,23 @@ void LaunchEvaluator::CostShared(const Instruction& in, size_t index, uint32_t l
   } catch (const Error& error) {
     Stop(in, std::string("the access of ") + Located(in) + " faults on the GPU: " + error.what());
   }
-  Row& row = rows_[{index, kind}];
-  ++row.executions;
-  row.wavefronts += cost.wavefronts;
-  row.ideal += cost.ideal;
+  Count(index, kind, cost.wavefronts, cost.ideal);
 }
 
 // A cp.async's global source per lane: its 64-bit register pair plus the offset. The 16-byte
 // copy's cost depends on it (IsRowCopy); a source that depends on the block makes every block
 // evaluated (its 64-bit arithmetic is not followed).
-void LaunchEvaluator::ReadSources(const Instruction& in, size_t index, uint32_t lanes,
+void LaunchEvaluator::ReadSources(const Instruction& in, uint32_t lanes,
                                   std::array<uint64_t, kWarpSize>& sources) {
-  const Operand* global = nullptr;
-  for (const Operand& operand : in.operands)
-    if (operand.kind == OperandKind::kGlobalMemory) global = &operand;
-  if (global == nullptr || in.operands.size() != 2 || in.Is(mod::kZfill))
-    Stop(in, in.opcode + " is a cp.async form the emulator does not understand");
+  const MemoryOp& op = in.memory_op;
+  if (op.source < 0) Stop(in, in.opcode + " is a cp.async form the emulator does not understand");
+  const Operand& global = in.operands[static_cast<size_t>(op.source)];
   for (int lane = 0; lane < kWarpSize; ++lane) {
     if (!(lanes >> lane & 1u)) continue;
-    uint64_t base = 0;
-    Value value = Known(0);
-    if (global->base >= 0 && global->base != kRegisterZero) {
-      value = ReadRegisterPair(OperandKind::kRegister, global->base, lane, index, &base);
-    }
-    if (!value.known()) StopOnUnknown(in, value, "the global source address");
-    if (value.block.any()) not_affine_ = true;
-    sources[lane] = base + static_cast<uint64_t>(global->offset);
+    const LaneAddress source = ReadAddress(global, AddressForm::kWide, lane);
+    if (!source.value.known()) StopOnUnknown(in, source.value, "the global source address");
+    if (source.block_dependent) not_affine_ = true;
+    sources[lane] = source.bits;
     if (sm90::InParameterWindow(sources[lane]))
       Stop(in, Located(in) + " copies from the kernel's parameters' generic address, not global memory");
   }
@@ -140,7 +88,7 @@ void LaunchEvaluator::ReadSources(const Instruction& in, size_t index, uint32_t 
 // behaviour is undefined. Its descriptors are not read: the measured cost is the same in every
 // GMMA layout.
 int LaunchEvaluator::CostWgmma(const Instruction& in, size_t index, uint32_t lanes) {
-  if (const std::optional<std::string> why = UnmeasuredWgmma(in)) Stop(in, *why);
+  if (!in.memory_op.unmeasured.empty()) Stop(in, in.memory_op.unmeasured);
   const uint64_t threads = uint64_t{launch_.block.x} * launch_.block.y * launch_.block.z;
   if (threads % sm90::kWarpgroupThreads != 0)
     Stop(in, Located(in) + " runs in a block of " + std::to_string(threads) +
@@ -148,10 +96,7 @@ int LaunchEvaluator::CostWgmma(const Instruction& in, size_t index, uint32_t lan
   if (lanes != 0xffffffffu)
     Stop(in, Located(in) + " runs with some of its warp's lanes off: every lane must run wgmma");
   const uint32_t wavefronts = sm90::WgmmaOperandWavefronts(sm90::kMeasuredWgmma);
-  Row& row = rows_[{index, in.info->shared_kind}];
-  ++row.executions;
-  row.wavefronts += wavefronts;
-  row.ideal += wavefronts;
+  Count(index, in.info->shared_kind, wavefronts, wavefronts);
   return sm90::WgmmaAccumulators(sm90::kMeasuredWgmma);
 }
 

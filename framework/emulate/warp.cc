@@ -73,7 +73,7 @@ void LaunchEvaluator::RunWarp() {
     if (!meter_.SpendInstructions(1)) Stop(kernel_.code[index], meter_.WhyInstructions());
     if (warp_->frames != 0) OneActivation(index, mask);
     Execute(index, mask);
-    if (output_ != nullptr && output_->at_barrier) return;  // the block's other warps run first
+    if (memory_.AtBarrier()) return;  // the block's other warps run first
   }
 }
 
@@ -135,7 +135,7 @@ void LaunchEvaluator::Dispatch(const Instruction& in, uint32_t index, uint32_t m
     Stop(in, in.opcode + " has fewer operands than the emulator reads for it (" + Located(in) + ")");
   // The output pass computes only the forms checked against the GPU (checked_forms.h); the counting
   // pass computes every form it reads (addresses and guards).
-  unchecked_origin_ = output_ != nullptr && in.unchecked_form ? Origin(index) : 0;
+  unchecked_origin_ = memory_.UncheckedOrigin(in, index);
   using Handler = void (*)(LaunchEvaluator&, const Instruction&, uint32_t, uint32_t);
   static constexpr Handler kHandlers[] = {
 #define SEMANTICS(name, handler)                                                                \

@@ -17,7 +17,7 @@
 #include "emulate/internal/diagnostics.h"
 #include "emulate/internal/global_memory.h"
 #include "emulate/internal/limits.h"
-#include "emulate/internal/output_pass.h"
+#include "emulate/internal/memory_model.h"
 #include "emulate/internal/sass.h"
 #include "emulate/internal/value.h"
 #include "emulate/internal/warp.h"
@@ -81,13 +81,14 @@ constexpr uint32_t PackPredicates(uint32_t predicates, uint32_t a, uint32_t mask
   return (predicates & mask) | (a & ~mask);
 }
 
-// Whether `address` (of the global or generic access `in`) is the form the evaluator reads: a 64-bit
-// register pair plus an offset (desc[URd][R.64+o], or [R.64+o] with .E), no uniform register added.
-inline bool IsGlobalAddressForm(const Instruction& in, const Operand& address) {
-  if (address.uniform_base >= 0 && address.uniform_base != kUniformRegisterZero) return false;
-  return address.base < 0 || address.base == kRegisterZero || address.text.find(".64") != std::string::npos ||
-         in.Is(mod::kE);
-}
+// A lane's address, as LaunchEvaluator::ReadAddress (the one reader) reads it.
+struct LaneAddress {
+  uint64_t bits = 0;  // AddressForm::kOffset: 32 bits
+  // Known, or the first unknown part (with its origin). Its dependence on the block is the address's;
+  // a wide address's is its low word's (modulo 2^32 it moves as the whole address does).
+  Value value;
+  bool block_dependent = false;  // any register of the address depends on the block
+};
 // The record of a launch whose blocks `evaluator` ran, from its counts by instruction (emulate.cc):
 // what a SASS-metrics record of the launch holds, each row in the kind it was counted in.
 LaunchRecord CountedRecord(const Kernel& kernel, const LaunchToEmulate& launch, const Rows& rows,
@@ -95,33 +96,34 @@ LaunchRecord CountedRecord(const Kernel& kernel, const LaunchToEmulate& launch, 
 
 class LaunchEvaluator {
  public:
-  // `output`: the output pass's state (output_pass.h), for Compute; nullptr for counting (Run).
+  // `memory`: what memory instructions do beyond their costs (memory_model.h): CountingMemory for
+  // Emulate, ValuesMemory (output_pass.h) for ComputeOutputs.
   LaunchEvaluator(const Kernel& kernel, const LaunchToEmulate& launch, const EmulationLimits& limits,
-                  OutputPass* output = nullptr)
+                  MemoryModel& memory)
       : kernel_(kernel),
         launch_(launch),
         limits_(limits),
         meter_(limits),
         kernel_writes_global_(launch.memory != nullptr && MayWriteGlobal(kernel)),
-        output_(output) {}
+        memory_(memory) {}
 
-  // Every block's counts by instruction index.
-  Rows Run();
-  // The output pass (output_pass.cc): every block run with values, its stores into `output`.
-  void ComputeGrid();
+  // Every block's counts by instruction index, the grid run as the memory model runs it.
+  Rows Run() { return memory_.RunGrid(*this); }
   uint64_t warp_instructions() const { return meter_.instructions_spent(); }
   // Whether the launch spent more warp instructions than its limits allow.
   bool over_instruction_limit() const { return meter_.instructions_spent() > meter_.instructions_allowed(); }
   // Why the output pass stops at its limit, `estimate` warp instructions being the launch's cost.
   std::string OverOutputLimit(uint64_t estimate) const;
-  // The output pass's counts, every block's, by instruction index (they count as Run's do).
-  const Rows& computed_rows() const { return rows_; }
   uint64_t evaluated_blocks() const { return evaluated_blocks_; }
   // The global or local kinds this launch could not count (sector_cost.cc), and why.
   const PerKind<bool>& sectors_not_counted() const { return sectors_not_counted_; }
   const std::vector<std::string>& sector_notes() const { return sector_notes_; }
 
  private:
+  // The memory models run blocks and warps and read and write lanes' registers (memory_model.h).
+  friend class CountingMemory;
+  friend class ValuesMemory;
+
   // ---- a block (evaluator.cc) ----
   EvaluatedBlock RunBlock(const Dim3& ctaid);
   // Whether another block condition may be kept (false: every block is evaluated from now on).
@@ -147,37 +149,10 @@ class LaunchEvaluator {
   [[gnu::always_inline]] Value FloatSource(const Operand& operand, int lane, size_t index) const;
   [[noreturn]] void StopOnUnknown(const Instruction& at, const Value& value, const std::string& what) const;
 
-  // ---- the output pass (output_pass.cc, output_memory.cc) ----
-  // One block, its warps interleaved: each runs to the next block barrier (BlockBarrier) or its end.
-  void RunBlockWithValues(const Dim3& ctaid);
-  void BlockBarrier(const Instruction& in, uint32_t mask);
-  // A memory instruction run with values by the `lanes` whose guards hold (MemoryAccess decided them):
-  // shared, global and local loads, stores, copies and integer atomics; any other stops.
-  void ComputeMemory(const Instruction& in, size_t index, uint32_t lanes);
-  void SharedLoad(const Instruction& in, size_t index, uint32_t lanes);  // output_shared.cc
-  void SharedStore(const Instruction& in, uint32_t lanes);
-  void SharedCopy(const Instruction& in, size_t index, uint32_t lanes);
-  void SharedMatrix(const Instruction& in, size_t index, uint32_t lanes, bool store);
-  void SharedAtomic(const Instruction& in, size_t index, uint32_t lanes);
-  // The byte of the block's shared memory a lane's access of `size` bytes starts at; Stop when its
-  // address is unknown, misaligned or outside.
-  uint64_t SharedByteAt(const Instruction& in, const Operand& address, int lane, uint32_t size) const;
-  void WriteShared(uint64_t at, const void* bytes, uint32_t size, bool known);
-  bool SharedKnown(uint64_t at, uint32_t size) const;
-  void GlobalLoad(const Instruction& in, size_t index, uint32_t lanes);  // output_memory.cc
-  void GlobalStore(const Instruction& in, size_t index, uint32_t lanes);
-  void GlobalAtomic(const Instruction& in, size_t index, uint32_t lanes);
-  void LocalAccess(const Instruction& in, size_t index, uint32_t lanes);
-  [[noreturn]] void TooManyStores(const Instruction& in) const;
-  // A lane's global address (a 64-bit register pair plus the offset); Stop when unknown or of a form
-  // not read.
-  uint64_t GlobalAddress(const Instruction& in, const Operand& address, int lane, size_t index) const;
-  // `size` bytes at `address` as the launch's loads see them: false when some are unknown; Stop when
-  // another block of the launch stored them.
-  bool ReadGlobal(const Instruction& in, uint64_t address, uint32_t size, uint8_t* out) const;
-  // A lane's shared or local address: the offset plus its register and uniform register (32 bits);
-  // affine in the block as they are.
-  [[gnu::always_inline]] Value OffsetAddress(const Operand& address, int lane) const;
+  // The one reader of a lane's address (MemoryOp's AddressForm): kOffset the offset plus its register
+  // and uniform register (32 bits), affine in the block as they are; kWide a 64-bit register pair plus
+  // the offset.
+  [[gnu::always_inline]] LaneAddress ReadAddress(const Operand& address, AddressForm form, int lane) const;
 
   // ---- the warp (warp.cc) ----
   void RunWarp();
@@ -234,9 +209,7 @@ class LaunchEvaluator {
   void PredicatesToRegister(const Instruction& in, size_t index, int lane, Writes& out);
   Value SpecialRegister(const Operand& source, int lane, size_t index) const;  // semantics_move.cc
   void MemoryAccess(const Instruction& in, size_t index, uint32_t mask);       // semantics_memory.cc
-  const Operand* KnownLoadAddress(const Instruction& in) const;                // semantics_memory.cc
-  bool LoadKnown(const Instruction& in, const Operand& address, int lane, size_t index, Writes& out) const;
-  void Control(const Instruction& in, uint32_t index, uint32_t mask);  // semantics_control.cc
+  void Control(const Instruction& in, uint32_t index, uint32_t mask);          // semantics_control.cc
   // BRA.DIV Rm, target (semantics_control.cc): falls through where the GPU surely does, else Stop.
   void BranchIfDiverged(const Instruction& in, uint32_t index, uint32_t mask);
   // The branch past a float division's slow path (semantics_control.cc): every lane to the join.
@@ -272,11 +245,14 @@ class LaunchEvaluator {
 
   // ---- shared-memory costing (shared_cost.cc) ----
   void CostShared(const Instruction& in, size_t index, uint32_t lanes);
-  void ReadSources(const Instruction& in, size_t index, uint32_t lanes,
-                   std::array<uint64_t, kWarpSize>& sources);
+  void ReadSources(const Instruction& in, uint32_t lanes, std::array<uint64_t, kWarpSize>& sources);
   // An HGMMA run by `lanes`, costed by the measured rule (sm90::WgmmaOperandWavefronts); Stop for a
   // form no measurement covers. Returns how many accumulator registers it writes per lane.
   int CostWgmma(const Instruction& in, size_t index, uint32_t lanes);
+
+  // The one place a memory instruction's cost is counted: one execution of instruction `index` in
+  // `kind`, its wavefronts (shared) or sectors (global, local) and their ideal (sector_cost.cc).
+  void Count(size_t index, MemoryKind kind, uint64_t wavefronts, uint64_t ideal);
 
   // ---- global and local sectors (sector_cost.cc) ----
   // A global, local or generic access run by the lanes of `mask` whose guards hold: its sectors by
@@ -294,7 +270,7 @@ class LaunchEvaluator {
   const Kernel& kernel_;
   const LaunchToEmulate& launch_;
   const EmulationLimits& limits_;
-  // The warp running: own_warp_, or one of the output pass's parked warps (OutputPass::warps), pointed
+  // The warp running: own_warp_, or one of the output pass's parked warps (ValuesMemory::warps), pointed
   // to rather than swapped in (a WarpState is kilobytes of arrays, and the pass switches warps at
   // every block barrier).
   WarpState own_warp_;
@@ -320,7 +296,7 @@ class LaunchEvaluator {
   PerKind<bool> sectors_not_counted_;
   std::vector<std::string> sector_notes_;  // one per memory space (and TMA's kinds), the first reason
   uint64_t tensor_copies_ = 0;
-  OutputPass* const output_;  // nullptr: the counting pass
+  MemoryModel& memory_;
   // The output pass: the origin (Origin) of the instruction running when its form has no GPU
   // conformance vectors (Instruction::unchecked_form), else 0.
   uint32_t unchecked_origin_ = 0;
@@ -423,7 +399,20 @@ inline Value LaunchEvaluator::ReadRegisterPair(OperandKind kind, int first, int 
   return From(0, low, high);
 }
 
-inline Value LaunchEvaluator::OffsetAddress(const Operand& address, int lane) const {
+inline LaneAddress LaunchEvaluator::ReadAddress(const Operand& address, AddressForm form, int lane) const {
+  LaneAddress read;
+  if (form == AddressForm::kWide) {
+    const int base = address.base < 0 ? kRegisterZero : address.base;
+    const auto part = [&](int number) {
+      return number == kRegisterZero ? Known(0) : warp_->registers[number * kWarpSize + lane];
+    };
+    const Value low = part(base), high = base == kRegisterZero ? Known(0) : part(base + 1);
+    read.value = !low.known() ? low : !high.known() ? high : low;
+    read.block_dependent = low.block.any() || high.block.any();
+    if (read.value.known())
+      read.bits = ((uint64_t{high.bits} << 32) | low.bits) + static_cast<uint64_t>(address.offset);
+    return read;
+  }
   Value sum = Known(static_cast<uint32_t>(address.offset));
   if (address.base >= 0 && address.base != kRegisterZero) {
     const Value base = warp_->registers[address.base * kWarpSize + lane];
@@ -433,7 +422,10 @@ inline Value LaunchEvaluator::OffsetAddress(const Operand& address, int lane) co
     const Value base = warp_->uniform[address.uniform_base];
     sum = Affine(sum.bits + base.bits, Plus(sum.block, base.block), sum, base);
   }
-  return sum;
+  read.value = sum;
+  read.bits = sum.bits;
+  read.block_dependent = sum.block.any();
+  return read;
 }
 
 inline Value LaunchEvaluator::ReadPair(const Operand& operand, int lane, size_t index, uint64_t* bits) const {

@@ -106,30 +106,11 @@ bool MayWriteGlobal(const Instruction& instruction);
 // Whether any instruction of `kernel` may.
 bool MayWriteGlobal(const Kernel& kernel);
 
-// The registers a load of `size` bytes (1 to 16) writes, low first, from the bytes it read: a sub-word
-// signed form (.S8, .S16) sign-extended.
-// Inline: the output pass calls it for every lane of every load.
-inline std::array<uint32_t, 4> LoadedWords(const Instruction& instruction, const uint8_t* bytes,
-                                           uint32_t size) {
-  std::array<uint32_t, 4> words{};
-  // A word, the most common load, copied at a size the compiler knows: no call per lane.
-  if (size == 4)
-    std::memcpy(words.data(), bytes, 4);
-  else
-    std::memcpy(words.data(), bytes, size);
-  if (size < 4 && instruction.Is(mod::kS8 | mod::kS16)) {
-    const uint32_t sign = 1u << (8 * size - 1);
-    if (words[0] & sign) words[0] |= ~((sign << 1) - 1);
-  }
-  return words;
-}
-
-// The registers (1, 2 or 4 of the 4, low first, as the width modifier says) that the load `instruction` (an
-// LDG) writes for a lane whose address is `address`, when `memory` knows every byte it reads and the launch
-// cannot have changed them (`kernel_writes_global`: a launch of a kernel that may write global memory changes
-// them, but for the read-only loads, .CONSTANT); nullopt otherwise, and for a misaligned address or a form
-// the emulator does not read.
-std::optional<std::array<uint32_t, 4>> KnownLoad(const Instruction& instruction, const KnownMemory& memory,
-                                                 uint64_t address, bool kernel_writes_global);
+// The bytes (MemoryOp::bytes) that the load `instruction` (an LDG) reads at `address` into `bytes`, when
+// `memory` knows every one and the launch cannot have changed them (`kernel_writes_global`: a launch of a
+// kernel that may write global memory changes them, but for the read-only loads, .CONSTANT); false
+// otherwise, and for a misaligned address or an address form the emulator does not read (MemoryOp).
+bool KnownLoad(const Instruction& instruction, const KnownMemory& memory, uint64_t address,
+               bool kernel_writes_global, uint8_t* bytes);
 
 }  // namespace bankcheck::emulate::internal

@@ -129,16 +129,24 @@ const OpcodeInfo* OpcodeTable(size_t* count);
 // modifier not listed there is kept as text only (Instruction::modifiers) and changes nothing the
 // evaluator computes.
 namespace mod {
+// A set of modifiers: more than 64 are read. ISO C++ has no 128-bit integer, GCC and Clang have one
+// (__extension__ says it is meant).
+__extension__ typedef unsigned __int128 Bits;
 enum Bit : unsigned {
 #define MODIFIER(name, text) name##Bit,
 #include "emulate/internal/modifiers.def"
 #undef MODIFIER
   kCount
 };
-static_assert(kCount <= 64, "modifier bits fit in 64");
-#define MODIFIER(name, text) inline constexpr uint64_t name = uint64_t{1} << name##Bit;
+static_assert(kCount <= 128, "modifier bits fit in 128");
+#define MODIFIER(name, text) inline constexpr Bits name = Bits{1} << name##Bit;
 #include "emulate/internal/modifiers.def"
 #undef MODIFIER
+// How many modifiers `bits` holds.
+inline int CountOf(Bits bits) {
+  return __builtin_popcountll(static_cast<uint64_t>(bits)) +
+         __builtin_popcountll(static_cast<uint64_t>(bits >> 64));
+}
 }  // namespace mod
 
 // A comparison of ISETP's and IMNMX's; kNone: the instruction names none.
@@ -188,13 +196,12 @@ enum class AtomicOp : uint8_t { kOther, kAdd, kIncrement };
 
 // What an instruction's modifiers say, decoded once from their text (with the opcode's row).
 struct DecodedModifiers {
-  uint64_t bits = 0;        // mod::k*
+  mod::Bits bits = 0;       // mod::k*
   Test test = Test::kNone;  // the first of LT LE GT GE EQ NE T F, in that order
   Rounding rounding = Rounding::kNearest;
-  uint8_t width = 1;         // registers per destination (the row's, else .128: 4, .64: 2, else 1)
-  uint8_t access_bytes = 4;  // a shared access's bytes per lane (ldmatrix: a 16-byte row)
-  uint8_t matrices = 1;      // LDSM/STSM: .4, .2, else 1
-  bool transposed = false;   // LDSM/STSM: .MT88 (ldmatrix/stmatrix .trans)
+  uint8_t width = 1;        // registers per destination (the row's, else .128: 4, .64: 2, else 1)
+  uint8_t matrices = 1;     // LDSM/STSM: .4, .2, else 1
+  bool transposed = false;  // LDSM/STSM: .MT88 (ldmatrix/stmatrix .trans)
   // FSETP: the unordered tests (LTU ... NEU: true when either operand is NaN, as `test` otherwise),
   // and NAN / NUM (either operand NaN / neither).
   bool unordered = false;

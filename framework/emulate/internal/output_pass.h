@@ -15,6 +15,7 @@
 #include "bankcheck/emulator.h"
 #include "emulate/internal/diagnostics.h"
 #include "emulate/internal/global_memory.h"
+#include "emulate/internal/memory_model.h"
 #include "emulate/internal/warp.h"
 
 namespace bankcheck::emulate::internal {
@@ -57,23 +58,6 @@ class LaunchStores {
   uint64_t max_pages_;
 };
 
-// The first operand of `kind` (an instruction's address), or nullptr.
-inline const Operand* AddressOperand(const Instruction& in, OperandKind kind) {
-  for (const Operand& operand : in.operands)
-    if (operand.kind == kind) return &operand;
-  return nullptr;
-}
-
-// A load's `size` bytes (LoadedWords, global_memory.h) into its `width` destination registers from
-// `destination`, or unknowns from the instruction `index` when any byte is not known.
-inline void WriteLoaded(Writes& out, const Instruction& in, const Operand& destination, const uint8_t* bytes,
-                        uint32_t size, bool known, size_t index) {
-  if (destination.index == ZeroRegister(destination.kind)) return;
-  const std::array<uint32_t, 4> words = LoadedWords(in, bytes, size);
-  for (int part = 0; part < in.decoded.width; ++part)
-    out.Add(destination.kind, destination.index + part, known ? Known(words[part]) : Unknown(Origin(index)));
-}
-
 // Register `part` of a store's data (its register, or the next ones for .64 and .128) in `lane`.
 inline Value DataPart(const WarpState& warp, const Operand& data, uint32_t part, int lane) {
   if (data.index == ZeroRegister(data.kind)) return Known(0);
@@ -96,18 +80,69 @@ inline Value StoreData(const WarpState& warp, const Operand& data, uint32_t size
   return first_unknown;
 }
 
-struct OutputPass {
-  LaunchStores stores;
-  uint64_t block = 0;  // the serial number of the block running, from 1
+// The output pass's memory model (memory_model.h): every block run with values, one after another,
+// its warps interleaved at its barriers (output_pass.cc); its memory instructions on the block's shared
+// bytes (output_shared.cc), the launch's global bytes and each thread's local bytes (output_memory.cc).
+class ValuesMemory final : public MemoryModel {
+ public:
+  // Every block's counts, by instruction index (they count as the counting pass's do); the stores in
+  // `stores`.
+  Rows RunGrid(LaunchEvaluator& evaluator) override;
+  // Shared, global and local loads, stores, copies and integer atomics, run with values by the lanes
+  // whose guards hold; any other stops.
+  void Access(LaunchEvaluator& evaluator, const Instruction& in, size_t index, uint32_t mask) override;
+  // BAR.SYNC 0x0 reached by the whole warp: it waits there for the block's other warps.
+  void Barrier(LaunchEvaluator& evaluator, const Instruction& in, uint32_t mask) override;
+  bool AtBarrier() const override { return at_barrier_; }
+  // A tensor copy writes shared memory the pass does not follow, and an mbarrier's waits order warps
+  // the rounds of RunBlock do not: Stop.
+  void TensorCopyOrMbarrier(const Instruction& in) const override;
+  // The output pass computes only the forms checked against the GPU (checked_forms.h).
+  uint32_t UncheckedOrigin(const Instruction& in, size_t index) const override {
+    return in.unchecked_form ? Origin(index) : 0;
+  }
+  // The stand-in parameter address is followed by the counting pass alone: a load through it would
+  // read memory the pass does not hold.
+  bool KnowsParameterWindow() const override { return false; }
+
+  LaunchStores stores;  // what the launch stored
+  static constexpr size_t kMaxLocalBytes = size_t{1} << 22;
+
+ private:
+  // One block, its warps interleaved: each runs to the next block barrier or its end.
+  void RunBlock(const Dim3& ctaid);
+  void SharedLoad(const Instruction& in, size_t index, uint32_t lanes);  // output_shared.cc
+  void SharedStore(const Instruction& in, uint32_t lanes);
+  void SharedCopy(const Instruction& in, uint32_t lanes);
+  void SharedMatrix(const Instruction& in, size_t index, uint32_t lanes, bool store);
+  void SharedAtomic(const Instruction& in, size_t index, uint32_t lanes);
+  // The byte of the block's shared memory a lane's access of `size` bytes starts at; Stop when its
+  // address is unknown, misaligned or outside.
+  uint64_t SharedByteAt(const Instruction& in, const Operand& address, int lane, uint32_t size) const;
+  void WriteShared(uint64_t at, const void* bytes, uint32_t size, bool known);
+  bool SharedKnown(uint64_t at, uint32_t size) const;
+  void GlobalLoad(const Instruction& in, size_t index, uint32_t lanes);  // output_memory.cc
+  void GlobalStore(const Instruction& in, uint32_t lanes);
+  void GlobalAtomic(const Instruction& in, size_t index, uint32_t lanes);
+  void LocalAccess(const Instruction& in, size_t index, uint32_t lanes);
+  [[noreturn]] void TooManyStores(const Instruction& in) const;
+  // A lane's global address, of operand `operand` (a 64-bit register pair plus the offset); Stop when
+  // unknown or of a form not read.
+  uint64_t GlobalAddress(const Instruction& in, int operand, int lane) const;
+  // `size` bytes at `address` as the launch's loads see them: false when some are unknown; Stop when
+  // another block of the launch stored them.
+  bool ReadGlobal(const Instruction& in, uint64_t address, uint32_t size, uint8_t* out) const;
+
+  LaunchEvaluator* evaluator_ = nullptr;  // the one RunGrid runs
+  uint64_t block_ = 0;                    // the serial number of the block running, from 1
   // The block's shared memory: each byte's value and whether it is known (1) or not (0).
-  std::vector<uint8_t> shared, shared_known;
+  std::vector<uint8_t> shared_, shared_known_;
   // The block's warps; the evaluator points at the one running.
-  std::vector<WarpState> warps;
-  bool at_barrier = false;  // the running warp reached a block barrier (BAR.SYNC)
+  std::vector<WarpState> warps_;
+  bool at_barrier_ = false;  // the running warp reached a block barrier (BAR.SYNC)
   // The block's threads' local memory: the known bytes, by thread index in the block << 32 | address;
   // at most kMaxLocalBytes.
-  std::unordered_map<uint64_t, uint8_t> local;
-  static constexpr size_t kMaxLocalBytes = size_t{1} << 22;
+  std::unordered_map<uint64_t, uint8_t> local_;
 };
 
 }  // namespace bankcheck::emulate::internal

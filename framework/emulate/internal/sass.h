@@ -15,6 +15,7 @@
 #include "bankcheck/emulator.h"
 #include "bankcheck/instruction_counts.h"
 #include "core/internal/nvdisasm.h"
+#include "emulate/internal/memory_op.h"
 #include "emulate/internal/opcodes.h"
 
 namespace bankcheck::emulate::internal {
@@ -54,6 +55,7 @@ struct Operand {
   int base = -1;
   bool base_uniform = false;
   int uniform_base = -1;  // kMemory: [R2+UR4]: the uniform register added
+  bool pair = false;      // kMemory, kGlobalMemory: the register is written as a pair (R2.64)
   // kOther: the register a selector names (R4.H1_H1: 4), -1 when none; whether it is uniform.
   int selected = -1;
   bool selected_uniform = false;
@@ -72,6 +74,7 @@ struct Instruction {
   std::vector<std::string> modifiers;  // {"128"}: as written, for messages
   const OpcodeInfo* info = nullptr;    // nullptr: not in the opcode table
   DecodedModifiers decoded;            // what the modifiers say (DecodeModifiers)
+  MemoryOp memory_op;                  // what it does to memory (DecodeMemoryOp), after the operands
   int guard = kPredicateTrue;          // predicate number
   bool guard_uniform = false;
   bool guard_negated = false;
@@ -92,7 +95,7 @@ struct Instruction {
   std::string unreadable;
 
   // Whether any of the modifiers `bits` (mod::k*) is present.
-  bool Is(uint64_t bits) const { return (decoded.bits & bits) != 0; }
+  bool Is(mod::Bits bits) const { return (decoded.bits & bits) != 0; }
   // "LDS.128 at pc 0x01a0"
   std::string Where() const;
 };

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "bankcheck/bank_model.h"
@@ -134,6 +135,36 @@ inline bool IsRegister(const Operand& operand) {
 // RZ or URZ, as the operand's kind says.
 inline int ZeroRegister(OperandKind kind) {
   return kind == OperandKind::kRegister ? kRegisterZero : kUniformRegisterZero;
+}
+
+// The registers a load of `op.bytes` bytes (1 to 16) writes, low first, from the bytes it read: a sub-word
+// signed form (.S8, .S16) sign-extended.
+// Inline: the output pass calls it for every lane of every load.
+inline std::array<uint32_t, 4> LoadedWords(const MemoryOp& op, const uint8_t* bytes) {
+  std::array<uint32_t, 4> words{};
+  // A word, the most common load, copied at a size the compiler knows: no call per lane.
+  if (op.bytes == 4)
+    std::memcpy(words.data(), bytes, 4);
+  else
+    std::memcpy(words.data(), bytes, op.bytes);
+  if (op.bytes < 4 && op.sign_extends) {
+    const uint32_t sign = 1u << (8 * op.bytes - 1);
+    if (words[0] & sign) words[0] |= ~((sign << 1) - 1);
+  }
+  return words;
+}
+
+// The one writer of a load's (or an atomic's old value's) registers: `op.registers` of them from
+// `destination` on, from the bytes it read (LoadedWords), depending on the block as `block` says; or,
+// where `bytes` is nullptr, unknown from `origin`. RZ takes none.
+inline void WriteLoaded(Writes& out, const MemoryOp& op, const Operand& destination, const uint8_t* bytes,
+                        uint32_t origin, const BlockDependence& block = {}) {
+  if (destination.index == ZeroRegister(destination.kind)) return;
+  std::array<uint32_t, 4> words{};
+  if (bytes != nullptr) words = LoadedWords(op, bytes);
+  for (int part = 0; part < op.registers; ++part)
+    out.Add(destination.kind, destination.index + part,
+            bytes != nullptr ? Known(words[static_cast<size_t>(part)], block) : Unknown(origin));
 }
 
 inline void Writes::AddPair(const Operand& destination, uint64_t bits, const Value& like) {
