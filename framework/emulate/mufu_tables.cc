@@ -44,6 +44,9 @@ MufuTable Embedded(MufuFunction f, const uint8_t* begin, const uint8_t* end, uin
   return MufuTable(f, begin, static_cast<size_t>(end - begin), crc32);
 }
 
+// MufuTableForTesting's tables, by function (nullptr: the built-in one).
+const MufuTable* g_testing[3] = {};
+
 }  // namespace
 
 std::optional<MufuFunction> ModelledMufu(const Instruction& in) {
@@ -77,6 +80,7 @@ uint32_t MufuTable::Output(uint32_t x) const {
 }
 
 const MufuTable& BuiltInMufuTable(MufuFunction f) {
+  if (const MufuTable* testing = g_testing[static_cast<int>(f)]) return *testing;
   switch (f) {
     case MufuFunction::kRcp: {
       static const MufuTable table = Embedded(f, bankcheck_mufu_rcp_begin, bankcheck_mufu_rcp_end, kRcpCrc32);
@@ -93,5 +97,12 @@ const MufuTable& BuiltInMufuTable(MufuFunction f) {
       Embedded(MufuFunction::kSqrt, bankcheck_mufu_sqrt_begin, bankcheck_mufu_sqrt_end, kSqrtCrc32);
   return table;
 }
+
+MufuTableForTesting::MufuTableForTesting(MufuFunction f, const MufuTable& table)
+    : f_(f), before_(g_testing[static_cast<int>(f)]) {
+  g_testing[static_cast<int>(f)] = &table;
+}
+
+MufuTableForTesting::~MufuTableForTesting() { g_testing[static_cast<int>(f_)] = before_; }
 
 }  // namespace bankcheck::emulate::internal

@@ -1,7 +1,8 @@
 // The MUFU tables built into the library (mufu_tables.h): their outputs are the GPU's recorded ones
 // (conformance/vectors.txt, form_mufu_rcp, _rsq, _sqrt: special inputs, edges and random bits over
 // the whole range), a copy that is corrupt, cut short or not the measured one gives no table, and in
-// a launch MUFU.RCP, .RSQ and .SQRT are computed while the functions without a model are not.
+// a launch MUFU.RCP, .RSQ and .SQRT are computed while the functions without a model, or without
+// their table, are not.
 #include "emulate/internal/mufu_tables.h"
 
 #include <gmock/gmock.h>
@@ -110,19 +111,36 @@ TEST(MufuTablesTest, OnlyRcpRsqAndSqrtAreModelled) {
   EXPECT_EQ(mufu({"RSQ", "F16"}), std::nullopt);
 }
 
-// In a launch: the lane's index plus one as a float, through the function, truncated into the
+// In a launch: the lane's index plus one as a float, through `op` into R6, truncated into the
 // address R5.
+std::string Through(const std::string& op) {
+  return "IADD3 R7, R0, 0x1, RZ ;\n        /*0042*/ I2FP.F32.U32 R4, R7 ;\n        /*0044*/ " + op +
+         " ;\n        /*0048*/ F2I.TRUNC.NTZ R5, R6";
+}
+
 TEST(MufuTablesTest, ALaunchComputesTheModelledFunctions) {
-  const auto through = [](const std::string& op) {
-    return "IADD3 R7, R0, 0x1, RZ ;\n        /*0042*/ I2FP.F32.U32 R4, R7 ;\n        /*0044*/ " + op +
-           " ;\n        /*0048*/ F2I.TRUNC.NTZ R5, R6";
-  };
   for (const char* op : {"MUFU.RCP R6, R4", "MUFU.RSQ R6, R4", "MUFU.SQRT R6, R4", "MUFU.RSQ R6, |R4|"}) {
-    const Emulation emulation = test_support::EmulateAddressFrom(through(op));
+    const Emulation emulation = test_support::EmulateAddressFrom(Through(op));
     EXPECT_TRUE(emulation.record) << op << ": " << emulation.undecided->Describe();
   }
-  EXPECT_THAT(test_support::WhyAddressUndecided(through("MUFU.EX2 R6, R4")),
+  EXPECT_THAT(test_support::WhyAddressUndecided(Through("MUFU.EX2 R6, R4")),
               HasSubstr("form MUFU.EX2 (MUFU.EX2 at pc 0x0044), not among the forms"));
+}
+
+// Without its table a function's outputs are unknown, the reason naming the table and what failed;
+// the other functions are still computed.
+TEST(MufuTablesTest, WithoutItsTableAFunctionIsUnknownSayingWhy) {
+  std::vector<uint8_t> rsq = DataFile("mufu_rsq.i8.gz");
+  ASSERT_GT(rsq.size(), 100000u);
+  rsq[rsq.size() / 2] ^= 0x10;
+  const MufuTable corrupt(MufuFunction::kRsq, rsq.data(), rsq.size(), 0x6782b986u);
+  ASSERT_FALSE(corrupt.ok());
+  const MufuTableForTesting without(MufuFunction::kRsq, corrupt);
+  const std::string why = test_support::WhyAddressUndecided(Through("MUFU.RSQ R6, R4"));
+  EXPECT_THAT(why, HasSubstr("MUFU.RSQ's table, built into the library, is corrupt: "));
+  EXPECT_THAT(why, HasSubstr("(MUFU.RSQ at pc 0x0044)"));
+  const Emulation sqrt = test_support::EmulateAddressFrom(Through("MUFU.SQRT R6, R4"));
+  EXPECT_TRUE(sqrt.record) << sqrt.undecided->Describe();
 }
 
 }  // namespace

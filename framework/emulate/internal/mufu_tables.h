@@ -39,7 +39,22 @@ class MufuTable {
   std::string why_;
 };
 
-// The library's own table of `f`, decoded at the first call for it (once, whichever thread asks).
+// The library's own table of `f`, decoded at the first call for it (once, whichever thread asks), or
+// the table a MufuTableForTesting put in its place.
 const MufuTable& BuiltInMufuTable(MufuFunction f);
+
+// While it lives, BuiltInMufuTable(f) is `table` (a test's corrupt one: what the evaluator does
+// without a table). Not for concurrent use: tests only.
+class MufuTableForTesting {
+ public:
+  MufuTableForTesting(MufuFunction f, const MufuTable& table);
+  ~MufuTableForTesting();
+  MufuTableForTesting(const MufuTableForTesting&) = delete;
+  MufuTableForTesting& operator=(const MufuTableForTesting&) = delete;
+
+ private:
+  MufuFunction f_;
+  const MufuTable* before_;
+};
 
 }  // namespace bankcheck::emulate::internal
