@@ -80,15 +80,17 @@ TEST(MufuTablesTest, ACorruptOrWrongCopyGivesNoTable) {
   flipped[flipped.size() / 2] ^= 0x10;
   const MufuTable corrupt(MufuFunction::kRcp, flipped.data(), flipped.size(), kRcpCrc32);
   EXPECT_FALSE(corrupt.ok());
-  EXPECT_THAT(corrupt.why(), HasSubstr("MUFU.RCP's table, built into the library, is corrupt: "));
+  EXPECT_THAT(corrupt.why(), HasSubstr("MUFU.RCP's table, built into the library, cannot be read: zlib: "));
 
   const MufuTable cut(MufuFunction::kRcp, rcp.data(), rcp.size() / 2, kRcpCrc32);
   EXPECT_FALSE(cut.ok());
-  EXPECT_THAT(cut.why(), HasSubstr("is corrupt"));
+  EXPECT_THAT(cut.why(), HasSubstr("cannot be read: it is truncated"));
 
   const MufuTable unpinned(MufuFunction::kRcp, rcp.data(), rcp.size(), kRcpCrc32 ^ 1);
   EXPECT_FALSE(unpinned.ok());
-  EXPECT_THAT(unpinned.why(), HasSubstr("not the one measured on the GPU"));
+  EXPECT_THAT(
+      unpinned.why(),
+      HasSubstr("cannot be read: its CRC-32 is not the pinned one (not the table measured on the GPU)"));
 
   const std::vector<uint8_t> rsq = DataFile("mufu_rsq.i8.gz");  // 2^24 entries, not 2^23
   const MufuTable other(MufuFunction::kRcp, rsq.data(), rsq.size(), kRcpCrc32);
@@ -137,7 +139,7 @@ TEST(MufuTablesTest, WithoutItsTableAFunctionIsUnknownSayingWhy) {
   ASSERT_FALSE(corrupt.ok());
   const MufuTableForTesting without(MufuFunction::kRsq, corrupt);
   const std::string why = test_support::WhyAddressUndecided(Through("MUFU.RSQ R6, R4"));
-  EXPECT_THAT(why, HasSubstr("MUFU.RSQ's table, built into the library, is corrupt: "));
+  EXPECT_THAT(why, HasSubstr("MUFU.RSQ's table, built into the library, cannot be read: "));
   EXPECT_THAT(why, HasSubstr("(MUFU.RSQ at pc 0x0044)"));
   const Emulation sqrt = test_support::EmulateAddressFrom(Through("MUFU.SQRT R6, R4"));
   EXPECT_TRUE(sqrt.record) << sqrt.undecided->Describe();
