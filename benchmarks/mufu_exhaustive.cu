@@ -5,7 +5,9 @@
 // 1. The tables of the MUFU model (framework/emulate/internal/mufu_model.h): the GPU's outputs of
 //    MUFU.RCP over [1, 2) and of MUFU.RSQ and MUFU.SQRT over [1, 4), written to OUT_DIR/mufu_<f>.i8,
 //    one signed byte per entry, the output's difference from MufuReference in units in the last
-//    place (with a histogram of the differences).
+//    place (with a histogram of the differences). The emulator's copies are these files as
+//    `gzip -9n` compresses them, framework/emulate/data/mufu_<f>.i8.gz, with their CRC-32s (of the
+//    .i8 bytes) pinned in framework/emulate/mufu_tables.cc.
 // 2. The model with those tables against the GPU on all 2^32 inputs of each: "equal on
 //    4,294,967,296 inputs", or the count that differ per input class with the first few.
 // 3. MUFU.EX2, MUFU.LG2 and MUFU.TANH, which have no model: how far the GPU's outputs are from the

@@ -305,9 +305,11 @@ TEST(CallsTest, SquareRootsSlowPathIsDecidedOnTheInputsBits) {
   EXPECT_EQ(Row(*emulation.record, 0x140).wavefronts, 1u);
 }
 
-TEST(CallsTest, SquareRootsValueIsKnownOnlyWhereTheSlowPathGivesIt) {
-  // The store runs where the root is NaN: decided where every root is the slow path's (x = -i:
-  // -0 gives -0, the negatives NaN), undecided where MUFU.RSQ's estimate gives some (issue 55).
+TEST(CallsTest, SquareRootsValueIsKnownOnEveryPath) {
+  // The store runs where the root is NaN: the negatives (x = -8 to -1, lanes 0-7), from the slow
+  // path's bits; the other roots are known too, the fast path's from MUFU.RSQ's model and its
+  // refinement (FMUL, FFMA), so the store's lanes are decided. Before the model (issue 55) the
+  // fast path's roots were unknown and the launch undecided at the store.
   const std::string where_nan =
       Replace(Replace(kSqrt, "IMAD.SHL.U32 R6, R0, 0x4, RZ ;", "FSETP.NEU.AND P1, PT, R5, R5, PT ;"),
               "                   STS [R6+UR4], R5 ;", "               @P1 STS [UR4], R5 ;");
@@ -316,10 +318,15 @@ TEST(CallsTest, SquareRootsValueIsKnownOnlyWhereTheSlowPathGivesIt) {
                       Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
   ASSERT_TRUE(slow.record) << slow.undecided->Describe();
   EXPECT_EQ(Row(*slow.record, 0x140).executions, 1u);  // lanes 1-31
-  const Emulation both = Emulate(Listing(where_nan), Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
-  ASSERT_TRUE(both.undecided);
-  EXPECT_EQ(both.undecided->pc, 0x140u);
-  EXPECT_THAT(both.undecided->reason, HasSubstr("MUFU"));
+  const Emulation both = EmulateBothWays(Listing(where_nan), Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(both.record) << both.undecided->Describe();
+  EXPECT_EQ(Row(*both.record, 0x140).executions, 1u);  // lanes 0-7
+  // With MUFU.EX2 (no model) in MUFU.RSQ's place, the fast path's roots are unknown again.
+  const Emulation unmodelled = Emulate(Listing(Replace(where_nan, "MUFU.RSQ R5, R9 ;", "MUFU.EX2 R5, R9 ;")),
+                                       Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(unmodelled.undecided);
+  EXPECT_EQ(unmodelled.undecided->pc, 0x140u);
+  EXPECT_THAT(unmodelled.undecided->reason, HasSubstr("MUFU.EX2"));
 }
 
 }  // namespace

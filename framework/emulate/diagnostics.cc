@@ -6,6 +6,7 @@
 
 #include "bankcheck/instruction_counts.h"
 #include "emulate/internal/checked_forms.h"
+#include "emulate/internal/mufu_tables.h"
 
 namespace bankcheck::emulate::internal {
 namespace {
@@ -102,6 +103,10 @@ std::string OriginText(const Kernel& kernel, uint32_t origin) {
       return "a special register whose value is not known before the launch runs (" + Located(source) + ")";
     case Semantics::kIsetp:
       return "a 64-bit comparison the emulator does not evaluate (" + Located(source) + ")";
+    case Semantics::kSpecialFunction:  // MUFU.EX2 and the others without a model: unchecked forms, above
+      if (const std::optional<MufuFunction> f = ModelledMufu(source); f && !BuiltInMufuTable(*f).ok())
+        return BuiltInMufuTable(*f).why() + " (" + Located(source) + ")";
+      return "a value the emulator does not compute (" + Located(source) + ")";
     default:
       return "a value the emulator does not compute (" + Located(source) + ")";
   }

@@ -3,6 +3,7 @@
 #include "bankcheck/bank_model.h"
 #include "bankcheck/emulator.h"
 #include "emulate/internal/emulate_test_support.h"
+#include "emulate/internal/mufu_tables.h"
 #include "emulate/internal/sass.h"
 
 namespace bankcheck::emulate::internal {
@@ -43,6 +44,14 @@ TEST(DivisionEmulateTest, TheUnsignedDivisionSequenceIsExact) {
   ASSERT_TRUE(emulation.record) << emulation.undecided->Describe();
   EXPECT_EQ(emulation.record->stores().wavefronts,
             CostWarpAccess(WarpAccess::Strided(4, 4, 8, 0x400)).wavefronts);  // lanes 0, 4, ..., 28
+  // Without MUFU.RCP's table (mufu_tables.h) the reciprocal is the correctly rounded one: the
+  // quotient is as exact.
+  const MufuTable missing(MufuFunction::kRcp, nullptr, 0, 0);
+  ASSERT_FALSE(missing.ok());
+  const MufuTableForTesting without(MufuFunction::kRcp, missing);
+  const Emulation fallback = Emulate(module, Launch(Dim3{1, 1, 1}, Dim3{32, 1, 1}));
+  ASSERT_TRUE(fallback.record) << fallback.undecided->Describe();
+  EXPECT_EQ(fallback.record->stores().wavefronts, emulation.record->stores().wavefronts);
 }
 
 // The signed remainder (tid - 7) % 4 (ptxas's IABS, I2F.RP sequence, unrelated instructions between

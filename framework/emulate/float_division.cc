@@ -216,7 +216,8 @@ class Matcher {
               }
               Operand divisor = code_[check].operands[2];
               division.divisors.push_back(divisor);
-              // The intermediates the branch still finds (unknown already: MUFU.RCP's value is).
+              // The intermediates the branch still finds: unknown at the join, as the slow path may write
+              // them.
               for (size_t step : {rcp, t1, t2, t3, t4})
                 if (Register(code_[step]) != division.quotient &&
                     flow_.Unchanged(Register(code_[step]), step, branch))

@@ -97,8 +97,8 @@ void LaunchEvaluator::Control(const Instruction& in, uint32_t index, uint32_t ma
 // @!P BRA join past an IEEE float division's slow path (float_division.cc): the slow path does
 // nothing the counts see, and both paths leave the correctly rounded quotient in the same register,
 // so every lane goes to the join, whatever FCHK's predicate. What the slow path writes is unknown
-// there (as are the fast path's intermediates, from MUFU.RCP's unknown value); the quotient is
-// a / b, computed where its operands are known, agree, and neither they nor it is NaN.
+// there (as are the fast path's intermediates: the lanes that took the slow path need not hold them); the
+// quotient is a / b, computed where its operands are known, agree, and neither they nor it is NaN.
 void LaunchEvaluator::SkipDivisionSlowPath(const Instruction& in, uint32_t index, uint32_t mask) {
   const FloatDivision& division = *in.float_division;
   const Value clobbered = Unknown(Origin(division.call));

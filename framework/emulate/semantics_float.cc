@@ -1,7 +1,7 @@
 // The floating-point and conversion handlers: I2F, I2FP and F2I (rounded by hand: the host's rounding mode
 // is not the instruction's; 64-bit integers, I2F.S64 and F2I.S64.TRUNC, only in the forms of the table),
-// MUFU.RCP of nvcc's unsigned division sequence (sass.cc marks it), the half-precision constants nvcc
-// makes with HFMA2.MMA, half and bfloat16 pairs (HFMA2.MMA.BF16_V2); any other data makes its
+// MUFU.RCP, .RSQ and .SQRT by the model of the GPU's tables (mufu_tables.h), the half-precision constants
+// nvcc makes with HFMA2.MMA, half and bfloat16 pairs (HFMA2.MMA.BF16_V2); any other data makes its
 // destinations unknown.
 
 #include <algorithm>
@@ -15,6 +15,7 @@
 
 #include "emulate/internal/evaluator.h"
 #include "emulate/internal/float_bits.h"
+#include "emulate/internal/mufu_tables.h"
 
 namespace bankcheck::emulate::internal {
 namespace {
@@ -308,7 +309,73 @@ void LaunchEvaluator::HalfArithmetic(const Instruction& in, size_t index, int la
   out.Add(ops[0], From(bits, sources[0], sources[1], sources[2]));
 }
 
-// Conversions, the reciprocal of the division sequence, half constants; other data unknown.
+// A 32-bit integer to F32 (I2F, I2FP.F32): the forms the conformance vectors check; any other (F64,
+// F16, BF16, narrow sources) is not computed. A 64-bit signed source (I2F.S64, a register pair) only
+// in the forms of the table, in either pass.
+void LaunchEvaluator::IntegerToFloat(const Instruction& in, size_t index, int lane, Writes& out) const {
+  const std::vector<Operand>& ops = in.operands;
+  static constexpr std::string_view kComputed[] = {"F32", "S32", "U32", "RZ", "RM", "RP"};
+  static constexpr std::string_view kWide[] = {"F32", "S64", "RZ", "RM", "RP"};
+  const bool wide = in.Is(mod::kS64) && !in.unchecked_form && OnlyModifiers(in, kWide) &&
+                    ops.at(1).kind == OperandKind::kRegister && !ops[1].negate && !ops[1].absolute &&
+                    !ops[1].invert;
+  if (!wide && !OnlyModifiers(in, kComputed))
+    return out.AddUnknown(in, 1, in.Is(mod::kF64) ? 2 : 1, Origin(index));
+  if (wide) {
+    uint64_t bits = 0;
+    const Value a = ReadPair(ops[1], lane, index, &bits);
+    const bool negative = (bits >> 63) != 0;
+    return out.Add(ops[0],
+                   From(IntToFloat(negative ? uint64_t{0} - bits : bits, negative, in.decoded.rounding), a));
+  }
+  const Value a = Read(ops.at(1), lane, index);
+  const bool negative = !in.Is(mod::kU32) && static_cast<int32_t>(a.bits) < 0;
+  out.Add(ops[0],
+          From(IntToFloat(negative ? uint32_t{0} - a.bits : a.bits, negative, in.decoded.rounding), a));
+}
+
+// F32 to an integer: F2IP.U8 (FloatToByte); F2I to a 64-bit signed integer (F2I.S64, a register
+// pair) only in the forms of the table, in either pass; to a 32-bit integer in the forms the
+// conformance vectors check (.NTZ, nvcc's). Any other (F64, F16, other widths) is not computed.
+void LaunchEvaluator::FloatToInteger(const Instruction& in, size_t index, int lane, Writes& out) const {
+  const std::vector<Operand>& ops = in.operands;
+  if (in.base == "F2IP") return FloatToByte(in, index, lane, out);
+  const Value a = Read(ops.at(1), lane, index);
+  static constexpr std::string_view kWide[] = {"S64", "TRUNC", "FLOOR", "CEIL"};
+  if (in.Is(mod::kS64) && !in.unchecked_form && OnlyModifiers(in, kWide) &&
+      ops[1].kind == OperandKind::kRegister && !ops[1].negate && !ops[1].absolute && !ops[1].invert)
+    return out.AddPair(ops[0], FloatToInt64(a.bits, in.decoded.rounding), From(0, a));
+  static constexpr std::string_view kComputed[] = {"S32", "U32", "FTZ", "NTZ", "TRUNC", "FLOOR", "CEIL"};
+  if (!OnlyModifiers(in, kComputed) ||
+      std::find(in.modifiers.begin(), in.modifiers.end(), "NTZ") == in.modifiers.end())
+    return out.AddUnknown(in, 1, (in.Is(mod::kS64 | mod::kU64)) ? 2 : 1, Origin(index));
+  out.Add(ops[0], From(FloatToInt(a.bits, in), a));
+}
+
+// MUFU.RCP, .RSQ and .SQRT by the model (mufu_model.h), from the library's tables (mufu_tables.h), of
+// a register, uniform register, constant or float immediate source (|x| and -x applied). Where the
+// table cannot be read, the reciprocal of nvcc's integer division (sass.cc marks it) is still the
+// correctly rounded one: the sequence's quotient is exact for any reciprocal within MUFU's error
+// bound, and nothing else reads it. Every other MUFU (EX2, LG2, TANH, SIN, COS, the .F16 forms, the
+// halves of a double's RCP64H and RSQ64H) is unknown: no model of it was checked on all inputs.
+void LaunchEvaluator::SpecialFunction(const Instruction& in, size_t index, int lane, Writes& out) const {
+  const std::vector<Operand>& ops = in.operands;
+  const std::optional<MufuFunction> f = ModelledMufu(in);
+  const bool source =
+      ops.size() == 2 && ops[0].kind == OperandKind::kRegister &&
+      (ops[1].kind == OperandKind::kRegister || ops[1].kind == OperandKind::kUniformRegister ||
+       ops[1].kind == OperandKind::kConstant ||
+       (ops[1].kind == OperandKind::kImmediate && ops[1].is_float)) &&
+      !ops[1].invert;
+  if (!f || !source) return out.AddUnknown(in, 1, 1, Origin(index));
+  const Value a = FloatSource(ops[1], lane, index);
+  const MufuTable& table = BuiltInMufuTable(*f);
+  if (table.ok()) return out.Add(ops[0], From(table.Output(a.bits), a));
+  if (in.division_reciprocal) return out.Add(ops[0], From(Bits32(1.0f / AsFloat(a.bits)), a));
+  out.AddUnknown(in, 1, 1, Origin(index));
+}
+
+// Half constants and arithmetic, conversions, the special functions; other data unknown.
 void LaunchEvaluator::FloatAndConversion(const Instruction& in, size_t index, uint32_t mask) {
   ForEachLane(in, mask, [&](int lane, Writes& out) {
     const std::vector<Operand>& ops = in.operands;
@@ -335,65 +402,12 @@ void LaunchEvaluator::FloatAndConversion(const Instruction& in, size_t index, ui
         HalfArithmetic(in, index, lane, out);
         return;
       }
-      case Semantics::kIntToFloat: {
-        // A 32-bit integer to F32 (I2F, I2FP.F32): the forms the conformance vectors check; any
-        // other (F64, F16, BF16, narrow sources) is not computed. A 64-bit signed source (I2F.S64,
-        // a register pair) only in the forms of the table, in either pass.
-        static constexpr std::string_view kComputed[] = {"F32", "S32", "U32", "RZ", "RM", "RP"};
-        static constexpr std::string_view kWide[] = {"F32", "S64", "RZ", "RM", "RP"};
-        const bool wide = in.Is(mod::kS64) && !in.unchecked_form && OnlyModifiers(in, kWide) &&
-                          ops.at(1).kind == OperandKind::kRegister && !ops[1].negate && !ops[1].absolute &&
-                          !ops[1].invert;
-        if (!wide && !OnlyModifiers(in, kComputed)) {
-          out.AddUnknown(in, 1, in.Is(mod::kF64) ? 2 : 1, Origin(index));
-          return;
-        }
-        if (wide) {
-          uint64_t bits = 0;
-          const Value a = ReadPair(ops[1], lane, index, &bits);
-          const bool negative = (bits >> 63) != 0;
-          out.Add(ops[0],
-                  From(IntToFloat(negative ? uint64_t{0} - bits : bits, negative, in.decoded.rounding), a));
-          return;
-        }
-        const Value a = Read(ops.at(1), lane, index);
-        const bool negative = !in.Is(mod::kU32) && static_cast<int32_t>(a.bits) < 0;
-        out.Add(ops[0],
-                From(IntToFloat(negative ? uint32_t{0} - a.bits : a.bits, negative, in.decoded.rounding), a));
-        return;
-      }
-      case Semantics::kFloatToInt: {
-        if (in.base == "F2IP") return FloatToByte(in, index, lane, out);
-        const Value a = Read(ops.at(1), lane, index);
-        // F32 to a 64-bit signed integer (F2I.S64, a register pair), only in the forms of the
-        // table, in either pass.
-        static constexpr std::string_view kWide[] = {"S64", "TRUNC", "FLOOR", "CEIL"};
-        if (in.Is(mod::kS64) && !in.unchecked_form && OnlyModifiers(in, kWide) &&
-            ops[1].kind == OperandKind::kRegister && !ops[1].negate && !ops[1].absolute && !ops[1].invert) {
-          out.AddPair(ops[0], FloatToInt64(a.bits, in.decoded.rounding), From(0, a));
-          return;
-        }
-        // F32 to a 32-bit integer, in the forms the conformance vectors check (.NTZ, nvcc's); any
-        // other (F64, F16, 64-bit or narrow destinations) is not computed.
-        static constexpr std::string_view kComputed[] = {"S32",   "U32",   "FTZ", "NTZ",
-                                                         "TRUNC", "FLOOR", "CEIL"};
-        if (!OnlyModifiers(in, kComputed) ||
-            std::find(in.modifiers.begin(), in.modifiers.end(), "NTZ") == in.modifiers.end()) {
-          out.AddUnknown(in, 1, (in.Is(mod::kS64 | mod::kU64)) ? 2 : 1, Origin(index));
-          return;
-        }
-        out.Add(ops[0], From(FloatToInt(a.bits, in), a));
-        return;
-      }
-      case Semantics::kSpecialFunction: {
-        if (in.division_reciprocal) {
-          const Value a = Read(ops.at(1), lane, index);
-          out.Add(ops[0], From(Bits32(1.0f / AsFloat(a.bits)), a));
-          return;
-        }
-        out.AddUnknown(in, 1, 1, Origin(index));
-        return;
-      }
+      case Semantics::kIntToFloat:
+        return IntegerToFloat(in, index, lane, out);
+      case Semantics::kFloatToInt:
+        return FloatToInteger(in, index, lane, out);
+      case Semantics::kSpecialFunction:
+        return SpecialFunction(in, index, lane, out);
       case Semantics::kUnchecked:
         out.AddUnknown(in, in.info->destinations, in.decoded.width, Origin(index));
         return;

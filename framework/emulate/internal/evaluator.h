@@ -188,6 +188,9 @@ class LaunchEvaluator {
   void HalfToFloat(const Instruction& in, size_t index, int lane, Writes& out) const;
   void Bf16Arithmetic(const Instruction& in, size_t index, int lane, Writes& out) const;
   void FloatToByte(const Instruction& in, size_t index, int lane, Writes& out) const;
+  void IntegerToFloat(const Instruction& in, size_t index, int lane, Writes& out) const;
+  void FloatToInteger(const Instruction& in, size_t index, int lane, Writes& out) const;
+  void SpecialFunction(const Instruction& in, size_t index, int lane, Writes& out) const;
   void FloatArithmetic(const Instruction& in, size_t index, uint32_t mask);  // semantics_fp32.cc
   void FloatCompare(const Instruction& in, size_t index, int lane, Writes& out) const;
   // F2F, F2FP, DADD, DMUL, DFMA, DSETP (semantics_wide.cc).
