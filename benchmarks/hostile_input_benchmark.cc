@@ -15,8 +15,8 @@
 #include "bankcheck/limits.h"
 #include "bankcheck/line_annotations.h"
 #include "bankcheck/results.h"
-#include "core/internal/annotation_edit.h"
-#include "core/internal/json_io.h"
+#include "core/annotations/annotation_edit.h"
+#include "core/platform/json_io.h"
 
 namespace {
 

@@ -159,7 +159,8 @@ if(BANKCHECK_ENABLE_CUDA)
   endforeach()
   foreach(bankcheck_folder IN LISTS BANKCHECK_GTEST_LAYER_HEADER_DIRS)
     install(DIRECTORY "${PROJECT_SOURCE_DIR}/framework/${bankcheck_folder}/"
-      DESTINATION "${BANKCHECK_INSTALL_SOURCEDIR}/${bankcheck_folder}" FILES_MATCHING PATTERN "*.h")
+      DESTINATION "${BANKCHECK_INSTALL_SOURCEDIR}/${bankcheck_folder}" FILES_MATCHING PATTERN "*.h"
+      PATTERN "internal" EXCLUDE PATTERN "testdata" EXCLUDE)
   endforeach()
 endif()
 

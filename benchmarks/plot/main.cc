@@ -16,7 +16,7 @@
 
 #include "bankcheck/error.h"
 #include "benchmark_plot.h"
-#include "core/internal/file_io.h"
+#include "core/platform/file_io.h"
 
 namespace {
 

@@ -20,12 +20,12 @@
 #include "bankcheck/line_annotations.h"
 #include "bankcheck/results.h"
 #include "commands.h"
-#include "core/internal/annotation_edit.h"
-#include "core/internal/annotation_for_cases.h"
-#include "core/internal/file_io.h"
-#include "core/internal/line_counts.h"
-#include "core/internal/source_paths.h"
-#include "core/internal/text_table.h"
+#include "core/annotations/annotation_edit.h"
+#include "core/annotations/annotation_for_cases.h"
+#include "core/annotations/line_counts.h"
+#include "core/platform/file_io.h"
+#include "core/platform/source_paths.h"
+#include "core/reports/text_table.h"
 #include "source_root.h"
 
 namespace bankcheck::cli {

@@ -13,7 +13,7 @@
 #include "bankcheck/line_annotations.h"
 #include "bankcheck/memory_kind.h"
 #include "commands.h"
-#include "core/internal/file_io.h"
+#include "core/platform/file_io.h"
 
 namespace bankcheck::cli {
 namespace {

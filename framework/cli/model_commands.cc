@@ -25,7 +25,7 @@
 #include "bankcheck/memory_kind.h"
 #include "bankcheck/memory_sectors.h"
 #include "commands.h"
-#include "core/internal/file_io.h"
+#include "core/platform/file_io.h"
 
 namespace bankcheck::cli {
 namespace {

@@ -20,9 +20,9 @@
 #include "bankcheck/report.h"
 #include "bankcheck/results.h"
 #include "commands.h"
-#include "core/internal/environment.h"
-#include "core/internal/file_io.h"
-#include "core/internal/text_table.h"
+#include "core/platform/environment.h"
+#include "core/platform/file_io.h"
+#include "core/reports/text_table.h"
 #include "source_root.h"
 
 namespace bankcheck::cli {

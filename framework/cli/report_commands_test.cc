@@ -14,7 +14,7 @@
 
 #include "bankcheck/baseline.h"
 #include "bankcheck/results.h"
-#include "core/internal/test_support.h"
+#include "core/platform/test_support.h"
 #include "report_commands_fixture.h"
 
 namespace bankcheck {

@@ -27,11 +27,11 @@
 #include "bankcheck/results.h"
 #include "bankcheck/verdict.h"
 #include "commands.h"
-#include "core/internal/environment.h"
-#include "core/internal/file_io.h"
-#include "core/internal/output_folder.h"
-#include "core/internal/run_cases.h"
-#include "core/internal/subprocess.h"
+#include "core/platform/environment.h"
+#include "core/platform/file_io.h"
+#include "core/platform/output_folder.h"
+#include "core/platform/subprocess.h"
+#include "core/records/run_cases.h"
 
 extern char** environ;
 

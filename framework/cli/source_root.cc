@@ -8,7 +8,7 @@
 #include "bankcheck/error.h"
 #include "bankcheck/instruction_counts.h"
 #include "bankcheck/line_annotations.h"
-#include "core/internal/file_io.h"
+#include "core/platform/file_io.h"
 
 namespace bankcheck::cli {
 

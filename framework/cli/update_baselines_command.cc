@@ -18,8 +18,8 @@
 #include "bankcheck/run_metadata.h"
 #include "bankcheck/verdict.h"
 #include "commands.h"
-#include "core/internal/environment.h"
-#include "core/internal/text_table.h"
+#include "core/platform/environment.h"
+#include "core/reports/text_table.h"
 
 namespace bankcheck::cli {
 namespace {

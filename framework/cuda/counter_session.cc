@@ -17,7 +17,7 @@
 #include <utility>
 
 #include "bankcheck/error.h"
-#include "core/internal/launch_emulation.h"
+#include "core/records/launch_emulation.h"
 #include "cuda/internal/counting_backend.h"
 #include "cuda/internal/process_state.h"
 #include "cuda/internal/profiler.h"

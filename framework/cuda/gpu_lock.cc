@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "bankcheck/error.h"
-#include "core/internal/file_io.h"
+#include "core/platform/file_io.h"
 
 namespace bankcheck::internal {
 

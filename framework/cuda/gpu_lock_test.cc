@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "bankcheck/error.h"
-#include "core/internal/test_support.h"
+#include "core/platform/test_support.h"
 
 namespace bankcheck::internal {
 namespace {

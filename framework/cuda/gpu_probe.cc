@@ -9,7 +9,7 @@
 #include <regex>
 #include <sstream>
 
-#include "core/internal/launch_emulation.h"
+#include "core/records/launch_emulation.h"
 
 namespace bankcheck {
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "bankcheck/error.h"
-#include "core/internal/demangle.h"
+#include "core/records/demangle.h"
 #include "cuda/internal/launch_records.h"
 #include "cuda/internal/sass_metrics.h"
 

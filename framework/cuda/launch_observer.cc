@@ -2,7 +2,7 @@
 
 #include "bankcheck/counter_session.h"
 #include "bankcheck/gpu_probe.h"
-#include "core/internal/demangle.h"
+#include "core/records/demangle.h"
 #include "cuda/internal/launch_callbacks.h"
 #include "cuda/internal/launch_checks.h"
 #include "cuda/internal/launch_records.h"

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "bankcheck/metrics.h"
-#include "core/internal/demangle.h"
+#include "core/records/demangle.h"
 #include "cuda/internal/sass_metrics.h"
 
 namespace bankcheck::internal {

@@ -17,10 +17,10 @@
 #include "bankcheck/emulate_c.h"
 #include "bankcheck/emulator.h"
 #include "bankcheck/error.h"
-#include "core/internal/demangle.h"
-#include "core/internal/file_io.h"
-#include "core/internal/line_keys.h"
-#include "core/internal/record_json.h"
+#include "core/baselines/line_keys.h"
+#include "core/platform/file_io.h"
+#include "core/records/demangle.h"
+#include "core/records/record_json.h"
 #include "emulate/internal/limits.h"
 
 namespace {

@@ -12,7 +12,7 @@
 #include "bankcheck/bank_model.h"
 #include "bankcheck/emulator.h"
 #include "bankcheck/error.h"
-#include "core/internal/environment.h"
+#include "core/platform/environment.h"
 #include "emulate/internal/cluster.h"
 #include "emulate/internal/evaluator.h"
 #include "emulate/internal/limits.h"

@@ -15,10 +15,10 @@
 
 #include "bankcheck/emulator.h"
 #include "bankcheck/error.h"
-#include "core/internal/file_io.h"
-#include "core/internal/nvdisasm.h"
-#include "core/internal/subprocess.h"
-#include "core/internal/tool_cache.h"
+#include "core/nvdisasm/nvdisasm.h"
+#include "core/nvdisasm/tool_cache.h"
+#include "core/platform/file_io.h"
+#include "core/platform/subprocess.h"
 #include "emulate/internal/diagnostics.h"
 #include "emulate/internal/sass.h"
 

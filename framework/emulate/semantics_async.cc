@@ -17,7 +17,7 @@
 
 #include "bankcheck/error.h"
 #include "bankcheck/memory_sectors.h"
-#include "core/internal/span_bounds.h"
+#include "core/platform/span_bounds.h"
 #include "emulate/internal/evaluator.h"
 #include "emulate/internal/sm90.h"
 #include "emulate/internal/tensor_map.h"

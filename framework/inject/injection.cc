@@ -13,7 +13,7 @@
 #include <optional>
 
 #include "bankcheck/gpu_probe.h"
-#include "core/internal/run_cases.h"
+#include "core/records/run_cases.h"
 #include "cuda/internal/launch_observer.h"
 #include "inject/internal/recorder.h"
 

@@ -23,7 +23,7 @@ extern "C" int (*InitializeInjectionNvtx2_fnptr)(const void* (*)(uint32_t));
 
 #include "bankcheck/error.h"
 #include "bankcheck/results.h"
-#include "core/internal/test_support.h"
+#include "core/platform/test_support.h"
 #include "cuda/internal/nvtx_ranges.h"
 #include "inject/internal/recorder.h"
 

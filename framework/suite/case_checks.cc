@@ -20,7 +20,7 @@
 #include "bankcheck/run_metadata.h"
 #include "bankcheck/suite.h"
 #include "bankcheck/testing.h"
-#include "core/internal/launch_emulation.h"
+#include "core/records/launch_emulation.h"
 #include "suite/internal/case_runner.h"
 #include "suite/internal/emulated_case.h"
 #include "suite/internal/suite_runner.h"

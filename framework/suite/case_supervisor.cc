@@ -26,9 +26,9 @@
 #include "bankcheck/error.h"
 #include "bankcheck/gpu_probe.h"
 #include "bankcheck/testing.h"
-#include "core/internal/environment.h"
-#include "core/internal/file_io.h"
-#include "core/internal/launch_emulation.h"
+#include "core/platform/environment.h"
+#include "core/platform/file_io.h"
+#include "core/records/launch_emulation.h"
 #include "suite/internal/case_runner.h"
 #include "suite/internal/suite_runner.h"
 

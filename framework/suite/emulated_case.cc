@@ -11,7 +11,7 @@
 #include "bankcheck/error.h"
 #include "bankcheck/results.h"
 #include "bankcheck/testing.h"
-#include "core/internal/environment.h"
+#include "core/platform/environment.h"
 #include "testing/internal/held_results.h"
 
 namespace bankcheck::suites {

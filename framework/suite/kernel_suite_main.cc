@@ -14,7 +14,7 @@
 #include "bankcheck/kernel_registry.h"
 #include "bankcheck/suite.h"
 #include "bankcheck/testing.h"
-#include "core/internal/environment.h"
+#include "core/platform/environment.h"
 #include "suite/internal/case_checks.h"
 #include "suite/internal/case_runner.h"
 #include "suite/internal/emulated_case.h"

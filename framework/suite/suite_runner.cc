@@ -14,8 +14,8 @@
 #include "bankcheck/case_selection.h"
 #include "bankcheck/error.h"
 #include "bankcheck/testing.h"
-#include "core/internal/environment.h"
-#include "core/internal/file_io.h"
+#include "core/platform/environment.h"
+#include "core/platform/file_io.h"
 #include "suite/internal/record_command.h"
 
 namespace bankcheck::suites {

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "bankcheck/error.h"
-#include "core/internal/environment.h"
-#include "core/internal/launch_emulation.h"
+#include "core/platform/environment.h"
+#include "core/records/launch_emulation.h"
 
 namespace bankcheck::gtest {
 

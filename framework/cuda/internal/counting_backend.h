@@ -10,7 +10,7 @@
 //                              -> Start ... launches ... Stop -> DecodeData -> EvaluateToGpuValues
 //                              per range.
 // Either way the launch log (launch_log.h) names the launches, in launch order.
-// A third, kEmulated, is the emulated program's LaunchEmulation (core/internal/launch_emulation.h,
+// A third, kEmulated, is the emulated program's LaunchEmulation (core/records/launch_emulation.h,
 // the interface that layers without CUDA can use), adapted in counting_backend.cc.
 
 #include <functional>

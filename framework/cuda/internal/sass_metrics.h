@@ -15,7 +15,7 @@
 
 #include "bankcheck/instruction_counts.h"
 #include "bankcheck/launch_record.h"
-#include "core/internal/nvdisasm.h"
+#include "core/nvdisasm/nvdisasm.h"
 #include "cuda/internal/sass_config.h"
 
 namespace bankcheck::internal {

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <cstdio>
 
-#include "core/internal/environment.h"
+#include "core/platform/environment.h"
 
 namespace bankcheck::internal {
 

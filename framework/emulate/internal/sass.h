@@ -1,6 +1,6 @@
 #pragma once
 // The evaluator's view of a kernel's SASS: instructions with parsed operands, read from nvdisasm's
-// listing (core/internal/nvdisasm.h), and the kernel's metadata (bankcheck/emulator.h's KernelInfo).
+// listing (core/nvdisasm/nvdisasm.h), and the kernel's metadata (bankcheck/emulator.h's KernelInfo).
 
 #include <algorithm>
 #include <cstdint>
@@ -14,7 +14,7 @@
 
 #include "bankcheck/emulator.h"
 #include "bankcheck/instruction_counts.h"
-#include "core/internal/nvdisasm.h"
+#include "core/nvdisasm/nvdisasm.h"
 #include "emulate/internal/opcodes.h"
 
 namespace bankcheck::emulate::internal {

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "bankcheck/emulate_c.h"
-#include "core/internal/record_json.h"
+#include "core/records/record_json.h"
 #include "emulate/runtime/c_api_test_kernels.h"
 #include "emulate/runtime/internal/launch_capture.h"
 #include "emulate/runtime/sass_tools_test_support.h"

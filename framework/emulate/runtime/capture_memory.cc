@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "bankcheck/error.h"
-#include "core/internal/demangle.h"
+#include "core/records/demangle.h"
 #include "emulate/runtime/internal/launch_capture.h"
 
 namespace bankcheck::emulate::runtime {

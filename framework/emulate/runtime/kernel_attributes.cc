@@ -11,7 +11,7 @@
 #include <string>
 
 #include "bankcheck/error.h"
-#include "core/internal/demangle.h"
+#include "core/records/demangle.h"
 #include "emulate/runtime/internal/device_table.h"
 #include "emulate/runtime/internal/launch_capture.h"
 

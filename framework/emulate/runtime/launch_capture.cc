@@ -9,8 +9,8 @@
 #include <utility>
 
 #include "bankcheck/error.h"
-#include "core/internal/demangle.h"
-#include "core/internal/environment.h"
+#include "core/platform/environment.h"
+#include "core/records/demangle.h"
 #include "emulate/internal/cluster.h"
 #include "emulate/internal/limits.h"
 #include "emulate/internal/sm90.h"

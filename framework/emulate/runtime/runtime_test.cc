@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "bankcheck/error.h"
-#include "core/internal/launch_emulation.h"
+#include "core/records/launch_emulation.h"
 #include "emulate/runtime/internal/launch_capture.h"
 #include "emulate/runtime/runtime_test_kernels.h"
 

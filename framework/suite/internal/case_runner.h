@@ -13,8 +13,8 @@
 #include "bankcheck/line_annotations.h"
 #include "bankcheck/results.h"
 #include "bankcheck/verdict.h"
-#include "core/internal/line_counts.h"
-#include "core/internal/line_keys.h"
+#include "core/annotations/line_counts.h"
+#include "core/baselines/line_keys.h"
 #include "suite/internal/record_command.h"
 
 namespace bankcheck::suites {

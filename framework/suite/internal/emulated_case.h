@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "bankcheck/kernel_registry.h"
-#include "core/internal/launch_emulation.h"
+#include "core/records/launch_emulation.h"
 
 namespace bankcheck::suites {
 

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "bankcheck/emulator.h"
-#include "core/internal/launch_emulation.h"
+#include "core/records/launch_emulation.h"
 #include "emulate/internal/global_memory.h"
 #include "emulate/runtime/internal/graphs.h"
 
