@@ -12,7 +12,7 @@
 #include <tuple>
 #include <utility>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 #include "benchmark_plot.h"
 #include "core/platform/file_io.h"
 #include "core/platform/json_io.h"

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 #include "benchmark_plot.h"
 #include "core/platform/test_support.h"
 

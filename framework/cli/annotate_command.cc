@@ -15,10 +15,10 @@
 #include <utility>
 #include <vector>
 
-#include "bankcheck/error.h"
-#include "bankcheck/instruction_counts.h"
-#include "bankcheck/line_annotations.h"
-#include "bankcheck/results.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/instruction_counts.h"
+#include "bankcheck/core/line_annotations.h"
+#include "bankcheck/core/results.h"
 #include "commands.h"
 #include "core/annotations/annotation_edit.h"
 #include "core/annotations/annotation_for_cases.h"

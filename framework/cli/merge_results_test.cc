@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/results.h"
+#include "bankcheck/core/results.h"
 #include "core/platform/test_support.h"
 
 #ifndef BANKCHECK_CLI_PATH

@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/baseline.h"
-#include "bankcheck/case_selection.h"
-#include "bankcheck/compare.h"
-#include "bankcheck/error.h"
-#include "bankcheck/instruction_counts.h"
-#include "bankcheck/report.h"
-#include "bankcheck/results.h"
+#include "bankcheck/core/baseline.h"
+#include "bankcheck/core/case_selection.h"
+#include "bankcheck/core/compare.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/instruction_counts.h"
+#include "bankcheck/core/report.h"
+#include "bankcheck/core/results.h"
 #include "commands.h"
 #include "core/platform/environment.h"
 #include "core/platform/file_io.h"

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "bankcheck/baseline.h"
-#include "bankcheck/results.h"
+#include "bankcheck/core/baseline.h"
+#include "bankcheck/core/results.h"
 #include "core/platform/test_support.h"
 
 #ifndef BANKCHECK_CLI_PATH

@@ -21,11 +21,11 @@
 #include <utility>
 #include <vector>
 
-#include "bankcheck/baseline.h"
-#include "bankcheck/error.h"
-#include "bankcheck/report.h"
-#include "bankcheck/results.h"
-#include "bankcheck/verdict.h"
+#include "bankcheck/core/baseline.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/report.h"
+#include "bankcheck/core/results.h"
+#include "bankcheck/core/verdict.h"
 #include "commands.h"
 #include "core/platform/environment.h"
 #include "core/platform/file_io.h"

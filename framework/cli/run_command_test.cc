@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/results.h"
+#include "bankcheck/core/results.h"
 #include "core/platform/test_support.h"
 #include "core/records/run_cases.h"
 

@@ -5,9 +5,9 @@
 #include <optional>
 #include <utility>
 
-#include "bankcheck/error.h"
-#include "bankcheck/instruction_counts.h"
-#include "bankcheck/line_annotations.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/instruction_counts.h"
+#include "bankcheck/core/line_annotations.h"
 #include "core/platform/file_io.h"
 
 namespace bankcheck::cli {

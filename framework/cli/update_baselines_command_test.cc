@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <string>
 
-#include "bankcheck/baseline.h"
-#include "bankcheck/results.h"
+#include "bankcheck/core/baseline.h"
+#include "bankcheck/core/results.h"
 #include "core/platform/test_support.h"
 
 #ifndef BANKCHECK_CLI_PATH

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/baseline.h"
-#include "bankcheck/results.h"
-#include "bankcheck/verdict.h"
+#include "bankcheck/core/baseline.h"
+#include "bankcheck/core/results.h"
+#include "bankcheck/core/verdict.h"
 #include "core/platform/test_support.h"
 #include "core/records/run_cases.h"
 

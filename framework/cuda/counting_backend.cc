@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 #include "core/records/launch_emulation.h"
 
 namespace bankcheck::internal {

@@ -9,7 +9,7 @@
 #include <system_error>
 #include <utility>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 #include "core/nvdisasm/nvdisasm.h"
 #include "core/nvdisasm/tool_cache.h"
 #include "core/platform/environment.h"

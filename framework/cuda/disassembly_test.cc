@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 #include "core/nvdisasm/nvdisasm.h"
 #include "core/platform/file_io.h"
 

@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 #include "core/platform/file_io.h"
 
 namespace bankcheck::internal {

@@ -13,7 +13,7 @@
 #include <memory>
 #include <thread>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 #include "core/platform/test_support.h"
 
 namespace bankcheck::internal {

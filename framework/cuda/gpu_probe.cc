@@ -1,4 +1,4 @@
-#include "bankcheck/gpu_probe.h"
+#include "bankcheck/cuda/gpu_probe.h"
 
 #include <cuda_runtime_api.h>
 #include <unistd.h>

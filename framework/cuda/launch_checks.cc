@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 #include "core/records/demangle.h"
 #include "cuda/internal/launch_records.h"
 #include "cuda/internal/sass_metrics.h"

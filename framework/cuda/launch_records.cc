@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/metrics.h"
+#include "bankcheck/cuda/metrics.h"
 #include "core/records/demangle.h"
 #include "cuda/internal/sass_metrics.h"
 

@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 #include "core/records/demangle.h"
 #include "cuda/internal/counting_backend.h"
 #include "cuda/internal/launch_checks.h"

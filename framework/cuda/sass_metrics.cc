@@ -18,7 +18,7 @@
 #include <tuple>
 #include <utility>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 #include "core/nvdisasm/nvdisasm.h"
 #include "core/platform/environment.h"
 #include "cuda/internal/cupti_errors.h"

@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "bankcheck/emulator.h"
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/emulate/emulator.h"
 #include "core/nvdisasm/nvdisasm.h"
 #include "core/nvdisasm/tool_cache.h"
 #include "core/platform/file_io.h"

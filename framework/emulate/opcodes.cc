@@ -4,7 +4,7 @@
 #include <iterator>
 #include <string_view>
 
-#include "bankcheck/bank_model.h"
+#include "bankcheck/core/bank_model.h"
 
 namespace bankcheck::emulate::internal {
 namespace {

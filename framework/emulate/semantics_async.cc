@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/error.h"
-#include "bankcheck/memory_sectors.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/memory_sectors.h"
 #include "core/platform/span_bounds.h"
 #include "emulate/internal/evaluator.h"
 #include "emulate/internal/sm90.h"

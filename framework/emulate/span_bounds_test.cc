@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "bankcheck/emulator.h"
+#include "bankcheck/emulate/emulator.h"
 #include "emulate/internal/emulate_test_support.h"
 #include "emulate/internal/global_memory.h"
 #include "emulate/internal/sass.h"

@@ -12,7 +12,7 @@
 #include <exception>
 #include <optional>
 
-#include "bankcheck/gpu_probe.h"
+#include "bankcheck/cuda/gpu_probe.h"
 #include "core/records/run_cases.h"
 #include "cuda/internal/launch_observer.h"
 #include "inject/internal/recorder.h"

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <utility>
 
-#include "bankcheck/results.h"
+#include "bankcheck/core/results.h"
 #include "core/platform/file_io.h"
 
 namespace bankcheck::internal {

@@ -21,8 +21,8 @@ extern "C" int (*InitializeInjectionNvtx2_fnptr)(const void* (*)(uint32_t));
 #include <string>
 #include <vector>
 
-#include "bankcheck/error.h"
-#include "bankcheck/results.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/results.h"
 #include "core/platform/test_support.h"
 #include "cuda/internal/nvtx_ranges.h"
 #include "inject/internal/recorder.h"

@@ -12,14 +12,14 @@
 #include <utility>
 #include <vector>
 
-#include "bankcheck/baseline.h"
-#include "bankcheck/error.h"
-#include "bankcheck/gpu_probe.h"
-#include "bankcheck/kernel_registry.h"
-#include "bankcheck/results.h"
-#include "bankcheck/run_metadata.h"
-#include "bankcheck/suite.h"
-#include "bankcheck/testing.h"
+#include "bankcheck/core/baseline.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/results.h"
+#include "bankcheck/core/run_metadata.h"
+#include "bankcheck/cuda/gpu_probe.h"
+#include "bankcheck/cuda/kernel_registry.h"
+#include "bankcheck/suite/suite.h"
+#include "bankcheck/testing/testing.h"
 #include "core/records/launch_emulation.h"
 #include "suite/internal/case_runner.h"
 #include "suite/internal/emulated_case.h"

@@ -9,11 +9,11 @@
 #include <set>
 #include <sstream>
 
-#include "bankcheck/error.h"
-#include "bankcheck/report.h"
-#include "bankcheck/results.h"
-#include "bankcheck/run_metadata.h"
-#include "bankcheck/suite.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/report.h"
+#include "bankcheck/core/results.h"
+#include "bankcheck/core/run_metadata.h"
+#include "bankcheck/suite/suite.h"
 #include "core/platform/environment.h"
 #include "core/platform/file_io.h"
 #include "core/records/launch_emulation.h"

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "bankcheck/suite.h"
+#include "bankcheck/suite/suite.h"
 #include "core/platform/test_support.h"
 #include "core/records/launch_emulation.h"
 

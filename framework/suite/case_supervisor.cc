@@ -21,11 +21,11 @@
 #include <thread>
 #include <vector>
 
-#include "bankcheck/baseline.h"
-#include "bankcheck/counter_session.h"
-#include "bankcheck/error.h"
-#include "bankcheck/gpu_probe.h"
-#include "bankcheck/testing.h"
+#include "bankcheck/core/baseline.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/cuda/counter_session.h"
+#include "bankcheck/cuda/gpu_probe.h"
+#include "bankcheck/testing/testing.h"
 #include "core/platform/environment.h"
 #include "core/platform/file_io.h"
 #include "core/records/launch_emulation.h"

@@ -1,4 +1,4 @@
-#include "bankcheck/testing.h"
+#include "bankcheck/testing/testing.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -6,7 +6,7 @@
 #include <sstream>
 #include <vector>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 #include "core/platform/environment.h"
 #include "core/records/launch_emulation.h"
 

@@ -6,8 +6,8 @@
 #include <set>
 #include <tuple>
 
-#include "bankcheck/error.h"
-#include "bankcheck/line_annotations.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/line_annotations.h"
 #include "core/annotations/internal/source_lexer.h"
 #include "core/annotations/line_counts.h"
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/error.h"
-#include "bankcheck/line_annotations.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/line_annotations.h"
 
 namespace bankcheck {
 namespace {

@@ -10,10 +10,10 @@
 #include <utility>
 #include <vector>
 
-#include "bankcheck/case_selection.h"
-#include "bankcheck/limits.h"
-#include "bankcheck/line_annotations.h"
-#include "bankcheck/memory_kind.h"
+#include "bankcheck/core/case_selection.h"
+#include "bankcheck/core/limits.h"
+#include "bankcheck/core/line_annotations.h"
+#include "bankcheck/core/memory_kind.h"
 
 namespace bankcheck {
 namespace {

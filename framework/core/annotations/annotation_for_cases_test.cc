@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/line_annotations.h"
+#include "bankcheck/core/line_annotations.h"
 
 namespace bankcheck {
 namespace {

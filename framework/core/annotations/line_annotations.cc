@@ -1,4 +1,4 @@
-#include "bankcheck/line_annotations.h"
+#include "bankcheck/core/line_annotations.h"
 
 #include <algorithm>
 #include <cctype>
@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "bankcheck/error.h"
-#include "bankcheck/limits.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/limits.h"
 #include "core/annotations/internal/source_lexer.h"
 #include "core/platform/file_io.h"
 #include "core/reports/text_table.h"

@@ -1,7 +1,7 @@
 // Line annotations (docs/annotations.md): every rule of the grammar, which line an annotation
 // annotates, what is not an annotation, and errors that name file:line.
 
-#include "bankcheck/line_annotations.h"
+#include "bankcheck/core/line_annotations.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 #include "core/platform/test_support.h"
 
 namespace bankcheck {

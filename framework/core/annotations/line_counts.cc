@@ -9,9 +9,9 @@
 #include <tuple>
 #include <utility>
 
-#include "bankcheck/case_selection.h"
-#include "bankcheck/count_sum.h"
-#include "bankcheck/report.h"
+#include "bankcheck/core/case_selection.h"
+#include "bankcheck/core/count_sum.h"
+#include "bankcheck/core/report.h"
 #include "core/platform/source_paths.h"
 #include "core/reports/text_table.h"
 

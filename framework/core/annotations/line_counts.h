@@ -10,10 +10,10 @@
 #include <string_view>
 #include <vector>
 
-#include "bankcheck/instruction_counts.h"
-#include "bankcheck/launch_record.h"
-#include "bankcheck/line_annotations.h"
-#include "bankcheck/memory_kind.h"
+#include "bankcheck/core/instruction_counts.h"
+#include "bankcheck/core/launch_record.h"
+#include "bankcheck/core/line_annotations.h"
+#include "bankcheck/core/memory_kind.h"
 
 namespace bankcheck {
 

@@ -7,7 +7,7 @@
 #include <tuple>
 #include <utility>
 
-#include "bankcheck/baseline.h"
+#include "bankcheck/core/baseline.h"
 #include "core/annotations/line_counts.h"
 #include "core/baselines/internal/line_moves.h"
 #include "core/baselines/line_keys.h"

@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "bankcheck/baseline.h"
-#include "bankcheck/error.h"
-#include "bankcheck/verdict.h"
+#include "bankcheck/core/baseline.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/verdict.h"
 #include "core/platform/test_support.h"
 
 // Comparing launches with their baselines (baseline_compare.cc).

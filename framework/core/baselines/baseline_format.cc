@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cctype>
 
-#include "bankcheck/baseline.h"
-#include "bankcheck/case_selection.h"
-#include "bankcheck/error.h"
-#include "bankcheck/limits.h"
+#include "bankcheck/core/baseline.h"
+#include "bankcheck/core/case_selection.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/limits.h"
 #include "core/baselines/internal/parsed_documents.h"
 #include "core/platform/file_io.h"
 #include "core/platform/json_io.h"

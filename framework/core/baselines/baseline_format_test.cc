@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "bankcheck/baseline.h"
-#include "bankcheck/error.h"
+#include "bankcheck/core/baseline.h"
+#include "bankcheck/core/error.h"
 #include "core/platform/test_support.h"
 
 // The baseline file format (baseline_format.cc).

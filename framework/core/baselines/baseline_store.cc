@@ -2,8 +2,8 @@
 #include <set>
 #include <system_error>
 
-#include "bankcheck/baseline.h"
-#include "bankcheck/error.h"
+#include "bankcheck/core/baseline.h"
+#include "bankcheck/core/error.h"
 #include "core/baselines/internal/baseline_format.h"
 #include "core/baselines/internal/parsed_documents.h"
 #include "core/platform/file_io.h"

@@ -7,8 +7,8 @@
 #include <set>
 #include <thread>
 
-#include "bankcheck/baseline.h"
-#include "bankcheck/error.h"
+#include "bankcheck/core/baseline.h"
+#include "bankcheck/core/error.h"
 #include "core/platform/test_support.h"
 
 // Baseline folders: loading, locked updates, stale entries (baseline_store.cc).

@@ -1,9 +1,9 @@
-#include "bankcheck/case_selection.h"
+#include "bankcheck/core/case_selection.h"
 
 #include <cstddef>
 
-#include "bankcheck/error.h"
-#include "bankcheck/limits.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/limits.h"
 #include "core/platform/file_io.h"
 #include "core/reports/text_table.h"
 

@@ -1,4 +1,4 @@
-#include "bankcheck/case_selection.h"
+#include "bankcheck/core/case_selection.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -8,8 +8,8 @@
 #include <fstream>
 #include <string>
 
-#include "bankcheck/error.h"
-#include "bankcheck/limits.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/limits.h"
 
 namespace bankcheck {
 namespace {

@@ -1,13 +1,13 @@
-#include "bankcheck/compare.h"
+#include "bankcheck/core/compare.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
 
-#include "bankcheck/baseline.h"
-#include "bankcheck/error.h"
-#include "bankcheck/results.h"
+#include "bankcheck/core/baseline.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/results.h"
 #include "core/baselines/internal/parsed_documents.h"
 #include "core/platform/file_io.h"
 #include "core/platform/json_io.h"

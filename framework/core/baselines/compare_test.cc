@@ -1,13 +1,13 @@
-#include "bankcheck/compare.h"
+#include "bankcheck/core/compare.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "bankcheck/baseline.h"
-#include "bankcheck/error.h"
-#include "bankcheck/results.h"
+#include "bankcheck/core/baseline.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/results.h"
 #include "core/platform/test_support.h"
 
 namespace bankcheck {

@@ -7,8 +7,8 @@
 #include <unordered_map>
 #include <utility>
 
-#include "bankcheck/count_sum.h"
-#include "bankcheck/limits.h"
+#include "bankcheck/core/count_sum.h"
+#include "bankcheck/core/limits.h"
 #include "core/annotations/internal/source_lexer.h"
 #include "core/platform/source_paths.h"
 

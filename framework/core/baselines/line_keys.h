@@ -12,7 +12,7 @@
 #include <tuple>
 #include <vector>
 
-#include "bankcheck/launch_record.h"
+#include "bankcheck/core/launch_record.h"
 
 namespace bankcheck {
 

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/baseline.h"
-#include "bankcheck/error.h"
-#include "bankcheck/limits.h"
-#include "bankcheck/verdict.h"
+#include "bankcheck/core/baseline.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/limits.h"
+#include "bankcheck/core/verdict.h"
 #include "core/records/record_json.h"
 
 // Per-line baselines: the keys of source lines, the per-line counts of launches, and comparing them.

@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "bankcheck/error.h"
-#include "bankcheck/results.h"
-#include "bankcheck/run_metadata.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/results.h"
+#include "bankcheck/core/run_metadata.h"
 #include "core/baselines/internal/results_test_support.h"
 #include "core/platform/test_support.h"
 

@@ -1,4 +1,4 @@
-#include "bankcheck/results.h"
+#include "bankcheck/core/results.h"
 
 #include <algorithm>
 #include <cctype>
@@ -7,9 +7,9 @@
 #include <system_error>
 #include <utility>
 
-#include "bankcheck/case_selection.h"
-#include "bankcheck/error.h"
-#include "bankcheck/limits.h"
+#include "bankcheck/core/case_selection.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/limits.h"
 #include "core/baselines/internal/parsed_documents.h"
 #include "core/platform/file_io.h"
 #include "core/platform/json_io.h"

@@ -1,4 +1,4 @@
-#include "bankcheck/results.h"
+#include "bankcheck/core/results.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "bankcheck/error.h"
-#include "bankcheck/run_metadata.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/run_metadata.h"
 #include "core/baselines/internal/results_test_support.h"
 #include "core/platform/test_support.h"
 

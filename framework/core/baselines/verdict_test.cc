@@ -1,4 +1,4 @@
-#include "bankcheck/verdict.h"
+#include "bankcheck/core/verdict.h"
 
 #include <gtest/gtest.h>
 

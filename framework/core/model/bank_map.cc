@@ -1,4 +1,4 @@
-#include "bankcheck/bank_map.h"
+#include "bankcheck/core/bank_map.h"
 
 #include <algorithm>
 #include <iomanip>

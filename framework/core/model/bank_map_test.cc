@@ -1,4 +1,4 @@
-#include "bankcheck/bank_map.h"
+#include "bankcheck/core/bank_map.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/bank_model.h"
+#include "bankcheck/core/bank_model.h"
 
 namespace bankcheck {
 namespace {

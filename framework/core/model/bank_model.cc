@@ -1,12 +1,12 @@
-#include "bankcheck/bank_model.h"
+#include "bankcheck/core/bank_model.h"
 
 #include <algorithm>
 #include <limits>
 #include <optional>
 #include <sstream>
 
-#include "bankcheck/bank_map.h"
-#include "bankcheck/error.h"
+#include "bankcheck/core/bank_map.h"
+#include "bankcheck/core/error.h"
 #include "core/model/internal/access_rules.h"
 
 namespace bankcheck {

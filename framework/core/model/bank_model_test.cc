@@ -1,7 +1,7 @@
 // The CPU bank model (bank_model.h) against its brute-force oracle, on layouts from the research
 // note's references, and on bad input. Its rules one by one: bank_model_rules_test.cc; launches:
 // predict_launch_test.cc; 16-byte cp.async: cp_async_rule_test.cc.
-#include "bankcheck/bank_model.h"
+#include "bankcheck/core/bank_model.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 #include "core/model/internal/bank_model_test_support.h"
 
 namespace bankcheck {

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/bank_model.h"
-#include "bankcheck/error.h"
+#include "bankcheck/core/bank_model.h"
+#include "bankcheck/core/error.h"
 #include "core/model/internal/bank_model_test_support.h"
 
 namespace bankcheck {

@@ -1,10 +1,10 @@
-#include "bankcheck/memory_sectors.h"
+#include "bankcheck/core/memory_sectors.h"
 
 #include <algorithm>
 #include <string>
 #include <utility>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 
 namespace bankcheck {
 namespace {

@@ -1,13 +1,13 @@
 // The sector model of global and local memory (memory_sectors.h): every pattern measured on the
 // H200 (docs/design/memory-traffic.md), per warp instruction.
-#include "bankcheck/memory_sectors.h"
+#include "bankcheck/core/memory_sectors.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <string>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 
 namespace bankcheck {
 namespace {

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/bank_map.h"
-#include "bankcheck/bank_model.h"
-#include "bankcheck/error.h"
+#include "bankcheck/core/bank_map.h"
+#include "bankcheck/core/bank_model.h"
+#include "bankcheck/core/error.h"
 #include "core/model/internal/access_rules.h"
 
 namespace bankcheck {

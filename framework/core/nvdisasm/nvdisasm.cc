@@ -10,7 +10,7 @@
 #include <mutex>
 #include <string_view>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 #include "core/platform/environment.h"
 #include "core/platform/file_io.h"
 #include "core/platform/output_folder.h"

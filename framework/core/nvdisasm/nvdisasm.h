@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/instruction_counts.h"
+#include "bankcheck/core/instruction_counts.h"
 
 namespace bankcheck::internal {
 

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <system_error>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 #include "core/platform/environment.h"
 #include "core/platform/file_io.h"
 

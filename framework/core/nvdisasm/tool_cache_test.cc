@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 #include "core/platform/file_io.h"
 
 namespace bankcheck::internal {

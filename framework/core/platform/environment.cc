@@ -7,7 +7,7 @@
 #include <cctype>
 #include <cstdlib>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 
 namespace bankcheck {
 namespace {

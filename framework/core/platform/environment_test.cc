@@ -8,7 +8,7 @@
 
 #include <cstdlib>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 #include "core/platform/test_support.h"
 
 namespace bankcheck {

@@ -1,4 +1,4 @@
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 
 namespace bankcheck {
 

@@ -13,8 +13,8 @@
 #include <system_error>
 #include <utility>
 
-#include "bankcheck/error.h"
-#include "bankcheck/limits.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/limits.h"
 
 namespace bankcheck {
 namespace {

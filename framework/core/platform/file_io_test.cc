@@ -15,7 +15,7 @@
 #include <cstring>
 #include <string>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 #include "core/platform/test_support.h"
 
 namespace bankcheck {

@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "bankcheck/error.h"
-#include "bankcheck/limits.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/limits.h"
 
 namespace bankcheck {
 namespace {

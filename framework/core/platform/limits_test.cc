@@ -3,7 +3,7 @@
 // launches, long names) takes work and output that grow linearly. Each test here would run for
 // minutes, or fill memory, without the limit or the linear path it checks.
 
-#include "bankcheck/limits.h"
+#include "bankcheck/core/limits.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/baseline.h"
-#include "bankcheck/error.h"
-#include "bankcheck/instruction_counts.h"
-#include "bankcheck/report.h"
-#include "bankcheck/results.h"
+#include "bankcheck/core/baseline.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/instruction_counts.h"
+#include "bankcheck/core/report.h"
+#include "bankcheck/core/results.h"
 #include "core/platform/file_io.h"
 #include "core/platform/json_io.h"
 #include "core/platform/test_support.h"

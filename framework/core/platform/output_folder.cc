@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 #include "core/platform/environment.h"
 
 namespace bankcheck {

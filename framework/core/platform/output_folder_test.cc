@@ -17,7 +17,7 @@
 #include <string>
 #include <utility>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 #include "core/platform/file_io.h"
 #include "core/platform/test_support.h"
 

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/baseline.h"
-#include "bankcheck/launch_record.h"
-#include "bankcheck/run_metadata.h"
+#include "bankcheck/core/baseline.h"
+#include "bankcheck/core/launch_record.h"
+#include "bankcheck/core/run_metadata.h"
 
 namespace bankcheck::testing_support {
 

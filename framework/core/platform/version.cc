@@ -1,4 +1,4 @@
-#include "bankcheck/version.h"
+#include "bankcheck/core/version.h"
 
 namespace bankcheck {
 

@@ -1,10 +1,10 @@
-#include "bankcheck/version.h"
+#include "bankcheck/core/version.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "bankcheck/run_metadata.h"
+#include "bankcheck/core/run_metadata.h"
 
 namespace bankcheck {
 namespace {

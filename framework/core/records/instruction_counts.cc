@@ -1,12 +1,12 @@
-#include "bankcheck/instruction_counts.h"
+#include "bankcheck/core/instruction_counts.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <utility>
 
-#include "bankcheck/count_sum.h"
-#include "bankcheck/limits.h"
+#include "bankcheck/core/count_sum.h"
+#include "bankcheck/core/limits.h"
 #include "core/platform/environment.h"
 #include "core/platform/source_paths.h"
 #include "core/reports/text_table.h"

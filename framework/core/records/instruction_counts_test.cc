@@ -1,4 +1,4 @@
-#include "bankcheck/instruction_counts.h"
+#include "bankcheck/core/instruction_counts.h"
 
 #include <gtest/gtest.h>
 
@@ -7,8 +7,8 @@
 #include <limits>
 #include <tuple>
 
-#include "bankcheck/error.h"
-#include "bankcheck/limits.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/limits.h"
 #include "core/platform/test_support.h"
 #include "core/reports/text_table.h"
 

@@ -1,7 +1,7 @@
 #pragma once
 // How a program whose kernels are recorded instead of run (a kernel suite's emulated program,
 // <target>_emulated: docs/emulate.md) counts its launches. Its stand-in CUDA runtime
-// (framework/emulate/runtime) installs a LaunchEmulation before main; the counter session
+// (framework/emulated_runtime) installs a LaunchEmulation before main; the counter session
 // (framework/cuda) then counts every session through it, as a third counting back end beside
 // CUPTI's two (cuda/internal/counting_backend.h adapts it), and the suite and the testing layer
 // ask it whether kernels run. No CUDA and no CUPTI here, so that every layer can use it.
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/launch_record.h"
+#include "bankcheck/core/launch_record.h"
 
 namespace bankcheck::internal {
 

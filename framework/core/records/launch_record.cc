@@ -1,4 +1,4 @@
-#include "bankcheck/launch_record.h"
+#include "bankcheck/core/launch_record.h"
 
 #include <algorithm>
 #include <cmath>

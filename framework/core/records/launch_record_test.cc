@@ -1,12 +1,12 @@
-#include "bankcheck/launch_record.h"
+#include "bankcheck/core/launch_record.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <limits>
 
-#include "bankcheck/baseline.h"
-#include "bankcheck/error.h"
+#include "bankcheck/core/baseline.h"
+#include "bankcheck/core/error.h"
 
 namespace bankcheck {
 namespace {

@@ -1,4 +1,4 @@
-#include "bankcheck/memory_kind.h"
+#include "bankcheck/core/memory_kind.h"
 
 namespace bankcheck {
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "bankcheck/limits.h"
+#include "bankcheck/core/limits.h"
 #include "core/platform/json_io.h"
 
 namespace bankcheck {

@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "bankcheck/error.h"
-#include "bankcheck/limits.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/limits.h"
 #include "core/platform/test_support.h"
 
 namespace bankcheck {

@@ -3,7 +3,7 @@
 #include <cerrno>
 #include <cstdlib>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 #include "core/platform/environment.h"
 
 namespace bankcheck::internal {

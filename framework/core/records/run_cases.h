@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "bankcheck/launch_record.h"
-#include "bankcheck/results.h"
+#include "bankcheck/core/launch_record.h"
+#include "bankcheck/core/results.h"
 
 namespace bankcheck::internal {
 

@@ -5,7 +5,7 @@
 
 #include <cstdlib>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 
 namespace bankcheck::internal {
 namespace {

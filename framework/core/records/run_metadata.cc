@@ -1,4 +1,4 @@
-#include "bankcheck/run_metadata.h"
+#include "bankcheck/core/run_metadata.h"
 
 #include <cctype>
 #include <chrono>
@@ -10,7 +10,7 @@
 #include <sstream>
 #include <utility>
 
-#include "bankcheck/version.h"
+#include "bankcheck/core/version.h"
 #include "core/platform/environment.h"
 #include "core/records/internal/run_metadata_json.h"
 

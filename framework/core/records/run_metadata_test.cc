@@ -1,4 +1,4 @@
-#include "bankcheck/run_metadata.h"
+#include "bankcheck/core/run_metadata.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

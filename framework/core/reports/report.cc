@@ -1,4 +1,4 @@
-#include "bankcheck/report.h"
+#include "bankcheck/core/report.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <tuple>
 #include <vector>
 
-#include "bankcheck/instruction_counts.h"
+#include "bankcheck/core/instruction_counts.h"
 #include "core/reports/internal/markdown.h"
 #include "core/reports/internal/report_data.h"
 #include "core/reports/internal/report_findings.h"

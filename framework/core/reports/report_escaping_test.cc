@@ -1,7 +1,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "bankcheck/report.h"
+#include "bankcheck/core/report.h"
 #include "core/platform/test_support.h"
 #include "core/reports/internal/report_test_support.h"
 

@@ -6,7 +6,7 @@
 #include <tuple>
 #include <utility>
 
-#include "bankcheck/memory_kind.h"
+#include "bankcheck/core/memory_kind.h"
 #include "core/annotations/line_counts.h"
 #include "core/reports/internal/markdown.h"
 #include "core/reports/text_table.h"

@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "bankcheck/line_annotations.h"
-#include "bankcheck/report.h"
+#include "bankcheck/core/line_annotations.h"
+#include "bankcheck/core/report.h"
 #include "core/platform/test_support.h"
 #include "core/reports/internal/report_data.h"
 

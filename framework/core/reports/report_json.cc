@@ -2,8 +2,8 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/instruction_counts.h"
-#include "bankcheck/report.h"
+#include "bankcheck/core/instruction_counts.h"
+#include "bankcheck/core/report.h"
 #include "core/platform/json_io.h"
 #include "core/reports/internal/report_data.h"
 #include "core/reports/text_table.h"

@@ -1,4 +1,4 @@
-#include "bankcheck/report.h"
+#include "bankcheck/core/report.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 #include "core/platform/test_support.h"
 #include "core/reports/internal/report_test_support.h"
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "bankcheck/limits.h"
+#include "bankcheck/core/limits.h"
 
 namespace bankcheck {
 namespace {

@@ -17,8 +17,8 @@
 #include <memory>
 #include <vector>
 
-#include "bankcheck/counter_session.h"
-#include "bankcheck/launch_record.h"
+#include "bankcheck/core/launch_record.h"
+#include "bankcheck/cuda/counter_session.h"
 #include "cuda/internal/process_state.h"
 #include "cuda/internal/step_trace.h"
 #include "cuda/internal/thread_annotations.h"

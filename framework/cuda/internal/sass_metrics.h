@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/instruction_counts.h"
-#include "bankcheck/launch_record.h"
+#include "bankcheck/core/instruction_counts.h"
+#include "bankcheck/core/launch_record.h"
 #include "core/nvdisasm/nvdisasm.h"
 #include "cuda/internal/sass_config.h"
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "bankcheck/bank_model.h"
+#include "bankcheck/core/bank_model.h"
 #include "emulate/internal/sass.h"
 #include "emulate/internal/value.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/kernel_registry.h"
+#include "bankcheck/cuda/kernel_registry.h"
 #include "core/records/launch_emulation.h"
 
 namespace bankcheck::suites {

@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "bankcheck/launch_record.h"
-#include "bankcheck/line_annotations.h"
+#include "bankcheck/core/launch_record.h"
+#include "bankcheck/core/line_annotations.h"
 #include "core/annotations/line_counts.h"
 
 namespace bankcheck::testing_support {

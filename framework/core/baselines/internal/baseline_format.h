@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-#include "bankcheck/baseline.h"
+#include "bankcheck/core/baseline.h"
 #include "core/platform/json_io.h"
 
 namespace bankcheck::internal {

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "bankcheck/launch_record.h"
+#include "bankcheck/core/launch_record.h"
 
 namespace bankcheck::internal {
 

@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <filesystem>
 
-#include "bankcheck/baseline.h"
-#include "bankcheck/results.h"
+#include "bankcheck/core/baseline.h"
+#include "bankcheck/core/results.h"
 #include "core/platform/json_io.h"
 
 namespace bankcheck::internal {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "bankcheck/results.h"
+#include "bankcheck/core/results.h"
 #include "core/platform/test_support.h"
 
 namespace bankcheck::testing_support {

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "bankcheck/memory_kind.h"
+#include "bankcheck/core/memory_kind.h"
 
 namespace bankcheck::internal {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/bank_model.h"
-#include "bankcheck/error.h"
+#include "bankcheck/core/bank_model.h"
+#include "bankcheck/core/error.h"
 
 namespace bankcheck::testing_support {
 

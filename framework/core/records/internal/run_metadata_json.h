@@ -1,7 +1,7 @@
 #pragma once
 // Internal: RunMetadata in baseline and results files, both ways.
 
-#include "bankcheck/run_metadata.h"
+#include "bankcheck/core/run_metadata.h"
 #include "core/platform/json_io.h"
 
 namespace bankcheck::internal {

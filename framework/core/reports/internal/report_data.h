@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "bankcheck/report.h"
+#include "bankcheck/core/report.h"
 #include "core/reports/text_table.h"
 
 namespace bankcheck::internal {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/report.h"
+#include "bankcheck/core/report.h"
 #include "core/reports/internal/report_data.h"
 
 namespace bankcheck::internal {

@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "bankcheck/results.h"
+#include "bankcheck/core/results.h"
 #include "core/platform/test_support.h"
 
 namespace bankcheck::testing_support {
