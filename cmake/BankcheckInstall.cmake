@@ -163,9 +163,14 @@ if(BANKCHECK_ENABLE_CUDA)
     endforeach()
   endforeach()
   foreach(bankcheck_folder IN LISTS BANKCHECK_GTEST_LAYER_HEADER_DIRS)
+    # A core room's top-level headers, without its internal/ folder (the core's alone).
+    set(bankcheck_excluded "")
+    if(bankcheck_folder MATCHES "^core/")
+      set(bankcheck_excluded PATTERN "internal" EXCLUDE PATTERN "testdata" EXCLUDE)
+    endif()
     install(DIRECTORY "${PROJECT_SOURCE_DIR}/framework/${bankcheck_folder}/"
       DESTINATION "${BANKCHECK_INSTALL_SOURCEDIR}/${bankcheck_folder}" FILES_MATCHING PATTERN "*.h"
-      PATTERN "internal" EXCLUDE PATTERN "testdata" EXCLUDE)
+      ${bankcheck_excluded})
   endforeach()
 endif()
 
