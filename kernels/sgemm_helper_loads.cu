@@ -61,8 +61,7 @@ __device__ __forceinline__ void loadFromGmem(int n, int k, const float* a, const
   }
   for (int offset = 0; offset + kRowStrideB <= kBK; offset += kRowStrideB) {
     *reinterpret_cast<float4*>(&bs[(inner_row_b + offset) * kBN + inner_col_b * 4]) =
-        *reinterpret_cast<const float4*>(
-            &b[static_cast<size_t>(inner_row_b + offset) * n + inner_col_b * 4]);  // bankcheck: conflict-free
+        *reinterpret_cast<const float4*>(&b[static_cast<size_t>(inner_row_b + offset) * n + inner_col_b * 4]);  // bankcheck: conflict-free
   }
 }
 
@@ -77,15 +76,13 @@ __device__ __forceinline__ void processFromSmem(float (&results)[kResults], cons
     for (int sub_row = 0; sub_row < kWMIter; ++sub_row) {
 #pragma unroll
       for (int i = 0; i < kTM; ++i)
-        reg_m[sub_row * kTM + i] = as[dot * kBM + warp_row * kWM + sub_row * kWSubM + thread_row * kTM +
-                                      i];  // bankcheck: conflict-free
+        reg_m[sub_row * kTM + i] = as[dot * kBM + warp_row * kWM + sub_row * kWSubM + thread_row * kTM + i];  // bankcheck: conflict-free
     }
 #pragma unroll
     for (int sub_col = 0; sub_col < kWNIter; ++sub_col) {
 #pragma unroll
       for (int i = 0; i < kTN; ++i)
-        reg_n[sub_col * kTN + i] = bs[dot * kBN + warp_col * kWN + sub_col * kWSubN + thread_col * kTN +
-                                      i];  // bankcheck: conflict-free
+        reg_n[sub_col * kTN + i] = bs[dot * kBN + warp_col * kWN + sub_col * kWSubN + thread_col * kTN + i];  // bankcheck: conflict-free
     }
 #pragma unroll
     for (int m = 0; m < kWMIter * kTM; ++m) {
