@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "bankcheck/bank_model.h"
+#include "bankcheck/core/bank_model.h"
 
 namespace {
 

@@ -25,11 +25,11 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/counter_session.h"
-#include "bankcheck/cuda_check.h"
-#include "bankcheck/error.h"
-#include "bankcheck/gpu_probe.h"
-#include "bankcheck/launch_record.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/launch_record.h"
+#include "bankcheck/cuda/counter_session.h"
+#include "bankcheck/cuda/cuda_check.h"
+#include "bankcheck/cuda/gpu_probe.h"
 
 namespace bankcheck::bench {
 

@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/error.h"
-#include "bankcheck/limits.h"
-#include "bankcheck/line_annotations.h"
-#include "bankcheck/results.h"
-#include "core/internal/annotation_edit.h"
-#include "core/internal/json_io.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/limits.h"
+#include "bankcheck/core/line_annotations.h"
+#include "bankcheck/core/results.h"
+#include "core/annotations/annotation_edit.h"
+#include "core/platform/json_io.h"
 
 namespace {
 

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/emulator.h"
+#include "bankcheck/emulate/emulator.h"
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/cuda_check.h"
+#include "bankcheck/cuda/cuda_check.h"
 #include "demo_kernels.cuh"
 #include "gpu_benchmark.h"
 

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/cuda_check.h"
+#include "bankcheck/cuda/cuda_check.h"
 #include "gpu_benchmark.h"
 
 namespace bankcheck::bench {

@@ -41,10 +41,10 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/counter_session.h"
-#include "bankcheck/cuda_check.h"
-#include "bankcheck/gpu_probe.h"
-#include "bankcheck/metrics.h"
+#include "bankcheck/cuda/counter_session.h"
+#include "bankcheck/cuda/cuda_check.h"
+#include "bankcheck/cuda/gpu_probe.h"
+#include "bankcheck/cuda/metrics.h"
 #include "demo_kernels.cuh"
 
 namespace bankcheck::bench {

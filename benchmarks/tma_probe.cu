@@ -21,10 +21,10 @@
 #include <utility>
 #include <vector>
 
-#include "bankcheck/counter_session.h"
-#include "bankcheck/launch_record.h"
-#include "bankcheck/memory_kind.h"
-#include "bankcheck/memory_sectors.h"
+#include "bankcheck/core/launch_record.h"
+#include "bankcheck/core/memory_kind.h"
+#include "bankcheck/core/memory_sectors.h"
+#include "bankcheck/cuda/counter_session.h"
 
 namespace {
 

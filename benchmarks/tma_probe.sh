@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tma_probe.sh BUILD_DIR [LOG_DIR]: the sector model's rule for TMA boxes and bulk copies
-# (TensorBoxSectors, CopyRunSectors in bankcheck/memory_sectors.h) against the GPU. Runs
+# (TensorBoxSectors, CopyRunSectors in bankcheck/core/memory_sectors.h) against the GPU. Runs
 # bankcheck_tma_probe twice: under a bankcheck range-profiler session ("range": the global_tma_ld and
 # global_tma_st kinds' sectors) and under Nsight Compute ("plain", ncu's own TMA sector metrics, the
 # oracle); prints per launch the prediction, both measurements and "ok" or "DIFFERS" (a prediction

@@ -3,8 +3,8 @@
 # share addresses. Runs BUILD_DIR/benchmarks/bankcheck_wide_access_probe under `bankcheck run` (every
 # launch measured; bankcheck's counts equal ncu's, docs/counters.md) and leaves OUT_DIR/results.json
 # and OUT_DIR/patterns.txt (each launch's kind and lane indices). Then
-#   python3 framework/core/testdata/make_paired_loads_fixture.py OUT_DIR
-# writes the bank model test's fixture from them (framework/core/testdata/paired_loads_fixture.inc).
+#   python3 framework/core/model/testdata/make_paired_loads_fixture.py OUT_DIR
+# writes the bank model test's fixture from them (framework/core/model/testdata/paired_loads_fixture.inc).
 # Exit 0 when it measured, 1 when the run failed, 2 on a usage error.
 set -euo pipefail
 [[ $# -eq 2 ]] || { echo "usage: $0 BUILD_DIR OUT_DIR" >&2; exit 2; }

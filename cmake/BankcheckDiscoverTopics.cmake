@@ -36,7 +36,7 @@ string(APPEND content "string(TIMESTAMP _bankcheck_run_started \"%Y-%m-%dT%H:%M:
 # A SASS tool configure did not find is looked for in NVIDIA's wheels each time ctest reads this file,
 # so that one pip installs after the build is used without configuring and building again. Not on
 # PATH: a test given no tool looks there itself, skipping PATH's relative entries (FindCudaTool,
-# core/internal/nvdisasm.h), which find_program would take relative to the build folder.
+# core/nvdisasm/nvdisasm.h), which find_program would take relative to the build folder.
 set(late_tools "")
 if(EMULATED)
   foreach(tool IN ITEMS CUOBJDUMP NVDISASM)

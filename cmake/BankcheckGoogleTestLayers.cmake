@@ -23,7 +23,10 @@ set(BANKCHECK_GTEST_LAYER_suite suite/record_command.cc suite/case_runner.cc sui
                                 suite/suite_runner.cc suite/case_supervisor.cc suite/suite_settings.cc)
 set(BANKCHECK_GTEST_LAYER_kernel_suite_main suite/kernel_suite_main.cc suite/case_checks.cc)
 set(BANKCHECK_GTEST_LAYER_annotation_checks suite/annotation_main.cc suite/annotation_checks.cc)
-set(BANKCHECK_GTEST_LAYER_HEADER_DIRS core/internal cuda/internal testing/internal suite/internal)
+# The core's headers for bankcheck's own layers are at the top of its rooms' folders (their internal/
+# folders only the core includes, framework/core/CMakeLists.txt).
+set(BANKCHECK_GTEST_LAYER_HEADER_DIRS core/records core/model core/baselines core/reports core/annotations
+                                      core/platform core/nvdisasm cuda/internal testing/internal suite/internal)
 
 # bankcheck_add_gtest_layers(<framework folder>): the targets above, on bankcheck::cuda (a target
 # already) and the build's GoogleTest. bankcheck::kernel_suite_main and ::annotation_checks are

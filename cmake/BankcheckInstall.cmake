@@ -27,7 +27,7 @@ elseif(BANKCHECK_ENABLE_CUDA)
   list(APPEND bankcheck_installed_targets bankcheck_cuda bankcheck_emulate bankcheck_emulated_runtime)
 endif()
 
-# The emulator's C library (bankcheck/emulate_c.h; the Python package's bankcheck.emulator loads it):
+# The emulator's C library (bankcheck/emulate/emulate_c.h; the Python package's bankcheck.emulator loads it):
 # in every install and in the wheel.
 set_target_properties(bankcheck_emulate_c PROPERTIES EXPORT_NAME emulate_c)
 list(APPEND bankcheck_installed_targets bankcheck_emulate_c)
@@ -148,9 +148,14 @@ install(EXPORT bankcheckTargets NAMESPACE bankcheck:: DESTINATION "${BANKCHECK_I
 if(BANKCHECK_ENABLE_CUDA)
   foreach(bankcheck_layer IN LISTS BANKCHECK_GTEST_LAYERS)
     get_target_property(bankcheck_headers bankcheck_${bankcheck_layer} HEADER_SET)
-    if(bankcheck_headers)
-      install(FILES ${bankcheck_headers} DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/bankcheck")
+    if(NOT bankcheck_headers)
+      set(bankcheck_headers "")
     endif()
+    foreach(bankcheck_header IN LISTS bankcheck_headers)  # each in its folder under include/
+      file(RELATIVE_PATH bankcheck_header_path "${PROJECT_SOURCE_DIR}/framework/include" "${bankcheck_header}")
+      get_filename_component(bankcheck_header_folder "${bankcheck_header_path}" DIRECTORY)
+      install(FILES "${bankcheck_header}" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/${bankcheck_header_folder}")
+    endforeach()
     foreach(bankcheck_source IN LISTS BANKCHECK_GTEST_LAYER_${bankcheck_layer})
       get_filename_component(bankcheck_folder "${bankcheck_source}" DIRECTORY)
       install(FILES "${PROJECT_SOURCE_DIR}/framework/${bankcheck_source}"
@@ -158,8 +163,14 @@ if(BANKCHECK_ENABLE_CUDA)
     endforeach()
   endforeach()
   foreach(bankcheck_folder IN LISTS BANKCHECK_GTEST_LAYER_HEADER_DIRS)
+    # A core room's top-level headers, without its internal/ folder (the core's alone).
+    set(bankcheck_excluded "")
+    if(bankcheck_folder MATCHES "^core/")
+      set(bankcheck_excluded PATTERN "internal" EXCLUDE PATTERN "testdata" EXCLUDE)
+    endif()
     install(DIRECTORY "${PROJECT_SOURCE_DIR}/framework/${bankcheck_folder}/"
-      DESTINATION "${BANKCHECK_INSTALL_SOURCEDIR}/${bankcheck_folder}" FILES_MATCHING PATTERN "*.h")
+      DESTINATION "${BANKCHECK_INSTALL_SOURCEDIR}/${bankcheck_folder}" FILES_MATCHING PATTERN "*.h"
+      ${bankcheck_excluded})
   endforeach()
 endif()
 

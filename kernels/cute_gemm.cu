@@ -60,9 +60,9 @@
 #include <functional>
 #include <vector>
 
-#include "bankcheck/cuda_check.h"
-#include "bankcheck/gpu_probe.h"
-#include "bankcheck/kernel_registry.h"
+#include "bankcheck/cuda/cuda_check.h"
+#include "bankcheck/cuda/gpu_probe.h"
+#include "bankcheck/cuda/kernel_registry.h"
 #include "cute_gemm.h"
 #include "kernel_support.h"
 

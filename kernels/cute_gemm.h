@@ -10,7 +10,7 @@
 #include <string>
 #include <utility>
 
-#include "bankcheck/kernel_registry.h"
+#include "bankcheck/cuda/kernel_registry.h"
 
 namespace bankcheck::kernels::cute_gemm {
 

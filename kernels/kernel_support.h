@@ -15,7 +15,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "bankcheck/testing.h"
+#include "bankcheck/testing/testing.h"
 
 namespace bankcheck::kernels {
 

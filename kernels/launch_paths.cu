@@ -18,11 +18,11 @@
 #include <thread>
 #include <vector>
 
-#include "bankcheck/counter_session.h"
-#include "bankcheck/cuda_check.h"
-#include "bankcheck/error.h"
-#include "bankcheck/gpu_probe.h"
-#include "bankcheck/kernel_registry.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/cuda/counter_session.h"
+#include "bankcheck/cuda/cuda_check.h"
+#include "bankcheck/cuda/gpu_probe.h"
+#include "bankcheck/cuda/kernel_registry.h"
 #include "kernel_support.h"
 
 namespace bankcheck::kernels {

@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/kernel_registry.h"
+#include "bankcheck/cuda/kernel_registry.h"
 #include "sgemm_support.cuh"
 
 namespace bankcheck::kernels {

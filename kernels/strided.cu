@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/bank_model.h"
-#include "bankcheck/cuda_check.h"
-#include "bankcheck/kernel_registry.h"
+#include "bankcheck/core/bank_model.h"
+#include "bankcheck/cuda/cuda_check.h"
+#include "bankcheck/cuda/kernel_registry.h"
 #include "kernel_support.h"
 
 namespace bankcheck::kernels {

@@ -27,9 +27,9 @@
 #include <utility>
 #include <vector>
 
-#include "bankcheck/bank_model.h"
-#include "bankcheck/cuda_check.h"
-#include "bankcheck/kernel_registry.h"
+#include "bankcheck/core/bank_model.h"
+#include "bankcheck/cuda/cuda_check.h"
+#include "bankcheck/cuda/kernel_registry.h"
 #include "kernel_support.h"
 #include "transpose_kernel.cuh"
 

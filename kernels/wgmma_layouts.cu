@@ -31,9 +31,9 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/cuda_check.h"
-#include "bankcheck/gpu_probe.h"
-#include "bankcheck/kernel_registry.h"
+#include "bankcheck/cuda/cuda_check.h"
+#include "bankcheck/cuda/gpu_probe.h"
+#include "bankcheck/cuda/kernel_registry.h"
 #include "kernel_support.h"
 #include "wgmma_layouts.h"
 

@@ -4,7 +4,7 @@
 // without CuTe.
 #include <gtest/gtest.h>
 
-#include "bankcheck/kernel_registry.h"
+#include "bankcheck/cuda/kernel_registry.h"
 #include "cute_gemm.h"
 
 namespace bankcheck::kernels::cute_gemm {

@@ -8,9 +8,9 @@
 
 #include <vector>
 
-#include "bankcheck/cuda_check.h"
-#include "bankcheck/kernel_registry.h"
-#include "bankcheck/suite.h"
+#include "bankcheck/cuda/cuda_check.h"
+#include "bankcheck/cuda/kernel_registry.h"
+#include "bankcheck/suite/suite.h"
 
 namespace bankcheck::suites {
 namespace {

@@ -3,8 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "bankcheck/gpu_probe.h"
-#include "bankcheck/testing.h"
+#include "bankcheck/cuda/gpu_probe.h"
+#include "bankcheck/testing/testing.h"
 #include "fault_demo_run.h"
 
 namespace bankcheck::suites {

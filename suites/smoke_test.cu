@@ -6,9 +6,9 @@
 #include <numeric>
 #include <vector>
 
-#include "bankcheck/cuda_check.h"
-#include "bankcheck/matchers.h"
-#include "bankcheck/testing.h"
+#include "bankcheck/cuda/cuda_check.h"
+#include "bankcheck/testing/matchers.h"
+#include "bankcheck/testing/testing.h"
 
 namespace {
 

@@ -12,10 +12,10 @@
 #include <string>
 #include <utility>
 
-#include "bankcheck/error.h"
-#include "bankcheck/gpu_probe.h"
-#include "bankcheck/results.h"
-#include "bankcheck/testing.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/results.h"
+#include "bankcheck/cuda/gpu_probe.h"
+#include "bankcheck/testing/testing.h"
 #include "fault_demo_run.h"
 
 namespace bankcheck::suites {

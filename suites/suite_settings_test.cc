@@ -1,4 +1,4 @@
-// A suite's settings (bankcheck/suite.h) as its programs use them: the folders, with the
+// A suite's settings (bankcheck/suite/suite.h) as its programs use them: the folders, with the
 // environment overriding them, and the commands that messages print.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -9,9 +9,9 @@
 #include <optional>
 #include <string>
 
-#include "bankcheck/baseline.h"
-#include "bankcheck/error.h"
-#include "bankcheck/suite.h"
+#include "bankcheck/core/baseline.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/suite/suite.h"
 #include "suite/internal/case_runner.h"
 
 namespace bankcheck::suites {

@@ -4,7 +4,7 @@
 // with and without CuTe.
 #include <gtest/gtest.h>
 
-#include "bankcheck/kernel_registry.h"
+#include "bankcheck/cuda/kernel_registry.h"
 #include "wgmma_layouts.h"
 
 namespace bankcheck::kernels::wgmma {

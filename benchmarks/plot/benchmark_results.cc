@@ -12,10 +12,10 @@
 #include <tuple>
 #include <utility>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 #include "benchmark_plot.h"
-#include "core/internal/file_io.h"
-#include "core/internal/json_io.h"
+#include "core/platform/file_io.h"
+#include "core/platform/json_io.h"
 
 namespace bankcheck::benchmarks {
 namespace {

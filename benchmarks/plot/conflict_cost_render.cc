@@ -11,8 +11,8 @@
 #include <utility>
 
 #include "benchmark_plot.h"
-#include "core/internal/svg.h"
-#include "core/internal/text_table.h"
+#include "core/model/svg.h"
+#include "core/reports/text_table.h"
 
 namespace bankcheck::benchmarks {
 namespace {

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 #include "benchmark_plot.h"
-#include "core/internal/file_io.h"
+#include "core/platform/file_io.h"
 
 namespace {
 

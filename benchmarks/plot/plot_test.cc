@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 #include "benchmark_plot.h"
-#include "core/internal/test_support.h"
+#include "core/platform/test_support.h"
 
 #ifndef BANKCHECK_BENCHMARK_PLOT_PATH
 #error "BANKCHECK_BENCHMARK_PLOT_PATH must name the bankcheck_benchmark_plot program"

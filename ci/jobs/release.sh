@@ -122,9 +122,9 @@ required=(bin/bankcheck bin/bankcheck-ci share/bankcheck/bankcheck-ci-report.sh 
 for file in bankcheckConfig.cmake bankcheckConfigVersion.cmake bankcheckTargets.cmake BankcheckKernelSuite.cmake; do
   required+=("$(cd "$root" && echo lib*/cmake/bankcheck/$file)")
 done
-for header in "$BANKCHECK_ROOT"/framework/include/bankcheck/*.h; do
-  required+=("include/bankcheck/$(basename "$header")")
-done
+while IFS= read -r header; do  # include/bankcheck/<layer>/*.h and bankcheck/bankcheck.h
+  required+=("include/${header#"$BANKCHECK_ROOT"/framework/include/}")
+done < <(find "$BANKCHECK_ROOT/framework/include/bankcheck" -name '*.h' | sort)
 if grep -q '^BANKCHECK_ENABLE_CUDA:BOOL=ON$' "$cache"; then
   required+=("$(cd "$root" && echo lib*/libbankcheck_inject.so)" "$(cd "$root" && echo lib*/libbankcheck_nvtx.so)")
 fi

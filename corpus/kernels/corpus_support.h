@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "bankcheck/cuda_check.h"
-#include "bankcheck/kernel_registry.h"
+#include "bankcheck/cuda/cuda_check.h"
+#include "bankcheck/cuda/kernel_registry.h"
 #include "kernel_support.h"
 
 namespace bankcheck::corpus {

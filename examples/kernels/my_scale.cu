@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
-#include "bankcheck/bank_model.h"      // optional: the access pattern, for the CPU model
-#include "bankcheck/cuda_check.h"
-#include "bankcheck/kernel_registry.h"
+#include "bankcheck/core/bank_model.h"      // optional: the access pattern, for the CPU model
+#include "bankcheck/cuda/cuda_check.h"
+#include "bankcheck/cuda/kernel_registry.h"
 
 namespace {
 __global__ void Scale(const float* in, float* out) {

@@ -7,8 +7,8 @@
 
 #include <vector>
 
-#include "bankcheck/cuda_check.h"
-#include "bankcheck/kernel_registry.h"
+#include "bankcheck/cuda/cuda_check.h"
+#include "bankcheck/cuda/kernel_registry.h"
 
 namespace {
 constexpr int kTile = 32, kRows = 8, kSize = 1024;

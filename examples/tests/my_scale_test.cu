@@ -7,9 +7,9 @@
 
 #include <vector>
 
-#include "bankcheck/cuda_check.h"
-#include "bankcheck/matchers.h"
-#include "bankcheck/testing.h"
+#include "bankcheck/cuda/cuda_check.h"
+#include "bankcheck/testing/matchers.h"
+#include "bankcheck/testing/testing.h"
 
 namespace {
 

@@ -15,17 +15,17 @@
 #include <utility>
 #include <vector>
 
-#include "bankcheck/error.h"
-#include "bankcheck/instruction_counts.h"
-#include "bankcheck/line_annotations.h"
-#include "bankcheck/results.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/instruction_counts.h"
+#include "bankcheck/core/line_annotations.h"
+#include "bankcheck/core/results.h"
 #include "commands.h"
-#include "core/internal/annotation_edit.h"
-#include "core/internal/annotation_for_cases.h"
-#include "core/internal/file_io.h"
-#include "core/internal/line_counts.h"
-#include "core/internal/source_paths.h"
-#include "core/internal/text_table.h"
+#include "core/annotations/annotation_edit.h"
+#include "core/annotations/annotation_for_cases.h"
+#include "core/annotations/line_counts.h"
+#include "core/platform/file_io.h"
+#include "core/platform/source_paths.h"
+#include "core/reports/text_table.h"
 #include "source_root.h"
 
 namespace bankcheck::cli {

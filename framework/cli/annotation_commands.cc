@@ -9,11 +9,11 @@
 #include <utility>
 #include <vector>
 
-#include "bankcheck/error.h"
-#include "bankcheck/line_annotations.h"
-#include "bankcheck/memory_kind.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/line_annotations.h"
+#include "bankcheck/core/memory_kind.h"
 #include "commands.h"
-#include "core/internal/file_io.h"
+#include "core/platform/file_io.h"
 
 namespace bankcheck::cli {
 namespace {

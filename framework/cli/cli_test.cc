@@ -16,7 +16,7 @@
 #include <sstream>
 #include <string>
 
-#include "core/internal/test_support.h"
+#include "core/platform/test_support.h"
 
 #ifndef BANKCHECK_CLI_PATH
 #error "BANKCHECK_CLI_PATH must name the bankcheck binary"

@@ -11,7 +11,7 @@
 #include <iostream>
 #include <string>
 
-#include "core/internal/text_table.h"
+#include "core/reports/text_table.h"
 
 namespace CLI {
 class App;

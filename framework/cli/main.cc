@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/error.h"
-#include "bankcheck/version.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/version.h"
 #include "commands.h"
 
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/results.h"
-#include "core/internal/test_support.h"
+#include "bankcheck/core/results.h"
+#include "core/platform/test_support.h"
 
 #ifndef BANKCHECK_CLI_PATH
 #error "BANKCHECK_CLI_PATH must name the bankcheck binary"

@@ -19,13 +19,13 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/bank_map.h"
-#include "bankcheck/bank_model.h"
-#include "bankcheck/error.h"
-#include "bankcheck/memory_kind.h"
-#include "bankcheck/memory_sectors.h"
+#include "bankcheck/core/bank_map.h"
+#include "bankcheck/core/bank_model.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/memory_kind.h"
+#include "bankcheck/core/memory_sectors.h"
 #include "commands.h"
-#include "core/internal/file_io.h"
+#include "core/platform/file_io.h"
 
 namespace bankcheck::cli {
 namespace {

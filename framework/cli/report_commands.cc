@@ -12,17 +12,17 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/baseline.h"
-#include "bankcheck/case_selection.h"
-#include "bankcheck/compare.h"
-#include "bankcheck/error.h"
-#include "bankcheck/instruction_counts.h"
-#include "bankcheck/report.h"
-#include "bankcheck/results.h"
+#include "bankcheck/core/baseline.h"
+#include "bankcheck/core/case_selection.h"
+#include "bankcheck/core/compare.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/instruction_counts.h"
+#include "bankcheck/core/report.h"
+#include "bankcheck/core/results.h"
 #include "commands.h"
-#include "core/internal/environment.h"
-#include "core/internal/file_io.h"
-#include "core/internal/text_table.h"
+#include "core/platform/environment.h"
+#include "core/platform/file_io.h"
+#include "core/reports/text_table.h"
 #include "source_root.h"
 
 namespace bankcheck::cli {

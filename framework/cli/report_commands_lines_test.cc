@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "bankcheck/baseline.h"
-#include "bankcheck/results.h"
-#include "core/internal/test_support.h"
+#include "bankcheck/core/baseline.h"
+#include "bankcheck/core/results.h"
+#include "core/platform/test_support.h"
 #include "report_commands_fixture.h"
 
 namespace bankcheck {

@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "bankcheck/results.h"
-#include "core/internal/test_support.h"
+#include "bankcheck/core/results.h"
+#include "core/platform/test_support.h"
 
 #ifndef BANKCHECK_CLI_PATH
 #error "BANKCHECK_CLI_PATH must name the bankcheck binary"

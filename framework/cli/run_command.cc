@@ -22,18 +22,18 @@
 #include <utility>
 #include <vector>
 
-#include "bankcheck/baseline.h"
-#include "bankcheck/error.h"
-#include "bankcheck/report.h"
-#include "bankcheck/results.h"
-#include "bankcheck/run_metadata.h"
-#include "bankcheck/verdict.h"
+#include "bankcheck/core/baseline.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/report.h"
+#include "bankcheck/core/results.h"
+#include "bankcheck/core/run_metadata.h"
+#include "bankcheck/core/verdict.h"
 #include "commands.h"
-#include "core/internal/environment.h"
-#include "core/internal/file_io.h"
-#include "core/internal/output_folder.h"
-#include "core/internal/run_cases.h"
-#include "core/internal/subprocess.h"
+#include "core/platform/environment.h"
+#include "core/platform/file_io.h"
+#include "core/platform/output_folder.h"
+#include "core/platform/subprocess.h"
+#include "core/records/run_cases.h"
 
 extern char** environ;
 

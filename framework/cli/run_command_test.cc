@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/results.h"
-#include "core/internal/record_json.h"
-#include "core/internal/run_cases.h"
-#include "core/internal/test_support.h"
+#include "bankcheck/core/results.h"
+#include "core/platform/test_support.h"
+#include "core/records/record_json.h"
+#include "core/records/run_cases.h"
 
 #ifndef BANKCHECK_FAKE_INJECTION_PATH
 #error "BANKCHECK_FAKE_INJECTION_PATH must name the stand-in injection library"

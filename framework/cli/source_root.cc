@@ -5,10 +5,10 @@
 #include <optional>
 #include <utility>
 
-#include "bankcheck/error.h"
-#include "bankcheck/instruction_counts.h"
-#include "bankcheck/line_annotations.h"
-#include "core/internal/file_io.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/instruction_counts.h"
+#include "bankcheck/core/line_annotations.h"
+#include "core/platform/file_io.h"
 
 namespace bankcheck::cli {
 

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "bankcheck/report.h"
+#include "bankcheck/core/report.h"
 
 namespace bankcheck::cli {
 

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "core/internal/test_support.h"
+#include "core/platform/test_support.h"
 
 namespace bankcheck::cli {
 namespace {

@@ -11,15 +11,15 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/baseline.h"
-#include "bankcheck/case_selection.h"
-#include "bankcheck/error.h"
-#include "bankcheck/results.h"
-#include "bankcheck/run_metadata.h"
-#include "bankcheck/verdict.h"
+#include "bankcheck/core/baseline.h"
+#include "bankcheck/core/case_selection.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/results.h"
+#include "bankcheck/core/run_metadata.h"
+#include "bankcheck/core/verdict.h"
 #include "commands.h"
-#include "core/internal/environment.h"
-#include "core/internal/text_table.h"
+#include "core/platform/environment.h"
+#include "core/reports/text_table.h"
 
 namespace bankcheck::cli {
 namespace {

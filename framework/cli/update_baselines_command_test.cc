@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <string>
 
-#include "bankcheck/baseline.h"
-#include "bankcheck/results.h"
-#include "core/internal/test_support.h"
+#include "bankcheck/core/baseline.h"
+#include "bankcheck/core/results.h"
+#include "core/platform/test_support.h"
 
 #ifndef BANKCHECK_CLI_PATH
 #error "BANKCHECK_CLI_PATH must name the bankcheck binary"

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/baseline.h"
-#include "bankcheck/results.h"
-#include "bankcheck/verdict.h"
-#include "core/internal/run_cases.h"
-#include "core/internal/test_support.h"
+#include "bankcheck/core/baseline.h"
+#include "bankcheck/core/results.h"
+#include "bankcheck/core/verdict.h"
+#include "core/platform/test_support.h"
+#include "core/records/run_cases.h"
 
 #ifndef BANKCHECK_FAKE_INJECTION_PATH
 #error "BANKCHECK_FAKE_INJECTION_PATH must name the stand-in injection library"

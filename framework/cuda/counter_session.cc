@@ -9,15 +9,15 @@
 //   launch_checks.h     what both back ends refuse or fail on after the launches ran
 // Lock rules are in the declarations (thread_annotations.h), checked by ci/jobs/thread-safety.sh.
 
-#include "bankcheck/counter_session.h"
+#include "bankcheck/cuda/counter_session.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <utility>
 
-#include "bankcheck/error.h"
-#include "core/internal/launch_emulation.h"
+#include "bankcheck/core/error.h"
+#include "core/records/launch_emulation.h"
 #include "cuda/internal/counting_backend.h"
 #include "cuda/internal/process_state.h"
 #include "cuda/internal/profiler.h"

@@ -5,9 +5,9 @@
 
 #include <cstdlib>
 
-#include "bankcheck/counter_session.h"
-#include "bankcheck/error.h"
-#include "bankcheck/gpu_probe.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/cuda/counter_session.h"
+#include "bankcheck/cuda/gpu_probe.h"
 
 namespace bankcheck {
 namespace {

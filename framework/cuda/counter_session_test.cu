@@ -7,11 +7,11 @@
 #include <cstdio>
 #include <vector>
 
-#include "bankcheck/counter_session.h"
-#include "bankcheck/cuda_check.h"
-#include "bankcheck/error.h"
-#include "bankcheck/matchers.h"
-#include "bankcheck/testing.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/cuda/counter_session.h"
+#include "bankcheck/cuda/cuda_check.h"
+#include "bankcheck/testing/matchers.h"
+#include "bankcheck/testing/testing.h"
 #include "counter_session_test_kernels.cuh"
 
 namespace bankcheck {

@@ -2,13 +2,13 @@
 
 #include <string>
 
-#include "bankcheck/error.h"
-#include "core/internal/launch_emulation.h"
+#include "bankcheck/core/error.h"
+#include "core/records/launch_emulation.h"
 
 namespace bankcheck::internal {
 namespace {
 
-// kEmulated: the program's LaunchEmulation (core/internal/launch_emulation.h) counts the session;
+// kEmulated: the program's LaunchEmulation (core/records/launch_emulation.h) counts the session;
 // nothing of CUPTI, the driver or `process` beyond its lock is touched.
 class EmulatedBackend final : public CountingBackend {
  public:

@@ -1,4 +1,4 @@
-#include "bankcheck/cuda_check.h"
+#include "bankcheck/cuda/cuda_check.h"
 
 #include <string>
 

@@ -2,7 +2,7 @@
 
 #include <cupti.h>
 
-#include "bankcheck/gpu_probe.h"
+#include "bankcheck/cuda/gpu_probe.h"
 
 namespace bankcheck::internal {
 

@@ -9,12 +9,12 @@
 #include <system_error>
 #include <utility>
 
-#include "bankcheck/error.h"
-#include "core/internal/environment.h"
-#include "core/internal/file_io.h"
-#include "core/internal/nvdisasm.h"
-#include "core/internal/subprocess.h"
-#include "core/internal/tool_cache.h"
+#include "bankcheck/core/error.h"
+#include "core/nvdisasm/nvdisasm.h"
+#include "core/nvdisasm/tool_cache.h"
+#include "core/platform/environment.h"
+#include "core/platform/file_io.h"
+#include "core/platform/subprocess.h"
 
 namespace bankcheck::internal {
 namespace {

@@ -14,9 +14,9 @@
 #include <thread>
 #include <vector>
 
-#include "bankcheck/error.h"
-#include "core/internal/file_io.h"
-#include "core/internal/nvdisasm.h"
+#include "bankcheck/core/error.h"
+#include "core/nvdisasm/nvdisasm.h"
+#include "core/platform/file_io.h"
 
 namespace bankcheck::internal {
 namespace {

@@ -21,8 +21,8 @@
 #include <thread>
 #include <vector>
 
-#include "bankcheck/error.h"
-#include "core/internal/file_io.h"
+#include "bankcheck/core/error.h"
+#include "core/platform/file_io.h"
 
 namespace bankcheck::internal {
 

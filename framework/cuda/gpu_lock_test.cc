@@ -13,8 +13,8 @@
 #include <memory>
 #include <thread>
 
-#include "bankcheck/error.h"
-#include "core/internal/test_support.h"
+#include "bankcheck/core/error.h"
+#include "core/platform/test_support.h"
 
 namespace bankcheck::internal {
 namespace {

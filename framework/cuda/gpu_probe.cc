@@ -1,4 +1,4 @@
-#include "bankcheck/gpu_probe.h"
+#include "bankcheck/cuda/gpu_probe.h"
 
 #include <cuda_runtime_api.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 #include <regex>
 #include <sstream>
 
-#include "core/internal/launch_emulation.h"
+#include "core/records/launch_emulation.h"
 
 namespace bankcheck {
 

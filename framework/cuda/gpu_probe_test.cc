@@ -1,11 +1,11 @@
-#include "bankcheck/gpu_probe.h"
+#include "bankcheck/cuda/gpu_probe.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 
 namespace bankcheck {
 namespace {

@@ -1,11 +1,11 @@
-#include "bankcheck/kernel_registry.h"
+#include "bankcheck/cuda/kernel_registry.h"
 
 #include <cuda_profiler_api.h>
 
 #include <algorithm>
 #include <map>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 
 namespace bankcheck {
 

@@ -18,7 +18,7 @@
 #include <tuple>
 #include <utility>
 
-#include "core/internal/run_cases.h"
+#include "core/records/run_cases.h"
 #include "cuda/internal/cupti_errors.h"
 #include "cuda/internal/launch_log.h"
 #include "cuda/internal/launch_observer.h"

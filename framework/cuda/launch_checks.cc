@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <string>
 
-#include "bankcheck/error.h"
-#include "core/internal/demangle.h"
+#include "bankcheck/core/error.h"
+#include "core/records/demangle.h"
 #include "cuda/internal/launch_records.h"
 #include "cuda/internal/sass_metrics.h"
 

@@ -1,8 +1,8 @@
 #include "cuda/internal/launch_observer.h"
 
-#include "bankcheck/counter_session.h"
-#include "bankcheck/gpu_probe.h"
-#include "core/internal/demangle.h"
+#include "bankcheck/cuda/counter_session.h"
+#include "bankcheck/cuda/gpu_probe.h"
+#include "core/records/demangle.h"
 #include "cuda/internal/launch_callbacks.h"
 #include "cuda/internal/launch_checks.h"
 #include "cuda/internal/launch_records.h"

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/metrics.h"
-#include "core/internal/demangle.h"
+#include "bankcheck/cuda/metrics.h"
+#include "core/records/demangle.h"
 #include "cuda/internal/sass_metrics.h"
 
 namespace bankcheck::internal {

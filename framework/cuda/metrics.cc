@@ -1,4 +1,4 @@
-#include "bankcheck/metrics.h"
+#include "bankcheck/cuda/metrics.h"
 
 #include <cupti_profiler_host.h>
 
@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 #include "cuda/internal/cupti_config.h"
 #include "cuda/internal/cupti_errors.h"
 

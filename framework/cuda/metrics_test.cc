@@ -1,13 +1,13 @@
 // The metric tables and name validation, against CUPTI's host library for the H100's chip
 // (GH100). Needs no GPU: the host library describes every supported chip.
-#include "bankcheck/metrics.h"
+#include "bankcheck/cuda/metrics.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 
 namespace bankcheck {
 namespace {

@@ -4,8 +4,8 @@
 #include <system_error>
 #include <utility>
 
-#include "bankcheck/gpu_probe.h"
-#include "bankcheck/metrics.h"
+#include "bankcheck/cuda/gpu_probe.h"
+#include "bankcheck/cuda/metrics.h"
 #include "cuda/internal/profiler_host_library.h"
 #include "cuda/internal/stream_capture.h"
 

@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <thread>
 
-#include "bankcheck/error.h"
-#include "bankcheck/gpu_probe.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/cuda/gpu_probe.h"
 #include "cuda/internal/cupti_errors.h"
 #include "cuda/internal/step_trace.h"
 

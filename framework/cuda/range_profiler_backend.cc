@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <string>
 
-#include "bankcheck/error.h"
-#include "bankcheck/metrics.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/cuda/metrics.h"
 #include "cuda/internal/counting_backend.h"
 #include "cuda/internal/cupti_errors.h"
 #include "cuda/internal/launch_checks.h"

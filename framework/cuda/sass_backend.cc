@@ -5,8 +5,8 @@
 #include <memory>
 #include <string>
 
-#include "bankcheck/error.h"
-#include "core/internal/demangle.h"
+#include "bankcheck/core/error.h"
+#include "core/records/demangle.h"
 #include "cuda/internal/counting_backend.h"
 #include "cuda/internal/launch_checks.h"
 #include "cuda/internal/launch_log.h"

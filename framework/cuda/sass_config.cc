@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 
 namespace bankcheck::internal {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 
 namespace bankcheck::internal {
 namespace {

@@ -18,9 +18,9 @@
 #include <tuple>
 #include <utility>
 
-#include "bankcheck/error.h"
-#include "core/internal/environment.h"
-#include "core/internal/nvdisasm.h"
+#include "bankcheck/core/error.h"
+#include "core/nvdisasm/nvdisasm.h"
+#include "core/platform/environment.h"
 #include "cuda/internal/cupti_errors.h"
 #include "cuda/internal/disassembly.h"
 #include "cuda/internal/sass_config.h"

@@ -1,4 +1,4 @@
-// The emulator's C interface (bankcheck/emulate_c.h, docs/emulate.md "The emulator as a library"):
+// The emulator's C interface (bankcheck/emulate/emulate_c.h, docs/emulate.md "The emulator as a library"):
 // a launch described through handles is run as the stand-in runtime runs one (launch_capture.cc):
 // its outputs computed when its kernel may write global memory, its record taken from that run when
 // computed, else from Emulate. The caller's buffers are the only memory it reads or writes.
@@ -14,13 +14,13 @@
 #include <string_view>
 #include <vector>
 
-#include "bankcheck/emulate_c.h"
-#include "bankcheck/emulator.h"
-#include "bankcheck/error.h"
-#include "core/internal/demangle.h"
-#include "core/internal/file_io.h"
-#include "core/internal/line_keys.h"
-#include "core/internal/record_json.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/emulate/emulate_c.h"
+#include "bankcheck/emulate/emulator.h"
+#include "core/baselines/line_keys.h"
+#include "core/platform/file_io.h"
+#include "core/records/demangle.h"
+#include "core/records/record_json.h"
 #include "emulate/internal/limits.h"
 
 namespace {

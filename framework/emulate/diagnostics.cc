@@ -4,7 +4,7 @@
 #include <sstream>
 #include <string>
 
-#include "bankcheck/instruction_counts.h"
+#include "bankcheck/core/instruction_counts.h"
 #include "emulate/internal/checked_forms.h"
 #include "emulate/internal/mufu_tables.h"
 

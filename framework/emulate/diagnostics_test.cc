@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "bankcheck/emulator.h"
+#include "bankcheck/emulate/emulator.h"
 
 namespace bankcheck::emulate {
 namespace {

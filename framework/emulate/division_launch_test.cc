@@ -1,7 +1,7 @@
 #include <gmock/gmock.h>
 
-#include "bankcheck/bank_model.h"
-#include "bankcheck/emulator.h"
+#include "bankcheck/core/bank_model.h"
+#include "bankcheck/emulate/emulator.h"
 #include "emulate/internal/emulate_test_support.h"
 #include "emulate/internal/mufu_tables.h"
 #include "emulate/internal/sass.h"

@@ -9,10 +9,10 @@
 #include <optional>
 #include <string>
 
-#include "bankcheck/bank_model.h"
-#include "bankcheck/emulator.h"
-#include "bankcheck/error.h"
-#include "core/internal/environment.h"
+#include "bankcheck/core/bank_model.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/emulate/emulator.h"
+#include "core/platform/environment.h"
 #include "emulate/internal/cluster.h"
 #include "emulate/internal/evaluator.h"
 #include "emulate/internal/limits.h"

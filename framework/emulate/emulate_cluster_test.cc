@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "bankcheck/emulator.h"
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/emulate/emulator.h"
 
 namespace bankcheck::emulate {
 namespace {

@@ -11,8 +11,8 @@
 #include <memory>
 #include <string>
 
-#include "bankcheck/emulator.h"
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/emulate/emulator.h"
 
 namespace {
 

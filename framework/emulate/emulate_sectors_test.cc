@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/memory_sectors.h"
+#include "bankcheck/core/memory_sectors.h"
 #include "emulate/internal/emulate_test_support.h"
 
 namespace bankcheck::emulate {

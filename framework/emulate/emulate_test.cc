@@ -3,8 +3,8 @@
 #include <cstring>
 #include <string>
 
-#include "bankcheck/bank_model.h"
-#include "bankcheck/emulator.h"
+#include "bankcheck/core/bank_model.h"
+#include "bankcheck/emulate/emulator.h"
 #include "emulate/internal/emulate_test_support.h"
 
 namespace bankcheck::emulate {

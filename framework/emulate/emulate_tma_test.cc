@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/emulator.h"
-#include "bankcheck/memory_sectors.h"
+#include "bankcheck/core/memory_sectors.h"
+#include "bankcheck/emulate/emulator.h"
 #include "emulate/internal/emulate_test_support.h"
 #include "emulate/internal/tensor_map.h"
 

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "bankcheck/emulator.h"
+#include "bankcheck/emulate/emulator.h"
 #include "emulate/internal/emulate_test_support.h"
 
 namespace bankcheck::emulate {

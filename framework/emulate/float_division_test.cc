@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "bankcheck/emulator.h"
+#include "bankcheck/emulate/emulator.h"
 #include "emulate/internal/emulate_test_support.h"
 #include "emulate/internal/sass.h"
 

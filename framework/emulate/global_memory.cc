@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/internal/span_bounds.h"
+#include "core/platform/span_bounds.h"
 
 namespace bankcheck::emulate {
 

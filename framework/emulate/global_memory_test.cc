@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/bank_model.h"
+#include "bankcheck/core/bank_model.h"
 
 namespace bankcheck::emulate {
 namespace {

@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "bankcheck/emulator.h"
+#include "bankcheck/emulate/emulator.h"
 #include "emulate/internal/global_memory.h"
 #include "emulate/internal/output_pass.h"
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/bank_model.h"
+#include "bankcheck/core/bank_model.h"
 #include "emulate/internal/sass.h"
 #include "emulate/internal/sm90.h"
 #include "emulate/internal/warp.h"

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "bankcheck/bank_model.h"
+#include "bankcheck/core/bank_model.h"
 #include "emulate/internal/sass.h"
 
 namespace bankcheck::emulate::internal {

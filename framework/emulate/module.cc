@@ -13,12 +13,12 @@
 #include <string_view>
 #include <vector>
 
-#include "bankcheck/emulator.h"
-#include "bankcheck/error.h"
-#include "core/internal/file_io.h"
-#include "core/internal/nvdisasm.h"
-#include "core/internal/subprocess.h"
-#include "core/internal/tool_cache.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/emulate/emulator.h"
+#include "core/nvdisasm/nvdisasm.h"
+#include "core/nvdisasm/tool_cache.h"
+#include "core/platform/file_io.h"
+#include "core/platform/subprocess.h"
 #include "emulate/internal/diagnostics.h"
 #include "emulate/internal/sass.h"
 

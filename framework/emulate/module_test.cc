@@ -14,7 +14,7 @@
 #include <iterator>
 #include <string>
 
-#include "bankcheck/emulator.h"
+#include "bankcheck/emulate/emulator.h"
 
 namespace bankcheck::emulate {
 namespace {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/emulator.h"
+#include "bankcheck/emulate/emulator.h"
 #include "emulate/internal/emulate_test_support.h"
 
 namespace bankcheck::emulate::internal {

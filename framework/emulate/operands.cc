@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "core/internal/span_bounds.h"
+#include "core/platform/span_bounds.h"
 #include "emulate/internal/evaluator.h"
 #include "emulate/internal/sm90.h"
 

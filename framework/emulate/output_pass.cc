@@ -1,7 +1,7 @@
-// The output pass (bankcheck/emulator.h's ComputeOutputs; docs/design/emulate.md, "Computing outputs"):
-// every block of the grid run with values, one after another, each block's warps interleaved at its
-// barriers so that what one warp stores to shared memory before __syncthreads() is there for the
-// others after it. Its memory instructions are in output_memory.cc.
+// The output pass (bankcheck/emulate/emulator.h's ComputeOutputs; docs/design/emulate.md, "Computing
+// outputs"): every block of the grid run with values, one after another, each block's warps interleaved at
+// its barriers so that what one warp stores to shared memory before __syncthreads() is there for the others
+// after it. Its memory instructions are in output_memory.cc.
 
 #include "emulate/internal/output_pass.h"
 

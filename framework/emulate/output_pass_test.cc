@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/emulator.h"
+#include "bankcheck/emulate/emulator.h"
 #include "emulate/internal/emulate_test_support.h"
 #include "emulate/internal/global_memory.h"
 

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <string>
 
-#include "core/internal/span_bounds.h"
+#include "core/platform/span_bounds.h"
 #include "emulate/internal/evaluator.h"
 #include "emulate/internal/output_pass.h"
 #include "emulate/internal/sm90.h"

@@ -7,7 +7,7 @@
 #include <array>
 #include <string>
 
-#include "bankcheck/emulator.h"
+#include "bankcheck/emulate/emulator.h"
 #include "emulate/internal/emulate_test_support.h"
 #include "emulate/internal/evaluator.h"
 

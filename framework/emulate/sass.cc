@@ -8,7 +8,7 @@
 #include <limits>
 #include <sstream>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 #include "emulate/internal/checked_forms.h"
 #include "emulate/internal/float_division.h"
 #include "emulate/internal/sm90.h"

@@ -5,7 +5,7 @@
 #include <set>
 #include <string>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 
 namespace bankcheck::emulate::internal {
 namespace {

@@ -9,8 +9,8 @@
 #include <optional>
 #include <string>
 
-#include "bankcheck/error.h"
-#include "bankcheck/memory_sectors.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/memory_sectors.h"
 #include "emulate/internal/cluster.h"
 #include "emulate/internal/evaluator.h"
 #include "emulate/internal/sm90.h"

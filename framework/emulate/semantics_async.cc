@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/error.h"
-#include "bankcheck/memory_sectors.h"
-#include "core/internal/span_bounds.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/memory_sectors.h"
+#include "core/platform/span_bounds.h"
 #include "emulate/internal/evaluator.h"
 #include "emulate/internal/sm90.h"
 #include "emulate/internal/tensor_map.h"

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "bankcheck/emulator.h"
+#include "bankcheck/emulate/emulator.h"
 #include "emulate/internal/checked_forms.h"
 #include "emulate/internal/emulate_test_support.h"
 #include "emulate/internal/evaluator.h"

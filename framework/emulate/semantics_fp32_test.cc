@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/emulator.h"
+#include "bankcheck/emulate/emulator.h"
 #include "emulate/internal/checked_forms.h"
 #include "emulate/internal/emulate_test_support.h"
 #include "emulate/internal/evaluator.h"

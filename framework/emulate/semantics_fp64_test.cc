@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/emulator.h"
+#include "bankcheck/emulate/emulator.h"
 #include "emulate/internal/global_memory.h"
 
 namespace bankcheck::emulate {

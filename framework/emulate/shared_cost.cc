@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/bank_model.h"
-#include "bankcheck/error.h"
+#include "bankcheck/core/bank_model.h"
+#include "bankcheck/core/error.h"
 #include "emulate/internal/evaluator.h"
 #include "emulate/internal/sm90.h"
 

@@ -1,14 +1,14 @@
-// Offsets near 2^64 (core/internal/span_bounds.h): a constant-bank read at a negative offset, as
+// Offsets near 2^64 (core/platform/span_bounds.h): a constant-bank read at a negative offset, as
 // `ld.param.u32 [param_1+-0x21c]` makes one, and byte spans that would wrap, in every check of that
 // shape in the emulator.
-#include "core/internal/span_bounds.h"
+#include "core/platform/span_bounds.h"
 
 #include <gmock/gmock.h>
 
 #include <cstdint>
 #include <vector>
 
-#include "bankcheck/emulator.h"
+#include "bankcheck/emulate/emulator.h"
 #include "emulate/internal/emulate_test_support.h"
 #include "emulate/internal/global_memory.h"
 #include "emulate/internal/sass.h"

@@ -12,8 +12,8 @@
 #include <exception>
 #include <optional>
 
-#include "bankcheck/gpu_probe.h"
-#include "core/internal/run_cases.h"
+#include "bankcheck/cuda/gpu_probe.h"
+#include "core/records/run_cases.h"
 #include "cuda/internal/launch_observer.h"
 #include "inject/internal/recorder.h"
 

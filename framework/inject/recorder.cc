@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <utility>
 
-#include "bankcheck/results.h"
-#include "core/internal/file_io.h"
+#include "bankcheck/core/results.h"
+#include "core/platform/file_io.h"
 
 namespace bankcheck::internal {
 

@@ -21,9 +21,9 @@ extern "C" int (*InitializeInjectionNvtx2_fnptr)(const void* (*)(uint32_t));
 #include <string>
 #include <vector>
 
-#include "bankcheck/error.h"
-#include "bankcheck/results.h"
-#include "core/internal/test_support.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/results.h"
+#include "core/platform/test_support.h"
 #include "cuda/internal/nvtx_ranges.h"
 #include "inject/internal/recorder.h"
 

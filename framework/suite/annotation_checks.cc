@@ -13,10 +13,10 @@
 #include <utility>
 #include <vector>
 
-#include "bankcheck/baseline.h"
-#include "bankcheck/case_selection.h"
-#include "bankcheck/error.h"
-#include "bankcheck/kernel_registry.h"
+#include "bankcheck/core/baseline.h"
+#include "bankcheck/core/case_selection.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/cuda/kernel_registry.h"
 #include "suite/internal/case_runner.h"
 #include "suite/internal/record_command.h"
 #include "suite/internal/suite_runner.h"

@@ -5,8 +5,8 @@
 
 #include <iostream>
 
-#include "bankcheck/error.h"
-#include "bankcheck/suite.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/suite/suite.h"
 #include "suite/internal/annotation_checks.h"
 #include "suite/internal/case_runner.h"
 #include "suite/internal/suite_runner.h"

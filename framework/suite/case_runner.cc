@@ -9,15 +9,15 @@
 #include <set>
 #include <sstream>
 
-#include "bankcheck/error.h"
-#include "bankcheck/report.h"
-#include "bankcheck/results.h"
-#include "bankcheck/run_metadata.h"
-#include "bankcheck/suite.h"
-#include "core/internal/environment.h"
-#include "core/internal/file_io.h"
-#include "core/internal/launch_emulation.h"
-#include "core/internal/text_table.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/report.h"
+#include "bankcheck/core/results.h"
+#include "bankcheck/core/run_metadata.h"
+#include "bankcheck/suite/suite.h"
+#include "core/platform/environment.h"
+#include "core/platform/file_io.h"
+#include "core/records/launch_emulation.h"
+#include "core/reports/text_table.h"
 #include "cuda/internal/launch_records.h"
 #include "testing/internal/held_results.h"
 

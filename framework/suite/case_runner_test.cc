@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "bankcheck/suite.h"
-#include "core/internal/launch_emulation.h"
-#include "core/internal/test_support.h"
+#include "bankcheck/suite/suite.h"
+#include "core/platform/test_support.h"
+#include "core/records/launch_emulation.h"
 
 namespace bankcheck::suites {
 namespace {

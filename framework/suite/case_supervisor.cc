@@ -21,14 +21,14 @@
 #include <thread>
 #include <vector>
 
-#include "bankcheck/baseline.h"
-#include "bankcheck/counter_session.h"
-#include "bankcheck/error.h"
-#include "bankcheck/gpu_probe.h"
-#include "bankcheck/testing.h"
-#include "core/internal/environment.h"
-#include "core/internal/file_io.h"
-#include "core/internal/launch_emulation.h"
+#include "bankcheck/core/baseline.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/cuda/counter_session.h"
+#include "bankcheck/cuda/gpu_probe.h"
+#include "bankcheck/testing/testing.h"
+#include "core/platform/environment.h"
+#include "core/platform/file_io.h"
+#include "core/records/launch_emulation.h"
 #include "suite/internal/case_runner.h"
 #include "suite/internal/suite_runner.h"
 

@@ -8,10 +8,10 @@
 #include <limits>
 #include <map>
 
-#include "bankcheck/error.h"
-#include "bankcheck/results.h"
-#include "bankcheck/testing.h"
-#include "core/internal/environment.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/results.h"
+#include "bankcheck/testing/testing.h"
+#include "core/platform/environment.h"
 #include "testing/internal/held_results.h"
 
 namespace bankcheck::suites {

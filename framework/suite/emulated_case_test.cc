@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 
 namespace bankcheck::suites {
 namespace {

@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/counter_session.h"
-#include "bankcheck/error.h"
-#include "bankcheck/kernel_registry.h"
-#include "bankcheck/suite.h"
-#include "bankcheck/testing.h"
-#include "core/internal/environment.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/cuda/counter_session.h"
+#include "bankcheck/cuda/kernel_registry.h"
+#include "bankcheck/suite/suite.h"
+#include "bankcheck/testing/testing.h"
+#include "core/platform/environment.h"
 #include "suite/internal/case_checks.h"
 #include "suite/internal/case_runner.h"
 #include "suite/internal/emulated_case.h"

@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-#include "bankcheck/case_selection.h"
+#include "bankcheck/core/case_selection.h"
 
 namespace bankcheck::suites {
 

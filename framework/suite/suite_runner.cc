@@ -10,12 +10,12 @@
 #include <set>
 #include <sstream>
 
-#include "bankcheck/baseline.h"
-#include "bankcheck/case_selection.h"
-#include "bankcheck/error.h"
-#include "bankcheck/testing.h"
-#include "core/internal/environment.h"
-#include "core/internal/file_io.h"
+#include "bankcheck/core/baseline.h"
+#include "bankcheck/core/case_selection.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/testing/testing.h"
+#include "core/platform/environment.h"
+#include "core/platform/file_io.h"
 #include "suite/internal/record_command.h"
 
 namespace bankcheck::suites {

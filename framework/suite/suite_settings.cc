@@ -1,6 +1,6 @@
 #include <utility>
 
-#include "bankcheck/suite.h"
+#include "bankcheck/suite/suite.h"
 
 namespace bankcheck::suites {
 namespace {

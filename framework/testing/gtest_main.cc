@@ -2,7 +2,7 @@
 // discovery parses this binary's --gtest_list_tests output.
 #include <gmock/gmock.h>
 
-#include "bankcheck/testing.h"
+#include "bankcheck/testing/testing.h"
 
 int main(int argc, char** argv) {
   // Before anything touches CUDA: run on the GPU CTest allocated to this test, if any.

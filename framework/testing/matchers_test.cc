@@ -1,4 +1,4 @@
-#include "bankcheck/matchers.h"
+#include "bankcheck/testing/matchers.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

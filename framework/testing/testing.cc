@@ -1,4 +1,4 @@
-#include "bankcheck/testing.h"
+#include "bankcheck/testing/testing.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -6,9 +6,9 @@
 #include <sstream>
 #include <vector>
 
-#include "bankcheck/error.h"
-#include "core/internal/environment.h"
-#include "core/internal/launch_emulation.h"
+#include "bankcheck/core/error.h"
+#include "core/platform/environment.h"
+#include "core/records/launch_emulation.h"
 
 namespace bankcheck::gtest {
 

@@ -1,14 +1,14 @@
 // The GPU test programs' set-up (testing.h): the no-GPU message, and the GPU that CTest's resource
 // allocation names.
-#include "bankcheck/testing.h"
+#include "bankcheck/testing/testing.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 
-#include "bankcheck/error.h"
-#include "bankcheck/gpu_probe.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/cuda/gpu_probe.h"
 
 namespace bankcheck {
 namespace {

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "../kernel_support.h"
-#include "bankcheck/counter_session.h"
-#include "bankcheck/cuda_check.h"
-#include "bankcheck/error.h"
-#include "bankcheck/kernel_registry.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/cuda/counter_session.h"
+#include "bankcheck/cuda/cuda_check.h"
+#include "bankcheck/cuda/kernel_registry.h"
 
 namespace bankcheck::kernels::device_launch {
 // A named namespace: with relocatable device code, kernels in an anonymous one get names made from

@@ -26,7 +26,7 @@ import struct
 from pathlib import Path
 from typing import Any, Mapping, Sequence, Union
 
-API_VERSION = 1  # bankcheck/emulate_c.h's BANKCHECK_EMU_API_VERSION, which this module is written for
+API_VERSION = 1  # bankcheck/emulate/emulate_c.h's BANKCHECK_EMU_API_VERSION, which this module is written for
 LIBRARY_NAME = "libbankcheck_emulate_c.so"
 PACKAGED_LIBRARY = Path(__file__).resolve().parent / "lib" / LIBRARY_NAME
 # Where buffers are mapped when no address is given: apart, each aligned as cudaMalloc aligns its

@@ -13,7 +13,7 @@ import unittest
 from bankcheck import emulator
 
 CUBIN = os.environ.get("BANKCHECK_EMULATE_TEST_CUBIN")
-KERNEL = "_ZN7emucapi13TransposeTileEPKiPii"  # framework/emulate/runtime/c_api_test_kernels.cu
+KERNEL = "_ZN7emucapi13TransposeTileEPKiPii"  # framework/emulated_runtime/c_api_test_kernels.cu
 N = 64
 
 

@@ -10,15 +10,15 @@
 //                              -> Start ... launches ... Stop -> DecodeData -> EvaluateToGpuValues
 //                              per range.
 // Either way the launch log (launch_log.h) names the launches, in launch order.
-// A third, kEmulated, is the emulated program's LaunchEmulation (core/internal/launch_emulation.h,
+// A third, kEmulated, is the emulated program's LaunchEmulation (core/records/launch_emulation.h,
 // the interface that layers without CUDA can use), adapted in counting_backend.cc.
 
 #include <functional>
 #include <memory>
 #include <vector>
 
-#include "bankcheck/counter_session.h"
-#include "bankcheck/launch_record.h"
+#include "bankcheck/core/launch_record.h"
+#include "bankcheck/cuda/counter_session.h"
 #include "cuda/internal/process_state.h"
 #include "cuda/internal/step_trace.h"
 #include "cuda/internal/thread_annotations.h"

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 
 namespace bankcheck::internal {
 

@@ -1,6 +1,6 @@
 #pragma once
 // The listing of a cubin's instructions, `nvdisasm -gi -c` (docs/attribution.md; ParseNvdisasm in
-// core/internal/nvdisasm.h reads it).
+// core/nvdisasm/nvdisasm.h reads it).
 // nvdisasm costs about half a second of start-up per run whatever the cubin's size (0.4-0.8 s of
 // CPU on an empty sm_90 input), so its listings are kept in a disassembly cache when one is set:
 // each entry holds the whole cubin it was made from and is used only for the same bytes and the
@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/internal/tool_cache.h"  // DisassemblyCacheFolder
+#include "core/nvdisasm/tool_cache.h"  // DisassemblyCacheFolder
 #include "cuda/internal/thread_annotations.h"
 
 namespace bankcheck::internal {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/launch_record.h"
+#include "bankcheck/core/launch_record.h"
 
 namespace bankcheck::internal {
 

@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "bankcheck/error.h"
-#include "bankcheck/launch_record.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/core/launch_record.h"
 #include "cuda/internal/launch_log.h"
 #include "cuda/internal/process_state.h"
 #include "cuda/internal/thread_annotations.h"

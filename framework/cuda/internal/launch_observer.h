@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/launch_record.h"
-#include "bankcheck/run_metadata.h"
+#include "bankcheck/core/launch_record.h"
+#include "bankcheck/core/run_metadata.h"
 
 namespace bankcheck::internal {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/launch_record.h"
+#include "bankcheck/core/launch_record.h"
 #include "cuda/internal/launch_log.h"
 
 namespace bankcheck::internal {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/counter_session.h"
+#include "bankcheck/cuda/counter_session.h"
 #include "cuda/internal/launch_callbacks.h"
 #include "cuda/internal/profiler.h"
 #include "cuda/internal/sass_metrics.h"

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/counter_session.h"
-#include "bankcheck/metrics.h"
+#include "bankcheck/cuda/counter_session.h"
+#include "bankcheck/cuda/metrics.h"
 #include "cuda/internal/cupti_config.h"
 #include "cuda/internal/gpu_lock.h"
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "bankcheck/memory_kind.h"
+#include "bankcheck/core/memory_kind.h"
 
 namespace bankcheck::internal {
 

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/instruction_counts.h"
-#include "bankcheck/launch_record.h"
-#include "core/internal/nvdisasm.h"
+#include "bankcheck/core/instruction_counts.h"
+#include "bankcheck/core/launch_record.h"
+#include "core/nvdisasm/nvdisasm.h"
 #include "cuda/internal/sass_config.h"
 
 namespace bankcheck::internal {

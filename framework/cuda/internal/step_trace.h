@@ -1,11 +1,11 @@
 #pragma once
-// BANKCHECK_TRACE_SESSION=1 (a flag: bankcheck/environment.h) prints how long each step of a session takes,
-// on stderr: where the time of measuring goes.
+// BANKCHECK_TRACE_SESSION=1 (a flag: core/platform/environment.h) prints how long each step of a session
+// takes, on stderr: where the time of measuring goes.
 
 #include <chrono>
 #include <cstdio>
 
-#include "core/internal/environment.h"
+#include "core/platform/environment.h"
 
 namespace bankcheck::internal {
 

@@ -14,8 +14,8 @@
 #include <set>
 #include <string>
 
-#include "bankcheck/emulator.h"
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
+#include "bankcheck/emulate/emulator.h"
 #include "emulate/conformance/awaiting_vectors.h"
 #include "emulate/conformance/forms.h"
 #include "emulate/conformance/vectors.h"

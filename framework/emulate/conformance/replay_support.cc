@@ -9,10 +9,10 @@
 #include <memory>
 #include <utility>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 #include "emulate/conformance/forms.h"
 #include "emulate/internal/checked_forms.h"
-#include "emulate/runtime/internal/launch_capture.h"
+#include "emulated_runtime/internal/launch_capture.h"
 
 namespace bankcheck::conformance {
 

@@ -17,14 +17,14 @@
 #include <utility>
 #include <vector>
 
-#include "bankcheck/error.h"
+#include "bankcheck/core/error.h"
 #include "emulate/conformance/awaiting_vectors.h"
 #include "emulate/conformance/forms.h"
 #include "emulate/conformance/replay_support.h"
 #include "emulate/conformance/vectors.h"
 #include "emulate/internal/checked_forms.h"
 #include "emulate/internal/sass.h"
-#include "emulate/runtime/internal/launch_capture.h"
+#include "emulated_runtime/internal/launch_capture.h"
 
 namespace bankcheck::conformance {
 namespace {

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "bankcheck/launch_record.h"
+#include "bankcheck/core/launch_record.h"
 #include "emulate/internal/limits.h"
 #include "emulate/internal/value.h"
 

@@ -6,9 +6,9 @@
 #include <optional>
 #include <string>
 
-#include "bankcheck/emulator.h"
-#include "bankcheck/launch_record.h"
-#include "bankcheck/memory_kind.h"
+#include "bankcheck/core/launch_record.h"
+#include "bankcheck/core/memory_kind.h"
+#include "bankcheck/emulate/emulator.h"
 #include "emulate/internal/opcodes.h"
 
 namespace bankcheck::emulate::internal {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "bankcheck/emulator.h"
+#include "bankcheck/emulate/emulator.h"
 #include "emulate/internal/sass.h"
 #include "emulate/internal/value.h"
 

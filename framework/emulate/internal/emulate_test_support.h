@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/emulator.h"
+#include "bankcheck/emulate/emulator.h"
 
 namespace bankcheck::emulate::test_support {
 

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "bankcheck/emulator.h"
+#include "bankcheck/emulate/emulator.h"
 #include "emulate/internal/block_groups.h"
 #include "emulate/internal/diagnostics.h"
 #include "emulate/internal/global_memory.h"

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/emulator.h"
+#include "bankcheck/emulate/emulator.h"
 #include "emulate/internal/sass.h"
 
 namespace bankcheck::emulate::internal {

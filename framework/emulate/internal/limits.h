@@ -1,5 +1,5 @@
 #pragma once
-// What one emulated launch may spend (bankcheck/emulator.h's EmulationLimits and EmulationBudget),
+// What one emulated launch may spend (bankcheck/emulate/emulator.h's EmulationLimits and EmulationBudget),
 // counted in one place: the evaluator counts its warp instructions and its checks of blocks against
 // their groups here, and stops the launch, undecided, with the reason this gives.
 
@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "bankcheck/emulator.h"
+#include "bankcheck/emulate/emulator.h"
 
 namespace bankcheck::emulate::internal {
 
@@ -30,7 +30,7 @@ std::optional<std::string> InvalidConfiguration(const Dim3& grid, const Dim3& bl
 // kMaxClusterBlocks). nullopt when it runs.
 std::optional<std::string> InvalidCluster(const Dim3& grid, const Dim3& cluster, uint32_t max_blocks);
 
-// The output pass (bankcheck/emulator.h's ComputeOutputs), which runs every block: a launch's warp
+// The output pass (bankcheck/emulate/emulator.h's ComputeOutputs), which runs every block: a launch's warp
 // instructions by default (a few tenths of a second of one core; BANKCHECK_EMULATE_OUTPUT_LIMIT sets
 // it), and the launches of a program together, as many launches' worth. Past them its outputs are
 // "not computed", with the limit named.

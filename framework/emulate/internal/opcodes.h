@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "bankcheck/memory_kind.h"
+#include "bankcheck/core/memory_kind.h"
 
 namespace bankcheck::emulate::internal {
 

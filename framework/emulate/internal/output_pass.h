@@ -1,5 +1,5 @@
 #pragma once
-// The output pass's state (bankcheck/emulator.h's ComputeOutputs; docs/design/emulate.md, "Computing
+// The output pass's state (bankcheck/emulate/emulator.h's ComputeOutputs; docs/design/emulate.md, "Computing
 // outputs"): the bytes the launch stored, the block's shared memory with values, its warps parked
 // while another runs. The counting pass has none of it: its counts never depend on values it could
 // not know.
@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "bankcheck/emulator.h"
+#include "bankcheck/emulate/emulator.h"
 #include "emulate/internal/diagnostics.h"
 #include "emulate/internal/global_memory.h"
 #include "emulate/internal/memory_model.h"

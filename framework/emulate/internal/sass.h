@@ -1,6 +1,6 @@
 #pragma once
 // The evaluator's view of a kernel's SASS: instructions with parsed operands, read from nvdisasm's
-// listing (core/internal/nvdisasm.h), and the kernel's metadata (bankcheck/emulator.h's KernelInfo).
+// listing (core/nvdisasm/nvdisasm.h), and the kernel's metadata (bankcheck/emulate/emulator.h's KernelInfo).
 
 #include <algorithm>
 #include <cstdint>
@@ -12,9 +12,9 @@
 #include <string_view>
 #include <vector>
 
-#include "bankcheck/emulator.h"
-#include "bankcheck/instruction_counts.h"
-#include "core/internal/nvdisasm.h"
+#include "bankcheck/core/instruction_counts.h"
+#include "bankcheck/emulate/emulator.h"
+#include "core/nvdisasm/nvdisasm.h"
 #include "emulate/internal/memory_op.h"
 #include "emulate/internal/opcodes.h"
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "bankcheck/bank_model.h"
+#include "bankcheck/core/bank_model.h"
 
 namespace bankcheck::emulate::internal::sm90 {
 

@@ -2,7 +2,7 @@
 // The stand-in runtime's tensor map, in one place: the layout its cuTensorMapEncodeTiled
 // (runtime/driver_api.cc) writes into a CUtensorMap, and the emulator reads back where an emulated
 // UTMALDG names the map (semantics_async.cc), to cost the copy's global sectors by the core's box
-// rule (TensorBoxSectors, bankcheck/memory_sectors.h). The map is opaque to the program, so the
+// rule (TensorBoxSectors, bankcheck/core/memory_sectors.h). The map is opaque to the program, so the
 // stand-in keeps the arguments it was given, readably, instead of the GPU's encoding: no value in it
 // is made up. A map whose bytes do not begin with the magic (one the driver encoded, bytes the
 // program wrote) is not read. The emulator itself needs no CUDA header: the enumerations' values are
@@ -14,7 +14,7 @@
 #include <optional>
 #include <string>
 
-#include "bankcheck/memory_sectors.h"
+#include "bankcheck/core/memory_sectors.h"
 
 namespace bankcheck::emulate::internal {
 

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-#include "bankcheck/bank_model.h"
+#include "bankcheck/core/bank_model.h"
 #include "emulate/internal/sass.h"
 #include "emulate/internal/value.h"
 

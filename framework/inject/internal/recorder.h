@@ -15,7 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/internal/run_cases.h"
+#include "core/records/run_cases.h"
 #include "cuda/internal/launch_observer.h"
 
 namespace bankcheck::internal {

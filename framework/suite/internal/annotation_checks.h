@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/kernel_registry.h"
+#include "bankcheck/cuda/kernel_registry.h"
 #include "suite/internal/suite_runner.h"
 
 namespace bankcheck::suites {

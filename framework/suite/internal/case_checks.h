@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/kernel_registry.h"
+#include "bankcheck/cuda/kernel_registry.h"
 
 namespace bankcheck::suites {
 

@@ -1,6 +1,6 @@
 #pragma once
 // What the kernel suite programs share: where baselines and results live (the suite's settings,
-// bankcheck/suite.h), what their messages tell a person to run, and the checks every registered
+// bankcheck/suite/suite.h), what their messages tell a person to run, and the checks every registered
 // case goes through.
 
 #include <filesystem>
@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/baseline.h"
-#include "bankcheck/kernel_registry.h"
-#include "bankcheck/line_annotations.h"
-#include "bankcheck/results.h"
-#include "bankcheck/verdict.h"
-#include "core/internal/line_counts.h"
-#include "core/internal/line_keys.h"
+#include "bankcheck/core/baseline.h"
+#include "bankcheck/core/line_annotations.h"
+#include "bankcheck/core/results.h"
+#include "bankcheck/core/verdict.h"
+#include "bankcheck/cuda/kernel_registry.h"
+#include "core/annotations/line_counts.h"
+#include "core/baselines/line_keys.h"
 #include "suite/internal/record_command.h"
 
 namespace bankcheck::suites {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/kernel_registry.h"
-#include "core/internal/launch_emulation.h"
+#include "bankcheck/cuda/kernel_registry.h"
+#include "core/records/launch_emulation.h"
 
 namespace bankcheck::suites {
 

@@ -14,7 +14,7 @@
 
 #include <string>
 
-#include "bankcheck/baseline.h"
+#include "bankcheck/core/baseline.h"
 
 namespace bankcheck::suites {
 
@@ -38,7 +38,7 @@ std::string ModelCheckPrefix(const std::string& test_prefix);
 CaseTestName GtestNameForBaselineFilesCheck(const std::string& test_prefix);
 
 // How messages tell a person to record baselines: the command that runs the suite's CTest tests,
-// and the CTest name of its topic tests. A suite program has its own (bankcheck/suite.h, from
+// and the CTest name of its topic tests. A suite program has its own (bankcheck/suite/suite.h, from
 // bankcheck_add_kernel_suite()); the defaults are a plain `ctest` in the build folder.
 struct RecordCommand {
   // Runs the suite's tests and takes ctest's options: "ctest --test-dir /src/build", "ci/test.sh".

@@ -12,8 +12,9 @@
 //   ... --bankcheck_topic=T --bankcheck_list_shard_cases  the names of the cases that topic's test
 //                                                       would run in this shard (bankcheck-ci's plan)
 // BANKCHECK_CASES or BANKCHECK_CASES_FILE (glob patterns over case names, record_command.h) selects
-// cases in each of the last four; GoogleTest's --gtest_filter (GTEST_FILTER) narrows them further by test name, and its
-// sharding (GTEST_TOTAL_SHARDS, GTEST_SHARD_INDEX) keeps one shard of them (ShardFromEnvironment).
+// cases in each of the last four; GoogleTest's --gtest_filter (GTEST_FILTER) narrows them further by test
+// name, and its sharding (GTEST_TOTAL_SHARDS, GTEST_SHARD_INDEX) keeps one shard of them
+// (ShardFromEnvironment).
 //
 // The supervisor itself never touches CUDA: it runs this program again (BANKCHECK_SUPERVISED=1)
 // with an explicit --gtest_filter, and reads which cases finished from a progress file that the
@@ -22,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "bankcheck/kernel_registry.h"
+#include "bankcheck/cuda/kernel_registry.h"
 
 namespace bankcheck::suites {
 
