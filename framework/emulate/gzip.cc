@@ -3,7 +3,6 @@
 
 #include <dlfcn.h>
 
-#include <cstring>
 #include <limits>
 
 #if BANKCHECK_HAVE_ZLIB_H
@@ -22,15 +21,6 @@ struct Zlib {
   std::string why;
 };
 
-template <typename Function>
-Function Symbol(void* library, const char* name) {
-  void* address = ::dlsym(library, name);
-  Function function = nullptr;
-  static_assert(sizeof(function) == sizeof(address));
-  std::memcpy(&function, &address, sizeof(function));  // an object pointer to a function pointer
-  return function;
-}
-
 // Loaded once per process; the library stays loaded (its functions may be called until exit).
 const Zlib& LoadedZlib() {
   static const Zlib zlib = [] {
@@ -42,9 +32,9 @@ const Zlib& LoadedZlib() {
               (error != nullptr ? error : "dlopen failed");
       return z;
     }
-    z.init = Symbol<decltype(z.init)>(library, "inflateInit2_");
-    z.inflate = Symbol<decltype(z.inflate)>(library, "inflate");
-    z.end = Symbol<decltype(z.end)>(library, "inflateEnd");
+    z.init = reinterpret_cast<decltype(z.init)>(::dlsym(library, "inflateInit2_"));
+    z.inflate = reinterpret_cast<decltype(z.inflate)>(::dlsym(library, "inflate"));
+    z.end = reinterpret_cast<decltype(z.end)>(::dlsym(library, "inflateEnd"));
     if (z.init == nullptr || z.inflate == nullptr || z.end == nullptr) {
       z.why = "the loaded libz.so.1 lacks inflateInit2_, inflate or inflateEnd";
     }
