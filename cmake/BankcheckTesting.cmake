@@ -32,8 +32,8 @@ function(bankcheck_add_test target)
       SKIP_REGULAR_EXPRESSION "${skip_expression}")
 endfunction()
 
-# bankcheck_compile_own_tests_for_speed(): bankcheck's own test programs (C++ targets named *_test
-# and *_kernels in this project's folders) compile their C++ files with -Og in every optimized build
+# bankcheck_compile_own_tests_for_speed(): bankcheck's own test programs (targets named *_test in
+# this project's folders) compile their C++ files with -Og in every optimized build
 # type. Their code is assertions, fixtures and host references; the code under test is in the
 # libraries, which keep the build type's flags. A GoogleTest file at -Og -g takes about 60% of the
 # CPU seconds of -O2 -g, and these files are the largest part of the build. CUDA files keep the
@@ -48,7 +48,7 @@ function(bankcheck_compile_own_tests_for_speed)
     get_property(targets DIRECTORY "${folder}" PROPERTY BUILDSYSTEM_TARGETS)
     foreach(target IN LISTS targets)
       get_target_property(type ${target} TYPE)
-      if(target MATCHES "_(test|kernels)$" AND NOT type STREQUAL "INTERFACE_LIBRARY")
+      if(target MATCHES "_test$" AND NOT type STREQUAL "INTERFACE_LIBRARY")
         target_compile_options(${target} PRIVATE $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<NOT:$<CONFIG:Debug>>>:-Og>)
       endif()
     endforeach()
